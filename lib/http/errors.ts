@@ -1,0 +1,118 @@
+import { GantryError, ExitCode } from '../errors.js';
+import { redact, redactUrl } from './redact.js';
+
+const maxBodyInMessage = 500;
+
+function hintForStatus(status: number): string {
+  if (status === 401) return 'check the credentials: the token is missing, wrong or expired';
+  if (status === 403) return 'the credentials are valid but not allowed here: check the policy or scope for this path';
+  if (status === 404) return 'check the address or path; it does not exist on this server';
+  if (status === 405) return 'the server does not allow this method on this path';
+  if (status === 413) return 'the request body is too large for the server';
+  if (status === 429) return 'the server is rate limiting; try again later or lower the concurrency';
+  if (status === 503) return 'the service is unavailable (sealed, in maintenance or overloaded); try again later';
+  if (status >= 500) return 'the server failed; try again later, and check the service if it persists';
+  return 'check the request';
+}
+
+/** Extracts the service's error strings from the shapes in use: `{errors: [...]}` and `{error: {message, errors}}`. */
+export function serviceErrors(body: unknown): string[] | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  if (Array.isArray(record.errors)) return record.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
+  const nested = record.error;
+  if (nested && typeof nested === 'object') {
+    const { message } = nested as { message?: unknown };
+    if (typeof message === 'string') return [message];
+  }
+  if (typeof nested === 'string') return [nested];
+  return undefined;
+}
+
+export interface HttpErrorDetails {
+  status: number;
+  method: string;
+  url: string;
+  /** The parsed JSON body, when it was JSON. */
+  body?: unknown;
+  /** The raw text, when the body was not JSON (a proxy's HTML 502, say). */
+  rawBody?: string;
+  headers?: Record<string, string | string[] | undefined>;
+  attempts?: number;
+  retryNote?: string;
+  hint?: string;
+}
+
+/** A response with a status the caller did not accept. */
+export class HttpError extends GantryError {
+  readonly status: number;
+  readonly method: string;
+  /** Redacted. */
+  readonly url: string;
+  /** The service's `errors` array, when it sent one (possibly empty). */
+  readonly errors: string[] | undefined;
+  readonly body: unknown;
+  readonly rawBody: string | undefined;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly attempts: number;
+
+  constructor(details: HttpErrorDetails) {
+    const url = redactUrl(details.url);
+    const errors = serviceErrors(details.body);
+    const detail = errors && errors.length > 0
+      ? errors.join('; ')
+      : details.rawBody
+        ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage)}`
+        : '';
+    const attempts = details.attempts ?? 1;
+    const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const message = redact(`${details.method} ${url} answered ${details.status}${tried}${detail ? `: ${detail}` : ''}`);
+    super(message, {
+      hint: details.hint ?? hintForStatus(details.status),
+      exitCode: ExitCode.remote,
+      code: `HTTP_${details.status}`,
+    });
+    this.status = details.status;
+    this.method = details.method;
+    this.url = url;
+    this.errors = errors?.map(redact);
+    this.body = details.body;
+    this.rawBody = details.rawBody === undefined ? undefined : redact(details.rawBody);
+    this.headers = details.headers ?? {};
+    this.attempts = attempts;
+  }
+}
+
+/** No usable response: refused, reset, timed out, TLS failure. */
+export class NetworkError extends GantryError {
+  readonly method: string;
+  readonly url: string;
+  readonly errorCode: string;
+  readonly attempts: number;
+
+  constructor(details: { method: string; url: string; errorCode: string; cause: unknown; attempts?: number }) {
+    const url = redactUrl(details.url);
+    const attempts = details.attempts ?? 1;
+    const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const reason = details.cause instanceof Error ? details.cause.message : String(details.cause);
+    super(redact(`${details.method} ${url} failed${tried}: ${details.errorCode} (${reason})`), {
+      hint: details.errorCode.startsWith('ERR_TLS') || /certificate|self.signed/i.test(reason)
+        ? 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name'
+        : 'check that the server is running and reachable at that address',
+      exitCode: ExitCode.remote,
+      code: details.errorCode,
+      cause: details.cause,
+    });
+    this.method = details.method;
+    this.url = url;
+    this.errorCode = details.errorCode;
+    this.attempts = attempts;
+  }
+}
+
+/** The server answered, but not with what the protocol promises (bad JSON, an oversized body). */
+export class ProtocolError extends GantryError {
+  constructor(message: string, hint?: string) {
+    super(redact(message), { hint, exitCode: ExitCode.remote, code: 'PROTOCOL' });
+  }
+}

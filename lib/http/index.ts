@@ -1,0 +1,19 @@
+export { createHttpClient } from './client.js';
+export type {
+  HttpClient,
+  HttpClientOptions,
+  RequestOptions,
+  HttpResponse,
+  StreamOptions,
+  StreamResponse,
+  DownloadResult,
+  DownloadProgress,
+  Timeouts,
+  SearchParams,
+} from './client.js';
+export { HttpError, NetworkError, ProtocolError, serviceErrors } from './errors.js';
+export { decideRetry, definePolicy, defaultRetryPolicy, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
+export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
+export { loadTlsOptions } from './tls.js';
+export type { TlsOptions } from './tls.js';
+export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from './redact.js';
