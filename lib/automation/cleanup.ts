@@ -1,0 +1,47 @@
+/**
+ * Last-resort clean-up of processes and folders we started, for when the process ends before the normal `stop()`:
+ * exit, Ctrl-C (SIGINT), SIGTERM, SIGHUP. Each clean-up must be synchronous (nothing async runs on 'exit').
+ * The signal handlers exist only while something is registered, so the host's signal behaviour is otherwise untouched.
+ */
+const cleanups = new Set<() => void>();
+const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function runAll(): void {
+  for (const cleanup of [...cleanups]) {
+    cleanups.delete(cleanup);
+    try {
+      cleanup();
+    } catch {
+      // keep going: the other clean-ups still matter
+    }
+  }
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  runAll();
+  uninstall();
+  // If nobody else handles the signal, behave as if we had not been here: die by the signal.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+const handlers = new Map<NodeJS.Signals, () => void>(signals.map((signal) => [signal, () => onSignal(signal)]));
+
+function install(): void {
+  process.on('exit', runAll);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+}
+
+function uninstall(): void {
+  process.off('exit', runAll);
+  for (const [signal, handler] of handlers) process.off(signal, handler);
+}
+
+/** Registers a synchronous clean-up; returns the function that unregisters it (call it once cleaned up normally). */
+export function registerEmergencyCleanup(cleanup: () => void): () => void {
+  if (cleanups.size === 0) install();
+  cleanups.add(cleanup);
+  return () => {
+    if (!cleanups.delete(cleanup)) return;
+    if (cleanups.size === 0) uninstall();
+  };
+}
