@@ -1,0 +1,407 @@
+import { createHttpClient, HttpError, NetworkError, type HttpClient } from '../http/index.js';
+import { getLogger, type Logger } from '../log.js';
+import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
+import { SecretsConnectionError, SecretsError, SecretsPathError } from './errors.js';
+import { serializeWithinLimits } from './limits.js';
+import { fullPath, joinNamespaces } from './namespace.js';
+import { encodePath, normaliseMount } from './paths.js';
+import { isIdempotent, notSentErrorCodes, retriedStatuses, secretsRetryPolicy } from './retry.js';
+import type { HelpResult, KvVersion, MountInfo, ResponseEnvelope, TokenInfo, WireAuth } from './types.js';
+import { KvEngine, type KvEngineOptions } from './kv.js';
+
+export type SecretsMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'LIST';
+
+export interface CallOptions {
+  method: SecretsMethod;
+  /** Path under `/v1/`, already checked and encoded (see paths.ts). */
+  path: string;
+  query?: Record<string, string>;
+  /** A JSON value, checked against the request limits before sending. */
+  body?: unknown;
+  contentType?: string;
+  /** Namespace relative to the client's. */
+  namespace?: string | undefined;
+  /** Send the token (default true; login endpoints need none: SEC-AUTH-LOGIN-NO-AUTH). */
+  authenticated?: boolean;
+  /** Return a 404 instead of throwing (reads: a missing secret, a deleted version, an empty list). */
+  allowNotFound?: boolean;
+}
+
+export interface CallResult<Data = Record<string, unknown>> {
+  status: number;
+  envelope: ResponseEnvelope<Data> | undefined;
+  /** The raw parsed body (help answers are not enveloped). */
+  body: unknown;
+  warnings: string[];
+  errors: string[];
+}
+
+export interface CreateSecretsClientOptions extends SecretsClientOptions {
+  logger?: Logger;
+  /** Where environment and Pulumi config are read from (tests; defaults to process.env and PULUMI_CONFIG). */
+  sources?: ResolveSources;
+}
+
+const listFallbackStatuses = new Set([400, 405, 501]);
+
+/**
+ * A client of the secrets service. One per address and token; it keeps the token in memory only (a private field:
+ * not enumerable, not serialized, never logged), caches mount versions, and sends every request through lib/http.
+ */
+export class SecretsClient {
+  readonly config: Readonly<Omit<ResolvedSecretsConfig, 'token'>>;
+  #token: string | undefined;
+  readonly #http: HttpClient;
+  readonly #logger: Logger;
+  readonly #mounts = new Map<string, MountInfo>();
+  #listWithGet = false;
+
+  constructor(options: CreateSecretsClientOptions = {}) {
+    const { token, ...config } = resolveSecretsConfig(options, options.sources);
+    this.config = Object.freeze(config);
+    this.#token = token;
+    this.#logger = options.logger ?? getLogger();
+    this.#http = createHttpClient({
+      baseUrl: `${config.address}/v1/`,
+      // SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER: always sent, so proxies with require_request_header accept us.
+      headers: { 'x-secrets-request': 'true' },
+      timeouts: { response: config.timeoutMs, total: config.timeoutMs },
+      tls: {
+        ...(config.caCert ? { caFile: config.caCert } : {}),
+        ...(config.caPath ? { caPath: config.caPath } : {}),
+        ...(config.clientCert ? { certFile: config.clientCert } : {}),
+        ...(config.clientKey ? { keyFile: config.clientKey } : {}),
+        ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
+        skipVerify: config.skipVerify,
+      },
+      logger: this.#logger,
+      // The secrets service never redirects API calls in a way a client should follow with its token.
+      maxRedirects: 0,
+    });
+  }
+
+  /** True when a token is set (from options, SECRETS_TOKEN, Pulumi config, or a login). */
+  get authenticated(): boolean {
+    return this.#token !== undefined;
+  }
+
+  /** Use this token from now on (kept in memory only). */
+  setToken(token: string | undefined): void {
+    this.#token = token === '' ? undefined : token;
+  }
+
+  /** The token itself, for a caller that must hand it on (`gantry secrets login --token-only`). Never log it. */
+  revealToken(): string | undefined {
+    return this.#token;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { address: this.config.address, namespace: this.config.namespace, authenticated: this.authenticated };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `SecretsClient ${JSON.stringify(this.toJSON())}`;
+  }
+
+  close(): void {
+    this.#http.close();
+  }
+
+  /** A kv engine at `mount`. The kv version is detected on first use and cached, unless `kvVersion` is given. */
+  kv(mount: string, options: KvEngineOptions = {}): KvEngine {
+    return new KvEngine(this, normaliseMount(mount), options);
+  }
+
+  /** One request, with retries, typed errors and the envelope parsed. The building block of every operation. */
+  async call<Data = Record<string, unknown>>(options: CallOptions): Promise<CallResult<Data>> {
+    if (options.method === 'LIST' && this.#listWithGet) return this.call({ ...options, method: 'GET', query: { ...options.query, list: 'true' } });
+    const namespace = joinNamespaces(this.config.namespace, options.namespace);
+    const headers: Record<string, string | undefined> = {};
+    if (namespace) headers['x-secrets-namespace'] = namespace;
+    if (options.authenticated !== false && this.#token !== undefined) {
+      if (this.config.tokenHeader === 'authorization') headers.authorization = `Bearer ${this.#token}`;
+      else headers['x-secrets-token'] = this.#token;
+    }
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = serializeWithinLimits(options.body, this.config.limits);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    const firstListAttempt = options.method === 'LIST';
+    const policy = secretsRetryPolicy(this.config, options.method);
+    const description = { method: options.method, path: options.path, namespace };
+    let response;
+    try {
+      response = await this.#http.request<unknown>({
+        method: options.method,
+        url: options.path,
+        ...(options.query ? { searchParams: options.query } : {}),
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        // Every status the policy does not retry comes back here to be read; retried ones end as HttpError.
+        accept: (status) => !(retriedStatuses as readonly number[]).includes(status),
+        // A server that does not know the LIST method may drop the connection: fall back at once instead of retrying.
+        retry: firstListAttempt ? { ...policy, errorCodes: [] } : policy,
+      });
+    } catch (error) {
+      if (firstListAttempt && error instanceof NetworkError) return this.#fallBackToGetList(options, error.errorCode);
+      throw this.#translate(error, description);
+    }
+    if (firstListAttempt && listFallbackStatuses.has(response.status) && !hasErrorStrings(response.body)) {
+      return this.#fallBackToGetList(options, `status ${response.status}`);
+    }
+    const parsed = response.body as (ResponseEnvelope<Data> & { errors?: unknown }) | undefined;
+    const errors = Array.isArray(parsed?.errors) ? parsed.errors.map(String) : [];
+    const warnings = Array.isArray(parsed?.warnings) ? parsed.warnings.map(String) : [];
+    if (response.status >= 400 && !(response.status === 404 && options.allowNotFound)) {
+      throw new SecretsError({ ...description, status: response.status, errors, warnings, attempts: response.attempts });
+    }
+    const envelope = parsed && typeof parsed === 'object' && 'data' in parsed ? parsed : undefined;
+    return { status: response.status, envelope, body: parsed, warnings, errors };
+  }
+
+  #fallBackToGetList<Data>(options: CallOptions, why: string): Promise<CallResult<Data>> {
+    this.#logger.debug(`the secrets service refused the LIST method (${why}); listing with GET ?list=true from now on`);
+    this.#listWithGet = true;
+    return this.call<Data>({ ...options, method: 'GET', query: { ...options.query, list: 'true' } });
+  }
+
+  #translate(error: unknown, description: { method: string; path: string; namespace: string | undefined }): unknown {
+    if (error instanceof HttpError) {
+      const body = error.body as { warnings?: unknown } | undefined;
+      const warnings = Array.isArray(body?.warnings) ? body.warnings.map(String) : [];
+      return new SecretsError({ ...description, status: error.status, errors: error.errors ?? [], warnings, attempts: error.attempts, cause: error });
+    }
+    if (error instanceof NetworkError) {
+      const sentBefore = !(notSentErrorCodes as readonly string[]).includes(error.errorCode);
+      const cause = error.cause instanceof Error ? error.cause.message : error.errorCode;
+      return new SecretsConnectionError({
+        ...description,
+        attempts: error.attempts,
+        errno: error.errorCode,
+        maybeApplied: sentBefore && !isIdempotent(description.method),
+        detail: `${error.errorCode}${cause && cause !== error.errorCode ? ` (${cause})` : ''}`,
+        cause: error,
+      });
+    }
+    return error;
+  }
+
+  // ---- generic logical operations (any engine) ----
+
+  /** GET a path; undefined when it does not exist. */
+  async read<Data = Record<string, unknown>>(path: string, options: { namespace?: string; query?: Record<string, string> } = {}): Promise<ResponseEnvelope<Data> | undefined> {
+    const result = await this.call<Data>({ method: 'GET', path: encodePath(path), allowNotFound: true, ...options });
+    return result.status === 404 ? undefined : result.envelope;
+  }
+
+  /** POST a JSON object to a path. SEC-STATUS-204: 204 and 200-with-warnings are both a success. */
+  async write<Data = Record<string, unknown>>(path: string, data: Record<string, unknown>, options: { namespace?: string; method?: 'POST' | 'PUT' } = {}): Promise<CallResult<Data>> {
+    return this.call<Data>({ method: options.method ?? 'POST', path: encodePath(path), body: data, namespace: options.namespace });
+  }
+
+  /** List keys under a directory; an empty or missing directory is [] (SEC-LIST-EMPTY-404). */
+  async list(path: string, options: { namespace?: string } = {}): Promise<string[]> {
+    const result = await this.call<{ keys?: unknown }>({ method: 'LIST', path: encodePath(path, { directory: true }), allowNotFound: true, namespace: options.namespace });
+    return keysOf(result);
+  }
+
+  async delete(path: string, options: { namespace?: string } = {}): Promise<CallResult> {
+    return this.call({ method: 'DELETE', path: encodePath(path), namespace: options.namespace });
+  }
+
+  /** SEC-EP-HELP: `GET <path>?help=1`, typed. Needs permission on the path (SEC-HELP-PERMISSION). */
+  async help(path: string, options: { namespace?: string } = {}): Promise<HelpResult> {
+    const trailing = path.endsWith('/');
+    const encoded = encodePath(path, { directory: trailing });
+    const result = await this.call({ method: 'GET', path: encoded, query: { help: '1' }, namespace: options.namespace });
+    return parseHelp(result.body, path);
+  }
+
+  // ---- mounts ----
+
+  /**
+   * The mount holding `path` and its kv version, found as the Vault CLI does: `GET sys/internal/ui/mounts/<path>`
+   * (`data.options.version`; no version means 1, and a 404 means a server too old to say, so 1). Cached per full path.
+   */
+  async mountInfo(path: string, options: { namespace?: string } = {}): Promise<MountInfo> {
+    const namespace = joinNamespaces(this.config.namespace, options.namespace);
+    const requested = fullPath(namespace, encodePath(path, { directory: true }));
+    for (const [mountFull, info] of this.#mounts) {
+      if (requested.startsWith(mountFull)) return info;
+    }
+    const encoded = encodePath(path, { directory: true });
+    let result: CallResult<{ path?: unknown; type?: unknown; options?: { version?: unknown } | null }>;
+    try {
+      result = await this.call({ method: 'GET', path: `sys/internal/ui/mounts/${encoded}`, allowNotFound: true, namespace: options.namespace });
+    } catch (error) {
+      if (error instanceof SecretsError && error.status === 403) {
+        throw new SecretsError(
+          { method: error.method, path: error.path, namespace: error.namespace, status: 403, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
+          { code: 'SECRETS_MOUNT_UNKNOWN', hint: `No mount holds "${path}", or the token may not see it. Check the mount (gantry secrets list), or pass the kv version (--kv-version / kvVersion) to skip detection.` },
+        );
+      }
+      throw error;
+    }
+    const firstSegment = `${encoded.split('/')[0]}/`;
+    if (result.status === 404 || !result.envelope?.data) {
+      const info: MountInfo = { path: firstSegment, type: undefined, kvVersion: 1 };
+      return info;
+    }
+    const data = result.envelope.data;
+    const returned = typeof data.path === 'string' && data.path !== '' ? data.path : firstSegment;
+    const mountPath = relativeMount(encoded, returned.endsWith('/') ? returned : `${returned}/`);
+    const version = data.options && typeof data.options === 'object' ? String(data.options.version ?? '1') : '1';
+    const info: MountInfo = { path: mountPath, type: typeof data.type === 'string' ? data.type : undefined, kvVersion: version === '2' ? 2 : 1 };
+    this.#mounts.set(fullPath(namespace, mountPath), info);
+    return info;
+  }
+
+  /** Forget cached mount versions (after a mount was tuned or replaced). */
+  forgetMounts(): void {
+    this.#mounts.clear();
+  }
+
+  /**
+   * Split `<mount>/<path>` at its mount. With `kvVersion` (or `mount`) given nothing is asked: the mount is the given
+   * one, or the first segment. Otherwise the service says which mount holds the path.
+   */
+  async kvAt(path: string, options: { kvVersion?: KvVersion | undefined; mount?: string | undefined; namespace?: string | undefined } = {}): Promise<{ kv: KvEngine; name: string }> {
+    const clean = path.startsWith('/') ? path.slice(1) : path;
+    const ns = options.namespace !== undefined ? { namespace: options.namespace } : {};
+    if (options.mount) {
+      const mount = normaliseMount(options.mount);
+      return { kv: this.kv(mount, { ...ns, ...(options.kvVersion ? { kvVersion: options.kvVersion } : {}) }), name: clean };
+    }
+    if (options.kvVersion) {
+      const slash = clean.indexOf('/');
+      const mount = slash === -1 ? clean : clean.slice(0, slash);
+      return { kv: this.kv(mount, { ...ns, kvVersion: options.kvVersion }), name: slash === -1 ? '' : clean.slice(slash + 1) };
+    }
+    const info = await this.mountInfo(clean, ns);
+    const decodedMount = info.path.split('/').filter(Boolean).map(decodeURIComponent).join('/');
+    const name = clean === decodedMount || `${clean}/` === `${decodedMount}/` ? '' : clean.slice(decodedMount.length + 1);
+    if (!clean.startsWith(decodedMount)) throw new SecretsPathError(`the service says "${path}" is in mount "${info.path}", which is not a prefix of it`, path);
+    return { kv: this.kv(decodedMount, { ...ns, kvVersion: info.kvVersion }), name };
+  }
+
+  // ---- authentication ----
+
+  /** `auth/token/lookup-self`: checks the token and says what it may do. */
+  async lookupSelf(): Promise<TokenInfo> {
+    this.#requireToken('look up the token');
+    const result = await this.call<Record<string, unknown>>({ method: 'GET', path: 'auth/token/lookup-self' });
+    return tokenInfoFromLookup(result.envelope?.data ?? {});
+  }
+
+  /** `auth/token/renew-self`, optionally asking for `increment` seconds. */
+  async renewSelf(increment?: number): Promise<TokenInfo> {
+    this.#requireToken('renew the token');
+    const result = await this.call({ method: 'POST', path: 'auth/token/renew-self', body: increment ? { increment } : {} });
+    return this.#adoptAuth(result.envelope?.auth, false);
+  }
+
+  /** Use a token, after checking it with lookup-self. */
+  async loginWithToken(token: string): Promise<TokenInfo> {
+    const previous = this.#token;
+    this.#token = token;
+    try {
+      return await this.lookupSelf();
+    } catch (error) {
+      this.#token = previous;
+      throw error;
+    }
+  }
+
+  /** `POST auth/<mount>/login/<username>` with the password in the body (never in the URL: SEC-PARAMS-QUERY-VS-BODY). */
+  async loginUserpass(username: string, password: string, options: { mount?: string } = {}): Promise<TokenInfo> {
+    const mount = normaliseMount(options.mount ?? 'userpass');
+    const result = await this.call({ method: 'POST', path: `auth/${mount}login/${encodePath(username, { what: 'username' })}`, body: { password }, authenticated: false });
+    return this.#adoptAuth(result.envelope?.auth, true);
+  }
+
+  /** `POST auth/<mount>/login` with role_id and secret_id. */
+  async loginAppRole(roleId: string, secretId: string | undefined, options: { mount?: string } = {}): Promise<TokenInfo> {
+    const mount = normaliseMount(options.mount ?? 'approle');
+    const body: Record<string, string> = { role_id: roleId };
+    if (secretId !== undefined) body.secret_id = secretId;
+    const result = await this.call({ method: 'POST', path: `auth/${mount}login`, body, authenticated: false });
+    return this.#adoptAuth(result.envelope?.auth, true);
+  }
+
+  #adoptAuth(auth: WireAuth | null | undefined, login: boolean): TokenInfo {
+    if (!auth || typeof auth.client_token !== 'string' || auth.client_token === '') {
+      throw new SecretsError({ method: 'POST', path: login ? 'auth/.../login' : 'auth/token/renew-self', status: 200, errors: ['the response carried no auth.client_token'], warnings: [] }, { code: 'SECRETS_LOGIN_NO_TOKEN' });
+    }
+    // SEC-AUTH-LOGIN-JSON: the token is saved and sent on later requests.
+    this.#token = auth.client_token;
+    return {
+      accessor: auth.accessor,
+      policies: auth.token_policies ?? auth.policies ?? [],
+      ttl: auth.lease_duration ?? 0,
+      renewable: auth.renewable ?? false,
+      entityId: auth.entity_id || undefined,
+      metadata: auth.metadata ?? {},
+      displayName: undefined,
+    };
+  }
+
+  #requireToken(what: string): void {
+    if (this.#token === undefined) {
+      throw new SecretsError({ method: 'GET', path: 'auth/token/lookup-self', status: 403, errors: [`no token to ${what}`], warnings: [] }, { code: 'SECRETS_NO_TOKEN', hint: 'Set SECRETS_TOKEN, or log in (gantry secrets login).' });
+    }
+  }
+}
+
+export function createSecretsClient(options: CreateSecretsClientOptions = {}): SecretsClient {
+  return new SecretsClient(options);
+}
+
+function hasErrorStrings(body: unknown): boolean {
+  return !!body && typeof body === 'object' && Array.isArray((body as { errors?: unknown }).errors) && (body as { errors: unknown[] }).errors.length > 0;
+}
+
+export function keysOf(result: CallResult<{ keys?: unknown }>): string[] {
+  if (result.status === 404) return [];
+  const keys = result.envelope?.data?.keys;
+  return Array.isArray(keys) ? keys.map(String) : [];
+}
+
+/**
+ * The mount path relative to the request's namespace. A service may answer with the namespace included
+ * (`ns1/secret/` for a request for `secret/foo` in namespace `ns1/`): drop leading segments until it is a prefix.
+ */
+function relativeMount(requested: string, returned: string): string {
+  const target = requested.endsWith('/') ? requested : `${requested}/`;
+  let candidate = returned;
+  while (candidate !== '' && !target.startsWith(candidate)) {
+    const slash = candidate.indexOf('/');
+    candidate = slash === -1 ? '' : candidate.slice(slash + 1);
+  }
+  return candidate === '' ? `${requested.split('/')[0]}/` : candidate;
+}
+
+function parseHelp(body: unknown, path: string): HelpResult {
+  const record = body as { help?: unknown; openapi?: unknown } | undefined;
+  if (!record || typeof record.help !== 'string' || !record.openapi || typeof record.openapi !== 'object') {
+    throw new SecretsError({ method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help response is not {help, openapi}'], warnings: [] }, { code: 'SECRETS_PROTOCOL' });
+  }
+  const openapi = record.openapi as HelpResult['openapi'];
+  if (typeof openapi.openapi !== 'string' || !openapi.paths || typeof openapi.paths !== 'object') {
+    throw new SecretsError({ method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help openapi object has no openapi version or paths'], warnings: [] }, { code: 'SECRETS_PROTOCOL' });
+  }
+  return { help: record.help, openapi };
+}
+
+function tokenInfoFromLookup(data: Record<string, unknown>): TokenInfo {
+  const strings = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  return {
+    accessor: typeof data.accessor === 'string' ? data.accessor : undefined,
+    policies: strings(data.policies),
+    ttl: typeof data.ttl === 'number' ? data.ttl : 0,
+    renewable: data.renewable === true,
+    entityId: typeof data.entity_id === 'string' && data.entity_id !== '' ? data.entity_id : undefined,
+    metadata: data.meta && typeof data.meta === 'object' ? (data.meta as Record<string, string>) : {},
+    displayName: typeof data.display_name === 'string' ? data.display_name : undefined,
+  };
+}

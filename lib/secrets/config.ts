@@ -1,0 +1,246 @@
+import { SecretsConfigError } from './errors.js';
+import { defaultLimits, type RequestLimits } from './limits.js';
+import { normaliseNamespace } from './namespace.js';
+
+/**
+ * Client configuration. Each setting comes from, in order: the options given in code (or command flags), the
+ * environment (`SECRETS_*`, named as the Vault CLI's `VAULT_*`), then Pulumi config (`gantry:secrets*`), then the
+ * documented default.
+ */
+export interface SecretsClientOptions {
+  address?: string;
+  token?: string;
+  namespace?: string;
+  /** PEM file of CA certificates to trust (instead of the system CAs). */
+  caCert?: string;
+  /** Folder of PEM CA certificates to trust. */
+  caPath?: string;
+  clientCert?: string;
+  clientKey?: string;
+  /** Do not verify the server certificate (SEC-AUTH-TLS: listeners may run without verification). */
+  skipVerify?: boolean;
+  tlsServerName?: string;
+  /** Retries after the first attempt; 0 disables retries. */
+  maxRetries?: number;
+  /** Whole-request timeout in milliseconds. */
+  timeoutMs?: number;
+  /** Send the token as `X-Secrets-Token` (default) or `Authorization: Bearer`. */
+  tokenHeader?: 'x-secrets-token' | 'authorization';
+  /** Shortest and longest wait between retries, in milliseconds (jittered linearly between them). */
+  retryWaitMinMs?: number;
+  retryWaitMaxMs?: number;
+  limits?: Partial<RequestLimits>;
+}
+
+export interface ResolvedSecretsConfig {
+  address: string;
+  token: string | undefined;
+  namespace: string | undefined;
+  caCert: string | undefined;
+  caPath: string | undefined;
+  clientCert: string | undefined;
+  clientKey: string | undefined;
+  skipVerify: boolean;
+  tlsServerName: string | undefined;
+  maxRetries: number;
+  timeoutMs: number;
+  tokenHeader: 'x-secrets-token' | 'authorization';
+  retryWaitMinMs: number;
+  retryWaitMaxMs: number;
+  limits: RequestLimits;
+  /** Where each setting came from, for `--verbose` and error messages (never the values). */
+  sources: Record<string, 'option' | 'environment' | 'pulumi' | 'default'>;
+}
+
+/** A Pulumi config lookup: `key` is the full key, e.g. `gantry:secretsAddr`. */
+export type PulumiConfigLookup = (key: string) => string | undefined;
+
+export const defaults = {
+  address: 'https://127.0.0.1:8200',
+  maxRetries: 2,
+  timeoutMs: 60_000,
+  retryWaitMinMs: 1000,
+  retryWaitMaxMs: 1500,
+} as const;
+
+interface Setting {
+  env: string;
+  pulumi: string;
+}
+
+export const settings = {
+  address: { env: 'SECRETS_ADDR', pulumi: 'gantry:secretsAddr' },
+  token: { env: 'SECRETS_TOKEN', pulumi: 'gantry:secretsToken' },
+  namespace: { env: 'SECRETS_NAMESPACE', pulumi: 'gantry:secretsNamespace' },
+  caCert: { env: 'SECRETS_CACERT', pulumi: 'gantry:secretsCaCert' },
+  caPath: { env: 'SECRETS_CAPATH', pulumi: 'gantry:secretsCaPath' },
+  clientCert: { env: 'SECRETS_CLIENT_CERT', pulumi: 'gantry:secretsClientCert' },
+  clientKey: { env: 'SECRETS_CLIENT_KEY', pulumi: 'gantry:secretsClientKey' },
+  skipVerify: { env: 'SECRETS_SKIP_VERIFY', pulumi: 'gantry:secretsSkipVerify' },
+  tlsServerName: { env: 'SECRETS_TLS_SERVER_NAME', pulumi: 'gantry:secretsTlsServerName' },
+  maxRetries: { env: 'SECRETS_MAX_RETRIES', pulumi: 'gantry:secretsMaxRetries' },
+  timeoutMs: { env: 'SECRETS_CLIENT_TIMEOUT', pulumi: 'gantry:secretsClientTimeout' },
+} as const satisfies Record<string, Setting>;
+
+/**
+ * Pulumi config as the Pulumi runtime passes it to a program or a dynamic provider: the `PULUMI_CONFIG`
+ * environment variable, a JSON object keyed `project:key`. Returns undefined outside Pulumi.
+ */
+export function pulumiConfigFromEnvironment(env: NodeJS.ProcessEnv = process.env): PulumiConfigLookup | undefined {
+  const raw = env.PULUMI_CONFIG;
+  if (!raw) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== 'object') return undefined;
+  const map = parsed as Record<string, unknown>;
+  return (key) => {
+    const value = map[key];
+    return typeof value === 'string' ? value : value === undefined || value === null ? undefined : JSON.stringify(value);
+  };
+}
+
+export interface ResolveSources {
+  env?: NodeJS.ProcessEnv;
+  pulumi?: PulumiConfigLookup | undefined;
+}
+
+/** Resolve the configuration: options, then environment, then Pulumi config, then defaults. */
+export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources: ResolveSources = {}): ResolvedSecretsConfig {
+  const env = sources.env ?? process.env;
+  const pulumi = 'pulumi' in sources ? sources.pulumi : pulumiConfigFromEnvironment(env);
+  const origin: ResolvedSecretsConfig['sources'] = {};
+
+  function pick<K extends keyof typeof settings>(key: K, option: unknown): { raw: unknown; from: string } | undefined {
+    const setting = settings[key];
+    if (option !== undefined && option !== null && option !== '') {
+      origin[key] = 'option';
+      return { raw: option, from: `option ${key}` };
+    }
+    const fromEnv = env[setting.env];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      origin[key] = 'environment';
+      return { raw: fromEnv, from: setting.env };
+    }
+    const fromPulumi = pulumi?.(setting.pulumi);
+    if (fromPulumi !== undefined && fromPulumi !== '') {
+      origin[key] = 'pulumi';
+      return { raw: fromPulumi, from: setting.pulumi };
+    }
+    origin[key] = 'default';
+    return undefined;
+  }
+
+  const text = (key: keyof typeof settings, option: unknown): string | undefined => {
+    const got = pick(key, option);
+    return got === undefined ? undefined : String(got.raw);
+  };
+
+  const addressPick = pick('address', options.address);
+  const address = parseAddress(addressPick ? String(addressPick.raw) : defaults.address, addressPick?.from ?? 'default');
+
+  const skipPick = pick('skipVerify', options.skipVerify);
+  const retriesPick = pick('maxRetries', options.maxRetries);
+  const timeoutPick = pick('timeoutMs', options.timeoutMs);
+
+  const namespaceText = text('namespace', options.namespace);
+  const limits: RequestLimits = { ...defaultLimits };
+  for (const [key, value] of Object.entries(options.limits ?? {})) {
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value <= 0) throw new SecretsConfigError(`limit ${key} must be a positive integer, got ${value}`);
+    limits[key as keyof RequestLimits] = value;
+  }
+
+  const retryWaitMinMs = options.retryWaitMinMs ?? defaults.retryWaitMinMs;
+  const retryWaitMaxMs = options.retryWaitMaxMs ?? Math.max(defaults.retryWaitMaxMs, retryWaitMinMs);
+  if (!(retryWaitMinMs >= 0) || !(retryWaitMaxMs >= retryWaitMinMs)) {
+    throw new SecretsConfigError(`retry waits must satisfy 0 <= min <= max, got ${retryWaitMinMs}..${retryWaitMaxMs} ms`);
+  }
+
+  const tokenHeader = options.tokenHeader ?? 'x-secrets-token';
+  if (tokenHeader !== 'x-secrets-token' && tokenHeader !== 'authorization') {
+    throw new SecretsConfigError(`tokenHeader must be "x-secrets-token" or "authorization", got "${String(tokenHeader)}"`);
+  }
+
+  return {
+    address,
+    token: text('token', options.token),
+    namespace: normaliseNamespace(namespaceText),
+    caCert: text('caCert', options.caCert),
+    caPath: text('caPath', options.caPath),
+    clientCert: text('clientCert', options.clientCert),
+    clientKey: text('clientKey', options.clientKey),
+    skipVerify: skipPick ? parseBoolean(skipPick.raw, skipPick.from) : false,
+    tlsServerName: text('tlsServerName', options.tlsServerName),
+    maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
+    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, timeoutPick.from.startsWith('option')) : defaults.timeoutMs,
+    tokenHeader,
+    retryWaitMinMs,
+    retryWaitMaxMs,
+    limits,
+    sources: origin,
+  };
+}
+
+function parseAddress(raw: string, from: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SecretsConfigError(`${from} is not a URL: "${raw}"`, 'Give the service address with its scheme, e.g. https://127.0.0.1:8200');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SecretsConfigError(`${from} must be an http or https URL, got "${url.protocol}"`);
+  }
+  if (url.username || url.password) {
+    throw new SecretsConfigError(`${from} must not carry credentials in the URL; use SECRETS_TOKEN or a login method`);
+  }
+  if (url.search || url.hash) throw new SecretsConfigError(`${from} must not have a query or fragment`);
+  // The API lives under {base_url}/v1/; a base URL may carry a path prefix (a proxy), kept without its trailing slash.
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Boolean as Go's strconv.ParseBool reads it (the Vault CLI's VAULT_SKIP_VERIFY). */
+export function parseBoolean(raw: unknown, from: string): boolean {
+  if (typeof raw === 'boolean') return raw;
+  const value = String(raw).trim();
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  throw new SecretsConfigError(`${from} must be true or false, got "${value}"`);
+}
+
+function parseRetries(raw: unknown, from: string): number {
+  const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  if (!Number.isInteger(value) || value < 0 || String(raw).trim() === '') {
+    throw new SecretsConfigError(`${from} must be a whole number of retries (0 or more), got "${String(raw)}"`);
+  }
+  return value;
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A timeout. Environment and Pulumi values follow the Vault CLI: a bare number is seconds, or a Go-style duration
+ * (`500ms`, `30s`, `1m30s`). Numbers given as options are milliseconds.
+ */
+export function parseDuration(raw: unknown, from: string, numberIsMilliseconds = false): number {
+  if (typeof raw === 'number') {
+    if (!(raw > 0) || !Number.isFinite(raw)) throw new SecretsConfigError(`${from} must be a positive duration, got ${raw}`);
+    return numberIsMilliseconds ? raw : raw * 1000;
+  }
+  const value = String(raw).trim();
+  if (/^\d+(\.\d+)?$/.test(value)) {
+    const n = Number(value);
+    if (n > 0) return numberIsMilliseconds ? n : n * 1000;
+  }
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  const consumed = parts.map((p) => p[0]).join('');
+  if (parts.length > 0 && consumed === value) {
+    const total = parts.reduce((sum, p) => sum + Number(p[1]) * durationUnits[p[2]!]!, 0);
+    if (total > 0) return total;
+  }
+  throw new SecretsConfigError(`${from} must be a positive duration such as 60, 30s or 1m30s, got "${value}"`);
+}

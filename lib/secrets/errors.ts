@@ -1,0 +1,143 @@
+import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { redact } from '../http/redact.js';
+
+/** What was asked when a request failed: never carries the token; the path is shown as sent (segments encoded). */
+export interface SecretsRequestDescription {
+  method: string;
+  /** Path under `/v1/`, as sent. */
+  path: string;
+  /** The namespace header sent, if any. */
+  namespace?: string | undefined;
+}
+
+export interface SecretsErrorDetails extends SecretsRequestDescription {
+  status: number;
+  errors: string[];
+  warnings: string[];
+  retryable?: boolean;
+  attempts?: number;
+  cause?: unknown;
+}
+
+/** A secrets-service response with status >= 400, kept with everything the service said. */
+export class SecretsError extends GantryError {
+  readonly status: number;
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+  readonly method: string;
+  readonly path: string;
+  readonly namespace: string | undefined;
+  /** How many attempts were made (1 + retries). */
+  readonly attempts: number;
+
+  constructor(details: SecretsErrorDetails, options: { hint?: string; code?: string } = {}) {
+    const where = `${details.method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`;
+    const said = details.errors.length > 0 ? `: ${details.errors.join('; ')}` : '';
+    const tries = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
+    super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {
+      hint: options.hint ?? hintFor(details.status),
+      code: options.code ?? codeFor(details.status),
+      exitCode: ExitCode.remote,
+      cause: details.cause,
+    });
+    this.status = details.status;
+    this.errors = details.errors.map(redact);
+    this.warnings = details.warnings.map(redact);
+    this.method = details.method;
+    this.path = redact(details.path);
+    this.namespace = details.namespace;
+    this.attempts = details.attempts ?? 1;
+  }
+}
+
+/** The service could not be reached, or the connection broke before an answer came. */
+export class SecretsConnectionError extends GantryError {
+  readonly method: string;
+  readonly path: string;
+  readonly namespace: string | undefined;
+  readonly attempts: number;
+  /** The system error code (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...), when known. */
+  readonly errno: string | undefined;
+  /** True when the request may have reached the server (the write may or may not have been applied). */
+  readonly maybeApplied: boolean;
+
+  constructor(description: SecretsRequestDescription & { attempts: number; errno?: string | undefined; maybeApplied: boolean; cause?: unknown; detail: string }) {
+    const where = `${description.method} /v1/${description.path}`;
+    const applied = description.maybeApplied && description.method !== 'GET' && description.method !== 'LIST'
+      ? ' The connection broke after the request was sent: the change may or may not have been applied; read it back before retrying.'
+      : '';
+    super(redact(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`), {
+      code: 'SECRETS_CONNECTION',
+      exitCode: ExitCode.remote,
+      hint: 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.',
+      cause: description.cause,
+    });
+    this.method = description.method;
+    this.path = redact(description.path);
+    this.namespace = description.namespace;
+    this.attempts = description.attempts;
+    this.errno = description.errno;
+    this.maybeApplied = description.maybeApplied;
+  }
+}
+
+/** A path the service would refuse or misread (empty segment, `..`, trailing period): refused before sending. */
+export class SecretsPathError extends UsageError {
+  readonly path: string;
+  constructor(message: string, path: string) {
+    super(message, { code: 'SECRETS_PATH_INVALID', hint: 'Secret paths are `/`-separated names; no segment may be empty, `..`, or end in a period.' });
+    this.path = path;
+  }
+}
+
+/** A request body over one of the configured limits: refused before sending. */
+export class SecretsLimitError extends UsageError {
+  readonly limit: 'max_request_size' | 'max_json_depth' | 'max_json_string_value_length' | 'max_json_object_entry_count' | 'max_json_array_element_count';
+  readonly maximum: number;
+  readonly actual: number;
+  constructor(limit: SecretsLimitError['limit'], maximum: number, actual: number, where: string) {
+    super(`request body is over the ${limit} limit (${actual} > ${maximum}) at ${where}; nothing was sent`, {
+      code: 'SECRETS_LIMIT',
+      hint: 'The secrets service would refuse it. Split the secret, or raise the limit in the client options if the listener allows more.',
+    });
+    this.limit = limit;
+    this.maximum = maximum;
+    this.actual = actual;
+  }
+}
+
+/** Client configuration that cannot work (bad address, unparsable number). */
+export class SecretsConfigError extends UsageError {
+  constructor(message: string, hint?: string) {
+    super(redact(message), { code: 'SECRETS_CONFIG', ...(hint ? { hint } : {}) });
+  }
+}
+
+function codeFor(status: number): string {
+  switch (status) {
+    case 400: return 'SECRETS_BAD_REQUEST';
+    case 403: return 'SECRETS_PERMISSION_DENIED';
+    case 404: return 'SECRETS_NOT_FOUND';
+    case 405: return 'SECRETS_METHOD_NOT_ALLOWED';
+    case 412: return 'SECRETS_NOT_READY';
+    case 413: return 'SECRETS_TOO_LARGE';
+    case 415: return 'SECRETS_UNSUPPORTED_MEDIA_TYPE';
+    case 429: return 'SECRETS_STANDBY';
+    case 501: return 'SECRETS_NOT_INITIALIZED';
+    case 503: return 'SECRETS_UNAVAILABLE';
+    default: return status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED';
+  }
+}
+
+function hintFor(status: number): string | undefined {
+  switch (status) {
+    case 403: return 'The token is wrong, expired, or lacks a policy for this path. Check SECRETS_TOKEN or log in again (gantry secrets login).';
+    case 404: return 'Check the mount and path (gantry secrets list <mount>/), and that the token may read it: the service answers 404 for paths it hides.';
+    case 405: return 'This operation is not supported on this path; check the kv version of the mount.';
+    case 412: return 'The service is not consistent yet (replication); retry shortly.';
+    case 413: return 'The request is larger than the listener accepts.';
+    case 501: return 'The secrets service is not initialized.';
+    case 503: return 'The service is sealed or down for maintenance; retry when it is unsealed.';
+    default: return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+export { SecretsClient, createSecretsClient } from './client.js';
+export type { CallOptions, CallResult, CreateSecretsClientOptions, SecretsMethod } from './client.js';
+export { KvEngine } from './kv.js';
+export type { KvEngineOptions, WriteOptions } from './kv.js';
+export { resolveSecretsConfig, pulumiConfigFromEnvironment, settings as secretsSettings, defaults as secretsDefaults } from './config.js';
+export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup } from './config.js';
+export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './errors.js';
+export { defaultLimits, checkJsonLimits, serializeWithinLimits } from './limits.js';
+export type { RequestLimits } from './limits.js';
+export { normaliseNamespace, joinNamespaces, fullPath, resplit } from './namespace.js';
+export { encodePath, pathSegments, normaliseMount } from './paths.js';
+export { retriedStatuses, secretsRetryPolicy } from './retry.js';
+export type * from './types.js';
