@@ -1,0 +1,214 @@
+/**
+ * Starts Chromium for one analysis run and guarantees it goes away: the process group is killed and the temporary
+ * profile removed on close, on failure, on process exit and on SIGINT/SIGTERM (Ctrl-C).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GantryError } from '../errors.js';
+
+/** Keep the browser off the network: no updates, sync, field trials or QUIC probes while it measures a page. */
+export const OFFLINE_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+] as const;
+
+/** Quiet, deterministic browser: the usual flags for measuring pages (timers not throttled, no extensions). */
+const MEASUREMENT_FLAGS = [
+  '--no-default-browser-check',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--disable-client-side-phishing-detection',
+  '--disable-domain-reliability',
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-renderer-backgrounding',
+  '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication',
+  '--metrics-recording-only',
+  '--mute-audio',
+  '--password-store=basic',
+  '--use-mock-keychain',
+];
+
+const FALLBACK_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+
+/** `CHROME_PATH`, else Debian's chromium, then the usual Chrome locations. */
+export function resolveChromePath(explicit?: string): string {
+  const chosen = explicit ?? process.env.CHROME_PATH;
+  if (chosen) {
+    if (!existsSync(chosen)) throw new BrowserLaunchError(`CHROME_PATH points at ${chosen}, which does not exist`);
+    return chosen;
+  }
+  const found = FALLBACK_PATHS.find((path) => existsSync(path));
+  if (!found) throw new BrowserLaunchError(`no Chromium found (looked at ${FALLBACK_PATHS.join(', ')})`);
+  return found;
+}
+
+export class BrowserLaunchError extends GantryError {
+  constructor(message: string, cause?: unknown) {
+    super(message, {
+      code: 'BROWSER_LAUNCH',
+      hint: 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome or Chromium binary',
+      cause,
+    });
+  }
+}
+
+export interface Browser {
+  /** The DevTools port on 127.0.0.1. */
+  port: number;
+  pid: number;
+  profileDir: string;
+  close(): Promise<void>;
+}
+
+interface Live {
+  child: ChildProcess;
+  profileDir: string;
+}
+
+const live = new Set<Live>();
+let handlersInstalled = false;
+
+function killSync(entry: Live): void {
+  if (entry.child.exitCode === null && entry.child.signalCode === null && entry.child.pid !== undefined) {
+    try {
+      process.kill(-entry.child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    rmSync(entry.profileDir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // best effort while the process is going down
+  }
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const entry of live) killSync(entry);
+  live.clear();
+  uninstallHandlers();
+  // With our listener gone, re-raising gives the default behaviour (or the command's own handler) for the signal.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function onExit(): void {
+  for (const entry of live) killSync(entry);
+}
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', onExit);
+}
+
+function uninstallHandlers(): void {
+  if (!handlersInstalled || live.size > 0) return;
+  handlersInstalled = false;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  process.off('exit', onExit);
+}
+
+/** How many browsers this process has running right now (tests check that it returns to 0). */
+export function liveBrowserCount(): number {
+  return live.size;
+}
+
+export interface LaunchOptions {
+  chromePath?: string;
+  /** Flags added after the offline and measurement flags. */
+  extraFlags?: readonly string[];
+  startTimeoutMs?: number;
+}
+
+export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
+  const chromePath = resolveChromePath(options.chromePath);
+  const profileDir = mkdtempSync(join(tmpdir(), 'gantry-chrome-'));
+  const args = [
+    ...OFFLINE_FLAGS,
+    ...MEASUREMENT_FLAGS,
+    ...(options.extraFlags ?? []),
+    `--user-data-dir=${profileDir}`,
+    '--remote-debugging-address=127.0.0.1',
+    '--remote-debugging-port=0',
+    'about:blank',
+  ];
+  // Its own process group, so that closing it also takes down the renderer, GPU and zygote processes.
+  const child = spawn(chromePath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const entry: Live = { child, profileDir };
+  live.add(entry);
+  installHandlers();
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+        const timer = setTimeout(() => {
+          try {
+            process.kill(-(child.pid as number), 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }, 3_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      child.stderr?.destroy();
+      live.delete(entry);
+      uninstallHandlers();
+      await rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    })();
+    return closed;
+  };
+
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let stderr = '';
+      const timeout = setTimeout(
+        () => reject(new BrowserLaunchError(`Chromium (${chromePath}) did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms: ${stderr.trim().slice(-500)}`)),
+        options.startTimeoutMs ?? 30_000,
+      );
+      child.on('error', (error) => {
+        clearTimeout(timeout);
+        reject(new BrowserLaunchError(`could not start ${chromePath}: ${error.message}`, error));
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timeout);
+        reject(new BrowserLaunchError(`Chromium (${chromePath}) exited before it was ready (${signal ?? `code ${code}`}): ${stderr.trim().slice(-500)}`));
+      });
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        stderr = (stderr + chunk).slice(-8_192);
+        const match = /DevTools listening on ws:\/\/[^:/]+:(\d+)\//.exec(stderr);
+        if (match) {
+          clearTimeout(timeout);
+          resolve(Number(match[1]));
+        }
+      });
+    });
+    // Keep draining stderr so that a chatty browser never blocks on a full pipe.
+    child.stderr?.resume();
+    return { port, pid: child.pid as number, profileDir, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Gate reports: a JSON summary (always), every run's v5 response, Lighthouse's HTML report for local runs, a
+ * terminal table, and an optional archive to S3 under a stable key per URL and time.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { UsageError } from '../errors.js';
+import type { CheckResult } from './evaluate.js';
+import type { GateResult, UrlGateResult } from './gate.js';
+
+/** The gate result without per-run payloads: what `--json` prints and `gate.json` holds. */
+export interface GateSummary extends Omit<GateResult, 'urls'> {
+  urls: Array<Omit<UrlGateResult, 'responses' | 'html'> & { reportUrl?: string; reportFiles?: string[] }>;
+}
+
+export function summarize(result: GateResult, extra: Map<string, { reportUrl?: string; reportFiles?: string[] }> = new Map()): GateSummary {
+  return {
+    ...result,
+    urls: result.urls.map(({ responses: _responses, html: _html, ...rest }) => ({ ...rest, ...extra.get(rest.url) })),
+  };
+}
+
+function formatNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return Math.abs(value) >= 10 ? String(Math.round(value)) : String(Math.round(value * 1000) / 1000);
+}
+
+/** Scores are shown the way people read them, 0–100; audit values as they are. */
+function formatValue(check: CheckResult, value: number | null): string {
+  if (value === null) return '—';
+  return check.kind === 'category' ? formatNumber(Math.round(value * 100)) : formatNumber(value);
+}
+
+function formatThreshold(check: CheckResult): string {
+  return `${check.operator} ${check.kind === 'category' ? formatNumber(Math.round(check.threshold * 100)) : formatNumber(check.threshold)}`;
+}
+
+function renderColumns(rows: string[][]): string {
+  const widths = rows[0].map((_cell, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+}
+
+/** The table people see in a terminal, a deployment log or a failed Pulumi update. */
+export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | 'aggregation' | 'runs' | 'engine' | 'strategy'>): string {
+  const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
+  const header = [...(multipleUrls ? ['URL'] : []), 'CHECK', 'VALUE', 'THRESHOLD', 'RESULT', 'RUNS'];
+  const rows = result.checks.map((check) => [
+    ...(multipleUrls ? [check.url] : []),
+    check.kind === 'category' ? `${check.name} score` : check.name,
+    formatValue(check, check.value),
+    formatThreshold(check),
+    check.verdict.toUpperCase(),
+    check.values.map((v) => formatValue(check, v)).join(' '),
+  ]);
+  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${c.name}: ${c.reason}`);
+  const uniqueReasons = [...new Set(reasons)];
+  const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
+  const title = `Page analysis gate ${verdict} (${result.engine} engine, ${result.strategy.toLowerCase()}, ${result.runs} run${result.runs === 1 ? '' : 's'}, ${result.aggregation})`;
+  return [title, renderColumns([header, ...rows]), ...(uniqueReasons.length > 0 ? ['Reasons:', ...uniqueReasons] : [])].join('\n');
+}
+
+/** A file-name-safe, stable name for a URL: host, path, and a short hash of the whole URL. */
+export function urlSlug(url: string): string {
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/^\/+|\/+$/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'root';
+  const host = parsed.host.replace(/[^A-Za-z0-9.-]+/g, '_');
+  const hash = createHash('sha256').update(url).digest('hex').slice(0, 8);
+  return `${host}/${path}-${hash}`;
+}
+
+function timeSlug(iso: string): string {
+  return iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+}
+
+async function writeAtomically(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(temporary, content, { flag: 'wx' });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+interface ReportFile {
+  /** Relative path, also the S3 key suffix. */
+  name: string;
+  contentType: string;
+  content: () => string;
+}
+
+/** Per URL: every run's v5 JSON and HTML, plus `report.json`/`report.html` for the representative run. */
+function reportFilesFor(url: UrlGateResult): ReportFile[] {
+  const files: ReportFile[] = [];
+  url.responses.forEach((response, index) => {
+    files.push({ name: `run-${index + 1}.json`, contentType: 'application/json', content: () => JSON.stringify(response, null, 2) });
+    const html = url.html?.[index];
+    if (html) files.push({ name: `run-${index + 1}.html`, contentType: 'text/html; charset=utf-8', content: html });
+  });
+  const representative = url.representativeRun;
+  files.push({ name: 'report.json', contentType: 'application/json', content: () => JSON.stringify(url.responses[representative], null, 2) });
+  const html = url.html?.[representative];
+  if (html) files.push({ name: 'report.html', contentType: 'text/html; charset=utf-8', content: html });
+  return files;
+}
+
+/**
+ * Writes `gate.json` (the summary) and, per URL, `<host>/<path>-<hash>/run-k.json|html` and `report.json|html`
+ * into `dir`. Each file is written under a temporary name and renamed into place. Returns the summary written.
+ */
+export async function writeLocalReports(result: GateResult, dir: string): Promise<GateSummary> {
+  const extra = new Map<string, { reportFiles: string[] }>();
+  for (const url of result.urls) {
+    const folder = urlSlug(url.url);
+    const written: string[] = [];
+    for (const file of reportFilesFor(url)) {
+      const path = join(dir, folder, file.name);
+      await writeAtomically(path, file.content());
+      written.push(path);
+    }
+    extra.set(url.url, { reportFiles: written });
+  }
+  const summary = summarize(result, extra);
+  await writeAtomically(join(dir, 'gate.json'), JSON.stringify(summary, null, 2));
+  return summary;
+}
+
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+}
+
+/** `s3://bucket/prefix` → bucket and prefix (without slashes at the ends). */
+export function parseS3Url(text: string): S3Location {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(text.trim());
+  if (!match) throw new UsageError(`"${text}" is not an S3 location`, { hint: 'write it as s3://bucket or s3://bucket/prefix' });
+  const prefix = (match[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((part) => part === '..' || part === '.')) throw new UsageError(`"${text}": the prefix may not contain . or .. segments`);
+  return { bucket: match[1], prefix };
+}
+
+export interface S3ArchiveOptions {
+  /** Defaults to a client built from the environment (AWS_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, credentials chain). */
+  client?: S3Client;
+  /** Endpoint used for the object URLs; for S3-compatible stores. Read from the environment when absent. */
+  endpoint?: string;
+  region?: string;
+  /** Path-style object URLs (default when an endpoint is set). */
+  forcePathStyle?: boolean;
+}
+
+function encodeKey(key: string): string {
+  return key.split('/').map(encodeURIComponent).join('/');
+}
+
+export function objectUrl(bucket: string, key: string, options: Pick<S3ArchiveOptions, 'endpoint' | 'region' | 'forcePathStyle'>): string {
+  const region = options.region ?? 'us-east-1';
+  if (options.endpoint) {
+    const endpoint = options.endpoint.replace(/\/+$/, '');
+    if (options.forcePathStyle ?? true) return `${endpoint}/${bucket}/${encodeKey(key)}`;
+    const parsed = new URL(endpoint);
+    return `${parsed.protocol}//${bucket}.${parsed.host}/${encodeKey(key)}`;
+  }
+  return `https://${bucket}.s3.${region}.amazonaws.com/${encodeKey(key)}`;
+}
+
+/** The key prefix of one URL's reports: `<prefix>/<host>/<path>-<hash>/<UTC time>/`. Stable for a URL and time. */
+export function archiveKeyPrefix(location: S3Location, url: string, analyzedAt: string): string {
+  return [location.prefix, urlSlug(url), timeSlug(analyzedAt)].filter((part) => part !== '').join('/');
+}
+
+/**
+ * Uploads each URL's reports and the gate summary under stable keys; sets `reportUrl` on the result (the first
+ * URL's `report.html` for local runs, else its `report.json`) and returns the summary that was uploaded.
+ */
+export async function archiveReportsToS3(result: GateResult, s3Url: string, options: S3ArchiveOptions = {}): Promise<GateSummary> {
+  const location = parseS3Url(s3Url);
+  const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
+  const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  const forcePathStyle = options.forcePathStyle ?? endpoint !== undefined;
+  const client = options.client ?? new S3Client({ region, forcePathStyle, ...(endpoint ? { endpoint } : {}) });
+  const urlOptions = { region, forcePathStyle, ...(endpoint ? { endpoint } : {}) };
+  const extra = new Map<string, { reportUrl: string }>();
+  try {
+    for (const url of result.urls) {
+      const keyPrefix = archiveKeyPrefix(location, url.url, result.analyzedAt);
+      let reportUrl = '';
+      for (const file of reportFilesFor(url)) {
+        const key = `${keyPrefix}/${file.name}`;
+        await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: file.content(), ContentType: file.contentType }));
+        if (file.name === 'report.html' || (file.name === 'report.json' && reportUrl === '')) reportUrl = objectUrl(location.bucket, key, urlOptions);
+      }
+      extra.set(url.url, { reportUrl });
+    }
+    const first = result.urls[0];
+    result.reportUrl = first ? extra.get(first.url)?.reportUrl : undefined;
+    const summary = summarize(result, extra);
+    const summaryKey = `${archiveKeyPrefix(location, first.url, result.analyzedAt)}/gate.json`;
+    await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: summaryKey, Body: JSON.stringify(summary, null, 2), ContentType: 'application/json' }));
+    return summary;
+  } finally {
+    if (!options.client) client.destroy();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Gate thresholds: a minimum score per category (`performance>=0.9`, `performance=90`) and limits on audits'
+ * numeric values (`largest-contentful-paint<=2500`). Parsed from the command line or from resource inputs into one
+ * shape, with a usage error naming the bad part.
+ */
+import { UsageError } from '../errors.js';
+import { CATEGORY_IDS, parseCategoryId, type CategoryId } from './enums.js';
+
+export type Operator = '>=' | '>' | '<=' | '<';
+
+export interface CategoryThreshold {
+  kind: 'category';
+  category: CategoryId;
+  /** Minimum score as a fraction 0..1; the score must be >= this. */
+  min: number;
+}
+
+export interface AuditThreshold {
+  kind: 'audit';
+  /** Audit id, a key of `beaconResult.audits`. */
+  audit: string;
+  operator: Operator;
+  /** Compared with the audit's `numericValue` (milliseconds for timings, unitless for layout shift). */
+  value: number;
+}
+
+export type Threshold = CategoryThreshold | AuditThreshold;
+
+/** Lighthouse CI's default assertion level: what a gate checks when it is given no threshold at all. */
+export const DEFAULT_CATEGORY_THRESHOLDS: readonly CategoryThreshold[] = [{ kind: 'category', category: 'performance', min: 0.9 }];
+
+/**
+ * Scores are fractions in the model, but people write them both ways: 0.9 and 90 both mean 90 %. A value above 1 (up
+ * to 100) is read as a percentage; 1 itself is a perfect score, not 1 %.
+ */
+export function normalizeMinScore(value: number, what: string): number {
+  if (!Number.isFinite(value) || value < 0 || value > 100) {
+    throw new UsageError(`${what}: a minimum score is between 0 and 1 (or 0 and 100), not ${value}`);
+  }
+  return value > 1 ? value / 100 : value;
+}
+
+function parseNumber(text: string, what: string): number {
+  const trimmed = text.trim();
+  const value = trimmed === '' ? NaN : Number(trimmed);
+  if (!Number.isFinite(value)) throw new UsageError(`${what}: "${text}" is not a number`);
+  return value;
+}
+
+function parseCategory(text: string, what: string): CategoryId {
+  const id = parseCategoryId(text);
+  if (!id) throw new UsageError(`${what}: unknown category "${text}"`, { hint: `categories are ${CATEGORY_IDS.join(', ')}` });
+  return id;
+}
+
+/** `performance=0.9`, `performance>=90`, `best-practices:0.95`; a list separated by commas. */
+export function parseCategoryThresholds(text: string): CategoryThreshold[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const match = /^([A-Za-z_ -]+?)\s*(>=|=|:)\s*(.+)$/.exec(part);
+      if (!match) {
+        throw new UsageError(`--min: "${part}" is not a category threshold`, { hint: 'write it as performance=0.9 or performance>=90' });
+      }
+      const category = parseCategory(match[1], `--min ${part}`);
+      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`), `--min ${part}`) };
+    });
+}
+
+/** `largest-contentful-paint<=2500`, `cumulative-layout-shift<0.1`, `interactive<=3800`. */
+export function parseAuditThreshold(text: string): AuditThreshold {
+  const match = /^\s*([a-z0-9][a-z0-9-]*)\s*(<=|>=|<|>)\s*(.+)$/i.exec(text);
+  if (!match) {
+    throw new UsageError(`--audit: "${text}" is not an audit threshold`, { hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)' });
+  }
+  return { kind: 'audit', audit: match[1].toLowerCase(), operator: match[2] as Operator, value: parseNumber(match[3], `--audit ${text}`) };
+}
+
+/** Resource inputs: `{ performance: 0.9, accessibility: 95 }`. */
+export function categoryThresholdsFromRecord(record: Record<string, unknown>): CategoryThreshold[] {
+  return Object.entries(record).map(([name, value]) => {
+    const category = parseCategory(name, `thresholds.${name}`);
+    if (typeof value !== 'number') throw new UsageError(`thresholds.${name}: expected a number, got ${JSON.stringify(value)}`);
+    return { kind: 'category' as const, category, min: normalizeMinScore(value, `thresholds.${name}`) };
+  });
+}
+
+/** Resource inputs: `{ 'largest-contentful-paint': 2500 }` (a maximum) or `['total-blocking-time<=200']`. */
+export function auditThresholdsFromInput(input: Record<string, unknown> | readonly unknown[]): AuditThreshold[] {
+  if (Array.isArray(input)) {
+    return input.map((item, index) => {
+      if (typeof item !== 'string') throw new UsageError(`audits[${index}]: expected a string like "total-blocking-time<=200"`);
+      return parseAuditThreshold(item);
+    });
+  }
+  return Object.entries(input as Record<string, unknown>).map(([audit, value]) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw new UsageError(`audits.${audit}: expected a number, got ${JSON.stringify(value)}`);
+    return parseAuditThreshold(`${audit}<=${value}`);
+  });
+}
+
+export function compare(value: number, operator: Operator, limit: number): boolean {
+  switch (operator) {
+    case '>=':
+      return value >= limit;
+    case '>':
+      return value > limit;
+    case '<=':
+      return value <= limit;
+    case '<':
+      return value < limit;
+  }
+}
+
+/** The categories a set of thresholds needs analysed; performance when none is named (PAG-Q-CATEGORY's default). */
+export function categoriesFor(thresholds: readonly Threshold[]): CategoryId[] {
+  const named = thresholds.filter((t): t is CategoryThreshold => t.kind === 'category').map((t) => t.category);
+  const ids = new Set<CategoryId>(named);
+  // Audit thresholds are mostly performance metrics; asking for performance costs nothing extra and keeps
+  // median-run selection (which reads FCP and TTI) meaningful.
+  if (ids.size === 0 || thresholds.some((t) => t.kind === 'audit')) ids.add('performance');
+  return CATEGORY_IDS.filter((id) => ids.has(id));
+}
+
+export function describeThreshold(threshold: Threshold): string {
+  return threshold.kind === 'category' ? `${threshold.category}>=${threshold.min}` : `${threshold.audit}${threshold.operator}${threshold.value}`;
+}
