@@ -233,6 +233,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       timeout: { connect: timeouts.connect, response: timeouts.response, ...(timeouts.total ? { request: timeouts.total } : {}) },
       ...(request.signal ? { signal: request.signal } : {}),
     });
+    // In stream mode got waits for the caller to end the request body of any method but GET and HEAD.
+    const method = (request.method ?? 'GET').toUpperCase();
+    if (body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
     const [response] = (await Promise.race([
       once(stream, 'response'),
       once(stream, 'error').then(([error]) => Promise.reject(error)),

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { devServers } from '../devserver/index.js';
+import type { CliContext } from './program.js';
+import { startDevServers, untilInterrupted } from './devservers.js';
+
+export function register(program: Command, context: CliContext): void {
+  const dev = program
+    .command('dev')
+    .description('start the embedded dev servers on 127.0.0.1 and print their addresses and credentials (Ctrl-C stops them)')
+    .option('--host <address>', 'the loopback address to listen on', '127.0.0.1')
+    .action(async (options: { host: string }, command: Command) => {
+      const { json } = context.globals(command);
+      if (devServers.length === 0) {
+        context.out.line('No embedded dev servers yet: the module registry, the kv secrets server and the page-analysis API arrive with their capabilities.');
+        return;
+      }
+      const running = await startDevServers({ host: options.host });
+      if (json) {
+        context.out.json(running.servers.map(({ name, url, credentials }) => ({ name, url, credentials })));
+      } else {
+        context.out.table(running.servers, [
+          { header: 'server', value: (s) => s.name },
+          { header: 'address', value: (s) => s.url },
+          { header: 'credentials', value: (s) => Object.entries(s.credentials).map(([k, v]) => `${k}=${v}`).join(' ') },
+        ]);
+        context.out.line();
+        context.out.line('Press Ctrl-C to stop.');
+      }
+      await untilInterrupted(running.stop);
+    });
+  dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}. Each also has a subcommand to start it alone with its own options.`);
+}

@@ -1,0 +1,91 @@
+import { redact } from '../http/redact.js';
+
+export interface Column<Row> {
+  header: string;
+  value: (row: Row) => string | number | boolean | null | undefined;
+  align?: 'left' | 'right';
+}
+
+export interface Output {
+  /** Human output, one line per call, on stdout. */
+  line(text?: string): void;
+  /** A machine-readable document on stdout (--json). */
+  json(value: unknown): void;
+  table<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): void;
+  /** A progress bar on stderr; a no-op unless stderr is a terminal. */
+  progress(label: string, total?: number): Progress;
+  /** A log line on stderr (redacted). */
+  note(text: string): void;
+}
+
+export interface Progress {
+  update(done: number, total?: number, detail?: string): void;
+  done(detail?: string): void;
+}
+
+export interface OutputStreams {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+export function formatTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {
+  const cells = rows.map((row) => columns.map((column) => {
+    const value = column.value(row);
+    return value === null || value === undefined ? '-' : String(value);
+  }));
+  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => row[i]!.length)));
+  const render = (values: string[]) => values
+    .map((value, i) => (columns[i]!.align === 'right' ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
+    .join('  ')
+    .trimEnd();
+  return [render(columns.map((c) => c.header.toUpperCase())), ...cells.map(render)].join('\n');
+}
+
+const noProgress: Progress = { update() {}, done() {} };
+
+export function createOutput(streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Output {
+  return {
+    line(text = '') {
+      streams.stdout.write(`${text}\n`);
+    },
+    json(value) {
+      streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    table(rows, columns) {
+      streams.stdout.write(`${formatTable(rows, columns)}\n`);
+    },
+    note(text) {
+      streams.stderr.write(`${redact(text)}\n`);
+    },
+    progress(label, initialTotal) {
+      if (!streams.stderr.isTTY) return noProgress;
+      let total = initialTotal;
+      let last = 0;
+      const draw = (done: number, detail = '') => {
+        const width = 24;
+        const ratio = total ? Math.min(1, done / total) : 0;
+        const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '.')}] ${Math.round(ratio * 100)}%` : `${done}`;
+        const text = `${label} ${bar} ${detail}`.slice(0, (streams.stderr.columns ?? 80) - 1);
+        streams.stderr.write(`\r\x1b[2K${text}`);
+      };
+      return {
+        update(done, newTotal, detail) {
+          if (newTotal !== undefined) total = newTotal;
+          const now = Date.now();
+          if (now - last < 80 && done !== total) return;
+          last = now;
+          draw(done, detail);
+        },
+        done(detail) {
+          streams.stderr.write(`\r\x1b[2K${detail ? `${label} ${detail}\n` : ''}`);
+        },
+      };
+    },
+  };
+}
+
+/** Masks a secret value for tables: shows its length, never its content. */
+export function mask(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return `<hidden, ${text?.length ?? 0} chars>`;
+}

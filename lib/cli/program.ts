@@ -1,0 +1,91 @@
+import { Command, CommanderError } from 'commander';
+import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { redact } from '../http/redact.js';
+import { createLogger, setLogger, type Logger } from '../log.js';
+import { version } from '../version.js';
+import { groups } from './groups.js';
+import { createOutput, type Output, type OutputStreams } from './output.js';
+
+export interface GlobalOptions {
+  json: boolean;
+  verbose: boolean;
+}
+
+export interface CliContext {
+  out: Output;
+  logger: Logger;
+  /** The global options as they apply to `command` (flags may stand before or after the verb). */
+  globals(command: Command): GlobalOptions;
+}
+
+export interface CommandGroup {
+  register(program: Command, context: CliContext): void;
+}
+
+export function buildProgram(context: CliContext): Command {
+  const program = new Command('gantry')
+    .description('Pinned registry modules, kv secrets and page-analysis deployment gates, for scripts, pipelines and Pulumi.')
+    .version(version, '-V, --version', 'print the version')
+    .option('--json', 'print machine-readable JSON on stdout', false)
+    .option('-v, --verbose', 'log details and full errors on stderr', false)
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  program.configureOutput({
+    writeOut: (text) => context.out.line(text.replace(/\n$/, '')),
+    writeErr: (text) => process.stderr.write(text),
+  });
+  for (const group of groups) group.register(program, context);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream): number {
+  if (error instanceof CommanderError) {
+    // commander already printed the message and the hint
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (error instanceof GantryError) {
+    stderr.write(`error: ${redact(error.message)}\n`);
+    if (error.hint) stderr.write(`hint: ${redact(error.hint)}\n`);
+    if (verbose && error.stack) stderr.write(`${redact(error.stack)}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  stderr.write(`error: ${redact(message)}\n`);
+  if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
+  else stderr.write('hint: run again with --verbose for details\n');
+  return ExitCode.remote;
+}
+
+/** Runs the command line and returns the exit code. */
+export async function run(argv: string[], streams?: OutputStreams): Promise<number> {
+  const verbose = argv.includes('--verbose') || argv.includes('-v');
+  const logger = createLogger(verbose ? { level: 'debug' } : {});
+  setLogger(logger);
+  const out = createOutput(streams);
+  const context: CliContext = {
+    out,
+    logger,
+    globals(command) {
+      const options = command.optsWithGlobals() as Partial<GlobalOptions>;
+      return { json: Boolean(options.json), verbose: Boolean(options.verbose) };
+    },
+  };
+  const program = buildProgram(context);
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp();
+      return ExitCode.usage;
+    }
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
+  } catch (error) {
+    return printError(error, verbose, streams?.stderr ?? process.stderr);
+  }
+}
+
+/** For actions: turn a malformed argument into a usage error with a next step. */
+export function usage(message: string, hint?: string): UsageError {
+  return new UsageError(message, hint ? { hint } : {});
+}

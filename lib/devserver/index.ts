@@ -1,0 +1,27 @@
+/**
+ * The embedded dev servers that `gantry dev` starts and `gantry demo` runs against. Each area adds its starter here.
+ * Dev servers share no code with the clients they serve: they are independent implementations of the specification.
+ */
+export interface DevServer {
+  name: string;
+  url: string;
+  /** What a client needs to talk to it (tokens, users), printed by `gantry dev`. */
+  credentials: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface DevContext {
+  host: string;
+  /** The package's examples/ folder (example modules, demo site). */
+  examplesDir: string;
+  /** A scratch folder this run may write to; removed when the run ends unless kept. */
+  stateDir: string;
+}
+
+export interface DevServerStarter {
+  name: string;
+  description: string;
+  start(context: DevContext): Promise<DevServer>;
+}
+
+export const devServers: DevServerStarter[] = [];

@@ -1,0 +1,339 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createHttpClient,
+  definePolicy,
+  HttpError,
+  NetworkError,
+  ProtocolError,
+  REDACTED,
+  type RetryPolicy,
+} from '../../lib/http/index.js';
+import { createLogger } from '../../lib/log.js';
+import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
+import { makeTestPki, type TestPki } from '../peers/tls.js';
+
+const fast: RetryPolicy = {
+  retries: 3,
+  statuses: [429, 500, 502, 503, 504],
+  errorCodes: ['ECONNRESET', 'ECONNREFUSED'],
+  backoff: { initialMs: 5, maxMs: 20, factor: 2, jitter: 0.5 },
+  retryAfterMaxMs: 5_000,
+  budgetMs: 10_000,
+};
+
+describe('HTTP core (lib/http)', () => {
+  let peer: HttpPeer;
+  before(async () => {
+    peer = await startHttpPeer((_req, res) => sendJson(res, 200, {}));
+  });
+  after(() => peer.close());
+  beforeEach(() => {
+    peer.requests.length = 0;
+  });
+
+  it('sends JSON with a gantry User-Agent, resolves paths against the base URL and parses the answer', async () => {
+    peer.handle((req, res) => sendJson(res, 201, { echo: JSON.parse(req.body), path: req.url }));
+    const client = createHttpClient({ baseUrl: `${peer.url}/v1/`, retry: fast });
+    const response = await client.request<{ echo: unknown; path: string }>({ method: 'POST', url: 'kv/a b', json: { a: 1 }, searchParams: { x: [1, 2], y: undefined } });
+    assert.equal(response.status, 201);
+    assert.deepEqual(response.body, { echo: { a: 1 }, path: '/v1/kv/a%20b?x=1&x=2' });
+    assert.match(String(peer.requests[0]!.headers['user-agent']), /^gantry\/\d+\.\d+\.\d+/);
+    assert.equal(peer.requests[0]!.headers['content-type'], 'application/json');
+    client.close();
+  });
+
+  it('REG-STATUS-5XX-RETRY SEC-STATUS-500: retries a 5xx the policy names and succeeds', async () => {
+    let calls = 0;
+    peer.handle((_req, res) => (++calls < 3 ? sendJson(res, 500, { errors: ['boom'] }) : sendJson(res, 200, { ok: true })));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const response = await client.request({ url: '/x' });
+    assert.equal(response.attempts, 3);
+    assert.deepEqual(response.body, { ok: true });
+    client.close();
+  });
+
+  it('REG-STATUS-5XX-RETRY: stops after the policy\'s retries and reports the attempts and the service errors', async () => {
+    peer.handle((_req, res) => sendJson(res, 502, { errors: ['upstream down'] }));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => {
+      assert.ok(error instanceof HttpError);
+      assert.equal(error.status, 502);
+      assert.equal(error.attempts, 4);
+      assert.deepEqual(error.errors, ['upstream down']);
+      assert.equal(error.exitCode, 3);
+      assert.match(error.message, /after 4 attempts: upstream down/);
+      return true;
+    });
+    assert.equal(peer.requests.length, 4);
+    client.close();
+  });
+
+  it('REG-STATUS-4XX-NO-RETRY: never retries a 4xx the policy does not name', async () => {
+    peer.handle((_req, res) => sendJson(res, 400, { errors: ['bad'] }));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => error.status === 400 && error.attempts === 1);
+    assert.equal(peer.requests.length, 1);
+    client.close();
+  });
+
+  it('REG-STATUS-429-LOAD RATE-ERR-SECONDARY-RETRY-AFTER: waits the seconds Retry-After asks for before retrying', async () => {
+    const times: number[] = [];
+    peer.handle((_req, res) => {
+      times.push(Date.now());
+      if (times.length === 1) sendJson(res, 429, { errors: ['slow down'] }, { 'retry-after': '1' });
+      else sendJson(res, 200, {});
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await client.request({ url: '/x' });
+    assert.equal(times.length, 2);
+    assert.ok(times[1]! - times[0]! >= 950, `waited ${times[1]! - times[0]!} ms`);
+    client.close();
+  });
+
+  it('RATE-HDR-RETRY-AFTER: honours Retry-After given as an HTTP date', async () => {
+    const times: number[] = [];
+    peer.handle((_req, res) => {
+      times.push(Date.now());
+      // HTTP dates have one-second resolution: two seconds ahead waits at least one full second.
+      if (times.length === 1) sendJson(res, 503, {}, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
+      else sendJson(res, 200, {});
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await client.request({ url: '/x' });
+    assert.ok(times[1]! - times[0]! >= 1000, `waited ${times[1]! - times[0]!} ms`);
+    client.close();
+  });
+
+  it('does not retry when Retry-After asks for longer than the policy allows, and says so', async () => {
+    peer.handle((_req, res) => sendJson(res, 429, { errors: ['later'] }, { 'retry-after': '3600' }));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => error.status === 429 && error.attempts === 1);
+    client.close();
+  });
+
+  it('stops retrying when the total retry budget is spent', async () => {
+    peer.handle((_req, res) => sendJson(res, 503, {}));
+    const policy = definePolicy({ retries: 10, budgetMs: 120, backoff: { initialMs: 50, maxMs: 50, factor: 1, jitter: 0 }, statusBackoff: {} }, fast);
+    const client = createHttpClient({ baseUrl: peer.url, retry: policy });
+    const started = Date.now();
+    await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => error.attempts === 3);
+    assert.ok(Date.now() - started < 1000);
+    client.close();
+  });
+
+  it('REG-STATUS-503-SHEDDING: uses the gentler schedule a policy gives 503', async () => {
+    const times: number[] = [];
+    peer.handle((_req, res) => {
+      times.push(Date.now());
+      sendJson(res, times.length < 2 ? 503 : 200, {});
+    });
+    const policy = definePolicy({ statusBackoff: { 503: { initialMs: 300, maxMs: 1000, jitter: 0 } } }, fast);
+    const client = createHttpClient({ baseUrl: peer.url, retry: policy });
+    await client.request({ url: '/x' });
+    assert.ok(times[1]! - times[0]! >= 290, `waited ${times[1]! - times[0]!} ms`);
+    client.close();
+  });
+
+  it('retries a connection reset, then reports a typed NetworkError when the peer keeps resetting', async () => {
+    peer.handle((_req, _res, socket) => { socket.destroy(); });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) => {
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.equal(error.errorCode, 'ECONNRESET');
+      assert.equal(error.attempts, 4);
+      return true;
+    });
+    client.close();
+  });
+
+  it('reports a refused connection with what to check next', async () => {
+    const client = createHttpClient({ baseUrl: 'http://127.0.0.1:1', retry: definePolicy({ retries: 0 }, fast) });
+    await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) =>
+      error.errorCode === 'ECONNREFUSED' && /server is running/.test(error.hint ?? ''));
+    client.close();
+  });
+
+  it('keeps the raw body of a non-JSON error (a proxy\'s HTML 502)', async () => {
+    peer.handle((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: definePolicy({ retries: 0 }, fast) });
+    await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => {
+      assert.equal(error.errors, undefined);
+      assert.match(error.rawBody ?? '', /502 Bad Gateway/);
+      assert.match(error.message, /non-JSON body: <html><body><h1>502 Bad Gateway/);
+      return true;
+    });
+    client.close();
+  });
+
+  it('SEC-ERR-BODY: surfaces the service errors array and the {error: {message}} shape', async () => {
+    peer.handle((req, res) => (req.url === '/a'
+      ? sendJson(res, 403, { errors: ['permission denied'] })
+      : sendJson(res, 400, { error: { code: 400, message: 'Invalid value for url', errors: [] } })));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/a' }), (error: HttpError) => error.errors?.[0] === 'permission denied' && /policy/.test(error.hint ?? ''));
+    await assert.rejects(client.request({ url: '/b' }), (error: HttpError) => /Invalid value for url/.test(error.message));
+    client.close();
+  });
+
+  it('a success whose body is not JSON is a ProtocolError, not a crash', async () => {
+    peer.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>login page</html>');
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x' }), (error: ProtocolError) => error instanceof ProtocolError && /not JSON \(text\/html\)/.test(error.message));
+    client.close();
+  });
+
+  it('refuses a buffered body above the limit', async () => {
+    peer.handle((_req, res) => sendJson(res, 200, { big: 'x'.repeat(10_000) }));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.request({ url: '/x', maxBodyBytes: 1000 }), ProtocolError);
+    client.close();
+  });
+
+  it('redacts tokens, key= and access_token= from error messages, and registered secrets from logs', async () => {
+    const token = 'canary-token-8f2c1d';
+    peer.handle((req, res) => sendJson(res, 401, { errors: [`token ${String(req.headers['x-secrets-token'])} is not valid`] }));
+    const lines: string[] = [];
+    const client = createHttpClient({
+      baseUrl: peer.url,
+      retry: fast,
+      headers: { 'X-Secrets-Token': token },
+      logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+    });
+    await assert.rejects(client.request({ url: '/x?key=apikey123&access_token=tok456&plain=1' }), (error: HttpError) => {
+      const everything = `${error.message} ${error.url} ${JSON.stringify(error.errors)} ${error.hint}`;
+      assert.ok(!everything.includes(token), everything);
+      assert.ok(!everything.includes('apikey123'), everything);
+      assert.ok(!everything.includes('tok456'), everything);
+      assert.match(error.url, /plain=1/);
+      assert.ok(everything.includes(REDACTED));
+      return true;
+    });
+    createLogger({ write: (line) => lines.push(line) }).warn(`Authorization: Bearer abc.def.ghi and ${token}`);
+    assert.ok(lines.every((line) => !line.includes(token) && !line.includes('abc.def.ghi')), lines.join('\n'));
+    client.close();
+  });
+
+  it('never forwards credentials to another origin on a redirect', async () => {
+    const other = await startHttpPeer((_req, res) => sendJson(res, 200, { landed: true }));
+    peer.handle((_req, res) => {
+      res.writeHead(302, { location: `${other.url}/elsewhere` });
+      res.end();
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, headers: { Authorization: 'Bearer registry-only-token' } });
+    const response = await client.request<{ landed: boolean }>({ url: '/x', headers: { 'X-Secrets-Token': 'also-secret-value' } });
+    assert.equal(response.body.landed, true);
+    assert.equal(response.redirectUrls.length, 1);
+    assert.equal(peer.requests[0]!.headers.authorization, 'Bearer registry-only-token');
+    assert.equal(other.requests[0]!.headers.authorization, undefined);
+    assert.equal(other.requests[0]!.headers['x-secrets-token'], undefined);
+    await other.close();
+    client.close();
+  });
+
+  it('streams a download to disk with progress, writing under a temporary name and renaming into place', async () => {
+    const payload = Buffer.alloc(3 * 1024 * 1024, 7);
+    peer.handle((_req, res) => {
+      res.writeHead(200, { 'content-length': String(payload.length) });
+      res.end(payload);
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'gantry-http-'));
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const seen: number[] = [];
+    const result = await client.download({ url: '/file', path: join(dir, 'out.bin'), onProgress: (p) => seen.push(p.transferred) });
+    assert.equal(result.bytes, payload.length);
+    assert.equal(seen.at(-1), payload.length);
+    assert.ok(seen.length > 1);
+    assert.deepEqual(await readFile(join(dir, 'out.bin')), payload);
+    assert.deepEqual(await readdir(dir), ['out.bin']);
+    client.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a download above its limit fails and leaves the previous file untouched', async () => {
+    peer.handle((_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.alloc(200_000));
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'gantry-http-'));
+    await writeFile(join(dir, 'out.bin'), 'previous');
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    await assert.rejects(client.download({ url: '/file', path: join(dir, 'out.bin'), maxBytes: 50_000 }), ProtocolError);
+    assert.equal(await readFile(join(dir, 'out.bin'), 'utf8'), 'previous');
+    assert.deepEqual(await readdir(dir), ['out.bin']);
+    client.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('sends custom methods such as LIST', async () => {
+    // Node's own HTTP parser rejects LIST, so this checks the request line the client writes on the wire.
+    const net = await import('node:net');
+    const server = net.createServer((socket) => socket.once('data', (chunk) => {
+      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${JSON.stringify({ line: chunk.toString().split('\r\n')[0] }).length}\r\n\r\n${JSON.stringify({ line: chunk.toString().split('\r\n')[0] })}`);
+    }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const client = createHttpClient({ baseUrl: `http://127.0.0.1:${port}`, retry: fast });
+    const response = await client.request<{ line: string }>({ method: 'LIST', url: '/v1/secret/metadata/' });
+    assert.equal(response.body.line, 'LIST /v1/secret/metadata/ HTTP/1.1');
+    client.close();
+    server.close();
+  });
+
+  describe('TLS', () => {
+    let pki: TestPki;
+    let tlsPeer: HttpPeer;
+    before(async () => {
+      pki = makeTestPki();
+      tlsPeer = await startHttpPeer((_req, res) => sendJson(res, 200, { ok: true }), { tls: { cert: pki.cert, key: pki.key, ca: pki.ca } });
+    });
+    after(async () => {
+      await tlsPeer.close();
+      pki.remove();
+    });
+
+    it('refuses a server whose CA is not trusted, with a hint about the CA bundle', async () => {
+      const client = createHttpClient({ baseUrl: tlsPeer.url, retry: fast });
+      await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) => error instanceof NetworkError && /CA bundle/.test(error.hint ?? ''));
+      client.close();
+    });
+
+    it('trusts a CA given as a file and as a folder', async () => {
+      for (const tls of [{ caFile: pki.caFile }, { caPath: pki.dir }]) {
+        const client = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls });
+        assert.equal((await client.request({ url: '/x' })).status, 200);
+        client.close();
+      }
+    });
+
+    it('checks the server name it is told to, and skip-verify works but warns', async () => {
+      const wrongName = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls: { caFile: pki.caFile, serverName: 'not-this-host.example' } });
+      await assert.rejects(wrongName.request({ url: '/x' }), NetworkError);
+      wrongName.close();
+      const warnings: string[] = [];
+      const insecure = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls: { skipVerify: true }, logger: createLogger({ write: (l) => warnings.push(l) }) });
+      assert.equal((await insecure.request({ url: '/x' })).status, 200);
+      assert.match(warnings.join('\n'), /verification is disabled/);
+      insecure.close();
+    });
+
+    it('presents a client certificate when the server requires one', async () => {
+      const mutual = await startHttpPeer((_req, res) => sendJson(res, 200, { ok: true }), { tls: { cert: pki.cert, key: pki.key, ca: pki.ca, requestCert: true } });
+      const anonymous = createHttpClient({ baseUrl: mutual.url, retry: definePolicy({ retries: 0 }, fast), tls: { caFile: pki.caFile } });
+      await assert.rejects(anonymous.request({ url: '/x' }));
+      anonymous.close();
+      const client = createHttpClient({ baseUrl: mutual.url, retry: fast, tls: { caFile: pki.caFile, certFile: pki.clientCertFile, keyFile: pki.clientKeyFile } });
+      assert.equal((await client.request({ url: '/x' })).status, 200);
+      client.close();
+      await mutual.close();
+    });
+  });
+});
