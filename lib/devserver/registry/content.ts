@@ -1,0 +1,257 @@
+// Documentation and schema data of a module version (the "module-content" objects of a module detail),
+// read from its .tf files and README. A light scanner, not an HCL parser: it finds top-level blocks and the
+// few attributes the registry reports. What it cannot read it leaves out (REG-CONTENT-TRIMMED).
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createReadStream } from 'node:fs';
+import { Parser, type ReadEntry } from 'tar';
+import type { Artifact } from './catalog.js';
+
+export interface ModuleContent {
+  path: string;
+  readme: string;
+  empty: boolean;
+  inputs: { name: string; description: string; default: string; required: boolean }[];
+  outputs: { name: string; description: string }[];
+  dependencies: { name: string; source: string; version: string }[];
+  resources: { name: string; type: string }[];
+  provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
+}
+
+/** Trimmed content for versions whose files the server does not read (zip, S3, external locations). */
+export type TrimmedContent = Pick<ModuleContent, 'path' | 'empty'>;
+
+export interface VersionContent {
+  root: ModuleContent | TrimmedContent;
+  submodules: (ModuleContent | TrimmedContent)[];
+}
+
+const MAX_TEXT_FILE = 1024 * 1024;
+const MAX_FILES = 2000;
+
+/** Text files of interest, keyed by relative POSIX path. */
+type Files = Map<string, string>;
+
+function interesting(rel: string): boolean {
+  const base = rel.split('/').pop() ?? '';
+  return base.endsWith('.tf') || /^readme(\.md)?$/i.test(base);
+}
+
+async function readDirectory(root: string): Promise<Files> {
+  const files: Files = new Map();
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.') || files.size >= MAX_FILES) continue;
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(path.join(dir, entry.name), childRel);
+      else if (entry.isFile() && interesting(childRel)) {
+        const text = await readFile(path.join(dir, entry.name), 'utf8');
+        if (text.length <= MAX_TEXT_FILE) files.set(childRel, text);
+      }
+    }
+  };
+  await walk(root, '');
+  return files;
+}
+
+async function readTarball(file: string, gzip: boolean): Promise<Files> {
+  const files: Files = new Map();
+  await new Promise<void>((resolve, reject) => {
+    const parser = new Parser({
+      gzip,
+      onReadEntry: (entry: ReadEntry) => {
+        const rel = entry.path.replace(/^\.\//, '');
+        if (entry.type !== 'File' || !interesting(rel) || entry.size > MAX_TEXT_FILE || files.size >= MAX_FILES || rel.split('/').includes('..')) {
+          entry.resume();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        entry.on('data', (c: Buffer) => chunks.push(c));
+        entry.on('end', () => files.set(rel, Buffer.concat(chunks).toString('utf8')));
+      },
+    });
+    parser.on('error', reject);
+    parser.on('end', () => resolve());
+    const input = createReadStream(file);
+    input.on('error', reject);
+    input.pipe(parser);
+  });
+  return files;
+}
+
+/** Reads what the server can read of a version; undefined content means "trimmed". */
+export async function readVersionContent(artifact: Artifact): Promise<VersionContent> {
+  let files: Files | undefined;
+  try {
+    if (artifact.kind === 'directory') files = await readDirectory(artifact.path);
+    else if (artifact.kind === 'file' && ['.tar.gz', '.tgz'].includes(artifact.extension)) files = await readTarball(artifact.path, true);
+    else if (artifact.kind === 'file' && artifact.extension === '.tar') files = await readTarball(artifact.path, false);
+  } catch {
+    files = undefined;
+  }
+  if (!files) return { root: { path: '', empty: false }, submodules: [] };
+  return describeFiles(files);
+}
+
+export function describeFiles(files: Files): VersionContent {
+  const folders = new Map<string, Files>();
+  for (const [rel, text] of files) {
+    const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    const bucket = folders.get(dir) ?? new Map();
+    bucket.set(rel.slice(dir ? dir.length + 1 : 0), text);
+    folders.set(dir, bucket);
+  }
+  const root = describeFolder('', folders.get('') ?? new Map());
+  const submodules = [...folders.keys()]
+    .filter((dir) => /^modules\/[^/]+$/.test(dir))
+    .sort()
+    .map((dir) => describeFolder(dir, folders.get(dir)!));
+  return { root, submodules };
+}
+
+function describeFolder(dir: string, files: Files): ModuleContent {
+  const content: ModuleContent = {
+    path: dir,
+    readme: '',
+    empty: true,
+    inputs: [],
+    outputs: [],
+    dependencies: [],
+    resources: [],
+    provider_dependencies: [],
+  };
+  for (const name of [...files.keys()].sort()) {
+    const text = files.get(name)!;
+    if (/^readme(\.md)?$/i.test(name)) {
+      content.readme = text;
+      continue;
+    }
+    content.empty = false;
+    for (const block of topLevelBlocks(stripComments(text))) {
+      const [first, second] = block.labels;
+      if (block.type === 'variable' && first) {
+        const defaultValue = attributeRaw(block.body, 'default');
+        content.inputs.push({ name: first, description: stringAttribute(block.body, 'description'), default: defaultValue ?? '', required: defaultValue === undefined });
+      } else if (block.type === 'output' && first) {
+        content.outputs.push({ name: first, description: stringAttribute(block.body, 'description') });
+      } else if (block.type === 'resource' && first && second) {
+        content.resources.push({ name: second, type: first });
+      } else if (block.type === 'module' && first) {
+        content.dependencies.push({ name: first, source: stringAttribute(block.body, 'source'), version: stringAttribute(block.body, 'version') });
+      } else if (block.type === 'terraform') {
+        content.provider_dependencies.push(...requiredProviders(block.body));
+      }
+    }
+  }
+  return content;
+}
+
+function stripComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      const end = endOfString(text, i);
+      out += text.slice(i, end);
+      i = end;
+    } else if (ch === '#' || (ch === '/' && text[i + 1] === '/')) {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (ch === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      out += ch;
+      i++;
+    }
+  }
+  return out;
+}
+
+function endOfString(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length && text[i] !== '"' && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+  return Math.min(i + 1, text.length);
+}
+
+interface Block {
+  type: string;
+  labels: string[];
+  body: string;
+}
+
+function topLevelBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const header = /(^|\n)[ \t]*([A-Za-z_][\w-]*)((?:[ \t]+"[^"\n]*")*)[ \t]*\{/g;
+  let match: RegExpExecArray | null;
+  while ((match = header.exec(text))) {
+    const open = header.lastIndex - 1;
+    const close = matchingBrace(text, open);
+    const labels = [...match[3]!.matchAll(/"([^"\n]*)"/g)].map((m) => m[1]!);
+    blocks.push({ type: match[2]!, labels, body: text.slice(open + 1, close) });
+    header.lastIndex = close + 1;
+  }
+  return blocks;
+}
+
+function matchingBrace(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') i = endOfString(text, i) - 1;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i;
+  }
+  return text.length;
+}
+
+function stringAttribute(body: string, name: string): string {
+  const match = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*"((?:[^"\\\\\\n]|\\\\.)*)"`).exec(body);
+  return match ? unquote(match[2]!) : '';
+}
+
+function unquote(inner: string): string {
+  try {
+    return JSON.parse(`"${inner}"`) as string;
+  } catch {
+    return inner;
+  }
+}
+
+/** The attribute's expression as written (single line, or a bracketed value up to its closing bracket). */
+function attributeRaw(body: string, name: string): string | undefined {
+  const match = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*`).exec(body);
+  if (!match) return undefined;
+  const start = match.index + match[0].length;
+  const first = body[start];
+  if (first === '{' || first === '[') {
+    const closer = first === '{' ? '}' : ']';
+    let depth = 0;
+    for (let i = start; i < body.length; i++) {
+      if (body[i] === '"') i = endOfString(body, i) - 1;
+      else if (body[i] === first) depth++;
+      else if (body[i] === closer && --depth === 0) return body.slice(start, i + 1);
+    }
+  }
+  const end = body.indexOf('\n', start);
+  const raw = body.slice(start, end < 0 ? undefined : end).trim();
+  return raw.startsWith('"') && raw.endsWith('"') && raw.length > 1 ? unquote(raw.slice(1, -1)) : raw;
+}
+
+function requiredProviders(terraformBody: string): ModuleContent['provider_dependencies'] {
+  const found = /required_providers[ \t]*\{/.exec(terraformBody);
+  if (!found) return [];
+  const open = found.index + found[0].length - 1;
+  const inner = terraformBody.slice(open + 1, matchingBrace(terraformBody, open));
+  const providers: ModuleContent['provider_dependencies'] = [];
+  for (const entry of inner.matchAll(/([A-Za-z_][\w-]*)[ \t]*=[ \t]*\{([^}]*)\}/g)) {
+    const source = stringAttribute(entry[2]!, 'source');
+    providers.push({
+      name: entry[1]!,
+      namespace: source.includes('/') ? source.split('/').slice(-2)[0]! : '',
+      source,
+      version: stringAttribute(entry[2]!, 'version'),
+    });
+  }
+  return providers;
+}

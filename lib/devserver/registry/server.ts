@@ -1,0 +1,556 @@
+// The embedded module registry: the whole protocol of spec §B over node:http(s), serving modules from a
+// folder or an S3 bucket, with fault injection for tests. It shares no code with lib/registry (the client).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { create as createTar } from 'tar';
+import {
+  ApiError,
+  applyFilters,
+  compareModules,
+  DEFAULT_PAGE_LIMITS,
+  findModule,
+  findVersion,
+  moduleDetail,
+  moduleRecord,
+  paginate,
+  readPage,
+  requireLatest,
+  routeV1,
+  routeV2,
+  search,
+  versionsResponse,
+  type PageLimits,
+  type Route,
+} from './api.js';
+import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
+import { readVersionContent, type VersionContent } from './content.js';
+import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
+import { FolderStore, type ModuleStore } from './folderStore.js';
+import { S3Store, type S3StoreOptions } from './s3Store.js';
+
+export interface RegistryServerOptions {
+  /** Folder laid out <namespace>/<name>/<provider>/<version>/ or <version>.tar.gz|.zip|... */
+  dir?: string;
+  /** Or an S3 bucket with <prefix>/<namespace>/<name>/<provider>/<version>.<archive>. */
+  s3?: S3StoreOptions;
+  /** Listen address; default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** Serve https with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Added to every request (not to /_gantry/ admin calls), e.g. 20 for the pin benchmark. */
+  latencyMs?: number;
+  /** Faults armed at start; change them later with setFaults()/addFaults() or the admin endpoint. */
+  faults?: Fault[];
+  /** Require `Authorization: Bearer <token>` on the API (not on discovery or archives). */
+  token?: string;
+  /** The modules.v1 base path; default /v1/modules/. */
+  basePath?: string;
+  /** Whether discovery names the base as a path ('relative', default) or a full URL ('absolute'). */
+  discovery?: 'relative' | 'absolute';
+  /** X-Registry-Get for archives this server serves: a full URL ('absolute', default) or a path ('relative'). */
+  locations?: 'absolute' | 'relative';
+  /** Add `?checksum=sha256:<hex>` to archive locations (computed once per version). */
+  checksums?: boolean;
+  pageLimits?: Partial<PageLimits>;
+  /** How old the catalog may get before a request rescans the store; default 1 s (folder), 10 s (S3). */
+  rescanMs?: number;
+  /** One line per request and per warning; default: silent. */
+  log?: (line: string) => void;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  path: string;
+  status: number;
+  /** Whether an Authorization header came, and whether it matched (the token itself is never kept). */
+  authorization: 'none' | 'valid' | 'invalid';
+}
+
+export interface RegistryServer {
+  name: 'registry';
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** The host part of module source addresses, e.g. 127.0.0.1:41234 (an IP literal has the dots an address needs). */
+  host: string;
+  credentials: { token: string } | undefined;
+  /** Where the modules come from, for messages. */
+  source: string;
+  stop(): Promise<void>;
+  setFaults(faults: Fault[]): void;
+  addFaults(faults: Fault[]): void;
+  faults(): ReturnType<FaultSet['list']>;
+  setLatency(ms: number): void;
+  requests(): RecordedRequest[];
+  clearRequests(): void;
+  /** Rescans the store now. */
+  refresh(): Promise<void>;
+}
+
+const ADMIN_PREFIX = '/_gantry/';
+const ARCHIVE_PREFIX = '/_gantry/archives/';
+const MAX_ADMIN_BODY = 64 * 1024;
+
+interface Catalog {
+  modules: Map<string, ModuleEntry>;
+  sorted: ModuleEntry[];
+  loadedAt: number;
+}
+
+export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
+  if (!options.dir === !options.s3) throw new CatalogError('the registry serves either a folder (dir) or an S3 bucket (s3), exactly one');
+  const store: ModuleStore & { location?: S3Store['location']; stop?: () => void } = options.dir ? new FolderStore(options.dir) : new S3Store(options.s3!);
+  const basePath = options.basePath ?? '/v1/modules/';
+  if (!basePath.startsWith('/') || !basePath.endsWith('/')) throw new CatalogError(`basePath must start and end with "/": ${basePath}`);
+  const v2BasePath = basePath.endsWith('/v1/modules/') ? basePath.slice(0, -'/v1/modules/'.length) + '/v2/modules/' : '/v2/modules/';
+  const limits: PageLimits = { ...DEFAULT_PAGE_LIMITS, ...(options.pageLimits ?? {}) };
+  const rescanMs = options.rescanMs ?? (options.s3 ? 10_000 : 1_000);
+  const log = options.log ?? (() => {});
+  const faults = new FaultSet();
+  faults.set(options.faults ?? []);
+  let latencyMs = options.latencyMs ?? 0;
+  const recorded: RecordedRequest[] = [];
+  const liveDownloads = new Map<string, number>();
+  const contentCache = new Map<string, Promise<VersionContent>>();
+  const checksumCache = new Map<string, Promise<string>>();
+
+  // ---- catalog ----
+  let catalog: Catalog | undefined;
+  let loading: Promise<Catalog> | undefined;
+  const load = (): Promise<Catalog> =>
+    (loading ??= store
+      .load((message) => log(`warning: ${message}`))
+      .then((modules) => {
+        const sorted = [...modules].sort(compareModules);
+        const next = { modules: new Map(sorted.map((m) => [moduleKey(m.namespace, m.name, m.provider), m])), sorted, loadedAt: Date.now() };
+        catalog = next;
+        return next;
+      })
+      .finally(() => {
+        loading = undefined;
+      }));
+  const current = async (): Promise<Catalog> => {
+    if (catalog && Date.now() - catalog.loadedAt < rescanMs) return catalog;
+    try {
+      return await load();
+    } catch (error) {
+      if (!catalog) throw error;
+      log(`warning: rescanning ${store.description} failed, serving the previous catalog: ${(error as Error).message}`);
+      catalog.loadedAt = Date.now();
+      return catalog;
+    }
+  };
+  await load(); // a bad folder or bucket is a start error, not a later 500
+
+  const artifactKey = (a: Artifact) => (a.kind === 'directory' || a.kind === 'file' ? a.path : a.kind === 's3' ? `s3://${a.bucket}/${a.key}` : a.location);
+  const contentOf = (artifact: Artifact) => {
+    const key = artifactKey(artifact);
+    let found = contentCache.get(key);
+    if (!found) contentCache.set(key, (found = readVersionContent(artifact)));
+    return found;
+  };
+  const downloadsOf = (module: ModuleEntry) => {
+    let live = 0;
+    for (const v of module.versions) live += liveDownloads.get(`${moduleKey(module.namespace, module.name, module.provider)}/${v.version}`) ?? 0;
+    return live;
+  };
+
+  // ---- server ----
+  let origin = '';
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`error: ${req.method} ${pathOnly(req.url)}: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) sendErrors(res, 500, ['internal error']);
+      else res.destroy();
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://registry.invalid');
+    } catch {
+      sendErrors(res, 400, ['malformed request target']);
+      return;
+    }
+    const method = req.method ?? 'GET';
+    if (url.pathname.startsWith(ADMIN_PREFIX) && !url.pathname.startsWith(ARCHIVE_PREFIX)) {
+      await admin(req, res, url);
+      return;
+    }
+    const authorization = authorizationOf(req);
+    res.on('finish', () => {
+      recorded.push({ method, path: url.pathname + url.search, status: res.statusCode, authorization });
+      log(`${method} ${url.pathname} ${res.statusCode} ${Date.now() - started}ms`);
+    });
+
+    const decision = faults.decide(method, url.pathname);
+    const delay = latencyMs + decision.delayMs;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (decision.action && applyFault(decision.action, req, res)) {
+      if (decision.action.kind === 'reset') recorded.push({ method, path: url.pathname + url.search, status: 0, authorization });
+      return;
+    }
+
+    if (method !== 'GET' && method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      sendErrors(res, 405, [`method ${method} is not allowed: registry endpoints are GET only`]);
+      return;
+    }
+    try {
+      await dispatch(req, res, url, authorization);
+    } catch (error) {
+      if (error instanceof ApiError) sendErrors(res, error.status, [error.message]);
+      else throw error;
+    }
+  }
+
+  function authorizationOf(req: IncomingMessage): RecordedRequest['authorization'] {
+    const header = req.headers.authorization;
+    if (!header) return 'none';
+    return options.token !== undefined && header === `Bearer ${options.token}` ? 'valid' : 'invalid';
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, authorization: RecordedRequest['authorization']): Promise<void> {
+    const pathname = url.pathname;
+    if (pathname === '/.well-known/terraform.json') {
+      sendJson(res, 200, { 'modules.v1': options.discovery === 'absolute' ? origin + basePath : basePath });
+      return;
+    }
+    if (pathname.startsWith(ARCHIVE_PREFIX)) {
+      await serveArchive(req, res, pathname.slice(ARCHIVE_PREFIX.length));
+      return;
+    }
+    let route: Route | undefined;
+    let routeBase = '';
+    if (pathname === basePath.slice(0, -1) || pathname.startsWith(basePath)) {
+      routeBase = basePath;
+      route = routeV1(segmentsAfter(pathname, basePath));
+    } else if (pathname.startsWith(v2BasePath)) {
+      routeBase = v2BasePath;
+      route = routeV2(segmentsAfter(pathname, v2BasePath));
+    }
+    if (!route) throw new ApiError(404, `no registry endpoint at ${pathname}`);
+    if (options.token !== undefined && authorization !== 'valid') {
+      res.setHeader('www-authenticate', 'Bearer');
+      throw new ApiError(401, authorization === 'none' ? 'this registry needs a token: send Authorization: Bearer <token>' : 'the token was not accepted');
+    }
+    void routeBase;
+    await answer(res, route, url);
+  }
+
+  async function answer(res: ServerResponse, route: Route, url: URL): Promise<void> {
+    const { modules, sorted } = await current();
+    const query = url.searchParams;
+    switch (route.kind) {
+      case 'list': {
+        const page = readPage(query, limits.list);
+        const { meta, items } = paginate(applyFilters(sorted, query, route.namespace), page, url.pathname, query);
+        sendJson(res, 200, { meta, modules: items.map((m) => moduleRecord(m, requireLatest(m), m.downloads.total + downloadsOf(m))) });
+        return;
+      }
+      case 'search': {
+        const q = query.get('q');
+        if (q === null || q.trim() === '') throw new ApiError(400, 'q is required: the search terms');
+        const page = readPage(query, limits.search);
+        const namespace = query.get('namespace') || undefined;
+        const { meta, items } = paginate(search(applyFilters(sorted, query, namespace), q), page, url.pathname, query);
+        sendJson(res, 200, { meta, modules: items.map((m) => moduleRecord(m, requireLatest(m), m.downloads.total + downloadsOf(m))) });
+        return;
+      }
+      case 'providers': {
+        const page = readPage(query, limits.providers);
+        const matching = sorted.filter(
+          (m) => m.namespace.toLowerCase() === route.namespace.toLowerCase() && m.name.toLowerCase() === route.name.toLowerCase(),
+        );
+        if (matching.length === 0) throw new ApiError(404, `module ${route.namespace}/${route.name} not found`);
+        const { meta, items } = paginate(matching, page, url.pathname, query);
+        sendJson(res, 200, { meta, modules: items.map((m) => moduleRecord(m, requireLatest(m), m.downloads.total + downloadsOf(m))) });
+        return;
+      }
+      case 'latest':
+      case 'version': {
+        const module = findModule(modules, route.namespace, route.name, route.provider);
+        const version = route.kind === 'latest' ? requireLatest(module) : findVersion(module, route.version);
+        const providers = sorted
+          .filter((m) => m.namespace === module.namespace && m.name === module.name)
+          .map((m) => m.provider);
+        const content = await contentOf(version.artifact);
+        sendJson(res, 200, moduleDetail(module, version, module.downloads.total + downloadsOf(module), content, providers));
+        return;
+      }
+      case 'versions': {
+        const module = findModule(modules, route.namespace, route.name, route.provider);
+        const contents = new Map<VersionEntry, VersionContent>();
+        for (const v of module.versions) if (v.artifact.kind === 'directory') contents.set(v, await contentOf(v.artifact));
+        sendJson(res, 200, versionsResponse(module, (v) => contents.get(v)));
+        return;
+      }
+      case 'download': {
+        const module = findModule(modules, route.namespace, route.name, route.provider);
+        const version = findVersion(module, route.version);
+        const location = await locationOf(module, version);
+        const key = `${moduleKey(module.namespace, module.name, module.provider)}/${version.version}`;
+        liveDownloads.set(key, (liveDownloads.get(key) ?? 0) + 1);
+        res.writeHead(204, { 'x-registry-get': location });
+        res.end();
+        return;
+      }
+      case 'download-latest': {
+        const module = findModule(modules, route.namespace, route.name, route.provider);
+        const latest = latestVersion(module);
+        if (!latest) throw new ApiError(404, `module ${module.namespace}/${module.name}/${module.provider} has no versions`);
+        const target = `${basePath}${[module.namespace, module.name, module.provider, latest.version].map(encodeURIComponent).join('/')}/download`;
+        const body = `<a href="${escapeHtml(target)}">Found</a>.\n`;
+        res.writeHead(302, { location: target, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        return;
+      }
+      case 'summary': {
+        const module = findModule(modules, route.namespace, route.name, route.provider);
+        const live = downloadsOf(module);
+        const base = module.downloads;
+        sendJson(res, 200, {
+          data: {
+            type: 'module-downloads-summary',
+            id: `${module.namespace}/${module.name}/${module.provider}`,
+            attributes: { week: base.week + live, month: base.month + live, year: base.year + live, total: base.total + live },
+          },
+        });
+        return;
+      }
+    }
+  }
+
+  async function locationOf(module: ModuleEntry, version: VersionEntry): Promise<string> {
+    const artifact = version.artifact;
+    if (artifact.kind === 'location') return artifact.location;
+    if (artifact.kind === 's3') return store.location!(artifact.bucket, artifact.key);
+    const extension: ArchiveExtension = artifact.kind === 'file' ? artifact.extension : '.tar.gz';
+    const file = [module.namespace, module.name, module.provider, version.version + extension].map(encodeURIComponent).join('/');
+    let location = (options.locations === 'relative' ? '' : origin) + ARCHIVE_PREFIX + file;
+    if (options.checksums) location += `?checksum=sha256:${await checksumOf(artifact)}`;
+    return location;
+  }
+
+  function checksumOf(artifact: Extract<Artifact, { kind: 'directory' | 'file' }>): Promise<string> {
+    let found = checksumCache.get(artifact.path);
+    if (!found) {
+      const hash = createHash('sha256');
+      const source = artifact.kind === 'file' ? createReadStream(artifact.path) : archiveDirectory(artifact.path);
+      found = pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() => hash.digest('hex'));
+      checksumCache.set(artifact.path, found);
+      found.catch(() => checksumCache.delete(artifact.path));
+    }
+    return found;
+  }
+
+  async function serveArchive(req: IncomingMessage, res: ServerResponse, rest: string): Promise<void> {
+    const parts = rest.split('/').map((p) => safeDecode(p));
+    if (parts.length !== 4 || parts.some((p) => p === undefined)) throw new ApiError(404, 'no such archive');
+    const [namespace, name, provider, file] = parts as string[];
+    const { modules } = await current();
+    const module = findModule(modules, namespace!, name!, provider!);
+    const version = module.versions.find((v) => {
+      const a = v.artifact;
+      if (a.kind === 'directory') return file === v.version + '.tar.gz';
+      if (a.kind === 'file') return file === v.version + a.extension;
+      return false;
+    });
+    if (!version) throw new ApiError(404, `no archive ${file} for ${module.namespace}/${module.name}/${module.provider}`);
+    const artifact = version.artifact as Extract<Artifact, { kind: 'directory' | 'file' }>;
+    if (artifact.kind === 'file') {
+      const size = (await stat(artifact.path)).size;
+      res.writeHead(200, { 'content-type': contentTypeOf(artifact.extension), 'content-length': size });
+      if (req.method === 'HEAD') return void res.end();
+      await pipeline(createReadStream(artifact.path), res);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/gzip' });
+    if (req.method === 'HEAD') return void res.end();
+    await pipeline(archiveDirectory(artifact.path), res).catch((error: Error) => {
+      // The client went away or a fault cut the body: nothing more to say to it.
+      if (!res.destroyed && !res.writableEnded) throw error;
+    });
+  }
+
+  // ---- admin (/_gantry/): faults and the request log; never subject to faults or latency ----
+  async function admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? 'GET';
+    try {
+      if (url.pathname === '/_gantry/faults') {
+        if (method === 'GET') return sendJson(res, 200, { faults: faults.list() });
+        if (method === 'DELETE') {
+          faults.set([]);
+          return sendJson(res, 200, { faults: [] });
+        }
+        if (method === 'POST' || method === 'PUT') {
+          const body = await readJson(req);
+          const list = (Array.isArray(body) ? body : [body]).map(checkFault);
+          if (method === 'PUT') faults.set(list);
+          else faults.add(list);
+          return sendJson(res, 200, { faults: faults.list() });
+        }
+      } else if (url.pathname === '/_gantry/requests') {
+        if (method === 'GET') return sendJson(res, 200, { requests: recorded });
+        if (method === 'DELETE') {
+          recorded.length = 0;
+          return sendJson(res, 200, { requests: [] });
+        }
+      } else if (url.pathname === '/_gantry/refresh' && method === 'POST') {
+        await load();
+        return sendJson(res, 200, { modules: catalog?.sorted.length ?? 0 });
+      } else {
+        return sendErrors(res, 404, [`no admin endpoint at ${url.pathname}`]);
+      }
+      res.setHeader('allow', url.pathname === '/_gantry/faults' ? 'GET, POST, PUT, DELETE' : 'GET, DELETE');
+      sendErrors(res, 405, [`method ${method} is not allowed here`]);
+    } catch (error) {
+      if (error instanceof FaultError || error instanceof ApiError) sendErrors(res, error instanceof ApiError ? error.status : 400, [error.message]);
+      else throw error;
+    }
+  }
+
+  const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(handler);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const host = `${hostPart}:${address.port}`;
+  origin = `${options.tls ? 'https' : 'http'}://${host}`;
+  log(`module registry (${store.description}) listening on ${origin}`);
+
+  return {
+    name: 'registry',
+    url: origin,
+    host,
+    credentials: options.token !== undefined ? { token: options.token } : undefined,
+    source: store.description,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        store.stop?.();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    setFaults: (list) => faults.set(list),
+    addFaults: (list) => faults.add(list),
+    faults: () => faults.list(),
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    requests: () => [...recorded],
+    clearRequests: () => {
+      recorded.length = 0;
+    },
+    refresh: async () => {
+      await load();
+    },
+  };
+}
+
+/** A deterministic tar.gz of a folder: sorted entries, fixed mtime, no owner data — same bytes every time. */
+function archiveDirectory(dir: string): NodeJS.ReadableStream {
+  const output = new PassThrough();
+  const entries: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const found = await readdir(path.join(dir, rel), { withFileTypes: true });
+    for (const entry of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      entries.push(child);
+      if (entry.isDirectory()) await walk(child);
+    }
+  };
+  walk('')
+    .then(() => {
+      // tar walks folders in readdir order; listing every entry ourselves (noDirRecurse) fixes the order.
+      const pack = createTar({ gzip: true, cwd: dir, portable: true, mtime: new Date(0), noDirRecurse: true }, entries.length > 0 ? entries : ['.']);
+      pack.on('error', (error: unknown) => output.destroy(error as Error));
+      pack.pipe(output);
+    })
+    .catch((error: Error) => output.destroy(error));
+  return output;
+}
+
+function segmentsAfter(pathname: string, base: string): string[] {
+  const rest = pathname.length < base.length ? '' : pathname.slice(base.length);
+  const raw = rest === '' ? [] : rest.split('/');
+  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop(); // a trailing slash is tolerated
+  const segments = raw.map(safeDecode);
+  if (segments.some((s) => s === undefined || s === '')) throw new ApiError(404, `no registry endpoint at ${pathname}`);
+  return segments as string[];
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function pathOnly(target: string | undefined): string {
+  return (target ?? '').split('?')[0]!;
+}
+
+function contentTypeOf(extension: ArchiveExtension): string {
+  switch (extension) {
+    case '.zip':
+      return 'application/zip';
+    case '.tar':
+      return 'application/x-tar';
+    case '.tar.bz2':
+    case '.tbz2':
+      return 'application/x-bzip2';
+    case '.tar.xz':
+    case '.txz':
+      return 'application/x-xz';
+    default:
+      return 'application/gzip';
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** REG-ERR-BODY: every 4xx/5xx the registry itself produces is {errors: [...]}. */
+function sendErrors(res: ServerResponse, status: number, errors: string[]): void {
+  sendJson(res, status, { errors });
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ADMIN_BODY) throw new ApiError(413, `request body larger than ${MAX_ADMIN_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'request body is not valid JSON');
+  }
+}
