@@ -2,6 +2,8 @@
  * The embedded dev servers that `gantry dev` starts and `gantry demo` runs against. Each area adds its starter here.
  * Dev servers share no code with the clients they serve: they are independent implementations of the specification.
  */
+import { startExampleRegistry } from './registry/starter.js';
+
 export interface DevServer {
   name: string;
   url: string;
@@ -24,4 +26,10 @@ export interface DevServerStarter {
   start(context: DevContext): Promise<DevServer>;
 }
 
-export const devServers: DevServerStarter[] = [];
+export const devServers: DevServerStarter[] = [
+  {
+    name: 'registry',
+    description: 'module registry serving examples/modules (modules.v1) on 127.0.0.1:5758',
+    start: (context) => startExampleRegistry(context),
+  },
+];

@@ -1,6 +1,7 @@
 // The registry's view of what it serves: modules, their versions and where each version's bytes live.
 // Stores (folder, S3) produce this; the API only reads it.
 import semver from 'semver';
+import { UsageError } from '../../errors.js';
 
 /** Where the bytes of one module version are. */
 export type Artifact =
@@ -69,10 +70,10 @@ export function latestVersion(module: ModuleEntry): VersionEntry | undefined {
   return valid.find((v) => semver.prerelease(v.version) === null) ?? valid[0] ?? module.versions[0];
 }
 
-export class CatalogError extends Error {
+/** A module folder, bucket or module.json the registry cannot serve: the operator's input is wrong. */
+export class CatalogError extends UsageError {
   constructor(message: string) {
-    super(message);
-    this.name = 'CatalogError';
+    super(message, { code: 'DEV_REGISTRY_CATALOG' });
   }
 }
 

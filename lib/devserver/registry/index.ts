@@ -4,3 +4,4 @@ export { DEFAULT_PAGE_LIMITS, type PageLimits } from './api.js';
 export { CatalogError } from './catalog.js';
 export { parseS3Url, type S3StoreOptions } from './s3Store.js';
 export { writeSyntheticModules, type SyntheticModulesOptions } from './synthetic.js';
+export { startExampleRegistry, devRegistryPort, DEV_REGISTRY_PORT } from './starter.js';

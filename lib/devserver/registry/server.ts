@@ -82,7 +82,8 @@ export interface RegistryServer {
   url: string;
   /** The host part of module source addresses, e.g. 127.0.0.1:41234 (an IP literal has the dots an address needs). */
   host: string;
-  credentials: { token: string } | undefined;
+  /** `{ token }` when the server requires one, else empty. */
+  credentials: Record<string, string>;
   /** Where the modules come from, for messages. */
   source: string;
   stop(): Promise<void>;
@@ -440,7 +441,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     name: 'registry',
     url: origin,
     host,
-    credentials: options.token !== undefined ? { token: options.token } : undefined,
+    credentials: options.token !== undefined ? { token: options.token } : {},
     source: store.description,
     stop: () =>
       new Promise<void>((resolve) => {
