@@ -72,7 +72,7 @@ export interface ChromeCapabilityOptions {
   pageLoadTimeoutMs?: number;
   /** More Chromium flags, after ours. */
   extraArgs?: readonly string[];
-  /** Ask chromedriver for its legacy (pre-W3C) protocol; only for drivers and tests that need it. */
+  /** Ask chromedriver for its legacy (pre-W3C) protocol (send these as `desiredCapabilities`); only for tests and old tools. */
   legacyProtocol?: boolean;
 }
 

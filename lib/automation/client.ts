@@ -29,8 +29,11 @@ export interface WebDriverClient {
   readonly url: string;
   /** `GET /status`: whether the remote end can create new sessions. */
   status(options?: { retry?: RetryPolicy; signal?: AbortSignal; timeoutMs?: number }): Promise<DriverStatus>;
-  /** `POST /session` with a JSON object body (AUT-EP-NEW-SESSION). */
-  newSession(capabilities: CapabilitiesRequest): Promise<Session>;
+  /**
+   * `POST /session` with a JSON object body (AUT-EP-NEW-SESSION). `desiredCapabilities` is sent beside the W3C
+   * `capabilities` only when given, for remote ends that still speak the legacy protocol.
+   */
+  newSession(capabilities: CapabilitiesRequest, options?: { desiredCapabilities?: Record<string, unknown> }): Promise<Session>;
   /** Any command: the raw answer interpreted, errors typed by their W3C code. */
   command(method: HttpMethod, path: string, body?: Record<string, unknown>): Promise<unknown>;
   /** Sessions created through this client and not deleted yet. */
@@ -137,8 +140,10 @@ export function createWebDriverClient(options: WebDriverClientOptions): WebDrive
       return { ready: value.ready === true, message: typeof value.message === 'string' ? value.message : '', raw: value };
     },
 
-    async newSession(capabilities) {
-      const { answer, context } = await send('POST', '/session', { capabilities: { alwaysMatch: {}, firstMatch: [{}], ...capabilities } });
+    async newSession(capabilities, sessionOptions = {}) {
+      const body: Record<string, unknown> = { capabilities: { alwaysMatch: {}, firstMatch: [{}], ...capabilities } };
+      if (sessionOptions.desiredCapabilities) body.desiredCapabilities = sessionOptions.desiredCapabilities;
+      const { answer, context } = await send('POST', '/session', body);
       const created = parseNewSession(answer, context);
       const session = new Session(client, created.sessionId, created.capabilities, created.shape, (s) => open.delete(s));
       open.add(session);

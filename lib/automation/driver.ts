@@ -37,6 +37,8 @@ export interface ChromeDriver {
   readonly pid: number;
   readonly port: number;
   readonly chromePath: string;
+  /** The temporary folder holding each session's profile; removed by `stop()`. */
+  readonly profilesDir: string;
   readonly client: WebDriverClient;
   /** A new headless Chromium session with a fresh temporary profile. */
   newSession(options?: SessionOptions): Promise<Session>;
@@ -219,6 +221,7 @@ export async function startChromeDriver(options: ChromeDriverOptions = {}): Prom
     pid,
     port,
     chromePath,
+    profilesDir: profiles,
     client: driverClient,
     async newSession(sessionOptions = {}) {
       return driverClient.newSession(sessionRequest(sessionOptions).request);

@@ -1,0 +1,313 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DriverProcessError,
+  WebDriverError,
+  createWebDriverClient,
+  isWebDriverError,
+  startChromeDriver,
+  webDriverErrorStatus,
+  withSession,
+  type ChromeDriver,
+} from '../../lib/automation/index.js';
+import { chromeCapabilities } from '../../lib/automation/chrome.js';
+import { startHttpPeer, type HttpPeer } from '../peers/http.js';
+import { recordedSessionId, startW3cRemote, unknownMethodBody } from './w3c-remote.js';
+
+/** Processes (not zombies: nothing reaps orphans in this container) in a process group, or with a pid, from /proc. */
+function liveProcesses(match: { pgid?: number; pid?: number }): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' || state === 'X') continue;
+    if (match.pgid !== undefined && Number(pgrp) === match.pgid) found.push(Number(entry));
+    if (match.pid !== undefined && Number(entry) === match.pid) found.push(Number(entry));
+  }
+  return found;
+}
+
+function groupAlive(pgid: number): boolean {
+  return liveProcesses({ pgid }).length > 0;
+}
+
+function processAlive(pid: number): boolean {
+  return liveProcesses({ pid }).length > 0;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected the promise to reject');
+}
+
+describe('automation: W3C WebDriver client against Debian chromedriver', function () {
+  this.timeout(60_000);
+  let driver: ChromeDriver;
+  let site: HttpPeer;
+
+  before(async () => {
+    driver = await startChromeDriver();
+    site = await startHttpPeer((request, response) => {
+      if (request.url === '/') {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end('<!doctype html><html><head><title>Gantry test page</title></head><body>ok</body></html>');
+        return;
+      }
+      response.writeHead(404, { 'content-type': 'text/html' });
+      response.end('<!doctype html><title>Not here</title>');
+    });
+  });
+
+  after(async () => {
+    await driver?.stop();
+    await site?.close();
+  });
+
+  it('the driver listens on loopback only and reports ready on /status', async () => {
+    assert.match(driver.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const status = await driver.client.status();
+    assert.equal(status.ready, true);
+  });
+
+  it('AUT-ST-CREATE-SESSION AUT-EP-NEW-SESSION AUT-ST-END-SESSION: POST /session creates a session, DELETE ends it, and the ended session is gone', async () => {
+    const session = await driver.newSession();
+    assert.match(session.id, /^[0-9a-f]{16,}$/);
+    assert.equal(session.shape, 'w3c');
+    assert.equal(session.capabilities.browserName, 'chrome');
+    assert.deepEqual(driver.client.openSessions().map((s) => s.id), [session.id]);
+    await session.delete();
+    assert.equal(session.isEnded, true);
+    assert.deepEqual(driver.client.openSessions(), []);
+    const error = await rejection(driver.client.command('GET', `/session/${session.id}/title`));
+    assert.ok(isWebDriverError(error, 'invalid session id'), String(error));
+    assert.equal(error.status, 404);
+    // Deleting again is a no-op, not an error.
+    await session.delete();
+  });
+
+  it('AUT-NEW-SESSION-RESPONSE: the {sessionId, value} shape (chromedriver in legacy mode) is read, commands and delete work', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'gantry-test-profile-'));
+    try {
+      const request = chromeCapabilities({ binary: driver.chromePath, userDataDir: profile, legacyProtocol: true });
+      const session = await driver.client.newSession({}, { desiredCapabilities: request.alwaysMatch ?? {} });
+      assert.equal(session.shape, 'legacy');
+      assert.match(session.id, /^[0-9a-f]{16,}$/);
+      assert.equal(session.capabilities.browserName, 'chrome');
+      await session.navigateTo(`${site.url}/`);
+      assert.equal(await session.getTitle(), 'Gantry test page');
+      // A legacy error ({status: 61, value: {message}}) is typed by its W3C code too.
+      const error = await rejection(session.navigateTo('not a url'));
+      assert.ok(isWebDriverError(error, 'invalid argument'), String(error));
+      await session.delete();
+      assert.equal(session.isEnded, true);
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it('navigates, reads the title and the current URL', async () => {
+    const result = await driver.withSession(async (session) => {
+      await session.navigateTo(`${site.url}/`);
+      return { title: await session.getTitle(), url: await session.getCurrentUrl() };
+    });
+    assert.deepEqual(result, { title: 'Gantry test page', url: `${site.url}/` });
+    assert.deepEqual(driver.client.openSessions(), []);
+  });
+
+  it('withSession deletes the session when the work throws, and rethrows the work error', async () => {
+    let id = '';
+    const error = await rejection(driver.withSession(async (session) => {
+      id = session.id;
+      throw new Error('work failed');
+    }));
+    assert.equal((error as Error).message, 'work failed');
+    assert.deepEqual(driver.client.openSessions(), []);
+    const gone = await rejection(driver.client.command('GET', `/session/${id}/url`));
+    assert.ok(isWebDriverError(gone, 'invalid session id'));
+  });
+
+  it('invalid argument: navigating to a relative URL is a typed 400 error', async () => {
+    await driver.withSession(async (session) => {
+      const error = await rejection(session.navigateTo('/relative'));
+      assert.ok(error instanceof WebDriverError);
+      assert.equal(error.code, 'invalid argument');
+      assert.equal(error.status, 400);
+      assert.equal(error.expectedStatus, 400);
+      assert.equal(error.exitCode, 3);
+      assert.match(error.message, /^POST \/session\/[0-9a-f]+\/url answered 400 invalid argument/);
+      assert.ok(error.hint);
+    });
+  });
+
+  it('unknown command: an endpoint the driver does not have is a typed 404 error', async () => {
+    await driver.withSession(async (session) => {
+      const error = await rejection(driver.client.command('GET', `${session.path}/no-such-command`));
+      assert.ok(isWebDriverError(error, 'unknown command'), String(error));
+      assert.equal(error.status, 404);
+    });
+  });
+
+  it('AUT-EP-OTHER-METHOD-SESSION (measured deviation): chromedriver answers GET /session/<id> with 404 unknown command, not unknown method', async () => {
+    await driver.withSession(async (session) => {
+      const error = await rejection(driver.client.command('GET', session.path));
+      assert.ok(error instanceof WebDriverError);
+      // If a future chromedriver conforms, this becomes `unknown method`/405 and the client types it all the same.
+      assert.ok(['unknown command', 'unknown method'].includes(error.code), error.code);
+      assert.equal(error.status, webDriverErrorStatus[error.code]);
+    });
+  });
+
+  it('session not created: a browser binary that does not exist is a typed 500 error, and no session is left', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'gantry-test-profile-'));
+    try {
+      const error = await rejection(driver.client.newSession(chromeCapabilities({ binary: '/nonexistent/chromium', userDataDir: profile })));
+      assert.ok(isWebDriverError(error, 'session not created'), String(error));
+      assert.equal(error.status, 500);
+      assert.match(error.remoteMessage, /no chrome binary/);
+      assert.deepEqual(driver.client.openSessions(), []);
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it('invalid session id: a session id the driver never issued is a typed 404 error; odd ids are escaped in the path', async () => {
+    const error = await rejection(driver.client.command('GET', `/session/${encodeURIComponent('../status')}/title`));
+    assert.ok(isWebDriverError(error, 'invalid session id'), String(error));
+    assert.equal(error.status, 404);
+  });
+});
+
+describe('automation: the unknown method error against a mock W3C remote end (no real peer here produces it)', () => {
+  let remote: HttpPeer;
+  before(async () => {
+    remote = await startW3cRemote();
+  });
+  after(async () => {
+    await remote?.close();
+  });
+
+  it('AUT-ERR-UNKNOWN-METHOD AUT-ERR-BODY AUT-EP-OTHER-METHOD-SESSION: GET /session/<id> yields `unknown method` (405) with {value: {error, message, stacktrace}}', async () => {
+    const client = createWebDriverClient({ url: remote.url });
+    try {
+      const session = await client.newSession({});
+      const error = await rejection(client.command('GET', session.path));
+      assert.ok(isWebDriverError(error, 'unknown method'), String(error));
+      assert.equal(error.status, 405);
+      assert.equal(error.expectedStatus, 405);
+      assert.equal(error.remoteMessage, unknownMethodBody.value.message);
+      assert.equal(error.stacktrace, unknownMethodBody.value.stacktrace);
+      assert.match(error.hint ?? '', /method/);
+      await session.delete();
+    } finally {
+      client.close();
+    }
+  });
+
+  it('AUT-NEW-SESSION-RESPONSE AUT-EP-NEW-SESSION AUT-EP-END-SESSION AUT-ST-END-SESSION: {sessionId, value} is read; the request body is a JSON object; DELETE answers {} and the session ends', async () => {
+    const client = createWebDriverClient({ url: remote.url });
+    try {
+      remote.requests.length = 0;
+      const result = await withSession(client, { alwaysMatch: { browserName: 'recorded' } }, async (session) => {
+        assert.equal(session.shape, 'legacy');
+        return { id: session.id, capabilities: session.capabilities };
+      });
+      assert.deepEqual(result, { id: recordedSessionId, capabilities: { browserName: 'recorded', acceptInsecureCerts: false } });
+      const [create, remove] = remote.requests;
+      assert.equal(create?.method, 'POST');
+      assert.equal(create?.url, '/session');
+      assert.match(String(create?.headers['content-type']), /^application\/json/);
+      const sent = JSON.parse(create?.body ?? '') as { capabilities: { alwaysMatch: unknown } };
+      assert.deepEqual(sent.capabilities.alwaysMatch, { browserName: 'recorded' });
+      assert.equal(remove?.method, 'DELETE');
+      assert.equal(remove?.url, `/session/${recordedSessionId}`);
+      assert.deepEqual(client.openSessions(), []);
+      // The session really ended on the remote end: a second DELETE is `invalid session id`.
+      const again = await rejection(client.command('DELETE', `/session/${recordedSessionId}`));
+      assert.ok(isWebDriverError(again, 'invalid session id'));
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('automation: the driver process is always stopped', function () {
+  this.timeout(60_000);
+
+  it('stop() ends open sessions, the driver, its browsers, and removes the temporary profiles', async () => {
+    const driver = await startChromeDriver();
+    const session = await driver.newSession();
+    const browserPid = session.capabilities['goog:processID'];
+    assert.equal(typeof browserPid, 'number');
+    assert.equal(existsSync(driver.profilesDir), true);
+    assert.equal(readdirSync(driver.profilesDir).length, 1);
+    await driver.stop();
+    assert.equal(session.isEnded, true);
+    assert.equal(groupAlive(driver.pid), false);
+    assert.equal(processAlive(driver.pid), false);
+    assert.equal(processAlive(browserPid as number), false);
+    assert.equal(existsSync(driver.profilesDir), false);
+    await driver.stop();
+  });
+
+  it('Ctrl-C (SIGINT) in the middle of a run stops the driver and its browser and removes the profiles', async () => {
+    const script = join(dirname(fileURLToPath(import.meta.url)), 'interrupted-run.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    while (!output.includes('\n')) {
+      if (child.exitCode !== null) assert.fail(`the child exited early: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const running = JSON.parse(output.split('\n')[0] ?? '') as { pid: number; browserPid: number; profilesDir: string };
+    assert.equal(groupAlive(running.pid), true);
+    assert.equal(existsSync(running.profilesDir), true);
+    child.kill('SIGINT');
+    assert.equal(await exited, 'SIGINT');
+    assert.equal(groupAlive(running.pid), false);
+    assert.equal(processAlive(running.browserPid), false);
+    assert.equal(existsSync(running.profilesDir), false);
+  });
+
+  it('a driver that exits at once fails with its output, and leaves no folder behind', async () => {
+    const before = readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).length;
+    const error = await rejection(startChromeDriver({ driverPath: '/bin/false', startupTimeoutMs: 5_000 }));
+    assert.ok(error instanceof DriverProcessError, String(error));
+    assert.match(error.message, /exited before it was ready/);
+    assert.equal(error.exitCode, 3);
+    assert.equal(readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).length, before);
+  });
+
+  it('a driver that never gets ready is killed after the startup timeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gantry-test-fake-driver-'));
+    try {
+      const fake = join(dir, 'chromedriver');
+      const pidFile = join(dir, 'pid');
+      writeFileSync(fake, `#!/bin/sh\necho $$ > ${pidFile}\necho "pretending to start"\nexec sleep 30\n`);
+      chmodSync(fake, 0o755);
+      const started = Date.now();
+      const error = await rejection(startChromeDriver({ driverPath: fake, startupTimeoutMs: 700 }));
+      assert.ok(error instanceof DriverProcessError, String(error));
+      assert.match(error.message, /did not report ready within 700 ms: pretending to start/);
+      assert.ok(Date.now() - started < 5_000);
+      assert.equal(processAlive(Number(readFileSync(pidFile, 'utf8'))), false, 'the fake driver was killed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
