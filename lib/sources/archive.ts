@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { Parser, type ReadEntry } from 'tar';
+import yauzl from 'yauzl';
+import { GantryError } from '../errors.js';
+import type { ArchiveType } from '../registry/location.js';
+import { SourceRefusedError, type ExtractLimits } from './limits.js';
+import { TreeWriter, type EntryHeader } from './tree-writer.js';
+
+/** Reads the first bytes of a file to tell the archive type when neither the URL nor `?archive=` says. */
+export async function sniffArchiveType(file: string): Promise<ArchiveType | undefined> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(head, 0, 512, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'tar.gz';
+    if (bytes.subarray(0, 3).toString('latin1') === 'BZh') return 'tar.bz2';
+    if (bytes.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]))) return 'tar.xz';
+    if (bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])) || bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x05, 0x06]))) return 'zip';
+    if (bytes.length >= 262 && bytes.subarray(257, 262).toString('latin1') === 'ustar') return 'tar';
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** xz's own memory cap for decoding, so a hostile stream cannot ask for gigabytes of dictionary. */
+const xzMemoryLimit = '256MiB';
+
+/**
+ * The decompressed bytes of a tar-family archive. gzip goes through zlib; bzip2 and xz through the system `bzip2`
+ * and `xz` as streaming filters (fast, native, no install-time build; see docs/modules.md).
+ */
+function openTarStream(file: string, type: ArchiveType): { stream: Readable; done: Promise<void> } {
+  if (type === 'tar') return { stream: createReadStream(file), done: Promise.resolve() };
+  if (type === 'tar.gz') {
+    const gunzip = createGunzip();
+    const input = createReadStream(file);
+    input.on('error', (error) => gunzip.destroy(error));
+    return { stream: input.pipe(gunzip), done: Promise.resolve() };
+  }
+  const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc', '--', file]] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`, '--', file]];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
+    if (stderr.length < 2000) stderr += text;
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'ENOENT'
+          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', hint: `install ${command === 'xz' ? 'xz-utils' : 'bzip2'}` })
+          : error,
+      );
+    });
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve();
+      else if (signal === 'SIGPIPE' || signal === 'SIGTERM') resolve();
+      else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`));
+    });
+  });
+  done.catch(() => undefined);
+  const stream = child.stdout;
+  stream.on('close', () => undefined);
+  (stream as Readable & { kill?: () => void }).kill = () => child.kill('SIGTERM');
+  return { stream, done };
+}
+
+function tarHeader(entry: ReadEntry): EntryHeader {
+  const common = { path: entry.path, rawType: entry.type, mode: entry.mode ?? 0o644 };
+  switch (entry.type) {
+    case 'File':
+    case 'OldFile':
+    case 'ContiguousFile':
+      return { ...common, type: 'file' };
+    case 'Directory':
+      return { ...common, type: 'directory' };
+    case 'SymbolicLink':
+      return { ...common, type: 'symlink', linkTarget: entry.linkpath ?? '' };
+    case 'Link':
+      return { ...common, type: 'hardlink', linkTarget: entry.linkpath ?? '' };
+    default:
+      return { ...common, type: 'other' };
+  }
+}
+
+async function extractTar(file: string, type: ArchiveType, writer: TreeWriter): Promise<void> {
+  const { stream, done } = openTarStream(file, type);
+  const parser = new Parser({ strict: true });
+  let chain: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      if (failure !== undefined) return;
+      failure = error;
+      stream.unpipe(parser);
+      stream.destroy();
+      (stream as Readable & { kill?: () => void }).kill?.();
+      reject(error);
+    };
+    parser.on('entry', (entry: ReadEntry) => {
+      if (failure !== undefined) {
+        entry.resume();
+        return;
+      }
+      const header = tarHeader(entry);
+      chain = chain
+        .then(() => writer.add(header, header.type === 'file' ? (entry as unknown as Readable) : undefined))
+        .then(() => {
+          if (header.type !== 'file') entry.resume();
+        })
+        .catch((error) => {
+          entry.resume();
+          fail(error);
+        });
+    });
+    parser.on('error', (error: Error) => fail(new SourceRefusedError(`the ${type} archive is not a readable tar: ${error.message}`)));
+    parser.on('end', () => {
+      chain.then(() => done).then(resolve, fail);
+    });
+    stream.on('error', (error: Error) => {
+      fail(error instanceof GantryError ? error : new SourceRefusedError(`the ${type} archive is corrupt: ${error.message}`));
+    });
+    done.catch(fail);
+    stream.pipe(parser as unknown as NodeJS.WritableStream);
+  });
+}
+
+const S_IFMT = 0o170000;
+const zipTypes: Record<number, EntryHeader['type']> = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symlink' };
+const zipTypeNames: Record<number, string> = { 0o010000: 'FIFO', 0o020000: 'CharacterDevice', 0o060000: 'BlockDevice', 0o140000: 'Socket' };
+
+function zipHeader(entry: yauzl.Entry): EntryHeader {
+  const fromUnix = entry.versionMadeBy >> 8 === 3;
+  const attributes = fromUnix ? entry.externalFileAttributes >>> 16 : 0;
+  const format = attributes & S_IFMT;
+  const isDirectoryName = entry.fileName.endsWith('/');
+  const mode = attributes & 0o7777;
+  if (format === 0) return { path: entry.fileName, type: isDirectoryName ? 'directory' : 'file', rawType: isDirectoryName ? 'Directory' : 'File', mode: mode || 0o644 };
+  const type = zipTypes[format] ?? 'other';
+  return { path: entry.fileName, type, rawType: zipTypeNames[format] ?? (type === 'other' ? `type 0${format.toString(8)}` : type), mode };
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) => {
+      if (error || !zip) reject(new SourceRefusedError(`the zip archive is not readable: ${error?.message ?? 'unknown error'}`));
+      else resolve(zip);
+    });
+  });
+}
+
+function openZipEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (error, stream) => {
+      if (error || !stream) reject(new SourceRefusedError(`the zip entry "${entry.fileName}" is not readable: ${error?.message ?? 'unknown error'}`));
+      else resolve(stream);
+    });
+  });
+}
+
+async function readSmall(stream: Readable, limit: number, name: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new SourceRefusedError(`the symbolic link "${name}" has a target longer than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function extractZip(file: string, writer: TreeWriter, limits: ExtractLimits): Promise<void> {
+  const zip = await openZip(file);
+  if (zip.entryCount > limits.maxFiles) {
+    zip.close();
+    throw new SourceRefusedError(`the archive has more than ${limits.maxFiles} entries`, 'raise the entry cap (maxFiles) if this module really is that large');
+  }
+  await new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      zip.close();
+      const message = error instanceof Error ? error.message : String(error);
+      reject(error instanceof GantryError ? error : new SourceRefusedError(`the zip archive was refused: ${message}`));
+    };
+    zip.on('error', fail);
+    zip.on('end', () => {
+      if (!settled) {
+        settled = true;
+        resolve();
+      }
+    });
+    zip.on('entry', (entry: yauzl.Entry) => {
+      const header = zipHeader(entry);
+      const run = async () => {
+        if (header.type === 'file') {
+          await writer.add(header, await openZipEntry(zip, entry));
+        } else if (header.type === 'symlink') {
+          const target = await readSmall(await openZipEntry(zip, entry), 4096, entry.fileName);
+          await writer.add({ ...header, linkTarget: target });
+        } else {
+          await writer.add(header);
+        }
+      };
+      run().then(() => zip.readEntry(), fail);
+    });
+    zip.readEntry();
+  });
+}
+
+/** Extracts an archive file into `root` (an empty folder) under the hardening rules. */
+export async function extractArchive(file: string, type: ArchiveType, root: string, limits: ExtractLimits): Promise<{ bytes: number; entries: number }> {
+  const writer = new TreeWriter(root, limits);
+  if (type === 'zip') await extractZip(file, writer, limits);
+  else await extractTar(file, type, writer);
+  return { bytes: writer.totalBytes, entries: writer.totalEntries };
+}
