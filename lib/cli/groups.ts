@@ -2,6 +2,7 @@ import type { CommandGroup } from './program.js';
 import * as dev from './dev.js';
 import * as demo from './demo.js';
 import * as gate from './gate.js';
+import * as secrets from './secrets.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, gate];
+export const groups: CommandGroup[] = [dev, demo, gate, secrets];
