@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseLocation, type GitLocation } from '../../lib/registry/location.js';
+import { fetchSource } from '../../lib/sources/fetch.js';
+import { fetchGit } from '../../lib/sources/git.js';
+
+/** Real git repositories in a temp folder; no network. */
+describe('sources: git fetcher (system git, real repositories)', () => {
+  let dir: string;
+  let repo: string;
+  let firstCommit: string;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).toString().trim();
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gantry-git-'));
+    repo = join(dir, 'network');
+    await mkdir(join(repo, 'modules', 'vpc'), { recursive: true });
+    git(repo, 'init', '--quiet', '--initial-branch=main');
+    await writeFile(join(repo, 'main.tf'), 'v1\n');
+    await writeFile(join(repo, 'modules', 'vpc', 'main.tf'), 'vpc v1\n');
+    await writeFile(join(repo, 'run.sh'), '#!/bin/sh\n');
+    await chmod(join(repo, 'run.sh'), 0o755);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '--quiet', '-m', 'one');
+    firstCommit = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'tag', 'v1.0.0');
+    await writeFile(join(repo, 'main.tf'), 'v2\n');
+    git(repo, 'commit', '--quiet', '-am', 'two');
+    git(repo, 'tag', 'v2.0.0');
+    git(repo, 'checkout', '--quiet', '-b', 'feature');
+    await writeFile(join(repo, 'main.tf'), 'feature\n');
+    git(repo, 'commit', '--quiet', '-am', 'three');
+    git(repo, 'checkout', '--quiet', 'main');
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const url = () => pathToFileURL(repo).toString();
+
+  it('clones the default branch shallowly and drops .git', async () => {
+    const target = join(dir, 'out-default');
+    await fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, target, { allowFile: true });
+    assert.equal(await readFile(join(target, 'main.tf'), 'utf8'), 'v2\n');
+    await assert.rejects(lstat(join(target, '.git')));
+  });
+
+  it('checks out a tag, a branch and a commit named by ?ref=', async () => {
+    for (const [ref, expected] of [['v1.0.0', 'v1\n'], ['feature', 'feature\n'], [firstCommit, 'v1\n'], [firstCommit.slice(0, 10), 'v1\n']] as const) {
+      const target = join(dir, `out-${ref}`);
+      await fetchGit({ getter: 'git', url: url(), ref, depth: undefined, subdir: '' }, target, { allowFile: true });
+      assert.equal(await readFile(join(target, 'main.tf'), 'utf8'), expected, ref);
+    }
+  });
+
+  it('installs through fetchSource with //subdir, a stable hash, and normalised modes', async () => {
+    const location = parseLocation(`git::${url()}//modules/vpc?ref=v1.0.0`, { trusted: true });
+    const first = await fetchSource(location, { dest: join(dir, 'inst', 'a'), trusted: true });
+    const second = await fetchSource(location, { dest: join(dir, 'inst', 'b'), trusted: true });
+    assert.equal(first.hash, second.hash);
+    assert.equal(await readFile(join(first.path, 'main.tf'), 'utf8'), 'vpc v1\n');
+    assert.equal((await lstat(join(first.dir, 'run.sh'))).mode & 0o777, 0o755);
+  });
+
+  it('a ref can never become an option: "--upload-pack=..." is refused before git runs, and an unknown ref fails cleanly', async () => {
+    const evil: GitLocation = { getter: 'git', url: url(), ref: '--upload-pack=touch /tmp/gantry-pwned', depth: undefined, subdir: '' };
+    await assert.rejects(fetchGit(evil, join(dir, 'out-evil'), { allowFile: true }), /starts with "-"/);
+    await assert.rejects(lstat('/tmp/gantry-pwned'));
+    await assert.rejects(fetchGit({ getter: 'git', url: url(), ref: 'no-such-tag', depth: undefined, subdir: '' }, join(dir, 'out-missing'), { allowFile: true }), /cloning .* at no-such-tag failed/);
+  });
+
+  it('a repository URL starting with "-" is refused, and file:// needs a trusted caller', async () => {
+    await assert.rejects(fetchGit({ getter: 'git', url: '--upload-pack=touch /tmp/x', ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o1'), { allowFile: true }));
+    await assert.rejects(fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o2'), { allowFile: false }), /failed/);
+  });
+
+  it('refuses a repository whose symbolic link points outside the module, leaving the previous install', async () => {
+    const bad = join(dir, 'bad');
+    await mkdir(bad);
+    git(bad, 'init', '--quiet', '--initial-branch=main');
+    await writeFile(join(bad, 'main.tf'), 'x\n');
+    await symlink('../../../../etc/passwd', join(bad, 'passwd'));
+    git(bad, 'add', '.');
+    git(bad, 'commit', '--quiet', '-m', 'evil');
+    const dest = join(dir, 'inst', 'bad');
+    await fetchSource(parseLocation(`git::${url()}?ref=v1.0.0`, { trusted: true }), { dest, trusted: true });
+    await assert.rejects(fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }), /points outside the module/);
+    assert.equal(await readFile(join(dest, 'main.tf'), 'utf8'), 'v1\n');
+  });
+});
