@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; bin: Record<string, string> };
+
+function gantry(...args: string[]) {
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GANTRY_LOG: 'warn' }, timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the gantry command (built, as npx runs it)', () => {
+  it('is the package\'s bin', () => {
+    assert.equal(pkg.bin.gantry, 'dist/lib/cli/main.js');
+    assert.match(readFileSync(bin, 'utf8'), /^#!\/usr\/bin\/env node/);
+  });
+
+  it('--help lists every command group and the global flags', () => {
+    const { code, stdout } = gantry('--help');
+    assert.equal(code, 0);
+    for (const group of ['dev', 'demo']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
+    assert.match(stdout, /--json/);
+    assert.match(stdout, /--verbose/);
+  });
+
+  it('--version prints the package version', () => {
+    const { code, stdout } = gantry('--version');
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), pkg.version);
+  });
+
+  it('a usage error exits 2 with a hint on stderr and nothing on stdout', () => {
+    const { code, stdout, stderr } = gantry('no-such-group');
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /unknown command 'no-such-group'/);
+    assert.match(stderr, /--help/);
+  });
+
+  it('an unknown flag exits 2', () => {
+    const { code, stderr } = gantry('demo', '--no-such-flag');
+    assert.equal(code, 2);
+    assert.match(stderr, /unknown option/);
+  });
+
+  it('no arguments prints the help and exits 2', () => {
+    const { code, stdout } = gantry();
+    assert.equal(code, 2);
+    assert.match(stdout, /Usage: gantry/);
+  });
+});
