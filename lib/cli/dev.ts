@@ -3,6 +3,7 @@ import { devServers } from '../devserver/index.js';
 import type { CliContext } from './program.js';
 import { startDevServers, untilInterrupted } from './devservers.js';
 import { registerDevRegistry } from './devregistry.js';
+import { registerDevSecrets } from './devsecrets.js';
 
 export function register(program: Command, context: CliContext): void {
   const dev = program
@@ -30,5 +31,6 @@ export function register(program: Command, context: CliContext): void {
       await untilInterrupted(running.stop);
     });
   registerDevRegistry(dev, context);
+  registerDevSecrets(dev, context);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}. Each also has a subcommand to start it alone with its own options.`);
 }

@@ -3,6 +3,7 @@
  * Dev servers share no code with the clients they serve: they are independent implementations of the specification.
  */
 import { startExampleRegistry } from './registry/starter.js';
+import { startDevSecrets } from './secrets/starter.js';
 
 export interface DevServer {
   name: string;
@@ -31,5 +32,10 @@ export const devServers: DevServerStarter[] = [
     name: 'registry',
     description: 'module registry serving examples/modules (modules.v1) on 127.0.0.1:5758',
     start: (context) => startExampleRegistry(context),
+  },
+  {
+    name: 'secrets',
+    description: 'kv secrets server (secret/ kv v2, kv/ kv v1) on 127.0.0.1:8200, random root token',
+    start: (context) => startDevSecrets(context),
   },
 ];

@@ -1,0 +1,100 @@
+/**
+ * Policies: path patterns with capabilities, matched the way the reference server does it. A pattern is an exact
+ * path, a prefix ending in `*`, or has `+` standing for one segment. When several patterns match, the most specific
+ * wins (later first wildcard, no trailing glob, fewer `+`, longer, then lexically greater); capabilities of the same
+ * pattern in several policies add up; `deny` wins over everything.
+ */
+import type { PolicyRule } from './state.js';
+
+export const CAPABILITIES = ['create', 'read', 'update', 'patch', 'delete', 'list', 'sudo', 'deny'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export const DEFAULT_POLICY: PolicyRule[] = [
+  { path: 'auth/token/lookup-self', capabilities: ['read'] },
+  { path: 'auth/token/renew-self', capabilities: ['update'] },
+  { path: 'auth/token/revoke-self', capabilities: ['update'] },
+  { path: 'sys/capabilities-self', capabilities: ['update'] },
+];
+
+/** Accepts `{ "<path>": ["read", ...] }` or the server's JSON policy document `{ "path": { "<path>": { "capabilities": [...] } } }`. */
+export function parsePolicy(raw: unknown): PolicyRule[] {
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      throw new Error('policy must be a JSON policy document (HCL is not supported by the embedded server)');
+    }
+  }
+  if (!raw || typeof raw !== 'object') throw new Error('policy must be an object');
+  const doc = raw as Record<string, unknown>;
+  const entries: Array<[string, unknown]> =
+    doc.path && typeof doc.path === 'object' && !Array.isArray(doc.path)
+      ? Object.entries(doc.path as Record<string, unknown>).map(([p, v]) => [p, (v as { capabilities?: unknown })?.capabilities])
+      : Object.entries(doc);
+  return entries.map(([path, capabilities]) => {
+    if (!Array.isArray(capabilities) || capabilities.some((c) => !CAPABILITIES.includes(c as Capability))) {
+      throw new Error(`policy path ${JSON.stringify(path)}: capabilities must be a list of ${CAPABILITIES.join(', ')}`);
+    }
+    return { path: path.replace(/^\/+/, ''), capabilities: [...(capabilities as string[])] };
+  });
+}
+
+function matches(pattern: string, path: string): boolean {
+  const glob = pattern.endsWith('*');
+  const body = glob ? pattern.slice(0, -1) : pattern;
+  if (!body.includes('+')) return glob ? path.startsWith(body) : path === body;
+  const patternSegments = body.split('/');
+  const pathSegments = path.split('/');
+  for (let i = 0; i < patternSegments.length; i++) {
+    const p = patternSegments[i];
+    const last = i === patternSegments.length - 1;
+    const s = pathSegments[i];
+    if (s === undefined) return false;
+    if (p === '+') continue;
+    if (last && glob) return s.startsWith(p) || (p === '' && true);
+    if (p !== s) return false;
+  }
+  return glob || patternSegments.length === pathSegments.length;
+}
+
+function firstWildcard(pattern: string): number {
+  const indexes = [pattern.indexOf('+'), pattern.indexOf('*')].filter((i) => i >= 0);
+  return indexes.length ? Math.min(...indexes) : Number.POSITIVE_INFINITY;
+}
+
+/** positive when a is more specific than b */
+function specificity(a: string, b: string): number {
+  const wa = firstWildcard(a);
+  const wb = firstWildcard(b);
+  if (wa !== wb) return wa - wb;
+  const ga = a.endsWith('*');
+  const gb = b.endsWith('*');
+  if (ga !== gb) return ga ? -1 : 1;
+  const pa = a.split('+').length;
+  const pb = b.split('+').length;
+  if (pa !== pb) return pb - pa;
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function capabilitiesFor(rules: PolicyRule[], path: string): Set<string> {
+  let best: string | undefined;
+  for (const rule of rules) {
+    if (!matches(rule.path, path)) continue;
+    if (best === undefined || specificity(rule.path, best) > 0) best = rule.path;
+  }
+  if (best === undefined) return new Set();
+  const caps = new Set<string>();
+  for (const rule of rules) if (rule.path === best) for (const c of rule.capabilities) caps.add(c);
+  if (caps.has('deny')) return new Set();
+  return caps;
+}
+
+/** True when some rule could grant anything at or below `prefix` (used for mount visibility and help). */
+export function hasAnyAccessBelow(rules: PolicyRule[], prefix: string): boolean {
+  return rules.some((rule) => {
+    if (rule.capabilities.includes('deny') || rule.capabilities.length === 0) return false;
+    const literal = rule.path.split(/[+*]/)[0];
+    return literal.startsWith(prefix) || prefix.startsWith(literal);
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * Persistence of the server's state to one JSON file. Each save writes a temporary file next to the target, fsyncs it,
+ * renames it over the target and fsyncs the folder, so a crash (even kill -9) leaves either the old file or the new
+ * one, never a half-written one. Saves are serialised and coalesced: callers that ask while a save is running all wait
+ * for the next one, which carries every change made before it started.
+ */
+import { open, rename, readFile, unlink, mkdir } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+
+export class AtomicJsonFile {
+  private running: Promise<void> | undefined;
+  private pending: Promise<void> | undefined;
+  private counter = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly snapshot: () => unknown,
+  ) {}
+
+  async load(): Promise<unknown | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new Error(`the data file ${this.path} is not valid JSON (${(error as Error).message}); it was left as it is`);
+    }
+  }
+
+  /** Resolves once a save that started after this call has reached the disk. */
+  save(): Promise<void> {
+    if (this.pending) return this.pending;
+    if (!this.running) {
+      this.running = this.write().finally(() => (this.running = undefined));
+      return this.running;
+    }
+    const after = this.running.catch(() => undefined);
+    this.pending = after.then(() => {
+      this.pending = undefined;
+      this.running = this.write().finally(() => (this.running = undefined));
+      return this.running;
+    });
+    return this.pending;
+  }
+
+  private async write(): Promise<void> {
+    const text = JSON.stringify(this.snapshot());
+    const folder = dirname(this.path);
+    await mkdir(folder, { recursive: true });
+    const temporary = join(folder, `.${basename(this.path)}.${process.pid}.${++this.counter}.tmp`);
+    const handle = await open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temporary, this.path);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+    const dir = await open(folder, 'r');
+    try {
+      await dir.sync();
+    } catch {
+      // some filesystems refuse fsync on a directory; the rename itself is still atomic
+    } finally {
+      await dir.close();
+    }
+  }
+}
