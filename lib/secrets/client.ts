@@ -233,7 +233,7 @@ export class SecretsClient {
     const encoded = encodePath(path, { directory: true });
     let result: CallResult<{ path?: unknown; type?: unknown; options?: { version?: unknown } | null }>;
     try {
-      result = await this.call({ method: 'GET', path: `sys/internal/ui/mounts/${encoded}`, allowNotFound: true, namespace: options.namespace });
+      result = await this.call({ method: 'GET', path: `sys/internal/ui/mounts/${encoded.replace(/\/$/, '')}`, allowNotFound: true, namespace: options.namespace });
     } catch (error) {
       if (error instanceof SecretsError && error.status === 403) {
         throw new SecretsError(

@@ -1,0 +1,459 @@
+import assert from 'node:assert/strict';
+import { readFile, rm, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../lib/devserver/secrets/index.js';
+import {
+  SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, resplit, type CreateSecretsClientOptions,
+} from '../../lib/secrets/index.js';
+import { makeTestPki, type TestPki } from './helpers/tls.js';
+import { startServerProcess } from './helpers/serverProcess.js';
+
+const fast = { retryWaitMinMs: 10, retryWaitMaxMs: 20 };
+
+describe('secrets client against the embedded kv server (real sockets)', function () {
+  this.timeout(60_000);
+  let server: SecretsServer;
+  let requestLog: string[];
+  const clients: SecretsClient[] = [];
+
+  async function start(options: SecretsServerOptions = {}): Promise<SecretsServer> {
+    requestLog = [];
+    server = await startSecretsServer({ log: (line) => requestLog.push(line), ...options });
+    return server;
+  }
+  function client(options: CreateSecretsClientOptions = {}): SecretsClient {
+    const c = new SecretsClient({ address: server.url, token: server.rootToken, ...fast, sources: { env: {}, pulumi: undefined }, ...options });
+    clients.push(c);
+    return c;
+  }
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await server?.stop();
+  });
+
+  describe('kv v2', () => {
+    beforeEach(() => start());
+
+    it('SEC-KV2-DATA-PATH, SEC-EP-WRITE, SEC-EP-READ, SEC-STATUS-200: write wraps data, read returns it with version metadata', async () => {
+      const kv = client().kv('secret');
+      const first = await kv.write('app/db', { user: 'app', password: 's3cret' });
+      assert.equal(first.kvVersion, 2);
+      assert.equal(first.metadata?.version, 1);
+      assert.ok(Date.parse(first.metadata!.createdTime) > 0);
+      const second = await kv.write('app/db', { user: 'app', password: 'rotated' });
+      assert.equal(second.metadata?.version, 2);
+      const current = await kv.read('app/db');
+      assert.equal(current.state, 'current');
+      assert.deepEqual(current.data, { user: 'app', password: 'rotated' });
+      assert.equal(current.metadata?.version, 2);
+      const old = await kv.read('app/db', { version: 1 });
+      assert.deepEqual(old.data, { user: 'app', password: 's3cret' });
+      assert.equal((await kv.read('app/nothing')).state, 'missing');
+    });
+
+    it('SEC-MOUNT-DEFAULT-SECRET, SEC-API-PREFIX-V1: the kv version is detected once per mount and cached; kvVersion skips detection', async () => {
+      const c = client();
+      await c.kv('secret').write('a', { v: 1 });
+      await c.kv('secret').read('a');
+      await c.kvAt('secret/a');
+      const detections = () => requestLog.filter((l) => l.includes('sys/internal/ui/mounts')).length;
+      assert.equal(detections(), 1, requestLog.join('\n'));
+      const c2 = client();
+      await c2.kv('secret', { kvVersion: 2 }).read('a');
+      await c2.kvAt('secret/a', { kvVersion: 2 });
+      assert.equal(detections(), 1, 'an explicit kvVersion sends no detection request');
+      assert.ok(requestLog.every((l) => l.includes('/v1/')), requestLog.join('\n'));
+      assert.equal((await c.mountInfo('kv/x')).kvVersion, 1);
+    });
+
+    it('SEC-KV2-PATH-DELETE, SEC-KV2-PATH-UNDELETE, SEC-KV2-PATH-DESTROY: deleted and destroyed versions are typed results with their metadata', async () => {
+      const kv = client().kv('secret');
+      await kv.write('app/api', { key: 'one' });
+      await kv.write('app/api', { key: 'two' });
+      await kv.delete('app/api');
+      const deleted = await kv.read('app/api');
+      assert.equal(deleted.state, 'deleted');
+      assert.equal(deleted.data, null);
+      assert.equal(deleted.metadata?.version, 2);
+      assert.notEqual(deleted.metadata?.deletionTime, '');
+      await kv.undelete('app/api', [2]);
+      assert.deepEqual((await kv.read('app/api')).data, { key: 'two' });
+      await kv.delete('app/api', { versions: [1] });
+      assert.equal((await kv.read('app/api', { version: 1 })).state, 'deleted');
+      await kv.destroy('app/api', [1]);
+      const destroyed = await kv.read('app/api', { version: 1 });
+      assert.equal(destroyed.state, 'destroyed');
+      assert.equal(destroyed.metadata?.destroyed, true);
+      const metadata = await kv.readMetadata('app/api');
+      assert.equal(metadata?.versions['1']?.destroyed, true);
+      assert.equal(metadata?.currentVersion, 2);
+    });
+
+    it('SEC-KV2-PATH-METADATA, SEC-KV2-VERSION-COUNT: metadata read/write, max_versions pruning, custom metadata, delete all', async () => {
+      const kv = client().kv('secret');
+      await kv.writeMetadata('svc', { maxVersions: 3, customMetadata: { owner: 'team-a' } });
+      for (let i = 1; i <= 5; i++) await kv.write('svc', { n: i });
+      const metadata = await kv.readMetadata('svc');
+      assert.equal(metadata?.maxVersions, 3);
+      assert.equal(metadata?.currentVersion, 5);
+      assert.equal(metadata?.oldestVersion, 3);
+      assert.deepEqual(Object.keys(metadata!.versions).sort(), ['3', '4', '5']);
+      assert.deepEqual(metadata?.customMetadata, { owner: 'team-a' });
+      assert.equal((await kv.read('svc', { version: 1 })).state, 'missing');
+      assert.deepEqual((await kv.read('svc')).metadata?.customMetadata, { owner: 'team-a' });
+      await kv.deleteMetadata('svc');
+      assert.equal(await kv.readMetadata('svc'), undefined);
+      assert.equal((await kv.read('svc')).state, 'missing');
+    });
+
+    it('custom metadata over the service limits (64 keys, 128-byte keys, 512-byte values) is refused before sending', async () => {
+      const kv = client().kv('secret');
+      const before = requestLog.length;
+      await assert.rejects(kv.writeMetadata('svc', { customMetadata: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }), /at most 64/);
+      await assert.rejects(kv.writeMetadata('svc', { customMetadata: { ['k'.repeat(129)]: 'v' } }), /128 bytes/);
+      await assert.rejects(kv.writeMetadata('svc', { customMetadata: { k: 'v'.repeat(513) } }), /512 bytes/);
+      assert.equal(requestLog.length - before, 1, 'only the version detection was sent');
+    });
+
+    it('SEC-KV2-PATH-CONFIG: mount config read and write (max_versions 0 means 10)', async () => {
+      const kv = client().kv('secret');
+      const initial = await kv.readConfig();
+      assert.equal(initial.casRequired, false);
+      await kv.writeConfig({ maxVersions: 2, casRequired: true });
+      assert.deepEqual({ ...(await kv.readConfig()), deleteVersionAfter: undefined }, { maxVersions: 2, casRequired: true, deleteVersionAfter: undefined });
+      await assert.rejects(kv.write('needs-cas', { a: 1 }), (e: unknown) => e instanceof SecretsError && e.status === 400);
+      await kv.write('needs-cas', { a: 1 }, { cas: 0 });
+    });
+
+    it('patch merges (null removes a key) and needs the key to exist', async () => {
+      const kv = client().kv('secret');
+      await kv.write('cfg', { a: '1', b: '2' });
+      const patched = await kv.patch('cfg', { b: null, c: '3' });
+      assert.equal(patched.metadata?.version, 2);
+      assert.deepEqual((await kv.read('cfg')).data, { a: '1', c: '3' });
+      await assert.rejects(kv.patch('absent', { a: 1 }), (e: unknown) => e instanceof SecretsError && e.status === 404);
+    });
+
+    it('SEC-STATUS-400: a check-and-set mismatch is a typed 400 with the service\'s message, not retried', async () => {
+      const kv = client().kv('secret');
+      await kv.write('cas', { v: 1 });
+      const before = requestLog.length;
+      const error = await kv.write('cas', { v: 2 }, { cas: 0 }).catch((e: unknown) => e);
+      assert.ok(error instanceof SecretsError);
+      assert.equal(error.status, 400);
+      assert.match(error.errors.join(), /check-and-set parameter did not match the current version/);
+      assert.equal(requestLog.length - before, 1);
+    });
+
+    it('concurrent writers with CAS: exactly one winner per version, verified by the version count', async () => {
+      const kv = client().kv('secret');
+      await kv.write('counter', { n: 0 });
+      const writers = 8;
+      const rounds = 4;
+      let wins = 0;
+      let losses = 0;
+      for (let round = 0; round < rounds; round++) {
+        const current = (await kv.read('counter')).metadata!.version;
+        const results = await Promise.allSettled(Array.from({ length: writers }, (_, w) => kv.write('counter', { n: round + 1, writer: w }, { cas: current })));
+        const won = results.filter((r) => r.status === 'fulfilled');
+        assert.equal(won.length, 1, `round ${round}: exactly one writer wins`);
+        for (const r of results) {
+          if (r.status === 'rejected') {
+            assert.ok(r.reason instanceof SecretsError && r.reason.status === 400, String(r.reason));
+            losses++;
+          }
+        }
+        wins += won.length;
+        assert.equal((won[0] as PromiseFulfilledResult<{ metadata?: { version: number } }>).value.metadata?.version, current + 1);
+      }
+      const metadata = await kv.readMetadata('counter');
+      assert.equal(metadata?.currentVersion, 1 + rounds);
+      assert.equal(Object.keys(metadata!.versions).length, 1 + rounds);
+      assert.equal(wins, rounds);
+      assert.equal(losses, rounds * (writers - 1));
+    });
+
+    it('SEC-EP-LIST, SEC-LIST-EMPTY-404: list on metadata/, folders end in "/", an empty list is []', async () => {
+      const kv = client().kv('secret');
+      await kv.write('team/a', { v: 1 });
+      await kv.write('team/b/c', { v: 1 });
+      assert.deepEqual((await kv.list('team/')).sort(), ['a', 'b/']);
+      assert.deepEqual(await kv.list('team/b'), ['c']);
+      assert.deepEqual(await kv.list('nobody/'), []);
+    });
+  });
+
+  describe('kv v1', () => {
+    beforeEach(() => start());
+
+    it('SEC-KV1-PATH, SEC-EP-WRITE: POST and PUT write <mount>/<name>; read, list and delete', async () => {
+      const c = client();
+      const kv = c.kv('kv');
+      assert.equal(await kv.version(), 1);
+      const written = await kv.write('app/token', { value: 'abc' });
+      assert.equal(written.metadata, undefined);
+      await c.kv('kv', { kvVersion: 1, writeMethod: 'PUT' }).write('app/other', { value: 'def' });
+      assert.deepEqual((await kv.read('app/token')).data, { value: 'abc' });
+      assert.deepEqual((await kv.read('app/other')).data, { value: 'def' });
+      assert.deepEqual((await kv.list('app/')).sort(), ['other', 'token']);
+      await kv.delete('app/token');
+      assert.equal((await kv.read('app/token')).state, 'missing');
+      await assert.rejects(kv.undelete('app/other', [1]), /needs a kv v2 mount/);
+      await assert.rejects(kv.read('app/other', { version: 1 }), /keeps no versions/);
+    });
+  });
+
+  describe('help', () => {
+    beforeEach(() => start({ users: [{ username: 'reader', password: 'pw-reader-1', policies: ['app'] }], policies: { app: { 'secret/data/app/*': ['read'] } } }));
+
+    it('SEC-EP-HELP, SEC-HELP-RESPONSE-SHAPE, SEC-HELP-OPENAPI-DOC: help is typed {help, openapi} with paths relative to the queried path', async () => {
+      const help = await client().help('secret/');
+      assert.equal(typeof help.help, 'string');
+      assert.ok(help.help.length > 0);
+      assert.equal(help.openapi.openapi, '3.0.2');
+      const paths = Object.keys(help.openapi.paths);
+      assert.ok(paths.includes('/config'), paths.join());
+      assert.ok(paths.some((p) => p.startsWith('/data/')), paths.join());
+      assert.ok(paths.every((p) => !p.startsWith('/secret')), 'relative to the queried path');
+    });
+
+    it('SEC-HELP-PERMISSION: help without permission on the path is a 403', async () => {
+      const c = client({ token: undefined });
+      await c.loginUserpass('reader', 'pw-reader-1');
+      await assert.rejects(c.help('kv/'), (e: unknown) => e instanceof SecretsError && e.status === 403);
+    });
+  });
+
+  describe('authentication', () => {
+    const password = 'pw-canary-9d1e';
+    beforeEach(() => start({
+      users: [{ username: 'deployer', password, policies: ['app'] }],
+      approles: [{ roleName: 'ci', policies: ['app'] }],
+      policies: { app: { 'secret/data/app/*': ['create', 'read', 'update'], 'secret/metadata/app/*': ['list', 'read'] } },
+    }));
+
+    it('SEC-AUTH-LOGIN-NO-AUTH, SEC-AUTH-LOGIN-JSON, SEC-LOGIN-ENDPOINTS-PER-METHOD: userpass login with no token; the token is used afterwards', async () => {
+      const c = client({ token: undefined });
+      const info = await c.loginUserpass('deployer', password);
+      assert.ok(info.policies.includes('app'));
+      assert.ok(c.authenticated);
+      const kv = c.kv('secret', { kvVersion: 2 });
+      await kv.write('app/x', { v: '1' });
+      assert.deepEqual((await kv.read('app/x')).data, { v: '1' });
+      assert.ok(!requestLog.join('\n').includes(password));
+    });
+
+    it('SEC-AUTH-403, SEC-STATUS-403: no access to a path is a typed 403 (not retried)', async () => {
+      const c = client({ token: undefined });
+      await c.loginUserpass('deployer', password);
+      const before = requestLog.length;
+      await assert.rejects(c.kv('secret', { kvVersion: 2 }).read('other/x'), (e: unknown) => e instanceof SecretsError && e.status === 403 && e.attempts === 1);
+      assert.equal(requestLog.length - before, 1);
+    });
+
+    it('approle login with role_id and secret_id', async () => {
+      const role = server.approles.find((r) => r.roleName === 'ci')!;
+      const c = client({ token: undefined });
+      const info = await c.loginAppRole(role.roleId, role.secretId);
+      assert.ok(info.policies.includes('app'));
+      await c.kv('secret', { kvVersion: 2 }).write('app/from-ci', { v: 1 });
+      await assert.rejects(client({ token: undefined }).loginAppRole(role.roleId, 'wrong-secret-id'), (e: unknown) => e instanceof SecretsError && (e.status === 400 || e.status === 403));
+    });
+
+    it('token login checks the token (lookup-self) and renew-self renews it', async () => {
+      const c = client({ token: undefined });
+      await c.loginUserpass('deployer', password);
+      const issued = c.revealToken()!;
+      const other = client({ token: undefined });
+      const info = await other.loginWithToken(issued);
+      assert.ok(info.policies.includes('app'));
+      assert.ok(info.ttl > 0);
+      const renewed = await other.renewSelf();
+      assert.ok(renewed.ttl > 0);
+      assert.equal(other.revealToken(), issued);
+    });
+
+    it('SEC-AUTH-TOKEN-REQUIRED: a bad token is a 403 whose message never shows it; no token is a 403 too', async () => {
+      const bad = 'bad-token-canary-51c2';
+      const c = client({ token: bad });
+      const error = await c.kv('secret', { kvVersion: 2 }).read('app/x').catch((e: unknown) => e);
+      assert.ok(error instanceof SecretsError);
+      assert.equal(error.status, 403);
+      assert.ok(!`${error.message} ${error.hint} ${error.stack}`.includes(bad));
+      await assert.rejects(client({ token: undefined }).kv('secret', { kvVersion: 2 }).read('app/x'), (e: unknown) => e instanceof SecretsError && e.status === 403);
+      await assert.rejects(client({ token: bad }).loginWithToken(bad), (e: unknown) => e instanceof SecretsError && e.status === 403);
+    });
+
+    it('SEC-AUTH-BEARER, SEC-AUTH-TOKEN-HEADER: the service accepts the token in either header', async () => {
+      await client({ tokenHeader: 'authorization' }).kv('secret').write('bearer', { v: 1 });
+      assert.deepEqual((await client().kv('secret').read('bearer')).data, { v: 1 });
+    });
+  });
+
+  describe('proxy request header', () => {
+    beforeEach(() => start({ requireRequestHeader: true }));
+
+    it('SEC-AUTH-PROXY-REQUEST-HEADER, SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER: the client always sends X-Secrets-Request, so a require_request_header listener accepts it', async () => {
+      await client().kv('secret').write('proxied', { v: 1 });
+      const raw = await fetch(`${server.url}/v1/secret/data/proxied`, { headers: { 'x-secrets-token': server.rootToken } });
+      assert.ok(raw.status >= 400, `a request without the header is refused (got ${raw.status})`);
+      await raw.body?.cancel();
+    });
+  });
+
+  describe('namespaces', () => {
+    beforeEach(() => start({ namespaces: ['ns1', 'ns1/ns2'] }));
+
+    it('SEC-NS-RELATIVE, SEC-NS-EQUIVALENCE, SEC-NS-SPLIT-PREFIX: header ns1/ns2/ + secret/foo, path ns1/ns2/secret/foo and every split are the same secret', async () => {
+      await client({ namespace: 'ns1/ns2' }).kv('secret').write('foo', { where: 'ns2' });
+      for (let split = 0; split <= 2; split++) {
+        const { namespace, path } = resplit('ns1/ns2/', 'secret/', split);
+        const c = client(namespace ? { namespace } : {});
+        const kv = c.kv(path, { kvVersion: 2 });
+        const read = await kv.read('foo');
+        assert.equal(read.data?.where, 'ns2', `split ${split}: namespace ${namespace} mount ${path}`);
+        assert.equal(read.metadata?.version, split + 1, 'each split sees the previous split\'s write');
+        await kv.write('foo', { where: 'ns2', split });
+      }
+      const metadata = await client({ namespace: 'ns1/ns2/' }).kv('secret').readMetadata('foo');
+      assert.equal(metadata?.currentVersion, 4, 'one secret, written once per split');
+      // Mount detection works with the namespace in the header (the namespace setting).
+      const { kv, name } = await client({ namespace: 'ns1/ns2' }).kvAt('secret/foo');
+      assert.equal(name, 'foo');
+      assert.equal(await kv.version(), 2);
+      // A resource namespace is relative to the client's.
+      assert.equal((await client({ namespace: 'ns1' }).kv('secret', { namespace: 'ns2' }).read('foo')).data?.where, 'ns2');
+      // The root namespace's secret/ is another mount.
+      assert.equal((await client().kv('secret').read('foo')).state, 'missing');
+    });
+
+    it('SEC-NS-ENDPOINT-SCOPE: a namespace that does not exist is an error, not the root namespace', async () => {
+      await assert.rejects(client({ namespace: 'nope' }).kv('secret', { kvVersion: 2 }).read('foo'), SecretsError);
+    });
+  });
+
+  describe('faults', () => {
+    it('SEC-STATUS-412: 412 then success', async () => {
+      await start({ faults: [{ method: 'GET', path: '/v1/secret/data/*', status: 412, count: 1 }] });
+      const kv = client().kv('secret', { kvVersion: 2 });
+      await kv.write('consistent', { v: 1 });
+      const before = requestLog.length;
+      assert.deepEqual((await kv.read('consistent')).data, { v: 1 });
+      assert.equal(requestLog.length - before, 2, requestLog.slice(before).join('\n'));
+    });
+
+    it('SEC-STATUS-429, SEC-STATUS-502: retried, then the retry succeeds', async () => {
+      await start({ faults: [{ path: '/v1/secret/data/*', status: 429, count: 1 }, { path: '/v1/secret/data/*', status: 502, count: 1 }] });
+      await client().kv('secret', { kvVersion: 2 }).write('flaky', { v: 1 });
+      const metadata = await client().kv('secret', { kvVersion: 2 }).readMetadata('flaky');
+      assert.equal(metadata?.currentVersion, 1, 'the write was applied once');
+    });
+
+    it('SEC-STATE-SEALED-503, SEC-STATUS-503: writes during a sealed window are each applied exactly once, or fail clearly', async () => {
+      await start();
+      const c = client({ maxRetries: 4, retryWaitMinMs: 100, retryWaitMaxMs: 150 });
+      const kv = c.kv('secret', { kvVersion: 2 });
+      const writes = 20;
+      const outcomes: Array<'ok' | 'failed'> = [];
+      const running = (async () => {
+        for (let i = 0; i < writes; i++) {
+          try {
+            await kv.write(`sealed/k${i}`, { i });
+            outcomes[i] = 'ok';
+          } catch (error) {
+            assert.ok(error instanceof SecretsError && error.status === 503, String(error));
+            assert.match(error.hint ?? '', /sealed/);
+            outcomes[i] = 'failed';
+          }
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 30));
+      server.seal();
+      await new Promise((r) => setTimeout(r, 400));
+      server.unseal();
+      await running;
+      assert.ok(requestLog.some((l) => / 503/.test(l)), 'some writes met the sealed service');
+      for (let i = 0; i < writes; i++) {
+        const metadata = await kv.readMetadata(`sealed/k${i}`);
+        if (outcomes[i] === 'ok') assert.equal(metadata?.currentVersion, 1, `k${i} written exactly once`);
+        else assert.equal(metadata, undefined, `k${i} failed and was not written`);
+      }
+      // With no retries left the failure is clear.
+      server.seal();
+      const error = await client({ maxRetries: 1 }).kv('secret', { kvVersion: 2 }).write('sealed/late', { v: 1 }).catch((e: unknown) => e);
+      assert.ok(error instanceof SecretsError && error.status === 503 && error.attempts === 2, String(error));
+      server.unseal();
+    });
+
+    it('SEC-STATUS-413, SEC-LIMIT-REQUEST-SIZE: a body over the listener limit (client limit raised) is a typed 413, not retried', async () => {
+      await start({ maxRequestSize: 64 * 1024 });
+      const c = client({ limits: { maxRequestBytes: 1024 * 1024 } });
+      const before = requestLog.length;
+      await assert.rejects(c.kv('secret', { kvVersion: 2 }).write('big', { v: 'x'.repeat(100_000) }), (e: unknown) => e instanceof SecretsError && e.status === 413 && e.attempts === 1);
+      assert.ok(requestLog.length - before <= 1);
+      // With the default client limits, the same body over 32 MB never leaves.
+      await assert.rejects(client().kv('secret', { kvVersion: 2 }).write('huge', Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'x'.repeat(1_048_576)]))), SecretsLimitError);
+    });
+
+    it('a missing mount: detection says which mount and how to skip detection; an explicit version gets the 404 "no handler"', async () => {
+      await start();
+      const detect = await client().kvAt('nomount/app').catch((e: unknown) => e);
+      assert.ok(detect instanceof SecretsError, String(detect));
+      assert.equal(detect.code, 'SECRETS_MOUNT_UNKNOWN');
+      assert.match(detect.hint ?? '', /kv version/);
+      const explicit = await client().kv('nomount', { kvVersion: 2 }).read('app').catch((e: unknown) => e);
+      assert.ok(explicit instanceof SecretsError && explicit.status === 404, String(explicit));
+      assert.ok(explicit.errors.length > 0);
+    });
+
+    it('the server killed mid-write: a clear client error that says the write may have been applied; the data file stays whole', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'gantry-secrets-kill-'));
+      const dataFile = join(dir, 'data.json');
+      const child = await startServerProcess({ dataFile, faults: [{ method: 'POST', path: '/v1/secret/data/slow', latencyMs: 3000 }] });
+      const c = new SecretsClient({ address: child.url, token: child.rootToken, ...fast, sources: { env: {}, pulumi: undefined } });
+      clients.push(c);
+      try {
+        const kv = c.kv('secret', { kvVersion: 2 });
+        await kv.write('before', { v: 1 });
+        const pending = kv.write('slow', { v: 2 }).catch((e: unknown) => e);
+        await new Promise((r) => setTimeout(r, 300));
+        await child.kill('SIGKILL');
+        const error = await pending;
+        assert.ok(error instanceof SecretsConnectionError, String(error));
+        assert.equal(error.maybeApplied, true);
+        assert.match(error.message, /POST \/v1\/secret\/data\/slow/);
+        assert.match(error.message, /read it back/);
+        // The next call finds nobody: retried (nothing was sent), then a clear error.
+        const refused = await kv.read('before').catch((e: unknown) => e);
+        assert.ok(refused instanceof SecretsConnectionError && refused.errno === 'ECONNREFUSED', String(refused));
+        const saved = JSON.parse(await readFile(dataFile, 'utf8')) as unknown;
+        assert.ok(saved && typeof saved === 'object');
+      } finally {
+        await child.kill();
+        await rm(dir, { recursive: true, force: true });
+      }
+      server = await startSecretsServer();
+    });
+  });
+
+  describe('TLS', () => {
+    let pki: TestPki;
+    before(() => { pki = makeTestPki(); });
+    after(() => pki.cleanup());
+
+    it('SEC-AUTH-TLS: verified against a CA made in the test; a server name override; skip-verify works and an unknown CA fails clearly', async () => {
+      await start({ tls: { cert: pki.cert, key: pki.key } });
+      assert.match(server.url, /^https:/);
+      await client({ caCert: pki.caFile }).kv('secret').write('tls', { v: 1 });
+      assert.deepEqual((await client({ caCert: pki.caFile, tlsServerName: 'secrets.internal' }).kv('secret').read('tls')).data, { v: 1 });
+      const untrusted = await client({ caCert: pki.otherCaFile }).kv('secret', { kvVersion: 2 }).read('tls').catch((e: unknown) => e);
+      assert.ok(untrusted instanceof SecretsConnectionError, String(untrusted));
+      assert.equal(untrusted.attempts, 1, 'a certificate error is not retried');
+      assert.match(untrusted.message, /certificate|self.signed|issuer/i);
+      const wrongName = await client({ caCert: pki.caFile, tlsServerName: 'other.name' }).kv('secret', { kvVersion: 2 }).read('tls').catch((e: unknown) => e);
+      assert.ok(wrongName instanceof SecretsConnectionError, String(wrongName));
+      assert.deepEqual((await client({ skipVerify: true }).kv('secret', { kvVersion: 2 }).read('tls')).data, { v: 1 });
+    });
+  });
+});
