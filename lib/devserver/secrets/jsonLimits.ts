@@ -18,7 +18,17 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = {
   maxArrayElementCount: 10_000,
 };
 
-export class JsonLimitError extends Error {}
+/** A limit was exceeded; `syntax` marks malformed JSON found on the way (the parser then reports it). */
+export class JsonLimitError extends Error {
+  constructor(
+    message: string,
+    readonly syntax = false,
+  ) {
+    super(message);
+  }
+}
+
+const syntaxError = (message: string) => new JsonLimitError(message, true);
 
 interface Frame {
   isObject: boolean;
@@ -55,14 +65,14 @@ export function checkJsonLimits(body: Buffer, limits: JsonLimits): void {
       stack.push({ isObject: c === 0x7b, count: 0, expectKey: c === 0x7b, keys: c === 0x7b ? new Set() : undefined });
       i++;
     } else if (!top) {
-      throw new JsonLimitError(`invalid character '${String.fromCharCode(c)}' after top-level value`);
+      throw syntaxError(`invalid character '${String.fromCharCode(c)}' after top-level value`);
     } else if (c === 0x7d || c === 0x5d) {
-      if ((c === 0x7d) !== top.isObject) throw new JsonLimitError(`malformed JSON: mismatched closing delimiter '${String.fromCharCode(c)}'`);
+      if ((c === 0x7d) !== top.isObject) throw syntaxError(`malformed JSON: mismatched closing delimiter '${String.fromCharCode(c)}'`);
       stack.pop();
       i++;
       if (stack.length === 0) {
         skip();
-        if (i < n) throw new JsonLimitError(`invalid character '${String.fromCharCode(body[i])}' after top-level value`);
+        if (i < n) throw syntaxError(`invalid character '${String.fromCharCode(body[i])}' after top-level value`);
         return;
       }
     } else if (c === 0x22) {
@@ -70,7 +80,7 @@ export function checkJsonLimits(body: Buffer, limits: JsonLimits): void {
       i++;
       let length = 0;
       while (true) {
-        if (i >= n) throw new JsonLimitError('malformed JSON, unclosed string');
+        if (i >= n) throw syntaxError('malformed JSON, unclosed string');
         const b = body[i];
         if (b === 0x22) break;
         if (b === 0x5c) {
@@ -87,7 +97,7 @@ export function checkJsonLimits(body: Buffer, limits: JsonLimits): void {
         try {
           key = JSON.parse(body.toString('utf8', start, i)) as string;
         } catch {
-          throw new JsonLimitError('malformed JSON string');
+          throw syntaxError('malformed JSON string');
         }
         if (top.keys!.has(key)) throw new JsonLimitError(`duplicate key '${key}' in object`);
         top.keys!.add(key);
@@ -109,5 +119,5 @@ export function checkJsonLimits(body: Buffer, limits: JsonLimits): void {
       countElement(top);
     }
   }
-  if (stack.length > 0) throw new JsonLimitError('malformed JSON, unclosed containers');
+  if (stack.length > 0) throw syntaxError('malformed JSON, unclosed containers');
 }

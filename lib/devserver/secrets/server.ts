@@ -288,7 +288,13 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const requestId = randomUUID();
     const method = req.headers[listMarker] === 'LIST' ? 'LIST' : (req.method ?? 'GET');
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // not `new URL()`: it would resolve `..` and `.` segments, which must reach the path checks as sent
+    const target = req.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const url = {
+      pathname: queryAt < 0 ? target : target.slice(0, queryAt),
+      searchParams: new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1)),
+    };
     let status = 0;
     try {
       if (url.pathname === '/_dev/faults') return await handleFaultsAdmin(req, res, method);
@@ -326,7 +332,7 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     }
   }
 
-  async function route(req: http.IncomingMessage, method: string, url: URL, rawBody: Buffer, requestId: string): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
+  async function route(req: http.IncomingMessage, method: string, url: { pathname: string; searchParams: URLSearchParams }, rawBody: Buffer, requestId: string): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     if (!url.pathname.startsWith('/v1/')) throw notFound();
     let path: string;
     try {
@@ -389,8 +395,8 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
         try {
           checkJsonLimits(rawBody, limits);
         } catch (error) {
-          if (error instanceof JsonLimitError) throw fail(400, error.message);
-          throw error;
+          if (!(error instanceof JsonLimitError)) throw error;
+          if (!error.syntax) throw fail(400, error.message);
         }
         let parsed: unknown;
         try {
