@@ -77,6 +77,11 @@ export class Session {
     return String(await this.client.command('GET', `${this.path}/url`));
   }
 
+  /** `POST /session/{id}/timeouts`, in ms. */
+  async setTimeouts(timeouts: { pageLoad?: number; script?: number; implicit?: number }): Promise<void> {
+    await this.client.command('POST', `${this.path}/timeouts`, { ...timeouts });
+  }
+
   /** `POST /session/{id}/execute/sync`: runs a function body in the page and returns its JSON-clonable result. */
   async executeScript(script: string, args: unknown[] = []): Promise<unknown> {
     return this.client.command('POST', `${this.path}/execute/sync`, { script, args });

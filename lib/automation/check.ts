@@ -1,0 +1,259 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../errors.js';
+import { createHttpClient, noRetry, redactUrl } from '../http/index.js';
+import { getLogger, type Logger } from '../log.js';
+import type { Session } from './client.js';
+import { startChromeDriver, type ChromeDriver, type ChromeDriverOptions } from './driver.js';
+import { isWebDriverError } from './errors.js';
+
+export type TitleMatch = 'contains' | 'equals';
+/** An exact status, `2xx` (any success, the default) or `any` (not checked, only reported). */
+export type ExpectedStatus = number | '2xx' | 'any';
+/** Where the page's HTTP status comes from: the browser's own navigation (Navigation Timing), or a separate GET. */
+export type StatusSource = 'browser' | 'http';
+
+export interface BrowserCheckOptions {
+  /** An absolute http(s) URL. */
+  url: string;
+  /** Text the page title must contain (or equal, with `titleMatch: 'equals'`). */
+  title?: string;
+  titleMatch?: TitleMatch;
+  status?: ExpectedStatus;
+  /** `browser` (default) reads the status of the navigation itself; `http` asks again through the HTTP core. */
+  statusSource?: StatusSource;
+  /** How long the page may take to load, in ms (default 30 s). */
+  pageLoadTimeoutMs?: number;
+  /** How long to wait for a title set by script after the load, in ms (default 2 s). */
+  titleWaitMs?: number;
+  /** A running driver to use; without one, a driver is started for this check and stopped afterwards. */
+  driver?: ChromeDriver;
+  /**
+   * A session to run in (several checks in one browser, e.g. the command given several URLs); it is left open.
+   * Without one, each check gets a fresh session and profile, deleted afterwards.
+   */
+  session?: Session;
+  driverOptions?: ChromeDriverOptions;
+  logger?: Logger;
+}
+
+export interface BrowserCheckItem {
+  name: 'load' | 'title' | 'status';
+  expected: string;
+  actual: string | null;
+  passed: boolean;
+}
+
+export interface BrowserCheckResult {
+  /** The URL asked for, credentials redacted. */
+  url: string;
+  /** Where the browser ended up after redirects (redacted); null when the page did not load. */
+  finalUrl: string | null;
+  title: string | null;
+  status: number | null;
+  statusSource: StatusSource | null;
+  /** Why the page did not load (`ERR_CONNECTION_REFUSED`, `page load timed out after 30000 ms`). */
+  loadError: string | null;
+  passed: boolean;
+  checks: BrowserCheckItem[];
+  /** The failed checks in one sentence; empty when passed. */
+  reason: string;
+  browserVersion: string | null;
+  checkedAt: string;
+  durationMs: number;
+}
+
+export const defaultPageLoadTimeoutMs = 30_000;
+export const defaultTitleWaitMs = 2_000;
+
+/** Validates and normalises the options at the boundary; every face (command, resource, library) goes through here. */
+export function validateBrowserCheckOptions(options: BrowserCheckOptions): Required<Pick<BrowserCheckOptions, 'url' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'>> & { title: string | undefined } {
+  let parsed: URL;
+  try {
+    parsed = new URL(options.url);
+  } catch {
+    throw new UsageError(`the URL to check is not an absolute URL: ${redactUrl(String(options.url))}`, { hint: 'give the full address, e.g. https://example.com/' });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError(`the browser check only opens http and https pages, not ${parsed.protocol}`, { hint: 'give an http:// or https:// address' });
+  }
+  if (options.title !== undefined && (typeof options.title !== 'string' || options.title.length === 0)) {
+    throw new UsageError('the expected title must be a non-empty text');
+  }
+  const titleMatch = options.titleMatch ?? 'contains';
+  if (titleMatch !== 'contains' && titleMatch !== 'equals') throw new UsageError(`the title match must be contains or equals, not ${String(titleMatch)}`);
+  const status = options.status ?? '2xx';
+  if (status !== '2xx' && status !== 'any' && !(Number.isInteger(status) && status >= 100 && status <= 599)) {
+    throw new UsageError(`the expected status must be an HTTP status code (100-599), 2xx or any, not ${String(status)}`);
+  }
+  const statusSource = options.statusSource ?? 'browser';
+  if (statusSource !== 'browser' && statusSource !== 'http') throw new UsageError(`the status source must be browser or http, not ${String(statusSource)}`);
+  const positive = (value: number | undefined, fallback: number, what: string) => {
+    const chosen = value ?? fallback;
+    if (!Number.isFinite(chosen) || chosen < 0) throw new UsageError(`${what} must be a number of milliseconds >= 0, not ${String(value)}`);
+    return chosen;
+  };
+  return {
+    url: parsed.toString(),
+    title: options.title,
+    titleMatch,
+    status,
+    statusSource,
+    pageLoadTimeoutMs: positive(options.pageLoadTimeoutMs, defaultPageLoadTimeoutMs, 'the page-load timeout'),
+    titleWaitMs: positive(options.titleWaitMs, defaultTitleWaitMs, 'the title wait'),
+  };
+}
+
+function titleMatches(actual: string, expected: string, match: TitleMatch): boolean {
+  return match === 'equals' ? actual === expected : actual.includes(expected);
+}
+
+function statusMatches(actual: number | null, expected: ExpectedStatus): boolean {
+  if (expected === 'any') return true;
+  if (actual === null) return false;
+  if (expected === '2xx') return actual >= 200 && actual < 300;
+  return actual === expected;
+}
+
+/** Reads the page state in one round trip. `responseStatus` is Navigation Timing Level 2 (Chromium 109+). */
+const pageStateScript = `
+const entry = performance.getEntriesByType('navigation')[0];
+const code = document.querySelector('.error-code');
+return {
+  href: location.href,
+  title: document.title,
+  status: entry && typeof entry.responseStatus === 'number' ? entry.responseStatus : null,
+  errorCode: location.protocol === 'chrome-error:' && code ? code.textContent.trim() : null,
+};`;
+
+interface PageState {
+  href: string;
+  title: string;
+  status: number | null;
+  errorCode: string | null;
+}
+
+async function readPageState(session: Session): Promise<PageState> {
+  const value = (await session.executeScript(pageStateScript)) as Partial<PageState> | null;
+  return {
+    href: typeof value?.href === 'string' ? value.href : await session.getCurrentUrl(),
+    title: typeof value?.title === 'string' ? value.title : await session.getTitle(),
+    status: typeof value?.status === 'number' ? value.status : null,
+    errorCode: typeof value?.errorCode === 'string' && value.errorCode !== '' ? value.errorCode : null,
+  };
+}
+
+/** The status of a separate GET through the HTTP core (no retries, body not read), when the browser cannot tell. */
+async function statusOverHttp(url: string, timeoutMs: number, logger: Logger): Promise<number | null> {
+  const http = createHttpClient({ retry: noRetry, timeouts: { connect: Math.min(timeoutMs, 10_000), response: timeoutMs }, logger });
+  try {
+    const response = await http.stream({ url, accept: () => true });
+    response.body.destroy();
+    return response.status;
+  } catch (error) {
+    logger.debug(`GET ${redactUrl(url)} for its status failed: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  } finally {
+    http.close();
+  }
+}
+
+/** Navigation failures that are the page's fault (the check fails), as opposed to the driver's (an error is thrown). */
+function pageLoadError(error: unknown, pageLoadTimeoutMs: number): string | undefined {
+  if (isWebDriverError(error, 'timeout')) return `page load timed out after ${pageLoadTimeoutMs} ms`;
+  if (isWebDriverError(error, 'insecure certificate')) return 'the page has a TLS certificate the browser does not trust';
+  if (isWebDriverError(error, 'unknown error')) {
+    const net = /net::(ERR_[A-Z0-9_]+)/.exec(error.remoteMessage);
+    if (net) return net[1];
+  }
+  return undefined;
+}
+
+function summarise(checks: BrowserCheckItem[]): string {
+  return checks
+    .filter((check) => !check.passed)
+    .map((check) => `${check.name}: expected ${check.expected}, got ${check.actual ?? 'nothing'}`)
+    .join('; ');
+}
+
+/**
+ * Opens `url` in headless Chromium through WebDriver and checks that it loads, its title, and its HTTP status.
+ * Resolves with the result whether it passed or not; throws only when the driver or browser failed (exit code 3)
+ * or the options are wrong (exit code 2).
+ */
+export async function runBrowserCheck(options: BrowserCheckOptions): Promise<BrowserCheckResult> {
+  const settings = validateBrowserCheckOptions(options);
+  const logger = options.logger ?? getLogger();
+  if (options.session) {
+    await options.session.setTimeouts({ pageLoad: settings.pageLoadTimeoutMs });
+    return checkInSession(options.session, settings, logger);
+  }
+  // The command timeout outlasts the page-load timeout, so a slow page is the browser's `timeout`, not a socket error.
+  const driver = options.driver ?? (await startChromeDriver({ logger, commandTimeoutMs: settings.pageLoadTimeoutMs + 30_000, ...options.driverOptions }));
+  try {
+    return await driver.withSession((session) => checkInSession(session, settings, logger), { pageLoadTimeoutMs: settings.pageLoadTimeoutMs });
+  } finally {
+    if (!options.driver) await driver.stop();
+  }
+}
+
+async function checkInSession(session: Session, settings: ReturnType<typeof validateBrowserCheckOptions>, logger: Logger): Promise<BrowserCheckResult> {
+  const started = Date.now();
+  const checkedAt = new Date(started).toISOString();
+  const browserVersion = typeof session.capabilities.browserVersion === 'string' ? session.capabilities.browserVersion : null;
+  const base = { url: redactUrl(settings.url), browserVersion, checkedAt };
+  const expectedStatus = settings.status === 'any' ? 'any' : String(settings.status);
+
+  let loadError: string | null = null;
+  try {
+    await session.navigateTo(settings.url);
+  } catch (error) {
+    const reason = pageLoadError(error, settings.pageLoadTimeoutMs);
+    if (reason === undefined) throw error;
+    loadError = reason;
+  }
+  let state = await readPageState(session);
+  if (loadError === null && state.href.startsWith('chrome-error:')) loadError = state.errorCode ?? 'the browser showed an error page';
+  if (loadError !== null) {
+    const checks: BrowserCheckItem[] = [{ name: 'load', expected: 'the page loads', actual: loadError, passed: false }];
+    return { ...base, finalUrl: null, title: null, status: null, statusSource: null, loadError, passed: false, checks, reason: summarise(checks), durationMs: Date.now() - started };
+  }
+
+  if (settings.title !== undefined && settings.titleWaitMs > 0) {
+    const deadline = Date.now() + settings.titleWaitMs;
+    while (!titleMatches(state.title, settings.title, settings.titleMatch) && Date.now() < deadline) {
+      await sleep(100);
+      state = await readPageState(session);
+    }
+  }
+
+  let status = settings.statusSource === 'browser' ? state.status : null;
+  let statusSource: StatusSource | null = status === null ? null : 'browser';
+  if (status === null) {
+    status = await statusOverHttp(state.href, settings.pageLoadTimeoutMs, logger);
+    statusSource = status === null ? null : 'http';
+  }
+
+  const checks: BrowserCheckItem[] = [{ name: 'load', expected: 'the page loads', actual: 'loaded', passed: true }];
+  if (settings.title !== undefined) {
+    checks.push({
+      name: 'title',
+      expected: `${settings.titleMatch === 'equals' ? 'equals' : 'contains'} ${JSON.stringify(settings.title)}`,
+      actual: JSON.stringify(state.title),
+      passed: titleMatches(state.title, settings.title, settings.titleMatch),
+    });
+  }
+  checks.push({ name: 'status', expected: expectedStatus, actual: status === null ? null : String(status), passed: statusMatches(status, settings.status) });
+  const passed = checks.every((check) => check.passed);
+  return {
+    ...base,
+    finalUrl: redactUrl(state.href),
+    title: state.title,
+    status,
+    statusSource,
+    loadError: null,
+    passed,
+    checks,
+    reason: summarise(checks),
+    durationMs: Date.now() - started,
+  };
+}
