@@ -68,8 +68,8 @@ export class PageanalysisApiError extends GantryError {
     const apiError = body.error && typeof body.error === 'object' ? body.error : undefined;
     const message = typeof apiError?.message === 'string' ? apiError.message : undefined;
     const reasons = (Array.isArray(apiError?.errors) ? apiError.errors : [])
-      .map((e) => [e?.reason, e?.message].filter((part) => typeof part === 'string' && part !== '').join(': '))
-      .filter((text) => text !== '' && text !== message);
+      .map((e) => [e?.reason, e?.message === message ? undefined : e?.message].filter((part) => typeof part === 'string' && part !== '').join(': '))
+      .filter((text) => text !== '');
     const detail = message ?? (error.rawBody ? error.rawBody.slice(0, 300) : 'no error body');
     const reasonNote = reasons.length > 0 ? ` (${reasons.join('; ')})` : '';
     const tried = error.attempts > 1 ? ` after ${error.attempts} attempts` : '';
