@@ -177,13 +177,23 @@ function defaultMessage(status: number): string {
 
 /** Cuts the body after `bytes` (default: half of a known Content-Length, else 512) and closes the connection. */
 function truncateResponse(res: ServerResponse, bytes?: number): void {
-  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  const write = res.write.bind(res) as (chunk: unknown) => boolean;
+  let declared: number | undefined;
   let sent = 0;
   let cut = false;
+  // writeHead(status, headers) bypasses getHeader(), so the declared length is read on the way through.
+  res.writeHead = ((...args: unknown[]) => {
+    for (const arg of args.slice(1)) {
+      if (arg && typeof arg === 'object' && !Array.isArray(arg)) {
+        for (const [name, value] of Object.entries(arg)) if (name.toLowerCase() === 'content-length') declared = Number(value);
+      }
+    }
+    return writeHead(...args);
+  }) as typeof res.writeHead;
   const budget = () => {
     if (bytes !== undefined) return bytes;
-    const length = Number(res.getHeader('content-length'));
+    const length = declared ?? Number(res.getHeader('content-length'));
     return Number.isFinite(length) && length > 0 ? Math.floor(length / 2) : 512;
   };
   const hangUp = () => {
@@ -193,22 +203,19 @@ function truncateResponse(res: ServerResponse, bytes?: number): void {
   };
   const take = (chunk: unknown): Buffer | undefined => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return undefined;
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    const room = budget() - sent;
-    const part = buffer.subarray(0, Math.max(0, room));
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array | string);
+    const part = buffer.subarray(0, Math.max(0, budget() - sent));
     sent += part.length;
     return part;
   };
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+  res.write = ((chunk: unknown) => {
     if (cut) return false;
     const part = take(chunk);
     if (part && part.length > 0) write(part);
     if (sent >= budget()) hangUp();
     return true;
-    void rest;
   }) as typeof res.write;
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    void rest;
+  res.end = ((chunk?: unknown) => {
     if (!cut) {
       const part = take(chunk);
       if (!res.headersSent) res.flushHeaders();
@@ -217,5 +224,4 @@ function truncateResponse(res: ServerResponse, bytes?: number): void {
     }
     return res;
   }) as typeof res.end;
-  void end;
 }

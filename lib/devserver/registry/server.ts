@@ -71,6 +71,7 @@ export interface RecordedRequest {
   method: string;
   /** Path and query as received. */
   path: string;
+  /** The status sent (also for answers a fault cut short); 0 for a connection reset. */
   status: number;
   /** Whether an Authorization header came, and whether it matched (the token itself is never kept). */
   authorization: 'none' | 'valid' | 'invalid';
@@ -190,17 +191,20 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       return;
     }
     const authorization = authorizationOf(req);
-    res.on('finish', () => {
-      recorded.push({ method, path: url.pathname + url.search, status: res.statusCode, authorization });
-      log(`${method} ${url.pathname} ${res.statusCode} ${Date.now() - started}ms`);
+    let reset = false;
+    res.on('close', () => {
+      // 'close' rather than 'finish': a truncated or reset answer never finishes but is still worth recording.
+      const status = reset ? 0 : res.statusCode;
+      recorded.push({ method, path: url.pathname + url.search, status, authorization });
+      log(`${method} ${url.pathname} ${reset ? 'reset' : status} ${Date.now() - started}ms`);
     });
 
     const decision = faults.decide(method, url.pathname);
     const delay = latencyMs + decision.delayMs;
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    if (decision.action && applyFault(decision.action, req, res)) {
-      if (decision.action.kind === 'reset') recorded.push({ method, path: url.pathname + url.search, status: 0, authorization });
-      return;
+    if (decision.action) {
+      reset = decision.action.kind === 'reset';
+      if (applyFault(decision.action, req, res)) return;
     }
 
     if (method !== 'GET' && method !== 'HEAD') {
