@@ -1,0 +1,183 @@
+// The engine harness proven on a test-only dynamic resource (fixtures/gantry-test-records) against
+// a real record store on 127.0.0.1, through the real @pulumi/pulumi dynamic-provider plugin, in a
+// CommonJS and in an ES-module consumer project.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DeploymentError, Harness, SECRET_SIG, SIG_KEY, type ConsumerKind, type Stack } from './index.js';
+import { MAX_VALUE_LENGTH, startRecordStore, type RecordStore } from '../peers/record-store.js';
+
+const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
+const records = { cjs: path.join(programs, 'records.cjs'), esm: path.join(programs, 'records.mjs') };
+const PROVIDER_LIMIT_BYTES = 16 * 1024;
+
+interface RecordArgs {
+  name: string;
+  key: string;
+  value: string;
+  secret?: boolean;
+  capturing?: boolean;
+}
+const program = (...list: RecordArgs[]) => ({ records: list });
+
+async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof DeploymentError) return error;
+    throw error;
+  }
+  assert.fail('the deployment was expected to fail');
+}
+
+for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
+  describe(`engine harness, ${kind} consumer: a dynamic resource driven through the real plugin`, function () {
+    this.timeout(180_000);
+    let store: RecordStore;
+    let stack: Stack | undefined;
+
+    beforeEach(async () => {
+      store = await startRecordStore();
+    });
+    afterEach(async () => {
+      await stack?.dispose();
+      stack = undefined;
+      await store.stop();
+    });
+
+    const consumerWithEnvToken = async (): Promise<Stack> =>
+      (stack = await Harness.consumer({ kind, env: { RECORDS_ADDR: store.url, RECORDS_TOKEN: store.token } }));
+
+    it('create, no change, update, replace and delete each run the provider step the engine would, with secrets sealed in state', async () => {
+      const s = await consumerWithEnvToken();
+      const secretValue = `secret-${Date.now()}`;
+
+      const created = await s.up(records, program({ name: 'a', key: 'alpha', value: secretValue, secret: true }, { name: 'b', key: 'beta', value: 'one' }));
+      assert.deepEqual(created.plan, { a: 'create', b: 'create' });
+      assert.deepEqual(store.records.get('alpha'), { key: 'alpha', value: secretValue, version: 1 });
+      assert.equal(created.resources.b!.id, 'beta');
+      assert.deepEqual(created.outputs, { aValue: secretValue, aVersion: 1, bValue: 'one', bVersion: 1 });
+      assert.deepEqual(created.secretOutputs, ['aValue'], 'a stack output built from a secret stays secret');
+      assert.ok(created.resources.a!.secretOutputs.includes('value'), 'an output named like a secret input is marked secret');
+      const state = await readFile(s.statePath, 'utf8');
+      assert.ok(!state.includes(secretValue), 'the secret value is not in the state file in plain text');
+      assert.ok(state.includes(SIG_KEY) && state.includes(SECRET_SIG) && state.includes('ciphertext'), 'the state marks secret values');
+
+      const unchanged = await s.up(records, program({ name: 'a', key: 'alpha', value: secretValue, secret: true }, { name: 'b', key: 'beta', value: 'one' }));
+      assert.deepEqual(unchanged.plan, { a: 'same', b: 'same' });
+      assert.equal(store.records.get('beta')!.version, 1, 'no write for an unchanged resource');
+
+      const updated = await s.up(records, program({ name: 'a', key: 'alpha', value: secretValue, secret: true }, { name: 'b', key: 'beta', value: 'two' }));
+      assert.deepEqual(updated.plan, { a: 'same', b: 'update' });
+      assert.deepEqual(store.records.get('beta'), { key: 'beta', value: 'two', version: 2 });
+      assert.equal(updated.outputs.bVersion, 2, 'the update outputs reach the program');
+
+      const replaced = await s.up(records, program({ name: 'a', key: 'alpha', value: secretValue, secret: true }, { name: 'b', key: 'gamma', value: 'two' }));
+      assert.deepEqual(replaced.plan, { a: 'same', b: 'replace' });
+      assert.equal(store.records.has('beta'), false, 'the replaced record is deleted');
+      assert.deepEqual(store.records.get('gamma'), { key: 'gamma', value: 'two', version: 1 });
+      assert.equal(replaced.resources.b!.id, 'gamma');
+
+      const removed = await s.up(records, program({ name: 'b', key: 'gamma', value: 'two' }));
+      assert.deepEqual(removed.plan, { a: 'delete', b: 'same' });
+      assert.equal(store.records.has('alpha'), false);
+      assert.deepEqual(Object.keys(removed.resources), ['b']);
+
+      const destroyed = await s.destroy();
+      assert.deepEqual(destroyed.plan, { b: 'delete' });
+      assert.equal(store.records.size, 0);
+      assert.deepEqual(destroyed.resources, {});
+    });
+
+    it('refresh sees out-of-band drift and deletion; the next up converges the record again', async () => {
+      const s = await consumerWithEnvToken();
+      const desired = program({ name: 'a', key: 'alpha', value: 'wanted' });
+      await s.up(records, desired);
+
+      store.records.set('alpha', { key: 'alpha', value: 'changed by hand', version: 7 });
+      const drifted = await s.refresh();
+      assert.deepEqual(drifted.plan, { a: 'update' });
+      assert.deepEqual(drifted.resources.a!.outputs, { key: 'alpha', value: 'changed by hand', version: 7, __provider: drifted.resources.a!.provider });
+
+      const restored = await s.up(records, desired);
+      assert.deepEqual(restored.plan, { a: 'update' });
+      assert.deepEqual(store.records.get('alpha'), { key: 'alpha', value: 'wanted', version: 8 });
+
+      const quiet = await s.refresh();
+      assert.deepEqual(quiet.plan, { a: 'same' });
+
+      store.records.delete('alpha');
+      const gone = await s.refresh();
+      assert.deepEqual(gone.plan, { a: 'delete' });
+      assert.deepEqual(gone.resources, {});
+
+      const recreated = await s.up(records, desired);
+      assert.deepEqual(recreated.plan, { a: 'create' });
+      assert.deepEqual(store.records.get('alpha'), { key: 'alpha', value: 'wanted', version: 1 });
+    });
+
+    it('a Check failure stops the deployment with the property and the reason, and nothing reaches the store', async () => {
+      const s = await consumerWithEnvToken();
+      const failure = await expectFailure(s.up(records, program({ name: 'bad', key: 'Not_A_Key', value: 'x' })));
+      assert.match(failure.message, /gantry-test:Record:Resource resource 'bad': check failed: property key: key must match .* got "Not_A_Key"/);
+      assert.equal(failure.result.errors.length, 1, `one error, got ${failure.result.errors.join(' | ')}`);
+      assert.equal(store.requests.length, 0);
+      assert.deepEqual(failure.result.resources, {});
+    });
+
+    it('a provider exception reaches the test with its message; the token is in neither the message nor the logs', async () => {
+      const s = await consumerWithEnvToken();
+      await s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }));
+      const tooLong = 'x'.repeat(MAX_VALUE_LENGTH + 1);
+      const failure = await expectFailure(s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }, { name: 'b', key: 'beta', value: tooLong })));
+      assert.match(
+        failure.message,
+        new RegExp(`resource 'b': record store refused PUT /records/beta: 422 value is ${MAX_VALUE_LENGTH + 1} characters`),
+      );
+      assert.equal(failure.result.plan.a, 'same');
+      assert.equal(store.records.has('beta'), false);
+      assert.ok(!failure.message.includes(store.token) && !s.log.includes(store.token));
+      // A failed deployment deletes nothing: `a` is still there and still in state.
+      assert.ok(store.records.has('alpha'));
+      assert.ok(failure.result.resources.a);
+    });
+
+    it('__provider stays under 16 KB and holds no credential when the token comes from Configure (secret config)', async () => {
+      const canary = `canary-${kind}-${Math.random().toString(36).slice(2)}`;
+      await store.stop();
+      store = await startRecordStore({ token: canary });
+      const s = (stack = await Harness.consumer({ kind, config: { 'records:address': store.url, 'records:token': { secret: canary } } }));
+
+      const result = await s.up(records, program({ name: 'a', key: 'alpha', value: 'v' }));
+      assert.deepEqual(result.plan, { a: 'create' });
+      assert.equal(store.requests.at(-1)!.authorization, `Bearer ${canary}`, 'the provider got the token through Configure');
+      const provider = result.resources.a!.provider!;
+      const bytes = Buffer.byteLength(provider);
+      assert.ok(bytes > 0 && bytes <= PROVIDER_LIMIT_BYTES, `__provider is ${bytes} bytes`);
+      assert.ok(!provider.includes(canary), 'no credential in __provider');
+      assert.ok(!(await readFile(s.statePath, 'utf8')).includes(canary), 'no credential in the state file');
+      assert.ok(!s.log.includes(canary), 'no credential in anything the provider printed');
+      await s.destroy();
+      assert.equal(store.records.size, 0);
+    });
+  });
+}
+
+describe('engine harness: the __provider check notices a provider that captures a credential', function () {
+  this.timeout(120_000);
+  it('a provider built around a token read in the program carries it in __provider (the anti-pattern the pattern avoids)', async () => {
+    const canary = `canary-captured-${Math.random().toString(36).slice(2)}`;
+    const store = await startRecordStore({ token: canary });
+    const stack = await Harness.consumer({ kind: 'cjs', env: { RECORDS_ADDR: store.url, RECORDS_TOKEN: canary } });
+    try {
+      const result = await stack.up(records, program({ name: 'leaky', key: 'leaky', value: 'v', capturing: true }));
+      assert.ok(result.resources.leaky!.provider!.includes(canary));
+      assert.ok((await readFile(stack.statePath, 'utf8')).includes(canary));
+      await stack.destroy();
+    } finally {
+      await stack.dispose();
+      await store.stop();
+    }
+  });
+});

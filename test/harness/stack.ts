@@ -1,0 +1,470 @@
+// A stack in a consumer project, deployed the way the Pulumi engine deploys it: the program runs in
+// the program host (program-host.mjs) and every resource it registers goes through the real
+// dynamic-provider plugin — Check, then Create, or Diff and Update / replace / nothing — with the
+// results kept in a state file shaped like the engine's checkpoint, secrets encrypted.
+import { fork } from 'node:child_process';
+import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { createConsumer, removeTempDir, type ConsumerKind } from './consumer.js';
+import { DynamicProviderPlugin } from './plugin.js';
+import { makeSecret, markSecretOutputs, secretKeys, StateCipher, stripMap, stripSecrets, type PropertyMap } from './secrets.js';
+
+const PROGRAM_TIMEOUT_MS = 60_000;
+const STACK_TYPE = 'pulumi:pulumi:Stack';
+
+export type Op = 'create' | 'update' | 'replace' | 'delete' | 'same';
+
+export interface Step {
+  op: Op;
+  urn: string;
+  type: string;
+  name: string;
+}
+
+export interface ResourceView {
+  urn: string;
+  type: string;
+  name: string;
+  id: string | undefined;
+  /** Inputs and outputs with secrets in plain text (the state file has them encrypted). */
+  inputs: PropertyMap;
+  outputs: PropertyMap;
+  /** Names of the outputs the state marks secret. */
+  secretOutputs: string[];
+  /** The serialized provider (`__provider`) the program produced for this resource. */
+  provider: string | undefined;
+}
+
+export interface OperationResult {
+  operation: 'up' | 'refresh' | 'destroy';
+  /** What happened to each resource, by resource name (the root Stack resource is only in `steps`). */
+  plan: Record<string, Op>;
+  steps: Step[];
+  /** The stack's resources after the operation, by name (the root Stack resource left out). */
+  resources: Record<string, ResourceView>;
+  /** Stack outputs in plain text, and which of them are secret. */
+  outputs: PropertyMap;
+  secretOutputs: string[];
+  /** Check failures, provider exceptions and program errors, with their messages. */
+  errors: string[];
+  /** What the program and the provider printed during this operation. */
+  log: string;
+}
+
+/** Thrown by up/refresh/destroy when a step or the program failed; `result` holds what did happen. */
+export class DeploymentError extends Error {
+  constructor(readonly result: OperationResult) {
+    super(`${result.operation} failed:\n${result.errors.join('\n')}`);
+    this.name = 'DeploymentError';
+  }
+}
+
+/** A program for both kinds of consumer, or a single file for one. Its file is copied to the consumer's index.js. */
+export type Program = string | { cjs: string; esm: string };
+
+export interface StackOptions {
+  kind?: ConsumerKind;
+  /** Stack configuration: `key` (the project's namespace) or `namespace:key`; `{ secret }` for secret values. */
+  config?: Record<string, string | { secret: string }>;
+  /** Environment of the program and of the provider plugin (nothing else is inherited but PATH, HOME, TMPDIR and LANG). */
+  env?: Record<string, string>;
+  project?: string;
+  stack?: string;
+}
+
+interface StateResource {
+  urn: string;
+  type: string;
+  custom: boolean;
+  id?: string;
+  inputs: PropertyMap;
+  outputs: PropertyMap;
+  parent?: string;
+  dependencies: string[];
+  additionalSecretOutputs: string[];
+  /** The old half of a create-before-delete replacement, deleted at the end of the deployment. */
+  delete?: boolean;
+}
+
+interface RegisterMessage {
+  t: 'register';
+  seq: number;
+  urn: string;
+  type: string;
+  name: string;
+  custom: boolean;
+  inputs: PropertyMap;
+  options: {
+    parent?: string;
+    dependencies: string[];
+    additionalSecretOutputs: string[];
+    deleteBeforeReplace: boolean;
+    protect?: boolean;
+    ignoreChanges: string[];
+    replaceOnChanges: string[];
+    retainOnDelete?: boolean;
+  };
+}
+
+type HostMessage = RegisterMessage | { t: 'outputs'; urn: string; outputs: PropertyMap } | { t: 'done'; failures: string[] };
+
+class Operation {
+  readonly steps: Step[] = [];
+  readonly errors: string[] = [];
+  readonly log: string[] = [];
+  constructor(readonly name: OperationResult['operation']) {}
+
+  step(op: Op, resource: { urn: string; type: string }): void {
+    this.steps.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn) });
+  }
+}
+
+export class Stack {
+  readonly statePath: string;
+  readonly #resources: StateResource[] = [];
+  readonly #cipher = new StateCipher();
+  readonly #log: string[] = [];
+  readonly #config: PropertyMap;
+  readonly #env: Record<string, string>;
+
+  private constructor(
+    readonly kind: ConsumerKind,
+    /** The consumer project: package.json, Pulumi.yaml, node_modules/gantry, index.js (the program). */
+    readonly dir: string,
+    readonly project: string,
+    readonly name: string,
+    options: StackOptions,
+  ) {
+    this.statePath = path.join(dir, '.pulumi', 'stacks', `${name}.json`);
+    this.#config = Object.fromEntries(
+      Object.entries(options.config ?? {}).map(([key, value]) => [
+        key.includes(':') ? key : `${project}:${key}`,
+        typeof value === 'string' ? value : makeSecret(value.secret),
+      ]),
+    );
+    this.#env = { ...baseEnvironment(), ...options.env };
+  }
+
+  static async create(options: StackOptions = {}): Promise<Stack> {
+    const kind = options.kind ?? 'cjs';
+    const project = options.project ?? 'harness';
+    const dir = await createConsumer(kind, project);
+    const stack = new Stack(kind, dir, project, options.stack ?? 'test', options);
+    await stack.#writeState();
+    return stack;
+  }
+
+  /** Everything the programs and providers of this stack printed so far. */
+  get log(): string {
+    return this.#log.join('');
+  }
+
+  /** Runs the program and converges the stack on it (`pulumi up`). `args` go to a program that exports a function. */
+  async up(program: Program, args?: unknown): Promise<OperationResult> {
+    const operation = new Operation('up');
+    const file = typeof program === 'string' ? program : program[this.kind];
+    await copyFile(file, path.join(this.dir, 'index.js'));
+    return this.#run(operation, async (plugin) => {
+      const seen = new Set<string>();
+      let stackOutputs: PropertyMap = {};
+      const failures = await this.#runProgram(operation, args, {
+        register: (message) => {
+          seen.add(message.urn);
+          return plugin().then((started) => this.#register(operation, started, message));
+        },
+        outputs: (urn, outputs) => {
+          if (urn.split('::')[2] === STACK_TYPE) stackOutputs = outputs;
+        },
+      });
+      operation.errors.push(...failures.filter((failure) => !operation.errors.some((error) => failure.includes(error))));
+      const root = this.#resources.find((r) => r.type === STACK_TYPE);
+      if (root) root.outputs = stackOutputs;
+      // As the engine: resources the program no longer declares are deleted only after a program that succeeded.
+      if (operation.errors.length === 0) {
+        const doomed = this.#resources.filter((r) => r.delete || !seen.has(r.urn));
+        if (doomed.length > 0) await this.#deleteAll(operation, await plugin(), doomed);
+      }
+    });
+  }
+
+  /** Reads every resource back from its provider and records drift (`pulumi refresh`). */
+  async refresh(): Promise<OperationResult> {
+    return this.#run(new Operation('refresh'), async (started, operation) => {
+      const plugin = await started();
+      for (const resource of [...this.#resources]) {
+        if (!resource.custom || resource.id === undefined) continue;
+        try {
+          const read = await plugin.read(resource.urn, resource.id, stripMap(resource.outputs), stripMap(resource.inputs));
+          if (!read.id) {
+            this.#resources.splice(this.#resources.indexOf(resource), 1);
+            operation.step('delete', resource);
+            continue;
+          }
+          const secretNames = new Set([...secretKeys(resource.outputs), ...secretKeys(resource.inputs), ...resource.additionalSecretOutputs]);
+          const changed = !isDeepStrictEqual(stripMap(resource.outputs), read.outputs);
+          resource.id = read.id;
+          resource.outputs = markSecretOutputs(read.outputs, secretNames);
+          if (read.inputs) resource.inputs = markSecretOutputs(read.inputs, secretKeys(resource.inputs));
+          operation.step(changed ? 'update' : 'same', resource);
+        } catch (error) {
+          operation.errors.push(describe(resource, 'read', error));
+        }
+      }
+    });
+  }
+
+  /** Deletes every resource, dependents first (`pulumi destroy`). */
+  async destroy(): Promise<OperationResult> {
+    return this.#run(new Operation('destroy'), async (plugin, operation) => this.#deleteAll(operation, await plugin(), [...this.#resources]));
+  }
+
+  /** Removes the consumer project. The stack's resources are left as they are: destroy first. */
+  async dispose(): Promise<void> {
+    await removeTempDir(this.dir);
+  }
+
+  async #run(operation: Operation, body: (plugin: () => Promise<DynamicProviderPlugin>, operation: Operation) => Promise<void>): Promise<OperationResult> {
+    const onOutput = (text: string): void => {
+      operation.log.push(text);
+      this.#log.push(text);
+    };
+    // Started now, awaited when first needed: the program host loads in parallel.
+    const starting = DynamicProviderPlugin.start({
+      consumerDir: this.dir,
+      project: this.project,
+      stack: this.name,
+      config: this.#config,
+      plainConfig: stripMap(this.#config) as Record<string, string>,
+      secretConfigKeys: secretKeys(this.#config),
+      env: this.#env,
+      onOutput,
+    });
+    starting.catch(() => undefined);
+    try {
+      await body(() => starting, operation);
+    } finally {
+      await starting.then(
+        (plugin) => plugin.stop(),
+        () => undefined,
+      );
+      await this.#writeState();
+    }
+    const result = this.#result(operation);
+    if (result.errors.length > 0) throw new DeploymentError(result);
+    return result;
+  }
+
+  #runProgram(
+    operation: Operation,
+    args: unknown,
+    handlers: { register: (message: RegisterMessage) => Promise<{ id?: string; outputs: PropertyMap }>; outputs: (urn: string, outputs: PropertyMap) => void },
+  ): Promise<string[]> {
+    const plain = stripMap(this.#config) as Record<string, string>;
+    const host = fork(path.join(this.dir, '.harness', 'program-host.mjs'), [], {
+      cwd: this.dir,
+      execArgv: [],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: {
+        ...this.#env,
+        PULUMI_PROJECT: this.project,
+        PULUMI_STACK: this.name,
+        PULUMI_CONFIG: JSON.stringify(plain),
+        PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(secretKeys(this.#config)),
+        GANTRY_HARNESS_KIND: this.kind,
+        GANTRY_HARNESS_PROGRAM: path.join(this.dir, 'index.js'),
+        GANTRY_HARNESS_ARGS: JSON.stringify(args ?? null),
+      },
+    });
+    for (const stream of [host.stdout!, host.stderr!]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => {
+        operation.log.push(text);
+        this.#log.push(text);
+      });
+    }
+    return new Promise((resolve) => {
+      let failures: string[] | undefined;
+      const timer = setTimeout(() => {
+        failures = [`the program did not finish within ${PROGRAM_TIMEOUT_MS} ms`];
+        host.kill('SIGKILL');
+      }, PROGRAM_TIMEOUT_MS);
+      host.on('message', (message: HostMessage) => {
+        if (message.t === 'register') {
+          handlers.register(message).then(
+            (answer) => host.connected && host.send({ seq: message.seq, ...answer }),
+            (error: unknown) => host.connected && host.send({ seq: message.seq, error: (error as Error).message }),
+          );
+        } else if (message.t === 'outputs') {
+          handlers.outputs(message.urn, message.outputs);
+        } else if (message.t === 'done') {
+          failures = message.failures;
+        }
+      });
+      host.once('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve(failures ?? [`the program host exited (${signal ?? code}) before finishing`]);
+      });
+    });
+  }
+
+  /** One registration, as the engine's step generator handles it. */
+  async #register(operation: Operation, plugin: DynamicProviderPlugin, message: RegisterMessage): Promise<{ id?: string; outputs: PropertyMap }> {
+    const { urn, type, options } = message;
+    const old = this.#resources.find((r) => r.urn === urn && !r.delete);
+    const unsupported = [
+      options.protect && 'protect',
+      options.retainOnDelete && 'retainOnDelete',
+      options.ignoreChanges.length > 0 && 'ignoreChanges',
+      options.replaceOnChanges.length > 0 && 'replaceOnChanges',
+    ].filter(Boolean);
+    if (unsupported.length > 0) {
+      return this.#fail(operation, { urn, type }, new Error(`the harness does not implement the resource options ${unsupported.join(', ')}`));
+    }
+    const base = { urn, type, custom: message.custom, parent: options.parent, dependencies: options.dependencies, additionalSecretOutputs: options.additionalSecretOutputs };
+
+    if (!message.custom) {
+      this.#put({ ...base, inputs: message.inputs, outputs: old?.outputs ?? {} }, old);
+      operation.step(old ? 'same' : 'create', base);
+      return { outputs: {} };
+    }
+
+    try {
+      const check = await plugin.check(urn, old ? stripMap(old.inputs) : {}, stripMap(message.inputs));
+      if (check.failures.length > 0) {
+        const reasons = check.failures.map((f) => `property ${f.property}: ${f.reason}`).join('; ');
+        throw new Error(`check failed: ${reasons}`);
+      }
+      const inputSecrets = secretKeys(message.inputs);
+      const inputs = markSecretOutputs(check.inputs, inputSecrets);
+      const secretNames = [...inputSecrets, ...options.additionalSecretOutputs];
+
+      if (!old) {
+        const created = await plugin.create(urn, check.inputs);
+        const entry = this.#put({ ...base, id: created.id, inputs, outputs: markSecretOutputs(created.outputs, secretNames) }, undefined);
+        operation.step('create', base);
+        return { id: entry.id, outputs: entry.outputs };
+      }
+
+      const diff = await plugin.diff(urn, old.id!, stripMap(old.outputs), check.inputs, stripMap(old.inputs));
+      // A provider without diff answers "unknown": the engine then compares old and new inputs itself.
+      const changed = diff.changes === 'unknown' ? !isDeepStrictEqual(stripMap(old.inputs), check.inputs) : diff.changes === 'some';
+      if (!changed) {
+        const entry = this.#put({ ...base, id: old.id, inputs, outputs: old.outputs }, old);
+        operation.step('same', base);
+        return { id: entry.id, outputs: entry.outputs };
+      }
+      if (diff.replaces.length > 0) {
+        if (diff.deleteBeforeReplace || options.deleteBeforeReplace) {
+          await plugin.delete(urn, old.id!, stripMap(old.outputs), stripMap(old.inputs));
+          this.#resources.splice(this.#resources.indexOf(old), 1);
+        } else {
+          old.delete = true;
+        }
+        const created = await plugin.create(urn, check.inputs);
+        const entry = this.#put({ ...base, id: created.id, inputs, outputs: markSecretOutputs(created.outputs, secretNames) }, undefined);
+        operation.step('replace', base);
+        return { id: entry.id, outputs: entry.outputs };
+      }
+      const updated = await plugin.update(urn, old.id!, stripMap(old.outputs), check.inputs, stripMap(old.inputs));
+      const entry = this.#put({ ...base, id: old.id, inputs, outputs: markSecretOutputs(updated, secretNames) }, old);
+      operation.step('update', base);
+      return { id: entry.id, outputs: entry.outputs };
+    } catch (error) {
+      return this.#fail(operation, { urn, type }, error);
+    }
+  }
+
+  #fail(operation: Operation, resource: { urn: string; type: string }, error: unknown): never {
+    const message = describe(resource, undefined, error);
+    operation.errors.push(message);
+    throw new Error(message);
+  }
+
+  async #deleteAll(operation: Operation, plugin: DynamicProviderPlugin, doomed: StateResource[]): Promise<void> {
+    // State lists a resource after the resources it depends on, so reverse order deletes dependents first.
+    for (const resource of [...doomed].reverse()) {
+      try {
+        if (resource.custom && resource.id !== undefined) {
+          await plugin.delete(resource.urn, resource.id, stripMap(resource.outputs), stripMap(resource.inputs));
+        }
+        this.#resources.splice(this.#resources.indexOf(resource), 1);
+        if (!resource.delete) operation.step('delete', resource);
+      } catch (error) {
+        operation.errors.push(describe(resource, 'delete', error));
+      }
+    }
+  }
+
+  #put(entry: StateResource, replacing: StateResource | undefined): StateResource {
+    if (replacing) this.#resources[this.#resources.indexOf(replacing)] = entry;
+    else this.#resources.push(entry);
+    return entry;
+  }
+
+  #result(operation: Operation): OperationResult {
+    const root = this.#resources.find((r) => r.type === STACK_TYPE);
+    const resources: Record<string, ResourceView> = {};
+    for (const r of this.#resources) {
+      if (r.type === STACK_TYPE || r.delete) continue;
+      const inputs = stripMap(r.inputs);
+      resources[nameOf(r.urn)] = {
+        urn: r.urn,
+        type: r.type,
+        name: nameOf(r.urn),
+        id: r.id,
+        inputs,
+        outputs: stripMap(r.outputs),
+        secretOutputs: secretKeys(r.outputs),
+        provider: typeof inputs.__provider === 'string' ? inputs.__provider : undefined,
+      };
+    }
+    return {
+      operation: operation.name,
+      plan: Object.fromEntries(operation.steps.filter((s) => s.type !== STACK_TYPE).map((s) => [s.name, s.op])),
+      steps: operation.steps,
+      resources,
+      outputs: stripSecrets(root?.outputs ?? {}) as PropertyMap,
+      secretOutputs: secretKeys(root?.outputs ?? {}),
+      errors: operation.errors,
+      log: operation.log.join(''),
+    };
+  }
+
+  /** The engine's checkpoint shape; secret values are ciphertext. Written to a temporary name, then renamed. */
+  async #writeState(): Promise<void> {
+    const checkpoint = {
+      version: 3,
+      checkpoint: {
+        stack: `organization/${this.project}/${this.name}`,
+        latest: {
+          manifest: { time: new Date().toISOString(), magic: 'gantry-test-harness', version: 'harness' },
+          secrets_providers: { type: 'gantry-harness', state: { cipher: 'aes-256-gcm', key: 'held in memory by the harness' } },
+          resources: this.#resources.map((r) => this.#cipher.seal(r)),
+        },
+      },
+    };
+    await mkdir(path.dirname(this.statePath), { recursive: true });
+    const temporary = `${this.statePath}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(checkpoint, null, 2)}\n`);
+    await rename(temporary, this.statePath);
+  }
+}
+
+function nameOf(urn: string): string {
+  return urn.split('::').slice(3).join('::');
+}
+
+function describe(resource: { urn: string; type: string }, step: string | undefined, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  return `${resource.type} resource '${nameOf(resource.urn)}': ${step ? `${step} failed: ` : ''}${reason}`;
+}
+
+function baseEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
