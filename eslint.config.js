@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // lib/ never imports the faces built on it.
     files: ['lib/**/*.ts'],
     rules: {
