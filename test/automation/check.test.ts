@@ -31,7 +31,7 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
         response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
         response.end(body);
       };
-      switch (request.url) {
+      switch (request.url.split('?')[0]) {
         case '/': return send(200, html('Gantry demo – home'));
         case '/late-title': return send(200, html('loading', '<script>setTimeout(() => { document.title = "Ready now"; }, 300)</script>'));
         case '/moved': return send(302, '', { location: '/' });
