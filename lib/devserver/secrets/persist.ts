@@ -4,7 +4,7 @@
  * one, never a half-written one. Saves are serialised and coalesced: callers that ask while a save is running all wait
  * for the next one, which carries every change made before it started.
  */
-import { open, rename, readFile, unlink, mkdir } from 'node:fs/promises';
+import { open, rename, readFile, readdir, unlink, mkdir } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
 export class AtomicJsonFile {
@@ -18,6 +18,7 @@ export class AtomicJsonFile {
   ) {}
 
   async load(): Promise<unknown | undefined> {
+    await this.removeStaleTemporaries();
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -29,6 +30,23 @@ export class AtomicJsonFile {
       return JSON.parse(text);
     } catch (error) {
       throw new Error(`the data file ${this.path} is not valid JSON (${(error as Error).message}); it was left as it is`);
+    }
+  }
+
+  /** Temporary files left by a process that died mid-save (its pid is gone) are removed; the target is untouched. */
+  private async removeStaleTemporaries() {
+    const folder = dirname(this.path);
+    const prefix = `.${basename(this.path)}.`;
+    let names: string[];
+    try {
+      names = await readdir(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = name.startsWith(prefix) ? /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length)) : null;
+      if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
+      await unlink(join(folder, name)).catch(() => undefined);
     }
   }
 
@@ -74,5 +92,14 @@ export class AtomicJsonFile {
     } finally {
       await dir.close();
     }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
