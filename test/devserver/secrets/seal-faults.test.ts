@@ -98,7 +98,7 @@ describe('embedded kv server: sealed state, fault injection, TLS', () => {
       });
       assert.equal(set.status, 204);
       assert.equal((await c2('GET', 'kv/x')).status, 429);
-      const listed = await (await fetch(`${s2.url}/_dev/faults`, { headers: { 'X-Secrets-Token': ROOT } })).json();
+      const listed = (await (await fetch(`${s2.url}/_dev/faults`, { headers: { 'X-Secrets-Token': ROOT } })).json()) as { faults: unknown[] };
       assert.deepEqual(listed.faults, [{ status: 429, retryAfter: 1, count: 0 }]);
       const bad = await fetch(`${s2.url}/_dev/faults`, { method: 'PUT', headers: { 'X-Secrets-Token': ROOT }, body: JSON.stringify({ faults: [{ status: 302 }] }) });
       assert.equal(bad.status, 400);
