@@ -4,7 +4,6 @@
 // gantry is an ES module: Node >= 20.19 loads it through require().
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.providerExports = exports.libraryExports = exports.version = void 0;
-/* eslint-disable @typescript-eslint/no-require-imports -- this is the CommonJS that tsc emits */
 const gantry = require("gantry");
 const providers = require("gantry/providers");
 exports.version = gantry.version;

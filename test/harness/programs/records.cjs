@@ -1,14 +1,13 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS program, as tsc emits a default Pulumi TypeScript project */
 // A CommonJS Pulumi program, as `tsc` emits a default Pulumi TypeScript project: one Record per
 // entry of the test's arguments (a CapturingRecord, the anti-pattern, when `capturing`); stack
 // outputs are the records' values and versions.
 const pulumi = require('@pulumi/pulumi');
-const { CapturingRecord, Record } = require('gantry-test-records');
+const testRecords = require('gantry-test-records');
 
 module.exports = async function ({ records }) {
   const outputs = {};
   for (const { name, key, value, secret, capturing } of records) {
-    const Kind = capturing ? CapturingRecord : Record;
+    const Kind = capturing ? testRecords.CapturingRecord : testRecords.Record;
     const record = new Kind(name, { key, value: secret ? pulumi.secret(value) : value });
     outputs[`${name}Value`] = record.value;
     outputs[`${name}Version`] = record.version;
