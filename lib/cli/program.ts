@@ -22,10 +22,15 @@ export interface CommandGroup {
   register(program: Command, context: CliContext): void;
 }
 
-export function buildProgram(context: CliContext): Command {
+/**
+ * `versionFlag: false` leaves `--version` to the verbs (`secrets get --version 3`): commander reads a program option
+ * anywhere on the line, so the program's `-V, --version` is only registered when it can apply (first argument, help).
+ */
+export function buildProgram(context: CliContext, options: { versionFlag?: boolean } = {}): Command {
   const program = new Command('gantry')
-    .description('Pinned registry modules, kv secrets and page-analysis deployment gates, for scripts, pipelines and Pulumi.')
-    .version(version, '-V, --version', 'print the version')
+    .description('Pinned registry modules, kv secrets and page-analysis deployment gates, for scripts, pipelines and Pulumi.');
+  if (options.versionFlag !== false) program.version(version, '-V, --version', 'print the version');
+  program
     .option('--json', 'print machine-readable JSON on stdout', false)
     .option('-v, --verbose', 'log details and full errors on stderr', false)
     .showSuggestionAfterError(true)
@@ -72,7 +77,7 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
       return { json: Boolean(options.json), verbose: Boolean(options.verbose) };
     },
   };
-  const program = buildProgram(context);
+  const program = buildProgram(context, { versionFlag: argv.length <= 2 || ['-V', '--version', '-h', '--help'].includes(argv[2]!) });
   try {
     if (argv.length <= 2) {
       program.outputHelp();
