@@ -15,6 +15,8 @@ export function isUnauthenticated(path: string): boolean {
   return /^auth\/userpass\/login\/[^/]+$/.test(path) || path === 'auth/approle/login';
 }
 
+const DUMMY_USER = { ...hashPassword('no user has this password'), policies: [] };
+
 function policiesFrom(raw: unknown, field: string): string[] {
   if (raw === undefined || raw === null) return [];
   const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
@@ -143,8 +145,9 @@ function userpassRoutes(core: Core, ctx: RequestContext, sub: string): Outcome {
     const password = ctx.body.password;
     if (typeof password !== 'string' || password === '') throw badRequest('missing password');
     const user = ctx.ns.users[username];
-    // same answer for an unknown user and a wrong password, so logins cannot probe for names
-    if (!user || !passwordMatches(password, user)) throw fail(403, 'invalid username or password');
+    // same answer, and the same hashing work, for an unknown user and a wrong password: logins cannot probe for names
+    const matches = passwordMatches(password, user ?? DUMMY_USER);
+    if (!user || !matches) throw fail(403, 'invalid username or password');
     return login(core, ctx, user.policies, `userpass-${username}`, `auth/userpass/login/${username}`, { username });
   }
   if (sub === 'users/' || sub === 'users') {
