@@ -319,6 +319,12 @@ export function parseLocation(value: string, options: ParseLocationOptions = {})
 
 const secretParams = /^(x-amz-(signature|credential|security-token)|signature|sig|token|access_token|aws_access_key_id|aws_access_key_secret|aws_access_token|googleaccessid|x-goog-signature|x-goog-credential)$/i;
 
+/** A query string that keeps `:` and `/` readable (checksums, refs), as people write them. */
+function readableQuery(params: URLSearchParams): string {
+  const text = params.toString().replace(/%3A/gi, ':').replace(/%2F/gi, '/');
+  return text ? `?${text}` : '';
+}
+
 /** The location as text with `//subdir`, for the lock file and logs: userinfo and signing parameters removed. */
 export function formatLocation(location: SourceLocation): string {
   const sub = location.subdir ? `//${location.subdir}` : '';
@@ -330,7 +336,7 @@ export function formatLocation(location: SourceLocation): string {
       for (const name of [...url.searchParams.keys()]) if (secretParams.test(name)) url.searchParams.delete(name);
       if (location.archive !== undefined && location.archive !== archiveTypeFromPath(url.pathname)) url.searchParams.set('archive', location.archive === 'none' ? 'false' : location.archive);
       if (location.checksum) url.searchParams.set('checksum', `${location.checksum.algorithm}:${location.checksum.hex}`);
-      const query = url.search;
+      const query = readableQuery(url.searchParams);
       url.search = '';
       return `${url.toString()}${sub}${query}`;
     }
@@ -341,14 +347,14 @@ export function formatLocation(location: SourceLocation): string {
       if (location.versionId) params.set('version', location.versionId);
       if (location.archive !== undefined && location.archive !== archiveTypeFromPath(location.key)) params.set('archive', location.archive === 'none' ? 'false' : location.archive);
       if (location.checksum) params.set('checksum', `${location.checksum.algorithm}:${location.checksum.hex}`);
-      const query = params.size ? `?${params.toString()}` : '';
+      const query = readableQuery(params);
       return `s3::${base}/${location.bucket}/${location.key}${sub}${query}`;
     }
     case 'git': {
       const params = new URLSearchParams();
       if (location.ref !== undefined) params.set('ref', location.ref);
       if (location.depth !== undefined) params.set('depth', String(location.depth));
-      const query = params.size ? `?${params.toString()}` : '';
+      const query = readableQuery(params);
       return `git::${location.url}${sub}${query}`;
     }
   }

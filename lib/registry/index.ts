@@ -1,0 +1,11 @@
+export * from './address.js';
+export * from './constraints.js';
+export * from './location.js';
+export * from './credentials.js';
+export * from './discovery.js';
+export * from './client.js';
+export * from './lockfile.js';
+export * from './manifest.js';
+export * from './modules.js';
+export { registryRetryPolicy } from './retry.js';
+export type * from './types.js';

@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { GantryError, ExitCode } from '../errors.js';
+
+/** The lock file Gantry writes next to the manifest. */
+export const lockFileName = 'gantry.lock.json';
+export const lockFileVersion = 1;
+
+export interface LockEntry {
+  /** The constraint the version was chosen under, as written in the manifest. */
+  constraint: string;
+  version: string;
+  /** The normalised location (credentials and signing parameters removed). */
+  location: string;
+  /** `h1:` content hash of the installed package. */
+  hash: string;
+}
+
+export interface LockFile {
+  version: typeof lockFileVersion;
+  /** Keyed by normalised source address (host always written). */
+  modules: Record<string, LockEntry>;
+}
+
+export class LockFileError extends GantryError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'LOCK_FILE_INVALID', exitCode: ExitCode.usage, hint: hint ?? 'the lock file is never rewritten silently: fix it, restore it from version control, or delete it and run `gantry modules pin`' });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Parses and validates lock file text; any defect is a LockFileError naming the file and the entry. */
+export function parseLockFile(text: string, file = lockFileName): LockFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new LockFileError(`${file} is not valid JSON (${(error as Error).message}); it may be truncated or have a merge conflict`);
+  }
+  if (!isObject(data)) throw new LockFileError(`${file} is not a JSON object`);
+  if (data.version !== lockFileVersion) throw new LockFileError(`${file} has version ${JSON.stringify(data.version)}; this Gantry reads version ${lockFileVersion}`);
+  if (!isObject(data.modules)) throw new LockFileError(`${file} has no "modules" object`);
+  const modules: Record<string, LockEntry> = {};
+  for (const [source, entry] of Object.entries(data.modules)) {
+    if (!isObject(entry)) throw new LockFileError(`${file}: the entry for ${source} is not an object`);
+    for (const field of ['constraint', 'version', 'location', 'hash'] as const) {
+      if (typeof entry[field] !== 'string') throw new LockFileError(`${file}: the entry for ${source} has no string "${field}"`);
+    }
+    if (!/^h1:[A-Za-z0-9+/]{43}=$/.test(entry.hash as string)) throw new LockFileError(`${file}: the entry for ${source} has a malformed hash "${String(entry.hash)}"`);
+    modules[source] = { constraint: entry.constraint as string, version: entry.version as string, location: entry.location as string, hash: entry.hash as string };
+  }
+  return { version: lockFileVersion, modules };
+}
+
+/** Reads a lock file; a missing file is an empty lock, anything unreadable is an error. */
+export async function readLockFile(file: string): Promise<LockFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: lockFileVersion, modules: {} };
+    throw error;
+  }
+  return parseLockFile(text, file);
+}
+
+/** The lock as text: sources sorted, fields in a fixed order, two-space indent, trailing newline. */
+export function formatLockFile(lock: LockFile): string {
+  const modules: Record<string, LockEntry> = {};
+  for (const source of Object.keys(lock.modules).sort()) {
+    const entry = lock.modules[source] as LockEntry;
+    modules[source] = { constraint: entry.constraint, version: entry.version, location: entry.location, hash: entry.hash };
+  }
+  return `${JSON.stringify({ version: lockFileVersion, modules }, null, 2)}\n`;
+}
+
+/** Writes the lock file atomically: a temporary file in the same folder, then a rename. */
+export async function writeLockFile(file: string, lock: LockFile): Promise<void> {
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, formatLockFile(lock), { flag: 'wx' });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

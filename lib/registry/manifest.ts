@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import { formatModuleAddress, parseModuleAddress, type ModuleAddress } from './address.js';
+import { parseConstraints, type ConstraintSet } from './constraints.js';
+
+/** The manifest the user writes: local name → `{ source, version }`. */
+export const manifestFileName = 'gantry.modules.json';
+
+export interface ManifestModule {
+  /** The local name; also the folder under the install directory. */
+  name: string;
+  source: string;
+  address: ModuleAddress;
+  /** Normalised source address: the lock file key. */
+  key: string;
+  constraint: ConstraintSet;
+}
+
+const localNamePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Validates a manifest document; errors name the file and the module. */
+export function parseManifest(text: string, file = manifestFileName, env: NodeJS.ProcessEnv = process.env): ManifestModule[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`, { code: 'MANIFEST_INVALID' });
+  }
+  if (!isObject(data)) throw new UsageError(`${file} must be a JSON object mapping local names to { "source", "version" }`, { code: 'MANIFEST_INVALID' });
+  const modules: ManifestModule[] = [];
+  const byKey = new Map<string, ManifestModule>();
+  for (const [name, entry] of Object.entries(data)) {
+    if (!localNamePattern.test(name) || name.endsWith('.')) {
+      throw new UsageError(`${file}: the local name "${name}" must be 1-64 letters, digits, ".", "-" or "_", starting with a letter or digit`, { code: 'MANIFEST_INVALID' });
+    }
+    if (!isObject(entry) || typeof entry.source !== 'string') throw new UsageError(`${file}: "${name}" needs a "source" string`, { code: 'MANIFEST_INVALID' });
+    if (entry.version !== undefined && typeof entry.version !== 'string') throw new UsageError(`${file}: the "version" of "${name}" must be a string`, { code: 'MANIFEST_INVALID' });
+    let address: ModuleAddress;
+    let constraint: ConstraintSet;
+    try {
+      address = parseModuleAddress(entry.source, env);
+      constraint = parseConstraints(entry.version as string | undefined);
+    } catch (error) {
+      throw new UsageError(`${file}: module "${name}": ${(error as Error).message}`, { code: 'MANIFEST_INVALID', hint: (error as UsageError).hint });
+    }
+    const key = formatModuleAddress(address);
+    const module = { name, source: entry.source, address, key, constraint };
+    const same = byKey.get(key);
+    if (same && same.constraint.text !== constraint.text) {
+      throw new UsageError(`${file}: "${same.name}" and "${name}" use ${key} with different constraints ("${same.constraint.text}" and "${constraint.text}")`, {
+        code: 'MANIFEST_INVALID',
+        hint: 'the lock file pins one version per source address; give both the same constraint',
+      });
+    }
+    byKey.set(key, module);
+    modules.push(module);
+  }
+  return modules;
+}
+
+export async function readManifest(file: string, env?: NodeJS.ProcessEnv): Promise<ManifestModule[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
+    throw error;
+  }
+  return parseManifest(text, file, env);
+}
