@@ -1,0 +1,113 @@
+// The example modules, the example manifest, the `gantry dev` starter and `gantry dev registry` (own process).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import semver from 'semver';
+import { devServers } from '../../../lib/devserver/index.js';
+import { examplesDir } from '../../../lib/paths.js';
+import { DEV_REGISTRY_PORT, devRegistryPort } from '../../../lib/devserver/registry/index.js';
+import { get, tempDir, writeVersion } from './helpers.js';
+
+const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
+const tsx = createRequire(import.meta.url).resolve('tsx');
+
+/** Runs `gantry dev registry ...` until it prints its address; returns the address and the child. */
+function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'registry', ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const match = /module registry on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match && stdout.includes('Press Ctrl-C')) resolve({ child, url: match[1]!, stdout: () => stdout });
+    });
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => reject(new Error(`gantry dev registry exited with ${code}: ${stderr}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('close', (code) => resolve(code))));
+}
+
+describe('devserver/registry: examples and the command', function () {
+  this.timeout(60000);
+
+  it('gantry dev lists the registry; it serves examples/modules and every example manifest entry has a matching version', async () => {
+    const starter = devServers.find((s) => s.name === 'registry');
+    assert.ok(starter, 'registry is in lib/devserver/index.ts');
+    const saved = process.env.GANTRY_DEV_REGISTRY_PORT;
+    process.env.GANTRY_DEV_REGISTRY_PORT = '0';
+    const state = await tempDir('dev');
+    const server = await starter.start({ host: '127.0.0.1', examplesDir: examplesDir(), stateDir: state.dir });
+    try {
+      if (saved === undefined) delete process.env.GANTRY_DEV_REGISTRY_PORT;
+      else process.env.GANTRY_DEV_REGISTRY_PORT = saved;
+      const manifest = JSON.parse(await readFile(path.join(examplesDir(), 'gantry.modules.json'), 'utf8')) as Record<string, { source: string; version: string }>;
+      assert.ok(Object.keys(manifest).length >= 2);
+      for (const [name, entry] of Object.entries(manifest)) {
+        const [host, ...tail] = entry.source.split('/');
+        assert.equal(host, `127.0.0.1:${DEV_REGISTRY_PORT}`, `${name} names the dev registry's host`);
+        const versions = await get(`${server.url}/v1/modules/${tail.join('/')}/versions`);
+        assert.equal(versions.status, 200, entry.source);
+        const available = versions.body.modules[0].versions.map((v: { version: string }) => v.version);
+        // Terraform's "~> 1.0" is semver's "^1.0" for a two-part version; comma means "and".
+        const range = entry.version.replace(/~>\s*(\d+)\.(\d+)$/, '^$1.$2.0').replace(/,/g, ' ');
+        assert.ok(semver.maxSatisfying(available, range), `${name}: ${entry.version} matches one of ${available.join(', ')}`);
+      }
+      const detail = await get(`${server.url}/v1/modules/gantry/network/aws`);
+      assert.equal(detail.body.version, '1.1.0', 'the pre-release 2.0.0-beta.1 is not latest');
+      assert.equal(detail.body.verified, true);
+      assert.ok(detail.body.root.resources.length >= 3);
+    } finally {
+      await server.stop();
+      await state.remove();
+    }
+  });
+
+  it('GANTRY_DEV_REGISTRY_PORT: default 5758, 0 for any port, anything else is refused', () => {
+    assert.equal(devRegistryPort({}), 5758);
+    assert.equal(devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: '0' }), 0);
+    assert.equal(devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: '6000' }), 6000);
+    for (const bad of ['-1', '65536', 'http', '1e3']) assert.throws(() => devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: bad }), /GANTRY_DEV_REGISTRY_PORT/);
+  });
+
+  it('gantry dev registry --dir <folder> --port 0 serves that folder until SIGTERM', async () => {
+    const temp = await tempDir('cli');
+    try {
+      await writeVersion(temp.dir, 'team/app/aws', '0.3.0', { 'main.tf': 'output "x" { value = 1 }\n' });
+      const { child, url, stdout } = await startCli(['--dir', temp.dir, '--port', '0', '--latency', '5']);
+      try {
+        assert.match(stdout(), /address modules as 127\.0\.0\.1:\d+\/<namespace>\/<name>\/<provider>/);
+        const versions = await get(`${url}/v1/modules/team/app/aws/versions`);
+        assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version), ['0.3.0']);
+      } finally {
+        child.kill('SIGTERM');
+        assert.equal(await exited(child), 0);
+      }
+    } finally {
+      await temp.remove();
+    }
+  });
+
+  it('gantry dev registry refuses bad input with exit code 2 and the reason', async () => {
+    for (const [args, message] of [
+      [['--dir', '/nonexistent/modules', '--port', '0'], /module folder \/nonexistent\/modules does not exist/],
+      [['--s3', 's3://Not_A_Bucket', '--port', '0'], /not an S3 location/],
+      [['--dir', '.', '--s3', 's3://bucket'], /choose --dir or --s3/],
+      [['--port', 'eighty'], /--port must be an integer/],
+    ] as const) {
+      const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'registry', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      assert.equal(await exited(child), 2, args.join(' '));
+      assert.match(stderr, message);
+    }
+  });
+});
