@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { gantry } from '../analysis/gantry.js';
+import { startHttpPeer, type HttpPeer } from '../peers/http.js';
+
+describe('gantry browser check (the command, as a separate process, against Debian chromedriver)', function () {
+  this.timeout(90_000);
+  let site: HttpPeer;
+
+  before(async () => {
+    site = await startHttpPeer((request, response) => {
+      const found = request.url === '/';
+      response.writeHead(found ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><title>${found ? 'Gantry demo site' : 'Not found'}</title>`);
+    });
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  it('exit 0 and a table with each check when the page passes; --status and --title-match equals are honoured', async () => {
+    const run = await gantry(['browser', 'check', `${site.url}/gone`, '--status', '404', '--title', 'Not found', '--title-match', 'equals']);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.match(lines[0] ?? '', /^URL\s+CHECK\s+EXPECTED\s+ACTUAL\s+RESULT$/);
+    assert.match(run.stdout, /load\s+the page loads\s+loaded\s+pass/);
+    assert.match(run.stdout, /title\s+equals "Not found"\s+"Not found"\s+pass/);
+    assert.match(run.stdout, /status\s+404\s+404\s+pass/);
+  });
+
+  it('exit 1 when a check fails; --json has every result; the reason is on stderr', async () => {
+    const run = await gantry(['browser', 'check', `${site.url}/`, `${site.url}/gone`, '--title', 'Gantry', '--json']);
+    assert.equal(run.code, 1, run.stderr);
+    const document = JSON.parse(run.stdout) as { passed: boolean; results: Array<{ passed: boolean; status: number; title: string }> };
+    assert.equal(document.passed, false);
+    assert.deepEqual(document.results.map((r) => [r.passed, r.status, r.title]), [[true, 200, 'Gantry demo site'], [false, 404, 'Not found']]);
+    assert.match(run.stderr, /browser check failed for .*\/gone \(title: expected contains "Gantry", got "Not found"; status: expected 2xx, got 404\)/);
+  });
+
+  it('exit 2 for bad input, before any browser starts', async () => {
+    for (const args of [['file:///etc/passwd'], [`${site.url}/`, '--status', 'ok']]) {
+      const run = await gantry(['browser', 'check', ...args]);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /^error: /);
+    }
+  });
+
+  it('exit 3 when the driver cannot start, with a hint', async () => {
+    const run = await gantry(['browser', 'check', `${site.url}/`], { CHROMEDRIVER_PATH: '/bin/false' });
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(run.stderr, /chromedriver exited before it was ready/);
+    assert.match(run.stderr, /hint: /);
+  });
+});
