@@ -5,8 +5,9 @@ import { UsageError } from '../../errors.js';
 
 /** Where the bytes of one module version are. */
 export type Artifact =
-  | { kind: 'directory'; path: string }
-  | { kind: 'file'; path: string; extension: ArchiveExtension }
+  /** modifiedMs: when the folder or file last changed, so cached content and checksums follow edits. */
+  | { kind: 'directory'; path: string; modifiedMs: number }
+  | { kind: 'file'; path: string; extension: ArchiveExtension; modifiedMs: number }
   | { kind: 's3'; bucket: string; key: string; extension: ArchiveExtension }
   /** A location declared in module.json, answered verbatim in X-Registry-Get. */
   | { kind: 'location'; location: string };

@@ -61,7 +61,8 @@ export interface RegistryServerOptions {
   /** Add `?checksum=sha256:<hex>` to archive locations (computed once per version). */
   checksums?: boolean;
   pageLimits?: Partial<PageLimits>;
-  /** How old the catalog may get before a request rescans the store; default 1 s (folder), 10 s (S3). */
+  /** After this long, a request starts a background rescan of the store (it is served from the current catalog);
+   * default 1 s (folder), 10 s (S3). refresh() rescans at once. */
   rescanMs?: number;
   /** One line per request and per warning; default: silent. */
   log?: (line: string) => void;
@@ -140,20 +141,22 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       .finally(() => {
         loading = undefined;
       }));
+  // Requests never wait for a rescan: a stale catalog starts one in the background and is served meanwhile.
   const current = async (): Promise<Catalog> => {
-    if (catalog && Date.now() - catalog.loadedAt < rescanMs) return catalog;
-    try {
-      return await load();
-    } catch (error) {
-      if (!catalog) throw error;
-      log(`warning: rescanning ${store.description} failed, serving the previous catalog: ${(error as Error).message}`);
-      catalog.loadedAt = Date.now();
-      return catalog;
+    if (!catalog) return load();
+    if (Date.now() - catalog.loadedAt >= rescanMs && !loading) {
+      const previous = catalog;
+      load().catch((error: Error) => {
+        log(`warning: rescanning ${store.description} failed, serving the previous catalog: ${error.message}`);
+        previous.loadedAt = Date.now();
+      });
     }
+    return catalog;
   };
   await load(); // a bad folder or bucket is a start error, not a later 500
 
-  const artifactKey = (a: Artifact) => (a.kind === 'directory' || a.kind === 'file' ? a.path : a.kind === 's3' ? `s3://${a.bucket}/${a.key}` : a.location);
+  const artifactKey = (a: Artifact) =>
+    a.kind === 'directory' || a.kind === 'file' ? `${a.path}@${a.modifiedMs}` : a.kind === 's3' ? `s3://${a.bucket}/${a.key}` : a.location;
   const contentOf = (artifact: Artifact) => {
     const key = artifactKey(artifact);
     let found = contentCache.get(key);
@@ -349,13 +352,14 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   }
 
   function checksumOf(artifact: Extract<Artifact, { kind: 'directory' | 'file' }>): Promise<string> {
-    let found = checksumCache.get(artifact.path);
+    const key = artifactKey(artifact);
+    let found = checksumCache.get(key);
     if (!found) {
       const hash = createHash('sha256');
       const source = artifact.kind === 'file' ? createReadStream(artifact.path) : archiveDirectory(artifact.path);
       found = pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() => hash.digest('hex'));
-      checksumCache.set(artifact.path, found);
-      found.catch(() => checksumCache.delete(artifact.path));
+      checksumCache.set(key, found);
+      found.catch(() => checksumCache.delete(key));
     }
     return found;
   }

@@ -157,25 +157,38 @@ describe('devserver/registry: folder store', function () {
     }
   });
 
-  it('a new version folder appears after the rescan interval; a broken rescan keeps the last good catalog', async () => {
+  it('a new version folder appears after the rescan interval (rescans run in the background); a broken rescan keeps the last good catalog', async () => {
     const temp = await tempDir('rescan');
     const lines: string[] = [];
+    /** Asks until the answer satisfies `done` (a background rescan needs a request to start it and a moment to finish). */
+    const until = async (url: string, done: (body: any) => boolean) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (let i = 0; i < 100; i++) {
+        const response = await get(url);
+        if (done(response.body)) return response;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.fail(`${url} never reached the expected state`);
+    };
     try {
       await writeVersion(temp.dir, 'a/b/c', '1.0.0', { 'main.tf': '' });
       const live = await startRegistryServer({ dir: temp.dir, rescanMs: 0, log: (line) => lines.push(line) });
       try {
         await writeVersion(temp.dir, 'a/b/c', '1.1.0', { 'main.tf': '' });
-        const versions = await get(`${live.url}/v1/modules/a/b/c/versions`);
-        assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version), ['1.1.0', '1.0.0']);
+        const versions = `${live.url}/v1/modules/a/b/c/versions`;
+        const seen = await until(versions, (body) => body.modules[0].versions.length === 2);
+        assert.deepEqual(seen.body.modules[0].versions.map((v: { version: string }) => v.version), ['1.1.0', '1.0.0']);
         await writeModuleJson(temp.dir, 'a/b/c', '{ broken');
-        const still = await get(`${live.url}/v1/modules/a/b/c/versions`);
-        assert.equal(still.status, 200);
-        assert.equal(still.body.modules[0].versions.length, 2);
-        assert.ok(lines.some((l) => l.includes('serving the previous catalog')));
+        for (let i = 0; i < 100 && !lines.some((l) => l.includes('serving the previous catalog')); i++) {
+          const still = await get(versions);
+          assert.equal(still.status, 200);
+          assert.equal(still.body.modules[0].versions.length, 2);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.ok(lines.some((l) => l.includes('serving the previous catalog') && l.includes('not valid JSON')), lines.join('\n'));
         await rm(path.join(temp.dir, 'a/b/c/module.json'));
         await writeVersion(temp.dir, 'a/b/c', '1.2.0', { 'main.tf': '' });
         await live.refresh();
-        assert.equal((await get(`${live.url}/v1/modules/a/b/c`)).body.version, '1.2.0');
+        assert.equal((await get(`${live.url}/v1/modules/a/b/c`)).body.version, '1.2.0', 'refresh() rescans at once');
       } finally {
         await live.stop();
       }
