@@ -7,6 +7,7 @@ import { CheckFailedError } from '../errors.js';
 import type { CliContext } from './program.js';
 import { startDevServers } from './devservers.js';
 import type { Output } from './output.js';
+import { modulesStep } from './demo/modules.js';
 import { secretsStep } from './demo/secrets.js';
 
 export interface DemoContext {
@@ -26,7 +27,7 @@ export interface DemoStep {
 }
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [secretsStep];
+const steps: DemoStep[] = [modulesStep, secretsStep];
 
 /** Capabilities whose step has not landed yet, and what their step will do; each is removed when its step arrives. */
 const planned: Array<{ name: string; description: string }> = [
