@@ -4,3 +4,27 @@ export * from './http/index.js';
 export { createLogger, getLogger, setLogger, silentLogger } from './log.js';
 export type { Logger, LogLevel } from './log.js';
 export { version } from './version.js';
+export {
+  runBrowserCheck,
+  renderBrowserCheck,
+  browserCheckProblems,
+  startChromeDriver,
+  withChromeDriver,
+  createWebDriverClient,
+  withSession,
+  Session as WebDriverSession,
+  WebDriverError,
+  DriverProcessError,
+  isWebDriverError,
+  webDriverErrorStatus,
+} from './automation/index.js';
+export type {
+  BrowserCheckOptions,
+  BrowserCheckResult,
+  BrowserCheckItem,
+  BrowserCheckProblem,
+  ChromeDriver,
+  ChromeDriverOptions,
+  WebDriverClient,
+  WebDriverErrorCode,
+} from './automation/index.js';

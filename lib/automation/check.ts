@@ -65,42 +65,66 @@ export interface BrowserCheckResult {
 export const defaultPageLoadTimeoutMs = 30_000;
 export const defaultTitleWaitMs = 2_000;
 
-/** Validates and normalises the options at the boundary; every face (command, resource, library) goes through here. */
-export function validateBrowserCheckOptions(options: BrowserCheckOptions): Required<Pick<BrowserCheckOptions, 'url' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'>> & { title: string | undefined } {
-  let parsed: URL;
+export interface BrowserCheckProblem {
+  property: 'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs';
+  reason: string;
+}
+
+/** Every problem with the options, each naming its property (Pulumi's Check reports them all at once). */
+export function browserCheckProblems(options: Partial<BrowserCheckOptions>): BrowserCheckProblem[] {
+  const problems: BrowserCheckProblem[] = [];
+  let parsed: URL | undefined;
   try {
-    parsed = new URL(options.url);
+    parsed = new URL(String(options.url));
   } catch {
-    throw new UsageError(`the URL to check is not an absolute URL: ${redactUrl(String(options.url))}`, { hint: 'give the full address, e.g. https://example.com/' });
+    problems.push({ property: 'url', reason: `the URL to check is not an absolute URL: ${redactUrl(String(options.url))}; give the full address, e.g. https://example.com/` });
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`the browser check only opens http and https pages, not ${parsed.protocol}`, { hint: 'give an http:// or https:// address' });
+  if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    problems.push({ property: 'url', reason: `the browser check only opens http and https pages, not ${parsed.protocol}` });
   }
   if (options.title !== undefined && (typeof options.title !== 'string' || options.title.length === 0)) {
-    throw new UsageError('the expected title must be a non-empty text');
+    problems.push({ property: 'title', reason: 'the expected title must be a non-empty text' });
   }
-  const titleMatch = options.titleMatch ?? 'contains';
-  if (titleMatch !== 'contains' && titleMatch !== 'equals') throw new UsageError(`the title match must be contains or equals, not ${String(titleMatch)}`);
-  const status = options.status ?? '2xx';
-  if (status !== '2xx' && status !== 'any' && !(Number.isInteger(status) && status >= 100 && status <= 599)) {
-    throw new UsageError(`the expected status must be an HTTP status code (100-599), 2xx or any, not ${String(status)}`);
+  if (options.titleMatch !== undefined && options.titleMatch !== 'contains' && options.titleMatch !== 'equals') {
+    problems.push({ property: 'titleMatch', reason: `the title match must be contains or equals, not ${String(options.titleMatch)}` });
   }
-  const statusSource = options.statusSource ?? 'browser';
-  if (statusSource !== 'browser' && statusSource !== 'http') throw new UsageError(`the status source must be browser or http, not ${String(statusSource)}`);
-  const positive = (value: number | undefined, fallback: number, what: string) => {
-    const chosen = value ?? fallback;
-    if (!Number.isFinite(chosen) || chosen < 0) throw new UsageError(`${what} must be a number of milliseconds >= 0, not ${String(value)}`);
-    return chosen;
-  };
+  const status = options.status;
+  if (status !== undefined && status !== '2xx' && status !== 'any' && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) {
+    problems.push({ property: 'status', reason: `the expected status must be an HTTP status code (100-599), 2xx or any, not ${String(status)}` });
+  }
+  if (options.statusSource !== undefined && options.statusSource !== 'browser' && options.statusSource !== 'http') {
+    problems.push({ property: 'statusSource', reason: `the status source must be browser or http, not ${String(options.statusSource)}` });
+  }
+  for (const [property, what] of [['pageLoadTimeoutMs', 'the page-load timeout'], ['titleWaitMs', 'the title wait']] as const) {
+    const value = options[property];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
+      problems.push({ property, reason: `${what} must be a number of milliseconds >= 0, not ${String(value)}` });
+    }
+  }
+  return problems;
+}
+
+/** Validates and normalises the options at the boundary; every face (command, resource, library) goes through here. */
+export function validateBrowserCheckOptions(options: BrowserCheckOptions): Required<Pick<BrowserCheckOptions, 'url' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'>> & { title: string | undefined } {
+  const [problem] = browserCheckProblems(options);
+  if (problem) throw new UsageError(problem.reason);
   return {
-    url: parsed.toString(),
+    url: new URL(options.url).toString(),
     title: options.title,
-    titleMatch,
-    status,
-    statusSource,
-    pageLoadTimeoutMs: positive(options.pageLoadTimeoutMs, defaultPageLoadTimeoutMs, 'the page-load timeout'),
-    titleWaitMs: positive(options.titleWaitMs, defaultTitleWaitMs, 'the title wait'),
+    titleMatch: options.titleMatch ?? 'contains',
+    status: options.status ?? '2xx',
+    statusSource: options.statusSource ?? 'browser',
+    pageLoadTimeoutMs: options.pageLoadTimeoutMs ?? defaultPageLoadTimeoutMs,
+    titleWaitMs: options.titleWaitMs ?? defaultTitleWaitMs,
   };
+}
+
+/** The result as a plain-text table, for error messages and logs where no terminal table helper exists. */
+export function renderBrowserCheck(result: BrowserCheckResult): string {
+  const rows = [['check', 'expected', 'actual', 'result'], ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  return [`${result.passed ? 'passed' : 'FAILED'}: ${result.url}`, ...lines].join('\n');
 }
 
 function titleMatches(actual: string, expected: string, match: TitleMatch): boolean {
