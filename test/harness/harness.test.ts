@@ -17,6 +17,7 @@ interface RecordArgs {
   key: string;
   value: string;
   secret?: boolean;
+  secretOutput?: boolean;
   capturing?: boolean;
 }
 const program = (...list: RecordArgs[]) => ({ records: list });
@@ -143,20 +144,24 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.ok(failure.result.resources.a);
     });
 
-    it('__provider stays under 16 KB and holds no credential when the token comes from Configure (secret config)', async () => {
+    it('__provider stays under 16 KB and holds no credential when the token comes from Configure (secret config); additionalSecretOutputs seal an output', async () => {
       const canary = `canary-${kind}-${Math.random().toString(36).slice(2)}`;
       await store.stop();
       store = await startRecordStore({ token: canary });
       const s = (stack = await Harness.consumer({ kind, config: { 'records:address': store.url, 'records:token': { secret: canary } } }));
 
-      const result = await s.up(records, program({ name: 'a', key: 'alpha', value: 'v' }));
+      const plainInput = `plain-input-${Math.random().toString(36).slice(2)}`;
+      const result = await s.up(records, program({ name: 'a', key: 'alpha', value: plainInput, secretOutput: true }));
       assert.deepEqual(result.plan, { a: 'create' });
+      assert.deepEqual(result.resources.a!.secretOutputs, ['value'], 'additionalSecretOutputs marks the output secret');
       assert.equal(store.requests.at(-1)!.authorization, `Bearer ${canary}`, 'the provider got the token through Configure');
       const provider = result.resources.a!.provider!;
       const bytes = Buffer.byteLength(provider);
       assert.ok(bytes > 0 && bytes <= PROVIDER_LIMIT_BYTES, `__provider is ${bytes} bytes`);
       assert.ok(!provider.includes(canary), 'no credential in __provider');
-      assert.ok(!(await readFile(s.statePath, 'utf8')).includes(canary), 'no credential in the state file');
+      const state = await readFile(s.statePath, 'utf8');
+      assert.ok(!state.includes(canary), 'no credential in the state file');
+      assert.equal(state.split(plainInput).length - 1, 1, 'the value is plain in the inputs only, sealed in the outputs');
       assert.ok(!s.log.includes(canary), 'no credential in anything the provider printed');
       await s.destroy();
       assert.equal(store.records.size, 0);
