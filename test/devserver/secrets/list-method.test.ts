@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { withServer, ROOT } from './helpers.js';
+import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+
+/** Writes raw bytes on one connection and collects the status lines of the responses. */
+function exchange(server: SecretsServer, payload: string[], expected: number): Promise<number[]> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let text = '';
+    const statuses = () => [...text.matchAll(/HTTP\/1\.1 (\d{3}) [A-Z]/g)].map((m) => Number(m[1]));
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (statuses().length >= expected) {
+        socket.destroy();
+        resolve(statuses());
+      }
+    });
+    socket.on('error', reject);
+    socket.on('connect', async () => {
+      for (const part of payload) {
+        socket.write(part);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    setTimeout(() => {
+      socket.destroy();
+      resolve(statuses());
+    }, 3000);
+  });
+}
+
+describe('embedded kv server: the LIST method on the wire', () => {
+  let server: SecretsServer;
+  before(async () => ({ server } = await withServer()));
+  after(() => server.stop());
+
+  const head = (method: string, path: string, extra = '') => `${method} ${path} HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT}\r\n${extra}`;
+
+  it('SEC-EP-LIST: pipelined requests in one packet (a write with a body, then LIST) are framed correctly', async () => {
+    // pipelined requests may be handled concurrently, so the LIST and GET look at a key written beforehand
+    await fetch(`${server.url}/v1/kv/pipe/a`, { method: 'POST', headers: { 'X-Secrets-Token': ROOT }, body: '{"a":1}' });
+    const body = JSON.stringify({ note: 'LIST /v1/kv/ HTTP/1.1' });
+    const statuses = await exchange(
+      server,
+      [head('POST', '/v1/kv/pipe/c', `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`) + body + head('LIST', '/v1/kv/pipe/', '\r\n') + head('GET', '/v1/kv/pipe/a', '\r\n')],
+      3,
+    );
+    assert.deepEqual(statuses, [204, 200, 200]);
+  });
+
+  it('SEC-EP-LIST: a LIST split across packets and after a chunked body with trailers is still a LIST', async () => {
+    const statuses = await exchange(
+      server,
+      [
+        head('PUT', '/v1/kv/pipe/b', 'Transfer-Encoding: chunked\r\n\r\n') + '7\r\n{"a":1}\r\n',
+        '0\r\nX-Trailer: t\r\n\r\nLI',
+        `ST /v1/kv/pipe/ HTTP/1.1\r\nHost: x\r\nX-Secrets-Token: ${ROOT}\r\n\r\n`,
+      ],
+      2,
+    );
+    assert.deepEqual(statuses, [204, 200]);
+  });
+
+  it('a client cannot forge the internal LIST marker: a GET with made-up marker headers stays a read', async () => {
+    const statuses = await exchange(server, [head('GET', '/v1/kv/pipe/', 'X-Gantry-List: LIST\r\n\r\n')], 1);
+    assert.deepEqual(statuses, [404], 'a read of the folder path, not a list');
+  });
+});
