@@ -58,6 +58,13 @@ interface ApiErrorBody {
   error?: { code?: unknown; message?: unknown; status?: unknown; errors?: Array<{ reason?: unknown; message?: unknown; domain?: unknown }> };
 }
 
+function hintFor(status: number): string | undefined {
+  if (status === 400) return 'the API rejected the request: check the URL to analyse, the categories, the strategy and the API key';
+  if (status === 401) return 'set PAGEANALYSIS_API_KEY, or PAGEANALYSIS_TOKEN to an OAuth access token';
+  if (status === 403) return 'the credentials are not allowed to run analyses: an OAuth token needs the openid scope';
+  return undefined;
+}
+
 /** The API said no: carries the status and the API's own error code, message and reasons. */
 export class PageanalysisApiError extends GantryError {
   readonly status: number;
@@ -73,9 +80,10 @@ export class PageanalysisApiError extends GantryError {
     const detail = message ?? (error.rawBody ? error.rawBody.slice(0, 300) : 'no error body');
     const reasonNote = reasons.length > 0 ? ` (${reasons.join('; ')})` : '';
     const tried = error.attempts > 1 ? ` after ${error.attempts} attempts` : '';
-    super(`page analysis API answered ${error.status}${tried}: ${detail}${reasonNote} [GET ${error.url}]`, {
+    // The URL (already redacted) stands before the colon: a redacted query value runs to the next space.
+    super(`page analysis API: GET ${error.url} answered ${error.status}${tried}: ${detail}${reasonNote}`, {
       code: `PAGEANALYSIS_${error.status}`,
-      hint: error.hint,
+      hint: hintFor(error.status) ?? error.hint,
       cause: error,
     });
     this.status = error.status;

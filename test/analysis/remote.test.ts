@@ -203,7 +203,7 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     assert.ok(error instanceof PageanalysisApiError);
     assert.equal(error.status, 500);
     assert.equal(error.exitCode, 3);
-    assert.match(error.message, /page analysis API answered 500 after 3 attempts: Internal error encountered\. \(backendError\) \[GET /);
+    assert.match(error.message, /page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?\S+ answered 500 after 3 attempts: Internal error encountered\. \(backendError\)$/);
     assert.equal(server.requests.length, 3);
   });
 
@@ -216,7 +216,7 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     assert.equal(error.status, 400);
     assert.equal(error.apiCode, 400);
     assert.deepEqual(error.reasons, ['badRequest']);
-    assert.match(error.message, /^page analysis API answered 400: Invalid value at 'url' \(ftp:\/\/x\): only http and https \(badRequest\) \[GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?/);
+    assert.match(error.message, /^page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?url=\S+&key=\[REDACTED\] answered 400: Invalid value at 'url' \(ftp:\/\/x\): only http and https \(badRequest\)$/);
     assert.equal(server.requests.length, 1);
   });
 
