@@ -28,3 +28,7 @@ export type {
   WebDriverClient,
   WebDriverErrorCode,
 } from './automation/index.js';
+// Secrets: the kv engine client (also as the `secrets` namespace).
+export * as secrets from './secrets/index.js';
+export { SecretsClient, createSecretsClient, KvEngine, SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './secrets/index.js';
+export type { SecretsClientOptions, KvReadResult, KvWriteResult, KvMetadata, KvVersion } from './secrets/index.js';

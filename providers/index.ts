@@ -1,2 +1,8 @@
 // Pulumi dynamic resources, one file each; each engineer adds its export here.
 export {};
+export { KvSecret, kvSecretOperations } from './kvSecret.js';
+export type { KvSecretArgs, KvSecretInputs, KvSecretOutputs } from './kvSecret.js';
+export { BrowserCheck, browserCheckOperations } from './browserCheck.js';
+export type { BrowserCheckArgs, BrowserCheckInputs, BrowserCheckOutputs } from './browserCheck.js';
+export { RegistryModule, registryModuleOperations } from './registryModule.js';
+export type { RegistryModuleArgs, RegistryModuleInputs, RegistryModuleOutputs } from './registryModule.js';

@@ -3,7 +3,7 @@ export type { CallOptions, CallResult, CreateSecretsClientOptions, SecretsMethod
 export { KvEngine } from './kv.js';
 export type { KvEngineOptions, WriteOptions } from './kv.js';
 export { resolveSecretsConfig, pulumiConfigFromEnvironment, settings as secretsSettings, defaults as secretsDefaults } from './config.js';
-export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup } from './config.js';
+export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup, ResolveSources } from './config.js';
 export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './errors.js';
 export { defaultLimits, checkJsonLimits, serializeWithinLimits } from './limits.js';
 export type { RequestLimits } from './limits.js';

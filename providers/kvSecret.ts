@@ -1,0 +1,327 @@
+/**
+ * KvSecret: a secret in the kv engine of the secrets service, as a Pulumi dynamic resource.
+ *
+ * The provider object below is what Pulumi serializes into `__provider`. Its methods capture nothing: they load the
+ * implementation (the functions exported further down, through `gantry/providers`) when the engine calls them, and
+ * read the service address and token at run time from the environment (SECRETS_*) or from the stack configuration
+ * given to Configure (gantry:secrets*). So `__provider` stays small and never holds a credential.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { GantryError } from '../lib/errors.js';
+import {
+  SecretsClient, SecretsError, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits, type ResolveSources,
+} from '../lib/secrets/index.js';
+import type { KvMetadata, KvVersion, SecretData } from '../lib/secrets/types.js';
+
+export interface KvSecretArgs {
+  /** The kv mount, e.g. `secret`. Changing it replaces the resource. */
+  mount: pulumi.Input<string>;
+  /** The secret's path under the mount, e.g. `app/db`. Changing it replaces the resource. */
+  path: pulumi.Input<string>;
+  /** The key-value pairs; stored as a Pulumi secret. */
+  data: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  /** 1 or 2; detected from the mount when absent. */
+  kvVersion?: pulumi.Input<1 | 2>;
+  /**
+   * kv v2 check-and-set: create only if absent, and update only if the secret is still at the version this stack
+   * last saw (a change made outside Pulumi then fails the update until `pulumi refresh`).
+   */
+  cas?: pulumi.Input<boolean>;
+  /** kv v2 custom metadata of the key (at most 64 keys, 128-byte keys, 512-byte values). */
+  customMetadata?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** kv v2: on delete, remove every version and the metadata instead of soft-deleting the latest version. */
+  deleteAllVersions?: pulumi.Input<boolean>;
+  /** Namespace, relative to the provider's (SECRETS_NAMESPACE / gantry:secretsNamespace). Changing it replaces. */
+  namespace?: pulumi.Input<string>;
+}
+
+/** Inputs after Check: normalised, secret values as given. */
+export interface KvSecretInputs {
+  mount: string;
+  path: string;
+  data: SecretData;
+  kvVersion?: KvVersion;
+  cas?: boolean;
+  customMetadata?: Record<string, string>;
+  deleteAllVersions?: boolean;
+  namespace?: string;
+}
+
+export interface KvSecretOutputs extends KvSecretInputs {
+  kvVersion: KvVersion;
+  /** kv v2: the current version; undefined on kv v1. */
+  version: number | undefined;
+  createdTime: string | undefined;
+  metadata: Omit<KvMetadata, 'versions'> | undefined;
+}
+
+/** Stack configuration keys the provider reads in Configure (the rest of the stack config is ignored). */
+export type KvSecretSettings = Record<string, string | undefined>;
+
+const providerType = 'gantry:secrets:KvSecret';
+
+const kvSecretProvider: pulumi.dynamic.ResourceProvider & { settings?: KvSecretSettings } = {
+  async configure(req) {
+    // Read at run time in the plugin, kept on the deserialized provider object, never serialized.
+    const keys = ['Addr', 'Token', 'Namespace', 'CaCert', 'CaPath', 'ClientCert', 'ClientKey', 'SkipVerify', 'TlsServerName', 'MaxRetries', 'ClientTimeout'];
+    this.settings = Object.fromEntries(keys.map((k) => [`gantry:secrets${k}`, req.config.get(`gantry:secrets${k}`)]));
+  },
+  async check(olds, news) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.check(olds, news);
+  },
+  async diff(id, olds, news) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.diff(this.settings, id, olds, news);
+  },
+  async create(inputs) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.create(this.settings, inputs);
+  },
+  async read(id, props) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.read(this.settings, id, props);
+  },
+  async update(id, olds, news) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.update(this.settings, id, olds, news);
+  },
+  async delete(id, props) {
+    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
+    return kvSecretOperations.delete(this.settings, id, props);
+  },
+};
+
+export class KvSecret extends pulumi.dynamic.Resource {
+  declare readonly mount: pulumi.Output<string>;
+  declare readonly path: pulumi.Output<string>;
+  declare readonly namespace: pulumi.Output<string | undefined>;
+  declare readonly kvVersion: pulumi.Output<KvVersion>;
+  declare readonly data: pulumi.Output<SecretData>;
+  declare readonly version: pulumi.Output<number | undefined>;
+  declare readonly createdTime: pulumi.Output<string | undefined>;
+  declare readonly metadata: pulumi.Output<Omit<KvMetadata, 'versions'> | undefined>;
+
+  /** Import an existing secret with `import: '<mount>/<path>'` (the namespace from the provider settings). */
+  constructor(name: string, args: KvSecretArgs, opts?: pulumi.CustomResourceOptions) {
+    super(kvSecretProvider, name, {
+      mount: args.mount,
+      path: args.path,
+      data: pulumi.secret(args.data),
+      kvVersion: args.kvVersion,
+      cas: args.cas,
+      customMetadata: args.customMetadata,
+      deleteAllVersions: args.deleteAllVersions,
+      namespace: args.namespace,
+      version: undefined,
+      createdTime: undefined,
+      metadata: undefined,
+    }, { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), 'data'] }, providerType);
+  }
+}
+
+// ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
+
+type CheckFailure = { property: string; reason: string };
+
+function connect(settings: KvSecretSettings | undefined): SecretsClient {
+  const sources: ResolveSources = { env: process.env, pulumi: (key) => settings?.[key] };
+  return new SecretsClient({ sources });
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sameJson = (a: unknown, b: unknown) => stableJson(a ?? null) === stableJson(b ?? null);
+
+async function engineFor(client: SecretsClient, inputs: KvSecretInputs) {
+  return client.kv(inputs.mount, {
+    ...(inputs.kvVersion ? { kvVersion: inputs.kvVersion } : {}),
+    ...(inputs.namespace ? { namespace: inputs.namespace } : {}),
+  });
+}
+
+async function outputsOf(client: SecretsClient, inputs: KvSecretInputs, data: SecretData): Promise<KvSecretOutputs> {
+  const kv = await engineFor(client, inputs);
+  const kvVersion = await kv.version();
+  let metadata: KvMetadata | undefined;
+  if (kvVersion === 2) metadata = await kv.readMetadata(inputs.path);
+  const current = metadata?.versions[String(metadata.currentVersion)];
+  const { versions: _versions, ...summary } = metadata ?? { versions: undefined };
+  return {
+    ...inputs,
+    data,
+    kvVersion,
+    version: metadata?.currentVersion,
+    createdTime: current?.createdTime,
+    metadata: metadata ? (summary as Omit<KvMetadata, 'versions'>) : undefined,
+  };
+}
+
+function idOf(inputs: Pick<KvSecretInputs, 'mount' | 'path'>): string {
+  return `${inputs.mount}${inputs.path}`;
+}
+
+export const kvSecretOperations = {
+  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<KvSecretInputs>> {
+    const failures: CheckFailure[] = [];
+    const attempt = <T>(property: string, f: () => T): T | undefined => {
+      try {
+        return f();
+      } catch (error) {
+        failures.push({ property, reason: error instanceof GantryError ? error.message : String(error) });
+        return undefined;
+      }
+    };
+    const mount = typeof news.mount === 'string' ? attempt('mount', () => normaliseMount(news.mount as string)) : (failures.push({ property: 'mount', reason: 'mount must be a string such as "secret"' }), undefined);
+    const path = typeof news.path === 'string' ? news.path.replace(/^\//, '') : undefined;
+    if (path === undefined) failures.push({ property: 'path', reason: 'path must be a string such as "app/db"' });
+    else attempt('path', () => encodePath(path));
+    const data = news.data;
+    if (!data || typeof data !== 'object' || Array.isArray(data)) failures.push({ property: 'data', reason: 'data must be an object of keys and values' });
+    // Only the shape is reported, never a value.
+    else attempt('data', () => serializeWithinLimits({ data }));
+    if (news.kvVersion !== undefined && news.kvVersion !== 1 && news.kvVersion !== 2) failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
+    for (const flag of ['cas', 'deleteAllVersions'] as const) {
+      if (news[flag] !== undefined && typeof news[flag] !== 'boolean') failures.push({ property: flag, reason: `${flag} must be true or false` });
+    }
+    const custom = news.customMetadata;
+    if (custom !== undefined) {
+      if (!custom || typeof custom !== 'object' || Array.isArray(custom)) failures.push({ property: 'customMetadata', reason: 'customMetadata must be an object of strings' });
+      else {
+        const entries = Object.entries(custom as Record<string, unknown>);
+        if (entries.length > 64) failures.push({ property: 'customMetadata', reason: `customMetadata has ${entries.length} keys; at most 64` });
+        for (const [k, v] of entries) {
+          if (typeof v !== 'string') failures.push({ property: 'customMetadata', reason: `customMetadata.${k} must be a string` });
+          else if (Buffer.byteLength(k) > 128 || k === '') failures.push({ property: 'customMetadata', reason: `customMetadata key "${k.slice(0, 40)}" must be 1 to 128 bytes` });
+          else if (Buffer.byteLength(v) > 512) failures.push({ property: 'customMetadata', reason: `customMetadata.${k} is over 512 bytes` });
+        }
+        if (news.kvVersion === 1) failures.push({ property: 'customMetadata', reason: 'kv v1 keeps no metadata' });
+      }
+    }
+    let namespace: string | undefined;
+    if (news.namespace !== undefined && news.namespace !== null) {
+      if (typeof news.namespace !== 'string') failures.push({ property: 'namespace', reason: 'namespace must be a string' });
+      else namespace = attempt('namespace', () => normaliseNamespace(news.namespace as string));
+    }
+    const inputs: KvSecretInputs = {
+      mount: mount ?? String(news.mount),
+      path: path ?? String(news.path),
+      data: (data ?? {}) as SecretData,
+      ...(news.kvVersion !== undefined ? { kvVersion: news.kvVersion as KvVersion } : {}),
+      ...(news.cas !== undefined ? { cas: news.cas as boolean } : {}),
+      ...(custom !== undefined ? { customMetadata: custom as Record<string, string> } : {}),
+      ...(news.deleteAllVersions !== undefined ? { deleteAllVersions: news.deleteAllVersions as boolean } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+    };
+    return { inputs, failures };
+  },
+
+  async diff(settings: KvSecretSettings | undefined, _id: string, olds: KvSecretOutputs, news: KvSecretInputs): Promise<pulumi.dynamic.DiffResult> {
+    const replaces: string[] = [];
+    if (olds.mount !== news.mount) replaces.push('mount');
+    if (olds.path !== news.path) replaces.push('path');
+    if ((olds.namespace ?? '') !== (news.namespace ?? '')) replaces.push('namespace');
+    if (news.kvVersion !== undefined && olds.kvVersion !== news.kvVersion) replaces.push('kvVersion');
+    const changed = new Set<string>(replaces);
+    if (!sameJson(olds.data, news.data)) changed.add('data');
+    if (!sameJson(olds.customMetadata, news.customMetadata)) changed.add('customMetadata');
+    for (const flag of ['cas', 'deleteAllVersions'] as const) if ((olds[flag] ?? false) !== (news[flag] ?? false)) changed.add(flag);
+    if (replaces.length === 0 && !changed.has('data')) {
+      // The state may be stale: a secret changed or deleted outside Pulumi is put back on this update, without a
+      // refresh (the Terraform vault provider's open complaints #2534 and #1131). Only "changed" is reported.
+      const client = connect(settings);
+      try {
+        const live = await (await engineFor(client, { ...news, kvVersion: olds.kvVersion })).read(news.path);
+        if (live.state !== 'current' || !sameJson(live.data, news.data)) changed.add('data');
+      } finally {
+        client.close();
+      }
+    }
+    return { changes: changed.size > 0, replaces, deleteBeforeReplace: false, stables: ['kvVersion'].filter(() => replaces.length === 0) };
+  },
+
+  async create(settings: KvSecretSettings | undefined, inputs: KvSecretInputs): Promise<pulumi.dynamic.CreateResult<KvSecretOutputs>> {
+    const client = connect(settings);
+    try {
+      const kv = await engineFor(client, inputs);
+      const kvVersion = await kv.version();
+      if (kvVersion === 2 && inputs.customMetadata) await kv.writeMetadata(inputs.path, { customMetadata: inputs.customMetadata });
+      await kv.write(inputs.path, inputs.data, inputs.cas && kvVersion === 2 ? { cas: 0 } : {});
+      return { id: idOf(inputs), outs: await outputsOf(client, { ...inputs, kvVersion }, inputs.data) };
+    } finally {
+      client.close();
+    }
+  },
+
+  async read(settings: KvSecretSettings | undefined, id: string, props?: KvSecretOutputs): Promise<pulumi.dynamic.ReadResult<KvSecretOutputs>> {
+    const client = connect(settings);
+    try {
+      let inputs: KvSecretInputs;
+      if (props && typeof props.mount === 'string' && typeof props.path === 'string') {
+        inputs = props;
+      } else {
+        // Import: the id is `<mount>/<path>`; the service says where the mount ends.
+        const { kv, name } = await client.kvAt(id);
+        inputs = { mount: kv.mount, path: name, data: {}, kvVersion: await kv.version() };
+      }
+      const kv = await engineFor(client, inputs);
+      const live = await kv.read(inputs.path);
+      // Deleted, destroyed or missing: gone for the engine, so the next update creates it again.
+      if (live.state !== 'current') return { id: '', props: {} as KvSecretOutputs };
+      const outs = await outputsOf(client, inputs, live.data);
+      if (outs.metadata?.customMetadata && props?.customMetadata === undefined && !props) outs.customMetadata = outs.metadata.customMetadata;
+      else if (props?.customMetadata !== undefined) outs.customMetadata = outs.metadata?.customMetadata ?? {};
+      return { id: idOf(inputs), props: outs };
+    } finally {
+      client.close();
+    }
+  },
+
+  async update(settings: KvSecretSettings | undefined, _id: string, olds: KvSecretOutputs, news: KvSecretInputs): Promise<pulumi.dynamic.UpdateResult<KvSecretOutputs>> {
+    const client = connect(settings);
+    try {
+      const kv = await engineFor(client, { ...news, kvVersion: news.kvVersion ?? olds.kvVersion });
+      const kvVersion = await kv.version();
+      if (kvVersion === 2 && !sameJson(olds.customMetadata, news.customMetadata)) {
+        await kv.writeMetadata(news.path, { customMetadata: news.customMetadata ?? {} });
+      }
+      let cas: number | undefined;
+      if (news.cas && kvVersion === 2) {
+        // Check-and-set against the version this stack last saw; a key removed entirely starts again at 0.
+        const metadata = await kv.readMetadata(news.path);
+        cas = metadata ? olds.version ?? 0 : 0;
+      }
+      try {
+        await kv.write(news.path, news.data, cas !== undefined ? { cas } : {});
+      } catch (error) {
+        if (cas !== undefined && error instanceof SecretsError && error.status === 400 && /check-and-set/.test(error.errors.join(' '))) {
+          throw new SecretsError(
+            { method: error.method, path: error.path, namespace: error.namespace, status: 400, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
+            { code: 'SECRETS_CAS_MISMATCH', hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.` },
+          );
+        }
+        throw error;
+      }
+      return { outs: await outputsOf(client, { ...news, kvVersion }, news.data) };
+    } finally {
+      client.close();
+    }
+  },
+
+  async delete(settings: KvSecretSettings | undefined, _id: string, props: KvSecretOutputs): Promise<void> {
+    const client = connect(settings);
+    try {
+      const kv = await engineFor(client, props);
+      if ((await kv.version()) === 2 && props.deleteAllVersions) await kv.deleteMetadata(props.path);
+      else await kv.delete(props.path);
+    } finally {
+      client.close();
+    }
+  },
+};
