@@ -107,6 +107,8 @@ function handleKv2(ctx: RequestContext, mount: Mount, sub: string): Outcome {
     case 'undelete':
     case 'destroy':
       return withType(versionsAction(ctx, mount, root, key, aclPath));
+    case 'subkeys':
+      return withType(subkeys(ctx, mount, key, aclPath));
     default: {
       ctx.authorize(capabilityFor(ctx.op, true), aclPath);
       const verb = { read: 'get', write: 'put', patch: 'patch', list: 'list', delete: 'delete' }[ctx.op];
@@ -256,6 +258,31 @@ function data(ctx: RequestContext, mount: Mount, key: string, aclPath: string): 
       ctx.authorize(capabilityFor(ctx.op, !!meta), aclPath);
       throw unsupportedOperation();
   }
+}
+
+/** The key names of a version without its values (leaves are null), down to `depth` levels (0: all). */
+function subkeys(ctx: RequestContext, mount: Mount, key: string, aclPath: string): Outcome {
+  if (ctx.op !== 'read') {
+    ctx.authorize(capabilityFor(ctx.op, true), aclPath);
+    throw unsupportedOperation();
+  }
+  ctx.authorize('read', aclPath);
+  const requested = parseVersionParam(ctx.query.get('version'));
+  const depth = parseVersionParam(ctx.query.get('depth'));
+  const meta = mount.v2[key];
+  if (!meta) throw notFound();
+  const number = requested > 0 ? requested : meta.current_version;
+  const version = meta.versions[String(number)];
+  if (!version) throw notFound();
+  const metadata = versionMetadata(version, number, meta);
+  if (isDeleted(version, ctx.now()) || version.destroyed) {
+    throw notFoundWithEnvelope(ctx.requestId, { data: { subkeys: null, metadata }, mount_type: 'kv' });
+  }
+  const shape = (value: unknown, level: number): unknown => {
+    if (!value || typeof value !== 'object' || Array.isArray(value) || (depth > 0 && level >= depth)) return null;
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, shape(v, level + 1)]));
+  };
+  return { data: { subkeys: shape(version.data ?? {}, 0), metadata } };
 }
 
 /** RFC 7386 JSON merge patch. */

@@ -482,8 +482,13 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     return { status: outcome.status ?? 200, body: envelope(requestId, outcome) };
   }
 
+  // Pipelined requests on one connection are handled one after the other, as the reference server does: Node's
+  // server would otherwise start them all at once, and a pipelined read could overtake the write before it.
+  const connectionQueues = new WeakMap<object, Promise<void>>();
   const httpServer = http.createServer((req, res) => {
-    void handle(req, res);
+    const previous = connectionQueues.get(req.socket) ?? Promise.resolve();
+    const current = previous.then(() => handle(req, res));
+    connectionQueues.set(req.socket, current);
   });
   httpServer.keepAliveTimeout = 5000;
   const sockets = new Set<net.Socket>();

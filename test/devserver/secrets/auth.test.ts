@@ -131,6 +131,13 @@ describe('embedded kv server: tokens, logins and policies', () => {
     assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 403);
   });
 
+  it('a token with num_uses ends after that many requests', async () => {
+    const token = (await call('POST', 'auth/token/create', { body: { policies: ['app-reader'], num_uses: 2 } })).body.auth.client_token;
+    assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 200);
+    assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 200);
+    assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 403);
+  });
+
   it('a token cannot create a child with policies it does not hold', async () => {
     const reader = (await login('auth/userpass/login/alice', { password: 'wonderland' })).body.auth.client_token;
     const child = await call('POST', 'auth/token/create', { token: reader, body: { policies: ['app-writer'] } });

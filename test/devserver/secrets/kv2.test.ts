@@ -208,6 +208,16 @@ describe('embedded kv server: kv v2', () => {
     }
   });
 
+  it('subkeys/<path> shows the key names of a version without the values', async () => {
+    await call('POST', 'secret/data/shape', { body: { data: { user: 'u', db: { host: 'h', port: 5432, tls: { on: true } } } } });
+    const all = await call('GET', 'secret/subkeys/shape');
+    assert.equal(all.status, 200);
+    assert.deepEqual(all.body.data.subkeys, { user: null, db: { host: null, port: null, tls: { on: null } } });
+    assert.equal(all.body.data.metadata.version, 1);
+    assert.ok(!all.text.includes('5432'), 'no values');
+    assert.deepEqual((await call('GET', 'secret/subkeys/shape?depth=1')).body.data.subkeys, { user: null, db: null });
+  });
+
   it('a bare path on a v2 mount is 404 with a warning naming the kv command to use', async () => {
     const read = await call('GET', 'secret/app/db');
     assert.equal(read.status, 404);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ describe('embedded kv server: persistence to a data file', () => {
     await first.server.stop();
 
     const text = await readFile(dataFile, 'utf8');
+    assert.equal((await stat(dataFile)).mode & 0o777, 0o600, 'the data file is readable by its owner only');
     assert.ok(!text.includes(userToken), 'no token in plain text in the data file');
     assert.ok(!text.includes('"p"'), 'no password in plain text');
 
