@@ -61,6 +61,8 @@ export interface RegistryServerOptions {
   /** Add `?checksum=sha256:<hex>` to archive locations (computed once per version). */
   checksums?: boolean;
   pageLimits?: Partial<PageLimits>;
+  /** Moved modules: `{ 'old/name/aws': 'new/name/aws' }` answers every v1 path of the old address with a 301. */
+  aliases?: Record<string, string>;
   /** After this long, a request starts a background rescan of the store (it is served from the current catalog);
    * default 1 s (folder), 10 s (S3). refresh() rescans at once. */
   rescanMs?: number;
@@ -122,6 +124,12 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   faults.set(options.faults ?? []);
   let latencyMs = options.latencyMs ?? 0;
   const recorded: RecordedRequest[] = [];
+  const aliases = new Map<string, string>();
+  for (const [from, to] of Object.entries(options.aliases ?? {})) {
+    const parts = [from, to].map((address) => address.split('/'));
+    if (parts.some((p) => p.length !== 3 || p.some((segment) => segment === ''))) throw new CatalogError(`aliases map <namespace>/<name>/<provider> to another such address, got "${from}" -> "${to}"`);
+    aliases.set(moduleKey(...(parts[0] as [string, string, string])), to);
+  }
   const liveDownloads = new Map<string, number>();
   const contentCache = new Map<string, Promise<VersionContent>>();
   const checksumCache = new Map<string, Promise<string>>();
@@ -232,7 +240,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, authorization: RecordedRequest['authorization']): Promise<void> {
     const pathname = url.pathname;
     if (pathname === '/.well-known/terraform.json') {
-      sendJson(res, 200, { 'modules.v1': options.discovery === 'absolute' ? origin + basePath : basePath });
+      sendJson(res, 200, { 'modules.v1': options.discovery === 'absolute' ? originOf(req) + basePath : basePath });
       return;
     }
     if (pathname.startsWith(ARCHIVE_PREFIX)) {
@@ -240,12 +248,9 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       return;
     }
     let route: Route | undefined;
-    let routeBase = '';
     if (pathname === basePath.slice(0, -1) || pathname.startsWith(basePath)) {
-      routeBase = basePath;
       route = routeV1(segmentsAfter(pathname, basePath));
     } else if (pathname.startsWith(v2BasePath)) {
-      routeBase = v2BasePath;
       route = routeV2(segmentsAfter(pathname, v2BasePath));
     }
     if (!route) throw new ApiError(404, `no registry endpoint at ${pathname}`);
@@ -253,11 +258,23 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       res.setHeader('www-authenticate', 'Bearer');
       throw new ApiError(401, authorization === 'none' ? 'this registry needs a token: send Authorization: Bearer <token>' : 'the token was not accepted');
     }
-    void routeBase;
-    await answer(res, route, url);
+    const moved = movedTo(route);
+    if (moved) {
+      // REG-STATUS-301-MOVED: the module lives under another address now; the rest of the path stays.
+      const target = basePath + [...moved.split('/'), ...segmentsAfter(pathname, basePath).slice(3)].map(encodeURIComponent).join('/') + url.search;
+      res.writeHead(301, { location: target, 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<a href="${escapeHtml(target)}">Moved Permanently</a>.\n`);
+      return;
+    }
+    await answer(req, res, route, url);
   }
 
-  async function answer(res: ServerResponse, route: Route, url: URL): Promise<void> {
+  function movedTo(route: Route): string | undefined {
+    if (!options.aliases || !('provider' in route) || route.kind === 'summary') return undefined;
+    return aliases.get(moduleKey(route.namespace, route.name, route.provider));
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, route: Route, url: URL): Promise<void> {
     const { modules, sorted } = await current();
     const query = url.searchParams;
     switch (route.kind) {
@@ -307,7 +324,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       case 'download': {
         const module = findModule(modules, route.namespace, route.name, route.provider);
         const version = findVersion(module, route.version);
-        const location = await locationOf(module, version);
+        const location = await locationOf(module, version, originOf(req));
         const key = `${moduleKey(module.namespace, module.name, module.provider)}/${version.version}`;
         liveDownloads.set(key, (liveDownloads.get(key) ?? 0) + 1);
         res.writeHead(204, { 'x-registry-get': location });
@@ -340,7 +357,13 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     }
   }
 
-  async function locationOf(module: ModuleEntry, version: VersionEntry): Promise<string> {
+  /** The origin the client used (its Host header), so absolute URLs work whatever name or address it connected by. */
+  function originOf(req: IncomingMessage): string {
+    const host = req.headers.host;
+    return host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `${options.tls ? 'https' : 'http'}://${host}` : origin;
+  }
+
+  async function locationOf(module: ModuleEntry, version: VersionEntry, origin: string): Promise<string> {
     const artifact = version.artifact;
     if (artifact.kind === 'location') return artifact.location;
     if (artifact.kind === 's3') return store.location!(artifact.bucket, artifact.key);

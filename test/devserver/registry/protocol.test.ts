@@ -305,6 +305,36 @@ describe('devserver/registry: protocol (spec §B)', function () {
     });
   });
 
+  describe('moved modules and host names', () => {
+    it('REG-STATUS-301-MOVED: an aliased (moved) module answers every v1 path with 301 to the same path under its new address', async () => {
+      const moved = await startRegistryServer({ dir: fixture.dir, aliases: { 'old-team/blob/aws': 'acme/storage/aws' } });
+      try {
+        for (const [path, target] of [
+          ['/old-team/blob/aws/versions', '/v1/modules/acme/storage/aws/versions'],
+          ['/Old-Team/blob/aws/1.0.0/download', '/v1/modules/acme/storage/aws/1.0.0/download'],
+          ['/old-team/blob/aws', '/v1/modules/acme/storage/aws'],
+        ]) {
+          const response = await get(`${moved.url}/v1/modules${path}`);
+          assert.equal(response.status, 301, path);
+          assert.equal(response.headers.get('location'), target, path);
+          const followed = await fetch(new URL(target, moved.url), { redirect: 'manual' });
+          assert.ok([200, 204].includes(followed.status), target);
+        }
+        assert.equal((await get(`${moved.url}/v1/modules/acme/storage/aws/versions`)).status, 200);
+      } finally {
+        await moved.stop();
+      }
+      await assert.rejects(startRegistryServer({ dir: fixture.dir, aliases: { 'a/b': 'c/d/e' } }), /aliases map/);
+    });
+
+    it('absolute locations use the host name the client connected by', async () => {
+      const port = new URL(server.url).port;
+      const response = await fetch(`http://localhost:${port}/v1/modules/acme/storage/aws/1.0.0/download`);
+      assert.equal(response.status, 204);
+      assert.ok(response.headers.get('x-registry-get')?.startsWith(`http://localhost:${port}/_gantry/archives/`));
+    });
+  });
+
   describe('tokens', () => {
     it('with a token, the API needs Authorization: Bearer; discovery and archives stay open; the log keeps no token', async () => {
       const guarded = await startRegistryServer({ dir: fixture.dir, token: 'dev-token-123' });
