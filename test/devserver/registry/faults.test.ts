@@ -140,6 +140,16 @@ describe('devserver/registry: fault injection', function () {
     assert.ok((await time(versions)) >= 99);
   });
 
+  it('latency is per request: 40 concurrent requests with 50 ms each finish in far less than 40 x 50 ms (what bench/pin relies on)', async () => {
+    server.setLatency(50);
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => get(base + versions)));
+    const elapsed = performance.now() - started;
+    assert.ok(answers.every((a) => a.status === 200));
+    assert.ok(elapsed >= 49, `at least one latency (${elapsed} ms)`);
+    assert.ok(elapsed < 1000, `not serialized (${elapsed} ms for 40 requests)`);
+  });
+
   it('scoping: after lets the first matching requests through; method and path patterns select', async () => {
     server.setFaults([
       { path: '/v1/modules/**', method: 'HEAD', kind: 'status', status: 500 },
