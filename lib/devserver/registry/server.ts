@@ -61,6 +61,8 @@ export interface RegistryServerOptions {
   /** Add `?checksum=sha256:<hex>` to archive locations (computed once per version). */
   checksums?: boolean;
   pageLimits?: Partial<PageLimits>;
+  /** Serve only the minimal protocol (versions and download), as a third-party registry may (REG-PROTO-EXTENDED-OPTIONAL). */
+  minimal?: boolean;
   /** Moved modules: `{ 'old/name/aws': 'new/name/aws' }` answers every v1 path of the old address with a 301. */
   aliases?: Record<string, string>;
   /** After this long, a request starts a background rescan of the store (it is served from the current catalog);
@@ -254,6 +256,9 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       route = routeV2(segmentsAfter(pathname, v2BasePath));
     }
     if (!route) throw new ApiError(404, `no registry endpoint at ${pathname}`);
+    if (options.minimal && route.kind !== 'versions' && route.kind !== 'download') {
+      throw new ApiError(404, `this registry implements only the minimal protocol (versions and download): no endpoint at ${pathname}`);
+    }
     if (options.token !== undefined && authorization !== 'valid') {
       res.setHeader('www-authenticate', 'Bearer');
       throw new ApiError(401, authorization === 'none' ? 'this registry needs a token: send Authorization: Bearer <token>' : 'the token was not accepted');

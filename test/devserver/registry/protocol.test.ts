@@ -31,7 +31,7 @@ describe('devserver/registry: protocol (spec §B)', function () {
   }
 
   describe('discovery', () => {
-    it('REG-SD-SERVICE-ID, REG-SD-TRAILING-SLASH, REG-BASE-V1: /.well-known/terraform.json names modules.v1 ending in /v1/modules/', async () => {
+    it('REG-SD-SERVICE-ID, REG-SD-TRAILING-SLASH, REG-BASE-V1, REG-VER-MODULES-V1: /.well-known/terraform.json names modules.v1 ending in /v1/modules/', async () => {
       const response = await get(`${server.url}/.well-known/terraform.json`);
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /application\/json/);
@@ -302,6 +302,33 @@ describe('devserver/registry: protocol (spec §B)', function () {
       assert.equal(head.status, 200);
       assert.equal((await head.arrayBuffer()).byteLength, 0);
       assert.ok(Number(head.headers.get('content-length')) > 0);
+    });
+  });
+
+  describe('minimal and extended protocol', () => {
+    it('REG-PROTO-EXTENDED: by default the extended API (list, search, detail, metrics) answers', async () => {
+      for (const path of ['/v1/modules', '/v1/modules/search?q=storage', '/v1/modules/acme/storage/aws', '/v2/modules/acme/storage/aws/downloads/summary']) {
+        assert.equal((await get(server.url + path)).status, 200, path);
+      }
+    });
+
+    it('REG-PROTO-MINIMAL, REG-PROTO-EXTENDED-OPTIONAL: with minimal: true only versions and download answer; the rest is a 404 with {errors}', async () => {
+      const minimal = await startRegistryServer({ dir: fixture.dir, minimal: true });
+      try {
+        const versions = await get(`${minimal.url}/v1/modules/acme/storage/aws/versions`);
+        assert.equal(versions.status, 200);
+        const download = await fetch(`${minimal.url}/v1/modules/acme/storage/aws/1.0.0/download`);
+        assert.equal(download.status, 204);
+        const archive = await fetch(download.headers.get('x-registry-get')!);
+        assert.equal(archive.status, 200);
+        for (const path of ['/v1/modules', '/v1/modules/acme', '/v1/modules/search?q=x', '/v1/modules/acme/storage', '/v1/modules/acme/storage/aws', '/v1/modules/acme/storage/aws/1.0.0', '/v1/modules/acme/storage/aws/download', '/v2/modules/acme/storage/aws/downloads/summary']) {
+          const response = await get(minimal.url + path);
+          assert.equal(response.status, 404, path);
+          assert.match(response.body.errors[0], /minimal protocol/, path);
+        }
+      } finally {
+        await minimal.stop();
+      }
     });
   });
 
