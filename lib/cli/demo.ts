@@ -9,6 +9,7 @@ import { startDevServers } from './devservers.js';
 import type { Output } from './output.js';
 import { modulesStep } from './demo/modules.js';
 import { secretsStep } from './demo/secrets.js';
+import { gateStep } from './demo/gate.js';
 
 export interface DemoContext {
   servers: ReadonlyMap<string, DevServer>;
@@ -27,7 +28,7 @@ export interface DemoStep {
 }
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep];
 
 /** Capabilities whose step has not landed yet, and what their step will do; each is removed when its step arrives. */
 const planned: Array<{ name: string; description: string }> = [

@@ -4,6 +4,7 @@
  */
 import { startExampleRegistry } from './registry/starter.js';
 import { startDevSecrets } from './secrets/starter.js';
+import { startDevPageanalysis } from './pageanalysis/starter.js';
 
 export interface DevServer {
   name: string;
@@ -37,5 +38,10 @@ export const devServers: DevServerStarter[] = [
     name: 'secrets',
     description: 'kv secrets server (secret/ kv v2, kv/ kv v1) on 127.0.0.1:8200, random root token',
     start: (context) => startDevSecrets(context),
+  },
+  {
+    name: 'pageanalysis',
+    description: 'page analysis API v5 (runPageanalysis, Lighthouse in Chromium behind it) on 127.0.0.1:5760, random API key',
+    start: (context) => startDevPageanalysis(context),
   },
 ];
