@@ -1,0 +1,187 @@
+/**
+ * BrowserCheck: opens a page in headless Chromium through WebDriver during the deployment, and fails the deployment
+ * when the page does not load, its title does not match, or its HTTP status is not the expected one. It checks on
+ * create and whenever an input changes (put the deployed version in `triggers` to check every release); a failed
+ * check fails the operation and the state keeps the previous passing result.
+ *
+ * The provider object below is what Pulumi serializes into `__provider`: its methods capture nothing and load the
+ * implementation (`browserCheckOperations`, through `gantry/providers`) when the engine calls them. Browser paths
+ * are read at run time: CHROME_PATH / CHROMEDRIVER_PATH, then the stack config gantry:chromePath /
+ * gantry:chromedriverPath, then /usr/bin/chromium and /usr/bin/chromedriver.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { isDeepStrictEqual } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { CheckFailedError } from '../lib/errors.js';
+import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
+
+export interface BrowserCheckArgs {
+  /** An absolute http(s) URL. */
+  url: pulumi.Input<string>;
+  /** Text the page title must contain (or equal, with `titleMatch: 'equals'`). */
+  title?: pulumi.Input<string>;
+  titleMatch?: pulumi.Input<TitleMatch>;
+  /** An exact status such as 200, `2xx` (the default) or `any`. */
+  status?: pulumi.Input<ExpectedStatus>;
+  /** `browser` (the navigation's own status, the default) or `http` (a separate GET). */
+  statusSource?: pulumi.Input<StatusSource>;
+  pageLoadTimeoutMs?: pulumi.Input<number>;
+  titleWaitMs?: pulumi.Input<number>;
+  /** Values whose change runs the check again, e.g. `{ version: site.version }`. */
+  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface BrowserCheckInputs {
+  url: string;
+  title?: string;
+  titleMatch?: TitleMatch;
+  status?: ExpectedStatus;
+  statusSource?: StatusSource;
+  pageLoadTimeoutMs?: number;
+  titleWaitMs?: number;
+  triggers?: Record<string, string>;
+}
+
+export interface BrowserCheckOutputs extends BrowserCheckInputs {
+  /** Always true in state: a failing check fails the operation instead of being recorded. */
+  passed: boolean;
+  finalUrl: string | null;
+  pageTitle: string | null;
+  httpStatus: number | null;
+  statusFrom: StatusSource | null;
+  checks: BrowserCheckItem[];
+  browserVersion: string | null;
+  checkedAt: string;
+}
+
+export type BrowserCheckSettings = Record<string, string | undefined>;
+
+const providerType = 'gantry:automation:BrowserCheck';
+
+const browserCheckProvider: pulumi.dynamic.ResourceProvider & { settings?: BrowserCheckSettings } = {
+  async configure(req) {
+    this.settings = { chromePath: req.config.get('gantry:chromePath'), chromedriverPath: req.config.get('gantry:chromedriverPath') };
+  },
+  async check(olds, news) {
+    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
+    return browserCheckOperations.check(olds, news);
+  },
+  async diff(id, olds, news) {
+    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
+    return browserCheckOperations.diff(id, olds, news);
+  },
+  async create(inputs) {
+    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
+    return browserCheckOperations.create(this.settings, inputs);
+  },
+  async read(id, props) {
+    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
+    return browserCheckOperations.read(id, props);
+  },
+  async update(id, olds, news) {
+    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
+    return browserCheckOperations.update(this.settings, id, olds, news);
+  },
+};
+
+export class BrowserCheck extends pulumi.dynamic.Resource {
+  declare readonly url: pulumi.Output<string>;
+  declare readonly passed: pulumi.Output<boolean>;
+  declare readonly finalUrl: pulumi.Output<string>;
+  /** The page's title when it was checked. */
+  declare readonly pageTitle: pulumi.Output<string>;
+  /** The page's HTTP status when it was checked. */
+  declare readonly httpStatus: pulumi.Output<number>;
+  /** Where `httpStatus` came from: `browser` or `http`. */
+  declare readonly statusFrom: pulumi.Output<StatusSource>;
+  declare readonly checks: pulumi.Output<BrowserCheckItem[]>;
+  declare readonly browserVersion: pulumi.Output<string>;
+  declare readonly checkedAt: pulumi.Output<string>;
+
+  constructor(name: string, args: BrowserCheckArgs, opts?: pulumi.CustomResourceOptions) {
+    super(browserCheckProvider, name, {
+      url: args.url,
+      title: args.title,
+      titleMatch: args.titleMatch,
+      status: args.status,
+      statusSource: args.statusSource,
+      pageLoadTimeoutMs: args.pageLoadTimeoutMs,
+      titleWaitMs: args.titleWaitMs,
+      triggers: args.triggers,
+      passed: undefined,
+      finalUrl: undefined,
+      pageTitle: undefined,
+      httpStatus: undefined,
+      statusFrom: undefined,
+      checks: undefined,
+      browserVersion: undefined,
+      checkedAt: undefined,
+    }, opts, providerType);
+  }
+}
+
+// ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
+
+const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
+
+function pickInputs(values: Record<string, unknown>): BrowserCheckInputs {
+  const inputs: Record<string, unknown> = {};
+  for (const key of inputKeys) if (values[key] !== undefined) inputs[key] = values[key];
+  return inputs as unknown as BrowserCheckInputs;
+}
+
+async function runCheck(settings: BrowserCheckSettings | undefined, inputs: BrowserCheckInputs): Promise<BrowserCheckOutputs> {
+  const { triggers: _triggers, ...options } = inputs;
+  // Environment first, then the stack configuration; the library falls back to the Debian paths.
+  const chromePath = process.env.CHROME_PATH || settings?.chromePath;
+  const driverPath = process.env.CHROMEDRIVER_PATH || settings?.chromedriverPath;
+  const result = await runBrowserCheck({
+    ...options,
+    driverOptions: { ...(chromePath ? { chromePath } : {}), ...(driverPath ? { driverPath } : {}) },
+  });
+  if (!result.passed) {
+    throw new CheckFailedError(`browser check of ${result.url} failed: ${result.reason}\n${renderBrowserCheck(result)}`);
+  }
+  return {
+    ...inputs,
+    passed: true,
+    finalUrl: result.finalUrl,
+    pageTitle: result.title,
+    httpStatus: result.status,
+    statusFrom: result.statusSource,
+    checks: result.checks,
+    browserVersion: result.browserVersion,
+    checkedAt: result.checkedAt,
+  };
+}
+
+export const browserCheckOperations = {
+  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const inputs = pickInputs(news);
+    const failures: Array<{ property: string; reason: string }> = browserCheckProblems(inputs);
+    const { triggers } = inputs;
+    if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
+      failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
+    }
+    return { inputs, failures };
+  },
+
+  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const changed = inputKeys.filter((key) => !isDeepStrictEqual(olds[key], news[key]));
+    return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+  },
+
+  async create(settings: BrowserCheckSettings | undefined, inputs: Record<string, unknown>) {
+    const outs = await runCheck(settings, pickInputs(inputs));
+    return { id: `browsercheck-${randomUUID()}`, outs };
+  },
+
+  async read(id: string, props: Record<string, unknown> | undefined) {
+    // Refresh does not re-run the check (triggers do): the recorded result stays.
+    return { id, props: props ?? {} };
+  },
+
+  async update(settings: BrowserCheckSettings | undefined, _id: string, _olds: Record<string, unknown>, news: Record<string, unknown>) {
+    return { outs: await runCheck(settings, pickInputs(news)) };
+  },
+};
