@@ -11,6 +11,8 @@ export class AtomicJsonFile {
   private running: Promise<void> | undefined;
   private pending: Promise<void> | undefined;
   private counter = 0;
+  /** the text last known to be on disk, to roll the memory back to when a save fails */
+  private lastText: string | undefined;
 
   constructor(
     readonly path: string,
@@ -27,10 +29,17 @@ export class AtomicJsonFile {
       throw error;
     }
     try {
-      return JSON.parse(text);
+      const parsed: unknown = JSON.parse(text);
+      this.lastText = text;
+      return parsed;
     } catch (error) {
       throw new Error(`the data file ${this.path} is not valid JSON (${(error as Error).message}); it was left as it is`);
     }
+  }
+
+  /** The state as it is on disk (a fresh copy), or undefined when nothing was written or read yet. */
+  lastGood(): unknown | undefined {
+    return this.lastText === undefined ? undefined : JSON.parse(this.lastText);
   }
 
   /** Temporary files left by a process that died mid-save (its pid is gone) are removed; the target is untouched. */
@@ -84,6 +93,7 @@ export class AtomicJsonFile {
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
+    this.lastText = text;
     const dir = await open(folder, 'r');
     try {
       await dir.sync();

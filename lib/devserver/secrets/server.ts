@@ -473,7 +473,14 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
       try {
         await file.save();
       } catch (error) {
-        throw fail(500, `the change could not be written to the data file: ${(error as Error).message}`);
+        // memory goes back to what is on disk, so a failed write is not applied at all (and neither are the
+        // changes that shared this save: their requests get this same 500)
+        const good = file.lastGood() as PersistedState | undefined;
+        if (good) {
+          state.namespaces = good.namespaces;
+          state.tokens = good.tokens;
+        }
+        throw fail(500, `the change could not be written to the data file, and was not applied: ${(error as Error).message}`);
       }
     }
     if (outcome.raw !== undefined) return { status: outcome.status ?? 200, body: outcome.raw as unknown };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,27 @@ describe('embedded kv server: persistence to a data file', () => {
       assert.equal((await second.call('GET', 'secret/data/app', { token: userToken })).status, 200, 'the login token survived');
     } finally {
       await second.server.stop();
+    }
+  });
+
+  it('a change that cannot be written to the data file is a 500 and is not applied', async () => {
+    const dataFile = join(dir, 'secrets.json');
+    const { server, call } = await withServer({ dataFile });
+    try {
+      await call('POST', 'secret/data/k', { body: { data: { v: 'kept' } } });
+      // a non-empty folder where the file was: the rename over it fails whoever runs the test, root included
+      await rm(dataFile);
+      await mkdir(join(dataFile, 'blocker'), { recursive: true });
+      const failed = await call('POST', 'secret/data/k', { body: { data: { v: 'lost' } } });
+      assert.equal(failed.status, 500);
+      assert.match(failed.body.errors[0], /could not be written to the data file, and was not applied/);
+      const read = await call('GET', 'secret/data/k');
+      assert.deepEqual(read.body.data.data, { v: 'kept' });
+      assert.equal(read.body.data.metadata.version, 1);
+      await rm(dataFile, { recursive: true });
+      assert.equal((await call('POST', 'secret/data/k', { body: { data: { v: 'again' } } })).body.data.version, 2);
+    } finally {
+      await server.stop();
     }
   });
 
