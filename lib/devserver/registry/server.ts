@@ -99,7 +99,7 @@ export interface RegistryServer {
   setLatency(ms: number): void;
   requests(): RecordedRequest[];
   clearRequests(): void;
-  /** Rescans the store now. */
+  /** Rescans the store now and forgets cached module content and checksums. */
   refresh(): Promise<void>;
 }
 
@@ -379,13 +379,19 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     return location;
   }
 
+  /** sha256 of the bytes a location serves. Ready archives are cached by mtime; folders are hashed on every call,
+   * because editing a file inside a folder does not change the folder's mtime. */
   function checksumOf(artifact: Extract<Artifact, { kind: 'directory' | 'file' }>): Promise<string> {
+    const compute = () => {
+      const hash = createHash('sha256');
+      const source = artifact.kind === 'file' ? createReadStream(artifact.path) : archiveDirectory(artifact.path);
+      return pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() => hash.digest('hex'));
+    };
+    if (artifact.kind === 'directory') return compute();
     const key = artifactKey(artifact);
     let found = checksumCache.get(key);
     if (!found) {
-      const hash = createHash('sha256');
-      const source = artifact.kind === 'file' ? createReadStream(artifact.path) : archiveDirectory(artifact.path);
-      found = pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() => hash.digest('hex'));
+      found = compute();
       checksumCache.set(key, found);
       found.catch(() => checksumCache.delete(key));
     }
@@ -445,6 +451,8 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
           return sendJson(res, 200, { requests: [] });
         }
       } else if (url.pathname === '/_gantry/refresh' && method === 'POST') {
+        contentCache.clear();
+        checksumCache.clear();
         await load();
         return sendJson(res, 200, { modules: catalog?.sorted.length ?? 0 });
       } else {
@@ -496,6 +504,8 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       recorded.length = 0;
     },
     refresh: async () => {
+      contentCache.clear();
+      checksumCache.clear();
       await load();
     },
   };

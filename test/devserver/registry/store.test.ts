@@ -71,6 +71,25 @@ describe('devserver/registry: folder store', function () {
     }
   });
 
+  it('checksums follow an edit inside a version folder (folders are hashed on every download)', async () => {
+    const temp = await tempDir('edit');
+    try {
+      await writeVersion(temp.dir, 'a/b/c', '1.0.0', { 'main.tf': 'one\n' });
+      const editable = await startRegistryServer({ dir: temp.dir, checksums: true });
+      try {
+        const before = await download(editable, 'a/b/c/1.0.0');
+        await writeFile(path.join(temp.dir, 'a/b/c/1.0.0/main.tf'), 'two\n');
+        const after = await download(editable, 'a/b/c/1.0.0');
+        assert.notEqual(sha256(after.bytes), sha256(before.bytes));
+        assert.ok(after.location.endsWith(`sha256:${sha256(after.bytes)}`), 'the new checksum matches the new bytes');
+      } finally {
+        await editable.stop();
+      }
+    } finally {
+      await temp.remove();
+    }
+  });
+
   it('archive paths that do not exist are a 404 with {errors}', async () => {
     for (const tail of ['acme/storage/aws/9.9.9.tar.gz', 'acme/storage/aws/1.0.0.zip', 'acme/storage', 'x/y/z/1.0.0.tar.gz', 'acme/external/aws/1.0.0.tar.gz']) {
       const response = await get(`${server.url}/_gantry/archives/${tail}`);
