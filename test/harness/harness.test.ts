@@ -19,6 +19,7 @@ interface RecordArgs {
   secret?: boolean;
   secretOutput?: boolean;
   capturing?: boolean;
+  valueFrom?: string;
 }
 const program = (...list: RecordArgs[]) => ({ records: list });
 
@@ -89,6 +90,23 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.deepEqual(destroyed.plan, { b: 'delete' });
       assert.equal(store.records.size, 0);
       assert.deepEqual(destroyed.resources, {});
+    });
+
+    it('a dependent resource gets the real outputs of the one it reads, follows its replacement, and is deleted first', async () => {
+      const s = await consumerWithEnvToken();
+      const first = await s.up(records, program({ name: 'a', key: 'alpha', value: 'x' }, { name: 'b', key: 'beta', value: '', valueFrom: 'a' }));
+      assert.deepEqual(first.plan, { a: 'create', b: 'create' });
+      assert.equal(store.records.get('beta')!.value, 'from alpha v1', 'b saw the version the store gave a (not an input echo)');
+
+      const second = await s.up(records, program({ name: 'a', key: 'gamma', value: 'x' }, { name: 'b', key: 'beta', value: '', valueFrom: 'a' }));
+      assert.deepEqual(second.plan, { a: 'replace', b: 'update' });
+      assert.equal(store.records.get('beta')!.value, 'from gamma v1');
+      assert.equal(store.records.has('alpha'), false);
+
+      const requestsBefore = store.requests.length;
+      await s.destroy();
+      const deletes = store.requests.slice(requestsBefore).filter((r) => r.method === 'DELETE').map((r) => r.path);
+      assert.deepEqual(deletes, ['/records/beta', '/records/gamma'], 'the dependent first, also after a replacement');
     });
 
     it('refresh sees out-of-band drift and deletion; the next up converges the record again', async () => {

@@ -396,9 +396,11 @@ export class Stack {
     }
   }
 
+  /** Appends in the order steps complete: a resource registers only once the outputs it depends on are known,
+   *  so the state lists it after its dependencies (as the engine's does). */
   #put(entry: StateResource, replacing: StateResource | undefined): StateResource {
-    if (replacing) this.#resources[this.#resources.indexOf(replacing)] = entry;
-    else this.#resources.push(entry);
+    if (replacing) this.#resources.splice(this.#resources.indexOf(replacing), 1);
+    this.#resources.push(entry);
     return entry;
   }
 

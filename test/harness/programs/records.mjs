@@ -1,14 +1,20 @@
-// An ES-module Pulumi program: one Record per entry of the test's arguments (a CapturingRecord, the
-// anti-pattern, when `capturing`; `value` an additional secret output when `secretOutput`); stack outputs are the records' values and versions.
+// An ES-module Pulumi program. One record per entry of the test's arguments: a CapturingRecord (the
+// anti-pattern) when `capturing`, `value` secret when `secret`, an additional secret output when
+// `secretOutput`, and made from an earlier record's outputs when `valueFrom` names it. Stack
+// outputs: each record's value and version.
 import * as pulumi from '@pulumi/pulumi';
 import { CapturingRecord, Record } from 'gantry-test-records';
 
 export default async function ({ records }) {
   const outputs = {};
-  for (const { name, key, value, secret, secretOutput, capturing } of records) {
+  const declared = {};
+  for (const { name, key, value, secret, secretOutput, capturing, valueFrom } of records) {
     const Kind = capturing ? CapturingRecord : Record;
     const options = secretOutput ? { additionalSecretOutputs: ['value'] } : {};
-    const record = new Kind(name, { key, value: secret ? pulumi.secret(value) : value }, options);
+    const from = declared[valueFrom];
+    const input = from ? pulumi.interpolate`from ${from.key} v${from.version}` : value;
+    const record = new Kind(name, { key, value: secret ? pulumi.secret(input) : input }, options);
+    declared[name] = record;
     outputs[`${name}Value`] = record.value;
     outputs[`${name}Version`] = record.version;
   }
