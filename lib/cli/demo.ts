@@ -10,6 +10,7 @@ import type { Output } from './output.js';
 import { modulesStep } from './demo/modules.js';
 import { secretsStep } from './demo/secrets.js';
 import { gateStep } from './demo/gate.js';
+import { browserStep } from './demo/browser.js';
 
 export interface DemoContext {
   servers: ReadonlyMap<string, DevServer>;
@@ -28,14 +29,13 @@ export interface DemoStep {
 }
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, browserStep];
 
 /** Capabilities whose step has not landed yet, and what their step will do; each is removed when its step arrives. */
 const planned: Array<{ name: string; description: string }> = [
   { name: 'modules', description: 'pin the example modules from the embedded registry into gantry.lock.json and install them, verified by content hash' },
   { name: 'secrets', description: 'store a secret in the embedded kv server and read it back, never printing it' },
   { name: 'gate', description: 'serve the demo site locally, gate it with Lighthouse in Chromium and show the table of checks' },
-  { name: 'browser', description: 'open the demo site through ChromeDriver and check its title' },
 ];
 
 export function register(program: Command, context: CliContext): void {
