@@ -1,0 +1,258 @@
+/**
+ * RegistryModule: a registry module resolved, fetched and installed with a pinned version and content hash, as a
+ * Pulumi dynamic resource.
+ *
+ * The version chosen at create sticks: later updates re-install that version (checking its hash) until `source`,
+ * `version` or `triggers` change — no silent upgrades. `pulumi refresh` reports the newest allowed version in
+ * `latestAllowed` without changing the pin. A fetched tree whose hash differs from the pinned one fails the update.
+ *
+ * The provider object is serialized into `__provider`: its methods capture nothing and load the implementation through
+ * `gantry/providers` at run time; registry tokens are read from the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>)
+ * by the plugin, never captured. `gantry:registryHost` (stack config) sets the default registry host.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { rm } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { GantryError } from '../lib/errors.js';
+import { formatModuleAddress, parseModuleAddress } from '../lib/registry/address.js';
+import { RegistryClient } from '../lib/registry/client.js';
+import { parseConstraints, selectVersion } from '../lib/registry/constraints.js';
+import { locate, resolveModule } from '../lib/registry/modules.js';
+import { fetchSource } from '../lib/sources/fetch.js';
+import { hashTree } from '../lib/sources/hash.js';
+
+export interface RegistryModuleArgs {
+  /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
+  source: pulumi.Input<string>;
+  /** Version constraint, e.g. `~> 1.2`; the newest release when absent. */
+  version?: pulumi.Input<string>;
+  /** Install folder (default `.gantry/modules/<namespace>-<name>-<provider>` under the program's folder). */
+  dir?: pulumi.Input<string>;
+  /** Any values; a change re-resolves the version within the constraint. */
+  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface RegistryModuleInputs {
+  source: string;
+  version?: string;
+  dir?: string;
+  triggers?: Record<string, string>;
+}
+
+export interface RegistryModuleOutputs extends Omit<RegistryModuleInputs, 'version'> {
+  /** The normalised source address. */
+  address: string;
+  /** The constraint the version was chosen under (the `version` input). */
+  constraint: string;
+  /** The pinned version (the input `version` is the constraint; as an output it is what was chosen). */
+  version: string;
+  /** The normalised download location (no credentials). */
+  location: string;
+  /** `h1:` content hash of the installed package. */
+  hash: string;
+  /** Absolute path of the module folder (the package folder joined with the subdir). */
+  path: string;
+  /** Absolute path of the installed package folder. */
+  installDir: string;
+  /** Refreshed by `pulumi refresh`: the newest version the constraint allows now (may be newer than the pin). */
+  latestAllowed: string;
+}
+
+export type RegistryModuleSettings = Record<string, string | undefined>;
+
+const providerType = 'gantry:modules:RegistryModule';
+
+const registryModuleProvider: pulumi.dynamic.ResourceProvider & { settings?: RegistryModuleSettings } = {
+  async configure(req) {
+    this.settings = { 'gantry:registryHost': req.config.get('gantry:registryHost') };
+  },
+  async check(olds, news) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.check(olds, news);
+  },
+  async diff(id, olds, news) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.diff(id, olds, news);
+  },
+  async create(inputs) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.create(this.settings, inputs);
+  },
+  async read(id, props) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.read(this.settings, id, props);
+  },
+  async update(id, olds, news) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.update(this.settings, id, olds, news);
+  },
+  async delete(id, props) {
+    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
+    return registryModuleOperations.delete(id, props);
+  },
+};
+
+export class RegistryModule extends pulumi.dynamic.Resource {
+  declare readonly source: pulumi.Output<string>;
+  declare readonly address: pulumi.Output<string>;
+  /** The pinned version (the input `version` is the constraint, kept in `constraint`). */
+  declare readonly version: pulumi.Output<string>;
+  declare readonly constraint: pulumi.Output<string>;
+  declare readonly location: pulumi.Output<string>;
+  declare readonly hash: pulumi.Output<string>;
+  declare readonly path: pulumi.Output<string>;
+  declare readonly installDir: pulumi.Output<string>;
+  declare readonly latestAllowed: pulumi.Output<string>;
+
+  constructor(name: string, args: RegistryModuleArgs, opts?: pulumi.CustomResourceOptions) {
+    super(registryModuleProvider, name, {
+      source: args.source,
+      version: args.version,
+      dir: args.dir,
+      triggers: args.triggers,
+      address: undefined,
+      constraint: undefined,
+      location: undefined,
+      hash: undefined,
+      path: undefined,
+      installDir: undefined,
+      latestAllowed: undefined,
+    }, opts, providerType);
+  }
+}
+
+// ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
+
+type CheckFailure = { property: string; reason: string };
+
+function envFor(settings: RegistryModuleSettings | undefined): NodeJS.ProcessEnv {
+  const host = settings?.['gantry:registryHost'];
+  return host && !process.env.GANTRY_REGISTRY_HOST ? { ...process.env, GANTRY_REGISTRY_HOST: host } : process.env;
+}
+
+function installDirOf(inputs: RegistryModuleInputs, env: NodeJS.ProcessEnv): string {
+  if (inputs.dir) return resolvePath(inputs.dir);
+  const address = parseModuleAddress(inputs.source, env);
+  return resolvePath('.gantry', 'modules', `${address.namespace}-${address.name}-${address.provider}`);
+}
+
+const sameTriggers = (a: Record<string, string> | undefined, b: Record<string, string> | undefined) =>
+  JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b ?? {}).sort());
+
+/** Whether the pin must be re-resolved: the constraint, the source or the triggers changed. */
+function needsResolve(olds: RegistryModuleOutputs, news: RegistryModuleInputs): boolean {
+  return olds.source !== news.source || (olds.constraint ?? '') !== (news.version ?? '') || !sameTriggers(olds.triggers, news.triggers);
+}
+
+async function install(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs, pinned?: { version: string; hash: string }): Promise<RegistryModuleOutputs> {
+  const env = envFor(settings);
+  const address = parseModuleAddress(inputs.source, env);
+  const constraint = parseConstraints(inputs.version);
+  const client = new RegistryClient({ env });
+  try {
+    const resolution = pinned ? await locate(client, address, pinned.version) : await resolveModule(client, address, constraint);
+    const installDir = installDirOf(inputs, env);
+    const fetched = await fetchSource(resolution.location, {
+      dest: installDir,
+      http: client.http,
+      headersFor: (url) => client.headersFor(address.host, url),
+      ...(pinned ? { expectedHash: pinned.hash } : {}),
+    });
+    return {
+      source: inputs.source,
+      ...(inputs.dir !== undefined ? { dir: inputs.dir } : {}),
+      ...(inputs.triggers !== undefined ? { triggers: inputs.triggers } : {}),
+      address: formatModuleAddress(address),
+      constraint: constraint.text,
+      version: resolution.version,
+      location: resolution.locationText,
+      hash: fetched.hash,
+      path: fetched.path,
+      installDir,
+      latestAllowed: resolution.version,
+    };
+  } finally {
+    client.close();
+  }
+}
+
+function failureOf(error: unknown): string {
+  return error instanceof GantryError ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error);
+}
+
+export const registryModuleOperations = {
+  async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
+    const failures: CheckFailure[] = [];
+    const inputs: RegistryModuleInputs = { source: news.source as string };
+    if (typeof news.source !== 'string') failures.push({ property: 'source', reason: 'source must be a module address string' });
+    else {
+      try {
+        parseModuleAddress(news.source, process.env);
+      } catch (error) {
+        failures.push({ property: 'source', reason: failureOf(error) });
+      }
+    }
+    if (news.version !== undefined && news.version !== null) {
+      if (typeof news.version !== 'string') failures.push({ property: 'version', reason: 'version must be a constraint string such as "~> 1.2"' });
+      else {
+        try {
+          parseConstraints(news.version);
+          inputs.version = news.version;
+        } catch (error) {
+          failures.push({ property: 'version', reason: failureOf(error) });
+        }
+      }
+    }
+    if (news.dir !== undefined && news.dir !== null) {
+      if (typeof news.dir !== 'string' || news.dir.trim() === '') failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
+      else inputs.dir = news.dir;
+    }
+    if (news.triggers !== undefined && news.triggers !== null) {
+      const triggers = news.triggers as Record<string, unknown>;
+      if (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string')) {
+        failures.push({ property: 'triggers', reason: 'triggers must map names to strings' });
+      } else inputs.triggers = triggers as Record<string, string>;
+    }
+    return failures.length ? { failures } : { inputs: inputs as unknown as Record<string, unknown> };
+  },
+
+  async diff(_id: string, olds: RegistryModuleOutputs, news: RegistryModuleInputs): Promise<pulumi.dynamic.DiffResult> {
+    const replaces: string[] = [];
+    const changed = needsResolve(olds, news) || (olds.dir ?? '') !== (news.dir ?? '');
+    // The pinned tree must be on this machine as pinned (a fresh CI runner, a deleted folder): reinstall it if not.
+    const present = olds.installDir ? await hashTree(olds.installDir).catch(() => undefined) : undefined;
+    const missing = present !== olds.hash;
+    return { changes: changed || missing, replaces, deleteBeforeReplace: false };
+  },
+
+  async create(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs): Promise<pulumi.dynamic.CreateResult> {
+    const outs = await install(settings, inputs);
+    return { id: outs.address, outs };
+  },
+
+  async update(settings: RegistryModuleSettings | undefined, _id: string, olds: RegistryModuleOutputs, news: RegistryModuleInputs): Promise<pulumi.dynamic.UpdateResult> {
+    const keepPin = !needsResolve(olds, news);
+    const outs = await install(settings, news, keepPin ? { version: olds.version, hash: olds.hash } : undefined);
+    if (keepPin) outs.latestAllowed = olds.latestAllowed ?? olds.version;
+    if (olds.installDir && olds.installDir !== outs.installDir) await rm(olds.installDir, { recursive: true, force: true });
+    return { outs };
+  },
+
+  /** Refresh: the pin stays; `latestAllowed` shows whether a newer version is allowed now. */
+  async read(settings: RegistryModuleSettings | undefined, id: string, props: RegistryModuleOutputs): Promise<pulumi.dynamic.ReadResult> {
+    const env = envFor(settings);
+    const address = parseModuleAddress(props.source, env);
+    const client = new RegistryClient({ env });
+    try {
+      const listed = await client.versions(address);
+      const latestAllowed = selectVersion(listed, parseConstraints(props.constraint), `${address.namespace}/${address.name}/${address.provider}`).version;
+      return { id, props: { ...props, latestAllowed } };
+    } finally {
+      client.close();
+    }
+  },
+
+  async delete(_id: string, props: RegistryModuleOutputs): Promise<void> {
+    if (props.installDir) await rm(props.installDir, { recursive: true, force: true });
+  },
+};
