@@ -6,5 +6,3 @@ export { BrowserCheck, browserCheckOperations } from './browserCheck.js';
 export type { BrowserCheckArgs, BrowserCheckInputs, BrowserCheckOutputs } from './browserCheck.js';
 export { RegistryModule, registryModuleOperations } from './registryModule.js';
 export type { RegistryModuleArgs, RegistryModuleInputs, RegistryModuleOutputs } from './registryModule.js';
-export { RegistryModule, registryModuleOperations } from './registryModule.js';
-export type { RegistryModuleArgs, RegistryModuleInputs, RegistryModuleOutputs } from './registryModule.js';
