@@ -202,5 +202,7 @@ describe('devserver/registry: fault injection', function () {
     const log = await get(`${base}/_gantry/requests`);
     assert.deepEqual(log.body.requests.map((r: { status: number }) => r.status), [500, 418, 200]);
     assert.equal((await get(`${base}/_gantry/nothing`)).status, 404);
+    const huge = await get(`${base}/_gantry/faults`, { method: 'POST', body: JSON.stringify({ kind: 'reset', path: '/' + 'x'.repeat(70 * 1024) }) });
+    assert.equal(huge.status, 413, 'admin bodies are capped');
   });
 });

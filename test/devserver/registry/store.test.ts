@@ -98,6 +98,20 @@ describe('devserver/registry: folder store', function () {
     }
   });
 
+  it('hostile archive paths (encoded .., slashes, bad escapes) never reach the file system: 404 with {errors}', async () => {
+    for (const tail of [
+      '..%2F..%2Foutside.tar.gz',
+      '%2e%2e/%2e%2e/%2e%2e/outside.tar.gz',
+      'acme/storage/aws/..%2F..%2F..%2F..%2Foutside.tar.gz',
+      'acme/storage/aws/%E0%A4%A.tar.gz',
+      'acme%2Fstorage/aws/x/1.0.0.tar.gz',
+    ]) {
+      const response = await get(`${server.url}/_gantry/archives/${tail}`);
+      assert.equal(response.status, 404, tail);
+      assert.ok(Array.isArray(response.body.errors), tail);
+    }
+  });
+
   it('a ready archive wins over a folder of the same version', async () => {
     const temp = await tempDir('both');
     try {
