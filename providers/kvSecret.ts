@@ -153,7 +153,7 @@ async function outputsOf(client: SecretsClient, inputs: KvSecretInputs, data: Se
   if (kvVersion === 2) metadata = await kv.readMetadata(inputs.path);
   const current = metadata?.versions[String(metadata.currentVersion)];
   const { versions: _versions, ...summary } = metadata ?? { versions: undefined };
-  return {
+  const outputs: KvSecretOutputs = {
     ...inputs,
     data,
     kvVersion,
@@ -161,6 +161,9 @@ async function outputsOf(client: SecretsClient, inputs: KvSecretInputs, data: Se
     createdTime: current?.createdTime,
     metadata: metadata ? (summary as Omit<KvMetadata, 'versions'>) : undefined,
   };
+  // The engine's property structs have no `undefined`: absent outputs (kv v1 has no versions) are left out.
+  for (const key of Object.keys(outputs) as (keyof KvSecretOutputs)[]) if (outputs[key] === undefined) delete outputs[key];
+  return outputs;
 }
 
 function idOf(inputs: Pick<KvSecretInputs, 'mount' | 'path'>): string {

@@ -1,0 +1,115 @@
+// PageAnalysisGate through the engine harness (consumer mode: the packed gantry in a Pulumi project, the real
+// dynamic-provider plugin). The cjs consumer gates through the api engine against the embedded v5 API serving a
+// recorded real run (fast, and the API key is a canary searched for everywhere); the esm consumer runs Lighthouse in
+// Chromium for real against a page on 127.0.0.1, once.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { DeploymentError, Harness, type Stack } from '../harness/index.js';
+import { recordedLighthouseResult } from '../analysis/fixture.js';
+import { startTestSite, type TestSite } from '../analysis/site.js';
+
+const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
+const program = { cjs: path.join(programs, 'page-analysis-gate.cjs'), esm: path.join(programs, 'page-analysis-gate.mjs') };
+const PROVIDER_LIMIT_BYTES = 16 * 1024;
+
+async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
+  try {
+    await run;
+  } catch (error) {
+    if (error instanceof DeploymentError) return error;
+    throw error;
+  }
+  assert.fail('the deployment was expected to fail');
+}
+
+describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness', function () {
+  this.timeout(300_000);
+  const apiKey = `canary-pa-key-${Math.random().toString(36).slice(2)}`;
+  let api: PageanalysisServer;
+  let site: TestSite;
+  let stack: Stack | undefined;
+
+  before(async () => {
+    api = await startPageanalysisServer({ apiKeys: [apiKey], analyser: recordedAnalyser(() => recordedLighthouseResult()) });
+    site = await startTestSite();
+  });
+  afterEach(async () => {
+    await stack?.dispose();
+    stack = undefined;
+  });
+  after(async () => {
+    await api?.stop();
+    await site?.stop();
+  });
+
+  it('cjs consumer, api engine: create gates and records scores; no change analyses nothing; a trigger or a threshold change gates again; below a threshold the update fails with the table and the state keeps the last pass; bad inputs fail Check', async () => {
+    stack = await Harness.consumer({ kind: 'cjs', env: { PAGEANALYSIS_BASE_URL: api.url, PAGEANALYSIS_API_KEY: apiKey } });
+    const args = { url: 'http://127.0.0.1:8080/', thresholds: { performance: 0.9, seo: 90 }, audits: { 'largest-contentful-paint': 2500 }, runs: 2, triggers: { version: '1' } };
+
+    const created = await stack.up(program, args);
+    assert.deepEqual(created.plan, { gate: 'create' });
+    assert.equal(created.outputs.passed, true);
+    assert.deepEqual(created.outputs.scores, { performance: 1, seo: 1 });
+    const checks = created.outputs.checks as Array<Record<string, unknown>>;
+    assert.deepEqual(checks.map((c) => [c.name, c.operator, c.threshold, c.verdict]), [
+      ['performance', '>=', 0.9, 'pass'],
+      ['seo', '>=', 0.9, 'pass'],
+      ['largest-contentful-paint', '<=', 2500, 'pass'],
+    ]);
+    assert.equal(created.outputs.reportUrl, null);
+    assert.equal(created.outputs.engineUsed, 'api');
+    assert.match(String(created.outputs.engineVersion), /^12\./);
+    assert.ok(!Number.isNaN(Date.parse(String(created.outputs.analyzedAt))));
+    assert.equal(api.requests.length, 2, 'two runs');
+    const provider = created.resources.gate!.provider ?? '';
+    assert.ok(provider.length > 0);
+    assert.ok(Buffer.byteLength(provider) <= PROVIDER_LIMIT_BYTES, `__provider is ${Buffer.byteLength(provider)} bytes`);
+    assert.match(created.resources.gate!.id ?? '', /^pageanalysisgate-/);
+
+    const same = await stack.up(program, args);
+    assert.deepEqual(same.plan, { gate: 'same' });
+    assert.equal(same.outputs.analyzedAt, created.outputs.analyzedAt);
+    assert.equal(api.requests.length, 2, 'an unchanged gate does not analyse');
+
+    const retriggered = await stack.up(program, { ...args, triggers: { version: '2' } });
+    assert.deepEqual(retriggered.plan, { gate: 'update' });
+    assert.notEqual(retriggered.outputs.analyzedAt, created.outputs.analyzedAt);
+    assert.equal(api.requests.length, 4);
+
+    const stricter = await expectFailure(stack.up(program, { ...args, triggers: { version: '2' }, thresholds: { performance: 0.9, 'best-practices': 1 } }));
+    assert.match(stricter.message, /page analysis gate for http:\/\/127\.0\.0\.1:8080\/ failed: best-practices below threshold/);
+    assert.match(stricter.message, /best-practices score\s+96\s+>= 100\s+FAIL/, 'the table is in the deployment error');
+    assert.equal(stricter.result.resources.gate!.outputs.analyzedAt, retriggered.outputs.analyzedAt, 'the state keeps the last passing result');
+    assert.deepEqual(stricter.result.resources.gate!.outputs.scores, { performance: 1, seo: 1 });
+
+    const refused = await expectFailure(stack.up(program, { url: 'ftp://example.com/', thresholds: { speed: 0.9 }, runs: 0, strategy: 'tablet' }));
+    for (const property of ['url', 'thresholds', 'runs', 'strategy']) assert.match(refused.message, new RegExp(property));
+    assert.match(refused.message, /unknown category "speed"/);
+
+    const state = await readFile(stack.statePath, 'utf8');
+    assert.ok(!state.includes(apiKey), 'the API key is not in the state');
+    assert.ok(!provider.includes(apiKey), 'the API key is not in __provider');
+    assert.ok(!stack.log.includes(apiKey), 'the API key is not in the log');
+
+    const destroyed = await stack.destroy();
+    assert.deepEqual(destroyed.plan, { gate: 'delete' });
+  });
+
+  it('esm consumer, local engine: Lighthouse in Chromium gates a page on 127.0.0.1; an unreachable page fails the create with the engine error and records nothing', async () => {
+    stack = await Harness.consumer({ kind: 'esm' });
+    const created = await stack.up(program, { url: `${site.url}/`, thresholds: { performance: 0.9, accessibility: 0.9 }, runs: 1, engine: 'local' });
+    assert.equal(created.outputs.passed, true);
+    assert.equal(created.outputs.engineUsed, 'local');
+    const scores = created.outputs.scores as Record<string, number>;
+    assert.ok(scores.performance >= 0.9 && scores.accessibility >= 0.9, JSON.stringify(scores));
+    await stack.destroy();
+
+    const failed = await expectFailure(stack.up(program, { url: `${site.url}/missing`, thresholds: { performance: 0.5 }, runs: 3, engine: 'local' }));
+    assert.match(failed.message, /could not analyse the page/);
+    assert.match(failed.message, /ERRORED_DOCUMENT_REQUEST/);
+    assert.equal(failed.result.resources.gate, undefined, 'nothing recorded for a gate that never passed');
+  });
+});

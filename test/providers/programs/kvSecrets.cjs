@@ -1,0 +1,14 @@
+// A CommonJS Pulumi program: one KvSecret per entry of the test's arguments; stack outputs are each
+// secret's version, createdTime and (secret) data.
+const { KvSecret } = require('gantry/providers');
+
+module.exports = async function ({ secrets }) {
+  const outputs = {};
+  for (const { name, ...args } of secrets) {
+    const secret = new KvSecret(name, args);
+    outputs[`${name}Version`] = secret.version;
+    outputs[`${name}CreatedTime`] = secret.createdTime;
+    outputs[`${name}Data`] = secret.data;
+  }
+  return outputs;
+};
