@@ -57,6 +57,7 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
 
       const created = await s.up(records, program({ name: 'a', key: 'alpha', value: secretValue, secret: true }, { name: 'b', key: 'beta', value: 'one' }));
       assert.deepEqual(created.plan, { a: 'create', b: 'create' });
+      assert.match(created.log, /gantry-test-records: created record beta at version 1/, "the provider's output is captured");
       assert.deepEqual(store.records.get('alpha'), { key: 'alpha', value: secretValue, version: 1 });
       assert.equal(created.resources.b!.id, 'beta');
       assert.deepEqual(created.outputs, { aValue: secretValue, aVersion: 1, bValue: 'one', bVersion: 1 });
