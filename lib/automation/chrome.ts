@@ -82,6 +82,8 @@ export function chromeCapabilities(options: ChromeCapabilityOptions): Capabiliti
     alwaysMatch: {
       browserName: 'chrome',
       pageLoadStrategy: 'normal',
+      // A page that opens alert() or confirm() must not block the check: such prompts are dismissed.
+      unhandledPromptBehavior: 'dismiss',
       timeouts: { pageLoad: options.pageLoadTimeoutMs ?? 30_000, script: 10_000, implicit: 0 },
       'goog:chromeOptions': {
         binary: options.binary,

@@ -36,6 +36,7 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
         case '/late-title': return send(200, html('loading', '<script>setTimeout(() => { document.title = "Ready now"; }, 300)</script>'));
         case '/moved': return send(302, '', { location: '/' });
         case '/maintenance': return send(503, html('Down for maintenance'));
+        case '/alert': return send(200, html('Nagging page', '<script>alert("subscribe!"); document.title = "Nagging page, after the alert";</script>'));
         case '/hang': return; // never answers: the page load times out
         default: return send(404, html('Not found'));
       }
@@ -88,6 +89,11 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
     const unchecked = await runBrowserCheck({ url: `${site.url}/maintenance`, status: 'any', session });
     assert.equal(unchecked.passed, true);
     assert.equal(unchecked.status, 503);
+  });
+
+  it('a page that opens alert() on load does not block the check: the prompt is dismissed', async () => {
+    const result = await runBrowserCheck({ url: `${site.url}/alert`, title: 'after the alert', driver });
+    assert.equal(result.passed, true, result.reason);
   });
 
   it('follows redirects: the final URL and its status are reported', async () => {
