@@ -19,10 +19,12 @@ export const DEFAULT_POLICY: PolicyRule[] = [
 /** Accepts `{ "<path>": ["read", ...] }` or the server's JSON policy document `{ "path": { "<path>": { "capabilities": [...] } } }`. */
 export function parsePolicy(raw: unknown): PolicyRule[] {
   if (typeof raw === 'string') {
+    const text = raw.trim();
+    if (!text.startsWith('{')) return parseHclPolicy(text);
     try {
-      raw = JSON.parse(raw);
+      raw = JSON.parse(text);
     } catch {
-      throw new Error('policy must be a JSON policy document (HCL is not supported by the embedded server)');
+      throw new Error('policy is neither valid JSON nor HCL path blocks');
     }
   }
   if (!raw || typeof raw !== 'object') throw new Error('policy must be an object');
@@ -37,6 +39,34 @@ export function parsePolicy(raw: unknown): PolicyRule[] {
     }
     return { path: path.replace(/^\/+/, ''), capabilities: [...(capabilities as string[])] };
   });
+}
+
+/**
+ * The HCL subset policies are written in: `path "<pattern>" { capabilities = ["read", ...] }` blocks, with `#` and
+ * `//` comments. Anything else is refused rather than half-understood.
+ */
+export function parseHclPolicy(text: string): PolicyRule[] {
+  const source = text.replace(/(^|\s)(#|\/\/)[^\n]*/g, '$1');
+  const block = /\s*path\s+"([^"]*)"\s*\{\s*capabilities\s*=\s*\[([^\]]*)\]\s*\}\s*/y;
+  const rules: PolicyRule[] = [];
+  let index = 0;
+  while (index < source.length) {
+    block.lastIndex = index;
+    const match = block.exec(source);
+    if (!match) {
+      if (source.slice(index).trim() === '') break;
+      throw new Error(`cannot parse the policy near ${JSON.stringify(source.slice(index, index + 40).trim())}`);
+    }
+    const capabilities = match[2].split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
+      const name = /^"([a-z]+)"$/.exec(c)?.[1];
+      if (!name || !CAPABILITIES.includes(name as Capability)) throw new Error(`path ${JSON.stringify(match[1])}: unknown capability ${c}`);
+      return name;
+    });
+    rules.push({ path: match[1].replace(/^\/+/, ''), capabilities });
+    index = block.lastIndex;
+  }
+  if (rules.length === 0) throw new Error('the policy has no path blocks');
+  return rules;
 }
 
 function matches(pattern: string, path: string): boolean {

@@ -19,6 +19,8 @@ export interface RequestContext {
   /** True when the token may do anything at all at or below `prefix` (mount visibility, help). */
   canReach(prefix: string): boolean;
   isRoot: boolean;
+  /** The token's capabilities on `path` (relative to the request namespace), as sys/capabilities-self reports them. */
+  capabilities(path: string): string[];
   /** Marks the state as changed so the reply waits for the data file. */
   changed(): void;
   now(): Date;

@@ -440,6 +440,10 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
         if (!this.can(capability, p)) throw permissionDenied();
       },
       canReach: (prefix) => isRoot || hasAnyAccessBelow(rules, aclPath(prefix)),
+      capabilities: (p) => (isRoot ? ['root'] : (() => {
+        const caps = [...capabilitiesFor(rules, aclPath(p))].sort();
+        return caps.length ? caps : ['deny'];
+      })()),
       changed: () => {
         changed = true;
       },

@@ -106,6 +106,17 @@ export function handleSys(core: Core, ctx: RequestContext): Outcome {
       core.sealed = true;
       return {};
   }
+  if (path === 'sys/capabilities-self') {
+    if (ctx.op !== 'write') throw unsupportedOperation();
+    ctx.authorize('update');
+    const raw = ctx.body.paths ?? ctx.body.path;
+    const paths = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
+    if (paths.length === 0 || paths.some((p) => typeof p !== 'string')) throw badRequest('paths must be a list of paths');
+    const data: Record<string, string[]> = {};
+    for (const p of paths as string[]) data[p] = ctx.capabilities(p.replace(/^\/+/, ''));
+    if (paths.length === 1) data.capabilities = data[paths[0] as string];
+    return { data, mount_type: 'system' };
+  }
   if (path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/')) return uiMounts(ctx, path.slice('sys/internal/ui/mounts'.length).replace(/^\//, ''));
   if (path === 'sys/mounts' || path.startsWith('sys/mounts/')) return { mount_type: 'system', ...mounts(core, ctx, path.slice('sys/mounts'.length).replace(/^\//, '')) };
   if (path.startsWith('sys/policies/acl')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policies/acl'.length).replace(/^\//, '')) };

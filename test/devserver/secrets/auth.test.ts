@@ -144,14 +144,22 @@ describe('embedded kv server: tokens, logins and policies', () => {
     assert.equal(child.status, 403, 'the default policy does not grant auth/token/create');
   });
 
-  it('ACL policies can be written at run time as JSON policy documents', async () => {
+  it('ACL policies can be written at run time as JSON or HCL path blocks; sys/capabilities-self reports them', async () => {
     const put = await call('PUT', 'sys/policies/acl/runtime', { body: { policy: JSON.stringify({ path: { 'kv/rt/*': { capabilities: ['read', 'create'] } } }) } });
     assert.equal(put.status, 204);
     const token = (await call('POST', 'auth/token/create', { body: { policies: ['runtime'] } })).body.auth.client_token;
     assert.equal((await call('POST', 'kv/rt/a', { token, body: { a: 1 } })).status, 204);
     assert.equal((await call('GET', 'kv/rt/a', { token })).status, 200);
     assert.equal((await call('DELETE', 'kv/rt/a', { token })).status, 403);
-    const bad = await call('PUT', 'sys/policies/acl/broken', { body: { policy: 'path "x" { capabilities = ["read"] }' } });
-    assert.equal(bad.status, 400);
+    const hcl = ['# the usual HCL form', 'path "kv/hcl/*" {', '  capabilities = ["read", "list"]', '}', 'path "kv/hcl/w" { capabilities = ["create"] } // inline'].join('\n');
+    assert.equal((await call('PUT', 'sys/policies/acl/hcl', { body: { policy: hcl } })).status, 204);
+    const hclToken = (await call('POST', 'auth/token/create', { body: { policies: ['hcl'] } })).body.auth.client_token;
+    const caps = await call('POST', 'sys/capabilities-self', { token: hclToken, body: { paths: ['kv/hcl/a', 'kv/hcl/w', 'kv/other'] } });
+    assert.equal(caps.status, 200);
+    assert.deepEqual(caps.body.data, { 'kv/hcl/a': ['list', 'read'], 'kv/hcl/w': ['create'], 'kv/other': ['deny'] });
+    for (const broken of ['path "x" { capabilities = ["fly"] }', 'path "x" { policy = "read" }', 'not a policy']) {
+      const bad = await call('PUT', 'sys/policies/acl/broken', { body: { policy: broken } });
+      assert.equal(bad.status, 400, broken);
+    }
   });
 });
