@@ -139,10 +139,13 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   // ---- catalog ----
   let catalog: Catalog | undefined;
   let loading: Promise<Catalog> | undefined;
-  const load = (): Promise<Catalog> =>
-    (loading ??= store
+  let lastLoadMs = 0;
+  const load = (): Promise<Catalog> => {
+    const started = Date.now();
+    return (loading ??= store
       .load((message) => log(`warning: ${message}`))
       .then((modules) => {
+        lastLoadMs = Date.now() - started;
         const sorted = [...modules].sort(compareModules);
         const next = { modules: new Map(sorted.map((m) => [moduleKey(m.namespace, m.name, m.provider), m])), sorted, loadedAt: Date.now() };
         catalog = next;
@@ -151,10 +154,12 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       .finally(() => {
         loading = undefined;
       }));
+  };
   // Requests never wait for a rescan: a stale catalog starts one in the background and is served meanwhile.
+  // Rescans of a big store are spaced out (at least 20x their own duration) so they never eat more than ~5% of a CPU.
   const current = async (): Promise<Catalog> => {
     if (!catalog) return load();
-    if (Date.now() - catalog.loadedAt >= rescanMs && !loading) {
+    if (Date.now() - catalog.loadedAt >= Math.max(rescanMs, 20 * lastLoadMs) && !loading) {
       const previous = catalog;
       load().catch((error: Error) => {
         log(`warning: rescanning ${store.description} failed, serving the previous catalog: ${error.message}`);
