@@ -6,3 +6,5 @@ export { BrowserCheck, browserCheckOperations } from './browserCheck.js';
 export type { BrowserCheckArgs, BrowserCheckInputs, BrowserCheckOutputs } from './browserCheck.js';
 export { RegistryModule, registryModuleOperations } from './registryModule.js';
 export type { RegistryModuleArgs, RegistryModuleInputs, RegistryModuleOutputs } from './registryModule.js';
+export { PageAnalysisGate, pageAnalysisGateOperations } from './pageAnalysisGate.js';
+export type { PageAnalysisGateArgs, PageAnalysisGateInputs, PageAnalysisGateOutputs, GateCheck } from './pageAnalysisGate.js';

@@ -98,7 +98,7 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     assert.deepEqual(destroyed.plan, { gate: 'delete' });
   });
 
-  it('esm consumer, local engine: Lighthouse in Chromium gates a page on 127.0.0.1; an unreachable page fails the create with the engine error and records nothing', async () => {
+  it('esm consumer, local engine: Lighthouse in Chromium gates a page on 127.0.0.1; a 404 page fails the create with the engine error (ERRORED_DOCUMENT_REQUEST) and records nothing', async () => {
     stack = await Harness.consumer({ kind: 'esm' });
     const created = await stack.up(program, { url: `${site.url}/`, thresholds: { performance: 0.9, accessibility: 0.9 }, runs: 1, engine: 'local' });
     assert.equal(created.outputs.passed, true);
