@@ -75,16 +75,12 @@ function matches(pattern: string, path: string): boolean {
   if (!body.includes('+')) return glob ? path.startsWith(body) : path === body;
   const patternSegments = body.split('/');
   const pathSegments = path.split('/');
-  for (let i = 0; i < patternSegments.length; i++) {
-    const p = patternSegments[i];
-    const last = i === patternSegments.length - 1;
-    const s = pathSegments[i];
-    if (s === undefined) return false;
-    if (p === '+') continue;
-    if (last && glob) return s.startsWith(p) || (p === '' && true);
-    if (p !== s) return false;
-  }
-  return glob || patternSegments.length === pathSegments.length;
+  if (pathSegments.length < patternSegments.length || (!glob && pathSegments.length !== patternSegments.length)) return false;
+  return patternSegments.every((p, i) => {
+    if (p === '+') return true;
+    if (glob && i === patternSegments.length - 1) return pathSegments[i].startsWith(p);
+    return p === pathSegments[i];
+  });
 }
 
 function firstWildcard(pattern: string): number {

@@ -131,6 +131,36 @@ describe('embedded kv server: tokens, logins and policies', () => {
     assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 403);
   });
 
+  it('policy patterns: + stands for one segment, * for a prefix; the most specific pattern wins and deny wins within it', async () => {
+    await call('PUT', 'sys/policies/acl/patterns', {
+      body: {
+        policy: JSON.stringify({
+          path: {
+            'kv/+/db': { capabilities: ['read'] },
+            'kv/team/*': { capabilities: ['read', 'list'] },
+            'kv/team/secret': { capabilities: ['deny'] },
+            'kv/+/cfg*': { capabilities: ['read'] },
+          },
+        }),
+      },
+    });
+    const token = (await call('POST', 'auth/token/create', { body: { policies: ['patterns'] } })).body.auth.client_token;
+    const caps = await call('POST', 'sys/capabilities-self', {
+      token,
+      body: { paths: ['kv/a/db', 'kv/a/b/db', 'kv/team/x', 'kv/team/secret', 'kv/team/db', 'kv/z/cfg-1', 'kv/z/cfg/deep', 'kv/cfg'] },
+    });
+    assert.deepEqual(caps.body.data, {
+      'kv/a/db': ['read'],
+      'kv/a/b/db': ['deny'],
+      'kv/team/x': ['list', 'read'],
+      'kv/team/secret': ['deny'],
+      'kv/team/db': ['list', 'read'],
+      'kv/z/cfg-1': ['read'],
+      'kv/z/cfg/deep': ['read'],
+      'kv/cfg': ['deny'],
+    });
+  });
+
   it('a token with num_uses ends after that many requests', async () => {
     const token = (await call('POST', 'auth/token/create', { body: { policies: ['app-reader'], num_uses: 2 } })).body.auth.client_token;
     assert.equal((await call('GET', 'secret/data/app/x', { token })).status, 200);
