@@ -5,6 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createReadStream } from 'node:fs';
 import { Parser, type ReadEntry } from 'tar';
+import yauzl from 'yauzl';
 import type { Artifact } from './catalog.js';
 
 export interface ModuleContent {
@@ -18,7 +19,7 @@ export interface ModuleContent {
   provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
 }
 
-/** Trimmed content for versions whose files the server does not read (zip, S3, external locations). */
+/** Trimmed content for versions whose files the server does not read (bz2/xz archives, S3, external locations). */
 export type TrimmedContent = Pick<ModuleContent, 'path' | 'empty'>;
 
 export interface VersionContent {
@@ -79,6 +80,38 @@ async function readTarball(file: string, gzip: boolean): Promise<Files> {
   return files;
 }
 
+async function readZip(file: string): Promise<Files> {
+  const files: Files = new Map();
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true }, (error, opened) => (error ? reject(error) : resolve(opened))),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('error', reject);
+      zip.on('end', () => resolve());
+      zip.on('entry', (entry: yauzl.Entry) => {
+        const rel = entry.fileName.replace(/^\.\//, '');
+        const wanted = !rel.endsWith('/') && interesting(rel) && entry.uncompressedSize <= MAX_TEXT_FILE && files.size < MAX_FILES && !rel.split('/').includes('..');
+        if (!wanted) return zip.readEntry();
+        zip.openReadStream(entry, (error, stream) => {
+          if (error) return reject(error);
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('error', reject);
+          stream.on('end', () => {
+            files.set(rel, Buffer.concat(chunks).toString('utf8'));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+  return files;
+}
+
 /** Reads what the server can read of a version; undefined content means "trimmed". */
 export async function readVersionContent(artifact: Artifact): Promise<VersionContent> {
   let files: Files | undefined;
@@ -86,6 +119,7 @@ export async function readVersionContent(artifact: Artifact): Promise<VersionCon
     if (artifact.kind === 'directory') files = await readDirectory(artifact.path);
     else if (artifact.kind === 'file' && ['.tar.gz', '.tgz'].includes(artifact.extension)) files = await readTarball(artifact.path, true);
     else if (artifact.kind === 'file' && artifact.extension === '.tar') files = await readTarball(artifact.path, false);
+    else if (artifact.kind === 'file' && artifact.extension === '.zip') files = await readZip(artifact.path);
   } catch {
     files = undefined;
   }

@@ -145,10 +145,18 @@ describe('devserver/registry: protocol (spec §B)', function () {
       assert.deepEqual(replica.inputs.map((i: { name: string }) => i.name), ['region']);
     });
 
-    it('REG-CONTENT-TRIMMED: content the server cannot read (a zip) is trimmed to path and empty', async () => {
-      const { body } = await get(`${base}/acme/network/aws/1.0.1`);
+    it('REG-CONTENT-TRIMMED: content the server cannot read (a declared external location) is trimmed to path and empty', async () => {
+      const { body } = await get(`${base}/acme/external/aws/1.0.0`);
       assert.deepEqual(body.root, { path: '', empty: false });
       assert.deepEqual(body.submodules, []);
+    });
+
+    it('REG-DETAIL-ROOT: content of ready archives is read too (tar.gz and zip)', async () => {
+      const tgz = await get(`${base}/acme/network/aws/1.0.0`);
+      assert.deepEqual(tgz.body.root.outputs, [{ name: 'from_archive', description: '' }]);
+      assert.equal(tgz.body.root.readme, '# network\n');
+      const zip = await get(`${base}/acme/network/aws/1.0.1`);
+      assert.deepEqual(zip.body.root.outputs, [{ name: 'from_zip', description: '' }]);
     });
 
     it('REG-EP-LATEST-ALL-PROVIDERS: <base>/:namespace/:name lists the latest version of each provider as {meta, modules}', async () => {
