@@ -32,3 +32,7 @@ export type {
 export * as secrets from './secrets/index.js';
 export { SecretsClient, createSecretsClient, KvEngine, SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './secrets/index.js';
 export type { SecretsClientOptions, KvReadResult, KvWriteResult, KvMetadata, KvVersion } from './secrets/index.js';
+// Page analysis: the v5 model, the engines, gates and reports (also as the `analysis` namespace).
+export * as analysis from './analysis/index.js';
+export { runGate, createEngine, createLocalEngine, createRemoteEngine, createPageanalysisClient, parsePageanalysisResponse, renderGateTable, PageanalysisApiError, PageanalysisResponseError } from './analysis/index.js';
+export type { GateOptions, GateResult, CheckResult, PageanalysisApiResponse, BeaconResult, AnalysisEngine, Threshold, AggregationMethod } from './analysis/index.js';
