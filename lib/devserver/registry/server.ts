@@ -61,6 +61,9 @@ export interface RegistryServerOptions {
   /** Add `?checksum=sha256:<hex>` to archive locations (computed once per version). */
   checksums?: boolean;
   pageLimits?: Partial<PageLimits>;
+  /** How download answers: 204 with X-Registry-Get (the spec, default) or 200 with a JSON {"location"} body and no
+   * header, as OpenTofu's registry does. */
+  downloadResponse?: 'no-content' | 'json';
   /** Serve only the minimal protocol (versions and download), as a third-party registry may (REG-PROTO-EXTENDED-OPTIONAL). */
   minimal?: boolean;
   /** Moved modules: `{ 'old/name/aws': 'new/name/aws' }` answers every v1 path of the old address with a 301. */
@@ -337,8 +340,11 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
         const location = await locationOf(module, version, originOf(req));
         const key = `${moduleKey(module.namespace, module.name, module.provider)}/${version.version}`;
         liveDownloads.set(key, (liveDownloads.get(key) ?? 0) + 1);
-        res.writeHead(204, { 'x-registry-get': location });
-        res.end();
+        if (options.downloadResponse === 'json') sendJson(res, 200, { location });
+        else {
+          res.writeHead(204, { 'x-registry-get': location });
+          res.end();
+        }
         return;
       }
       case 'download-latest': {

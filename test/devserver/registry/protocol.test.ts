@@ -225,6 +225,19 @@ describe('devserver/registry: protocol (spec §B)', function () {
       assert.equal(bytes[1], 0x8b, 'gzip magic');
     });
 
+    it('REG-STATUS-SUCCESS: downloadResponse: json answers 200 with {"location"} and no header, as OpenTofu\'s registry does', async () => {
+      const tofu = await startRegistryServer({ dir: fixture.dir, downloadResponse: 'json' });
+      try {
+        const response = await get(`${tofu.url}/v1/modules/acme/storage/aws/1.0.0/download`);
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get('x-registry-get'), null);
+        assert.ok(response.body.location.endsWith('/acme/storage/aws/1.0.0.tar.gz'));
+        assert.equal((await fetch(response.body.location)).status, 200);
+      } finally {
+        await tofu.stop();
+      }
+    });
+
     it('REG-DL-XGET-SYNTAX: a location declared in module.json is answered verbatim (source-address syntax for the client)', async () => {
       const response = await fetch(`${base}/acme/external/aws/1.0.0/download`);
       assert.equal(response.status, 204);
