@@ -138,6 +138,8 @@ export class SecretsClient {
         ...(options.query ? { searchParams: options.query } : {}),
         headers,
         ...(body !== undefined ? { body } : {}),
+        // Parsed here: a proxy's HTML error page must become a SecretsError with its status, not a parse failure.
+        responseType: 'text',
         // Every status the policy does not retry comes back here to be read; retried ones end as HttpError.
         accept: (status) => !(retriedStatuses as readonly number[]).includes(status),
         // A server that does not know the LIST method may drop the connection: fall back at once instead of retrying.
@@ -147,10 +149,11 @@ export class SecretsClient {
       if (firstListAttempt && error instanceof NetworkError) return this.#fallBackToGetList(options, error.errorCode);
       throw this.#translate(error, description);
     }
-    if (firstListAttempt && listFallbackStatuses.has(response.status) && !hasErrorStrings(response.body)) {
+    const parsed = parseBody(response.body as string, response.status, description) as (ResponseEnvelope<Data> & { errors?: unknown; notJson?: boolean }) | undefined;
+    // A server that does not route LIST answers 405 (or its HTTP parser a bare 400); the service itself explains a real error.
+    if (firstListAttempt && listFallbackStatuses.has(response.status) && (!hasErrorStrings(parsed) || parsed?.notJson)) {
       return this.#fallBackToGetList(options, `status ${response.status}`);
     }
-    const parsed = response.body as (ResponseEnvelope<Data> & { errors?: unknown }) | undefined;
     const errors = Array.isArray(parsed?.errors) ? parsed.errors.map(String) : [];
     const warnings = Array.isArray(parsed?.warnings) ? parsed.warnings.map(String) : [];
     if (response.status >= 400 && !(response.status === 404 && options.allowNotFound)) {
@@ -355,6 +358,20 @@ export class SecretsClient {
 
 export function createSecretsClient(options: CreateSecretsClientOptions = {}): SecretsClient {
   return new SecretsClient(options);
+}
+
+function parseBody(text: string, status: number, description: { method: string; path: string; namespace: string | undefined }): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+    if (status >= 400) return { errors: [`(not JSON) ${excerpt}`], notJson: true };
+    throw new SecretsError({ ...description, status, errors: [`the answer is not JSON: ${excerpt}`], warnings: [] }, {
+      code: 'SECRETS_PROTOCOL',
+      hint: 'Check that SECRETS_ADDR points at the secrets service itself, not at a proxy login page or a web server.',
+    });
+  }
 }
 
 function hasErrorStrings(body: unknown): boolean {

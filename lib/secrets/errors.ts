@@ -123,6 +123,8 @@ function codeFor(status: number): string {
     case 413: return 'SECRETS_TOO_LARGE';
     case 415: return 'SECRETS_UNSUPPORTED_MEDIA_TYPE';
     case 429: return 'SECRETS_STANDBY';
+    case 472: return 'SECRETS_DR_SECONDARY';
+    case 473: return 'SECRETS_PERFORMANCE_STANDBY';
     case 501: return 'SECRETS_NOT_INITIALIZED';
     case 503: return 'SECRETS_UNAVAILABLE';
     default: return status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED';
@@ -136,6 +138,8 @@ function hintFor(status: number): string | undefined {
     case 405: return 'This operation is not supported on this path; check the kv version of the mount.';
     case 412: return 'The service is not consistent yet (replication); retry shortly.';
     case 413: return 'The request is larger than the listener accepts.';
+    case 472: return 'This node is a disaster-recovery secondary (or in active replication mode): send requests to the primary.';
+    case 473: return 'This node is a performance standby: send writes to the active node.';
     case 501: return 'The secrets service is not initialized.';
     case 503: return 'The service is sealed or down for maintenance; retry when it is unsealed.';
     default: return undefined;

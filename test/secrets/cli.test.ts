@@ -54,11 +54,14 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('SEC-EP-WRITE, SEC-EP-READ: put from key=value, key=@file and key=- (stdin); get masks values unless asked', async () => {
+  it('SEC-API-ALL-OPERATIONS, SEC-EP-WRITE, SEC-EP-READ: put from key=value, key=@file and key=- (stdin); get masks values unless asked', async () => {
     await writeFile(join(dir, 'password.txt'), `${canary}\n`);
     const put = await gantry(['put', 'secret/app/db', 'user=app', 'password=@password.txt', 'pin=-'], { stdin: '4711\n' });
     assert.equal(put.code, 0, put.stderr);
     assert.match(put.stdout, /version\s+1/);
+    // The command speaks the same HTTP API as the library: detection, then the kv v2 data path.
+    assert.ok(requests.includes('GET /v1/sys/internal/ui/mounts/secret/app/db 200'), requests.join('\n'));
+    assert.ok(requests.includes('POST /v1/secret/data/app/db 200'), requests.join('\n'));
     const table = await gantry(['get', 'secret/app/db']);
     assert.equal(table.code, 0, table.stderr);
     assert.ok(!table.stdout.includes(canary), 'the table masks values');

@@ -91,7 +91,7 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
   });
 
   describe('headers', () => {
-    it('SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER, SEC-AUTH-TOKEN-HEADER, SEC-NS-RELATIVE: X-Secrets-Request: true, the token and the namespace on every request', async () => {
+    it('SEC-HEADERS-SET, SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER, SEC-AUTH-TOKEN-HEADER, SEC-NS-RELATIVE: X-Secrets-Request: true, the token and the namespace on every request', async () => {
       peer.setScript(() => ({ status: 200, body: envelope({ k: 'v' }) }));
       const c = client(peer, { namespace: '/team//a' });
       await c.kv('kv', { kvVersion: 1, namespace: 'child' }).read('app');
@@ -112,7 +112,7 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
       c.close();
     });
 
-    it('SEC-CONTENT-TYPE-SERVER: reads send no Content-Type; writes send JSON', async () => {
+    it('SEC-CONTENT-TYPE-SERVER, SEC-API-JSON: reads send no Content-Type; writes send a JSON body', async () => {
       peer.setScript(() => ({ status: 204 }));
       const c = client(peer);
       await c.kv('kv', { kvVersion: 1 }).write('app', { a: 1 });
@@ -175,6 +175,47 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     });
   });
 
+  describe('robustness', () => {
+    it('SEC-API-JSON: a non-JSON answer (a proxy\'s HTML page) is a clear error, not a crash', async () => {
+      const c = client(peer);
+      peer.setScript(() => ({ status: 200, headers: { 'content-type': 'text/html' }, raw: '<html>proxy login</html>' }));
+      await assert.rejects(c.kv('kv', { kvVersion: 1 }).read('app'), /not JSON/);
+      // An error status with an HTML body keeps the status and shows the start of the body.
+      peer.setScript(() => ({ status: 403, headers: { 'content-type': 'text/html' }, raw: '<html>forbidden by proxy</html>' }));
+      await assert.rejects(c.kv('kv', { kvVersion: 1 }).read('app'), (e: unknown) => e instanceof SecretsError && e.status === 403);
+      c.close();
+    });
+
+    it('SEC-VER-NO-COMPAT-PROMISE: unknown fields are ignored and absent optional fields do not break a read', async () => {
+      peer.setScript(() => ({ status: 200, body: { data: { data: { k: 'v' }, metadata: { version: 4, future_field: true } }, brand_new: 1 } }));
+      const c = client(peer);
+      const read = await c.kv('secret', { kvVersion: 2 }).read('app');
+      assert.equal(read.state, 'current');
+      assert.deepEqual(read.data, { k: 'v' });
+      assert.equal(read.metadata?.version, 4);
+      assert.equal(read.metadata?.deletionTime, '');
+      c.close();
+    });
+
+    it('SEC-PARAMS-QUERY-VS-BODY: secrets travel in bodies, never in the URL; only version, list and help go in the query', async () => {
+      peer.setScript((r) => ({ status: 200, body: r.url.includes('login') ? envelope(null, { auth: { client_token: 'issued-token-1234', policies: ['p'], lease_duration: 60, renewable: true } }) : envelope({ data: { a: 1 }, metadata: { version: 2 } }) }));
+      const c = client(peer, { token: undefined });
+      await c.loginUserpass('alice', 'pw-in-body-only');
+      await c.loginAppRole('role-1', 'secret-id-in-body');
+      await c.kv('secret', { kvVersion: 2 }).read('app', { version: 2 });
+      for (const r of peer.requests) {
+        assert.ok(!r.url.includes('pw-in-body-only') && !r.url.includes('secret-id-in-body'), r.url);
+      }
+      assert.deepEqual(JSON.parse(peer.requests[0]!.body), { password: 'pw-in-body-only' });
+      assert.equal(peer.requests[0]!.url, '/v1/auth/userpass/login/alice');
+      assert.equal(peer.requests[0]!.headers['x-secrets-token'], undefined, 'SEC-AUTH-LOGIN-NO-AUTH: login sends no token');
+      assert.deepEqual(JSON.parse(peer.requests[1]!.body), { role_id: 'role-1', secret_id: 'secret-id-in-body' });
+      assert.equal(peer.requests[2]!.url, '/v1/secret/data/app?version=2');
+      assert.equal(peer.requests[2]!.headers['x-secrets-token'], 'issued-token-1234', 'the login token is used afterwards');
+      c.close();
+    });
+  });
+
   describe('retries (Vault client defaults)', () => {
     it('SEC-STATUS-412, SEC-STATUS-429, SEC-STATUS-500, SEC-STATUS-502, SEC-STATUS-503: retried twice, then a typed error', async () => {
       for (const status of [412, 429, 500, 502, 503, 504]) {
@@ -199,6 +240,17 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
         if (status === 404) assert.equal(await c.read('secret/data/app'), undefined);
         else await assert.rejects(c.read('secret/data/app'), (e: unknown) => e instanceof SecretsError && e.status === status);
         assert.equal(peer.requests.length, 2, `status ${status} was tried once per call`);
+        c.close();
+      }
+    });
+
+    it('SEC-STATUS-472, SEC-STATUS-473: replication and standby health statuses are typed errors, not retried', async () => {
+      for (const status of [472, 473]) {
+        peer.requests.length = 0;
+        peer.setScript(() => ({ status, body: { errors: [] } }));
+        const c = client(peer);
+        await assert.rejects(c.kv('kv', { kvVersion: 1 }).read('app'), (e: unknown) => e instanceof SecretsError && e.status === status && e.attempts === 1 && /standby|secondary/.test(e.hint ?? ''));
+        assert.equal(peer.requests.length, 1);
         c.close();
       }
     });

@@ -35,7 +35,7 @@ describe('secrets client against the embedded kv server (real sockets)', functio
   describe('kv v2', () => {
     beforeEach(() => start());
 
-    it('SEC-KV2-DATA-PATH, SEC-EP-WRITE, SEC-EP-READ, SEC-STATUS-200: write wraps data, read returns it with version metadata', async () => {
+    it('SEC-KV2-DATA-PATH, SEC-KV2-PATH-DATA, SEC-EP-WRITE, SEC-EP-READ, SEC-STATUS-200: write wraps data, read returns it with version metadata', async () => {
       const kv = client().kv('secret');
       const first = await kv.write('app/db', { user: 'app', password: 's3cret' });
       assert.equal(first.kvVersion, 2);
@@ -52,7 +52,7 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal((await kv.read('app/nothing')).state, 'missing');
     });
 
-    it('SEC-MOUNT-DEFAULT-SECRET, SEC-API-PREFIX-V1: the kv version is detected once per mount and cached; kvVersion skips detection', async () => {
+    it('SEC-MOUNT-DEFAULT-SECRET, SEC-API-PREFIX-V1, SEC-VER-V1-ONLY: the kv version is detected once per mount and cached; kvVersion skips detection', async () => {
       const c = client();
       await c.kv('secret').write('a', { v: 1 });
       await c.kv('secret').read('a');
@@ -250,6 +250,16 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       const before = requestLog.length;
       await assert.rejects(c.kv('secret', { kvVersion: 2 }).read('other/x'), (e: unknown) => e instanceof SecretsError && e.status === 403 && e.attempts === 1);
       assert.equal(requestLog.length - before, 1);
+    });
+
+    it('SEC-WRITE-EXISTENCE-CHECK: with a create-only policy the first write (create) works and the second (update) is a typed 403', async () => {
+      await server.stop();
+      await start({ users: [{ username: 'creator', password, policies: ['create-only'] }], policies: { 'create-only': { 'secret/data/once/*': ['create'] } } });
+      const c = client({ token: undefined });
+      await c.loginUserpass('creator', password);
+      const kv = c.kv('secret', { kvVersion: 2 });
+      await kv.write('once/x', { v: 1 });
+      await assert.rejects(kv.write('once/x', { v: 2 }), (e: unknown) => e instanceof SecretsError && e.status === 403);
     });
 
     it('approle login with role_id and secret_id', async () => {

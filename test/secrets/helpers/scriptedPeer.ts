@@ -19,6 +19,8 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A body sent as is (not JSON-encoded). */
+  raw?: string;
   /** Destroy the socket instead of answering (after reading the request). */
   reset?: boolean;
 }
@@ -47,8 +49,8 @@ export async function startScriptedPeer(script: Script = () => ({ status: 200, b
         req.socket.destroy();
         return;
       }
-      const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
-      res.writeHead(reply.status, { ...(text ? { 'content-type': 'application/json' } : {}), ...reply.headers });
+      const text = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
+      res.writeHead(reply.status, { ...(text && reply.raw === undefined ? { 'content-type': 'application/json' } : {}), ...reply.headers });
       res.end(text);
     });
   });
