@@ -109,6 +109,8 @@ export interface RegistryServer {
 const ADMIN_PREFIX = '/_gantry/';
 const ARCHIVE_PREFIX = '/_gantry/archives/';
 const MAX_ADMIN_BODY = 64 * 1024;
+/** The request log keeps the latest entries only, so a long `gantry dev` session does not grow without bound. */
+const MAX_RECORDED = 10_000;
 
 interface Catalog {
   modules: Map<string, ModuleEntry>;
@@ -199,10 +201,8 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://registry.invalid');
-    } catch {
+    const url = parseTarget(req.url);
+    if (!url) {
       sendErrors(res, 400, ['malformed request target']);
       return;
     }
@@ -217,6 +217,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       // 'close' rather than 'finish': a truncated or reset answer never finishes but is still worth recording.
       const status = reset ? 0 : res.statusCode;
       recorded.push({ method, path: url.pathname + url.search, status, authorization });
+      if (recorded.length > MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED);
       log(`${method} ${url.pathname} ${reset ? 'reset' : status} ${Date.now() - started}ms`);
     });
 
@@ -552,6 +553,19 @@ function segmentsAfter(pathname: string, base: string): string[] {
   const segments = raw.map(safeDecode);
   if (segments.some((s) => s === undefined || s === '')) throw new ApiError(404, `no registry endpoint at ${pathname}`);
   return segments as string[];
+}
+
+/** Origin-form targets (`/path?query`) are joined to a dummy origin as text, so `//host/x` stays a path; absolute-form
+ * targets (`http://host/path`, as proxies send) keep only their path and query. */
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    if (!target || target === '*') return undefined;
+    if (target.startsWith('/')) return new URL(`http://registry.invalid${target}`);
+    const absolute = new URL(target);
+    return absolute.protocol === 'http:' || absolute.protocol === 'https:' ? new URL(`http://registry.invalid${absolute.pathname}${absolute.search}`) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function safeDecode(segment: string): string | undefined {

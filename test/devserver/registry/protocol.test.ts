@@ -1,6 +1,7 @@
 // Conformance of the embedded registry to spec §B, over real sockets with Node's fetch as the client.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
 import { buildFixture, STORAGE_META } from './fixture.js';
 import { get, RFC3339_FRACTIONAL } from './helpers.js';
@@ -304,6 +305,25 @@ describe('devserver/registry: protocol (spec §B)', function () {
         assert.ok(Array.isArray(response.body.errors) && response.body.errors.length > 0, url);
         for (const error of response.body.errors) assert.equal(typeof error, 'string');
       }
+    });
+
+    it('request targets: //x stays a path (404), absolute-form targets use their path, garbage is a 400', async () => {
+      const raw = (target: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const { port } = new URL(server.url);
+          const request = http.request({ host: '127.0.0.1', port, path: target, method: 'GET', agent: false }, (response) => {
+            let body = '';
+            response.on('data', (c: Buffer) => (body += c.toString()));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          });
+          request.on('error', reject);
+          request.end();
+        });
+      assert.equal((await raw('//v1/modules/acme/storage/aws/versions')).status, 404);
+      assert.equal((await raw('http://elsewhere.example/v1/modules/acme/storage/aws/versions')).status, 200);
+      const star = await raw('*');
+      assert.equal(star.status, 400);
+      assert.deepEqual(JSON.parse(star.body), { errors: ['malformed request target'] });
     });
 
     it('REG-ALL-GET-JSON: endpoints answer GET with application/json; other methods get 405 with Allow (AMB-06: download is 204, download-latest HTML)', async () => {
