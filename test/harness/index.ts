@@ -8,6 +8,7 @@ export type { Op, OperationResult, Program, ResourceView, StackOptions, Step } f
 export { ProviderCallError } from './plugin.js';
 export { packOnce, type ConsumerKind } from './consumer.js';
 export { SIG_KEY, SECRET_SIG } from './secrets.js';
+export { assertProviderHygiene, PROVIDER_LIMIT_BYTES } from './hygiene.js';
 
 export const Harness = {
   /** A stack in a fresh consumer project (CommonJS unless `kind: 'esm'`) with the packed gantry installed. */

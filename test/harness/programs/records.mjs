@@ -1,16 +1,17 @@
 // An ES-module Pulumi program. One record per entry of the test's arguments: a CapturingRecord (the
 // anti-pattern) when `capturing`, `value` secret when `secret`, an additional secret output when
-// `secretOutput`, and made from an earlier record's outputs when `valueFrom` names it. Stack
-// outputs: each record's value and version.
+// `secretOutput`, made from an earlier record's outputs when `valueFrom` names it, and the
+// deleteBeforeReplace option when `deleteBeforeReplace`. Stack outputs: each record's value and
+// version.
 import * as pulumi from '@pulumi/pulumi';
 import { CapturingRecord, Record } from 'gantry-test-records';
 
 export default async function ({ records }) {
   const outputs = {};
   const declared = {};
-  for (const { name, key, value, secret, secretOutput, capturing, valueFrom } of records) {
+  for (const { name, key, value, secret, secretOutput, capturing, valueFrom, deleteBeforeReplace } of records) {
     const Kind = capturing ? CapturingRecord : Record;
-    const options = secretOutput ? { additionalSecretOutputs: ['value'] } : {};
+    const options = { ...(secretOutput ? { additionalSecretOutputs: ['value'] } : {}), ...(deleteBeforeReplace ? { deleteBeforeReplace } : {}) };
     const from = declared[valueFrom];
     const input = from ? pulumi.interpolate`from ${from.key} v${from.version}` : value;
     const record = new Kind(name, { key, value: secret ? pulumi.secret(input) : input }, options);
