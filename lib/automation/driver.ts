@@ -49,6 +49,7 @@ export interface ChromeDriver {
 }
 
 const stopGraceMs = 3_000;
+const sessionDeleteGraceMs = 5_000;
 const outputTailBytes = 4_096;
 
 /** Connection refused while the driver binds its port is expected: retry it quickly, as data. */
@@ -202,7 +203,8 @@ export async function startChromeDriver(options: ChromeDriverOptions = {}): Prom
 
   async function stop(): Promise<void> {
     // Sessions first, so each browser quits cleanly; then the driver; then anything left in its group.
-    await Promise.allSettled(driverClient.openSessions().map((session) => session.delete()));
+    // A hung browser must not hold the stop up: the group kill below ends it anyway.
+    await Promise.race([Promise.allSettled(driverClient.openSessions().map((session) => session.delete())), sleep(sessionDeleteGraceMs)]);
     driverClient.close();
     killGroup(pid, 'SIGTERM');
     const exited = await Promise.race([running.exited.then(() => true), sleep(stopGraceMs).then(() => false)]);
