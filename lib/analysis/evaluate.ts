@@ -80,6 +80,11 @@ function lookup(result: BeaconResult, threshold: Threshold): Lookup {
   return { value: audit.numericValue };
 }
 
+/** Float noise out of messages: 6130.000000000002 reads 6130. */
+function readable(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
 function higherIsBetter(threshold: Threshold): boolean {
   return threshold.kind === 'category' || threshold.operator === '>=' || threshold.operator === '>';
 }
@@ -149,7 +154,7 @@ export function evaluateRuns(
       value,
       values,
       verdict: passed ? 'pass' : 'fail',
-      ...(passed ? {} : { reason: `${threshold.kind === 'category' ? 'score' : 'value'} ${value} is not ${operator} ${base.threshold} (${describeThreshold(threshold)}, ${method})` }),
+      ...(passed ? {} : { reason: `${threshold.kind === 'category' ? 'score' : 'value'} ${readable(value)} is not ${operator} ${base.threshold} (${describeThreshold(threshold)}, ${method})` }),
     };
   });
 
