@@ -2,13 +2,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { devServers } from '../../../lib/devserver/index.js';
 import { examplesDir } from '../../../lib/paths.js';
-import { DEV_REGISTRY_PORT, devRegistryPort } from '../../../lib/devserver/registry/index.js';
+import { DEV_REGISTRY_PORT, devRegistryPort, startExampleRegistry } from '../../../lib/devserver/registry/index.js';
 import { get, tempDir, writeVersion } from './helpers.js';
 
 const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
@@ -76,6 +77,32 @@ describe('devserver/registry: examples and the command', function () {
     assert.equal(devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: '0' }), 0);
     assert.equal(devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: '6000' }), 6000);
     for (const bad of ['-1', '65536', 'http', '1e3']) assert.throws(() => devRegistryPort({ GANTRY_DEV_REGISTRY_PORT: bad }), /GANTRY_DEV_REGISTRY_PORT/);
+  });
+
+  it('the example registry falls back to a free port when 5758 is taken, unless the port was asked for', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve, reject) => blocker.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    const taken = String((blocker.address() as net.AddressInfo).port);
+    const context = { host: '127.0.0.1', examplesDir: examplesDir() };
+    try {
+      await assert.rejects(startExampleRegistry(context, { GANTRY_DEV_REGISTRY_PORT: taken }), /port \d+ on 127\.0\.0\.1 is in use/);
+      // The default port is only known to be busy if something holds it; hold it ourselves when it is free.
+      const holder = net.createServer();
+      const held = await new Promise<boolean>((resolve) => holder.once('error', () => resolve(false)).listen(DEV_REGISTRY_PORT, '127.0.0.1', () => resolve(true)));
+      try {
+        const server = await startExampleRegistry(context, {});
+        try {
+          assert.notEqual(new URL(server.url).port, String(DEV_REGISTRY_PORT));
+          assert.equal((await get(`${server.url}/v1/modules/gantry/bucket/aws/versions`)).status, 200);
+        } finally {
+          await server.stop();
+        }
+      } finally {
+        if (held) await new Promise((resolve) => holder.close(resolve));
+      }
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it('gantry dev registry --dir <folder> --port 0 serves that folder until SIGTERM', async () => {
