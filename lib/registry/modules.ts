@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
@@ -104,7 +102,7 @@ export interface PinResult {
 
 /**
  * Resolves the manifest into a lock: a module whose constraint is unchanged keeps its pin (no network); a new or
- * changed one — or one named by `upgrade` — is resolved, fetched into a scratch folder and hashed. Nothing is written
+ * changed one — or one named by `upgrade` — is resolved, fetched and hashed without writing it anywhere. Nothing is written
  * here; the caller writes the lock once everything succeeded.
  */
 export async function pin(manifest: ManifestModule[], previous: LockFile, options: PinOptions): Promise<PinResult> {
@@ -114,46 +112,40 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
     if (unknown.length) throw new UsageError(`--upgrade names modules that are not in the manifest: ${unknown.join(', ')}`);
   }
   const wanted = (m: ManifestModule) => upgrade === true || (Array.isArray(upgrade) && upgrade.includes(m.name));
-  const scratch = await mkdtemp(join(tmpdir(), 'gantry-pin-'));
   const byKey = new Map<string, Promise<LockEntry>>();
-  try {
-    const results = await mapConcurrent(manifest, options.concurrency ?? defaultConcurrency, async (module) => {
-      const old = previous.modules[module.key];
-      let entryPromise = byKey.get(module.key);
-      if (!entryPromise) {
-        if (old && old.constraint === module.constraint.text && !wanted(module)) {
-          entryPromise = Promise.resolve(old);
-        } else {
-          entryPromise = (async () => {
-            const resolution = await resolveModule(options.client, module.address, module.constraint, options.logger);
-            options.onEvent?.({ name: module.name, phase: 'resolved', version: resolution.version });
-            const fetched = await fetchSource(resolution.location, { dest: join(scratch, module.name), ...fetchOptions(options, module.name, module.address) });
-            await rm(fetched.dir, { recursive: true, force: true });
-            return { constraint: module.constraint.text, version: resolution.version, location: resolution.locationText, hash: fetched.hash };
-          })();
-        }
-        byKey.set(module.key, entryPromise);
+  const results = await mapConcurrent(manifest, options.concurrency ?? defaultConcurrency, async (module) => {
+    const old = previous.modules[module.key];
+    let entryPromise = byKey.get(module.key);
+    if (!entryPromise) {
+      if (old && old.constraint === module.constraint.text && !wanted(module)) {
+        entryPromise = Promise.resolve(old);
+      } else {
+        entryPromise = (async () => {
+          const resolution = await resolveModule(options.client, module.address, module.constraint, options.logger);
+          options.onEvent?.({ name: module.name, phase: 'resolved', version: resolution.version });
+          const fetched = await fetchSource(resolution.location, { dest: module.name, hashOnly: true, ...fetchOptions(options, module.name, module.address) });
+          return { constraint: module.constraint.text, version: resolution.version, location: resolution.locationText, hash: fetched.hash };
+        })();
       }
-      const entry = await entryPromise;
-      return { module, entry, old };
-    });
-    const lock: LockFile = { version: lockFileVersion, modules: {} };
-    for (const { module, entry } of results) lock.modules[module.key] = entry;
-    return {
-      lock,
-      modules: results.map(({ module, entry, old }) => ({
-        name: module.name,
-        source: module.key,
-        constraint: entry.constraint,
-        version: entry.version,
-        previous: old?.version,
-        changed: !old || old.version !== entry.version || old.hash !== entry.hash,
-        hash: entry.hash,
-      })),
-    };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+      byKey.set(module.key, entryPromise);
+    }
+    const entry = await entryPromise;
+    return { module, entry, old };
+  });
+  const lock: LockFile = { version: lockFileVersion, modules: {} };
+  for (const { module, entry } of results) lock.modules[module.key] = entry;
+  return {
+    lock,
+    modules: results.map(({ module, entry, old }) => ({
+      name: module.name,
+      source: module.key,
+      constraint: entry.constraint,
+      version: entry.version,
+      previous: old?.version,
+      changed: !old || old.version !== entry.version || old.hash !== entry.hash,
+      hash: entry.hash,
+    })),
+  };
 }
 
 export interface InstallResult {

@@ -32,24 +32,31 @@ export async function sniffArchiveType(file: string): Promise<ArchiveType | unde
 const xzMemoryLimit = '256MiB';
 
 /**
- * The decompressed bytes of a tar-family archive. gzip goes through zlib; bzip2 and xz through the system `bzip2`
- * and `xz` as streaming filters (fast, native, no install-time build; see docs/modules.md).
+ * The decompressed bytes of a tar-family archive read from `input`. gzip goes through zlib; bzip2 and xz through the
+ * system `bzip2` and `xz` as streaming filters (fast, native, no install-time build; see docs/modules.md).
  */
-function openTarStream(file: string, type: ArchiveType): { stream: Readable; done: Promise<void> } {
-  if (type === 'tar') return { stream: createReadStream(file), done: Promise.resolve() };
+function decompress(input: Readable, type: ArchiveType): { stream: Readable; done: Promise<void>; stop: () => void } {
+  if (type === 'tar') return { stream: input, done: Promise.resolve(), stop: () => input.destroy() };
   if (type === 'tar.gz') {
     const gunzip = createGunzip();
-    const input = createReadStream(file);
     input.on('error', (error) => gunzip.destroy(error));
-    return { stream: input.pipe(gunzip), done: Promise.resolve() };
+    return { stream: input.pipe(gunzip), done: Promise.resolve(), stop: () => { input.destroy(); gunzip.destroy(); } };
   }
-  const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc', '--', file]] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`, '--', file]];
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc']] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`]];
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
+  let stopped = false;
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;
   });
+  // The child may exit before reading everything (corrupt input): its stdin then fails with EPIPE, reported below.
+  child.stdin.on('error', () => undefined);
+  input.on('error', (error) => {
+    child.kill('SIGTERM');
+    child.stdout.destroy(error);
+  });
+  input.pipe(child.stdin);
   const done = new Promise<void>((resolve, reject) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(
@@ -58,17 +65,21 @@ function openTarStream(file: string, type: ArchiveType): { stream: Readable; don
           : error,
       );
     });
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve();
-      else if (signal === 'SIGPIPE' || signal === 'SIGTERM') resolve();
-      else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${stderr.trim().split('\n').pop() ?? `exit ${code}`}`));
+    child.on('close', (code) => {
+      if (code === 0 || stopped) resolve();
+      else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${stderr.trim().split('\n').pop() || `exit ${code}`}`));
     });
   });
   done.catch(() => undefined);
-  const stream = child.stdout;
-  stream.on('close', () => undefined);
-  (stream as Readable & { kill?: () => void }).kill = () => child.kill('SIGTERM');
-  return { stream, done };
+  return {
+    stream: child.stdout,
+    done,
+    stop: () => {
+      stopped = true;
+      input.destroy();
+      child.kill('SIGTERM');
+    },
+  };
 }
 
 function tarHeader(entry: ReadEntry): EntryHeader {
@@ -89,8 +100,9 @@ function tarHeader(entry: ReadEntry): EntryHeader {
   }
 }
 
-async function extractTar(file: string, type: ArchiveType, writer: TreeWriter): Promise<void> {
-  const { stream, done } = openTarStream(file, type);
+/** Extracts a tar-family archive from a stream (a file, or a download in flight). */
+export async function extractTarStream(input: Readable, type: ArchiveType, writer: TreeWriter): Promise<void> {
+  const { stream, done, stop } = decompress(input, type);
   const parser = new Parser({ strict: true });
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
@@ -98,9 +110,9 @@ async function extractTar(file: string, type: ArchiveType, writer: TreeWriter): 
     const fail = (error: unknown) => {
       if (failure !== undefined) return;
       failure = error;
-      stream.unpipe(parser);
+      stream.unpipe(parser as unknown as NodeJS.WritableStream);
+      stop();
       stream.destroy();
-      (stream as Readable & { kill?: () => void }).kill?.();
       reject(error);
     };
     parser.on('entry', (entry: ReadEntry) => {
@@ -215,10 +227,21 @@ async function extractZip(file: string, writer: TreeWriter, limits: ExtractLimit
   });
 }
 
-/** Extracts an archive file into `root` (an empty folder) under the hardening rules. */
-export async function extractArchive(file: string, type: ArchiveType, root: string, limits: ExtractLimits): Promise<{ bytes: number; entries: number }> {
-  const writer = new TreeWriter(root, limits);
+export interface Extracted {
+  bytes: number;
+  entries: number;
+  /** `h1:` hash of the extracted tree. */
+  hash: string;
+  writer: TreeWriter;
+}
+
+/**
+ * Extracts an archive file into `root` (an empty folder) under the hardening rules; with `hashOnly`, writes nothing and
+ * only computes the tree's hash.
+ */
+export async function extractArchive(file: string, type: ArchiveType, root: string, limits: ExtractLimits, hashOnly = false): Promise<Extracted> {
+  const writer = new TreeWriter(root, limits, hashOnly);
   if (type === 'zip') await extractZip(file, writer, limits);
-  else await extractTar(file, type, writer);
-  return { bytes: writer.totalBytes, entries: writer.totalEntries };
+  else await extractTarStream(createReadStream(file), type, writer);
+  return { bytes: writer.totalBytes, entries: writer.totalEntries, hash: writer.hash(), writer };
 }

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readlink, rename, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CheckFailedError } from '../errors.js';
 import { createHttpClient, type DownloadProgress, type HttpClient } from '../http/index.js';
 import type { ArchiveType, Checksum, GitLocation, SourceLocation } from '../registry/location.js';
-import { extractArchive, sniffArchiveType } from './archive.js';
+import { extractArchive, extractTarStream, sniffArchiveType } from './archive.js';
 import { fetchGit } from './git.js';
 import { hashTree, walk } from './hash.js';
 import { makeWorkFolder, replaceFolder } from './install.js';
 import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
 import { fetchS3, type S3FetchOptions } from './s3.js';
-import { normaliseFileMode } from './tree-writer.js';
+import { normaliseFileMode, TreeWriter } from './tree-writer.js';
 
 export interface FetchProgress extends DownloadProgress {
   phase: 'download' | 'extract';
@@ -32,6 +33,8 @@ export interface FetchOptions {
   s3?: Omit<S3FetchOptions, 'maxBytes' | 'onProgress'>;
   /** Accept file:// and local git repositories: only for locations the user wrote, never for a registry's. */
   trusted?: boolean;
+  /** Compute the hash only: nothing is written at `dest` (pinning). */
+  hashOnly?: boolean;
 }
 
 export interface FetchResult {
@@ -74,88 +77,130 @@ async function hardenTree(root: string): Promise<void> {
   }
 }
 
+interface TreeProbe {
+  topLevel(): Promise<Array<{ name: string; directory: boolean }>> | Array<{ name: string; directory: boolean }>;
+  isDirectory(relative: string): Promise<boolean> | boolean;
+}
+
+function diskProbe(tree: string): TreeProbe {
+  return {
+    async topLevel() {
+      return (await readdir(tree, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+    },
+    async isDirectory(relative) {
+      const info = await lstat(join(tree, ...relative.split('/'))).catch(() => undefined);
+      return info?.isDirectory() ?? false;
+    },
+  };
+}
+
 /** Resolves `*` (the single top folder) and checks that the sub-directory exists as a real folder. */
-async function resolveSubdir(tree: string, subdir: string): Promise<string> {
+async function resolveSubdir(probe: TreeProbe, subdir: string): Promise<string> {
   let resolved = subdir;
   if (subdir === '*' || subdir.startsWith('*/')) {
-    const top = (await readdir(tree, { withFileTypes: true })).filter((entry) => !entry.name.startsWith('.') || entry.isDirectory());
-    if (top.length !== 1 || !top[0]?.isDirectory()) {
+    const top = await probe.topLevel();
+    if (top.length !== 1 || !top[0]?.directory) {
       throw new SourceRefusedError(`the location's "//*" needs exactly one top-level folder, but the package has ${top.length} top-level entries`);
     }
     resolved = [top[0].name, subdir.slice(2)].filter(Boolean).join('/');
   }
   if (resolved === '') return '';
-  const info = await lstat(join(tree, ...resolved.split('/'))).catch(() => undefined);
-  if (!info || !info.isDirectory()) throw new SourceRefusedError(`the module package has no folder "${resolved}"`, 'check the //subdir of the address or of the location');
+  if (!(await probe.isDirectory(resolved))) throw new SourceRefusedError(`the module package has no folder "${resolved}"`, 'check the //subdir of the address or of the location');
   return resolved;
 }
 
-async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work: string, tree: string, options: FetchOptions, limits: ExtractLimits): Promise<number> {
-  const file = join(work, 'download');
+interface Fetched {
+  bytes: number;
+  hash: string;
+  probe: TreeProbe;
+}
+
+async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work: string, tree: string, options: FetchOptions, limits: ExtractLimits): Promise<Fetched> {
+  const hashOnly = options.hashOnly ?? false;
   const progress = (p: DownloadProgress) => options.onProgress?.({ ...p, phase: 'download' });
-  let name = 'download';
-  let bytes: number;
-  if (location.getter === 's3') {
-    name = basename(location.key);
-    bytes = await fetchS3(location, file, { ...options.s3, maxBytes: limits.maxDownloadBytes, onProgress: progress });
-  } else {
-    const url = new URL(location.url);
-    name = basename(decodeURIComponent(url.pathname)) || 'download';
-    if (url.protocol === 'file:') {
-      await pipeline(createReadStream(url), createWriteStream(file, { flags: 'wx' }));
-      bytes = (await lstat(file)).size;
+  const http = location.getter === 'http' && !location.url.startsWith('file:') ? (options.http ?? createHttpClient()) : undefined;
+  try {
+    // Stream straight into the extractor when nothing must be checked first: no checksum, a tar-family type known.
+    if (http && location.getter === 'http' && !location.checksum && location.archive !== undefined && location.archive !== 'none' && location.archive !== 'zip') {
+      const url = new URL(location.url);
+      const response = await http.stream({ url, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress });
+      let bytes = 0;
+      response.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+      const writer = new TreeWriter(tree, limits, hashOnly);
+      await extractTarStream(response.body, location.archive, writer).catch((error: unknown) => {
+        response.body.destroy();
+        throw error;
+      });
+      return { bytes, hash: writer.hash(), probe: writer };
+    }
+
+    const file = join(work, 'download');
+    let name = 'download';
+    let bytes: number;
+    if (location.getter === 's3') {
+      name = basename(location.key);
+      bytes = await fetchS3(location, file, { ...options.s3, maxBytes: limits.maxDownloadBytes, onProgress: progress });
     } else {
-      const http = options.http ?? createHttpClient();
-      try {
-        const result = await http.download({ url, path: file, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress });
-        bytes = result.bytes;
-      } finally {
-        if (!options.http) http.close();
+      const url = new URL(location.url);
+      name = basename(decodeURIComponent(url.pathname)) || 'download';
+      if (!http) {
+        await pipeline(createReadStream(url), createWriteStream(file, { flags: 'wx' }));
+        bytes = (await lstat(file)).size;
+      } else {
+        bytes = (await http.download({ url, path: file, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress })).bytes;
       }
     }
+    if (location.checksum) await verifyChecksum(file, location.checksum);
+    if (location.archive === 'none') {
+      await mkdir(tree, { recursive: true, mode: 0o755 });
+      await rename(file, join(tree, name));
+      await chmod(join(tree, name), 0o644);
+      return { bytes, hash: await hashTree(tree), probe: diskProbe(tree) };
+    }
+    const type: ArchiveType | undefined = location.archive ?? (await sniffArchiveType(file));
+    if (!type) throw new SourceRefusedError('the download is not an archive Gantry knows (tar, tar.gz, tar.bz2, tar.xz, zip)', 'name the type with ?archive=<type>, or archive=false for a single file');
+    options.onProgress?.({ phase: 'extract', transferred: bytes, total: bytes });
+    const extracted = await extractArchive(file, type, tree, limits, hashOnly);
+    return { bytes, hash: extracted.hash, probe: extracted.writer };
+  } finally {
+    if (http && !options.http) http.close();
   }
-  if (location.checksum) await verifyChecksum(file, location.checksum);
-  if (location.archive === 'none') {
-    await rename(file, join(tree, name));
-    await chmod(join(tree, name), 0o644);
-    return bytes;
-  }
-  const type: ArchiveType | undefined = location.archive ?? (await sniffArchiveType(file));
-  if (!type) throw new SourceRefusedError('the download is not an archive Gantry knows (tar, tar.gz, tar.bz2, tar.xz, zip)', 'name the type with ?archive=<type>, or archive=false for a single file');
-  options.onProgress?.({ phase: 'extract', transferred: bytes, total: bytes });
-  await extractArchive(file, type, tree, limits);
-  return bytes;
 }
 
 /**
- * Fetches a location into `options.dest`: downloads (streamed to disk), checks `?checksum=`, extracts under the
- * hardening rules into a private folder, hashes the tree, compares with `expectedHash`, and only then replaces the
- * destination. Any failure leaves the previous content untouched.
+ * Fetches a location into `options.dest`: downloads (streamed; straight into the extractor when there is no checksum
+ * to check first), checks `?checksum=` before extracting, extracts under the hardening rules into a private folder,
+ * hashes the tree as it is written, compares with `expectedHash`, and only then replaces the destination. Any failure
+ * leaves the previous content untouched. With `hashOnly`, nothing is installed: only the hash is computed.
  */
 export async function fetchSource(location: SourceLocation, options: FetchOptions): Promise<FetchResult> {
   const limits = resolveLimits(options.limits);
-  const work = await makeWorkFolder(options.dest);
+  const hashOnly = options.hashOnly ?? false;
+  const work = hashOnly ? await mkdtemp(join(tmpdir(), 'gantry-fetch-')) : await makeWorkFolder(options.dest);
   const tree = join(work, 'tree');
   try {
-    let bytes = 0;
+    let fetched: Fetched;
     if (location.getter === 'git') {
       await fetchGit(location, tree, { allowFile: options.trusted ?? false });
       await hardenTree(tree);
+      fetched = { bytes: 0, hash: await hashTree(tree), probe: diskProbe(tree) };
     } else {
-      await mkdir(tree, { mode: 0o755 });
-      bytes = await fetchArchive(location, work, tree, options, limits);
+      if (!hashOnly) await mkdir(tree, { mode: 0o755 });
+      fetched = await fetchArchive(location, work, tree, options, limits);
     }
-    await chmod(tree, 0o755);
-    const subdir = await resolveSubdir(tree, location.subdir);
-    const hash = await hashTree(tree);
+    const subdir = await resolveSubdir(fetched.probe, location.subdir);
+    const { hash } = fetched;
     if (options.expectedHash !== undefined && options.expectedHash !== hash) {
       throw new CheckFailedError(`the fetched content hashes to ${hash}, but the lock file pins ${options.expectedHash}`, {
         code: 'HASH_MISMATCH',
         hint: 'the module changed since it was pinned; nothing was replaced. Review the change, then re-pin with `gantry modules pin --upgrade <name>`',
       });
     }
-    await replaceFolder(tree, options.dest);
-    return { dir: options.dest, path: subdir ? join(options.dest, ...subdir.split('/')) : options.dest, subdir, hash, bytes };
+    if (!hashOnly) {
+      await chmod(tree, 0o755);
+      await replaceFolder(tree, options.dest);
+    }
+    return { dir: options.dest, path: subdir ? join(options.dest, ...subdir.split('/')) : options.dest, subdir, hash, bytes: fetched.bytes };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

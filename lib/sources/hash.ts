@@ -14,17 +14,26 @@ import { pipeline } from 'node:stream/promises';
  * Gantry writes, so a tar.gz and a zip of the same files hash the same, whatever the umask.
  */
 export async function hashTree(root: string): Promise<string> {
-  const lines: Array<{ path: Buffer; line: string }> = [];
+  const entries: HashedEntry[] = [];
   await walk(root, '', async (relative, full, kind) => {
-    if (kind === 'link') {
-      const target = await readlink(full);
-      lines.push({ path: Buffer.from(relative), line: `${sha256(Buffer.from(target))}  link  ${relative}\n` });
-    } else {
-      const mode = (await lstat(full)).mode & 0o111 ? '755' : '644';
-      lines.push({ path: Buffer.from(relative), line: `${await sha256File(full)}  ${mode}  ${relative}\n` });
-    }
+    if (kind === 'link') entries.push({ path: relative, sha256: sha256(Buffer.from(await readlink(full))), mode: 'link' });
+    else entries.push({ path: relative, sha256: await sha256File(full), mode: (await lstat(full)).mode & 0o111 ? '755' : '644' });
   });
-  lines.sort((a, b) => Buffer.compare(a.path, b.path));
+  return hashLines(entries);
+}
+
+export interface HashedEntry {
+  /** `/`-separated relative path. */
+  path: string;
+  /** Hex SHA-256 of the content, or of the link target. */
+  sha256: string;
+  mode: '644' | '755' | 'link';
+}
+
+/** The `h1:` hash of a list of entries (any order). */
+export function hashLines(entries: HashedEntry[]): string {
+  const lines = entries.map((entry) => ({ key: Buffer.from(entry.path), line: `${entry.sha256}  ${entry.mode}  ${entry.path}\n` }));
+  lines.sort((a, b) => Buffer.compare(a.key, b.key));
   const summary = createHash('sha256');
   for (const { line } of lines) summary.update(line);
   return `h1:${summary.digest('base64')}`;

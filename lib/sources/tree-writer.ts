@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, copyFile, lstat, mkdir, rm, symlink } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { hashLines, type HashedEntry } from './hash.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
 
 /** One archive member as the format readers describe it, before any checks. */
@@ -35,19 +37,23 @@ export function safeRelativePath(name: string): string {
   return parts.join('/');
 }
 
+type TreeEntry = { kind: 'file'; sha256: string; mode: number; size: number } | { kind: 'link'; target: string } | { kind: 'dir' };
+
 /**
  * Writes archive members into a fresh folder, enforcing the hardening rules: no escaping names or links, no device
- * files or FIFOs, nothing written through a symbolic link, caps on bytes and entries, normalised modes.
+ * files or FIFOs, nothing written through a symbolic link, caps on bytes and entries, normalised modes. It keeps what
+ * it wrote (paths, content digests, modes, link targets), so the tree's `h1:` hash needs no second read; with
+ * `hashOnly` nothing is written at all and only the hash is computed (pinning).
  */
 export class TreeWriter {
   private bytes = 0;
   private entries = 0;
-  private readonly files = new Set<string>();
-  private readonly symlinks = new Set<string>();
+  private readonly tree = new Map<string, TreeEntry>();
 
   constructor(
     readonly root: string,
     private readonly limits: ExtractLimits,
+    private readonly hashOnly = false,
   ) {}
 
   get totalBytes(): number {
@@ -56,6 +62,35 @@ export class TreeWriter {
 
   get totalEntries(): number {
     return this.entries;
+  }
+
+  /** The `h1:` hash of what was extracted (the same as hashTree of the written folder). */
+  hash(): string {
+    const entries: HashedEntry[] = [];
+    for (const [path, entry] of this.tree) {
+      if (entry.kind === 'file') entries.push({ path, sha256: entry.sha256, mode: entry.mode & 0o111 ? '755' : '644' });
+      else if (entry.kind === 'link') entries.push({ path, sha256: createHash('sha256').update(entry.target).digest('hex'), mode: 'link' });
+    }
+    return hashLines(entries);
+  }
+
+  /** The names directly below the root, with whether each is a folder. */
+  topLevel(): Array<{ name: string; directory: boolean }> {
+    const top = new Map<string, boolean>();
+    for (const [path, entry] of this.tree) {
+      const slash = path.indexOf('/');
+      if (slash === -1) top.set(path, (top.get(path) ?? false) || entry.kind === 'dir');
+      else top.set(path.slice(0, slash), true);
+    }
+    return [...top].map(([name, directory]) => ({ name, directory }));
+  }
+
+  /** Whether `relative` is a folder of the extracted tree (declared, or implied by a member below it). */
+  isDirectory(relative: string): boolean {
+    if (this.tree.get(relative)?.kind === 'dir') return true;
+    const prefix = `${relative}/`;
+    for (const path of this.tree.keys()) if (path.startsWith(prefix)) return true;
+    return false;
   }
 
   /** Adds one member; `content` must be given for files and is always consumed or destroyed. */
@@ -77,21 +112,24 @@ export class TreeWriter {
     const parts = relative.split('/');
     for (let i = 1; i < parts.length; i += 1) {
       const prefix = parts.slice(0, i).join('/');
-      if (this.symlinks.has(prefix)) throw new SourceRefusedError(`the archive entry "${header.path}" would be written through the symbolic link "${prefix}"`);
-      if (this.files.has(prefix)) throw new SourceRefusedError(`the archive entry "${header.path}" is inside "${prefix}", which is a file`);
+      const kind = this.tree.get(prefix)?.kind;
+      if (kind === 'link') throw new SourceRefusedError(`the archive entry "${header.path}" would be written through the symbolic link "${prefix}"`);
+      if (kind === 'file') throw new SourceRefusedError(`the archive entry "${header.path}" is inside "${prefix}", which is a file`);
     }
     const target = join(this.root, ...parts);
     switch (header.type) {
       case 'directory':
         await this.replaceExisting(relative, target, true);
-        await mkdir(target, { recursive: true, mode: 0o755 });
-        await chmod(target, 0o755);
+        if (!this.hashOnly) {
+          await mkdir(target, { recursive: true, mode: 0o755 });
+          await chmod(target, 0o755);
+        }
+        this.tree.set(relative, { kind: 'dir' });
         return;
       case 'file':
         await this.ensureParent(parts);
         await this.replaceExisting(relative, target, false);
-        await this.writeFile(target, header, content);
-        this.files.add(relative);
+        this.tree.set(relative, { kind: 'file', mode: normaliseFileMode(header.mode), ...(await this.writeFile(target, header, content)) });
         return;
       case 'symlink':
         await this.writeSymlink(relative, target, header);
@@ -105,17 +143,19 @@ export class TreeWriter {
   }
 
   private async ensureParent(parts: string[]): Promise<void> {
-    if (parts.length > 1) await mkdir(join(this.root, ...parts.slice(0, -1)), { recursive: true, mode: 0o755 });
+    if (parts.length > 1 && !this.hashOnly) await mkdir(join(this.root, ...parts.slice(0, -1)), { recursive: true, mode: 0o755 });
   }
 
   /** A later member with the same name replaces the earlier one (tar semantics), never following a link. */
   private async replaceExisting(relative: string, target: string, keepDirectory: boolean): Promise<void> {
-    const existing = await lstat(target).catch(() => undefined);
-    if (!existing) return;
-    if (keepDirectory && existing.isDirectory()) return;
-    await rm(target, { recursive: true, force: true });
-    this.files.delete(relative);
-    this.symlinks.delete(relative);
+    const existing = this.tree.get(relative);
+    const implied = !existing && this.isDirectory(relative);
+    if (!existing && !implied) return;
+    if (keepDirectory && (implied || existing?.kind === 'dir')) return;
+    if (!this.hashOnly) await rm(target, { recursive: true, force: true });
+    this.tree.delete(relative);
+    const prefix = `${relative}/`;
+    for (const path of [...this.tree.keys()]) if (path.startsWith(prefix)) this.tree.delete(path);
   }
 
   private countBytes(name: string): Transform {
@@ -131,12 +171,22 @@ export class TreeWriter {
     });
   }
 
-  private async writeFile(target: string, header: EntryHeader, content: Readable | undefined): Promise<void> {
+  /** Writes (or, hash-only, just reads) one file; returns the SHA-256 and size of its content. */
+  private async writeFile(target: string, header: EntryHeader, content: Readable | undefined): Promise<{ sha256: string; size: number }> {
     const mode = normaliseFileMode(header.mode);
-    const out = createWriteStream(target, { flags: 'wx', mode });
-    if (content) await pipeline(content, this.countBytes(header.path), out);
-    else await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    await chmod(target, mode);
+    const digest = createHash('sha256');
+    let size = 0;
+    const tap = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        digest.update(chunk);
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    const out = this.hashOnly ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(target, { flags: 'wx', mode });
+    await pipeline(content ?? new PassThrough().end(), this.countBytes(header.path), tap, out);
+    if (!this.hashOnly) await chmod(target, mode);
+    return { sha256: digest.digest('hex'), size };
   }
 
   private async writeSymlink(relative: string, target: string, header: EntryHeader): Promise<void> {
@@ -151,8 +201,8 @@ export class TreeWriter {
     }
     await this.ensureParent(relative.split('/'));
     await this.replaceExisting(relative, target, false);
-    await symlink(link, target);
-    this.symlinks.add(relative);
+    if (!this.hashOnly) await symlink(link, target);
+    this.tree.set(relative, { kind: 'link', target: link });
   }
 
   private async writeHardlink(relative: string, target: string, header: EntryHeader): Promise<void> {
@@ -163,17 +213,20 @@ export class TreeWriter {
     } catch {
       throw new SourceRefusedError(`the hard link "${header.path}" points outside the module ("${link}")`);
     }
-    if (!this.files.has(source)) {
+    const original = this.tree.get(source);
+    if (original?.kind !== 'file') {
       throw new SourceRefusedError(`the hard link "${header.path}" points at "${link}", which is not a file extracted before it`);
     }
-    const size = (await lstat(join(this.root, ...source.split('/')))).size;
-    this.bytes += size;
-    if (this.bytes > this.limits.maxBytes) throw new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`);
     await this.ensureParent(relative.split('/'));
     await this.replaceExisting(relative, target, false);
-    // A copy, not a link: the installed tree never shares inodes with anything, so editing one file changes one file.
-    await copyFile(join(this.root, ...source.split('/')), target);
-    await chmod(target, normaliseFileMode(header.mode));
-    this.files.add(relative);
+    const mode = normaliseFileMode(header.mode);
+    this.bytes += original.size;
+    if (this.bytes > this.limits.maxBytes) throw new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`);
+    if (!this.hashOnly) {
+      // A copy, not a link: the installed tree never shares inodes with anything, so editing one file changes one file.
+      await copyFile(join(this.root, ...source.split('/')), target);
+      await chmod(target, mode);
+    }
+    this.tree.set(relative, { kind: 'file', sha256: original.sha256, mode, size: original.size });
   }
 }

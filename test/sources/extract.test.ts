@@ -79,6 +79,19 @@ describe('sources: hardened extraction and content hash', () => {
     assert.notEqual(await hashTree(changedMode), await hashTree(fromTar));
   });
 
+  it('the hash computed while extracting, and in hash-only mode (nothing written), equals the hash of the written tree', async () => {
+    const members: TarMember[] = [...sample, { name: 'mod/main.tf', content: 'replaced\n' }, { name: 'mod/hard.tf', type: '1', linkname: 'mod/run.sh' }, { name: 'mod/nested', content: 'a file replaces a folder' }];
+    const file = await archiveFile('parity.tgz', tarGz(members));
+    await mkdir(join(dir, 'parity'));
+    const written = await extractArchive(file, 'tar.gz', join(dir, 'parity'), defaultLimits);
+    assert.equal(written.hash, await hashTree(join(dir, 'parity')));
+    const ghost = join(dir, 'never-written');
+    const hashOnly = await extractArchive(file, 'tar.gz', ghost, defaultLimits, true);
+    assert.equal(hashOnly.hash, written.hash);
+    await assert.rejects(lstat(ghost));
+    assert.equal(await readFile(join(dir, 'parity', 'mod/nested'), 'utf8'), 'a file replaces a folder');
+  });
+
   it('the h1: hash is SHA-256 over sorted "<sha256>  <mode>  <path>" lines (an independent recomputation agrees)', async () => {
     const root = await extractInto('e.tgz', tarGz([{ name: 'b.txt', content: 'B' }, { name: 'a.txt', content: 'A', mode: 0o700 }]), 'tar.gz');
     const line = (content: string, mode: string, path: string) => `${createHash('sha256').update(content).digest('hex')}  ${mode}  ${path}\n`;
