@@ -94,11 +94,15 @@ export class DynamicProviderPlugin {
     exited.then(() => running.delete(child));
 
     let stdout = '';
+    let stderr = '';
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the dynamic-provider plugin printed no port within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       child.stdout!.setEncoding('utf8');
       child.stderr!.setEncoding('utf8');
-      child.stderr!.on('data', (text: string) => options.onOutput(text));
+      child.stderr!.on('data', (text: string) => {
+        stderr = (stderr + text).slice(-2000);
+        options.onOutput(text);
+      });
       const onStdout = (text: string): void => {
         stdout += text;
         const newline = stdout.indexOf('\n');
@@ -116,9 +120,9 @@ export class DynamicProviderPlugin {
         clearTimeout(timer);
         reject(new Error(`the dynamic-provider plugin exited (${signal ?? code}) before printing its port`));
       });
-    }).catch((error: unknown) => {
+    }).catch((error: Error) => {
       killGroup(child, 'SIGKILL');
-      throw error;
+      throw new Error(`${error.message}${stderr ? `; it printed:\n${stderr}` : ''}`);
     });
 
     const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());

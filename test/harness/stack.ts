@@ -127,6 +127,7 @@ export class Stack {
   readonly #log: string[] = [];
   readonly #config: PropertyMap;
   readonly #env: Record<string, string>;
+  #busy = false;
 
   private constructor(
     readonly kind: ConsumerKind,
@@ -164,8 +165,8 @@ export class Stack {
   async up(program: Program, args?: unknown): Promise<OperationResult> {
     const operation = new Operation('up');
     const file = typeof program === 'string' ? program : program[this.kind];
-    await copyFile(file, path.join(this.dir, 'index.js'));
     return this.#run(operation, async (plugin) => {
+      await copyFile(file, path.join(this.dir, 'index.js'));
       const seen = new Set<string>();
       let stackOutputs: PropertyMap = {};
       const failures = await this.#runProgram(operation, args, {
@@ -225,6 +226,8 @@ export class Stack {
   }
 
   async #run(operation: Operation, body: (plugin: () => Promise<DynamicProviderPlugin>, operation: Operation) => Promise<void>): Promise<OperationResult> {
+    if (this.#busy) throw new Error('a stack runs one operation at a time: await the previous one');
+    this.#busy = true;
     const onOutput = (text: string): void => {
       operation.log.push(text);
       this.#log.push(text);
@@ -246,9 +249,10 @@ export class Stack {
     } finally {
       await starting.then(
         (plugin) => plugin.stop(),
-        () => undefined,
+        (error: Error) => void operation.errors.push(`the dynamic-provider plugin did not start: ${error.message}`),
       );
       await this.#writeState();
+      this.#busy = false;
     }
     const result = this.#result(operation);
     if (result.errors.length > 0) throw new DeploymentError(result);
