@@ -115,7 +115,7 @@ interface Fetched {
   probe: TreeProbe;
 }
 
-async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work: string, tree: string, options: FetchOptions, limits: ExtractLimits): Promise<Fetched> {
+async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, workFolder: () => Promise<string>, tree: string, options: FetchOptions, limits: ExtractLimits): Promise<Fetched> {
   const hashOnly = options.hashOnly ?? false;
   const progress = (p: DownloadProgress) => options.onProgress?.({ ...p, phase: 'download' });
   const http = location.getter === 'http' && !location.url.startsWith('file:') ? (options.http ?? createHttpClient()) : undefined;
@@ -134,7 +134,7 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
       return { bytes, hash: writer.hash(), probe: writer };
     }
 
-    const file = join(work, 'download');
+    const file = join(await workFolder(), 'download');
     let name = 'download';
     let bytes: number;
     if (location.getter === 's3') {
@@ -176,17 +176,21 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
 export async function fetchSource(location: SourceLocation, options: FetchOptions): Promise<FetchResult> {
   const limits = resolveLimits(options.limits);
   const hashOnly = options.hashOnly ?? false;
-  const work = hashOnly ? await mkdtemp(join(tmpdir(), 'gantry-fetch-')) : await makeWorkFolder(options.dest);
-  const tree = join(work, 'tree');
+  // Hash-only fetches that stream need no folder at all; the others get a private one, made on first use.
+  let work: string | undefined = hashOnly ? undefined : await makeWorkFolder(options.dest);
+  const workFolder = async () => (work ??= await mkdtemp(join(tmpdir(), 'gantry-fetch-')));
+  // In hash-only mode the tree writer never touches its root; the name only appears in messages.
+  const tree = hashOnly ? join(tmpdir(), 'gantry-hash-only') : join(work as string, 'tree');
   try {
     let fetched: Fetched;
     if (location.getter === 'git') {
-      await fetchGit(location, tree, { allowFile: options.trusted ?? false });
-      await hardenTree(tree);
-      fetched = { bytes: 0, hash: await hashTree(tree), probe: diskProbe(tree) };
+      const gitTree = join(await workFolder(), 'tree');
+      await fetchGit(location, gitTree, { allowFile: options.trusted ?? false });
+      await hardenTree(gitTree);
+      fetched = { bytes: 0, hash: await hashTree(gitTree), probe: diskProbe(gitTree) };
     } else {
       if (!hashOnly) await mkdir(tree, { mode: 0o755 });
-      fetched = await fetchArchive(location, work, tree, options, limits);
+      fetched = await fetchArchive(location, workFolder, hashOnly && location.archive === 'none' ? join(await workFolder(), 'tree') : tree, options, limits);
     }
     const subdir = await resolveSubdir(fetched.probe, location.subdir);
     const { hash } = fetched;
@@ -202,6 +206,6 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
     }
     return { dir: options.dest, path: subdir ? join(options.dest, ...subdir.split('/')) : options.dest, subdir, hash, bytes: fetched.bytes };
   } finally {
-    await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   }
 }
