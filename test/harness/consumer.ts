@@ -19,8 +19,6 @@ const fixturesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fix
 
 export type ConsumerKind = 'cjs' | 'esm';
 
-/** Test-only packages installed into every consumer next to gantry (test/harness/fixtures/<name>). */
-const FIXTURE_PACKAGES = ['gantry-test-records'];
 
 /** Folders removed when the test process exits (mocha runs with --exit, so after hooks may not run). */
 const temporary = new Set<string>();
@@ -79,11 +77,14 @@ export async function createConsumer(kind: ConsumerKind, project: string): Promi
   await writeFile(path.join(dir, 'Pulumi.yaml'), `name: ${project}\nruntime: nodejs\n`);
 
   await tar.x({ file: tarball, cwd: path.join(modules, 'gantry'), strip: 1 });
-  for (const name of FIXTURE_PACKAGES) {
+  // Every folder of test/harness/fixtures/ is a test-only package, installed (copied) next to gantry so the plugin
+  // resolves its lazy imports from node_modules exactly as it resolves gantry's.
+  const fixtures = await readdir(fixturesDir);
+  for (const name of fixtures) {
     await cp(path.join(fixturesDir, name), path.join(modules, name), { recursive: true });
   }
   for (const entry of await readdir(path.join(repoRoot, 'node_modules'))) {
-    if (entry.startsWith('.') || entry === 'gantry' || FIXTURE_PACKAGES.includes(entry)) continue;
+    if (entry.startsWith('.') || entry === 'gantry' || fixtures.includes(entry)) continue;
     await symlink(path.join(repoRoot, 'node_modules', entry), path.join(modules, entry), 'dir');
   }
   await mkdir(path.join(dir, '.harness'));
