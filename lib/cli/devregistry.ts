@@ -38,7 +38,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--s3-locations <kind>', "'presigned' URLs or 's3' (s3:: addresses the client fetches itself)", 'presigned')
     .option('--port <port>', 'port to listen on (0 = any free port)', String(DEV_REGISTRY_PORT))
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--latency <ms>', 'add this many milliseconds to every request', '0')
+    .option('--latency <ms>', 'answer no request sooner than this many milliseconds', '0')
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--checksums', 'add ?checksum=sha256:... to archive locations', false)

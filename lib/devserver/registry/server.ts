@@ -46,7 +46,8 @@ export interface RegistryServerOptions {
   port?: number;
   /** Serve https with this certificate and key (PEM). */
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** Added to every request (not to /_gantry/ admin calls), e.g. 20 for the pin benchmark. */
+  /** No answer leaves sooner than this after its request arrived; the server's work overlaps the wait (not for
+   * /_gantry/ admin calls). E.g. 20 for the pin benchmark. */
   latencyMs?: number;
   /** Faults armed at start; change them later with setFaults()/addFaults() or the admin endpoint. */
   faults?: Fault[];
@@ -221,12 +222,23 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       log(`${method} ${url.pathname} ${reset ? 'reset' : status} ${Date.now() - started}ms`);
     });
 
+    // latencyMs is a floor: nothing leaves before it has passed since arrival, and the server's own work overlaps the
+    // wait, so a benchmark measures its client against a known per-request time. Latency faults add to the work.
+    const floor = latencyMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, latencyMs)) : undefined;
     const decision = faults.decide(method, url.pathname);
-    const delay = latencyMs + decision.delayMs;
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    if (decision.action) {
-      reset = decision.action.kind === 'reset';
-      if (applyFault(decision.action, req, res)) return;
+    if (decision.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    const action = decision.action;
+    if (action?.kind === 'reset') {
+      await floor;
+      reset = true;
+      applyFault(action, req, res);
+      return;
+    }
+    if (action?.kind === 'truncate') applyFault(action, req, res); // wraps the body writers; the floor goes outside
+    if (floor) holdUntil(res, floor);
+    if (action && action.kind !== 'truncate') {
+      applyFault(action, req, res);
+      return;
     }
 
     if (method !== 'GET' && method !== 'HEAD') {
@@ -553,6 +565,40 @@ function segmentsAfter(pathname: string, base: string): string[] {
   const segments = raw.map(safeDecode);
   if (segments.some((s) => s === undefined || s === '')) throw new ApiError(404, `no registry endpoint at ${pathname}`);
   return segments as string[];
+}
+
+const HOLD_BUFFER = 1024 * 1024;
+
+/**
+ * Holds the body writes of a response until `gate` opens, then replays them in order. Headers may be set meanwhile
+ * (no byte leaves before the first write). A piped source is paused after HOLD_BUFFER bytes and resumed by 'drain'.
+ */
+function holdUntil(res: ServerResponse, gate: Promise<void>): void {
+  const write = res.write;
+  const end = res.end;
+  const flushHeaders = res.flushHeaders;
+  const queue: Array<() => void> = [];
+  let held = 0;
+  res.write = ((...args: unknown[]) => {
+    queue.push(() => (write as (...a: unknown[]) => boolean).apply(res, args));
+    const chunk = args[0];
+    held += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0;
+    return held < HOLD_BUFFER;
+  }) as typeof res.write;
+  res.end = ((...args: unknown[]) => {
+    queue.push(() => (end as (...a: unknown[]) => ServerResponse).apply(res, args));
+    return res;
+  }) as typeof res.end;
+  res.flushHeaders = () => {
+    queue.push(() => flushHeaders.call(res));
+  };
+  void gate.then(() => {
+    res.write = write;
+    res.end = end;
+    res.flushHeaders = flushHeaders;
+    for (const replay of queue) replay();
+    if (held >= HOLD_BUFFER) res.emit('drain');
+  });
 }
 
 /** Origin-form targets (`/path?query`) are joined to a dummy origin as text, so `//host/x` stays a path; absolute-form

@@ -128,16 +128,39 @@ describe('devserver/registry: fault injection', function () {
     assert.equal((await get(`${base}/.well-known/terraform.json`)).body['modules.v1'], '/v1/modules/');
   });
 
-  it('latency: latencyMs delays every request, a latency fault adds to it on its paths only', async () => {
+  it('latency: latencyMs is a floor for every answer (faulted ones too); a latency fault adds to the work on its paths only', async () => {
     server.setLatency(40);
-    server.setFaults([{ path: versions, kind: 'latency', ms: 60 }]);
     const time = async (path: string) => {
       const started = performance.now();
-      await get(base + path);
-      return performance.now() - started;
+      const response = await get(base + path);
+      return { ms: performance.now() - started, status: response.status };
     };
-    assert.ok((await time('/v1/modules')) >= 39);
-    assert.ok((await time(versions)) >= 99);
+    assert.ok((await time('/v1/modules')).ms >= 39);
+    server.setFaults([{ path: versions, kind: 'status', status: 429, times: 1 }]);
+    const limited = await time(versions);
+    assert.equal(limited.status, 429);
+    assert.ok(limited.ms >= 39, 'a fault answer waits for the floor too');
+    server.setLatency(0);
+    server.setFaults([{ path: versions, kind: 'latency', ms: 60 }]);
+    assert.ok((await time(versions)).ms >= 59);
+    assert.ok((await time('/v1/modules')).ms < 59, 'other paths are not delayed');
+  });
+
+  it('latency with truncation and resets: the cut body and the reset still come after the floor', async () => {
+    server.setLatency(50);
+    server.setFaults([
+      { path: versions, kind: 'truncate', times: 1 },
+      { path: versions, kind: 'reset', times: 1 },
+    ]);
+    let started = performance.now();
+    const cut = await rawGet(base + versions);
+    assert.ok(performance.now() - started >= 49);
+    assert.equal(cut.complete, false);
+    assert.ok(cut.body.length > 0);
+    started = performance.now();
+    const broken = await rawGet(base + versions);
+    assert.ok(performance.now() - started >= 49);
+    assert.equal(broken.error?.code, 'ECONNRESET');
   });
 
   it('latency is per request: 40 concurrent requests with 50 ms each finish in far less than 40 x 50 ms (what bench/pin relies on)', async () => {
