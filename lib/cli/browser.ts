@@ -11,14 +11,16 @@ import { usage } from './program.js';
 interface CheckFlags {
   title?: string;
   titleMatch: string;
-  status?: string | true;
+  status?: string;
   statusSource: string;
   timeout: string;
   titleWait: string;
+  chromePath?: string;
+  chromedriverPath?: string;
 }
 
-function parseStatus(value: string | true | undefined): ExpectedStatus {
-  if (value === undefined || value === true) return '2xx';
+function parseStatus(value: string | undefined): ExpectedStatus {
+  if (value === undefined) return '2xx';
   const text = value.trim().toLowerCase();
   if (text === '2xx' || text === 'any') return text;
   if (!/^\d{3}$/.test(text) || Number(text) < 100 || Number(text) > 599) {
@@ -45,10 +47,12 @@ export function register(program: Command, context: CliContext): void {
     .argument('<url...>', 'absolute http(s) addresses of the pages')
     .option('--title <text>', 'text the page title must contain (see --title-match)')
     .option('--title-match <mode>', 'contains or equals', 'contains')
-    .option('--status [code]', 'expected HTTP status of the page: a code such as 200 or 404, 2xx, or any (default 2xx)')
+    .option('--status <code>', 'expected HTTP status of the page: a code such as 200 or 404, 2xx, or any (only reported)', '2xx')
     .option('--status-source <source>', 'browser (the navigation\'s own status) or http (a separate GET)', 'browser')
     .option('--timeout <ms>', 'page-load timeout', '30000')
     .option('--title-wait <ms>', 'how long to wait for a title set by script after the load', '2000')
+    .option('--chrome-path <path>', 'the Chromium or Chrome binary (default CHROME_PATH, then /usr/bin/chromium)')
+    .option('--chromedriver-path <path>', 'the chromedriver binary (default CHROMEDRIVER_PATH, then /usr/bin/chromedriver)')
     .addHelpText('after', `
 Exit codes: 0 every check passed, 1 a check failed (page did not load, wrong title or status), 2 usage error,
 3 the driver or browser failed. A page that does not load (refused, DNS error, timeout) fails its check.
@@ -77,7 +81,13 @@ Environment: CHROME_PATH (default /usr/bin/chromium), CHROMEDRIVER_PATH (default
       const progress = out.progress('browser check', urls.length);
       const results: BrowserCheckResult[] = [];
       try {
-        await automation.withChromeDriver({ logger: context.logger, commandTimeoutMs: common.pageLoadTimeoutMs + 30_000 }, async (driver) => {
+        const driverOptions = {
+          logger: context.logger,
+          commandTimeoutMs: common.pageLoadTimeoutMs + 30_000,
+          ...(flags.chromePath ? { chromePath: flags.chromePath } : {}),
+          ...(flags.chromedriverPath ? { driverPath: flags.chromedriverPath } : {}),
+        };
+        await automation.withChromeDriver(driverOptions, async (driver) => {
           for (const [index, url] of urls.entries()) {
             progress.update(index, urls.length, url);
             results.push(await automation.runBrowserCheck({ url, ...common, driver }));
