@@ -18,11 +18,13 @@ export function devRegistryPort(env: NodeJS.ProcessEnv = process.env): number {
 /**
  * Starts the example registry on 5758. If that port is taken and no port was asked for explicitly, any free port is
  * used instead (with a warning): `gantry demo` follows the server wherever it runs, and `gantry dev` prints the address.
+ * GANTRY_DEV_REGISTRY_TOKEN, when set, makes the API require that bearer token (shown as the server's credentials).
  */
 export async function startExampleRegistry(context: { host: string; examplesDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<RegistryServer> {
   const port = devRegistryPort(env);
   const explicit = env.GANTRY_DEV_REGISTRY_PORT !== undefined && env.GANTRY_DEV_REGISTRY_PORT !== '';
-  const start = (p: number) => startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p });
+  const token = env.GANTRY_DEV_REGISTRY_TOKEN || undefined;
+  const start = (p: number) => startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) });
   try {
     return await start(port);
   } catch (error) {

@@ -105,6 +105,17 @@ describe('devserver/registry: examples and the command', function () {
     }
   });
 
+  it('GANTRY_DEV_REGISTRY_TOKEN makes the example registry require the token and report it as its credentials', async () => {
+    const server = await startExampleRegistry({ host: '127.0.0.1', examplesDir: examplesDir() }, { GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_REGISTRY_TOKEN: 'dev-tok' });
+    try {
+      assert.deepEqual(server.credentials, { token: 'dev-tok' });
+      assert.equal((await get(`${server.url}/v1/modules/gantry/bucket/aws/versions`)).status, 401);
+      assert.equal((await get(`${server.url}/v1/modules/gantry/bucket/aws/versions`, { headers: { authorization: 'Bearer dev-tok' } })).status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('gantry dev registry --dir <folder> --port 0 serves that folder until SIGTERM', async () => {
     const temp = await tempDir('cli');
     try {
