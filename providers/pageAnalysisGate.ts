@@ -14,6 +14,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { CheckFailedError, GantryError } from '../lib/errors.js';
+import { redactUrl } from '../lib/http/index.js';
 import {
   AGGREGATION_METHODS,
   archiveReportsToS3,
@@ -215,8 +216,10 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   if (result.status !== 'pass') {
     const table = renderGateTable(result);
     const failing = result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name);
-    if (result.status === 'fail') throw new CheckFailedError(`page analysis gate for ${inputs.url} failed: ${[...new Set(failing)].join(', ')} below threshold\n${table}`);
-    throw new GantryError(`page analysis gate for ${inputs.url} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR' });
+    // The URL may carry a token (a secret input): messages show it with credentials masked.
+    const shown = redactUrl(inputs.url);
+    if (result.status === 'fail') throw new CheckFailedError(`page analysis gate for ${shown} failed: ${[...new Set(failing)].join(', ')} below threshold\n${table}`);
+    throw new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR' });
   }
   if (inputs.reportS3) await archiveReportsToS3(result, inputs.reportS3);
   const [page] = result.urls;

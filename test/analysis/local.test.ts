@@ -12,6 +12,7 @@ import {
   createLocalEngine,
   LocalEngineError,
   liveBrowserCount,
+  OFFLINE_FLAGS,
   parsePageanalysisResponse,
   runGate,
   type GateResult,
@@ -172,7 +173,7 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     assert.equal(liveBrowserCount(), 0);
   });
 
-  it('Ctrl-C during a run shuts Chromium down and removes its profile', async () => {
+  it('Chromium runs with the offline flags on loopback; Ctrl-C during a run shuts it down and removes its profile', async () => {
     const before = chromeProfiles();
     const { child, done } = startGantry(['gate', `${site.url}/heavy`, '--runs', '1']);
     let profile: string | undefined;
@@ -185,6 +186,12 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     // Let the browser come up fully before interrupting.
     while (processesMentioning(profile).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.ok(processesMentioning(profile).length >= 2, 'Chromium runs with the profile');
+    const browserCommand = processesMentioning(profile)
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+      .find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
+    assert.ok(browserCommand, 'the browser process is found');
+    for (const flag of OFFLINE_FLAGS) assert.ok(browserCommand.includes(flag), `Chromium runs with ${flag}`);
+    assert.ok(browserCommand.includes('--remote-debugging-address=127.0.0.1'), 'DevTools listens on loopback only');
     child.kill('SIGINT');
     const result = await done;
     assert.ok(result.signal === 'SIGINT' || result.code === 130, `ended by the interrupt: ${result.signal ?? result.code}`);
