@@ -83,6 +83,11 @@ describe('BrowserCheck (Pulumi dynamic resource) through the engine harness', fu
     assert.match(refused.message, /only opens http and https pages/);
     assert.match(refused.message, /status/);
 
+    const loadsBeforeRefresh = pageLoads();
+    const refreshed = await stack.refresh();
+    assert.deepEqual(refreshed.plan, { site: 'same' });
+    assert.equal(pageLoads(), loadsBeforeRefresh, 'refresh keeps the recorded result without opening the page');
+
     const destroyed = await stack.destroy();
     assert.deepEqual(destroyed.plan, { site: 'delete' });
   });
