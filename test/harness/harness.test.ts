@@ -198,6 +198,26 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
   });
 }
 
+describe('engine harness: program failures', function () {
+  this.timeout(120_000);
+  it('an exception thrown by the program reaches the test with its message, and nothing is deleted', async () => {
+    const store = await startRecordStore();
+    const stack = await Harness.consumer({ kind: 'cjs', env: { RECORDS_ADDR: store.url, RECORDS_TOKEN: store.token } });
+    try {
+      await stack.up(records, program({ name: 'kept', key: 'kept', value: 'v' }));
+      const failure = await expectFailure(stack.up(path.join(programs, 'throws.cjs')));
+      assert.match(failure.message, /the program refuses to continue: invented failure for the test/);
+      assert.equal(store.records.has('kept'), true, 'a failed program deletes nothing it did not declare');
+      assert.ok(failure.result.resources.kept);
+      await stack.destroy();
+      assert.equal(store.records.size, 0, 'destroy removes what the failed run created too');
+    } finally {
+      await stack.dispose();
+      await store.stop();
+    }
+  });
+});
+
 describe('engine harness: the __provider check notices a provider that captures a credential', function () {
   this.timeout(120_000);
   it('a provider built around a token read in the program carries it in __provider (the anti-pattern the pattern avoids)', async () => {

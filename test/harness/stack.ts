@@ -280,11 +280,13 @@ export class Stack {
         GANTRY_HARNESS_ARGS: JSON.stringify(args ?? null),
       },
     });
+    let stderr = '';
     for (const stream of [host.stdout!, host.stderr!]) {
       stream.setEncoding('utf8');
       stream.on('data', (text: string) => {
         operation.log.push(text);
         this.#log.push(text);
+        if (stream === host.stderr) stderr = (stderr + text).slice(-2000);
       });
     }
     return new Promise((resolve) => {
@@ -293,12 +295,16 @@ export class Stack {
         failures = [`the program did not finish within ${PROGRAM_TIMEOUT_MS} ms`];
         host.kill('SIGKILL');
       }, PROGRAM_TIMEOUT_MS);
+      // Steps already under way finish even if the program ends first, as in the engine; their outcome is in state.
+      const inFlight = new Set<Promise<unknown>>();
       host.on('message', (message: HostMessage) => {
         if (message.t === 'register') {
-          handlers.register(message).then(
+          const step = handlers.register(message).then(
             (answer) => host.connected && host.send({ seq: message.seq, ...answer }),
             (error: unknown) => host.connected && host.send({ seq: message.seq, error: (error as Error).message }),
           );
+          inFlight.add(step);
+          void step.finally(() => inFlight.delete(step));
         } else if (message.t === 'outputs') {
           handlers.outputs(message.urn, message.outputs);
         } else if (message.t === 'done') {
@@ -307,7 +313,8 @@ export class Stack {
       });
       host.once('close', (code, signal) => {
         clearTimeout(timer);
-        resolve(failures ?? [`the program host exited (${signal ?? code}) before finishing`]);
+        const outcome = failures ?? [`the program exited (${signal ?? code}) before finishing${stderr ? `; it printed:\n${stderr}` : ''}`];
+        void Promise.allSettled([...inFlight]).then(() => resolve(outcome));
       });
     });
   }
