@@ -12,7 +12,7 @@ import { fetchGit } from './git.js';
 import { hashTree, walk } from './hash.js';
 import { makeWorkFolder, replaceFolder } from './install.js';
 import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
-import { fetchS3, type S3FetchOptions } from './s3.js';
+import type { S3FetchOptions } from './s3.js';
 import { normaliseFileMode, TreeWriter } from './tree-writer.js';
 
 export interface FetchProgress extends DownloadProgress {
@@ -139,6 +139,7 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
     let bytes: number;
     if (location.getter === 's3') {
       name = basename(location.key);
+      const { fetchS3 } = await import('./s3.js'); // the AWS SDK loads only for s3:: locations
       bytes = await fetchS3(location, file, { ...options.s3, maxBytes: limits.maxDownloadBytes, onProgress: progress });
     } else {
       const url = new URL(location.url);

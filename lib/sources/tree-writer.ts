@@ -158,33 +158,26 @@ export class TreeWriter {
     for (const path of [...this.tree.keys()]) if (path.startsWith(prefix)) this.tree.delete(path);
   }
 
-  private countBytes(name: string): Transform {
-    return new Transform({
-      transform: (chunk: Buffer, _encoding, callback) => {
-        this.bytes += chunk.length;
-        if (this.bytes > this.limits.maxBytes) {
-          callback(new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${name}")`, 'raise the byte cap (maxBytes) if this module really is that large'));
-          return;
-        }
-        callback(null, chunk);
-      },
-    });
-  }
-
   /** Writes (or, hash-only, just reads) one file; returns the SHA-256 and size of its content. */
   private async writeFile(target: string, header: EntryHeader, content: Readable | undefined): Promise<{ sha256: string; size: number }> {
     const mode = normaliseFileMode(header.mode);
     const digest = createHash('sha256');
     let size = 0;
+    // One pass per chunk: the byte cap (counted as written, never trusted from headers) and the content digest.
     const tap = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.bytes += chunk.length;
+        if (this.bytes > this.limits.maxBytes) {
+          callback(new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`, 'raise the byte cap (maxBytes) if this module really is that large'));
+          return;
+        }
         digest.update(chunk);
         size += chunk.length;
         callback(null, chunk);
       },
     });
-    const out = this.hashOnly ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(target, { flags: 'wx', mode });
-    await pipeline(content ?? new PassThrough().end(), this.countBytes(header.path), tap, out);
+    const out = this.hashOnly ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(target, { flags: 'wx', mode, highWaterMark: 256 * 1024 });
+    await pipeline(content ?? new PassThrough().end(), tap, out);
     if (!this.hashOnly) await chmod(target, mode);
     return { sha256: digest.digest('hex'), size };
   }

@@ -1,0 +1,96 @@
+// bench/install: install a ~200 MB tar.gz module from the embedded registry over loopback (download + hardened
+// extraction + content hash, streamed) against `tar xzf` of the same file; peak RSS of the installing process, and
+// again with an archive twice as large to show memory stays flat. Prints ONE JSON object.
+//
+//   npm run bench -- install      (or: npm run build && node --import tsx bench/install/index.ts [sizeMb])
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRegistryProcess } from '../lib/registry-process.js';
+
+const sizeMb = Number(process.argv[2] ?? 200);
+const here = dirname(fileURLToPath(import.meta.url));
+// The installing process runs the compiled library with plain node (no TypeScript loader in its memory).
+if (!existsSync(join(here, '..', '..', 'dist', 'lib', 'sources', 'fetch.js'))) {
+  console.error('bench/install runs the compiled library: run `npm run build` first (`npm run bench` does)');
+  process.exit(2);
+}
+const dir = await mkdtemp(join(tmpdir(), 'gantry-bench-install-'));
+
+/** A module of `mb` MiB: 1 MiB files, three quarters random bytes (incompressible) and a quarter text. */
+async function makeArchive(version: string, mb: number): Promise<string> {
+  const content = join(dir, `content-${version}`);
+  await mkdir(join(content, 'data'), { recursive: true });
+  await writeFile(join(content, 'main.tf'), 'variable "name" {}\n');
+  const text = Buffer.from('resource "null_resource" "x" { triggers = { a = "b" } }\n'.repeat(4800)).subarray(0, 256 * 1024);
+  for (let i = 0; i < mb; i += 1) await writeFile(join(content, 'data', `blob-${String(i).padStart(4, '0')}.bin`), Buffer.concat([randomBytes(768 * 1024), text]));
+  const archive = join(dir, 'registry', 'bench', 'big', 'null', `${version}.tar.gz`);
+  await mkdir(dirname(archive), { recursive: true });
+  const made = spawnSync('tar', ['czf', archive, '-C', content, '.']);
+  if (made.status !== 0) throw new Error(`tar czf failed: ${made.stderr}`);
+  await rm(content, { recursive: true, force: true });
+  return archive;
+}
+
+function timeTar(archive: string): number {
+  const target = join(dir, `tar-${Date.now()}`);
+  spawnSync('mkdir', ['-p', target]);
+  const started = performance.now();
+  const result = spawnSync('tar', ['xzf', archive, '-C', target]);
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`tar xzf failed: ${result.stderr}`);
+  spawnSync('rm', ['-rf', target]);
+  return ms;
+}
+
+function install(host: string, version: string): { ms: number; bytes: number; maxRssMb: number } {
+  const dest = join(dir, `installed-${version}-${Date.now()}`);
+  const result = spawnSync(process.execPath, [join(here, 'worker.mjs'), `${host}/bench/big/null`, version, dest], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (result.status !== 0) throw new Error(`the install worker failed: ${result.stderr}`);
+  spawnSync('rm', ['-rf', dest]);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1) as string) as { ms: number; bytes: number; maxRssMb: number };
+}
+
+const small = await makeArchive('1.0.0', sizeMb);
+const large = await makeArchive('2.0.0', sizeMb * 2);
+const server = await startRegistryProcess(join(dir, 'registry'), 0);
+try {
+  const archiveBytes = (await stat(small)).size;
+  install(server.host, '1.0.0'); // warm the page cache and the registry
+  timeTar(small);
+  const runs = 3;
+  const gantry: number[] = [];
+  const tar: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const run = install(server.host, '1.0.0');
+    gantry.push(run.ms);
+    rss.push(run.maxRssMb);
+    tar.push(timeTar(small));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+  const doubled = install(server.host, '2.0.0');
+  const mbPerSecond = (ms: number) => Number((archiveBytes / 1024 / 1024 / (ms / 1000)).toFixed(1));
+  console.log(JSON.stringify({
+    bench: 'install',
+    archiveMb: Number((archiveBytes / 1024 / 1024).toFixed(1)),
+    gantryMs: Math.round(median(gantry)),
+    gantryMbPerSecond: mbPerSecond(median(gantry)),
+    baseline: 'tar xzf (same file, local disk, no download)',
+    tarMs: Math.round(median(tar)),
+    tarMbPerSecond: mbPerSecond(median(tar)),
+    ratio: Number((median(tar) / median(gantry)).toFixed(3)),
+    target: 'ratio >= 0.8, peak RSS <= 128 MB and flat when the archive doubles',
+    peakRssMb: Math.max(...rss),
+    doubledArchiveMb: Number(((await stat(large)).size / 1024 / 1024).toFixed(1)),
+    doubledPeakRssMb: doubled.maxRssMb,
+    doubledGantryMs: Math.round(doubled.ms),
+  }));
+} finally {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,60 @@
+// bench/pin: pin 500 modules against the embedded registry (in its own process) with 20 ms added to every request,
+// at the default concurrency (16) and one module at a time, against the latency-bound ideal. Prints ONE JSON object.
+//
+//   npm run bench -- pin          (or: node --import tsx bench/pin/index.ts [modules] [latencyMs])
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSyntheticModules } from '../../lib/devserver/registry/index.js';
+import { silentLogger } from '../../lib/log.js';
+import { RegistryClient } from '../../lib/registry/client.js';
+import { parseManifest } from '../../lib/registry/manifest.js';
+import { defaultConcurrency, pin } from '../../lib/registry/modules.js';
+import { startRegistryProcess } from '../lib/registry-process.js';
+
+const count = Number(process.argv[2] ?? 500);
+const latencyMs = Number(process.argv[3] ?? 20);
+const concurrency = defaultConcurrency;
+
+const dir = await mkdtemp(join(tmpdir(), 'gantry-bench-pin-'));
+const tails = await writeSyntheticModules(join(dir, 'modules'), { count, versionsPerModule: 3 });
+const server = await startRegistryProcess(join(dir, 'modules'), latencyMs);
+try {
+  const manifest = parseManifest(JSON.stringify(Object.fromEntries(tails.map((tail, i) => [`m${i}`, { source: `${server.host}/${tail}`, version: '~> 1.0' }]))), 'bench', {});
+
+  const run = async (limit: number) => {
+    const client = new RegistryClient({ env: {}, logger: silentLogger });
+    await server.clearRequests();
+    const started = performance.now();
+    const result = await pin(manifest, { version: 1, modules: {} }, { client, concurrency: limit, logger: silentLogger });
+    const ms = performance.now() - started;
+    client.close();
+    if (Object.keys(result.lock.modules).length !== count) throw new Error('not every module was pinned');
+    return { ms, requests: await server.requests() };
+  };
+
+  await run(concurrency); // warm-up: the registry builds and caches its archives, the JIT warms
+  const parallel = await run(concurrency);
+  const sequential = await run(1);
+
+  // The latency-bound ideal: each module's chain of delayed requests, in waves of `concurrency`, after discovery.
+  const delayed = parallel.requests.filter((r) => !r.path.startsWith('/_gantry/') && !r.path.startsWith('/.well-known/'));
+  const perModule = delayed.length / count;
+  const idealMs = latencyMs + Math.ceil(count / concurrency) * perModule * latencyMs;
+  console.log(JSON.stringify({
+    bench: 'pin',
+    modules: count,
+    latencyMs,
+    concurrency,
+    delayedRequestsPerModule: Number(perModule.toFixed(2)),
+    gantryMs: Math.round(parallel.ms),
+    idealMs: Math.round(idealMs),
+    ratioToIdeal: Number((parallel.ms / idealMs).toFixed(3)),
+    target: '<= 1.25 x ideal',
+    sequentialMs: Math.round(sequential.ms),
+    speedupVsSequential: Number((sequential.ms / parallel.ms).toFixed(2)),
+  }));
+} finally {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}
