@@ -138,14 +138,17 @@ function statusMatches(actual: number | null, expected: ExpectedStatus): boolean
   return actual === expected;
 }
 
-/** Reads the page state in one round trip. `responseStatus` is Navigation Timing Level 2 (Chromium 109+). */
+/**
+ * Reads the page state in one round trip. `responseStatus` is Navigation Timing Level 2 (Chromium 109+); 0 means
+ * the browser does not know (older browsers leave it out), and then the status is asked for over HTTP.
+ */
 const pageStateScript = `
 const entry = performance.getEntriesByType('navigation')[0];
 const code = document.querySelector('.error-code');
 return {
   href: location.href,
   title: document.title,
-  status: entry && typeof entry.responseStatus === 'number' ? entry.responseStatus : null,
+  status: entry && typeof entry.responseStatus === 'number' && entry.responseStatus > 0 ? entry.responseStatus : null,
   errorCode: location.protocol === 'chrome-error:' && code ? code.textContent.trim() : null,
 };`;
 
