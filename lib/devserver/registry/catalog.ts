@@ -8,7 +8,7 @@ export type Artifact =
   /** modifiedMs: when the folder or file last changed, so cached content and checksums follow edits. */
   | { kind: 'directory'; path: string; modifiedMs: number }
   | { kind: 'file'; path: string; extension: ArchiveExtension; modifiedMs: number }
-  | { kind: 's3'; bucket: string; key: string; extension: ArchiveExtension }
+  | { kind: 's3'; bucket: string; key: string; extension: ArchiveExtension; modifiedMs: number }
   /** A location declared in module.json, answered verbatim in X-Registry-Get. */
   | { kind: 'location'; location: string };
 

@@ -19,7 +19,7 @@ export interface ModuleContent {
   provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
 }
 
-/** Trimmed content for versions whose files the server does not read (bz2/xz archives, S3, external locations). */
+/** Trimmed content for versions whose files the server does not read (bz2/xz archives, external locations). */
 export type TrimmedContent = Pick<ModuleContent, 'path' | 'empty'>;
 
 export interface VersionContent {
@@ -55,11 +55,13 @@ async function readDirectory(root: string): Promise<Files> {
   return files;
 }
 
-async function readTarball(file: string, gzip: boolean): Promise<Files> {
+async function readTarball(input: NodeJS.ReadableStream, gzip: boolean): Promise<Files> {
   const files: Files = new Map();
   await new Promise<void>((resolve, reject) => {
     const parser = new Parser({
       gzip,
+      // strict: a stream that is not a tar archive is an error (trimmed content), not an empty module.
+      strict: true,
       onReadEntry: (entry: ReadEntry) => {
         const rel = entry.path.replace(/^\.\//, '');
         if (entry.type !== 'File' || !interesting(rel) || entry.size > MAX_TEXT_FILE || files.size >= MAX_FILES || rel.split('/').includes('..')) {
@@ -73,18 +75,19 @@ async function readTarball(file: string, gzip: boolean): Promise<Files> {
     });
     parser.on('error', reject);
     parser.on('end', () => resolve());
-    const input = createReadStream(file);
     input.on('error', reject);
     input.pipe(parser);
   });
   return files;
 }
 
-async function readZip(file: string): Promise<Files> {
+async function readZip(source: string | Buffer): Promise<Files> {
   const files: Files = new Map();
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true }, (error, opened) => (error ? reject(error) : resolve(opened))),
-  );
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
+    const done = (error: Error | null, opened: yauzl.ZipFile) => (error ? reject(error) : resolve(opened));
+    if (typeof source === 'string') yauzl.open(source, { lazyEntries: true }, done);
+    else yauzl.fromBuffer(source, { lazyEntries: true }, done);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on('error', reject);
@@ -113,13 +116,37 @@ async function readZip(file: string): Promise<Files> {
 }
 
 /** Reads what the server can read of a version; undefined content means "trimmed". */
-export async function readVersionContent(artifact: Artifact): Promise<VersionContent> {
+/** Zip needs random access: an S3 zip is read into memory, up to this size, to describe it. */
+const MAX_REMOTE_ZIP = 16 * 1024 * 1024;
+
+/** Opens an S3 object (supplied by the S3 store). */
+export type ObjectOpener = (bucket: string, key: string) => Promise<NodeJS.ReadableStream>;
+
+async function readAll(input: NodeJS.ReadableStream, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Reads what the server can read of a version; what it cannot is "trimmed" content. */
+export async function readVersionContent(artifact: Artifact, openObject?: ObjectOpener): Promise<VersionContent> {
   let files: Files | undefined;
   try {
     if (artifact.kind === 'directory') files = await readDirectory(artifact.path);
-    else if (artifact.kind === 'file' && ['.tar.gz', '.tgz'].includes(artifact.extension)) files = await readTarball(artifact.path, true);
-    else if (artifact.kind === 'file' && artifact.extension === '.tar') files = await readTarball(artifact.path, false);
-    else if (artifact.kind === 'file' && artifact.extension === '.zip') files = await readZip(artifact.path);
+    else if (artifact.kind === 'file' || (artifact.kind === 's3' && openObject)) {
+      const open = () => (artifact.kind === 'file' ? Promise.resolve(createReadStream(artifact.path)) : openObject!(artifact.bucket, artifact.key));
+      if (artifact.extension === '.tar.gz' || artifact.extension === '.tgz') files = await readTarball(await open(), true);
+      else if (artifact.extension === '.tar') files = await readTarball(await open(), false);
+      else if (artifact.extension === '.zip') {
+        const source = artifact.kind === 'file' ? artifact.path : await readAll(await open(), MAX_REMOTE_ZIP);
+        if (source !== undefined) files = await readZip(source);
+      }
+    }
   } catch {
     files = undefined;
   }

@@ -96,7 +96,7 @@ export class S3Store implements ModuleStore {
         slot.found.push({
           version,
           publishedAt: (object.LastModified ?? new Date(0)).toISOString(),
-          artifact: { kind: 's3', bucket: this.options.bucket, key, extension },
+          artifact: { kind: 's3', bucket: this.options.bucket, key, extension, modifiedMs: (object.LastModified ?? new Date(0)).getTime() },
         });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -115,6 +115,13 @@ export class S3Store implements ModuleStore {
       if (module.versions.length > 0) modules.push(module);
     }
     return modules;
+  }
+
+  /** Streams an object of this store (to describe a module version's content). */
+  async open(bucket: string, key: string): Promise<NodeJS.ReadableStream> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    if (!object.Body) throw new CatalogError(`s3://${bucket}/${key} has no body`);
+    return object.Body as NodeJS.ReadableStream;
   }
 
   /** The X-Registry-Get value for an object of this store. */

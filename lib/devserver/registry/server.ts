@@ -121,7 +121,7 @@ interface Catalog {
 
 export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
   if (!options.dir === !options.s3) throw new CatalogError('the registry serves either a folder (dir) or an S3 bucket (s3), exactly one');
-  const store: ModuleStore & { location?: S3Store['location']; stop?: () => void } = options.dir ? new FolderStore(options.dir) : new S3Store(options.s3!);
+  const store: ModuleStore & { location?: S3Store['location']; open?: S3Store['open']; stop?: () => void } = options.dir ? new FolderStore(options.dir) : new S3Store(options.s3!);
   const basePath = options.basePath ?? '/v1/modules/';
   if (!basePath.startsWith('/') || !basePath.endsWith('/')) throw new CatalogError(`basePath must start and end with "/": ${basePath}`);
   const v2BasePath = basePath.endsWith('/v1/modules/') ? basePath.slice(0, -'/v1/modules/'.length) + '/v2/modules/' : '/v2/modules/';
@@ -177,11 +177,11 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   await load(); // a bad folder or bucket is a start error, not a later 500
 
   const artifactKey = (a: Artifact) =>
-    a.kind === 'directory' || a.kind === 'file' ? `${a.path}@${a.modifiedMs}` : a.kind === 's3' ? `s3://${a.bucket}/${a.key}` : a.location;
+    a.kind === 'directory' || a.kind === 'file' ? `${a.path}@${a.modifiedMs}` : a.kind === 's3' ? `s3://${a.bucket}/${a.key}@${a.modifiedMs}` : a.location;
   const contentOf = (artifact: Artifact) => {
     const key = artifactKey(artifact);
     let found = contentCache.get(key);
-    if (!found) contentCache.set(key, (found = readVersionContent(artifact)));
+    if (!found) contentCache.set(key, (found = readVersionContent(artifact, store.open?.bind(store))));
     return found;
   };
   const downloadsOf = (module: ModuleEntry) => {

@@ -1,9 +1,14 @@
 // The registry's S3 mode against a real S3 peer (moto_server on 127.0.0.1).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { create as createTar } from 'tar';
+import yazl from 'yazl';
 import { CatalogError, parseS3Url, startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
 import { startS3Peer, type S3Peer } from '../../peers/s3.js';
-import { get } from './helpers.js';
+import { get, tempDir } from './helpers.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -13,11 +18,22 @@ describe('devserver/registry: S3 store (moto_server)', function () {
   let server: RegistryServer;
   const bucket = 'registry-modules';
   const tgz = Buffer.from('not really gzip, but bytes the registry must pass through untouched \x00\x01\x02');
-  const zip = Buffer.from('PK\x03\x04 zip-ish bytes');
+  let zip: Buffer;
+  let realTgz: Buffer;
 
   before(async () => {
+    const zipFile = new yazl.ZipFile();
+    zipFile.addBuffer(Buffer.from('variable "cluster_size" {\n  description = "Nodes"\n  default     = 3\n}\n'), 'main.tf');
+    zipFile.addBuffer(Buffer.from('# vault\n'), 'README.md');
+    zipFile.end();
+    zip = await buffer(zipFile.outputStream);
+    const source = await tempDir('s3src');
+    await writeFile(path.join(source.dir, 'main.tf'), 'output "address" {\n  description = "Where Vault listens"\n  value       = "x"\n}\n');
+    realTgz = await buffer(createTar({ gzip: true, cwd: source.dir }, ['main.tf']) as unknown as NodeJS.ReadableStream);
+    await source.remove();
     peer = await startS3Peer();
     await peer.createBucket(bucket);
+    await peer.putObject(bucket, 'prod/modules/acme/vault/aws/1.1.0.tar.gz', realTgz);
     await peer.putObject(bucket, 'prod/modules/acme/vault/aws/1.0.0.tar.gz', tgz);
     await peer.putObject(bucket, 'prod/modules/acme/vault/aws/1.2.0.zip', zip);
     await peer.putObject(bucket, 'prod/modules/acme/vault/aws/module.json', JSON.stringify({ description: 'Vault on EC2', verified: true, owner: 'acme' }));
@@ -44,7 +60,7 @@ describe('devserver/registry: S3 store (moto_server)', function () {
 
   it('REG-EP-LIST-VERSIONS: versions come from the object names, newest first', async () => {
     const { body } = await get(`${server.url}/v1/modules/acme/vault/aws/versions`);
-    assert.deepEqual(body.modules[0].versions.map((v: { version: string }) => v.version), ['1.2.0', '1.0.0']);
+    assert.deepEqual(body.modules[0].versions.map((v: { version: string }) => v.version), ['1.2.0', '1.1.0', '1.0.0']);
   });
 
   it('REG-EP-DOWNLOAD: X-Registry-Get is a presigned GET URL that returns the object byte for byte', async () => {
@@ -77,10 +93,15 @@ describe('devserver/registry: S3 store (moto_server)', function () {
     }
   });
 
-  it('REG-EP-DETAIL: content of S3 versions is trimmed (REG-CONTENT-TRIMMED)', async () => {
-    const { body } = await get(`${server.url}/v1/modules/acme/vault/aws/1.0.0`);
-    assert.deepEqual(body.root, { path: '', empty: false });
-    assert.deepEqual(body.providers, ['aws']);
+  it('REG-DETAIL-ROOT, REG-CONTENT-TRIMMED: content of S3 archives is read (tar.gz streamed, zip buffered); an unreadable one is trimmed', async () => {
+    const tarDetail = await get(`${server.url}/v1/modules/acme/vault/aws/1.1.0`);
+    assert.deepEqual(tarDetail.body.root.outputs, [{ name: 'address', description: 'Where Vault listens' }]);
+    const zipDetail = await get(`${server.url}/v1/modules/acme/vault/aws/1.2.0`);
+    assert.deepEqual(zipDetail.body.root.inputs.map((i: { name: string; default: string }) => [i.name, i.default]), [['cluster_size', '3']]);
+    assert.equal(zipDetail.body.root.readme, '# vault\n');
+    const broken = await get(`${server.url}/v1/modules/acme/vault/aws/1.0.0`);
+    assert.deepEqual(broken.body.root, { path: '', empty: false });
+    assert.deepEqual(broken.body.providers, ['aws']);
   });
 
   it('a bad module.json in the bucket or a missing bucket stops the start with a clear error', async () => {
