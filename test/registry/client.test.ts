@@ -9,6 +9,8 @@ import { RegistryClient } from '../../lib/registry/client.js';
 import { createFileDiscoveryCache, DiscoveryError, resolveServiceUrl } from '../../lib/registry/discovery.js';
 import { parseLocation } from '../../lib/registry/location.js';
 import { registryRetryPolicy } from '../../lib/registry/retry.js';
+import { parseManifest } from '../../lib/registry/manifest.js';
+import { pin } from '../../lib/registry/modules.js';
 import { fastRegistryPolicy, startRegistry, writeModules } from './fixtures.js';
 
 describe('registry client against the embedded registry (real sockets)', function () {
@@ -310,6 +312,30 @@ describe('registry client against the embedded registry (real sockets)', functio
       await assert.rejects(anonymous.versions(a), (error: unknown) => error instanceof HttpError && error.status === 401 && !/sekret/.test(error.message));
       anonymous.close();
       assert.equal(secured.requests().filter((r) => r.path.endsWith('/versions')).length, 1);
+    });
+
+    it('the token goes to a download location on the registry host itself, never to another host', async () => {
+      const host = secured.host.replace(/:\d+$/, '');
+      const a = parseModuleAddress(`${secured.host}/acme/network/aws`, {});
+      const c = new RegistryClient({ env: { [`GANTRY_TOKEN_${host.replace(/\./g, '_')}`]: 'sekret-token-123' }, retry: fastRegistryPolicy });
+      try {
+        const { location } = await c.download(a, '1.2.3');
+        const manifest = parseManifest(JSON.stringify({ net: { source: `${secured.host}/acme/network/aws`, version: '1.2.3' } }), 'm', {});
+        secured.clearRequests();
+        await pin(manifest, { version: 1, modules: {} }, { client: c });
+        const sameHost = secured.requests().filter((r) => r.path.startsWith('/_gantry/archives/'));
+        assert.deepEqual(sameHost.map((r) => r.authorization), ['valid']);
+
+        const elsewhere = location.replace('//127.0.0.1:', '//localhost:');
+        secured.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 204, headers: { 'x-registry-get': elsewhere } }]);
+        secured.clearRequests();
+        await pin(manifest, { version: 1, modules: {} }, { client: c });
+        const otherHost = secured.requests().filter((r) => r.path.startsWith('/_gantry/archives/'));
+        assert.deepEqual(otherHost.map((r) => r.authorization), ['none']);
+      } finally {
+        secured.setFaults([]);
+        c.close();
+      }
     });
 
     it('decodes Terraform env names: "__" is "-", "_" is ".", IDN in punycode; the token goes only to the registry host', () => {
