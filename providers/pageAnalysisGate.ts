@@ -238,10 +238,22 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   };
 }
 
+/** What the engine sends during `pulumi preview` for a value computed from a resource not created yet. */
+const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+
+function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (typeof value === 'object' && value !== null) return Object.values(value).some(containsUnknown);
+  return false;
+}
+
 export const pageAnalysisGateOperations = {
   async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
     const inputs = pickInputs(news);
-    return { inputs, failures: inputProblems(inputs) };
+    // A value not known yet (the site's URL before the site exists) is checked when it is known, not refused now.
+    const failures = inputProblems(inputs).filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property]));
+    return { inputs, failures };
   },
 
   async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
