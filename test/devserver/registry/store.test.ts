@@ -195,7 +195,7 @@ describe('devserver/registry: folder store', function () {
     const lines: string[] = [];
     /** Asks until the answer satisfies `done` (a background rescan needs a request to start it and a moment to finish). */
     const until = async (url: string, done: (body: any) => boolean) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 250; i++) {
         const response = await get(url);
         if (done(response.body)) return response;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -211,7 +211,7 @@ describe('devserver/registry: folder store', function () {
         const seen = await until(versions, (body) => body.modules[0].versions.length === 2);
         assert.deepEqual(seen.body.modules[0].versions.map((v: { version: string }) => v.version), ['1.1.0', '1.0.0']);
         await writeModuleJson(temp.dir, 'a/b/c', '{ broken');
-        for (let i = 0; i < 100 && !lines.some((l) => l.includes('serving the previous catalog')); i++) {
+        for (let i = 0; i < 250 && !lines.some((l) => l.includes('serving the previous catalog')); i++) {
           const still = await get(versions);
           assert.equal(still.status, 200);
           assert.equal(still.body.modules[0].versions.length, 2);
