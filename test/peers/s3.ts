@@ -83,7 +83,7 @@ export async function startS3Peer(options: { timeoutMs?: number } = {}): Promise
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     try {
-      await waitUntilUp(endpoint, child, () => log, options.timeoutMs ?? 15000);
+      await waitUntilUp(endpoint, child, () => log, options.timeoutMs ?? 30000);
     } catch (error) {
       lastError = error;
       await stopChild(child);

@@ -13,7 +13,7 @@ import { get, tempDir } from './helpers.js';
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('devserver/registry: S3 store (moto_server)', function () {
-  this.timeout(30000);
+  this.timeout(60000); // moto is a Python process: slow to start on a busy machine
   let peer: S3Peer;
   let server: RegistryServer;
   const bucket = 'registry-modules';
