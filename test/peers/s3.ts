@@ -76,6 +76,10 @@ export async function startS3Peer(options: { timeoutMs?: number } = {}): Promise
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
     const child = spawn(binary, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // If the test run ends without stop() (a crash, mocha --exit), moto must not outlive it.
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.off('exit', killOnExit));
     let log = '';
     const keep = (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-2000);
