@@ -45,7 +45,7 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     await site?.stop();
   });
 
-  it('cjs consumer, api engine: create gates and records scores; no change analyses nothing; a trigger or a threshold change gates again; below a threshold the update fails with the table and the state keeps the last pass; bad inputs fail Check', async () => {
+  it('cjs consumer, api engine: create gates and records scores; no change analyses nothing; a trigger or a threshold change gates again; below a threshold the update fails with the table and the state keeps the last pass; bad inputs fail Check; the API key and a secret URL leak nowhere', async () => {
     stack = await Harness.consumer({ kind: 'cjs', env: { PAGEANALYSIS_BASE_URL: api.url, PAGEANALYSIS_API_KEY: apiKey } });
     const args = { url: 'http://127.0.0.1:8080/', thresholds: { performance: 0.9, seo: 90 }, audits: { 'largest-contentful-paint': 2500 }, runs: 2, triggers: { version: '1' } };
 
@@ -89,10 +89,21 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     for (const property of ['url', 'thresholds', 'runs', 'strategy']) assert.match(refused.message, new RegExp(property));
     assert.match(refused.message, /unknown category "speed"/);
 
+    // A URL that carries a token, given as a Pulumi secret: secret in state, masked in the failure message.
+    const urlToken = `canary-url-token-${Math.random().toString(36).slice(2)}`;
+    const secretArgs = { ...args, url: `http://127.0.0.1:8080/?token=${urlToken}`, secretUrl: true, triggers: { version: '3' } };
+    const secretCreated = await stack.up(program, secretArgs);
+    assert.equal(secretCreated.outputs.passed, true);
+    assert.ok(secretCreated.resources.gate!.secretOutputs.includes('url'), 'the url output is secret like its input');
+    const secretFailed = await expectFailure(stack.up(program, { ...secretArgs, triggers: { version: '4' }, thresholds: { 'best-practices': 1 } }));
+    assert.match(secretFailed.message, /page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\[REDACTED\] failed/);
+
     const state = await readFile(stack.statePath, 'utf8');
     assert.ok(!state.includes(apiKey), 'the API key is not in the state');
     assert.ok(!provider.includes(apiKey), 'the API key is not in __provider');
     assert.ok(!stack.log.includes(apiKey), 'the API key is not in the log');
+    assert.ok(!state.includes(urlToken), 'the secret URL is not in the state in plain text');
+    assert.ok(!stack.log.includes(urlToken) && !secretFailed.message.includes(urlToken), 'the secret URL is not in the log or the error');
 
     const destroyed = await stack.destroy();
     assert.deepEqual(destroyed.plan, { gate: 'delete' });
