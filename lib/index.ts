@@ -36,3 +36,13 @@ export type { SecretsClientOptions, KvReadResult, KvWriteResult, KvMetadata, KvV
 export * as analysis from './analysis/index.js';
 export { runGate, createEngine, createLocalEngine, createRemoteEngine, createPageanalysisClient, parsePageanalysisResponse, renderGateTable, PageanalysisApiError, PageanalysisResponseError } from './analysis/index.js';
 export type { GateOptions, GateResult, CheckResult, PageanalysisApiResponse, BeaconResult, AnalysisEngine, Threshold, AggregationMethod } from './analysis/index.js';
+// Modules: addresses, constraints, discovery, the registry API, locations, the lock file, pin/install/verify, and
+// fetching sources safely (also as the `registry` and `sources` namespaces).
+export * as registry from './registry/index.js';
+export * as sources from './sources/index.js';
+export {
+  RegistryClient, parseModuleAddress, parseConstraints, selectVersion, parseLocation, resolveAddress, pin, install, verify,
+  readManifest, readLockFile, writeLockFile, registryRetryPolicy,
+} from './registry/index.js';
+export type { ModuleAddress, SourceLocation, LockFile, LockEntry, ManifestModule, ModuleRecord, ModuleDetail } from './registry/index.js';
+export { fetchSource, hashTree, SourceRefusedError } from './sources/index.js';
