@@ -11,7 +11,7 @@ import {
   pageanalysisRetryPolicy,
   runGate,
 } from '../../lib/analysis/index.js';
-import { definePolicy } from '../../lib/http/index.js';
+import { definePolicy, NetworkError } from '../../lib/http/index.js';
 import { createLogger } from '../../lib/log.js';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
 import { recordedLighthouseResult } from './fixture.js';
@@ -187,12 +187,53 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     assert.equal(new Map(server.requests[0].query).get('key'), API_KEY);
   });
 
-  it('retries 429 (honouring Retry-After) and then succeeds', async () => {
+  it('retries 429 and then succeeds', async () => {
     server.injectFault({ status: 429, times: 2, retryAfter: 0 });
     const engine = createRemoteEngine({ baseUrl: server.url, apiKey: API_KEY, retry: fastRetry });
     const run = await engine.analyze({ url: 'http://127.0.0.1:8080/', categories: ['performance'], strategy: 'DESKTOP' });
     assert.equal(run.response.beaconResult?.categories?.performance?.score, 1);
     assert.deepEqual(server.requests.map((r) => r.status), [429, 429, 200]);
+  });
+
+  it('honours Retry-After on 429: the retry waits the seconds the API asked for', async () => {
+    server.injectFault({ status: 429, retryAfter: 1 });
+    const client = createPageanalysisClient({ baseUrl: server.url, apiKey: API_KEY, retry: fastRetry });
+    const started = Date.now();
+    await client.run({ url: 'http://127.0.0.1:8080/' });
+    client.close();
+    assert.ok(Date.now() - started >= 1000, `waited ${Date.now() - started} ms`);
+    assert.deepEqual(server.requests.map((r) => r.status), [429, 200]);
+  });
+
+  it('a response slower than the timeout is a timeout error after the retries; an API that is not listening a network error (exit 3)', async () => {
+    await server.stop();
+    server = await startPageanalysisServer({
+      analyser: async (ask) => {
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        return recordedAnalyser(() => recordedLighthouseResult())(ask);
+      },
+    });
+    const slow = createPageanalysisClient({ baseUrl: server.url, timeoutMs: 200, retry: definePolicy({ retries: 1 }, fastRetry) });
+    await assert.rejects(slow.run({ url: 'http://127.0.0.1:8080/' }), (error: unknown) => {
+      assert.ok(error instanceof NetworkError);
+      assert.equal(error.errorCode, 'ETIMEDOUT');
+      assert.equal(error.attempts, 2);
+      return true;
+    });
+    slow.close();
+    const { url } = server;
+    await server.stop();
+    server = await startPageanalysisServer({ analyser: recordedAnalyser(() => recordedLighthouseResult()) });
+    const down = createPageanalysisClient({ baseUrl: url, apiKey: API_KEY, retry: definePolicy({ retries: 2 }, fastRetry) });
+    await assert.rejects(down.run({ url: 'http://127.0.0.1:8080/' }), (error: unknown) => {
+      assert.ok(error instanceof NetworkError);
+      assert.equal(error.errorCode, 'ECONNREFUSED');
+      assert.equal(error.exitCode, 3);
+      assert.equal(error.attempts, 3);
+      assert.doesNotMatch(error.message, new RegExp(API_KEY));
+      return true;
+    });
+    down.close();
   });
 
   it('retries 500 with backoff; when it persists, the API error body is in the message with the attempts', async () => {
