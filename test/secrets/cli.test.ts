@@ -23,7 +23,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
 
   function gantry(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
     return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, SECRETS_MAX_RETRIES: '0', GANTRY_LOG: 'warn' };
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' };
       for (const [k, v] of Object.entries(options.env ?? {})) {
         if (v === undefined) delete env[k];
         else env[k] = v;
@@ -76,7 +76,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.deepEqual(parsed.data, { user: 'app', password: canary, pin: '4711' });
     assert.equal(parsed.state, 'current');
     const revealed = await gantry(['get', 'secret/app/db', '--reveal']);
-    assert.ok(revealed.stdout.includes(canary));
+    assert.ok(revealed.stdout.includes(canary), `--reveal shows values (exit ${revealed.code}): ${revealed.stdout.replaceAll(canary, '<canary>')} ${revealed.stderr}`);
   });
 
   it('put @data.json and - (a JSON object on stdin); patch keeps the other keys; --cas guards writes', async () => {
