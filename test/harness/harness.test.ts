@@ -65,6 +65,7 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.match(created.log, /gantry-test-records: created record beta at version 1/, "the provider's output is captured");
       assert.deepEqual(store.records.get('alpha'), { key: 'alpha', value: secretValue, version: 1 });
       assert.equal(created.resources.b!.id, 'beta');
+      assert.equal(created.resources.b!.urn, 'urn:pulumi:test::harness::pulumi-nodejs:dynamic/gantry-test:Record:Resource::b', 'URNs as the engine makes them');
       assert.deepEqual(created.outputs, { aValue: secretValue, aVersion: 1, bValue: 'one', bVersion: 1 });
       assert.deepEqual(created.secretOutputs, ['aValue'], 'a stack output built from a secret stays secret');
       assert.ok(created.resources.a!.secretOutputs.includes('value'), 'an output named like a secret input is marked secret');

@@ -63,6 +63,13 @@ await pulumi.runtime.setMocks(
 );
 
 const monitor = settings.getMonitor();
+// URNs as the engine makes them (the mock monitor's differ): the parent's whole type chain prefixes a
+// child's type, except the root Stack's.
+monitor.newUrn = (parent, type, name) => {
+  const parentType = parent ? parent.split('::')[2] : undefined;
+  const qualified = parentType && parentType !== 'pulumi:pulumi:Stack' ? `${parentType}$${type}` : type;
+  return `urn:pulumi:${stack}::${project}::${qualified}::${name}`;
+};
 const registerResource = monitor.registerResource.bind(monitor);
 monitor.registerResource = (req, callback) => {
   registering = {
