@@ -21,13 +21,17 @@ if (!existsSync(join(here, '..', '..', 'dist', 'lib', 'sources', 'fetch.js'))) {
 }
 const dir = await mkdtemp(join(tmpdir(), 'gantry-bench-install-'));
 
-/** A module of `mb` MiB: 1 MiB files, three quarters random bytes (incompressible) and a quarter text. */
+/**
+ * A module whose tar.gz is about `mb` MiB: 1 MiB files, three quarters random bytes (incompressible) and a quarter
+ * text (which gzip shrinks to almost nothing), so about 1.3 files per archive MiB.
+ */
 async function makeArchive(version: string, mb: number): Promise<string> {
+  const files = Math.round(mb / 0.76);
   const content = join(dir, `content-${version}`);
   await mkdir(join(content, 'data'), { recursive: true });
   await writeFile(join(content, 'main.tf'), 'variable "name" {}\n');
   const text = Buffer.from('resource "null_resource" "x" { triggers = { a = "b" } }\n'.repeat(4800)).subarray(0, 256 * 1024);
-  for (let i = 0; i < mb; i += 1) await writeFile(join(content, 'data', `blob-${String(i).padStart(4, '0')}.bin`), Buffer.concat([randomBytes(768 * 1024), text]));
+  for (let i = 0; i < files; i += 1) await writeFile(join(content, 'data', `blob-${String(i).padStart(4, '0')}.bin`), Buffer.concat([randomBytes(768 * 1024), text]));
   const archive = join(dir, 'registry', 'bench', 'big', 'null', `${version}.tar.gz`);
   await mkdir(dirname(archive), { recursive: true });
   const made = spawnSync('tar', ['czf', archive, '-C', content, '.']);
