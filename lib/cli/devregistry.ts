@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { examplesDir } from '../paths.js';
-import { DEV_REGISTRY_PORT, parseS3Url, startRegistryServer, type RegistryServerOptions } from '../devserver/registry/index.js';
+import { checkFault, DEV_REGISTRY_PORT, parseS3Url, startRegistryServer, type RegistryServerOptions } from '../devserver/registry/index.js';
 import { untilInterrupted } from './devservers.js';
 import type { CliContext } from './program.js';
 
@@ -20,6 +20,7 @@ interface DevRegistryFlags {
   tlsCert?: string;
   tlsKey?: string;
   checksums: boolean;
+  fault: string[];
 }
 
 function integer(value: string, flag: string, max: number): number {
@@ -42,13 +43,22 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--checksums', 'add ?checksum=sha256:... to archive locations', false)
-    .addHelpText('after', '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.')
+    .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"path":"/v1/modules/*/*/*/versions","kind":"status","status":429,"retryAfter":1,"times":2}\'', (value: string, all: string[]) => [...all, value], [] as string[])
+    .addHelpText('after', '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.\nChange faults while it runs: POST/PUT/DELETE <url>/_gantry/faults (see docs/modules.md).')
     .action(async (flags: DevRegistryFlags, command: Command) => {
       const { json } = context.globals(command);
       if (flags.dir && flags.s3) throw new UsageError('choose --dir or --s3, not both');
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
       if (flags.s3Locations !== 'presigned' && flags.s3Locations !== 's3') throw new UsageError(`--s3-locations must be presigned or s3, got "${flags.s3Locations}"`);
+      const faults = flags.fault.map((text) => {
+        try {
+          return checkFault(JSON.parse(text));
+        } catch (error) {
+          throw new UsageError(`--fault ${text}: ${(error as Error).message}`);
+        }
+      });
       const options: RegistryServerOptions = {
+        faults,
         host: flags.host,
         port: integer(flags.port, '--port', 65535),
         latencyMs: integer(flags.latency, '--latency', 600_000),

@@ -116,13 +116,15 @@ describe('devserver/registry: examples and the command', function () {
     }
   });
 
-  it('gantry dev registry --dir <folder> --port 0 serves that folder until SIGTERM', async () => {
+  it('gantry dev registry --dir <folder> --port 0 --fault <json> serves that folder, faults armed, until SIGTERM', async () => {
     const temp = await tempDir('cli');
     try {
       await writeVersion(temp.dir, 'team/app/aws', '0.3.0', { 'main.tf': 'output "x" { value = 1 }\n' });
-      const { child, url, stdout } = await startCli(['--dir', temp.dir, '--port', '0', '--latency', '5']);
+      const fault = JSON.stringify({ path: '/v1/modules/*/*/*/versions', kind: 'status', status: 503, times: 1 });
+      const { child, url, stdout } = await startCli(['--dir', temp.dir, '--port', '0', '--latency', '5', '--fault', fault]);
       try {
         assert.match(stdout(), /address modules as 127\.0\.0\.1:\d+\/<namespace>\/<name>\/<provider>/);
+        assert.equal((await get(`${url}/v1/modules/team/app/aws/versions`)).status, 503, 'the --fault fires once');
         const versions = await get(`${url}/v1/modules/team/app/aws/versions`);
         assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version), ['0.3.0']);
       } finally {
@@ -140,6 +142,7 @@ describe('devserver/registry: examples and the command', function () {
       [['--s3', 's3://Not_A_Bucket', '--port', '0'], /not an S3 location/],
       [['--dir', '.', '--s3', 's3://bucket'], /choose --dir or --s3/],
       [['--port', 'eighty'], /--port must be an integer/],
+      [['--port', '0', '--fault', '{"kind":"explode"}'], /--fault .*fault kind must be one of/],
     ] as const) {
       const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'registry', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
       let stderr = '';
