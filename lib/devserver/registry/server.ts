@@ -2,14 +2,12 @@
 // folder or an S3 bucket, with fault injection for tests. It shares no code with lib/registry (the client).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { create as createTar } from 'tar';
 import {
   ApiError,
   applyFilters,
@@ -34,6 +32,8 @@ import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
 import { FolderStore, type ModuleStore } from './folderStore.js';
 import { S3Store, type S3StoreOptions } from './s3Store.js';
+import { archiveDirectory, contentTypeOf } from './archive.js';
+import { escapeHtml, holdUntil, parseTarget, pathOnly, readJson, safeDecode, segmentsAfter, sendErrors, sendJson } from './respond.js';
 
 export interface RegistryServerOptions {
   /** Folder laid out <namespace>/<name>/<provider>/<version>/ or <version>.tar.gz|.zip|... */
@@ -462,7 +462,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
           return sendJson(res, 200, { faults: [] });
         }
         if (method === 'POST' || method === 'PUT') {
-          const body = await readJson(req);
+          const body = await readJson(req, MAX_ADMIN_BODY);
           const list = (Array.isArray(body) ? body : [body]).map(checkFault);
           if (method === 'PUT') faults.set(list);
           else faults.add(list);
@@ -533,142 +533,4 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       await load();
     },
   };
-}
-
-/** A deterministic tar.gz of a folder: sorted entries, fixed mtime, no owner data — same bytes every time. */
-function archiveDirectory(dir: string): NodeJS.ReadableStream {
-  const output = new PassThrough();
-  const entries: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    const found = await readdir(path.join(dir, rel), { withFileTypes: true });
-    for (const entry of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const child = rel ? `${rel}/${entry.name}` : entry.name;
-      entries.push(child);
-      if (entry.isDirectory()) await walk(child);
-    }
-  };
-  walk('')
-    .then(() => {
-      // tar walks folders in readdir order; listing every entry ourselves (noDirRecurse) fixes the order.
-      const pack = createTar({ gzip: true, cwd: dir, portable: true, mtime: new Date(0), noDirRecurse: true }, entries.length > 0 ? entries : ['.']);
-      pack.on('error', (error: unknown) => output.destroy(error as Error));
-      pack.pipe(output);
-    })
-    .catch((error: Error) => output.destroy(error));
-  return output;
-}
-
-function segmentsAfter(pathname: string, base: string): string[] {
-  const rest = pathname.length < base.length ? '' : pathname.slice(base.length);
-  const raw = rest === '' ? [] : rest.split('/');
-  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop(); // a trailing slash is tolerated
-  const segments = raw.map(safeDecode);
-  if (segments.some((s) => s === undefined || s === '')) throw new ApiError(404, `no registry endpoint at ${pathname}`);
-  return segments as string[];
-}
-
-const HOLD_BUFFER = 1024 * 1024;
-
-/**
- * Holds the body writes of a response until `gate` opens, then replays them in order. Headers may be set meanwhile
- * (no byte leaves before the first write). A piped source is paused after HOLD_BUFFER bytes and resumed by 'drain'.
- */
-function holdUntil(res: ServerResponse, gate: Promise<void>): void {
-  const write = res.write;
-  const end = res.end;
-  const flushHeaders = res.flushHeaders;
-  const queue: Array<() => void> = [];
-  let held = 0;
-  res.write = ((...args: unknown[]) => {
-    queue.push(() => (write as (...a: unknown[]) => boolean).apply(res, args));
-    const chunk = args[0];
-    held += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0;
-    return held < HOLD_BUFFER;
-  }) as typeof res.write;
-  res.end = ((...args: unknown[]) => {
-    queue.push(() => (end as (...a: unknown[]) => ServerResponse).apply(res, args));
-    return res;
-  }) as typeof res.end;
-  res.flushHeaders = () => {
-    queue.push(() => flushHeaders.call(res));
-  };
-  void gate.then(() => {
-    res.write = write;
-    res.end = end;
-    res.flushHeaders = flushHeaders;
-    for (const replay of queue) replay();
-    if (held >= HOLD_BUFFER) res.emit('drain');
-  });
-}
-
-/** Origin-form targets (`/path?query`) are joined to a dummy origin as text, so `//host/x` stays a path; absolute-form
- * targets (`http://host/path`, as proxies send) keep only their path and query. */
-function parseTarget(target: string | undefined): URL | undefined {
-  try {
-    if (!target || target === '*') return undefined;
-    if (target.startsWith('/')) return new URL(`http://registry.invalid${target}`);
-    const absolute = new URL(target);
-    return absolute.protocol === 'http:' || absolute.protocol === 'https:' ? new URL(`http://registry.invalid${absolute.pathname}${absolute.search}`) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function safeDecode(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
-function pathOnly(target: string | undefined): string {
-  return (target ?? '').split('?')[0]!;
-}
-
-function contentTypeOf(extension: ArchiveExtension): string {
-  switch (extension) {
-    case '.zip':
-      return 'application/zip';
-    case '.tar':
-      return 'application/x-tar';
-    case '.tar.bz2':
-    case '.tbz2':
-      return 'application/x-bzip2';
-    case '.tar.xz':
-    case '.txz':
-      return 'application/x-xz';
-    default:
-      return 'application/gzip';
-  }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-/** REG-ERR-BODY: every 4xx/5xx the registry itself produces is {errors: [...]}. */
-function sendErrors(res: ServerResponse, status: number, errors: string[]): void {
-  sendJson(res, status, { errors });
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_ADMIN_BODY) throw new ApiError(413, `request body larger than ${MAX_ADMIN_BODY} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new ApiError(400, 'request body is not valid JSON');
-  }
 }
