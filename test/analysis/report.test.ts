@@ -23,7 +23,7 @@ import { recordedLighthouseResult } from './fixture.js';
 import { gantry } from './gantry.js';
 
 describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let api: PageanalysisServer;
   let s3: S3Peer;
   let passed: GateResult;
