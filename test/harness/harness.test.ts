@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertProviderHygiene, DeploymentError, Harness, PROVIDER_LIMIT_BYTES, SECRET_SIG, SIG_KEY, type ConsumerKind, type Stack } from './index.js';
+import { assertProviderHygiene, DeploymentError, Harness, PROVIDER_LIMIT_BYTES, SECRET_SIG, SIG_KEY, UNKNOWN, type ConsumerKind, type Stack } from './index.js';
 import { MAX_VALUE_LENGTH, startRecordStore, type RecordStore } from '../peers/record-store.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
@@ -100,6 +100,26 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.deepEqual(destroyed.plan, { b: 'delete' });
       assert.equal(store.records.size, 0);
       assert.deepEqual(destroyed.resources, {});
+    });
+
+    it('preview reports create, update, replace, delete and same from Check and Diff alone, and changes nothing', async () => {
+      const s = await consumerWithEnvToken();
+      const applied = await s.up(
+        records,
+        program({ name: 'a', key: 'alpha', value: '1' }, { name: 'b', key: 'beta', value: '1' }, { name: 'c', key: 'gamma', value: '1' }, { name: 'd', key: 'delta', value: '1' }),
+      );
+      const requestsBefore = store.requests.length;
+      const preview = await s.preview(
+        records,
+        program({ name: 'a', key: 'alpha', value: '1' }, { name: 'b', key: 'beta', value: '2' }, { name: 'c', key: 'gamma2', value: '1' }, { name: 'e', key: 'epsilon', value: '1' }),
+      );
+      assert.deepEqual(preview.plan, { a: 'same', b: 'update', c: 'replace', e: 'create', d: 'delete' });
+      assert.deepEqual(store.requests.slice(requestsBefore), [], 'a preview sends nothing to the store');
+      assert.deepEqual(preview.resources, applied.resources, 'a preview leaves the state as it was');
+      assert.equal(preview.outputs.eVersion, UNKNOWN, "a new resource's computed outputs are unknown in a preview");
+      assert.equal(preview.outputs.bVersion, UNKNOWN, "an updated resource's computed outputs are unknown in a preview");
+      assert.equal(preview.outputs.aVersion, 1);
+      assert.deepEqual((await s.up(records, program({ name: 'a', key: 'alpha', value: '1' }))).plan, { a: 'same', b: 'delete', c: 'delete', d: 'delete' });
     });
 
     it('a dependent resource gets the real outputs of the one it reads, follows its replacement, and is deleted first', async () => {

@@ -7,7 +7,7 @@ export { DeploymentError, Stack } from './stack.js';
 export type { Op, OperationResult, Program, ResourceView, StackOptions, Step } from './stack.js';
 export { ProviderCallError } from './plugin.js';
 export { packOnce, type ConsumerKind } from './consumer.js';
-export { SIG_KEY, SECRET_SIG } from './secrets.js';
+export { SIG_KEY, SECRET_SIG, UNKNOWN } from './secrets.js';
 export { assertProviderHygiene, PROVIDER_LIMIT_BYTES } from './hygiene.js';
 
 export const Harness = {

@@ -59,7 +59,7 @@ await pulumi.runtime.setMocks(
   },
   project,
   stack,
-  false,
+  process.env.GANTRY_HARNESS_PREVIEW === '1',
 );
 
 const monitor = settings.getMonitor();

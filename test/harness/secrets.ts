@@ -7,6 +7,9 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 export const SIG_KEY = '4dabf18193072939515e22adb298388d';
 export const SECRET_SIG = '1b47061264138c4ac30d75fd1eb44270';
 
+/** How the wire (and so a preview's outputs) spells a value not known yet. */
+export const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
+
 export type PropertyMap = Record<string, unknown>;
 
 interface SecretWrapper {

@@ -37,7 +37,7 @@ export interface ResourceView {
 }
 
 export interface OperationResult {
-  operation: 'up' | 'refresh' | 'destroy';
+  operation: 'preview' | 'up' | 'refresh' | 'destroy';
   /** What happened to each resource, by resource name (the root Stack resource is only in `steps`). */
   plan: Record<string, Op>;
   steps: Step[];
@@ -113,7 +113,13 @@ class Operation {
   readonly steps: Step[] = [];
   readonly errors: string[] = [];
   readonly log: string[] = [];
+  /** The stack outputs a preview computed; a preview does not store them. */
+  previewOutputs: PropertyMap | undefined;
   constructor(readonly name: OperationResult['operation']) {}
+
+  get preview(): boolean {
+    return this.name === 'preview';
+  }
 
   step(op: Op, resource: { urn: string; type: string }): void {
     this.steps.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn) });
@@ -162,8 +168,19 @@ export class Stack {
   }
 
   /** Runs the program and converges the stack on it (`pulumi up`). `args` go to a program that exports a function. */
-  async up(program: Program, args?: unknown): Promise<OperationResult> {
-    const operation = new Operation('up');
+  up(program: Program, args?: unknown): Promise<OperationResult> {
+    return this.#deploy(new Operation('up'), program, args);
+  }
+
+  /**
+   * What `up` would do, without doing it (`pulumi preview`): the program runs in preview mode and each resource gets
+   * Check and Diff only; the state and the remote side are left as they are. New resources' outputs are unknown.
+   */
+  preview(program: Program, args?: unknown): Promise<OperationResult> {
+    return this.#deploy(new Operation('preview'), program, args);
+  }
+
+  #deploy(operation: Operation, program: Program, args: unknown): Promise<OperationResult> {
     const file = typeof program === 'string' ? program : program[this.kind];
     return this.#run(operation, async (plugin) => {
       await copyFile(file, path.join(this.dir, 'index.js'));
@@ -179,6 +196,11 @@ export class Stack {
         },
       });
       operation.errors.push(...failures.filter((failure) => !operation.errors.some((error) => failure.includes(error))));
+      if (operation.preview) {
+        operation.previewOutputs = stackOutputs;
+        for (const r of [...this.#resources].reverse()) if (!r.delete && !seen.has(r.urn)) operation.step('delete', r);
+        return;
+      }
       const root = this.#resources.find((r) => r.type === STACK_TYPE);
       if (root) root.outputs = stackOutputs;
       // As the engine: resources the program no longer declares are deleted only after a program that succeeded.
@@ -278,6 +300,7 @@ export class Stack {
         GANTRY_HARNESS_KIND: this.kind,
         GANTRY_HARNESS_PROGRAM: path.join(this.dir, 'index.js'),
         GANTRY_HARNESS_ARGS: JSON.stringify(args ?? null),
+        GANTRY_HARNESS_PREVIEW: operation.preview ? '1' : '',
       },
     });
     let stderr = '';
@@ -335,7 +358,7 @@ export class Stack {
     const base = { urn, type, custom: message.custom, parent: options.parent, dependencies: options.dependencies, additionalSecretOutputs: options.additionalSecretOutputs };
 
     if (!message.custom) {
-      this.#put({ ...base, inputs: message.inputs, outputs: old?.outputs ?? {} }, old);
+      if (!operation.preview) this.#put({ ...base, inputs: message.inputs, outputs: old?.outputs ?? {} }, old);
       operation.step(old ? 'same' : 'create', base);
       return { outputs: {} };
     }
@@ -351,6 +374,10 @@ export class Stack {
       const secretNames = [...inputSecrets, ...options.additionalSecretOutputs];
 
       if (!old) {
+        if (operation.preview) {
+          operation.step('create', base);
+          return { outputs: inputs };
+        }
         const created = await plugin.create(urn, check.inputs);
         const entry = this.#put({ ...base, id: created.id, inputs, outputs: markSecretOutputs(created.outputs, secretNames) }, undefined);
         operation.step('create', base);
@@ -361,9 +388,16 @@ export class Stack {
       // A provider without diff answers "unknown": the engine then compares old and new inputs itself.
       const changed = diff.changes === 'unknown' ? !isDeepStrictEqual(stripMap(old.inputs), check.inputs) : diff.changes === 'some';
       if (!changed) {
-        const entry = this.#put({ ...base, id: old.id, inputs, outputs: old.outputs }, old);
         operation.step('same', base);
+        if (operation.preview) return { id: old.id, outputs: old.outputs };
+        const entry = this.#put({ ...base, id: old.id, inputs, outputs: old.outputs }, old);
         return { id: entry.id, outputs: entry.outputs };
+      }
+      if (operation.preview) {
+        // The plugin does not support preview, so the engine does not call Update/Create: outputs it cannot know are unknown.
+        const replace = diff.replaces.length > 0;
+        operation.step(replace ? 'replace' : 'update', base);
+        return replace ? { outputs: inputs } : { id: old.id, outputs: inputs };
       }
       if (diff.replaces.length > 0) {
         if (diff.deleteBeforeReplace || options.deleteBeforeReplace) {
@@ -432,13 +466,14 @@ export class Stack {
         provider: typeof inputs.__provider === 'string' ? inputs.__provider : undefined,
       };
     }
+    const stackOutputs = operation.previewOutputs ?? root?.outputs ?? {};
     return {
       operation: operation.name,
       plan: Object.fromEntries(operation.steps.filter((s) => s.type !== STACK_TYPE).map((s) => [s.name, s.op])),
       steps: operation.steps,
       resources,
-      outputs: stripSecrets(root?.outputs ?? {}) as PropertyMap,
-      secretOutputs: secretKeys(root?.outputs ?? {}),
+      outputs: stripSecrets(stackOutputs) as PropertyMap,
+      secretOutputs: secretKeys(stackOutputs),
       errors: operation.errors,
       log: operation.log.join(''),
     };
