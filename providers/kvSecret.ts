@@ -246,7 +246,7 @@ export const kvSecretOperations = {
         client.close();
       }
     }
-    return { changes: changed.size > 0, replaces, deleteBeforeReplace: false, stables: ['kvVersion'].filter(() => replaces.length === 0) };
+    return { changes: changed.size > 0, replaces, deleteBeforeReplace: false, ...(replaces.length === 0 ? { stables: ['kvVersion'] } : {}) };
   },
 
   async create(settings: KvSecretSettings | undefined, inputs: KvSecretInputs): Promise<pulumi.dynamic.CreateResult<KvSecretOutputs>> {
@@ -266,7 +266,9 @@ export const kvSecretOperations = {
     const client = connect(settings);
     try {
       let inputs: KvSecretInputs;
-      if (props && typeof props.mount === 'string' && typeof props.path === 'string') {
+      // The engine imports with no properties (or an empty bag): only the id is known.
+      const importing = !props || typeof props.mount !== 'string' || typeof props.path !== 'string';
+      if (!importing) {
         inputs = props;
       } else {
         // Import: the id is `<mount>/<path>`; the service says where the mount ends.
@@ -278,8 +280,9 @@ export const kvSecretOperations = {
       // Deleted, destroyed or missing: gone for the engine, so the next update creates it again.
       if (live.state !== 'current') return { id: '', props: {} as KvSecretOutputs };
       const outs = await outputsOf(client, inputs, live.data);
-      if (outs.metadata?.customMetadata && props?.customMetadata === undefined && !props) outs.customMetadata = outs.metadata.customMetadata;
-      else if (props?.customMetadata !== undefined) outs.customMetadata = outs.metadata?.customMetadata ?? {};
+      // Custom metadata is reported when imported, or when the resource manages it (so a change by hand is drift).
+      const custom = outs.metadata?.customMetadata;
+      if (importing ? custom : props?.customMetadata !== undefined) outs.customMetadata = custom ?? {};
       return { id: idOf(inputs), props: outs };
     } finally {
       client.close();

@@ -248,7 +248,9 @@ export class SecretsClient {
     }
     const firstSegment = `${encoded.split('/')[0]}/`;
     if (result.status === 404 || !result.envelope?.data) {
+      // A server too old to answer: kv v1 at the first segment, as the Vault CLI assumes.
       const info: MountInfo = { path: firstSegment, type: undefined, kvVersion: 1 };
+      this.#mounts.set(fullPath(namespace, firstSegment), info);
       return info;
     }
     const data = result.envelope.data;

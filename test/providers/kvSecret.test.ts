@@ -216,6 +216,9 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
       assert.deepEqual(imported.props?.data, { k: 'v' });
       assert.equal(imported.props?.version, 1);
       assert.deepEqual(imported.props?.customMetadata, { owner: 'ops' });
+      // The engine may pass an empty property bag on import.
+      const fromEmptyBag = await kvSecretOperations.read(settings, 'secret/team/imported', {} as never);
+      assert.deepEqual(fromEmptyBag.props?.data, { k: 'v' });
       const missing = await kvSecretOperations.read(settings, 'secret/team/nothing');
       assert.equal(missing.id, '');
     } finally {
