@@ -212,10 +212,10 @@ function stripComments(text: string): string {
   let i = 0;
   while (i < text.length) {
     const ch = text[i]!;
-    if (ch === '"') {
-      const end = endOfString(text, i);
-      out += text.slice(i, end);
-      i = end;
+    const skip = ch === '"' ? endOfString(text, i) : ch === '<' ? endOfHeredoc(text, i) : undefined;
+    if (skip !== undefined) {
+      out += text.slice(i, skip);
+      i = skip;
     } else if (ch === '#' || (ch === '/' && text[i + 1] === '/')) {
       while (i < text.length && text[i] !== '\n') i++;
     } else if (ch === '/' && text[i + 1] === '*') {
@@ -229,10 +229,41 @@ function stripComments(text: string): string {
   return out;
 }
 
+/** End of a quoted string starting at `start`, stepping over escapes and `${ ... }` interpolations (which may quote). */
 function endOfString(text: string, start: number): number {
   let i = start + 1;
-  while (i < text.length && text[i] !== '"' && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
-  return Math.min(i + 1, text.length);
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '\\') i += 2;
+    else if ((ch === '$' || ch === '%') && text[i + 1] === '{') i = endOfTemplate(text, i + 2);
+    else if (ch === '"' || ch === '\n') return i + 1;
+    else i++;
+  }
+  return text.length;
+}
+
+function endOfTemplate(text: string, start: number): number {
+  let depth = 1;
+  let i = start;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '"') {
+      i = endOfString(text, i);
+      continue;
+    }
+    if (ch === '{') depth++;
+    else if (ch === '}' && --depth === 0) return i + 1;
+    i++;
+  }
+  return text.length;
+}
+
+/** If a heredoc (`<<EOT` or `<<-EOT`) starts at `start`, where it ends (after its closing marker line). */
+function endOfHeredoc(text: string, start: number): number | undefined {
+  const opening = /^<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n/.exec(text.slice(start, start + 80));
+  if (!opening) return undefined;
+  const closing = new RegExp(`\\n[ \\t]*${opening[1]}[ \\t]*(\\r?\\n|$)`).exec(text.slice(start + opening[0].length - 1));
+  return closing ? start + opening[0].length - 1 + closing.index + closing[0].length : text.length;
 }
 
 interface Block {
@@ -259,7 +290,8 @@ function matchingBrace(text: string, open: number): number {
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const ch = text[i];
-    if (ch === '"') i = endOfString(text, i) - 1;
+    const skip = ch === '"' ? endOfString(text, i) : ch === '<' ? endOfHeredoc(text, i) : undefined;
+    if (skip !== undefined) i = skip - 1;
     else if (ch === '{') depth++;
     else if (ch === '}' && --depth === 0) return i;
   }
@@ -267,8 +299,15 @@ function matchingBrace(text: string, open: number): number {
 }
 
 function stringAttribute(body: string, name: string): string {
-  const match = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*"((?:[^"\\\\\\n]|\\\\.)*)"`).exec(body);
-  return match ? unquote(match[2]!) : '';
+  const quoted = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*"((?:[^"\\\\\\n]|\\\\.)*)"`).exec(body);
+  if (quoted) return unquote(quoted[2]!);
+  const heredoc = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \\t]*\\r?\\n([\\s\\S]*?)\\r?\\n[ \\t]*\\3[ \\t]*(\\r?\\n|$)`).exec(body);
+  if (!heredoc) return '';
+  const lines = heredoc[4]!.split(/\r?\n/);
+  if (heredoc[2] !== '-') return lines.join('\n');
+  // <<- strips the indentation common to all lines, as HCL does.
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)![0].length));
+  return lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n');
 }
 
 function unquote(inner: string): string {
