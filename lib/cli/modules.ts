@@ -73,8 +73,8 @@ function moduleProgress(out: Output, label: string, total: number): { onEvent: (
   let finished = 0;
   return {
     onEvent(event) {
-      if (event.phase === 'installed' || event.phase === 'skipped' || event.phase === 'resolved') {
-        if (event.phase !== 'resolved') finished += 1;
+      if (event.phase === 'installed' || event.phase === 'skipped' || event.phase === 'pinned') {
+        finished += 1;
         bar.update(finished, total, event.name);
       } else if (event.phase === 'download' && event.total) {
         bar.update(finished, total, `${event.name} ${Math.round((100 * (event.transferred ?? 0)) / event.total)}%`);

@@ -65,7 +65,7 @@ export async function locate(client: RegistryClient, address: ModuleAddress, ver
 
 export interface ModuleEvent {
   name: string;
-  phase: 'resolved' | 'download' | 'extract' | 'installed' | 'skipped';
+  phase: 'resolved' | 'download' | 'extract' | 'pinned' | 'installed' | 'skipped';
   version?: string;
   transferred?: number;
   total?: number;
@@ -124,6 +124,7 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
           const resolution = await resolveModule(options.client, module.address, module.constraint, options.logger);
           options.onEvent?.({ name: module.name, phase: 'resolved', version: resolution.version });
           const fetched = await fetchSource(resolution.location, { dest: module.name, hashOnly: true, ...fetchOptions(options, module.name, module.address) });
+          options.onEvent?.({ name: module.name, phase: 'pinned', version: resolution.version });
           return { constraint: module.constraint.text, version: resolution.version, location: resolution.locationText, hash: fetched.hash };
         })();
       }

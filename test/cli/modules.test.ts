@@ -9,9 +9,13 @@ import { startRegistry, writeModules } from '../registry/fixtures.js';
 
 /** Runs the command in this process with captured stdout/stderr (stderr is not a TTY: no progress bars). */
 async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return gantryWith({ tty: false }, ...args);
+}
+
+async function gantryWith(options: { tty: boolean }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (text: string) => void) => new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } });
+  const sink = (append: (text: string) => void) => Object.assign(new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } }), { isTTY: options.tty, columns: 100 });
   const previousExitCode = process.exitCode;
   const code = await run(['node', 'gantry', ...args], { stdout: sink((t) => { stdout += t; }), stderr: sink((t) => { stderr += t; }) });
   process.exitCode = previousExitCode;
@@ -102,6 +106,19 @@ describe('gantry modules (the command against the embedded registry)', function 
     assert.equal(mismatch.code, 1, mismatch.stderr);
     assert.match(mismatch.stderr, /bucket .*lock file pins h1:AAAA/);
     assert.deepEqual(await readdir(join(modulesDir, 'bucket')), [], 'the previous (edited) install is untouched');
+  });
+
+  it('progress bars go to stderr on a terminal only; stdout keeps just the table', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws' }, bucket: { source: 'acme/bucket/aws' } }));
+    const onTerminal = await gantryWith({ tty: true }, 'modules', 'pin', '--file', file);
+    assert.equal(onTerminal.code, 0, onTerminal.stderr);
+    assert.match(onTerminal.stderr, /\r\x1b\[2Kpinning \[[#.]+\] \d+%/);
+    assert.match(onTerminal.stderr, /pinning \[#{24}\] 100%/);
+    assert.doesNotMatch(onTerminal.stdout, /\r|pinning/);
+    const piped = await gantry('modules', 'pin', '--file', file, '--upgrade');
+    assert.equal(piped.stderr, '');
   });
 
   it('a truncated lock file exits 2 with a clear error and is left as it was', async () => {
