@@ -114,7 +114,7 @@ describe('gantry modules (the command against the embedded registry)', function 
     await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws' }, bucket: { source: 'acme/bucket/aws' } }));
     const onTerminal = await gantryWith({ tty: true }, 'modules', 'pin', '--file', file);
     assert.equal(onTerminal.code, 0, onTerminal.stderr);
-    assert.match(onTerminal.stderr, /\r\x1b\[2Kpinning \[[#.]+\] \d+%/);
+    assert.ok(onTerminal.stderr.includes('\r\u001b[2Kpinning ['), 'redraws the line in place');
     assert.match(onTerminal.stderr, /pinning \[#{24}\] 100%/);
     assert.doesNotMatch(onTerminal.stdout, /\r|pinning/);
     const piped = await gantry('modules', 'pin', '--file', file, '--upgrade');
