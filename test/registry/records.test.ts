@@ -52,9 +52,11 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     assert.equal(record.verified, true);
   });
 
-  it('REG-DETAIL-ROOT, REG-DETAIL-SUBMODULES, REG-DETAIL-PROVIDERS, REG-CONTENT-PATH, REG-CONTENT-INPUTS, REG-CONTENT-OUTPUTS, REG-CONTENT-RESOURCES, REG-CONTENT-DEPENDENCIES: module detail content is read', async () => {
+  it('REG-DETAIL-ROOT, REG-DETAIL-SUBMODULES, REG-DETAIL-PROVIDERS, REG-CONTENT-PATH, REG-CONTENT-README, REG-CONTENT-EMPTY, REG-CONTENT-INPUTS, REG-CONTENT-OUTPUTS, REG-CONTENT-RESOURCES, REG-CONTENT-DEPENDENCIES: module detail content is read', async () => {
     const detail = await client.version(address('acme/network/aws'), '1.1.0');
     assert.equal(detail.root?.path ?? '', '');
+    assert.equal(typeof detail.root?.readme, 'string');
+    assert.equal(detail.root?.empty, false);
     assert.ok(detail.root?.inputs?.some((input) => input.name === 'name'));
     assert.ok(detail.root?.outputs?.some((output) => output.name === 'id'));
     assert.ok(Array.isArray(detail.root?.resources ?? []));
