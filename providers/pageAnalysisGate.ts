@@ -198,7 +198,8 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   const env = process.env;
   const baseUrl = env.PAGEANALYSIS_BASE_URL || settings?.baseUrl;
   const apiKey = env.PAGEANALYSIS_API_KEY || settings?.apiKey;
-  const chromePath = env.CHROME_PATH || settings?.chromePath;
+  // CHROME_PATH is read by the engine itself; the stack configuration applies when it is not set.
+  const chromePath = env.CHROME_PATH ? undefined : settings?.chromePath;
   const engine = createEngine({
     ...(inputs.engine ? { engine: inputs.engine as 'local' | 'api' } : {}),
     ...(baseUrl ? { baseUrl } : {}),

@@ -42,10 +42,14 @@ const FALLBACK_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/
 
 /** `CHROME_PATH`, else Debian's chromium, then the usual Chrome locations. */
 export function resolveChromePath(explicit?: string): string {
-  const chosen = explicit ?? process.env.CHROME_PATH;
-  if (chosen) {
-    if (!existsSync(chosen)) throw new BrowserLaunchError(`CHROME_PATH points at ${chosen}, which does not exist`);
-    return chosen;
+  if (explicit) {
+    if (!existsSync(explicit)) throw new BrowserLaunchError(`the browser ${explicit} (--chrome-path, gantry:chromePath) does not exist`);
+    return explicit;
+  }
+  const fromEnv = process.env.CHROME_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new BrowserLaunchError(`CHROME_PATH points at ${fromEnv}, which does not exist`);
+    return fromEnv;
   }
   const found = FALLBACK_PATHS.find((path) => existsSync(path));
   if (!found) throw new BrowserLaunchError(`no Chromium found (looked at ${FALLBACK_PATHS.join(', ')})`);

@@ -15,6 +15,7 @@ interface GateFlags {
   strategy: string;
   engine?: string;
   locale?: string;
+  chromePath?: string;
   report?: string;
   reportS3?: string;
 }
@@ -33,6 +34,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--strategy <strategy>', 'mobile or desktop', 'desktop')
     .option('--engine <engine>', 'local (Lighthouse in Chromium) or api (PAGEANALYSIS_BASE_URL); default api when PAGEANALYSIS_BASE_URL is set')
     .option('--locale <locale>', 'locale for formatted results')
+    .option('--chrome-path <path>', 'the Chromium or Chrome binary for the local engine (over CHROME_PATH)')
     .option('--report <dir>', 'write gate.json, each run as JSON and (local engine) Lighthouse HTML reports into this folder')
     .option('--report-s3 <s3-url>', 'archive the reports to s3://bucket/prefix; the result carries the object URL')
     .addHelpText('after', `
@@ -56,7 +58,11 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
       ];
       if (flags.reportS3) analysis.parseS3Url(flags.reportS3);
       analysis.checkGateOptions({ urls, runs });
-      const engine = analysis.createEngine({ ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}), logger: context.logger });
+      const engine = analysis.createEngine({
+        ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}),
+        ...(flags.chromePath ? { chromePath: flags.chromePath } : {}),
+        logger: context.logger,
+      });
 
       const total = urls.length * runs;
       const progress = out.progress('gate', total);

@@ -161,11 +161,11 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     assert.deepEqual([...chromeProfiles()].filter((name) => !before.has(name)), []);
   });
 
-  it('a browser that cannot start is a clear error naming CHROME_PATH, and leaves no profile behind', async () => {
+  it('a browser that cannot start is a clear error naming the path, and leaves no profile behind', async () => {
     const before = chromeProfiles();
     await assert.rejects(createLocalEngine({ chromePath: '/nonexistent/chromium' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }), (error: unknown) => {
       assert.ok(error instanceof BrowserLaunchError);
-      assert.match(error.message, /CHROME_PATH points at \/nonexistent\/chromium, which does not exist/);
+      assert.match(error.message, /the browser \/nonexistent\/chromium \(--chrome-path, gantry:chromePath\) does not exist/);
       return true;
     });
     await assert.rejects(createLocalEngine({ chromePath: '/bin/false' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }), /exited before it was ready/);

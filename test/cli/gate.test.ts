@@ -79,7 +79,7 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     assert.match(result.stdout, /run 2 of 2/);
   });
 
-  it('usage errors exit 2 before any analysis: thresholds, runs, method, strategy, engine, URL, S3 location', async () => {
+  it('usage errors exit 2 before any analysis (thresholds, runs, method, strategy, engine, URL, S3 location); a missing browser exits 3', async () => {
     const before = api.requests.length;
     const cases: Array<[string[], RegExp]> = [
       [['--min', 'speed=0.9'], /unknown category "speed"/],
@@ -101,6 +101,12 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     const notUrl = await gantry(['gate', 'example.com'], env());
     assert.equal(notUrl.code, 2);
     assert.match(notUrl.stderr, /"example.com" is not a URL/);
+    const noBrowser = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'local', '--chrome-path', '/nonexistent/chrome']);
+    assert.equal(noBrowser.code, 3);
+    assert.match(noBrowser.stderr, /error: the browser \/nonexistent\/chrome \(--chrome-path, gantry:chromePath\) does not exist\nhint: install Chromium/);
+    const badEnv = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'local'], { CHROME_PATH: '/nonexistent/env-chrome' });
+    assert.equal(badEnv.code, 3);
+    assert.match(badEnv.stderr, /error: CHROME_PATH points at \/nonexistent\/env-chrome, which does not exist/);
     const noBase = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api'], { PAGEANALYSIS_BASE_URL: '' });
     assert.equal(noBase.code, 2);
     assert.match(noBase.stderr, /needs the page analysis base URL/);
@@ -110,7 +116,7 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
   it('--help documents the flags and the exit codes', async () => {
     const run = await gantry(['gate', '--help']);
     assert.equal(run.code, 0);
-    for (const flag of ['--min', '--audit', '--runs', '--aggregate', '--strategy', '--engine', '--report', '--report-s3']) assert.match(run.stdout, new RegExp(`${flag}\\b`));
+    for (const flag of ['--min', '--audit', '--runs', '--aggregate', '--strategy', '--engine', '--locale', '--chrome-path', '--report', '--report-s3']) assert.match(run.stdout, new RegExp(`${flag}\\b`));
     assert.match(run.stdout, /Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 the engine failed/);
   });
 });
