@@ -59,8 +59,11 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     assert.deepEqual(Object.keys(JSON.parse(text).modules[src('acme/bucket/aws')]), ['constraint', 'version', 'location', 'hash']);
     assert.equal(formatLockFile(parseLockFile(text)), text);
 
-    const installed = await install(manifest, await readLockFile(lockFile), join(work, 'modules'), { client });
+    const events: Array<{ name: string; phase: string; transferred?: number }> = [];
+    const installed = await install(manifest, await readLockFile(lockFile), join(work, 'modules'), { client, onEvent: (event) => events.push(event) });
     assert.deepEqual(installed.map((i) => i.status), ['installed', 'installed']);
+    assert.ok(events.some((e) => e.name === 'net' && e.phase === 'download' && (e.transferred ?? 0) > 0), 'downloads report progress');
+    assert.deepEqual(events.filter((e) => e.phase === 'installed').map((e) => e.name).sort(), ['bucket', 'net']);
     assert.equal(installed[0]?.path, join(work, 'modules', 'net', 'modules', 'vpc'));
     assert.equal(await readFile(join(installed[0]!.path, 'main.tf'), 'utf8'), 'vpc\n');
     assert.equal(installed[1]?.hash, pinned.lock.modules[src('acme/bucket/aws')]?.hash);
