@@ -182,6 +182,9 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.equal(period.code, 2);
     assert.match(period.stderr, /ends in a period/);
     assert.equal(requests.length, before, 'nothing was sent');
+    // The flag wins over the environment.
+    const flag = await gantry(['--address', server.url, 'get', 'secret/app/db', '--field', 'user'], { env: { SECRETS_ADDR: 'http://127.0.0.1:9' } });
+    assert.equal(flag.stdout, 'app\n', flag.stderr);
     const down = await gantry(['get', 'secret/app/db', '--kv-version', '2'], { env: { SECRETS_ADDR: 'http://127.0.0.1:9' } });
     assert.equal(down.code, 3);
     assert.match(down.stderr, /ECONNREFUSED/);
