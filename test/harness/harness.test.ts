@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertProviderHygiene, DeploymentError, Harness, PROVIDER_LIMIT_BYTES, SECRET_SIG, SIG_KEY, UNKNOWN, type ConsumerKind, type Stack } from './index.js';
+import { assertProviderHygiene, expectDeploymentFailure, Harness, PROVIDER_LIMIT_BYTES, SECRET_SIG, SIG_KEY, UNKNOWN, type ConsumerKind, type Stack } from './index.js';
 import { MAX_VALUE_LENGTH, startRecordStore, type RecordStore } from '../peers/record-store.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
@@ -28,15 +28,6 @@ function writes(store: RecordStore, from: number): string[] {
   return store.requests.slice(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 }
 
-async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof DeploymentError) return error;
-    throw error;
-  }
-  assert.fail('the deployment was expected to fail');
-}
 
 for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
   describe(`engine harness, ${kind} consumer: a dynamic resource driven through the real plugin`, function () {
@@ -172,7 +163,7 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
 
     it('a Check failure stops the deployment with the property and the reason, and nothing reaches the store', async () => {
       const s = await consumerWithEnvToken();
-      const failure = await expectFailure(s.up(records, program({ name: 'bad', key: 'Not_A_Key', value: 'x' })));
+      const failure = await expectDeploymentFailure(s.up(records, program({ name: 'bad', key: 'Not_A_Key', value: 'x' })));
       assert.match(failure.message, /gantry-test:Record:Resource resource 'bad': check failed: property key: key must match .* got "Not_A_Key"/);
       assert.equal(failure.result.errors.length, 1, `one error, got ${failure.result.errors.join(' | ')}`);
       assert.equal(store.requests.length, 0);
@@ -183,7 +174,7 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       const s = await consumerWithEnvToken();
       await s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }));
       const tooLong = 'x'.repeat(MAX_VALUE_LENGTH + 1);
-      const failure = await expectFailure(s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }, { name: 'b', key: 'beta', value: tooLong })));
+      const failure = await expectDeploymentFailure(s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }, { name: 'b', key: 'beta', value: tooLong })));
       assert.match(
         failure.message,
         new RegExp(`resource 'b': record store refused PUT /records/beta: 422 value is ${MAX_VALUE_LENGTH + 1} characters`),
@@ -226,7 +217,7 @@ describe('engine harness: program failures', function () {
     const stack = await Harness.consumer({ kind: 'cjs', env: { RECORDS_ADDR: store.url, RECORDS_TOKEN: store.token } });
     try {
       await stack.up(records, program({ name: 'kept', key: 'kept', value: 'v' }));
-      const failure = await expectFailure(stack.up(path.join(programs, 'throws.cjs')));
+      const failure = await expectDeploymentFailure(stack.up(path.join(programs, 'throws.cjs')));
       assert.match(failure.message, /the program refuses to continue: invented failure for the test/);
       assert.equal(store.records.has('kept'), true, 'a failed program deletes nothing it did not declare');
       assert.ok(failure.result.resources.kept);

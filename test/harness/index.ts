@@ -3,7 +3,7 @@
 // peers and the engine harness".
 import { Stack, type StackOptions } from './stack.js';
 
-export { DeploymentError, Stack } from './stack.js';
+export { DeploymentError, expectDeploymentFailure, Stack } from './stack.js';
 export type { Op, OperationResult, Program, ResourceView, StackOptions, Step } from './stack.js';
 export { ProviderCallError } from './plugin.js';
 export { packOnce, type ConsumerKind } from './consumer.js';

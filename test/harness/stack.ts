@@ -60,6 +60,17 @@ export class DeploymentError extends Error {
   }
 }
 
+/** Awaits an operation expected to fail and returns its DeploymentError; fails the test if it succeeds. */
+export async function expectDeploymentFailure(operation: Promise<unknown>): Promise<DeploymentError> {
+  try {
+    await operation;
+  } catch (error) {
+    if (error instanceof DeploymentError) return error;
+    throw error;
+  }
+  throw new Error('the operation was expected to fail, and succeeded');
+}
+
 /** A program for both kinds of consumer, or a single file for one. Its file is copied to the consumer's index.js. */
 export type Program = string | { cjs: string; esm: string };
 
