@@ -45,22 +45,30 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
   return program;
 }
 
+/** The GantryError behind an error: itself, its cause chain, or the members of an AggregateError. */
+function gantryErrorBehind(error: unknown, depth = 0): GantryError | undefined {
+  if (error instanceof GantryError) return error;
+  if (depth > 5 || !(error instanceof Error)) return undefined;
+  if (error instanceof AggregateError) {
+    const inner = error.errors.map((e) => gantryErrorBehind(e, depth + 1)).filter((e): e is GantryError => e !== undefined);
+    // The most serious wins: a remote failure (3) over a usage error (2) over a failed check (1).
+    return inner.sort((a, b) => b.exitCode - a.exitCode)[0];
+  }
+  return gantryErrorBehind(error.cause, depth + 1);
+}
+
 function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream): number {
   if (error instanceof CommanderError) {
     // commander already printed the message and the hint
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
-  if (error instanceof GantryError) {
-    stderr.write(`error: ${redact(error.message)}\n`);
-    if (error.hint) stderr.write(`hint: ${redact(error.hint)}\n`);
-    if (verbose && error.stack) stderr.write(`${redact(error.stack)}\n`);
-    return error.exitCode;
-  }
   const message = error instanceof Error ? error.message : String(error);
   stderr.write(`error: ${redact(message)}\n`);
+  const known = gantryErrorBehind(error);
+  if (known?.hint) stderr.write(`hint: ${redact(known.hint)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
-  else stderr.write('hint: run again with --verbose for details\n');
-  return ExitCode.remote;
+  else if (!known) stderr.write('hint: run again with --verbose for details\n');
+  return known ? known.exitCode : ExitCode.remote;
 }
 
 /** Runs the command line and returns the exit code. */
