@@ -282,6 +282,11 @@ describe('registry client against the embedded registry (real sockets)', functio
       await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && /non-JSON body: <html><body>Bad Gateway/.test(error.message));
     });
 
+    it('network errors: resets, refusals and timeouts are retried, an unresolvable host name is not', () => {
+      const retried = (errorCode: string) => decideRetry({ policy: registryRetryPolicy, retryIndex: 0, method: 'GET', errorCode, waitedMs: 0 }).retry;
+      assert.deepEqual(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND'].map(retried), [true, true, true, true, false]);
+    });
+
     it('a connection reset is retried; a 200 that is not JSON is a protocol error', async () => {
       server.setFaults([{ kind: 'reset', path: '/v1/modules/acme/network/aws/versions', times: 1 }]);
       assert.ok((await client.versions(address('acme/network/aws'))).length > 0);
