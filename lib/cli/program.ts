@@ -46,7 +46,7 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
 }
 
 /** The GantryError behind an error: itself, its cause chain, or the members of an AggregateError. */
-function gantryErrorBehind(error: unknown, depth = 0): GantryError | undefined {
+export function gantryErrorBehind(error: unknown, depth = 0): GantryError | undefined {
   if (error instanceof GantryError) return error;
   if (depth > 5 || !(error instanceof Error)) return undefined;
   if (error instanceof AggregateError) {

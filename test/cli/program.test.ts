@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CheckFailedError, GantryError, UsageError } from '../../lib/errors.js';
+import { gantryErrorBehind } from '../../lib/cli/program.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; bin: Record<string, string> };
@@ -49,5 +51,15 @@ describe('the gantry command (built, as npx runs it)', () => {
     const { code, stdout } = gantry();
     assert.equal(code, 2);
     assert.match(stdout, /Usage: gantry/);
+  });
+});
+
+describe('exit codes of wrapped errors', () => {
+  it('come from the GantryError in the cause chain or, for an aggregate, the most serious member', () => {
+    const check = new CheckFailedError('hash mismatch');
+    assert.equal(gantryErrorBehind(new Error('bucket: hash mismatch', { cause: check })), check);
+    const remote = new GantryError('registry down');
+    assert.equal(gantryErrorBehind(new AggregateError([check, new UsageError('bad address'), remote, new Error('plain')])), remote);
+    assert.equal(gantryErrorBehind(new Error('plain')), undefined);
   });
 });
