@@ -54,6 +54,8 @@ export class SecretsClient {
   readonly #http: HttpClient;
   readonly #logger: Logger;
   readonly #mounts = new Map<string, MountInfo>();
+  /** Detections under way, so concurrent first uses of a mount send one request. */
+  readonly #detecting = new Map<string, Promise<MountInfo>>();
   #listWithGet = false;
 
   constructor(options: CreateSecretsClientOptions = {}) {
@@ -233,6 +235,18 @@ export class SecretsClient {
     for (const [mountFull, info] of this.#mounts) {
       if (requested.startsWith(mountFull)) return info;
     }
+    const pending = this.#detecting.get(requested);
+    if (pending) return pending;
+    const detection = this.#detect(path, namespace, options);
+    this.#detecting.set(requested, detection);
+    try {
+      return await detection;
+    } finally {
+      this.#detecting.delete(requested);
+    }
+  }
+
+  async #detect(path: string, namespace: string | undefined, options: { namespace?: string }): Promise<MountInfo> {
     const encoded = encodePath(path, { directory: true });
     let result: CallResult<{ path?: unknown; type?: unknown; options?: { version?: unknown } | null }>;
     try {

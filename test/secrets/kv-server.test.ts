@@ -65,6 +65,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal(detections(), 1, 'an explicit kvVersion sends no detection request');
       assert.ok(requestLog.every((l) => l.includes('/v1/')), requestLog.join('\n'));
       assert.equal((await c.mountInfo('kv/x')).kvVersion, 1);
+      // Concurrent first uses of a mount share one detection.
+      const c3 = client();
+      await Promise.all(Array.from({ length: 5 }, () => c3.kv('secret').read('a')));
+      assert.equal(detections(), 3, requestLog.join('\n'));
     });
 
     it('SEC-KV2-PATH-DELETE, SEC-KV2-PATH-UNDELETE, SEC-KV2-PATH-DESTROY: deleted and destroyed versions are typed results with their metadata', async () => {
