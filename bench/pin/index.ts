@@ -3,7 +3,7 @@
 //
 //   npm run bench -- pin          (or: node --import tsx bench/pin/index.ts [modules] [latencyMs])
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSyntheticModules } from '../../lib/devserver/registry/index.js';
 import { silentLogger } from '../../lib/log.js';
@@ -26,11 +26,13 @@ try {
     const client = new RegistryClient({ env: {}, logger: silentLogger });
     await server.clearRequests();
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const result = await pin(manifest, { version: 1, modules: {} }, { client, concurrency: limit, logger: silentLogger });
     const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
     client.close();
     if (Object.keys(result.lock.modules).length !== count) throw new Error('not every module was pinned');
-    return { ms, requests: await server.requests() };
+    return { ms, cpuMs: (cpu.user + cpu.system) / 1000, requests: await server.requests() };
   };
 
   await run(concurrency); // warm-up: the registry builds and caches its archives, the JIT warms
@@ -53,6 +55,8 @@ try {
     target: '<= 1.25 x ideal',
     sequentialMs: Math.round(sequential.ms),
     speedupVsSequential: Number((sequential.ms / parallel.ms).toFixed(2)),
+    clientCpuMsPerModule: Number((parallel.cpuMs / count).toFixed(2)),
+    loadAverage: Number(loadavg()[0]?.toFixed(1)),
   }));
 } finally {
   await server.stop();
