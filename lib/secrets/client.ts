@@ -4,7 +4,7 @@ import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, 
 import { SecretsConnectionError, SecretsError, SecretsPathError } from './errors.js';
 import { serializeWithinLimits } from './limits.js';
 import { fullPath, joinNamespaces } from './namespace.js';
-import { encodePath, normaliseMount } from './paths.js';
+import { encodePath, encodeSegments, normaliseMount } from './paths.js';
 import { isIdempotent, notSentErrorCodes, retriedStatuses, secretsRetryPolicy } from './retry.js';
 import type { HelpResult, KvVersion, MountInfo, ResponseEnvelope, TokenInfo, WireAuth } from './types.js';
 import { KvEngine, type KvEngineOptions } from './kv.js';
@@ -119,7 +119,10 @@ export class SecretsClient {
     if (options.method === 'LIST' && this.#listWithGet) return this.call({ ...options, method: 'GET', query: { ...options.query, list: 'true' } });
     const namespace = joinNamespaces(this.config.namespace, options.namespace);
     const headers: Record<string, string | undefined> = {};
-    if (namespace) headers['x-secrets-namespace'] = namespace;
+    // SEC-NS-EQUIVALENCE: the namespace in the header, or (namespaceIn: 'path') in front of the path.
+    let path = options.path;
+    if (namespace && this.config.namespaceIn === 'path') path = `${encodeSegments(namespace.split('/').filter(Boolean))}/${path}`;
+    else if (namespace) headers['x-secrets-namespace'] = namespace;
     if (options.authenticated !== false && this.#token !== undefined) {
       if (this.config.tokenHeader === 'authorization') headers.authorization = `Bearer ${this.#token}`;
       else headers['x-secrets-token'] = this.#token;
@@ -131,12 +134,12 @@ export class SecretsClient {
     }
     const firstListAttempt = options.method === 'LIST';
     const policy = secretsRetryPolicy(this.config, options.method);
-    const description = { method: options.method, path: options.path, namespace };
+    const description = { method: options.method, path, namespace };
     let response;
     try {
       response = await this.#http.request<unknown>({
         method: options.method,
-        url: options.path,
+        url: path,
         ...(options.query ? { searchParams: options.query } : {}),
         headers,
         ...(body !== undefined ? { body } : {}),

@@ -26,6 +26,11 @@ export interface SecretsClientOptions {
   timeoutMs?: number;
   /** Send the token as `X-Secrets-Token` (default) or `Authorization: Bearer`. */
   tokenHeader?: 'x-secrets-token' | 'authorization';
+  /**
+   * Where the namespace goes: the `X-Secrets-Namespace` header (default) or the front of the path, for proxies that
+   * drop custom headers. The service treats both alike (SEC-NS-EQUIVALENCE).
+   */
+  namespaceIn?: 'header' | 'path';
   /** Shortest and longest wait between retries, in milliseconds (jittered linearly between them). */
   retryWaitMinMs?: number;
   retryWaitMaxMs?: number;
@@ -45,6 +50,7 @@ export interface ResolvedSecretsConfig {
   maxRetries: number;
   timeoutMs: number;
   tokenHeader: 'x-secrets-token' | 'authorization';
+  namespaceIn: 'header' | 'path';
   retryWaitMinMs: number;
   retryWaitMaxMs: number;
   limits: RequestLimits;
@@ -165,6 +171,11 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     throw new SecretsConfigError(`tokenHeader must be "x-secrets-token" or "authorization", got "${String(tokenHeader)}"`);
   }
 
+  const namespaceIn = options.namespaceIn ?? 'header';
+  if (namespaceIn !== 'header' && namespaceIn !== 'path') {
+    throw new SecretsConfigError(`namespaceIn must be "header" or "path", got "${String(namespaceIn)}"`);
+  }
+
   return {
     address,
     token: text('token', options.token),
@@ -178,6 +189,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
     timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, timeoutPick.from.startsWith('option')) : defaults.timeoutMs,
     tokenHeader,
+    namespaceIn,
     retryWaitMinMs,
     retryWaitMaxMs,
     limits,

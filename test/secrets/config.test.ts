@@ -12,6 +12,7 @@ describe('secrets client configuration', () => {
     assert.equal(config.retryWaitMinMs, 1000);
     assert.equal(config.retryWaitMaxMs, 1500);
     assert.equal(config.tokenHeader, 'x-secrets-token');
+    assert.equal(config.namespaceIn, 'header');
     assert.equal(config.skipVerify, false);
   });
 

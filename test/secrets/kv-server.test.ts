@@ -336,6 +336,11 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       const { kv, name } = await client({ namespace: 'ns1/ns2' }).kvAt('secret/foo');
       assert.equal(name, 'foo');
       assert.equal(await kv.version(), 2);
+      // The client can put the namespace in front of the path instead of the header: the same request.
+      const before = requestLog.length;
+      const inPath = await client({ namespace: '/ns1//ns2', namespaceIn: 'path' }).kvAt('secret/foo');
+      assert.equal((await inPath.kv.read(inPath.name)).data?.where, 'ns2');
+      assert.deepEqual(requestLog.slice(before), ['GET /v1/ns1/ns2/sys/internal/ui/mounts/secret/foo 200', 'GET /v1/ns1/ns2/secret/data/foo 200']);
       // A resource namespace is relative to the client's.
       assert.equal((await client({ namespace: 'ns1' }).kv('secret', { namespace: 'ns2' }).read('foo')).data?.where, 'ns2');
       // The root namespace's secret/ is another mount.
