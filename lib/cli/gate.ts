@@ -82,6 +82,7 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
             done += 1;
           },
         });
+        progress.update(total, total, 'done');
       } finally {
         progress.done();
       }

@@ -76,7 +76,8 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     const result = { status: code, stdout };
     assert.equal(result.status, 0, result.stdout);
     assert.match(result.stdout, /gate \[[#.]+\] \d+% run 1 of 2 http:\/\/127\.0\.0\.1:8080/);
-    assert.match(result.stdout, /run 2 of 2/);
+    // Updates closer than 80 ms apart are dropped (the API answers in milliseconds here); the last one always shows.
+    assert.match(result.stdout, /gate \[#{24}\] 100%/);
   });
 
   it('usage errors exit 2 before any analysis (thresholds, runs, method, strategy, engine, URL, S3 location); a missing browser exits 3', async () => {
