@@ -65,7 +65,7 @@ export function createOutput(streams: OutputStreams = { stdout: process.stdout, 
         const width = 24;
         const ratio = total ? Math.min(1, done / total) : 0;
         const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '.')}] ${Math.round(ratio * 100)}%` : `${done}`;
-        const text = `${label} ${bar} ${detail}`.slice(0, (streams.stderr.columns ?? 80) - 1);
+        const text = `${label} ${bar} ${detail}`.slice(0, (streams.stderr.columns || 80) - 1);
         streams.stderr.write(`\r\x1b[2K${text}`);
       };
       return {
