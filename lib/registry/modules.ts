@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
@@ -167,23 +168,40 @@ function lockEntryFor(module: ManifestModule, lock: LockFile): LockEntry {
   return entry;
 }
 
+/** The module folder inside an installed package, from the lock's location (its subdir; `*` is the single top folder). */
+async function installedModulePath(dest: string, lockedLocation: string): Promise<string | undefined> {
+  let subdir: string;
+  try {
+    subdir = parseLocation(lockedLocation, { trusted: true }).subdir;
+  } catch {
+    return undefined;
+  }
+  if (subdir === '*' || subdir.startsWith('*/')) {
+    const top = await readdir(dest, { withFileTypes: true }).catch(() => []);
+    if (top.length !== 1 || !top[0]?.isDirectory()) return undefined;
+    subdir = [top[0].name, subdir.slice(2)].filter(Boolean).join('/');
+  }
+  return subdir ? join(dest, ...subdir.split('/')) : dest;
+}
+
 /**
- * Installs every pinned module into `<dir>/<name>`: asks the registry for the pinned version's current location
- * (presigned URLs expire), fetches, and refuses a tree whose hash differs from the lock (exit 1, nothing replaced).
- * A module already installed with the pinned hash is left alone.
+ * Installs every pinned module into `<dir>/<name>`. A module already installed with the pinned hash is left alone
+ * without asking the registry anything (installs work offline once done). Otherwise the registry is asked for the
+ * pinned version's current location (presigned URLs expire), the source is fetched, and a tree whose hash differs
+ * from the lock is refused (exit 1, nothing replaced).
  */
 export async function install(manifest: ManifestModule[], lock: LockFile, dir: string, options: RunOptions): Promise<InstallResult[]> {
   const entries = manifest.map((module) => ({ module, entry: lockEntryFor(module, lock) }));
   await sweepLeftovers(dir);
   return mapConcurrent(entries, options.concurrency ?? defaultConcurrency, async ({ module, entry }) => {
     const dest = join(dir, module.name);
-    const resolution = await locate(options.client, module.address, entry.version);
-    const subdirPath = (sub: string) => (sub && !sub.startsWith('*') ? join(dest, ...sub.split('/')) : dest);
     const current = await hashTree(dest).catch(() => undefined);
-    if (current === entry.hash) {
+    const existingPath = current === entry.hash ? await installedModulePath(dest, entry.location) : undefined;
+    if (existingPath !== undefined) {
       options.onEvent?.({ name: module.name, phase: 'skipped', version: entry.version });
-      return { name: module.name, source: module.key, version: entry.version, path: subdirPath(resolution.location.subdir), hash: entry.hash, status: 'unchanged' as const };
+      return { name: module.name, source: module.key, version: entry.version, path: existingPath, hash: entry.hash, status: 'unchanged' as const };
     }
+    const resolution = await locate(options.client, module.address, entry.version);
     const fetched = await fetchSource(resolution.location, { dest, expectedHash: entry.hash, ...fetchOptions(options, module.name, module.address) }).catch((error: unknown) => {
       if (error instanceof CheckFailedError) throw new CheckFailedError(`${module.name} (${module.key} ${entry.version}): ${error.message}`, { code: error.code, hint: error.hint });
       throw error;

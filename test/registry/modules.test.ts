@@ -68,8 +68,11 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     assert.equal(await readFile(join(installed[0]!.path, 'main.tf'), 'utf8'), 'vpc\n');
     assert.equal(installed[1]?.hash, pinned.lock.modules[src('acme/bucket/aws')]?.hash);
 
+    server.clearRequests();
     const again = await install(manifest, pinned.lock, join(work, 'modules'), { client });
     assert.deepEqual(again.map((i) => i.status), ['unchanged', 'unchanged']);
+    assert.deepEqual(again.map((i) => i.path), installed.map((i) => i.path));
+    assert.deepEqual(server.requests(), [], 'an installed module at the pinned hash needs no registry call');
     assert.ok((await verify(manifest, pinned.lock, join(work, 'modules'))).every((r) => r.ok));
 
     await writeFile(join(work, 'modules', 'bucket', 'main.tf'), 'tampered\n');
