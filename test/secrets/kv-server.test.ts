@@ -375,8 +375,14 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       const kv = c.kv('secret', { kvVersion: 2 });
       const writes = 20;
       const outcomes: Array<'ok' | 'failed'> = [];
+      let unsealed: Promise<void> | undefined;
       const running = (async () => {
         for (let i = 0; i < writes; i++) {
+          // The service seals itself between two writes (deterministic, however loaded the machine), for 400 ms.
+          if (i === 5) {
+            server.seal();
+            unsealed = new Promise((resolve) => setTimeout(() => { server.unseal(); resolve(); }, 400));
+          }
           try {
             await kv.write(`sealed/k${i}`, { i });
             outcomes[i] = 'ok';
@@ -387,12 +393,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
           }
         }
       })();
-      await new Promise((r) => setTimeout(r, 30));
-      server.seal();
-      await new Promise((r) => setTimeout(r, 400));
-      server.unseal();
       await running;
-      assert.ok(requestLog.some((l) => / 503/.test(l)), 'some writes met the sealed service');
+      await unsealed;
+      assert.ok(requestLog.some((l) => l === 'POST /v1/secret/data/sealed/k5 503'), 'write 5 met the sealed service');
+      assert.equal(outcomes[5], 'ok', 'write 5 was retried until the service was unsealed');
       for (let i = 0; i < writes; i++) {
         const metadata = await kv.readMetadata(`sealed/k${i}`);
         if (outcomes[i] === 'ok') assert.equal(metadata?.currentVersion, 1, `k${i} written exactly once`);
