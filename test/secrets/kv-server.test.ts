@@ -433,14 +433,15 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     it('the server killed mid-write: a clear client error that says the write may have been applied; the data file stays whole', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'gantry-secrets-kill-'));
       const dataFile = join(dir, 'data.json');
-      const child = await startServerProcess({ dataFile, faults: [{ method: 'POST', path: '/v1/secret/data/slow', latencyMs: 3000 }] });
+      const child = await startServerProcess({ dataFile, faults: [{ method: 'POST', path: '/v1/secret/data/slow', latencyMs: 20_000 }] });
       const c = new SecretsClient({ address: child.url, token: child.rootToken, ...fast, sources: { env: {}, pulumi: undefined } });
       clients.push(c);
       try {
         const kv = c.kv('secret', { kvVersion: 2 });
         await kv.write('before', { v: 1 });
         const pending = kv.write('slow', { v: 2 }).catch((e: unknown) => e);
-        await new Promise((r) => setTimeout(r, 300));
+        // The server holds the write for 20 s; a second is ample for it to arrive on a loaded machine.
+        await new Promise((r) => setTimeout(r, 1000));
         await child.kill('SIGKILL');
         const error = await pending;
         assert.ok(error instanceof SecretsConnectionError, String(error));
