@@ -4,8 +4,8 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { CheckFailedError } from '../errors.js';
-import { createHttpClient, type DownloadProgress, type HttpClient } from '../http/index.js';
+import { CheckFailedError, GantryError } from '../errors.js';
+import { createHttpClient, NetworkError, type DownloadProgress, type HttpClient } from '../http/index.js';
 import type { ArchiveType, Checksum, GitLocation, SourceLocation } from '../registry/location.js';
 import { extractArchive, extractTarStream, sniffArchiveType } from './archive.js';
 import { fetchGit } from './git.js';
@@ -125,10 +125,18 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
       const url = new URL(location.url);
       const response = await http.stream({ url, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress });
       let bytes = 0;
+      let transferError: unknown;
       response.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+      response.body.on('error', (error) => { transferError ??= error; });
       const writer = new TreeWriter(tree, limits, hashOnly);
       await extractTarStream(response.body, location.archive, writer).catch((error: unknown) => {
         response.body.destroy();
+        // A transfer that broke off is the network's fault (exit 3), not a corrupt archive.
+        if (transferError !== undefined && !(transferError instanceof SourceRefusedError)) {
+          if (transferError instanceof GantryError) throw transferError;
+          const code = (transferError as NodeJS.ErrnoException).code ?? 'ERR_NETWORK';
+          throw new NetworkError({ method: 'GET', url: url.toString(), errorCode: code, cause: transferError });
+        }
         throw error;
       });
       return { bytes, hash: writer.hash(), probe: writer };

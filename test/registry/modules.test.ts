@@ -131,11 +131,21 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     }
   });
 
-  it('a truncated archive download is retried or refused, never installed half', async () => {
+  it('a truncated archive download is a network failure (exit 3), streamed or not, and nothing is installed', async () => {
+    const lock = (await pin(manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } }), { version: 1, modules: {} }, { client })).lock;
     const manifest = manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } });
     server.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20 }]);
-    await assert.rejects(pin(manifest, { version: 1, modules: {} }, { client }));
-    await assert.rejects(readdir(join(work, 'modules')));
+    // This registry adds ?checksum=, so the archive is downloaded to disk first; without it, it streams into the extractor.
+    await assert.rejects(install(manifest, lock, join(work, 'modules'), { client }), (error: unknown) => (error as { exitCode?: number }).exitCode === 3);
+    await assert.rejects(readdir(join(work, 'modules', 'bucket')));
+    const plain = await startRegistry(join(dir, 'registry'));
+    try {
+      plain.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20 }]);
+      const streamed = manifestOf({ bucket: { source: `${plain.host}/acme/bucket/aws`, version: '0.2.0' } });
+      await assert.rejects(pin(streamed, { version: 1, modules: {} }, { client }), (error: unknown) => (error as { exitCode?: number; name?: string }).exitCode === 3 && (error as Error).name === 'NetworkError');
+    } finally {
+      await plain.stop();
+    }
   });
 
   it('a truncated or corrupt lock file is a clear error and is never rewritten', async () => {
