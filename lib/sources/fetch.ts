@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CheckFailedError, GantryError } from '../errors.js';
@@ -76,6 +77,9 @@ async function hardenTree(root: string): Promise<void> {
     throw new SourceRefusedError(`the fetched tree was refused: ${(error as Error).message}`);
   }
 }
+
+/** Whole transfers tried when a download breaks off after its response started (the core retries before that). */
+const transferAttempts = 3;
 
 interface TreeProbe {
   topLevel(): Promise<Array<{ name: string; directory: boolean }>> | Array<{ name: string; directory: boolean }>;
@@ -191,15 +195,27 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
   // In hash-only mode the tree writer never touches its root; the name only appears in messages.
   const tree = hashOnly ? join(tmpdir(), 'gantry-hash-only') : join(work as string, 'tree');
   try {
-    let fetched: Fetched;
+    let fetched!: Fetched;
     if (location.getter === 'git') {
       const gitTree = join(await workFolder(), 'tree');
       await fetchGit(location, gitTree, { allowFile: options.trusted ?? false });
       await hardenTree(gitTree);
       fetched = { bytes: 0, hash: await hashTree(gitTree), probe: diskProbe(gitTree) };
     } else {
-      if (!hashOnly) await mkdir(tree, { mode: 0o755 });
-      fetched = await fetchArchive(location, workFolder, hashOnly && location.archive === 'none' ? join(await workFolder(), 'tree') : tree, options, limits);
+      const target = hashOnly && location.archive === 'none' ? join(await workFolder(), 'tree') : tree;
+      for (let attempt = 1; ; attempt += 1) {
+        if (!hashOnly) await mkdir(tree, { mode: 0o755 });
+        try {
+          fetched = await fetchArchive(location, workFolder, target, options, limits);
+          break;
+        } catch (error) {
+          // The HTTP core retries until a response starts; a body that breaks off later is retried here, from scratch.
+          if (!(error instanceof NetworkError) || attempt >= transferAttempts) throw error;
+          await rm(target, { recursive: true, force: true });
+          if (work !== undefined) await rm(join(work, 'download'), { force: true });
+          await sleep(250 * attempt);
+        }
+      }
     }
     const subdir = await resolveSubdir(fetched.probe, location.subdir);
     const { hash } = fetched;

@@ -131,7 +131,7 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     }
   });
 
-  it('a truncated archive download is a network failure (exit 3), streamed or not, and nothing is installed', async () => {
+  it('a download that breaks off is tried again; if it keeps failing it is a network failure (exit 3), streamed or not, and nothing is installed', async () => {
     const lock = (await pin(manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } }), { version: 1, modules: {} }, { client })).lock;
     const manifest = manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } });
     server.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20 }]);
@@ -143,6 +143,11 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
       plain.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20 }]);
       const streamed = manifestOf({ bucket: { source: `${plain.host}/acme/bucket/aws`, version: '0.2.0' } });
       await assert.rejects(pin(streamed, { version: 1, modules: {} }, { client }), (error: unknown) => (error as { exitCode?: number; name?: string }).exitCode === 3 && (error as Error).name === 'NetworkError');
+      assert.equal(plain.requests().filter((r) => r.path.startsWith('/_gantry/archives/')).length, 3, 'the whole transfer is tried 3 times');
+      // A transfer that breaks off once is simply tried again.
+      plain.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20, times: 1 }]);
+      const { lock: again } = await pin(streamed, { version: 1, modules: {} }, { client });
+      assert.equal(Object.values(again.modules)[0]?.hash, Object.values(lock.modules)[0]?.hash);
     } finally {
       await plain.stop();
     }
