@@ -161,6 +161,11 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     const check = await gantry(['login', 'token'], { env: { SECRETS_TOKEN: token } });
     assert.equal(check.code, 0, check.stderr);
     assert.ok(!check.stdout.includes(token));
+    // The token can come on stdin instead, and --renew renews it (renew-self).
+    const piped = await gantry(['--json', 'login', 'token', '--renew'], { stdin: `${token}\n`, env: { SECRETS_TOKEN: undefined } });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.ok((JSON.parse(piped.stdout) as { ttl: number; renewable: boolean }).ttl > 0);
+    assert.ok(!piped.stdout.includes(token));
     const role = server.approles.find((r) => r.roleName === 'ci')!;
     const approle = await gantry(['--json', 'login', 'approle', '--role-id', role.roleId], { stdin: role.secretId, env: { SECRETS_TOKEN: undefined } });
     assert.equal(approle.code, 0, approle.stderr);
