@@ -39,7 +39,8 @@ function secretsPattern(): RegExp | undefined {
 
 const headerLine = new RegExp(`\\b(${[...sensitiveHeaders].join('|')})(\\s*[:=]\\s*)("?)(?:(Bearer|Basic|token)\\s+)?[^\\s",;]+`, 'gi');
 // A value ends where a URL or the prose around it does; tokens never hold brackets, quotes or separators.
-const queryValue = new RegExp(`([?&](?:${[...sensitiveQueryParameters].join('|')})=)[^&#\\s"'<>()\\[\\]{},;]*`, 'gi');
+// An already masked value is matched whole, so that redacting twice changes nothing.
+const queryValue = new RegExp(`([?&](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
 const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi;
 
 /** Mask credentials in free text: registered secrets, sensitive header lines, query values and URL userinfo. */

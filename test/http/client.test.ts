@@ -340,8 +340,10 @@ describe('HTTP core (lib/http)', () => {
 
 describe('redaction (lib/http/redact)', () => {
   it('masks a key= value without swallowing the prose around the URL', async () => {
-    const { redact } = await import('../../lib/http/redact.js');
+    const { redact, redactUrl } = await import('../../lib/http/redact.js');
     assert.equal(redact('failed (GET http://h/x?key=abc123) [see http://h/y?a=1&access_token=zz9]'),
       `failed (GET http://h/x?key=${REDACTED}) [see http://h/y?a=1&access_token=${REDACTED}]`);
+    const once = redactUrl('http://h/x?key=abc123&b=2');
+    assert.equal(redact(redact(once)), once, 'redaction is idempotent');
   });
 });
