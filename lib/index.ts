@@ -4,6 +4,7 @@ export * from './http/index.js';
 export { createLogger, getLogger, setLogger, silentLogger } from './log.js';
 export type { Logger, LogLevel } from './log.js';
 export { version } from './version.js';
+export { offlineChromeFlags, resolveChromePath, resolveChromeDriverPath, BrowserLaunchError } from './browser/index.js';
 export {
   runBrowserCheck,
   renderBrowserCheck,

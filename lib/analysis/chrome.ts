@@ -3,23 +3,13 @@
  * profile removed on close, on failure, on process exit and on SIGINT/SIGTERM (Ctrl-C).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GantryError } from '../errors.js';
+import { BrowserLaunchError, offlineChromeFlags, registerEmergencyCleanup, resolveChromePath } from '../browser/index.js';
 
-/** Keep the browser off the network: no updates, sync, field trials or QUIC probes while it measures a page. */
-export const OFFLINE_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-] as const;
+export { BrowserLaunchError, resolveChromePath };
 
 /** Quiet, deterministic browser: the usual flags for measuring pages (timers not throttled, no extensions). */
 const MEASUREMENT_FLAGS = [
@@ -38,34 +28,6 @@ const MEASUREMENT_FLAGS = [
   '--use-mock-keychain',
 ];
 
-const FALLBACK_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
-
-/** `CHROME_PATH`, else Debian's chromium, then the usual Chrome locations. */
-export function resolveChromePath(explicit?: string): string {
-  if (explicit) {
-    if (!existsSync(explicit)) throw new BrowserLaunchError(`the browser ${explicit} (--chrome-path, gantry:chromePath) does not exist`);
-    return explicit;
-  }
-  const fromEnv = process.env.CHROME_PATH;
-  if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new BrowserLaunchError(`CHROME_PATH points at ${fromEnv}, which does not exist`);
-    return fromEnv;
-  }
-  const found = FALLBACK_PATHS.find((path) => existsSync(path));
-  if (!found) throw new BrowserLaunchError(`no Chromium found (looked at ${FALLBACK_PATHS.join(', ')})`);
-  return found;
-}
-
-export class BrowserLaunchError extends GantryError {
-  constructor(message: string, cause?: unknown) {
-    super(message, {
-      code: 'BROWSER_LAUNCH',
-      hint: 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome or Chromium binary',
-      cause,
-    });
-  }
-}
-
 export interface Browser {
   /** The DevTools port on 127.0.0.1. */
   port: number;
@@ -80,7 +42,6 @@ interface Live {
 }
 
 const live = new Set<Live>();
-let handlersInstalled = false;
 
 function killSync(entry: Live): void {
   if (entry.child.exitCode === null && entry.child.signalCode === null && entry.child.pid !== undefined) {
@@ -95,34 +56,6 @@ function killSync(entry: Live): void {
   } catch {
     // best effort while the process is going down
   }
-}
-
-function onSignal(signal: NodeJS.Signals): void {
-  for (const entry of live) killSync(entry);
-  live.clear();
-  uninstallHandlers();
-  // With our listener gone, re-raising gives the default behaviour (or the command's own handler) for the signal.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-function onExit(): void {
-  for (const entry of live) killSync(entry);
-}
-
-function installHandlers(): void {
-  if (handlersInstalled) return;
-  handlersInstalled = true;
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  process.on('exit', onExit);
-}
-
-function uninstallHandlers(): void {
-  if (!handlersInstalled || live.size > 0) return;
-  handlersInstalled = false;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  process.off('exit', onExit);
 }
 
 /** How many browsers this process has running right now (tests check that it returns to 0). */
@@ -141,7 +74,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   const chromePath = resolveChromePath(options.chromePath);
   const profileDir = mkdtempSync(join(tmpdir(), 'gantry-chrome-'));
   const args = [
-    ...OFFLINE_FLAGS,
+    ...offlineChromeFlags,
     ...MEASUREMENT_FLAGS,
     ...(options.extraFlags ?? []),
     `--user-data-dir=${profileDir}`,
@@ -153,7 +86,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   const child = spawn(chromePath, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
   const entry: Live = { child, profileDir };
   live.add(entry);
-  installHandlers();
+  const unregister = registerEmergencyCleanup(() => killSync(entry));
 
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -177,7 +110,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       }
       child.stderr?.destroy();
       live.delete(entry);
-      uninstallHandlers();
+      unregister();
       await rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     })();
     return closed;
@@ -192,7 +125,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       );
       child.on('error', (error) => {
         clearTimeout(timeout);
-        reject(new BrowserLaunchError(`could not start ${chromePath}: ${error.message}`, error));
+        reject(new BrowserLaunchError(`could not start ${chromePath}: ${error.message}`, { cause: error }));
       });
       child.on('exit', (code, signal) => {
         clearTimeout(timeout);

@@ -12,5 +12,5 @@ export { createRemoteEngine, createPageanalysisClient, PageanalysisApiError, pag
 export type { RemoteEngineOptions, RunPageanalysisParams, PageanalysisClient } from './remote.js';
 export { createLocalEngine, LocalEngineError, lighthouseResultToResponse, responseToLighthouseResult } from './local.js';
 export type { LocalEngineOptions } from './local.js';
-export { launchBrowser, resolveChromePath, liveBrowserCount, BrowserLaunchError, OFFLINE_FLAGS } from './chrome.js';
+export { launchBrowser, resolveChromePath, liveBrowserCount, BrowserLaunchError } from './chrome.js';
 export type { Browser, LaunchOptions } from './chrome.js';

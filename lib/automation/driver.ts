@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePolicy, noRetry } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
-import { chromeCapabilities, resolveChromeDriverPath, resolveChromePath, type ChromeCapabilityOptions } from './chrome.js';
-import { registerEmergencyCleanup } from './cleanup.js';
+import { registerEmergencyCleanup, resolveChromeDriverPath, resolveChromePath } from '../browser/index.js';
+import { chromeCapabilities, type ChromeCapabilityOptions } from './chrome.js';
 import { createWebDriverClient, withSession, type CapabilitiesRequest, type Session, type WebDriverClient } from './client.js';
 import { DriverProcessError } from './errors.js';
 

@@ -2,7 +2,7 @@ export { createWebDriverClient, withSession, Session } from './client.js';
 export type { WebDriverClient, WebDriverClientOptions, CapabilitiesRequest, DriverStatus, HttpMethod } from './client.js';
 export { startChromeDriver, withChromeDriver } from './driver.js';
 export type { ChromeDriver, ChromeDriverOptions, SessionOptions } from './driver.js';
-export { chromeFlags, chromeCapabilities, resolveChromePath, resolveChromeDriverPath } from './chrome.js';
+export { chromeCapabilities } from './chrome.js';
 export type { ChromeCapabilityOptions } from './chrome.js';
 export {
   WebDriverError,

@@ -12,11 +12,11 @@ import {
   createLocalEngine,
   LocalEngineError,
   liveBrowserCount,
-  OFFLINE_FLAGS,
   parsePageanalysisResponse,
   runGate,
   type GateResult,
 } from '../../lib/analysis/index.js';
+import { offlineChromeFlags } from '../../lib/browser/index.js';
 import { startTestSite, type TestSite } from './site.js';
 import { gantry, startGantry, type GantryRun } from './gantry.js';
 
@@ -190,7 +190,7 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
       .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
       .find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
     assert.ok(browserCommand, 'the browser process is found');
-    for (const flag of OFFLINE_FLAGS) assert.ok(browserCommand.includes(flag), `Chromium runs with ${flag}`);
+    for (const flag of offlineChromeFlags) assert.ok(browserCommand.includes(flag), `Chromium runs with ${flag}`);
     assert.ok(browserCommand.includes('--remote-debugging-address=127.0.0.1'), 'DevTools listens on loopback only');
     child.kill('SIGINT');
     const result = await done;

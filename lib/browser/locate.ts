@@ -1,0 +1,66 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { GantryError } from '../errors.js';
+
+/**
+ * Flags that keep a headless Chromium off the network except for the pages we ask for: without them it reaches out
+ * for updates, sync, field trials and QUIC probes, which a closed network refuses many at a time.
+ */
+export const offlineChromeFlags = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+] as const;
+
+const chromeCandidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+const installHint = 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome or Chromium binary';
+
+/** The local browser (or its driver) is missing or could not be started. */
+export class BrowserLaunchError extends GantryError {
+  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
+    super(message, { code: 'BROWSER_LAUNCH', hint: options.hint ?? installHint, cause: options.cause });
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checked(path: string, describe: string, hint: string): string {
+  if (!existsSync(path)) throw new BrowserLaunchError(`${describe} does not exist`, { hint });
+  if (!isExecutable(path)) throw new BrowserLaunchError(`${describe} is not an executable file`, { hint });
+  return path;
+}
+
+/** The browser: an explicit path (flag or config), else `CHROME_PATH`, else Debian's chromium, then the usual Chromes. */
+export function resolveChromePath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (explicit) return checked(explicit, `the browser ${explicit} (--chrome-path, gantry:chromePath)`, installHint);
+  if (env.CHROME_PATH) return checked(env.CHROME_PATH, `CHROME_PATH points at ${env.CHROME_PATH}, which`, installHint);
+  const found = chromeCandidates.find(isExecutable);
+  if (!found) throw new BrowserLaunchError(`no Chromium found (looked at ${chromeCandidates.join(', ')})`);
+  return found;
+}
+
+/** The driver: an explicit path, else `CHROMEDRIVER_PATH`, else `/usr/bin/chromedriver`, then `chromedriver` on PATH. */
+export function resolveChromeDriverPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const hint = 'install it (Debian: apt-get install chromium-driver) or set CHROMEDRIVER_PATH to a chromedriver binary';
+  const chosen = explicit ?? env.CHROMEDRIVER_PATH;
+  if (chosen) {
+    if (!isExecutable(chosen)) throw new BrowserLaunchError(`the driver ${chosen} is not an executable file`, { hint });
+    return chosen;
+  }
+  const candidates = ['/usr/bin/chromedriver', ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'chromedriver'))];
+  const found = candidates.find(isExecutable);
+  if (!found) throw new BrowserLaunchError('no chromedriver found (looked at /usr/bin/chromedriver and PATH)', { hint });
+  return found;
+}
