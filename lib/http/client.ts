@@ -1,6 +1,5 @@
 import http from 'node:http';
 import https from 'node:https';
-import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
@@ -137,18 +136,23 @@ function errorCodeOf(error: unknown): string {
   return 'ERR_NETWORK';
 }
 
-async function readLimited(stream: Readable, limit: number, what: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      stream.destroy();
-      throw new ProtocolError(`${what} is larger than ${limit} bytes`, 'raise the limit if this response is expected to be this large');
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/** Reads a whole body, refusing it past `limit` bytes; `what` is only built when the limit is hit. */
+function readLimited(stream: Readable, limit: number, what: () => string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stream.destroy();
+        reject(new ProtocolError(`${what()} is larger than ${limit} bytes`, 'raise the limit if this response is expected to be this large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
 }
 
 function parseErrorBody(raw: Buffer): { body?: unknown; rawBody?: string } {
@@ -236,10 +240,18 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     // In stream mode got waits for the caller to end the request body of any method but GET and HEAD.
     const method = (request.method ?? 'GET').toUpperCase();
     if (body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
-    const [response] = (await Promise.race([
-      once(stream, 'response'),
-      once(stream, 'error').then(([error]) => Promise.reject(error)),
-    ])) as [GotResponse];
+    const response = await new Promise<GotResponse>((resolve, reject) => {
+      const onResponse = (answer: GotResponse) => {
+        stream.off('error', onError);
+        resolve(answer);
+      };
+      const onError = (error: Error) => {
+        stream.off('response', onResponse);
+        reject(error);
+      };
+      stream.once('response', onResponse);
+      stream.once('error', onError);
+    });
     return { stream, response };
   }
 
@@ -275,7 +287,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status, retryAfter: response.headers['retry-after'], waitedMs });
       let raw: Buffer;
       try {
-        raw = await readLimited(stream, errorBodyLimit, 'error body');
+        raw = await readLimited(stream, errorBodyLimit, () => 'the error body');
       } catch {
         raw = Buffer.alloc(0);
       }
@@ -327,7 +339,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     async request<T>(request: RequestOptions): Promise<HttpResponse<T>> {
       const { stream, response, attempts, url } = await send(request, baseTimeouts.total);
       const limit = request.maxBodyBytes ?? options.maxBodyBytes ?? defaultMaxBodyBytes;
-      const raw = await readLimited(stream, limit, `the response from ${redactUrl(url)}`);
+      const raw = await readLimited(stream, limit, () => `the response from ${redactUrl(url)}`);
       const type = request.responseType ?? 'json';
       let body: unknown;
       if (type === 'buffer') body = raw;
