@@ -14,6 +14,8 @@ const requireFromConsumer = createRequire(path.join(consumer, 'package.json'));
 const pulumi = requireFromConsumer('@pulumi/pulumi');
 const settings = requireFromConsumer('@pulumi/pulumi/runtime/settings.js');
 const { runInPulumiStack } = requireFromConsumer('@pulumi/pulumi/runtime/stack.js');
+const { isUnknown } = requireFromConsumer('@pulumi/pulumi/output.js');
+const { unknownValue } = requireFromConsumer('@pulumi/pulumi/runtime/rpc.js');
 
 const { GANTRY_HARNESS_KIND: kind, GANTRY_HARNESS_PROGRAM: program, PULUMI_PROJECT: project, PULUMI_STACK: stack } = process.env;
 
@@ -41,6 +43,17 @@ function fail(error) {
 process.on('unhandledRejection', fail);
 process.on('uncaughtException', fail);
 
+// In a preview the mock monitor turns the wire's unknown placeholder into the SDK's Unknown object, which
+// would not survive the IPC channel (it becomes `{}`); the engine hands providers the placeholder string.
+function withUnknownsSpelled(value) {
+  if (isUnknown(value)) return unknownValue;
+  if (Array.isArray(value)) return value.map(withUnknownsSpelled);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withUnknownsSpelled(item)]));
+  }
+  return value;
+}
+
 // Options the engine applies come with the RegisterResource request, which the mock's newResource
 // does not see. The mock monitor calls newResource synchronously from registerResource (before its
 // first await), so the request being registered is handed over through `registering`.
@@ -50,7 +63,8 @@ await pulumi.runtime.setMocks(
   {
     async newResource(args) {
       const { urn, options } = registering;
-      const answer = await ask({ t: 'register', urn, type: args.type, name: args.name, custom: args.custom, inputs: args.inputs, options });
+      const inputs = withUnknownsSpelled(args.inputs);
+      const answer = await ask({ t: 'register', urn, type: args.type, name: args.name, custom: args.custom, inputs, options });
       return { id: answer.id, state: answer.outputs };
     },
     call(args) {
@@ -83,6 +97,7 @@ monitor.registerResource = (req, callback) => {
       ignoreChanges: req.getIgnorechangesList(),
       replaceOnChanges: req.getReplaceonchangesList(),
       retainOnDelete: req.getRetainondelete(),
+      importId: req.getImportid() || undefined,
     },
   };
   try {

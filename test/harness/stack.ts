@@ -13,13 +13,15 @@ import { makeSecret, markSecretOutputs, secretKeys, StateCipher, stripMap, strip
 const PROGRAM_TIMEOUT_MS = 60_000;
 const STACK_TYPE = 'pulumi:pulumi:Stack';
 
-export type Op = 'create' | 'update' | 'replace' | 'delete' | 'same';
+export type Op = 'create' | 'update' | 'replace' | 'delete' | 'same' | 'import';
 
 export interface Step {
   op: Op;
   urn: string;
   type: string;
   name: string;
+  /** The inputs Check returned, in plain text, for a step that ran Check (so a preview's can be inspected). */
+  inputs?: PropertyMap;
 }
 
 export interface ResourceView {
@@ -48,6 +50,8 @@ export interface OperationResult {
   secretOutputs: string[];
   /** Check failures, provider exceptions and program errors, with their messages. */
   errors: string[];
+  /** What the engine would print as warnings (a preview of an import whose inputs do not match). */
+  warnings: string[];
   /** What the program and the provider printed during this operation. */
   log: string;
 }
@@ -115,6 +119,8 @@ interface RegisterMessage {
     ignoreChanges: string[];
     replaceOnChanges: string[];
     retainOnDelete?: boolean;
+    /** The `import` resource option: the id of an existing resource to adopt. */
+    importId?: string;
   };
 }
 
@@ -123,6 +129,7 @@ type HostMessage = RegisterMessage | { t: 'outputs'; urn: string; outputs: Prope
 class Operation {
   readonly steps: Step[] = [];
   readonly errors: string[] = [];
+  readonly warnings: string[] = [];
   readonly log: string[] = [];
   /** The stack outputs a preview computed; a preview does not store them. */
   previewOutputs: PropertyMap | undefined;
@@ -132,8 +139,8 @@ class Operation {
     return this.name === 'preview';
   }
 
-  step(op: Op, resource: { urn: string; type: string }): void {
-    this.steps.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn) });
+  step(op: Op, resource: { urn: string; type: string }, inputs?: PropertyMap): void {
+    this.steps.push({ op, urn: resource.urn, type: resource.type, name: nameOf(resource.urn), ...(inputs ? { inputs } : {}) });
   }
 }
 
@@ -368,6 +375,12 @@ export class Stack {
     }
     const base = { urn, type, custom: message.custom, parent: options.parent, dependencies: options.dependencies, additionalSecretOutputs: options.additionalSecretOutputs };
 
+    // As the step generator: an import id equal to the id already in state is ignored (the resource is managed).
+    if (message.custom && options.importId !== undefined && old?.id !== options.importId) {
+      if (old) return this.#fail(operation, { urn, type }, new Error('the harness does not implement import-replacement (an import id over a resource already in state with another id)'));
+      return this.#import(operation, plugin, message, base);
+    }
+
     if (!message.custom) {
       if (!operation.preview) this.#put({ ...base, inputs: message.inputs, outputs: old?.outputs ?? {} }, old);
       operation.step(old ? 'same' : 'create', base);
@@ -386,12 +399,12 @@ export class Stack {
 
       if (!old) {
         if (operation.preview) {
-          operation.step('create', base);
+          operation.step('create', base, check.inputs);
           return { outputs: inputs };
         }
         const created = await plugin.create(urn, check.inputs);
         const entry = this.#put({ ...base, id: created.id, inputs, outputs: markSecretOutputs(created.outputs, secretNames) }, undefined);
-        operation.step('create', base);
+        operation.step('create', base, check.inputs);
         return { id: entry.id, outputs: entry.outputs };
       }
 
@@ -399,7 +412,7 @@ export class Stack {
       // A provider without diff answers "unknown": the engine then compares old and new inputs itself.
       const changed = diff.changes === 'unknown' ? !isDeepStrictEqual(stripMap(old.inputs), check.inputs) : diff.changes === 'some';
       if (!changed) {
-        operation.step('same', base);
+        operation.step('same', base, check.inputs);
         if (operation.preview) return { id: old.id, outputs: old.outputs };
         const entry = this.#put({ ...base, id: old.id, inputs, outputs: old.outputs }, old);
         return { id: entry.id, outputs: entry.outputs };
@@ -407,7 +420,7 @@ export class Stack {
       if (operation.preview) {
         // The plugin does not support preview, so the engine does not call Update/Create: outputs it cannot know are unknown.
         const replace = diff.replaces.length > 0;
-        operation.step(replace ? 'replace' : 'update', base);
+        operation.step(replace ? 'replace' : 'update', base, check.inputs);
         return replace ? { outputs: inputs } : { id: old.id, outputs: inputs };
       }
       if (diff.replaces.length > 0) {
@@ -419,12 +432,51 @@ export class Stack {
         }
         const created = await plugin.create(urn, check.inputs);
         const entry = this.#put({ ...base, id: created.id, inputs, outputs: markSecretOutputs(created.outputs, secretNames) }, undefined);
-        operation.step('replace', base);
+        operation.step('replace', base, check.inputs);
         return { id: entry.id, outputs: entry.outputs };
       }
       const updated = await plugin.update(urn, old.id!, stripMap(old.outputs), check.inputs, stripMap(old.inputs));
       const entry = this.#put({ ...base, id: old.id, inputs, outputs: markSecretOutputs(updated, secretNames) }, old);
-      operation.step('update', base);
+      operation.step('update', base, check.inputs);
+      return { id: entry.id, outputs: entry.outputs };
+    } catch (error) {
+      return this.#fail(operation, { urn, type }, error);
+    }
+  }
+
+  /**
+   * The engine's ImportStep (pkg/resource/deploy/step.go) for the `import` option, in preview and up alike: Read
+   * with the import id and nothing else — no properties, no inputs — then Check and Diff of the program's inputs
+   * against what was read. A difference fails the import (a preview only warns); nothing is created or updated.
+   */
+  async #import(operation: Operation, plugin: DynamicProviderPlugin, message: RegisterMessage, base: Omit<StateResource, 'id' | 'inputs' | 'outputs'>): Promise<{ id?: string; outputs: PropertyMap }> {
+    const { urn, type, options } = message;
+    const importId = options.importId!;
+    try {
+      const read = await plugin.read(urn, importId, {}, {}).catch((error: Error) => {
+        throw new Error(`reading '${importId}' to import it failed: ${error.message}`);
+      });
+      if (!read.id) throw new Error(`resource '${importId}' does not exist`);
+      if (!read.inputs) throw new Error(`provider does not support importing resources; please try updating the '${type.split(':')[0]}' plugin`);
+      const check = await plugin.check(urn, read.inputs, stripMap(message.inputs));
+      if (check.failures.length > 0) {
+        throw new Error(`check failed: ${check.failures.map((f) => `property ${f.property}: ${f.reason}`).join('; ')}`);
+      }
+      const diff = await plugin.diff(urn, read.id, read.outputs, check.inputs, read.inputs);
+      const changed = diff.changes === 'unknown' ? !isDeepStrictEqual(read.inputs, check.inputs) : diff.changes === 'some';
+      if (changed) {
+        const keys = [...new Set([...Object.keys(read.inputs), ...Object.keys(check.inputs)])].filter(
+          (key) => !isDeepStrictEqual(read.inputs![key], check.inputs[key]),
+        );
+        const mismatch = `inputs to import do not match the existing resource: [${keys.join(' ')}]`;
+        if (!operation.preview) throw new Error(mismatch);
+        operation.warnings.push(`${describe({ urn, type }, undefined, mismatch)}; importing this resource will fail`);
+      }
+      const inputSecrets = secretKeys(message.inputs);
+      const outputs = markSecretOutputs(read.outputs, [...inputSecrets, ...options.additionalSecretOutputs]);
+      operation.step('import', base, check.inputs);
+      if (operation.preview) return { id: read.id, outputs };
+      const entry = this.#put({ ...base, id: read.id, inputs: markSecretOutputs(check.inputs, inputSecrets), outputs }, undefined);
       return { id: entry.id, outputs: entry.outputs };
     } catch (error) {
       return this.#fail(operation, { urn, type }, error);
@@ -486,6 +538,7 @@ export class Stack {
       outputs: stripSecrets(stackOutputs) as PropertyMap,
       secretOutputs: secretKeys(stackOutputs),
       errors: operation.errors,
+      warnings: operation.warnings,
       log: operation.log.join(''),
     };
   }
