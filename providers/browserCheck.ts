@@ -14,6 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
 import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
+import { containsUnknown } from './unknown.js';
 
 export interface BrowserCheckArgs {
   /** An absolute http(s) URL. */
@@ -163,7 +164,8 @@ export const browserCheckOperations = {
     if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
       failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
     }
-    return { inputs, failures };
+    // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.
+    return { inputs, failures: failures.filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property])) };
   },
 
   async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {

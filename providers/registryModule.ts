@@ -20,6 +20,7 @@ import { parseConstraints, selectVersion } from '../lib/registry/constraints.js'
 import { locate, resolveModule } from '../lib/registry/modules.js';
 import { fetchSource } from '../lib/sources/fetch.js';
 import { hashTree } from '../lib/sources/hash.js';
+import { containsUnknown } from './unknown.js';
 
 export interface RegistryModuleArgs {
   /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
@@ -185,7 +186,8 @@ export const registryModuleOperations = {
     const failures: CheckFailure[] = [];
     const inputs: RegistryModuleInputs = { source: news.source as string };
     if (typeof news.source !== 'string') failures.push({ property: 'source', reason: 'source must be a module address string' });
-    else {
+    // A value not known yet (in a preview, before the resource it comes from exists) is checked once known.
+    else if (!containsUnknown(news.source)) {
       try {
         parseModuleAddress(news.source, process.env);
       } catch (error) {
@@ -194,6 +196,7 @@ export const registryModuleOperations = {
     }
     if (news.version !== undefined && news.version !== null) {
       if (typeof news.version !== 'string') failures.push({ property: 'version', reason: 'version must be a constraint string such as "~> 1.2"' });
+      else if (containsUnknown(news.version)) inputs.version = news.version;
       else {
         try {
           parseConstraints(news.version);
