@@ -133,7 +133,8 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
       response.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
       response.body.on('error', (error) => { transferError ??= error; });
       const writer = new TreeWriter(tree, limits, hashOnly);
-      await extractTarStream(response.body, location.archive, writer).catch((error: unknown) => {
+      const length = Number(response.headers['content-length']);
+      await extractTarStream(response.body, location.archive, writer, Number.isFinite(length) ? length : undefined).catch((error: unknown) => {
         response.body.destroy();
         // A transfer that broke off is the network's fault (exit 3), not a corrupt archive.
         if (transferError !== undefined && !(transferError instanceof SourceRefusedError)) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { chmod, copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashLines, type HashedEntry } from './hash.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
@@ -164,21 +164,30 @@ export class TreeWriter {
     const digest = createHash('sha256');
     let size = 0;
     // One pass per chunk: the byte cap (counted as written, never trusted from headers) and the content digest.
+    const take = (chunk: Buffer): SourceRefusedError | undefined => {
+      this.bytes += chunk.length;
+      if (this.bytes > this.limits.maxBytes) {
+        return new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`, 'raise the byte cap (maxBytes) if this module really is that large');
+      }
+      digest.update(chunk);
+      size += chunk.length;
+      return undefined;
+    };
+    if (this.hashOnly) {
+      // Nothing to write: read the member directly instead of building a three-stream pipeline for every file.
+      if (content) await consume(content, take);
+      return { sha256: digest.digest('hex'), size };
+    }
     const tap = new Transform({
       transform: (chunk: Buffer, _encoding, callback) => {
-        this.bytes += chunk.length;
-        if (this.bytes > this.limits.maxBytes) {
-          callback(new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`, 'raise the byte cap (maxBytes) if this module really is that large'));
-          return;
-        }
-        digest.update(chunk);
-        size += chunk.length;
-        callback(null, chunk);
+        const refused = take(chunk);
+        if (refused) callback(refused);
+        else callback(null, chunk);
       },
     });
-    const out = this.hashOnly ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(target, { flags: 'wx', mode, highWaterMark: 256 * 1024 });
+    const out = createWriteStream(target, { flags: 'wx', mode, highWaterMark: 256 * 1024 });
     await pipeline(content ?? new PassThrough().end(), tap, out);
-    if (!this.hashOnly) await chmod(target, mode);
+    await chmod(target, mode);
     return { sha256: digest.digest('hex'), size };
   }
 
@@ -222,4 +231,27 @@ export class TreeWriter {
     }
     this.tree.set(relative, { kind: 'file', sha256: original.sha256, mode, size: original.size });
   }
+}
+
+/** Reads a stream to its end, handing each chunk to `take`; an error `take` returns stops the stream and rejects. */
+function consume(content: Readable, take: (chunk: Buffer) => Error | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      content.off('data', onData);
+      content.off('end', onEnd);
+      content.off('error', settle);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      const refused = take(chunk);
+      if (!refused) return;
+      settle(refused);
+      content.destroy();
+    };
+    const onEnd = () => settle();
+    content.on('data', onData);
+    content.once('end', onEnd);
+    content.once('error', settle);
+  });
 }
