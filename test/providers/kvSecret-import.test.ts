@@ -64,10 +64,12 @@ describe('KvSecret import by <mount>/<path> through the engine harness (consumer
     },
   ];
   for (const { kind, via, options } of cases) {
-    it(`${kind}, token from ${via}: import by <mount>/<path> fails in preview and up as under Pulumi (the plugin's Read gets no __provider), the secret is untouched and nothing leaks`, async () => {
+    it(`${kind}, token from ${via}: import by <mount>/<path> fails in preview and up as under Pulumi (the plugin's Read gets no __provider), the secret is untouched and nothing leaks; the id already in state is not imported again`, async () => {
       const s = (stack = await Harness.consumer(options()));
       const first = await s.up(program, { secrets: [managed] });
       assert.deepEqual(first.plan, { managed: 'create' });
+      const sameId = await s.up(program, { secrets: [{ ...managed, importId: 'secret/app/managed' }] });
+      assert.deepEqual(sameId.plan, { managed: 'same' }, 'an import id equal to the id in state is ignored, as by the engine');
 
       const preview = await expectDeploymentFailure(s.preview(program, { secrets: [managed, adopted] }));
       assert.match(preview.message, PLUGIN_CANNOT_READ);
