@@ -1,7 +1,9 @@
 /**
  * Redaction: every log line and every error message passes through `redact`.
  * Known secret values (tokens we sent, passwords we were given) are registered at run time and replaced wherever
- * they appear; well-known credential carriers (headers, query parameters, URL userinfo) are masked by shape.
+ * they appear (also JSON-escaped or URL-encoded); well-known credential carriers (headers, also quoted as JSON, cookies,
+ * bearer tokens in prose, query and fragment parameters, URL userinfo, credential-named JSON fields and environment
+ * assignments) are masked by shape.
  */
 export const REDACTED = '[REDACTED]';
 
@@ -14,7 +16,10 @@ export const sensitiveHeaders = new Set([
   'set-cookie',
 ]);
 
-export const sensitiveQueryParameters = new Set(['access_token', 'key', 'token', 'client_secret', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'signature']);
+export const sensitiveQueryParameters = new Set([
+  'access_token', 'refresh_token', 'id_token', 'key', 'api_key', 'apikey', 'token', 'password', 'client_secret', 'secret_id',
+  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'signature',
+]);
 
 const knownSecrets = new Set<string>();
 let knownSecretsPattern: RegExp | undefined;
@@ -22,7 +27,8 @@ let knownSecretsPattern: RegExp | undefined;
 /** Remember a secret value so it is masked wherever it appears later. Values shorter than 4 characters are ignored. */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < 4 || knownSecrets.has(value)) return;
-  knownSecrets.add(value);
+  // Also the forms the value takes when echoed inside a JSON body or a URL.
+  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) knownSecrets.add(form);
   knownSecretsPattern = undefined;
 }
 
@@ -37,11 +43,26 @@ function secretsPattern(): RegExp | undefined {
   return knownSecretsPattern;
 }
 
-const headerLine = new RegExp(`\\b(${[...sensitiveHeaders].join('|')})(\\s*[:=]\\s*)("?)(?:(Bearer|Basic|token)\\s+)?[^\\s",;]+`, 'gi');
+// The IANA HTTP authentication schemes (and GitHub's `token`): the scheme stays readable, the credential is masked.
+const authSchemes = ['Bearer', 'Basic', 'token', 'Digest', 'Negotiate', 'NTLM', 'OAuth', 'DPoP', 'GNAP', 'HOBA', 'Mutual',
+  'PrivateToken', 'Concealed', 'SCRAM-SHA-1', 'SCRAM-SHA-256', 'vapid', 'AWS4-HMAC-SHA256'];
+const valueHeaders = [...sensitiveHeaders].filter((name) => !name.endsWith('cookie'));
+// `Name: value`, `name=value`, and the JSON or quoted forms `"Name": "value"` / `'name': 'value'`.
+const headerLine = new RegExp(`\\b(${valueHeaders.join('|')})(["']?\\s*[:=]\\s*)(["']?)(?:(${authSchemes.join('|')})\\s+)?[^\\s"',;]+`, 'gi');
+// A cookie header holds several `name=value` pairs: everything up to the end of the line or the quote is masked.
+const cookieLine = /\b((?:set-)?cookie)(["']?\s*[:=]\s*)(["']?)(?!\[REDACTED\])[^\s"'][^\r\n"']*/gi;
+// A bearer credential quoted in prose (`invalid Bearer eyJ…`): token68 characters with at least one digit.
+const bareBearer = /\b(Bearer\s+)(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{8,}=*/gi;
+// `SECRETS_TOKEN=…`, `PAGEANALYSIS_API_KEY=…`, `GANTRY_TOKEN_<host>=…` as echoed environment assignments.
+const envAssignment = /\b((?:[A-Z][A-Z0-9]*_)*(?:TOKEN|API_KEY|SECRET|SECRET_ID|PASSWORD)(?:_[A-Za-z0-9_]+)?=)[^\s"'<>&[\]]+/g;
+// A credential-named string field of a JSON body echoed in an error (`"client_token": "…"`, `"password": "…"`),
+// also when that body is itself quoted inside a JSON string (`\"password\":\"…\"`).
+const jsonField = /((\\*)"(?:access_token|refresh_token|id_token|client_token|token|password|secret_id|client_secret|api_key|apikey)\2"\s*:\s*\2")[^\r\n]*?(?<!\\)\2"/gi;
 // A value ends where a URL or the prose around it does; tokens never hold brackets, quotes or separators.
 // An already masked value is matched whole, so that redacting twice changes nothing.
-const queryValue = new RegExp(`([?&](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
-const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi;
+const queryValue = new RegExp(`([?&#;](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
+// Userinfo runs to the last `@` before the path, as URL parsers read it (a password may hold `@`; the user may be empty).
+const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s?#@]*(?:@[^/\s?#@]*)*@/gi;
 
 /** Mask credentials in free text: registered secrets, sensitive header lines, query values and URL userinfo. */
 export function redact(text: string): string {
@@ -50,6 +71,10 @@ export function redact(text: string): string {
   if (pattern) out = out.replace(pattern, REDACTED);
   out = out.replace(headerLine, (_m, name: string, sep: string, quote: string, scheme: string | undefined) =>
     `${name}${sep}${quote}${scheme ? `${scheme} ` : ''}${REDACTED}`);
+  out = out.replace(cookieLine, `$1$2$3${REDACTED}`);
+  out = out.replace(bareBearer, `$1${REDACTED}`);
+  out = out.replace(envAssignment, `$1${REDACTED}`);
+  out = out.replace(jsonField, `$1${REDACTED}$2"`);
   out = out.replace(queryValue, `$1${REDACTED}`);
   out = out.replace(urlUserinfo, `$1${REDACTED}@`);
   return out;
