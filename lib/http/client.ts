@@ -123,6 +123,15 @@ function toSearchParams(params: SearchParams | undefined): URLSearchParams | und
   return out;
 }
 
+/** got's timeout options for ours; every key is set, so that merging over the instance's defaults replaces them all. */
+function gotTimeout(timeouts: Timeouts): { connect: number; response: number; request: number | undefined } {
+  return { connect: timeouts.connect, response: timeouts.response, request: timeouts.total || undefined };
+}
+
+function sameGotTimeout(timeouts: Timeouts, got: ReturnType<typeof gotTimeout>): boolean {
+  return timeouts.connect === got.connect && timeouts.response === got.response && (timeouts.total || undefined) === got.request;
+}
+
 function errorCodeOf(error: unknown): string {
   const seen = new Set<unknown>();
   let current: unknown = error;
@@ -184,12 +193,17 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   }
   const baseRetry = options.retry ?? defaultRetryPolicy;
   const baseTimeouts = { ...defaultTimeouts, ...options.timeouts };
+  const baseGotTimeout = gotTimeout(baseTimeouts);
   const instance: Got = got.extend({
     agent: agents,
     retry: { limit: 0 },
     throwHttpErrors: false,
     decompress: true,
     maxRedirects: options.maxRedirects ?? 10,
+    // The client's own timeouts are the instance's defaults: a request that keeps them passes none, sparing got a
+    // merge of its timeout options on every request.
+    timeout: baseGotTimeout,
+    followRedirect: true,
     hooks: {
       beforeRedirect: [
         (next, response) => {
@@ -232,9 +246,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       method: (request.method ?? 'GET') as 'GET',
       headers,
       body,
-      followRedirect: request.followRedirects ?? true,
+      ...(request.followRedirects === false ? { followRedirect: false } : {}),
       ...(request.maxRedirects !== undefined ? { maxRedirects: request.maxRedirects } : {}),
-      timeout: { connect: timeouts.connect, response: timeouts.response, ...(timeouts.total ? { request: timeouts.total } : {}) },
+      ...(sameGotTimeout(timeouts, baseGotTimeout) ? {} : { timeout: gotTimeout(timeouts) }),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     // In stream mode got waits for the caller to end the request body of any method but GET and HEAD.

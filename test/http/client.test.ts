@@ -239,6 +239,57 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
+  it('the client\'s response timeout applies to every request; a request\'s own timeouts replace it', async () => {
+    peer.handle((_req, res) => {
+      setTimeout(() => sendJson(res, 200, { late: true }), 300);
+    });
+    const noRetry = { ...fast, retries: 0 };
+    const strict = createHttpClient({ baseUrl: peer.url, retry: noRetry, timeouts: { response: 100 } });
+    const failed = await strict.request({ url: '/slow' }).catch((error: unknown) => error);
+    assert.ok(failed instanceof NetworkError, String(failed));
+    assert.equal(failed.errorCode, 'ETIMEDOUT');
+    const relaxed = await strict.request<{ late: boolean }>({ url: '/slow', timeouts: { response: 2_000 } });
+    assert.equal(relaxed.body.late, true);
+    strict.close();
+    const lenient = createHttpClient({ baseUrl: peer.url, retry: noRetry, timeouts: { response: 2_000 } });
+    assert.equal((await lenient.request<{ late: boolean }>({ url: '/slow' })).body.late, true);
+    const overridden = await lenient.request({ url: '/slow', timeouts: { response: 100 } }).catch((error: unknown) => error);
+    assert.ok(overridden instanceof NetworkError && overridden.errorCode === 'ETIMEDOUT', String(overridden));
+    lenient.close();
+  });
+
+  it('the client\'s total timeout bounds a buffered request; a stream without its own total has none', async () => {
+    peer.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first part ');
+      setTimeout(() => res.end('second part'), 300);
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: { ...fast, retries: 0 }, timeouts: { total: 100 } });
+    const failed = await client.request({ url: '/dribble', responseType: 'text' }).catch((error: unknown) => error);
+    assert.ok(failed instanceof Error && /ETIMEDOUT|timed? ?out/i.test(`${(failed as NetworkError).errorCode ?? ''} ${failed.message}`), String(failed));
+    const streamed = await client.stream({ url: '/dribble' });
+    let text = '';
+    for await (const chunk of streamed.body) text += String(chunk);
+    assert.equal(text, 'first part second part');
+    client.close();
+  });
+
+  it('followRedirects: false hands the redirect itself back', async () => {
+    peer.handle((req, res) => {
+      if (req.url === '/from') {
+        res.writeHead(302, { location: '/to' });
+        res.end();
+      } else sendJson(res, 200, { landed: true });
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const kept = await client.request({ url: '/from', followRedirects: false, accept: [302] });
+    assert.equal(kept.status, 302);
+    assert.equal(kept.headers.location, '/to');
+    const followed = await client.request<{ landed: boolean }>({ url: '/from' });
+    assert.equal(followed.body.landed, true);
+    client.close();
+  });
+
   it('streams a download to disk with progress, writing under a temporary name and renaming into place', async () => {
     const payload = Buffer.alloc(3 * 1024 * 1024, 7);
     peer.handle((_req, res) => {
