@@ -102,7 +102,10 @@ export class KvSecret extends pulumi.dynamic.Resource {
   declare readonly createdTime: pulumi.Output<string | undefined>;
   declare readonly metadata: pulumi.Output<Omit<KvMetadata, 'versions'> | undefined>;
 
-  /** Import an existing secret with `import: '<mount>/<path>'` (the namespace from the provider settings). */
+  /**
+   * Read understands the id `<mount>/<path>`, but Pulumi cannot import dynamic resources today (pulumi/pulumi#3550):
+   * see docs/secrets.md for how to take over an existing secret.
+   */
   constructor(name: string, args: KvSecretArgs, opts?: pulumi.CustomResourceOptions) {
     super(kvSecretProvider, name, {
       mount: args.mount,

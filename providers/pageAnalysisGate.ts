@@ -29,6 +29,7 @@ import {
   type CheckResult,
   type Threshold,
 } from '../lib/analysis/index.js';
+import { containsUnknown } from './unknown.js';
 
 export interface PageAnalysisGateArgs {
   /** The page to analyse: an absolute http(s) URL. */
@@ -237,16 +238,6 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
     engineUsed: result.engine,
     engineVersion: page.responses[page.representativeRun]?.beaconResult?.beaconVersion ?? null,
   };
-}
-
-/** What the engine sends during `pulumi preview` for a value computed from a resource not created yet. */
-const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
-
-function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (typeof value === 'object' && value !== null) return Object.values(value).some(containsUnknown);
-  return false;
 }
 
 export const pageAnalysisGateOperations = {
