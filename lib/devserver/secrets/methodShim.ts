@@ -2,13 +2,30 @@
  * The secrets API uses the HTTP method `LIST`, which Node's HTTP parser does not accept. This shim sits between the
  * socket and the HTTP server: it follows request framing (head, Content-Length or chunked body) byte by byte, and turns
  * a `LIST` request line into `GET` with a marker header that only this server instance knows, so the handler can tell
- * a real LIST from a GET. Everything else passes through untouched.
+ * a real LIST from a GET. Everything else passes through untouched, and bytes that cannot start a request line (a TLS
+ * ClientHello sent to this plain-http port, say) are handed over at once, so Node's parser refuses them with a 400 and
+ * closes instead of the client waiting for a head that never ends.
  */
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+// RFC 9110 tchar: the bytes a method token is made of.
+const TCHAR = new Uint8Array(256);
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TCHAR[c.charCodeAt(0)] = 1;
+
+/** True once the bytes seen cannot be the start of an HTTP request line (blank lines, then a method token, then SP). */
+function cannotStartRequest(buffer: Buffer): boolean {
+  let i = 0;
+  while (i < buffer.length && (buffer[i] === 0x0d || buffer[i] === 0x0a)) i++;
+  for (; i < buffer.length; i++) {
+    if (buffer[i] === 0x20) return false;
+    if (!TCHAR[buffer[i]!]) return true;
+  }
+  return false;
+}
 
 type State =
   | { kind: 'head'; buffer: Buffer }
@@ -75,6 +92,12 @@ export class ListMethodShim extends Duplex {
           break;
         case 'head': {
           const buffer = Buffer.concat([state.buffer, data]);
+          if (cannotStartRequest(buffer)) {
+            this.state = { kind: 'passthrough' };
+            out.push(buffer);
+            data = Buffer.alloc(0);
+            break;
+          }
           const end = buffer.indexOf(CRLFCRLF);
           if (end < 0) {
             if (buffer.length > MAX_HEAD) {

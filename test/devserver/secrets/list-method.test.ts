@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import tls from 'node:tls';
 import { withServer, ROOT } from './helpers.js';
 import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
 
@@ -64,5 +65,38 @@ describe('embedded kv server: the LIST method on the wire', () => {
   it('a client cannot forge the internal LIST marker: a GET with made-up marker headers stays a read', async () => {
     const statuses = await exchange(server, [head('GET', '/v1/kv/pipe/', 'X-Gantry-List: LIST\r\n\r\n')], 1);
     assert.deepEqual(statuses, [404], 'a read of the folder path, not a list');
+  });
+
+  it('SEC-AUTH-TLS: a TLS ClientHello sent to the plain-http port is refused at once (400, closed), not held waiting for a head', async () => {
+    const { hostname, port } = new URL(server.url);
+    const started = Date.now();
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname);
+      let text = '';
+      socket.on('connect', () => socket.write(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03])));
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no answer after 3 s (got ${JSON.stringify(text)})`));
+      }, 3000).unref();
+    });
+    assert.match(reply, /^HTTP\/1\.1 400 /);
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  it('SEC-AUTH-TLS: a real TLS client connecting to the plain-http port fails fast with the wrong-version error', async () => {
+    const { hostname, port } = new URL(server.url);
+    const error = await new Promise<NodeJS.ErrnoException>((resolve, reject) => {
+      const socket = tls.connect({ host: hostname, port: Number(port), rejectUnauthorized: false });
+      socket.on('secureConnect', () => reject(new Error('a TLS handshake with a plain-http server succeeded')));
+      socket.on('error', resolve);
+      setTimeout(() => {
+        socket.destroy();
+        reject(new Error('the TLS handshake hung for 3 s'));
+      }, 3000).unref();
+    });
+    assert.match(`${error.code} ${error.message}`, /EPROTO|wrong version number|packet length too long/i);
   });
 });
