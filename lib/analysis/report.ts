@@ -7,6 +7,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UsageError } from '../errors.js';
+import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../http/redact.js';
 import type { CheckResult } from './evaluate.js';
 import type { GateResult, UrlGateResult } from './gate.js';
 
@@ -15,11 +16,67 @@ export interface GateSummary extends Omit<GateResult, 'urls'> {
   urls: Array<Omit<UrlGateResult, 'responses' | 'html'> & { reportUrl?: string; reportFiles?: string[] }>;
 }
 
+/** A check as it is shown: its URL masked, and its reason (an engine's message may quote the page URL) too. */
+function shownCheck(check: CheckResult): CheckResult {
+  return { ...check, url: redactUrl(check.url), ...(check.reason === undefined ? {} : { reason: redact(check.reason) }) };
+}
+
+/**
+ * The summary shows every URL as `redactUrl` does (credentials in the query or userinfo masked), as `gantry browser
+ * check` and the logs do: it is printed, written to disk and uploaded. The result itself keeps the URLs whole.
+ */
 export function summarize(result: GateResult, extra: Map<string, { reportUrl?: string; reportFiles?: string[] }> = new Map()): GateSummary {
+  const shown = (url: string | undefined) => (url === undefined ? undefined : redactUrl(url));
   return {
     ...result,
-    urls: result.urls.map(({ responses: _responses, html: _html, ...rest }) => ({ ...rest, ...extra.get(rest.url) })),
+    checks: result.checks.map(shownCheck),
+    urls: result.urls.map(({ responses: _responses, html: _html, ...rest }) => ({
+      ...rest,
+      url: redactUrl(rest.url),
+      finalUrl: shown(rest.finalUrl),
+      checks: rest.checks.map(shownCheck),
+      runs: rest.runs.map((run) => ({ ...run, finalUrl: shown(run.finalUrl) })),
+      ...extra.get(rest.url),
+    })),
   };
+}
+
+/** The credentials a URL carries (sensitive query values, userinfo), in the forms they take in JSON and HTML. */
+function credentialsIn(url: string | undefined): string[] {
+  if (!url) return [];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const values = [parsed.username, parsed.password, decodeURIComponent(parsed.username), decodeURIComponent(parsed.password)];
+  for (const [name, value] of parsed.searchParams) if (sensitiveQueryParameters.has(name.toLowerCase())) values.push(value);
+  // Short values would match unrelated text; the URL-shaped strings still have them masked by redactUrl.
+  const forms = values.filter((v) => v.length >= 4).flatMap((v) => [v, encodeURIComponent(v), JSON.stringify(v).slice(1, -1)]);
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+function maskAll(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.replaceAll(secret, REDACTED);
+  return out;
+}
+
+/**
+ * A run's v5 document as it is written or uploaded: every string that is a URL passes through `redactUrl`, and the
+ * credentials of the analysed URL (and of the URL it ended on) are masked wherever else they appear.
+ */
+function redactResponse(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    const masked = maskAll(value, secrets);
+    return /^[a-z][a-z0-9+.-]*:\/\//i.test(masked) ? redactUrl(masked) : masked;
+  }
+  if (Array.isArray(value)) return value.map((item) => redactResponse(item, secrets));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactResponse(item, secrets)]));
+  }
+  return value;
 }
 
 function formatNumber(value: number): string {
@@ -47,14 +104,14 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
   const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
   const header = [...(multipleUrls ? ['URL'] : []), 'CHECK', 'VALUE', 'THRESHOLD', 'RESULT', 'RUNS'];
   const rows = result.checks.map((check) => [
-    ...(multipleUrls ? [check.url] : []),
+    ...(multipleUrls ? [redactUrl(check.url)] : []),
     check.kind === 'category' ? `${check.name} score` : check.name,
     formatValue(check, check.value),
     formatThreshold(check),
     check.verdict.toUpperCase(),
     check.values.map((v) => formatValue(check, v)).join(' '),
   ]);
-  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${c.name}: ${c.reason}`);
+  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${c.name}: ${redact(c.reason ?? '')}`);
   const uniqueReasons = [...new Set(reasons)];
   const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
   const title = `Page analysis gate ${verdict} (${result.engine} engine, ${result.strategy.toLowerCase()}, ${result.runs} run${result.runs === 1 ? '' : 's'}, ${result.aggregation})`;
@@ -95,16 +152,22 @@ interface ReportFile {
 
 /** Per URL: every run's v5 JSON and HTML, plus `report.json`/`report.html` for the representative run. */
 function reportFilesFor(url: UrlGateResult): ReportFile[] {
+  const secrets = [...new Set([url.url, url.finalUrl, ...url.runs.map((run) => run.finalUrl)].flatMap(credentialsIn))].sort((a, b) => b.length - a.length);
+  const json = (index: number) => () => JSON.stringify(redactResponse(url.responses[index], secrets), null, 2);
+  const html = (index: number) => {
+    const render = url.html?.[index];
+    return render ? () => maskAll(render(), secrets) : undefined;
+  };
   const files: ReportFile[] = [];
-  url.responses.forEach((response, index) => {
-    files.push({ name: `run-${index + 1}.json`, contentType: 'application/json', content: () => JSON.stringify(response, null, 2) });
-    const html = url.html?.[index];
-    if (html) files.push({ name: `run-${index + 1}.html`, contentType: 'text/html; charset=utf-8', content: html });
+  url.responses.forEach((_response, index) => {
+    files.push({ name: `run-${index + 1}.json`, contentType: 'application/json', content: json(index) });
+    const page = html(index);
+    if (page) files.push({ name: `run-${index + 1}.html`, contentType: 'text/html; charset=utf-8', content: page });
   });
   const representative = url.representativeRun;
-  files.push({ name: 'report.json', contentType: 'application/json', content: () => JSON.stringify(url.responses[representative], null, 2) });
-  const html = url.html?.[representative];
-  if (html) files.push({ name: 'report.html', contentType: 'text/html; charset=utf-8', content: html });
+  files.push({ name: 'report.json', contentType: 'application/json', content: json(representative) });
+  const page = html(representative);
+  if (page) files.push({ name: 'report.html', contentType: 'text/html; charset=utf-8', content: page });
   return files;
 }
 

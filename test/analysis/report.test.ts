@@ -85,6 +85,37 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     }
   });
 
+  it('no credentials in reports: the summary, gate.json and every run file show the page URL with its credentials masked; the engine got it whole', async () => {
+    const secret = 'gate-url-token-7f3b21';
+    const url = `http://user:pa55word@127.0.0.1:8080/private?token=${secret}&page=2`;
+    const before = api.requests.length;
+    const result = await runGate({ urls: [url], engine: createRemoteEngine({ baseUrl: api.url }), runs: 2 });
+    assert.equal(new Map(api.requests[before].query).get('url'), url, 'the engine analyses the URL as given');
+    assert.equal(result.urls[0].url, url);
+    const dir = await mkdtemp(join(tmpdir(), 'gantry-report-'));
+    try {
+      const summary = await writeLocalReports(result, dir);
+      const shown = 'http://[REDACTED]@127.0.0.1:8080/private?token=[REDACTED]&page=2';
+      assert.equal(summary.urls[0].url, shown);
+      assert.equal(summary.urls[0].finalUrl, shown);
+      assert.deepEqual(summary.urls[0].runs.map((run) => run.finalUrl), [shown, shown]);
+      assert.equal(summary.checks[0].url, shown);
+      const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      assert.deepEqual(files.map((f) => f.name).sort(), ['gate.json', 'report.json', 'run-1.json', 'run-2.json']);
+      for (const file of files) {
+        const text = readFileSync(join(file.parentPath, file.name), 'utf8');
+        assert.ok(!text.includes(secret) && !text.includes('pa55word'), `${file.name} carries the URL's credentials`);
+      }
+      const report = parsePageanalysisResponse(JSON.parse(readFileSync(join(files.find((f) => f.name === 'report.json')!.parentPath, 'report.json'), 'utf8')));
+      assert.equal(report.id, shown);
+      assert.equal(report.beaconResult?.requestedUrl, shown);
+      assert.equal(report.beaconResult?.finalUrl, shown);
+      assert.ok(!renderGateTable({ ...result, checks: [...result.checks, ...failed.checks] }).includes(secret));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('S3 keys are stable per URL and time, and distinct across URLs', () => {
     const location = parseS3Url('s3://gate-reports/team/web/');
     assert.deepEqual(location, { bucket: 'gate-reports', prefix: 'team/web' });

@@ -65,6 +65,18 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     assert.deepEqual(summary.checks[0], { url: 'http://127.0.0.1:8080/', kind: 'category', name: 'performance', operator: '>=', threshold: 0.9, value: 1, values: [1, 1], verdict: 'pass' });
   });
 
+  it('--json shows the page URL with its credentials masked, as browser check does; the API got it whole', async () => {
+    const url = 'http://127.0.0.1:8080/account?token=cli-url-token-93ae&tab=orders';
+    const run = await gantry(['gate', url, '--runs', '1', '--json'], env());
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(!run.stdout.includes('cli-url-token-93ae'), run.stdout);
+    const summary = JSON.parse(run.stdout);
+    assert.equal(summary.urls[0].url, 'http://127.0.0.1:8080/account?token=[REDACTED]&tab=orders');
+    assert.equal(summary.urls[0].finalUrl, summary.urls[0].url);
+    assert.equal(summary.checks[0].url, summary.urls[0].url);
+    assert.equal(new Map(api.requests.at(-1)!.query).get('url'), url);
+  });
+
   it('shows progress "run k of n" on a terminal', async () => {
     // `script` gives the command a pseudo-terminal, as a person at a shell would have. Asynchronous: the API
     // server answering it lives in this process.
