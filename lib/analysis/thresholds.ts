@@ -30,14 +30,17 @@ export type Threshold = CategoryThreshold | AuditThreshold;
 export const DEFAULT_CATEGORY_THRESHOLDS: readonly CategoryThreshold[] = [{ kind: 'category', category: 'performance', min: 0.9 }];
 
 /**
- * Scores are fractions in the model, but people write them both ways: 0.9 and 90 both mean 90 %. A value above 1 (up
- * to 100) is read as a percentage; 1 itself is a perfect score, not 1 %.
+ * Scores are fractions in the model, but people write them both ways: 0.9 and 90 both mean 90 %. So a minimum is
+ * either a fraction from 0 to 1 (1 is a perfect score) or a whole percentage from 2 to 100. Anything else is
+ * refused rather than guessed: 1.01 or 1.5 could be a typo for 0.99 or a percentage below 2 % (a gate that always
+ * passes), and 90.5 is a precision no score has (scores move in whole percents on the report).
  */
-export function normalizeMinScore(value: number, what: string): number {
-  if (!Number.isFinite(value) || value < 0 || value > 100) {
-    throw new UsageError(`${what}: a minimum score is between 0 and 1 (or 0 and 100), not ${value}`);
-  }
-  return value > 1 ? value / 100 : value;
+export function normalizeMinScore(value: number, what: string, spell: (score: string) => string = (score) => `performance=${score}`): number {
+  if (Number.isFinite(value) && value >= 0 && value <= 1) return value;
+  if (Number.isInteger(value) && value >= 2 && value <= 100) return value / 100;
+  throw new UsageError(`${what}: a minimum score is a fraction from 0 to 1 or a whole percentage from 2 to 100, not ${value}`, {
+    hint: `write 90 % as ${spell('0.9')} or ${spell('90')}`,
+  });
 }
 
 function parseNumber(text: string, what: string): number {
@@ -65,7 +68,7 @@ export function parseCategoryThresholds(text: string): CategoryThreshold[] {
         throw new UsageError(`--min: "${part}" is not a category threshold`, { hint: 'write it as performance=0.9 or performance>=90' });
       }
       const category = parseCategory(match[1], `--min ${part}`);
-      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`), `--min ${part}`) };
+      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`), `--min ${part}`, (score) => `${category}=${score}`) };
     });
 }
 
@@ -83,7 +86,7 @@ export function categoryThresholdsFromRecord(record: Record<string, unknown>): C
   return Object.entries(record).map(([name, value]) => {
     const category = parseCategory(name, `thresholds.${name}`);
     if (typeof value !== 'number') throw new UsageError(`thresholds.${name}: expected a number, got ${JSON.stringify(value)}`);
-    return { kind: 'category' as const, category, min: normalizeMinScore(value, `thresholds.${name}`) };
+    return { kind: 'category' as const, category, min: normalizeMinScore(value, `thresholds.${name}`, (score) => `{ ${category}: ${score} }`) };
   });
 }
 

@@ -47,7 +47,18 @@ describe('analysis: thresholds', () => {
   it('bad thresholds are usage errors naming the part: unknown category, not a number, out of range', () => {
     assert.throws(() => parseCategoryThresholds('speed=0.9'), (e: unknown) => e instanceof UsageError && /unknown category "speed"/.test(e.message) && e.exitCode === 2);
     assert.throws(() => parseCategoryThresholds('performance=fast'), /"fast" is not a number/);
-    assert.throws(() => parseCategoryThresholds('performance=120'), /between 0 and 1 \(or 0 and 100\)/);
+    assert.throws(() => parseCategoryThresholds('performance=120'), /a fraction from 0 to 1 or a whole percentage from 2 to 100, not 120/);
+    // Ambiguous: 1.01 would otherwise read as 1.01 % (a gate that always passes), 1.5 as 1.5 %, 90.5 as a precision no score has.
+    for (const text of ['seo=1.01', 'seo=1.5', 'seo=90.5', 'seo=-0.1']) {
+      assert.throws(() => parseCategoryThresholds(text), (e: unknown) => e instanceof UsageError && e.exitCode === 2
+        && /a fraction from 0 to 1 or a whole percentage from 2 to 100/.test(e.message) && e.hint === 'write 90 % as seo=0.9 or seo=90', text);
+    }
+    assert.throws(() => categoryThresholdsFromRecord({ seo: 1.01 }), (e: unknown) => e instanceof UsageError && /^thresholds\.seo: /.test(e.message) && e.hint === 'write 90 % as { seo: 0.9 } or { seo: 90 }');
+    assert.deepEqual(parseCategoryThresholds('seo=1,accessibility=2,performance=0'), [
+      { kind: 'category', category: 'seo', min: 1 },
+      { kind: 'category', category: 'accessibility', min: 0.02 },
+      { kind: 'category', category: 'performance', min: 0 },
+    ]);
     assert.throws(() => parseCategoryThresholds('performance'), /not a category threshold/);
     assert.throws(() => parseAuditThreshold('largest-contentful-paint=2500'), /not an audit threshold/);
     assert.throws(() => auditThresholdsFromInput({ 'total-blocking-time': '200' }), /expected a number/);

@@ -96,7 +96,8 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     const before = api.requests.length;
     const cases: Array<[string[], RegExp]> = [
       [['--min', 'speed=0.9'], /unknown category "speed"/],
-      [['--min', 'performance=150'], /between 0 and 1 \(or 0 and 100\)/],
+      [['--min', 'performance=150'], /a fraction from 0 to 1 or a whole percentage from 2 to 100, not 150/],
+      [['--min', 'seo=1.01'], /--min seo=1\.01: a minimum score is a fraction from 0 to 1 or a whole percentage from 2 to 100, not 1\.01\nhint: write 90 % as seo=0\.9 or seo=90/],
       [['--audit', 'lcp=2500'], /not an audit threshold/],
       [['--runs', '0'], /runs must be a whole number from 1 to 25/],
       [['--runs', 'three'], /--runs: "three" is not a whole number/],
