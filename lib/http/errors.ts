@@ -83,22 +83,43 @@ export class HttpError extends GantryError {
   }
 }
 
+/** What most likely went wrong with a connection that gave no response: decides the hint, and lets clients say it in their own terms. */
+export type NetworkDiagnosis = 'plain-http-server' | 'untrusted-certificate' | 'unreachable';
+
+function diagnose(errorCode: string, reason: string, url: string): NetworkDiagnosis {
+  // OpenSSL's answer when the bytes back are not a TLS record: an `HTTP/1.1 400` from a plain-http server, typically.
+  if (url.startsWith('https:') && (errorCode === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long|http request/i.test(reason))) {
+    return 'plain-http-server';
+  }
+  if (errorCode.startsWith('ERR_TLS') || /certificate|self.signed/i.test(reason)) return 'untrusted-certificate';
+  return 'unreachable';
+}
+
+function networkHint(diagnosis: NetworkDiagnosis, url: string): string {
+  if (diagnosis === 'plain-http-server') {
+    const { host } = new URL(url);
+    return `the server at ${host} speaks plain http, not TLS: use http://${host}, or serve TLS there`;
+  }
+  if (diagnosis === 'untrusted-certificate') return 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name';
+  return 'check that the server is running and reachable at that address';
+}
+
 /** No usable response: refused, reset, timed out, TLS failure. */
 export class NetworkError extends GantryError {
   readonly method: string;
   readonly url: string;
   readonly errorCode: string;
   readonly attempts: number;
+  readonly diagnosis: NetworkDiagnosis;
 
   constructor(details: { method: string; url: string; errorCode: string; cause: unknown; attempts?: number }) {
     const url = redactUrl(details.url);
     const attempts = details.attempts ?? 1;
     const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
     const reason = details.cause instanceof Error ? details.cause.message : String(details.cause);
+    const diagnosis = diagnose(details.errorCode, reason, url);
     super(redact(`${details.method} ${url} failed${tried}: ${details.errorCode} (${reason})`), {
-      hint: details.errorCode.startsWith('ERR_TLS') || /certificate|self.signed/i.test(reason)
-        ? 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name'
-        : 'check that the server is running and reachable at that address',
+      hint: networkHint(diagnosis, url),
       exitCode: ExitCode.remote,
       code: details.errorCode,
       cause: details.cause,
@@ -107,6 +128,7 @@ export class NetworkError extends GantryError {
     this.url = url;
     this.errorCode = details.errorCode;
     this.attempts = attempts;
+    this.diagnosis = diagnosis;
   }
 }
 

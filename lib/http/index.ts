@@ -11,7 +11,7 @@ export type {
   Timeouts,
   SearchParams,
 } from './client.js';
-export { HttpError, NetworkError, ProtocolError, serviceErrors } from './errors.js';
+export { HttpError, NetworkError, ProtocolError, serviceErrors, type NetworkDiagnosis } from './errors.js';
 export { decideRetry, definePolicy, defaultRetryPolicy, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
 export { loadTlsOptions } from './tls.js';

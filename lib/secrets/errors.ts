@@ -1,4 +1,5 @@
 import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { NetworkError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 
 /** What was asked when a request failed: never carries the token; the path is shown as sent (segments encoded). */
@@ -69,7 +70,7 @@ export class SecretsConnectionError extends GantryError {
     super(redact(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`), {
       code: 'SECRETS_CONNECTION',
       exitCode: ExitCode.remote,
-      hint: 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.',
+      hint: connectionHint(description.cause),
       cause: description.cause,
     });
     this.method = description.method;
@@ -79,6 +80,17 @@ export class SecretsConnectionError extends GantryError {
     this.errno = description.errno;
     this.maybeApplied = description.maybeApplied;
   }
+}
+
+function connectionHint(cause: unknown): string {
+  if (cause instanceof NetworkError && cause.diagnosis === 'plain-http-server') {
+    const { host } = new URL(cause.url);
+    return `The service at ${host} speaks plain http, not TLS: set SECRETS_ADDR (or --address / gantry:secretsAddr) to http://${host}.`;
+  }
+  if (cause instanceof NetworkError && cause.diagnosis === 'untrusted-certificate') {
+    return 'The TLS certificate was not trusted: set SECRETS_CACERT or SECRETS_CAPATH (--ca-cert / --ca-path) to the CA that signed it, or SECRETS_TLS_SERVER_NAME to the name in it.';
+  }
+  return 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.';
 }
 
 /** A path the service would refuse or misread (empty segment, `..`, trailing period): refused before sending. */

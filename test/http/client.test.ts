@@ -357,6 +357,21 @@ describe('HTTP core (lib/http)', () => {
       client.close();
     });
 
+    it('SEC-AUTH-TLS: an https address of a plain-http server fails at once with a hint to use http://', async () => {
+      const plain = await startHttpPeer((_req, res) => sendJson(res, 200, { ok: true }));
+      const address = plain.url.replace(/^http:/, 'https:');
+      const client = createHttpClient({ baseUrl: address, retry: fast });
+      const { host } = new URL(plain.url);
+      await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) => {
+        assert.ok(error instanceof NetworkError, String(error));
+        assert.equal(error.diagnosis, 'plain-http-server');
+        assert.equal(error.hint, `the server at ${host} speaks plain http, not TLS: use http://${host}, or serve TLS there`);
+        return true;
+      });
+      client.close();
+      await plain.close();
+    });
+
     it('trusts a CA given as a file and as a folder', async () => {
       for (const tls of [{ caFile: pki.caFile }, { caPath: pki.dir }]) {
         const client = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls });

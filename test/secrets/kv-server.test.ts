@@ -466,6 +466,17 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     before(() => { pki = makeTestPki(); });
     after(() => pki.cleanup());
 
+    it('SEC-AUTH-TLS: an https address of the plain-http dev server fails at once, with a hint naming the http:// address', async () => {
+      await start();
+      const { host } = new URL(server.url);
+      const started = Date.now();
+      const error = await client({ address: `https://${host}` }).kv('secret', { kvVersion: 2 }).read('x').catch((e: unknown) => e);
+      assert.ok(error instanceof SecretsConnectionError, String(error));
+      assert.equal(error.attempts, 1, 'a protocol mismatch is not retried');
+      assert.ok(Date.now() - started < 5000, 'no hang');
+      assert.equal(error.hint, `The service at ${host} speaks plain http, not TLS: set SECRETS_ADDR (or --address / gantry:secretsAddr) to http://${host}.`);
+    });
+
     it('SEC-AUTH-TLS: verified against a CA made in the test; a server name override; skip-verify works and an unknown CA fails clearly', async () => {
       await start({ tls: { cert: pki.cert, key: pki.key } });
       assert.match(server.url, /^https:/);
