@@ -63,7 +63,7 @@ export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs'>): v
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`"${url}" is not an http(s) URL`);
   }
   const runs = options.runs ?? DEFAULT_RUNS;
-  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new UsageError(`runs must be a whole number from 1 to ${MAX_RUNS}, not ${runs}`);
+  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new UsageError(`runs must be a whole number from 1 to ${MAX_RUNS}, not ${runs}`, { hint: 'more runs steady the verdict; 3 is the default, 5 is common for noisy pages' });
 }
 
 export async function runGate(options: GateOptions): Promise<GateResult> {

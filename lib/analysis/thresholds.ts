@@ -43,10 +43,10 @@ export function normalizeMinScore(value: number, what: string, spell: (score: st
   });
 }
 
-function parseNumber(text: string, what: string): number {
+function parseNumber(text: string, what: string, hint: string): number {
   const trimmed = text.trim();
   const value = trimmed === '' ? NaN : Number(trimmed);
-  if (!Number.isFinite(value)) throw new UsageError(`${what}: "${text}" is not a number`);
+  if (!Number.isFinite(value)) throw new UsageError(`${what}: "${text}" is not a number`, { hint });
   return value;
 }
 
@@ -68,7 +68,7 @@ export function parseCategoryThresholds(text: string): CategoryThreshold[] {
         throw new UsageError(`--min: "${part}" is not a category threshold`, { hint: 'write it as performance=0.9 or performance>=90' });
       }
       const category = parseCategory(match[1], `--min ${part}`);
-      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`), `--min ${part}`, (score) => `${category}=${score}`) };
+      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`, `a score is 0–1 or a whole percentage: ${category}=0.9 or ${category}=90`), `--min ${part}`, (score) => `${category}=${score}`) };
     });
 }
 
@@ -78,7 +78,7 @@ export function parseAuditThreshold(text: string): AuditThreshold {
   if (!match) {
     throw new UsageError(`--audit: "${text}" is not an audit threshold`, { hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)' });
   }
-  return { kind: 'audit', audit: match[1].toLowerCase(), operator: match[2] as Operator, value: parseNumber(match[3], `--audit ${text}`) };
+  return { kind: 'audit', audit: match[1].toLowerCase(), operator: match[2] as Operator, value: parseNumber(match[3], `--audit ${text}`, `the limit is a number in the audit's unit (milliseconds for timings): ${match[1].toLowerCase()}${match[2]}2500`) };
 }
 
 /** Resource inputs: `{ performance: 0.9, accessibility: 95 }`. */

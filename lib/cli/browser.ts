@@ -30,7 +30,7 @@ function parseStatus(value: string | undefined): ExpectedStatus {
 }
 
 function parseMilliseconds(value: string, flag: string): number {
-  if (!/^\d+$/.test(value.trim())) throw usage(`${flag}: "${value}" is not a whole number of milliseconds`);
+  if (!/^\d+$/.test(value.trim())) throw usage(`${flag}: "${value}" is not a whole number of milliseconds`, `write it as ${flag} 30000`);
   return Number(value);
 }
 
@@ -61,9 +61,9 @@ Environment: CHROME_PATH (default /usr/bin/chromium), CHROMEDRIVER_PATH (default
       const { json } = context.globals(command);
       const { out } = context;
       const titleMatch = flags.titleMatch as TitleMatch;
-      if (titleMatch !== 'contains' && titleMatch !== 'equals') throw usage(`--title-match: "${flags.titleMatch}" is neither contains nor equals`);
+      if (titleMatch !== 'contains' && titleMatch !== 'equals') throw usage(`--title-match: "${flags.titleMatch}" is neither contains nor equals`, 'use --title-match contains (the default) or --title-match equals');
       const statusSource = flags.statusSource as StatusSource;
-      if (statusSource !== 'browser' && statusSource !== 'http') throw usage(`--status-source: "${flags.statusSource}" is neither browser nor http`);
+      if (statusSource !== 'browser' && statusSource !== 'http') throw usage(`--status-source: "${flags.statusSource}" is neither browser nor http`, 'use --status-source browser or --status-source http');
       const common = {
         ...(flags.title !== undefined ? { title: flags.title } : {}),
         titleMatch,

@@ -47,11 +47,11 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
       const analysis = await import('../analysis/index.js');
 
       const runs = Number(flags.runs);
-      if (!/^\d+$/.test(flags.runs.trim())) throw usage(`--runs: "${flags.runs}" is not a whole number`);
+      if (!/^\d+$/.test(flags.runs.trim())) throw usage(`--runs: "${flags.runs}" is not a whole number`, `give a number of runs from 1 to ${analysis.MAX_RUNS}, e.g. --runs 3`);
       const aggregation = analysis.parseAggregationMethod(flags.aggregate);
       if (!aggregation) throw usage(`--aggregate: unknown method "${flags.aggregate}"`, `use one of ${analysis.AGGREGATION_METHODS.join(', ')}`);
       const strategy = analysis.parseStrategy(flags.strategy);
-      if (!strategy) throw usage(`--strategy: "${flags.strategy}" is neither mobile nor desktop`);
+      if (!strategy) throw usage(`--strategy: "${flags.strategy}" is neither mobile nor desktop`, 'use --strategy desktop (the default) or --strategy mobile');
       const thresholds = [
         ...(flags.min ?? []).flatMap((text) => analysis.parseCategoryThresholds(text)),
         ...(flags.audit ?? []).map((text) => analysis.parseAuditThreshold(text)),

@@ -43,6 +43,15 @@ describe('gantry browser check (the command, as a separate process, against Debi
       assert.equal(run.stdout, '');
       assert.match(run.stderr, /^error: /);
     }
+    const hints: Array<[string[], RegExp]> = [
+      [['--title', 'Gantry', '--title-match', 'fuzzy'], /neither contains nor equals\nhint: use --title-match contains \(the default\) or --title-match equals/],
+      [['--status-source', 'proxy'], /neither browser nor http\nhint: use --status-source browser or --status-source http/],
+    ];
+    for (const [args, expected] of hints) {
+      const run = await gantry(['browser', 'check', `${site.url}/`, ...args]);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, expected);
+    }
   });
 
   it('exit 3 when the driver cannot start, with a hint; --chromedriver-path wins over CHROMEDRIVER_PATH', async () => {

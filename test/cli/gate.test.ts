@@ -105,11 +105,20 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
       [['--strategy', 'tablet'], /neither mobile nor desktop/],
       [['--engine', 'cloud'], /unknown engine "cloud"/],
       [['--report-s3', 'bucket/prefix'], /is not an S3 location/],
+      [['--min', 'performance=abc'], /"abc" is not a number\nhint: a score is 0–1 or a whole percentage: performance=0\.9 or performance=90/],
+      [['--audit', 'total-blocking-time<=fast'], /"fast" is not a number\nhint: the limit is a number in the audit's unit \(milliseconds for timings\): total-blocking-time<=2500/],
     ];
+    const hints: Record<string, RegExp> = {
+      '--aggregate': /hint: use one of median-run, median, optimistic, pessimistic/,
+      '--strategy': /hint: use --strategy desktop \(the default\) or --strategy mobile/,
+      '--engine': /hint: use --engine local \(Lighthouse here\) or --engine api/,
+      '--runs': /hint: \S/,
+    };
     for (const [flags, message] of cases) {
       const run = await gantry(['gate', 'http://127.0.0.1:8080/', ...flags], env());
       assert.equal(run.code, 2, `${flags.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, message);
+      assert.match(run.stderr, hints[flags[0]] ?? /\nhint: \S/, `every usage error says what would be accepted: ${run.stderr}`);
       assert.equal(run.stdout, '');
     }
     const notUrl = await gantry(['gate', 'example.com'], env());
