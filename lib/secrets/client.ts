@@ -1,4 +1,4 @@
-import { createHttpClient, HttpError, NetworkError, type HttpClient } from '../http/index.js';
+import { createHttpClient, HttpError, NetworkError, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
 import { SecretsConnectionError, SecretsError, SecretsPathError } from './errors.js';
@@ -43,6 +43,7 @@ export interface CreateSecretsClientOptions extends SecretsClientOptions {
 }
 
 const listFallbackStatuses = new Set([400, 405, 501]);
+const notRetried = (status: number) => !(retriedStatuses as readonly number[]).includes(status);
 
 /**
  * A client of the secrets service. One per address and token; it keeps the token in memory only (a private field:
@@ -57,12 +58,20 @@ export class SecretsClient {
   /** Detections under way, so concurrent first uses of a mount send one request. */
   readonly #detecting = new Map<string, Promise<MountInfo>>();
   #listWithGet = false;
+  // The retry policies depend on the configuration and on whether the method is idempotent only: built once.
+  readonly #idempotentPolicy: RetryPolicy;
+  readonly #writePolicy: RetryPolicy;
+  readonly #firstListPolicy: RetryPolicy;
 
   constructor(options: CreateSecretsClientOptions = {}) {
     const { token, ...config } = resolveSecretsConfig(options, options.sources);
     this.config = Object.freeze(config);
     this.#token = token;
     this.#logger = options.logger ?? getLogger();
+    this.#idempotentPolicy = secretsRetryPolicy(config, 'GET');
+    this.#writePolicy = secretsRetryPolicy(config, 'POST');
+    // A server that does not know the LIST method may drop the connection: fall back at once instead of retrying.
+    this.#firstListPolicy = { ...secretsRetryPolicy(config, 'LIST'), errorCodes: [] };
     this.#http = createHttpClient({
       baseUrl: `${config.address}/v1/`,
       // SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER: always sent, so proxies with require_request_header accept us.
@@ -133,7 +142,7 @@ export class SecretsClient {
       headers['content-type'] = options.contentType ?? 'application/json';
     }
     const firstListAttempt = options.method === 'LIST';
-    const policy = secretsRetryPolicy(this.config, options.method);
+    const policy = firstListAttempt ? this.#firstListPolicy : isIdempotent(options.method) ? this.#idempotentPolicy : this.#writePolicy;
     const description = { method: options.method, path, namespace };
     let response;
     try {
@@ -146,9 +155,8 @@ export class SecretsClient {
         // Parsed here: a proxy's HTML error page must become a SecretsError with its status, not a parse failure.
         responseType: 'text',
         // Every status the policy does not retry comes back here to be read; retried ones end as HttpError.
-        accept: (status) => !(retriedStatuses as readonly number[]).includes(status),
-        // A server that does not know the LIST method may drop the connection: fall back at once instead of retrying.
-        retry: firstListAttempt ? { ...policy, errorCodes: [] } : policy,
+        accept: notRetried,
+        retry: policy,
       });
     } catch (error) {
       if (firstListAttempt && error instanceof NetworkError) return this.#fallBackToGetList(options, error.errorCode);

@@ -31,7 +31,15 @@ function utf8Length(value: string, limit: number): number {
   return value.length * 3 <= limit ? value.length : Buffer.byteLength(value, 'utf8');
 }
 
-function pointer(path: readonly (string | number)[]): string {
+/** Where a value sits, as a chain to its parent: the JSON pointer is only built for an error message. */
+interface Place {
+  parent: Place | undefined;
+  key: string | number;
+}
+
+function pointer(place: Place | undefined): string {
+  const path: (string | number)[] = [];
+  for (let at = place; at; at = at.parent) path.unshift(at.key);
   return path.length === 0 ? 'the top level' : `/${path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
 
@@ -61,29 +69,29 @@ export function checkBodySize(body: string | Buffer, limits: RequestLimits = def
 }
 
 export function checkJsonLimits(value: unknown, limits: RequestLimits = defaultLimits): void {
-  const stack: { value: unknown; depth: number; path: (string | number)[] }[] = [{ value, depth: 0, path: [] }];
+  const stack: { value: unknown; depth: number; place: Place | undefined }[] = [{ value, depth: 0, place: undefined }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     const v = item.value;
     if (typeof v === 'string') {
       const length = utf8Length(v, limits.maxJsonStringValueLength);
-      if (length > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, length, pointer(item.path));
+      if (length > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, length, pointer(item.place));
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     if (typeof (v as { toJSON?: unknown }).toJSON === 'function') continue; // Dates and the like serialize to strings
     const depth = item.depth + 1;
-    if (depth > limits.maxJsonDepth) throw new SecretsLimitError('max_json_depth', limits.maxJsonDepth, depth, pointer(item.path));
+    if (depth > limits.maxJsonDepth) throw new SecretsLimitError('max_json_depth', limits.maxJsonDepth, depth, pointer(item.place));
     if (Array.isArray(v)) {
-      if (v.length > limits.maxJsonArrayElementCount) throw new SecretsLimitError('max_json_array_element_count', limits.maxJsonArrayElementCount, v.length, pointer(item.path));
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, path: [...item.path, i] });
+      if (v.length > limits.maxJsonArrayElementCount) throw new SecretsLimitError('max_json_array_element_count', limits.maxJsonArrayElementCount, v.length, pointer(item.place));
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, place: { parent: item.place, key: i } });
     } else {
       const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
-      if (keys.length > limits.maxJsonObjectEntryCount) throw new SecretsLimitError('max_json_object_entry_count', limits.maxJsonObjectEntryCount, keys.length, pointer(item.path));
+      if (keys.length > limits.maxJsonObjectEntryCount) throw new SecretsLimitError('max_json_object_entry_count', limits.maxJsonObjectEntryCount, keys.length, pointer(item.place));
       for (const key of keys) {
         const keyLength = utf8Length(key, limits.maxJsonStringValueLength);
-        if (keyLength > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, keyLength, `a key in ${pointer(item.path)}`);
-        stack.push({ value: (v as Record<string, unknown>)[key], depth, path: [...item.path, key] });
+        if (keyLength > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, keyLength, `a key in ${pointer(item.place)}`);
+        stack.push({ value: (v as Record<string, unknown>)[key], depth, place: { parent: item.place, key } });
       }
     }
   }
