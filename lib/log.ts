@@ -15,15 +15,25 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
-function levelFromEnvironment(): LogLevel {
-  const value = process.env.GANTRY_LOG?.toLowerCase();
-  return value && value in order ? (value as LogLevel) : 'warn';
+export const LOG_LEVELS = Object.keys(order) as LogLevel[];
+const warnedAbout = new Set<string>();
+
+/** GANTRY_LOG, or `warn`; a value that is no level is said once (per value), not silently ignored. */
+function levelFromEnvironment(write: (line: string) => void): LogLevel {
+  const raw = process.env.GANTRY_LOG?.trim() ?? '';
+  const value = raw.toLowerCase();
+  if (Object.hasOwn(order, value)) return value as LogLevel;
+  if (raw !== '' && !warnedAbout.has(raw)) {
+    warnedAbout.add(raw);
+    write(redact(`warn: GANTRY_LOG=${raw} is not a log level; using warn (the levels are ${LOG_LEVELS.join(', ')})`));
+  }
+  return 'warn';
 }
 
 /** A logger whose every line passes through redaction. Writes to stderr by default. */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const threshold = order[options.level ?? levelFromEnvironment()];
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const threshold = order[options.level ?? levelFromEnvironment(write)];
   const emit = (level: LogLevel) => (message: string) => {
     if (order[level] >= threshold) write(redact(level === 'info' ? message : `${level}: ${message}`));
   };
