@@ -18,13 +18,16 @@ export function register(program: Command, context: CliContext): void {
       }
       const running = await startDevServers({ host: options.host });
       if (json) {
-        context.out.json(running.servers.map(({ name, url, credentials }) => ({ name, url, credentials })));
+        context.out.json(running.servers.map(({ name, url, credentials, env }) => ({ name, url, credentials, ...(env ? { env } : {}) })));
       } else {
         context.out.table(running.servers, [
           { header: 'server', value: (s) => s.name },
           { header: 'address', value: (s) => s.url },
           { header: 'credentials', value: (s) => Object.entries(s.credentials).map(([k, v]) => `${k}=${v}`).join(' ') },
         ]);
+        const exports = running.servers.filter((s) => s.env && Object.keys(s.env).length > 0);
+        if (exports.length > 0) context.out.line();
+        for (const server of exports) context.out.line(`export ${Object.entries(server.env!).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`);
         context.out.line();
         context.out.line('Press Ctrl-C to stop.');
       }
@@ -33,4 +36,9 @@ export function register(program: Command, context: CliContext): void {
   registerDevRegistry(dev, context);
   registerDevSecrets(dev, context);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}. Each also has a subcommand to start it alone with its own options.`);
+}
+
+/** A value as one shell word: bare when it holds only safe characters, else single-quoted. */
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -11,6 +11,8 @@ export interface DevServer {
   url: string;
   /** What a client needs to talk to it (tokens, users), printed by `gantry dev`. */
   credentials: Record<string, string>;
+  /** Environment a client of it reads (`SECRETS_ADDR`, …), printed by `gantry dev` as `export` lines to paste. */
+  env?: Record<string, string>;
   stop(): Promise<void>;
 }
 

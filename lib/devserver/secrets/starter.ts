@@ -13,10 +13,11 @@ export function devSecretsPort(env: NodeJS.ProcessEnv = process.env): number {
   return Number(raw);
 }
 
-export async function startDevSecrets(context: { host: string; stateDir: string }): Promise<SecretsServer> {
+export async function startDevSecrets(context: { host: string; stateDir: string }): Promise<SecretsServer & { env: Record<string, string> }> {
   const port = devSecretsPort();
   try {
-    return await startSecretsServer({ host: context.host, port, dataFile: path.join(context.stateDir, 'secrets.json') });
+    const server = await startSecretsServer({ host: context.host, port, dataFile: path.join(context.stateDir, 'secrets.json') });
+    return { ...server, env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken } };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${port} on ${context.host} is in use: stop what listens there or set GANTRY_DEV_SECRETS_PORT (0 for any free port)`);

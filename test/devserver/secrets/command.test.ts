@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { devServers } from '../../../lib/devserver/index.js';
 import { DEV_SECRETS_PORT, devSecretsPort } from '../../../lib/devserver/secrets/index.js';
+import { SecretsClient } from '../../../lib/secrets/index.js';
 
 const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx');
@@ -95,6 +96,38 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       if (saved === undefined) delete process.env.GANTRY_DEV_SECRETS_PORT;
       else process.env.GANTRY_DEV_SECRETS_PORT = saved;
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('SEC-AUTH-TLS: gantry dev prints the export line for the kv server (http://, its root token), and a client configured by it works', async () => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0' },
+    });
+    try {
+      const stdout = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        let stderr = '';
+        child.stdout!.on('data', (c: Buffer) => {
+          text += c.toString();
+          if (text.includes('Press Ctrl-C')) resolve(text);
+        });
+        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('close', (code) => reject(new Error(`gantry dev exited with ${code}: ${stderr}`)));
+      });
+      const line = /^export (SECRETS_ADDR=\S+ SECRETS_TOKEN=\S+)$/m.exec(stdout);
+      assert.ok(line, stdout);
+      const env = Object.fromEntries(line[1]!.split(' ').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+      assert.match(env.SECRETS_ADDR!, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.ok(stdout.includes(`token=${env.SECRETS_TOKEN}`), 'the same token as in the table');
+      const client = new SecretsClient({ sources: { env, pulumi: undefined } });
+      try {
+        await client.kv('secret').write('from-dev', { k: 'v' });
+        assert.deepEqual((await client.kv('secret').read('from-dev')).data, { k: 'v' });
+      } finally {
+        client.close();
+      }
+    } finally {
+      await stopChild(child);
     }
   });
 });
