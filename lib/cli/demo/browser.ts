@@ -24,7 +24,8 @@ export const browserStep: DemoStep = {
       });
       if (!json) {
         for (const result of results) for (const line of automation.renderBrowserCheck(result).split('\n')) out.line(`  ${line}`);
-        out.line(`  try: gantry browser check ${site.url} --title 'Gantry demo' --status 200`);
+        // The demo site stops with the demo: point the check at a page that stays up.
+        out.line("  try: gantry browser check <your page's URL> --title '<text its title contains>' --status 200");
       }
       const failed = results.filter((result) => !result.passed);
       if (failed.length > 0) {

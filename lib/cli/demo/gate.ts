@@ -25,6 +25,7 @@ export const gateStep: DemoStep = {
         for (const line of analysis.renderGateTable(result).split('\n')) out.line(`  ${line}`);
         out.line(`  reports (JSON and Lighthouse HTML) in ${reportDir} (kept with --keep)`);
         out.line("  try: gantry gate <your page's URL> --min performance=0.9,accessibility=0.9 --audit 'largest-contentful-paint<=2500'");
+        out.line('       (Lighthouse here; or gantry dev, and --engine api with the PAGEANALYSIS_* values it prints)');
       }
       if (result.status !== 'pass') {
         const { CheckFailedError } = await import('../../errors.js');
