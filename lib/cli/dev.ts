@@ -35,7 +35,8 @@ export function register(program: Command, context: CliContext): void {
     });
   registerDevRegistry(dev, context);
   registerDevSecrets(dev, context);
-  dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}. Each also has a subcommand to start it alone with its own options.`);
+  const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
+  dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
 }
 
 /** A value as one shell word: bare when it holds only safe characters, else single-quoted. */
