@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
+import { redactUrl } from '../http/redact.js';
 import type { CliContext } from './program.js';
 import { usage } from './program.js';
 
@@ -78,7 +79,7 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
           engine,
           ...(flags.locale ? { locale: flags.locale } : {}),
           onProgress: ({ url, run, runs: of }) => {
-            progress.update(done, total, `run ${run} of ${of} ${url}`);
+            progress.update(done, total, `run ${run} of ${of} ${redactUrl(url)}`);
             done += 1;
           },
         });

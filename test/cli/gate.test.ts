@@ -80,14 +80,16 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
   it('shows progress "run k of n" on a terminal', async () => {
     // `script` gives the command a pseudo-terminal, as a person at a shell would have. Asynchronous: the API
     // server answering it lives in this process.
-    const command = `${JSON.stringify(process.execPath)} --import tsx lib/cli/main.ts gate http://127.0.0.1:8080/ --runs 2`;
+    // The page URL carries a credential: the bar shows it masked, as the logs do.
+    const command = `${JSON.stringify(process.execPath)} --import tsx lib/cli/main.ts gate 'http://127.0.0.1:8080/?token=progress-token-5521' --runs 2`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const [code] = (await once(child, 'close')) as [number];
     const result = { status: code, stdout };
     assert.equal(result.status, 0, result.stdout);
-    assert.match(result.stdout, /gate \[[#.]+\] \d+% run 1 of 2 http:\/\/127\.0\.0\.1:8080/);
+    assert.match(result.stdout, /gate \[[#.]+\] \d+% run 1 of 2 http:\/\/127\.0\.0\.1:8080\/\?token=\[RED/, "the bar is cut at the terminal width");
+    assert.ok(!result.stdout.includes('progress-token-5521'), result.stdout);
     // Updates closer than 80 ms apart are dropped (the API answers in milliseconds here); the last one always shows.
     assert.match(result.stdout, /gate \[#{24}\] 100%/);
   });
