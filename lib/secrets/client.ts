@@ -1,4 +1,4 @@
-import { createHttpClient, HttpError, NetworkError, type HttpClient, type RetryPolicy } from '../http/index.js';
+import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
 import { SecretsConnectionError, SecretsError, SecretsPathError } from './errors.js';
@@ -333,6 +333,7 @@ export class SecretsClient {
 
   /** Use a token, after checking it with lookup-self. */
   async loginWithToken(token: string): Promise<TokenInfo> {
+    registerSecret(token);
     const previous = this.#token;
     this.#token = token;
     try {
@@ -346,6 +347,8 @@ export class SecretsClient {
   /** `POST auth/<mount>/login/<username>` with the password in the body (never in the URL: SEC-PARAMS-QUERY-VS-BODY). */
   async loginUserpass(username: string, password: string, options: { mount?: string } = {}): Promise<TokenInfo> {
     const mount = normaliseMount(options.mount ?? 'userpass');
+    // A service (or a proxy) echoing the body in an error must not put the password in our messages.
+    registerSecret(password);
     const result = await this.call({ method: 'POST', path: `auth/${mount}login/${encodePath(username, { what: 'username' })}`, body: { password }, authenticated: false });
     return this.#adoptAuth(result.envelope?.auth, true);
   }
@@ -355,6 +358,7 @@ export class SecretsClient {
     const mount = normaliseMount(options.mount ?? 'approle');
     const body: Record<string, string> = { role_id: roleId };
     if (secretId !== undefined) body.secret_id = secretId;
+    registerSecret(secretId);
     const result = await this.call({ method: 'POST', path: `auth/${mount}login`, body, authenticated: false });
     return this.#adoptAuth(result.envelope?.auth, true);
   }
@@ -364,6 +368,7 @@ export class SecretsClient {
       throw new SecretsError({ method: 'POST', path: login ? 'auth/.../login' : 'auth/token/renew-self', status: 200, errors: ['the response carried no auth.client_token'], warnings: [] }, { code: 'SECRETS_LOGIN_NO_TOKEN' });
     }
     // SEC-AUTH-LOGIN-JSON: the token is saved and sent on later requests.
+    registerSecret(auth.client_token);
     this.#token = auth.client_token;
     return {
       accessor: auth.accessor,

@@ -299,6 +299,22 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       await assert.rejects(client({ token: bad }).loginWithToken(bad), (e: unknown) => e instanceof SecretsError && e.status === 403);
     });
 
+    it('SEC-AUTH-LOGIN-NO-AUTH: a password or secret id the service echoes in an error never reaches the message', async () => {
+      const pw = 'echoed-password-7f31aa';
+      const secretId = 'echoed-secret-id-0b94cc';
+      server.setFaults([
+        { method: 'POST', path: '/v1/auth/userpass/login/*', status: 400, count: 1, errors: [`invalid password ${pw} for deployer`] },
+        { method: 'POST', path: '/v1/auth/approle/login', status: 400, count: 1, errors: [`secret id ${secretId} is not valid`] },
+      ]);
+      const c = client({ token: undefined });
+      for (const [attempt, canary] of [[() => c.loginUserpass('deployer', pw), pw], [() => c.loginAppRole('role-x', secretId), secretId]] as const) {
+        const error = await attempt().catch((e: unknown) => e);
+        assert.ok(error instanceof SecretsError && error.status === 400, String(error));
+        assert.match(error.message, /\[REDACTED\]/);
+        assert.ok(!`${error.message} ${error.errors.join(' ')} ${error.stack}`.includes(canary), error.message);
+      }
+    });
+
     it('SEC-AUTH-BEARER, SEC-AUTH-TOKEN-HEADER: the service accepts the token in either header', async () => {
       await client({ tokenHeader: 'authorization' }).kv('secret').write('bearer', { v: 1 });
       assert.deepEqual((await client().kv('secret').read('bearer')).data, { v: 1 });
