@@ -98,6 +98,7 @@ export class SecretsClient {
 
   /** Use this token from now on (kept in memory only). */
   setToken(token: string | undefined): void {
+    registerSecret(token);
     this.#token = token === '' ? undefined : token;
   }
 

@@ -1,3 +1,4 @@
+import { registerSecret } from '../http/redact.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';
@@ -145,6 +146,11 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     return got === undefined ? undefined : String(got.raw);
   };
 
+  // The token first, and registered with the redactor at once: an error about any other setting must not show it
+  // (a token pasted into SECRETS_ADDR, say).
+  const token = text('token', options.token);
+  registerSecret(token);
+
   const addressPick = pick('address', options.address);
   const address = parseAddress(addressPick ? String(addressPick.raw) : defaults.address, addressPick?.from ?? 'default');
 
@@ -178,7 +184,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
 
   return {
     address,
-    token: text('token', options.token),
+    token,
     namespace: normaliseNamespace(namespaceText),
     caCert: text('caCert', options.caCert),
     caPath: text('caPath', options.caPath),
@@ -202,10 +208,11 @@ function parseAddress(raw: string, from: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new SecretsConfigError(`${from} is not a URL: "${raw}"`, 'Give the service address with its scheme, e.g. https://127.0.0.1:8200');
+    // Not echoed: a value that is no URL may well be a credential pasted into the wrong variable.
+    throw new SecretsConfigError(`${from} is not a URL (${describe(raw)})`, 'Give the service address with its scheme, e.g. https://127.0.0.1:8200 (or http://… for a dev server)');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SecretsConfigError(`${from} must be an http or https URL, got "${url.protocol}"`);
+    throw new SecretsConfigError(`${from} must be an http or https URL, got ${shown(url.protocol)}`);
   }
   if (url.username || url.password) {
     throw new SecretsConfigError(`${from} must not carry credentials in the URL; use SECRETS_TOKEN or a login method`);
@@ -215,19 +222,32 @@ function parseAddress(raw: string, from: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/** The shape of a value, without the value. */
+function describe(value: string): string {
+  return `a value of ${value.length} character${value.length === 1 ? '' : 's'}${value.includes('://') ? '' : ' with no scheme'}`;
+}
+
+/**
+ * A bad setting as it may be shown: the short values these settings take (`yes`, `3x`, `ftp:`) quoted, anything longer
+ * described only, since it may be a credential set in the wrong variable.
+ */
+function shown(value: string): string {
+  return value.length <= 12 ? `"${value}"` : describe(value);
+}
+
 /** Boolean as Go's strconv.ParseBool reads it (the Vault CLI's VAULT_SKIP_VERIFY). */
 export function parseBoolean(raw: unknown, from: string): boolean {
   if (typeof raw === 'boolean') return raw;
   const value = String(raw).trim();
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
-  throw new SecretsConfigError(`${from} must be true or false, got "${value}"`);
+  throw new SecretsConfigError(`${from} must be true or false, got ${shown(value)}`);
 }
 
 function parseRetries(raw: unknown, from: string): number {
   const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
   if (!Number.isInteger(value) || value < 0 || String(raw).trim() === '') {
-    throw new SecretsConfigError(`${from} must be a whole number of retries (0 or more), got "${String(raw)}"`);
+    throw new SecretsConfigError(`${from} must be a whole number of retries (0 or more), got ${shown(String(raw))}`);
   }
   return value;
 }
@@ -254,5 +274,5 @@ export function parseDuration(raw: unknown, from: string, numberIsMilliseconds =
     const total = parts.reduce((sum, p) => sum + Number(p[1]) * durationUnits[p[2]!]!, 0);
     if (total > 0) return total;
   }
-  throw new SecretsConfigError(`${from} must be a positive duration such as 60, 30s or 1m30s, got "${value}"`);
+  throw new SecretsConfigError(`${from} must be a positive duration such as 60, 30s or 1m30s, got ${shown(value)}`);
 }

@@ -195,4 +195,22 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.match(down.stderr, /ECONNREFUSED/);
     assert.match(down.stderr, /SECRETS_ADDR/);
   });
+
+  it('a token set in the wrong variable is never echoed by the configuration error (exit 2)', async () => {
+    const token = 'hvs.TokenCanaryInTheAddr2b71';
+    for (const env of [
+      { SECRETS_ADDR: token, SECRETS_TOKEN: token },
+      { SECRETS_ADDR: token, SECRETS_TOKEN: undefined },
+      { SECRETS_MAX_RETRIES: token },
+      { SECRETS_CLIENT_TIMEOUT: token },
+      { SECRETS_SKIP_VERIFY: token },
+    ]) {
+      const run = await gantry(['get', 'secret/app/db'], { env });
+      assert.equal(run.code, 2, `${JSON.stringify(Object.keys(env))}: ${run.stderr}`);
+      assert.match(run.stderr, new RegExp(Object.keys(env)[0]!));
+      assert.ok(!`${run.stdout}${run.stderr}`.includes(token.slice(4)), run.stderr);
+    }
+    const short = await gantry(['get', 'secret/app/db'], { env: { SECRETS_MAX_RETRIES: 'two' } });
+    assert.match(short.stderr, /SECRETS_MAX_RETRIES must be a whole number of retries \(0 or more\), got "two"/, 'short values stay readable');
+  });
 });
