@@ -46,6 +46,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A credential in the heavy page's URL, which no report may carry. */
+const HEAVY_TOKEN = 'heavy-page-token-4417c';
+
 describe('analysis: the local engine (Lighthouse in Chromium) against pages on 127.0.0.1', function () {
   this.timeout(240_000);
   let site: TestSite;
@@ -67,7 +70,7 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     // slowdown, so a busy shared machine cannot push it under 90); the heavy page fails under either preset and
     // runs the mobile one.
     light = await gantry(['gate', `${site.url}/`, '--runs', '1', '--min', 'performance=0.9,accessibility=90,seo=0.9', '--audit', 'largest-contentful-paint<=2500', '--report', reportDir]);
-    heavy = await gantry(['gate', `${site.url}/heavy`, '--runs', '1', '--strategy', 'mobile', '--min', 'performance=0.9', '--audit', 'total-blocking-time<=200', '--json', '--report', heavyReportDir]);
+    heavy = await gantry(['gate', `${site.url}/heavy?token=${HEAVY_TOKEN}`, '--runs', '1', '--strategy', 'mobile', '--min', 'performance=0.9', '--audit', 'total-blocking-time<=200', '--json', '--report', heavyReportDir]);
     notFound = await runGate({ urls: [`${site.url}/missing`], runs: 3, engine: createLocalEngine(), thresholds: [{ kind: 'category', category: 'performance', min: 0 }] });
     unreachable = await gantry(['gate', `http://127.0.0.1:${await closedPort()}/`, '--runs', '3', '--min', 'performance=0']);
   });
@@ -109,6 +112,21 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     const heavyReport = JSON.parse(readFileSync(heavySummary.urls[0].reportFiles.find((f: string) => f.endsWith('/report.json')), 'utf8'));
     assert.equal(heavyReport.beaconResult.configSettings.formFactor, 'mobile');
     assert.equal(heavyReport.beaconResult.configSettings.screenEmulation.mobile, true);
+  });
+
+  it('a page URL with a credential: the page is analysed, and no report (JSON or Lighthouse HTML) nor the output carries it', () => {
+    assert.ok(site.hits.includes('/heavy'), 'the page was analysed');
+    const summary = JSON.parse(heavy.stdout);
+    assert.equal(summary.urls[0].url, `${site.url}/heavy?token=[REDACTED]`);
+    assert.ok(!heavy.stdout.includes(HEAVY_TOKEN) && !heavy.stderr.includes(HEAVY_TOKEN));
+    const files = readdirSync(heavyReportDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    assert.deepEqual(files.map((f) => f.name).sort(), ['gate.json', 'report.html', 'report.json', 'run-1.html', 'run-1.json']);
+    for (const file of files) {
+      const text = readFileSync(join(file.parentPath, file.name), 'utf8');
+      assert.ok(!text.includes(HEAVY_TOKEN), `${file.name} carries the page URL's token`);
+    }
+    const report = JSON.parse(readFileSync(join(files.find((f) => f.name === 'report.json')!.parentPath, 'report.json'), 'utf8'));
+    assert.equal(report.beaconResult.finalDisplayedUrl, `${site.url}/heavy?token=[REDACTED]`);
   });
 
   it('a heavy page fails: exit 1, performance below 0.9 and total blocking time above 200 ms, with reasons', () => {
