@@ -31,7 +31,7 @@ export type {
 } from './automation/index.js';
 // Secrets: the kv engine client (also as the `secrets` namespace).
 export * as secrets from './secrets/index.js';
-export { SecretsClient, createSecretsClient, KvEngine, SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './secrets/index.js';
+export { SecretsClient, createSecretsClient, KvEngine, SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError, SecretsNoTokenError } from './secrets/index.js';
 export type { SecretsClientOptions, KvReadResult, KvWriteResult, KvMetadata, KvVersion } from './secrets/index.js';
 // Page analysis: the v5 model, the engines, gates and reports (also as the `analysis` namespace).
 export * as analysis from './analysis/index.js';

@@ -1,7 +1,7 @@
 import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
-import { SecretsConnectionError, SecretsError, SecretsPathError } from './errors.js';
+import { SecretsConnectionError, SecretsError, SecretsNoTokenError, SecretsPathError } from './errors.js';
 import { serializeWithinLimits } from './limits.js';
 import { fullPath, joinNamespaces } from './namespace.js';
 import { encodePath, encodeSegments, normaliseMount } from './paths.js';
@@ -133,7 +133,9 @@ export class SecretsClient {
     let path = options.path;
     if (namespace && this.config.namespaceIn === 'path') path = `${encodeSegments(namespace.split('/').filter(Boolean))}/${path}`;
     else if (namespace) headers['x-secrets-namespace'] = namespace;
-    if (options.authenticated !== false && this.#token !== undefined) {
+    if (options.authenticated !== false) {
+      // Without a token the service can only say 403, and the mount detection would blame the path: say what is missing.
+      if (this.#token === undefined) throw new SecretsNoTokenError(`${options.method} /v1/${path}`);
       if (this.config.tokenHeader === 'authorization') headers.authorization = `Bearer ${this.#token}`;
       else headers['x-secrets-token'] = this.#token;
     }
@@ -267,7 +269,7 @@ export class SecretsClient {
       if (error instanceof SecretsError && error.status === 403) {
         throw new SecretsError(
           { method: error.method, path: error.path, namespace: error.namespace, status: 403, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
-          { code: 'SECRETS_MOUNT_UNKNOWN', hint: `No mount holds "${path}", or the token may not see it. Check the mount (gantry secrets list), or pass the kv version (--kv-version / kvVersion) to skip detection.` },
+          { code: 'SECRETS_MOUNT_UNKNOWN', hint: `No mount holds "${path}", or the token is wrong, expired or lacks a policy for it (the service answers 403 to all three). Check SECRETS_TOKEN (gantry secrets login token) and the mount (gantry secrets list), or pass the kv version (--kv-version / kvVersion) to skip detection.` },
         );
       }
       throw error;
@@ -320,14 +322,12 @@ export class SecretsClient {
 
   /** `auth/token/lookup-self`: checks the token and says what it may do. */
   async lookupSelf(): Promise<TokenInfo> {
-    this.#requireToken('look up the token');
     const result = await this.call<Record<string, unknown>>({ method: 'GET', path: 'auth/token/lookup-self' });
     return tokenInfoFromLookup(result.envelope?.data ?? {});
   }
 
   /** `auth/token/renew-self`, optionally asking for `increment` seconds. */
   async renewSelf(increment?: number): Promise<TokenInfo> {
-    this.#requireToken('renew the token');
     const result = await this.call({ method: 'POST', path: 'auth/token/renew-self', body: increment ? { increment } : {} });
     return this.#adoptAuth(result.envelope?.auth, false);
   }
@@ -382,11 +382,6 @@ export class SecretsClient {
     };
   }
 
-  #requireToken(what: string): void {
-    if (this.#token === undefined) {
-      throw new SecretsError({ method: 'GET', path: 'auth/token/lookup-self', status: 403, errors: [`no token to ${what}`], warnings: [] }, { code: 'SECRETS_NO_TOKEN', hint: 'Set SECRETS_TOKEN, or log in (gantry secrets login).' });
-    }
-  }
 }
 
 export function createSecretsClient(options: CreateSecretsClientOptions = {}): SecretsClient {

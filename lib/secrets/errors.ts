@@ -118,6 +118,16 @@ export class SecretsLimitError extends UsageError {
   }
 }
 
+/** An authenticated call with no token set: refused before sending, since the service could only answer 403. */
+export class SecretsNoTokenError extends UsageError {
+  constructor(what: string) {
+    super(`no token for ${what}: set SECRETS_TOKEN or run \`gantry secrets login …\`; nothing was sent`, {
+      code: 'SECRETS_NO_TOKEN',
+      hint: 'In code: pass `token`, or call loginUserpass / loginAppRole / loginWithToken first. In a Pulumi program: gantry:secretsToken (set it --secret).',
+    });
+  }
+}
+
 /** Client configuration that cannot work (bad address, unparsable number). */
 export class SecretsConfigError extends UsageError {
   constructor(message: string, hint?: string) {

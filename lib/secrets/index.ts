@@ -4,7 +4,7 @@ export { KvEngine } from './kv.js';
 export type { KvEngineOptions, WriteOptions } from './kv.js';
 export { resolveSecretsConfig, pulumiConfigFromEnvironment, settings as secretsSettings, defaults as secretsDefaults } from './config.js';
 export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup, ResolveSources } from './config.js';
-export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError } from './errors.js';
+export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError, SecretsNoTokenError } from './errors.js';
 export { defaultLimits, checkJsonLimits, serializeWithinLimits } from './limits.js';
 export type { RequestLimits } from './limits.js';
 export { normaliseNamespace, joinNamespaces, fullPath, resplit } from './namespace.js';

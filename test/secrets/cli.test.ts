@@ -196,6 +196,20 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.match(down.stderr, /SECRETS_ADDR/);
   });
 
+  it('SEC-AUTH-TOKEN-REQUIRED: with SECRETS_TOKEN empty or unset, get is a usage error (exit 2) saying to set it or log in; nothing is sent', async () => {
+    const before = requests.length;
+    for (const token of ['', undefined]) {
+      const run = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: token } });
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /no token for .*: set SECRETS_TOKEN or run `gantry secrets login …`; nothing was sent/);
+      assert.doesNotMatch(run.stderr, /403|No mount holds/);
+    }
+    assert.equal(requests.length, before, 'nothing was sent');
+    const bad = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: 'wrong-token-canary-6e02' } });
+    assert.equal(bad.code, 3);
+    assert.match(bad.stderr, /token is wrong, expired or lacks a policy/);
+  });
+
   it('a token set in the wrong variable is never echoed by the configuration error (exit 2)', async () => {
     const token = 'hvs.TokenCanaryInTheAddr2b71';
     for (const env of [

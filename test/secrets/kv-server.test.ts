@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../lib/devserver/secrets/index.js';
 import {
-  SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, resplit, type CreateSecretsClientOptions,
+  SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, resplit, type CreateSecretsClientOptions,
 } from '../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from './helpers/tls.js';
 import { startServerProcess } from './helpers/serverProcess.js';
@@ -288,14 +288,17 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal(other.revealToken(), issued);
     });
 
-    it('SEC-AUTH-TOKEN-REQUIRED: a bad token is a 403 whose message never shows it; no token is a 403 too', async () => {
+    it('SEC-AUTH-TOKEN-REQUIRED: a bad token is a 403 whose message never shows it, with a hint that the token may be wrong or lack a policy', async () => {
       const bad = 'bad-token-canary-51c2';
       const c = client({ token: bad });
       const error = await c.kv('secret', { kvVersion: 2 }).read('app/x').catch((e: unknown) => e);
       assert.ok(error instanceof SecretsError);
       assert.equal(error.status, 403);
       assert.ok(!`${error.message} ${error.hint} ${error.stack}`.includes(bad));
-      await assert.rejects(client({ token: undefined }).kv('secret', { kvVersion: 2 }).read('app/x'), (e: unknown) => e instanceof SecretsError && e.status === 403);
+      // Through mount detection (no kv version given), the hint still names the token, not only the mount.
+      const detected = await c.kvAt('secret/app/x').catch((e: unknown) => e);
+      assert.ok(detected instanceof SecretsError && detected.status === 403, String(detected));
+      assert.match(detected.hint ?? '', /token is wrong, expired or lacks a policy/);
       await assert.rejects(client({ token: bad }).loginWithToken(bad), (e: unknown) => e instanceof SecretsError && e.status === 403);
     });
 
@@ -313,6 +316,22 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         assert.match(error.message, /\[REDACTED\]/);
         assert.ok(!`${error.message} ${error.errors.join(' ')} ${error.stack}`.includes(canary), error.message);
       }
+    });
+
+    it('SEC-AUTH-TOKEN-REQUIRED: with no token, kv calls and token lookups are refused before sending (usage error, exit 2)', async () => {
+      const c = client({ token: undefined });
+      const before = requestLog.length;
+      for (const attempt of [() => c.kv('secret', { kvVersion: 2 }).read('app/x'), () => c.kvAt('secret/app/x'), () => c.lookupSelf()]) {
+        await assert.rejects(attempt(), (e: unknown) => {
+          assert.ok(e instanceof SecretsNoTokenError, String(e));
+          assert.equal(e.exitCode, 2);
+          assert.match(e.message, /^no token for .*: set SECRETS_TOKEN or run `gantry secrets login …`; nothing was sent$/);
+          return true;
+        });
+      }
+      assert.equal(requestLog.length, before, 'nothing was sent');
+      c.setToken('');
+      await assert.rejects(c.kv('secret', { kvVersion: 2 }).read('app/x'), SecretsNoTokenError);
     });
 
     it('SEC-AUTH-BEARER, SEC-AUTH-TOKEN-HEADER: the service accepts the token in either header', async () => {
