@@ -3,7 +3,7 @@
  * profile removed on close, on failure, on process exit and on SIGINT/SIGTERM (Ctrl-C).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,10 +51,17 @@ function killSync(entry: Live): void {
       // already gone
     }
   }
-  try {
-    rmSync(entry.profileDir, { recursive: true, force: true, maxRetries: 3 });
-  } catch {
-    // best effort while the process is going down
+  // Killed helpers can still be writing for a moment: remove, and remove again until the folder stays gone.
+  // This runs in exit and signal handlers, where nothing asynchronous runs, so the short waits block.
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    try {
+      rmSync(entry.profileDir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // a file appeared while removing: try again
+    }
+    if (!existsSync(entry.profileDir)) return;
+    Atomics.wait(pause, 0, 0, 50);
   }
 }
 
@@ -108,10 +115,21 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
         await exited;
         clearTimeout(timer);
       }
+      // The browser's helpers (crash handler, utility processes) can outlive the main process by a moment and write
+      // into the profile; end the whole group before removing it, and remove it again if a straggler recreated it.
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone
+      }
       child.stderr?.destroy();
       live.delete(entry);
       unregister();
-      await rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        await rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        if (!existsSync(profileDir)) break;
+      }
     })();
     return closed;
   };
