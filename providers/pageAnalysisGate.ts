@@ -34,7 +34,7 @@ import { containsUnknown } from './unknown.js';
 export interface PageAnalysisGateArgs {
   /** The page to analyse: an absolute http(s) URL. */
   url: pulumi.Input<string>;
-  /** Minimum category scores, 0–1 or 0–100: `{ performance: 0.9, accessibility: 95 }`. */
+  /** Minimum category scores, a fraction 0–1 or a whole percentage 2–100: `{ performance: 0.9, accessibility: 95 }`. */
   thresholds: pulumi.Input<Record<string, pulumi.Input<number>>>;
   /** Limits on audit values: `{ 'largest-contentful-paint': 2500 }` (maxima) or `['cumulative-layout-shift<0.1']`. */
   audits?: pulumi.Input<Record<string, pulumi.Input<number>> | pulumi.Input<string>[]>;
