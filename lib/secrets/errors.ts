@@ -36,7 +36,7 @@ export class SecretsError extends GantryError {
     const said = details.errors.length > 0 ? `: ${details.errors.join('; ')}` : '';
     const tries = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
     super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {
-      hint: options.hint ?? hintFor(details.status),
+      hint: options.hint ?? (isLoginPath(details.path) ? loginHintFor(details.status) : hintFor(details.status)),
       code: options.code ?? codeFor(details.status),
       exitCode: ExitCode.remote,
       cause: details.cause,
@@ -151,6 +151,19 @@ function codeFor(status: number): string {
     case 503: return 'SECRETS_UNAVAILABLE';
     default: return status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED';
   }
+}
+
+/** `auth/<mount>/login` and `auth/<mount>/login/<name>`, in any namespace prefix. */
+function isLoginPath(path: string): boolean {
+  return /(^|\/)auth\/(?:[^/]+\/)+login(\/[^/]*)?$/.test(path);
+}
+
+function loginHintFor(status: number): string | undefined {
+  if (status === 400 || status === 403) {
+    return 'The login was refused: check the username and password (userpass) or the role id and secret id (approle), and the auth mount (--mount) they belong to.';
+  }
+  if (status === 404) return 'No auth method is enabled at that mount: check --mount (the default is userpass/ or approle/).';
+  return hintFor(status);
 }
 
 function hintFor(status: number): string | undefined {

@@ -334,6 +334,19 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       await assert.rejects(c.kv('secret', { kvVersion: 2 }).read('app/x'), SecretsNoTokenError);
     });
 
+    it('SEC-AUTH-LOGIN-NO-AUTH: a wrong password or AppRole secret id is a 403 with a login hint, not one about the token', async () => {
+      const c = client({ token: undefined });
+      const role = server.approles.find((r) => r.roleName === 'ci')!;
+      for (const attempt of [() => c.loginUserpass('deployer', 'wrong-password-1'), () => c.loginAppRole(role.roleId, 'wrong-secret-id-1')]) {
+        await assert.rejects(attempt(), (e: unknown) => {
+          assert.ok(e instanceof SecretsError && e.status === 403, String(e));
+          assert.match(e.hint ?? '', /^The login was refused: check the username and password \(userpass\) or the role id and secret id \(approle\)/);
+          assert.doesNotMatch(e.hint ?? '', /token/i);
+          return true;
+        });
+      }
+    });
+
     it('SEC-AUTH-BEARER, SEC-AUTH-TOKEN-HEADER: the service accepts the token in either header', async () => {
       await client({ tokenHeader: 'authorization' }).kv('secret').write('bearer', { v: 1 });
       assert.deepEqual((await client().kv('secret').read('bearer')).data, { v: 1 });
