@@ -4,22 +4,12 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeploymentError, Harness, type Stack } from '../harness/index.js';
+import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'browser-check.cjs'), esm: path.join(programs, 'browser-check.mjs') };
 const PROVIDER_LIMIT_BYTES = 16 * 1024;
-
-async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof DeploymentError) return error;
-    throw error;
-  }
-  assert.fail('the deployment was expected to fail');
-}
 
 describe('BrowserCheck (Pulumi dynamic resource) through the engine harness', function () {
   this.timeout(240_000);
@@ -73,12 +63,12 @@ describe('BrowserCheck (Pulumi dynamic resource) through the engine harness', fu
     assert.notEqual(rechecked.outputs.checkedAt, created.outputs.checkedAt);
 
     siteTitle = 'Broken deploy';
-    const failed = await expectFailure(stack.up(program, { ...args, triggers: { version: '3' } }));
+    const failed = await expectDeploymentFailure(stack.up(program, { ...args, triggers: { version: '3' } }));
     assert.match(failed.message, /browser check of .* failed: title: expected contains "Gantry demo", got "Broken deploy"/);
     assert.match(failed.message, /title\s+contains "Gantry demo"\s+"Broken deploy"\s+FAIL/, 'the table is in the deployment error');
     assert.equal(failed.result.resources.site!.outputs.pageTitle, 'Gantry demo v2', 'the state keeps the last passing result');
 
-    const refused = await expectFailure(stack.up(program, { url: 'file:///etc/passwd', status: 42 }));
+    const refused = await expectDeploymentFailure(stack.up(program, { url: 'file:///etc/passwd', status: 42 }));
     assert.match(refused.message, /url/);
     assert.match(refused.message, /only opens http and https pages/);
     assert.match(refused.message, /status/);
@@ -95,7 +85,7 @@ describe('BrowserCheck (Pulumi dynamic resource) through the engine harness', fu
   it('esm consumer: a 404 page fails create with the reason; a URL given as a secret stays out of the state, the provider and the log', async () => {
     stack = await Harness.consumer({ kind: 'esm' });
     siteTitle = 'Gantry demo v1';
-    const failed = await expectFailure(stack.up(program, { url: `${site.url}/missing`, title: 'Gantry' }));
+    const failed = await expectDeploymentFailure(stack.up(program, { url: `${site.url}/missing`, title: 'Gantry' }));
     assert.match(failed.message, /status: expected 2xx, got 404/);
     assert.equal(failed.result.resources.site, undefined, 'nothing recorded for a check that never passed');
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { kvSecretOperations } from '../../providers/kvSecret.js';
-import { DeploymentError, Harness, type ConsumerKind, type OperationResult, type Stack } from '../harness/index.js';
+import { expectDeploymentFailure, Harness, type ConsumerKind, type OperationResult, type Stack } from '../harness/index.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'kvSecrets.cjs'), esm: path.join(programs, 'kvSecrets.mjs') };
@@ -26,16 +26,6 @@ interface SecretArgs {
   namespace?: string;
 }
 const secrets = (...list: SecretArgs[]) => ({ secrets: list });
-
-async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof DeploymentError) return error;
-    throw error;
-  }
-  assert.fail('the deployment was expected to fail');
-}
 
 describe('KvSecret through the engine harness (consumer mode) against the embedded kv server', function () {
   this.timeout(300_000);
@@ -174,13 +164,13 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
   it('cas: create refuses to clobber an existing secret; an update after an out-of-band write fails with a refresh hint', async () => {
     const s = (stack = await Harness.consumer({ env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
     await admin.kv('secret').write('taken', { v: 'theirs' });
-    const clobber = await expectFailure(s.up(program, secrets({ name: 'c', mount: 'secret', path: 'taken', data: { v: canarySecret }, cas: true })));
+    const clobber = await expectDeploymentFailure(s.up(program, secrets({ name: 'c', mount: 'secret', path: 'taken', data: { v: canarySecret }, cas: true })));
     assert.match(clobber.message, /check-and-set/);
     assert.deepEqual((await admin.kv('secret').read('taken')).data, { v: 'theirs' });
 
     await s.up(program, secrets({ name: 'c', mount: 'secret', path: 'mine', data: { v: '1' }, cas: true }));
     await admin.kv('secret').write('mine', { v: outOfBand });
-    const conflict = await expectFailure(s.up(program, secrets({ name: 'c', mount: 'secret', path: 'mine', data: { v: '2' }, cas: true })));
+    const conflict = await expectDeploymentFailure(s.up(program, secrets({ name: 'c', mount: 'secret', path: 'mine', data: { v: '2' }, cas: true })));
     assert.match(conflict.message, /check-and-set/);
     assert.ok(!conflict.message.includes(outOfBand) && !conflict.message.includes(canaryToken));
     assert.deepEqual((await admin.kv('secret').read('mine')).data, { v: outOfBand }, 'the out-of-band value was not overwritten');
@@ -192,11 +182,11 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
 
   it('SEC-PATH-TRAILING-PERIOD: Check refuses a bad path or bad inputs by property, without echoing the data; nothing is written', async () => {
     const s = (stack = await Harness.consumer({ env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
-    const failure = await expectFailure(s.up(program, secrets({ name: 'bad', mount: 'secret', path: 'app/db.', data: { password: canarySecret } })));
+    const failure = await expectDeploymentFailure(s.up(program, secrets({ name: 'bad', mount: 'secret', path: 'app/db.', data: { password: canarySecret } })));
     assert.match(failure.message, /path/);
     assert.match(failure.message, /period/);
     assert.ok(!failure.message.includes(canarySecret) && !s.log.includes(canarySecret));
-    const types = await expectFailure(s.up(program, secrets({ name: 'bad', mount: 'secret', path: 'x', data: { a: 1 }, kvVersion: 3 as 2 })));
+    const types = await expectDeploymentFailure(s.up(program, secrets({ name: 'bad', mount: 'secret', path: 'x', data: { a: 1 }, kvVersion: 3 as 2 })));
     assert.match(types.message, /kvVersion/);
     assert.deepEqual(await admin.kv('secret').list(), []);
   });

@@ -7,23 +7,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
-import { DeploymentError, Harness, type Stack } from '../harness/index.js';
+import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 import { startTestSite, type TestSite } from '../analysis/site.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'page-analysis-gate.cjs'), esm: path.join(programs, 'page-analysis-gate.mjs') };
 const PROVIDER_LIMIT_BYTES = 16 * 1024;
-
-async function expectFailure(run: Promise<unknown>): Promise<DeploymentError> {
-  try {
-    await run;
-  } catch (error) {
-    if (error instanceof DeploymentError) return error;
-    throw error;
-  }
-  assert.fail('the deployment was expected to fail');
-}
 
 describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness', function () {
   this.timeout(300_000);
@@ -79,13 +69,13 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     assert.notEqual(retriggered.outputs.analyzedAt, created.outputs.analyzedAt);
     assert.equal(api.requests.length, 4);
 
-    const stricter = await expectFailure(stack.up(program, { ...args, triggers: { version: '2' }, thresholds: { performance: 0.9, 'best-practices': 1 } }));
+    const stricter = await expectDeploymentFailure(stack.up(program, { ...args, triggers: { version: '2' }, thresholds: { performance: 0.9, 'best-practices': 1 } }));
     assert.match(stricter.message, /page analysis gate for http:\/\/127\.0\.0\.1:8080\/ failed: best-practices below threshold/);
     assert.match(stricter.message, /best-practices score\s+96\s+>= 100\s+FAIL/, 'the table is in the deployment error');
     assert.equal(stricter.result.resources.gate!.outputs.analyzedAt, retriggered.outputs.analyzedAt, 'the state keeps the last passing result');
     assert.deepEqual(stricter.result.resources.gate!.outputs.scores, { performance: 1, seo: 1 });
 
-    const refused = await expectFailure(stack.up(program, { url: 'ftp://example.com/', thresholds: { speed: 0.9 }, runs: 0, strategy: 'tablet' }));
+    const refused = await expectDeploymentFailure(stack.up(program, { url: 'ftp://example.com/', thresholds: { speed: 0.9 }, runs: 0, strategy: 'tablet' }));
     for (const property of ['url', 'thresholds', 'runs', 'strategy']) assert.match(refused.message, new RegExp(property));
     assert.match(refused.message, /unknown category "speed"/);
 
@@ -95,7 +85,7 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     const secretCreated = await stack.up(program, secretArgs);
     assert.equal(secretCreated.outputs.passed, true);
     assert.ok(secretCreated.resources.gate!.secretOutputs.includes('url'), 'the url output is secret like its input');
-    const secretFailed = await expectFailure(stack.up(program, { ...secretArgs, triggers: { version: '4' }, thresholds: { 'best-practices': 1 } }));
+    const secretFailed = await expectDeploymentFailure(stack.up(program, { ...secretArgs, triggers: { version: '4' }, thresholds: { 'best-practices': 1 } }));
     assert.match(secretFailed.message, /page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\[REDACTED\] failed/);
 
     const state = await readFile(stack.statePath, 'utf8');
@@ -118,7 +108,7 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     assert.ok(scores.performance >= 0.9 && scores.accessibility >= 0.9, JSON.stringify(scores));
     await stack.destroy();
 
-    const failed = await expectFailure(stack.up(program, { url: `${site.url}/missing`, thresholds: { performance: 0.5 }, runs: 3, engine: 'local' }));
+    const failed = await expectDeploymentFailure(stack.up(program, { url: `${site.url}/missing`, thresholds: { performance: 0.5 }, runs: 3, engine: 'local' }));
     assert.match(failed.message, /could not analyse the page/);
     assert.match(failed.message, /ERRORED_DOCUMENT_REQUEST/);
     assert.equal(failed.result.resources.gate, undefined, 'nothing recorded for a gate that never passed');
