@@ -262,14 +262,7 @@ Values for put/patch come from files or stdin so they stay out of shell history:
     .option('--custom <key=value...>', 'custom metadata (replaces all of it)')
     .action(async (path: string, options: { maxVersions?: string; casRequired?: string; deleteVersionAfter?: string; custom?: string[] }, command: Command) => {
       const { json } = context.globals(command);
-      const input: Parameters<KvEngine['writeMetadata']>[1] = {};
-      const max = parseWholeNumber(options.maxVersions, '--max-versions');
-      if (max !== undefined) input.maxVersions = max;
-      if (options.casRequired !== undefined) {
-        if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false');
-        input.casRequired = options.casRequired === 'true';
-      }
-      if (options.deleteVersionAfter !== undefined) input.deleteVersionAfter = options.deleteVersionAfter;
+      const input: Parameters<KvEngine['writeMetadata']>[1] = versionSettings(options);
       if (options.custom) {
         input.customMetadata = {};
         for (const pair of options.custom) {
@@ -311,14 +304,7 @@ Values for put/patch come from files or stdin so they stay out of shell history:
     .option('--delete-version-after <duration>', 'delete versions this long after writing (0s: never)')
     .action(async (mount: string, options: { maxVersions?: string; casRequired?: string; deleteVersionAfter?: string }, command: Command) => {
       const { json } = context.globals(command);
-      const input: { maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string } = {};
-      const max = parseWholeNumber(options.maxVersions, '--max-versions');
-      if (max !== undefined) input.maxVersions = max;
-      if (options.casRequired !== undefined) {
-        if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false');
-        input.casRequired = options.casRequired === 'true';
-      }
-      if (options.deleteVersionAfter !== undefined) input.deleteVersionAfter = options.deleteVersionAfter;
+      const input = versionSettings(options);
       if (Object.keys(input).length === 0) throw new UsageError('nothing to change: give --max-versions, --cas-required or --delete-version-after');
       await withKv(command, mount, async (kv) => {
         await kv.writeConfig(input);
@@ -399,4 +385,23 @@ Values for put/patch come from files or stdin so they stay out of shell history:
         client.close();
       }
     });
+}
+
+interface VersionSettingFlags {
+  maxVersions?: string;
+  casRequired?: string;
+  deleteVersionAfter?: string;
+}
+
+/** The version-keeping settings `meta put` and `config put` share, checked before anything is sent. */
+function versionSettings(options: VersionSettingFlags): { maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string } {
+  const settings: { maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string } = {};
+  const max = parseWholeNumber(options.maxVersions, '--max-versions');
+  if (max !== undefined) settings.maxVersions = max;
+  if (options.casRequired !== undefined) {
+    if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false', { hint: 'write --cas-required true or --cas-required false' });
+    settings.casRequired = options.casRequired === 'true';
+  }
+  if (options.deleteVersionAfter !== undefined) settings.deleteVersionAfter = options.deleteVersionAfter;
+  return settings;
 }

@@ -125,6 +125,11 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.equal((await gantry(['get', 'secret/app/v'])).code, 1);
     assert.equal((await gantry(['config', 'put', 'secret', '--max-versions', '7'])).code, 0);
     assert.equal((JSON.parse((await gantry(['--json', 'config', 'get', 'secret'])).stdout) as { maxVersions: number }).maxVersions, 7);
+    for (const verb of [['meta', 'put', 'secret/app/v'], ['config', 'put', 'secret']]) {
+      const bad = await gantry([...verb, '--cas-required', 'maybe']);
+      assert.equal(bad.code, 2, `${verb.join(' ')}: ${bad.stderr}`);
+      assert.match(bad.stderr, /--cas-required must be true or false\nhint: write --cas-required true/);
+    }
   });
 
   it('SEC-EP-LIST, SEC-LIST-EMPTY-404: list prints keys; an empty directory is no error; kv v1 works alike', async () => {
