@@ -15,6 +15,8 @@ export interface TestPki {
   key: string;
   clientCert: string;
   clientKey: string;
+  /** A second, unrelated CA: trusting it alone must not make the server trusted. */
+  otherCaFile: string;
   remove(): void;
 }
 
@@ -41,6 +43,8 @@ export function makeTestPki(names: string[] = ['localhost', '127.0.0.1']): TestP
   };
   issue('server', `/CN=${names[0]}`, `subjectAltName=${san}\nextendedKeyUsage=serverAuth\n`);
   issue('client', '/CN=gantry-test-client', 'extendedKeyUsage=clientAuth\n');
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
+    '-subj', '/CN=Another CA', '-keyout', 'other.key', '-out', 'other.pem'], dir);
   const read = (file: string) => readFileSync(join(dir, file), 'utf8');
   return {
     dir,
@@ -54,6 +58,7 @@ export function makeTestPki(names: string[] = ['localhost', '127.0.0.1']): TestP
     key: read('server.key'),
     clientCert: read('client.pem'),
     clientKey: read('client.key'),
+    otherCaFile: join(dir, 'other.pem'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

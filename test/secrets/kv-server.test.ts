@@ -6,7 +6,7 @@ import { startSecretsServer, type SecretsServer, type SecretsServerOptions } fro
 import {
   SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, resplit, type CreateSecretsClientOptions,
 } from '../../lib/secrets/index.js';
-import { makeTestPki, type TestPki } from './helpers/tls.js';
+import { makeTestPki, type TestPki } from '../peers/tls.js';
 import { startServerProcess } from './helpers/serverProcess.js';
 
 const fast = { retryWaitMinMs: 10, retryWaitMaxMs: 20 };
@@ -511,8 +511,8 @@ describe('secrets client against the embedded kv server (real sockets)', functio
 
   describe('TLS', () => {
     let pki: TestPki;
-    before(() => { pki = makeTestPki(); });
-    after(() => pki.cleanup());
+    before(() => { pki = makeTestPki(['localhost', '127.0.0.1', 'secrets.internal']); });
+    after(() => pki.remove());
 
     it('SEC-AUTH-TLS: an https address of the plain-http dev server fails at once, with a hint naming the http:// address', async () => {
       await start();
