@@ -13,7 +13,7 @@ import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
-import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
+import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type BrowserCheckOptions, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
 import { containsUnknown } from './unknown.js';
 
 export interface BrowserCheckArgs {
@@ -32,14 +32,8 @@ export interface BrowserCheckArgs {
   triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
 
-export interface BrowserCheckInputs {
-  url: string;
-  title?: string;
-  titleMatch?: TitleMatch;
-  status?: ExpectedStatus;
-  statusSource?: StatusSource;
-  pageLoadTimeoutMs?: number;
-  titleWaitMs?: number;
+/** The check's own options as the library takes them, plus the values that re-run it. */
+export interface BrowserCheckInputs extends Pick<BrowserCheckOptions, 'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'> {
   triggers?: Record<string, string>;
 }
 
