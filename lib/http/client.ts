@@ -1,11 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { type Got, type Response as GotResponse, type Request as GotRequest } from 'got';
 import { userAgent as defaultUserAgent } from '../version.js';
@@ -389,15 +390,19 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     async download(request: StreamOptions & { path: string }): Promise<DownloadResult> {
       await mkdir(dirname(request.path), { recursive: true });
       const temporary = join(dirname(request.path), `.${basename(request.path)}.${randomBytes(6).toString('hex')}.part`);
+      let file: WriteStream | undefined;
       try {
         const opened = await this.stream(request);
         let bytes = 0;
         opened.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-        await pipeline(opened.body, createWriteStream(temporary, { flags: 'wx' }));
+        file = createWriteStream(temporary, { flags: 'wx' });
+        await pipeline(opened.body, file);
         await rename(temporary, request.path);
         const { body: _body, ...fields } = opened;
         return { ...fields, path: request.path, bytes };
       } catch (error) {
+        // The file may still be opening when the body fails; removing it before it closes would leave it behind.
+        if (file && !file.closed) await once(file, 'close').catch(() => undefined);
         await rm(temporary, { force: true });
         if (error instanceof Error && !(error instanceof HttpError) && !(error instanceof ProtocolError) && !(error instanceof NetworkError)) {
           throw new NetworkError({ method: request.method ?? 'GET', url: resolveUrl(request.url).toString(), errorCode: errorCodeOf(error), cause: error });
