@@ -1,5 +1,5 @@
 // bench/secrets: kv v2 read and write throughput and p99 latency against the embedded kv server (in its own
-// process), Gantry's client (lib/secrets on the got-based HTTP core) vs raw undici requests doing the same calls
+// process), Gantry's client (lib/secrets on lib/http, itself on undici) vs raw undici requests doing the same calls
 // (same paths, headers and bodies, status checked, JSON parsed), in the same run, in interleaved ABBA rounds;
 // figures are medians over rounds, the ratio the median of the per-round ratios.
 // Prints ONE JSON object. Target: ratio (gantry ops/s ÷ undici ops/s) >= 0.8.
@@ -79,8 +79,10 @@ try {
     if (!body.data?.data) throw new Error('missing');
   };
 
-  // Warm up both (connections, JIT, the server's keys).
+  // Warm up both (connections, JIT, the server's keys): every key written once, then one unmeasured round of each
+  // operation, so the first measured round is not the one that pays for compilation.
   for (let i = 0; i < KEYS; i++) { await gantryWrite(i); await undiciWrite(i); }
+  for (const op of [gantryWrite, undiciWrite, gantryRead, undiciRead]) await measure(op);
   const results = { gantryWrite: [] as Figures[], undiciWrite: [] as Figures[], gantryRead: [] as Figures[], undiciRead: [] as Figures[] };
   for (let round = 0; round < ROUNDS; round++) {
     // ABBA: the side that goes first alternates, so warm-up and drift in the machine's load fall on both.

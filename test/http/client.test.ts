@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -266,11 +267,41 @@ describe('HTTP core (lib/http)', () => {
     });
     const client = createHttpClient({ baseUrl: peer.url, retry: { ...fast, retries: 0 }, timeouts: { total: 100 } });
     const failed = await client.request({ url: '/dribble', responseType: 'text' }).catch((error: unknown) => error);
-    assert.ok(failed instanceof Error && /ETIMEDOUT|timed? ?out/i.test(`${(failed as NetworkError).errorCode ?? ''} ${failed.message}`), String(failed));
+    assert.ok(failed instanceof NetworkError && failed.errorCode === 'ETIMEDOUT', String(failed));
     const streamed = await client.stream({ url: '/dribble' });
     let text = '';
     for await (const chunk of streamed.body) text += String(chunk);
     assert.equal(text, 'first part second part');
+    client.close();
+  });
+
+  it('a caller\'s signal ends a request waiting for headers and a body being streamed, and is let go of after a request', async () => {
+    peer.handle((req, res) => {
+      if (req.url === '/quick') return sendJson(res, 200, { quick: true });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/dribble') res.write('first part ');
+      // Never finishes: only the caller's signal ends these.
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const kept = new AbortController();
+    await client.request({ url: '/quick', signal: kept.signal });
+    assert.equal(EventEmitter.getEventListeners(kept.signal, 'abort').length, 0);
+
+    const waiting = new AbortController();
+    const started = Date.now();
+    setTimeout(() => waiting.abort(new Error('the caller gave up')), 100);
+    const failed = await client.request({ url: '/hang', signal: waiting.signal }).catch((error: unknown) => error);
+    assert.ok(failed instanceof Error && /the caller gave up/.test(failed.message), String(failed));
+    assert.ok(Date.now() - started < 2_000);
+
+    const streaming = new AbortController();
+    const opened = await client.stream({ url: '/dribble', signal: streaming.signal });
+    const chunks: string[] = [];
+    const reading = (async () => { for await (const chunk of opened.body) chunks.push(String(chunk)); })();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    streaming.abort(new Error('stop streaming'));
+    await assert.rejects(reading, /stop streaming/);
+    assert.deepEqual(chunks, ['first part ']);
     client.close();
   });
 
@@ -287,6 +318,56 @@ describe('HTTP core (lib/http)', () => {
     assert.equal(kept.headers.location, '/to');
     const followed = await client.request<{ landed: boolean }>({ url: '/from' });
     assert.equal(followed.body.landed, true);
+    client.close();
+  });
+
+  it('a 303 turns a POST into a GET without its body; 307 keeps both; a redirect loop ends in a ProtocolError', async () => {
+    peer.handle((req, res) => {
+      if (req.url === '/see-other') {
+        res.writeHead(303, { location: '/landing' });
+        res.end();
+      } else if (req.url === '/temporary') {
+        res.writeHead(307, { location: '/landing' });
+        res.end();
+      } else if (req.url?.startsWith('/loop')) {
+        res.writeHead(302, { location: `/loop${Number(req.url.slice(5) || 0) + 1}` });
+        res.end();
+      } else sendJson(res, 200, { method: req.method, body: req.body });
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, maxRedirects: 3 });
+    const seeOther = await client.request<{ method: string; body: string }>({ method: 'POST', url: '/see-other', json: { a: 1 } });
+    assert.deepEqual(seeOther.body, { method: 'GET', body: '' });
+    assert.deepEqual(seeOther.redirectUrls, [`${peer.url}/landing`]);
+    const temporary = await client.request<{ method: string; body: string }>({ method: 'POST', url: '/temporary', json: { a: 1 } });
+    assert.deepEqual(temporary.body, { method: 'POST', body: '{"a":1}' });
+    peer.requests.length = 0;
+    const loop = await client.request({ url: '/loop' }).catch((error: unknown) => error);
+    assert.ok(loop instanceof ProtocolError && /redirected more than 3 times/.test(loop.message), String(loop));
+    assert.equal(peer.requests.length, 4);
+    client.close();
+  });
+
+  it('decodes gzip, deflate and br bodies, and sends credentials in the URL as Basic auth, never in the request line', async () => {
+    const zlib = await import('node:zlib');
+    const json = Buffer.from(JSON.stringify({ packed: true }));
+    peer.handle((req, res) => {
+      const encoding = req.url!.slice(1);
+      const body = encoding === 'gzip' ? zlib.gzipSync(json) : encoding === 'deflate' ? zlib.deflateSync(json) : encoding === 'br' ? zlib.brotliCompressSync(json) : json;
+      res.writeHead(200, { 'content-type': 'application/json', ...(encoding === 'plain' ? {} : { 'content-encoding': encoding }) });
+      res.end(body);
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    for (const encoding of ['gzip', 'deflate', 'br', 'plain']) {
+      assert.deepEqual((await client.request({ url: `/${encoding}` })).body, { packed: true }, encoding);
+    }
+    assert.match(String(peer.requests[0]!.headers['accept-encoding']), /gzip/);
+    peer.requests.length = 0;
+    const withUser = new URL(`${peer.url}/plain`);
+    withUser.username = 'deploy';
+    withUser.password = 'url-pass word';
+    await client.request({ url: withUser });
+    assert.equal(peer.requests[0]!.url, '/plain');
+    assert.equal(peer.requests[0]!.headers.authorization, `Basic ${Buffer.from('deploy:url-pass word').toString('base64')}`);
     client.close();
   });
 
