@@ -44,7 +44,7 @@ export interface GateResult {
   urls: UrlGateResult[];
   /** Every check of every URL. */
   checks: CheckResult[];
-  /** Set when the reports were archived (S3 object URL of the summary). */
+  /** Set when the reports were archived to S3: the first URL's `report.html` (local engine), else its `report.json`. */
   reportUrl?: string;
 }
 

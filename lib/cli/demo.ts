@@ -31,13 +31,6 @@ export interface DemoStep {
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
 const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, browserStep];
 
-/** Capabilities whose step has not landed yet, and what their step will do; each is removed when its step arrives. */
-const planned: Array<{ name: string; description: string }> = [
-  { name: 'modules', description: 'pin the example modules from the embedded registry into gantry.lock.json and install them, verified by content hash' },
-  { name: 'secrets', description: 'store a secret in the embedded kv server and read it back, never printing it' },
-  { name: 'gate', description: 'serve the demo site locally, gate it with Lighthouse in Chromium and show the table of checks' },
-];
-
 export function register(program: Command, context: CliContext): void {
   program
     .command('demo')
@@ -54,11 +47,6 @@ export function register(program: Command, context: CliContext): void {
         if (!json) {
           out.line('Gantry demo: the example pipeline against embedded dev servers on 127.0.0.1.');
           for (const server of running.servers) out.line(`  ${server.name.padEnd(14)} ${server.url}`);
-          const pending = planned.filter((p) => !steps.some((s) => s.name === p.name));
-          if (pending.length > 0) {
-            out.line('Not yet in this build (each arrives with its capability):');
-            for (const p of pending) out.line(`  later: ${p.name} - ${p.description}`);
-          }
         }
         const servers = new Map(running.servers.map((server) => [server.name, server]));
         for (const [index, step] of steps.entries()) {
