@@ -17,6 +17,13 @@ interface ConnectionFlags {
   maxRetries?: string;
   timeout?: string;
   bearer?: boolean;
+  tokenHeader?: string;
+  namespaceIn?: string;
+  maxRequestSize?: string;
+  maxJsonDepth?: string;
+  maxJsonStringValueLength?: string;
+  maxJsonObjectEntryCount?: string;
+  maxJsonArrayElementCount?: string;
   mount?: string;
   kvVersion?: string;
   json?: boolean;
@@ -25,6 +32,20 @@ interface ConnectionFlags {
 async function openClient(command: Command): Promise<{ client: SecretsClient; flags: ConnectionFlags }> {
   const flags = command.optsWithGlobals() as ConnectionFlags;
   const { SecretsClient, parseDurationOption } = await import('./secretsClientFactory.js');
+  const { parseTokenHeader, parseNamespaceIn, parsePositiveInteger } = await import('../secrets/config.js');
+  if (flags.bearer && flags.tokenHeader !== undefined && parseTokenHeader(flags.tokenHeader, '--token-header') !== 'authorization') {
+    throw new UsageError('--bearer and --token-header x-secrets-token contradict each other', { hint: 'give one of them' });
+  }
+  const limits: Record<string, number> = {};
+  for (const [flag, key, value] of [
+    ['--max-request-size', 'maxRequestBytes', flags.maxRequestSize],
+    ['--max-json-depth', 'maxJsonDepth', flags.maxJsonDepth],
+    ['--max-json-string-value-length', 'maxJsonStringValueLength', flags.maxJsonStringValueLength],
+    ['--max-json-object-entry-count', 'maxJsonObjectEntryCount', flags.maxJsonObjectEntryCount],
+    ['--max-json-array-element-count', 'maxJsonArrayElementCount', flags.maxJsonArrayElementCount],
+  ] as const) {
+    if (value !== undefined) limits[key] = parsePositiveInteger(value, flag, key === 'maxRequestBytes' ? 'bytes' : undefined);
+  }
   const client = new SecretsClient({
     ...(flags.address ? { address: flags.address } : {}),
     ...(flags.namespace ? { namespace: flags.namespace } : {}),
@@ -36,7 +57,10 @@ async function openClient(command: Command): Promise<{ client: SecretsClient; fl
     ...(flags.skipVerify ? { skipVerify: true } : {}),
     ...(flags.maxRetries !== undefined ? { maxRetries: parseWholeNumber(flags.maxRetries, '--max-retries')! } : {}),
     ...(flags.timeout !== undefined ? { timeoutMs: parseDurationOption(flags.timeout, '--timeout') } : {}),
+    ...(flags.tokenHeader !== undefined ? { tokenHeader: parseTokenHeader(flags.tokenHeader, '--token-header') } : {}),
     ...(flags.bearer ? { tokenHeader: 'authorization' as const } : {}),
+    ...(flags.namespaceIn !== undefined ? { namespaceIn: parseNamespaceIn(flags.namespaceIn, '--namespace-in') } : {}),
+    limits,
   });
   return { client, flags };
 }
@@ -121,7 +145,14 @@ export function register(program: Command, context: CliContext): void {
     .option('--skip-verify', 'do not verify the server certificate (SECRETS_SKIP_VERIFY); dangerous')
     .option('--max-retries <n>', 'retries on 412, 429, 5xx and connection errors (SECRETS_MAX_RETRIES; default 2)')
     .option('--timeout <duration>', 'request timeout, e.g. 30s (SECRETS_CLIENT_TIMEOUT; default 60s)')
-    .option('--bearer', 'send the token as Authorization: Bearer instead of X-Secrets-Token');
+    .option('--bearer', 'send the token as Authorization: Bearer instead of X-Secrets-Token (same as --token-header authorization)')
+    .option('--token-header <header>', 'x-secrets-token or authorization (Bearer) (SECRETS_TOKEN_HEADER; default x-secrets-token)')
+    .option('--namespace-in <where>', 'send the namespace in the header or in front of the path (SECRETS_NAMESPACE_IN; default header)')
+    .option('--max-request-size <bytes>', 'refuse bodies over this size before sending (SECRETS_MAX_REQUEST_SIZE; default 33554432)')
+    .option('--max-json-depth <n>', 'refuse JSON nested deeper before sending (SECRETS_MAX_JSON_DEPTH; default 500)')
+    .option('--max-json-string-value-length <n>', 'refuse longer JSON strings, in bytes, before sending (SECRETS_MAX_JSON_STRING_VALUE_LENGTH; default 1048576)')
+    .option('--max-json-object-entry-count <n>', 'refuse JSON objects with more entries before sending (SECRETS_MAX_JSON_OBJECT_ENTRY_COUNT; default 10000)')
+    .option('--max-json-array-element-count <n>', 'refuse JSON arrays with more elements before sending (SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT; default 10000)');
   secrets.addHelpText('after', `
 Paths are <mount>/<path>; the mount and its kv version are detected (as the Vault CLI does) unless --mount or
 --kv-version is given. Secret values are masked in tables: ask for them with --field <key>, --reveal or --json.

@@ -25,18 +25,22 @@ export interface SecretsClientOptions {
   maxRetries?: number;
   /** Whole-request timeout in milliseconds. */
   timeoutMs?: number;
-  /** Send the token as `X-Secrets-Token` (default) or `Authorization: Bearer`. */
-  tokenHeader?: 'x-secrets-token' | 'authorization';
+  /** Send the token as `X-Secrets-Token` (default) or `Authorization: Bearer` (SEC-AUTH-TOKEN-HEADER, SEC-AUTH-BEARER). */
+  tokenHeader?: TokenHeader;
   /**
    * Where the namespace goes: the `X-Secrets-Namespace` header (default) or the front of the path, for proxies that
    * drop custom headers. The service treats both alike (SEC-NS-EQUIVALENCE).
    */
-  namespaceIn?: 'header' | 'path';
+  namespaceIn?: NamespaceIn;
   /** Shortest and longest wait between retries, in milliseconds (jittered linearly between them). */
   retryWaitMinMs?: number;
   retryWaitMaxMs?: number;
+  /** Request limits checked before sending (SEC-LIMIT-*); each one also from `SECRETS_MAX_*` and `gantry:secretsMax*`. */
   limits?: Partial<RequestLimits>;
 }
+
+export type TokenHeader = 'x-secrets-token' | 'authorization';
+export type NamespaceIn = 'header' | 'path';
 
 export interface ResolvedSecretsConfig {
   address: string;
@@ -50,8 +54,8 @@ export interface ResolvedSecretsConfig {
   tlsServerName: string | undefined;
   maxRetries: number;
   timeoutMs: number;
-  tokenHeader: 'x-secrets-token' | 'authorization';
-  namespaceIn: 'header' | 'path';
+  tokenHeader: TokenHeader;
+  namespaceIn: NamespaceIn;
   retryWaitMinMs: number;
   retryWaitMaxMs: number;
   limits: RequestLimits;
@@ -87,7 +91,17 @@ export const settings = {
   tlsServerName: { env: 'SECRETS_TLS_SERVER_NAME', pulumi: 'gantry:secretsTlsServerName' },
   maxRetries: { env: 'SECRETS_MAX_RETRIES', pulumi: 'gantry:secretsMaxRetries' },
   timeoutMs: { env: 'SECRETS_CLIENT_TIMEOUT', pulumi: 'gantry:secretsClientTimeout' },
+  tokenHeader: { env: 'SECRETS_TOKEN_HEADER', pulumi: 'gantry:secretsTokenHeader' },
+  namespaceIn: { env: 'SECRETS_NAMESPACE_IN', pulumi: 'gantry:secretsNamespaceIn' },
+  // The request limits, named after the listener options they mirror (max_request_size, max_json_*).
+  maxRequestBytes: { env: 'SECRETS_MAX_REQUEST_SIZE', pulumi: 'gantry:secretsMaxRequestSize' },
+  maxJsonDepth: { env: 'SECRETS_MAX_JSON_DEPTH', pulumi: 'gantry:secretsMaxJsonDepth' },
+  maxJsonStringValueLength: { env: 'SECRETS_MAX_JSON_STRING_VALUE_LENGTH', pulumi: 'gantry:secretsMaxJsonStringValueLength' },
+  maxJsonObjectEntryCount: { env: 'SECRETS_MAX_JSON_OBJECT_ENTRY_COUNT', pulumi: 'gantry:secretsMaxJsonObjectEntryCount' },
+  maxJsonArrayElementCount: { env: 'SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT', pulumi: 'gantry:secretsMaxJsonArrayElementCount' },
 } as const satisfies Record<string, Setting>;
+
+const limitKeys = ['maxRequestBytes', 'maxJsonDepth', 'maxJsonStringValueLength', 'maxJsonObjectEntryCount', 'maxJsonArrayElementCount'] as const satisfies ReadonlyArray<keyof RequestLimits & keyof typeof settings>;
 
 /**
  * Pulumi config as the Pulumi runtime passes it to a program or a dynamic provider: the `PULUMI_CONFIG`
@@ -160,10 +174,9 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
 
   const namespaceText = text('namespace', options.namespace);
   const limits: RequestLimits = { ...defaultLimits };
-  for (const [key, value] of Object.entries(options.limits ?? {})) {
-    if (value === undefined) continue;
-    if (!Number.isInteger(value) || value <= 0) throw new SecretsConfigError(`limit ${key} must be a positive integer, got ${value}`);
-    limits[key as keyof RequestLimits] = value;
+  for (const key of limitKeys) {
+    const got = pick(key, options.limits?.[key]);
+    if (got) limits[key] = parsePositiveInteger(got.raw, got.from.startsWith('option') ? `option limits.${key}` : got.from, key === 'maxRequestBytes' ? 'bytes' : undefined);
   }
 
   const retryWaitMinMs = options.retryWaitMinMs ?? defaults.retryWaitMinMs;
@@ -172,15 +185,10 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     throw new SecretsConfigError(`retry waits must satisfy 0 <= min <= max, got ${retryWaitMinMs}..${retryWaitMaxMs} ms`);
   }
 
-  const tokenHeader = options.tokenHeader ?? 'x-secrets-token';
-  if (tokenHeader !== 'x-secrets-token' && tokenHeader !== 'authorization') {
-    throw new SecretsConfigError(`tokenHeader must be "x-secrets-token" or "authorization", got "${String(tokenHeader)}"`);
-  }
-
-  const namespaceIn = options.namespaceIn ?? 'header';
-  if (namespaceIn !== 'header' && namespaceIn !== 'path') {
-    throw new SecretsConfigError(`namespaceIn must be "header" or "path", got "${String(namespaceIn)}"`);
-  }
+  const tokenHeaderPick = pick('tokenHeader', options.tokenHeader);
+  const tokenHeader = tokenHeaderPick ? parseTokenHeader(tokenHeaderPick.raw, tokenHeaderPick.from) : 'x-secrets-token';
+  const namespaceInPick = pick('namespaceIn', options.namespaceIn);
+  const namespaceIn = namespaceInPick ? parseNamespaceIn(namespaceInPick.raw, namespaceInPick.from) : 'header';
 
   return {
     address,
@@ -248,6 +256,36 @@ function parseRetries(raw: unknown, from: string): number {
   const value = typeof raw === 'number' ? raw : Number(String(raw).trim());
   if (!Number.isInteger(value) || value < 0 || String(raw).trim() === '') {
     throw new SecretsConfigError(`${from} must be a whole number of retries (0 or more), got ${shown(String(raw))}`);
+  }
+  return value;
+}
+
+/**
+ * Which header carries the token: `x-secrets-token` (SEC-AUTH-TOKEN-HEADER) or `authorization`, sent as
+ * `Authorization: Bearer <token>` (SEC-AUTH-BEARER); `bearer` is accepted for the latter. Any case.
+ */
+export function parseTokenHeader(raw: unknown, from: string): TokenHeader {
+  const value = String(raw).trim();
+  const lower = value.toLowerCase();
+  if (lower === 'x-secrets-token') return 'x-secrets-token';
+  if (lower === 'authorization' || lower === 'bearer') return 'authorization';
+  throw new SecretsConfigError(`${from} must be x-secrets-token or authorization (Authorization: Bearer), got ${shown(value)}`);
+}
+
+/** Where the namespace goes: `header` (X-Secrets-Namespace) or `path` (in front of the request path). Any case. */
+export function parseNamespaceIn(raw: unknown, from: string): NamespaceIn {
+  const value = String(raw).trim();
+  const lower = value.toLowerCase();
+  if (lower === 'header' || lower === 'path') return lower;
+  throw new SecretsConfigError(`${from} must be header or path, got ${shown(value)}`);
+}
+
+/** A request limit: a whole number of at least 1 (digits only in text: no units, signs or exponents). */
+export function parsePositiveInteger(raw: unknown, from: string, unit?: string): number {
+  const text = String(raw).trim();
+  const value = typeof raw === 'number' ? raw : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new SecretsConfigError(`${from} must be a whole number${unit ? ` of ${unit}` : ''} of at least 1, got ${shown(text)}`);
   }
   return value;
 }
