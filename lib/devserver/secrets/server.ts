@@ -86,6 +86,8 @@ export interface SecretsServer {
   faults(): FaultRule[];
   /** resolves when every change so far is on disk (immediately for a memory server) */
   flush(): Promise<void>;
+  /** the kv mounts of the root namespace as they are now (configured, loaded from the data file, or added by sys/mounts), by path */
+  mounts(): Array<{ path: string; version: 1 | 2 }>;
 }
 
 const DEFAULT_MOUNTS: Array<{ path: string; version: 1 | 2 }> = [
@@ -119,6 +121,11 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   const mounts = (options.mounts ?? DEFAULT_MOUNTS).map((m) => ({ path: normaliseMountPath(m.path), version: m.version }));
   if (mounts.some((m) => m.path === '' || m.path.startsWith('sys/') || m.path.startsWith('auth/') || (m.version !== 1 && m.version !== 2))) {
     throw new Error('mounts: each needs a path outside sys/ and auth/ and version 1 or 2');
+  }
+  for (const [i, a] of mounts.entries()) {
+    // as sys/mounts refuses it: one path, one mount, and no mount inside another
+    const clash = mounts.find((b, j) => j !== i && b.path.startsWith(a.path));
+    if (clash) throw new Error(clash.path === a.path ? `mounts: ${a.path} is given twice` : `mounts: ${clash.path} is inside ${a.path}; mounts cannot be nested`);
   }
   const maxRequestSize = options.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE;
   const limits: JsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
@@ -551,6 +558,9 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     flush: async () => {
       if (file) await file.save();
     },
+    mounts: () => Object.values(state.namespaces['']!.mounts)
+      .map((m) => ({ path: m.path, version: m.version }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
 }
 

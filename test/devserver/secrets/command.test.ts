@@ -9,11 +9,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { devServers } from '../../../lib/devserver/index.js';
 import { DEV_SECRETS_PORT, devSecretsPort } from '../../../lib/devserver/secrets/index.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
+import { makeTestPki, type TestPki } from '../../peers/tls.js';
 
 const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx');
 
-function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: { url: string; token: string; unsealKey: string } }> {
+interface Info { url: string; token: string; unsealKey: string; mounts: Array<{ path: string; version: number }> }
+
+function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Info }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, '--json', 'dev', 'secrets', ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
@@ -27,6 +30,23 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<{ c
       } catch {
         // not the whole object yet
       }
+    });
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => reject(new Error(`gantry dev secrets exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** The same, without --json: resolves with the banner once it is printed. */
+function startCliText(args: string[]): Promise<{ child: ChildProcess; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'secrets', ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('Press Ctrl-C')) resolve({ child, stdout });
     });
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('close', (code) => reject(new Error(`gantry dev secrets exited with ${code}: ${stderr}`)));
@@ -99,7 +119,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
     }
   });
 
-  it('SEC-AUTH-TLS: gantry dev prints the export line for the kv server (http://, its root token), and a client configured by it works', async () => {
+  it('SEC-AUTH-TOKEN-REQUIRED: gantry dev prints the export line for the kv server (plain http://, its root token); a client configured by it works, and nothing works without the token', async () => {
     const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0' },
     });
@@ -126,8 +146,116 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       } finally {
         client.close();
       }
+      const anonymous = await fetch(`${env.SECRETS_ADDR}/v1/secret/data/from-dev`);
+      assert.equal(anonymous.status, 403);
     } finally {
       await stopChild(child);
     }
+  });
+
+  it('SEC-KV1-PATH, SEC-KV2-DATA-PATH, SEC-MOUNT-DEFAULT-SECRET: --mount <path>=kv1|kv2 replaces the default mounts, and the banner lists the mounts it serves', async () => {
+    const defaults = await startCliText(['--port', '0']);
+    try {
+      assert.match(defaults.stdout, /^kv secrets server on http:\/\/127\.0\.0\.1:\d+ \(kv\/ kv v1, secret\/ kv v2\), in memory$/m);
+    } finally {
+      await stopChild(defaults.child);
+    }
+    const custom = await startCliText(['--port', '0', '--mount', 'apps/=kv2', '--mount', '/legacy/team=KV1']);
+    try {
+      assert.match(custom.stdout, /^kv secrets server on http:\/\/\S+ \(apps\/ kv v2, legacy\/team\/ kv v1\), in memory$/m);
+    } finally {
+      await stopChild(custom.child);
+    }
+    const { child, info } = await startCli(['--port', '0', '--root-token', 'r', '--mount', 'apps/=kv2', '--mount', 'legacy/=kv1', '--namespace', 'ns1']);
+    try {
+      assert.deepEqual(info.mounts, [{ path: 'apps/', version: 2 }, { path: 'legacy/', version: 1 }]);
+      const headers = { 'X-Secrets-Token': 'r' };
+      const v2 = await fetch(`${info.url}/v1/apps/data/db`, { method: 'POST', headers, body: JSON.stringify({ data: { k: 'v2' } }) });
+      assert.equal(v2.status, 200);
+      const v1 = await fetch(`${info.url}/v1/legacy/db`, { method: 'POST', headers, body: JSON.stringify({ k: 'v1' }) });
+      assert.equal(v1.status, 204);
+      assert.deepEqual(((await (await fetch(`${info.url}/v1/legacy/db`, { headers })).json()) as { data: unknown }).data, { k: 'v1' });
+      // the mounts are in every namespace, and the default ones are gone
+      const inNs = await fetch(`${info.url}/v1/sys/internal/ui/mounts/apps`, { headers: { ...headers, 'X-Secrets-Namespace': 'ns1' } });
+      assert.equal(((await inNs.json()) as { data: { options: { version: string } } }).data.options.version, '2');
+      const gone = await fetch(`${info.url}/v1/secret/data/db`, { headers });
+      assert.equal(gone.status, 404);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  it('SEC-LIMIT-REQUEST-SIZE, SEC-LIMIT-JSON-DEPTH, SEC-LIMIT-JSON-STRING-LENGTH, SEC-LIMIT-JSON-OBJECT-ENTRIES, SEC-LIMIT-JSON-ARRAY-ELEMENTS: the listener limits from flags', async () => {
+    const { child, info } = await startCli(['--port', '0', '--root-token', 'r', '--max-request-size', '300', '--max-json-depth', '3',
+      '--max-json-string-value-length', '8', '--max-json-object-entry-count', '3', '--max-json-array-element-count', '2']);
+    const post = async (body: string) => {
+      const r = await fetch(`${info.url}/v1/kv/limits`, { method: 'POST', headers: { 'X-Secrets-Token': 'r' }, body });
+      return { status: r.status, errors: ((await r.json().catch(() => ({}))) as { errors?: string[] }).errors };
+    };
+    try {
+      assert.deepEqual(await post(JSON.stringify({ a: { b: { c: 'x' } } })), { status: 204, errors: undefined }, 'depth 3 is within 3');
+      assert.deepEqual(await post(JSON.stringify({ pad: 'x'.repeat(5) + ' '.repeat(300) })), { status: 413, errors: ['http: request body too large'] });
+      assert.deepEqual(await post(JSON.stringify({ a: { b: { c: [1] } } })), { status: 400, errors: ['JSON input exceeds allowed nesting depth'] });
+      assert.deepEqual(await post(JSON.stringify({ a: 'x'.repeat(9) })), { status: 400, errors: ['JSON string value exceeds allowed length'] });
+      assert.deepEqual(await post(JSON.stringify({ a: 1, b: 2, c: 3, d: 4 })), { status: 400, errors: ['JSON object exceeds allowed entry count'] });
+      assert.deepEqual(await post(JSON.stringify({ a: [1, 2, 3] })), { status: 400, errors: ['JSON array exceeds allowed element count'] });
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  it('bad --mount and limit flags are usage errors (exit 2)', async () => {
+    for (const [args, message] of [
+      [['--mount', 'secret'], /--mount takes <path>=kv1\|kv2, got "secret"/],
+      [['--mount', 'secret/=kv3'], /the engine must be kv1 or kv2, got "kv3"/],
+      [['--mount', 'sys/=kv2'], /sys\/ and auth\/ are reserved/],
+      [['--mount', 'auth/x=kv1'], /sys\/ and auth\/ are reserved/],
+      [['--mount', '=kv2'], /"" is not a mount path/],
+      [['--mount', 'a//b=kv2'], /"a\/\/b" is not a mount path/],
+      [['--mount', 'a./=kv2'], /"a\.\/" is not a mount path/],
+      [['--mount', 'a/=kv2', '--mount', 'a/b=kv1'], /--mount a\/b\/ is inside --mount a\/: mounts cannot be nested/],
+      [['--mount', 'a=kv2', '--mount', 'a/=kv1'], /--mount a\/ is given twice/],
+      [['--max-request-size', '32MB'], /--max-request-size must be a whole number of at least 1, got "32MB"/],
+      [['--max-json-depth', '0'], /--max-json-depth must be a whole number/],
+      [['--max-json-array-element-count', '-1'], /--max-json-array-element-count must be a whole number/],
+    ] as const) {
+      await assert.rejects(startCli(['--port', '0', ...args]), (e: Error) => /exited with 2/.test(e.message) && message.test(e.message), args.join(' '));
+    }
+  });
+
+  describe('TLS', () => {
+    let pki: TestPki;
+    before(() => { pki = makeTestPki(); });
+    after(() => pki.remove());
+
+    it('SEC-AUTH-TLS: --tls-cert/--tls-key serve https; a client trusting the CA made in the test reads and writes, one skipping verification too, one trusting another CA fails', async () => {
+      const text = await startCliText(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile]);
+      try {
+        assert.match(text.stdout, /^export SECRETS_ADDR=https:\/\/127\.0\.0\.1:\d+ SECRETS_TOKEN=\S+$/m);
+        assert.ok(text.stdout.includes(`TLS: clients must trust the CA that signed ${pki.certFile} (SECRETS_CACERT or SECRETS_CAPATH)`), text.stdout);
+      } finally {
+        await stopChild(text.child);
+      }
+      const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile]);
+      const sources = (env: Record<string, string>) => ({ sources: { env: { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined } });
+      const trusting = new SecretsClient(sources({ SECRETS_CACERT: pki.caFile }));
+      const skipping = new SecretsClient(sources({ SECRETS_SKIP_VERIFY: 'true' }));
+      const other = new SecretsClient(sources({ SECRETS_CACERT: pki.otherCaFile }));
+      try {
+        assert.match(info.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+        await trusting.kv('secret').write('over-tls', { k: 'v' });
+        assert.deepEqual((await trusting.kv('secret').read('over-tls')).data, { k: 'v' });
+        await trusting.kv('kv').write('over-tls', { v: 1 });
+        assert.deepEqual(await trusting.kv('kv').list(''), ['over-tls']);
+        assert.deepEqual((await skipping.kv('secret').read('over-tls')).data, { k: 'v' });
+        const refused = await other.kv('secret', { kvVersion: 2 }).read('over-tls').catch((e: unknown) => e);
+        assert.ok(refused instanceof Error && /certificate/i.test(refused.message), String(refused));
+      } finally {
+        trusting.close();
+        skipping.close();
+        other.close();
+        await stopChild(child);
+      }
+    });
   });
 });
