@@ -15,6 +15,7 @@ interface DevSecretsFlags {
   dataFile?: string;
   tlsCert?: string;
   tlsKey?: string;
+  tlsClientCa?: string;
   requireRequestHeader: boolean;
   namespace: string[];
   mount: string[];
@@ -78,6 +79,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .option('--data-file <file>', 'keep secrets in this JSON file, written atomically (default: memory only)')
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option('--tls-client-ca <file>', 'mutual TLS: require a client certificate signed by a CA in this PEM file (needs --tls-cert)')
     .option('--require-request-header', 'refuse requests without "X-Secrets-Request: true", like a proxy with require_request_header', false)
     .option('--namespace <path>', 'create this namespace (repeatable)', collect, [] as string[])
     .option('--mount <path=kv1|kv2>', 'a kv mount in every namespace, e.g. apps/=kv2 (repeatable; replaces the default secret/=kv2 kv/=kv1)', collect, [] as string[])
@@ -90,6 +92,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
       const { json } = context.globals(command);
       if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
+      if (flags.tlsClientCa && !flags.tlsCert) throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for over https only');
       const options: SecretsServerOptions = {
         host: flags.host,
         port: Number(flags.port),
@@ -115,15 +118,19 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
       const rootToken = flags.rootToken ?? process.env.GANTRY_DEV_SECRETS_ROOT_TOKEN;
       if (rootToken) options.rootToken = rootToken;
       if (flags.dataFile) options.dataFile = path.resolve(flags.dataFile);
-      if (flags.tlsCert && flags.tlsKey) options.tls = { cert: await readFile(flags.tlsCert), key: await readFile(flags.tlsKey) };
+      if (flags.tlsCert && flags.tlsKey) {
+        options.tls = { cert: await readFile(flags.tlsCert), key: await readFile(flags.tlsKey) };
+        if (flags.tlsClientCa) options.tls.ca = await readFile(flags.tlsClientCa);
+      }
       const server = await startSecretsServer(options);
-      if (json) context.out.json({ name: server.name, url: server.url, token: server.rootToken, unsealKey: server.unsealKey, mounts: server.mounts() });
+      if (json) context.out.json({ name: server.name, url: server.url, token: server.rootToken, unsealKey: server.unsealKey, mounts: server.mounts(), clientCertificateRequired: Boolean(flags.tlsClientCa) });
       else {
         context.out.line(`kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`);
         context.out.line(`root token:  ${server.rootToken}`);
         context.out.line(`unseal key:  ${server.unsealKey}`);
         context.out.line(`export SECRETS_ADDR=${server.url} SECRETS_TOKEN=${server.rootToken}`);
         if (flags.tlsCert) context.out.line(`TLS: clients must trust the CA that signed ${flags.tlsCert} (SECRETS_CACERT or SECRETS_CAPATH)`);
+        if (flags.tlsClientCa) context.out.line(`mutual TLS: clients must present a certificate signed by a CA in ${flags.tlsClientCa} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`);
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(server.stop);

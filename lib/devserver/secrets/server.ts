@@ -46,8 +46,12 @@ export interface SecretsServerOptions {
   unsealKey?: string;
   /** keep state in this JSON file (atomic writes); in memory when absent */
   dataFile?: string;
-  /** PEM certificate and key: serve HTTPS */
-  tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * PEM certificate and key: serve HTTPS. With `ca` (PEM of the CAs that issue client certificates) the listener asks
+   * for a client certificate and refuses the handshake without one it can verify — mutual TLS, as a listener with
+   * `tls_require_and_verify_client_cert`. `requestCert` defaults to true when `ca` is given.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer; ca?: string | Buffer | Array<string | Buffer>; requestCert?: boolean };
   /** kv mounts of every namespace; default `secret/` (v2) and `kv/` (v1) */
   mounts?: Array<{ path: string; version: 1 | 2 }>;
   /** namespaces to create, e.g. `['ns1', 'ns1/ns2']` */
@@ -127,6 +131,8 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     const clash = mounts.find((b, j) => j !== i && b.path.startsWith(a.path));
     if (clash) throw new Error(clash.path === a.path ? `mounts: ${a.path} is given twice` : `mounts: ${clash.path} is inside ${a.path}; mounts cannot be nested`);
   }
+  const requestCert = options.tls ? (options.tls.requestCert ?? options.tls.ca !== undefined) : false;
+  if (requestCert && options.tls?.ca === undefined) throw new Error('tls.requestCert needs tls.ca: the CA certificates that client certificates are verified against');
   const maxRequestSize = options.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE;
   const limits: JsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
   const faults = new FaultInjector();
@@ -516,9 +522,11 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     httpServer.emit('connection', new ListMethodShim(socket, listMarker));
   };
   const listener = options.tls
-    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key }, accept)
+    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key, ...(requestCert ? { ca: options.tls.ca, requestCert: true, rejectUnauthorized: true } : {}) }, accept)
     : net.createServer(accept);
-  listener.on('tlsClientError', () => undefined);
+  // A refused handshake (no client certificate, one from another CA, a client that does not trust ours) has no HTTP
+  // request to log: say why here, since the client often sees only a closed connection.
+  listener.on('tlsClientError', (error: Error & { code?: string }) => log(`TLS handshake refused: ${error.code ?? 'error'} (${error.message.replace(/^[\dA-F]+:error:[\dA-F]+:SSL routines:/, '').replace(/:\.\.\/.*$/s, '')})`));
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
     listener.listen(options.port ?? 0, host, () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { devServers } from '../../../lib/devserver/index.js';
-import { DEV_SECRETS_PORT, devSecretsPort } from '../../../lib/devserver/secrets/index.js';
+import { DEV_SECRETS_PORT, devSecretsPort, startSecretsServer } from '../../../lib/devserver/secrets/index.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../../peers/tls.js';
 
@@ -256,6 +256,31 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
         other.close();
         await stopChild(child);
       }
+    });
+
+    it('SEC-AUTH-TLS: --tls-client-ca requires a client certificate signed by that CA (mutual TLS); --tls-client-ca without --tls-cert is a usage error', async () => {
+      const text = await startCliText(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--tls-client-ca', pki.caFile]);
+      try {
+        assert.ok(text.stdout.includes(`mutual TLS: clients must present a certificate signed by a CA in ${pki.caFile} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`), text.stdout);
+      } finally {
+        await stopChild(text.child);
+      }
+      const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--tls-client-ca', pki.caFile]);
+      const env = { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', SECRETS_CACERT: pki.caFile };
+      const mutual = new SecretsClient({ sources: { env: { ...env, SECRETS_CLIENT_CERT: pki.clientCertFile, SECRETS_CLIENT_KEY: pki.clientKeyFile }, pulumi: undefined } });
+      const anonymous = new SecretsClient({ sources: { env, pulumi: undefined } });
+      try {
+        assert.equal((info as Info & { clientCertificateRequired: boolean }).clientCertificateRequired, true);
+        await mutual.kv('secret').write('mtls', { k: 'v' });
+        assert.deepEqual((await mutual.kv('secret').read('mtls')).data, { k: 'v' });
+        await assert.rejects(anonymous.kv('secret', { kvVersion: 2 }).read('mtls'), (e: Error) => e.name === 'SecretsConnectionError');
+      } finally {
+        mutual.close();
+        anonymous.close();
+        await stopChild(child);
+      }
+      await assert.rejects(startCli(['--port', '0', '--tls-client-ca', pki.caFile]), /exited with 2: .*--tls-client-ca needs --tls-cert/s);
+      await assert.rejects(startSecretsServer({ tls: { cert: pki.cert, key: pki.key, requestCert: true } }), /tls\.requestCert needs tls\.ca/);
     });
   });
 });
