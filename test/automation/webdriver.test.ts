@@ -65,6 +65,23 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   assert.fail('expected the promise to reject');
 }
 
+/** The local addresses of the sockets listening on `port`, from /proc/net/tcp and tcp6 (Linux). */
+function listenersOn(port: number): string[] {
+  const addresses: string[] = [];
+  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+    const table = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    for (const line of table.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (!local || state !== '0A') continue; // 0A: LISTEN
+      const [hex, portHex] = local.split(':');
+      if (parseInt(portHex!, 16) !== port) continue;
+      if (!v6) addresses.push(hex!.match(/../g)!.reverse().map((byte) => parseInt(byte, 16)).join('.'));
+      else addresses.push(/^0{24}01000000$/i.test(hex!) ? '::1' : /^0{32}$/.test(hex!) ? '::' : hex!);
+    }
+  }
+  return addresses;
+}
+
 describe('automation: W3C WebDriver client against Debian chromedriver', function () {
   this.timeout(60_000);
   let driver: ChromeDriver;
@@ -90,6 +107,11 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
 
   it('the driver listens on loopback only and reports ready on /status', async () => {
     assert.match(driver.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    // What the kernel says is listening on the driver's port: every such socket is bound to a loopback address.
+    const port = Number(new URL(driver.url).port);
+    const listening = listenersOn(port);
+    assert.ok(listening.length > 0, `nothing listens on port ${port}`);
+    for (const address of listening) assert.ok(address === '127.0.0.1' || address === '::1', `the driver listens on ${address}`);
     const status = await driver.client.status();
     assert.equal(status.ready, true);
   });
