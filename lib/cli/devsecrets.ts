@@ -64,7 +64,7 @@ function positive(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
-/** `secret/ kv v2, kv/ kv v1` */
+/** `kv/ kv v1, secret/ kv v2`: the mounts as server.mounts() lists them (sorted by path) */
 export function describeMounts(mounts: MountSpec[]): string {
   return mounts.map((m) => `${m.path} kv v${m.version}`).join(', ') || 'no kv mounts';
 }
