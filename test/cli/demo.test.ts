@@ -1,0 +1,69 @@
+// `npm start` is the README's first command: the built `gantry demo`, every step against the embedded dev servers,
+// Lighthouse and ChromeDriver included. Run here as npm start runs it (node dist/lib/cli/main.js demo, built by
+// pretest), once as a person sees it and once with --json.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../analysis/gantry.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function demo(args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, [join(repoRoot, 'dist/lib/cli/main.js'), 'demo', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, GANTRY_LOG: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+interface DemoJson {
+  failed: string[];
+  steps: {
+    modules: { lockFile: string; modules: Array<{ name: string; version: string; hash: string }>; installed: Array<{ status: string }>; verified: boolean };
+    secrets: { path: string; kvVersion: number; version: number; matched: boolean };
+    gate: { status: string; checks: Array<{ verdict: string }> };
+    browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
+  };
+}
+
+describe('gantry demo (npm start): the example pipeline end to end', function () {
+  this.timeout(300_000);
+
+  it('runs every step against the embedded servers and says what it did, step by step', async () => {
+    const run = await demo([]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    for (const step of ['[1/4] modules', '[2/4] secrets', '[3/4] gate', '[4/4] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    assert.match(run.stdout, /verified 2 modules against/);
+    assert.match(run.stdout, /read it back: .*matches what was written/);
+    assert.match(run.stdout, /Page analysis gate PASSED/);
+    assert.match(run.stdout, /Demo finished: 4 of 4 steps succeeded\./);
+    assert.doesNotMatch(run.stdout, /later:|failed:/);
+  });
+
+  it('--json: the pinned versions, the secret read back, the gate and the browser check, and no work folder left', async () => {
+    const run = await demo(['--json']);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout) as DemoJson;
+    assert.deepEqual(result.failed, []);
+    const { modules, secrets, gate, browser } = result.steps;
+    assert.deepEqual(modules.modules.map((m) => [m.name, m.version]), [['network', '1.1.0'], ['bucket', '1.2.0']]);
+    for (const pinned of modules.modules) assert.match(pinned.hash, /^h1:[A-Za-z0-9+/]{43}=$/);
+    assert.deepEqual(modules.installed.map((m) => m.status), ['installed', 'installed']);
+    assert.equal(modules.verified, true);
+    assert.equal(existsSync(modules.lockFile), false, 'the demo removes its work folder unless --keep');
+    assert.deepEqual([secrets.path, secrets.kvVersion, secrets.version, secrets.matched], ['secret/demo/database', 2, 1, true]);
+    assert.equal(gate.status, 'pass');
+    assert.ok(gate.checks.length >= 5 && gate.checks.every((check) => check.verdict === 'pass'));
+    assert.deepEqual(browser.pages.map((page) => [new URL(page.url).pathname, page.status, page.passed]), [['/', 200, true], ['/about.html', 200, true]]);
+  });
+});
