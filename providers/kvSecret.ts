@@ -60,11 +60,20 @@ export type KvSecretSettings = Record<string, string | undefined>;
 
 const providerType = 'gantry:secrets:KvSecret';
 
+/**
+ * Every `gantry:secrets*` key the secrets client reads (lib/secrets/config.ts `settings`; a test keeps the two lists
+ * equal). Written out rather than imported: the provider's closure is serialized, and a list of names is all it needs.
+ */
+export const kvSecretConfigKeys = [
+  'Addr', 'Token', 'Namespace', 'CaCert', 'CaPath', 'ClientCert', 'ClientKey', 'SkipVerify', 'TlsServerName', 'MaxRetries',
+  'ClientTimeout', 'TokenHeader', 'NamespaceIn', 'MaxRequestSize', 'MaxJsonDepth', 'MaxJsonStringValueLength',
+  'MaxJsonObjectEntryCount', 'MaxJsonArrayElementCount',
+].map((name) => `gantry:secrets${name}`);
+
 const kvSecretProvider: pulumi.dynamic.ResourceProvider & { settings?: KvSecretSettings } = {
   async configure(req) {
     // Read at run time in the plugin, kept on the deserialized provider object, never serialized.
-    const keys = ['Addr', 'Token', 'Namespace', 'CaCert', 'CaPath', 'ClientCert', 'ClientKey', 'SkipVerify', 'TlsServerName', 'MaxRetries', 'ClientTimeout'];
-    this.settings = Object.fromEntries(keys.map((k) => [`gantry:secrets${k}`, req.config.get(`gantry:secrets${k}`)]));
+    this.settings = Object.fromEntries(kvSecretConfigKeys.map((key) => [key, req.config.get(key)]));
   },
   async check(olds, news) {
     const { kvSecretOperations } = await import(`${'gantry'}/providers`);
