@@ -84,23 +84,32 @@ export class HttpError extends GantryError {
 }
 
 /** What most likely went wrong with a connection that gave no response: decides the hint, and lets clients say it in their own terms. */
-export type NetworkDiagnosis = 'plain-http-server' | 'untrusted-certificate' | 'unreachable';
+export type NetworkDiagnosis = 'plain-http-server' | 'untrusted-certificate' | 'client-certificate-refused' | 'unreachable';
+
+/** TLS alerts a server sends when it wants a client certificate and got none, or one it does not trust. */
+const clientCertificateAlert = /ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_HANDSHAKE_FAILURE|certificate required|alert number (?:116|42|48|40)\b/i;
 
 function diagnose(errorCode: string, reason: string, url: string): NetworkDiagnosis {
   // OpenSSL's answer when the bytes back are not a TLS record: an `HTTP/1.1 400` from a plain-http server, typically.
   if (url.startsWith('https:') && (errorCode === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long|http request/i.test(reason))) {
     return 'plain-http-server';
   }
+  if (url.startsWith('https:') && (clientCertificateAlert.test(errorCode) || clientCertificateAlert.test(reason))) return 'client-certificate-refused';
   if (errorCode.startsWith('ERR_TLS') || /certificate|self.signed/i.test(reason)) return 'untrusted-certificate';
   return 'unreachable';
 }
 
-function networkHint(diagnosis: NetworkDiagnosis, url: string): string {
+function networkHint(diagnosis: NetworkDiagnosis, url: string, errorCode: string): string {
   if (diagnosis === 'plain-http-server') {
     const { host } = new URL(url);
     return `the server at ${host} speaks plain http, not TLS: use http://${host}, or serve TLS there`;
   }
   if (diagnosis === 'untrusted-certificate') return 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name';
+  if (diagnosis === 'client-certificate-refused') return 'the server wants a client certificate it trusts: pass a client certificate and key';
+  // Under TLS 1.3 a server that refuses the client's certificate often just closes the connection after the handshake.
+  if (url.startsWith('https:') && errorCode === 'ECONNRESET') {
+    return 'check that the server is running and reachable at that address; a TLS server that requires a client certificate also closes the connection like this';
+  }
   return 'check that the server is running and reachable at that address';
 }
 
@@ -119,7 +128,7 @@ export class NetworkError extends GantryError {
     const reason = details.cause instanceof Error ? details.cause.message : String(details.cause);
     const diagnosis = diagnose(details.errorCode, reason, url);
     super(redact(`${details.method} ${url} failed${tried}: ${details.errorCode} (${reason})`), {
-      hint: networkHint(diagnosis, url),
+      hint: networkHint(diagnosis, url, details.errorCode),
       exitCode: ExitCode.remote,
       code: details.errorCode,
       cause: details.cause,

@@ -90,7 +90,15 @@ function connectionHint(cause: unknown): string {
   if (cause instanceof NetworkError && cause.diagnosis === 'untrusted-certificate') {
     return 'The TLS certificate was not trusted: set SECRETS_CACERT or SECRETS_CAPATH (--ca-cert / --ca-path) to the CA that signed it, or SECRETS_TLS_SERVER_NAME to the name in it.';
   }
-  return 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.';
+  if (cause instanceof NetworkError && cause.diagnosis === 'client-certificate-refused') {
+    return 'The service asks for a client certificate it trusts: set SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY (--client-cert / --client-key) to a certificate signed by a CA it accepts.';
+  }
+  const reach = 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.';
+  // Under TLS 1.3 a refused client certificate usually reaches the client as a plain reset after the handshake.
+  if (cause instanceof NetworkError && cause.errorCode === 'ECONNRESET' && cause.url.startsWith('https:')) {
+    return `${reach} If it requires a client certificate, set SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY (--client-cert / --client-key).`;
+  }
+  return reach;
 }
 
 /** A path the service would refuse or misread (empty segment, `..`, trailing period): refused before sending. */
@@ -110,7 +118,7 @@ export class SecretsLimitError extends UsageError {
   constructor(limit: SecretsLimitError['limit'], maximum: number, actual: number, where: string) {
     super(`request body is over the ${limit} limit (${actual} > ${maximum}) at ${where}; nothing was sent`, {
       code: 'SECRETS_LIMIT',
-      hint: 'The secrets service would refuse it. Split the secret, or raise the limit in the client options if the listener allows more.',
+      hint: `The secrets service would refuse it. Split the secret, or, if the listener allows more, raise SECRETS_${limit.toUpperCase()} (or the matching --${limit.replaceAll('_', '-')} flag or gantry:secrets setting).`,
     });
     this.limit = limit;
     this.maximum = maximum;

@@ -8,7 +8,9 @@ function nested(depth: number): unknown {
   return value;
 }
 
-const isLimit = (limit: SecretsLimitError['limit']) => (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && e.exitCode === 2 && /nothing was sent/.test(e.message);
+// Each limit error says nothing was sent and names the setting that raises it (SECRETS_MAX_JSON_DEPTH, --max-json-depth, …).
+const isLimit = (limit: SecretsLimitError['limit']) => (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && e.exitCode === 2 && /nothing was sent/.test(e.message)
+  && (e.hint ?? '').includes(`SECRETS_${limit.toUpperCase()}`) && (e.hint ?? '').includes(`--${limit.replaceAll('_', '-')}`);
 
 describe('secrets request limits (local checks)', () => {
   it('defaults are the documented ones: 32 MB, depth 500, string 1 048 576, 10 000 entries, 10 000 elements', () => {

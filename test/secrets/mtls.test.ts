@@ -56,7 +56,7 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
     }
   });
 
-  it('SEC-AUTH-TLS: without a client certificate the request fails with a connection error after one attempt, the server logs why it refused the handshake, and nothing is written', async () => {
+  it('SEC-AUTH-TLS: without a client certificate the request fails with a connection error after one attempt whose hint names the client certificate settings, the server logs why it refused the handshake, and nothing is written', async () => {
     const anonymous = clientWith({ SECRETS_CAPATH: caFolder });
     try {
       const error = await anonymous.kv('secret', { kvVersion: 2 }).write('mtls/anonymous', { v: 1 }).catch((e: unknown) => e);
@@ -66,8 +66,11 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
       assert.equal(error.attempts, 1);
       assert.match(error.message, /could not complete POST \/v1\/secret\/data\/mtls\/anonymous with the secrets service/);
       assert.ok(!error.message.includes(server.rootToken));
+      // Whether the alert or only a reset reaches the client, the hint names the client certificate settings.
+      assert.match(error.hint ?? '', /SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY/);
       const readError = await anonymous.kv('secret', { kvVersion: 2 }).read('mtls/db').catch((e: unknown) => e);
       assert.ok(readError instanceof SecretsConnectionError, String(readError));
+      assert.match(readError.hint ?? '', /SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY/);
     } finally {
       anonymous.close();
     }
