@@ -2,6 +2,18 @@ import assert from 'node:assert/strict';
 import { withServer, ENVELOPE_KEYS, type CallOptions, type CallResult } from './helpers.js';
 import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
 
+/**
+ * The keys of the `versions` map as the raw response text spells them, in numeric order. Fails unless the text holds
+ * `"versions":{` followed only by `"<decimal>":{…}` entries (a version record holds no nested object).
+ */
+function versionKeysOnTheWire(text: string): string[] {
+  const map = /"versions":(\{(?:"[^"]*":\{[^{}]*\},?)*\})/.exec(text);
+  assert.ok(map, `a "versions" object in ${text}`);
+  const keys = [...map[1]!.matchAll(/(?:^\{|\},)"([^"]*)":\{/g)].map((m) => m[1]!);
+  for (const key of keys) assert.match(key, /^[1-9]\d*$/, `the version key "${key}" is a decimal number as a string`);
+  return keys.sort((a, b) => Number(a) - Number(b));
+}
+
 describe('embedded kv server: kv v2', () => {
   let server: SecretsServer;
   let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
@@ -122,17 +134,24 @@ describe('embedded kv server: kv v2', () => {
 
   it('SEC-KV2-VERSION-COUNT: versions beyond max_versions are pruned; 0 means 10; the versions map is keyed by strings', async () => {
     for (let i = 1; i <= 12; i++) await call('POST', 'secret/data/many', { body: { data: { i } } });
-    let meta = (await call('GET', 'secret/metadata/many')).body.data;
+    const many = await call('GET', 'secret/metadata/many');
+    let meta = many.body.data;
     assert.equal(meta.max_versions, 0);
     assert.deepEqual(Object.keys(meta.versions).sort((a, b) => Number(a) - Number(b)), ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
+    // On the wire (the raw JSON text, not the parsed object): an object whose keys are the version numbers as decimal
+    // strings, e.g. "versions":{"3":{…},…} — not an array, and not keys of another form.
+    assert.deepEqual(versionKeysOnTheWire(many.text), ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
+    assert.match(many.text, /"versions":\{"\d+":\{/);
     assert.equal(meta.oldest_version, 3);
     assert.equal(meta.current_version, 12);
     assert.equal((await call('GET', 'secret/data/many?version=2')).status, 404);
 
     await call('POST', 'secret/metadata/few', { body: { max_versions: 2 } });
     for (let i = 1; i <= 4; i++) await call('POST', 'secret/data/few', { body: { data: { i } } });
-    meta = (await call('GET', 'secret/metadata/few')).body.data;
+    const few = await call('GET', 'secret/metadata/few');
+    meta = few.body.data;
     assert.deepEqual(Object.keys(meta.versions).sort(), ['3', '4']);
+    assert.deepEqual(versionKeysOnTheWire(few.text), ['3', '4']);
     assert.equal(meta.max_versions, 2);
     for (const v of Object.values(meta.versions) as Array<Record<string, unknown>>) {
       assert.deepEqual(Object.keys(v).sort(), ['created_time', 'deletion_time', 'destroyed']);
