@@ -359,8 +359,12 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     it('SEC-AUTH-PROXY-REQUEST-HEADER, SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER: the client always sends X-Secrets-Request, so a require_request_header listener accepts it', async () => {
       await client().kv('secret').write('proxied', { v: 1 });
       const raw = await fetch(`${server.url}/v1/secret/data/proxied`, { headers: { 'x-secrets-token': server.rootToken } });
-      assert.ok(raw.status >= 400, `a request without the header is refused (got ${raw.status})`);
-      await raw.body?.cancel();
+      // As Vault's listener with require_request_header: 412 Precondition Failed, naming the missing header.
+      assert.equal(raw.status, 412, `a request without the header is refused with 412 (got ${raw.status})`);
+      assert.deepEqual(await raw.json(), { errors: ['missing "X-Secrets-Request" header'] });
+      const wrongValue = await fetch(`${server.url}/v1/secret/data/proxied`, { headers: { 'x-secrets-token': server.rootToken, 'x-secrets-request': 'false' } });
+      assert.equal(wrongValue.status, 412, 'only the value true is accepted');
+      await wrongValue.body?.cancel();
     });
   });
 
@@ -395,8 +399,16 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal((await client().kv('secret').read('foo')).state, 'missing');
     });
 
-    it('SEC-NS-ENDPOINT-SCOPE: a namespace that does not exist is an error, not the root namespace', async () => {
-      await assert.rejects(client({ namespace: 'nope' }).kv('secret', { kvVersion: 2 }).read('foo'), SecretsError);
+    it('SEC-NS-ENDPOINT-SCOPE, SEC-STATUS-404: a namespace that does not exist is a 404 naming the route, not the root namespace', async () => {
+      await client().kv('secret', { kvVersion: 2 }).write('foo', { where: 'root' });
+      const before = requestLog.length;
+      const error = await client({ namespace: 'nope' }).kv('secret', { kvVersion: 2 }).read('foo').catch((e: unknown) => e);
+      assert.ok(error instanceof SecretsError, String(error));
+      assert.equal(error.status, 404);
+      assert.deepEqual(error.errors, ['no handler for route "nope/secret/data/foo". route entry not found.']);
+      assert.equal(error.message, 'secrets service answered 404 to GET /v1/secret/data/foo: no handler for route "nope/secret/data/foo". route entry not found.');
+      assert.equal(error.attempts, 1, 'a 404 is not retried');
+      assert.deepEqual(requestLog.slice(before), ['GET /v1/secret/data/foo 404'], 'one request, the namespace in the header');
     });
   });
 
