@@ -253,5 +253,5 @@ export async function extractArchive(file: string, type: ArchiveType, root: stri
   const writer = new TreeWriter(root, limits, hashOnly);
   if (type === 'zip') await extractZip(file, writer, limits);
   else await extractTarStream(createReadStream(file), type, writer);
-  return { bytes: writer.totalBytes, entries: writer.totalEntries, hash: writer.hash(), writer };
+  return { bytes: writer.totalBytes, entries: writer.totalEntries, hash: writer.seal(), writer };
 }

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { basename, join, posix } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CheckFailedError, GantryError } from '../errors.js';
 import { createHttpClient, NetworkError, type DownloadProgress, type HttpClient } from '../http/index.js';
@@ -14,6 +14,7 @@ import { hashTree, walk } from './hash.js';
 import { makeWorkFolder, replaceFolder } from './install.js';
 import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
 import type { S3FetchOptions } from './s3.js';
+import { findEscapingLink } from './links.js';
 import { normaliseFileMode, TreeWriter } from './tree-writer.js';
 
 export interface FetchProgress extends DownloadProgress {
@@ -61,17 +62,13 @@ async function verifyChecksum(file: string, checksum: Checksum): Promise<void> {
 /** Makes a tree written by another program (git) obey the same rules as an extracted archive. */
 async function hardenTree(root: string): Promise<void> {
   try {
+    const links = new Map<string, string>();
     await walk(root, '', async (relative, full, kind) => {
-      if (kind === 'link') {
-        const target = await readlink(full);
-        const resolved = posix.normalize(posix.join(posix.dirname(relative), target));
-        if (target.startsWith('/') || resolved === '..' || resolved.startsWith('../')) {
-          throw new SourceRefusedError(`the symbolic link "${relative}" points outside the module ("${target}")`);
-        }
-      } else {
-        await chmod(full, normaliseFileMode((await lstat(full)).mode));
-      }
+      if (kind === 'link') links.set(relative, await readlink(full));
+      else await chmod(full, normaliseFileMode((await lstat(full)).mode));
     });
+    const escaping = findEscapingLink(links);
+    if (escaping) throw new SourceRefusedError(`the symbolic link "${escaping.path}" (-> "${escaping.target}") is refused: ${escaping.reason}`);
   } catch (error) {
     if (error instanceof SourceRefusedError) throw error;
     throw new SourceRefusedError(`the fetched tree was refused: ${(error as Error).message}`);
@@ -144,7 +141,7 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
         }
         throw error;
       });
-      return { bytes, hash: writer.hash(), probe: writer };
+      return { bytes, hash: writer.seal(), probe: writer };
     }
 
     const file = join(await workFolder(), 'download');

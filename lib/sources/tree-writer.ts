@@ -5,6 +5,7 @@ import { join, posix } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashLines, type HashedEntry } from './hash.js';
+import { findEscapingLink } from './links.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
 
 /** One archive member as the format readers describe it, before any checks. */
@@ -62,6 +63,18 @@ export class TreeWriter {
 
   get totalEntries(): number {
     return this.entries;
+  }
+
+  /**
+   * Checks the finished tree and returns its `h1:` hash. Run once every member is in: a link's meaning depends on
+   * the links around it, which a later member may add.
+   */
+  seal(): string {
+    const links = new Map<string, string>();
+    for (const [path, entry] of this.tree) if (entry.kind === 'link') links.set(path, entry.target);
+    const escaping = findEscapingLink(links);
+    if (escaping) throw new SourceRefusedError(`the symbolic link "${escaping.path}" (-> "${escaping.target}") is refused: ${escaping.reason}`);
+    return this.hash();
   }
 
   /** The `h1:` hash of what was extracted (the same as hashTree of the written folder). */

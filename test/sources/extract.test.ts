@@ -105,6 +105,9 @@ describe('sources: hardened extraction and content hash', () => {
     ['an absolute path', [{ name: '/tmp/evil.txt', content: 'x' }], /absolute path/],
     ['a symlink to an absolute path', [{ name: 'l', type: '2', linkname: '/etc/passwd' }], /absolute path/],
     ['a symlink escaping with ..', [{ name: 'a/l', type: '2', linkname: '../../outside' }], /points outside/],
+    ['a chain of symlinks that escapes though each link alone stays inside', [{ name: 'p/q/x', type: '2', linkname: '../..' }, { name: 'p/q/l', type: '2', linkname: 'x/../../..' }], /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module once the links/],
+    ['the same chain with the escaping link first', [{ name: 'p/q/l', type: '2', linkname: 'x/../../..' }, { name: 'p/q/x', type: '2', linkname: '../..' }], /"p\/q\/l".*points outside the module once the links/],
+    ['a loop of symlinks', [{ name: 'a', type: '2', linkname: 'b' }, { name: 'b', type: '2', linkname: 'a' }], /loop of links/],
     ['a file written through a symlink', [{ name: 'a/', type: '5' }, { name: 'a/b', type: '2', linkname: '..' }, { name: 'a/b/c', content: 'x' }], /through the symbolic link/],
     ['a hard link escaping', [{ name: 'h', type: '1', linkname: '../../etc/passwd' }], /points outside/],
     ['a hard link to an absolute path', [{ name: 'h', type: '1', linkname: '/etc/passwd' }], /points outside/],
@@ -129,6 +132,13 @@ describe('sources: hardened extraction and content hash', () => {
       await assert.rejects(lstat(join(dir, 'evil.txt')));
     });
   }
+
+  it('keeps a chain of symlinks that stays inside, with its hash', async () => {
+    const members: TarMember[] = [{ name: 'p/q/r', content: 'R' }, { name: 'p/q/x', type: '2', linkname: '..' }, { name: 'p/q/l', type: '2', linkname: 'x/q/r' }];
+    const root = await extractInto('chain.tgz', tarGz(members), 'tar.gz');
+    assert.equal(await readFile(join(root, 'p', 'q', 'l'), 'utf8'), 'R');
+    assert.match(await hashTree(root), /^h1:/);
+  });
 
   it('copies a hard link inside the archive as a separate file', async () => {
     const root = await extractInto('h.tgz', tarGz([{ name: 'a.txt', content: 'same' }, { name: 'b.txt', type: '1', linkname: 'a.txt' }]), 'tar.gz');

@@ -92,4 +92,19 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     await assert.rejects(fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }), /points outside the module/);
     assert.equal(await readFile(join(dest, 'main.tf'), 'utf8'), 'v1\n');
   });
+
+  it('refuses a repository whose chain of symbolic links escapes though each link alone stays inside', async () => {
+    const bad = join(dir, 'bad-chain');
+    await mkdir(join(bad, 'p', 'q'), { recursive: true });
+    git(bad, 'init', '--quiet', '--initial-branch=main');
+    await writeFile(join(bad, 'main.tf'), 'x\n');
+    await symlink('../..', join(bad, 'p', 'q', 'x'));
+    await symlink('x/../../..', join(bad, 'p', 'q', 'l'));
+    git(bad, 'add', '.');
+    git(bad, 'commit', '--quiet', '-m', 'evil chain');
+    const dest = join(dir, 'inst', 'bad-chain');
+    await fetchSource(parseLocation(`git::${url()}?ref=v1.0.0`, { trusted: true }), { dest, trusted: true });
+    await assert.rejects(fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }), /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module/);
+    assert.equal(await readFile(join(dest, 'main.tf'), 'utf8'), 'v1\n');
+  });
 });
