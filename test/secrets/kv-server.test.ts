@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile, rm, mkdtemp } from 'node:fs/promises';
+import { readFile, readdir, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../lib/devserver/secrets/index.js';
+import type { PersistedState } from '../../lib/devserver/secrets/state.js';
 import {
   SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, resplit, type CreateSecretsClientOptions,
 } from '../../lib/secrets/index.js';
@@ -24,6 +25,12 @@ describe('secrets client against the embedded kv server (real sockets)', functio
   }
   function client(options: CreateSecretsClientOptions = {}): SecretsClient {
     const c = new SecretsClient({ address: server.url, token: server.rootToken, ...fast, sources: { env: {}, pulumi: undefined }, ...options });
+    clients.push(c);
+    return c;
+  }
+  /** A client of a server other than the current one (`client()` reads `server`). */
+  function clientOf(other: { url: string; rootToken: string }): SecretsClient {
+    const c = new SecretsClient({ address: other.url, token: other.rootToken, ...fast, sources: { env: {}, pulumi: undefined } });
     clients.push(c);
     return c;
   }
@@ -493,13 +500,14 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     it('the server killed mid-write: a clear client error that says the write may have been applied; the data file stays whole', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'gantry-secrets-kill-'));
       const dataFile = join(dir, 'data.json');
+      const kept = `kept-before-kill-${Math.random().toString(36).slice(2)}`;
+      const halfDone = `half-done-at-kill-${Math.random().toString(36).slice(2)}`;
       const child = await startServerProcess({ dataFile, faults: [{ method: 'POST', path: '/v1/secret/data/slow', latencyMs: 20_000 }] });
-      const c = new SecretsClient({ address: child.url, token: child.rootToken, ...fast, sources: { env: {}, pulumi: undefined } });
-      clients.push(c);
+      const c = clientOf(child);
       try {
         const kv = c.kv('secret', { kvVersion: 2 });
-        await kv.write('before', { v: 1 });
-        const pending = kv.write('slow', { v: 2 }).catch((e: unknown) => e);
+        await kv.write('before', { v: kept });
+        const pending = kv.write('slow', { v: halfDone }).catch((e: unknown) => e);
         // The server holds the write for 20 s; a second is ample for it to arrive on a loaded machine.
         await new Promise((r) => setTimeout(r, 1000));
         await child.kill('SIGKILL');
@@ -511,8 +519,112 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         // The next call finds nobody: retried (nothing was sent), then a clear error.
         const refused = await kv.read('before').catch((e: unknown) => e);
         assert.ok(refused instanceof SecretsConnectionError && refused.errno === 'ECONNREFUSED', String(refused));
-        const saved = JSON.parse(await readFile(dataFile, 'utf8')) as unknown;
-        assert.ok(saved && typeof saved === 'object');
+        // The file on disk is the state after the acknowledged write and before the held one: whole JSON, the
+        // earlier value in it, no trace of the held write, and no temporary left (no save was under way).
+        const text = await readFile(dataFile, 'utf8');
+        const saved = JSON.parse(text) as PersistedState;
+        assert.equal(saved.format, 'gantry-secrets-devserver');
+        const secretMount = saved.namespaces['']!.mounts['secret/']!;
+        assert.deepEqual(Object.keys(secretMount.v2), ['before']);
+        assert.equal(secretMount.v2.before!.current_version, 1);
+        assert.deepEqual(Object.keys(secretMount.v2.before!.versions), ['1']);
+        assert.deepEqual(secretMount.v2.before!.versions['1']!.data, { v: kept });
+        assert.ok(text.includes(kept), 'the value written before the kill is on disk');
+        assert.ok(!text.includes(halfDone), 'the held write left no trace in the data file');
+        assert.deepEqual(await readdir(dir), ['data.json']);
+        // A server started on the file serves exactly that.
+        const reloaded = await startSecretsServer({ dataFile });
+        try {
+          const again = clientOf(reloaded).kv('secret', { kvVersion: 2 });
+          const read = await again.read('before');
+          assert.deepEqual(read.data, { v: kept });
+          assert.equal(read.metadata?.version, 1);
+          assert.equal((await again.read('slow')).state, 'missing');
+        } finally {
+          await reloaded.stop();
+        }
+      } finally {
+        await child.kill();
+        await rm(dir, { recursive: true, force: true });
+      }
+      server = await startSecretsServer();
+    });
+
+    it('the server killed (SIGKILL) during a burst of concurrent writes: the data file is whole JSON holding every acknowledged write, at most the in-flight ones besides, each exactly as sent', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'gantry-secrets-burst-'));
+      const dataFile = join(dir, 'data.json');
+      const tag = `burst-${Math.random().toString(36).slice(2)}`;
+      const child = await startServerProcess({ dataFile });
+      const c = clientOf(child);
+      try {
+        const kv = c.kv('secret', { kvVersion: 2 });
+        const writers = 8;
+        const killAfter = 12;
+        // Killed in the second or third round of writes, while the server is saving the ones after it.
+        // Each value is large enough that a save of the growing state takes a while, so the kill lands among saves.
+        const value = (w: number, i: number) => ({ canary: `${tag}-w${w}-i${i}`, pad: `${w}.${i}.`.padEnd(40_000, 'x') });
+        const acknowledged: number[] = Array.from({ length: writers }, () => 0);
+        const failures: Array<{ w: number; i: number; error: unknown }> = [];
+        let acks = 0;
+        let killing: Promise<void> | undefined;
+        const writer = async (w: number) => {
+          for (let i = 0; ; i++) {
+            let written;
+            try {
+              written = await kv.write(`burst/w${w}-i${i}`, value(w, i));
+            } catch (error) {
+              failures.push({ w, i, error });
+              return;
+            }
+            assert.equal(written.metadata?.version, 1);
+            acknowledged[w] = i + 1;
+            if (++acks >= killAfter) killing ??= child.kill('SIGKILL');
+          }
+        };
+        await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+        await killing;
+        assert.ok(acks >= killAfter, `${acks} writes were acknowledged before the kill`);
+        assert.equal(failures.length, writers, 'every writer ended with the one write the kill interrupted');
+        for (const { w, i, error } of failures) {
+          assert.ok(error instanceof SecretsConnectionError, `w${w} i${i}: ${String(error)}`);
+          assert.match(error.message, new RegExp(`POST /v1/secret/data/burst/w${w}-i${i}`));
+          if (error.maybeApplied) assert.match(error.message, /read it back/);
+        }
+
+        const text = await readFile(dataFile, 'utf8');
+        const saved = JSON.parse(text) as PersistedState;
+        assert.equal(saved.format, 'gantry-secrets-devserver');
+        const stored = saved.namespaces['']!.mounts['secret/']!.v2;
+        const expected = new Set<string>();
+        for (let w = 0; w < writers; w++) {
+          // Writer w's writes are sequential: 0 .. acknowledged-1 were acknowledged, the next one failed.
+          for (let i = 0; i < acknowledged[w]!; i++) expected.add(`burst/w${w}-i${i}`);
+        }
+        const unacknowledged = new Set(failures.filter((f) => (f.error as SecretsConnectionError).maybeApplied).map((f) => `burst/w${f.w}-i${f.i}`));
+        for (const key of expected) assert.ok(key in stored, `the acknowledged write ${key} is in the data file`);
+        for (const key of Object.keys(stored)) {
+          assert.ok(expected.has(key) || unacknowledged.has(key), `${key} in the data file is an acknowledged write or one the kill interrupted after it was sent`);
+          const [, w, i] = /^burst\/w(\d+)-i(\d+)$/.exec(key)!;
+          const record = stored[key]!;
+          assert.equal(record.current_version, 1, `${key} written once`);
+          assert.deepEqual(Object.keys(record.versions), ['1']);
+          assert.deepEqual(record.versions['1']!.data, value(Number(w), Number(i)), `${key} holds exactly the value sent`);
+        }
+        const extra = Object.keys(stored).filter((k) => !expected.has(k));
+        assert.ok(extra.length <= writers, `at most one interrupted write per writer is on disk besides the acknowledged ones (${extra.join(', ')})`);
+
+        // A server started on the file serves every acknowledged write, and removes the dead process's temporaries.
+        const reloaded = await startSecretsServer({ dataFile });
+        try {
+          const again = clientOf(reloaded).kv('secret', { kvVersion: 2 });
+          for (const key of expected) {
+            const [, w, i] = /^burst\/w(\d+)-i(\d+)$/.exec(key)!;
+            assert.deepEqual((await again.read(key)).data, value(Number(w), Number(i)), key);
+          }
+          assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), [], 'no temporary of the killed process is left');
+        } finally {
+          await reloaded.stop();
+        }
       } finally {
         await child.kill();
         await rm(dir, { recursive: true, force: true });
