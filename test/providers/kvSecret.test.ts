@@ -86,7 +86,7 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
     });
   }
 
-  it('SEC-AUTH-LOGIN-JSON: credentials from Configure (secret stack config gantry:secretsToken) leak nowhere either', async () => {
+  it('SEC-KV1-PATH: credentials from Configure (secret stack config gantry:secretsToken, no login) leak nowhere either; a kv v1 secret is written at <mount>/<name> and destroyed', async () => {
     const s = (stack = await Harness.consumer({ config: { 'gantry:secretsAddr': server.url, 'gantry:secretsToken': { secret: canaryToken } } }));
     const created = await s.up(program, secrets({ name: 'v1', mount: 'kv', path: 'legacy/token', data: { token: canarySecret } }));
     assert.deepEqual(created.plan, { v1: 'create' });
