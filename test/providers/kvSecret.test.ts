@@ -161,6 +161,40 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
     assert.equal(await admin.kv('secret', { namespace: 'team' }).readMetadata('two'), undefined);
   });
 
+  it('SEC-KV2-DATA-PATH: changing the mount (between two kv v2 mounts) replaces: the secret is created in the new mount and the old one is gone', async () => {
+    // The embedded server with a second kv v2 mount (`other/`) besides the default ones.
+    admin.close();
+    await server.stop();
+    server = await startSecretsServer({ rootToken: canaryToken, mounts: [{ path: 'secret/', version: 2 }, { path: 'other/', version: 2 }, { path: 'kv/', version: 1 }] });
+    admin = new SecretsClient({ address: server.url, token: canaryToken, sources: { env: {}, pulumi: undefined } });
+    assert.deepEqual(server.mounts().filter((m) => m.version === 2).map((m) => m.path), ['other/', 'secret/']);
+
+    const s = (stack = await Harness.consumer({ env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
+    const created = await s.up(program, secrets({ name: 'm', mount: 'secret', path: 'app/moving', data: { v: canarySecret }, deleteAllVersions: true }));
+    assert.deepEqual(created.plan, { m: 'create' });
+    assert.equal(created.resources.m!.id, 'secret/app/moving');
+    assert.deepEqual((await admin.kv('secret').read('app/moving')).data, { v: canarySecret });
+
+    const moved = await s.up(program, secrets({ name: 'm', mount: 'other', path: 'app/moving', data: { v: canarySecret }, deleteAllVersions: true }));
+    assert.deepEqual(moved.plan, { m: 'replace' });
+    const m = moved.resources.m!;
+    assert.equal(m.id, 'other/app/moving');
+    assert.equal(m.outputs.version, 1, 'a new secret in the new mount, not a new version of the old one');
+    assert.equal(m.outputs.kvVersion, 2);
+    const live = await admin.kv('other').read('app/moving');
+    assert.equal(live.state, 'current');
+    assert.deepEqual(live.data, { v: canarySecret });
+    assert.equal(live.metadata?.version, 1);
+    assert.equal((await admin.kv('secret').read('app/moving')).state, 'missing', 'the old secret is gone from the old mount');
+    assert.equal(await admin.kv('secret').readMetadata('app/moving'), undefined, 'with every version and its metadata (deleteAllVersions)');
+    await assertNoLeak(s, moved, ['m']);
+
+    const again = await s.up(program, secrets({ name: 'm', mount: 'other', path: 'app/moving', data: { v: canarySecret }, deleteAllVersions: true }));
+    assert.deepEqual(again.plan, { m: 'same' }, 'settled in the new mount');
+    await s.destroy();
+    assert.equal(await admin.kv('other').readMetadata('app/moving'), undefined);
+  });
+
   it('cas: create refuses to clobber an existing secret; an update after an out-of-band write fails with a refresh hint', async () => {
     const s = (stack = await Harness.consumer({ env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
     await admin.kv('secret').write('taken', { v: 'theirs' });
