@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { startS3Peer, type S3Peer } from './s3.js';
 
-describe('test peer: S3 (moto_server)', function () {
+describe('test peer: S3 (s3rver)', function () {
   this.timeout(30000);
   let peer: S3Peer;
   before(async () => {
@@ -20,5 +20,22 @@ describe('test peer: S3 (moto_server)', function () {
     const bytes = await got.Body!.transformToByteArray();
     assert.deepEqual(Buffer.from(bytes), Buffer.from(body));
     assert.match(peer.endpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('answers to its own key pair only: a request signed with another access key id is refused', async () => {
+    assert.equal(peer.kind, 's3rver');
+    const listed = await peer.client().send(new ListBucketsCommand({}));
+    assert.ok(Array.isArray(listed.Buckets));
+    const stranger = new S3Client({
+      endpoint: peer.endpoint,
+      region: peer.region,
+      credentials: { accessKeyId: 'NOT-S3RVER', secretAccessKey: peer.credentials.secretAccessKey },
+      forcePathStyle: true,
+    });
+    try {
+      await assert.rejects(stranger.send(new ListBucketsCommand({})), { name: 'InvalidAccessKeyId' });
+    } finally {
+      stranger.destroy();
+    }
   });
 });

@@ -1,8 +1,14 @@
-// A real S3 peer for tests: moto_server on 127.0.0.1 with an ephemeral port.
-// Not a mock — moto speaks the S3 REST protocol over a real socket. A missing moto_server fails loudly.
+// A real S3 peer for tests: s3rver (the npm devDependency, installed by `npm ci`) on 127.0.0.1 with an ephemeral
+// port, in its own process, storing in a fresh temporary folder that stop() removes. Not a mock — s3rver speaks the
+// S3 REST protocol over a real socket. It knows one key pair, S3RVER / S3RVER: a request signed with any other access
+// key id is refused (InvalidAccessKeyId), and presigned URLs are refused once expired; SigV4 signatures themselves are
+// not recomputed by s3rver 3.7.1.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { S3Client, CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 
 export interface S3Peer {
@@ -11,7 +17,7 @@ export interface S3Peer {
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** Which server answers (for messages). */
-  kind: 'moto';
+  kind: 's3rver';
   /** A client configured for this peer (path-style, checksums only when required). */
   client(): S3Client;
   createBucket(bucket: string): Promise<void>;
@@ -19,41 +25,41 @@ export interface S3Peer {
   stop(): Promise<void>;
 }
 
-const MOTO_CANDIDATES = [process.env.MOTO_SERVER, '/root/.pyenv/shims/moto_server', '/usr/local/bin/moto_server', '/usr/bin/moto_server'];
+const MAIN = fileURLToPath(new URL('./s3rver-main.mjs', import.meta.url));
 
-function findMoto(): string {
-  for (const candidate of MOTO_CANDIDATES) if (candidate && existsSync(candidate)) return candidate;
-  throw new Error(
-    'S3 peer: moto_server not found (looked at MOTO_SERVER and ' + MOTO_CANDIDATES.slice(1).join(', ') +
-      '). Install it with `pip install "moto[server]"` — tests that need S3 cannot run without a real peer.',
-  );
-}
-
-function freePort(): Promise<number> {
+/** Waits for the child's {"port": N} line; fails with its output if it exits or stays silent. */
+function waitForPort(child: ChildProcess, output: () => string, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    let stdout = '';
+    const finish = (error: Error | undefined, port?: number) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      if (error) reject(error);
+      else resolve(port!);
+    };
+    const onData = (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const newline = stdout.indexOf('\n');
+      if (newline < 0) return;
+      try {
+        const { port } = JSON.parse(stdout.slice(0, newline)) as { port: unknown };
+        if (typeof port === 'number' && port > 0) return finish(undefined, port);
+      } catch {
+        // fall through
+      }
+      finish(new Error(`S3 peer: s3rver printed ${JSON.stringify(stdout.slice(0, newline))} instead of its port: ${output()}`));
+    };
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(new Error(`S3 peer: s3rver exited (${signal ?? `code ${code}`}) before listening: ${output()}` +
+        (/ERR_MODULE_NOT_FOUND|Cannot find (module|package) 's3rver'/.test(output()) ? ' — s3rver is a devDependency: run `npm ci`' : '')));
+    const onError = (error: Error) => finish(new Error(`S3 peer: could not start s3rver: ${error.message}`));
+    const timer = setTimeout(() => finish(new Error(`S3 peer: s3rver did not listen within ${timeoutMs} ms: ${output()}`)), timeoutMs);
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
   });
-}
-
-async function waitUntilUp(endpoint: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`S3 peer: moto_server exited with code ${child.exitCode}: ${output()}`);
-    try {
-      const response = await fetch(endpoint + '/', { signal: AbortSignal.timeout(1000) });
-      await response.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`S3 peer: moto_server did not answer on ${endpoint} within ${timeoutMs} ms: ${output()}`);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
@@ -68,65 +74,64 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts moto_server on 127.0.0.1 on a free port; retries on a port race. */
+/** Starts s3rver on 127.0.0.1 on a port the kernel picks (port 0), in a fresh temporary folder. */
 export async function startS3Peer(options: { timeoutMs?: number } = {}): Promise<S3Peer> {
-  const binary = findMoto();
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const endpoint = `http://127.0.0.1:${port}`;
-    const child = spawn(binary, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    // If the test run ends without stop() (a crash, mocha --exit), moto must not outlive it.
-    const killOnExit = () => child.kill('SIGKILL');
-    process.once('exit', killOnExit);
-    child.once('exit', () => process.off('exit', killOnExit));
-    let log = '';
-    const keep = (chunk: Buffer) => {
-      log = (log + chunk.toString()).slice(-2000);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    try {
-      await waitUntilUp(endpoint, child, () => log, options.timeoutMs ?? 30000);
-    } catch (error) {
-      lastError = error;
-      await stopChild(child);
-      continue;
-    }
-    const region = 'us-east-1';
-    const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
-    const clients: S3Client[] = [];
-    const client = () => {
-      const c = new S3Client({
-        endpoint,
-        region,
-        credentials,
-        forcePathStyle: true,
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-      });
-      clients.push(c);
-      return c;
-    };
-    let shared: S3Client | undefined;
-    const sharedClient = () => (shared ??= client());
-    return {
+  const directory = mkdtempSync(join(tmpdir(), 'gantry-s3rver-'));
+  // stdin stays open as a pipe: s3rver-main.mjs exits when it closes, i.e. when this process is gone.
+  const child = spawn(process.execPath, [MAIN, directory], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // If the test run ends without stop() (a crash, mocha --exit), s3rver and its folder must not outlive it.
+  const cleanUpOnExit = () => {
+    child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
+  };
+  process.once('exit', cleanUpOnExit);
+  child.once('exit', () => process.off('exit', cleanUpOnExit));
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-2000);
+  });
+  let port: number;
+  try {
+    port = await waitForPort(child, () => log, options.timeoutMs ?? 30000);
+  } catch (error) {
+    await stopChild(child);
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  const endpoint = `http://127.0.0.1:${port}`;
+  const region = 'us-east-1';
+  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const clients: S3Client[] = [];
+  const client = () => {
+    const c = new S3Client({
       endpoint,
       region,
       credentials,
-      kind: 'moto',
-      client,
-      async createBucket(bucket) {
-        await sharedClient().send(new CreateBucketCommand({ Bucket: bucket }));
-      },
-      async putObject(bucket, key, body) {
-        await sharedClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
-      },
-      async stop() {
-        for (const c of clients) c.destroy();
-        await stopChild(child);
-      },
-    };
-  }
-  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+      forcePathStyle: true,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    clients.push(c);
+    return c;
+  };
+  let shared: S3Client | undefined;
+  const sharedClient = () => (shared ??= client());
+  return {
+    endpoint,
+    region,
+    credentials,
+    kind: 's3rver',
+    client,
+    async createBucket(bucket) {
+      await sharedClient().send(new CreateBucketCommand({ Bucket: bucket }));
+    },
+    async putObject(bucket, key, body) {
+      await sharedClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    },
+    async stop() {
+      for (const c of clients) c.destroy();
+      await stopChild(child);
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
 }

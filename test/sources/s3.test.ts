@@ -12,8 +12,8 @@ import { hashTree } from '../../lib/sources/hash.js';
 import { startS3Peer, type S3Peer } from '../peers/s3.js';
 import { tarGz, zip } from './archives.js';
 
-/** S3 sources against moto_server on 127.0.0.1 (a real S3 REST peer). */
-describe('sources: s3:: fetcher and an S3-backed registry (moto)', function () {
+/** S3 sources against s3rver on 127.0.0.1 (a real S3 REST peer). */
+describe('sources: s3:: fetcher and an S3-backed registry (s3rver)', function () {
   this.timeout(60_000);
   let s3: S3Peer;
   let dir: string;

@@ -1,4 +1,4 @@
-// The registry's S3 mode against a real S3 peer (moto_server on 127.0.0.1).
+// The registry's S3 mode against a real S3 peer (s3rver on 127.0.0.1).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -12,8 +12,8 @@ import { get, tempDir } from './helpers.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-describe('devserver/registry: S3 store (moto_server)', function () {
-  this.timeout(60000); // moto is a Python process: slow to start on a busy machine
+describe('devserver/registry: S3 store (s3rver)', function () {
+  this.timeout(60000); // generous: the S3 peer is a separate process, and the machine may be busy
   let peer: S3Peer;
   let server: RegistryServer;
   const bucket = 'registry-modules';
@@ -74,10 +74,17 @@ describe('devserver/registry: S3 store (moto_server)', function () {
       const object = await fetch(location);
       assert.equal(object.status, 200);
       assert.equal(sha256(new Uint8Array(await object.arrayBuffer())), sha256(bytes));
-      // moto does not check signatures, so the signing itself is checked by shape: SigV4 query auth for this key.
+      // s3rver refuses a presigned URL whose access key id it does not know, or that has expired, so the 200 above
+      // shows the URL was signed for this peer's key and is still valid (the control below shows the refusal is real).
+      // It does not recompute SigV4 signatures, so the signing itself is checked by shape: SigV4 query auth for this key.
       assert.equal(location.searchParams.get('X-Amz-Algorithm'), 'AWS4-HMAC-SHA256');
       assert.ok(location.searchParams.get('X-Amz-Credential')?.startsWith(`${peer.credentials.accessKeyId}/`));
       assert.match(location.searchParams.get('X-Amz-Signature') ?? '', /^[0-9a-f]{64}$/);
+      const unknownKey = new URL(location);
+      unknownKey.searchParams.set('X-Amz-Credential', location.searchParams.get('X-Amz-Credential')!.replace(/^[^/]+/, 'UNKNOWNKEY'));
+      const refused = await fetch(unknownKey);
+      assert.equal(refused.status, 403);
+      assert.match(await refused.text(), /<Code>InvalidAccessKeyId<\/Code>/);
     }
   });
 
