@@ -11,6 +11,14 @@ import { install, pin } from '../../lib/registry/modules.js';
 import type { ModulePage } from '../../lib/registry/types.js';
 import { fastRegistryPolicy, startRegistry, writeModules } from './fixtures.js';
 
+/** Extra files of acme/network/aws: resources, a module call and required providers in the root and in a submodule. */
+const networkFiles = {
+  'resources.tf': 'resource "aws_vpc" "this" {\n  cidr_block = "10.0.0.0/16"\n}\n\nresource "aws_subnet" "private" {\n  vpc_id = aws_vpc.this.id\n}\n\nmodule "logs" {\n  source  = "./modules/flow-logs"\n}\n\nmodule "labels" {\n  source  = "cloudposse/label/null"\n  version = "0.25.0"\n}\n',
+  'versions.tf': 'terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n',
+  'outputs.tf': 'output "id" { value = 1 }\n',
+  'modules/flow-logs/main.tf': 'variable "x" {}\n\nresource "aws_flow_log" "this" {\n  vpc_id = var.x\n}\n\nmodule "bucket" {\n  source  = "acme/bucket/aws"\n  version = "~> 1.2"\n}\n\nterraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = "~> 5.1"\n    }\n  }\n}\n',
+};
+
 /** What the client reads from registry responses: record shapes, pages, trimmed and extra fields, minimal registries. */
 describe('registry client: response shapes, pages, moved and minimal registries', function () {
   this.timeout(30_000);
@@ -22,7 +30,7 @@ describe('registry client: response shapes, pages, moved and minimal registries'
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-records-'));
     await writeModules(join(dir, 'modules'), [
-      { namespace: 'acme', name: 'network', provider: 'aws', versions: ['1.0.0', '1.1.0'], verified: true, description: 'VPC', files: { 'modules/flow-logs/main.tf': 'variable "x" {}\n', 'outputs.tf': 'output "id" { value = 1 }\n' } },
+      { namespace: 'acme', name: 'network', provider: 'aws', versions: ['1.0.0', '1.1.0'], verified: true, description: 'VPC', files: networkFiles },
       ...Array.from({ length: 5 }, (_, i) => ({ namespace: 'zeta', name: `m${i}`, provider: 'null', versions: ['1.0.0'] })),
     ]);
     server = await startRegistry(join(dir, 'modules'), { pageLimits: { list: { default: 2, max: 2 } } });
@@ -59,9 +67,20 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     assert.equal(detail.root?.empty, false);
     assert.ok(detail.root?.inputs?.some((input) => input.name === 'name'));
     assert.ok(detail.root?.outputs?.some((output) => output.name === 'id'));
-    assert.ok(Array.isArray(detail.root?.resources ?? []));
-    assert.ok(Array.isArray(detail.root?.dependencies ?? []));
+    assert.ok(Array.isArray(detail.root?.resources));
+    assert.deepEqual(detail.root?.resources, [
+      { name: 'this', type: 'aws_vpc' },
+      { name: 'private', type: 'aws_subnet' },
+    ]);
+    assert.ok(Array.isArray(detail.root?.dependencies));
+    assert.deepEqual(detail.root?.dependencies, [
+      { name: 'logs', source: './modules/flow-logs', version: '' },
+      { name: 'labels', source: 'cloudposse/label/null', version: '0.25.0' },
+    ]);
     assert.ok(detail.submodules?.some((sub) => sub.path === 'modules/flow-logs'));
+    const flowLogs = detail.submodules?.find((sub) => sub.path === 'modules/flow-logs');
+    assert.deepEqual(flowLogs?.resources, [{ name: 'this', type: 'aws_flow_log' }]);
+    assert.deepEqual(flowLogs?.dependencies, [{ name: 'bucket', source: 'acme/bucket/aws', version: '~> 1.2' }]);
     assert.ok(Array.isArray(detail.providers));
   });
 
@@ -80,8 +99,17 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     assert.equal(typeof first?.source, 'string');
     const version = first?.versions.find((v) => v.version === '1.1.0');
     assert.ok(version);
-    assert.ok(Array.isArray(version.root?.providers ?? []));
-    assert.ok(Array.isArray(version.submodules ?? []));
+    assert.ok(Array.isArray(version.root?.providers));
+    assert.deepEqual(version.root?.providers, [{ name: 'aws', version: '>= 5.0' }]);
+    assert.ok(Array.isArray(version.root?.dependencies));
+    assert.deepEqual(version.root?.dependencies, [
+      { name: 'logs', source: './modules/flow-logs', version: '' },
+      { name: 'labels', source: 'cloudposse/label/null', version: '0.25.0' },
+    ]);
+    assert.ok(Array.isArray(version.submodules));
+    assert.deepEqual(version.submodules, [
+      { path: 'modules/flow-logs', providers: [{ name: 'aws', version: '~> 5.1' }], dependencies: [{ name: 'bucket', source: 'acme/bucket/aws', version: '~> 1.2' }] },
+    ]);
   });
 
   it('REG-RESULT-KEY-PLURAL, REG-META-CURRENT-OFFSET, REG-META-PREV-OFFSET, REG-PAGE-PARAMS, REG-DLSUM-ID: pages carry meta and the result under "modules"', async () => {
