@@ -192,6 +192,12 @@ describe('registry client against the embedded registry (real sockets)', functio
       const all = [];
       for await (const record of client.listModules({ namespace: 'zeta' })) all.push(record.name);
       assert.deepEqual(all.sort(), ['mod0', 'mod1', 'mod2', 'mod3', 'mod4', 'mod5']);
+      // What was asked: no limit and no offset at first (the registry's defaults: list default 2, offset 0), then the
+      // limit the registry applied (meta.limit = 2) with each next_offset, to the last page.
+      const lists = server.requests().filter((r) => new URL(r.path, server.url).pathname === '/v1/modules/zeta');
+      assert.deepEqual(lists.map((r) => r.status), [200, 200, 200]);
+      const queries = lists.map((r) => Object.fromEntries(new URL(r.path, server.url).searchParams));
+      assert.deepEqual(queries, [{}, { offset: '2', limit: '2' }, { offset: '4', limit: '2' }]);
     });
 
     it('REG-PARAM-VERIFIED, provider filter: only verified=true filters', async () => {
