@@ -11,6 +11,13 @@ export class GitError extends GantryError {
   }
 }
 
+/** The git subcommand of `args`, past any leading `-c name=value` pairs (so "git clone failed", never "git advice.… failed"). */
+function subcommand(args: string[]): string {
+  let i = 0;
+  while (args[i] === '-c') i += 2;
+  return args[i] ?? '';
+}
+
 function run(args: string[], cwd: string | undefined, allowFile: boolean): Promise<string> {
   // Only the transports a module source may use; `ext::` and friends never run, file:// only for trusted callers.
   const protocol = ['-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.http.allow=always', '-c', 'protocol.ssh.allow=always', '-c', `protocol.file.allow=${allowFile ? 'always' : 'never'}`];
@@ -29,7 +36,7 @@ function run(args: string[], cwd: string | undefined, allowFile: boolean): Promi
     });
     child.on('close', (code) => {
       if (code === 0) resolve(out);
-      else reject(new GitError(`git ${args.filter((a) => !a.startsWith('-c')).slice(0, 1).join(' ')} failed: ${err.trim().split('\n').slice(-2).join(' ')}`));
+      else reject(new GitError(`git ${subcommand(args)} failed: ${err.trim().split('\n').slice(-2).join(' ')}`));
     });
   });
 }
