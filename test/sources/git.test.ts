@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseLocation, type GitLocation } from '../../lib/registry/location.js';
 import { fetchSource } from '../../lib/sources/fetch.js';
-import { fetchGit } from '../../lib/sources/git.js';
+import { fetchGit, GitError } from '../../lib/sources/git.js';
 
 /** Real git repositories in a temp folder; no network. */
 describe('sources: git fetcher (system git, real repositories)', () => {
@@ -45,9 +45,32 @@ describe('sources: git fetcher (system git, real repositories)', () => {
 
   it('clones the default branch shallowly and drops .git', async () => {
     const target = join(dir, 'out-default');
-    await fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, target, { allowFile: true });
+    // fetchGit drops .git, so the clone is looked at before that: a post-checkout hook (which git clone runs in the new
+    // repository once it is checked out) records whether it is shallow, how many commits it holds and which refs it
+    // fetched. The hook comes in through git's environment configuration, which fetchGit passes on to git unchanged.
+    assert.equal(git(repo, 'rev-list', '--count', 'main'), '2');
+    const hooks = join(dir, 'report-hooks');
+    const report = join(dir, 'clone-report');
+    await mkdir(hooks);
+    await writeFile(join(hooks, 'post-checkout'), `#!/bin/sh\n{ git rev-parse --is-shallow-repository; git rev-list --count HEAD; git for-each-ref --format='%(refname)'; } > '${report}'\n`);
+    await chmod(join(hooks, 'post-checkout'), 0o755);
+    const saved = { GIT_CONFIG_COUNT: process.env.GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0: process.env.GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0: process.env.GIT_CONFIG_VALUE_0 };
+    Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks });
+    try {
+      await fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, target, { allowFile: true });
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
     assert.equal(await readFile(join(target, 'main.tf'), 'utf8'), 'v2\n');
     await assert.rejects(lstat(join(target, '.git')));
+    const [shallow, commits, ...refs] = (await readFile(report, 'utf8')).trim().split('\n');
+    assert.equal(shallow, 'true', 'the clone is shallow');
+    assert.equal(commits, '1', 'the clone holds one commit of the two on main');
+    // Only the default branch, and of the tags only the one on the fetched commit (v1.0.0 is on the commit left out).
+    assert.deepEqual(refs.sort(), ['refs/heads/main', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main', 'refs/tags/v2.0.0']);
   });
 
   it('checks out a tag, a branch and a commit named by ?ref=', async () => {
@@ -72,6 +95,19 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     await assert.rejects(fetchGit(evil, join(dir, 'out-evil'), { allowFile: true }), /starts with "-"/);
     await assert.rejects(lstat('/tmp/gantry-pwned'));
     await assert.rejects(fetchGit({ getter: 'git', url: url(), ref: 'no-such-tag', depth: undefined, subdir: '' }, join(dir, 'out-missing'), { allowFile: true }), /^GitError: cloning file:\S+ at no-such-tag failed: (?!git )(.* )?fatal: Remote branch no-such-tag not found in upstream origin$/);
+  });
+
+  it('a URL that passes the ref guard reaches git only as the repository: "--upload-pack=..." after --end-of-options never runs', async () => {
+    // The target is itself a clonable URL: were the URL read as an option, the target would be the only operand, so
+    // git would clone the test repository through the given upload-pack program and the marker would appear. After
+    // --end-of-options, git names the URL as the (missing) repository and starts no transport at all.
+    const marker = join(dir, 'upload-pack-ran');
+    const evil = `--upload-pack=touch ${marker}`;
+    await assert.rejects(
+      fetchGit({ getter: 'git', url: evil, ref: undefined, depth: undefined, subdir: '' }, url(), { allowFile: true }),
+      (error: unknown) => error instanceof GitError && error.message === `cloning ${evil} failed: fatal: repository '${evil}' does not exist`,
+    );
+    await assert.rejects(lstat(marker), { code: 'ENOENT' });
   });
 
   it('a repository URL starting with "-" is refused, and file:// needs a trusted caller', async () => {
