@@ -51,7 +51,7 @@ export function packOnce(): Promise<string> {
       });
     }
     const destination = await makeTempDir('gantry-pack-');
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
     const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
     return path.join(destination, filename!);
   })();
