@@ -1,5 +1,5 @@
 import { GantryError, ExitCode } from '../errors.js';
-import { redact, redactUrl } from './redact.js';
+import { redact, redactHeaders, redactUrl, redactValue } from './redact.js';
 
 const maxBodyInMessage = 500;
 
@@ -51,8 +51,10 @@ export class HttpError extends GantryError {
   readonly url: string;
   /** The service's `errors` array, when it sent one (possibly empty). */
   readonly errors: string[] | undefined;
+  /** The parsed body, redacted (registered secrets and credential-named fields masked). */
   readonly body: unknown;
   readonly rawBody: string | undefined;
+  /** The response headers, credential-carrying ones (`set-cookie`, …) masked. */
   readonly headers: Record<string, string | string[] | undefined>;
   readonly attempts: number;
 
@@ -76,9 +78,10 @@ export class HttpError extends GantryError {
     this.method = details.method;
     this.url = url;
     this.errors = errors?.map(redact);
-    this.body = details.body;
+    // Errors get logged, printed with --verbose and serialized: what they keep of the answer is redacted too.
+    this.body = redactValue(details.body);
     this.rawBody = details.rawBody === undefined ? undefined : redact(details.rawBody);
-    this.headers = details.headers ?? {};
+    this.headers = redactHeaders(details.headers ?? {});
     this.attempts = attempts;
   }
 }

@@ -98,11 +98,28 @@ export function redactUrl(url: string | URL): string {
   return redact(parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED));
 }
 
-/** A copy of the headers with sensitive values masked. */
+
+/** JSON field names whose values are credentials, whatever the text (kept in step with `jsonField` above). */
+const credentialFields = /^(?:access_token|refresh_token|id_token|client_token|token|password|secret_id|client_secret|api_key|apikey)$/i;
+
+/**
+ * A copy of a parsed body safe to keep on an error or print: every string through `redact`, and the value of every
+ * credential-named field masked.
+ */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (!value || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [
+    key,
+    credentialFields.test(key) && typeof item === 'string' ? REDACTED : redactValue(item, depth + 1),
+  ]));
+}
+
+/** A copy of the headers safe to keep: credential-carrying ones masked, the others through `redact`. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  const out: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = sensitiveHeaders.has(name.toLowerCase()) && value !== undefined ? REDACTED : value;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [
+    name,
+    value === undefined ? undefined : sensitiveHeaders.has(name.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.map(redact) : redact(value),
+  ]));
 }

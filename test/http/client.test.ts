@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { inspect } from 'node:util';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,9 +200,12 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('redacts tokens, key= and access_token= from error messages, and registered secrets from logs', async () => {
+  it('redacts tokens, key= and access_token= from error messages, the kept body and headers (inspect, JSON), and registered secrets from logs', async () => {
     const token = 'canary-token-8f2c1d';
-    peer.handle((req, res) => sendJson(res, 401, { errors: [`token ${String(req.headers['x-secrets-token'])} is not valid`] }));
+    peer.handle((req, res) => {
+      res.setHeader('set-cookie', 'session=cookie-value-77x; HttpOnly');
+      sendJson(res, 401, { errors: [`token ${String(req.headers['x-secrets-token'])} is not valid`], auth: { client_token: 'issued-token-5521' }, echo: String(req.headers['x-secrets-token']) });
+    });
     const lines: string[] = [];
     const client = createHttpClient({
       baseUrl: peer.url,
@@ -210,8 +214,12 @@ describe('HTTP core (lib/http)', () => {
       logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
     });
     await assert.rejects(client.request({ url: '/x?key=apikey123&access_token=tok456&plain=1' }), (error: HttpError) => {
-      const everything = `${error.message} ${error.url} ${JSON.stringify(error.errors)} ${error.hint}`;
+      // Everything the error keeps, as --verbose, a log or a JSON dump would show it.
+      const everything = `${error.message} ${error.url} ${JSON.stringify(error.errors)} ${error.hint} ${inspect(error, { depth: 8 })} ${JSON.stringify(error.body)} ${JSON.stringify(error.headers)}`;
       assert.ok(!everything.includes(token), everything);
+      assert.ok(!everything.includes('issued-token-5521'), 'a credential-named field of the body');
+      assert.ok(!everything.includes('cookie-value-77x'), 'a cookie the server set');
+      assert.equal((error.body as { errors: string[] }).errors.length, 1, 'the body is kept, redacted');
       assert.ok(!everything.includes('apikey123'), everything);
       assert.ok(!everything.includes('tok456'), everything);
       assert.match(error.url, /plain=1/);
