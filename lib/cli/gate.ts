@@ -39,6 +39,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--report <dir>', 'write gate.json, each run as JSON and (local engine) Lighthouse HTML reports into this folder')
     .option('--report-s3 <s3-url>', 'archive the reports to s3://bucket/prefix; the result carries the object URL')
     .addHelpText('after', `
+Output: a table of checks on stdout; --json prints the summary (scores, every check, report locations) instead.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 the engine failed (page unreachable, API error).
 Environment: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY or PAGEANALYSIS_TOKEN (api engine); CHROME_PATH (local engine);
 AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
@@ -88,15 +89,15 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
         progress.done();
       }
 
-      let summary = analysis.summarize(result);
-      if (flags.report) {
-        summary = await analysis.writeLocalReports(result, flags.report);
-        out.note(`reports written to ${flags.report}`);
-      }
-      if (flags.reportS3) {
-        summary = await analysis.archiveReportsToS3(result, flags.reportS3);
-        out.note(`reports archived: ${result.reportUrl}`);
-      }
+      // Local reports first: an S3 failure then still leaves them on disk.
+      const written = flags.report ? await analysis.writeLocalReports(result, flags.report) : undefined;
+      if (written) out.note(`reports written to ${flags.report}`);
+      const archived = flags.reportS3 ? await analysis.archiveReportsToS3(result, flags.reportS3) : undefined;
+      if (archived) out.note(`reports archived: ${result.reportUrl}`);
+      // With both, each URL carries its local files and its object URL.
+      const summary = archived && written
+        ? { ...archived, urls: archived.urls.map((url, index) => ({ ...url, reportFiles: written.urls[index]?.reportFiles })) }
+        : archived ?? written ?? analysis.summarize(result);
 
       if (json) out.json(summary);
       else {

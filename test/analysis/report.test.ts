@@ -2,7 +2,7 @@
 // test/peers/s3.ts). The gate results come from the remote engine against the embedded v5 API (recorded real run).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -145,19 +145,48 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     assert.equal(parsePageanalysisResponse(JSON.parse(named)).id, 'http://127.0.0.1:8080/shop/cart');
   });
 
-  it('the archived report is not readable anonymously (the bucket is private)', async function () {
+  it('the archive grants nothing: no upload carries an ACL or grant header, so access stays with the bucket policy', async () => {
+    // s3rver 3.7.1 enforces no access control (an anonymous read is served), so privacy cannot be read off the peer;
+    // what gantry controls is what it asks for, seen on the requests as they leave the SDK for the peer.
+    const client = s3.client();
+    const sent: Array<Record<string, string>> = [];
+    client.middlewareStack.add((next) => async (args) => {
+      sent.push({ ...(args.request as { headers: Record<string, string> }).headers });
+      return next(args);
+    }, { step: 'finalizeRequest', name: 'recordHeaders' });
     const result = structuredClone(passed);
-    await archiveReportsToS3(result, 's3://gate-reports/private', { client: s3.client(), endpoint: s3.endpoint, region: s3.region });
-    assert.ok(result.reportUrl);
-    // s3rver 3.7.1 has no access control (object ACLs are a stub; a request without credentials is served), so on
-    // this peer an anonymous read succeeds whatever the archive did. Checked by asking, not by the peer's name: a
-    // peer that enforces access runs the assertion below.
-    const control = `private-control-${Date.now()}`;
-    await s3.putObject('gate-reports', control, 'private');
-    if ((await fetch(`${s3.endpoint}/gate-reports/${control}`)).status === 200) {
-      this.skip(); // the S3 peer serves anonymous reads of private objects: cannot tell a private bucket here
+    await archiveReportsToS3(result, 's3://gate-reports/private', { client, endpoint: s3.endpoint, region: s3.region });
+    assert.equal(sent.length, 4, 'gate.json, report.json and two runs');
+    for (const headers of sent) {
+      const names = Object.keys(headers).map((name) => name.toLowerCase());
+      assert.ok(names.includes('authorization'), 'each upload is signed');
+      assert.deepEqual(names.filter((name) => name === 'x-amz-acl' || name.startsWith('x-amz-grant-')), []);
     }
-    assert.equal((await fetch(result.reportUrl)).status, 403, 'no anonymous read of a private bucket');
+    assert.ok(result.reportUrl);
+    assert.equal(parsePageanalysisResponse(JSON.parse(await readObjectUrl(result.reportUrl))).id, 'http://127.0.0.1:8080/shop/cart', 'readable with credentials');
+  });
+
+  it('gantry gate --report and --report-s3 together: the printed summary carries both the local files and the object URL', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'gantry-both-reports-'));
+    try {
+      const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report', folder, '--report-s3', 's3://gate-reports/both', '--json'], {
+        PAGEANALYSIS_BASE_URL: api.url,
+        AWS_ENDPOINT_URL_S3: s3.endpoint,
+        AWS_REGION: s3.region,
+        AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const summary = JSON.parse(run.stdout) as { reportUrl: string; urls: Array<{ reportUrl?: string; reportFiles?: string[] }> };
+      assert.match(summary.urls[0]!.reportUrl ?? '', new RegExp(`^${s3.endpoint}/gate-reports/both/.*/report\\.json$`));
+      assert.equal(summary.reportUrl, summary.urls[0]!.reportUrl);
+      const files = summary.urls[0]!.reportFiles ?? [];
+      assert.ok(files.length >= 2 && files.every((file) => file.startsWith(folder)), JSON.stringify(files));
+      for (const file of files) assert.ok((await readFile(file)).length > 0, file);
+      assert.ok((await readFile(join(folder, 'gate.json'))).length > 0);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('gantry gate --report-s3 archives and prints the object URL in --json (environment-configured S3)', async () => {
