@@ -22,9 +22,26 @@ describe('the gantry command (built, as npx runs it)', () => {
   it('--help lists every command group and the global flags', () => {
     const { code, stdout } = gantry('--help');
     assert.equal(code, 0);
-    for (const group of ['dev', 'demo']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
+    for (const group of ['dev', 'demo', 'modules', 'gate', 'browser', 'secrets']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
     assert.match(stdout, /--json/);
     assert.match(stdout, /--verbose/);
+  });
+
+  it('a remote failure is one error line and a hint on stderr, exit 3; --verbose adds the stack', () => {
+    const env = { SECRETS_ADDR: 'http://127.0.0.1:1', SECRETS_TOKEN: 'canary-token-program-test', SECRETS_MAX_RETRIES: '0' };
+    const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GANTRY_LOG: 'warn', ...env }, timeout: 60_000 });
+    const plain = run('secrets', 'get', 'secret/app');
+    assert.equal(plain.status, 3);
+    assert.equal(plain.stdout, '');
+    const lines = plain.stderr.trim().split('\n');
+    assert.equal(lines.length, 2, plain.stderr);
+    assert.match(lines[0]!, /^error: could not complete GET .* ECONNREFUSED/);
+    assert.match(lines[1]!, /^hint: Check SECRETS_ADDR/);
+    const verbose = run('--verbose', 'secrets', 'get', 'secret/app');
+    assert.equal(verbose.status, 3);
+    assert.match(verbose.stderr, /^error: could not complete GET/m);
+    assert.match(verbose.stderr, /^\s+at .*secrets/m, 'the stack with --verbose');
+    for (const output of [plain.stderr, verbose.stderr]) assert.ok(!output.includes(env.SECRETS_TOKEN));
   });
 
   it('--version prints the package version', () => {

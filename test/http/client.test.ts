@@ -95,7 +95,7 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('RATE-HDR-RETRY-AFTER: honours Retry-After given as an HTTP date', async () => {
+  it('honours Retry-After given as an HTTP date (RFC 9110; the rate-limit rules give only seconds)', async () => {
     const times: number[] = [];
     peer.handle((_req, res) => {
       times.push(Date.now());
