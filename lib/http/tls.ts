@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 export interface TlsOptions {
   /** A PEM bundle file of CA certificates to trust (in addition to the system's). */
   caFile?: string;
-  /** A folder of PEM files to trust. */
+  /** A folder of PEM files to trust (every file that holds a certificate, whatever its name). */
   caPath?: string;
   /** PEM client certificate and key for mutual TLS. */
   certFile?: string;
@@ -48,10 +48,19 @@ export function loadTlsOptions(options: TlsOptions = {}): AgentTlsOptions {
     } catch (error) {
       throw new UsageError(`cannot read the CA folder ${options.caPath}: ${(error as Error).message}`, { cause: error });
     }
+    // Any name: OpenSSL's c_rehash folders hold `<hash>.0` links. A file that holds no PEM certificate (a README, a
+    // CRL) and a link to nothing are passed over; a folder with no certificate at all is a mistake worth stopping on.
+    const found: string[] = [];
     for (const entry of entries.sort()) {
       const file = join(options.caPath, entry);
-      if (statSync(file).isFile() && /\.(pem|crt|cer)$/i.test(entry)) extra.push(readPem(file, 'CA certificate'));
+      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
+      const pem = readPem(file, 'CA certificate');
+      if (pem.includes('-----BEGIN CERTIFICATE-----')) found.push(pem);
     }
+    if (found.length === 0) {
+      throw new UsageError(`the CA folder ${options.caPath} holds no PEM certificate`, { hint: 'point it at a folder of PEM files (any name, such as c_rehash\'s <hash>.0), or use a CA bundle file instead' });
+    }
+    extra.push(...found);
   }
   if (extra.length > 0) result.ca = [...rootCertificates, ...extra];
   if (options.certFile || options.keyFile) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { inspect } from 'node:util';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   REDACTED,
   type RetryPolicy,
 } from '../../lib/http/index.js';
+import { UsageError } from '../../lib/errors.js';
 import { createLogger } from '../../lib/log.js';
 import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
 import { makeTestPki, type TestPki } from '../peers/tls.js';
@@ -467,6 +468,21 @@ describe('HTTP core (lib/http)', () => {
         assert.equal((await client.request({ url: '/x' })).status, 200);
         client.close();
       }
+    });
+
+    it('trusts a c_rehash-style CA folder (<hash>.0 links, a README, a dangling link) and refuses a folder with no certificate', async () => {
+      const hashed = join(pki.dir, 'hashed');
+      await mkdir(hashed);
+      await symlink(pki.caFile, join(hashed, '5f2a9c1e.0'));
+      await symlink(join(pki.dir, 'no-such-file'), join(hashed, '0badc0de.0'));
+      await writeFile(join(hashed, 'README'), 'the CAs this service trusts\n');
+      const client = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls: { caPath: hashed } });
+      assert.equal((await client.request({ url: '/x' })).status, 200);
+      client.close();
+      const empty = join(pki.dir, 'no-certificates');
+      await mkdir(empty);
+      await writeFile(join(empty, 'README'), 'nothing here\n');
+      assert.throws(() => createHttpClient({ tls: { caPath: empty } }), (error: unknown) => error instanceof UsageError && /holds no PEM certificate/.test(error.message));
     });
 
     it('checks the server name it is told to, and skip-verify works but warns', async () => {
