@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { fileURLToPath } from 'node:url';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
 import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 import { startTestSite, type TestSite } from '../analysis/site.js';
+import { startS3Peer } from '../peers/s3.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'page-analysis-gate.cjs'), esm: path.join(programs, 'page-analysis-gate.mjs') };
@@ -97,6 +99,38 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
 
     const destroyed = await stack.destroy();
     assert.deepEqual(destroyed.plan, { gate: 'delete' });
+  });
+
+  it('cjs consumer, api engine, reportS3: a pass archives the reports to S3 and records the object URL as reportUrl (S3 credentials from the environment, nowhere in state)', async () => {
+    const s3 = await startS3Peer();
+    try {
+      await s3.createBucket('gate-archive');
+      stack = await Harness.consumer({
+        kind: 'cjs',
+        env: {
+          PAGEANALYSIS_BASE_URL: api.url,
+          PAGEANALYSIS_API_KEY: apiKey,
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          AWS_REGION: s3.region,
+          AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+        },
+      });
+      const created = await stack.up(program, { url: 'http://127.0.0.1:8080/shop', thresholds: { performance: 0.9 }, runs: 1, reportS3: 's3://gate-archive/deploys' });
+      assert.deepEqual(created.plan, { gate: 'create' });
+      const reportUrl = String(created.outputs.reportUrl);
+      assert.match(reportUrl, new RegExp(`^${s3.endpoint}/gate-archive/deploys/127\\.0\\.0\\.1_8080/.+/report\\.json$`));
+      const key = decodeURIComponent(new URL(reportUrl).pathname.split('/').slice(2).join('/'));
+      const object = await s3.client().send(new GetObjectCommand({ Bucket: 'gate-archive', Key: key }));
+      assert.equal(JSON.parse(await object.Body!.transformToString()).id, 'http://127.0.0.1:8080/shop');
+      const state = await readFile(stack.statePath, 'utf8');
+      assert.ok(!state.includes(apiKey) && !stack.log.includes(apiKey), 'the API key leaks nowhere');
+      assert.ok(!(created.resources.gate!.provider ?? '').includes(s3.endpoint), 'S3 settings are read at run time, not captured');
+    } finally {
+      await stack?.dispose();
+      stack = undefined;
+      await s3.stop();
+    }
   });
 
   it('esm consumer, local engine: Lighthouse in Chromium gates a page on 127.0.0.1; a 404 page fails the create with the engine error (ERRORED_DOCUMENT_REQUEST) and records nothing', async () => {
