@@ -3,7 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EventEmitter, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,7 @@ import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
 import { redactUrl, registerSecret, sensitiveHeaders } from './redact.js';
-import { decideRetry, defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import { decideRetry, defaultRetryPolicy, definePolicy, type RetryPolicy } from './retry.js';
 import { loadTlsOptions, type TlsOptions } from './tls.js';
 
 export interface Timeouts {
@@ -51,7 +51,11 @@ export interface RequestOptions {
   searchParams?: SearchParams;
   headers?: Record<string, string | undefined>;
   json?: unknown;
-  body?: string | Buffer;
+  /**
+   * A stream is sent as it is read (for bodies too large to hold); it can be sent only once, so a request with a
+   * streamed body is never retried and a redirect that would send it again (307, 308) is handed back.
+   */
+  body?: string | Buffer | Readable;
   /** How the body is read (default json; an empty body reads as undefined). */
   responseType?: 'json' | 'text' | 'buffer';
   /** Statuses that are not errors (default 200–299). */
@@ -109,6 +113,8 @@ export interface HttpClient {
 const defaultTimeouts: Timeouts = { connect: 10_000, response: 60_000 };
 const defaultMaxBodyBytes = 64 * 1024 * 1024;
 const errorBodyLimit = 64 * 1024;
+/** A streamed request body is gone once sent: such a request gets no second attempt. */
+const noRetries = definePolicy({ retries: 0 });
 
 function isAccepted(accept: RequestOptions['accept'], status: number): boolean {
   if (!accept) return status >= 200 && status < 300;
@@ -303,7 +309,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       headers[name.toLowerCase()] = value;
       if (sensitiveHeaders.has(name.toLowerCase())) registerSecret(value.replace(/^(Bearer|Basic)\s+/i, ''));
     }
-    let body: string | Buffer | undefined = request.body;
+    let body: string | Buffer | Readable | undefined = request.body;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);
       headers['content-type'] ??= 'application/json';
@@ -342,7 +348,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       cutoff.headersArrived();
       const location = response.headers.location;
-      if (request.followRedirects === false || !redirectStatuses.has(response.statusCode) || typeof location !== 'string') {
+      const resends = response.statusCode !== 303 && body instanceof Readable;
+      if (request.followRedirects === false || !redirectStatuses.has(response.statusCode) || typeof location !== 'string' || resends) {
         const { body: stream, decoded: wasDecoded } = decoded(response, method);
         const answerHeaders = response.headers as http.IncomingHttpHeaders;
         if (wasDecoded) {
@@ -383,7 +390,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const params = toSearchParams(request.searchParams);
     if (params) for (const [name, value] of params) url.searchParams.append(name, value);
     const method = (request.method ?? 'GET').toUpperCase();
-    const policy = request.retry ?? baseRetry;
+    const policy = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
     let waitedMs = 0;
     for (let attempt = 1; ; attempt += 1) {

@@ -414,6 +414,31 @@ describe('HTTP core (lib/http)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('streams a request body as it is read, and never sends a streamed body twice (no retry, a 307 handed back)', async () => {
+    const { Readable } = await import('node:stream');
+    const chunks = () => Readable.from((function* () { for (let i = 0; i < 64; i += 1) yield Buffer.alloc(16 * 1024, i); })());
+    let failNext = false;
+    peer.handle((req, res) => {
+      if (req.url === '/again') return void res.writeHead(307, { location: '/upload' }).end();
+      if (failNext) {
+        failNext = false;
+        return sendJson(res, 503, { errors: ['busy'] });
+      }
+      sendJson(res, 200, { bytes: Buffer.byteLength(req.body, 'latin1'), chunked: req.headers['transfer-encoding'] === 'chunked' });
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const sent = await client.request<{ bytes: number; chunked: boolean }>({ method: 'PUT', url: '/upload', body: chunks(), headers: { 'content-type': 'application/octet-stream' } });
+    assert.deepEqual(sent.body, { bytes: 1024 * 1024, chunked: true });
+    peer.requests.length = 0;
+    failNext = true;
+    const busy = await client.request({ method: 'PUT', url: '/upload', body: chunks() }).catch((error: unknown) => error);
+    assert.ok(busy instanceof HttpError && busy.status === 503 && busy.attempts === 1, String(busy));
+    assert.equal(peer.requests.length, 1, 'a 503 the policy retries is not retried with a streamed body');
+    const redirected = await client.request({ method: 'PUT', url: '/again', body: chunks() }).catch((error: unknown) => error);
+    assert.ok(redirected instanceof HttpError && redirected.status === 307, String(redirected));
+    client.close();
+  });
+
   it('sends custom methods such as LIST', async () => {
     // Node's own HTTP parser rejects LIST, so this checks the request line the client writes on the wire.
     const net = await import('node:net');
