@@ -25,6 +25,10 @@ const { Struct } = requireHere('google-protobuf/google/protobuf/struct_pb.js') a
 
 const START_TIMEOUT_MS = 20_000;
 const CALL_TIMEOUT_MS = 30_000;
+/** The timeout Create, Update and Delete carry, in seconds (what `customTimeouts` would set). The engine puts no
+ *  deadline of its own on these calls, so the harness waits that long for them: a step may legitimately take minutes
+ *  (a page-analysis gate's Lighthouse runs); Configure, Check, Diff and Read keep CALL_TIMEOUT_MS. */
+const STEP_TIMEOUT_S = 300;
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
 
@@ -167,7 +171,7 @@ export class DynamicProviderPlugin {
   }
 
   async create(urn: string, properties: PropertyMap): Promise<{ id: string; outputs: PropertyMap }> {
-    const response = await this.call('create', message('CreateRequest', { setUrn: urn, setProperties: struct(properties), setTimeout: 300 }));
+    const response = await this.call('create', message('CreateRequest', { setUrn: urn, setProperties: struct(properties), setTimeout: STEP_TIMEOUT_S }), STEP_TIMEOUT_S * 1000);
     return { id: call<string>(response, 'getId'), outputs: toJavaScript(call(response, 'getProperties')) };
   }
 
@@ -184,13 +188,14 @@ export class DynamicProviderPlugin {
   async update(urn: string, id: string, olds: PropertyMap, news: PropertyMap, oldInputs: PropertyMap): Promise<PropertyMap> {
     const response = await this.call(
       'update',
-      message('UpdateRequest', { setUrn: urn, setId: id, setOlds: struct(olds), setNews: struct(news), setOldInputs: struct(oldInputs), setTimeout: 300 }),
+      message('UpdateRequest', { setUrn: urn, setId: id, setOlds: struct(olds), setNews: struct(news), setOldInputs: struct(oldInputs), setTimeout: STEP_TIMEOUT_S }),
+      STEP_TIMEOUT_S * 1000,
     );
     return toJavaScript(call(response, 'getProperties'));
   }
 
   async delete(urn: string, id: string, properties: PropertyMap, oldInputs: PropertyMap): Promise<void> {
-    await this.call('delete', message('DeleteRequest', { setUrn: urn, setId: id, setProperties: struct(properties), setOldInputs: struct(oldInputs), setTimeout: 300 }));
+    await this.call('delete', message('DeleteRequest', { setUrn: urn, setId: id, setProperties: struct(properties), setOldInputs: struct(oldInputs), setTimeout: STEP_TIMEOUT_S }), STEP_TIMEOUT_S * 1000);
   }
 
   /** Closes the channel, kills the plugin's process group and waits until its output is drained. */
@@ -202,10 +207,10 @@ export class DynamicProviderPlugin {
     clearTimeout(timer);
   }
 
-  private call(method: string, request: Message): Promise<Message> {
+  private call(method: string, request: Message, timeoutMs = CALL_TIMEOUT_MS): Promise<Message> {
     const invoke = (this.client as unknown as Record<string, (...args: unknown[]) => void>)[method]!.bind(this.client);
     return new Promise((resolve, reject) => {
-      invoke(request, new grpc.Metadata(), { deadline: Date.now() + CALL_TIMEOUT_MS }, (error: grpc.ServiceError | null, response: Message) => {
+      invoke(request, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (error: grpc.ServiceError | null, response: Message) => {
         if (error) reject(new ProviderCallError(method, error.details || error.message, error.code));
         else resolve(response);
       });

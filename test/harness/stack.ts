@@ -10,7 +10,7 @@ import { createConsumer, removeTempDir, type ConsumerKind } from './consumer.js'
 import { DynamicProviderPlugin } from './plugin.js';
 import { makeSecret, markSecretOutputs, secretKeys, StateCipher, stripMap, stripSecrets, type PropertyMap } from './secrets.js';
 
-const PROGRAM_TIMEOUT_MS = 60_000;
+const DEFAULT_PROGRAM_TIMEOUT_MS = 60_000;
 const STACK_TYPE = 'pulumi:pulumi:Stack';
 
 export type Op = 'create' | 'update' | 'replace' | 'delete' | 'same' | 'import';
@@ -86,6 +86,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   project?: string;
   stack?: string;
+  /** How long one run of the program may take, its resources' provider steps included (default 60 s). */
+  programTimeoutMs?: number;
 }
 
 interface StateResource {
@@ -151,6 +153,7 @@ export class Stack {
   readonly #log: string[] = [];
   readonly #config: PropertyMap;
   readonly #env: Record<string, string>;
+  readonly #programTimeoutMs: number;
   #busy = false;
 
   private constructor(
@@ -169,6 +172,7 @@ export class Stack {
       ]),
     );
     this.#env = { ...baseEnvironment(), ...options.env };
+    this.#programTimeoutMs = options.programTimeoutMs ?? DEFAULT_PROGRAM_TIMEOUT_MS;
   }
 
   static async create(options: StackOptions = {}): Promise<Stack> {
@@ -333,9 +337,9 @@ export class Stack {
     return new Promise((resolve) => {
       let failures: string[] | undefined;
       const timer = setTimeout(() => {
-        failures = [`the program did not finish within ${PROGRAM_TIMEOUT_MS} ms`];
+        failures = [`the program did not finish within ${this.#programTimeoutMs} ms`];
         host.kill('SIGKILL');
-      }, PROGRAM_TIMEOUT_MS);
+      }, this.#programTimeoutMs);
       // Steps already under way finish even if the program ends first, as in the engine; their outcome is in state.
       const inFlight = new Set<Promise<unknown>>();
       host.on('message', (message: HostMessage) => {
