@@ -1,13 +1,16 @@
-// The example stack Pulumi.yaml points to. In your own program, import from 'gantry/providers'.
+// The example stack Pulumi.yaml runs, written as your program would be: it imports 'gantry/providers', which resolves
+// here to the built package (package self-reference), so build first. docs/architecture.md, "The example stack".
 //
+//   npm run build
 //   gantry dev                                  # start the embedded registry, kv server and page-analysis API
 //   export SECRETS_ADDR=... SECRETS_TOKEN=...   # as `gantry dev` prints them
+//   export PAGEANALYSIS_BASE_URL=... PAGEANALYSIS_API_KEY=...   # its page-analysis credentials (unset: local Lighthouse)
 //   pulumi config set gantry-example:registryHost 127.0.0.1:<port>
-//   pulumi config set gantry-example:siteUrl http://127.0.0.1:<port>/
-//   pulumi config set --secret gantry-example:dbPassword ...
+//   pulumi config set gantry-example:siteUrl http://127.0.0.1:<port>/   # a page whose title contains "Gantry"
+//   pulumi config set --secret gantry-example:dbPassword
 //   pulumi up
 import * as pulumi from '@pulumi/pulumi';
-import { BrowserCheck, KvSecret, PageAnalysisGate, RegistryModule } from '../../providers/index.js';
+import { BrowserCheck, KvSecret, PageAnalysisGate, RegistryModule } from 'gantry/providers';
 
 const config = new pulumi.Config();
 const registryHost = config.get('registryHost') ?? 'registry.terraform.io';
