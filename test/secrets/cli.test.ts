@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runNode, withEnv, type Ran } from './helpers/runProcess.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,6 @@ const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 // The command runs from a scratch folder (for relative @files), so tsx is named by its absolute location.
 const tsx = createRequire(import.meta.url).resolve('tsx');
 
-interface Ran { code: number | null; stdout: string; stderr: string }
 
 describe('gantry secrets (the command, in its own process, against the embedded kv server)', function () {
   this.timeout(120_000);
@@ -22,21 +21,8 @@ describe('gantry secrets (the command, in its own process, against the embedded 
   const password = 'pw-cli-canary-44aa';
 
   function gantry(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
-    return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' };
-      for (const [k, v] of Object.entries(options.env ?? {})) {
-        if (v === undefined) delete env[k];
-        else env[k] = v;
-      }
-      const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], { env, cwd: dir });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-      child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(options.stdin ?? '');
-    });
+    const env = withEnv({ PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' }, options.env);
+    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], { env, cwd: dir, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
   }
 
   before(async () => {

@@ -1,7 +1,7 @@
 // The settings that came from code only before — token header, namespace placement, request limits — set from the
 // environment, Pulumi config and the command's flags, against the embedded kv server over real sockets.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runNode, type Ran } from './helpers/runProcess.js';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
@@ -134,20 +134,13 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
   });
 
   describe('gantry secrets (in its own process)', () => {
-    function gantry(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-      return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
-          env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, ...env },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-        child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-        child.stdin.end(JSON.stringify(nested(3)));
+    function gantry(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+      return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, ...env },
+        stdin: JSON.stringify(nested(3)),
       });
     }
+
 
     it('SEC-LIMIT-JSON-DEPTH: SECRETS_MAX_JSON_DEPTH refuses a put before sending (exit 2); --max-json-depth wins over it', async () => {
       const refused = await gantry(['put', '--kv-version', '2', 'secret/cli-depth', '-'], { SECRETS_MAX_JSON_DEPTH: '3' });

@@ -4,7 +4,7 @@
 // logger. Every token that crossed the wire (sent or issued), the passwords and the secret_ids are canaries searched
 // for in everything printed or logged.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { runNode, withEnv, type Ran } from './helpers/runProcess.js';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,6 @@ import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 
-interface Ran { code: number | null; stdout: string; stderr: string }
 
 /**
  * A pass-through HTTP proxy in front of the kv server that remembers every token it sees: the ones sent in
@@ -116,22 +115,10 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
   afterEach(() => server.setFaults([]));
 
   function gantry(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
-    return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: proxy.url, GANTRY_LOG: 'debug' };
-      for (const [k, v] of Object.entries(options.env ?? {})) {
-        if (v === undefined) delete env[k];
-        else env[k] = v;
-      }
-      const child = spawn(process.execPath, [bin, ...args], { env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-      child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(options.stdin ?? '');
-    });
+    const env = withEnv({ PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: proxy.url, GANTRY_LOG: 'debug' }, options.env);
+    return runNode([bin, ...args], { env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
   }
+
 
   // Each run twice: with --verbose (debug log and full error stacks) and with GANTRY_LOG=debug alone.
   const modes: Array<{ name: string; flags: string[] }> = [
