@@ -166,16 +166,19 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     assert.equal(parsePageanalysisResponse(JSON.parse(await readObjectUrl(result.reportUrl))).id, 'http://127.0.0.1:8080/shop/cart', 'readable with credentials');
   });
 
+  /** The command's environment: the v5 API and the S3 peer, configured the way a pipeline would. */
+  const gateEnv = () => ({
+    PAGEANALYSIS_BASE_URL: api.url,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_REGION: s3.region,
+    AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+  });
+
   it('gantry gate --report and --report-s3 together: the printed summary carries both the local files and the object URL', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'gantry-both-reports-'));
     try {
-      const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report', folder, '--report-s3', 's3://gate-reports/both', '--json'], {
-        PAGEANALYSIS_BASE_URL: api.url,
-        AWS_ENDPOINT_URL_S3: s3.endpoint,
-        AWS_REGION: s3.region,
-        AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-      });
+      const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report', folder, '--report-s3', 's3://gate-reports/both', '--json'], gateEnv());
       assert.equal(run.code, 0, run.stderr);
       const summary = JSON.parse(run.stdout) as { reportUrl: string; urls: Array<{ reportUrl?: string; reportFiles?: string[] }> };
       assert.match(summary.urls[0]!.reportUrl ?? '', new RegExp(`^${s3.endpoint}/gate-reports/both/.*/report\\.json$`));
@@ -190,13 +193,7 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
   });
 
   it('gantry gate --report-s3 archives and prints the object URL in --json (environment-configured S3)', async () => {
-    const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-s3', 's3://gate-reports/cli', '--json'], {
-      PAGEANALYSIS_BASE_URL: api.url,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
-      AWS_REGION: s3.region,
-      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-    });
+    const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-s3', 's3://gate-reports/cli', '--json'], gateEnv());
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout);
     assert.match(summary.reportUrl, new RegExp(`^${s3.endpoint}/gate-reports/cli/127\\.0\\.0\\.1_8080/root-[0-9a-f]{8}/\\d{8}T\\d{6}Z/report\\.json$`));
