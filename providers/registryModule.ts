@@ -69,7 +69,7 @@ const registryModuleProvider: pulumi.dynamic.ResourceProvider & { settings?: Reg
   },
   async check(olds, news) {
     const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.check(olds, news);
+    return registryModuleOperations.check(this.settings, olds, news);
   },
   async diff(id, olds, news) {
     const { registryModuleOperations } = await import(`${'gantry'}/providers`);
@@ -182,14 +182,15 @@ function failureOf(error: unknown): string {
 }
 
 export const registryModuleOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
+  async check(settings: RegistryModuleSettings | undefined, _olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
     const failures: CheckFailure[] = [];
     const inputs: RegistryModuleInputs = { source: news.source as string };
     if (typeof news.source !== 'string') failures.push({ property: 'source', reason: 'source must be a module address string' });
     // A value not known yet (in a preview, before the resource it comes from exists) is checked once known.
     else if (!containsUnknown(news.source)) {
       try {
-        parseModuleAddress(news.source, process.env);
+        // The default host as the deployment will use it: the environment, else the stack's gantry:registryHost.
+        parseModuleAddress(news.source, envFor(settings));
       } catch (error) {
         failures.push({ property: 'source', reason: failureOf(error) });
       }

@@ -95,5 +95,15 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       await assert.rejects(s.up(program, { source: 'acme/network/AWS', version: '~> 1.0', dir: path.join(dir, 'x') }), (error: unknown) => error instanceof DeploymentError && /provider "AWS"/.test(error.message));
       await assert.rejects(s.up(program, { source: `${server.host}/acme/network/aws`, version: '=> 1', dir: path.join(dir, 'x') }), (error: unknown) => error instanceof DeploymentError && /version constraint/.test(error.message));
     });
+
+    it('Check reads a hostless address with the stack\'s gantry:registryHost, as the deployment will', async () => {
+      const configured = await Harness.consumer({ kind, env: {}, config: { 'gantry:registryHost': 'nodot' } });
+      try {
+        // A preview runs Check and nothing else: the address must already be refused there, before any step.
+        await assert.rejects(configured.preview(program, { source: 'acme/network/aws', version: '~> 1.0', dir: path.join(dir, 'y') }), (error: unknown) => error instanceof DeploymentError && /source/.test(error.message) && /registry host "nodot" has no dot/.test(error.message));
+      } finally {
+        await configured.dispose();
+      }
+    });
   });
 }
