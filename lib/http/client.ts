@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { EventEmitter, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from './undici.js';
 import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
