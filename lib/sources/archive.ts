@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { GantryError } from '../errors.js';
 import type { ArchiveType } from '../registry/location.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
@@ -168,9 +168,10 @@ function zipHeader(entry: yauzl.Entry): EntryHeader {
   return { path: entry.fileName, type, rawType: zipTypeNames[format] ?? (type === 'other' ? `type 0${format.toString(8)}` : type), mode };
 }
 
-function openZip(file: string): Promise<yauzl.ZipFile> {
+async function openZip(file: string): Promise<yauzl.ZipFile> {
+  const { open } = (await import('yauzl')).default; // loaded for zip archives only: most modules are tarballs
   return new Promise((resolve, reject) => {
-    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) => {
+    open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) => {
       if (error || !zip) reject(new SourceRefusedError(`the zip archive is not readable: ${error?.message ?? 'unknown error'}`));
       else resolve(zip);
     });
