@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { examplesDir } from '../paths.js';
-import { checkFault, DEV_REGISTRY_PORT, parseS3Url, startRegistryServer, type RegistryServerOptions } from '../devserver/registry/index.js';
+import type { RegistryServerOptions } from '../devserver/registry/index.js';
+import { DEV_REGISTRY_PORT } from '../devserver/registry/starter.js';
 import { untilInterrupted } from './devservers.js';
 import type { CliContext } from './program.js';
 
@@ -46,6 +47,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"path":"/v1/modules/*/*/*/versions","kind":"status","status":429,"retryAfter":1,"times":2}\'', (value: string, all: string[]) => [...all, value], [] as string[])
     .addHelpText('after', '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.\nChange faults while it runs: POST/PUT/DELETE <url>/_gantry/faults (see docs/modules.md).')
     .action(async (flags: DevRegistryFlags, command: Command) => {
+      const { checkFault, parseS3Url, startRegistryServer } = await import('../devserver/registry/index.js');
       const { json } = context.globals(command);
       if (flags.dir && flags.s3) throw new UsageError('choose --dir or --s3, not both');
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { DEV_SECRETS_PORT, startSecretsServer, type JsonLimits, type SecretsServerOptions } from '../devserver/secrets/index.js';
+import type { JsonLimits, SecretsServerOptions } from '../devserver/secrets/index.js';
+import { DEV_SECRETS_PORT } from '../devserver/secrets/starter.js';
 import { untilInterrupted } from './devservers.js';
 import type { CliContext } from './program.js';
 
@@ -89,6 +90,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .option('--max-json-object-entry-count <n>', 'answer 400 to JSON objects with more entries (default 10000)')
     .option('--max-json-array-element-count <n>', 'answer 400 to JSON arrays with more elements (default 10000)')
     .action(async (flags: DevSecretsFlags, command: Command) => {
+      const { startSecretsServer } = await import('../devserver/secrets/index.js');
       const { json } = context.globals(command);
       if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');

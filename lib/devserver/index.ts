@@ -2,9 +2,7 @@
  * The embedded dev servers that `gantry dev` starts and `gantry demo` runs against. Each area adds its starter here.
  * Dev servers share no code with the clients they serve: they are independent implementations of the specification.
  */
-import { startExampleRegistry } from './registry/starter.js';
-import { startDevSecrets } from './secrets/starter.js';
-import { startDevPageanalysis } from './pageanalysis/starter.js';
+// Each server's code loads when it starts, so listing them (`gantry --help`) costs nothing.
 
 export interface DevServer {
   name: string;
@@ -34,16 +32,16 @@ export const devServers: DevServerStarter[] = [
   {
     name: 'registry',
     description: 'module registry serving examples/modules (modules.v1) on 127.0.0.1:5758',
-    start: (context) => startExampleRegistry(context),
+    start: async (context) => (await import('./registry/starter.js')).startExampleRegistry(context),
   },
   {
     name: 'secrets',
     description: 'kv secrets server (secret/ kv v2, kv/ kv v1) on 127.0.0.1:8200, random root token',
-    start: (context) => startDevSecrets(context),
+    start: async (context) => (await import('./secrets/starter.js')).startDevSecrets(context),
   },
   {
     name: 'pageanalysis',
     description: 'page analysis API v5 (runPageanalysis, Lighthouse in Chromium behind it) on 127.0.0.1:5760, random API key',
-    start: (context) => startDevPageanalysis(context),
+    start: async (context) => (await import('./pageanalysis/starter.js')).startDevPageanalysis(context),
   },
 ];

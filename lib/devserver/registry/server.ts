@@ -31,7 +31,8 @@ import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExte
 import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
 import { FolderStore, type ModuleStore } from './folderStore.js';
-import { S3Store, type S3StoreOptions } from './s3Store.js';
+import type { S3Store } from './s3Store.js';
+import type { S3StoreOptions } from './s3Options.js';
 import { archiveDirectory, contentTypeOf } from './archive.js';
 import { escapeHtml, holdUntil, parseTarget, pathOnly, readJson, safeDecode, segmentsAfter, sendErrors, sendJson } from './respond.js';
 
@@ -121,7 +122,9 @@ interface Catalog {
 
 export async function startRegistryServer(options: RegistryServerOptions): Promise<RegistryServer> {
   if (!options.dir === !options.s3) throw new CatalogError('the registry serves either a folder (dir) or an S3 bucket (s3), exactly one');
-  const store: ModuleStore & { location?: S3Store['location']; open?: S3Store['open']; stop?: () => void } = options.dir ? new FolderStore(options.dir) : new S3Store(options.s3!);
+  const store: ModuleStore & { location?: S3Store['location']; open?: S3Store['open']; stop?: () => void } = options.dir
+    ? new FolderStore(options.dir)
+    : new (await import('./s3Store.js')).S3Store(options.s3!); // the AWS SDK loads only when a bucket is served
   const basePath = options.basePath ?? '/v1/modules/';
   if (!basePath.startsWith('/') || !basePath.endsWith('/')) throw new CatalogError(`basePath must start and end with "/": ${basePath}`);
   const v2BasePath = basePath.endsWith('/v1/modules/') ? basePath.slice(0, -'/v1/modules/'.length) + '/v2/modules/' : '/v2/modules/';

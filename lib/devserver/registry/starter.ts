@@ -2,7 +2,7 @@
 // examples/gantry.modules.json can name the host (127.0.0.1:5758) the way a real manifest names a registry.
 import path from 'node:path';
 import { devPort, startOnDevPort } from '../port.js';
-import { startRegistryServer, type RegistryServer } from './server.js';
+import type { RegistryServer } from './server.js';
 
 export const DEV_REGISTRY_PORT = 5758;
 
@@ -21,6 +21,7 @@ export function devRegistryPort(env: NodeJS.ProcessEnv = process.env): number {
 export async function startExampleRegistry(context: { host: string; examplesDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<RegistryServer> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_REGISTRY_PORT, env);
   const token = env.GANTRY_DEV_REGISTRY_TOKEN || undefined;
+  const { startRegistryServer } = await import('./server.js'); // the CLI reads DEV_REGISTRY_PORT without loading the server
   return startOnDevPort({ name: 'module registry', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
     startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) }));
 }

@@ -2,7 +2,7 @@
 // free one when it is taken), state in the run's scratch folder, a random root token printed with the address.
 import path from 'node:path';
 import { devPort, startOnDevPort } from '../port.js';
-import { startSecretsServer, type SecretsServer } from './server.js';
+import type { SecretsServer } from './server.js';
 
 export const DEV_SECRETS_PORT = 8200;
 const PORT_VARIABLE = 'GANTRY_DEV_SECRETS_PORT';
@@ -14,6 +14,7 @@ export function devSecretsPort(env: NodeJS.ProcessEnv = process.env): number {
 
 export async function startDevSecrets(context: { host: string; stateDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<SecretsServer & { env: Record<string, string> }> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_SECRETS_PORT, env);
+  const { startSecretsServer } = await import('./server.js'); // the CLI reads DEV_SECRETS_PORT without loading the server
   const server = await startOnDevPort({ name: 'kv secrets server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
     startSecretsServer({ host: context.host, port: p, dataFile: path.join(context.stateDir, 'secrets.json') }));
   return { ...server, env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken } };
