@@ -16,7 +16,6 @@ import {
 import type { ModuleStore } from './folderStore.js';
 import type { S3StoreOptions } from './s3Options.js';
 
-
 export class S3Store implements ModuleStore {
   readonly description: string;
   readonly client: S3Client;
