@@ -1,40 +1,23 @@
 // The example modules, the example manifest, the `gantry dev` starter and `gantry dev registry` (own process).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { devServers } from '../../../lib/devserver/index.js';
 import { examplesDir } from '../../../lib/paths.js';
 import { DEV_REGISTRY_PORT, devRegistryPort, startExampleRegistry } from '../../../lib/devserver/registry/index.js';
+import { exited, spawnGantry, startGantry } from '../../cli/gantry-process.js';
 import { get, tempDir, writeVersion } from './helpers.js';
 
-const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx');
-
 /** Runs `gantry dev registry ...` until it prints its address; returns the address and the child. */
-function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'registry', ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      const match = /module registry on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match && stdout.includes('Press Ctrl-C')) resolve({ child, url: match[1]!, stdout: () => stdout });
-    });
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => reject(new Error(`gantry dev registry exited with ${code}: ${stderr}`)));
+async function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
+  const { child, value, stdout } = await startGantry(['dev', 'registry', ...args], (text) => {
+    const match = /module registry on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+    return match && text.includes('Press Ctrl-C') ? match[1]! : undefined;
   });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('close', (code) => resolve(code))));
+  return { child, url: value, stdout };
 }
 
 describe('devserver/registry: examples and the command', function () {
@@ -144,9 +127,9 @@ describe('devserver/registry: examples and the command', function () {
       [['--port', 'eighty'], /--port must be an integer/],
       [['--port', '0', '--fault', '{"kind":"explode"}'], /--fault .*fault kind must be one of/],
     ] as const) {
-      const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'registry', ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+      const child = spawnGantry(['dev', 'registry', ...args]);
       let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
       assert.equal(await exited(child), 2, args.join(' '));
       assert.match(stderr, message);
     }

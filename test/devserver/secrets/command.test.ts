@@ -1,64 +1,35 @@
 // `gantry dev secrets` in its own process, and the starter `gantry dev` uses.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { devServers } from '../../../lib/devserver/index.js';
 import { DEV_SECRETS_PORT, devSecretsPort, startSecretsServer } from '../../../lib/devserver/secrets/index.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../../peers/tls.js';
-
-const main = fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx');
+import { startGantry, stopGantry } from '../../cli/gantry-process.js';
 
 interface Info { url: string; token: string; unsealKey: string; mounts: Array<{ path: string; version: number }> }
 
-function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Info }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, '--json', 'dev', 'secrets', ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      try {
-        resolve({ child, info: JSON.parse(stdout) });
-      } catch {
-        // not the whole object yet
-      }
-    });
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => reject(new Error(`gantry dev secrets exited with ${code}: ${stderr}`)));
-  });
+/** `gantry --json dev secrets <args>`: resolves with the JSON object it prints once it listens. */
+async function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Info }> {
+  const { child, value } = await startGantry(['--json', 'dev', 'secrets', ...args], (stdout) => {
+    try {
+      return JSON.parse(stdout) as Info;
+    } catch {
+      return undefined; // not the whole object yet
+    }
+  }, env);
+  return { child, info: value };
 }
+
+const banner = (stdout: string) => (stdout.includes('Press Ctrl-C') ? stdout : undefined);
 
 /** The same, without --json: resolves with the banner once it is printed. */
-function startCliText(args: string[]): Promise<{ child: ChildProcess; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev', 'secrets', ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      if (stdout.includes('Press Ctrl-C')) resolve({ child, stdout });
-    });
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => reject(new Error(`gantry dev secrets exited with ${code}: ${stderr}`)));
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('close', () => resolve());
-    child.kill('SIGTERM');
-  });
+async function startCliText(args: string[]): Promise<{ child: ChildProcess; stdout: string }> {
+  const { child, value } = await startGantry(['dev', 'secrets', ...args], banner);
+  return { child, stdout: value };
 }
 
 describe('devserver/secrets: the command and the gantry dev starter', function () {
@@ -77,7 +48,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       assert.deepEqual(((await list.json()) as { data: { keys: string[] } }).data.keys, ['cli']);
       assert.match(await readFile(dataFile, 'utf8'), /"cli"/);
     } finally {
-      await stopChild(child);
+      await stopGantry(child);
       await rm(dir, { recursive: true, force: true });
     }
   });
@@ -89,7 +60,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       const self = await fetch(`${info.url}/v1/auth/token/lookup-self`, { headers: { 'X-Secrets-Token': info.token } });
       assert.equal(self.status, 200);
     } finally {
-      await stopChild(child);
+      await stopGantry(child);
     }
     await assert.rejects(startCli(['--port', 'abc']), /exited with 2/);
     await assert.rejects(startCli(['--port', '0', '--tls-cert', 'x.pem']), /exited with 2/);
@@ -120,20 +91,8 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
   });
 
   it('SEC-AUTH-TOKEN-REQUIRED: gantry dev prints the export line for the kv server (plain http://, its root token); a client configured by it works, and nothing works without the token', async () => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'dev'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0' },
-    });
+    const { child, value: stdout } = await startGantry(['dev'], banner, { GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0' });
     try {
-      const stdout = await new Promise<string>((resolve, reject) => {
-        let text = '';
-        let stderr = '';
-        child.stdout!.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes('Press Ctrl-C')) resolve(text);
-        });
-        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('close', (code) => reject(new Error(`gantry dev exited with ${code}: ${stderr}`)));
-      });
       const line = /^export (SECRETS_ADDR=\S+ SECRETS_TOKEN=\S+)$/m.exec(stdout);
       assert.ok(line, stdout);
       const env = Object.fromEntries(line[1]!.split(' ').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
@@ -149,7 +108,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       const anonymous = await fetch(`${env.SECRETS_ADDR}/v1/secret/data/from-dev`);
       assert.equal(anonymous.status, 403);
     } finally {
-      await stopChild(child);
+      await stopGantry(child);
     }
   });
 
@@ -158,13 +117,13 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
     try {
       assert.match(defaults.stdout, /^kv secrets server on http:\/\/127\.0\.0\.1:\d+ \(kv\/ kv v1, secret\/ kv v2\), in memory$/m);
     } finally {
-      await stopChild(defaults.child);
+      await stopGantry(defaults.child);
     }
     const custom = await startCliText(['--port', '0', '--mount', 'apps/=kv2', '--mount', '/legacy/team=KV1']);
     try {
       assert.match(custom.stdout, /^kv secrets server on http:\/\/\S+ \(apps\/ kv v2, legacy\/team\/ kv v1\), in memory$/m);
     } finally {
-      await stopChild(custom.child);
+      await stopGantry(custom.child);
     }
     const { child, info } = await startCli(['--port', '0', '--root-token', 'r', '--mount', 'apps/=kv2', '--mount', 'legacy/=kv1', '--namespace', 'ns1']);
     try {
@@ -181,7 +140,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       const gone = await fetch(`${info.url}/v1/secret/data/db`, { headers });
       assert.equal(gone.status, 404);
     } finally {
-      await stopChild(child);
+      await stopGantry(child);
     }
   });
 
@@ -200,7 +159,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       assert.deepEqual(await post(JSON.stringify({ a: 1, b: 2, c: 3, d: 4 })), { status: 400, errors: ['JSON object exceeds allowed entry count'] });
       assert.deepEqual(await post(JSON.stringify({ a: [1, 2, 3] })), { status: 400, errors: ['JSON array exceeds allowed element count'] });
     } finally {
-      await stopChild(child);
+      await stopGantry(child);
     }
   });
 
@@ -234,7 +193,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
         assert.match(text.stdout, /^export SECRETS_ADDR=https:\/\/127\.0\.0\.1:\d+ SECRETS_TOKEN=\S+$/m);
         assert.ok(text.stdout.includes(`TLS: clients must trust the CA that signed ${pki.certFile} (SECRETS_CACERT or SECRETS_CAPATH)`), text.stdout);
       } finally {
-        await stopChild(text.child);
+        await stopGantry(text.child);
       }
       const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile]);
       const sources = (env: Record<string, string>) => ({ sources: { env: { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined } });
@@ -254,7 +213,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
         trusting.close();
         skipping.close();
         other.close();
-        await stopChild(child);
+        await stopGantry(child);
       }
     });
 
@@ -263,7 +222,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       try {
         assert.ok(text.stdout.includes(`mutual TLS: clients must present a certificate signed by a CA in ${pki.caFile} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`), text.stdout);
       } finally {
-        await stopChild(text.child);
+        await stopGantry(text.child);
       }
       const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--tls-client-ca', pki.caFile]);
       const env = { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', SECRETS_CACERT: pki.caFile };
@@ -277,7 +236,7 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
       } finally {
         mutual.close();
         anonymous.close();
-        await stopChild(child);
+        await stopGantry(child);
       }
       await assert.rejects(startCli(['--port', '0', '--tls-client-ca', pki.caFile]), /exited with 2: .*--tls-client-ca needs --tls-cert/s);
       await assert.rejects(startSecretsServer({ tls: { cert: pki.cert, key: pki.key, requestCert: true } }), /tls\.requestCert needs tls\.ca/);

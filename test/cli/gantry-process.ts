@@ -1,0 +1,45 @@
+// `gantry …` in a process of its own, from the TypeScript sources (through tsx), for tests of long-running commands
+// such as `gantry dev`: started until its output says it is ready, then stopped with SIGTERM as Ctrl-C would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** Spawns `gantry <args>` with a minimal environment (plus `env`). */
+export function spawnGantry(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', tsx, main, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env } });
+}
+
+/**
+ * Starts `gantry <args>` and resolves once `ready` finds what it waits for in the output so far (anything but
+ * undefined); rejects with the exit code and stderr if the command ends first.
+ */
+export function startGantry<T>(args: readonly string[], ready: (stdout: string) => T | undefined, env: Record<string, string> = {}): Promise<{ child: ChildProcess; value: T; stdout: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGantry(args, env);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      const value = ready(stdout);
+      if (value !== undefined) resolve({ child, value, stdout: () => stdout });
+    });
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => reject(new Error(`gantry ${args.join(' ')} exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** Resolves with the exit code once the process has ended. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('close', (code) => resolve(code))));
+}
+
+/** Stops the process as Ctrl-C would and waits for it to end. */
+export async function stopGantry(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const ended = exited(child);
+  child.kill('SIGTERM');
+  await ended;
+}
