@@ -34,6 +34,15 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     clients.push(c);
     return c;
   }
+  /** Starts a new server on `dataFile` (as after a crash) and checks what its kv v2 mount `secret/` serves. */
+  async function afterRestart(dataFile: string, check: (kv: ReturnType<SecretsClient['kv']>) => Promise<void>): Promise<void> {
+    const reloaded = await startSecretsServer({ dataFile });
+    try {
+      await check(clientOf(reloaded).kv('secret', { kvVersion: 2 }));
+    } finally {
+      await reloaded.stop();
+    }
+  }
   afterEach(async () => {
     for (const c of clients.splice(0)) c.close();
     await server?.stop();
@@ -533,16 +542,12 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         assert.ok(!text.includes(halfDone), 'the held write left no trace in the data file');
         assert.deepEqual(await readdir(dir), ['data.json']);
         // A server started on the file serves exactly that.
-        const reloaded = await startSecretsServer({ dataFile });
-        try {
-          const again = clientOf(reloaded).kv('secret', { kvVersion: 2 });
+        await afterRestart(dataFile, async (again) => {
           const read = await again.read('before');
           assert.deepEqual(read.data, { v: kept });
           assert.equal(read.metadata?.version, 1);
           assert.equal((await again.read('slow')).state, 'missing');
-        } finally {
-          await reloaded.stop();
-        }
+        });
       } finally {
         await child.kill();
         await rm(dir, { recursive: true, force: true });
@@ -614,17 +619,13 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         assert.ok(extra.length <= writers, `at most one interrupted write per writer is on disk besides the acknowledged ones (${extra.join(', ')})`);
 
         // A server started on the file serves every acknowledged write, and removes the dead process's temporaries.
-        const reloaded = await startSecretsServer({ dataFile });
-        try {
-          const again = clientOf(reloaded).kv('secret', { kvVersion: 2 });
+        await afterRestart(dataFile, async (again) => {
           for (const key of expected) {
             const [, w, i] = /^burst\/w(\d+)-i(\d+)$/.exec(key)!;
             assert.deepEqual((await again.read(key)).data, value(Number(w), Number(i)), key);
           }
           assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), [], 'no temporary of the killed process is left');
-        } finally {
-          await reloaded.stop();
-        }
+        });
       } finally {
         await child.kill();
         await rm(dir, { recursive: true, force: true });
