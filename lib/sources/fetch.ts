@@ -14,7 +14,7 @@ import { hashTree, walk } from './hash.js';
 import { makeWorkFolder, replaceFolder } from './install.js';
 import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
 import type { S3FetchOptions } from './s3.js';
-import { findEscapingLink } from './links.js';
+import { refuseEscapingLinks } from './links.js';
 import { normaliseFileMode, TreeWriter } from './tree-writer.js';
 
 export interface FetchProgress extends DownloadProgress {
@@ -67,8 +67,7 @@ async function hardenTree(root: string): Promise<void> {
       if (kind === 'link') links.set(relative, await readlink(full));
       else await chmod(full, normaliseFileMode((await lstat(full)).mode));
     });
-    const escaping = findEscapingLink(links);
-    if (escaping) throw new SourceRefusedError(`the symbolic link "${escaping.path}" (-> "${escaping.target}") is refused: ${escaping.reason}`);
+    refuseEscapingLinks(links);
   } catch (error) {
     if (error instanceof SourceRefusedError) throw error;
     throw new SourceRefusedError(`the fetched tree was refused: ${(error as Error).message}`);

@@ -5,6 +5,8 @@
  * followed as the kernel would, through the links it passes, inside a map of the tree's links.
  */
 
+import { SourceRefusedError } from './limits.js';
+
 /** Links followed in one resolution before it counts as a loop (Linux gives up after 40, ELOOP). */
 const maxHops = 40;
 
@@ -12,7 +14,7 @@ const maxHops = 40;
  * The link of `links` (tree path → target text, `/`-separated, relative to the tree's root) whose target, followed
  * through the others, leaves the root or loops; undefined when every link stays inside.
  */
-export function findEscapingLink(links: ReadonlyMap<string, string>): { path: string; target: string; reason: string } | undefined {
+function findEscapingLink(links: ReadonlyMap<string, string>): { path: string; target: string; reason: string } | undefined {
   for (const [path, target] of links) {
     const reason = escapeOf(links, path, target);
     if (reason) return { path, target, reason };
@@ -51,4 +53,10 @@ function follow(links: ReadonlyMap<string, string>, from: string[], target: stri
     at.splice(0, at.length, ...next);
   }
   return at;
+}
+
+/** Refuses the tree (SourceRefusedError naming the link) when one of its links leaves the root or loops. */
+export function refuseEscapingLinks(links: ReadonlyMap<string, string>): void {
+  const escaping = findEscapingLink(links);
+  if (escaping) throw new SourceRefusedError(`the symbolic link "${escaping.path}" (-> "${escaping.target}") is refused: ${escaping.reason}`);
 }

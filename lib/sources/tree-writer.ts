@@ -5,7 +5,7 @@ import { join, posix } from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hashLines, type HashedEntry } from './hash.js';
-import { findEscapingLink } from './links.js';
+import { refuseEscapingLinks } from './links.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
 
 /** One archive member as the format readers describe it, before any checks. */
@@ -72,8 +72,7 @@ export class TreeWriter {
   seal(): string {
     const links = new Map<string, string>();
     for (const [path, entry] of this.tree) if (entry.kind === 'link') links.set(path, entry.target);
-    const escaping = findEscapingLink(links);
-    if (escaping) throw new SourceRefusedError(`the symbolic link "${escaping.path}" (-> "${escaping.target}") is refused: ${escaping.reason}`);
+    refuseEscapingLinks(links);
     return this.hash();
   }
 
