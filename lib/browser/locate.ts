@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { GantryError } from '../errors.js';
+import { missingToolHint } from '../system-packages.js';
 
 /**
  * Flags that keep a headless Chromium off the network except for the pages we ask for: without them it reaches out
@@ -18,12 +19,14 @@ export const offlineChromeFlags = [
 ] as const;
 
 const chromeCandidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
-const installHint = 'install Chromium (apt-get install chromium) or set CHROME_PATH to a Chrome or Chromium binary';
+/** Every "not found" hint names the set-up command of scripts/system-packages.json and `gantry doctor`. */
+const chromeHint = () => missingToolHint('chromium', 'set CHROME_PATH to a Chrome or Chromium binary');
+const driverHint = () => missingToolHint('chromedriver', 'set CHROMEDRIVER_PATH to a chromedriver binary');
 
 /** The local browser (or its driver) is missing or could not be started. */
 export class BrowserLaunchError extends GantryError {
   constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
-    super(message, { code: 'BROWSER_LAUNCH', hint: options.hint ?? installHint, cause: options.cause });
+    super(message, { code: 'BROWSER_LAUNCH', hint: options.hint ?? chromeHint(), cause: options.cause });
   }
 }
 
@@ -44,8 +47,8 @@ function checked(path: string, describe: string, hint: string): string {
 
 /** The browser: an explicit path (flag or config), else `CHROME_PATH`, else Debian's chromium, then the usual Chromes. */
 export function resolveChromePath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (explicit) return checked(explicit, `the browser ${explicit} (--chrome-path, gantry:chromePath)`, installHint);
-  if (env.CHROME_PATH) return checked(env.CHROME_PATH, `CHROME_PATH points at ${env.CHROME_PATH}, which`, installHint);
+  if (explicit) return checked(explicit, `the browser ${explicit} (--chrome-path, gantry:chromePath)`, chromeHint());
+  if (env.CHROME_PATH) return checked(env.CHROME_PATH, `CHROME_PATH points at ${env.CHROME_PATH}, which`, chromeHint());
   const found = chromeCandidates.find(isExecutable);
   if (!found) throw new BrowserLaunchError(`no Chromium found (looked at ${chromeCandidates.join(', ')})`);
   return found;
@@ -53,14 +56,13 @@ export function resolveChromePath(explicit?: string, env: NodeJS.ProcessEnv = pr
 
 /** The driver: an explicit path, else `CHROMEDRIVER_PATH`, else `/usr/bin/chromedriver`, then `chromedriver` on PATH. */
 export function resolveChromeDriverPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const hint = 'install it (Debian: apt-get install chromium-driver) or set CHROMEDRIVER_PATH to a chromedriver binary';
   const chosen = explicit ?? env.CHROMEDRIVER_PATH;
   if (chosen) {
-    if (!isExecutable(chosen)) throw new BrowserLaunchError(`the driver ${chosen} is not an executable file`, { hint });
+    if (!isExecutable(chosen)) throw new BrowserLaunchError(`the driver ${chosen} is not an executable file`, { hint: driverHint() });
     return chosen;
   }
   const candidates = ['/usr/bin/chromedriver', ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'chromedriver'))];
   const found = candidates.find(isExecutable);
-  if (!found) throw new BrowserLaunchError('no chromedriver found (looked at /usr/bin/chromedriver and PATH)', { hint });
+  if (!found) throw new BrowserLaunchError('no chromedriver found (looked at /usr/bin/chromedriver and PATH)', { hint: driverHint() });
   return found;
 }

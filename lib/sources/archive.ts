@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import type yauzl from 'yauzl';
 import { GantryError } from '../errors.js';
+import { missingToolHint } from '../system-packages.js';
 import type { ArchiveType } from '../registry/location.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
 import { TreeWriter, type EntryHeader } from './tree-writer.js';
@@ -65,7 +66,7 @@ function decompress(input: Readable, type: ArchiveType, compressedBytes: number 
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'ENOENT'
-          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', hint: `install ${command === 'xz' ? 'xz-utils' : 'bzip2'}` })
+          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', hint: missingToolHint(command) })
           : error,
       );
     });

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GantryError } from '../errors.js';
 import { redact, redactUrl } from '../http/index.js';
+import { missingToolHint } from '../system-packages.js';
 import type { GitLocation } from '../registry/location.js';
 
 export class GitError extends GantryError {
@@ -32,7 +33,7 @@ function run(args: string[], cwd: string | undefined, allowFile: boolean): Promi
     child.stdout.setEncoding('utf8').on('data', (text: string) => { out += text; });
     child.stderr.setEncoding('utf8').on('data', (text: string) => { if (err.length < 4000) err += text; });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' ? new GitError('git sources need the "git" program, which is not installed', 'install git') : error);
+      reject(error.code === 'ENOENT' ? new GitError('git sources need the "git" program, which is not installed (not found on PATH)', missingToolHint('git')) : error);
     });
     child.on('close', (code) => {
       if (code === 0) resolve(out);
@@ -69,7 +70,7 @@ export async function fetchGit(location: GitLocation, target: string, options: {
       await run(['-c', 'advice.detachedHead=false', 'clone', '--quiet', depth, '--single-branch', ...branch, '--end-of-options', location.url, target], undefined, allowFile);
     }
   } catch (error) {
-    if (error instanceof GitError) throw new GitError(`cloning ${describe(location)} failed: ${error.message.replace(/^git \w+ failed: /, '')}`, 'check the repository URL, the ref and your git credentials');
+    if (error instanceof GitError) throw new GitError(`cloning ${describe(location)} failed: ${error.message.replace(/^git \w+ failed: /, '')}`, error.hint ?? 'check the repository URL, the ref and your git credentials');
     throw error;
   }
   await rm(join(target, '.git'), { recursive: true, force: true });
