@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UsageError } from '../errors.js';
 import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../http/redact.js';
+import { s3ProxyConfig } from '../http/s3-handler.js';
 import type { CheckResult } from './evaluate.js';
 import type { GateResult, UrlGateResult } from './gate.js';
 
@@ -245,7 +246,7 @@ export async function archiveReportsToS3(result: GateResult, s3Url: string, opti
   const endpoint = options.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
   const forcePathStyle = options.forcePathStyle ?? endpoint !== undefined;
-  const client = options.client ?? new S3Client({ region, forcePathStyle, ...(endpoint ? { endpoint } : {}) });
+  const client = options.client ?? new S3Client({ region, forcePathStyle, ...(endpoint ? { endpoint } : {}), ...s3ProxyConfig() });
   const urlOptions = { region, forcePathStyle, ...(endpoint ? { endpoint } : {}) };
   const extra = new Map<string, { reportUrl: string }>();
   try {

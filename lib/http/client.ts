@@ -5,26 +5,28 @@ import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { EventEmitter, once } from 'node:events';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, type Dispatcher } from './undici.js';
+import * as zlib from 'node:zlib';
+import got, { parseLinkHeader, type Got, type Method, type PlainResponse, type Progress, type Request as GotRequest } from 'got';
+import { GantryError } from '../errors.js';
 import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
-import { redactUrl, registerSecret, sensitiveHeaders } from './redact.js';
+import { createProxyAgents, describeProxy, proxySettingsFromEnv, type ProxySettings } from './proxy.js';
+import { redact, redactUrl, registerSecret, sensitiveHeaders } from './redact.js';
 import { decideRetry, defaultRetryPolicy, definePolicy, type RetryPolicy } from './retry.js';
 import { loadTlsOptions, type TlsOptions } from './tls.js';
 
 export interface Timeouts {
-  /** Until the TCP (and TLS) connection is up, in ms. A client setting: connections are shared by its requests. */
+  /** Until the TCP (and TLS) connection is up, in ms (got's `connect` and `secureConnect`). */
   connect: number;
   /**
-   * Until the response headers arrive, and then the longest pause between two pieces of the body, in ms. The pause
-   * is kept by undici's connection timers, which are precise to about a second.
+   * Until the response headers arrive (got's `response`), and then the longest pause between two pieces of the body
+   * (got's `socket`, the socket's idle timer), in ms.
    */
   response: number;
-  /** The whole request including the body, in ms. Unset for downloads unless given. */
+  /** The whole request including the body, in ms (got's `request`). Unset for downloads unless given. */
   total?: number;
 }
 
@@ -40,6 +42,8 @@ export interface HttpClientOptions {
   /** Largest buffered response body (default 64 MiB); downloads are streamed and use their own limit. */
   maxBodyBytes?: number;
   userAgent?: string;
+  /** Outgoing proxies; by default HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment. `{}` goes direct. */
+  proxy?: ProxySettings;
 }
 
 export type SearchParams = Record<string, string | number | boolean | undefined | ReadonlyArray<string | number>> | URLSearchParams;
@@ -85,6 +89,7 @@ export interface DownloadProgress {
 }
 
 export interface StreamOptions extends Omit<RequestOptions, 'responseType' | 'maxBodyBytes'> {
+  /** Fed by got's `downloadProgress` events. */
   onProgress?: (progress: DownloadProgress) => void;
   /** Refuse bodies larger than this many bytes (default unlimited). */
   maxBytes?: number;
@@ -99,6 +104,30 @@ export interface DownloadResult extends Omit<HttpResponse, 'body'> {
   bytes: number;
 }
 
+/** One page's place in a paged list, as got's `pagination.paginate` sees it. */
+export interface PageContext<T> {
+  response: HttpResponse<unknown>;
+  /** The items `transform` took from this page. */
+  currentItems: T[];
+  /** The request that fetched this page. */
+  request: RequestOptions;
+}
+
+/** A paged list, in the terms of got's `pagination` options; each page is one `request` of the core. */
+export interface PaginateOptions<T> extends Omit<RequestOptions, 'responseType'> {
+  /** The items of one page (got's `pagination.transform`). */
+  transform: (response: HttpResponse<unknown>) => T[];
+  /**
+   * The next page's request, merged over the current one, or false after the last page (got's
+   * `pagination.paginate`). By default the `Link` header's rel="next" (RFC 8288), as got's default.
+   */
+  paginate?: (context: PageContext<T>) => Partial<RequestOptions> | false;
+  /** Items yielded at most (got's `countLimit`; default all). */
+  countLimit?: number;
+  /** Pages fetched at most (got's `requestLimit`, default 10 000); a server still paging then is a ProtocolError. */
+  requestLimit?: number;
+}
+
 export interface HttpClient {
   readonly baseUrl: string | undefined;
   request<T = unknown>(options: RequestOptions): Promise<HttpResponse<T>>;
@@ -106,15 +135,30 @@ export interface HttpClient {
   stream(options: StreamOptions): Promise<StreamResponse>;
   /** Streams a body into `path`, written under a temporary name and renamed into place when complete. */
   download(options: StreamOptions & { path: string }): Promise<DownloadResult>;
+  /** The items of a paged list, page after page (each page a `request`, with its retries and errors). */
+  paginate<T>(options: PaginateOptions<T>): AsyncGenerator<T>;
   /** Releases the keep-alive sockets. */
   close(): void;
 }
 
+/** got's default paging: the `Link` header's rel="next", resolved against the page's URL; false without one. */
+export function nextLink({ response }: { response: HttpResponse<unknown> }): Partial<RequestOptions> | false {
+  const header = response.headers.link;
+  if (!header) return false;
+  const next = parseLinkHeader(Array.isArray(header) ? header.join(', ') : header).find((link) => link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'));
+  return next ? { url: new URL(next.reference, response.url), searchParams: undefined } : false;
+}
+
 const defaultTimeouts: Timeouts = { connect: 10_000, response: 60_000 };
 const defaultMaxBodyBytes = 64 * 1024 * 1024;
+const defaultRequestLimit = 10_000;
 const errorBodyLimit = 64 * 1024;
 /** A streamed request body is gone once sent: such a request gets no second attempt. */
 const noRetries = definePolicy({ retries: 0 });
+/** Methods got ends by itself when they carry no body; any other gets an empty body, sent with Content-Length: 0. */
+const bodilessMethods = new Set(['GET', 'HEAD']);
+/** What got's `decompress` decodes (decompress-response: zstd where Node has it). */
+const decodedEncodings = new Set(['gzip', 'deflate', 'br', ...('createZstdDecompress' in zlib ? ['zstd'] : [])]);
 
 function isAccepted(accept: RequestOptions['accept'], status: number): boolean {
   if (!accept) return status >= 200 && status < 300;
@@ -133,115 +177,41 @@ function toSearchParams(params: SearchParams | undefined): URLSearchParams | und
   return out;
 }
 
-/** undici's own codes for what Node's network codes already name, so retry policies and hints speak one language. */
-const undiciCodes: Record<string, string> = {
-  UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT',
-  UND_ERR_HEADERS_TIMEOUT: 'ETIMEDOUT',
-  UND_ERR_BODY_TIMEOUT: 'ETIMEDOUT',
-  UND_ERR_SOCKET: 'ECONNRESET',
-  UND_ERR_CLOSED: 'ECONNRESET',
-};
-
-const redirectStatuses = new Set([301, 302, 303, 307, 308]);
-
-/** The response of one attempt, after redirects and with its body decoded. */
-interface Answer {
-  statusCode: number;
-  headers: http.IncomingHttpHeaders;
-  url: string;
-  redirectUrls: string[];
-  body: Readable;
-}
-
-/**
- * Ends one request, body included, at its total deadline, when the response headers are late, or when the caller's
- * signal fires. An EventEmitter, which undici accepts as a signal: an AbortSignal costs ~10 µs per request in
- * listeners alone (AbortSignal.timeout ~25 µs), a third of what a whole secrets read costs. Plain timers, too, because
- * undici's own header timeout ticks in half-seconds: a 200 ms timeout would fire after a second.
- */
-class Cutoff extends EventEmitter {
-  reason: unknown = undefined;
-  #total: NodeJS.Timeout | undefined;
-  #headers: NodeJS.Timeout | undefined;
-  #detach: (() => void) | undefined;
-
-  constructor(totalMs: number | undefined, signal: AbortSignal | undefined) {
-    super();
-    if (signal?.aborted) {
-      this.reason = signal.reason;
-      return;
-    }
-    if (totalMs) this.#total = this.#timer(totalMs, `the request took longer than ${totalMs} ms`);
-    if (signal) {
-      const onAbort = () => this.#abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#detach = () => signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  get aborted(): boolean {
-    return this.reason !== undefined;
-  }
-
-  /** Starts the wait for one response's headers (again for each redirect). */
-  awaitHeaders(ms: number): void {
-    clearTimeout(this.#headers);
-    this.#headers = this.#timer(ms, `no response within ${ms} ms`);
-  }
-
-  headersArrived(): void {
-    clearTimeout(this.#headers);
-  }
-
-  /** The request is over: stop the timers and stop listening to the caller's signal. */
-  clear(): void {
-    clearTimeout(this.#total);
-    clearTimeout(this.#headers);
-    this.#detach?.();
-  }
-
-  #timer(ms: number, message: string): NodeJS.Timeout {
-    const timer = setTimeout(() => this.#abort(new DOMException(message, 'TimeoutError')), ms);
-    timer.unref();
-    return timer;
-  }
-
-  #abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.reason = reason;
-    this.clear();
-    this.emit('abort');
-  }
-}
-
-/**
- * The body as sent, decoded. By hand rather than with undici's decompress interceptor, which in undici 7 is
- * experimental and prints a warning on every run of the command.
- */
-function decoded(response: Dispatcher.ResponseData, method: string): { body: Readable; decoded: boolean } {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const empty = method === 'HEAD' || response.statusCode === 204 || response.statusCode === 304;
-  const decoder = empty ? undefined
-    : encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip()
-    : encoding === 'deflate' ? createInflate()
-    : encoding === 'br' ? createBrotliDecompress()
-    : undefined;
-  if (!decoder) return { body: response.body, decoded: false };
-  response.body.on('error', (error) => decoder.destroy(error));
-  return { body: response.body.pipe(decoder), decoded: true };
-}
-
+/** got's own codes wrap a cause that has the real one; hpagent says only "Bad response: 407" or "Proxy timeout". */
 function errorCodeOf(error: unknown): string {
   const seen = new Set<unknown>();
   let current: unknown = error;
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
-    const { code, name } = current as { code?: unknown; name?: unknown };
-    if (typeof code === 'string') return undiciCodes[code] ?? code;
-    if (name === 'TimeoutError') return 'ETIMEDOUT';
+    const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && !code.startsWith('ERR_GOT_')) return code;
+    if (name === 'TimeoutError' || message === 'Proxy timeout') return 'ETIMEDOUT';
+    if (typeof message === 'string' && /^Bad response: \d{3}$/.test(message)) return 'ERR_PROXY_TUNNEL';
     current = (current as { cause?: unknown }).cause;
   }
   return 'ERR_NETWORK';
+}
+
+/**
+ * What a typed error keeps as its cause: the error below got's wrapper. A got RequestError carries the request's
+ * options, headers and credentials included, and would print them with --verbose or util.inspect.
+ */
+function causeOf(error: unknown): unknown {
+  if (error instanceof Error && 'options' in error) {
+    const { cause } = error as Error & { cause?: unknown };
+    return cause instanceof Error && !('options' in cause) ? cause : new Error(redact(error.message));
+  }
+  return error;
+}
+
+/** A Gantry error raised inside got (by a hook), found under got's wrapper. */
+function gantryErrorIn(error: unknown): GantryError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
+    if (current instanceof GantryError) return current;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** Reads a whole body, refusing it past `limit` bytes; `what` is only built when the limit is hit. */
@@ -273,7 +243,21 @@ function parseErrorBody(raw: Buffer): { body?: unknown; rawBody?: string } {
   }
 }
 
-/** The one HTTP client factory every Gantry service client is built on. */
+/** The final response of one attempt (got followed the redirects), its body not read yet. */
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  url: string;
+  redirectUrls: string[];
+  /** got's request stream: the body, decoded. */
+  body: GotRequest;
+  /** Content-Length no longer describes the body: got decoded it. */
+  decoded: boolean;
+  /** The request is over: let the caller's signal go and release the request. */
+  finish(): void;
+}
+
+/** The one HTTP client factory every Gantry service client is built on: got, with our policies on top. */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const logger = options.logger ?? getLogger();
   const tls = loadTlsOptions(options.tls);
@@ -289,20 +273,70 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const baseRetry = options.retry ?? defaultRetryPolicy;
   const baseTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const baseMaxRedirects = options.maxRedirects ?? 10;
-  // One keep-alive pool per origin, owned by this client; undici rather than got for the ~4x less CPU per request
-  // (docs/performance.md), which is what lets a secrets client keep up with raw requests.
-  const dispatcher = new Agent({ connect: { ...tls, timeout: baseTimeouts.connect } });
+  // One keep-alive pool per client for each scheme, its connections direct or through the proxy (proxy.ts).
+  const agents = createProxyAgents(options.proxy ?? proxySettingsFromEnv(), { connectTimeoutMs: baseTimeouts.connect });
+
+  // got does one attempt: connection (agents, TLS), redirects, decompression and timeouts. The retries are ours (see
+  // `send`), so got's are off; status errors are ours too, so got hands back every status.
+  const client: Got = got.extend({
+    agent: { http: agents.http, https: agents.https },
+    https: {
+      rejectUnauthorized: tls.rejectUnauthorized,
+      ...(tls.ca ? { certificateAuthority: tls.ca } : {}),
+      ...(tls.cert ? { certificate: tls.cert, key: tls.key } : {}),
+      ...(tls.servername ? { serverName: tls.servername } : {}),
+    },
+    decompress: true,
+    retry: { limit: 0 },
+    throwHttpErrors: false,
+    hooks: {
+      beforeRedirect: [
+        (next, response) => {
+          const from = new URL(response.url);
+          const to = next.url instanceof URL ? next.url : new URL(String(next.url));
+          if (to.protocol !== 'http:' && to.protocol !== 'https:') {
+            throw new ProtocolError(`${response.request.options.method} ${redactUrl(from)} redirected to ${redactUrl(to)}, which is not http(s)`);
+          }
+          // Credentials go to the origin they were meant for, never to a host a redirect points at. got drops
+          // Authorization and Cookie when the host or port changes; every header we know is secret (X-Secrets-Token,
+          // X-Api-Key, registry and platform tokens in Authorization, …) goes, and on a change of scheme too.
+          if (to.origin !== from.origin) {
+            for (const name of Object.keys(next.headers)) if (sensitiveHeaders.has(name.toLowerCase())) delete next.headers[name];
+          }
+          if (response.statusCode === 303) delete next.headers['content-type'];
+        },
+      ],
+      // What escapes got unwrapped (a body stream's error) says no more than our own errors would.
+      beforeError: [
+        (error) => {
+          error.message = redact(error.message);
+          return error;
+        },
+      ],
+    },
+  });
 
   function resolveUrl(url: string | URL): URL {
-    if (url instanceof URL) return url;
+    if (url instanceof URL) return new URL(url);
     if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return new URL(url);
     if (!options.baseUrl) throw new ProtocolError(`a relative URL (${url}) needs a base URL`);
     const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
     return new URL(url.replace(/^\//, ''), base);
   }
 
-  /** One attempt, following redirects: resolves once the final response's headers are in. */
-  async function open(request: RequestOptions, url: URL, timeouts: Timeouts): Promise<Answer> {
+  /** A typed error for an attempt that got no response, or whose body broke off. */
+  function failure(error: unknown, method: string, url: URL, attempts: number, maxRedirects: number): Error {
+    const raised = gantryErrorIn(error);
+    if (raised) return raised;
+    if ((error as { code?: unknown }).code === 'ERR_TOO_MANY_REDIRECTS') {
+      return new ProtocolError(`${method} ${redactUrl(url)} was redirected more than ${maxRedirects} times`, 'check the address: the server may be redirecting in a loop');
+    }
+    const proxy = agents.proxyFor(url);
+    return new NetworkError({ method, url: url.toString(), errorCode: errorCodeOf(error), cause: causeOf(error), attempts, ...(proxy ? { proxy: describeProxy(proxy) } : {}) });
+  }
+
+  /** One attempt: resolves once got has the final response's headers (redirects followed), rejects without one. */
+  function open(request: RequestOptions, url: URL, timeouts: Timeouts): Promise<Answer> {
     const headers: Record<string, string> = { ...baseHeaders };
     for (const [name, value] of Object.entries(request.headers ?? {})) {
       if (value === undefined) continue;
@@ -315,139 +349,142 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       headers['content-type'] ??= 'application/json';
     }
     if (!headers.accept && (request.responseType ?? 'json') === 'json') headers.accept = 'application/json';
-    headers['accept-encoding'] ??= 'gzip, deflate, br';
-    if (url.username || url.password) {
-      // Userinfo never goes on the wire as part of the address: it becomes Basic credentials for that origin only.
-      const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+    const target = new URL(url);
+    if (target.username || target.password) {
+      // Userinfo never goes on the wire as part of the address: it becomes Basic credentials for that origin only
+      // (the beforeRedirect hook drops them on a change of origin).
+      const basic = Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64');
       registerSecret(basic);
-      if (url.password) registerSecret(decodeURIComponent(url.password));
+      if (target.password) registerSecret(decodeURIComponent(target.password));
       headers.authorization ??= `Basic ${basic}`;
+      target.username = '';
+      target.password = '';
     }
-    let method = (request.method ?? 'GET').toUpperCase();
-    const maxRedirects = request.followRedirects === false ? 0 : request.maxRedirects ?? baseMaxRedirects;
-    const cutoff = new Cutoff(timeouts.total, request.signal);
-    const redirectUrls: string[] = [];
-    let current = url;
-    for (;;) {
-      let response: Dispatcher.ResponseData;
-      cutoff.awaitHeaders(timeouts.response);
-      try {
-        response = await dispatcher.request({
-          origin: current.origin,
-          path: `${current.pathname}${current.search}`,
-          method,
-          headers,
-          body,
-          headersTimeout: 0,
-          bodyTimeout: timeouts.response,
-          signal: cutoff,
-        });
-      } catch (error) {
-        cutoff.clear();
-        throw error;
-      }
-      cutoff.headersArrived();
-      const location = response.headers.location;
-      const resends = response.statusCode !== 303 && body instanceof Readable;
-      if (request.followRedirects === false || !redirectStatuses.has(response.statusCode) || typeof location !== 'string' || resends) {
-        const { body: stream, decoded: wasDecoded } = decoded(response, method);
-        const answerHeaders = response.headers as http.IncomingHttpHeaders;
-        if (wasDecoded) {
+    const method = (request.method ?? 'GET').toUpperCase();
+    const streamed = body instanceof Readable;
+    const { signal } = request;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const stream = client.stream(target, {
+        method: method as Method,
+        headers,
+        body: body ?? (bodilessMethods.has(method) ? undefined : ''),
+        // A streamed body cannot be sent again: a 307 or 308 is handed back rather than followed.
+        followRedirect: request.followRedirects === false ? false : (response: PlainResponse) => !(streamed && response.statusCode !== 303),
+        maxRedirects: request.maxRedirects ?? baseMaxRedirects,
+        timeout: {
+          connect: timeouts.connect,
+          secureConnect: timeouts.connect,
+          response: timeouts.response,
+          socket: timeouts.response,
+          ...(timeouts.total ? { request: timeouts.total } : {}),
+        },
+      });
+      const onAbort = () => stream.destroy(signal?.reason as Error);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = () => {
+        signal?.removeEventListener('abort', onAbort);
+        if (!stream.destroyed) stream.destroy();
+      };
+      const onError = (error: unknown) => {
+        finish();
+        reject(error);
+      };
+      stream.once('error', onError);
+      stream.once('response', (response: PlainResponse) => {
+        stream.off('error', onError);
+        // Until a reader takes the body, an error on it must not go unheard.
+        stream.on('error', () => undefined);
+        const finalMethod = response.request.options.method;
+        const decoded = decodedEncodings.has(String(response.headers['content-encoding'] ?? '').toLowerCase())
+          && finalMethod !== 'HEAD' && ![204, 205, 304].includes(response.statusCode) && response.statusCode >= 200;
+        const answerHeaders = { ...response.headers };
+        if (decoded) {
           delete answerHeaders['content-length'];
           delete answerHeaders['content-encoding'];
         }
-        stream.once('close', () => cutoff.clear());
-        return { statusCode: response.statusCode, headers: answerHeaders, url: current.toString(), redirectUrls, body: stream };
-      }
-      response.body.resume();
-      if (redirectUrls.length >= maxRedirects) {
-        cutoff.clear();
-        throw new ProtocolError(`${method} ${redactUrl(url)} was redirected more than ${maxRedirects} times`, 'check the address: the server may be redirecting in a loop');
-      }
-      const next = new URL(location, current);
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        cutoff.clear();
-        throw new ProtocolError(`${method} ${redactUrl(current)} redirected to ${redactUrl(next)}, which is not http(s)`);
-      }
-      // Credentials go to the origin they were meant for, never to a host a redirect points at. undici's own redirect
-      // handler would drop only Authorization and Cookie, not X-Secrets-Token or the other headers we know are secret.
-      if (next.origin !== current.origin) {
-        for (const name of Object.keys(headers)) if (sensitiveHeaders.has(name)) delete headers[name];
-      }
-      if (response.statusCode === 303 && method !== 'GET' && method !== 'HEAD') {
-        method = 'GET';
-        body = undefined;
-        delete headers['content-type'];
-      }
-      redirectUrls.push(next.toString());
-      current = next;
-    }
+        resolve({
+          status: response.statusCode,
+          headers: answerHeaders,
+          url: response.url,
+          redirectUrls: response.redirectUrls.map(String),
+          body: stream,
+          decoded,
+          finish,
+        });
+      });
+    });
   }
 
-  /** Runs attempts under the retry policy until a final accepted response, or throws a typed error. */
-  async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<{ stream: Readable; response: Answer; attempts: number; url: URL }> {
+  /**
+   * Runs attempts under the retry policy until a final accepted response, or throws a typed error.
+   *
+   * The loop is ours, not got's `retry`, because got's cannot express the policies: it retries a status only with
+   * `throwHttpErrors`, by got's fixed idea of success (2xx, 304) rather than the caller's `accept` (204, 404, a 302
+   * handed back, any status); it reads the whole error body into memory first (we keep 64 KiB); and in stream mode,
+   * which every call here uses so that body limits hold while the body streams in, got does not resend by itself but
+   * hands a new stream to a `retry` listener — a loop on the caller's side anyway. The decision is `decideRetry` on
+   * the policy (data), with Retry-After, per-status schedules and the budget.
+   */
+  async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<{ answer: Answer; attempts: number; url: URL }> {
     const url = resolveUrl(request.url);
     const params = toSearchParams(request.searchParams);
     if (params) for (const [name, value] of params) url.searchParams.append(name, value);
     const method = (request.method ?? 'GET').toUpperCase();
     const policy = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
+    const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
+    const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
     let waitedMs = 0;
     for (let attempt = 1; ; attempt += 1) {
-      let response: Answer;
+      let answer: Answer;
       try {
-        response = await open(request, url, timeouts);
+        answer = await open(request, url, timeouts);
       } catch (error) {
-        if (request.signal?.aborted || error instanceof ProtocolError) throw error;
-        const errorCode = errorCodeOf(error);
-        const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode, waitedMs });
-        if (decision.retry) {
-          logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
-          waitedMs += decision.delayMs;
-          await sleep(decision.delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
-          continue;
-        }
-        throw new NetworkError({ method, url: url.toString(), errorCode, cause: error, attempts: attempt });
+        if (request.signal?.aborted) throw request.signal.reason;
+        const typed = failure(error, method, url, attempt, maxRedirects);
+        if (!(typed instanceof NetworkError)) throw typed;
+        const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
+        if (!decision.retry) throw typed;
+        logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
+        waitedMs += decision.delayMs;
+        await wait(decision.delayMs);
+        continue;
       }
-      const stream = response.body;
-      const status = response.statusCode;
-      if (isAccepted(request.accept, status)) return { stream, response, attempts: attempt, url };
+      if (isAccepted(request.accept, answer.status)) return { answer, attempts: attempt, url };
 
-      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status, retryAfter: response.headers['retry-after'], waitedMs });
+      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], waitedMs });
       let raw: Buffer;
       try {
-        raw = await readLimited(stream, errorBodyLimit, () => 'the error body');
+        raw = await readLimited(answer.body, errorBodyLimit, () => 'the error body');
       } catch {
         raw = Buffer.alloc(0);
+      } finally {
+        answer.finish();
       }
       if (decision.retry) {
         logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
         waitedMs += decision.delayMs;
-        await sleep(decision.delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
+        await wait(decision.delayMs);
         continue;
       }
       throw new HttpError({
-        status,
+        status: answer.status,
         method,
-        url: response.url || url.toString(),
-        headers: response.headers,
+        url: answer.url || url.toString(),
+        headers: answer.headers,
         attempts: attempt,
         ...parseErrorBody(raw),
       });
     }
   }
 
-  function responseFields(response: Answer, attempts: number) {
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      url: response.url,
-      redirectUrls: response.redirectUrls,
-      attempts,
-    };
+  function responseFields(answer: Answer, attempts: number) {
+    return { status: answer.status, headers: answer.headers, url: answer.url, redirectUrls: answer.redirectUrls, attempts };
   }
 
-  function meter(total: number | undefined, onProgress: StreamOptions['onProgress'], maxBytes: number | undefined, url: URL): Transform {
+  /** Passes the body on, refusing it past `maxBytes` (counted after decoding). */
+  function limiter(maxBytes: number | undefined, url: URL): Transform {
     let transferred = 0;
     return new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -456,25 +493,28 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           callback(new ProtocolError(`the body of ${redactUrl(url)} is larger than the ${maxBytes} bytes allowed`));
           return;
         }
-        onProgress?.({ transferred, total });
         callback(null, chunk);
       },
     });
   }
 
-  return {
+  const httpClient: HttpClient = {
     baseUrl: options.baseUrl,
 
     async request<T>(request: RequestOptions): Promise<HttpResponse<T>> {
-      const { stream, response, attempts, url } = await send(request, baseTimeouts.total);
+      const { answer, attempts, url } = await send(request, baseTimeouts.total);
+      const method = (request.method ?? 'GET').toUpperCase();
       const limit = request.maxBodyBytes ?? options.maxBodyBytes ?? defaultMaxBodyBytes;
       let raw: Buffer;
       try {
-        raw = await readLimited(stream, limit, () => `the response from ${redactUrl(url)}`);
+        raw = await readLimited(answer.body, limit, () => `the response from ${redactUrl(url)}`);
       } catch (error) {
-        if (error instanceof ProtocolError || request.signal?.aborted) throw error;
-        // The headers came, then the body broke off: a reset, the body-idle timeout or the total deadline.
-        throw new NetworkError({ method: (request.method ?? 'GET').toUpperCase(), url: url.toString(), errorCode: errorCodeOf(error), cause: error, attempts });
+        if (error instanceof ProtocolError) throw error;
+        if (request.signal?.aborted) throw request.signal.reason;
+        // The headers came, then the body broke off: a reset, the idle timeout or the total deadline.
+        throw failure(error, method, url, attempts, 0);
+      } finally {
+        answer.finish();
       }
       const type = request.responseType ?? 'json';
       let body: unknown;
@@ -485,27 +525,32 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {
-          const contentType = response.headers['content-type'] ?? 'no content type';
+          const contentType = answer.headers['content-type'] ?? 'no content type';
           throw new ProtocolError(
-            `${(request.method ?? 'GET').toUpperCase()} ${redactUrl(url)} answered ${response.statusCode} with a body that is not JSON (${contentType}): ${raw.toString('utf8').slice(0, 200)}`,
+            `${method} ${redactUrl(url)} answered ${answer.status} with a body that is not JSON (${contentType}): ${raw.toString('utf8').slice(0, 200)}`,
             'check that the address points at the service and not at a proxy or web page',
           );
         }
       }
-      return { ...responseFields(response, attempts), body: body as T };
+      return { ...responseFields(answer, attempts), body: body as T };
     },
 
     async stream(request: StreamOptions): Promise<StreamResponse> {
-      const { stream, response, attempts, url } = await send(request, request.timeouts?.total);
-      const length = Number(response.headers['content-length']);
-      const total = Number.isFinite(length) ? length : undefined;
+      const { answer, attempts, url } = await send(request, request.timeouts?.total);
+      const length = Number(answer.headers['content-length']);
+      const total = !answer.decoded && answer.headers['content-length'] !== undefined && Number.isFinite(length) ? length : undefined;
       if (request.maxBytes !== undefined && total !== undefined && total > request.maxBytes) {
-        stream.destroy();
+        answer.finish();
         throw new ProtocolError(`the body of ${redactUrl(url)} is ${total} bytes, more than the ${request.maxBytes} allowed`);
       }
-      const body = stream.pipe(meter(total, request.onProgress, request.maxBytes, url));
-      stream.on('error', (error) => body.destroy(error));
-      return { ...responseFields(response, attempts), body };
+      const { onProgress, signal } = request;
+      if (onProgress) answer.body.on('downloadProgress', (progress: Progress) => onProgress({ transferred: progress.transferred, total }));
+      const body = answer.body.pipe(limiter(request.maxBytes, url));
+      answer.body.on('error', (error) => {
+        body.destroy(signal?.aborted ? signal.reason as Error : failure(error, (request.method ?? 'GET').toUpperCase(), url, attempts, 0));
+      });
+      body.once('close', answer.finish);
+      return { ...responseFields(answer, attempts), body };
     },
 
     async download(request: StreamOptions & { path: string }): Promise<DownloadResult> {
@@ -513,7 +558,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const temporary = join(dirname(request.path), `.${basename(request.path)}.${randomBytes(6).toString('hex')}.part`);
       let file: WriteStream | undefined;
       try {
-        const opened = await this.stream(request);
+        const opened = await httpClient.stream(request);
         let bytes = 0;
         opened.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
         file = createWriteStream(temporary, { flags: 'wx' });
@@ -525,15 +570,36 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         // The file may still be opening when the body fails; removing it before it closes would leave it behind.
         if (file && !file.closed) await once(file, 'close').catch(() => undefined);
         await rm(temporary, { force: true });
-        if (error instanceof Error && !(error instanceof HttpError) && !(error instanceof ProtocolError) && !(error instanceof NetworkError)) {
-          throw new NetworkError({ method: request.method ?? 'GET', url: resolveUrl(request.url).toString(), errorCode: errorCodeOf(error), cause: error });
+        if (error instanceof Error && !(error instanceof GantryError) && !request.signal?.aborted) {
+          throw failure(error, (request.method ?? 'GET').toUpperCase(), resolveUrl(request.url), 1, 0);
         }
         throw error;
       }
     },
 
+    async *paginate<T>(request: PaginateOptions<T>): AsyncGenerator<T> {
+      const { transform, paginate = nextLink, countLimit = Number.POSITIVE_INFINITY, requestLimit = defaultRequestLimit, ...first } = request;
+      let current: RequestOptions = first;
+      let count = 0;
+      for (let page = 0; page < requestLimit; page += 1) {
+        const response = await httpClient.request<unknown>(current);
+        const currentItems = transform(response);
+        for (const item of currentItems) {
+          if (count >= countLimit) return;
+          count += 1;
+          yield item;
+        }
+        if (count >= countLimit) return;
+        const next = paginate({ response, currentItems, request: current });
+        if (next === false) return;
+        current = { ...current, ...next };
+      }
+      throw new ProtocolError(`${(first.method ?? 'GET').toUpperCase()} ${redactUrl(resolveUrl(first.url))}: more than ${requestLimit} pages; the server's paging never ends`);
+    },
+
     close() {
-      void dispatcher.destroy();
+      agents.destroy();
     },
   };
+  return httpClient;
 }

@@ -102,13 +102,16 @@ function diagnose(errorCode: string, reason: string, url: string): NetworkDiagno
   return 'unreachable';
 }
 
-function networkHint(diagnosis: NetworkDiagnosis, url: string, errorCode: string): string {
+function networkHint(diagnosis: NetworkDiagnosis, url: string, errorCode: string, proxy: string | undefined): string {
   if (diagnosis === 'plain-http-server') {
     const { host } = new URL(url);
     return `the server at ${host} speaks plain http, not TLS: use http://${host}, or serve TLS there`;
   }
   if (diagnosis === 'untrusted-certificate') return 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name';
   if (diagnosis === 'client-certificate-refused') return 'the server wants a client certificate it trusts: pass a client certificate and key';
+  if (proxy) {
+    return `check that the proxy ${proxy} (HTTPS_PROXY or HTTP_PROXY) is running, reachable and lets this host through; a host listed in NO_PROXY goes direct`;
+  }
   // Under TLS 1.3 a server that refuses the client's certificate often just closes the connection after the handshake.
   if (url.startsWith('https:') && errorCode === 'ECONNRESET') {
     return 'check that the server is running and reachable at that address; a TLS server that requires a client certificate also closes the connection like this';
@@ -123,15 +126,19 @@ export class NetworkError extends GantryError {
   readonly errorCode: string;
   readonly attempts: number;
   readonly diagnosis: NetworkDiagnosis;
+  /** The proxy the request went through (scheme, host and port), when it went through one. */
+  readonly proxy: string | undefined;
 
-  constructor(details: { method: string; url: string; errorCode: string; cause: unknown; attempts?: number }) {
+  constructor(details: { method: string; url: string; errorCode: string; cause: unknown; attempts?: number; proxy?: string }) {
     const url = redactUrl(details.url);
+    const proxy = details.proxy === undefined ? undefined : redactUrl(details.proxy).replace(/\/$/, '');
     const attempts = details.attempts ?? 1;
     const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const through = proxy ? ` through the proxy ${proxy}` : '';
     const reason = details.cause instanceof Error ? details.cause.message : String(details.cause);
     const diagnosis = diagnose(details.errorCode, reason, url);
-    super(redact(`${details.method} ${url} failed${tried}: ${details.errorCode} (${reason})`), {
-      hint: networkHint(diagnosis, url, details.errorCode),
+    super(redact(`${details.method} ${url} failed${through}${tried}: ${details.errorCode} (${reason})`), {
+      hint: networkHint(diagnosis, url, details.errorCode, proxy),
       exitCode: ExitCode.remote,
       code: details.errorCode,
       cause: details.cause,
@@ -141,6 +148,7 @@ export class NetworkError extends GantryError {
     this.errorCode = details.errorCode;
     this.attempts = attempts;
     this.diagnosis = diagnosis;
+    this.proxy = proxy;
   }
 }
 

@@ -1,4 +1,4 @@
-export { createHttpClient } from './client.js';
+export { createHttpClient, nextLink } from './client.js';
 export type {
   HttpClient,
   HttpClientOptions,
@@ -10,7 +10,11 @@ export type {
   DownloadProgress,
   Timeouts,
   SearchParams,
+  PaginateOptions,
+  PageContext,
 } from './client.js';
+export { createProxyAgents, noProxyMatcher, proxySettingsFromEnv } from './proxy.js';
+export type { ProxyAgents, ProxyAgentOptions, ProxySettings } from './proxy.js';
 export { HttpError, NetworkError, ProtocolError, serviceErrors, type NetworkDiagnosis } from './errors.js';
 export { decideRetry, definePolicy, defaultRetryPolicy, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';

@@ -5,6 +5,7 @@ import { GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client
 import { GantryError } from '../errors.js';
 import type { S3Location } from '../registry/location.js';
 import type { DownloadProgress } from '../http/index.js';
+import { s3ProxyConfig } from '../http/s3-handler.js';
 import { SourceRefusedError } from './limits.js';
 
 export interface S3FetchOptions {
@@ -28,6 +29,8 @@ export async function fetchS3(location: S3Location, file: string, options: S3Fet
     region: location.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(location.endpoint ? { endpoint: location.endpoint, forcePathStyle: true } : {}),
     ...(whenRequired ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
+    // HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as for every other connection.
+    ...s3ProxyConfig(env),
     ...options.clientConfig,
   });
   const where = `s3://${location.bucket}/${location.key}`;

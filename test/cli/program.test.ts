@@ -27,7 +27,7 @@ describe('the gantry command (built, as npx runs it)', () => {
     assert.match(stdout, /--verbose/);
   });
 
-  it('--help loads no library a command needs only when it runs (dev servers, AWS SDK, undici, semver, tar, Lighthouse)', () => {
+  it('--help loads no library a command needs only when it runs (dev servers, AWS SDK, got, hpagent, semver, tar, Lighthouse)', () => {
     // A resolve hook reports every module the command imports; CommonJS packages show up through their entry point.
     const hooks = 'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("LOADED " + r.url + "\\n"); return r; }';
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
@@ -35,7 +35,7 @@ describe('the gantry command (built, as npx runs it)', () => {
     assert.equal(result.status, 0, result.stderr);
     const loaded = [...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((match) => match[1]!);
     assert.ok(loaded.some((url) => url.includes('/node_modules/commander/')), `the hook saw the imports: ${loaded.join(' ')}`);
-    const heavy = loaded.filter((url) => /\/node_modules\/(@aws-sdk|@smithy|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation)\b/.test(url));
+    const heavy = loaded.filter((url) => /\/node_modules\/(@aws-sdk|@smithy|got|hpagent|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation)\b/.test(url));
     assert.deepEqual(heavy, []);
   });
 
