@@ -1,10 +1,11 @@
 import type { CommandGroup } from './program.js';
 import * as dev from './dev.js';
 import * as demo from './demo.js';
+import * as doctor from './doctor.js';
 import * as browser from './browser.js';
 import * as gate from './gate.js';
 import * as modules from './modules.js';
 import * as secrets from './secrets.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets];
+export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, doctor];

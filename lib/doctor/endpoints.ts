@@ -1,0 +1,136 @@
+/**
+ * The configured endpoints, reachable or not: one probe each, through the area's own client (so the address, TLS
+ * settings and plain-http rules are the ones the real commands use), without retries, within a short timeout. A probe
+ * never sends a credential anywhere the real command would not: the kv server's health and the page-analysis API are
+ * asked without any, and discovery sends a registry's own token to that registry only (as every modules command does).
+ */
+import { GantryError } from '../errors.js';
+import { createHttpClient, NetworkError, noRetry, redact, redactUrl } from '../http/index.js';
+import type { Logger } from '../log.js';
+import type { DoctorCheck } from './types.js';
+
+export interface EndpointProbeOptions {
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  logger?: Logger | undefined;
+  /** `--registry-host`: check this registry's discovery even when GANTRY_REGISTRY_HOST is unset. */
+  registryHost?: string | undefined;
+}
+
+type Probe = Pick<DoctorCheck, 'status' | 'detail'>;
+
+interface Endpoint {
+  check: string;
+  /** The variable (or flag) that configures it, shown when it is not configured. */
+  setting: string;
+  neededFor: string;
+  /** The detail of a "not configured" row, when more than "<setting> is not set" helps. */
+  unset?: string;
+  /** The configured target, or undefined when nothing configures it. */
+  target(options: EndpointProbeOptions): string | undefined;
+  probe(target: string, options: EndpointProbeOptions): Promise<Probe>;
+}
+
+const timeouts = (ms: number) => ({ connect: ms, response: ms, total: ms });
+
+/** What a failed probe says: unreachable for a connection that failed, error for an answer that is not the service. */
+function failed(error: unknown, where: string): Probe {
+  const message = redact(error instanceof Error ? error.message : String(error));
+  const network = error instanceof NetworkError || (error instanceof GantryError && error.cause instanceof NetworkError);
+  return { status: network ? 'unreachable' : 'error', detail: message.includes(where) ? message : `${where}: ${message}` };
+}
+
+const secrets: Endpoint = {
+  check: 'secrets service',
+  setting: 'SECRETS_ADDR',
+  neededFor: 'gantry secrets and KvSecret resources',
+  target: ({ env }) => env.SECRETS_ADDR || undefined,
+  async probe(_target, { env, timeoutMs, logger }) {
+    const { SecretsClient, SecretsError } = await import('../secrets/index.js');
+    // sys/health needs no token and lives in the root namespace: the client gets neither, so it cannot send them.
+    const { SECRETS_TOKEN: _token, SECRETS_NAMESPACE: _namespace, ...rest } = env;
+    let client: InstanceType<typeof SecretsClient> | undefined;
+    let where = redactUrl(env.SECRETS_ADDR ?? '');
+    try {
+      client = new SecretsClient({ maxRetries: 0, timeoutMs, ...(logger ? { logger } : {}), sources: { env: rest, pulumi: undefined } });
+      where = client.config.address;
+      const result = await client.call({ method: 'GET', path: 'sys/health', authenticated: false });
+      const health = (result.body ?? {}) as { version?: unknown };
+      return { status: 'ok', detail: `${where} answers${typeof health.version === 'string' ? ` (version ${health.version})` : ''}` };
+    } catch (error) {
+      // The health endpoint's own codes: 429, 472 and 473 are standbys (serving), 501 not initialised, 503 sealed.
+      if (error instanceof SecretsError && [429, 472, 473].includes(error.status)) return { status: 'ok', detail: `${where} answers (a standby, ${error.status})` };
+      if (error instanceof SecretsError && error.status === 503) return { status: 'error', detail: `${where} answers but is sealed (503)` };
+      return failed(error, where);
+    } finally {
+      client?.close();
+    }
+  },
+};
+
+const registry: Endpoint = {
+  check: 'module registry',
+  setting: 'GANTRY_REGISTRY_HOST',
+  neededFor: 'gantry modules and RegistryModule resources without a host in the address',
+  unset: 'GANTRY_REGISTRY_HOST is not set (addresses without a host use registry.terraform.io; --registry-host <host> checks one)',
+  target: ({ env, registryHost }) => registryHost || env.GANTRY_REGISTRY_HOST || undefined,
+  async probe(host, { env, timeoutMs, logger }) {
+    const { RegistryClient } = await import('../registry/index.js');
+    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 10, ...(logger ? { logger } : {}) });
+    try {
+      const client = new RegistryClient({ env, http, retry: noRetry, ...(logger ? { logger } : {}) });
+      const services = await client.services(host);
+      return { status: 'ok', detail: `${services.host}: modules.v1 at ${redactUrl(services.modulesV1)}` };
+    } catch (error) {
+      return failed(error, host);
+    } finally {
+      http.close();
+    }
+  },
+};
+
+const pageAnalysis: Endpoint = {
+  check: 'page analysis API',
+  setting: 'PAGEANALYSIS_BASE_URL',
+  neededFor: 'gates with the api engine',
+  target: ({ env }) => env.PAGEANALYSIS_BASE_URL || undefined,
+  async probe(target, { timeoutMs, logger }) {
+    const { RUN_PATH } = await import('../analysis/remote.js');
+    let base: URL;
+    try {
+      base = new URL(target);
+    } catch {
+      return { status: 'error', detail: 'PAGEANALYSIS_BASE_URL is not a URL' };
+    }
+    const where = redactUrl(base);
+    // runPageanalysis without a page and without the key or token: the API says 400 (or 401/403), nothing is analysed.
+    const http = createHttpClient({ baseUrl: base.toString(), timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
+    try {
+      const response = await http.request({ method: 'GET', url: RUN_PATH, responseType: 'text', accept: () => true, followRedirects: false, maxBodyBytes: 256 * 1024 });
+      if (response.status === 404) return { status: 'error', detail: `${where} answers, but has no page analysis API (404 for ${RUN_PATH})` };
+      if (response.status >= 500) return { status: 'error', detail: `${where} answers ${response.status}` };
+      return { status: 'ok', detail: `${where} answers (${response.status} without a page)` };
+    } catch (error) {
+      return failed(error, where);
+    } finally {
+      http.close();
+    }
+  },
+};
+
+/**
+ * Every endpoint doctor knows, in the order it lists them. The platform, OAuth and storage endpoints join this list
+ * when their areas exist: a name, the setting, what needs it, and a probe through the area's client.
+ */
+const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis];
+
+/** One check per endpoint: probed in parallel when configured, "not configured" otherwise (which is no failure). */
+export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {
+  return endpoints.map(async (endpoint): Promise<DoctorCheck> => {
+    const common = { check: endpoint.check, kind: 'endpoint' as const, setting: endpoint.setting, neededFor: endpoint.neededFor };
+    const target = endpoint.target(options);
+    if (target === undefined) return { ...common, status: 'not configured', detail: endpoint.unset ?? `${endpoint.setting} is not set` };
+    const result = await endpoint.probe(target, options);
+    return { ...common, ...result, ...(result.status === 'ok' ? {} : { fix: `check ${endpoint.setting} and that the service runs` }) };
+  });
+}

@@ -1,0 +1,28 @@
+/** What `gantry doctor` reports (lib/doctor/index.ts runs the checks, endpoints.ts probes the services). */
+/** `not configured` is no failure; `missing`, `mismatch`, `unreachable` and `error` are. */
+export type CheckStatus = 'ok' | 'missing' | 'mismatch' | 'unreachable' | 'error' | 'not configured';
+
+export interface DoctorCheck {
+  /** node, a package name (chromium, git …) or an endpoint (secrets service …). */
+  check: string;
+  kind: 'node' | 'package' | 'endpoint';
+  status: CheckStatus;
+  /** The version and path, the address, or what is wrong. */
+  detail: string;
+  path?: string;
+  version?: string;
+  /** The variable that configures an endpoint. */
+  setting?: string;
+  /** What needs it, in words. */
+  neededFor?: string;
+  /** The command or setting that fixes a failed check. */
+  fix?: string;
+}
+
+export interface DoctorReport {
+  /** True when no check failed. */
+  ok: boolean;
+  checks: DoctorCheck[];
+  /** One command that sets up every missing package (`npm run setup` in a clone), when one is missing. */
+  setup?: string;
+}

@@ -1,0 +1,228 @@
+// `gantry doctor` tells the truth on a machine that lacks each thing in turn: the built command (dist/lib/cli/main.js,
+// as npx runs it; `npm run build` first, as `pretest` does) in its own process, with a controlled environment — a PATH
+// of links to everything but the missing tool, CHROME_PATH at a file that cannot run, a fake chromedriver of another
+// major, SECRETS_ADDR at a started dev kv server and at a closed port. No rule of ../shared/spec/rules.md covers
+// doctor; the design card's "a closed pipe ends quietly" is the last test.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
+import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import type { DoctorCheck, DoctorReport } from '../../lib/doctor/index.js';
+import { systemPackages } from '../../lib/system-packages.js';
+import { buildFixture } from '../devserver/registry/fixture.js';
+import { startHttpPeer, type HttpPeer } from '../peers/http.js';
+
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+const programs = ['git', 'xz', 'bzip2', 'openssl'];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `gantry doctor <args>` with only PATH, HOME and `env`: nothing configured unless the test says so. */
+function doctor(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'doctor', ...args], { env: { HOME: process.env.HOME!, GANTRY_LOG: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function row(run: Run, check: string): string {
+  const line = run.stdout.split('\n').find((text) => text.startsWith(`${check} `));
+  assert.ok(line, `a row for ${check} in:\n${run.stdout}`);
+  return line;
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('gantry doctor (built, in its own process)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  /** A PATH folder holding links to every program doctor looks for on PATH. */
+  let everything: string;
+  /** The same without git. */
+  let noGit: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gantry-doctor-'));
+    everything = join(dir, 'all');
+    noGit = join(dir, 'no-git');
+    for (const [folder, names] of [[everything, programs], [noGit, programs.filter((name) => name !== 'git')]] as const) {
+      await mkdir(folder);
+      for (const name of names) {
+        const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
+        assert.ok(found, `${name} is installed here (npm run setup)`);
+        await symlink(found, join(folder, name));
+      }
+    }
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('everything present and nothing configured: exit 0, each package found with its version, endpoints "not configured"', async () => {
+    const run = await doctor([], { PATH: everything });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(run.stderr, '');
+    assert.match(row(run, 'node'), new RegExp(`\\bok\\s+${process.versions.node.replace(/\./g, '\\.')}`));
+    for (const pkg of systemPackages()) assert.match(row(run, pkg.name), /\bok\s+\d+\.\d+\S* \(\//, `${pkg.name} found, with version and path`);
+    for (const endpoint of ['secrets service (SECRETS_ADDR)', 'module registry (GANTRY_REGISTRY_HOST)', 'page analysis API (PAGEANALYSIS_BASE_URL)']) assert.match(row(run, endpoint), /\bnot configured\b/);
+    assert.match(run.stdout, /^everything Gantry needs is here$/m);
+  });
+
+  it('git not on PATH: git missing with its install command, the feature that needs it, npm run setup, exit 1', async () => {
+    const run = await doctor([], { PATH: noGit });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(row(run, 'git'), /\bmissing\s+no git on PATH\s+sudo apt-get install -y git$/);
+    assert.match(row(run, 'xz'), /\bok\b/);
+    assert.match(run.stdout, /^git \(missing\): needed for git:: module sources$/m);
+    assert.match(run.stdout, /^to set up what is missing: npm run setup$/m);
+    assert.match(run.stderr, /^error: missing or failing: git$/m);
+    assert.match(run.stderr, /^hint: run `npm run setup`, then `gantry doctor` again$/m);
+  });
+
+  it('CHROME_PATH at a file that is not executable: Chromium missing, what is wrong, and how to fix it', async () => {
+    const file = join(dir, 'chromium-not-executable');
+    await writeFile(file, '#!/bin/sh\n');
+    await chmod(file, 0o644);
+    const run = await doctor([], { PATH: everything, CHROME_PATH: file });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(row(run, 'chromium'), new RegExp(`\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and sudo apt-get install -y chromium`));
+    assert.match(run.stdout, /^chromium \(missing\): needed for gates with the local engine/m);
+  });
+
+  it('a chromedriver of another major than Chromium: mismatch, exit 1; the JSON says the same', async () => {
+    const driver = join(dir, 'chromedriver-old');
+    await writeFile(driver, '#!/bin/sh\necho "ChromeDriver 1.2.3 (fake)"\n');
+    await chmod(driver, 0o755);
+    const run = await doctor([], { PATH: everything, CHROMEDRIVER_PATH: driver });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(row(run, 'chromedriver'), /\bmismatch\s+1\.2\.3 \(.*\): major 1, Chromium is \d+/);
+    assert.match(run.stdout, /^chromedriver \(mismatch\): needed for browser checks, which need a chromedriver of Chromium's major/m);
+    const json = await doctor(['--json'], { PATH: everything, CHROMEDRIVER_PATH: driver });
+    assert.equal(json.code, 1);
+    const report = JSON.parse(json.stdout) as DoctorReport;
+    assert.equal(report.ok, false);
+    const check = report.checks.find((c) => c.check === 'chromedriver')!;
+    assert.equal(check.status, 'mismatch');
+    assert.equal(check.version, '1.2.3');
+    assert.equal(check.path, driver);
+  });
+
+  it('--json: one object, ok and the checks (check, kind, status, detail; fix when failed), nothing else on stdout', async () => {
+    const run = await doctor(['--json'], { PATH: noGit });
+    assert.equal(run.code, 1);
+    const report = JSON.parse(run.stdout) as DoctorReport;
+    assert.deepEqual(Object.keys(report).sort(), ['checks', 'ok', 'setup']);
+    assert.equal(report.ok, false);
+    assert.equal(report.setup, 'npm run setup');
+    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API']);
+    for (const check of report.checks) {
+      assert.equal(typeof check.detail, 'string');
+      assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
+    }
+    const git = report.checks.find((c) => c.check === 'git') as DoctorCheck;
+    assert.deepEqual([git.status, git.fix], ['missing', 'sudo apt-get install -y git']);
+    const secrets = report.checks.find((c) => c.check === 'secrets service')!;
+    assert.deepEqual([secrets.status, secrets.setting], ['not configured', 'SECRETS_ADDR']);
+  });
+
+  describe('endpoints', () => {
+    let kv: SecretsServer;
+    let registry: RegistryServer;
+    let registryFixture: { dir: string; remove(): Promise<void> };
+    let pageanalysis: PageanalysisServer;
+
+    before(async () => {
+      kv = await startSecretsServer({});
+      registryFixture = await buildFixture();
+      registry = await startRegistryServer({ dir: registryFixture.dir });
+      pageanalysis = await startPageanalysisServer({ apiKeys: ['a-key'], analyser: () => Promise.reject(new Error('no analysis in doctor')) });
+    });
+    after(async () => {
+      await kv?.stop();
+      await registry?.stop();
+      await registryFixture?.remove();
+      await pageanalysis?.stop();
+    });
+
+    it('the dev kv server, registry and page-analysis API started: each reachable, exit 0', async () => {
+      const run = await doctor([], { PATH: everything, SECRETS_ADDR: kv.url, GANTRY_REGISTRY_HOST: registry.host, PAGEANALYSIS_BASE_URL: pageanalysis.url });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(row(run, 'secrets service'), new RegExp(`\\bok\\s+${kv.url} answers \\(version 1\\.0\\.0\\+gantry\\)`));
+      assert.match(row(run, 'module registry'), new RegExp(`\\bok\\s+${registry.host.replace(/\./g, '\\.')}: modules.v1 at http://`));
+      assert.match(row(run, 'page analysis API'), /\bok\s+.* answers \(40[013] without a page\)/);
+      // --registry-host checks a host GANTRY_REGISTRY_HOST does not name.
+      const flag = await doctor(['--registry-host', registry.host], { PATH: everything });
+      assert.match(row(flag, 'module registry'), /\bok\b/);
+    });
+
+    it('SECRETS_ADDR at a closed port: unreachable, exit 1, the fix names SECRETS_ADDR', async () => {
+      const port = await closedPort();
+      const run = await doctor([], { PATH: everything, SECRETS_ADDR: `http://127.0.0.1:${port}` });
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(row(run, 'secrets service'), new RegExp(`\\bunreachable\\s+http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*check SECRETS_ADDR and that the service runs$`));
+      assert.match(run.stdout, /^secrets service \(unreachable\): needed for gantry secrets and KvSecret resources$/m);
+      assert.doesNotMatch(run.stdout, /to set up what is missing/, 'no package to install for an endpoint');
+    });
+
+    describe('credentials', () => {
+      let peer: HttpPeer;
+      before(async () => {
+        peer = await startHttpPeer((request, response) => {
+          const health = request.url.startsWith('/v1/sys/health');
+          response.writeHead(health ? 200 : 400, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(health ? { initialized: true, sealed: false, version: 'peer' } : { error: { code: 400, message: 'url is required' } }));
+        });
+      });
+      after(() => peer?.close());
+
+      it('the probes send no token or key and print none: the kv health and the page-analysis API are asked without', async () => {
+        const canaries = { SECRETS_TOKEN: 'canary-secrets-token-doctor', PAGEANALYSIS_API_KEY: 'canary-api-key-doctor', PAGEANALYSIS_TOKEN: 'canary-oauth-doctor' };
+        const run = await doctor(['--verbose'], { PATH: everything, SECRETS_ADDR: peer.url, PAGEANALYSIS_BASE_URL: `${peer.url}/`, ...canaries });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.deepEqual(peer.requests.map((r) => `${r.method} ${r.url}`).sort(), ['GET /pageanalysis/v5/runPageanalysis', 'GET /v1/sys/health']);
+        const seen = JSON.stringify(peer.requests) + run.stdout + run.stderr;
+        for (const canary of Object.values(canaries)) assert.ok(!seen.includes(canary), `${canary} leaked`);
+      });
+    });
+  });
+
+  it('a reader that closes early (gantry doctor | head -1): no EPIPE crash, the command\'s own exit code', async () => {
+    for (const [args, env, expected] of [[[], { PATH: everything }, 0], [['--json'], { PATH: noGit }, 1]] as const) {
+      const result = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(process.execPath, [bin, 'doctor', ...args], { env: { HOME: process.env.HOME!, ...env } });
+        // The read end closes before doctor writes a byte (its checks take a moment), so every write meets EPIPE.
+        child.stdout.destroy();
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout: '', stderr }));
+      });
+      assert.equal(result.code, expected, result.stderr);
+      assert.doesNotMatch(result.stderr, /EPIPE|Unhandled|at /);
+    }
+  });
+
+  it('the package list doctor checks is the one setup installs (scripts/system-packages.json next to package.json)', () => {
+    const fromDist = spawnSync(process.execPath, ['--input-type=module', '-e', `import { systemPackages } from ${JSON.stringify(join(dirname(bin), '../system-packages.js'))}; console.log(systemPackages().map((p) => p.name).join(' '))`], { encoding: 'utf8' });
+    assert.equal(fromDist.stdout.trim(), systemPackages().map((pkg) => pkg.name).join(' '));
+  });
+});
