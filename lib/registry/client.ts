@@ -90,26 +90,44 @@ export class RegistryClient {
     return new URL(path, modulesV1);
   }
 
-  /** Pages of `{meta, modules[]}`, following `meta.next_offset` with the applied `meta.limit` (REG-META-*). */
+  /**
+   * Pages of `{meta, modules[]}`, following `meta.next_offset` with the applied `meta.limit` (REG-META-*), through the
+   * core's paging (got's pagination terms: each page one item here, the next page's URL from its meta).
+   */
   async *pages(host: string, path: string, params: Record<string, string | number | undefined>, what: string, offset = 0, limit?: number): AsyncGenerator<ModulePage> {
-    let currentOffset = offset;
-    let currentLimit = limit;
-    for (let page = 0; page < maxPages; page += 1) {
-      const url = await this.v1(host, path);
-      for (const [name, value] of Object.entries({ ...params, offset: currentOffset || undefined, limit: currentLimit })) {
+    const base = await this.v1(host, path);
+    const pageUrl = (pageOffset: number, pageLimit: number | undefined) => {
+      const url = new URL(base);
+      for (const [name, value] of Object.entries({ ...params, offset: pageOffset || undefined, limit: pageLimit })) {
         if (value !== undefined && String(value) !== '') url.searchParams.set(name, String(value));
       }
-      const body = await this.get<Record<string, unknown>>(host, url, what);
-      if (!Array.isArray(body.modules)) throw new ProtocolError(`${what}: ${redactUrl(url)} answered without a "modules" array`);
-      const meta = (isObject(body.meta) ? body.meta : {}) as ModulePage['meta'];
-      yield { meta, modules: body.modules.filter(isObject) as unknown as ModuleRecord[] };
-      const next = meta.next_offset;
-      // next_url is not followed: it may be absent, relative or malformed (AMB-09); next_offset is the contract.
-      if (typeof next !== 'number' || !Number.isInteger(next) || next <= currentOffset) return;
-      if (typeof meta.limit === 'number' && Number.isInteger(meta.limit) && meta.limit > 0) currentLimit = meta.limit;
-      currentOffset = next;
-    }
-    throw new ProtocolError(`${what}: more than ${maxPages} pages; the registry's next_offset never ends`);
+      return url;
+    };
+    const token = this.tokens.tokenFor(host);
+    let currentOffset = offset;
+    let currentLimit = limit;
+    yield* this.http.paginate<ModulePage>({
+      url: pageUrl(currentOffset, currentLimit),
+      retry: this.retry,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      requestLimit: maxPages,
+      transform: (response) => {
+        const { body } = response;
+        if (!isObject(body)) throw new ProtocolError(`${what}: ${redactUrl(response.url)} answered with ${body === undefined ? 'an empty body' : 'JSON that is not an object'}`);
+        if (!Array.isArray(body.modules)) throw new ProtocolError(`${what}: ${redactUrl(response.url)} answered without a "modules" array`);
+        const meta = (isObject(body.meta) ? body.meta : {}) as ModulePage['meta'];
+        return [{ meta, modules: body.modules.filter(isObject) as unknown as ModuleRecord[] }];
+      },
+      paginate: ({ currentItems }) => {
+        const meta = currentItems[0]?.meta ?? {};
+        const next = meta.next_offset;
+        // next_url is not followed: it may be absent, relative or malformed (AMB-09); next_offset is the contract.
+        if (typeof next !== 'number' || !Number.isInteger(next) || next <= currentOffset) return false;
+        if (typeof meta.limit === 'number' && Number.isInteger(meta.limit) && meta.limit > 0) currentLimit = meta.limit;
+        currentOffset = next;
+        return { url: pageUrl(currentOffset, currentLimit) };
+      },
+    });
   }
 
   private async *items(pages: AsyncGenerator<ModulePage>, max: number | undefined): AsyncGenerator<ModuleRecord> {

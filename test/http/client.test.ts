@@ -454,6 +454,30 @@ describe('HTTP core (lib/http)', () => {
     server.close();
   });
 
+  it('pages a list by its Link rel="next" header (got\'s default paging), each page with the core\'s retries, up to countLimit', async () => {
+    let failed = false;
+    peer.handle((req, res) => {
+      const page = Number(new URL(req.url!, peer.url).searchParams.get('page') ?? '1');
+      if (page === 2 && !failed) {
+        failed = true;
+        return sendJson(res, 503, {});
+      }
+      const link = page < 3 ? { link: `</items?page=${page + 1}>; rel="next", </items?page=3>; rel="last"` } : {};
+      sendJson(res, 200, [`item-${page}a`, `item-${page}b`], link);
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const items: string[] = [];
+    for await (const item of client.paginate<string>({ url: '/items', transform: (response) => response.body as string[] })) items.push(item);
+    assert.deepEqual(items, ['item-1a', 'item-1b', 'item-2a', 'item-2b', 'item-3a', 'item-3b']);
+    assert.equal(peer.requests.length, 4, 'three pages, the second retried once');
+    peer.requests.length = 0;
+    const some: string[] = [];
+    for await (const item of client.paginate<string>({ url: '/items', countLimit: 3, transform: (response) => response.body as string[] })) some.push(item);
+    assert.deepEqual(some, ['item-1a', 'item-1b', 'item-2a']);
+    assert.equal(peer.requests.length, 2);
+    client.close();
+  });
+
   describe('TLS', () => {
     let pki: TestPki;
     let tlsPeer: HttpPeer;
