@@ -140,7 +140,7 @@ async function waitUntilReady(client: WebDriverClient, spawned: Spawned, timeout
     exitedEarly
       ? `chromedriver exited before it was ready${output ? `: ${output}` : ''}`
       : `chromedriver did not report ready within ${timeoutMs} ms${output ? `: ${output}` : ''}`,
-    { hint: 'check that chromedriver runs (chromedriver --version) and matches the Chromium version' },
+    { hint: 'check that chromedriver runs and matches the Chromium version: `gantry doctor` compares their majors' },
   );
 }
 
