@@ -46,6 +46,14 @@ function row(run: Run, check: string): string {
   return line;
 }
 
+/** A file of `text` with `mode`, in `folder`. */
+async function writeScript(folder: string, name: string, text: string, mode: number): Promise<string> {
+  const file = join(folder, name);
+  await writeFile(file, text);
+  await chmod(file, mode);
+  return file;
+}
+
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -99,9 +107,7 @@ describe('gantry doctor (built, in its own process)', function () {
   });
 
   it('CHROME_PATH at a file that is not executable: Chromium missing, what is wrong, and how to fix it', async () => {
-    const file = join(dir, 'chromium-not-executable');
-    await writeFile(file, '#!/bin/sh\n');
-    await chmod(file, 0o644);
+    const file = await writeScript(dir, 'chromium-not-executable', '#!/bin/sh\n', 0o644);
     const run = await doctor([], { PATH: everything, CHROME_PATH: file });
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(row(run, 'chromium'), new RegExp(`\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and sudo apt-get install -y chromium`));
@@ -109,9 +115,7 @@ describe('gantry doctor (built, in its own process)', function () {
   });
 
   it('a chromedriver of another major than Chromium: mismatch, exit 1; the JSON says the same', async () => {
-    const driver = join(dir, 'chromedriver-old');
-    await writeFile(driver, '#!/bin/sh\necho "ChromeDriver 1.2.3 (fake)"\n');
-    await chmod(driver, 0o755);
+    const driver = await writeScript(dir, 'chromedriver-old', '#!/bin/sh\necho "ChromeDriver 1.2.3 (fake)"\n', 0o755);
     const run = await doctor([], { PATH: everything, CHROMEDRIVER_PATH: driver });
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(row(run, 'chromedriver'), /\bmismatch\s+1\.2\.3 \(.*\): major 1, Chromium is \d+/);

@@ -20,6 +20,18 @@ function assertNamesSetup(hint: string | undefined, debian: string): void {
   assert.ok(hint.includes(`sudo apt-get install -y ${debian}`), `the install line of ${debian}: ${hint}`);
 }
 
+/** Each attempt throws a BrowserLaunchError whose hint names the set-up command, `gantry doctor` and `variable`. */
+function assertLaunchHints(attempts: Array<() => unknown>, debian: string, variable: string): void {
+  for (const attempt of attempts) {
+    assert.throws(attempt, (error: unknown) => {
+      assert.ok(error instanceof BrowserLaunchError);
+      assertNamesSetup(error.hint, debian);
+      assert.match(error.hint!, new RegExp(variable));
+      return true;
+    });
+  }
+}
+
 describe('"not found" errors name gantry doctor and the set-up command', () => {
   let dir: string;
   let savedPath: string | undefined;
@@ -46,14 +58,7 @@ describe('"not found" errors name gantry doctor and the set-up command', () => {
       () => resolveChromePath(undefined, { CHROME_PATH: join(dir, 'not-executable') }),
       () => resolveChromePath(undefined, { CHROME_PATH: join(dir, 'absent') }),
     ];
-    for (const attempt of tries) {
-      assert.throws(attempt, (error: unknown) => {
-        assert.ok(error instanceof BrowserLaunchError);
-        assertNamesSetup(error.hint, 'chromium');
-        assert.match(error.hint!, /CHROME_PATH/);
-        return true;
-      });
-    }
+    assertLaunchHints(tries, 'chromium', 'CHROME_PATH');
   });
 
   it('no chromedriver on PATH, or CHROMEDRIVER_PATH not executable: BrowserLaunchError with the hint', () => {
@@ -64,14 +69,7 @@ describe('"not found" errors name gantry doctor and the set-up command', () => {
     } catch {
       tries.push(() => resolveChromeDriverPath(undefined, { PATH: dir }));
     }
-    for (const attempt of tries) {
-      assert.throws(attempt, (error: unknown) => {
-        assert.ok(error instanceof BrowserLaunchError);
-        assertNamesSetup(error.hint, 'chromium-driver');
-        assert.match(error.hint!, /CHROMEDRIVER_PATH/);
-        return true;
-      });
-    }
+    assertLaunchHints(tries, 'chromium-driver', 'CHROMEDRIVER_PATH');
   });
 
   it('git missing from PATH: GitError with the hint', async () => {
