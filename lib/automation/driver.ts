@@ -124,7 +124,10 @@ async function waitUntilReady(client: WebDriverClient, spawned: Spawned, timeout
   try {
     while (!abort.signal.aborted) {
       try {
-        const status = await client.status({ retry: { ...startupPolicy, budgetMs: Math.max(0, deadline - Date.now()) }, signal: abort.signal, timeoutMs: 2_000 });
+        // The budget runs one backoff past the deadline, so that the deadline (the abort) ends the wait, never the core
+        // giving up on a refused connection a few ms before it: a retry wait can end up to one backoff early.
+        const budgetMs = Math.max(0, deadline - Date.now()) + startupPolicy.backoff.maxMs;
+        const status = await client.status({ retry: { ...startupPolicy, budgetMs }, signal: abort.signal, timeoutMs: 2_000 });
         if (status.ready) return;
       } catch (error) {
         if (abort.signal.aborted) break;
