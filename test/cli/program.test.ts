@@ -22,7 +22,7 @@ describe('the gantry command (built, as npx runs it)', () => {
   it('--help lists every command group and the global flags', () => {
     const { code, stdout } = gantry('--help');
     assert.equal(code, 0);
-    for (const group of ['dev', 'demo', 'modules', 'gate', 'browser', 'secrets']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
+    for (const group of ['dev', 'demo', 'modules', 'gate', 'browser', 'secrets', 'doctor']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
     assert.match(stdout, /--json/);
     assert.match(stdout, /--verbose/);
   });
