@@ -116,29 +116,14 @@ type ConnectionCallback = (error: Error | null, stream: Duplex) => void;
 type Tunnel = (options: https.RequestOptions, callback?: ConnectionCallback) => Duplex | null | undefined;
 
 /**
- * A keep-alive agent that opens each connection directly or through a proxy tunnel, decided per host and port. One
+ * Makes a keep-alive agent open each connection directly or through a proxy tunnel, decided per host and port. One
  * pool holds both kinds of socket: a host's route never changes, so neither is ever handed to the other's requests.
  */
-class RoutingHttpAgent extends http.Agent {
-  constructor(options: http.AgentOptions, private readonly route: (host: string, port: number) => Tunnel | undefined) {
-    super(options);
-  }
-
-  override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback): Duplex | null | undefined {
-    const tunnel = this.route(String(options.host ?? 'localhost'), Number(options.port ?? 80));
-    return tunnel ? tunnel(options, callback) : super.createConnection(options, callback);
-  }
-}
-
-class RoutingHttpsAgent extends https.Agent {
-  constructor(options: https.AgentOptions, private readonly route: (host: string, port: number) => Tunnel | undefined) {
-    super(options);
-  }
-
-  override createConnection(options: https.RequestOptions, callback?: ConnectionCallback): Duplex | null | undefined {
-    const tunnel = this.route(String(options.host ?? 'localhost'), Number(options.port ?? 443));
-    return tunnel ? tunnel(options, callback) : super.createConnection(options, callback);
-  }
+function routed<A extends http.Agent>(agent: A, defaultPort: number, route: (host: string, port: number) => Tunnel | undefined): A {
+  const direct = agent.createConnection.bind(agent) as Tunnel;
+  agent.createConnection = (options: https.RequestOptions, callback?: ConnectionCallback) =>
+    (route(String(options.host ?? 'localhost'), Number(options.port ?? defaultPort)) ?? direct)(options, callback);
+  return agent;
 }
 
 export interface ProxyAgents {
@@ -179,8 +164,8 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
   const httpsProxyAgent = httpsProxy ? new HttpsProxyAgent({ proxy: httpsProxy, keepAlive: true }) : undefined;
   const httpTunnel = tunnel(httpProxyAgent);
   const httpsTunnel = tunnel(httpsProxyAgent);
-  const httpAgent = new RoutingHttpAgent(poolOptions, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
-  const httpsAgent = new RoutingHttpsAgent(poolOptions, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
+  const httpAgent = routed(new http.Agent(poolOptions), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
+  const httpsAgent = routed(new https.Agent(poolOptions), 443, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
   return {
     http: httpAgent,
     https: httpsAgent,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface RecordedRequest {
@@ -24,6 +25,18 @@ export interface HttpPeerOptions {
   tls?: { cert: string; key: string; ca?: string; requestCert?: boolean };
 }
 
+/** Keeps the open connections of a server; the function returned ends them, so that close() does not wait on keep-alive. */
+export function trackSockets(server: net.Server): () => void {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return () => {
+    for (const socket of sockets) socket.destroy();
+  };
+}
+
 /** A real HTTP(S) server on 127.0.0.1 whose behaviour a test programs, recording every request it gets. */
 export async function startHttpPeer(handler: Handler, options: HttpPeerOptions = {}): Promise<HttpPeer> {
   let current = handler;
@@ -43,11 +56,7 @@ export async function startHttpPeer(handler: Handler, options: HttpPeerOptions =
   const server = options.tls
     ? https.createServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca, requestCert: options.tls.requestCert ?? false, rejectUnauthorized: options.tls.requestCert ?? false }, listener)
     : http.createServer(listener);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const destroySockets = trackSockets(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -58,7 +67,7 @@ export async function startHttpPeer(handler: Handler, options: HttpPeerOptions =
       current = next;
     },
     close() {
-      for (const socket of sockets) socket.destroy();
+      destroySockets();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };

@@ -2,8 +2,9 @@
 // absolute form and CONNECT tunnels, with optional Basic authentication — on 127.0.0.1, port 0. It records what it
 // saw, so a test can tell a request that went through it from one that went direct.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createProxy } from 'proxy';
+import { trackSockets } from './http.js';
 
 export interface ProxyPeer {
   /** http://127.0.0.1:<port>, without credentials. */
@@ -37,11 +38,7 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
       return ok;
     };
   }
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  const destroySockets = trackSockets(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
@@ -62,7 +59,7 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
       refused = 0;
     },
     close() {
-      for (const socket of sockets) socket.destroy();
+      destroySockets();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
