@@ -21,6 +21,8 @@ export interface SystemPackage {
   brew: string;
   /** The features that need it, in words. */
   features: string;
+  /** Only the test suite needs it: doctor reports it missing without failing, `setup --strict` still requires it. */
+  testsOnly?: boolean;
 }
 
 let cached: SystemPackage[] | undefined;
@@ -38,7 +40,7 @@ export function systemPackages(): SystemPackage[] {
 
 /** The command that installs `packages` here: Homebrew on macOS, apt-get everywhere else (as scripts/setup.mjs says). */
 export function installCommand(packages: readonly SystemPackage[], platform: NodeJS.Platform = process.platform): string {
-  if (platform !== 'darwin') return `sudo apt-get install -y ${packages.map((pkg) => pkg.debian).join(' ')}`;
+  if (platform !== 'darwin') return `${process.getuid?.() === 0 ? '' : 'sudo '}apt-get install -y ${packages.map((pkg) => pkg.debian).join(' ')}`;
   const casks = packages.filter((pkg) => pkg.brew.startsWith('--cask ')).map((pkg) => pkg.brew.slice('--cask '.length));
   const formulae = packages.filter((pkg) => !pkg.brew.startsWith('--cask ')).map((pkg) => pkg.brew);
   return [

@@ -107,7 +107,7 @@ async function checkPackage(pkg: SystemPackage, env: NodeJS.ProcessEnv, timeoutM
     }
   } else {
     path = onPath(pkg.command, env);
-    if (!path) return { ...common, status: 'missing', detail: `no ${pkg.command} on PATH`, fix: install };
+    if (!path) return { ...common, status: pkg.testsOnly ? 'missing (tests only)' : 'missing', detail: `no ${pkg.command} on PATH`, fix: install };
   }
   const { version, problem } = await versionOf(path, pkg.versionArgs, env, timeoutMs);
   if (problem) return { ...common, status: 'error', detail: `${path}: ${problem}`, path, fix: locator ? `${install}, or set ${locator.variable}` : install };

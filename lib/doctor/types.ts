@@ -1,6 +1,9 @@
 /** What `gantry doctor` reports (lib/doctor/index.ts runs the checks, endpoints.ts probes the services). */
-/** `not configured` is no failure; `missing`, `mismatch`, `unreachable` and `error` are. */
-export type CheckStatus = 'ok' | 'missing' | 'mismatch' | 'unreachable' | 'error' | 'not configured';
+/**
+ * `not configured` is no failure, nor is `missing (tests only)` (a package only the test suite needs); `missing`,
+ * `mismatch`, `unreachable` and `error` are.
+ */
+export type CheckStatus = 'ok' | 'missing' | 'missing (tests only)' | 'mismatch' | 'unreachable' | 'error' | 'not configured';
 
 export interface DoctorCheck {
   /** node, a package name (chromium, git …) or an endpoint (secrets service …). */

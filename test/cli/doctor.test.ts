@@ -20,6 +20,8 @@ import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 const programs = ['git', 'xz', 'bzip2', 'openssl'];
+/** Root installs without sudo, as the set-up script does. */
+const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
 
 interface Run {
   code: number | null;
@@ -69,12 +71,16 @@ describe('gantry doctor (built, in its own process)', function () {
   let everything: string;
   /** The same without git. */
   let noGit: string;
+  /** The same without openssl, which only the tests need. */
+  let noOpenssl: string;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-doctor-'));
     everything = join(dir, 'all');
     noGit = join(dir, 'no-git');
-    for (const [folder, names] of [[everything, programs], [noGit, programs.filter((name) => name !== 'git')]] as const) {
+    noOpenssl = join(dir, 'no-openssl');
+    const without = (missing: string) => programs.filter((name) => name !== missing);
+    for (const [folder, names] of [[everything, programs], [noGit, without('git')], [noOpenssl, without('openssl')]] as const) {
       await mkdir(folder);
       for (const name of names) {
         const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
@@ -98,7 +104,7 @@ describe('gantry doctor (built, in its own process)', function () {
   it('git not on PATH: git missing with its install command, the feature that needs it, npm run setup, exit 1', async () => {
     const run = await doctor([], { PATH: noGit });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(row(run, 'git'), /\bmissing\s+no git on PATH\s+sudo apt-get install -y git$/);
+    assert.match(row(run, 'git'), new RegExp(`\\bmissing\\s+no git on PATH\\s+${sudo}apt-get install -y git$`));
     assert.match(row(run, 'xz'), /\bok\b/);
     assert.match(run.stdout, /^git \(missing\): needed for git:: module sources$/m);
     assert.match(run.stdout, /^to set up what is missing: npm run setup$/m);
@@ -106,11 +112,18 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.match(run.stderr, /^hint: run `npm run setup`, then `gantry doctor` again$/m);
   });
 
+  it('openssl not on PATH: reported "missing (tests only)" with its install command, and no failure (exit 0)', async () => {
+    const run = await doctor([], { PATH: noOpenssl });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(row(run, 'openssl'), new RegExp(`\\bmissing \\(tests only\\)\\s+no openssl on PATH\\s+${sudo}apt-get install -y openssl$`));
+    assert.match(run.stdout, /^everything Gantry needs is here$/m);
+  });
+
   it('CHROME_PATH at a file that is not executable: Chromium missing, what is wrong, and how to fix it', async () => {
     const file = await writeScript(dir, 'chromium-not-executable', '#!/bin/sh\n', 0o644);
     const run = await doctor([], { PATH: everything, CHROME_PATH: file });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(row(run, 'chromium'), new RegExp(`\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and sudo apt-get install -y chromium`));
+    assert.match(row(run, 'chromium'), new RegExp(`\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and ${sudo}apt-get install -y chromium`));
     assert.match(run.stdout, /^chromium \(missing\): needed for gates with the local engine/m);
   });
 
@@ -143,7 +156,7 @@ describe('gantry doctor (built, in its own process)', function () {
       assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
     }
     const git = report.checks.find((c) => c.check === 'git') as DoctorCheck;
-    assert.deepEqual([git.status, git.fix], ['missing', 'sudo apt-get install -y git']);
+    assert.deepEqual([git.status, git.fix], ['missing', `${sudo}apt-get install -y git`]);
     const secrets = report.checks.find((c) => c.check === 'secrets service')!;
     assert.deepEqual([secrets.status, secrets.setting], ['not configured', 'SECRETS_ADDR']);
   });
