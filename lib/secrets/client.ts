@@ -8,33 +8,7 @@ import { encodePath, encodeSegments, normaliseMount } from './paths.js';
 import { isIdempotent, notSentErrorCodes, retriedStatuses, secretsRetryPolicy } from './retry.js';
 import type { HelpResult, KvVersion, MountInfo, ResponseEnvelope, TokenInfo, WireAuth } from './types.js';
 import { KvEngine, type KvEngineOptions } from './kv.js';
-
-export type SecretsMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'LIST';
-
-export interface CallOptions {
-  method: SecretsMethod;
-  /** Path under `/v1/`, already checked and encoded (see paths.ts). */
-  path: string;
-  query?: Record<string, string>;
-  /** A JSON value, checked against the request limits before sending. */
-  body?: unknown;
-  contentType?: string;
-  /** Namespace relative to the client's. */
-  namespace?: string | undefined;
-  /** Send the token (default true; login endpoints need none: SEC-AUTH-LOGIN-NO-AUTH). */
-  authenticated?: boolean;
-  /** Return a 404 instead of throwing (reads: a missing secret, a deleted version, an empty list). */
-  allowNotFound?: boolean;
-}
-
-export interface CallResult<Data = Record<string, unknown>> {
-  status: number;
-  envelope: ResponseEnvelope<Data> | undefined;
-  /** The raw parsed body (help answers are not enveloped). */
-  body: unknown;
-  warnings: string[];
-  errors: string[];
-}
+import { keysOf, type CallOptions, type CallResult } from './call.js';
 
 export interface CreateSecretsClientOptions extends SecretsClientOptions {
   logger?: Logger;
@@ -404,12 +378,6 @@ function parseBody(text: string, status: number, description: { method: string; 
 
 function hasErrorStrings(body: unknown): boolean {
   return !!body && typeof body === 'object' && Array.isArray((body as { errors?: unknown }).errors) && (body as { errors: unknown[] }).errors.length > 0;
-}
-
-export function keysOf(result: CallResult<{ keys?: unknown }>): string[] {
-  if (result.status === 404) return [];
-  const keys = result.envelope?.data?.keys;
-  return Array.isArray(keys) ? keys.map(String) : [];
 }
 
 /**

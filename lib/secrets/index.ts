@@ -1,5 +1,6 @@
 export { SecretsClient, createSecretsClient } from './client.js';
-export type { CallOptions, CallResult, CreateSecretsClientOptions, SecretsMethod } from './client.js';
+export type { CreateSecretsClientOptions } from './client.js';
+export type { CallOptions, CallResult, SecretsCaller, SecretsMethod } from './call.js';
 export { KvEngine } from './kv.js';
 export type { KvEngineOptions, WriteOptions } from './kv.js';
 export { resolveSecretsConfig, pulumiConfigFromEnvironment, settings as secretsSettings, defaults as secretsDefaults } from './config.js';

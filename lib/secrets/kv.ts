@@ -1,6 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { CallResult, SecretsClient } from './client.js';
-import { keysOf } from './client.js';
+import { keysOf, type CallResult, type SecretsCaller } from './call.js';
 import { SecretsError } from './errors.js';
 import { encodePath } from './paths.js';
 import type {
@@ -28,11 +27,11 @@ export interface WriteOptions {
 export class KvEngine {
   readonly mount: string;
   readonly namespace: string | undefined;
-  readonly #client: SecretsClient;
+  readonly #client: SecretsCaller;
   readonly #options: KvEngineOptions;
   #version: KvVersion | undefined;
 
-  constructor(client: SecretsClient, mount: string, options: KvEngineOptions = {}) {
+  constructor(client: SecretsCaller, mount: string, options: KvEngineOptions = {}) {
     this.#client = client;
     this.mount = mount;
     this.namespace = options.namespace;
