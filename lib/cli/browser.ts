@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 import { CheckFailedError } from '../errors.js';
 import type { BrowserCheckItem, BrowserCheckResult, ExpectedStatus, StatusSource, TitleMatch } from '../automation/index.js';
-import type { CliContext } from './program.js';
-import { usage } from './program.js';
+import { usage, type CliContext } from './context.js';
 
 interface CheckFlags {
   title?: string;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DevServer } from '../devserver/index.js';
 import { CheckFailedError } from '../errors.js';
-import type { CliContext } from './program.js';
+import type { CliContext } from './context.js';
 import { startDevServers } from './devservers.js';
 import type { Output } from './output.js';
 import { modulesStep } from './demo/modules.js';

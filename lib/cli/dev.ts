@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { devServers } from '../devserver/index.js';
-import type { CliContext } from './program.js';
+import type { CliContext } from './context.js';
 import { startDevServers, untilInterrupted } from './devservers.js';
 import { registerDevRegistry } from './devregistry.js';
 import { registerDevSecrets } from './devsecrets.js';

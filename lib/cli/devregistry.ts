@@ -7,7 +7,7 @@ import { examplesDir } from '../paths.js';
 import type { RegistryServerOptions } from '../devserver/registry/index.js';
 import { DEV_REGISTRY_PORT } from '../devserver/registry/starter.js';
 import { untilInterrupted } from './devservers.js';
-import type { CliContext } from './program.js';
+import type { CliContext } from './context.js';
 
 interface DevRegistryFlags {
   dir?: string;

@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import type { JsonLimits, SecretsServerOptions } from '../devserver/secrets/index.js';
 import { DEV_SECRETS_PORT } from '../devserver/secrets/starter.js';
 import { untilInterrupted } from './devservers.js';
-import type { CliContext } from './program.js';
+import type { CliContext } from './context.js';
 
 interface DevSecretsFlags {
   port: string;

@@ -6,8 +6,7 @@
 import type { Command } from 'commander';
 import { CheckFailedError } from '../errors.js';
 import type { DoctorCheck } from '../doctor/index.js';
-import type { CliContext } from './program.js';
-import { usage } from './program.js';
+import { usage, type CliContext } from './context.js';
 
 interface DoctorFlags {
   timeout: string;

@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
 import { redactUrl } from '../http/redact.js';
-import type { CliContext } from './program.js';
-import { usage } from './program.js';
+import { usage, type CliContext } from './context.js';
 
 interface GateFlags {
   min?: string[];

@@ -1,4 +1,4 @@
-import type { CommandGroup } from './program.js';
+import type { CommandGroup } from './context.js';
 import * as dev from './dev.js';
 import * as demo from './demo.js';
 import * as doctor from './doctor.js';

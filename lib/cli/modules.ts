@@ -10,8 +10,7 @@ import type { RegistryClient } from '../registry/client.js';
 import type { ModuleEvent } from '../registry/modules.js';
 import type { ModuleRecord } from '../registry/types.js';
 import type { Column, Output } from './output.js';
-import type { CliContext } from './program.js';
-import { usage } from './program.js';
+import { usage, type CliContext } from './context.js';
 
 interface CommonFlags {
   concurrency?: string;

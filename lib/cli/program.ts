@@ -1,26 +1,11 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import { redact } from '../http/redact.js';
-import { createLogger, setLogger, type Logger } from '../log.js';
+import { createLogger, setLogger } from '../log.js';
 import { version } from '../version.js';
+import type { CliContext, GlobalOptions } from './context.js';
 import { groups } from './groups.js';
-import { createOutput, type Output, type OutputStreams } from './output.js';
-
-export interface GlobalOptions {
-  json: boolean;
-  verbose: boolean;
-}
-
-export interface CliContext {
-  out: Output;
-  logger: Logger;
-  /** The global options as they apply to `command` (flags may stand before or after the verb). */
-  globals(command: Command): GlobalOptions;
-}
-
-export interface CommandGroup {
-  register(program: Command, context: CliContext): void;
-}
+import { createOutput, type OutputStreams } from './output.js';
 
 /**
  * `versionFlag: false` leaves `--version` to the verbs (`secrets get --version 3`): commander reads a program option
@@ -96,9 +81,4 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
   } catch (error) {
     return printError(error, verbose, streams?.stderr ?? process.stderr);
   }
-}
-
-/** For actions: turn a malformed argument into a usage error with a next step. */
-export function usage(message: string, hint?: string): UsageError {
-  return new UsageError(message, hint ? { hint } : {});
 }

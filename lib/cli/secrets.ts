@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { CheckFailedError, UsageError } from '../errors.js';
 import type { KvEngine, KvReadResult, KvVersion, KvVersionMetadata, SecretsClient, TokenInfo } from '../secrets/index.js';
 import { mask, type Output } from './output.js';
-import type { CliContext } from './program.js';
+import type { CliContext } from './context.js';
 import { parseDataArguments, parseVersions, parseWholeNumber, readSecretLine, readStdinText } from './secretsInput.js';
 
 interface ConnectionFlags {
