@@ -2,31 +2,14 @@ import type { Command } from 'commander';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DevServer } from '../devserver/index.js';
 import { CheckFailedError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { startDevServers } from './devservers.js';
-import type { Output } from './output.js';
 import { modulesStep } from './demo/modules.js';
 import { secretsStep } from './demo/secrets.js';
 import { gateStep } from './demo/gate.js';
 import { browserStep } from './demo/browser.js';
-
-export interface DemoContext {
-  servers: ReadonlyMap<string, DevServer>;
-  out: Output;
-  /** A scratch folder for this demo run (lock files, installed modules, reports). */
-  workDir: string;
-  examplesDir: string;
-  json: boolean;
-}
-
-export interface DemoStep {
-  name: string;
-  /** What the step does, shown before it runs. */
-  description: string;
-  run(context: DemoContext): Promise<Record<string, unknown>>;
-}
+import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
 const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, browserStep];

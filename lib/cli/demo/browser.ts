@@ -1,4 +1,4 @@
-import type { DemoStep } from '../demo.js';
+import type { DemoStep } from './step.js';
 import { serveDemoSite } from './site.js';
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DemoStep } from '../demo.js';
+import type { DemoStep } from './step.js';
 import { serveDemoSite } from './site.js';
 
 /**

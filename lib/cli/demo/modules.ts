@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckFailedError } from '../../errors.js';
-import type { DemoStep } from '../demo.js';
+import type { DemoStep } from './step.js';
 
 /**
  * Pin the example manifest's modules from the embedded registry into gantry.lock.json, install them, and verify the

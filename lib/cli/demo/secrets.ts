@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CheckFailedError } from '../../errors.js';
-import type { DemoStep } from '../demo.js';
+import type { DemoStep } from './step.js';
 
 /** Store a generated secret in the embedded kv server and read it back, showing only a fingerprint of it. */
 export const secretsStep: DemoStep = {

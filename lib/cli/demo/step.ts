@@ -1,0 +1,23 @@
+import type { DevServer } from '../../devserver/index.js';
+import type { Output } from '../output.js';
+
+/**
+ * A step of `gantry demo` and what it is given. Its own module so that the steps and demo.ts, which lists them, both
+ * depend on it (demo.ts → demo/<step>.ts → demo/step.ts) rather than on each other.
+ */
+
+export interface DemoContext {
+  servers: ReadonlyMap<string, DevServer>;
+  out: Output;
+  /** A scratch folder for this demo run (lock files, installed modules, reports). */
+  workDir: string;
+  examplesDir: string;
+  json: boolean;
+}
+
+export interface DemoStep {
+  name: string;
+  /** What the step does, shown before it runs. */
+  description: string;
+  run(context: DemoContext): Promise<Record<string, unknown>>;
+}
