@@ -1,6 +1,7 @@
 export * from './address.js';
 export * from './constraints.js';
 export * from './location.js';
+export type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocation, S3Location, SourceLocation } from '../sources/location.js';
 export * from './credentials.js';
 export * from './discovery.js';
 export * from './client.js';

@@ -1,57 +1,15 @@
 import { GantryError } from '../errors.js';
 import { cleanSubdir } from './address.js';
 import { plainHttpAllowed } from './plain-http.js';
+import type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocation, S3Location, SourceLocation } from '../sources/location.js';
 
 /**
  * Download locations as the registry's `X-Registry-Get` gives them (REG-DL-XGET-SYNTAX), interpreted as go-getter
  * does for the getters Gantry supports: http(s) archives, `s3::`, `git::`, `//subdir`, `?archive=`, `?checksum=`,
  * `?ref=`, `?depth=`. Values starting with `/`, `./` or `../` are URLs relative to the download endpoint
- * (REG-DL-XGET-RELATIVE).
+ * (REG-DL-XGET-RELATIVE). What the result is — the location types — belongs to the sources area
+ * (lib/sources/location.ts), which fetches it; how the registry finds one is here.
  */
-
-export type ArchiveType = 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz' | 'zip';
-export type ChecksumAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
-
-export interface Checksum {
-  algorithm: ChecksumAlgorithm;
-  /** Lower-case hex. */
-  hex: string;
-}
-
-interface CommonLocation {
-  /** Sub-directory inside the fetched tree ('' for its root); may start with `*` meaning the single top folder. */
-  subdir: string;
-}
-
-export interface HttpLocation extends CommonLocation {
-  getter: 'http';
-  url: string;
-  /** Archive type from `?archive=` or the extension; 'none' for `archive=false`; undefined means sniff the bytes. */
-  archive: ArchiveType | 'none' | undefined;
-  checksum: Checksum | undefined;
-}
-
-export interface S3Location extends CommonLocation {
-  getter: 's3';
-  bucket: string;
-  key: string;
-  region: string | undefined;
-  /** Custom endpoint for S3-compatible stores (path-style addressing); undefined for AWS. */
-  endpoint: string | undefined;
-  versionId: string | undefined;
-  archive: ArchiveType | 'none' | undefined;
-  checksum: Checksum | undefined;
-}
-
-export interface GitLocation extends CommonLocation {
-  getter: 'git';
-  /** The repository URL as git takes it (https, ssh, scp-like, or file for trusted local use). */
-  url: string;
-  ref: string | undefined;
-  depth: number | undefined;
-}
-
-export type SourceLocation = HttpLocation | S3Location | GitLocation;
 
 export class LocationError extends GantryError {
   constructor(message: string, hint?: string) {

@@ -6,10 +6,11 @@ import { fetchSource, type FetchProgress } from '../sources/fetch.js';
 import { hashTree } from '../sources/hash.js';
 import { sweepLeftovers } from '../sources/install.js';
 import type { ExtractLimits } from '../sources/limits.js';
+import type { SourceLocation } from '../sources/location.js';
 import { modulePackage, parseModuleAddress, type ModuleAddress } from './address.js';
 import type { RegistryClient } from './client.js';
 import { parseConstraints, selectVersion, type ConstraintSet } from './constraints.js';
-import { formatLocation, joinSubdirs, parseLocation, type SourceLocation } from './location.js';
+import { formatLocation, joinSubdirs, parseLocation } from './location.js';
 import { lockFileVersion, type LockEntry, type LockFile } from './lockfile.js';
 import type { ManifestModule } from './manifest.js';
 

@@ -7,7 +7,7 @@ import { Parser, type ReadEntry } from 'tar';
 import type yauzl from 'yauzl';
 import { GantryError } from '../errors.js';
 import { missingToolHint } from '../system-packages.js';
-import type { ArchiveType } from '../registry/location.js';
+import type { ArchiveType } from './location.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
 import { TreeWriter, type EntryHeader } from './tree-writer.js';
 

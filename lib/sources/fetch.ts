@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { CheckFailedError, GantryError } from '../errors.js';
 import { createHttpClient, NetworkError, type DownloadProgress, type HttpClient } from '../http/index.js';
-import type { ArchiveType, Checksum, GitLocation, SourceLocation } from '../registry/location.js';
+import type { ArchiveType, Checksum, GitLocation, SourceLocation } from './location.js';
 import { extractArchive, extractTarStream, sniffArchiveType } from './archive.js';
 import { fetchGit } from './git.js';
 import { hashTree, walk } from './hash.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GantryError } from '../errors.js';
 import { redact, redactUrl } from '../http/index.js';
 import { missingToolHint } from '../system-packages.js';
-import type { GitLocation } from '../registry/location.js';
+import type { GitLocation } from './location.js';
 
 export class GitError extends GantryError {
   constructor(message: string, hint?: string) {

@@ -3,3 +3,4 @@ export { hashTree } from './hash.js';
 export { extractArchive, sniffArchiveType } from './archive.js';
 export { fetchGit, GitError } from './git.js';
 export { defaultLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
+export type * from './location.js';

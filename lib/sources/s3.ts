@@ -3,7 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { GantryError } from '../errors.js';
-import type { S3Location } from '../registry/location.js';
+import type { S3Location } from './location.js';
 import type { DownloadProgress } from '../http/index.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import { SourceRefusedError } from './limits.js';

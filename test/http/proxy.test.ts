@@ -14,7 +14,7 @@ import {
 } from '../../lib/http/index.js';
 import { createLogger } from '../../lib/log.js';
 import { fetchS3 } from '../../lib/sources/s3.js';
-import type { S3Location } from '../../lib/registry/location.js';
+import type { S3Location } from '../../lib/sources/location.js';
 import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
 import { startProxyPeer, type ProxyPeer } from '../peers/proxy.js';
 import { startS3Peer, type S3Peer } from '../peers/s3.js';

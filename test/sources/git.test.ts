@@ -4,7 +4,8 @@ import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile, chmod } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseLocation, type GitLocation } from '../../lib/registry/location.js';
+import { parseLocation } from '../../lib/registry/location.js';
+import type { GitLocation } from '../../lib/sources/location.js';
 import { fetchSource } from '../../lib/sources/fetch.js';
 import { fetchGit, GitError } from '../../lib/sources/git.js';
 
