@@ -1,4 +1,4 @@
-import { redact } from './http/redact.js';
+import { redact } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

@@ -1,5 +1,6 @@
 /**
- * Redaction: every log line and every error message passes through `redact`.
+ * Redaction: every log line and every error message passes through `redact`. A root module of lib/, like log.ts and
+ * errors.ts, so that the logger, the HTTP core and every area use it without importing each other in a ring.
  * Known secret values (tokens we sent, passwords we were given) are registered at run time and replaced wherever
  * they appear (also JSON-escaped or URL-encoded); well-known credential carriers (headers, also quoted as JSON, cookies,
  * bearer tokens in prose, query and fragment parameters, URL userinfo, credential-named JSON fields and environment

@@ -7,7 +7,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { UsageError } from '../errors.js';
-import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../http/redact.js';
+import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../redact.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import type { CheckResult } from './evaluate.js';
 import type { GateResult, UrlGateResult } from './gate.js';

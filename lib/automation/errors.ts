@@ -1,5 +1,5 @@
 import { ExitCode, GantryError } from '../errors.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 /**
  * The W3C WebDriver error table (https://www.w3.org/TR/webdriver2/#errors): each error code with the HTTP status a

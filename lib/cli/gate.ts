@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
-import { redactUrl } from '../http/redact.js';
+import { redactUrl } from '../redact.js';
 import { usage, type CliContext } from './context.js';
 
 interface GateFlags {

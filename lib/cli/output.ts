@@ -1,4 +1,4 @@
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 export interface Column<Row> {
   header: string;

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GantryError } from '../errors.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import { createLogger, setLogger } from '../log.js';
 import { version } from '../version.js';
 import type { CliContext, GlobalOptions } from './context.js';

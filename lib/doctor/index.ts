@@ -9,7 +9,7 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import semver from 'semver';
 import { resolveChromeDriverPath, resolveChromePath } from '../browser/locate.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 import type { Logger } from '../log.js';
 import { packageRoot } from '../paths.js';
 import { installCommand, setupCommand, systemPackages, type SystemPackage } from '../system-packages.js';

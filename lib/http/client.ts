@@ -14,7 +14,7 @@ import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
 import { createProxyAgents, describeProxy, proxySettingsFromEnv, type ProxySettings } from './proxy.js';
-import { redact, redactUrl, registerSecret, sensitiveHeaders } from './redact.js';
+import { redact, redactUrl, registerSecret, sensitiveHeaders } from '../redact.js';
 import { decideRetry, defaultRetryPolicy, definePolicy, type RetryPolicy } from './retry.js';
 import { loadTlsOptions, type TlsOptions } from './tls.js';
 

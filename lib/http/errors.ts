@@ -1,5 +1,5 @@
 import { GantryError, ExitCode } from '../errors.js';
-import { redact, redactHeaders, redactUrl, redactValue } from './redact.js';
+import { redact, redactHeaders, redactUrl, redactValue } from '../redact.js';
 
 const maxBodyInMessage = 500;
 

@@ -20,4 +20,4 @@ export { decideRetry, definePolicy, defaultRetryPolicy, noRetry, networkErrorCod
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
 export { loadTlsOptions } from './tls.js';
 export type { TlsOptions } from './tls.js';
-export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from './redact.js';
+export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from '../redact.js';

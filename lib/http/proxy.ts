@@ -22,7 +22,7 @@ import { BlockList, isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { UsageError } from '../errors.js';
-import { registerSecret } from './redact.js';
+import { registerSecret } from '../redact.js';
 
 export interface ProxySettings {
   /** The proxy for http:// targets (`http_proxy`, `HTTP_PROXY`). */

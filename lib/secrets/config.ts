@@ -1,4 +1,4 @@
-import { registerSecret } from '../http/redact.js';
+import { registerSecret } from '../redact.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';

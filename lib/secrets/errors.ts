@@ -1,6 +1,6 @@
 import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { NetworkError } from '../http/errors.js';
-import { redact } from '../http/redact.js';
+import { redact } from '../redact.js';
 
 /** What was asked when a request failed: never carries the token; the path is shown as sent (segments encoded). */
 export interface SecretsRequestDescription {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHttpClient, HttpError, noRetry, REDACTED } from '../../lib/http/index.js';
-import { redact, redactUrl, registerSecret } from '../../lib/http/redact.js';
+import { redact, redactUrl, registerSecret } from '../../lib/redact.js';
 import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
 
-// Audit of lib/http/redact: credentials in the shapes they take when a server, a proxy or a child process echoes them
+// Audit of lib/redact: credentials in the shapes they take when a server, a proxy or a child process echoes them
 // back into an error message or a log line. Each canary must vanish; the text around it must stay readable.
 function assertMasked(text: string, canary: string, expected?: string): void {
   const out = redact(text);
@@ -13,7 +13,7 @@ function assertMasked(text: string, canary: string, expected?: string): void {
   if (expected !== undefined) assert.equal(out, expected);
 }
 
-describe('audit: redaction of echoed credentials (lib/http/redact)', () => {
+describe('audit: redaction of echoed credentials (lib/redact)', () => {
   it('SEC-AUTH-TOKEN-HEADER / SEC-AUTH-BEARER: token headers quoted as JSON or in single quotes are masked, in any letter case', () => {
     assertMasked('upstream said {"X-Secrets-Token":"canary-5f1e-a1"}', 'canary-5f1e-a1', `upstream said {"X-Secrets-Token":"${REDACTED}"}`);
     assertMasked('{"headers": {"authorization": "Bearer canary-5f1e-a2"}}', 'canary-5f1e-a2', `{"headers": {"authorization": "Bearer ${REDACTED}"}}`);

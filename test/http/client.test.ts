@@ -558,9 +558,9 @@ describe('HTTP core (lib/http)', () => {
   });
 });
 
-describe('redaction (lib/http/redact)', () => {
+describe('redaction (lib/redact)', () => {
   it('masks a key= value without swallowing the prose around the URL', async () => {
-    const { redact, redactUrl } = await import('../../lib/http/redact.js');
+    const { redact, redactUrl } = await import('../../lib/redact.js');
     assert.equal(redact('failed (GET http://h/x?key=abc123) [see http://h/y?a=1&access_token=zz9]'),
       `failed (GET http://h/x?key=${REDACTED}) [see http://h/y?a=1&access_token=${REDACTED}]`);
     const once = redactUrl('http://h/x?key=abc123&b=2');
