@@ -9,9 +9,9 @@
 import * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
 import {
-  SecretsClient, SecretsError, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits, type ResolveSources,
+  SecretsClient, SecretsError, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
+  type KvMetadata, type KvVersion, type ResolveSources, type SecretData,
 } from '../lib/secrets/index.js';
-import type { KvMetadata, KvVersion, SecretData } from '../lib/secrets/types.js';
 
 export interface KvSecretArgs {
   /** The kv mount, e.g. `secret`. Changing it replaces the resource. */

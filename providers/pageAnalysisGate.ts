@@ -13,18 +13,16 @@
 import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { CheckFailedError, GantryError } from '../lib/errors.js';
-import { redactUrl } from '../lib/http/index.js';
 import {
   AGGREGATION_METHODS,
   archiveReportsToS3,
   auditThresholdsFromInput,
   categoryThresholdsFromRecord,
   createEngine,
+  gateRunError,
   parseAggregationMethod,
   parseS3Url,
   parseStrategy,
-  renderGateTable,
   runGate,
   type CheckResult,
   type Threshold,
@@ -215,14 +213,8 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
     strategy: parseStrategy(inputs.strategy ?? 'desktop') ?? 'DESKTOP',
     engine,
   });
-  if (result.status !== 'pass') {
-    const table = renderGateTable(result);
-    const failing = result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name);
-    // The URL may carry a token (a secret input): messages show it with credentials masked.
-    const shown = redactUrl(inputs.url);
-    if (result.status === 'fail') throw new CheckFailedError(`page analysis gate for ${shown} failed: ${[...new Set(failing)].join(', ')} below threshold\n${table}`);
-    throw new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR' });
-  }
+  // The URL may carry a token (a secret input): the error shows it with credentials masked.
+  if (result.status !== 'pass') throw gateRunError(result, inputs.url);
   if (inputs.reportS3) await archiveReportsToS3(result, inputs.reportS3);
   const [page] = result.urls;
   const scores: Record<string, number | null> = {};

@@ -14,12 +14,8 @@ import * as pulumi from '@pulumi/pulumi';
 import { rm } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { GantryError } from '../lib/errors.js';
-import { formatModuleAddress, parseModuleAddress } from '../lib/registry/address.js';
-import { RegistryClient } from '../lib/registry/client.js';
-import { parseConstraints, selectVersion } from '../lib/registry/constraints.js';
-import { locate, resolveModule } from '../lib/registry/modules.js';
-import { fetchSource } from '../lib/sources/fetch.js';
-import { hashTree } from '../lib/sources/hash.js';
+import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
+import { fetchSource, hashTree } from '../lib/sources/index.js';
 import { containsUnknown } from './unknown.js';
 
 export interface RegistryModuleArgs {

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { UsageError } from '../errors.js';
+import { CheckFailedError, GantryError, UsageError } from '../errors.js';
 import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../redact.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import type { CheckResult } from './evaluate.js';
@@ -117,6 +117,21 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
   const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
   const title = `Page analysis gate ${verdict} (${result.engine} engine, ${result.strategy.toLowerCase()}, ${result.runs} run${result.runs === 1 ? '' : 's'}, ${result.aggregation})`;
   return [title, renderColumns([header, ...rows]), ...(uniqueReasons.length > 0 ? ['Reasons:', ...uniqueReasons] : [])].join('\n');
+}
+
+/**
+ * The error a gate on one page ends with when it did not pass (the PageAnalysisGate resource): a failed check is a
+ * `CheckFailedError` naming the checks below threshold, an engine that could not analyse the page a `GATE_ENGINE_ERROR`;
+ * both show the page URL masked as `redactUrl` does (it may carry a token) and the table.
+ */
+export function gateRunError(result: GateResult, url: string): GantryError {
+  const table = renderGateTable(result);
+  const shown = redactUrl(url);
+  if (result.status === 'fail') {
+    const failing = [...new Set(result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name))];
+    return new CheckFailedError(`page analysis gate for ${shown} failed: ${failing.join(', ')} below threshold\n${table}`);
+  }
+  return new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR' });
 }
 
 /** A file-name-safe, stable name for a URL: host, path, and a short hash of the whole URL. */

@@ -6,10 +6,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CheckFailedError } from '../../lib/errors.js';
 import {
   archiveKeyPrefix,
   archiveReportsToS3,
   createRemoteEngine,
+  gateRunError,
   parsePageanalysisResponse,
   parseS3Url,
   renderGateTable,
@@ -65,6 +67,17 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     assert.match(table, /^URL\s+CHECK/m);
     assert.match(table, /^http:\/\/127\.0\.0\.1:8080\/about\s+best-practices score\s+96\s+>= 100\s+FAIL/m);
     assert.match(table, /^Reasons:\n {2}best-practices: score 0\.96 is not >= 1/m);
+  });
+
+  it('gateRunError: a failed gate is a CheckFailedError naming the checks below threshold, an engine error GATE_ENGINE_ERROR; both mask the page URL', () => {
+    const url = 'http://127.0.0.1:8080/?token=canary-gate-1';
+    const failure = gateRunError(failed, url);
+    assert.ok(failure instanceof CheckFailedError);
+    assert.match(failure.message, /^page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\S+ failed: best-practices below threshold\nPage analysis gate FAILED/);
+    const engineError = gateRunError({ ...failed, status: 'error' }, url);
+    assert.equal(engineError.code, 'GATE_ENGINE_ERROR');
+    assert.match(engineError.message, /could not analyse the page\nPage analysis gate/);
+    for (const error of [failure, engineError]) assert.ok(!error.message.includes('canary-gate-1'), error.message);
   });
 
   it('--report folder: gate.json, each run and the representative report, written whole (no temporary files left)', async () => {
