@@ -177,7 +177,11 @@ function toSearchParams(params: SearchParams | undefined): URLSearchParams | und
   return out;
 }
 
-/** got's own codes wrap a cause that has the real one; hpagent says only "Bad response: 407" or "Proxy timeout". */
+/**
+ * got's own codes wrap a cause that has the real one; hpagent says only "Bad response: 407" or "Proxy timeout". A 407
+ * is ERR_PROXY_AUTH, as the proxy's 407 to a request sent to it in absolute form is (`proxyRefusal`); any other
+ * refused CONNECT is ERR_PROXY_TUNNEL.
+ */
 function errorCodeOf(error: unknown): string {
   const seen = new Set<unknown>();
   let current: unknown = error;
@@ -186,10 +190,16 @@ function errorCodeOf(error: unknown): string {
     const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string' && !code.startsWith('ERR_GOT_')) return code;
     if (name === 'TimeoutError' || message === 'Proxy timeout') return 'ETIMEDOUT';
-    if (typeof message === 'string' && /^Bad response: \d{3}$/.test(message)) return 'ERR_PROXY_TUNNEL';
+    if (typeof message === 'string' && /^Bad response: \d{3}$/.test(message)) return message.endsWith(' 407') ? 'ERR_PROXY_AUTH' : 'ERR_PROXY_TUNNEL';
     current = (current as { cause?: unknown }).cause;
   }
   return 'ERR_NETWORK';
+}
+
+/** The proxy's 407 to a request sent to it in absolute form: no response from the target, as a refused CONNECT. */
+function proxyRefusal(response: PlainResponse): Error {
+  const reason = response.statusMessage ? ` ${response.statusMessage}` : '';
+  return Object.assign(new Error(`the proxy answered 407${reason}`), { code: 'ERR_PROXY_AUTH' });
 }
 
 /**
@@ -392,6 +402,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       };
       stream.once('error', onError);
       stream.once('response', (response: PlainResponse) => {
+        // A 407 counts as the proxy's only on a request that went to the proxy itself: through a tunnel or direct,
+        // it is the server's answer like any other status.
+        if (response.statusCode === 407 && agents.forwarded((response as PlainResponse & { req?: http.ClientRequest }).req)) {
+          onError(proxyRefusal(response));
+          return;
+        }
         stream.off('error', onError);
         // Until a reader takes the body, an error on it must not go unheard.
         stream.on('error', () => undefined);

@@ -109,6 +109,9 @@ function networkHint(diagnosis: NetworkDiagnosis, url: string, errorCode: string
   }
   if (diagnosis === 'untrusted-certificate') return 'the TLS certificate was not trusted: pass a CA bundle, or fix the server name';
   if (diagnosis === 'client-certificate-refused') return 'the server wants a client certificate it trusts: pass a client certificate and key';
+  if (proxy && errorCode === 'ERR_PROXY_AUTH') {
+    return `the proxy ${proxy} wants credentials it accepts: check the user and password in the proxy URL (HTTPS_PROXY or HTTP_PROXY, http://user:password@host:port)`;
+  }
   if (proxy) {
     return `check that the proxy ${proxy} (HTTPS_PROXY or HTTP_PROXY) is running, reachable and lets this host through; a host listed in NO_PROXY goes direct`;
   }

@@ -13,8 +13,11 @@
  * - loopback is not special: `localhost` and `127.0.0.1` go through the proxy unless listed, as with curl (Go and
  *   some tools send them direct implicitly).
  *
- * The tunnels are hpagent's: a CONNECT to the proxy for every target, http:// ones included. A proxy that allows
- * CONNECT only to port 443 (Squid's default `SSL_ports` rule) therefore refuses plain-http targets on other ports.
+ * An http:// target behind an http:// proxy goes as curl sends it: the request itself, in absolute form
+ * (`GET http://host:port/path HTTP/1.1`, the Host header the target's), with `Proxy-Authorization` when the proxy URL
+ * has credentials, on keep-alive connections to the proxy that every proxied target shares. Every https:// target, and
+ * an http:// one behind an https:// proxy, goes through hpagent's tunnel: a CONNECT to the proxy, then the request (and
+ * TLS) inside it.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -126,6 +129,81 @@ function routed<A extends http.Agent>(agent: A, defaultPort: number, route: (hos
   return agent;
 }
 
+/** The proxy's host (IPv6 without brackets) and port, as a connection to it takes them. */
+function proxyEndpoint(proxy: URL): { host: string; port: number } {
+  return { host: proxy.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80)) };
+}
+
+/** `http://host[:port]/path?query`: the target as a request in absolute form names it (default port left out). */
+function absoluteForm(host: string, port: number, path: string): string {
+  const name = host.replace(/^\[(.*)\]$/, '$1');
+  return `http://${isIP(name) === 6 ? `[${name}]` : name}${port === 80 ? '' : `:${port}`}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+/** The parts of a ClientRequest (Node's OutgoingMessage) that hold a head rendered before it has a socket. */
+interface RenderedRequest {
+  _header?: string | null;
+  _headerSent?: boolean;
+  outputData?: { data: unknown }[];
+  outputSize?: number;
+}
+
+/** Replaces a rendered head's first line (`line`) with `replacement`, in the head and where it waits for the socket. */
+function rewriteHead(request: RenderedRequest, line: string, replacement: string): boolean {
+  const old = request._header;
+  if (typeof old !== 'string' || !old.startsWith(line)) return false;
+  const head = replacement + old.slice(line.length);
+  if (request._headerSent) {
+    const queued = request.outputData?.[0];
+    if (!queued || typeof queued.data !== 'string' || !queued.data.startsWith(old)) return false;
+    queued.data = head + queued.data.slice(old.length);
+    request.outputSize = (request.outputSize ?? 0) + head.length - old.length;
+  }
+  request._header = head;
+  return true;
+}
+
+type AddRequest = (request: http.ClientRequest, options: http.RequestOptions) => void;
+
+/**
+ * Makes a keep-alive http agent send the requests to proxied hosts to an http:// proxy in absolute form. The request
+ * line's path becomes the absolute URL (ClientRequest renders its head lazily, on the first write or end, so the path
+ * set here is the one on the wire), and the connection is asked for with the proxy's host and port, so the pool keeps
+ * the proxy's sockets under one name, shared by every proxied target. Other hosts go direct as before.
+ */
+function forwarding(agent: http.Agent, proxy: URL, proxied: (host: string, port: number) => boolean, forwarded: WeakSet<http.ClientRequest>): http.Agent {
+  const addRequest = (agent as unknown as { addRequest: AddRequest }).addRequest.bind(agent);
+  const endpoint = proxyEndpoint(proxy);
+  const authorization = proxy.username || proxy.password
+    ? `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`
+    : undefined;
+  (agent as unknown as { addRequest: AddRequest }).addRequest = (request, options) => {
+    const host = String(options.host ?? options.hostname ?? 'localhost');
+    const port = Number(options.port ?? 80);
+    if (!proxied(host, port)) {
+      addRequest(request, options);
+      return;
+    }
+    const origin = request.path;
+    request.path = absoluteForm(host, port, origin);
+    const rendered = request as unknown as RenderedRequest;
+    if (typeof rendered._header === 'string') {
+      // The head is rendered already when the request was given its headers as an array, or waits for `100 Continue`
+      // (Expect, as the S3 SDK sends with a body; then the head is queued for the socket too): its request line is
+      // rewritten in place, and the credentials added.
+      if (!rewriteHead(rendered, `${request.method} ${origin} HTTP/1.1\r\n`, `${request.method} ${request.path} HTTP/1.1\r\n${authorization ? `Proxy-Authorization: ${authorization}\r\n` : ''}`)) {
+        request.destroy(new Error('the request could not be rewritten for the proxy'));
+        return;
+      }
+    } else if (authorization) {
+      request.setHeader('proxy-authorization', authorization);
+    }
+    forwarded.add(request);
+    addRequest(request, { ...options, host: endpoint.host, hostname: endpoint.host, port: endpoint.port });
+  };
+  return agent;
+}
+
 export interface ProxyAgents {
   /** For http:// targets. */
   readonly http: http.Agent;
@@ -133,6 +211,11 @@ export interface ProxyAgents {
   readonly https: https.Agent;
   /** The proxy a request to `url` goes through (credentials included: redact before showing it), or undefined. */
   proxyFor(url: URL): URL | undefined;
+  /**
+   * Whether this request was sent to the proxy in absolute form (an http:// target behind an http:// proxy): its
+   * response then comes from the proxy, a 407 included, rather than from inside a tunnel.
+   */
+  forwarded(request: http.ClientRequest | undefined): boolean;
   destroy(): void;
 }
 
@@ -160,11 +243,14 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
     const connect = (agent as unknown as https.Agent).createConnection.bind(agent);
     return (connection, callback) => connect({ ...connection, timeout: connection.timeout || timeout }, callback);
   };
-  const httpProxyAgent = httpProxy ? new HttpProxyAgent({ proxy: httpProxy, keepAlive: true }) : undefined;
+  const httpProxyAgent = httpProxy?.protocol === 'https:' ? new HttpProxyAgent({ proxy: httpProxy, keepAlive: true }) : undefined;
   const httpsProxyAgent = httpsProxy ? new HttpsProxyAgent({ proxy: httpsProxy, keepAlive: true }) : undefined;
   const httpTunnel = tunnel(httpProxyAgent);
   const httpsTunnel = tunnel(httpsProxyAgent);
-  const httpAgent = routed(new http.Agent(poolOptions), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
+  const forwarded = new WeakSet<http.ClientRequest>();
+  const httpAgent = httpProxy?.protocol === 'http:'
+    ? forwarding(new http.Agent(poolOptions), httpProxy, (host, port) => !bypass(host, port), forwarded)
+    : routed(new http.Agent(poolOptions), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
   const httpsAgent = routed(new https.Agent(poolOptions), 443, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
   return {
     http: httpAgent,
@@ -174,6 +260,9 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
       if (!proxy) return undefined;
       const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
       return bypass(url.hostname, port) ? undefined : proxy;
+    },
+    forwarded(request) {
+      return request !== undefined && forwarded.has(request);
     },
     destroy() {
       httpAgent.destroy();

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import http from 'node:http';
 import { inspect } from 'node:util';
 import {
   createHttpClient,
+  createProxyAgents,
   definePolicy,
+  HttpError,
   NetworkError,
   noProxyMatcher,
-  noRetry,
   proxySettingsFromEnv,
   redact,
 } from '../../lib/http/index.js';
@@ -21,6 +23,19 @@ import { startS3Peer, type S3Peer } from '../peers/s3.js';
 import { makeTestPki, type TestPki } from '../peers/tls.js';
 
 const once = definePolicy({ retries: 0 });
+
+/** A PUT that waits for `100 Continue` before its body: its head is rendered before the agent sees it. */
+function putExpectingContinue(agent: http.Agent, url: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'PUT', agent, headers: { expect: '100-continue', 'content-type': 'text/plain' } });
+    request.on('continue', () => request.end(body));
+    request.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+  });
+}
 
 describe('outgoing proxies (lib/http/proxy)', () => {
   describe('NO_PROXY, as curl reads it', () => {
@@ -88,9 +103,12 @@ describe('outgoing proxies (lib/http/proxy)', () => {
       Object.assign(process.env, { HTTP_PROXY: proxy.url, http_proxy: '', NO_PROXY: '', no_proxy: '' });
       try {
         const client = createHttpClient({ baseUrl: target.url, retry: once });
-        const response = await client.request<{ path: string }>({ url: '/through?x=1' });
+        const response = await client.request<{ path: string; via: string | null }>({ url: '/through?x=1' });
         assert.equal(response.body.path, '/through?x=1');
-        assert.deepEqual(proxy.connects, [`127.0.0.1:${target.port}`], 'hpagent tunnels http:// targets with CONNECT');
+        assert.match(String(response.body.via), /proxy\//, 'the proxy forwarded it');
+        assert.deepEqual(proxy.requests, [`GET http://127.0.0.1:${target.port}/through?x=1`], 'the request in absolute form, as curl sends it');
+        assert.deepEqual(proxy.connects, []);
+        assert.equal(target.requests[0]?.headers.host, `127.0.0.1:${target.port}`, "the Host header is the target's");
         client.close();
       } finally {
         for (const [name, value] of Object.entries(saved)) {
@@ -100,12 +118,56 @@ describe('outgoing proxies (lib/http/proxy)', () => {
       }
     });
 
-    it('keeps one tunnel for several requests to the same host (keep-alive through the proxy)', async () => {
-      const client = createHttpClient({ baseUrl: target.url, retry: once, proxy: { httpProxy: proxy.url } });
-      for (let i = 0; i < 3; i += 1) await client.request({ url: `/n${i}` });
-      assert.equal(target.requests.length, 3);
-      assert.equal(proxy.connects.length, 1);
+    it('keeps one connection to the proxy for several requests, to every proxied target (keep-alive)', async () => {
+      const other = await startHttpPeer((request, response) => sendJson(response, 200, { path: request.url }));
+      try {
+        const client = createHttpClient({ baseUrl: target.url, retry: once, proxy: { httpProxy: proxy.url } });
+        for (let i = 0; i < 3; i += 1) await client.request({ url: `/n${i}` });
+        await client.request({ url: `${other.url}/elsewhere` });
+        assert.equal(target.requests.length, 3);
+        assert.equal(other.requests.length, 1);
+        assert.deepEqual(proxy.requests, [0, 1, 2].map((i) => `GET http://127.0.0.1:${target.port}/n${i}`).concat(`GET http://127.0.0.1:${other.port}/elsewhere`));
+        assert.deepEqual(proxy.connects, []);
+        assert.equal(proxy.connections, 1);
+        client.close();
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('names the target in absolute form: IPv6 in brackets, the default port left out', async () => {
+      const client = createHttpClient({ retry: once, proxy: { httpProxy: proxy.url } });
+      // The proxy cannot reach either (nothing listens there): what counts is the request line it got.
+      await client.request({ url: 'http://[::1]:9/v6?q=1', accept: () => true }).catch(() => undefined);
+      await client.request({ url: 'http://localhost/default-port', accept: () => true }).catch(() => undefined);
+      assert.deepEqual(proxy.requests, ['GET http://[::1]:9/v6?q=1', 'GET http://localhost/default-port']);
       client.close();
+    });
+
+    it('rewrites a request whose head is rendered early (Expect: 100-continue, as the S3 SDK sends bodies)', async () => {
+      const agents = createProxyAgents({ httpProxy: proxy.url });
+      try {
+        assert.equal(await putExpectingContinue(agents.http, `${target.url}/upload`, 'payload'), 200);
+        assert.deepEqual(proxy.requests, [`PUT http://127.0.0.1:${target.port}/upload`]);
+        assert.equal(target.requests[0]?.body, 'payload');
+      } finally {
+        agents.destroy();
+      }
+    });
+
+    it('a 407 from a server reached direct is an HttpError like any other status', async () => {
+      const strict = await startHttpPeer((_request, response) => {
+        response.writeHead(407, { 'proxy-authenticate': 'Basic realm="origin"' });
+        response.end();
+      });
+      try {
+        const client = createHttpClient({ baseUrl: strict.url, retry: once, proxy: { httpProxy: proxy.url, noProxy: `127.0.0.1:${strict.port}` } });
+        await assert.rejects(client.request({ url: '/x' }), (error: unknown) => error instanceof HttpError && error.status === 407);
+        assert.deepEqual(proxy.requests, []);
+        client.close();
+      } finally {
+        await strict.close();
+      }
     });
 
     it('NO_PROXY sends a listed host direct', async () => {
@@ -172,28 +234,52 @@ describe('outgoing proxies (lib/http/proxy)', () => {
     });
 
     it('sends the credentials of the proxy URL to the proxy, and a wrong password never shows in the error', async () => {
+      proxy.reset();
       const client = createHttpClient({ baseUrl: target.url, retry: once, proxy: { httpProxy: proxy.urlWithCredentials() } });
       assert.equal((await client.request({ url: '/x' })).status, 200);
+      assert.equal((await client.request({ url: '/y' })).status, 200);
       assert.equal(proxy.refused, 0);
+      assert.deepEqual(proxy.requests, [`GET http://127.0.0.1:${target.port}/x`, `GET http://127.0.0.1:${target.port}/y`]);
       client.close();
+      const agents = createProxyAgents({ httpProxy: proxy.urlWithCredentials() });
+      assert.equal(await putExpectingContinue(agents.http, `${target.url}/upload`, 'payload'), 200, 'a head rendered early gets the credentials too');
+      assert.equal(proxy.refused, 0);
+      agents.destroy();
 
       const lines: string[] = [];
       const wrong = createHttpClient({
         baseUrl: target.url,
-        retry: noRetry,
+        retry: definePolicy({ retries: 3 }),
         proxy: { httpProxy: proxy.urlWithCredentials('deploy', 'wrong-proxy-pass-77') },
         logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
       });
       const error = await wrong.request({ url: '/x' }).catch((caught: unknown) => caught);
       assert.ok(error instanceof NetworkError, String(error));
-      assert.equal(error.errorCode, 'ERR_PROXY_TUNNEL');
-      assert.match(error.message, /407/);
+      assert.equal(error.errorCode, 'ERR_PROXY_AUTH');
+      assert.match(error.message, /through the proxy http:\/\/127\.0\.0\.1:\d+: ERR_PROXY_AUTH \(the proxy answered 407/);
+      assert.match(error.hint ?? '', /proxy http:\/\/127\.0\.0\.1:\d+ wants credentials/);
+      assert.equal(error.attempts, 1, 'a refusal is not retried');
+      assert.equal(proxy.refused, 1);
       const everything = `${error.message} ${error.hint} ${inspect(error, { depth: 8 })} ${JSON.stringify(error)} ${lines.join('\n')}`;
       for (const secret of ['wrong-proxy-pass-77', credentials.password, Buffer.from(`deploy:${credentials.password}`).toString('base64')]) {
         assert.ok(!everything.includes(secret), `${secret} in ${everything}`);
       }
       assert.equal(redact(`proxy said no to ${credentials.password}`), 'proxy said no to [REDACTED]', 'the proxy password is a registered secret');
       wrong.close();
+    });
+
+    it('a 407 to a CONNECT is the same error', async () => {
+      proxy.reset();
+      const client = createHttpClient({ retry: definePolicy({ retries: 3 }), proxy: { httpsProxy: proxy.urlWithCredentials('deploy', 'wrong-tunnel-pass-88') } });
+      const error = await client.request({ url: `https://127.0.0.1:${target.port}/x` }).catch((caught: unknown) => caught);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.equal(error.errorCode, 'ERR_PROXY_AUTH');
+      assert.match(error.message, /407/);
+      assert.equal(error.attempts, 1);
+      assert.deepEqual(proxy.connects, [`127.0.0.1:${target.port}`]);
+      const everything = `${error.message} ${error.hint} ${inspect(error, { depth: 8 })} ${JSON.stringify(error)}`;
+      assert.ok(!everything.includes('wrong-tunnel-pass-88'), everything);
+      client.close();
     });
   });
 
@@ -221,9 +307,11 @@ describe('outgoing proxies (lib/http/proxy)', () => {
       const fetchVia = (env: NodeJS.ProcessEnv, file: string) => fetchS3(location, join(dir, file), { env, maxBytes: 1024, checksumsWhenRequired: true, clientConfig: { credentials: s3.credentials } });
       assert.equal(await fetchVia({ HTTP_PROXY: proxy.url }, 'a'), 23);
       assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'bytes through the proxy');
-      assert.deepEqual(proxy.connects, [host]);
+      assert.ok(proxy.requests.length === 1 && proxy.requests[0]!.startsWith(`GET http://${host}/proxied/module.tgz`), proxy.requests.join('\n'));
+      assert.deepEqual(proxy.connects, []);
       proxy.reset();
       await fetchVia({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, 'b');
+      assert.deepEqual(proxy.requests, []);
       assert.deepEqual(proxy.connects, []);
     });
   });

@@ -14,6 +14,8 @@ export interface ProxyPeer {
   requests: string[];
   /** CONNECT tunnels asked for, as "host:port" (refused ones included). */
   connects: string[];
+  /** Client connections the proxy accepted (keep-alive reuses one for several requests). */
+  connections: number;
   /** Requests and CONNECTs refused with 407 for missing or wrong credentials. */
   refused: number;
   /** The URL with credentials, for a proxy started with some. */
@@ -27,6 +29,8 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
   const requests: string[] = [];
   const connects: string[] = [];
   let refused = 0;
+  let connections = 0;
+  server.on('connection', () => { connections += 1; });
   server.prependListener('request', (request: http.IncomingMessage) => requests.push(`${request.method} ${request.url}`));
   server.prependListener('connect', (request: http.IncomingMessage) => connects.push(String(request.url)));
   const { credentials } = options;
@@ -47,6 +51,9 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
     port,
     requests,
     connects,
+    get connections() {
+      return connections;
+    },
     get refused() {
       return refused;
     },
@@ -57,6 +64,7 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
       requests.length = 0;
       connects.length = 0;
       refused = 0;
+      connections = 0;
     },
     close() {
       destroySockets();
