@@ -71,7 +71,7 @@ function installSystemPackages(missing) {
 function instructions(missing) {
   const lines = ['still missing — install these by hand:'];
   for (const pkg of missing) lines.push(`  ${pkg.name.padEnd(13)} needed for ${pkg.features}`);
-  lines.push(`  Debian/Ubuntu: sudo apt-get install -y ${missing.map((pkg) => pkg.debian).join(' ')}`);
+  lines.push(`  Debian/Ubuntu: ${process.getuid?.() === 0 ? "" : "sudo "}apt-get install -y ${missing.map((pkg) => pkg.debian).join(' ')}`);
   const formulae = missing.filter((pkg) => !pkg.brew.startsWith('--cask')).map((pkg) => pkg.brew);
   const casks = missing.filter((pkg) => pkg.brew.startsWith('--cask')).map((pkg) => pkg.brew.replace('--cask ', ''));
   if (formulae.length > 0) lines.push(`  macOS:         brew install ${formulae.join(' ')}`);
