@@ -2,10 +2,16 @@ import semver from 'semver';
 import { GantryError, UsageError } from '../errors.js';
 
 /**
- * Version constraints with Terraform's module semantics (hashicorp/go-version): `=`, `!=`, `>`, `>=`, `<`, `<=`, `~>`,
- * comma means "and". Versions with fewer than three parts are padded with zeros (`1.2` is `1.2.0`), a `v` prefix is
- * accepted, build metadata is ignored when comparing, and a pre-release is only ever chosen when a constraint names
- * it exactly.
+ * Version constraints with Terraform's module semantics: `=`, `!=`, `>`, `>=`, `<`, `<=`, `~>`, comma means "and".
+ * Versions with fewer than three parts are padded with zeros (`1.2` is `1.2.0`), a `v` prefix is accepted, build
+ * metadata is ignored when comparing.
+ *
+ * Pre-releases follow Terraform's and OpenTofu's module installer exactly. A release is checked by
+ * hashicorp/go-version alone: a pre-release in a comparison (`<= 0.0.3-alpha.1`) is an ordinary bound, but `~>` with
+ * a pre-release matches only pre-releases, so it matches no release. A pre-release must in addition be requested
+ * exactly in apparentlymart/go-versions' sense, which the installer reaches through a parser that refuses commas: in
+ * effect only a constraint that is one exact version (`1.2.0-beta`, `= 1.2.0-beta`, `=v1.2.0-beta`) selects a
+ * pre-release, and `1.2.0-beta, >= 1.0` selects nothing at all.
  */
 
 export type Operator = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~>';
@@ -81,7 +87,9 @@ function satisfiesOne(version: string, constraint: VersionConstraint): boolean {
     case '<=':
       return semver.lte(version, c);
     case '~>': {
-      // go-version: at least the constraint, and equal in every written part but the last.
+      // go-version: a pessimistic constraint naming a pre-release matches pre-releases only (and never a release).
+      if (semver.prerelease(c) !== null && semver.prerelease(version) === null) return false;
+      // At least the constraint, and equal in every written part but the last.
       if (semver.lt(version, c)) return false;
       const v = semver.parse(version) as semver.SemVer;
       const k = semver.parse(c) as semver.SemVer;
@@ -93,9 +101,15 @@ function satisfiesOne(version: string, constraint: VersionConstraint): boolean {
   }
 }
 
-/** Whether `version` (already parsed) is allowed; pre-releases need an exact `=` naming them. */
+/**
+ * Whether `version` (already parsed) is allowed. A pre-release only when the whole constraint is one exact version
+ * naming it (OpenTofu's prerelease-constraint-* cases: `0.0.3-alpha.1, >=0.0.2` selects nothing).
+ */
 export function allows(set: ConstraintSet, version: ParsedVersion): boolean {
-  if (version.prerelease && !set.parts.some((part) => part.operator === '=' && semver.eq(part.version, version.semver))) return false;
+  if (version.prerelease) {
+    const only = set.parts.length === 1 ? set.parts[0] : undefined;
+    return only !== undefined && only.operator === '=' && semver.eq(only.version, version.semver);
+  }
   return set.parts.every((part) => satisfiesOne(version.semver, part));
 }
 
@@ -132,5 +146,9 @@ export function selectVersion(listed: readonly string[], set: ConstraintSet, sub
     throw new NoMatchingVersionError(`${subject} has no usable versions${skipped.length ? ` (${skipped.length} unparseable skipped)` : ''}`);
   }
   const newestRelease = parsed.find((candidate) => !candidate.version.prerelease) ?? parsed[0];
-  throw new NoMatchingVersionError(`no version of ${subject} matches ${constraint}; the newest available is ${newestRelease?.raw}`, 'widen the constraint or check the address');
+  const namesPrerelease = set.parts.some((part) => semver.prerelease(part.version) !== null);
+  const hint = namesPrerelease
+    ? 'a pre-release is selected only by a constraint that is exactly that version (e.g. "= 1.2.0-beta.1"), as in Terraform; `~>` or another part next to it selects none'
+    : 'widen the constraint or check the address';
+  throw new NoMatchingVersionError(`no version of ${subject} matches ${constraint}; the newest available is ${newestRelease?.raw}`, hint);
 }

@@ -58,4 +58,49 @@ describe('registry: version constraints (Terraform semantics on semver)', () => 
       assert.throws(() => parseConstraints(bad), (error: unknown) => (error as { exitCode?: number }).exitCode === 2 && /version constraint/.test((error as Error).message), bad);
     }
   });
+
+  describe('Terraform-exact pre-releases (the cases of OpenTofu\'s module installer, internal/initwd/testdata/prerelease-*)', () => {
+    // The registry of those cases lists one pre-release above two releases.
+    const registry = ['0.0.3-alpha.1', '0.0.2', '0.0.1'];
+
+    it('a constraint that is exactly the pre-release selects it, with or without "=" and "v"', () => {
+      for (const constraint of ['0.0.3-alpha.1', 'v0.0.3-alpha.1', '=0.0.3-alpha.1', '=v0.0.3-alpha.1', '= 0.0.3-alpha.1']) {
+        assert.equal(pick(registry, constraint), '0.0.3-alpha.1', constraint);
+      }
+    });
+
+    it('an upper bound naming a pre-release is an ordinary bound for releases: <=0.0.3-alpha.1 picks 0.0.2', () => {
+      assert.equal(pick(registry, '<=0.0.3-alpha.1'), '0.0.2');
+      assert.equal(pick(registry, '<=v0.0.3-alpha.1'), '0.0.2');
+      assert.equal(pick(registry, '< 0.0.3-alpha.1'), '0.0.2');
+    });
+
+    it('a lower bound naming a pre-release never selects it: >=0.0.3-alpha.1 matches nothing here', () => {
+      assert.throws(() => pick(registry, '>=0.0.3-alpha.1'), NoMatchingVersionError);
+      assert.throws(() => pick(registry, '>=v0.0.3-alpha.1'), NoMatchingVersionError);
+      // A release above the bound is fine.
+      assert.equal(pick([...registry, '0.0.3'], '>= 0.0.3-alpha.1'), '0.0.3');
+    });
+
+    it('an exact pre-release combined with another part selects nothing (no pre-release, and no release equals it)', () => {
+      assert.throws(() => pick(registry, '0.0.3-alpha.1, >=0.0.2'), NoMatchingVersionError);
+      assert.throws(() => pick(['1.0.0', '1.2.0-beta', '1.2.0'], '1.2.0-beta, >= 1.0'), NoMatchingVersionError);
+    });
+
+    it('~> naming a pre-release matches no release and selects no pre-release', () => {
+      assert.throws(() => pick(['1.1.0', '1.2.0-beta', '1.2.0', '1.2.1'], '~> 1.2.0-beta'), NoMatchingVersionError);
+      assert.throws(
+        () => pick(['1.2.0-beta', '1.2.0-beta.2'], '~> 1.2.0-beta'),
+        (error: unknown) => error instanceof NoMatchingVersionError && /exactly that version/.test(error.hint ?? ''),
+        'the hint says how a pre-release is selected',
+      );
+      // Without a pre-release in the constraint, ~> keeps its meaning.
+      assert.equal(pick(['1.1.0', '1.2.0-beta', '1.2.0', '1.2.1'], '~> 1.2.0'), '1.2.1');
+    });
+
+    it('!= and no constraint never select a pre-release', () => {
+      assert.equal(pick(['1.0.0', '2.0.0-rc.1'], '!= 0.9.0'), '1.0.0');
+      assert.throws(() => pick(['2.0.0-rc.1'], ''), NoMatchingVersionError);
+    });
+  });
 });
