@@ -1,16 +1,44 @@
-/** Exit codes shared by the command and by every error the library throws. */
+/**
+ * Exit codes shared by the command and by every error the library throws; each means one thing. The table of error
+ * classes and their codes is in docs/architecture.md ("Exit codes"), and test/architecture/exit-codes.test.ts holds
+ * every error class to it.
+ */
 export const ExitCode = {
   ok: 0,
+  /** A definite "no": a gate or check failed, a hash mismatch, not found, a conflict, a lie in a lock file. */
   checkFailed: 1,
+  /** Bad input or a machine that cannot run the command, found before anything was sent. */
   usage: 2,
+  /** The remote side (a service, a driver, a browser) failed, after retries where retrying was safe. */
   remote: 3,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The exit code of a service's answer: a 4xx is the service's definite "no" (not found, forbidden, conflict, a body
+ * it refuses), which asking again will not change; 408 and 429 are "not now", and 5xx the service failing.
+ */
+export function exitCodeForStatus(status: number): ExitCodeValue {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429 ? ExitCode.checkFailed : ExitCode.remote;
+}
+
+/** System error codes that mean a local path given to Gantry cannot be used as asked: bad input, not an outage. */
+const localInputErrnos = new Set(['ENOENT', 'EISDIR', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'EEXIST', 'ENAMETOOLONG', 'ELOOP', 'EINVAL']);
+
+/** The exit code of an error no Gantry code wrapped: a file the user named that cannot be read or written is 2. */
+export function exitCodeForSystemError(error: unknown): ExitCodeValue {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  if (typeof code === 'string' && typeof syscall === 'string' && localInputErrnos.has(code) && !['connect', 'getaddrinfo', 'spawn'].includes(syscall)) {
+    return ExitCode.usage;
+  }
+  return ExitCode.remote;
+}
+
 export interface GantryErrorOptions {
   /** What the user can do about it; printed after the message. */
   hint?: string;
-  exitCode?: ExitCodeValue;
+  /** Required: every error says which of the four outcomes it is (docs/architecture.md, "Exit codes"). */
+  exitCode: ExitCodeValue;
   cause?: unknown;
   /** A stable machine-readable code, e.g. `REGISTRY_NOT_FOUND`. */
   code?: string;
@@ -22,11 +50,11 @@ export class GantryError extends Error {
   readonly exitCode: ExitCodeValue;
   readonly code: string;
 
-  constructor(message: string, options: GantryErrorOptions = {}) {
+  constructor(message: string, options: GantryErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.hint = options.hint;
-    this.exitCode = options.exitCode ?? ExitCode.remote;
+    this.exitCode = options.exitCode;
     this.code = options.code ?? 'GANTRY_ERROR';
   }
 }

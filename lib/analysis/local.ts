@@ -2,14 +2,14 @@
  * The local engine: Lighthouse from npm driving Chromium on this machine, one fresh browser and profile per run
  * (as Lighthouse CI does), its result mapped into the v5 model so that gates cannot tell the engines apart.
  */
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import { launchBrowser, type LaunchOptions } from './chrome.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
 import { parsePageanalysisResponse, type PageanalysisApiResponse } from './model.js';
 
 export class LocalEngineError extends GantryError {
   constructor(message: string, cause?: unknown) {
-    super(message, { code: 'LOCAL_ENGINE', hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)', cause });
+    super(message, { code: 'LOCAL_ENGINE', exitCode: ExitCode.remote, hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)', cause });
   }
 }
 

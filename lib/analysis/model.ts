@@ -5,7 +5,7 @@
  *
  * AMB-26: the spec says result types "carry suffix V5" but names none that way; we use the documented names.
  */
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import {
   anyValue,
   arrayOf,
@@ -243,6 +243,7 @@ export class PageanalysisResponseError extends GantryError {
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
     super(`${source} is not a valid page analysis v5 response: ${shown}${more}`, {
       code: 'PAGEANALYSIS_INVALID_RESPONSE',
+      exitCode: ExitCode.remote,
       hint: 'check that the base URL points at a page analysis v5 API',
     });
     this.problems = problems;

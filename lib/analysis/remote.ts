@@ -4,7 +4,7 @@
  * with scope `openid` (PAG-AUTH-SCOPE-OPENID). Retries 429 and 5xx with backoff; real analyses take 10–60 s, so the
  * response timeout is generous.
  */
-import { GantryError, UsageError } from '../errors.js';
+import { GantryError, UsageError, exitCodeForStatus } from '../errors.js';
 import { createHttpClient, definePolicy, HttpError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
@@ -83,6 +83,7 @@ export class PageanalysisApiError extends GantryError {
     // The URL (already redacted) stands before the colon: a redacted query value runs to the next space.
     super(`page analysis API: GET ${error.url} answered ${error.status}${tried}: ${detail}${reasonNote}`, {
       code: `PAGEANALYSIS_${error.status}`,
+      exitCode: exitCodeForStatus(error.status),
       hint: hintFor(error.status) ?? error.hint,
       cause: error,
     });

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CheckFailedError, GantryError, UsageError } from '../errors.js';
+import { CheckFailedError, ExitCode, GantryError, UsageError } from '../errors.js';
 import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../redact.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import type { CheckResult } from './evaluate.js';
@@ -131,7 +131,7 @@ export function gateRunError(result: GateResult, url: string): GantryError {
     const failing = [...new Set(result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name))];
     return new CheckFailedError(`page analysis gate for ${shown} failed: ${failing.join(', ')} below threshold\n${table}`);
   }
-  return new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR' });
+  return new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR', exitCode: ExitCode.remote });
 }
 
 /** A file-name-safe, stable name for a URL: host, path, and a short hash of the whole URL. */

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError, type ExitCodeValue } from '../errors.js';
 import { missingToolHint } from '../system-packages.js';
 
 /**
@@ -23,10 +23,14 @@ const chromeCandidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/us
 const chromeHint = () => missingToolHint('chromium', 'set CHROME_PATH to a Chrome or Chromium binary');
 const driverHint = () => missingToolHint('chromedriver', 'set CHROMEDRIVER_PATH to a chromedriver binary');
 
-/** The local browser (or its driver) is missing or could not be started. */
+/**
+ * The local browser (or its driver) is missing (exit 2: this machine cannot run the command, nothing was tried) or
+ * could not be started (exit 3, `started: true`: the browser itself failed).
+ */
 export class BrowserLaunchError extends GantryError {
-  constructor(message: string, options: { cause?: unknown; hint?: string } = {}) {
-    super(message, { code: 'BROWSER_LAUNCH', hint: options.hint ?? chromeHint(), cause: options.cause });
+  constructor(message: string, options: { cause?: unknown; hint?: string; started?: boolean } = {}) {
+    const exitCode: ExitCodeValue = options.started ? ExitCode.remote : ExitCode.usage;
+    super(message, { code: 'BROWSER_LAUNCH', exitCode, hint: options.hint ?? chromeHint(), cause: options.cause });
   }
 }
 

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, GantryError } from '../errors.js';
+import { ExitCode, GantryError, exitCodeForSystemError } from '../errors.js';
 import { redact } from '../redact.js';
 import { createLogger, setLogger } from '../log.js';
 import { version } from '../version.js';
@@ -42,18 +42,26 @@ export function gantryErrorBehind(error: unknown, depth = 0): GantryError | unde
   return gantryErrorBehind(error.cause, depth + 1);
 }
 
+/** Node's file-system errors do not always name the file (`EISDIR: illegal operation on a directory, read`). */
+function withPath(message: string, error: unknown): string {
+  const { path } = (error ?? {}) as { path?: unknown };
+  return typeof path === 'string' && !message.includes(path) ? `${message} (${path})` : message;
+}
+
 function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream): number {
   if (error instanceof CommanderError) {
     // commander already printed the message and the hint
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withPath(error instanceof Error ? error.message : String(error), error);
   stderr.write(`error: ${redact(message)}\n`);
   const known = gantryErrorBehind(error);
   if (known?.hint) stderr.write(`hint: ${redact(known.hint)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
-  else if (!known) stderr.write('hint: run again with --verbose for details\n');
-  return known ? known.exitCode : ExitCode.remote;
+  const exitCode = known ? known.exitCode : exitCodeForSystemError(error);
+  if (!known && exitCode === ExitCode.usage) stderr.write('hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n');
+  else if (!known && !verbose) stderr.write('hint: run again with --verbose for details\n');
+  return exitCode;
 }
 
 /** Runs the command line and returns the exit code. */

@@ -1,6 +1,6 @@
 // The well-known port of a dev server, and what to do when it is taken: `gantry dev` and `gantry demo` must run
 // while another copy (or anything else) holds the port, so an unasked-for port falls back to a free one.
-import { GantryError, UsageError } from '../errors.js';
+import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
 
 /** The port named by `variable` in `env`, or `fallback`; 0 means any free port. */
@@ -26,6 +26,7 @@ export async function startOnDevPort<S extends { url: string }>(
     if (options.explicit || options.port === 0) {
       throw new GantryError(`port ${options.port} on ${options.host} is in use`, {
         code: 'DEV_PORT_IN_USE',
+        exitCode: ExitCode.usage,
         hint: `stop what listens there, or set ${options.variable} to another port (0 for any free port)`,
         cause: error,
       });

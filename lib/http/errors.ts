@@ -1,4 +1,4 @@
-import { GantryError, ExitCode } from '../errors.js';
+import { GantryError, ExitCode, exitCodeForStatus } from '../errors.js';
 import { redact, redactHeaders, redactUrl, redactValue } from '../redact.js';
 
 const maxBodyInMessage = 500;
@@ -71,7 +71,7 @@ export class HttpError extends GantryError {
     const message = redact(`${details.method} ${url} answered ${details.status}${tried}${detail ? `: ${detail}` : ''}`);
     super(message, {
       hint: details.hint ?? hintForStatus(details.status),
-      exitCode: ExitCode.remote,
+      exitCode: exitCodeForStatus(details.status),
       code: `HTTP_${details.status}`,
     });
     this.status = details.status;

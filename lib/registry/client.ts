@@ -1,4 +1,4 @@
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { createHttpClient, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { defaultRegistryHost, modulePackage, normaliseHost, type ModuleAddress } from './address.js';
@@ -151,7 +151,7 @@ export class RegistryClient {
 
   /** REG-EP-SEARCH: `q` is required; its syntax is the registry's. */
   search(options: SearchOptions & { host?: string }): AsyncGenerator<ModuleRecord> {
-    if (!options.query || options.query.trim() === '') throw new GantryError('a search needs a query', { exitCode: 2, code: 'USAGE' });
+    if (!options.query || options.query.trim() === '') throw new UsageError('a search needs a query');
     const host = normaliseHost(options.host ?? this.defaultHost());
     const params = { q: options.query, provider: options.provider, namespace: options.namespace, verified: options.verified ? 'true' : undefined };
     return this.items(this.pages(host, 'search', params, 'searching modules', options.offset, options.limit), options.max);
@@ -238,7 +238,7 @@ export class RegistryClient {
   /** REG-EP-DOWNLOADS-SUMMARY: download counts from the v2 API. */
   async downloadsSummary(address: ModuleAddress): Promise<DownloadsSummary> {
     const { modulesV2 } = await this.services(address.host);
-    if (!modulesV2) throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: 3 });
+    if (!modulesV2) throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: ExitCode.checkFailed });
     const url = new URL(`${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/downloads/summary`, modulesV2);
     const body = await this.get<DownloadsSummary>(address.host, url, `reading download metrics of ${modulePackage(address)}`);
     if (!isObject(body.data) || !isObject(body.data.attributes)) throw new ProtocolError(`reading download metrics: ${redactUrl(url)} answered without data.attributes`);

@@ -1,4 +1,4 @@
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import { cleanSubdir } from './address.js';
 import { plainHttpAllowed } from './plain-http.js';
 import type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocation, S3Location, SourceLocation } from '../sources/location.js';
@@ -13,7 +13,7 @@ import type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocatio
 
 export class LocationError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'INVALID_LOCATION', ...(hint === undefined ? {} : { hint }) });
+    super(message, { code: 'INVALID_LOCATION', exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

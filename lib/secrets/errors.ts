@@ -1,4 +1,4 @@
-import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { ExitCode, GantryError, UsageError, exitCodeForStatus } from '../errors.js';
 import { NetworkError } from '../http/errors.js';
 import { redact } from '../redact.js';
 
@@ -20,6 +20,22 @@ export interface SecretsErrorDetails extends SecretsRequestDescription {
   cause?: unknown;
 }
 
+/**
+ * Hints speak to the face that shows them. `hint` is the library's (options, methods, environment, Pulumi config);
+ * `cliHint`, when set, is what the `gantry` command prints instead (flags, environment, commands). Examples in either
+ * use placeholders (`<token>`), never values the redactor would mask.
+ */
+export interface FaceHints {
+  hint?: string | undefined;
+  cliHint?: string | undefined;
+}
+
+/** The hint for the `gantry` command of any error, where it has one of its own. */
+export function cliHintOf(error: unknown): string | undefined {
+  const value = (error as { cliHint?: unknown } | null | undefined)?.cliHint;
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** A secrets-service response with status >= 400, kept with everything the service said. */
 export class SecretsError extends GantryError {
   readonly status: number;
@@ -30,15 +46,18 @@ export class SecretsError extends GantryError {
   readonly namespace: string | undefined;
   /** How many attempts were made (1 + retries). */
   readonly attempts: number;
+  readonly cliHint: string | undefined;
 
-  constructor(details: SecretsErrorDetails, options: { hint?: string; code?: string } = {}) {
+  constructor(details: SecretsErrorDetails, options: FaceHints & { code?: string } = {}) {
     const where = `${details.method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`;
     const said = details.errors.length > 0 ? `: ${details.errors.join('; ')}` : '';
     const tries = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
+    const hints = options.hint !== undefined ? options : isLoginPath(details.path) ? loginHintsFor(details.status) : hintsFor(details.status);
     super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {
-      hint: options.hint ?? (isLoginPath(details.path) ? loginHintFor(details.status) : hintFor(details.status)),
+      hint: hints.hint,
       code: options.code ?? codeFor(details.status),
-      exitCode: ExitCode.remote,
+      // 412 (not yet consistent) and 472/473 (replication, standby) are the service's own "not now", retried like 5xx.
+      exitCode: details.status === 412 || details.status === 472 || details.status === 473 ? ExitCode.remote : exitCodeForStatus(details.status),
       cause: details.cause,
     });
     this.status = details.status;
@@ -48,6 +67,7 @@ export class SecretsError extends GantryError {
     this.path = redact(details.path);
     this.namespace = details.namespace;
     this.attempts = details.attempts ?? 1;
+    this.cliHint = hints.cliHint;
   }
 }
 
@@ -61,18 +81,21 @@ export class SecretsConnectionError extends GantryError {
   readonly errno: string | undefined;
   /** True when the request may have reached the server (the write may or may not have been applied). */
   readonly maybeApplied: boolean;
+  readonly cliHint: string | undefined;
 
   constructor(description: SecretsRequestDescription & { attempts: number; errno?: string | undefined; maybeApplied: boolean; cause?: unknown; detail: string }) {
     const where = `${description.method} /v1/${description.path}`;
     const applied = description.maybeApplied && description.method !== 'GET' && description.method !== 'LIST'
       ? ' The connection broke after the request was sent: the change may or may not have been applied; read it back before retrying.'
       : '';
+    const hints = connectionHints(description.cause);
     super(redact(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`), {
       code: 'SECRETS_CONNECTION',
       exitCode: ExitCode.remote,
-      hint: connectionHint(description.cause),
+      hint: hints.hint,
       cause: description.cause,
     });
+    this.cliHint = hints.cliHint;
     this.method = description.method;
     this.path = redact(description.path);
     this.namespace = description.namespace;
@@ -82,23 +105,43 @@ export class SecretsConnectionError extends GantryError {
   }
 }
 
-function connectionHint(cause: unknown): string {
+/**
+ * A setting as each face names it: the library's option, environment variable and Pulumi config key; the command's
+ * flag and environment variable.
+ */
+function setting(option: string, env: string, pulumi: string, flag: string): { library: string; cli: string } {
+  return { library: `the \`${option}\` option, ${env} or ${pulumi}`, cli: `${flag} or ${env}` };
+}
+
+const addressSetting = setting('address', 'SECRETS_ADDR', 'gantry:secretsAddr', '--address');
+
+function connectionHints(cause: unknown): Required<FaceHints> {
+  const both = (f: (s: string, t?: string) => string, s: { library: string; cli: string }, t?: { library: string; cli: string }) => ({
+    hint: f(s.library, t?.library), cliHint: f(s.cli, t?.cli),
+  });
   if (cause instanceof NetworkError && cause.diagnosis === 'plain-http-server') {
     const { host } = new URL(cause.url);
-    return `The service at ${host} speaks plain http, not TLS: set SECRETS_ADDR (or --address / gantry:secretsAddr) to http://${host}.`;
+    return both((s) => `The service at ${host} speaks plain http, not TLS: set the address (${s}) to http://${host}.`, addressSetting);
   }
   if (cause instanceof NetworkError && cause.diagnosis === 'untrusted-certificate') {
-    return 'The TLS certificate was not trusted: set SECRETS_CACERT or SECRETS_CAPATH (--ca-cert / --ca-path) to the CA that signed it, or SECRETS_TLS_SERVER_NAME to the name in it.';
+    return {
+      hint: 'The TLS certificate was not trusted: give the CA that signed it (the `caCert` or `caPath` option, SECRETS_CACERT / SECRETS_CAPATH, gantry:secretsCaCert / gantry:secretsCaPath), or the name in it (`tlsServerName`, SECRETS_TLS_SERVER_NAME).',
+      cliHint: 'The TLS certificate was not trusted: give the CA that signed it (--ca-cert <file> or --ca-path <dir>, or SECRETS_CACERT / SECRETS_CAPATH), or the name in it (--tls-server-name or SECRETS_TLS_SERVER_NAME).',
+    };
   }
+  const clientCert = {
+    library: 'the `clientCert` and `clientKey` options, SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY, or gantry:secretsClientCert and gantry:secretsClientKey',
+    cli: '--client-cert <file> and --client-key <file>, or SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY',
+  };
   if (cause instanceof NetworkError && cause.diagnosis === 'client-certificate-refused') {
-    return 'The service asks for a client certificate it trusts: set SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY (--client-cert / --client-key) to a certificate signed by a CA it accepts.';
+    return both((s) => `The service asks for a client certificate it trusts: give one signed by a CA it accepts (${s}).`, clientCert);
   }
-  const reach = 'Check SECRETS_ADDR (or --address / gantry:secretsAddr) and that the service is running and reachable.';
+  const reach = (s: string) => `Check the address (${s}) and that the service is running and reachable.`;
   // Under TLS 1.3 a refused client certificate usually reaches the client as a plain reset after the handshake.
   if (cause instanceof NetworkError && cause.errorCode === 'ECONNRESET' && cause.url.startsWith('https:')) {
-    return `${reach} If it requires a client certificate, set SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY (--client-cert / --client-key).`;
+    return both((s, t) => `${reach(s)} If it requires a client certificate, give one (${t}).`, addressSetting, clientCert);
   }
-  return reach;
+  return both(reach, addressSetting);
 }
 
 /** A path the service would refuse or misread (empty segment, `..`, trailing period): refused before sending. */
@@ -110,29 +153,45 @@ export class SecretsPathError extends UsageError {
   }
 }
 
+/** The library's name of each limit (`limits.<key>`, `gantry:secrets<Key>`). */
+const limitOptions = {
+  max_request_size: 'maxRequestBytes',
+  max_json_depth: 'maxJsonDepth',
+  max_json_string_value_length: 'maxJsonStringValueLength',
+  max_json_object_entry_count: 'maxJsonObjectEntryCount',
+  max_json_array_element_count: 'maxJsonArrayElementCount',
+} as const;
+
 /** A request body over one of the configured limits: refused before sending. */
 export class SecretsLimitError extends UsageError {
-  readonly limit: 'max_request_size' | 'max_json_depth' | 'max_json_string_value_length' | 'max_json_object_entry_count' | 'max_json_array_element_count';
+  readonly limit: keyof typeof limitOptions;
   readonly maximum: number;
   readonly actual: number;
+  readonly cliHint: string;
   constructor(limit: SecretsLimitError['limit'], maximum: number, actual: number, where: string) {
+    const env = `SECRETS_${limit.toUpperCase()}`;
+    const pulumi = `gantry:secrets${limit === 'max_request_size' ? 'MaxRequestSize' : limitOptions[limit].replace(/^./, (c) => c.toUpperCase())}`;
+    const first = 'The secrets service would refuse it. Split the secret, or, if the listener allows more, raise';
     super(`request body is over the ${limit} limit (${actual} > ${maximum}) at ${where}; nothing was sent`, {
       code: 'SECRETS_LIMIT',
-      hint: `The secrets service would refuse it. Split the secret, or, if the listener allows more, raise SECRETS_${limit.toUpperCase()} (or the matching --${limit.replaceAll('_', '-')} flag or gantry:secrets setting).`,
+      hint: `${first} the \`limits.${limitOptions[limit]}\` option, ${env} or ${pulumi}.`,
     });
     this.limit = limit;
     this.maximum = maximum;
     this.actual = actual;
+    this.cliHint = `${first} --${limit.replaceAll('_', '-')} <n> or ${env}.`;
   }
 }
 
 /** An authenticated call with no token set: refused before sending, since the service could only answer 403. */
 export class SecretsNoTokenError extends UsageError {
+  readonly cliHint: string;
   constructor(what: string) {
-    super(`no token for ${what}: set SECRETS_TOKEN or run \`gantry secrets login …\`; nothing was sent`, {
+    super(`no token for ${what}; nothing was sent`, {
       code: 'SECRETS_NO_TOKEN',
-      hint: 'In code: pass `token`, or call loginUserpass / loginAppRole / loginWithToken first. In a Pulumi program: gantry:secretsToken (set it --secret).',
+      hint: 'Give a token: the `token` option of SecretsClient, SECRETS_TOKEN, or in a Pulumi program gantry:secretsToken (pulumi config set --secret gantry:secretsToken <token>); or log in first with loginUserpass, loginAppRole or loginWithToken.',
     });
+    this.cliHint = 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or log in: `gantry secrets login userpass --username <name>` (also approle, token); add --token-only to print the token for SECRETS_TOKEN.';
   }
 }
 
@@ -166,18 +225,36 @@ function isLoginPath(path: string): boolean {
   return /(^|\/)auth\/(?:[^/]+\/)+login(\/[^/]*)?$/.test(path);
 }
 
-function loginHintFor(status: number): string | undefined {
+function loginHintsFor(status: number): FaceHints {
   if (status === 400 || status === 403) {
-    return 'The login was refused: check the username and password (userpass) or the role id and secret id (approle), and the auth mount (--mount) they belong to.';
+    const refused = 'The login was refused: check the username and password (userpass) or the role id and secret id (approle), and the auth mount';
+    return { hint: `${refused} (the \`mount\` option) they belong to.`, cliHint: `${refused} (--path) they belong to.` };
   }
-  if (status === 404) return 'No auth method is enabled at that mount: check --mount (the default is userpass/ or approle/).';
-  return hintFor(status);
+  if (status === 404) {
+    return {
+      hint: 'No auth method is enabled at that mount: check the `mount` option (the default is userpass/ or approle/).',
+      cliHint: 'No auth method is enabled at that mount: check --path (the default is userpass or approle).',
+    };
+  }
+  return hintsFor(status);
+}
+
+function hintsFor(status: number): FaceHints {
+  switch (status) {
+    case 403: return {
+      hint: 'The token is wrong, expired, or lacks a policy for this path: check the token (the `token` option, SECRETS_TOKEN or gantry:secretsToken), or log in again (loginUserpass, loginAppRole, loginWithToken).',
+      cliHint: 'The token is wrong, expired, or lacks a policy for this path: check SECRETS_TOKEN, or log in again with `gantry secrets login userpass --username <name>` (also approle, token).',
+    };
+    case 404: return {
+      hint: 'Check the mount and the path (client.mounts() lists the mounts, kv.list(<folder>) the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
+      cliHint: 'Check the mount and the path (`gantry secrets mounts` lists the mounts, `gantry secrets list <mount>/<folder>/` the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
+    };
+    default: return { hint: hintFor(status) };
+  }
 }
 
 function hintFor(status: number): string | undefined {
   switch (status) {
-    case 403: return 'The token is wrong, expired, or lacks a policy for this path. Check SECRETS_TOKEN or log in again (gantry secrets login).';
-    case 404: return 'Check the mount and path (gantry secrets list <mount>/), and that the token may read it: the service answers 404 for paths it hides.';
     case 405: return 'This operation is not supported on this path; check the kv version of the mount.';
     case 412: return 'The service is not consistent yet (replication); retry shortly.';
     case 413: return 'The request is larger than the listener accepts.';

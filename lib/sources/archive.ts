@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import type yauzl from 'yauzl';
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import { missingToolHint } from '../system-packages.js';
 import type { ArchiveType } from './location.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
@@ -66,7 +66,7 @@ function decompress(input: Readable, type: ArchiveType, compressedBytes: number 
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'ENOENT'
-          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', hint: missingToolHint(command) })
+          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', exitCode: ExitCode.usage, hint: missingToolHint(command) })
           : error,
       );
     });

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import { redact, redactUrl } from '../http/index.js';
 import { missingToolHint } from '../system-packages.js';
 import type { GitLocation } from './location.js';
 
 export class GitError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(redact(message), { code: 'GIT_FAILED', ...(hint === undefined ? {} : { hint }) });
+    super(redact(message), { code: 'GIT_FAILED', exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { GantryError } from '../errors.js';
+import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
 import type { S3Location } from './location.js';
 import type { DownloadProgress } from '../http/index.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
@@ -43,6 +43,7 @@ export async function fetchS3(location: S3Location, file: string, options: S3Fet
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       throw new GantryError(`reading ${where} failed: ${name}${status ? ` (HTTP ${status})` : ''}`, {
         code: 'S3_FAILED',
+        exitCode: status === undefined ? ExitCode.remote : exitCodeForStatus(status),
         hint: name === 'NoSuchKey' || name === 'NoSuchBucket' ? 'check the bucket and key' : 'check the AWS credentials (the default chain: environment, profile, instance role) and the region',
         cause: error,
       });

@@ -54,13 +54,13 @@ describe('gantry browser check (the command, as a separate process, against Debi
     }
   });
 
-  it('exit 3 when the driver cannot start, with a hint; --chromedriver-path wins over CHROMEDRIVER_PATH', async () => {
+  it('exit 3 when the driver cannot start, exit 2 when it is not there, with a hint; --chromedriver-path wins over CHROMEDRIVER_PATH', async () => {
     const run = await gantry(['browser', 'check', `${site.url}/`], { CHROMEDRIVER_PATH: '/bin/false' });
     assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /chromedriver exited before it was ready/);
     assert.match(run.stderr, /hint: /);
     const flag = await gantry(['browser', 'check', `${site.url}/`, '--chromedriver-path', '/nonexistent/chromedriver'], { CHROMEDRIVER_PATH: '/bin/false' });
-    assert.equal(flag.code, 3, flag.stderr);
+    assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /the driver \/nonexistent\/chromedriver is not an executable file/);
   });
 });

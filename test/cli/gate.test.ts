@@ -127,10 +127,10 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     assert.equal(notUrl.code, 2);
     assert.match(notUrl.stderr, /"example.com" is not a URL/);
     const noBrowser = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'local', '--chrome-path', '/nonexistent/chrome']);
-    assert.equal(noBrowser.code, 3);
+    assert.equal(noBrowser.code, 2);
     assert.match(noBrowser.stderr, /error: the browser \/nonexistent\/chrome \(--chrome-path, gantry:chromePath\) does not exist\nhint: run `npm run setup` \(or `(sudo )?apt-get install -y chromium`\), or set CHROME_PATH .*; `gantry doctor` shows what else is missing\n/);
     const badEnv = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'local'], { CHROME_PATH: '/nonexistent/env-chrome' });
-    assert.equal(badEnv.code, 3);
+    assert.equal(badEnv.code, 2);
     assert.match(badEnv.stderr, /error: CHROME_PATH points at \/nonexistent\/env-chrome, which does not exist/);
     const noBase = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api'], { PAGEANALYSIS_BASE_URL: '' });
     assert.equal(noBase.code, 2);

@@ -87,7 +87,7 @@ describe('exit codes of wrapped errors', () => {
   it('come from the GantryError in the cause chain or, for an aggregate, the most serious member', () => {
     const check = new CheckFailedError('hash mismatch');
     assert.equal(gantryErrorBehind(new Error('bucket: hash mismatch', { cause: check })), check);
-    const remote = new GantryError('registry down');
+    const remote = new GantryError('registry down', { exitCode: 3 });
     assert.equal(gantryErrorBehind(new AggregateError([check, new UsageError('bad address'), remote, new Error('plain')])), remote);
     assert.equal(gantryErrorBehind(new Error('plain')), undefined);
   });

@@ -54,12 +54,12 @@ describe('dev servers on a taken port', function () {
       }
     });
 
-    it(`the ${starter.name} dev server refuses a port asked for in ${starter.variable} that is taken, with a hint (exit 3)`, async () => {
+    it(`the ${starter.name} dev server refuses a port asked for in ${starter.variable} that is taken, with a hint (exit 2)`, async () => {
       const holder = await hold(0);
       try {
         await assert.rejects(starter.start({ [starter.variable]: String(holder.port) }), (error: unknown) => {
           assert.ok(error instanceof GantryError, String(error));
-          assert.equal(error.exitCode, 3);
+          assert.equal(error.exitCode, 2);
           assert.match(error.message, new RegExp(`port ${holder.port} on 127\\.0\\.0\\.1 is in use`));
           assert.match(error.hint ?? '', new RegExp(starter.variable));
           return true;

@@ -240,7 +240,7 @@ describe('registry client against the embedded registry (real sockets)', functio
   describe('errors and retries', () => {
     it('REG-STATUS-4XX-NO-RETRY, REG-ERR-BODY: a 4xx is never retried and its errors are in the message', async () => {
       server.setFaults([{ kind: 'status', path: '/v1/modules/acme/network/aws/versions', status: 404, message: 'no such module' }]);
-      await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && error.status === 404 && /no such module/.test(error.message) && error.exitCode === 3);
+      await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && error.status === 404 && /no such module/.test(error.message) && error.exitCode === 1);
       assert.equal(paths().filter((p) => p.endsWith('/versions')).length, 1);
       server.clearRequests();
       server.setFaults([{ kind: 'status', path: '/v1/modules/acme/network/aws/versions', status: 408 }]);

@@ -75,7 +75,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.deepEqual(got.data, { a: '10', b: '21', c: '30' });
     assert.equal(got.metadata.version, 3);
     const cas = await gantry(['put', 'secret/app/cfg', '--cas', '1', 'a=x']);
-    assert.equal(cas.code, 3);
+    assert.equal(cas.code, 1);
     assert.match(cas.stderr, /check-and-set/);
     const badJson = await gantry(['put', 'secret/app/cfg', '-'], { stdin: '{"a": ' });
     assert.equal(badJson.code, 2);
@@ -164,10 +164,10 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.ok(!approle.stdout.includes(role.secretId));
   });
 
-  it('SEC-AUTH-403: a bad token exits 3 with the service\'s message, never the token; a bad path exits 2 and sends nothing', async () => {
+  it('SEC-AUTH-403: a bad token exits 1 (a definite no) with the service\'s message, never the token; a bad path exits 2 and sends nothing', async () => {
     const bad = 'bad-cli-token-canary-93';
     const denied = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: bad } });
-    assert.equal(denied.code, 3);
+    assert.equal(denied.code, 1);
     assert.match(denied.stderr, /403/);
     assert.ok(!`${denied.stdout}${denied.stderr}`.includes(bad));
     const before = requests.length;
@@ -197,7 +197,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     }
     assert.equal(requests.length, before, 'nothing was sent');
     const bad = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: 'wrong-token-canary-6e02' } });
-    assert.equal(bad.code, 3);
+    assert.equal(bad.code, 1);
     assert.match(bad.stderr, /token is wrong, expired or lacks a policy/);
   });
 

@@ -146,7 +146,7 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
       assert.deepEqual(error.warnings, ['w1']);
       assert.equal(error.method, 'POST');
       assert.equal(error.path, 'secret/data/app/db');
-      assert.equal(error.exitCode, 3);
+      assert.equal(error.exitCode, 1);
       assert.match(error.message, /400 to POST \/v1\/secret\/data\/app\/db: check-and-set parameter did not match/);
       assert.ok(!JSON.stringify({ m: error.message, s: error.stack, h: error.hint }).includes(token));
       c.close();

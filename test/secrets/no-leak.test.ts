@@ -153,7 +153,7 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
         assertNoCanary(`${table.stdout}\n${table.stderr}\n${json.stdout}\n${json.stderr}`, 'the login output');
         const wrong = `${password}-wrong`;
         const refused = await run('login userpass with a wrong password', ['login', 'userpass', '--username', 'deployer'], { stdin: wrong });
-        assert.equal(refused.code, 3, refused.stderr);
+        assert.equal(refused.code, 1, refused.stderr);
         assert.match(refused.stderr, /403/);
         assert.ok(!`${refused.stdout}${refused.stderr}`.includes(wrong), 'not the wrong password either');
       });
@@ -182,10 +182,10 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
         });
       }
 
-      it('SEC-AUTH-403, SEC-STATUS-403: a token without a policy for the path gets a 403 (exit 3); the error, hint and stack hold no token', async () => {
+      it('SEC-AUTH-403, SEC-STATUS-403: a token without a policy for the path gets a 403 (exit 1: a definite no); the error, hint and stack hold no token', async () => {
         for (const args of [['get', 'secret/other/x', '--kv-version', '2'], ['get', 'secret/other/x']]) {
           const denied = await run(`${args.join(' ')} (403)`, args, { env: { SECRETS_TOKEN: userToken } });
-          assert.equal(denied.code, 3, denied.stderr);
+          assert.equal(denied.code, 1, denied.stderr);
           assert.match(denied.stderr, /403/);
           assert.match(denied.stderr, /permission denied/);
           if (mode.flags.includes('--verbose')) assert.match(denied.stderr, /\n\s+at /, 'with --verbose the stack is printed (and searched)');

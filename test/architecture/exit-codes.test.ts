@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { DriverProcessError, WebDriverError } from '../../lib/automation/errors.js';
+import { PageanalysisResponseError } from '../../lib/analysis/model.js';
+import { LocalEngineError } from '../../lib/analysis/local.js';
+import { PageanalysisApiError } from '../../lib/analysis/remote.js';
+import { BrowserLaunchError } from '../../lib/browser/locate.js';
+import { CatalogError } from '../../lib/devserver/registry/catalog.js';
+import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
+import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
+import { AddressError } from '../../lib/registry/address.js';
+import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
+import { DiscoveryError } from '../../lib/registry/discovery.js';
+import { LocationError } from '../../lib/registry/location.js';
+import { LockFileError } from '../../lib/registry/lockfile.js';
+import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, SecretsPathError } from '../../lib/secrets/errors.js';
+import { GitError } from '../../lib/sources/git.js';
+import { SourceRefusedError } from '../../lib/sources/limits.js';
+
+// docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
+// and what the table says is what the code does.
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+type Expected = { kind: 'fixed'; codes: number[] } | { kind: 'status' };
+
+function parseExpected(cell: string): Expected {
+  if (cell === 'by status') return { kind: 'status' };
+  const codes = cell.split(/\s+or\s+/).map(Number);
+  assert.ok(codes.every((c) => [1, 2, 3].includes(c)), `"${cell}" is not an exit column value`);
+  return { kind: 'fixed', codes };
+}
+
+/** Rows of the table under "## Exit codes": `ClassName` or `GantryError:CODE` → what it exits with. */
+function documentedTable(): Map<string, Expected> {
+  const text = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+  const section = text.split(/^## /m).find((part) => part.startsWith('Exit codes\n'));
+  assert.ok(section, 'docs/architecture.md has an "Exit codes" section');
+  const rows = new Map<string, Expected>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length < 4 || !cells[1]!.startsWith('`')) continue;
+    const names = [...cells[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+    const expected = parseExpected(cells[2]!);
+    if (names[0] === 'GantryError' && names.length === 2) rows.set(`GantryError:${names[1]}`, expected);
+    else for (const name of names) rows.set(name, expected);
+  }
+  return rows;
+}
+
+function listTs(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(root, dir)).sort()) {
+    const path = `${dir}/${name}`;
+    if (statSync(join(root, path)).isDirectory()) out.push(...listTs(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+interface Construction {
+  file: string;
+  line: number;
+  className: string;
+  code: string | undefined;
+  exitCode: string | undefined;
+}
+
+/** Every error class declared under lib/ (extending GantryError, transitively) and every construction with options. */
+function scanCode(): { classes: Map<string, string>; constructions: Construction[] } {
+  const parents = new Map<string, { parent: string; file: string }>();
+  const constructions: Construction[] = [];
+  for (const file of listTs('lib')) {
+    const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const visit = (node: ts.Node): void => {
+      if (ts.isClassDeclaration(node) && node.name) {
+        const extendsClause = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+        if (extendsClause) parents.set(node.name.text, { parent: extendsClause.expression.getText(source), file });
+      }
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression)) {
+        const options = node.arguments?.find(ts.isObjectLiteralExpression);
+        const property = (name: string) => options?.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === name)?.initializer;
+        const code = property('code');
+        constructions.push({
+          file,
+          line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+          className: node.expression.text,
+          code: code && ts.isStringLiteralLike(code) ? code.text : undefined,
+          exitCode: property('exitCode')?.getText(source),
+        });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  const classes = new Map<string, string>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [name, { parent, file }] of parents) {
+      if (!classes.has(name) && (parent === 'GantryError' || classes.has(parent))) {
+        classes.set(name, file);
+        grew = true;
+      }
+    }
+  }
+  return { classes, constructions: constructions.filter((c) => c.className === 'GantryError' || classes.has(c.className)) };
+}
+
+/** The exit codes an `exitCode:` expression in the code can produce. */
+function codesOf(expression: string): Expected {
+  if (/exitCodeForStatus\(/.test(expression)) return { kind: 'status' };
+  const named: Record<string, number> = { 'ExitCode.checkFailed': 1, 'ExitCode.usage': 2, 'ExitCode.remote': 3 };
+  const found = [...expression.matchAll(/ExitCode\.\w+|\b[0-3]\b/g)].map((m) => named[m[0]] ?? Number(m[0]));
+  assert.ok(found.length > 0, `cannot tell the exit code of \`${expression}\``);
+  return { kind: 'fixed', codes: [...new Set(found)] };
+}
+
+function allowed(expected: Expected, actual: Expected): boolean {
+  if (expected.kind === 'status') return actual.kind === 'status' || actual.codes.every((c) => c === 1 || c === 3);
+  return actual.kind === 'fixed' && actual.codes.every((c) => expected.codes.includes(c));
+}
+
+const http = (status: number) => new HttpError({ status, method: 'GET', url: 'https://registry.example/v1/x' });
+
+/** One or more instances of each class, as the code raises them; a class that is new here needs its entry. */
+const examples: Record<string, (status: number) => GantryError | GantryError[]> = {
+  CheckFailedError: () => new CheckFailedError('hash mismatch'),
+  UsageError: () => new UsageError('bad flag'),
+  NoMatchingVersionError: () => new NoMatchingVersionError('no version matches ~> 9.0'),
+  SourceRefusedError: () => new SourceRefusedError('checksum mismatch'),
+  AddressError: () => new AddressError('not an address'),
+  CatalogError: () => new CatalogError('bad catalogue'),
+  LockFileError: () => new LockFileError('bad lock'),
+  SecretsPathError: () => new SecretsPathError('a segment is ..', 'a/../b'),
+  SecretsLimitError: () => new SecretsLimitError('max_request_size', 10, 11, 'the body'),
+  SecretsNoTokenError: () => new SecretsNoTokenError('secret/app'),
+  SecretsConfigError: () => new SecretsConfigError('bad address'),
+  BrowserLaunchError: () => [new BrowserLaunchError('no Chromium found'), new BrowserLaunchError('Chromium exited before it was ready', { started: true })],
+  DiscoveryError: () => [new DiscoveryError('discovery failed'), new DiscoveryError('no registry', { exitCode: ExitCode.usage })],
+  HttpError: (status) => http(status),
+  SecretsError: (status) => new SecretsError({ status, method: 'POST', path: 'secret/data/app', errors: ['check-and-set parameter did not match the current version'], warnings: [] }),
+  PageanalysisApiError: (status) => new PageanalysisApiError(http(status)),
+  NetworkError: () => new NetworkError({ method: 'GET', url: 'https://x.example/', errorCode: 'ECONNREFUSED', cause: new Error('refused') }),
+  ProtocolError: () => new ProtocolError('not JSON'),
+  SecretsConnectionError: () => new SecretsConnectionError({ method: 'GET', path: 'secret/app', attempts: 3, maybeApplied: false, detail: 'ECONNREFUSED' }),
+  LocationError: () => new LocationError('bad location'),
+  GitError: () => new GitError('git clone failed'),
+  PageanalysisResponseError: () => new PageanalysisResponseError(['$.kind: missing'], 'the body'),
+  LocalEngineError: () => new LocalEngineError('Lighthouse failed'),
+  WebDriverError: () => new WebDriverError({ status: 500, code: 'unknown error', remoteMessage: 'crashed', method: 'POST', path: '/session' }),
+  DriverProcessError: () => new DriverProcessError('chromedriver exited'),
+};
+
+describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {
+  const table = documentedTable();
+  const { classes, constructions } = scanCode();
+
+  it('every error class under lib/ is in the table, and the table names no class that does not exist', () => {
+    const missing = [...classes.keys()].filter((name) => !table.has(name)).map((name) => `${name} (${classes.get(name)})`);
+    assert.deepEqual(missing, [], 'error classes missing from the table');
+    const stale = [...table.keys()].filter((name) => !name.startsWith('GantryError:') && !classes.has(name));
+    assert.deepEqual(stale, [], 'the table names classes the code no longer has');
+  });
+
+  it('every `new GantryError(…)` has a code in the table and an exit code the table allows', () => {
+    const direct = constructions.filter((c) => c.className === 'GantryError');
+    assert.ok(direct.length > 0, 'the scan finds direct constructions');
+    for (const c of direct) {
+      const where = `${c.file}:${c.line}`;
+      assert.ok(c.code !== undefined, `${where}: a direct GantryError needs a literal code`);
+      const expected = table.get(`GantryError:${c.code}`);
+      assert.ok(expected, `${where}: code ${c.code} is not in the table`);
+      assert.ok(c.exitCode !== undefined, `${where}: no exitCode`);
+      assert.ok(allowed(expected, codesOf(c.exitCode)), `${where}: exitCode \`${c.exitCode}\` is not what the table says for ${c.code}`);
+    }
+    const codes = new Set(direct.map((c) => `GantryError:${c.code}`));
+    const stale = [...table.keys()].filter((name) => name.startsWith('GantryError:') && !codes.has(name));
+    assert.deepEqual(stale, [], 'the table names direct codes the code no longer raises');
+  });
+
+  it('an exitCode passed when raising a class is one the table allows for it', () => {
+    for (const c of constructions.filter((x) => x.className !== 'GantryError' && x.exitCode !== undefined)) {
+      const expected = table.get(c.className);
+      assert.ok(expected, `${c.className} is not in the table`);
+      assert.ok(allowed(expected, codesOf(c.exitCode!)), `${c.file}:${c.line}: ${c.className} raised with \`${c.exitCode}\``);
+    }
+  });
+
+  it('each class\'s instances exit as the table says; "by status" is 1 for a 4xx but 408 and 429, else 3', () => {
+    for (const name of classes.keys()) {
+      const example = examples[name];
+      assert.ok(example, `the test has no example of ${name}: add one to \`examples\``);
+      const expected = table.get(name)!;
+      if (expected.kind === 'status') {
+        for (const [status, code] of [[400, 1], [403, 1], [404, 1], [409, 1], [422, 1], [408, 3], [429, 3], [500, 3], [502, 3], [503, 3]] as const) {
+          const instance = example(status) as GantryError;
+          assert.equal(instance.exitCode, code, `${name} for ${status}`);
+        }
+      } else {
+        const instances = [example(0)].flat();
+        const seen = new Set(instances.map((i) => i.exitCode));
+        assert.deepEqual([...seen].sort(), [...expected.codes].sort(), `${name}'s examples exit ${[...seen].join(', ')}`);
+      }
+    }
+  });
+
+  it('exitCodeForStatus and exitCodeForSystemError: a file the user named that cannot be used is 2, a refused connection 3', () => {
+    assert.equal(exitCodeForStatus(404), ExitCode.checkFailed);
+    assert.equal(exitCodeForStatus(429), ExitCode.remote);
+    const eisdir = Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR', syscall: 'read' });
+    assert.equal(exitCodeForSystemError(eisdir), ExitCode.usage);
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect' });
+    assert.equal(exitCodeForSystemError(refused), ExitCode.remote);
+    assert.equal(exitCodeForSystemError(new TypeError('a bug')), ExitCode.remote);
+  });
+
+  it('SEC-STATUS-412, SEC-STATUS-472, SEC-STATUS-473: the secrets service\'s own "not now" statuses exit 3 after their retries', () => {
+    for (const status of [412, 472, 473]) {
+      const error = new SecretsError({ status, method: 'GET', path: 'secret/data/app', errors: [], warnings: [] });
+      assert.equal(error.exitCode, ExitCode.remote, String(status));
+    }
+  });
+});
