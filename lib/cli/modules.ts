@@ -89,7 +89,8 @@ export function register(program: Command, context: CliContext): void {
     .description('resolve, pin and install registry modules (service discovery, version constraints, content-hash lock)')
     .addHelpText('after', `
 Addresses: [<host>/]<namespace>/<name>/<provider>[//<subdir>]; without a host, GANTRY_REGISTRY_HOST (default registry.terraform.io).
-Tokens: GANTRY_TOKEN_<host> or TF_TOKEN_<host> ("." as "_", "-" as "__"), sent only to that registry.
+Tokens: GANTRY_TOKEN_<host> or TF_TOKEN_<host> ("." as "_", "-" as "__"), then credentials "<host>" { token = … } blocks of
+Terraform's CLI configuration (TF_CLI_CONFIG_FILE or ~/.terraformrc, ~/.terraform.d/*.tfrc.json); sent only to that registry.
 Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version), 2 usage, 3 registry or download failed.`);
 
   const common = (command: Command) =>

@@ -11,6 +11,8 @@ export interface RegistryClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Tokens per host, matched exactly and preferred over the environment. */
   tokens?: Record<string, string>;
+  /** Read `credentials` blocks of Terraform's CLI configuration after the variables (default true). */
+  terraformConfig?: boolean;
   http?: HttpClient;
   retry?: RetryPolicy;
   /** A persistent discovery cache (the command uses one on disk). */
@@ -52,7 +54,10 @@ export class RegistryClient {
     this.ownsHttp = options.http === undefined;
     this.http = options.http ?? createHttpClient({ logger: this.logger, maxRedirects: 10 });
     this.retry = options.retry ?? registryRetryPolicy;
-    this.tokens = createTokenSource(this.env, options.tokens);
+    this.tokens = createTokenSource(this.env, options.tokens, {
+      ...(options.terraformConfig === undefined ? {} : { terraformConfig: options.terraformConfig }),
+      warn: (message) => this.logger.warn(message),
+    });
     this.discovery = new Discovery({ http: this.http, tokens: this.tokens, retry: this.retry, env: this.env, ...(options.discoveryCache ? { cache: options.discoveryCache } : {}) });
   }
 

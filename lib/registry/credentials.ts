@@ -1,5 +1,7 @@
+import { UsageError } from '../errors.js';
 import { registerSecret } from '../http/index.js';
 import { normaliseHost } from './address.js';
+import { readCliConfigCredentials } from './cliconfig.js';
 
 /**
  * Registry tokens per host from the environment: `GANTRY_TOKEN_<host>` and, for compatibility, Terraform's
@@ -27,7 +29,22 @@ export interface TokenSource {
   tokenFor(host: string): string | undefined;
 }
 
-export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: Record<string, string> = {}): TokenSource {
+export interface TokenSourceOptions {
+  /**
+   * Read the credentials blocks of Terraform's CLI configuration (TF_CLI_CONFIG_FILE, ~/.terraformrc,
+   * ~/.terraform.d/*.tfrc(.json)) when no variable names a host. Default true; read once, on the first such host.
+   */
+  terraformConfig?: boolean;
+  /** Hears of a configuration file that is named but missing. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Tokens in Terraform's order of precedence, Gantry's own first: explicit `tokens` (exact host), `GANTRY_TOKEN_<host>`,
+ * `TF_TOKEN_<host>` (both for every port of the host), then a `credentials "<host>"` block of Terraform's CLI
+ * configuration (exact host, port included, as Terraform matches it). Credentials helpers are not run.
+ */
+export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: Record<string, string> = {}, options: TokenSourceOptions = {}): TokenSource {
   const fromEnv = new Map<string, string>();
   for (const prefix of ['TF_TOKEN_', 'GANTRY_TOKEN_']) {
     for (const [name, value] of Object.entries(env)) {
@@ -37,11 +54,20 @@ export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: 
     }
   }
   const explicit = new Map<string, string>();
-  for (const [host, token] of Object.entries(tokens)) explicit.set(normaliseHost(host), token);
+  for (const [host, token] of Object.entries(tokens)) {
+    if (typeof token !== 'string' || token === '') throw new UsageError(`the token given for ${host} is not a non-empty string`, { code: 'INVALID_TOKEN' });
+    explicit.set(normaliseHost(host), token);
+  }
   for (const token of [...fromEnv.values(), ...explicit.values()]) registerSecret(token);
+  let fromConfig: Map<string, string> | undefined;
+  const configured = (host: string) => {
+    if (options.terraformConfig === false) return undefined;
+    fromConfig ??= readCliConfigCredentials(env, options.warn);
+    return fromConfig.get(host);
+  };
   return {
     tokenFor(host: string) {
-      return explicit.get(host) ?? fromEnv.get(host) ?? fromEnv.get(host.replace(/:\d+$/, ''));
+      return explicit.get(host) ?? fromEnv.get(host) ?? fromEnv.get(host.replace(/:\d+$/, '')) ?? configured(host);
     },
   };
 }

@@ -3,6 +3,7 @@ export * from './constraints.js';
 export * from './location.js';
 export type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocation, S3Location, SourceLocation } from '../sources/location.js';
 export * from './credentials.js';
+export { CliConfigError, cliConfigLocations, parseCliConfigCredentials, readCliConfigCredentials } from './cliconfig.js';
 export * from './discovery.js';
 export * from './client.js';
 export * from './lockfile.js';
