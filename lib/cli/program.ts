@@ -27,7 +27,17 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
   });
   for (const group of groups) group.register(program, context);
   for (const command of program.commands) command.exitOverride();
+  offerHelpCommands(program);
   return program;
+}
+
+/**
+ * `gantry <group> help <command>` shows that command's help in every group. Commander adds the `help` command only
+ * to a command without an action of its own, so `gantry dev help registry` was "too many arguments".
+ */
+function offerHelpCommands(command: Command): void {
+  if (command.commands.length > 0 && !command.commands.some((sub) => sub.name() === 'help')) command.helpCommand(true);
+  for (const sub of command.commands) offerHelpCommands(sub);
 }
 
 /** The GantryError behind an error: itself, its cause chain, or the members of an AggregateError. */
