@@ -143,14 +143,19 @@ function statusMatches(actual: number | null, expected: ExpectedStatus): boolean
  * the browser does not know (older browsers leave it out), and then the status is asked for over HTTP.
  */
 const pageStateScript = `
-const entry = performance.getEntriesByType('navigation')[0];
-const code = document.querySelector('.error-code');
-return {
-  href: location.href,
-  title: document.title,
-  status: entry && typeof entry.responseStatus === 'number' && entry.responseStatus > 0 ? entry.responseStatus : null,
-  errorCode: location.protocol === 'chrome-error:' && code ? code.textContent.trim() : null,
-};`;
+const state = { href: '', title: '', status: null, errorCode: null };
+// Each read on its own: a page that replaced one of these objects must not turn the check into a driver failure.
+try { state.href = String(location.href); } catch (e) {}
+try { state.title = String(document.title); } catch (e) {}
+try {
+  const entry = performance.getEntriesByType('navigation')[0];
+  if (entry && typeof entry.responseStatus === 'number' && entry.responseStatus > 0) state.status = entry.responseStatus;
+} catch (e) {}
+try {
+  const code = location.protocol === 'chrome-error:' ? document.querySelector('.error-code') : null;
+  if (code) state.errorCode = code.textContent.trim();
+} catch (e) {}
+return state;`;
 
 interface PageState {
   href: string;
@@ -160,13 +165,28 @@ interface PageState {
 }
 
 async function readPageState(session: Session): Promise<PageState> {
-  const value = (await session.executeScript(pageStateScript)) as Partial<PageState> | null;
+  let value: Partial<PageState> | null = null;
+  // With unhandledPromptBehavior `dismiss`, a prompt the page opens makes the command fail once and is dismissed:
+  // ask again (a page that keeps opening prompts gets a few tries, then the error stands).
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      value = (await session.executeScript(pageStateScript)) as Partial<PageState> | null;
+      break;
+    } catch (error) {
+      if (!isWebDriverError(error, 'unexpected alert open') || attempt >= 5) throw error;
+    }
+  }
   return {
-    href: typeof value?.href === 'string' ? value.href : await session.getCurrentUrl(),
+    href: typeof value?.href === 'string' && value.href !== '' ? value.href : await session.getCurrentUrl(),
     title: typeof value?.title === 'string' ? value.title : await session.getTitle(),
     status: typeof value?.status === 'number' ? value.status : null,
-    errorCode: typeof value?.errorCode === 'string' && value.errorCode !== '' ? value.errorCode : null,
+    errorCode: typeof value?.errorCode === 'string' && value.errorCode !== '' ? networkErrorName(value.errorCode) : null,
   };
+}
+
+/** `net::ERR_CERT_AUTHORITY_INVALID` (the error page's text) and `ERR_CERT_AUTHORITY_INVALID` read the same. */
+function networkErrorName(text: string): string {
+  return text.replace(/^net::/, '');
 }
 
 /** The status of a separate GET through the HTTP core (no retries, body not read), when the browser cannot tell. */
@@ -184,15 +204,36 @@ async function statusOverHttp(url: string, timeoutMs: number, logger: Logger): P
   }
 }
 
-/** Navigation failures that are the page's fault (the check fails), as opposed to the driver's (an error is thrown). */
-function pageLoadError(error: unknown, pageLoadTimeoutMs: number): string | undefined {
-  if (isWebDriverError(error, 'timeout')) return `page load timed out after ${pageLoadTimeoutMs} ms`;
+/**
+ * WebDriver errors that are a verdict about the page (the check fails, exit 1), as opposed to a failure of the
+ * driver or the browser (thrown, exit 3). `step` says when it happened: during the navigation, or in a command sent
+ * to the loaded page (chromedriver waits up to the page-load timeout for a busy or still-loading renderer before each
+ * command, and answers `timeout` when it does not come).
+ */
+export function pageVerdictOf(error: unknown, step: 'navigation' | 'page', pageLoadTimeoutMs: number): string | undefined {
+  if (isWebDriverError(error, 'timeout')) {
+    return step === 'navigation' || /receiving message from renderer/i.test(error.remoteMessage)
+      ? `page load timed out after ${pageLoadTimeoutMs} ms`
+      : `the page did not answer within the ${pageLoadTimeoutMs} ms page-load timeout`;
+  }
+  if (isWebDriverError(error, 'script timeout')) return 'the page stopped responding: its main thread stayed busy past the script timeout';
   if (isWebDriverError(error, 'insecure certificate')) return 'the page has a TLS certificate the browser does not trust';
   if (isWebDriverError(error, 'unknown error')) {
     const net = /net::(ERR_[A-Z0-9_]+)/.exec(error.remoteMessage);
     if (net) return net[1];
   }
   return undefined;
+}
+
+/** Runs a command on the page; a page verdict becomes `{loadError}`, anything else (the machinery) is thrown. */
+async function onPage<T>(step: 'navigation' | 'page', pageLoadTimeoutMs: number, work: () => Promise<T>): Promise<{ value: T } | { loadError: string }> {
+  try {
+    return { value: await work() };
+  } catch (error) {
+    const loadError = pageVerdictOf(error, step, pageLoadTimeoutMs);
+    if (loadError === undefined) throw error;
+    return { loadError };
+  }
 }
 
 function summarise(checks: BrowserCheckItem[]): string {
@@ -230,26 +271,27 @@ async function checkInSession(session: Session, settings: ReturnType<typeof vali
   const base = { url: redactUrl(settings.url), browserVersion, checkedAt };
   const expectedStatus = settings.status === 'any' ? 'any' : String(settings.status);
 
-  let loadError: string | null = null;
-  try {
-    await session.navigateTo(settings.url);
-  } catch (error) {
-    const reason = pageLoadError(error, settings.pageLoadTimeoutMs);
-    if (reason === undefined) throw error;
-    loadError = reason;
-  }
-  let state = await readPageState(session);
-  if (loadError === null && state.href.startsWith('chrome-error:')) loadError = state.errorCode ?? 'the browser showed an error page';
-  if (loadError !== null) {
+  const failedLoad = (loadError: string): BrowserCheckResult => {
     const checks: BrowserCheckItem[] = [{ name: 'load', expected: 'the page loads', actual: loadError, passed: false }];
     return { ...base, finalUrl: null, title: null, status: null, statusSource: null, loadError, passed: false, checks, reason: summarise(checks), durationMs: Date.now() - started };
-  }
+  };
+  const { pageLoadTimeoutMs } = settings;
+
+  const navigated = await onPage('navigation', pageLoadTimeoutMs, () => session.navigateTo(settings.url));
+  // After a failed navigation no further command is sent: each would wait for the same page again.
+  if ('loadError' in navigated) return failedLoad(navigated.loadError);
+  const first = await onPage('page', pageLoadTimeoutMs, () => readPageState(session));
+  if ('loadError' in first) return failedLoad(first.loadError);
+  let state = first.value;
+  if (state.href.startsWith('chrome-error:')) return failedLoad(state.errorCode ?? 'the browser showed an error page');
 
   if (settings.title !== undefined && settings.titleWaitMs > 0) {
     const deadline = Date.now() + settings.titleWaitMs;
     while (!titleMatches(state.title, settings.title, settings.titleMatch) && Date.now() < deadline) {
       await sleep(100);
-      state = await readPageState(session);
+      const next = await onPage('page', pageLoadTimeoutMs, () => readPageState(session));
+      if ('loadError' in next) return failedLoad(next.loadError);
+      state = next.value;
     }
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { UsageError } from '../../lib/errors.js';
 import { runBrowserCheck, startChromeDriver, type ChromeDriver, type Session } from '../../lib/automation/index.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
+import { makeTestPki } from '../peers/tls.js';
 
 function html(title: string, body = ''): string {
   return `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -38,6 +39,8 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
         case '/maintenance': return send(503, html('Down for maintenance'));
         case '/alert': return send(200, html('Nagging page', '<script>alert("subscribe!"); document.title = "Nagging page, after the alert";</script>'));
         case '/hang': return; // never answers: the page load times out
+        // Replaces what the check reads: the check still reads what it can, it does not fail as a driver error.
+        case '/hostile': return send(200, html('Hostile page', '<script>Object.defineProperty(window, "performance", { get() { throw new Error("no"); } }); document.querySelector = null;</script>'));
         default: return send(404, html('Not found'));
       }
     });
@@ -128,6 +131,40 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
     const result = await runBrowserCheck({ url: `${site.url}/hang`, pageLoadTimeoutMs: 1_500, session });
     assert.equal(result.passed, false);
     assert.equal(result.loadError, 'page load timed out after 1500 ms');
+  });
+
+  describe('page verdicts are failed checks, not driver failures (WebDriver errors about the page → the load check fails, exit 1)', () => {
+    it('a page-load timeout shorter than the page needs: the load check fails naming the timeout, whichever command hit it', async () => {
+      // --timeout 1: the navigation may return in time, and the next command then times out waiting for the page.
+      const result = await runBrowserCheck({ url: `${site.url}/`, title: 'home', pageLoadTimeoutMs: 1, driver });
+      assert.equal(result.passed, false);
+      assert.equal(result.loadError, 'page load timed out after 1 ms');
+      assert.deepEqual(result.checks, [{ name: 'load', expected: 'the page loads', actual: 'page load timed out after 1 ms', passed: false }]);
+      assert.deepEqual(driver.client.openSessions(), [session]);
+    });
+
+    it('an untrusted TLS certificate and an unknown host fail the load check with the network error name', async () => {
+      const pki = makeTestPki();
+      const tls = await startHttpPeer((_request, response) => { response.end(html('TLS page')); }, { tls: { cert: pki.cert, key: pki.key } });
+      try {
+        const untrusted = await runBrowserCheck({ url: `${tls.url}/`, session });
+        assert.equal(untrusted.passed, false);
+        assert.equal(untrusted.loadError, 'ERR_CERT_AUTHORITY_INVALID');
+      } finally {
+        await tls.close();
+        pki.remove();
+      }
+      const unknown = await runBrowserCheck({ url: 'http://gantry-test.invalid/', session });
+      assert.equal(unknown.loadError, 'ERR_NAME_NOT_RESOLVED');
+    });
+
+    it('a page that breaks the objects the check reads is still checked (title and status read where they can be)', async () => {
+      const result = await runBrowserCheck({ url: `${site.url}/hostile`, title: 'Hostile', session });
+      assert.equal(result.checks.find((c) => c.name === 'load')?.passed, true);
+      assert.equal(result.checks.find((c) => c.name === 'title')?.passed, true, result.reason);
+      // The browser could not tell the status, so it came from a separate GET.
+      assert.equal(result.status, 200);
+    });
   });
 
   it('credentials in the URL never appear in the result', async () => {

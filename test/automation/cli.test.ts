@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { gantry } from '../analysis/gantry.js';
+import { spawn } from 'node:child_process';
+import { gantry, gantryIntoClosedPipe, liveGroupMembers, repoRoot } from '../analysis/gantry.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 
 describe('gantry browser check (the command, as a separate process, against Debian chromedriver)', function () {
@@ -62,5 +63,37 @@ describe('gantry browser check (the command, as a separate process, against Debi
     const flag = await gantry(['browser', 'check', `${site.url}/`, '--chromedriver-path', '/nonexistent/chromedriver'], { CHROMEDRIVER_PATH: '/bin/false' });
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /the driver \/nonexistent\/chromedriver is not an executable file/);
+  });
+
+  it('page verdicts are failed checks, not driver failures: --timeout 1 fails the load check naming the timeout, exit 1 (not 3)', async () => {
+    const run = await gantry(['browser', 'check', `${site.url}/`, '--timeout', '1']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /load\s+the page loads\s+page load timed out after 1 ms\s+FAIL/);
+    assert.match(run.stderr, /^error: the browser check failed for .* \(load: expected the page loads, got page load timed out after 1 ms\)$/m);
+    assert.doesNotMatch(run.stderr, /answered 500|WebDriverError/);
+  });
+
+  it('closed pipe: `gantry browser check … | head -1` ends quietly, with its own exit code, and the driver and browser are stopped', async () => {
+    // The reader is gone before anything is written: every write to stdout fails with EPIPE.
+    const run = await gantryIntoClosedPipe(['browser', 'check', `${site.url}/`, `${site.url}/gone`, '--json'], { GANTRY_LOG: 'debug' });
+    assert.equal(run.code, 1, run.stderr);
+    assert.doesNotMatch(run.stderr, /EPIPE|^\s+at /m);
+    const pid = Number(/chromedriver \S+ \(pid (\d+)\) ready/.exec(run.stderr)?.[1]);
+    assert.ok(pid > 0, run.stderr);
+    assert.match(run.stderr, new RegExp(`chromedriver \\(pid ${pid}\\) stopped`));
+    assert.deepEqual(liveGroupMembers(pid), [], 'no driver or browser of that run is left');
+
+    // And as a shell runs it: head takes the first line and goes; the pipeline's first command ends quietly.
+    const piped = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-c', 'set -o pipefail; node --import tsx lib/cli/main.ts browser check "$1" "$1" | head -1', 'sh', `${site.url}/`], { cwd: repoRoot, env: { ...process.env, GANTRY_LOG: 'warn' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.match(piped.stdout, /^URL\s+CHECK\s+EXPECTED\s+ACTUAL\s+RESULT\n$/);
+    assert.equal(piped.stderr, '');
   });
 });
