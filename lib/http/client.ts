@@ -1,3 +1,4 @@
+import { expectOptions } from '../arguments.js';
 import type http from 'node:http';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -269,6 +270,7 @@ interface Answer {
 
 /** The one HTTP client factory every Gantry service client is built on: got, with our policies on top. */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  expectOptions('createHttpClient', options);
   const logger = options.logger ?? getLogger();
   const tls = loadTlsOptions(options.tls);
   if (options.tls?.skipVerify) {

@@ -19,6 +19,7 @@
  * an http:// one behind an https:// proxy, goes through hpagent's tunnel: a CONNECT to the proxy, then the request (and
  * TLS) inside it.
  */
+import { expectOptions, expectString } from '../arguments.js';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP } from 'node:net';
@@ -38,6 +39,7 @@ export interface ProxySettings {
 
 /** Reads the proxy variables; the lower-case name wins over the upper-case one, an empty value counts as unset. */
 export function proxySettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ProxySettings {
+  expectOptions('proxySettingsFromEnv', env, 'env');
   const pick = (lower: string, upper: string) => [env[lower], env[upper]].map((value) => value?.trim()).find((value) => value) || undefined;
   return { httpProxy: pick('http_proxy', 'HTTP_PROXY'), httpsProxy: pick('https_proxy', 'HTTPS_PROXY'), noProxy: pick('no_proxy', 'NO_PROXY') };
 }
@@ -84,6 +86,7 @@ function parseRule(entry: string): NoProxyRule | undefined {
 
 /** A predicate telling whether a host (and port) goes direct under a NO_PROXY value. */
 export function noProxyMatcher(noProxy: string | undefined): (host: string, port: number) => boolean {
+  if (noProxy !== undefined && typeof noProxy !== 'string') expectString('noProxyMatcher', 'noProxy', noProxy, 'a NO_PROXY list such as "localhost,.internal" (or left out)');
   const entries = (noProxy ?? '').split(/[\s,]+/).map((entry) => entry.trim().toLowerCase()).filter(Boolean);
   if (entries.includes('*')) return () => true;
   const rules = entries.map(parseRule).filter((rule): rule is NoProxyRule => rule !== undefined);
@@ -231,6 +234,8 @@ export interface ProxyAgentOptions {
  * environment) name, except for NO_PROXY hosts. Without a proxy they are plain keep-alive agents.
  */
 export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv(), options: ProxyAgentOptions = {}): ProxyAgents {
+  expectOptions('createProxyAgents', settings, 'settings');
+  expectOptions('createProxyAgents', options);
   const bypass = noProxyMatcher(settings.noProxy);
   const httpProxy = settings.httpProxy ? parseProxyUrl(settings.httpProxy, 'HTTP_PROXY') : undefined;
   const httpsProxy = settings.httpsProxy ? parseProxyUrl(settings.httpsProxy, 'HTTPS_PROXY') : undefined;

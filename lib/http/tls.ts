@@ -1,3 +1,4 @@
+import { expectOptions } from '../arguments.js';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
@@ -38,6 +39,7 @@ function readPem(file: string, what: string): string {
 
 /** Loads the files named in `options` into the options Node's TLS agent takes. */
 export function loadTlsOptions(options: TlsOptions = {}): AgentTlsOptions {
+  expectOptions('loadTlsOptions', options);
   const result: AgentTlsOptions = { rejectUnauthorized: !options.skipVerify };
   const extra: string[] = [];
   if (options.caFile) extra.push(readPem(options.caFile, 'CA certificate file'));

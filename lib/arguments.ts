@@ -1,0 +1,39 @@
+// Checks of the arguments of the library's public functions: JavaScript callers (and TypeScript callers with `any`)
+// reach them with whatever they have, and a wrong type must be a UsageError that names the function, the argument
+// and what it takes, never a TypeError from deep inside ("Cannot read properties of undefined (reading 'trim')").
+import { UsageError } from './errors.js';
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
+  if (typeof value === 'object') return 'an object';
+  return typeof value === 'undefined' ? 'nothing' : `${typeof value === 'number' ? 'a number' : `a ${typeof value}`}`;
+}
+
+function refuse(where: string, name: string, takes: string, value: unknown): never {
+  throw new UsageError(`${where}: ${name} must be ${takes}, got ${describe(value)}`, { code: 'INVALID_ARGUMENT' });
+}
+
+/** A non-empty string. `takes` says what kind, e.g. `a module address such as "hashicorp/consul/aws"`. */
+export function expectString(where: string, name: string, value: unknown, takes = 'a non-empty string'): asserts value is string {
+  if (typeof value !== 'string' || value === '') refuse(where, name, takes, value);
+}
+
+/** A plain object (not null, not an array). */
+export function expectObject(where: string, name: string, value: unknown, takes = 'an object'): asserts value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) refuse(where, name, takes, value);
+}
+
+/** An options object that may be left out: undefined passes, anything else must be an object. */
+export function expectOptions(where: string, value: unknown, name = 'options'): asserts value is Record<string, unknown> | undefined {
+  if (value !== undefined) expectObject(where, name, value, 'an object (or left out)');
+}
+
+export function expectArray(where: string, name: string, value: unknown, takes = 'an array'): asserts value is unknown[] {
+  if (!Array.isArray(value)) refuse(where, name, takes, value);
+}
+
+export function expectFunction(where: string, name: string, value: unknown, takes = 'a function'): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== 'function') refuse(where, name, takes, value);
+}
