@@ -12,6 +12,7 @@ import { CatalogError } from '../../lib/devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
 import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
 import { AddressError } from '../../lib/registry/address.js';
+import { CliConfigError } from '../../lib/registry/cliconfig.js';
 import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
 import { DiscoveryError } from '../../lib/registry/discovery.js';
 import { LocationError } from '../../lib/registry/location.js';
@@ -135,6 +136,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   AddressError: () => new AddressError('not an address'),
   CatalogError: () => new CatalogError('bad catalogue'),
   LockFileError: () => new LockFileError('bad lock'),
+  CliConfigError: () => new CliConfigError('/home/u/.terraformrc', 3, 'a credentials block without a host'),
   SecretsPathError: () => new SecretsPathError('a segment is ..', 'a/../b'),
   SecretsLimitError: () => new SecretsLimitError('max_request_size', 10, 11, 'the body'),
   SecretsNoTokenError: () => new SecretsNoTokenError('secret/app'),
