@@ -28,8 +28,9 @@ let knownSecretsPattern: RegExp | undefined;
 /** Remember a secret value so it is masked wherever it appears later. Values shorter than 4 characters are ignored. */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < 4 || knownSecrets.has(value)) return;
-  // Also the forms the value takes when echoed inside a JSON body or a URL.
-  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) knownSecrets.add(form);
+  // Also the forms the value takes when echoed inside a JSON body or a URL (once, or twice when that URL is itself a
+  // query parameter of another URL).
+  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), encodeURIComponent(encodeURIComponent(value))]) knownSecrets.add(form);
   knownSecretsPattern = undefined;
 }
 
@@ -62,6 +63,17 @@ const jsonField = /((\\*)"(?:access_token|refresh_token|id_token|client_token|to
 // A value ends where a URL or the prose around it does; tokens never hold brackets, quotes or separators.
 // An already masked value is matched whole, so that redacting twice changes nothing.
 const queryValue = new RegExp(`([?&#;](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
+// The same inside a URL that is itself percent-encoded into another URL's query (`?url=https%3A%2F%2Fh%2F%3Ftoken%3Dabc`),
+// once or several times (`%253F`): the value runs to the next encoded `&`, `#` or `;`, or to the end of the outer value.
+const pct = (hex: string) => `%(?:25)*(?:${hex})`;
+const encodedQueryValue = new RegExp(
+  `(${pct('3F|26|23|3B')}(?:${[...sensitiveQueryParameters].join('|')})${pct('3D')})` +
+  `(?:\\[REDACTED\\]|(?:%(?:25)*5BREDACTED%(?:25)*5D)|(?:[^&#\\s"'<>()\\[\\]{},;%]|%(?!(?:25)*(?:26|23|3B))[0-9A-Fa-f]{2})*)`,
+  'gi',
+);
+// Userinfo of an encoded URL (`https%3A%2F%2Fuser%3Apass%40host`): up to the first encoded `@` before its path. The
+// scheme starts a word, or follows an escape (`%3Dhttp%253A…` in a URL nested twice).
+const encodedUserinfo = new RegExp(`(?<=^|[^a-z0-9+.-]|%(?:25)*[0-9A-F]{2})([a-z][a-z0-9+.-]*${pct('3A')}${pct('2F')}${pct('2F')})(?:(?!${pct('2F|3F|23|40')})[^/\\s?#&@])+${pct('40')}`, 'gi');
 // Userinfo runs to the last `@` before the path, as URL parsers read it (a password may hold `@`; the user may be empty).
 const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s?#@]*(?:@[^/\s?#@]*)*@/gi;
 
@@ -77,26 +89,44 @@ export function redact(text: string): string {
   out = out.replace(envAssignment, `$1${REDACTED}`);
   out = out.replace(jsonField, `$1${REDACTED}$2"`);
   out = out.replace(queryValue, `$1${REDACTED}`);
+  out = out.replace(encodedQueryValue, `$1${REDACTED}`);
   out = out.replace(urlUserinfo, `$1${REDACTED}@`);
+  out = out.replace(encodedUserinfo, (match: string, scheme: string) => `${scheme}${REDACTED}${/%(?:25)*40$/i.exec(match)?.[0] ?? '%40'}`);
   return out;
 }
 
-/** A URL safe to show: userinfo and sensitive query values masked. */
+/**
+ * A URL safe to show: userinfo and sensitive query values masked — also in a URL carried as a query value of this
+ * one (`…/runPageanalysis?url=https%3A%2F%2Fshop%2F%3Ftoken%3D…`), to any depth, so a URL that reaches a message
+ * inside another is masked like one that reaches it alone.
+ */
 export function redactUrl(url: string | URL): string {
+  return redact(maskUrl(String(url), 0));
+}
+
+/** `redactUrl` without the final free-text pass, for URLs nested in query values (`[REDACTED]` kept raw at every depth). */
+function maskUrl(text: string, depth: number): string {
   let parsed: URL;
   try {
-    parsed = new URL(String(url));
+    parsed = new URL(text);
   } catch {
-    return redact(String(url));
+    return text;
   }
   if (parsed.username || parsed.password) {
     parsed.username = REDACTED;
     parsed.password = '';
   }
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (sensitiveQueryParameters.has(name.toLowerCase())) parsed.searchParams.set(name, REDACTED);
-  }
-  return redact(parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED));
+  const pairs = [...parsed.searchParams];
+  let changed = false;
+  const masked = pairs.map(([name, value]): [string, string] => {
+    let next = value;
+    if (sensitiveQueryParameters.has(name.toLowerCase())) next = REDACTED;
+    else if (depth < 8 && /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) next = maskUrl(value, depth + 1);
+    if (next !== value) changed = true;
+    return [name, next];
+  });
+  if (changed) parsed.search = new URLSearchParams(masked).toString();
+  return parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
 }
 
 

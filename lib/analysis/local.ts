@@ -3,14 +3,22 @@
  * (as Lighthouse CI does), its result mapped into the v5 model so that gates cannot tell the engines apart.
  */
 import { ExitCode, GantryError } from '../errors.js';
+import { redact, redactUrl } from '../redact.js';
 import { launchBrowser, type LaunchOptions } from './chrome.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
 import { parsePageanalysisResponse, type PageanalysisApiResponse } from './model.js';
 
 export class LocalEngineError extends GantryError {
   constructor(message: string, cause?: unknown) {
-    super(message, { code: 'LOCAL_ENGINE', exitCode: ExitCode.remote, hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)', cause });
+    // Lighthouse's own error names the page, which may carry a credential: the cause kept is a redacted copy.
+    super(redact(message), { code: 'LOCAL_ENGINE', exitCode: ExitCode.remote, hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)', ...(cause === undefined ? {} : { cause: redactedCopy(cause) }) });
   }
+}
+
+function redactedCopy(error: unknown): Error {
+  const copy = new Error(redact(error instanceof Error ? error.message : String(error)));
+  copy.stack = error instanceof Error && error.stack ? redact(error.stack) : copy.stack;
+  return copy;
 }
 
 type Lhr = Record<string, unknown> & {
@@ -87,9 +95,9 @@ export function createLocalEngine(options: LocalEngineOptions = {}): AnalysisEng
             config,
           );
         } catch (error) {
-          throw new LocalEngineError(`Lighthouse failed on ${request.url}: ${error instanceof Error ? error.message : String(error)}`, error);
+          throw new LocalEngineError(`Lighthouse failed on ${redactUrl(request.url)}: ${error instanceof Error ? error.message : String(error)}`, error);
         }
-        if (!runner) throw new LocalEngineError(`Lighthouse returned no result for ${request.url}`);
+        if (!runner) throw new LocalEngineError(`Lighthouse returned no result for ${redactUrl(request.url)}`);
         const lhr = runner.lhr as unknown as Lhr;
         const response = lighthouseResultToResponse(lhr);
         return { response, html: () => lighthouseModule.generateReport(runner.lhr, 'html') };

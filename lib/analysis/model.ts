@@ -6,6 +6,7 @@
  * AMB-26: the spec says result types "carry suffix V5" but names none that way; we use the documented names.
  */
 import { ExitCode, GantryError } from '../errors.js';
+import { redact } from '../redact.js';
 import {
   anyValue,
   arrayOf,
@@ -241,12 +242,13 @@ export class PageanalysisResponseError extends GantryError {
   constructor(problems: string[], source: string) {
     const shown = problems.slice(0, 5).join('; ');
     const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-    super(`${source} is not a valid page analysis v5 response: ${shown}${more}`, {
+    // The source names the page URL, and a bad value may quote one: both may carry a credential.
+    super(redact(`${source} is not a valid page analysis v5 response: ${shown}${more}`), {
       code: 'PAGEANALYSIS_INVALID_RESPONSE',
       exitCode: ExitCode.remote,
       hint: 'check that the base URL points at a page analysis v5 API',
     });
-    this.problems = problems;
+    this.problems = problems.map(redact);
   }
 }
 

@@ -5,7 +5,7 @@
  * response timeout is generous.
  */
 import { GantryError, UsageError, exitCodeForStatus } from '../errors.js';
-import { createHttpClient, definePolicy, HttpError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
+import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
@@ -139,7 +139,7 @@ export function createPageanalysisClient(options: RemoteEngineOptions): Pageanal
           searchParams: query,
           ...(params.signal ? { signal: params.signal } : {}),
         });
-        return parsePageanalysisResponse(response.body, `the page analysis API's answer for ${params.url}`);
+        return parsePageanalysisResponse(response.body, `the page analysis API's answer for ${redactUrl(params.url)}`);
       } catch (error) {
         if (error instanceof HttpError) throw new PageanalysisApiError(error);
         throw error;

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
-import { redactUrl } from '../redact.js';
+import { redact, redactUrl } from '../redact.js';
 import { usage, type CliContext } from './context.js';
 
 interface GateFlags {
@@ -110,7 +110,7 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
       }
       if (result.status === 'error') {
         const reason = result.checks.find((c) => c.verdict === 'error')?.reason ?? 'the engine could not analyse the page';
-        throw new GantryError(`the page could not be analysed: ${reason}`, {
+        throw new GantryError(redact(`the page could not be analysed: ${reason}`), {
           exitCode: ExitCode.remote,
           code: 'GATE_ENGINE_ERROR',
           hint: 'check that the URL is reachable from here and answers 200',
