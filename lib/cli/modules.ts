@@ -4,8 +4,9 @@
  * version), 2 usage (bad address, manifest or lock file), 3 the registry or the download failed after retries.
  */
 import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
-import { CheckFailedError } from '../errors.js';
+import { CheckFailedError, GantryError } from '../errors.js';
 import type { RegistryClient } from '../registry/client.js';
 import type { ModuleEvent } from '../registry/modules.js';
 import type { ModuleRecord } from '../registry/types.js';
@@ -52,6 +53,55 @@ function limitsFromEnv() {
   return { ...(maxBytes ? { maxBytes } : {}), ...(maxFiles ? { maxFiles } : {}), ...(maxDownloadBytes ? { maxDownloadBytes } : {}) };
 }
 
+interface Paths {
+  file: string;
+  dir?: string;
+}
+
+/** The flags that repeat a command's own --file and --dir, so a hint can be pasted as it is. */
+function pathFlags(paths: Paths, withDir: boolean): string {
+  const file = paths.file !== 'gantry.modules.json' ? ` --file ${paths.file}` : '';
+  const dir = withDir && paths.dir !== undefined && paths.dir !== '.gantry/modules' ? ` --dir ${paths.dir}` : '';
+  return file + dir;
+}
+
+/**
+ * The library's hints speak of its options; at a terminal each failure of pin and install gets the command that fixes
+ * it instead (never one that only sends the user back here).
+ */
+function withCliHint(error: unknown, paths: Paths, name: string | undefined): unknown {
+  if (!(error instanceof GantryError)) return error;
+  const pin = `gantry modules pin${pathFlags(paths, false)}`;
+  const install = `gantry modules install${pathFlags(paths, true)}`;
+  const hints: Record<string, string> = {
+    NOT_PINNED: `run \`${pin}\` to add it to the lock file`,
+    CONSTRAINT_CHANGED: `run \`${pin}\` to re-resolve it under the new constraint`,
+    LOCK_MISMATCH: `restore gantry.lock.json from version control, or re-resolve the module with \`${pin} --upgrade ${name ?? '<name>'}\``,
+    HASH_MISMATCH: `nothing was replaced. Review the change; to accept it, \`${pin} --upgrade ${name ?? '<name>'}\` pins the new content`,
+    NOT_INSTALLED_BY_GANTRY: `move the folder away, or install elsewhere with --dir; \`${install} --force\` replaces it and deletes its content`,
+    LOCAL_CHANGES: `copy your changes elsewhere if you want to keep them; \`${install} --force\` puts the pinned content back`,
+  };
+  const hint = hints[error.code];
+  if (hint === undefined) return error;
+  Object.defineProperty(error, 'hint', { value: hint, enumerable: true });
+  return error;
+}
+
+/** What fixes each problem verify found. */
+function verifyHint(bad: Array<{ name: string; problem?: string }>, paths: Paths): string {
+  const names = (test: (problem: string) => boolean) => bad.filter((r) => test(r.problem ?? '')).map((r) => r.name);
+  const actions: string[] = [];
+  const unpinned = names((p) => p === 'not pinned' || p.startsWith('constraint changed'));
+  const lied = names((p) => p.startsWith('lock '));
+  const missing = names((p) => p === 'not installed');
+  const changed = names((p) => p === 'content differs from the lock');
+  if (unpinned.length) actions.push(`\`gantry modules pin${pathFlags(paths, false)}\` pins ${unpinned.join(', ')}`);
+  if (lied.length) actions.push(`restore gantry.lock.json from version control, or \`gantry modules pin${pathFlags(paths, false)} --upgrade ${lied.join(' ')}\` re-resolves ${lied.length === 1 ? 'it' : 'them'}`);
+  if (missing.length) actions.push(`\`gantry modules install${pathFlags(paths, true)}\` installs ${missing.join(', ')}`);
+  if (changed.length) actions.push(`\`gantry modules install${pathFlags(paths, true)} --force\` puts the pinned content of ${changed.join(', ')} back (local changes are lost)`);
+  return actions.join('; ');
+}
+
 const recordColumns: Column<ModuleRecord>[] = [
   { header: 'module', value: (r) => `${r.namespace}/${r.name}/${r.provider}` },
   { header: 'version', value: (r) => r.version },
@@ -94,9 +144,9 @@ Terraform's CLI configuration (TF_CLI_CONFIG_FILE or ~/.terraformrc, ~/.terrafor
 Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version), 2 usage, 3 registry or download failed.`);
 
   const common = (command: Command) =>
-    command
-      .option('--concurrency <n>', 'modules resolved or installed at once', '16')
-      .option('--discovery-ttl <seconds>', `how long a host's discovery result is cached on disk (0 = no cache; env GANTRY_DISCOVERY_TTL)`);
+    command.option('--discovery-ttl <seconds>', `how long a host's discovery result is cached on disk (0 = no cache; env GANTRY_DISCOVERY_TTL)`);
+  // Only pin and install work on several modules at once; the other commands ask about one.
+  const concurrent = (command: Command) => common(command).option('--concurrency <n>', 'modules resolved or installed at once', '16');
 
   common(modules.command('resolve'))
     .description('pick the newest version allowed by a constraint and show where its source is')
@@ -128,8 +178,9 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
           if (!pa || !pb) return pa ? -1 : pb ? 1 : 0;
           return semver.rcompare(pa.semver, pb.semver);
         });
-        if (json) context.out.json(sorted);
-        else context.out.table(sorted, [{ header: 'version', value: (v) => v }, { header: 'kind', value: (v) => (parseVersion(v)?.prerelease ? 'pre-release' : parseVersion(v) ? 'release' : 'unparseable') }]);
+        const kind = (v: string) => (parseVersion(v)?.prerelease ? 'pre-release' : parseVersion(v) ? 'release' : 'unparseable');
+        if (json) context.out.json(sorted.map((version) => ({ version, kind: kind(version) })));
+        else context.out.table(sorted, [{ header: 'version', value: (v) => v }, { header: 'kind', value: kind }]);
       });
     });
 
@@ -221,7 +272,7 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       });
     });
 
-  common(modules.command('pin'))
+  concurrent(modules.command('pin'))
     .description('resolve the manifest into gantry.lock.json (versions, locations, content hashes)')
     .option('--file <manifest>', 'the manifest', 'gantry.modules.json')
     .option('--upgrade [names...]', 're-resolve every module, or the named ones, even if their constraint did not change')
@@ -233,12 +284,18 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const lockPath = join(dirname(file), registry.lockFileName);
       const manifest = await registry.readManifest(file);
       const previous = await registry.readLockFile(lockPath);
+      const { checkWritableFile } = await import('../sources/paths.js');
+      await checkWritableFile(lockPath, 'the lock file'); // before any request: a lock that cannot be written wastes them
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'pinning', manifest.length);
-        const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false });
+        const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false }).catch((error: unknown) => {
+          throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error));
+        });
         progress.done('');
-        await registry.writeLockFile(lockPath, result.lock);
-        if (json) context.out.json({ lockFile: lockPath, modules: result.modules });
+        const before = await readFile(lockPath, 'utf8').catch(() => undefined);
+        const written = before !== registry.formatLockFile(result.lock);
+        if (written) await registry.writeLockFile(lockPath, result.lock);
+        if (json) context.out.json({ lockFile: lockPath, written, modules: result.modules });
         else {
           context.out.table(result.modules, [
             { header: 'name', value: (m) => m.name },
@@ -247,16 +304,17 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
             { header: 'version', value: (m) => m.version },
             { header: 'change', value: (m) => (!m.previous ? 'new' : m.previous !== m.version ? `from ${m.previous}` : m.changed ? 'content changed' : '') },
           ]);
-          context.out.line(`wrote ${lockPath}`);
+          context.out.line(written ? `wrote ${lockPath}` : `unchanged ${lockPath}`);
         }
       });
     });
 
-  common(modules.command('install'))
+  concurrent(modules.command('install'))
     .description('install the pinned modules, refusing any whose content hash differs from the lock')
     .option('--file <manifest>', 'the manifest', 'gantry.modules.json')
     .option('--dir <folder>', 'where modules are installed', '.gantry/modules')
-    .action(async (flags: CommonFlags & { file: string; dir: string }, command: Command) => {
+    .option('--force', 'replace module folders Gantry did not install or that were changed since (their content is lost)')
+    .action(async (flags: CommonFlags & { file: string; dir: string; force?: boolean }, command: Command) => {
       const { json } = context.globals(command);
       const registry = await import('../registry/index.js');
       const concurrency = wholeNumber(flags.concurrency, '--concurrency', 1);
@@ -265,7 +323,9 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const lock = await registry.readLockFile(join(dirname(file), registry.lockFileName));
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'installing', manifest.length);
-        const results = await registry.install(manifest, lock, resolvePath(flags.dir), { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent });
+        const results = await registry.install(manifest, lock, resolvePath(flags.dir), { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, force: flags.force ?? false }).catch((error: unknown) => {
+          throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error));
+        });
         progress.done('');
         if (json) context.out.json(results);
         else context.out.table(results, [{ header: 'name', value: (r) => r.name }, { header: 'version', value: (r) => r.version }, { header: 'status', value: (r) => r.status }, { header: 'path', value: (r) => r.path }]);
@@ -287,6 +347,11 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       if (json) context.out.json(results);
       else context.out.table(results, [{ header: 'name', value: (r) => r.name }, { header: 'status', value: (r) => (r.ok ? 'ok' : r.problem) }, { header: 'hash', value: (r) => r.actual ?? '' }]);
       const bad = results.filter((r) => !r.ok);
-      if (bad.length > 0) throw new CheckFailedError(`${bad.length} module${bad.length === 1 ? '' : 's'} failed verification: ${bad.map((r) => `${r.name} (${r.problem})`).join(', ')}`, { hint: 'run `gantry modules install` to restore the pinned content' });
+      if (bad.length > 0) {
+        throw new CheckFailedError(`${bad.length} module${bad.length === 1 ? '' : 's'} failed verification: ${bad.map((r) => `${r.name} (${r.problem})`).join(', ')}`, {
+          code: 'VERIFY_FAILED',
+          hint: verifyHint(bad, { file: flags.file, dir: flags.dir }),
+        });
+      }
     });
 }

@@ -135,6 +135,16 @@ export function formatModuleAddress(address: ModuleAddress): string {
   return address.subdir ? `${base}//${address.subdir}` : base;
 }
 
+/**
+ * The key of an address in the lock file and the manifest's "one version per address" rule: the canonical text with
+ * namespace and name in lower case, since registries compare them case-insensitively (the host is already
+ * normalised, the provider is lower case by rule; the subdir is a path and keeps its case). `gantry/net/aws` and
+ * `GANTRY/Net/aws` are one module.
+ */
+export function moduleAddressKey(address: ModuleAddress): string {
+  return formatModuleAddress({ ...address, namespace: address.namespace.toLowerCase(), name: address.name.toLowerCase() });
+}
+
 /** The package part of an address, without the sub-directory (what the registry knows). */
 export function modulePackage(address: ModuleAddress): string {
   return `${address.namespace}/${address.name}/${address.provider}`;

@@ -306,14 +306,14 @@ function readText(file: string): string | undefined {
 
 /**
  * Every credentials block Terraform would see, merged in its order: the main file, then the folder's files by name,
- * a later one replacing an earlier one's block for the same host. `warn` hears of a named main file that is missing.
+ * a later one replacing an earlier one's block for the same host. `note` hears of a named main file that is missing.
  */
-export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, warn: (message: string) => void = () => undefined): Map<string, string> {
+export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, note: (message: string) => void = () => undefined): Map<string, string> {
   const { main, dir } = cliConfigLocations(env);
   const merged = new Map<string, string>();
   if (main) {
     const text = readText(main.file);
-    if (text === undefined && main.explicit) warn(`TF_CLI_CONFIG_FILE names ${main.file}, which does not exist; no credentials are read from it`);
+    if (text === undefined && main.explicit) note(`TF_CLI_CONFIG_FILE names ${main.file}, which does not exist; no credentials are read from it`);
     if (text !== undefined) for (const [host, token] of parseCliConfigCredentials(text, main.file)) merged.set(host, token);
   }
   if (dir) {

@@ -56,7 +56,7 @@ export class RegistryClient {
     this.retry = options.retry ?? registryRetryPolicy;
     this.tokens = createTokenSource(this.env, options.tokens, {
       ...(options.terraformConfig === undefined ? {} : { terraformConfig: options.terraformConfig }),
-      warn: (message) => this.logger.warn(message),
+      note: (message) => this.logger.debug(message),
     });
     this.discovery = new Discovery({ http: this.http, tokens: this.tokens, retry: this.retry, env: this.env, ...(options.discoveryCache ? { cache: options.discoveryCache } : {}) });
   }

@@ -35,8 +35,8 @@ export interface TokenSourceOptions {
    * ~/.terraform.d/*.tfrc(.json)) when no variable names a host. Default true; read once, on the first such host.
    */
   terraformConfig?: boolean;
-  /** Hears of a configuration file that is named but missing. */
-  warn?: (message: string) => void;
+  /** Hears of a configuration file that is named but missing (Terraform ignores it silently; the command logs it at debug level). */
+  note?: (message: string) => void;
 }
 
 /**
@@ -62,7 +62,7 @@ export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: 
   let fromConfig: Map<string, string> | undefined;
   const configured = (host: string) => {
     if (options.terraformConfig === false) return undefined;
-    fromConfig ??= readCliConfigCredentials(env, options.warn);
+    fromConfig ??= readCliConfigCredentials(env, options.note);
     return fromConfig.get(host);
   };
   return {

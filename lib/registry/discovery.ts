@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GantryError, ExitCode } from '../errors.js';
+import { ensureFolder } from '../sources/paths.js';
 import { HttpError, NetworkError, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { plainHttpAllowed } from './plain-http.js';
 import type { TokenSource } from './credentials.js';
@@ -57,10 +58,11 @@ export function createFileDiscoveryCache(dir: string, ttlMs: number): DiscoveryC
     },
     async set(host, services) {
       if (ttlMs <= 0) return;
-      await mkdir(folder, { recursive: true });
       const file = fileFor(host);
       const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
       try {
+        // A cache that cannot be written is no cache, never a failure (nor a hang: no recursive mkdir, see ensureFolder).
+        await ensureFolder(folder, 'the discovery cache folder');
         await writeFile(temporary, `${JSON.stringify({ storedAt: Date.now(), services })}\n`);
         await rename(temporary, file);
       } catch {

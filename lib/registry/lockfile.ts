@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { GantryError, ExitCode } from '../errors.js';
+import { checkWritableFile, writeFailure } from '../sources/paths.js';
+import { moduleAddressKey, parseModuleAddress } from './address.js';
+import { parseConstraints, parseVersion } from './constraints.js';
 
 /** The lock file Gantry writes next to the manifest. */
 export const lockFileName = 'gantry.lock.json';
@@ -41,16 +44,38 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
     throw new LockFileError(`${file} is not valid JSON (${(error as Error).message}); it may be truncated or have a merge conflict`);
   }
   if (!isObject(data)) throw new LockFileError(`${file} is not a JSON object`);
-  if (data.version !== lockFileVersion) throw new LockFileError(`${file} has version ${JSON.stringify(data.version)}; this Gantry reads version ${lockFileVersion}`);
+  if (!('version' in data)) throw new LockFileError(`${file} has no "version" field; a Gantry lock file starts with "version": ${lockFileVersion} and has a "modules" object`);
+  if (data.version !== lockFileVersion) throw new LockFileError(`${file} has "version": ${JSON.stringify(data.version)}; this Gantry reads version ${lockFileVersion}`);
   if (!isObject(data.modules)) throw new LockFileError(`${file} has no "modules" object`);
   const modules: Record<string, LockEntry> = {};
+  const written = new Map<string, string>();
   for (const [source, entry] of Object.entries(data.modules)) {
-    if (!isObject(entry)) throw new LockFileError(`${file}: the entry for ${source} is not an object`);
+    const where = `${file}: the entry "${source}"`;
+    if (!isObject(entry)) throw new LockFileError(`${where} is not an object`);
     for (const field of ['constraint', 'version', 'location', 'hash'] as const) {
-      if (typeof entry[field] !== 'string') throw new LockFileError(`${file}: the entry for ${source} has no string "${field}"`);
+      if (!(field in entry)) throw new LockFileError(`${where} has no "${field}" field`);
+      if (typeof entry[field] !== 'string') throw new LockFileError(`${where} has a "${field}" that is not a string (${JSON.stringify(entry[field])})`);
     }
-    if (!/^h1:[A-Za-z0-9+/]{43}=$/.test(entry.hash as string)) throw new LockFileError(`${file}: the entry for ${source} has a malformed hash "${String(entry.hash)}"`);
-    modules[source] = { constraint: entry.constraint as string, version: entry.version as string, location: entry.location as string, hash: entry.hash as string };
+    let key: string;
+    try {
+      key = moduleAddressKey(parseModuleAddress(source, {}));
+    } catch (error) {
+      throw new LockFileError(`${where} is not a module address: ${(error as Error).message}`);
+    }
+    const earlier = written.get(key);
+    if (earlier !== undefined) {
+      throw new LockFileError(`${file}: the entries "${earlier}" and "${source}" are the same module ${key} (host, namespace and name are compared without regard to case); a lock pins one version per address`);
+    }
+    written.set(key, source);
+    if (parseVersion(entry.version as string) === undefined) throw new LockFileError(`${where} has "version": ${JSON.stringify(entry.version)}, which is not a version`);
+    try {
+      parseConstraints(entry.constraint as string);
+    } catch (error) {
+      throw new LockFileError(`${where} has an invalid "constraint": ${(error as Error).message}`);
+    }
+    if ((entry.location as string).trim() === '') throw new LockFileError(`${where} has an empty "location"`);
+    if (!/^h1:[A-Za-z0-9+/]{43}=$/.test(entry.hash as string)) throw new LockFileError(`${where} has a malformed hash ${JSON.stringify(entry.hash)} (expected h1: and 44 base64 characters)`);
+    modules[key] = { constraint: entry.constraint as string, version: entry.version as string, location: entry.location as string, hash: entry.hash as string };
   }
   return { version: lockFileVersion, modules };
 }
@@ -62,7 +87,7 @@ export async function readLockFile(file: string): Promise<LockFile> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: lockFileVersion, modules: {} };
-    throw error;
+    throw new LockFileError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give the path of a lock file (a regular file next to the manifest)');
   }
   return parseLockFile(text, file);
 }
@@ -79,12 +104,13 @@ export function formatLockFile(lock: LockFile): string {
 
 /** Writes the lock file atomically: a temporary file in the same folder, then a rename. */
 export async function writeLockFile(file: string, lock: LockFile): Promise<void> {
+  await checkWritableFile(file, 'the lock file');
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, formatLockFile(lock), { flag: 'wx' });
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
-    throw error;
+    throw writeFailure(error, file, 'the lock file');
   }
 }

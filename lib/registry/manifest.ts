@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { formatModuleAddress, parseModuleAddress, type ModuleAddress } from './address.js';
+import { moduleAddressKey, parseModuleAddress, type ModuleAddress } from './address.js';
 import { parseConstraints, type ConstraintSet } from './constraints.js';
 
 /** The manifest the user writes: local name → `{ source, version }`. */
@@ -11,7 +11,7 @@ export interface ManifestModule {
   name: string;
   source: string;
   address: ModuleAddress;
-  /** Normalised source address: the lock file key. */
+  /** Normalised source address, namespace and name in lower case: the lock file key. */
   key: string;
   constraint: ConstraintSet;
 }
@@ -47,13 +47,13 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
     } catch (error) {
       throw new UsageError(`${file}: module "${name}": ${(error as Error).message}`, { code: 'MANIFEST_INVALID', hint: (error as UsageError).hint });
     }
-    const key = formatModuleAddress(address);
+    const key = moduleAddressKey(address);
     const module = { name, source: entry.source, address, key, constraint };
     const same = byKey.get(key);
     if (same && same.constraint.text !== constraint.text) {
-      throw new UsageError(`${file}: "${same.name}" and "${name}" use ${key} with different constraints ("${same.constraint.text}" and "${constraint.text}")`, {
+      throw new UsageError(`${file}: "${same.name}" (${same.source}) and "${name}" (${entry.source}) are the same module ${key} with different constraints ("${same.constraint.text}" and "${constraint.text}")`, {
         code: 'MANIFEST_INVALID',
-        hint: 'the lock file pins one version per source address; give both the same constraint',
+        hint: 'the lock file pins one version per source address (host, namespace and name compared without regard to case); give both the same constraint',
       });
     }
     byKey.set(key, module);

@@ -1,15 +1,17 @@
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CheckFailedError, UsageError } from '../errors.js';
+import { CheckFailedError, GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { fetchSource, type FetchProgress } from '../sources/fetch.js';
 import { hashTree } from '../sources/hash.js';
 import { sweepLeftovers } from '../sources/install.js';
+import { ensureFolder } from '../sources/paths.js';
 import type { ExtractLimits } from '../sources/limits.js';
 import type { SourceLocation } from '../sources/location.js';
 import { modulePackage, parseModuleAddress, type ModuleAddress } from './address.js';
 import type { RegistryClient } from './client.js';
-import { parseConstraints, selectVersion, type ConstraintSet } from './constraints.js';
+import { allows, parseConstraints, parseVersion, selectVersion, type ConstraintSet } from './constraints.js';
+import { installedFileName, readInstalled, writeInstalled, type InstalledRecord } from './installed.js';
 import { formatLocation, joinSubdirs, parseLocation } from './location.js';
 import { lockFileVersion, type LockEntry, type LockFile } from './lockfile.js';
 import type { ManifestModule } from './manifest.js';
@@ -120,6 +122,11 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
     let entryPromise = byKey.get(module.key);
     if (!entryPromise) {
       if (old && old.constraint === module.constraint.text && !wanted(module)) {
+        try {
+          checkLockedVersion(module, old);
+        } catch (error) {
+          throw aboutModule(error, module);
+        }
         entryPromise = Promise.resolve(old);
       } else {
         entryPromise = (async () => {
@@ -132,7 +139,9 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
       }
       byKey.set(module.key, entryPromise);
     }
-    const entry = await entryPromise;
+    const entry = await entryPromise.catch((error: unknown) => {
+      throw aboutModule(error, module);
+    });
     return { module, entry, old };
   });
   const lock: LockFile = { version: lockFileVersion, modules: {} };
@@ -160,12 +169,42 @@ export interface InstallResult {
   status: 'installed' | 'unchanged';
 }
 
+const failedModules = new WeakMap<object, string>();
+
+/** The local name of the module a failure of pin or install is about, if it is about one (for hints naming it). */
+export function moduleOfError(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? failedModules.get(error) : undefined;
+}
+
+/** Prefixes a failure with the module it concerns, keeping its class, code and exit code. */
+function aboutModule(error: unknown, module: ManifestModule, version?: string): unknown {
+  if (error instanceof GantryError && !failedModules.has(error)) {
+    if (!error.message.includes(`"${module.name}"`)) error.message = `${module.name} (${module.key}${version ? ` ${version}` : ''}): ${error.message}`;
+    failedModules.set(error, module.name);
+  }
+  return error;
+}
+
+/**
+ * A lock entry must be something `pin` could have written: its version one its constraint allows. Anything else is a
+ * lie in the lock (a hand edit): exit 1.
+ */
+function checkLockedVersion(module: ManifestModule, entry: LockEntry): void {
+  const parsed = parseVersion(entry.version);
+  if (parsed && allows(module.constraint, parsed)) return;
+  throw new CheckFailedError(
+    `the lock pins ${entry.version} for "${module.name}" (${module.key}), which its constraint ${module.constraint.text ? `"${module.constraint.text}"` : '(none: the newest release)'} does not allow; the lock file was edited by hand or is damaged`,
+    { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+  );
+}
+
 function lockEntryFor(module: ManifestModule, lock: LockFile): LockEntry {
   const entry = lock.modules[module.key];
-  if (!entry) throw new UsageError(`"${module.name}" (${module.key}) is not in the lock file`, { code: 'NOT_PINNED', hint: 'run `gantry modules pin` first' });
+  if (!entry) throw new UsageError(`"${module.name}" (${module.key}) is not in the lock file`, { code: 'NOT_PINNED', hint: 'pin the manifest first (pin(), then writeLockFile())' });
   if (entry.constraint !== module.constraint.text) {
-    throw new UsageError(`the constraint of "${module.name}" changed from "${entry.constraint}" to "${module.constraint.text}" since it was pinned`, { code: 'NOT_PINNED', hint: 'run `gantry modules pin` to re-resolve it' });
+    throw new UsageError(`the constraint of "${module.name}" changed from "${entry.constraint}" to "${module.constraint.text}" since it was pinned`, { code: 'CONSTRAINT_CHANGED', hint: 'pin the manifest again to re-resolve it' });
   }
+  checkLockedVersion(module, entry);
   return entry;
 }
 
@@ -185,31 +224,88 @@ async function installedModulePath(dest: string, lockedLocation: string): Promis
   return subdir ? join(dest, ...subdir.split('/')) : dest;
 }
 
+export interface InstallOptions extends RunOptions {
+  /**
+   * Replace module folders Gantry did not install, or whose content was changed since (local edits are lost). Without
+   * it such a folder is left as it is and the install fails (exit 1).
+   */
+  force?: boolean;
+}
+
 /**
  * Installs every pinned module into `<dir>/<name>`. A module already installed with the pinned hash is left alone
  * without asking the registry anything (installs work offline once done). Otherwise the registry is asked for the
  * pinned version's current location (presigned URLs expire), the source is fetched, and a tree whose hash differs
  * from the lock is refused (exit 1, nothing replaced).
+ *
+ * `<dir>/.gantry-installed.json` records what Gantry wrote. A folder it did not write, or one changed since, is never
+ * replaced without `force`; a lock whose version differs from the one installed with the same content is a lie (exit 1).
+ * Gantry's own working folders left by an interrupted run are removed first.
  */
-export async function install(manifest: ManifestModule[], lock: LockFile, dir: string, options: RunOptions): Promise<InstallResult[]> {
-  const entries = manifest.map((module) => ({ module, entry: lockEntryFor(module, lock) }));
-  await sweepLeftovers(dir);
-  return mapConcurrent(entries, options.concurrency ?? defaultConcurrency, async ({ module, entry }) => {
-    const dest = join(dir, module.name);
-    const current = await hashTree(dest).catch(() => undefined);
-    const existingPath = current === entry.hash ? await installedModulePath(dest, entry.location) : undefined;
-    if (existingPath !== undefined) {
-      options.onEvent?.({ name: module.name, phase: 'skipped', version: entry.version });
-      return { name: module.name, source: module.key, version: entry.version, path: existingPath, hash: entry.hash, status: 'unchanged' as const };
+export async function install(manifest: ManifestModule[], lock: LockFile, dir: string, options: InstallOptions): Promise<InstallResult[]> {
+  const logger = options.logger ?? getLogger();
+  const entries = manifest.map((module) => {
+    try {
+      return { module, entry: lockEntryFor(module, lock) };
+    } catch (error) {
+      throw aboutModule(error, module);
+    }
+  });
+  const root = await ensureFolder(dir, 'the install folder');
+  const swept = await sweepLeftovers(root, 15 * 60_000);
+  if (swept.length) logger.info(`removed ${swept.length} working folder${swept.length === 1 ? '' : 's'} left by an interrupted install: ${swept.join(', ')}`);
+  const record: InstalledRecord = await readInstalled(root);
+  let saving: Promise<void> = Promise.resolve();
+  const remember = (name: string, source: string, version: string, hash: string) => {
+    record[name] = { source, version, hash };
+    saving = saving.then(() => writeInstalled(root, record));
+    return saving;
+  };
+  const results = await mapConcurrent(entries, options.concurrency ?? defaultConcurrency, ({ module, entry }) => installOne(module, entry).catch((error: unknown) => {
+    throw aboutModule(error, module, entry.version);
+  })).finally(() => saving.catch(() => undefined));
+  await saving;
+  return results;
+
+  async function installOne(module: ManifestModule, entry: LockEntry): Promise<InstallResult> {
+    const dest = join(root, module.name);
+    const present = await lstat(dest).catch(() => undefined);
+    const current = present?.isDirectory() ? await hashTree(dest).catch(() => undefined) : undefined;
+    const mine = record[module.name];
+    if (current === entry.hash) {
+      if (mine && mine.hash === entry.hash && mine.version !== entry.version) {
+        throw new CheckFailedError(
+          `the lock pins ${entry.version} for "${module.name}" (${module.key}), but this very content (${entry.hash}) was installed as ${mine.version}; the lock's version was edited by hand`,
+          { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+        );
+      }
+      const existingPath = await installedModulePath(dest, entry.location);
+      if (existingPath !== undefined) {
+        if (!mine || mine.version !== entry.version || mine.source !== module.key) await remember(module.name, module.key, entry.version, entry.hash);
+        options.onEvent?.({ name: module.name, phase: 'skipped', version: entry.version });
+        return { name: module.name, source: module.key, version: entry.version, path: existingPath, hash: entry.hash, status: 'unchanged' as const };
+      }
+    }
+    if (present && !options.force) {
+      if (!mine) {
+        throw new CheckFailedError(`${dest} exists and was not installed by Gantry (it is not in ${installedFileName}); it was left as it is and "${module.name}" was not installed`, {
+          code: 'NOT_INSTALLED_BY_GANTRY',
+          hint: 'move the folder away or install into another folder; force: true replaces it, deleting its content',
+        });
+      }
+      if (current !== mine.hash) {
+        throw new CheckFailedError(`"${module.name}" has local changes in ${dest}: its content no longer hashes to what Gantry installed (${mine.version}); nothing was replaced`, {
+          code: 'LOCAL_CHANGES',
+          hint: 'copy your changes elsewhere first if you want them; force: true replaces the folder with the pinned content',
+        });
+      }
     }
     const resolution = await locate(options.client, module.address, entry.version);
-    const fetched = await fetchSource(resolution.location, { dest, expectedHash: entry.hash, ...fetchOptions(options, module.name, module.address) }).catch((error: unknown) => {
-      if (error instanceof CheckFailedError) throw new CheckFailedError(`${module.name} (${module.key} ${entry.version}): ${error.message}`, { code: error.code, hint: error.hint });
-      throw error;
-    });
+    const fetched = await fetchSource(resolution.location, { dest, expectedHash: entry.hash, ...fetchOptions(options, module.name, module.address) });
+    await remember(module.name, module.key, entry.version, fetched.hash);
     options.onEvent?.({ name: module.name, phase: 'installed', version: entry.version });
     return { name: module.name, source: module.key, version: entry.version, path: fetched.path, hash: fetched.hash, status: 'installed' as const };
-  });
+  }
 }
 
 export interface VerifyResult {
@@ -221,12 +317,26 @@ export interface VerifyResult {
   problem?: string;
 }
 
-/** Re-hashes installed modules against the lock; the caller turns any `ok: false` into exit 1. */
+/**
+ * Re-hashes installed modules against the lock, and checks the lock itself: a version its constraint does not allow,
+ * or one other than the version Gantry installed with the same content, is a problem too. The caller turns any
+ * `ok: false` into exit 1.
+ */
 export async function verify(manifest: ManifestModule[], lock: LockFile, dir: string): Promise<VerifyResult[]> {
+  const record = await readInstalled(dir).catch(() => ({}) as InstalledRecord);
   return mapConcurrent(manifest, defaultConcurrency, async (module) => {
-    const expected = lock.modules[module.key]?.hash;
+    const entry = lock.modules[module.key];
+    const expected = entry?.hash;
     const actual = await hashTree(join(dir, module.name)).catch(() => undefined);
-    const problem = expected === undefined ? 'not pinned' : actual === undefined ? 'not installed' : actual !== expected ? 'content differs from the lock' : undefined;
+    const mine = record[module.name];
+    const parsed = entry ? parseVersion(entry.version) : undefined;
+    let problem: string | undefined;
+    if (entry === undefined) problem = 'not pinned';
+    else if (entry.constraint !== module.constraint.text) problem = 'constraint changed since pinned';
+    else if (!parsed || !allows(module.constraint, parsed)) problem = `lock version ${entry.version} not allowed by its constraint`;
+    else if (actual === undefined) problem = 'not installed';
+    else if (actual !== expected) problem = 'content differs from the lock';
+    else if (mine && mine.hash === actual && mine.version !== entry.version) problem = `lock says ${entry.version}, installed as ${mine.version}`;
     return { name: module.name, source: module.key, expected, actual, ok: problem === undefined, ...(problem ? { problem } : {}) };
   });
 }

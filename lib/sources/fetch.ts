@@ -11,6 +11,7 @@ import type { ArchiveType, Checksum, GitLocation, SourceLocation } from './locat
 import { extractArchive, extractTarStream, sniffArchiveType } from './archive.js';
 import { fetchGit } from './git.js';
 import { hashTree, walk } from './hash.js';
+import { removeOnInterrupt } from './cleanup.js';
 import { makeWorkFolder, replaceFolder } from './install.js';
 import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
 import type { S3FetchOptions } from './s3.js';
@@ -187,8 +188,20 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
   const limits = resolveLimits(options.limits);
   const hashOnly = options.hashOnly ?? false;
   // Hash-only fetches that stream need no folder at all; the others get a private one, made on first use.
-  let work: string | undefined = hashOnly ? undefined : await makeWorkFolder(options.dest);
-  const workFolder = async () => (work ??= await mkdtemp(join(tmpdir(), 'gantry-fetch-')));
+  const releases: Array<() => void> = [];
+  let work: string | undefined;
+  if (!hashOnly) {
+    const made = await makeWorkFolder(options.dest);
+    work = made.work;
+    releases.push(made.release);
+  }
+  const workFolder = async () => {
+    if (work === undefined) {
+      work = await mkdtemp(join(tmpdir(), 'gantry-fetch-'));
+      releases.push(removeOnInterrupt(work));
+    }
+    return work;
+  };
   // In hash-only mode the tree writer never touches its root; the name only appears in messages.
   const tree = hashOnly ? join(tmpdir(), 'gantry-hash-only') : join(work as string, 'tree');
   try {
@@ -219,7 +232,7 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
     if (options.expectedHash !== undefined && options.expectedHash !== hash) {
       throw new CheckFailedError(`the fetched content hashes to ${hash}, but the lock file pins ${options.expectedHash}`, {
         code: 'HASH_MISMATCH',
-        hint: 'the module changed since it was pinned; nothing was replaced. Review the change, then re-pin with `gantry modules pin --upgrade <name>`',
+        hint: 'the module changed since it was pinned; nothing was replaced. Review the change, then pin the module again to accept it',
       });
     }
     if (!hashOnly) {
@@ -229,5 +242,6 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
     return { dir: options.dest, path: subdir ? join(options.dest, ...subdir.split('/')) : options.dest, subdir, hash, bytes: fetched.bytes };
   } finally {
     if (work !== undefined) await rm(work, { recursive: true, force: true });
+    for (const release of releases) release();
   }
 }

@@ -1,13 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { removeOnInterrupt } from './cleanup.js';
+import { ensureFolder } from './paths.js';
 
-/** A private working folder next to `dest`, on the same file system so the final rename is atomic. */
-export async function makeWorkFolder(dest: string): Promise<string> {
-  await mkdir(dirname(dest), { recursive: true });
-  const work = join(dirname(dest), `.${basename(dest)}.tmp-${randomBytes(6).toString('hex')}`);
+/**
+ * Gantry's own working names next to an install: `.<name>.tmp-<pid>-<12 hex>` (being written) and
+ * `.<name>.old-<pid>-<12 hex>` (the previous content, moved aside for a moment). Nothing else is ever swept.
+ */
+const workName = (dest: string, kind: 'tmp' | 'old') => join(dirname(dest), `.${basename(dest)}.${kind}-${process.pid}-${randomBytes(6).toString('hex')}`);
+const workPattern = /^\..+\.(?:tmp|old)-(?:(\d+)-)?[0-9a-f]{12}$/;
+
+/**
+ * A private working folder next to `dest`, on the same file system so the final rename is atomic. The parent is
+ * checked and created first (a usage error when it cannot be); the folder is removed if the process is interrupted.
+ * Returns the folder and the function that stops watching it (call it once the folder is gone).
+ */
+export async function makeWorkFolder(dest: string): Promise<{ work: string; release: () => void }> {
+  await ensureFolder(dirname(dest), 'the install folder');
+  const work = workName(dest, 'tmp');
   await mkdir(work, { mode: 0o700 });
-  return work;
+  return { work, release: removeOnInterrupt(work) };
 }
 
 /**
@@ -15,7 +28,7 @@ export async function makeWorkFolder(dest: string): Promise<string> {
  * tree is in place; if the second rename fails the previous content is moved back.
  */
 export async function replaceFolder(ready: string, dest: string): Promise<void> {
-  const aside = join(dirname(dest), `.${basename(dest)}.old-${randomBytes(6).toString('hex')}`);
+  const aside = workName(dest, 'old');
   let movedAside = false;
   try {
     await rename(dest, aside);
@@ -32,19 +45,38 @@ export async function replaceFolder(ready: string, dest: string): Promise<void> 
   if (movedAside) await rm(aside, { recursive: true, force: true });
 }
 
+/** Whether the process `pid` still runs (a process of another user counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
- * Removes working folders left by an interrupted run (`.<name>.tmp-*`, `.<name>.old-*`) that are older than
- * `minAgeMs`, so a concurrent install's live folder is never touched.
+ * Removes Gantry's own working folders (`.<name>.tmp-…`, `.<name>.old-…`, nothing else) left by an interrupted run:
+ * at once when the process that made them is gone, else once older than `minAgeMs` (a process id can be reused; names
+ * without one come from older versions), so a concurrent install's live folder is never touched.
  */
-export async function sweepLeftovers(parent: string, minAgeMs = 15 * 60_000): Promise<void> {
+export async function sweepLeftovers(parent: string, minAgeMs = 15 * 60_000): Promise<string[]> {
   const names = await readdir(parent).catch(() => [] as string[]);
   const now = Date.now();
+  const removed: string[] = [];
   await Promise.all(
-    names
-      .filter((name) => /^\..+\.(tmp|old)-[0-9a-f]{12}$/.test(name))
-      .map(async (name) => {
-        const info = await stat(join(parent, name)).catch(() => undefined);
-        if (info && now - info.mtimeMs >= minAgeMs) await rm(join(parent, name), { recursive: true, force: true });
-      }),
+    names.map(async (name) => {
+      const match = workPattern.exec(name);
+      if (!match) return;
+      const pid = match[1] === undefined ? undefined : Number(match[1]);
+      const info = await stat(join(parent, name)).catch(() => undefined);
+      if (!info?.isDirectory()) return;
+      const orphan = pid !== undefined && pid !== process.pid && !running(pid);
+      if (orphan || now - info.mtimeMs >= minAgeMs) {
+        await rm(join(parent, name), { recursive: true, force: true });
+        removed.push(name);
+      }
+    }),
   );
+  return removed.sort();
 }

@@ -60,7 +60,11 @@ describe('gantry modules (the command against the embedded registry)', function 
 
   it('versions lists newest first; info, list, search and downloads print tables and JSON', async () => {
     const versions = await gantry('modules', 'versions', 'acme/network/aws', '--json');
-    assert.deepEqual(JSON.parse(versions.stdout), ['2.0.0-beta.1', '1.1.0', '1.0.0']);
+    assert.deepEqual(JSON.parse(versions.stdout), [
+      { version: '2.0.0-beta.1', kind: 'pre-release' },
+      { version: '1.1.0', kind: 'release' },
+      { version: '1.0.0', kind: 'release' },
+    ]);
     const info = await gantry('modules', 'info', 'acme/network/aws@1.0.0');
     assert.equal(info.code, 0, info.stderr);
     assert.match(info.stdout, /id\s+acme\/network\/aws\/1\.0\.0/);
@@ -96,13 +100,19 @@ describe('gantry modules (the command against the embedded registry)', function 
     assert.equal(verify.code, 1);
     assert.match(verify.stdout, /net\s+content differs from the lock/);
     assert.match(verify.stderr, /error: 1 module failed verification: net/);
-    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
+    assert.match(verify.stderr, /hint: `gantry modules install --file \S+ --dir \S+ --force` puts the pinned content of net back/);
+    const refused = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
+    assert.equal(refused.code, 1, 'local changes are never replaced silently');
+    assert.match(refused.stderr, /"net" has local changes/);
+    assert.match(refused.stderr, /hint: .*--force` puts the pinned content back/);
+    assert.equal(await readFile(join(modulesDir, 'net', 'main.tf'), 'utf8'), 'tampered');
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir, '--force')).code, 0);
     assert.equal((await gantry('modules', 'verify', '--file', file, '--dir', modulesDir)).code, 0);
 
     lock.modules[`${server.host}/acme/bucket/aws`].hash = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
     await writeFile(join(project, 'gantry.lock.json'), JSON.stringify(lock));
     await rm(join(modulesDir, 'bucket', 'main.tf'));
-    const mismatch = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
+    const mismatch = await gantry('modules', 'install', '--file', file, '--dir', modulesDir, '--force');
     assert.equal(mismatch.code, 1, mismatch.stderr);
     assert.match(mismatch.stderr, /bucket .*lock file pins h1:AAAA/);
     assert.deepEqual(await readdir(join(modulesDir, 'bucket')), [], 'the previous (edited) install is untouched');

@@ -109,9 +109,10 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     await writeFile(join(modulesDir, 'bucket', 'local-note.txt'), 'keep me\n');
     const key = src('acme/bucket/aws');
     const forged = { version: 1 as const, modules: { [key]: { ...lock.modules[key]!, hash: 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } } };
-    await assert.rejects(install(manifest, forged, modulesDir, { client }), (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /lock file pins h1:AAAA/.test((error as Error).message));
+    // force: the local note makes it a changed folder, which only force replaces — and even then a mismatch replaces nothing.
+    await assert.rejects(install(manifest, forged, modulesDir, { client, force: true }), (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /lock file pins h1:AAAA/.test((error as Error).message));
     assert.equal(await readFile(join(modulesDir, 'bucket', 'local-note.txt'), 'utf8'), 'keep me\n');
-    assert.deepEqual(await readdir(modulesDir), ['bucket']);
+    assert.deepEqual(await readdir(modulesDir), ['.gantry-installed.json', 'bucket']);
   });
 
   it('a ?checksum= that does not match refuses the install (exit 1) before extracting', async () => {
