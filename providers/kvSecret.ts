@@ -9,7 +9,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
 import {
-  SecretsClient, SecretsError, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
+  SecretsClient, SecretsError, checkNoBinary, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
   type KvMetadata, type KvVersion, type ResolveSources, type SecretData,
 } from '../lib/secrets/index.js';
 
@@ -200,7 +200,12 @@ export const kvSecretOperations = {
     const data = news.data;
     if (!data || typeof data !== 'object' || Array.isArray(data)) failures.push({ property: 'data', reason: 'data must be an object of keys and values' });
     // Only the shape is reported, never a value.
-    else attempt('data', () => serializeWithinLimits({ data }));
+    else {
+      attempt('data', () => {
+        checkNoBinary(data);
+        return serializeWithinLimits({ data });
+      });
+    }
     if (news.kvVersion !== undefined && news.kvVersion !== 1 && news.kvVersion !== 2) failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
     for (const flag of ['cas', 'deleteAllVersions'] as const) {
       if (news[flag] !== undefined && typeof news[flag] !== 'boolean') failures.push({ property: flag, reason: `${flag} must be true or false` });
@@ -318,9 +323,9 @@ export const kvSecretOperations = {
       try {
         await kv.write(news.path, news.data, cas !== undefined ? { cas } : {});
       } catch (error) {
-        if (cas !== undefined && error instanceof SecretsError && error.status === 400 && /check-and-set/.test(error.errors.join(' '))) {
+        if (cas !== undefined && error instanceof SecretsError && error.code === 'SECRETS_CAS_MISMATCH') {
           throw new SecretsError(
-            { method: error.method, path: error.path, namespace: error.namespace, status: 400, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
+            { method: error.method, path: error.path, namespace: error.namespace, status: error.status, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
             { code: 'SECRETS_CAS_MISMATCH', hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.` },
           );
         }

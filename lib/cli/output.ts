@@ -16,6 +16,11 @@ export interface Output {
   progress(label: string, total?: number): Progress;
   /** A log line on stderr (redacted). */
   note(text: string): void;
+  /**
+   * A raw value for a pipe: exactly `text` on stdout, with a newline only when stdout is a terminal (as `vault kv get
+   * -field` prints it), so `$(…)` and `| base64 -d` see the value's own bytes.
+   */
+  raw?(text: string): void;
 }
 
 export interface Progress {
@@ -57,6 +62,9 @@ export function createOutput(streams: OutputStreams = { stdout: process.stdout, 
     note(text) {
       streams.stderr.write(`${redact(text)}\n`);
     },
+    raw(text) {
+      streams.stdout.write(streams.stdout.isTTY ? `${text}\n` : text);
+    },
     progress(label, initialTotal) {
       if (!streams.stderr.isTTY) return noProgress;
       let total = initialTotal;
@@ -87,5 +95,6 @@ export function createOutput(streams: OutputStreams = { stdout: process.stdout, 
 /** Masks a secret value for tables: shows its length, never its content. */
 export function mask(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return `<hidden, ${text?.length ?? 0} chars>`;
+  const length = text?.length ?? 0;
+  return `<hidden, ${length} char${length === 1 ? '' : 's'}>`;
 }

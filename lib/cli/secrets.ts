@@ -1,9 +1,30 @@
 import type { Command } from 'commander';
-import { CheckFailedError, UsageError } from '../errors.js';
+import { CheckFailedError, GantryError, UsageError } from '../errors.js';
+import { checkVaultDuration } from '../secrets/duration.js';
 import type { KvEngine, KvReadResult, KvVersion, KvVersionMetadata, SecretsClient, TokenInfo } from '../secrets/index.js';
 import { mask, type Output } from './output.js';
 import type { CliContext } from './context.js';
 import { parseDataArguments, parseVersions, parseWholeNumber, readSecretLine, readStdinText } from './secretsInput.js';
+
+/** The flag that sets each client setting, so that a bad value is reported by the name typed. */
+const flagNames = {
+  address: '--address', namespace: '--namespace', caCert: '--ca-cert', caPath: '--ca-path', clientCert: '--client-cert',
+  clientKey: '--client-key', tlsServerName: '--tls-server-name', skipVerify: '--skip-verify', maxRetries: '--max-retries',
+  timeoutMs: '--timeout', tokenHeader: '--token-header', namespaceIn: '--namespace-in', maxRequestBytes: '--max-request-size',
+  maxJsonDepth: '--max-json-depth', maxJsonStringValueLength: '--max-json-string-value-length',
+  maxJsonObjectEntryCount: '--max-json-object-entry-count', maxJsonArrayElementCount: '--max-json-array-element-count',
+} as const;
+
+/**
+ * Errors as the command shows them: the library's hints speak of options and methods (`kvVersion`, `client.mounts()`);
+ * where an error carries a hint for the command (`cliHint`: flags, environment, `gantry …` commands), that one becomes
+ * its hint. The error keeps its class, code and exit code.
+ */
+function forTheCommand(error: unknown, cliHintOf: (error: unknown) => string | undefined): unknown {
+  const hint = cliHintOf(error);
+  if (error instanceof GantryError && hint !== undefined) Object.defineProperty(error, 'hint', { value: hint, enumerable: true });
+  return error;
+}
 
 interface ConnectionFlags {
   address?: string;
@@ -32,6 +53,7 @@ interface ConnectionFlags {
 async function openClient(command: Command): Promise<{ client: SecretsClient; flags: ConnectionFlags }> {
   const flags = command.optsWithGlobals() as ConnectionFlags;
   const { SecretsClient, parseDurationOption } = await import('./secretsClientFactory.js');
+  const env = process.env;
   const { parseTokenHeader, parseNamespaceIn, parsePositiveInteger } = await import('../secrets/config.js');
   if (flags.bearer && flags.tokenHeader !== undefined && parseTokenHeader(flags.tokenHeader, '--token-header') !== 'authorization') {
     throw new UsageError('--bearer and --token-header x-secrets-token contradict each other', { hint: 'give one of them' });
@@ -61,8 +83,24 @@ async function openClient(command: Command): Promise<{ client: SecretsClient; fl
     ...(flags.bearer ? { tokenHeader: 'authorization' as const } : {}),
     ...(flags.namespaceIn !== undefined ? { namespaceIn: parseNamespaceIn(flags.namespaceIn, '--namespace-in') } : {}),
     limits,
+    sources: { env, optionNames: flagNames },
   });
   return { client, flags };
+}
+
+/** Run an action with a client, closing it afterwards; errors get the command's hints. */
+async function withClient<T>(command: Command, action: (client: SecretsClient, flags: ConnectionFlags) => Promise<T>): Promise<T> {
+  const { cliHintOf } = await import('../secrets/errors.js');
+  try {
+    const { client, flags } = await openClient(command);
+    try {
+      return await action(client, flags);
+    } finally {
+      client.close();
+    }
+  } catch (error) {
+    throw forTheCommand(error, cliHintOf);
+  }
 }
 
 function kvVersionFlag(flags: ConnectionFlags): KvVersion | undefined {
@@ -73,13 +111,10 @@ function kvVersionFlag(flags: ConnectionFlags): KvVersion | undefined {
 
 /** Run an action with a client at `<mount>/<path>`, closing it afterwards. */
 async function withKv<T>(command: Command, path: string, action: (kv: KvEngine, name: string, client: SecretsClient, flags: ConnectionFlags) => Promise<T>): Promise<T> {
-  const { client, flags } = await openClient(command);
-  try {
+  return withClient(command, async (client, flags) => {
     const { kv, name } = await client.kvAt(path, { kvVersion: kvVersionFlag(flags), mount: flags.mount });
-    return await action(kv, name, client, flags);
-  } finally {
-    client.close();
-  }
+    return action(kv, name, client, flags);
+  });
 }
 
 function requireName(name: string, path: string): string {
@@ -183,7 +218,9 @@ Values for put/patch come from files or stdin so they stay out of shell history:
         const data = result.data ?? {};
         if (options.field !== undefined) {
           if (!(options.field in data)) throw new CheckFailedError(`${path} has no key "${options.field}"`, { code: 'SECRETS_NO_FIELD', hint: `its keys are: ${Object.keys(data).join(', ') || 'none'}` });
-          out.line(valueText(data[options.field]));
+          // The raw value for a pipe: no newline added unless stdout is a terminal (as `vault kv get -field`).
+          if (out.raw) out.raw(valueText(data[options.field]));
+          else out.line(valueText(data[options.field]));
           return;
         }
         printPairs(out, result.metadata ? 'Secret Metadata' : undefined, versionRows(result.metadata));
@@ -198,10 +235,11 @@ Values for put/patch come from files or stdin so they stay out of shell history:
 
   const writeCommand = (verb: 'put' | 'patch', description: string) => kvOptions(secrets.command(`${verb} <path> [data...]`).description(description))
     .option('--cas <n>', 'check-and-set (kv v2): write only if the current version is n (0: only if absent)')
-    .action(async (path: string, args: string[], options: { cas?: string }, command: Command) => {
+    .option('--base64', 'store the bytes of key=@file and key=- values base64-encoded (for binary values, which are refused otherwise)')
+    .action(async (path: string, args: string[], options: { cas?: string; base64?: boolean }, command: Command) => {
       const { json } = context.globals(command);
       const cas = parseWholeNumber(options.cas, '--cas', 0);
-      const data = await parseDataArguments(args);
+      const data = await parseDataArguments(args, undefined, { base64: Boolean(options.base64) });
       await withKv(command, path, async (kv, name) => {
         const result = verb === 'put'
           ? await kv.write(requireName(name, path), data, cas !== undefined ? { cas } : {})
@@ -344,11 +382,51 @@ Values for put/patch come from files or stdin so they stay out of shell history:
       });
     });
 
-  secrets.command('help <path>').description('show the service\'s help for a path (needs permission on it)')
-    .action(async (path: string, _options: unknown, command: Command) => {
+  secrets.command('mounts').description('list the mounts the token may see, with their kv version (as `vault secrets list`)')
+    .action(async (_options: unknown, command: Command) => {
       const { json } = context.globals(command);
-      const { client } = await openClient(command);
-      try {
+      await withClient(command, async (client) => {
+        const mounts = await client.mounts();
+        if (json) out.json(mounts);
+        else if (mounts.length === 0) out.note('no mounts the token may see');
+        else {
+          out.table(mounts, [
+            { header: 'path', value: (m) => m.path },
+            { header: 'type', value: (m) => m.type },
+            { header: 'version', value: (m) => (m.kvVersion === undefined ? 'n/a' : `kv v${m.kvVersion}`) },
+            { header: 'description', value: (m) => m.description || 'n/a' },
+          ]);
+        }
+      });
+    });
+
+  // `help <command>` shows that command's help, as commander's own help command does (`help put`, `help meta put`);
+  // anything else is a path, and the service's help for it is shown (`help secret/`).
+  secrets.command('help [target...]').description('help for a command (help put, help meta put), or the service\'s help for a path (help secret/; needs permission on it)')
+    .action(async (target: string[], _options: unknown, command: Command) => {
+      let node: Command = secrets;
+      let depth = 0;
+      for (const word of target) {
+        const sub = node.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!sub || sub.name() === 'help') break;
+        node = sub;
+        depth++;
+      }
+      if (target.length === 0 || depth === target.length) {
+        node.outputHelp();
+        return;
+      }
+      if (depth > 0 || target.length > 1) {
+        const known = node.commands.map((c) => c.name()).filter((n) => n !== 'help');
+        const named = target.slice(0, depth).join(' ');
+        throw new UsageError(`"${target.join(' ')}" is neither a command nor one path`, {
+          hint: depth === 0 ? 'give one path, e.g. gantry secrets help secret/, or a command: gantry secrets help put'
+            : known.length > 0 ? `the commands of ${named} are: ${known.join(', ')}` : `${named} has no sub-commands: gantry secrets help ${named}`,
+        });
+      }
+      const path = target[0]!;
+      const { json } = context.globals(command);
+      await withClient(command, async (client) => {
         const help = await client.help(path);
         if (json) out.json(help);
         else {
@@ -356,17 +434,18 @@ Values for put/patch come from files or stdin so they stay out of shell history:
           out.line();
           out.line(`Paths (relative to ${path}): ${Object.keys(help.openapi.paths).join(', ') || 'none'}`);
         }
-      } finally {
-        client.close();
-      }
+      });
     });
 
   const login = secrets.command('login').description('log in and print what the token may do; the token is printed only with --token-only')
     .option('--token-only', 'print only the token, e.g. for `export SECRETS_TOKEN=$(...)`');
   const finishLogin = (command: Command, client: SecretsClient, info: TokenInfo) => {
     const flags = command.optsWithGlobals() as { tokenOnly?: boolean; json?: boolean };
-    if (flags.tokenOnly) out.line(client.revealToken() ?? '');
-    else if (flags.json) out.json({ accessor: info.accessor, policies: info.policies, ttl: info.ttl, renewable: info.renewable, entityId: info.entityId, metadata: info.metadata });
+    // The raw token for `$(…)`: no newline added unless stdout is a terminal (as `vault login -token-only`).
+    if (flags.tokenOnly) {
+      if (out.raw) out.raw(client.revealToken() ?? '');
+      else out.line(client.revealToken() ?? '');
+    } else if (flags.json) out.json({ accessor: info.accessor, policies: info.policies, ttl: info.ttl, renewable: info.renewable, entityId: info.entityId, metadata: info.metadata });
     else {
       out.line('Success! You are logged in. The token is held by this command only; print it with --token-only.');
       printPairs(out, undefined, tokenRows(info, client.revealToken()));
@@ -375,46 +454,37 @@ Values for put/patch come from files or stdin so they stay out of shell history:
   login.command('token').description('check a token (from SECRETS_TOKEN, or stdin) with lookup-self')
     .option('--renew', 'also renew it (renew-self)')
     .action(async (options: { renew?: boolean }, command: Command) => {
-      const { client } = await openClient(command);
-      try {
+      await withClient(command, async (client) => {
         const token = client.revealToken() ?? (await readSecretLine('Token (will be hidden): ')).trim();
         if (!token) throw new UsageError('no token: set SECRETS_TOKEN or pipe it on stdin');
         let info = await client.loginWithToken(token);
         if (options.renew) info = await client.renewSelf();
         finishLogin(command, client, info);
-      } finally {
-        client.close();
-      }
+      });
     });
   login.command('userpass').description('log in with a username; the password is read from stdin (hidden at a terminal)')
     .requiredOption('--username <name>', 'the username')
     .option('--path <mount>', 'where the userpass method is mounted', 'userpass')
     .action(async (options: { username: string; path: string }, command: Command) => {
-      const { client } = await openClient(command);
-      try {
+      await withClient(command, async (client) => {
         const password = await readSecretLine('Password (will be hidden): ');
         if (!password) throw new UsageError('no password given on stdin');
         finishLogin(command, client, await client.loginUserpass(options.username, password, { mount: options.path }));
-      } finally {
-        client.close();
-      }
+      });
     });
   login.command('approle').description('log in with an AppRole; the secret_id is read from stdin (or SECRETS_SECRET_ID)')
     .requiredOption('--role-id <id>', 'the role_id (not secret)')
     .option('--no-secret-id', 'the role needs no secret_id (bind_secret_id=false)')
     .option('--path <mount>', 'where the approle method is mounted', 'approle')
     .action(async (options: { roleId: string; secretId: boolean; path: string }, command: Command) => {
-      const { client } = await openClient(command);
-      try {
+      await withClient(command, async (client) => {
         let secretId: string | undefined;
         if (options.secretId) {
           secretId = process.env.SECRETS_SECRET_ID || (await readStdinText()).trim();
           if (!secretId) throw new UsageError('no secret_id: pipe it on stdin or set SECRETS_SECRET_ID (or pass --no-secret-id)');
         }
         finishLogin(command, client, await client.loginAppRole(options.roleId, secretId, { mount: options.path }));
-      } finally {
-        client.close();
-      }
+      });
     });
 }
 
@@ -433,6 +503,6 @@ function versionSettings(options: VersionSettingFlags): { maxVersions?: number; 
     if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false', { hint: 'write --cas-required true or --cas-required false' });
     settings.casRequired = options.casRequired === 'true';
   }
-  if (options.deleteVersionAfter !== undefined) settings.deleteVersionAfter = options.deleteVersionAfter;
+  if (options.deleteVersionAfter !== undefined) settings.deleteVersionAfter = checkVaultDuration(options.deleteVersionAfter, '--delete-version-after');
   return settings;
 }

@@ -1,64 +1,140 @@
-import { open, stat } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { open } from 'node:fs/promises';
+import { GantryError, UsageError } from '../errors.js';
+import { describeJsonSyntaxProblem } from '../json-syntax.js';
 
 /**
  * Secret values for `gantry secrets put|patch` come from files or stdin so they stay out of shell history and
  * process lists: `key=@file` (the file's text), `key=-` (stdin), `@data.json` (the whole object), `-` (a JSON object
  * on stdin). `key=value` works too, for values that are not secret.
+ *
+ * Secret material is never quoted in an error: a JSON document that does not parse is reported by line, column and
+ * what was expected; an argument that is not `key=value` by its position. Text must be UTF-8: binary bytes would be
+ * mangled by a text decoding, so they are refused unless `--base64` asks to store them base64-encoded.
  */
 export interface InputSources {
-  readStdin(): Promise<string>;
-  readFile(path: string): Promise<string>;
+  readStdin(): Promise<Buffer>;
+  readFile(path: string): Promise<Buffer>;
 }
 
 /** Largest input read from a file or stdin: the service's request size limit. */
 export const maxInputBytes = 32 * 1024 * 1024;
 
-export async function readTextFile(path: string, limit = maxInputBytes): Promise<string> {
-  let size: number;
+const fileProblems: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+function fileError(path: string, error: unknown): UsageError {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const problem = fileProblems[code] ?? `it cannot be read (${code || (error as Error).message})`;
+  return new UsageError(`cannot read ${path}: ${problem}; nothing was sent`, {
+    code: 'SECRETS_INPUT_FILE',
+    hint: 'key=@<file> and @<file.json> name a readable file, relative to the current folder; key=- and - read stdin.',
+  });
+}
+
+/** A file's bytes (a regular file, or a pipe such as `<(…)` or /dev/stdin), refusing folders and anything too large. */
+export async function readInputFile(path: string, limit = maxInputBytes): Promise<Buffer> {
+  let handle;
   try {
-    size = (await stat(path)).size;
+    handle = await open(path, 'r');
   } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw fileError(path, error);
   }
-  if (size > limit) throw new UsageError(`${path} is ${size} bytes, more than the ${limit} a request may carry`);
-  const handle = await open(path, 'r');
   try {
-    return await handle.readFile('utf8');
+    const info = await handle.stat();
+    if (info.isDirectory()) throw fileError(path, Object.assign(new Error('EISDIR'), { code: 'EISDIR' }));
+    if (info.isFile() && info.size > limit) throw new UsageError(`${path} is ${info.size} bytes, more than the ${limit} a request may carry; nothing was sent`);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > limit) throw new UsageError(`${path} is more than the ${limit} bytes a request may carry; nothing was sent`);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks);
+  } catch (error) {
+    throw error instanceof GantryError ? error : fileError(path, error);
   } finally {
     await handle.close();
   }
 }
 
-export async function readStdinText(stream: NodeJS.ReadableStream = process.stdin, limit = maxInputBytes): Promise<string> {
+export async function readStdinBytes(stream: NodeJS.ReadableStream = process.stdin, limit = maxInputBytes): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > limit) throw new UsageError(`stdin is more than the ${limit} bytes a request may carry`);
+    if (size > limit) throw new UsageError(`stdin is more than the ${limit} bytes a request may carry; nothing was sent`);
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-export const defaultSources: InputSources = { readStdin: () => readStdinText(), readFile: (path) => readTextFile(path) };
+/** Stdin as UTF-8 text (a token, a secret id), refused when it is not text. */
+export async function readStdinText(stream: NodeJS.ReadableStream = process.stdin, limit = maxInputBytes): Promise<string> {
+  return decodeText(await readStdinBytes(stream, limit), 'stdin');
+}
 
-function parseJsonObject(text: string, where: string): Record<string, unknown> {
+export const defaultSources: InputSources = { readStdin: () => readStdinBytes(), readFile: (path) => readInputFile(path) };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Where the first byte that is not UTF-8 sits (its offset only, never the bytes around it). */
+function firstInvalidByte(bytes: Buffer): number {
+  const round = Buffer.from(bytes.toString('utf8'), 'utf8');
+  let i = 0;
+  while (i < bytes.length && bytes[i] === round[i]) i++;
+  return i;
+}
+
+/** UTF-8 text, exactly (a byte order mark is kept); binary input is a usage error rather than mangled text. */
+export function decodeText(bytes: Buffer, where: string, binaryHint?: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new UsageError(`${where} is binary, not UTF-8 text (the byte at offset ${firstInvalidByte(bytes)} is not UTF-8): stored as text it would be mangled, so nothing was sent`, {
+      code: 'SECRETS_BINARY_VALUE',
+      hint: binaryHint ?? 'Give UTF-8 text here.',
+    });
+  }
+}
+
+const base64Hint = 'Store binary values base64-encoded: gantry secrets put --base64 <path> key=@<file> (or key=-); read one back with gantry secrets get <path> --field key | base64 -d.';
+const jsonHint = 'Give a JSON object such as {"key": "<value>", "other": "<value>"}; for one value taken whole from a file, write key=@<file>.';
+
+function parseJsonObject(bytes: Buffer, where: string): Record<string, unknown> {
+  // RFC 8259: JSON is UTF-8; a leading byte order mark may be ignored.
+  const text = decodeText(bytes, where, `A JSON document must be UTF-8 text. ${base64Hint}`).replace(/^\uFEFF/, '');
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    // A RangeError here is nesting deeper than the parser's stack: far over the service's depth limit anyway.
-    const reason = error instanceof RangeError ? 'it is nested too deeply' : (error as Error).message;
-    throw new UsageError(`${where} is not valid JSON: ${reason}`, { hint: 'give a JSON object such as {"password": "..."}' });
+  } catch {
+    // JSON.parse's own message quotes the text, which may be a secret: the position and what was expected instead.
+    throw new UsageError(`${where} is not valid JSON: ${describeJsonSyntaxProblem(text)} (the content is not shown)`, { code: 'SECRETS_BAD_JSON', hint: jsonHint });
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${where} must hold a JSON object of keys and values`);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${where} must hold a JSON object of keys and values, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`, { code: 'SECRETS_BAD_JSON', hint: jsonHint });
+  }
   return value as Record<string, unknown>;
 }
 
+export interface DataOptions {
+  /** Store the bytes of `key=@file` and `key=-` values base64-encoded (no newline dropped). */
+  base64?: boolean;
+}
+
 /** Parse the data arguments of put/patch into one object. Stdin is read at most once. */
-export async function parseDataArguments(args: readonly string[], sources: InputSources = defaultSources): Promise<Record<string, unknown>> {
+export async function parseDataArguments(args: readonly string[], sources: InputSources = defaultSources, options: DataOptions = {}): Promise<Record<string, unknown>> {
   if (args.length === 0) throw new UsageError('give the data: key=value pairs, key=@file, key=- (stdin), @data.json, or - (a JSON object on stdin)');
   let stdinUsed = false;
   const stdin = async (what: string) => {
@@ -67,7 +143,8 @@ export async function parseDataArguments(args: readonly string[], sources: Input
     return sources.readStdin();
   };
   const data: Record<string, unknown> = {};
-  for (const arg of args) {
+  let fileValues = 0;
+  for (const [index, arg] of args.entries()) {
     if (arg === '-') {
       Object.assign(data, parseJsonObject(await stdin('-'), 'stdin'));
       continue;
@@ -77,12 +154,26 @@ export async function parseDataArguments(args: readonly string[], sources: Input
       continue;
     }
     const eq = arg.indexOf('=');
-    if (eq <= 0) throw new UsageError(`"${arg.split('=')[0]}" is not key=value, key=@file, key=-, @file.json or -`);
+    // The argument is not shown: without its `=` it may be a value typed where a key=value pair belongs.
+    if (eq < 0) throw new UsageError(`data argument ${index + 1} is not key=value, key=@file, key=-, @file.json or - (not shown: it may be a secret value)`, { code: 'SECRETS_BAD_ARGUMENT' });
+    if (eq === 0) throw new UsageError(`data argument ${index + 1} has an empty key before its "="`, { code: 'SECRETS_BAD_ARGUMENT' });
     const key = arg.slice(0, eq);
     const raw = arg.slice(eq + 1);
-    if (raw === '-') data[key] = stripOneNewline(await stdin(`${key}=-`));
-    else if (raw.startsWith('@')) data[key] = stripOneNewline(await sources.readFile(raw.slice(1)));
-    else data[key] = raw;
+    if (raw === '-' || raw.startsWith('@')) {
+      fileValues++;
+      const where = raw === '-' ? `stdin (the value of "${key}")` : `${raw.slice(1)} (the value of "${key}")`;
+      const bytes = raw === '-' ? await stdin(`${key}=-`) : await sources.readFile(raw.slice(1));
+      data[key] = options.base64 ? bytes.toString('base64') : stripOneNewline(decodeText(bytes, where, base64Hint));
+    } else {
+      // The command line reached us decoded: bytes that were not UTF-8 are U+FFFD already, and cannot be restored.
+      if (raw.includes('\uFFFD')) {
+        throw new UsageError(`the value of "${key}" on the command line holds U+FFFD, the mark of bytes that were not UTF-8: it would be stored mangled, so nothing was sent`, { code: 'SECRETS_BINARY_VALUE', hint: base64Hint });
+      }
+      data[key] = raw;
+    }
+  }
+  if (options.base64 && fileValues === 0) {
+    throw new UsageError('--base64 encodes key=@file and key=- values, and none was given', { code: 'SECRETS_BAD_ARGUMENT', hint: 'e.g. gantry secrets put --base64 secret/app/tls key=@key.der' });
   }
   return data;
 }
@@ -95,18 +186,25 @@ function stripOneNewline(text: string): string {
 /** `1,2,3` → [1, 2, 3] with a usage error for anything else. */
 export function parseVersions(text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
-  const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
-  const versions = parts.map(Number);
-  if (parts.length === 0 || versions.some((v) => !Number.isInteger(v) || v < 1)) {
-    throw new UsageError(`--versions must be a comma-separated list of version numbers, got "${text}"`);
+  const parts = text.split(',').map((s) => s.trim());
+  if (parts.some((part) => !/^\d+$/.test(part) || !Number.isSafeInteger(Number(part)) || Number(part) < 1)) {
+    throw new UsageError(`--versions must be a comma-separated list of version numbers (1 or more), e.g. 1,2; got ${shownFlagValue(text)}; nothing was sent`);
   }
-  return versions;
+  return parts.map(Number);
 }
 
+/** A flag's value in a message: short ones quoted, long ones described (a value pasted in the wrong place). */
+function shownFlagValue(text: string): string {
+  return text.length <= 24 ? `"${text}"` : `a value of ${text.length} characters`;
+}
+
+/** Digits only (no signs, exponents, hex or spaces): `--cas 1e3` and `--max-versions 0x10` are typos, not numbers. */
 export function parseWholeNumber(text: string | undefined, flag: string, min = 0): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of at least ${min}, got "${text}"`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`${flag} must be a whole number of at least ${min}, got ${shownFlagValue(text)}; nothing was sent`);
+  }
   return n;
 }
 

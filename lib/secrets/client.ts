@@ -1,4 +1,5 @@
 import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
+import { describeJsonSyntaxProblem } from '../json-syntax.js';
 import { getLogger, type Logger } from '../log.js';
 import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
 import { SecretsConnectionError, SecretsError, SecretsNoTokenError, SecretsPathError } from './errors.js';
@@ -6,7 +7,7 @@ import { serializeWithinLimits } from './limits.js';
 import { fullPath, joinNamespaces } from './namespace.js';
 import { encodePath, encodeSegments, normaliseMount } from './paths.js';
 import { isIdempotent, notSentErrorCodes, retriedStatuses, secretsRetryPolicy } from './retry.js';
-import type { HelpResult, KvVersion, MountInfo, ResponseEnvelope, TokenInfo, WireAuth } from './types.js';
+import type { HelpResult, KvVersion, MountInfo, MountSummary, ResponseEnvelope, TokenInfo, WireAuth } from './types.js';
 import { KvEngine, type KvEngineOptions } from './kv.js';
 import { keysOf, type CallOptions, type CallResult } from './call.js';
 
@@ -243,7 +244,11 @@ export class SecretsClient {
       if (error instanceof SecretsError && error.status === 403) {
         throw new SecretsError(
           { method: error.method, path: error.path, namespace: error.namespace, status: 403, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
-          { code: 'SECRETS_MOUNT_UNKNOWN', hint: `No mount holds "${path}", or the token is wrong, expired or lacks a policy for it (the service answers 403 to all three). Check SECRETS_TOKEN (gantry secrets login token) and the mount (gantry secrets list), or pass the kv version (--kv-version / kvVersion) to skip detection.` },
+          {
+            code: 'SECRETS_MOUNT_UNKNOWN',
+            hint: `No mount holds "${path}", or the token is wrong, expired or lacks a policy for it (the service answers 403 to all three). Check the token and the mount (client.mounts() lists those the token may see), or pass kvVersion (and mount) to skip detection.`,
+            cliHint: `No mount holds "${path}", or the token is wrong, expired or lacks a policy for it (the service answers 403 to all three). Check SECRETS_TOKEN (\`gantry secrets login token\`) and the mount (\`gantry secrets mounts\` lists those the token may see), or give --kv-version 1|2 (and --mount <mount>) to skip detection.`,
+          },
         );
       }
       throw error;
@@ -262,6 +267,36 @@ export class SecretsClient {
     const info: MountInfo = { path: mountPath, type: typeof data.type === 'string' ? data.type : undefined, kvVersion: version === '2' ? 2 : 1 };
     this.#mounts.set(fullPath(namespace, mountPath), info);
     return info;
+  }
+
+  /**
+   * The mounts the token may see, as `vault secrets list` shows them: `GET sys/mounts`, or, when the token may not
+   * read that (403), `GET sys/internal/ui/mounts`, which lists the mounts the token has any capability on.
+   */
+  async mounts(options: { namespace?: string } = {}): Promise<MountSummary[]> {
+    let table: Record<string, unknown> | undefined;
+    try {
+      const result = await this.call<Record<string, unknown>>({ method: 'GET', path: 'sys/mounts', ...options });
+      table = result.envelope?.data ?? undefined;
+    } catch (error) {
+      if (!(error instanceof SecretsError) || error.status !== 403) throw error;
+      const result = await this.call<{ secret?: Record<string, unknown> }>({ method: 'GET', path: 'sys/internal/ui/mounts', ...options });
+      table = result.envelope?.data?.secret ?? undefined;
+    }
+    return Object.entries(table ?? {})
+      .filter(([, value]) => value && typeof value === 'object')
+      .map(([path, value]) => {
+        const mount = value as { type?: unknown; description?: unknown; options?: { version?: unknown } | null };
+        const type = typeof mount.type === 'string' ? mount.type : 'unknown';
+        const version = mount.options && typeof mount.options === 'object' ? mount.options.version : undefined;
+        return {
+          path: path.endsWith('/') ? path : `${path}/`,
+          type,
+          kvVersion: type === 'kv' ? (String(version ?? '1') === '2' ? 2 : 1) as KvVersion : undefined,
+          description: typeof mount.description === 'string' ? mount.description : '',
+        };
+      })
+      .sort((a, b) => a.path.localeCompare(b.path));
   }
 
   /** Forget cached mount versions (after a mount was tuned or replaced). */
@@ -367,9 +402,10 @@ function parseBody(text: string, status: number, description: { method: string; 
   try {
     return JSON.parse(text);
   } catch {
-    const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
-    if (status >= 400) return { errors: [`(not JSON) ${excerpt}`], notJson: true };
-    throw new SecretsError({ ...description, status, errors: [`the answer is not JSON: ${excerpt}`], warnings: [] }, {
+    if (status >= 400) return { errors: [`(not JSON) ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`], notJson: true };
+    // A success body may be secret material (a read cut short by a proxy): it is described, never quoted.
+    const looksLike = text.trimStart().startsWith('<') ? ' (it looks like HTML: a proxy or web server page?)' : '';
+    throw new SecretsError({ ...description, status, errors: [`the answer (${Buffer.byteLength(text)} bytes) is not JSON${looksLike}: ${describeJsonSyntaxProblem(text)}`], warnings: [] }, {
       code: 'SECRETS_PROTOCOL',
       hint: 'Check that SECRETS_ADDR points at the secrets service itself, not at a proxy login page or a web server.',
     });

@@ -127,6 +127,11 @@ export function pulumiConfigFromEnvironment(env: NodeJS.ProcessEnv = process.env
 export interface ResolveSources {
   env?: NodeJS.ProcessEnv;
   pulumi?: PulumiConfigLookup | undefined;
+  /**
+   * How errors name a setting given as an option: `option address` by default; the command passes its flags
+   * (`--address`), so that a bad value is reported by the name the user typed.
+   */
+  optionNames?: Partial<Record<keyof typeof settings, string>>;
 }
 
 /** Resolve the configuration: options, then environment, then Pulumi config, then defaults. */
@@ -139,7 +144,8 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     const setting = settings[key];
     if (option !== undefined && option !== null && option !== '') {
       origin[key] = 'option';
-      return { raw: option, from: `option ${key}` };
+      const limit = (limitKeys as readonly string[]).includes(key);
+      return { raw: option, from: sources.optionNames?.[key] ?? `option ${limit ? 'limits.' : ''}${key}` };
     }
     const fromEnv = env[setting.env];
     if (fromEnv !== undefined && fromEnv !== '') {
@@ -176,7 +182,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
   const limits: RequestLimits = { ...defaultLimits };
   for (const key of limitKeys) {
     const got = pick(key, options.limits?.[key]);
-    if (got) limits[key] = parsePositiveInteger(got.raw, got.from.startsWith('option') ? `option limits.${key}` : got.from, key === 'maxRequestBytes' ? 'bytes' : undefined);
+    if (got) limits[key] = parsePositiveInteger(got.raw, got.from, key === 'maxRequestBytes' ? 'bytes' : undefined);
   }
 
   const retryWaitMinMs = options.retryWaitMinMs ?? defaults.retryWaitMinMs;
@@ -201,7 +207,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     skipVerify: skipPick ? parseBoolean(skipPick.raw, skipPick.from) : false,
     tlsServerName: text('tlsServerName', options.tlsServerName),
     maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
-    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, timeoutPick.from.startsWith('option')) : defaults.timeoutMs,
+    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, origin.timeoutMs === 'option') : defaults.timeoutMs,
     tokenHeader,
     namespaceIn,
     retryWaitMinMs,
@@ -211,13 +217,23 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
   };
 }
 
+const addressHint = 'Give the service address as a URL with its scheme and host, e.g. https://127.0.0.1:8200 (or http://127.0.0.1:8200 for a dev server).';
+
 function parseAddress(raw: string, from: string): string {
+  const text = raw.trim();
+  // Said for what it is: a port alone, or a host and port without the scheme (both safe to show: no credential has
+  // these shapes). Anything else that is no URL is described, not shown: it may be a credential in the wrong variable.
+  if (/^\d{1,5}$/.test(text)) {
+    throw new SecretsConfigError(`${from} is "${text}", a port number alone, not an address: give the scheme and host too, e.g. http://127.0.0.1:${text}`, addressHint);
+  }
+  if (/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]):\d{1,5}\/?$/.test(text)) {
+    throw new SecretsConfigError(`${from} is "${text}", a host and port without a scheme: write https://${text} (or http://${text} for a plain-http server)`, addressHint);
+  }
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(text);
   } catch {
-    // Not echoed: a value that is no URL may well be a credential pasted into the wrong variable.
-    throw new SecretsConfigError(`${from} is not a URL (${describe(raw)})`, 'Give the service address with its scheme, e.g. https://127.0.0.1:8200 (or http://… for a dev server)');
+    throw new SecretsConfigError(`${from} is not a URL: ${describe(text)} that does not start with a scheme and host such as https://host:8200`, addressHint);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new SecretsConfigError(`${from} must be an http or https URL, got ${shown(url.protocol)}`);
@@ -230,9 +246,9 @@ function parseAddress(raw: string, from: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** The shape of a value, without the value. */
+/** The size of a value, without the value (not shown: it may be a credential set in the wrong variable). */
 function describe(value: string): string {
-  return `a value of ${value.length} character${value.length === 1 ? '' : 's'}${value.includes('://') ? '' : ' with no scheme'}`;
+  return `a value of ${value.length} character${value.length === 1 ? '' : 's'} (not shown)`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { keysOf, type CallResult, type SecretsCaller } from './call.js';
+import { checkVaultDuration } from './duration.js';
 import { SecretsError } from './errors.js';
 import { encodePath } from './paths.js';
 import type {
@@ -112,7 +113,8 @@ export class KvEngine {
     }
     const body: Record<string, unknown> = { data };
     if (options.cas !== undefined) body.options = { cas: checkVersionNumber(options.cas, true) };
-    const result = await this.#client.call<WireVersionMetadata>({ method: this.#options.writeMethod ?? 'POST', path: this.#path('data/', name), body, ...this.#ns() });
+    const path = this.#path('data/', name);
+    const result = await casConflict(this.#client.call<WireVersionMetadata>({ method: this.#options.writeMethod ?? 'POST', path, body, ...this.#ns() }), `${this.mount}${name}`, options.cas);
     return { kvVersion: 2, metadata: result.envelope?.data ? versionMetadata(result.envelope.data) : undefined, warnings: result.warnings };
   }
 
@@ -123,7 +125,10 @@ export class KvEngine {
     const body: Record<string, unknown> = { data };
     if (options.cas !== undefined) body.options = { cas: checkVersionNumber(options.cas, true) };
     // The service answers 415 to a PATCH that is not application/merge-patch+json.
-    const result = await this.#client.call<WireVersionMetadata>({ method: 'PATCH', path: this.#path('data/', name), body, contentType: 'application/merge-patch+json', ...this.#ns() });
+    const result = await casConflict(
+      this.#client.call<WireVersionMetadata>({ method: 'PATCH', path: this.#path('data/', name), body, contentType: 'application/merge-patch+json', ...this.#ns() }),
+      `${this.mount}${name}`, options.cas,
+    );
     return { kvVersion: 2, metadata: result.envelope?.data ? versionMetadata(result.envelope.data) : undefined, warnings: result.warnings };
   }
 
@@ -184,7 +189,7 @@ export class KvEngine {
     const body: Record<string, unknown> = {};
     if (input.maxVersions !== undefined) body.max_versions = checkCount(input.maxVersions, 'maxVersions');
     if (input.casRequired !== undefined) body.cas_required = input.casRequired;
-    if (input.deleteVersionAfter !== undefined) body.delete_version_after = input.deleteVersionAfter;
+    if (input.deleteVersionAfter !== undefined) body.delete_version_after = checkVaultDuration(input.deleteVersionAfter, 'deleteVersionAfter');
     if (input.customMetadata !== undefined) body.custom_metadata = checkCustomMetadata(input.customMetadata);
     await this.#client.call({ method: 'POST', path: this.#path('metadata/', name), body, ...this.#ns() });
   }
@@ -207,7 +212,7 @@ export class KvEngine {
     const body: Record<string, unknown> = {};
     if (input.maxVersions !== undefined) body.max_versions = checkCount(input.maxVersions, 'maxVersions');
     if (input.casRequired !== undefined) body.cas_required = input.casRequired;
-    if (input.deleteVersionAfter !== undefined) body.delete_version_after = input.deleteVersionAfter;
+    if (input.deleteVersionAfter !== undefined) body.delete_version_after = checkVaultDuration(input.deleteVersionAfter, 'deleteVersionAfter');
     await this.#client.call({ method: 'POST', path: `${this.mount}config`, body, ...this.#ns() });
   }
 }
@@ -263,6 +268,52 @@ function metadataFromWire(wire: WireMetadata): KvMetadata {
 function checkData(data: unknown): void {
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     throw new UsageError('secret data must be a JSON object of keys and values', { code: 'SECRETS_BAD_DATA' });
+  }
+  checkNoBinary(data);
+}
+
+/**
+ * Bytes have no JSON form: a Buffer would be sent as `{"type":"Buffer","data":[…]}` and an ArrayBuffer as `{}`, so a
+ * binary value is refused (by its key, never its content) with the way to store it: base64 text.
+ */
+export function checkNoBinary(data: unknown): void {
+  const stack: Array<{ value: unknown; where: string }> = [{ value: data, where: '' }];
+  while (stack.length > 0) {
+    const { value, where } = stack.pop()!;
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      throw new UsageError(`secret data at ${where || 'the top level'} is binary (${value.constructor.name}); bytes have no JSON form and would be mangled, so nothing was sent`, {
+        code: 'SECRETS_BINARY_VALUE',
+        hint: 'Store binary values as base64 text, e.g. Buffer.from(bytes).toString(\'base64\'), and decode them after reading.',
+      });
+    }
+    if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) stack.push({ value: inner, where: `${where}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+    }
+  }
+}
+
+/**
+ * A check-and-set refusal is the service's definite "no" (a 400, exit code 1), not a failure: the key changed since
+ * the version given, or the key or mount requires check-and-set. Given its own code and a hint saying what to do.
+ */
+async function casConflict<T>(call: Promise<T>, where: string, cas: number | undefined): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof SecretsError) || error.status !== 400 || !/check-and-set/i.test(error.errors.join(' '))) throw error;
+    const required = cas === undefined && /required/i.test(error.errors.join(' '));
+    const details = { method: error.method, path: error.path, namespace: error.namespace, status: error.status, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error };
+    throw required
+      ? new SecretsError(details, {
+        code: 'SECRETS_CAS_REQUIRED',
+        hint: `${where} (or its mount) requires check-and-set: read the current version (readMetadata) and write with { cas: <version> } ({ cas: 0 } for a new key).`,
+        cliHint: `${where} (or its mount) requires check-and-set: see the current version with \`gantry secrets meta get ${where}\` and write with --cas <version> (--cas 0 for a new key).`,
+      })
+      : new SecretsError(details, {
+        code: 'SECRETS_CAS_MISMATCH',
+        hint: `${where} is not at version ${cas ?? '?'}${cas === 0 ? ' (it exists already)' : ''}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
+        cliHint: `${where} is not at version ${cas ?? '?'}${cas === 0 ? ' (it exists already)' : ''}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
+      });
   }
 }
 

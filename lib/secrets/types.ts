@@ -121,3 +121,14 @@ export interface MountInfo {
   type: string | undefined;
   kvVersion: KvVersion;
 }
+
+/** One mount as `client.mounts()` lists it. */
+export interface MountSummary {
+  /** With a trailing slash, relative to the namespace asked (e.g. `secret/`). */
+  path: string;
+  /** The engine: `kv`, `pki`, `cubbyhole` … */
+  type: string;
+  /** For kv mounts: 1 or 2. */
+  kvVersion: KvVersion | undefined;
+  description: string;
+}

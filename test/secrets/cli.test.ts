@@ -54,9 +54,9 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.ok(!table.stdout.includes('4711'));
     assert.match(table.stdout, /password\s+<hidden, 19 chars>/);
     const field = await gantry(['get', 'secret/app/db', '--field', 'password']);
-    assert.equal(field.stdout, `${canary}\n`, 'a trailing newline of the file is not stored');
+    assert.equal(field.stdout, canary, 'a trailing newline of the file is not stored, and none is added on a pipe');
     const pin = await gantry(['get', 'secret/app/db', '--field', 'pin']);
-    assert.equal(pin.stdout, '4711\n');
+    assert.equal(pin.stdout, '4711');
     const json = await gantry(['--json', 'get', 'secret/app/db']);
     const parsed = JSON.parse(json.stdout) as { data: Record<string, string>; metadata: { version: number }; state: string };
     assert.deepEqual(parsed.data, { user: 'app', password: canary, pin: '4711' });
@@ -85,7 +85,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
   it('get --version, rm, the deleted result (exit 1 with the undelete hint), undelete, destroy, meta and config', async () => {
     await gantry(['put', 'secret/app/v', 'n=1']);
     await gantry(['put', 'secret/app/v', 'n=2']);
-    assert.equal((await gantry(['get', 'secret/app/v', '--version', '1', '--field', 'n'])).stdout, '1\n');
+    assert.equal((await gantry(['get', 'secret/app/v', '--version', '1', '--field', 'n'])).stdout, '1');
     assert.equal((await gantry(['rm', 'secret/app/v'])).code, 0);
     const deleted = await gantry(['get', 'secret/app/v']);
     assert.equal(deleted.code, 1);
@@ -95,7 +95,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.equal(deletedJson.code, 1);
     assert.equal((JSON.parse(deletedJson.stdout) as { state: string }).state, 'deleted');
     assert.equal((await gantry(['undelete', 'secret/app/v', '--versions', '2'])).code, 0);
-    assert.equal((await gantry(['get', 'secret/app/v', '--field', 'n'])).stdout, '2\n');
+    assert.equal((await gantry(['get', 'secret/app/v', '--field', 'n'])).stdout, '2');
     assert.equal((await gantry(['destroy', 'secret/app/v', '--versions', '1'])).code, 0);
     const destroyed = await gantry(['get', 'secret/app/v', '--version', '1']);
     assert.equal(destroyed.code, 1);
@@ -127,7 +127,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     const empty = await gantry(['--json', 'list', 'secret/nobody/']);
     assert.equal(empty.code, 0);
     assert.deepEqual(JSON.parse(empty.stdout), []);
-    assert.equal((await gantry(['get', 'kv/team/a', '--field', 'v'])).stdout, '1\n');
+    assert.equal((await gantry(['get', 'kv/team/a', '--field', 'v'])).stdout, '1');
   });
 
   it('SEC-EP-HELP: help prints the markdown and the relative paths; --json the typed object', async () => {
@@ -148,7 +148,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     const token = only.stdout.trim();
     assert.ok(token.length > 10, only.stderr);
     const use = await gantry(['get', 'secret/app/db', '--kv-version', '2', '--field', 'user'], { env: { SECRETS_TOKEN: token } });
-    assert.equal(use.stdout, 'app\n', use.stderr);
+    assert.equal(use.stdout, 'app', use.stderr);
     const check = await gantry(['login', 'token'], { env: { SECRETS_TOKEN: token } });
     assert.equal(check.code, 0, check.stderr);
     assert.ok(!check.stdout.includes(token));
@@ -180,7 +180,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.equal(requests.length, before, 'nothing was sent');
     // The flag wins over the environment.
     const flag = await gantry(['--address', server.url, 'get', 'secret/app/db', '--field', 'user'], { env: { SECRETS_ADDR: 'http://127.0.0.1:9' } });
-    assert.equal(flag.stdout, 'app\n', flag.stderr);
+    assert.equal(flag.stdout, 'app', flag.stderr);
     const down = await gantry(['get', 'secret/app/db', '--kv-version', '2'], { env: { SECRETS_ADDR: 'http://127.0.0.1:9' } });
     assert.equal(down.code, 3);
     assert.match(down.stderr, /ECONNREFUSED/);
@@ -192,7 +192,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     for (const token of ['', undefined]) {
       const run = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: token } });
       assert.equal(run.code, 2, run.stderr);
-      assert.match(run.stderr, /no token for .*: set SECRETS_TOKEN or run `gantry secrets login …`; nothing was sent/);
+      assert.match(run.stderr, /no token for .*; nothing was sent\nhint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/);
       assert.doesNotMatch(run.stderr, /403|No mount holds/);
     }
     assert.equal(requests.length, before, 'nothing was sent');

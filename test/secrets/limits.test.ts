@@ -8,9 +8,11 @@ function nested(depth: number): unknown {
   return value;
 }
 
-// Each limit error says nothing was sent and names the setting that raises it (SECRETS_MAX_JSON_DEPTH, --max-json-depth, …).
+// Each limit error says nothing was sent and names the setting that raises it, as each face names it: the library's
+// hint the option (limits.maxJsonDepth) and SECRETS_MAX_JSON_DEPTH, the command's hint --max-json-depth and the variable.
 const isLimit = (limit: SecretsLimitError['limit']) => (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && e.exitCode === 2 && /nothing was sent/.test(e.message)
-  && (e.hint ?? '').includes(`SECRETS_${limit.toUpperCase()}`) && (e.hint ?? '').includes(`--${limit.replaceAll('_', '-')}`);
+  && (e.hint ?? '').includes(`SECRETS_${limit.toUpperCase()}`) && (e.hint ?? '').includes('`limits.') && !(e.hint ?? '').includes('--')
+  && e.cliHint.includes(`SECRETS_${limit.toUpperCase()}`) && e.cliHint.includes(`--${limit.replaceAll('_', '-')}`) && !e.cliHint.includes('option');
 
 describe('secrets request limits (local checks)', () => {
   it('defaults are the documented ones: 32 MB, depth 500, string 1 048 576, 10 000 entries, 10 000 elements', () => {

@@ -175,7 +175,7 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
           server.setFaults([{ method: 'GET', path: '/v1/secret/data/app/db', status, count: 1 }]);
           const read = await run(`get after a ${status}`, ['get', 'secret/app/db', '--field', 'user'], { env: { SECRETS_TOKEN: userToken } });
           assert.equal(read.code, 0, read.stderr);
-          assert.equal(read.stdout, 'app\n');
+          assert.equal(read.stdout, 'app', 'the raw value, no newline added on a pipe');
           // The debug log is on and says what happened, so the search above looked at real log lines.
           assert.match(read.stderr, new RegExp(`debug: GET http://127\\.0\\.0\\.1:\\d+/v1/secret/data/app/db: .*${status}.*; retrying in \\d+ ms`), read.stderr);
           assert.equal(server.faults()[0]?.count, 0, 'the fault was met');

@@ -6,6 +6,7 @@
  */
 import { open, rename, readFile, readdir, unlink, mkdir } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { describeJsonSyntaxProblem } from '../../json-syntax.js';
 
 export class AtomicJsonFile {
   private running: Promise<void> | undefined;
@@ -32,8 +33,9 @@ export class AtomicJsonFile {
       const parsed: unknown = JSON.parse(text);
       this.lastText = text;
       return parsed;
-    } catch (error) {
-      throw new Error(`the data file ${this.path} is not valid JSON (${(error as Error).message}); it was left as it is`);
+    } catch {
+      // JSON.parse's message quotes the text, and this file holds secrets: where it breaks, never what is there.
+      throw new Error(`the data file ${this.path} is not valid JSON (${describeJsonSyntaxProblem(text)}); it was left as it is`);
     }
   }
 
