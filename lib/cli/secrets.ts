@@ -408,7 +408,7 @@ Values for put/patch come from files or stdin so they stay out of shell history:
       let depth = 0;
       for (const word of target) {
         const sub = node.commands.find((c) => c.name() === word || c.aliases().includes(word));
-        if (!sub || sub.name() === 'help') break;
+        if (!sub) break;
         node = sub;
         depth++;
       }
