@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url';
+import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
 
 /** REG-SD-NO-HOSTNAME: the host used when an address names none; `GANTRY_REGISTRY_HOST` overrides it. */
@@ -33,6 +34,7 @@ export class AddressError extends UsageError {
  * leading zeros of the port dropped, port ≤ 65535. Throws an AddressError naming what is wrong.
  */
 export function normaliseHost(given: string): string {
+  if (typeof given !== 'string') throw new AddressError(`normaliseHost: the registry host must be a string such as "registry.example.com", got ${given === null ? 'null' : typeof given}`);
   const raw = given.trim();
   if (raw === '') throw new AddressError('the registry host is empty');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
@@ -67,12 +69,15 @@ function normalisePort(host: string, digits: string): string {
 
 /** The host an address without one uses: `GANTRY_REGISTRY_HOST`, else the public registry. */
 export function defaultRegistryHost(env: NodeJS.ProcessEnv = process.env): string {
+  expectOptions('defaultRegistryHost', env, 'env');
   const configured = env.GANTRY_REGISTRY_HOST?.trim();
   return configured ? normaliseHost(configured) : publicRegistryHost;
 }
 
 /** Cleans a sub-directory path; refuses one that escapes the package with `..` or is absolute. */
 export function cleanSubdir(subdir: string, what = 'sub-directory'): string {
+  if (typeof subdir !== 'string') throw new AddressError(`cleanSubdir: the ${typeof what === 'string' ? what : 'sub-directory'} must be a string, got ${subdir === null ? 'null' : typeof subdir}`);
+  if (typeof what !== 'string') what = 'sub-directory';
   if (subdir.includes('\0') || subdir.includes('\\')) throw new AddressError(`the ${what} "${subdir}" contains a backslash or NUL`);
   if (subdir.startsWith('/')) throw new AddressError(`the ${what} "${subdir}" is absolute`);
   const parts: string[] = [];
@@ -90,7 +95,9 @@ export function cleanSubdir(subdir: string, what = 'sub-directory'): string {
 
 /** Parses `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. Errors name the part that is wrong. */
 export function parseModuleAddress(source: string, env: NodeJS.ProcessEnv = process.env): ModuleAddress {
-  if (typeof source !== 'string' || source.trim() === '') throw new AddressError('the module address is empty');
+  if (typeof source !== 'string') throw new AddressError(`a module address must be a string such as "hashicorp/consul/aws", got ${source === null ? 'null' : typeof source}`);
+  if (source.trim() === '') throw new AddressError('the module address is empty');
+  expectOptions('parseModuleAddress', env, 'env');
   const text = source.trim();
   if (/^[a-z0-9]+::/i.test(text) || /^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     throw new AddressError(`"${text}" is a download location, not a registry address`, 'a registry address looks like [host/]namespace/name/provider');
@@ -129,8 +136,24 @@ export function parseModuleAddress(source: string, env: NodeJS.ProcessEnv = proc
   return { host, namespace, name, provider, subdir };
 }
 
+/**
+ * An address as the public functions take it: the text `[host/]namespace/name/provider[//subdir]` (parsed with `env`'s
+ * default host), or a ModuleAddress as parseModuleAddress returns it. Anything else is an AddressError (exit 2).
+ */
+export function toModuleAddress(value: ModuleAddress | string, env: NodeJS.ProcessEnv = process.env): ModuleAddress {
+  if (typeof value === 'string') return parseModuleAddress(value, env);
+  const v = value as unknown as Record<string, unknown> | null;
+  if (v !== null && typeof v === 'object' && ['host', 'namespace', 'name', 'provider'].every((field) => typeof v[field] === 'string' && v[field] !== '')) {
+    return { host: v.host as string, namespace: v.namespace as string, name: v.name as string, provider: v.provider as string, subdir: typeof v.subdir === 'string' ? v.subdir : '' };
+  }
+  throw new AddressError(
+    `a module address must be a string such as "hashicorp/consul/aws" or an object from parseModuleAddress, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without host, namespace, name and provider' : typeof value}`,
+  );
+}
+
 /** The canonical text of an address: host always written, subdir after `//`. */
-export function formatModuleAddress(address: ModuleAddress): string {
+export function formatModuleAddress(address: ModuleAddress | string): string {
+  address = toModuleAddress(address);
   const base = `${address.host}/${address.namespace}/${address.name}/${address.provider}`;
   return address.subdir ? `${base}//${address.subdir}` : base;
 }
@@ -141,11 +164,13 @@ export function formatModuleAddress(address: ModuleAddress): string {
  * normalised, the provider is lower case by rule; the subdir is a path and keeps its case). `gantry/net/aws` and
  * `GANTRY/Net/aws` are one module.
  */
-export function moduleAddressKey(address: ModuleAddress): string {
+export function moduleAddressKey(address: ModuleAddress | string): string {
+  address = toModuleAddress(address);
   return formatModuleAddress({ ...address, namespace: address.namespace.toLowerCase(), name: address.name.toLowerCase() });
 }
 
 /** The package part of an address, without the sub-directory (what the registry knows). */
-export function modulePackage(address: ModuleAddress): string {
+export function modulePackage(address: ModuleAddress | string): string {
+  address = toModuleAddress(address);
   return `${address.namespace}/${address.name}/${address.provider}`;
 }

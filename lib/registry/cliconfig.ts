@@ -10,6 +10,7 @@
  * Only what credentials need is parsed, but the whole file is tokenised, so a malformed file is a UsageError naming the
  * file and line. No message ever quotes a string of the file: a token must not reach an error.
  */
+import { expectOptions, expectString } from '../arguments.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -247,6 +248,8 @@ class Parser {
 
 /** Credentials per normalised host, from one file's text; a later block for the same host wins. */
 export function parseCliConfigCredentials(text: string, file: string): Map<string, string> {
+  if (typeof text !== 'string') expectString('parseCliConfigCredentials', 'text', text, 'the text of a CLI configuration file');
+  expectString('parseCliConfigCredentials', 'file', file, 'the file name, for messages');
   const items = new Parser(tokenise(text, file), file).document();
   const found = new Map<string, string>();
   const take = (label: string, value: Value, line: number) => {
@@ -287,6 +290,7 @@ export interface CliConfigLocations {
 
 /** Where Terraform would look, for this environment. */
 export function cliConfigLocations(env: NodeJS.ProcessEnv = process.env): CliConfigLocations {
+  expectOptions('cliConfigLocations', env, 'env');
   const override = env.TF_CLI_CONFIG_FILE || env.TERRAFORM_CONFIG;
   if (override) return { main: { file: override, explicit: true }, dir: undefined };
   const home = env.HOME || homedir();
@@ -309,6 +313,8 @@ function readText(file: string): string | undefined {
  * a later one replacing an earlier one's block for the same host. `note` hears of a named main file that is missing.
  */
 export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, note: (message: string) => void = () => undefined): Map<string, string> {
+  expectOptions('readCliConfigCredentials', env, 'env');
+  if (typeof note !== 'function') note = () => undefined;
   const { main, dir } = cliConfigLocations(env);
   const merged = new Map<string, string>();
   if (main) {

@@ -1,7 +1,8 @@
+import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { createHttpClient, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
-import { defaultRegistryHost, modulePackage, normaliseHost, type ModuleAddress } from './address.js';
+import { defaultRegistryHost, modulePackage, normaliseHost, toModuleAddress, type ModuleAddress } from './address.js';
 import { createTokenSource, type TokenSource } from './credentials.js';
 import { Discovery, type DiscoveryCache, type RegistryServices } from './discovery.js';
 import { registryRetryPolicy } from './retry.js';
@@ -49,6 +50,9 @@ export class RegistryClient {
   private readonly logger: Logger;
 
   constructor(options: RegistryClientOptions = {}) {
+    expectOptions('new RegistryClient', options);
+    if (options.env !== undefined) expectObject('new RegistryClient', 'options.env', options.env);
+    if (options.tokens !== undefined) expectObject('new RegistryClient', 'options.tokens', options.tokens, 'an object mapping hosts to tokens');
     this.env = options.env ?? process.env;
     this.logger = options.logger ?? getLogger();
     this.ownsHttp = options.http === undefined;
@@ -76,6 +80,8 @@ export class RegistryClient {
 
   /** Authorization headers for a URL: the registry host's token, only when the URL is on that very host. */
   headersFor(registryHost: string, url: URL): Record<string, string> {
+    expectString('RegistryClient.headersFor', 'registryHost', registryHost, 'a normalised registry host');
+    if (!(url instanceof URL)) expectObject('RegistryClient.headersFor', 'url', null, 'a URL object');
     const token = this.tokens.tokenFor(registryHost);
     if (!token) return {};
     const port = url.port || (url.protocol === 'https:' ? '' : '80');
@@ -148,6 +154,7 @@ export class RegistryClient {
 
   /** REG-EP-LIST-MODULES: every module, or one namespace's; `verified` filters only when true. */
   listModules(options: ListOptions & { host?: string } = {}): AsyncGenerator<ModuleRecord> {
+    expectOptions('RegistryClient.listModules', options);
     const host = normaliseHost(options.host ?? this.defaultHost());
     const path = options.namespace ? `${seg(options.namespace)}` : '';
     const params = { provider: options.provider, verified: options.verified ? 'true' : undefined };
@@ -156,7 +163,8 @@ export class RegistryClient {
 
   /** REG-EP-SEARCH: `q` is required; its syntax is the registry's. */
   search(options: SearchOptions & { host?: string }): AsyncGenerator<ModuleRecord> {
-    if (!options.query || options.query.trim() === '') throw new UsageError('a search needs a query');
+    expectObject('RegistryClient.search', 'options', options, 'an object with a query');
+    if (typeof options.query !== 'string' || options.query.trim() === '') throw new UsageError('a search needs a query: options.query must be a non-empty string');
     const host = normaliseHost(options.host ?? this.defaultHost());
     const params = { q: options.query, provider: options.provider, namespace: options.namespace, verified: options.verified ? 'true' : undefined };
     return this.items(this.pages(host, 'search', params, 'searching modules', options.offset, options.limit), options.max);
@@ -164,11 +172,15 @@ export class RegistryClient {
 
   /** REG-EP-LATEST-ALL-PROVIDERS: the latest version of a module for each provider. */
   latestForAllProviders(host: string, namespace: string, name: string, options: { limit?: number; offset?: number; max?: number } = {}): AsyncGenerator<ModuleRecord> {
+    expectString('RegistryClient.latestForAllProviders', 'namespace', namespace);
+    expectString('RegistryClient.latestForAllProviders', 'name', name);
+    expectOptions('RegistryClient.latestForAllProviders', options);
     return this.items(this.pages(normaliseHost(host), `${seg(namespace)}/${seg(name)}`, {}, `reading ${namespace}/${name}`, options.offset, options.limit), options.max);
   }
 
   /** REG-EP-LIST-VERSIONS: the versions of one module (the first element of `modules` is the one asked for). */
-  async versions(address: ModuleAddress): Promise<string[]> {
+  async versions(address: ModuleAddress | string): Promise<string[]> {
+    address = toModuleAddress(address, this.env);
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/versions`);
     const body = await this.get<VersionsResponse>(address.host, url, `listing versions of ${modulePackage(address)}`);
     const first = Array.isArray(body.modules) ? body.modules[0] : undefined;
@@ -179,19 +191,23 @@ export class RegistryClient {
   }
 
   /** The raw versions response, for callers that want dependencies too. */
-  async versionsResponse(address: ModuleAddress): Promise<VersionsResponse> {
+  async versionsResponse(address: ModuleAddress | string): Promise<VersionsResponse> {
+    address = toModuleAddress(address, this.env);
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/versions`);
     return this.get<VersionsResponse>(address.host, url, `listing versions of ${modulePackage(address)}`);
   }
 
   /** REG-EP-LATEST-ONE-PROVIDER: module detail of the latest version. */
-  async latest(address: ModuleAddress): Promise<ModuleDetail> {
+  async latest(address: ModuleAddress | string): Promise<ModuleDetail> {
+    address = toModuleAddress(address, this.env);
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}`);
     return this.get<ModuleDetail>(address.host, url, `reading ${modulePackage(address)}`);
   }
 
   /** REG-EP-SPECIFIC-VERSION: module detail of one version. */
-  async version(address: ModuleAddress, version: string): Promise<ModuleDetail> {
+  async version(address: ModuleAddress | string, version: string): Promise<ModuleDetail> {
+    address = toModuleAddress(address, this.env);
+    expectString('RegistryClient.version', 'version', version, 'a version string as the registry lists it');
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/${seg(version)}`);
     return this.get<ModuleDetail>(address.host, url, `reading ${modulePackage(address)} ${version}`);
   }
@@ -200,13 +216,16 @@ export class RegistryClient {
    * REG-EP-DOWNLOAD: 204 with `X-Registry-Get`; a 200 whose JSON body has `location` (as OpenTofu's registry answers)
    * is accepted too — the body first, the header as fallback.
    */
-  async download(address: ModuleAddress, version: string): Promise<DownloadLocation> {
+  async download(address: ModuleAddress | string, version: string): Promise<DownloadLocation> {
+    address = toModuleAddress(address, this.env);
+    expectString('RegistryClient.download', 'version', version, 'a version string as the registry lists it');
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/${seg(version)}/download`);
     return this.readDownload(address, url, `downloading ${modulePackage(address)} ${version}`);
   }
 
   /** REG-EP-DOWNLOAD-LATEST: follows the 302/307 to the latest version's download endpoint. */
-  async downloadLatest(address: ModuleAddress): Promise<DownloadLocation & { version: string | undefined }> {
+  async downloadLatest(address: ModuleAddress | string): Promise<DownloadLocation & { version: string | undefined }> {
+    address = toModuleAddress(address, this.env);
     const url = await this.v1(address.host, `${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/download`);
     const result = await this.readDownload(address, url, `downloading the latest ${modulePackage(address)}`);
     const match = /\/([^/]+)\/download$/.exec(new URL(result.downloadUrl).pathname);
@@ -241,7 +260,8 @@ export class RegistryClient {
   }
 
   /** REG-EP-DOWNLOADS-SUMMARY: download counts from the v2 API. */
-  async downloadsSummary(address: ModuleAddress): Promise<DownloadsSummary> {
+  async downloadsSummary(address: ModuleAddress | string): Promise<DownloadsSummary> {
+    address = toModuleAddress(address, this.env);
     const { modulesV2 } = await this.services(address.host);
     if (!modulesV2) throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: ExitCode.checkFailed });
     const url = new URL(`${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/downloads/summary`, modulesV2);

@@ -1,3 +1,4 @@
+import { expectArray, expectObject, expectString } from '../arguments.js';
 import semver from 'semver';
 import { GantryError, UsageError } from '../errors.js';
 
@@ -41,6 +42,7 @@ export interface ParsedVersion {
 
 /** Parses a version as go-version does (1 to 3 numeric parts, optional `v`, pre-release, build); undefined if not. */
 export function parseVersion(text: string): ParsedVersion | undefined {
+  if (typeof text !== 'string') expectString('parseVersion', 'text', text, 'a version string such as "1.2.3"');
   const match = versionPattern.exec(text.trim());
   if (!match) return undefined;
   const [, major, minor, patch, pre] = match;
@@ -53,6 +55,7 @@ export function parseVersion(text: string): ParsedVersion | undefined {
 
 /** Parses `">= 1.2, < 2.0"`-style constraints; an empty string allows any released version. */
 export function parseConstraints(text: string | undefined): ConstraintSet {
+  if (text !== undefined && text !== null && typeof text !== 'string') throw new UsageError(`a version constraint must be a string such as "~> 1.2", got ${typeof text}`, { code: 'INVALID_CONSTRAINT' });
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { text: '', parts: [] };
   const parts = trimmed.split(',').map((piece) => {
@@ -106,11 +109,19 @@ function satisfiesOne(version: string, constraint: VersionConstraint): boolean {
  * naming it (OpenTofu's prerelease-constraint-* cases: `0.0.3-alpha.1, >=0.0.2` selects nothing).
  */
 export function allows(set: ConstraintSet, version: ParsedVersion): boolean {
+  expectConstraintSet('allows', set);
+  expectObject('allows', 'version', version, 'a version from parseVersion');
+  if (typeof version.semver !== 'string' || semver.valid(version.semver) === null) expectObject('allows', 'version', null, 'a version from parseVersion');
   if (version.prerelease) {
     const only = set.parts.length === 1 ? set.parts[0] : undefined;
     return only !== undefined && only.operator === '=' && semver.eq(only.version, version.semver);
   }
   return set.parts.every((part) => satisfiesOne(version.semver, part));
+}
+
+function expectConstraintSet(where: string, set: unknown): asserts set is ConstraintSet {
+  expectObject(where, 'set', set, 'a constraint set from parseConstraints');
+  if (!Array.isArray((set as { parts?: unknown }).parts) || typeof (set as { text?: unknown }).text !== 'string') expectObject(where, 'set', null, 'a constraint set from parseConstraints');
 }
 
 export interface Selection {
@@ -131,6 +142,9 @@ export class NoMatchingVersionError extends GantryError {
  * When none matches, the error names the newest version available.
  */
 export function selectVersion(listed: readonly string[], set: ConstraintSet, subject = 'the module'): Selection {
+  expectArray('selectVersion', 'listed', listed, 'an array of version strings');
+  expectConstraintSet('selectVersion', set);
+  if (typeof subject !== 'string') subject = 'the module';
   const skipped: string[] = [];
   const parsed: Array<{ raw: string; version: ParsedVersion }> = [];
   for (const raw of listed) {

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { expectOptions, expectString } from '../arguments.js';
 import { registerSecret } from '../http/index.js';
 import { normaliseHost } from './address.js';
 import { readCliConfigCredentials } from './cliconfig.js';
@@ -13,6 +14,8 @@ import { readCliConfigCredentials } from './cliconfig.js';
  * exact host, port included, and win over the environment.
  */
 export function hostFromVariable(name: string, prefix: string): string | undefined {
+  expectString('hostFromVariable', 'name', name, 'an environment variable name');
+  expectString('hostFromVariable', 'prefix', prefix, 'a prefix such as "TF_TOKEN_"');
   if (!name.toUpperCase().startsWith(prefix)) return undefined;
   const encoded = name.slice(prefix.length);
   if (encoded === '') return undefined;
@@ -45,6 +48,9 @@ export interface TokenSourceOptions {
  * configuration (exact host, port included, as Terraform matches it). Credentials helpers are not run.
  */
 export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: Record<string, string> = {}, options: TokenSourceOptions = {}): TokenSource {
+  expectOptions('createTokenSource', env, 'env');
+  expectOptions('createTokenSource', tokens, 'tokens');
+  expectOptions('createTokenSource', options);
   const fromEnv = new Map<string, string>();
   for (const prefix of ['TF_TOKEN_', 'GANTRY_TOKEN_']) {
     for (const [name, value] of Object.entries(env)) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expectOptions, expectString } from '../arguments.js';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -36,11 +37,14 @@ export interface DiscoveryCache {
 
 /** The default folder for Gantry's caches: `GANTRY_CACHE_DIR`, else `$XDG_CACHE_HOME/gantry`, else `~/.cache/gantry`. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  expectOptions('defaultCacheDir', env, 'env');
   return env.GANTRY_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'gantry');
 }
 
 /** One JSON file per host under `<dir>/discovery/`, valid for `ttlMs`; unreadable entries count as absent. */
 export function createFileDiscoveryCache(dir: string, ttlMs: number): DiscoveryCache {
+  expectString('createFileDiscoveryCache', 'dir', dir, 'the path of the cache folder');
+  if (typeof ttlMs !== 'number' || Number.isNaN(ttlMs)) expectString('createFileDiscoveryCache', 'ttlMs', null, 'a number of milliseconds');
   const folder = join(dir, 'discovery');
   const fileFor = (host: string) => join(folder, `${host.replace(/[^a-z0-9.-]/g, '_')}.json`);
   return {

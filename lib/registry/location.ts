@@ -1,3 +1,4 @@
+import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { ExitCode, GantryError } from '../errors.js';
 import { cleanSubdir } from './address.js';
 import { plainHttpAllowed } from './plain-http.js';
@@ -41,6 +42,7 @@ const archiveAliases: Record<string, ArchiveType> = {
 
 /** Archive type by file extension of a path; undefined when it has none of the known ones. */
 export function archiveTypeFromPath(path: string): ArchiveType | undefined {
+  expectString('archiveTypeFromPath', 'path', path, 'a file name or path');
   const lower = path.toLowerCase();
   const match = Object.keys(archiveAliases)
     .sort((a, b) => b.length - a.length)
@@ -49,6 +51,7 @@ export function archiveTypeFromPath(path: string): ArchiveType | undefined {
 }
 
 export function parseChecksum(value: string): Checksum {
+  expectString('parseChecksum', 'value', value, 'a checksum such as "sha256:<hex>"');
   const colon = value.indexOf(':');
   let algorithm: string | undefined;
   let hex: string;
@@ -81,6 +84,8 @@ function splitSubdir(value: string): { url: string; subdir: string } {
 
 /** Joins the location's `//subdir` (which may be `*`) with the address's own subdir. */
 export function joinSubdirs(locationSubdir: string, addressSubdir: string): string {
+  if (typeof locationSubdir !== 'string') expectString('joinSubdirs', 'locationSubdir', locationSubdir, "a sub-directory ('' for none)");
+  if (typeof addressSubdir !== 'string') expectString('joinSubdirs', 'addressSubdir', addressSubdir, "a sub-directory ('' for none)");
   const star = locationSubdir === '*' || locationSubdir.startsWith('*/');
   const rest = star ? locationSubdir.slice(1) : locationSubdir;
   const joined = cleanSubdir([rest, addressSubdir].filter(Boolean).join('/'), 'sub-directory');
@@ -214,6 +219,8 @@ function parseGit(text: string, subdir: string, trusted: boolean, env: NodeJS.Pr
 
 /** Interprets a location string; throws a LocationError naming the value when it is not understood. */
 export function parseLocation(value: string, options: ParseLocationOptions = {}): SourceLocation {
+  if (typeof value !== 'string') expectString('parseLocation', 'value', value, 'a download location such as "https://example.com/m.tar.gz"');
+  expectOptions('parseLocation', options);
   const trusted = options.trusted ?? false;
   let text = value.trim();
   if (text === '') throw new LocationError('the download location is empty');
@@ -285,6 +292,8 @@ function readableQuery(params: URLSearchParams): string {
 
 /** The location as text with `//subdir`, for the lock file and logs: userinfo and signing parameters removed. */
 export function formatLocation(location: SourceLocation): string {
+  expectObject('formatLocation', 'location', location, 'a location from parseLocation');
+  if (!['http', 's3', 'git'].includes(location.getter as string)) expectObject('formatLocation', 'location', null, 'a location from parseLocation');
   const sub = location.subdir ? `//${location.subdir}` : '';
   switch (location.getter) {
     case 'http': {

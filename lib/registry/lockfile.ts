@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expectObject, expectString } from '../arguments.js';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { GantryError, ExitCode } from '../errors.js';
 import { checkWritableFile, writeFailure } from '../sources/paths.js';
@@ -37,6 +38,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Parses and validates lock file text; any defect is a LockFileError naming the file and the entry. */
 export function parseLockFile(text: string, file = lockFileName): LockFile {
+  if (typeof file !== 'string') file = lockFileName;
+  if (typeof text !== 'string') expectString('parseLockFile', 'text', text, 'the JSON text of a lock file');
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -82,6 +85,7 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
 
 /** Reads a lock file; a missing file is an empty lock, anything unreadable is an error. */
 export async function readLockFile(file: string): Promise<LockFile> {
+  expectString('readLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -94,6 +98,8 @@ export async function readLockFile(file: string): Promise<LockFile> {
 
 /** The lock as text: sources sorted, fields in a fixed order, two-space indent, trailing newline. */
 export function formatLockFile(lock: LockFile): string {
+  expectObject('formatLockFile', 'lock', lock, 'a lock file (readLockFile, parseLockFile or pin)');
+  expectObject('formatLockFile', 'lock.modules', lock.modules, 'an object of lock entries');
   const modules: Record<string, LockEntry> = {};
   for (const source of Object.keys(lock.modules).sort()) {
     const entry = lock.modules[source] as LockEntry;
@@ -104,6 +110,8 @@ export function formatLockFile(lock: LockFile): string {
 
 /** Writes the lock file atomically: a temporary file in the same folder, then a rename. */
 export async function writeLockFile(file: string, lock: LockFile): Promise<void> {
+  expectString('writeLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
+  formatLockFile(lock); // checks the lock before anything is written
   await checkWritableFile(file, 'the lock file');
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { moduleAddressKey, parseModuleAddress, type ModuleAddress } from './address.js';
 import { parseConstraints, type ConstraintSet } from './constraints.js';
@@ -24,6 +25,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Validates a manifest document; errors name the file and the module. */
 export function parseManifest(text: string, file = manifestFileName, env: NodeJS.ProcessEnv = process.env): ManifestModule[] {
+  if (typeof file !== 'string') file = manifestFileName;
+  if (typeof text !== 'string') expectString('parseManifest', 'text', text, 'the JSON text of a manifest');
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -63,12 +66,13 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
 }
 
 export async function readManifest(file: string, env?: NodeJS.ProcessEnv): Promise<ManifestModule[]> {
+  expectString('readManifest', 'file', file, `the path of a manifest such as ${manifestFileName}`);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
-    throw error;
+    throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { code: 'MANIFEST_INVALID' });
   }
   return parseManifest(text, file, env);
 }

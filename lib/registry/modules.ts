@@ -1,3 +1,4 @@
+import { expectArray, expectFunction, expectObject, expectString } from '../arguments.js';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckFailedError, GantryError, UsageError } from '../errors.js';
@@ -8,7 +9,7 @@ import { sweepLeftovers } from '../sources/install.js';
 import { ensureFolder } from '../sources/paths.js';
 import type { ExtractLimits } from '../sources/limits.js';
 import type { SourceLocation } from '../sources/location.js';
-import { modulePackage, parseModuleAddress, type ModuleAddress } from './address.js';
+import { modulePackage, parseModuleAddress, toModuleAddress, type ModuleAddress } from './address.js';
 import type { RegistryClient } from './client.js';
 import { allows, parseConstraints, parseVersion, selectVersion, type ConstraintSet } from './constraints.js';
 import { installedFileName, readInstalled, writeInstalled, type InstalledRecord } from './installed.js';
@@ -20,6 +21,9 @@ export const defaultConcurrency = 16;
 
 /** Runs `task` over `items` with at most `limit` at a time; results keep the input order; the first failure wins. */
 export async function mapConcurrent<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  expectArray('mapConcurrent', 'items', items);
+  if (typeof limit !== 'number' || !(limit >= 1)) expectObject('mapConcurrent', 'limit', null, 'a number of at least 1');
+  expectFunction('mapConcurrent', 'task', task);
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;
@@ -39,6 +43,30 @@ export async function mapConcurrent<T, R>(items: readonly T[], limit: number, ta
   return results;
 }
 
+function expectClient(where: string, client: unknown): asserts client is RegistryClient {
+  expectObject(where, 'client', client, 'a RegistryClient');
+  if (typeof (client as { versions?: unknown }).versions !== 'function') expectObject(where, 'client', null, 'a RegistryClient');
+}
+
+function expectManifest(where: string, manifest: unknown): asserts manifest is ManifestModule[] {
+  expectArray(where, 'manifest', manifest, 'the modules of a manifest (readManifest or parseManifest)');
+  for (const module of manifest) {
+    if (typeof module !== 'object' || module === null || typeof (module as ManifestModule).key !== 'string' || typeof (module as ManifestModule).name !== 'string') {
+      expectArray(where, 'manifest', null, 'the modules of a manifest (readManifest or parseManifest)');
+    }
+  }
+}
+
+function expectLock(where: string, lock: unknown, name = 'lock'): asserts lock is LockFile {
+  expectObject(where, name, lock, 'a lock file (readLockFile or parseLockFile)');
+  expectObject(where, `${name}.modules`, (lock as { modules?: unknown }).modules, 'an object of lock entries');
+}
+
+function expectRunOptions(where: string, options: unknown): asserts options is RunOptions {
+  expectObject(where, 'options', options, 'an object with a client');
+  expectClient(where, (options as { client?: unknown }).client);
+}
+
 export interface Resolution {
   address: ModuleAddress;
   /** The version as the registry lists it. */
@@ -52,7 +80,11 @@ export interface Resolution {
 }
 
 /** Picks the newest allowed version and asks where its source is (REG-PROTO-MINIMAL). */
-export async function resolveModule(client: RegistryClient, address: ModuleAddress, constraint: ConstraintSet, logger: Logger = getLogger()): Promise<Resolution> {
+export async function resolveModule(client: RegistryClient, address: ModuleAddress | string, constraint: ConstraintSet | string, logger: Logger = getLogger()): Promise<Resolution> {
+  expectClient('resolveModule', client);
+  address = toModuleAddress(address);
+  if (typeof constraint === 'string' || constraint === undefined) constraint = parseConstraints(constraint);
+  expectObject('resolveModule', 'constraint', constraint, 'a constraint string or a set from parseConstraints');
   const listed = await client.versions(address);
   const selection = selectVersion(listed, constraint, modulePackage(address));
   if (selection.skipped.length) logger.warn(`${modulePackage(address)}: skipped versions that are not semantic versions: ${selection.skipped.join(', ')}`);
@@ -60,7 +92,11 @@ export async function resolveModule(client: RegistryClient, address: ModuleAddre
 }
 
 /** The download location of one version, parsed and joined with the address's subdir. */
-export async function locate(client: RegistryClient, address: ModuleAddress, version: string, skipped: string[] = []): Promise<Resolution> {
+export async function locate(client: RegistryClient, address: ModuleAddress | string, version: string, skipped: string[] = []): Promise<Resolution> {
+  expectClient('locate', client);
+  address = toModuleAddress(address);
+  expectString('locate', 'version', version, 'a version string as the registry lists it');
+  if (!Array.isArray(skipped)) skipped = [];
   const { location: raw, downloadUrl } = await client.download(address, version);
   const parsed = parseLocation(raw, { base: downloadUrl });
   const location = { ...parsed, subdir: joinSubdirs(parsed.subdir, address.subdir) };
@@ -110,6 +146,9 @@ export interface PinResult {
  * here; the caller writes the lock once everything succeeded.
  */
 export async function pin(manifest: ManifestModule[], previous: LockFile, options: PinOptions): Promise<PinResult> {
+  expectManifest('pin', manifest);
+  expectLock('pin', previous, 'previous');
+  expectRunOptions('pin', options);
   const upgrade = options.upgrade ?? false;
   if (Array.isArray(upgrade)) {
     const unknown = upgrade.filter((name) => !manifest.some((m) => m.name === name));
@@ -243,6 +282,10 @@ export interface InstallOptions extends RunOptions {
  * Gantry's own working folders left by an interrupted run are removed first.
  */
 export async function install(manifest: ManifestModule[], lock: LockFile, dir: string, options: InstallOptions): Promise<InstallResult[]> {
+  expectManifest('install', manifest);
+  expectLock('install', lock);
+  expectString('install', 'dir', dir, 'the path of the install folder');
+  expectRunOptions('install', options);
   const logger = options.logger ?? getLogger();
   const entries = manifest.map((module) => {
     try {
@@ -323,6 +366,9 @@ export interface VerifyResult {
  * `ok: false` into exit 1.
  */
 export async function verify(manifest: ManifestModule[], lock: LockFile, dir: string): Promise<VerifyResult[]> {
+  expectManifest('verify', manifest);
+  expectLock('verify', lock);
+  expectString('verify', 'dir', dir, 'the path of the install folder');
   const record = await readInstalled(dir).catch(() => ({}) as InstalledRecord);
   return mapConcurrent(manifest, defaultConcurrency, async (module) => {
     const entry = lock.modules[module.key];
@@ -343,6 +389,8 @@ export async function verify(manifest: ManifestModule[], lock: LockFile, dir: st
 
 /** Resolves one address and constraint without installing (the `resolve` command and the Pulumi resource). */
 export async function resolveAddress(client: RegistryClient, source: string, constraint: string | undefined, env?: NodeJS.ProcessEnv): Promise<Resolution> {
+  expectClient('resolveAddress', client);
+  expectString('resolveAddress', 'source', source, 'a module address such as "hashicorp/consul/aws"');
   const address = parseModuleAddress(source, env);
   return resolveModule(client, address, parseConstraints(constraint));
 }

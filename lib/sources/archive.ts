@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { expectString } from '../arguments.js';
+import { unreadablePath } from './paths.js';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
@@ -8,12 +10,17 @@ import type yauzl from 'yauzl';
 import { ExitCode, GantryError } from '../errors.js';
 import { missingToolHint } from '../system-packages.js';
 import type { ArchiveType } from './location.js';
-import { SourceRefusedError, type ExtractLimits } from './limits.js';
+import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.js';
+
+const archiveTypes: readonly string[] = ['tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'zip'];
 import { TreeWriter, type EntryHeader } from './tree-writer.js';
 
 /** Reads the first bytes of a file to tell the archive type when neither the URL nor `?archive=` says. */
 export async function sniffArchiveType(file: string): Promise<ArchiveType | undefined> {
-  const handle = await open(file, 'r');
+  expectString('sniffArchiveType', 'file', file, 'the path of a downloaded file');
+  const handle = await open(file, 'r').catch((error: unknown) => {
+    throw unreadablePath(error, file, 'the file');
+  });
   try {
     const head = Buffer.alloc(512);
     const { bytesRead } = await handle.read(head, 0, 512, 0);
@@ -252,6 +259,13 @@ export interface Extracted {
  * only computes the tree's hash.
  */
 export async function extractArchive(file: string, type: ArchiveType, root: string, limits: ExtractLimits, hashOnly = false): Promise<Extracted> {
+  expectString('extractArchive', 'file', file, 'the path of an archive');
+  if (!archiveTypes.includes(type)) expectString('extractArchive', 'type', null, `one of ${archiveTypes.join(', ')}`);
+  expectString('extractArchive', 'root', root, 'the path of an empty folder');
+  limits = resolveLimits(typeof limits === 'object' && limits !== null ? limits : undefined);
+  await stat(file).catch((error: unknown) => {
+    throw unreadablePath(error, file, 'the archive');
+  });
   const writer = new TreeWriter(root, limits, hashOnly);
   if (type === 'zip') await extractZip(file, writer, limits);
   else await extractTarStream(createReadStream(file), type, writer);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { expectObject, expectString } from '../arguments.js';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -185,6 +186,10 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
  * leaves the previous content untouched. With `hashOnly`, nothing is installed: only the hash is computed.
  */
 export async function fetchSource(location: SourceLocation, options: FetchOptions): Promise<FetchResult> {
+  expectObject('fetchSource', 'location', location, 'a location from parseLocation');
+  if (!['http', 's3', 'git'].includes(location.getter as string) || typeof location.subdir !== 'string') expectObject('fetchSource', 'location', null, 'a location from parseLocation');
+  expectObject('fetchSource', 'options', options, 'an object with dest');
+  expectString('fetchSource', 'options.dest', options.dest, 'the path of the install folder');
   const limits = resolveLimits(options.limits);
   const hashOnly = options.hashOnly ?? false;
   // Hash-only fetches that stream need no folder at all; the others get a private one, made on first use.

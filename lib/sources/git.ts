@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode, GantryError } from '../errors.js';
@@ -54,7 +55,11 @@ function describe(location: GitLocation): string {
  * `.git`. The URL and ref always come after `--end-of-options` or glued to their option, so neither can become one.
  */
 export async function fetchGit(location: GitLocation, target: string, options: { allowFile?: boolean } = {}): Promise<void> {
-  const allowFile = options.allowFile ?? false;
+  expectObject('fetchGit', 'location', location, 'a git location from parseLocation');
+  expectString('fetchGit', 'location.url', location.url, 'a repository URL');
+  expectString('fetchGit', 'target', target, 'the path of a folder that does not exist yet');
+  expectOptions('fetchGit', options);
+  const allowFile = options?.allowFile ?? false;
   const { ref } = location;
   if (ref !== undefined && ref.startsWith('-')) throw new GitError(`the git ref "${ref}" starts with "-"`);
   try {

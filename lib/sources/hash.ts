@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { expectString } from '../arguments.js';
+import { unreadablePath } from './paths.js';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,10 +16,13 @@ import { pipeline } from 'node:stream/promises';
  * Gantry writes, so a tar.gz and a zip of the same files hash the same, whatever the umask.
  */
 export async function hashTree(root: string): Promise<string> {
+  expectString('hashTree', 'root', root, 'the path of a folder');
   const entries: HashedEntry[] = [];
   await walk(root, '', async (relative, full, kind) => {
     if (kind === 'link') entries.push({ path: relative, sha256: sha256(Buffer.from(await readlink(full))), mode: 'link' });
     else entries.push({ path: relative, sha256: await sha256File(full), mode: (await lstat(full)).mode & 0o111 ? '755' : '644' });
+  }).catch((error: unknown) => {
+    throw unreadablePath(error, root, 'the folder');
   });
   return hashLines(entries);
 }

@@ -114,6 +114,16 @@ export async function checkWritableFile(file: string, what = 'the file'): Promis
   return target;
 }
 
+/**
+ * A file-system failure on a path a caller gave (`hashTree('missing')`) as a usage error naming it; anything that is
+ * not such a failure is returned as it is.
+ */
+export function unreadablePath(error: unknown, path: string, what = 'the path'): unknown {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  if (typeof code === 'string' && typeof syscall === 'string') return pathError(`${what} ${path} cannot be read (${reason(error)})`);
+  return error;
+}
+
 /** Turns a failed write of `file` into a usage error naming it (permissions, read-only file systems …). */
 export function writeFailure(error: unknown, file: string, what = 'the file'): unknown {
   const code = (error as NodeJS.ErrnoException).code;
