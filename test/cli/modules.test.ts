@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { RegistryServer } from '../../lib/devserver/registry/index.js';
 import { run } from '../../lib/cli/program.js';
 import { startRegistry, writeModules } from '../registry/fixtures.js';
+import { exited, spawnGantry } from './gantry-process.js';
 
 /** Runs the command in this process with captured stdout/stderr (stderr is not a TTY: no progress bars). */
 async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -153,5 +154,127 @@ describe('gantry modules (the command against the embedded registry)', function 
     const constraint = await gantry('modules', 'resolve', 'acme/network/aws', '--version', '~> 9.0');
     assert.equal(constraint.code, 1);
     assert.match(constraint.stderr, /newest available is 1\.1\.0/);
+  });
+
+  it('paths to write are checked first (class: a path that cannot be written hangs or fails late): --dir /proc/nope, a file, a lock folder exit 2', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    await writeFile(file, JSON.stringify({ bucket: { source: 'acme/bucket/aws' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    const started = Date.now();
+    const proc = await gantry('modules', 'install', '--file', file, '--dir', '/proc/nope/modules');
+    assert.equal(proc.code, 2, proc.stderr);
+    assert.match(proc.stderr, /error: the install folder \/proc\/nope\/modules (cannot be created|is not writable)/);
+    assert.ok(Date.now() - started < 10_000, 'no endless mkdir loop');
+    await writeFile(join(project, 'plain-file'), 'x');
+    const onFile = await gantry('modules', 'install', '--file', file, '--dir', join(project, 'plain-file', 'modules'));
+    assert.equal(onFile.code, 2);
+    assert.match(onFile.stderr, /plain-file is a file, not a folder/);
+    const lockDir = await mkdtemp(join(dir, 'lockdir-'));
+    await writeFile(join(lockDir, 'gantry.modules.json'), JSON.stringify({ bucket: { source: 'acme/bucket/aws' } }));
+    await mkdir(join(lockDir, 'gantry.lock.json'));
+    const lockIsFolder = await gantry('modules', 'pin', '--file', join(lockDir, 'gantry.modules.json'));
+    assert.equal(lockIsFolder.code, 2);
+    assert.match(lockIsFolder.stderr, /gantry\.lock\.json (is a folder, not a file|cannot be read)/);
+  });
+
+  it('folders Gantry did not write are never replaced silently (class: silent data loss); pin names the module that failed', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    const mine = join(project, 'mine');
+    await mkdir(join(mine, 'network'), { recursive: true });
+    await writeFile(join(mine, 'network', 'notes.txt'), 'my notes');
+    await writeFile(file, JSON.stringify({ network: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    const refused = await gantry('modules', 'install', '--file', file, '--dir', mine);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /mine\/network exists and was not installed by Gantry/);
+    assert.match(refused.stderr, /hint: move the folder away, or install elsewhere with --dir; `gantry modules install --file \S+ --dir \S+ --force` replaces it/);
+    assert.equal(await readFile(join(mine, 'network', 'notes.txt'), 'utf8'), 'my notes');
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', mine, '--force')).code, 0);
+
+    await writeFile(file, JSON.stringify({ network: { source: 'acme/network/aws', version: '~> 1.0' }, missing: { source: 'acme/nothere/aws' } }));
+    const pinned = await gantry('modules', 'pin', '--file', file);
+    assert.equal(pinned.code, 1, pinned.stderr);
+    assert.match(pinned.stderr, /error: missing \(\S+acme\/nothere\/aws\): /, 'the failing module is named');
+    await writeFile(file, JSON.stringify({ network: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    const unchanged = await gantry('modules', 'pin', '--file', file);
+    assert.match(unchanged.stdout, /^unchanged \S+gantry\.lock\.json$/m);
+  });
+
+  it('a lie in the lock is exit 1 (class: the lock is trusted blindly); {} and malformed entries exit 2 naming file and entry', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    const modulesDir = join(project, 'mods');
+    await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
+    const lockPath = join(project, 'gantry.lock.json');
+    const lock = JSON.parse(await readFile(lockPath, 'utf8'));
+    const key = Object.keys(lock.modules)[0] as string;
+    for (const lie of ['9.9.9', '1.0.0']) {
+      await writeFile(lockPath, JSON.stringify({ ...lock, modules: { [key]: { ...lock.modules[key], version: lie } } }));
+      for (const verb of ['install', 'verify']) {
+        const result = await gantry('modules', verb, '--file', file, '--dir', modulesDir);
+        assert.equal(result.code, 1, `${verb} with version ${lie}: ${result.stderr}`);
+        assert.match(result.stderr, /edited by hand|not allowed by its constraint|installed as 1\.1\.0/);
+        assert.match(result.stderr, /gantry modules pin --file \S+ --upgrade net/);
+      }
+    }
+    await writeFile(lockPath, '{}');
+    const empty = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /gantry\.lock\.json has no "version" field/);
+    assert.doesNotMatch(empty.stderr, /undefined/);
+    await writeFile(lockPath, JSON.stringify({ version: 1, modules: { [key]: { ...lock.modules[key], version: 'latest' }, [key.replace('/acme/', '/ACME/')]: lock.modules[key] } }));
+    const twice = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /(not a version|are the same module)/);
+    await writeFile(lockPath, JSON.stringify({ version: 1, modules: { [key]: lock.modules[key], [key.replace('/acme/', '/ACME/')]: lock.modules[key] } }));
+    const cased = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
+    assert.equal(cased.code, 2);
+    assert.match(cased.stderr, /are the same module .*compared without regard to case/);
+    await writeFile(file, JSON.stringify({ a: { source: 'acme/network/aws', version: '~> 1.0' }, b: { source: 'ACME/network/aws', version: '1.0.0' } }));
+    const manifest = await gantry('modules', 'pin', '--file', file);
+    assert.equal(manifest.code, 2);
+    assert.match(manifest.stderr, /"a" \(acme\/network\/aws\) and "b" \(ACME\/network\/aws\) are the same module/);
+  });
+
+  it('an interrupted install leaves no working folder behind, and the next run removes orphans (class: leftovers of Ctrl-C)', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    const modulesDir = join(project, 'mods');
+    await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    await mkdir(join(modulesDir, '.net.tmp-999999-0123456789ab', 'tree'), { recursive: true });
+    await mkdir(join(modulesDir, '.net.old-999998-0123456789ab'), { recursive: true });
+    await mkdir(join(modulesDir, '.user-folder.tmp-keep'), { recursive: true });
+    await mkdir(join(modulesDir, `.net.tmp-${process.pid}-aaaaaaaaaaaa`), { recursive: true });
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
+    assert.deepEqual((await readdir(modulesDir)).sort(), ['.gantry-installed.json', `.net.tmp-${process.pid}-aaaaaaaaaaaa`, '.user-folder.tmp-keep', 'net'], 'orphans of dead processes go, a live process\'s and others\' stay');
+
+    // A real Ctrl-C: a process stopped by SIGINT while its download is held up.
+    server.setFaults([{ kind: 'latency', ms: 4000, path: '/_gantry/archives/**' }]);
+    await rm(join(modulesDir, 'net'), { recursive: true });
+    const child = spawnGantry(['modules', 'install', '--file', file, '--dir', modulesDir], { GANTRY_REGISTRY_HOST: server.host, GANTRY_CACHE_DIR: join(dir, 'cache') });
+    for (let i = 0; i < 100 && !(await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))); i += 1) await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))), 'the install started');
+    const ended = exited(child);
+    child.kill('SIGINT');
+    await ended;
+    assert.deepEqual((await readdir(modulesDir)).filter((n) => n.startsWith('.net.') && !n.includes(String(process.pid))), [], 'nothing left behind');
+  });
+
+  it('definite answers exit 1, bad input 2 before sending (class: exit codes that lie)', async () => {
+    const notFound = await gantry('modules', 'versions', 'acme/nothere/aws');
+    assert.equal(notFound.code, 1, notFound.stderr);
+    const noVersion = await gantry('modules', 'info', 'acme/network/aws@9.9.9');
+    assert.equal(noVersion.code, 1, noVersion.stderr);
+    server.clearRequests();
+    for (const args of [['resolve', 'acme/network/aws', '--version', '~> one'], ['versions', 'acme//aws'], ['info', 'acme/network/aws@'], ['search', ' ']]) {
+      const result = await gantry('modules', ...args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    }
+    assert.deepEqual(server.requests().filter((r) => !r.path.startsWith('/.well-known')), [], 'nothing was sent for bad input');
   });
 });
