@@ -7,15 +7,22 @@
 import { CATEGORY_IDS, type CategoryId } from './enums.js';
 import type { BeaconResult, PageanalysisApiResponse } from './model.js';
 import { aggregate, representativeRunIndex, type AggregationMethod } from './aggregate.js';
-import { compare, describeThreshold, type Threshold } from './thresholds.js';
+import { compare, describeThreshold, isMinimum, thresholdName, type Operator, type Threshold, type ThresholdLevel } from './thresholds.js';
 
-export type Verdict = 'pass' | 'fail' | 'error';
+/** `warn`: a warn-level check that did not pass; it is shown and does not fail the gate. */
+export type Verdict = 'pass' | 'fail' | 'error' | 'warn';
+/** A URL's or a gate's outcome: warnings do not change it. */
+export type GateStatus = Exclude<Verdict, 'warn'>;
 
 export interface CheckResult {
   url: string;
   kind: 'category' | 'audit';
-  /** Category id or audit id. */
+  /** Category id or audit id (`<audit>.score`, `<audit>.length` for those properties). */
   name: string;
+  /** `error` fails the gate, `warn` does not. */
+  level: ThresholdLevel;
+  /** How the runs were aggregated for this check. */
+  aggregation: AggregationMethod;
   operator: string;
   /** The limit as given (scores as fractions). */
   threshold: number;
@@ -40,7 +47,7 @@ export interface RunSummary {
 export interface UrlEvaluation {
   url: string;
   finalUrl: string | undefined;
-  status: Verdict;
+  status: GateStatus;
   /** 0-based index of the run whose values median-run uses (also the run whose report is kept as representative). */
   representativeRun: number;
   /** Aggregated category scores (null when any run lacked one under a method that needs them all). */
@@ -76,6 +83,17 @@ function lookup(result: BeaconResult, threshold: Threshold): Lookup {
   }
   const audit = result.audits?.[threshold.audit];
   if (!audit) return { value: null, missing: `the audit ${threshold.audit} is not in the result` };
+  if (threshold.property === 'score') {
+    // As Lighthouse CI reads a score: not applicable passes, informative has none to speak of (0).
+    if (typeof audit.score === 'number') return { value: audit.score };
+    if (audit.scoreDisplayMode === 'notApplicable') return { value: 1 };
+    if (audit.scoreDisplayMode === 'informative') return { value: 0 };
+    return { value: null, missing: `the audit ${threshold.audit} has no score (${String(audit.scoreDisplayMode ?? 'null')})` };
+  }
+  if (threshold.property === 'length') {
+    const items = (audit.details as { items?: unknown } | undefined)?.items;
+    return { value: Array.isArray(items) ? items.length : 0 };
+  }
   if (typeof audit.numericValue !== 'number') return { value: null, missing: `the audit ${threshold.audit} has no numeric value` };
   return { value: audit.numericValue };
 }
@@ -85,14 +103,16 @@ function readable(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-function higherIsBetter(threshold: Threshold): boolean {
-  return threshold.kind === 'category' || threshold.operator === '>=' || threshold.operator === '>';
+function checkOf(url: string, threshold: Threshold, method: AggregationMethod): Omit<CheckResult, 'value' | 'values' | 'verdict'> {
+  const common = { url, name: thresholdName(threshold), level: threshold.level ?? 'error', aggregation: threshold.aggregation ?? method };
+  return threshold.kind === 'category'
+    ? { ...common, kind: 'category', operator: '>=', threshold: threshold.min }
+    : { ...common, kind: 'audit', operator: threshold.operator, threshold: threshold.value };
 }
 
-function checkOf(url: string, threshold: Threshold): Omit<CheckResult, 'value' | 'values' | 'verdict'> {
-  return threshold.kind === 'category'
-    ? { url, kind: 'category', name: threshold.category, operator: '>=', threshold: threshold.min }
-    : { url, kind: 'audit', name: threshold.audit, operator: threshold.operator, threshold: threshold.value };
+/** A check that did not pass: `fail`, or `warn` for a warn-level threshold. */
+function notPassed(threshold: Threshold): Verdict {
+  return threshold.level === 'warn' ? 'warn' : 'fail';
 }
 
 export function evaluateRuns(
@@ -127,7 +147,7 @@ export function evaluateRuns(
       status: 'error',
       representativeRun: failed.run - 1,
       scores,
-      checks: thresholds.map((threshold) => ({ ...checkOf(url, threshold), value: null, values: runs.map(() => null), verdict: 'error', reason })),
+      checks: thresholds.map((threshold) => ({ ...checkOf(url, threshold, method), value: null, values: runs.map(() => null), verdict: 'error', reason })),
       runs,
     };
   }
@@ -138,23 +158,24 @@ export function evaluateRuns(
   const checks: CheckResult[] = thresholds.map((threshold) => {
     const looked = results.map((result) => lookup(result, threshold));
     const values = looked.map((l) => l.value);
-    const base = checkOf(url, threshold);
+    const base = checkOf(url, threshold, method);
+    const own = base.aggregation;
     // median-run reads one run only; the other methods need a value from every run (a null never passes).
-    const needed = method === 'median-run' ? [representative] : looked.map((_l, index) => index);
+    const needed = own === 'median-run' ? [representative] : looked.map((_l, index) => index);
     const missing = needed.find((index) => looked[index].value === null);
     if (missing !== undefined) {
       const runNote = responses.length > 1 ? ` in run ${missing + 1}` : '';
-      return { ...base, value: null, values, verdict: 'fail', reason: `${looked[missing].missing}${runNote}` };
+      return { ...base, value: null, values, verdict: notPassed(threshold), reason: `${looked[missing].missing}${runNote}` };
     }
-    const value = aggregate(values as number[], method, higherIsBetter(threshold), representative);
-    const operator = threshold.kind === 'category' ? '>=' : threshold.operator;
-    const passed = compare(value, operator, base.threshold);
+    const value = aggregate(values as number[], own, isMinimum(base), representative);
+    const passed = compare(value, base.operator as Operator, base.threshold);
+    const what = threshold.kind === 'category' || threshold.property === 'score' ? 'score' : threshold.property === 'length' ? 'length' : 'value';
     return {
       ...base,
       value,
       values,
-      verdict: passed ? 'pass' : 'fail',
-      ...(passed ? {} : { reason: `${threshold.kind === 'category' ? 'score' : 'value'} ${readable(value)} is not ${operator} ${base.threshold} (${describeThreshold(threshold)}, ${method})` }),
+      verdict: passed ? 'pass' : notPassed(threshold),
+      ...(passed ? {} : { reason: `${what} ${readable(value)} is not ${base.operator} ${base.threshold} (${describeThreshold(threshold)}, ${own}${threshold.level === 'warn' ? ', warn' : ''})` }),
     };
   });
 
@@ -169,7 +190,8 @@ export function evaluateRuns(
   return {
     url,
     finalUrl: results[representative].finalUrl ?? responses[representative].id,
-    status: checks.some((c) => c.verdict === 'error') ? 'error' : checks.every((c) => c.verdict === 'pass') ? 'pass' : 'fail',
+    // A warn-level check that did not pass is shown, and does not fail the URL.
+    status: checks.some((c) => c.verdict === 'error') ? 'error' : checks.some((c) => c.verdict === 'fail') ? 'fail' : 'pass',
     representativeRun: representative,
     scores,
     checks,

@@ -6,8 +6,8 @@
 import type { CategoryId } from './enums.js';
 import type { AggregationMethod } from './aggregate.js';
 import type { AnalysisEngine, AnalysisRun, EngineName, FormFactor } from './engine.js';
-import { evaluateRuns, type CheckResult, type UrlEvaluation, type Verdict } from './evaluate.js';
-import { categoriesFor, DEFAULT_CATEGORY_THRESHOLDS, type Threshold } from './thresholds.js';
+import { evaluateRuns, type CheckResult, type GateStatus, type UrlEvaluation } from './evaluate.js';
+import { categoriesFor, checkThresholdIds, DEFAULT_CATEGORY_THRESHOLDS, type Threshold } from './thresholds.js';
 import { UsageError } from '../errors.js';
 
 export interface GateOptions {
@@ -33,7 +33,7 @@ export interface UrlGateResult extends UrlEvaluation {
 }
 
 export interface GateResult {
-  status: Verdict;
+  status: GateStatus;
   engine: EngineName;
   strategy: FormFactor;
   aggregation: AggregationMethod;
@@ -69,6 +69,8 @@ export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs'>): v
 export async function runGate(options: GateOptions): Promise<GateResult> {
   checkGateOptions(options);
   const thresholds = options.thresholds && options.thresholds.length > 0 ? [...options.thresholds] : [...DEFAULT_CATEGORY_THRESHOLDS];
+  // A threshold on an audit that no page load produces could only fail after minutes of analysis: refused first.
+  checkThresholdIds(thresholds);
   const runs = options.runs ?? DEFAULT_RUNS;
   const aggregation = options.aggregation ?? 'median-run';
   const strategy = options.strategy ?? 'DESKTOP';

@@ -14,3 +14,6 @@ export { createLocalEngine, LocalEngineError, lighthouseResultToResponse, respon
 export type { LocalEngineOptions } from './local.js';
 export { launchBrowser, resolveChromePath, liveBrowserCount, BrowserLaunchError } from './chrome.js';
 export type { Browser, LaunchOptions } from './chrome.js';
+export { AUDIT_IDS, AUDITS_BY_CATEGORY, NON_NAVIGATION_AUDITS, auditCategories, auditUnit, isKnownAudit, closeMatches } from './audits.js';
+export { findLhciConfig, loadLhciConfig, lhciToGate, LHCI_CONFIG_FILES, LHCI_PRESETS } from './lhci.js';
+export type { LhciGateConfig } from './lhci.js';

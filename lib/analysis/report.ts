@@ -115,8 +115,23 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
   const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${c.name}: ${redact(c.reason ?? '')}`);
   const uniqueReasons = [...new Set(reasons)];
   const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
-  const title = `Page analysis gate ${verdict} (${result.engine} engine, ${result.strategy.toLowerCase()}, ${result.runs} run${result.runs === 1 ? '' : 's'}, ${result.aggregation})`;
+  const warned = result.status === 'pass' && result.checks.some((c) => c.verdict === 'warn') ? ' with warnings' : '';
+  const title = `Page analysis gate ${verdict}${warned} (${result.engine} engine, ${result.strategy.toLowerCase()}, ${result.runs} run${result.runs === 1 ? '' : 's'}, ${result.aggregation})`;
   return [title, renderColumns([header, ...rows]), ...(uniqueReasons.length > 0 ? ['Reasons:', ...uniqueReasons] : [])].join('\n');
+}
+
+/**
+ * The failed checks in a few words, each in the direction of its threshold: a minimum (a score, `>=`) failing is
+ * "below", a maximum (`<=`) failing is "above", a check without a value "has no value"; each name once.
+ */
+export function describeFailures(checks: readonly CheckResult[], verdict: 'fail' | 'warn' = 'fail'): string {
+  const parts = checks.filter((c) => c.verdict === verdict).map((c) => {
+    if (c.value === null) return `${c.name} has no value`;
+    const minimum = c.kind === 'category' || c.operator === '>=' || c.operator === '>';
+    const strict = c.operator === '>' || c.operator === '<';
+    return `${c.name} ${strict ? 'at or ' : ''}${minimum ? 'below' : 'above'} ${formatThreshold(c).replace(/^\S+ /, '')}`;
+  });
+  return [...new Set(parts)].join(', ');
 }
 
 /**
@@ -128,8 +143,7 @@ export function gateRunError(result: GateResult, url: string): GantryError {
   const table = renderGateTable(result);
   const shown = redactUrl(url);
   if (result.status === 'fail') {
-    const failing = [...new Set(result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name))];
-    return new CheckFailedError(`page analysis gate for ${shown} failed: ${failing.join(', ')} below threshold\n${table}`);
+    return new CheckFailedError(`page analysis gate for ${shown} failed: ${describeFailures(result.checks)}\n${table}`);
   }
   return new GantryError(`page analysis gate for ${shown} could not analyse the page\n${table}`, { code: 'GATE_ENGINE_ERROR', exitCode: ExitCode.remote });
 }

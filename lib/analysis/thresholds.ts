@@ -4,23 +4,43 @@
  * shape, with a usage error naming the bad part.
  */
 import { UsageError } from '../errors.js';
+import type { AggregationMethod } from './aggregate.js';
+import { AUDIT_IDS, auditCategories, closeMatches, isKnownAudit, NON_NAVIGATION_AUDITS } from './audits.js';
 import { CATEGORY_IDS, parseCategoryId, type CategoryId } from './enums.js';
 
 export type Operator = '>=' | '>' | '<=' | '<';
 
-export interface CategoryThreshold {
+/** `error` (the default) fails the gate; `warn` is shown and does not (Lighthouse CI's assertion levels). */
+export type ThresholdLevel = 'error' | 'warn';
+
+interface ThresholdCommon {
+  /** Default `error`. */
+  level?: ThresholdLevel;
+  /** This check's own aggregation over the runs (a Lighthouse CI assertion's `aggregationMethod`); default the gate's. */
+  aggregation?: AggregationMethod;
+}
+
+export interface CategoryThreshold extends ThresholdCommon {
   kind: 'category';
   category: CategoryId;
   /** Minimum score as a fraction 0..1; the score must be >= this. */
   min: number;
 }
 
-export interface AuditThreshold {
+/**
+ * What of an audit is compared: its `numericValue` (the default), its `score` (0–1; a not-applicable audit counts
+ * as 1 and an informative one as 0, as Lighthouse CI reads them), or the `length` of `details.items` (0 when absent).
+ */
+export type AuditProperty = 'numericValue' | 'score' | 'length';
+
+export interface AuditThreshold extends ThresholdCommon {
   kind: 'audit';
   /** Audit id, a key of `beaconResult.audits`. */
   audit: string;
+  /** Default `numericValue`. */
+  property?: AuditProperty;
   operator: Operator;
-  /** Compared with the audit's `numericValue` (milliseconds for timings, unitless for layout shift). */
+  /** Compared with the audit's `numericValue` (milliseconds for timings, unitless for layout shift), score or length. */
   value: number;
 }
 
@@ -50,10 +70,35 @@ function parseNumber(text: string, what: string, hint: string): number {
   return value;
 }
 
-function parseCategory(text: string, what: string): CategoryId {
+export function parseCategory(text: string, what: string): CategoryId {
   const id = parseCategoryId(text);
-  if (!id) throw new UsageError(`${what}: unknown category "${text}"`, { hint: `categories are ${CATEGORY_IDS.join(', ')}` });
+  if (!id) {
+    const near = closeMatches(text.trim().toLowerCase().replace(/[\s_]+/g, '-'), CATEGORY_IDS);
+    throw new UsageError(`${what}: unknown category "${text}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`, { hint: `the categories are ${CATEGORY_IDS.join(', ')}` });
+  }
   return id;
+}
+
+/**
+ * Refuses an audit id that a page load does not produce, before anything runs: the error names close matches and
+ * where the list is. `what` names the input (`--audit lcp<=2500`, `audits.lcp`, `lighthouserc.json: assertions.lcp`).
+ */
+export function checkAuditId(id: string, what: string): void {
+  if (isKnownAudit(id)) return;
+  if (NON_NAVIGATION_AUDITS.includes(id)) {
+    throw new UsageError(`${what}: the audit ${id} is measured only over user interactions (Lighthouse's timespan mode), never in a page load`, {
+      hint: 'a gate analyses a page load: use a page-load metric such as total-blocking-time',
+    });
+  }
+  const near = closeMatches(id, AUDIT_IDS);
+  throw new UsageError(`${what}: unknown audit "${id}"${near.length > 0 ? `; did you mean ${near.join(', ')}?` : ''}`, {
+    hint: 'thresholds name an audit by its id; `gantry gate --list-audits` prints every id with its category and unit (Lighthouse 12.8.2)',
+  });
+}
+
+/** Every threshold's audit id checked (runGate does this before the first run). */
+export function checkThresholdIds(thresholds: readonly Threshold[]): void {
+  for (const threshold of thresholds) if (threshold.kind === 'audit') checkAuditId(threshold.audit, `the threshold ${describeThreshold(threshold)}`);
 }
 
 /** `performance=0.9`, `performance>=90`, `best-practices:0.95`; a list separated by commas. */
@@ -72,13 +117,15 @@ export function parseCategoryThresholds(text: string): CategoryThreshold[] {
     });
 }
 
-/** `largest-contentful-paint<=2500`, `cumulative-layout-shift<0.1`, `interactive<=3800`. */
-export function parseAuditThreshold(text: string): AuditThreshold {
+/** `largest-contentful-paint<=2500`, `cumulative-layout-shift<0.1`, `interactive<=3800`; `what` names the input. */
+export function parseAuditThreshold(text: string, what = `--audit ${text.trim()}`): AuditThreshold {
   const match = /^\s*([a-z0-9][a-z0-9-]*)\s*(<=|>=|<|>)\s*(.+)$/i.exec(text);
   if (!match) {
-    throw new UsageError(`--audit: "${text}" is not an audit threshold`, { hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)' });
+    throw new UsageError(`${what}: "${text}" is not an audit threshold`, { hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)' });
   }
-  return { kind: 'audit', audit: match[1].toLowerCase(), operator: match[2] as Operator, value: parseNumber(match[3], `--audit ${text}`, `the limit is a number in the audit's unit (milliseconds for timings): ${match[1].toLowerCase()}${match[2]}2500`) };
+  const audit = match[1].toLowerCase();
+  checkAuditId(audit, what);
+  return { kind: 'audit', audit, operator: match[2] as Operator, value: parseNumber(match[3], what, `the limit is a number in the audit's unit (milliseconds for timings): ${audit}${match[2]}2500`) };
 }
 
 /** Resource inputs: `{ performance: 0.9, accessibility: 95 }`. */
@@ -95,12 +142,12 @@ export function auditThresholdsFromInput(input: Record<string, unknown> | readon
   if (Array.isArray(input)) {
     return input.map((item, index) => {
       if (typeof item !== 'string') throw new UsageError(`audits[${index}]: expected a string like "total-blocking-time<=200"`);
-      return parseAuditThreshold(item);
+      return parseAuditThreshold(item, `audits[${index}]`);
     });
   }
   return Object.entries(input as Record<string, unknown>).map(([audit, value]) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) throw new UsageError(`audits.${audit}: expected a number, got ${JSON.stringify(value)}`);
-    return parseAuditThreshold(`${audit}<=${value}`);
+    return parseAuditThreshold(`${audit}<=${value}`, `audits.${audit}`);
   });
 }
 
@@ -117,16 +164,39 @@ export function compare(value: number, operator: Operator, limit: number): boole
   }
 }
 
-/** The categories a set of thresholds needs analysed; performance when none is named (PAG-Q-CATEGORY's default). */
+/**
+ * The categories a set of thresholds needs analysed: the named ones and each audit's category; performance when none
+ * is named (PAG-Q-CATEGORY's default).
+ */
 export function categoriesFor(thresholds: readonly Threshold[]): CategoryId[] {
-  const named = thresholds.filter((t): t is CategoryThreshold => t.kind === 'category').map((t) => t.category);
-  const ids = new Set<CategoryId>(named);
-  // Audit thresholds are mostly performance metrics; asking for performance costs nothing extra and keeps
-  // median-run selection (which reads FCP and TTI) meaningful.
-  if (ids.size === 0 || thresholds.some((t) => t.kind === 'audit')) ids.add('performance');
+  const ids = new Set<CategoryId>();
+  for (const threshold of thresholds) {
+    if (threshold.kind === 'category') ids.add(threshold.category);
+    else {
+      const [category] = auditCategories(threshold.audit);
+      ids.add(category ?? 'performance');
+      // Asking for performance too keeps median-run selection (which reads FCP and TTI) meaningful.
+      ids.add('performance');
+    }
+  }
+  if (ids.size === 0) ids.add('performance');
   return CATEGORY_IDS.filter((id) => ids.has(id));
 }
 
+/** `performance>=0.9`, `largest-contentful-paint<=2500`, `is-on-https.score>=1`, `unused-javascript.length<=0`. */
 export function describeThreshold(threshold: Threshold): string {
-  return threshold.kind === 'category' ? `${threshold.category}>=${threshold.min}` : `${threshold.audit}${threshold.operator}${threshold.value}`;
+  if (threshold.kind === 'category') return `${threshold.category}>=${threshold.min}`;
+  const property = threshold.property === undefined || threshold.property === 'numericValue' ? '' : `.${threshold.property}`;
+  return `${threshold.audit}${property}${threshold.operator}${threshold.value}`;
+}
+
+/** The name a check is shown under: the category or audit id, with `.score`/`.length` for those properties. */
+export function thresholdName(threshold: Threshold): string {
+  if (threshold.kind === 'category') return threshold.category;
+  return threshold.property === 'score' || threshold.property === 'length' ? `${threshold.audit}.${threshold.property}` : threshold.audit;
+}
+
+/** A minimum (`>=`, `>`) fails by being below it; a maximum (`<=`, `<`) by being above it. */
+export function isMinimum(threshold: Pick<Threshold, 'kind'> & { operator?: string }): boolean {
+  return threshold.kind === 'category' || threshold.operator === '>=' || threshold.operator === '>';
 }

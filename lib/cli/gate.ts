@@ -8,6 +8,8 @@ import { redact, redactUrl } from '../redact.js';
 import { usage, type CliContext } from './context.js';
 
 interface GateFlags {
+  config?: string;
+  listAudits?: boolean;
   min?: string[];
   audit?: string[];
   runs: string;
@@ -26,7 +28,9 @@ export function register(program: Command, context: CliContext): void {
   program
     .command('gate')
     .description('analyse pages (Lighthouse here, or the page analysis API) and fail below the thresholds')
-    .argument('<url...>', 'pages to analyse')
+    .argument('[url...]', 'pages to analyse (default: ci.collect.url of the Lighthouse CI configuration)')
+    .option('--config <file>', 'read URLs, runs, form factor and assertions from a Lighthouse CI configuration (lighthouserc.json, .lighthouserc.js …); without URLs, one in the current folder is used')
+    .option('--list-audits', 'print every audit id a threshold can name, with its category and unit, and exit')
     .option('--min <thresholds>', 'minimum category scores, e.g. performance=0.9,accessibility=95 (repeatable; default performance=0.9)', collect)
     .option('--audit <threshold>', 'a limit on an audit value, e.g. largest-contentful-paint<=2500 (repeatable)', collect)
     .option('--runs <n>', 'runs per URL, aggregated', '3')
@@ -39,26 +43,53 @@ export function register(program: Command, context: CliContext): void {
     .option('--report-s3 <s3-url>', 'archive the reports to s3://bucket/prefix; the result carries the object URL')
     .addHelpText('after', `
 Output: a table of checks on stdout; --json prints the summary (scores, every check, report locations) instead.
+Lighthouse CI: --config lighthouserc.json reads ci.collect and ci.assert; flags given here override the file. A warn-level
+assertion that fails is shown and does not fail the gate.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 the engine failed (page unreachable, API error).
 Environment: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY or PAGEANALYSIS_TOKEN (api engine); CHROME_PATH (local engine);
 AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
-    .action(async (urls: string[], flags: GateFlags, command: Command) => {
+    .action(async (givenUrls: string[], flags: GateFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
       const analysis = await import('../analysis/index.js');
+      if (flags.listAudits) {
+        const rows = analysis.AUDIT_IDS.map((id) => ({ id, categories: analysis.auditCategories(id).join(', '), unit: analysis.auditUnit(id) ?? '' }));
+        if (json) out.json(rows);
+        else out.table(rows, [{ header: 'audit', value: (row) => row.id }, { header: 'category', value: (row) => row.categories }, { header: 'unit', value: (row) => row.unit }]);
+        return;
+      }
+      const fromCommandLine = (option: string) => command.getOptionValueSource(option) === 'cli';
 
-      const runs = Number(flags.runs);
-      if (!/^\d+$/.test(flags.runs.trim())) throw usage(`--runs: "${flags.runs}" is not a whole number`, `give a number of runs from 1 to ${analysis.MAX_RUNS}, e.g. --runs 3`);
-      const aggregation = analysis.parseAggregationMethod(flags.aggregate);
-      if (!aggregation) throw usage(`--aggregate: unknown method "${flags.aggregate}"`, `use one of ${analysis.AGGREGATION_METHODS.join(', ')}`);
-      const strategy = analysis.parseStrategy(flags.strategy);
+      // A Lighthouse CI configuration: the one named, or, when no URL is given, one in the current folder.
+      const configFile = flags.config ?? (givenUrls.length === 0 ? analysis.findLhciConfig() : undefined);
+      const config = configFile ? analysis.loadLhciConfig(configFile) : undefined;
+      for (const warning of config?.warnings ?? []) out.note(`warning: ${warning}`);
+      const urls = givenUrls.length > 0 ? givenUrls : config?.urls ?? [];
+      if (urls.length === 0) {
+        throw usage(config ? `${config.file} names no URL (ci.collect.url), and none was given` : 'a gate needs at least one URL', 'give the pages to analyse, e.g. gantry gate https://example.com/, or ci.collect.url in lighthouserc.json');
+      }
+
+      const runsText = fromCommandLine('runs') || config?.runs === undefined ? flags.runs : String(config.runs);
+      const runs = Number(runsText);
+      if (!/^\d+$/.test(runsText.trim())) throw usage(`--runs: "${runsText}" is not a whole number`, `give a number of runs from 1 to ${analysis.MAX_RUNS}, e.g. --runs 3`);
+      const chosenAggregation = analysis.parseAggregationMethod(flags.aggregate);
+      if (!chosenAggregation) throw usage(`--aggregate: unknown method "${flags.aggregate}"`, `use one of ${analysis.AGGREGATION_METHODS.join(', ')}`);
+      const strategy = fromCommandLine('strategy') || !config ? analysis.parseStrategy(flags.strategy) : config.strategy;
       if (!strategy) throw usage(`--strategy: "${flags.strategy}" is neither mobile nor desktop`, 'use --strategy desktop (the default) or --strategy mobile');
-      const thresholds = [
+      const given = [
         ...(flags.min ?? []).flatMap((text) => analysis.parseCategoryThresholds(text)),
         ...(flags.audit ?? []).map((text) => analysis.parseAuditThreshold(text)),
       ];
+      // Flags override the file: a threshold given here replaces the file's on the same category or audit value.
+      const key = (t: import('../analysis/index.js').Threshold) => (t.kind === 'category' ? `c:${t.category}` : `a:${t.audit}.${t.property ?? 'numericValue'}`);
+      const overridden = new Set(given.map(key));
+      let thresholds = [...(config?.thresholds ?? []).filter((t) => !overridden.has(key(t))), ...given];
+      // --aggregate on the command line wins over every assertion's aggregationMethod.
+      const aggregation = fromCommandLine('aggregate') || !config ? chosenAggregation : mostCommon(thresholds.map((t) => t.aggregation ?? chosenAggregation)) ?? chosenAggregation;
+      if (fromCommandLine('aggregate')) thresholds = thresholds.map(({ aggregation: _own, ...rest }) => rest as typeof rest & { aggregation?: undefined });
       if (flags.reportS3) analysis.parseS3Url(flags.reportS3);
       analysis.checkGateOptions({ urls, runs });
+      analysis.checkThresholdIds(thresholds);
       const engine = analysis.createEngine({
         ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}),
         ...(flags.chromePath ? { chromePath: flags.chromePath } : {}),
@@ -104,9 +135,10 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
         if (result.reportUrl) out.line(`Report: ${result.reportUrl}`);
       }
 
-      const failing = result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.name);
+      const warned = analysis.describeFailures(result.checks, 'warn');
+      if (warned) out.note(`warning: below a warn-level threshold (the gate does not fail on these): ${warned}`);
       if (result.status === 'fail') {
-        throw new CheckFailedError(`the gate failed: ${[...new Set(failing)].join(', ')} below threshold`);
+        throw new CheckFailedError(`the gate failed: ${analysis.describeFailures(result.checks)}`);
       }
       if (result.status === 'error') {
         const reason = result.checks.find((c) => c.verdict === 'error')?.reason ?? 'the engine could not analyse the page';
@@ -117,4 +149,11 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
         });
       }
     });
+}
+
+/** The aggregation most checks use, for the heading of the table (each check's reason names its own). */
+function mostCommon<T>(values: readonly T[]): T | undefined {
+  const counts = new Map<T, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
 }

@@ -73,7 +73,7 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     const url = 'http://127.0.0.1:8080/?token=canary-gate-1';
     const failure = gateRunError(failed, url);
     assert.ok(failure instanceof CheckFailedError);
-    assert.match(failure.message, /^page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\S+ failed: best-practices below threshold\nPage analysis gate FAILED/);
+    assert.match(failure.message, /^page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\S+ failed: best-practices below \d+\nPage analysis gate FAILED/);
     const engineError = gateRunError({ ...failed, status: 'error' }, url);
     assert.equal(engineError.code, 'GATE_ENGINE_ERROR');
     assert.match(engineError.message, /could not analyse the page\nPage analysis gate/);
