@@ -341,7 +341,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         await assert.rejects(attempt(), (e: unknown) => {
           assert.ok(e instanceof SecretsNoTokenError, String(e));
           assert.equal(e.exitCode, 2);
-          assert.match(e.message, /^no token for .*: set SECRETS_TOKEN or run `gantry secrets login …`; nothing was sent$/);
+          assert.match(e.message, /^no token for .*; nothing was sent$/);
+          // The library's hint speaks of the option and the login methods; the command's of SECRETS_TOKEN and `gantry secrets login`.
+          assert.match(e.hint ?? '', /the `token` option of SecretsClient, SECRETS_TOKEN, or in a Pulumi program gantry:secretsToken/);
+          assert.match(e.cliHint, /export SECRETS_TOKEN=<token>.*`gantry secrets login userpass --username <name>`/);
           return true;
         });
       }
@@ -500,7 +503,8 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       const detect = await client().kvAt('nomount/app').catch((e: unknown) => e);
       assert.ok(detect instanceof SecretsError, String(detect));
       assert.equal(detect.code, 'SECRETS_MOUNT_UNKNOWN');
-      assert.match(detect.hint ?? '', /kv version/);
+      assert.match(detect.hint ?? '', /client\.mounts\(\).*pass kvVersion/);
+      assert.match(detect.cliHint ?? '', /`gantry secrets mounts`.*--kv-version 1\|2/);
       const explicit = await client().kv('nomount', { kvVersion: 2 }).read('app').catch((e: unknown) => e);
       assert.ok(explicit instanceof SecretsError && explicit.status === 404, String(explicit));
       assert.ok(explicit.errors.length > 0);
@@ -647,7 +651,8 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.ok(error instanceof SecretsConnectionError, String(error));
       assert.equal(error.attempts, 1, 'a protocol mismatch is not retried');
       assert.ok(Date.now() - started < 5000, 'no hang');
-      assert.equal(error.hint, `The service at ${host} speaks plain http, not TLS: set SECRETS_ADDR (or --address / gantry:secretsAddr) to http://${host}.`);
+      assert.equal(error.hint, `The service at ${host} speaks plain http, not TLS: set the address (the \`address\` option, SECRETS_ADDR or gantry:secretsAddr) to http://${host}.`);
+      assert.equal(error.cliHint, `The service at ${host} speaks plain http, not TLS: set the address (--address or SECRETS_ADDR) to http://${host}.`);
     });
 
     it('SEC-AUTH-TLS: verified against a CA made in the test; a server name override; skip-verify works and an unknown CA fails clearly', async () => {
