@@ -1,6 +1,7 @@
 /**
- * Last-resort clean-up of processes and folders we started, for when the process ends before the normal `stop()`:
- * exit, Ctrl-C (SIGINT), SIGTERM, SIGHUP. Each clean-up must be synchronous (nothing async runs on 'exit').
+ * Last-resort clean-up of what Gantry started or created — browsers and drivers (lib/browser, lib/automation), working
+ * folders of downloads and installs (lib/sources) — for when the process ends before the normal clean-up: exit,
+ * Ctrl-C (SIGINT), SIGTERM, SIGHUP. A root module, so that every area shares one set of handlers. Each clean-up must be synchronous (nothing async runs on 'exit').
  * The signal handlers exist only while something is registered, so the host's signal behaviour is otherwise untouched.
  */
 const cleanups = new Set<() => void>();
