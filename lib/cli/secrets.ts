@@ -194,7 +194,11 @@ Paths are <mount>/<path>; the mount and its kv version are detected (as the Vaul
 Values for put/patch come from files or stdin so they stay out of shell history:
   gantry secrets put secret/app/db password=@password.txt
   printf %s "$PASSWORD" | gantry secrets put secret/app/db password=-
-  gantry secrets put secret/app/db @data.json`);
+  gantry secrets put secret/app/db @data.json
+Binary values are refused unless --base64 stores them base64-encoded:
+  gantry secrets put --base64 secret/app/tls key=@key.der
+  gantry secrets get secret/app/tls --field key | base64 -d > key.der
+List the mounts with: gantry secrets mounts. Help for a command: gantry secrets help <command>.`);
 
   const kvOptions = (command: Command) => command
     .option('--mount <mount>', 'the mount, when it cannot be detected (skips detection with --kv-version)')
