@@ -6,14 +6,17 @@
  * `version` or `triggers` change — no silent upgrades. `pulumi refresh` reports the newest allowed version in
  * `latestAllowed` without changing the pin. A fetched tree whose hash differs from the pinned one fails the update.
  *
+ * It never deletes what it did not write: create refuses a folder that exists and is not empty, update refuses one
+ * whose content changed since it was installed (local edits), and delete leaves such a folder in place with a warning.
+ *
  * The provider object is serialized into `__provider`: its methods capture nothing and load the implementation through
  * `gantry/providers` at run time; registry tokens are read from the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>)
  * by the plugin, never captured. `gantry:registryHost` (stack config) sets the default registry host.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { GantryError } from '../lib/errors.js';
+import { CheckFailedError, GantryError } from '../lib/errors.js';
 import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
 import { fetchSource, hashTree } from '../lib/sources/index.js';
 import { containsUnknown } from './unknown.js';
@@ -141,14 +144,44 @@ function needsResolve(olds: RegistryModuleOutputs, news: RegistryModuleInputs): 
   return olds.source !== news.source || (olds.constraint ?? '') !== (news.version ?? '') || !sameTriggers(olds.triggers, news.triggers);
 }
 
-async function install(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs, pinned?: { version: string; hash: string }): Promise<RegistryModuleOutputs> {
+/** What is in `folder`: nothing (absent or empty), exactly what this resource installed (`ownHash`), or something else. */
+async function folderState(folder: string, ownHash: string | undefined): Promise<'empty' | 'ours' | 'other'> {
+  const entries = await readdir(folder).catch(() => undefined);
+  if (entries === undefined || entries.length === 0) return 'empty';
+  if (ownHash !== undefined && (await hashTree(folder).catch(() => undefined)) === ownHash) return 'ours';
+  return 'other';
+}
+
+/** Refuses to replace a folder holding anything but what this resource installed there (`ownHash`, if it did). */
+async function refuseForeignFolder(folder: string, ownHash: string | undefined): Promise<void> {
+  if ((await folderState(folder, ownHash)) !== 'other') return;
+  throw ownHash === undefined
+    ? new CheckFailedError(`${folder} exists and is not empty, and this resource did not install it; it was left as it is`, {
+      code: 'NOT_INSTALLED_BY_GANTRY',
+      hint: 'move the folder away, or give the resource another `dir`',
+    })
+    : new CheckFailedError(`${folder} has local changes: its content no longer hashes to what this resource installed (${ownHash}); nothing was replaced`, {
+      code: 'LOCAL_CHANGES',
+      hint: 'copy your changes elsewhere, then delete the folder: the next `pulumi up` installs the pinned content again',
+    });
+}
+
+/** Removes `folder` only if it holds exactly what this resource installed; otherwise keeps it and says so. */
+async function removeIfOurs(folder: string, ownHash: string): Promise<void> {
+  const state = await folderState(folder, ownHash);
+  if (state === 'ours') await rm(folder, { recursive: true, force: true });
+  else if (state === 'other') console.warn(`gantry: kept ${folder}: its content changed since it was installed, so it is no longer only Gantry's to delete`);
+}
+
+async function install(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs, pinned?: { version: string; hash: string }, installed?: { dir: string; hash: string }): Promise<RegistryModuleOutputs> {
   const env = envFor(settings);
   const address = parseModuleAddress(inputs.source, env);
   const constraint = parseConstraints(inputs.version);
+  const installDir = installDirOf(inputs, env);
+  await refuseForeignFolder(installDir, installed?.dir === installDir ? installed.hash : undefined);
   const client = new RegistryClient({ env });
   try {
     const resolution = pinned ? await locate(client, address, pinned.version) : await resolveModule(client, address, constraint);
-    const installDir = installDirOf(inputs, env);
     const fetched = await fetchSource(resolution.location, {
       dest: installDir,
       http: client.http,
@@ -232,9 +265,10 @@ export const registryModuleOperations = {
 
   async update(settings: RegistryModuleSettings | undefined, _id: string, olds: RegistryModuleOutputs, news: RegistryModuleInputs): Promise<pulumi.dynamic.UpdateResult> {
     const keepPin = !needsResolve(olds, news);
-    const outs = await install(settings, news, keepPin ? { version: olds.version, hash: olds.hash } : undefined);
+    const installed = olds.installDir ? { dir: olds.installDir, hash: olds.hash } : undefined;
+    const outs = await install(settings, news, keepPin ? { version: olds.version, hash: olds.hash } : undefined, installed);
     if (keepPin) outs.latestAllowed = olds.latestAllowed ?? olds.version;
-    if (olds.installDir && olds.installDir !== outs.installDir) await rm(olds.installDir, { recursive: true, force: true });
+    if (olds.installDir && olds.installDir !== outs.installDir) await removeIfOurs(olds.installDir, olds.hash);
     return { outs };
   },
 
@@ -253,6 +287,6 @@ export const registryModuleOperations = {
   },
 
   async delete(_id: string, props: RegistryModuleOutputs): Promise<void> {
-    if (props.installDir) await rm(props.installDir, { recursive: true, force: true });
+    if (props.installDir) await removeIfOurs(props.installDir, props.hash);
   },
 };

@@ -90,6 +90,30 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       await assert.rejects(readFile(path.join(installDir, 'main.tf')));
     });
 
+    it('never deletes what it did not write: a foreign folder is refused at create, local edits at update, and destroy keeps an edited folder', async () => {
+      const host = server.host.replace(/:\d+$/, '').replace(/\./g, '_');
+      const withToken = await Harness.consumer({ kind, env: { [`GANTRY_TOKEN_${host}`]: canary } });
+      try {
+        const foreign = path.join(dir, `foreign-${kind}`);
+        await mkdir(foreign, { recursive: true });
+        await writeFile(path.join(foreign, 'notes.txt'), 'mine\n');
+        const args = { source: `${server.host}/acme/network/aws`, version: '~> 1.0', dir: foreign };
+        await assert.rejects(withToken.up(program, args), (error: unknown) => error instanceof DeploymentError && /exists and is not empty, and this resource did not install it/.test(error.message));
+        assert.equal(await readFile(path.join(foreign, 'notes.txt'), 'utf8'), 'mine\n', 'the foreign folder is untouched');
+
+        const ours = path.join(dir, `ours-${kind}`);
+        const created = await withToken.up(program, { ...args, dir: ours });
+        assert.equal(created.outputs.version, '1.2.0');
+        await writeFile(path.join(ours, 'main.tf'), 'edited by hand\n');
+        await assert.rejects(withToken.up(program, { ...args, dir: ours, triggers: { t: '1' } }), (error: unknown) => error instanceof DeploymentError && /has local changes/.test(error.message));
+        assert.equal(await readFile(path.join(ours, 'main.tf'), 'utf8'), 'edited by hand\n', 'the local edit survives the refused update');
+        await withToken.destroy();
+        assert.equal(await readFile(path.join(ours, 'main.tf'), 'utf8'), 'edited by hand\n', 'destroy keeps a folder whose content changed');
+      } finally {
+        await withToken.dispose();
+      }
+    });
+
     it('Check refuses a malformed address or constraint, naming the property', async () => {
       const s = (stack ??= await Harness.consumer({ kind, env: {} }));
       await assert.rejects(s.up(program, { source: 'acme/network/AWS', version: '~> 1.0', dir: path.join(dir, 'x') }), (error: unknown) => error instanceof DeploymentError && /provider "AWS"/.test(error.message));
