@@ -244,11 +244,25 @@ describe('gantry secrets: the classes of issue 11', function () {
         assert.equal(run.code, 2, run.stderr);
         assert.match(run.stderr, said);
       }
-      if (process.getuid?.() === 0) return; // root reads every file: EACCES cannot happen here
-      await writeFile(join(dir, 'locked.txt'), 'x');
-      await chmod(join(dir, 'locked.txt'), 0o000);
-      const locked = await sendsNothing('EACCES', () => gantry(['put', 'secret/app/f', 'password=@locked.txt']));
-      assert.equal(locked.code, 2);
+      // Root reads every file, so as root the command runs as nobody (uid 65534) in a folder it may enter.
+      const asRoot = process.getuid?.() === 0;
+      const where = asRoot ? await mkdtemp(join(tmpdir(), 'gantry-eacces-')) : dir;
+      if (asRoot) await chmod(where, 0o755);
+      await writeFile(join(where, 'locked.txt'), 'x');
+      await chmod(join(where, 'locked.txt'), 0o000);
+      const locked = await sendsNothing('EACCES', () => new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', 'put', 'secret/app/f', 'password=@locked.txt'], {
+          cwd: where,
+          env: { PATH: process.env.PATH, HOME: tmpdir(), SECRETS_ADDR: server.url, SECRETS_TOKEN: 'eacces-token' },
+          ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+        });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      }));
+      if (asRoot) await rm(where, { recursive: true, force: true });
+      assert.equal(locked.code, 2, locked.stderr);
       assert.match(locked.stderr, /cannot read locked\.txt: permission denied/);
     });
   });
