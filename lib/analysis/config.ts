@@ -2,6 +2,7 @@
  * Choosing an engine from flags and the environment: `api` when a base URL is known (`PAGEANALYSIS_BASE_URL`),
  * otherwise `local`. Credentials come from `PAGEANALYSIS_API_KEY` or `PAGEANALYSIS_TOKEN` at run time.
  */
+import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AnalysisEngine, EngineName } from './engine.js';
@@ -27,6 +28,7 @@ export function parseEngineName(text: string): EngineName {
 }
 
 export function createEngine(choice: EngineChoice = {}): AnalysisEngine {
+  expectOptions('createEngine', choice, 'choice');
   const env = choice.env ?? process.env;
   const baseUrl = choice.baseUrl ?? env.PAGEANALYSIS_BASE_URL;
   const engine = choice.engine ?? (baseUrl ? 'api' : 'local');

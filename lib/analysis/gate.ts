@@ -3,6 +3,7 @@
  * The result says pass (every check passed), fail (a check said no) or error (the engine could not produce a
  * trustworthy result for some URL); it never says pass for something it could not measure.
  */
+import { expectArray, expectObject } from '../arguments.js';
 import type { CategoryId } from './enums.js';
 import type { AggregationMethod } from './aggregate.js';
 import type { AnalysisEngine, AnalysisRun, EngineName, FormFactor } from './engine.js';
@@ -52,6 +53,8 @@ export const DEFAULT_RUNS = 3;
 export const MAX_RUNS = 25;
 
 export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs'>): void {
+  expectObject('runGate', 'options', options, 'an object with urls and thresholds');
+  expectArray('runGate', 'options.urls', options.urls, 'an array of page URLs');
   if (options.urls.length === 0) throw new UsageError('a gate needs at least one URL');
   for (const url of options.urls) {
     let parsed: URL;

@@ -4,6 +4,7 @@
  * with scope `openid` (PAG-AUTH-SCOPE-OPENID). Retries 429 and 5xx with backoff; real analyses take 10–60 s, so the
  * response timeout is generous.
  */
+import { expectObject } from '../arguments.js';
 import { GantryError, UsageError, exitCodeForStatus } from '../errors.js';
 import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -99,6 +100,7 @@ export interface PageanalysisClient {
 }
 
 export function createPageanalysisClient(options: RemoteEngineOptions): PageanalysisClient {
+  expectObject('createPageanalysisClient', 'options', options, 'an object with baseUrl and apiKey or token');
   if (!options.baseUrl) throw new UsageError('the page analysis API needs a base URL (PAGEANALYSIS_BASE_URL)');
   let base: URL;
   try {
@@ -150,6 +152,7 @@ export function createPageanalysisClient(options: RemoteEngineOptions): Pageanal
 }
 
 export function createRemoteEngine(options: RemoteEngineOptions): AnalysisEngine {
+  expectObject('createRemoteEngine', 'options', options, 'an object with baseUrl and apiKey or token');
   const client = createPageanalysisClient(options);
   return {
     name: 'api',

@@ -2,6 +2,7 @@
  * Gate reports: a JSON summary (always), every run's v5 response, Lighthouse's HTML report for local runs, a
  * terminal table, and an optional archive to S3 under a stable key per URL and time.
  */
+import { expectArray, expectObject } from '../arguments.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -102,6 +103,8 @@ function renderColumns(rows: string[][]): string {
 
 /** The table people see in a terminal, a deployment log or a failed Pulumi update. */
 export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | 'aggregation' | 'runs' | 'engine' | 'strategy'>): string {
+  expectObject('renderGateTable', 'result', result, 'a GateResult from runGate');
+  expectArray('renderGateTable', 'result.checks', result.checks, 'an array (a GateResult from runGate)');
   const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
   const header = [...(multipleUrls ? ['URL'] : []), 'CHECK', 'VALUE', 'THRESHOLD', 'RESULT', 'RUNS'];
   const rows = result.checks.map((check) => [

@@ -1,3 +1,4 @@
+import { expectArray, expectObject } from '../arguments.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { createHttpClient, noRetry, redactUrl } from '../http/index.js';
@@ -72,6 +73,7 @@ export interface BrowserCheckProblem {
 
 /** Every problem with the options, each naming its property (Pulumi's Check reports them all at once). */
 export function browserCheckProblems(options: Partial<BrowserCheckOptions>): BrowserCheckProblem[] {
+  expectObject('browserCheckProblems', 'options', options, 'an object with the url to check');
   const problems: BrowserCheckProblem[] = [];
   let parsed: URL | undefined;
   try {
@@ -121,6 +123,8 @@ export function validateBrowserCheckOptions(options: BrowserCheckOptions): Requi
 
 /** The result as a plain-text table, for error messages and logs where no terminal table helper exists. */
 export function renderBrowserCheck(result: BrowserCheckResult): string {
+  expectObject('renderBrowserCheck', 'result', result, 'a BrowserCheckResult from runBrowserCheck');
+  expectArray('renderBrowserCheck', 'result.checks', result.checks, 'an array (a BrowserCheckResult from runBrowserCheck)');
   const rows = [['check', 'expected', 'actual', 'result'], ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'])];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
@@ -249,6 +253,7 @@ function summarise(checks: BrowserCheckItem[]): string {
  * or the options are wrong (exit code 2).
  */
 export async function runBrowserCheck(options: BrowserCheckOptions): Promise<BrowserCheckResult> {
+  expectObject('runBrowserCheck', 'options', options, 'an object with the url to check');
   const settings = validateBrowserCheckOptions(options);
   const logger = options.logger ?? getLogger();
   if (options.session) {

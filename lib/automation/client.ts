@@ -1,3 +1,4 @@
+import { expectFunction, expectObject } from '../arguments.js';
 import { createHttpClient, noRetry, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { isWebDriverError } from './errors.js';
@@ -106,6 +107,7 @@ export class Session {
 
 /** A typed client for a W3C WebDriver remote end, on the one HTTP core. */
 export function createWebDriverClient(options: WebDriverClientOptions): WebDriverClient {
+  expectObject('createWebDriverClient', 'options', options, 'an object with the url of a WebDriver server');
   const logger = options.logger ?? getLogger();
   const http: HttpClient = createHttpClient({
     baseUrl: options.url,
@@ -171,6 +173,9 @@ export function createWebDriverClient(options: WebDriverClientOptions): WebDrive
 
 /** Runs `work` in a new session and always deletes the session afterwards, also when `work` throws. */
 export async function withSession<T>(client: WebDriverClient, capabilities: CapabilitiesRequest, work: (session: Session) => Promise<T>, logger: Logger = getLogger()): Promise<T> {
+  expectObject('withSession', 'client', client, 'a WebDriverClient from createWebDriverClient');
+  expectFunction('withSession', 'client.newSession', client.newSession, 'a method (client must come from createWebDriverClient)');
+  expectFunction('withSession', 'work', work, 'a function (session) => Promise');
   const session = await client.newSession(capabilities);
   let result: T;
   try {

@@ -1,3 +1,4 @@
+import { expectFunction, expectOptions } from '../arguments.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -149,6 +150,7 @@ async function waitUntilReady(client: WebDriverClient, spawned: Spawned, timeout
 
 /** Starts chromedriver on a free loopback port and waits for `GET /status` to say ready. */
 export async function startChromeDriver(options: ChromeDriverOptions = {}): Promise<ChromeDriver> {
+  expectOptions('startChromeDriver', options);
   const env = options.env ?? process.env;
   const logger = options.logger ?? getLogger();
   const driverPath = resolveChromeDriverPath(options.driverPath, env);
@@ -248,6 +250,8 @@ export async function startChromeDriver(options: ChromeDriverOptions = {}): Prom
 
 /** Starts a driver for `work` and always stops it afterwards, also when `work` throws. */
 export async function withChromeDriver<T>(options: ChromeDriverOptions, work: (driver: ChromeDriver) => Promise<T>): Promise<T> {
+  expectOptions('withChromeDriver', options);
+  expectFunction('withChromeDriver', 'work', work, 'a function (driver) => Promise');
   const driver = await startChromeDriver(options);
   try {
     return await work(driver);

@@ -1,3 +1,4 @@
+import { expectOptions, expectString } from '../arguments.js';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ExitCode, GantryError, type ExitCodeValue } from '../errors.js';
@@ -34,6 +35,11 @@ export class BrowserLaunchError extends GantryError {
   }
 }
 
+function expectPathArguments(where: string, explicit: unknown, env: unknown): void {
+  if (explicit !== undefined && typeof explicit !== 'string') expectString(where, 'explicit', explicit, 'the path of a binary (or left out)');
+  expectOptions(where, env, 'env');
+}
+
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
@@ -51,6 +57,7 @@ function checked(path: string, describe: string, hint: string): string {
 
 /** The browser: an explicit path (flag or config), else `CHROME_PATH`, else Debian's chromium, then the usual Chromes. */
 export function resolveChromePath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  expectPathArguments('resolveChromePath', explicit, env);
   if (explicit) return checked(explicit, `the browser ${explicit} (--chrome-path, gantry:chromePath)`, chromeHint());
   if (env.CHROME_PATH) return checked(env.CHROME_PATH, `CHROME_PATH points at ${env.CHROME_PATH}, which`, chromeHint());
   const found = chromeCandidates.find(isExecutable);
@@ -60,6 +67,7 @@ export function resolveChromePath(explicit?: string, env: NodeJS.ProcessEnv = pr
 
 /** The driver: an explicit path, else `CHROMEDRIVER_PATH`, else `/usr/bin/chromedriver`, then `chromedriver` on PATH. */
 export function resolveChromeDriverPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  expectPathArguments('resolveChromeDriverPath', explicit, env);
   const chosen = explicit ?? env.CHROMEDRIVER_PATH;
   if (chosen) {
     if (!isExecutable(chosen)) throw new BrowserLaunchError(`the driver ${chosen} is not an executable file`, { hint: driverHint() });

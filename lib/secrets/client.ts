@@ -1,3 +1,4 @@
+import { expectOptions } from '../arguments.js';
 import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { describeJsonSyntaxProblem } from '../json-syntax.js';
 import { getLogger, type Logger } from '../log.js';
@@ -39,6 +40,7 @@ export class SecretsClient {
   readonly #firstListPolicy: RetryPolicy;
 
   constructor(options: CreateSecretsClientOptions = {}) {
+    expectOptions('SecretsClient', options);
     const { token, ...config } = resolveSecretsConfig(options, options.sources);
     this.config = Object.freeze(config);
     this.#token = token;

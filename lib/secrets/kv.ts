@@ -1,3 +1,4 @@
+import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { keysOf, type CallResult, type SecretsCaller } from './call.js';
 import { checkVaultDuration } from './duration.js';
@@ -33,6 +34,9 @@ export class KvEngine {
   #version: KvVersion | undefined;
 
   constructor(client: SecretsCaller, mount: string, options: KvEngineOptions = {}) {
+    expectObject('KvEngine', 'client', client, 'a SecretsClient');
+    expectString('KvEngine', 'mount', mount, 'a mount path such as "secret"');
+    expectOptions('KvEngine', options);
     this.#client = client;
     this.mount = mount;
     this.namespace = options.namespace;
