@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { CheckFailedError, GantryError, UsageError } from '../errors.js';
-import { checkVaultDuration } from '../secrets/duration.js';
 import type { KvEngine, KvReadResult, KvVersion, KvVersionMetadata, SecretsClient, TokenInfo } from '../secrets/index.js';
 import { mask, type Output } from './output.js';
 import type { CliContext } from './context.js';
@@ -335,7 +334,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
     .option('--custom <key=value...>', 'custom metadata (replaces all of it)')
     .action(async (path: string, options: { maxVersions?: string; casRequired?: string; deleteVersionAfter?: string; custom?: string[] }, command: Command) => {
       const { json } = context.globals(command);
-      const input: Parameters<KvEngine['writeMetadata']>[1] = versionSettings(options);
+      const input: Parameters<KvEngine['writeMetadata']>[1] = await versionSettings(options);
       if (options.custom) {
         input.customMetadata = {};
         for (const pair of options.custom) {
@@ -377,7 +376,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
     .option('--delete-version-after <duration>', 'delete versions this long after writing (0s: never)')
     .action(async (mount: string, options: { maxVersions?: string; casRequired?: string; deleteVersionAfter?: string }, command: Command) => {
       const { json } = context.globals(command);
-      const input = versionSettings(options);
+      const input = await versionSettings(options);
       if (Object.keys(input).length === 0) throw new UsageError('nothing to change: give --max-versions, --cas-required or --delete-version-after');
       await withKv(command, mount, async (kv) => {
         await kv.writeConfig(input);
@@ -499,7 +498,7 @@ interface VersionSettingFlags {
 }
 
 /** The version-keeping settings `meta put` and `config put` share, checked before anything is sent. */
-function versionSettings(options: VersionSettingFlags): { maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string } {
+async function versionSettings(options: VersionSettingFlags): Promise<{ maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string }> {
   const settings: { maxVersions?: number; casRequired?: boolean; deleteVersionAfter?: string } = {};
   const max = parseWholeNumber(options.maxVersions, '--max-versions');
   if (max !== undefined) settings.maxVersions = max;
@@ -507,6 +506,10 @@ function versionSettings(options: VersionSettingFlags): { maxVersions?: number; 
     if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false', { hint: 'write --cas-required true or --cas-required false' });
     settings.casRequired = options.casRequired === 'true';
   }
-  if (options.deleteVersionAfter !== undefined) settings.deleteVersionAfter = checkVaultDuration(options.deleteVersionAfter, '--delete-version-after');
+  if (options.deleteVersionAfter !== undefined) {
+    // Loaded here, like the secrets client, so that `gantry --help` loads nothing of the secrets area.
+    const { checkVaultDuration } = await import('../secrets/duration.js');
+    settings.deleteVersionAfter = checkVaultDuration(options.deleteVersionAfter, '--delete-version-after');
+  }
   return settings;
 }
