@@ -100,7 +100,7 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
     try {
       const error = await untrusting.kv('secret', { kvVersion: 2 }).read('mtls/db').catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError, String(error));
-      assert.match(error.hint ?? '', /SECRETS_CACERT or SECRETS_CAPATH/);
+      assert.match(error.hint ?? '', /SECRETS_CACERT \/ SECRETS_CAPATH/);
     } finally {
       untrusting.close();
     }
