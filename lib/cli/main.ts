@@ -1,12 +1,43 @@
 #!/usr/bin/env node
 import { run } from './program.js';
 
-// A closed pipe (`gantry doctor | head -1`) ends quietly: the reader took what it wanted, so the rest of the output
-// is dropped instead of crashing with an unhandled EPIPE and a stack. The command still ends with its own exit code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-  });
+// Output that cannot be written ends the command quietly, never with a stack. A closed pipe (`gantry doctor | head -1`)
+// is the reader having taken what it wanted: the rest is dropped and the command ends with its own exit code. Any
+// other failure (a full disk: `gantry … > /dev/full`) is said in one line on stderr, and a command that had succeeded
+// exits 2, since its output is lost. Writes to files and terminals are synchronous in Node, so their errors are thrown
+// by write() itself rather than emitted: both paths are caught here, once, for every command.
+const readerGone = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+let lost: { stream: string; error: NodeJS.ErrnoException } | undefined;
+
+function guard(stream: NodeJS.WriteStream, name: string): void {
+  let broken = false;
+  const fail = (error: NodeJS.ErrnoException) => {
+    broken = true;
+    if (!readerGone.has(error.code ?? '') && name === 'stdout') lost ??= { stream: name, error };
+  };
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((...args: unknown[]) => {
+    if (broken) return true;
+    try {
+      return write(...args);
+    } catch (error) {
+      fail(error as NodeJS.ErrnoException);
+      return true;
+    }
+  }) as typeof stream.write;
+  stream.on('error', fail);
 }
 
-process.exitCode = await run(process.argv);
+guard(process.stdout, 'stdout');
+guard(process.stderr, 'stderr');
+
+const code = await run(process.argv);
+// A stream's write error is emitted on a later tick: let it arrive before deciding.
+await new Promise((resolve) => setImmediate(resolve));
+if (lost) {
+  const { code: errno, message } = lost.error;
+  process.stderr.write(`error: the output could not be written to ${lost.stream}: ${errno ?? message}${errno === 'ENOSPC' ? ' (no space left on the device)' : ''}\n`);
+  process.exitCode = code === 0 ? 2 : code;
+} else {
+  process.exitCode = code;
+}

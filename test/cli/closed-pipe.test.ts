@@ -112,6 +112,16 @@ describe('closed pipe: every command ends quietly when its reader goes away', fu
     assert.doesNotMatch(bad.stderr, crash);
   });
 
+  it('a full disk (stdout is /dev/full): one line on stderr naming ENOSPC, exit 2 for a command that had succeeded, no stack', () => {
+    for (const args of [['--help'], ['modules', '--help'], ['--version'], ['nosuch']]) {
+      const run = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" ${args.join(' ')} > /dev/full`], { env, encoding: 'utf8' });
+      const what = `gantry ${args.join(' ')} > /dev/full`;
+      assert.equal(run.status, 2, `${what}: ${run.stderr}`);
+      assert.doesNotMatch(run.stderr, /\n\s+at |Unhandled/, what);
+      if (args[0] !== 'nosuch') assert.match(run.stderr, /^error: the output could not be written to stdout: ENOSPC \(no space left on the device\)$/m, what);
+    }
+  });
+
   it('a long listing cut by head: --version and the root help as well', () => {
     const version = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" --version | head -1`], { env, encoding: 'utf8' });
     assert.match(version.stdout, /^\d+\.\d+\.\d+/);
