@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as zlib from 'node:zlib';
 import got, { parseLinkHeader, type Got, type Method, type PlainResponse, type Progress, type Request as GotRequest } from 'got';
-import { GantryError } from '../errors.js';
+import { GantryError, UsageError } from '../errors.js';
 import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
@@ -269,6 +269,21 @@ interface Answer {
 }
 
 /** The one HTTP client factory every Gantry service client is built on: got, with our policies on top. */
+/**
+ * A header value Node would refuse to send (a line break, a control character) is bad input found before sending —
+ * typically a token or name read from a file, an env file or an HCL heredoc with its final newline — never a
+ * network error. The value is not shown: headers carry credentials.
+ */
+function checkHeaderValue(name: string, value: string): void {
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
+  if (!bad) return;
+  const what = bad[0] === '\n' || bad[0] === '\r' ? 'a line break' : `the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  throw new UsageError(`the ${name.toLowerCase()} header's value contains ${what} at position ${bad.index + 1} of ${value.length}; nothing was sent`, {
+    code: 'INVALID_HEADER_VALUE',
+    hint: 'strip it from the token, name or setting this header carries: a value read from a file, an env file or an HCL heredoc often ends with a newline',
+  });
+}
+
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   expectOptions('createHttpClient', options);
   const logger = options.logger ?? getLogger();
@@ -279,6 +294,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const baseHeaders: Record<string, string> = { 'user-agent': options.userAgent ?? defaultUserAgent };
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (value === undefined) continue;
+    checkHeaderValue(name, value);
     baseHeaders[name.toLowerCase()] = value;
     if (sensitiveHeaders.has(name.toLowerCase())) registerSecret(value.replace(/^(Bearer|Basic)\s+/i, ''));
   }
@@ -352,6 +368,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const headers: Record<string, string> = { ...baseHeaders };
     for (const [name, value] of Object.entries(request.headers ?? {})) {
       if (value === undefined) continue;
+      checkHeaderValue(name, value);
       headers[name.toLowerCase()] = value;
       if (sensitiveHeaders.has(name.toLowerCase())) registerSecret(value.replace(/^(Bearer|Basic)\s+/i, ''));
     }

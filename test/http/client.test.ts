@@ -37,6 +37,22 @@ describe('HTTP core (lib/http)', () => {
     peer.requests.length = 0;
   });
 
+  it('a header value with a line break or a control character is a usage error before sending (exit 2), never a network error, and the value is not shown', async () => {
+    const token = 'canary-header-token-7a1';
+    for (const [value, said] of [[`${token}\n`, /contains a line break at position 24 of 24/], [`${token}\u0000x`, /contains the control character U\+0000/]] as const) {
+      const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+      const error = await client.request({ url: '/x', headers: { 'X-Secrets-Token': value } }).catch((e: unknown) => e);
+      assert.ok(error instanceof UsageError, String(error));
+      assert.equal(error.exitCode, 2);
+      assert.equal(error.code, 'INVALID_HEADER_VALUE');
+      assert.match(error.message, said);
+      assert.match(error.message, /^the x-secrets-token header's value/);
+      assert.ok(!`${error.message} ${error.hint}`.includes(token), 'the value is never shown');
+      assert.throws(() => createHttpClient({ baseUrl: peer.url, headers: { authorization: `Bearer ${value}` } }), UsageError);
+    }
+    assert.equal(peer.requests.length, 0, 'nothing was sent');
+  });
+
   it('sends JSON with a gantry User-Agent, resolves paths against the base URL and parses the answer', async () => {
     peer.handle((req, res) => sendJson(res, 201, { echo: JSON.parse(req.body), path: req.url }));
     const client = createHttpClient({ baseUrl: `${peer.url}/v1/`, retry: fast });
