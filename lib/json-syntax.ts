@@ -196,3 +196,58 @@ export function parseJsonQuietly(text: string): { ok: true; value: unknown } | {
     return { ok: false, reason: describeJsonSyntaxProblem(text) };
   }
 }
+
+export interface JsonDuplicateKey {
+  /** The key as JSON.parse reads it (escapes decoded). */
+  key: string;
+  /** Where the second occurrence starts: offset, 1-based line and column. */
+  offset: number;
+  line: number;
+  column: number;
+  /** The 1-based line of the first occurrence in the same object. */
+  firstLine: number;
+}
+
+/**
+ * The first key that appears twice in one object of a valid JSON text, or undefined. JSON.parse keeps the last value
+ * silently (`{"x": 1, "x": 2}` is `{x: 2}`), so a file a person edits (a manifest, a lock) is scanned for them. The
+ * text must already parse; the scan is iterative, for any depth.
+ */
+export function findDuplicateKey(text: string): JsonDuplicateKey | undefined {
+  // One entry per open container: the keys seen so far (objects) or null (arrays).
+  const stack: Array<Map<string, number> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') {
+      stack.push(new Map());
+      expectKey = true;
+    } else if (c === '[') {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      expectKey = stack[stack.length - 1] instanceof Map;
+    } else if (c === ':') {
+      expectKey = false;
+    } else if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      if (!expectKey) continue;
+      const keys = stack[stack.length - 1];
+      let key: string;
+      try {
+        key = JSON.parse(text.slice(start, i + 1)) as string;
+      } catch {
+        return undefined; // not valid JSON: the syntax check reports it
+      }
+      const first = keys?.get(key);
+      if (first !== undefined) return { key, offset: start, ...position(text, start), firstLine: position(text, first).line };
+      keys?.set(key, start);
+      expectKey = false;
+    }
+  }
+  return undefined;
+}

@@ -3,6 +3,7 @@ import { expectObject, expectString } from '../arguments.js';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { GantryError, ExitCode } from '../errors.js';
 import { checkWritableFile, writeFailure } from '../sources/paths.js';
+import { findDuplicateKey } from '../json-syntax.js';
 import { moduleAddressKey, parseModuleAddress } from './address.js';
 import { parseConstraints, parseVersion } from './constraints.js';
 
@@ -45,6 +46,10 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
     data = JSON.parse(text);
   } catch (error) {
     throw new LockFileError(`${file} is not valid JSON (${(error as Error).message}); it may be truncated or have a merge conflict`);
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    throw new LockFileError(`${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one — a merge may have left both`);
   }
   if (!isObject(data)) throw new LockFileError(`${file} is not a JSON object`);
   if (!('version' in data)) throw new LockFileError(`${file} has no "version" field; a Gantry lock file starts with "version": ${lockFileVersion} and has a "modules" object`);
@@ -98,8 +103,13 @@ export async function readLockFile(file: string): Promise<LockFile> {
 
 /** The lock as text: sources sorted, fields in a fixed order, two-space indent, trailing newline. */
 export function formatLockFile(lock: LockFile): string {
-  expectObject('formatLockFile', 'lock', lock, 'a lock file (readLockFile, parseLockFile or pin)');
-  expectObject('formatLockFile', 'lock.modules', lock.modules, 'an object of lock entries');
+  return formatChecked('formatLockFile', lock);
+}
+
+/** The lock as text, its arguments checked in the name of `where`, the public function the caller called. */
+function formatChecked(where: string, lock: LockFile): string {
+  expectObject(where, 'lock', lock, 'a lock file (readLockFile, parseLockFile or pin)');
+  expectObject(where, 'lock.modules', lock.modules, 'an object of lock entries');
   const modules: Record<string, LockEntry> = {};
   for (const source of Object.keys(lock.modules).sort()) {
     const entry = lock.modules[source] as LockEntry;
@@ -111,11 +121,11 @@ export function formatLockFile(lock: LockFile): string {
 /** Writes the lock file atomically: a temporary file in the same folder, then a rename. */
 export async function writeLockFile(file: string, lock: LockFile): Promise<void> {
   expectString('writeLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
-  formatLockFile(lock); // checks the lock before anything is written
+  const text = formatChecked('writeLockFile', lock); // checks the lock before anything is written
   await checkWritableFile(file, 'the lock file');
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, formatLockFile(lock), { flag: 'wx' });
+    await writeFile(temporary, text, { flag: 'wx' });
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });

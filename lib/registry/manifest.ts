@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import { readLocalText } from '../local-paths.js';
+import { findDuplicateKey } from '../json-syntax.js';
 import { moduleAddressKey, parseModuleAddress, type ModuleAddress } from './address.js';
 import { parseConstraints, type ConstraintSet } from './constraints.js';
 
@@ -32,6 +33,13 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
     data = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`, { code: 'MANIFEST_INVALID' });
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    throw new UsageError(`${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one`, {
+      code: 'MANIFEST_INVALID',
+      hint: 'give each module its own local name, or remove one of the two entries',
+    });
   }
   if (!isObject(data)) throw new UsageError(`${file} must be a JSON object mapping local names to { "source", "version" }`, { code: 'MANIFEST_INVALID' });
   const modules: ManifestModule[] = [];
@@ -67,12 +75,8 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
 
 export async function readManifest(file: string, env?: NodeJS.ProcessEnv): Promise<ManifestModule[]> {
   expectString('readManifest', 'file', file, `the path of a manifest such as ${manifestFileName}`);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
-    throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { code: 'MANIFEST_INVALID' });
-  }
+  // A folder, a device, a FIFO or more than a few MB is refused naming the file, never read without end.
+  const text = await readLocalText(file, { what: 'the manifest', missingOk: true, hint: `give the path of a manifest file such as ${manifestFileName}` });
+  if (text === undefined) throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
   return parseManifest(text, file, env);
 }

@@ -39,6 +39,7 @@ describe('public functions: arguments of the wrong type are a GantryError, never
     const exported = Object.entries(gantry).filter(([name, value]) => typeof value === 'function' && !takesAnything.has(name) && !/Error$/.test(name));
     assert.ok(exported.length > 30, `the package exports its functions (${exported.length})`);
     const wrong: string[] = [];
+    const misnamed: string[] = [];
     for (const [name, fn] of exported) {
       for (const args of badArguments) {
         try {
@@ -51,11 +52,19 @@ describe('public functions: arguments of the wrong type are a GantryError, never
           const close = (result as { close?: () => unknown } | undefined)?.close;
           if (typeof close === 'function') await settle(close.call(result), 2000);
         } catch (error) {
-          if (!(error instanceof gantry.GantryError)) wrong.push(`${name}(${args.map((a) => JSON.stringify(a) ?? 'undefined').join(', ')}) threw ${(error as Error)?.constructor?.name}: ${(error as Error)?.message}`);
+          const call = `${name}(${args.map((a) => JSON.stringify(a) ?? 'undefined').join(', ')})`;
+          if (!(error instanceof gantry.GantryError)) wrong.push(`${call} threw ${(error as Error)?.constructor?.name}: ${(error as Error)?.message}`);
+          else if (error.code === 'INVALID_ARGUMENT') {
+            // The class "an error blames a function the caller never called" (writeLockFile's bad lock said
+            // `formatLockFile:`): a refused argument names the function that was called, or its class.
+            const blamed = /^([\w.]+):/.exec(error.message)?.[1];
+            if (blamed !== undefined && blamed !== name && !blamed.startsWith(`${name}.`)) misnamed.push(`${call} blames ${blamed}: ${error.message}`);
+          }
         }
       }
     }
     assert.deepEqual(wrong, [], `${wrong.length} calls threw something other than a GantryError`);
+    assert.deepEqual(misnamed, [], `${misnamed.length} refused arguments name a function other than the one called`);
     assert.deepEqual(await readdir(scratch), [], 'bad arguments wrote nothing');
   });
 
