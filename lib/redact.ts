@@ -50,7 +50,11 @@ const authSchemes = ['Bearer', 'Basic', 'token', 'Digest', 'Negotiate', 'NTLM', 
   'PrivateToken', 'Concealed', 'SCRAM-SHA-1', 'SCRAM-SHA-256', 'vapid', 'AWS4-HMAC-SHA256'];
 const valueHeaders = [...sensitiveHeaders].filter((name) => !name.endsWith('cookie'));
 // `Name: value`, `name=value`, and the JSON or quoted forms `"Name": "value"` / `'name': 'value'`.
-const headerLine = new RegExp(`\\b(${valueHeaders.join('|')})(["']?\\s*[:=]\\s*)(["']?)(?:(${authSchemes.join('|')})\\s+)?[^\\s"',;]+`, 'gi');
+const headerLine = new RegExp(`\\b(${valueHeaders.join('|')})(["']?\\s*[:=]\\s*)(["']?)(?:(${authSchemes.join('|')})\\s+)?([^\\s"',;]+)`, 'gi');
+// What a message shows in place of a credential is no credential: a placeholder (`Bearer <token>`), or a scheme named
+// alone (`(Authorization: Bearer)`). Masking those would eat Gantry's own hints.
+const placeholder = /^<[^<>\s]*>[).,\]]*$/;
+const schemeAlone = new RegExp(`^(?:${authSchemes.join('|')})[).,\\]]*$`, 'i');
 // A cookie header holds several `name=value` pairs: everything up to the end of the line or the quote is masked.
 const cookieLine = /\b((?:set-)?cookie)(["']?\s*[:=]\s*)(["']?)(?!\[REDACTED\])[^\s"'][^\r\n"']*/gi;
 // A bearer credential quoted in prose (`invalid Bearer eyJ…`): token68 characters with at least one digit.
@@ -82,8 +86,8 @@ export function redact(text: string): string {
   let out = text;
   const pattern = secretsPattern();
   if (pattern) out = out.replace(pattern, REDACTED);
-  out = out.replace(headerLine, (_m, name: string, sep: string, quote: string, scheme: string | undefined) =>
-    `${name}${sep}${quote}${scheme ? `${scheme} ` : ''}${REDACTED}`);
+  out = out.replace(headerLine, (match: string, name: string, sep: string, quote: string, scheme: string | undefined, value: string) =>
+    placeholder.test(value) || (!scheme && schemeAlone.test(value)) ? match : `${name}${sep}${quote}${scheme ? `${scheme} ` : ''}${REDACTED}`);
   out = out.replace(cookieLine, `$1$2$3${REDACTED}`);
   out = out.replace(bareBearer, `$1${REDACTED}`);
   out = out.replace(envAssignment, `$1${REDACTED}`);

@@ -28,6 +28,14 @@ describe('audit: redaction of echoed credentials (lib/redact)', () => {
     assertMasked('Authorization: DPoP canary-5f1e-b3', 'canary-5f1e-b3');
   });
 
+  it('placeholders and a scheme named alone survive: Gantry\'s own hints stay readable', () => {
+    for (const text of ['must be x-secrets-token or authorization (Authorization: Bearer), got "cookie"', 'send Authorization: Bearer <token>', 'set X-Secrets-Token: <token>.', 'authorization=Basic']) {
+      assert.equal(redact(text), text);
+    }
+    assertMasked('Authorization: Bearer canary-5f1e-p1)', 'canary-5f1e-p1');
+    assertMasked('X-Secrets-Token: <canary-5f1e-p2', 'canary-5f1e-p2');
+  });
+
   it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: a bearer token quoted in prose is masked; prose about bearer tokens is left alone', () => {
     assertMasked('rejected: invalid Bearer eyJhbGciOiJIUzI1NiJ9.canary5f1e', 'eyJhbGciOiJIUzI1NiJ9.canary5f1e', `rejected: invalid ${'Bearer'} ${REDACTED}`);
     assert.equal(redact('send the token as a Bearer token, not as a query parameter'), 'send the token as a Bearer token, not as a query parameter');
