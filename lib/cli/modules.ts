@@ -4,14 +4,22 @@
  * version), 2 usage (bad address, manifest or lock file), 3 the registry or the download failed after retries.
  */
 import type { Command } from 'commander';
-import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CheckFailedError, GantryError } from '../errors.js';
 import type { RegistryClient } from '../registry/client.js';
 import type { ModuleEvent } from '../registry/modules.js';
 import type { ModuleRecord } from '../registry/types.js';
 import type { Column, Output } from './output.js';
 import { usage, type CliContext } from './context.js';
+
+/**
+ * A path from a flag, absolute. An empty one is a usage error: `resolve('')` is the current folder, and `--dir ''`
+ * must not install there, nor `--file ''` read it.
+ */
+function resolvePath(path: string, flag = '--file'): string {
+  if (typeof path !== 'string' || path.trim() === '') throw usage(`${flag} is empty: give a path`, `${flag} names a ${flag === '--dir' ? 'folder' : 'file'}; leave the flag out for its default`);
+  return resolve(path);
+}
 
 interface CommonFlags {
   concurrency?: string;
@@ -284,15 +292,16 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const lockPath = join(dirname(file), registry.lockFileName);
       const manifest = await registry.readManifest(file);
       const previous = await registry.readLockFile(lockPath);
-      const { checkWritableFile } = await import('../sources/paths.js');
-      await checkWritableFile(lockPath, 'the lock file'); // before any request: a lock that cannot be written wastes them
+      const { checkWritableFile } = await import('../local-paths.js');
+      await checkWritableFile(lockPath, 'the lock file (next to --file)'); // before any request: a lock that cannot be written wastes them
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'pinning', manifest.length);
         const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false }).catch((error: unknown) => {
           throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error));
         });
         progress.done('');
-        const before = await readFile(lockPath, 'utf8').catch(() => undefined);
+        const { readLocalText } = await import('../local-paths.js');
+        const before = await readLocalText(lockPath, { what: 'the lock file', missingOk: true }).catch(() => undefined);
         const written = before !== registry.formatLockFile(result.lock);
         if (written) await registry.writeLockFile(lockPath, result.lock);
         if (json) context.out.json({ lockFile: lockPath, written, modules: result.modules });
@@ -319,11 +328,14 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const registry = await import('../registry/index.js');
       const concurrency = wholeNumber(flags.concurrency, '--concurrency', 1);
       const file = resolvePath(flags.file);
+      const dir = resolvePath(flags.dir, '--dir');
       const manifest = await registry.readManifest(file);
       const lock = await registry.readLockFile(join(dirname(file), registry.lockFileName));
+      const { ensureFolder } = await import('../local-paths.js');
+      await ensureFolder(dir, 'the install folder (--dir)'); // before any request: /sys/kernel, /proc/nope, a file
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'installing', manifest.length);
-        const results = await registry.install(manifest, lock, resolvePath(flags.dir), { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, force: flags.force ?? false }).catch((error: unknown) => {
+        const results = await registry.install(manifest, lock, dir, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, force: flags.force ?? false }).catch((error: unknown) => {
           throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error));
         });
         progress.done('');
@@ -341,9 +353,10 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const { json } = context.globals(command);
       const registry = await import('../registry/index.js');
       const file = resolvePath(flags.file);
+      const dir = resolvePath(flags.dir, '--dir');
       const manifest = await registry.readManifest(file);
       const lock = await registry.readLockFile(join(dirname(file), registry.lockFileName));
-      const results = await registry.verify(manifest, lock, resolvePath(flags.dir));
+      const results = await registry.verify(manifest, lock, dir);
       if (json) context.out.json(results);
       else context.out.table(results, [{ header: 'name', value: (r) => r.name }, { header: 'status', value: (r) => (r.ok ? 'ok' : r.problem) }, { header: 'hash', value: (r) => r.actual ?? '' }]);
       const bad = results.filter((r) => !r.ok);

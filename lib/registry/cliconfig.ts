@@ -11,10 +11,11 @@
  * file and line. No message ever quotes a string of the file: a token must not reach an error.
  */
 import { expectOptions, expectString } from '../arguments.js';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readLocalTextSync } from '../local-paths.js';
 import { registerSecret } from '../http/index.js';
 import { normaliseHost } from './address.js';
 
@@ -298,14 +299,16 @@ export function cliConfigLocations(env: NodeJS.ProcessEnv = process.env): CliCon
   return { main: { file: join(home, '.terraformrc'), explicit: false }, dir: join(home, '.terraform.d') };
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new CliConfigError(file, undefined, `cannot be read (${code ?? (error as Error).message})`);
-  }
+/**
+ * A configuration file's text, or undefined when it is missing. A folder, a device (/dev/zero), a FIFO or a file of
+ * more than a few MB is refused, naming the variable that gave the path, before anything is read without end.
+ */
+function readText(file: string, what: string): string | undefined {
+  return readLocalTextSync(file, {
+    what,
+    missingOk: true,
+    hint: 'point TF_CLI_CONFIG_FILE at a Terraform CLI configuration file (a regular file), or unset it to read ~/.terraformrc',
+  });
 }
 
 /**
@@ -318,7 +321,8 @@ export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, n
   const { main, dir } = cliConfigLocations(env);
   const merged = new Map<string, string>();
   if (main) {
-    const text = readText(main.file);
+    const variable = env.TF_CLI_CONFIG_FILE ? 'TF_CLI_CONFIG_FILE' : 'TERRAFORM_CONFIG';
+    const text = readText(main.file, main.explicit ? `the Terraform CLI configuration (${variable})` : 'the Terraform CLI configuration');
     if (text === undefined && main.explicit) note(`TF_CLI_CONFIG_FILE names ${main.file}, which does not exist; no credentials are read from it`);
     if (text !== undefined) for (const [host, token] of parseCliConfigCredentials(text, main.file)) merged.set(host, token);
   }
@@ -331,7 +335,7 @@ export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, n
     }
     for (const name of names) {
       const file = join(dir, name);
-      const text = readText(file);
+      const text = readText(file, 'the Terraform CLI configuration file');
       if (text !== undefined) for (const [host, token] of parseCliConfigCredentials(text, file)) merged.set(host, token);
     }
   }

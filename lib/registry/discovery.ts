@@ -4,7 +4,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GantryError, ExitCode } from '../errors.js';
-import { ensureFolder } from '../sources/paths.js';
+import { ensureFolder } from '../local-paths.js';
 import { HttpError, NetworkError, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { plainHttpAllowed } from './plain-http.js';
 import type { TokenSource } from './credentials.js';

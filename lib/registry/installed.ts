@@ -5,9 +5,10 @@
  * deleted without `force`.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { localFileLimits, readLocalText } from '../local-paths.js';
 
 export const installedFileName = '.gantry-installed.json';
 
@@ -26,13 +27,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Reads the record of `dir`; a missing one is empty. A damaged one is a usage error naming it. */
 export async function readInstalled(dir: string): Promise<InstalledRecord> {
   const file = join(dir, installedFileName);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
+  const text = await readLocalText(file, { what: "Gantry's record of installed modules", missingOk: true, maxBytes: localFileLimits.data });
+  if (text === undefined) return {};
   const hint = `the file is Gantry's record of what it installed; delete it to have every existing module folder treated as not Gantry's (then \`gantry modules install --force\` replaces them)`;
   let data: unknown;
   try {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expectObject, expectString } from '../arguments.js';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { GantryError, ExitCode } from '../errors.js';
-import { checkWritableFile, writeFailure } from '../sources/paths.js';
 import { findDuplicateKey } from '../json-syntax.js';
+import { checkWritableFile, readLocalText, writeFailure } from '../local-paths.js';
 import { moduleAddressKey, parseModuleAddress } from './address.js';
 import { parseConstraints, parseVersion } from './constraints.js';
 
@@ -91,13 +91,10 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
 /** Reads a lock file; a missing file is an empty lock, anything unreadable is an error. */
 export async function readLockFile(file: string): Promise<LockFile> {
   expectString('readLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: lockFileVersion, modules: {} };
-    throw new LockFileError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give the path of a lock file (a regular file next to the manifest)');
-  }
+  // Opened once and looked at: a folder, a device (a link to /dev/full), a FIFO or more than a few MB is a usage error
+  // naming the file, never a read without end or a wait for a writer.
+  const text = await readLocalText(file, { what: 'the lock file', missingOk: true, hint: 'give the path of a lock file (a regular file next to the manifest)' });
+  if (text === undefined) return { version: lockFileVersion, modules: {} };
   return parseLockFile(text, file);
 }
 

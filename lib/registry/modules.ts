@@ -6,7 +6,7 @@ import { getLogger, type Logger } from '../log.js';
 import { fetchSource, type FetchProgress } from '../sources/fetch.js';
 import { hashTree } from '../sources/hash.js';
 import { sweepLeftovers } from '../sources/install.js';
-import { ensureFolder } from '../sources/paths.js';
+import { ensureFolder } from '../local-paths.js';
 import type { ExtractLimits } from '../sources/limits.js';
 import type { SourceLocation } from '../sources/location.js';
 import { modulePackage, parseModuleAddress, toModuleAddress, type ModuleAddress } from './address.js';

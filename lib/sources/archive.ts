@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { expectString } from '../arguments.js';
-import { unreadablePath } from './paths.js';
+import { unreadablePath } from '../local-paths.js';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expectString } from '../arguments.js';
-import { unreadablePath } from './paths.js';
+import { unreadablePath } from '../local-paths.js';
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';

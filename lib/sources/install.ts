@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnInterrupt } from './cleanup.js';
-import { ensureFolder } from './paths.js';
+import { ensureFolder } from '../local-paths.js';
 
 /**
  * Gantry's own working names next to an install: `.<name>.tmp-<pid>-<12 hex>` (being written) and
