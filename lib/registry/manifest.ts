@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import { readLocalText } from '../local-paths.js';
 import { findDuplicateKey } from '../json-syntax.js';
 import { moduleAddressKey, parseModuleAddress, type ModuleAddress } from './address.js';
 import { parseConstraints, type ConstraintSet } from './constraints.js';
@@ -75,12 +75,8 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
 
 export async function readManifest(file: string, env?: NodeJS.ProcessEnv): Promise<ManifestModule[]> {
   expectString('readManifest', 'file', file, `the path of a manifest such as ${manifestFileName}`);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
-    throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { code: 'MANIFEST_INVALID' });
-  }
+  // A folder, a device, a FIFO or more than a few MB is refused naming the file, never read without end.
+  const text = await readLocalText(file, { what: 'the manifest', missingOk: true, hint: `give the path of a manifest file such as ${manifestFileName}` });
+  if (text === undefined) throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
   return parseManifest(text, file, env);
 }

@@ -2,7 +2,7 @@ import { expectOptions } from '../arguments.js';
 import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { describeJsonSyntaxProblem } from '../json-syntax.js';
 import { getLogger, type Logger } from '../log.js';
-import { resolveSecretsConfig, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
+import { resolveSecretsConfig, settings, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
 import { SecretsConnectionError, SecretsError, SecretsNoTokenError, SecretsPathError } from './errors.js';
 import { serializeWithinLimits } from './limits.js';
 import { fullPath, joinNamespaces } from './namespace.js';
@@ -49,6 +49,13 @@ export class SecretsClient {
     this.#writePolicy = secretsRetryPolicy(config, 'POST');
     // A server that does not know the LIST method may drop the connection: fall back at once instead of retrying.
     this.#firstListPolicy = { ...secretsRetryPolicy(config, 'LIST'), errorCodes: [] };
+    const settingSource = (key: keyof typeof settings): string | undefined => {
+      const origin = config.sources[key];
+      if (origin === 'option') return options.sources?.optionNames?.[key] ?? `option ${key}`;
+      if (origin === 'environment') return settings[key].env;
+      if (origin === 'pulumi') return settings[key].pulumi;
+      return undefined;
+    };
     this.#http = createHttpClient({
       baseUrl: `${config.address}/v1/`,
       // SEC-AUTH-CLIENTS-SEND-REQUEST-HEADER: always sent, so proxies with require_request_header accept us.
@@ -61,6 +68,8 @@ export class SecretsClient {
         ...(config.clientKey ? { keyFile: config.clientKey } : {}),
         ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
         skipVerify: config.skipVerify,
+        // A message about a TLS file names the flag, variable or Pulumi setting the path came from.
+        sources: { caFile: settingSource('caCert'), caPath: settingSource('caPath'), certFile: settingSource('clientCert'), keyFile: settingSource('clientKey') },
       },
       logger: this.#logger,
       // The secrets service never redirects API calls in a way a client should follow with its token.
