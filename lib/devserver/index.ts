@@ -44,4 +44,9 @@ export const devServers: DevServerStarter[] = [
     description: 'page analysis API v5 (runPageanalysis, Lighthouse in Chromium behind it) on 127.0.0.1:5760, random API key',
     start: async (context) => (await import('./pageanalysis/starter.js')).startDevPageanalysis(context),
   },
+  {
+    name: 'platform',
+    description: 'platform REST API (rate limits enforced per identity, commit statuses, deployments, app tokens) on 127.0.0.1:5761, random tokens',
+    start: async (context) => (await import('./platform/starter.js')).startDevPlatform(context),
+  },
 ];

@@ -1,0 +1,804 @@
+// The platform's REST resources the embedded API serves — repositories, commit statuses, deployments and their
+// statuses, issues and comments, search — as GitHub's REST API shapes them, in memory. Routing and limits are the
+// server's (server.ts); here are the routes' templates, what each costs, and the handlers.
+import { createHash } from 'node:crypto';
+import type { Identity } from './identity.js';
+import type { Resource } from './limits.js';
+
+export const DOCS = 'https://docs.platform.example/rest';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly documentation = DOCS,
+  ) {
+    super(message);
+  }
+}
+
+export interface ValidationError {
+  resource: string;
+  field: string;
+  code: 'missing' | 'missing_field' | 'invalid' | 'already_exists' | 'unprocessable' | 'custom';
+  message?: string;
+}
+
+/** 422 "Validation Failed" with GitHub's errors[]. */
+export function validationFailed(errors: ValidationError[], documentation = DOCS): ApiFailure {
+  return new ApiFailure(422, 'Validation Failed', { errors }, documentation);
+}
+
+export interface RepositorySpec {
+  owner: string;
+  name: string;
+  private?: boolean;
+  defaultBranch?: string;
+  /** Extra branches, name → sha (40 hex); the default branch gets a sha of its own when absent. */
+  branches?: Record<string, string>;
+}
+
+interface User {
+  login: string;
+  id: number;
+  type: 'User' | 'Bot' | 'Organization';
+}
+
+interface Repository {
+  id: number;
+  owner: User;
+  name: string;
+  fullName: string;
+  private: boolean;
+  defaultBranch: string;
+  branches: Map<string, string>;
+  statuses: Map<string, StatusRecord[]>; // by sha, oldest first
+  deployments: DeploymentRecord[];
+  issues: IssueRecord[];
+  createdAt: string;
+}
+
+interface StatusRecord {
+  id: number;
+  state: string;
+  description: string | null;
+  target_url: string | null;
+  context: string;
+  created_at: string;
+  creator: User;
+}
+
+interface DeploymentRecord {
+  id: number;
+  sha: string;
+  ref: string;
+  task: string;
+  payload: unknown;
+  environment: string;
+  description: string | null;
+  transient_environment: boolean;
+  production_environment: boolean;
+  creator: User;
+  created_at: string;
+  statuses: { id: number; state: string; description: string; environment: string; target_url: string; log_url: string; environment_url: string; created_at: string; creator: User }[];
+}
+
+interface IssueRecord {
+  id: number;
+  number: number;
+  title: string;
+  body: string | null;
+  user: User;
+  created_at: string;
+  comments: { id: number; body: string; user: User; created_at: string }[];
+}
+
+export const STATUS_STATES = ['error', 'failure', 'pending', 'success'] as const;
+const DEPLOYMENT_STATES = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success'] as const;
+/** The most statuses one sha and context may have (GitHub's). */
+const MAX_STATUSES_PER_CONTEXT = 1000;
+
+function fakeSha(seed: string): string {
+  return createHash('sha1').update(seed).digest('hex');
+}
+
+function userId(login: string): number {
+  return createHash('sha1').update(login).digest().readUInt32BE(0) % 10_000_000;
+}
+
+function userOf(login: string, type: User['type'] = 'User'): User {
+  return { login, id: userId(login), type };
+}
+
+/** What a request is when routed: its endpoint (method + path template), cost, resource and handler. */
+export interface RouteMatch {
+  endpoint: string;
+  resource: Resource;
+  /** Not counted against the primary budget (GET /rate_limit, RATE-EP-STATUS). */
+  uncounted?: boolean;
+  /** Content creation (RATE-SEC-CONTENT-CREATION). */
+  creation?: boolean;
+  /** Only an app's JWT may call it. */
+  app?: boolean;
+  params: Record<string, string>;
+  handler: Handler;
+}
+
+export interface RequestContext {
+  identity: Identity;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  /** Origin for URLs in bodies and Link headers. */
+  origin: string;
+  pathname: string;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+export interface RouteDef {
+  method: string;
+  template: string;
+  resource?: Resource;
+  creation?: boolean;
+  uncounted?: boolean;
+  app?: boolean;
+  handler: Handler;
+}
+
+export class PlatformState {
+  private repos = new Map<string, Repository>();
+  private nextId = 1;
+  private routes: RouteDef[] = [];
+
+  constructor(
+    repositories: RepositorySpec[],
+    private readonly extraRoutes: RouteDef[] = [],
+  ) {
+    for (const spec of repositories) this.addRepository(spec);
+    this.routes = [...this.defineRoutes(), ...extraRoutes];
+  }
+
+  addRepository(spec: RepositorySpec): void {
+    const fullName = `${spec.owner}/${spec.name}`;
+    if (!/^[A-Za-z0-9-]+$/.test(spec.owner) || !/^[A-Za-z0-9._-]+$/.test(spec.name)) throw new Error(`not a repository name: ${fullName}`);
+    const defaultBranch = spec.defaultBranch ?? 'main';
+    const branches = new Map(Object.entries(spec.branches ?? {}).map(([k, v]) => [k, v.toLowerCase()]));
+    if (!branches.has(defaultBranch)) branches.set(defaultBranch, fakeSha(`${fullName}@${defaultBranch}`));
+    this.repos.set(fullName.toLowerCase(), {
+      id: this.nextId++,
+      owner: userOf(spec.owner, 'Organization'),
+      name: spec.name,
+      fullName,
+      private: spec.private ?? false,
+      defaultBranch,
+      branches,
+      statuses: new Map(),
+      deployments: [],
+      issues: [],
+      createdAt: new Date().toISOString(),
+    });
+  }
+
+  repositoryNames(): string[] {
+    return [...this.repos.values()].map((r) => r.fullName);
+  }
+
+  repositoriesOf(owner: string): string[] {
+    return [...this.repos.values()].filter((r) => r.owner.login.toLowerCase() === owner.toLowerCase()).map((r) => r.fullName);
+  }
+
+  /** Finds the route of a request; undefined when no endpoint matches (a 404). */
+  route(method: string, pathname: string): RouteMatch | undefined {
+    const segments = pathname.split('/').slice(1);
+    if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    for (const def of this.routes) {
+      if (def.method !== lookup) continue;
+      const parts = def.template.split('/').slice(1);
+      if (parts.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const part = parts[i]!;
+        let segment: string;
+        try {
+          segment = decodeURIComponent(segments[i]!);
+        } catch {
+          ok = false;
+          break;
+        }
+        if (part.startsWith('{')) {
+          if (segment === '') ok = false;
+          else params[part.slice(1, -1)] = segment;
+        } else if (part !== segment) ok = false;
+      }
+      if (!ok) continue;
+      return {
+        endpoint: `${method} ${def.template}`,
+        resource: def.resource ?? 'core',
+        ...(def.uncounted ? { uncounted: true } : {}),
+        ...(def.creation ? { creation: true } : {}),
+        ...(def.app ? { app: true } : {}),
+        params,
+        handler: def.handler,
+      };
+    }
+    return undefined;
+  }
+
+  /** The methods allowed on a path, for a 404 versus 405 decision. */
+  methodsAt(pathname: string): string[] {
+    return ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => this.route(m, pathname) !== undefined);
+  }
+
+  // ---- helpers ----
+
+  private repo(ctx: RequestContext, write: boolean): Repository {
+    const fullName = `${ctx.params.owner}/${ctx.params.repo}`;
+    const repo = this.repos.get(fullName.toLowerCase());
+    const reach = ctx.identity.repositories;
+    const reachable = repo !== undefined && (reach === undefined || reach(repo.fullName, repo.owner.login));
+    if (!repo || (repo.private && (ctx.identity.kind === 'unauthenticated' || ctx.identity.kind === 'oauth-app' || !reachable))) {
+      throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/repos/repos#get-a-repository`);
+    }
+    if (write) {
+      if (ctx.identity.kind === 'unauthenticated' || ctx.identity.kind === 'oauth-app') throw new ApiFailure(401, 'Requires authentication');
+      if (!reachable) throw new ApiFailure(403, 'Resource not accessible by integration');
+    } else if (!reachable && ctx.identity.kind === 'installation') {
+      throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/repos/repos#get-a-repository`);
+    }
+    return repo;
+  }
+
+  /** A ref to a sha: a branch name, or 40 hex digits (any commit exists in the dev server). */
+  private resolveRef(repo: Repository, ref: string): string | undefined {
+    const branch = repo.branches.get(ref.replace(/^refs\/heads\//, ''));
+    if (branch) return branch;
+    return /^[0-9a-f]{40}$/i.test(ref) ? ref.toLowerCase() : undefined;
+  }
+
+  private creator(identity: Identity): User {
+    if (identity.kind === 'workflow') return userOf('platform-actions[bot]', 'Bot');
+    if (identity.kind === 'installation' || identity.kind === 'app') return userOf(`app-${identity.appId ?? 0}[bot]`, 'Bot');
+    return userOf(identity.token?.login ?? 'dev', 'User');
+  }
+
+  private repoJson(repo: Repository, origin: string) {
+    const api = `${origin}/repos/${repo.fullName}`;
+    return {
+      id: repo.id,
+      node_id: Buffer.from(`Repository:${repo.id}`).toString('base64'),
+      name: repo.name,
+      full_name: repo.fullName,
+      private: repo.private,
+      visibility: repo.private ? 'private' : 'public',
+      owner: { ...repo.owner, url: `${origin}/users/${repo.owner.login}` },
+      html_url: `${origin}/${repo.fullName}`,
+      url: api,
+      statuses_url: `${api}/statuses/{sha}`,
+      deployments_url: `${api}/deployments`,
+      issues_url: `${api}/issues{/number}`,
+      default_branch: repo.defaultBranch,
+      created_at: repo.createdAt,
+    };
+  }
+
+  private statusJson(repo: Repository, sha: string, s: StatusRecord, origin: string) {
+    return {
+      url: `${origin}/repos/${repo.fullName}/statuses/${sha}`,
+      avatar_url: null,
+      id: s.id,
+      node_id: Buffer.from(`StatusContext:${s.id}`).toString('base64'),
+      state: s.state,
+      description: s.description,
+      target_url: s.target_url,
+      context: s.context,
+      created_at: s.created_at,
+      updated_at: s.created_at,
+      creator: s.creator,
+    };
+  }
+
+  private deploymentJson(repo: Repository, d: DeploymentRecord, origin: string) {
+    const url = `${origin}/repos/${repo.fullName}/deployments/${d.id}`;
+    return {
+      url,
+      id: d.id,
+      node_id: Buffer.from(`Deployment:${d.id}`).toString('base64'),
+      sha: d.sha,
+      ref: d.ref,
+      task: d.task,
+      payload: d.payload,
+      original_environment: d.environment,
+      environment: d.environment,
+      description: d.description,
+      creator: d.creator,
+      created_at: d.created_at,
+      updated_at: d.statuses.at(-1)?.created_at ?? d.created_at,
+      statuses_url: `${url}/statuses`,
+      repository_url: `${origin}/repos/${repo.fullName}`,
+      transient_environment: d.transient_environment,
+      production_environment: d.production_environment,
+    };
+  }
+
+  private issueJson(repo: Repository, i: IssueRecord, origin: string) {
+    const url = `${origin}/repos/${repo.fullName}/issues/${i.number}`;
+    return {
+      id: i.id,
+      node_id: Buffer.from(`Issue:${i.id}`).toString('base64'),
+      url,
+      repository_url: `${origin}/repos/${repo.fullName}`,
+      comments_url: `${url}/comments`,
+      html_url: `${origin}/${repo.fullName}/issues/${i.number}`,
+      number: i.number,
+      state: 'open',
+      title: i.title,
+      body: i.body,
+      user: i.user,
+      labels: [],
+      comments: i.comments.length,
+      created_at: i.created_at,
+      updated_at: i.comments.at(-1)?.created_at ?? i.created_at,
+    };
+  }
+
+  private commentJson(repo: Repository, issue: IssueRecord, c: IssueRecord['comments'][number], origin: string) {
+    return {
+      id: c.id,
+      node_id: Buffer.from(`IssueComment:${c.id}`).toString('base64'),
+      url: `${origin}/repos/${repo.fullName}/issues/comments/${c.id}`,
+      issue_url: `${origin}/repos/${repo.fullName}/issues/${issue.number}`,
+      body: c.body,
+      user: c.user,
+      created_at: c.created_at,
+      updated_at: c.created_at,
+    };
+  }
+
+  // ---- routes ----
+
+  private defineRoutes(): RouteDef[] {
+    const body = (ctx: RequestContext): Record<string, unknown> => {
+      if (typeof ctx.body !== 'object' || ctx.body === null || Array.isArray(ctx.body)) throw new ApiFailure(400, 'Problems parsing JSON');
+      return ctx.body as Record<string, unknown>;
+    };
+    const now = () => new Date().toISOString();
+    return [
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}',
+        handler: (ctx) => ({ status: 200, body: this.repoJson(this.repo(ctx, false), ctx.origin) }),
+      },
+      { method: 'GET', template: '/orgs/{org}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.org!) },
+      { method: 'GET', template: '/users/{username}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.username!) },
+      {
+        method: 'GET',
+        template: '/installation/repositories',
+        handler: (ctx) => {
+          if (ctx.identity.kind !== 'installation') throw new ApiFailure(403, 'You must authenticate with an installation access token in order to list repositories for an installation.');
+          const visible = [...this.repos.values()].filter((r) => ctx.identity.repositories!(r.fullName, r.owner.login));
+          const page = paginate(visible, ctx);
+          return { status: 200, headers: page.headers, body: { total_count: visible.length, repository_selection: 'selected', repositories: page.items.map((r) => this.repoJson(r, ctx.origin)) } };
+        },
+      },
+      // Commit statuses
+      {
+        method: 'POST',
+        template: '/repos/{owner}/{repo}/statuses/{sha}',
+        creation: true,
+        handler: (ctx) => {
+          const repo = this.repo(ctx, true);
+          const input = body(ctx);
+          const doc = `${DOCS}/commits/statuses#create-a-commit-status`;
+          const errors: ValidationError[] = [];
+          if (input.state === undefined) errors.push({ resource: 'Status', field: 'state', code: 'missing_field' });
+          else if (typeof input.state !== 'string' || !(STATUS_STATES as readonly string[]).includes(input.state)) {
+            errors.push({ resource: 'Status', field: 'state', code: 'custom', message: 'state is not included in the list' });
+          }
+          if (input.description !== undefined && input.description !== null) {
+            if (typeof input.description !== 'string') errors.push({ resource: 'Status', field: 'description', code: 'invalid' });
+            else if ([...input.description].length > 140) errors.push({ resource: 'Status', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' });
+          }
+          if (input.target_url !== undefined && input.target_url !== null) {
+            if (typeof input.target_url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(input.target_url)) errors.push({ resource: 'Status', field: 'target_url', code: 'custom', message: 'target_url must use http(s) scheme' });
+          }
+          if (input.context !== undefined && input.context !== null && (typeof input.context !== 'string' || input.context.trim() === '')) {
+            errors.push({ resource: 'Status', field: 'context', code: 'invalid' });
+          }
+          if (errors.length > 0) throw validationFailed(errors, doc);
+          const sha = this.resolveRef(repo, ctx.params.sha!);
+          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.sha}`, {}, doc);
+          const list = repo.statuses.get(sha) ?? [];
+          const context = (input.context as string | undefined) ?? 'default';
+          if (list.filter((s) => s.context === context).length >= MAX_STATUSES_PER_CONTEXT) {
+            throw validationFailed([{ resource: 'Status', field: 'context', code: 'custom', message: 'This SHA and context has reached the maximum number of statuses.' }], doc);
+          }
+          const record: StatusRecord = {
+            id: this.nextId++,
+            state: input.state as string,
+            description: (input.description as string | null | undefined) ?? null,
+            target_url: (input.target_url as string | null | undefined) ?? null,
+            context,
+            created_at: now(),
+            creator: this.creator(ctx.identity),
+          };
+          list.push(record);
+          repo.statuses.set(sha, list);
+          return { status: 201, body: this.statusJson(repo, sha, record, ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const sha = this.resolveRef(repo, ctx.params.ref!);
+          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
+          const all = [...(repo.statuses.get(sha) ?? [])].reverse(); // newest first
+          const page = paginate(all, ctx);
+          return { status: 200, headers: page.headers, body: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/commits/{ref}/status',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const sha = this.resolveRef(repo, ctx.params.ref!);
+          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
+          const latest = new Map<string, StatusRecord>();
+          for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s);
+          const statuses = [...latest.values()];
+          const state = combinedState(statuses.map((s) => s.state));
+          const page = paginate(statuses, ctx);
+          return {
+            status: 200,
+            headers: page.headers,
+            body: {
+              state,
+              statuses: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)),
+              sha,
+              total_count: statuses.length,
+              repository: this.repoJson(repo, ctx.origin),
+              commit_url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}`,
+              url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}/status`,
+            },
+          };
+        },
+      },
+      // Deployments
+      {
+        method: 'POST',
+        template: '/repos/{owner}/{repo}/deployments',
+        creation: true,
+        handler: (ctx) => {
+          const repo = this.repo(ctx, true);
+          const input = body(ctx);
+          const doc = `${DOCS}/deployments/deployments#create-a-deployment`;
+          if (typeof input.ref !== 'string' || input.ref === '') throw validationFailed([{ resource: 'Deployment', field: 'ref', code: input.ref === undefined ? 'missing_field' : 'invalid' }], doc);
+          const sha = this.resolveRef(repo, input.ref);
+          if (!sha) throw new ApiFailure(422, `No ref found for: ${input.ref}`, {}, doc);
+          for (const field of ['task', 'environment', 'description'] as const) {
+            if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string') throw validationFailed([{ resource: 'Deployment', field, code: 'invalid' }], doc);
+          }
+          if (input.required_contexts !== undefined && (!Array.isArray(input.required_contexts) || input.required_contexts.some((c) => typeof c !== 'string'))) {
+            throw validationFailed([{ resource: 'Deployment', field: 'required_contexts', code: 'invalid' }], doc);
+          }
+          // Required contexts: by default every context with a status on the ref must be success (GitHub's rule).
+          const latest = new Map<string, string>();
+          for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s.state);
+          const required = (input.required_contexts as string[] | undefined) ?? [...latest.keys()];
+          const failing = required.filter((c) => latest.get(c) !== 'success');
+          if (failing.length > 0) {
+            throw new ApiFailure(409, `Conflict: Commit status checks failed for ${input.ref}.`, {
+              errors: [{ contexts: failing.map((context) => ({ context, state: latest.get(context) ?? 'missing' })), resource: 'Deployment', field: 'required_contexts', code: 'invalid' }],
+            }, doc);
+          }
+          const record: DeploymentRecord = {
+            id: this.nextId++,
+            sha,
+            ref: input.ref,
+            task: (input.task as string | undefined) ?? 'deploy',
+            payload: input.payload ?? {},
+            environment: (input.environment as string | undefined) ?? 'production',
+            description: (input.description as string | undefined) ?? null,
+            transient_environment: input.transient_environment === true,
+            production_environment: input.production_environment === undefined ? ((input.environment as string | undefined) ?? 'production') === 'production' : input.production_environment === true,
+            creator: this.creator(ctx.identity),
+            created_at: now(),
+            statuses: [],
+          };
+          repo.deployments.push(record);
+          return { status: 201, body: this.deploymentJson(repo, record, ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/deployments',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          let list = [...repo.deployments].reverse();
+          for (const key of ['sha', 'ref', 'task', 'environment'] as const) {
+            const wanted = ctx.query.get(key);
+            if (wanted !== null) list = list.filter((d) => d[key] === wanted);
+          }
+          const page = paginate(list, ctx);
+          return { status: 200, headers: page.headers, body: page.items.map((d) => this.deploymentJson(repo, d, ctx.origin)) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/deployments/{id}',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          return { status: 200, body: this.deploymentJson(repo, this.deployment(repo, ctx.params.id!), ctx.origin) };
+        },
+      },
+      {
+        method: 'POST',
+        template: '/repos/{owner}/{repo}/deployments/{id}/statuses',
+        creation: true,
+        handler: (ctx) => {
+          const repo = this.repo(ctx, true);
+          const deployment = this.deployment(repo, ctx.params.id!);
+          const input = body(ctx);
+          const doc = `${DOCS}/deployments/statuses#create-a-deployment-status`;
+          if (typeof input.state !== 'string' || !(DEPLOYMENT_STATES as readonly string[]).includes(input.state)) {
+            throw validationFailed([input.state === undefined ? { resource: 'DeploymentStatus', field: 'state', code: 'missing_field' } : { resource: 'DeploymentStatus', field: 'state', code: 'custom', message: 'state is not included in the list' }], doc);
+          }
+          const text = (field: string) => {
+            const value = input[field];
+            if (value !== undefined && value !== null && typeof value !== 'string') throw validationFailed([{ resource: 'DeploymentStatus', field, code: 'invalid' }], doc);
+            return (value as string | undefined) ?? '';
+          };
+          const description = text('description');
+          if ([...description].length > 140) throw validationFailed([{ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' }], doc);
+          const status = {
+            id: this.nextId++,
+            state: input.state,
+            description,
+            environment: text('environment') || deployment.environment,
+            target_url: text('target_url') || text('log_url'),
+            log_url: text('log_url') || text('target_url'),
+            environment_url: text('environment_url'),
+            created_at: now(),
+            creator: this.creator(ctx.identity),
+          };
+          // auto_inactive (default true): a success marks earlier deployments of the environment inactive.
+          if (status.state === 'success' && input.auto_inactive !== false) {
+            for (const other of repo.deployments) {
+              if (other !== deployment && other.environment === deployment.environment && other.statuses.at(-1)?.state !== 'inactive') {
+                other.statuses.push({ ...status, id: this.nextId++, state: 'inactive', description: '' });
+              }
+            }
+          }
+          deployment.statuses.push(status);
+          return { status: 201, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/deployments/{id}/statuses',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const deployment = this.deployment(repo, ctx.params.id!);
+          const page = paginate([...deployment.statuses].reverse(), ctx);
+          return { status: 200, headers: page.headers, body: page.items.map((s) => this.deploymentStatusJson(repo, deployment, s, ctx.origin)) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/deployments/{id}/statuses/{status_id}',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const deployment = this.deployment(repo, ctx.params.id!);
+          const status = deployment.statuses.find((s) => String(s.id) === ctx.params.status_id);
+          if (!status) throw new ApiFailure(404, 'Not Found');
+          return { status: 200, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
+        },
+      },
+      // Issues and comments
+      {
+        method: 'POST',
+        template: '/repos/{owner}/{repo}/issues',
+        creation: true,
+        handler: (ctx) => {
+          const repo = this.repo(ctx, true);
+          const input = body(ctx);
+          const doc = `${DOCS}/issues/issues#create-an-issue`;
+          if (typeof input.title !== 'string' && typeof input.title !== 'number') throw validationFailed([{ resource: 'Issue', field: 'title', code: input.title === undefined ? 'missing_field' : 'invalid' }], doc);
+          if (input.body !== undefined && input.body !== null && typeof input.body !== 'string') throw validationFailed([{ resource: 'Issue', field: 'body', code: 'invalid' }], doc);
+          const issue: IssueRecord = {
+            id: this.nextId++,
+            number: repo.issues.length + 1,
+            title: String(input.title),
+            body: (input.body as string | undefined) ?? null,
+            user: this.creator(ctx.identity),
+            created_at: now(),
+            comments: [],
+          };
+          repo.issues.push(issue);
+          return { status: 201, body: this.issueJson(repo, issue, ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/issues',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const page = paginate([...repo.issues].reverse(), ctx);
+          return { status: 200, headers: page.headers, body: page.items.map((i) => this.issueJson(repo, i, ctx.origin)) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/issues/{number}',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          return { status: 200, body: this.issueJson(repo, this.issue(repo, ctx.params.number!), ctx.origin) };
+        },
+      },
+      {
+        method: 'POST',
+        template: '/repos/{owner}/{repo}/issues/{number}/comments',
+        creation: true,
+        handler: (ctx) => {
+          const repo = this.repo(ctx, true);
+          const issue = this.issue(repo, ctx.params.number!);
+          const input = body(ctx);
+          if (typeof input.body !== 'string' || input.body === '') {
+            throw validationFailed([{ resource: 'IssueComment', field: 'body', code: input.body === undefined ? 'missing_field' : 'invalid' }], `${DOCS}/issues/comments#create-an-issue-comment`);
+          }
+          const comment = { id: this.nextId++, body: input.body, user: this.creator(ctx.identity), created_at: now() };
+          issue.comments.push(comment);
+          return { status: 201, body: this.commentJson(repo, issue, comment, ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/issues/{number}/comments',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const issue = this.issue(repo, ctx.params.number!);
+          const page = paginate(issue.comments, ctx);
+          return { status: 200, headers: page.headers, body: page.items.map((c) => this.commentJson(repo, issue, c, ctx.origin)) };
+        },
+      },
+      // Search (its own resource and stricter limit, RATE-PRI-STRICTER-ENDPOINTS)
+      {
+        method: 'GET',
+        template: '/search/repositories',
+        resource: 'search',
+        handler: (ctx) => {
+          const { terms, qualifiers } = searchQuery(ctx);
+          const found = [...this.repos.values()].filter(
+            (r) =>
+              this.visible(ctx.identity, r) &&
+              (qualifiers.user === undefined && qualifiers.org === undefined ? true : r.owner.login.toLowerCase() === (qualifiers.user ?? qualifiers.org)!.toLowerCase()) &&
+              terms.every((t) => r.fullName.toLowerCase().includes(t)),
+          );
+          const page = paginate(found, ctx);
+          return { status: 200, headers: page.headers, body: { total_count: found.length, incomplete_results: false, items: page.items.map((r) => this.repoJson(r, ctx.origin)) } };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/search/issues',
+        resource: 'search',
+        handler: (ctx) => {
+          const { terms, qualifiers } = searchQuery(ctx);
+          const found: { repo: Repository; issue: IssueRecord }[] = [];
+          for (const repo of this.repos.values()) {
+            if (!this.visible(ctx.identity, repo)) continue;
+            if (qualifiers.repo !== undefined && repo.fullName.toLowerCase() !== qualifiers.repo.toLowerCase()) continue;
+            for (const issue of repo.issues) {
+              const text = `${issue.title}\n${issue.body ?? ''}`.toLowerCase();
+              if (terms.every((t) => text.includes(t))) found.push({ repo, issue });
+            }
+          }
+          const page = paginate(found, ctx);
+          return { status: 200, headers: page.headers, body: { total_count: found.length, incomplete_results: false, items: page.items.map(({ repo, issue }) => this.issueJson(repo, issue, ctx.origin)) } };
+        },
+      },
+    ];
+  }
+
+  private visible(identity: Identity, repo: Repository): boolean {
+    const reachable = identity.repositories === undefined || identity.repositories(repo.fullName, repo.owner.login);
+    if (!repo.private) return identity.kind === 'installation' ? reachable : true;
+    return identity.kind !== 'unauthenticated' && identity.kind !== 'oauth-app' && reachable;
+  }
+
+  private listRepos(ctx: RequestContext, owner: string): Reply {
+    const list = [...this.repos.values()].filter((r) => r.owner.login.toLowerCase() === owner.toLowerCase() && this.visible(ctx.identity, r));
+    if (list.length === 0 && ![...this.repos.values()].some((r) => r.owner.login.toLowerCase() === owner.toLowerCase())) throw new ApiFailure(404, 'Not Found');
+    const page = paginate(list, ctx);
+    return { status: 200, headers: page.headers, body: page.items.map((r) => this.repoJson(r, ctx.origin)) };
+  }
+
+  private deployment(repo: Repository, id: string): DeploymentRecord {
+    const found = repo.deployments.find((d) => String(d.id) === id);
+    if (!found) throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/deployments/deployments#get-a-deployment`);
+    return found;
+  }
+
+  private issue(repo: Repository, number: string): IssueRecord {
+    const found = /^\d+$/.test(number) ? repo.issues[Number(number) - 1] : undefined;
+    if (!found) throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/issues/issues#get-an-issue`);
+    return found;
+  }
+
+  private deploymentStatusJson(repo: Repository, d: DeploymentRecord, s: DeploymentRecord['statuses'][number], origin: string) {
+    const deploymentUrl = `${origin}/repos/${repo.fullName}/deployments/${d.id}`;
+    return {
+      url: `${deploymentUrl}/statuses/${s.id}`,
+      id: s.id,
+      node_id: Buffer.from(`DeploymentStatus:${s.id}`).toString('base64'),
+      state: s.state,
+      creator: s.creator,
+      description: s.description,
+      environment: s.environment,
+      target_url: s.target_url,
+      log_url: s.log_url,
+      environment_url: s.environment_url,
+      created_at: s.created_at,
+      updated_at: s.created_at,
+      deployment_url: deploymentUrl,
+      repository_url: `${origin}/repos/${repo.fullName}`,
+    };
+  }
+}
+
+/** The combined state of the latest status per context: failure if any error or failure, pending if any pending or
+ * none at all, success otherwise (GitHub's rule). */
+export function combinedState(states: string[]): string {
+  if (states.some((s) => s === 'error' || s === 'failure')) return 'failure';
+  if (states.length === 0 || states.some((s) => s === 'pending')) return 'pending';
+  return 'success';
+}
+
+function searchQuery(ctx: RequestContext): { terms: string[]; qualifiers: Record<string, string> } {
+  const q = ctx.query.get('q');
+  if (q === null || q.trim() === '') throw validationFailed([{ resource: 'Search', field: 'q', code: 'missing' }], `${DOCS}/search/search`);
+  const terms: string[] = [];
+  const qualifiers: Record<string, string> = {};
+  for (const word of q.trim().split(/\s+/)) {
+    const m = /^([a-z]+):(.+)$/i.exec(word);
+    if (m) qualifiers[m[1]!.toLowerCase()] = m[2]!;
+    else terms.push(word.toLowerCase());
+  }
+  return { terms, qualifiers };
+}
+
+/** `per_page` (default 30, at most 100) and `page` (from 1), with a Link header naming next, last, first and prev. */
+export function paginate<T>(items: T[], ctx: RequestContext): { items: T[]; headers: Record<string, string> } {
+  const number = (name: string, fallback: number) => {
+    const raw = ctx.query.get(name);
+    if (raw === null || raw === '') return fallback;
+    const n = Number(raw);
+    return Number.isInteger(n) && n > 0 ? n : fallback;
+  };
+  const perPage = Math.min(100, number('per_page', 30));
+  const page = number('page', 1);
+  const last = Math.max(1, Math.ceil(items.length / perPage));
+  const link = (p: number) => {
+    const query = new URLSearchParams(ctx.query);
+    query.set('per_page', String(perPage));
+    query.set('page', String(p));
+    return `<${ctx.origin}${ctx.pathname}?${query.toString()}>`;
+  };
+  const rels: string[] = [];
+  if (page > 1) rels.push(`${link(Math.min(page - 1, last))}; rel="prev"`);
+  if (page < last) rels.push(`${link(page + 1)}; rel="next"`, `${link(last)}; rel="last"`);
+  if (page > 1) rels.push(`${link(1)}; rel="first"`);
+  return { items: items.slice((page - 1) * perPage, page * perPage), headers: rels.length > 0 ? { link: rels.join(', ') } : {} };
+}
