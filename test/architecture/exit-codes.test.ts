@@ -11,6 +11,7 @@ import { BrowserLaunchError } from '../../lib/browser/locate.js';
 import { CatalogError } from '../../lib/devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
 import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
+import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from '../../lib/platform/errors.js';
 import { AddressError } from '../../lib/registry/address.js';
 import { CliConfigError } from '../../lib/registry/cliconfig.js';
 import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
@@ -155,6 +156,9 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   LocalEngineError: () => new LocalEngineError('Lighthouse failed'),
   WebDriverError: () => new WebDriverError({ status: 500, code: 'unknown error', remoteMessage: 'crashed', method: 'POST', path: '/session' }),
   DriverProcessError: () => new DriverProcessError('chromedriver exited'),
+  PlatformApiError: (status) => new PlatformApiError({ status, method: 'GET', url: 'https://api.platform.example/repos/o/r', body: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest' } }),
+  PlatformCredentialsError: () => new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
+  PlatformRateLimitError: () => [new PlatformRateLimitError({ kind: 'secondary', method: 'POST', url: 'https://api.platform.example/repos/o/r/issues', status: 403, waitedMs: 420_000, attempts: 4, reason: '3 retries spent' })],
 };
 
 describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {

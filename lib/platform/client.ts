@@ -1,0 +1,441 @@
+/**
+ * `PlatformClient`: the platform's REST API (GitHub's, renamed) through the one HTTP core, behind a limiter that
+ * keeps every limit it knows and recovers as the platform asks from those it meets (docs/platform.md).
+ *
+ * There is one retry loop, this one: the core sends single attempts (`noRetry`) and hands every status back, and
+ * each attempt — first or retried — waits in the limiter's queue for its budgets. Rate-limit answers (403/429) are
+ * handled here and nowhere else: a primary limit holds the resource until `x-ratelimit-reset`, a secondary one holds
+ * the endpoint for `retry-after`, the reset, or a minute and then exponentially longer; a 401 is never retried; a
+ * 5xx or a network failure is retried, under `platformRetryPolicy`, for idempotent methods only.
+ */
+import { expectObject, expectOptions, expectString } from '../arguments.js';
+import { UsageError } from '../errors.js';
+import { createHttpClient, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions } from '../http/index.js';
+import { getLogger, type Logger } from '../log.js';
+import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
+import { systemClock, type Clock } from './clock.js';
+import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, readErrorBody } from './errors.js';
+import { resolveIdentity, type Identity, type IdentityOptions } from './identity.js';
+import { endpointOf, isCreation, isRateLimitStatus, pointsOf, resolveLimits, resourceOf, type PlatformLimits } from './limits.js';
+import { limiterFor, type Limiter } from './limiter.js';
+import { createCommitStatus, listCommitStatuses, type CommitStatus, type CommitStatusInput } from './statuses.js';
+
+/** 5xx and network failures, idempotent methods only: a POST that failed may have been applied. Never 403 or 429. */
+export const platformRetryPolicy: RetryPolicy = definePolicy({
+  retries: 2,
+  statuses: [500, 502, 503, 504],
+  methods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'],
+  backoff: { initialMs: 1_000, maxMs: 16_000, factor: 2, jitter: 0.5 },
+  retryAfterMaxMs: 60_000,
+  budgetMs: 120_000,
+});
+
+export interface PlatformClientOptions {
+  /** The REST API's base URL; else `PLATFORM_API_URL`. */
+  baseUrl?: string;
+  /** Else `GANTRY_PLATFORM_TOKEN`, else `PLATFORM_TOKEN` (the workflow token). None: unauthenticated (60 per hour). */
+  token?: string;
+  /** An OAuth app's client id and secret as basic credentials, for public data (server side only). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Allow the client secret on this machine: it is refused where it could be a user's device (see docs). */
+  serverSide?: boolean;
+  identity?: IdentityOptions;
+  limits?: Partial<PlatformLimits>;
+  /** Where the budgets live; by default this process's, shared by every client in it. */
+  store?: BudgetStore;
+  clock?: Clock;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  timeouts?: Partial<Timeouts>;
+  tls?: TlsOptions;
+  proxy?: ProxySettings;
+}
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface PlatformRequestOptions {
+  query?: Record<string, QueryValue> | undefined;
+  /** Sent as JSON. */
+  body?: unknown;
+  headers?: Record<string, string | undefined> | undefined;
+  /** Values for `{name}` placeholders in the path; the template is then the endpoint the points are counted on. */
+  params?: Record<string, string | number> | undefined;
+  /** Whether the request creates content (RATE-SEC-CONTENT-CREATION); by default every POST but a few. */
+  creates?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface PlatformResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+export interface PlatformBudgets {
+  identity: Identity;
+  limits: PlatformLimits;
+  /** What this process is keeping: in flight, points per endpoint, creations, CPU estimate, holds, and each resource as the headers last said. */
+  kept: BudgetSnapshot;
+  /** Requests waiting in the queue. */
+  waiting: number;
+}
+
+const methods = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PATCH', 'PUT', 'DELETE']);
+const secondaryMessage = /secondary rate limit|abuse detection/i;
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function numberHeader(headers: Record<string, string | string[] | undefined>, name: string): number | undefined {
+  const value = header(headers, name);
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** RATE-HDR-LIMIT, -REMAINING, -USED, -RESET, -RESOURCE. */
+export function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, fallbackResource = 'core'): PrimaryObservation | undefined {
+  const limit = numberHeader(headers, 'x-ratelimit-limit');
+  const remaining = numberHeader(headers, 'x-ratelimit-remaining');
+  const reset = numberHeader(headers, 'x-ratelimit-reset');
+  if (remaining === undefined || reset === undefined) return undefined;
+  return { resource: header(headers, 'x-ratelimit-resource') ?? fallbackResource, limit: limit ?? remaining, remaining, used: numberHeader(headers, 'x-ratelimit-used'), reset };
+}
+
+function duration(ms: number): string {
+  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(0, Math.round(ms / 1000))} s`;
+}
+
+function substitute(where: string, path: string, params: Record<string, string | number> | undefined): string {
+  return path.replace(/\{([^}]+)\}/g, (_all, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === '') throw new UsageError(`${where}: the path ${path} needs params.${name}`, { code: 'INVALID_ARGUMENT' });
+    return encodeURIComponent(String(value)).replace(/%2F/gi, '/');
+  });
+}
+
+/** A JSON body when it is JSON; the text otherwise (a proxy's HTML 502), undefined when empty. */
+function parseBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export class PlatformClient {
+  readonly baseUrl: string;
+  readonly identity: Identity;
+  readonly limits: PlatformLimits;
+  /** Where the token came from (`token option`, `GANTRY_PLATFORM_TOKEN`, `PLATFORM_TOKEN`), never the token. */
+  readonly tokenSource: string | undefined;
+  private readonly http: HttpClient;
+  private readonly limiter: Limiter;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly basePath: string;
+  private readonly origin: string;
+
+  constructor(options: PlatformClientOptions = {}) {
+    const where = 'PlatformClient';
+    expectOptions(where, options);
+    const env = options.env ?? process.env;
+    const baseUrl = options.baseUrl ?? (env.PLATFORM_API_URL || undefined);
+    if (baseUrl === undefined) {
+      throw new UsageError(`${where}: no platform API address: pass baseUrl or set PLATFORM_API_URL`, { code: 'PLATFORM_NO_URL', hint: 'e.g. PLATFORM_API_URL=https://api.platform.example (gantry dev serves one locally)' });
+    }
+    expectString(where, 'baseUrl', baseUrl, 'the REST API address, e.g. https://api.platform.example');
+    let base: URL;
+    try {
+      base = new URL(baseUrl);
+    } catch {
+      throw new UsageError(`${where}: the platform API address ${redactUrl(baseUrl)} is not a URL`, { code: 'INVALID_ARGUMENT', hint: 'check PLATFORM_API_URL or baseUrl' });
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`${where}: the platform API address must be http(s), got ${base.protocol}`, { code: 'INVALID_ARGUMENT' });
+    this.baseUrl = base.toString().replace(/\/$/, '');
+    this.basePath = base.pathname.replace(/\/$/, '');
+    this.origin = base.origin;
+
+    let token: string | undefined;
+    let tokenSource: string | undefined;
+    if (options.token !== undefined) {
+      expectString(where, 'token', options.token, 'a token (or left out)');
+      [token, tokenSource] = [options.token, 'the token option'];
+    } else if (env.GANTRY_PLATFORM_TOKEN) {
+      [token, tokenSource] = [env.GANTRY_PLATFORM_TOKEN, 'GANTRY_PLATFORM_TOKEN'];
+    } else if (env.PLATFORM_TOKEN) {
+      [token, tokenSource] = [env.PLATFORM_TOKEN, 'PLATFORM_TOKEN'];
+    }
+    if (token !== undefined) {
+      token = token.trim();
+      if (/\s/.test(token) || token === '') throw new UsageError(`${where}: the token from ${tokenSource} is empty or holds spaces`, { code: 'INVALID_ARGUMENT', hint: 'check that the variable holds the token alone' });
+      registerSecret(token);
+    }
+    this.tokenSource = tokenSource;
+    const { clientId, clientSecret } = options;
+    if (clientSecret !== undefined || clientId !== undefined) {
+      expectString(where, 'clientId', clientId, 'an OAuth app client id (with clientSecret)');
+      expectString(where, 'clientSecret', clientSecret, 'an OAuth app client secret (with clientId)');
+      registerSecret(clientSecret);
+      // RATE-CLIENT-SECRET-PRIVATE: never on a user's device. A CI runner or a server says so (CI, or serverSide).
+      if (options.serverSide !== true && !env.CI) {
+        throw new UsageError(`${where}: an OAuth app's client secret must not be used on a user's machine (RATE-CLIENT-SECRET-PRIVATE)`, {
+          code: 'PLATFORM_CLIENT_SECRET',
+          hint: 'use a token here; on a server or CI runner pass serverSide: true (CI=true is taken as a runner)',
+        });
+      }
+      if (token !== undefined) throw new UsageError(`${where}: give either a token or client credentials, not both`, { code: 'INVALID_ARGUMENT' });
+    }
+    if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
+    this.identity = resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
+    this.limits = resolveLimits(options.limits, where);
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? getLogger();
+    const store = options.store ?? processBudgetStore;
+    this.limiter = limiterFor(store, this.clock, this.logger);
+
+    const authorization = token !== undefined
+      ? `Bearer ${token}`
+      : clientId !== undefined && clientSecret !== undefined
+        ? `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
+        : undefined;
+    this.http = createHttpClient({
+      baseUrl: this.baseUrl,
+      headers: { authorization, accept: 'application/json' },
+      retry: noRetry,
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.proxy ? { proxy: options.proxy } : {}),
+      logger: this.logger,
+    });
+  }
+
+  /** A path under the base URL (`/repos/…`), or an absolute URL on the same origin (a Link header's next page). */
+  private target(where: string, path: string, params: Record<string, string | number> | undefined): { url: URL; path: string; template: string } {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+      let url: URL;
+      try {
+        url = new URL(path);
+      } catch {
+        throw new UsageError(`${where}: ${redactUrl(path)} is not a URL`, { code: 'INVALID_ARGUMENT' });
+      }
+      if (url.origin !== this.origin) {
+        // The token goes to the platform only.
+        throw new UsageError(`${where}: ${redactUrl(url)} is not on the platform API (${this.origin}); the token is not sent there`, { code: 'INVALID_ARGUMENT' });
+      }
+      const relative = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || '/' : url.pathname;
+      return { url, path: relative, template: relative };
+    }
+    if (!path.startsWith('/')) throw new UsageError(`${where}: the path must start with / (e.g. /repos/octo-org/site), got "${path.slice(0, 80)}"`, { code: 'INVALID_ARGUMENT' });
+    const [rawPath, rawQuery] = path.split('?', 2) as [string, string | undefined];
+    const concrete = substitute(where, rawPath, params);
+    const url = new URL(`${this.baseUrl}${concrete}${rawQuery !== undefined ? `?${rawQuery}` : ''}`);
+    return { url, path: concrete, template: rawPath };
+  }
+
+  /**
+   * One call to the REST API: waits for its budgets, sends, and on a rate-limit answer waits as the platform asks and
+   * sends again. Any status below 400 is an answer (`{ status, headers, body }`); 4xx and 5xx are typed errors.
+   */
+  async request<T = unknown>(method: string, path: string, options: PlatformRequestOptions = {}): Promise<PlatformResponse<T>> {
+    const where = 'PlatformClient.request';
+    expectString(where, 'method', method, 'an HTTP method such as "GET"');
+    expectString(where, 'path', path, 'a path such as "/repos/octo-org/site"');
+    expectOptions(where, options);
+    const verb = method.toUpperCase();
+    if (!methods.has(verb)) throw new UsageError(`${where}: ${JSON.stringify(method)} is not a method the REST API takes (${[...methods].join(', ')})`, { code: 'INVALID_ARGUMENT' });
+    if (options.query !== undefined) expectObject(where, 'query', options.query, 'an object of query parameters');
+    if (options.headers !== undefined) expectObject(where, 'headers', options.headers, 'an object of headers');
+    if (options.params !== undefined) expectObject(where, 'params', options.params, 'an object of path parameters');
+    const { url, path: concrete, template } = this.target(where, path, options.params);
+    const reservation: Reservation = {
+      identity: this.identity.key,
+      endpoint: endpointOf(verb, template),
+      resource: resourceOf(concrete),
+      points: pointsOf(verb, this.limits),
+      creation: options.creates ?? isCreation(verb, concrete),
+      countsPrimary: !isRateLimitStatus(verb, concrete),
+      limits: this.limits,
+    };
+    const response = await this.send(verb, url, reservation, options);
+    return { status: response.status, headers: response.headers as PlatformResponse['headers'], body: response.body as T };
+  }
+
+  private async send(verb: string, url: URL, reservation: Reservation, options: PlatformRequestOptions): Promise<HttpResponse<unknown>> {
+    const { signal } = options;
+    const shown = `${verb} ${redactUrl(url)}`;
+    let attempt = 0;
+    let limitRetries = 0;
+    let backoffs = 0;
+    let waitedMs = 0;
+    let serverRetries = 0;
+    let serverWaitedMs = 0;
+    for (;;) {
+      attempt += 1;
+      const queued = this.clock.now();
+      await this.limiter.acquire(reservation, { first: attempt > 1, signal });
+      const started = this.clock.now();
+      if (attempt > 1) waitedMs += started - queued;
+      let answer: HttpResponse<string>;
+      try {
+        answer = await this.http.request<string>({
+          method: verb,
+          url,
+          headers: options.headers,
+          ...(options.query ? { searchParams: options.query } : {}),
+          ...(options.body !== undefined ? { json: options.body } : {}),
+          responseType: 'text',
+          accept: () => true,
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        await this.limiter.store.release(reservation, { now: this.clock.now(), durationMs: this.clock.now() - started, answered: false });
+        if (!(error instanceof NetworkError)) throw error;
+        const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, errorCode: error.errorCode, waitedMs: serverWaitedMs });
+        if (!decision.retry) throw error;
+        this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
+        serverRetries += 1;
+        serverWaitedMs += decision.delayMs;
+        await this.clock.sleep(decision.delayMs, signal);
+        continue;
+      }
+      const now = this.clock.now();
+      const headers = answer.headers as Record<string, string | string[] | undefined>;
+      const observation = readRateLimitHeaders(headers, reservation.resource);
+      await this.limiter.store.release(reservation, { now, durationMs: now - started, observation, answered: true });
+      const body = parseBody(answer.body);
+      const status = answer.status;
+      this.logger.debug(`platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`);
+      if (status < 400) {
+        if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
+          throw new ProtocolError(`${shown} answered ${status} with a body that is not JSON`, 'check that the address points at the platform API and not at a proxy or web page');
+        }
+        return { ...answer, body };
+      }
+      const rawBody = typeof body === 'string' ? body : undefined;
+      const jsonBody = typeof body === 'string' ? undefined : body;
+      if (status === 401) throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource });
+
+      if (status === 403 || status === 429) {
+        const message = readErrorBody(jsonBody).message ?? '';
+        const retryAfter = header(headers, 'retry-after');
+        const remainingZero = numberHeader(headers, 'x-ratelimit-remaining') === 0;
+        const reset = numberHeader(headers, 'x-ratelimit-reset');
+        const secondary = secondaryMessage.test(message) || (retryAfter !== undefined && !remainingZero) || (status === 429 && !remainingZero);
+        if (secondary || remainingZero) {
+          const kind = secondary ? 'secondary' : 'primary';
+          let waitMs: number;
+          let why: string;
+          const resumeAt = reset !== undefined ? reset * 1000 + this.limits.resetSkewMs : undefined;
+          const asked = parseRetryAfter(retryAfter, now);
+          if (kind === 'secondary' && asked !== undefined) {
+            waitMs = asked; // RATE-ERR-SECONDARY-RETRY-AFTER
+            why = `retry-after: ${retryAfter}`;
+          } else if (remainingZero && resumeAt !== undefined) {
+            waitMs = Math.max(0, resumeAt - now); // RATE-ERR-PRIMARY, RATE-ERR-SECONDARY-RESET
+            why = `until x-ratelimit-reset ${new Date(reset! * 1000).toISOString()}`;
+          } else {
+            // RATE-ERR-SECONDARY-BACKOFF: a minute at least, then exponentially longer (with up to 10 % more, so
+            // that workers refused together do not come back together).
+            waitMs = Math.round(this.limits.secondaryWaitMs * this.limits.backoffFactor ** backoffs * (1 + 0.1 * Math.random()));
+            backoffs += 1;
+            why = `backing off ${duration(waitMs)}`;
+          }
+          const give = (reason: string) => new PlatformRateLimitError({ kind, method: verb, url: url.toString(), status, waitedMs, attempts: attempt, body: jsonBody, reason, resumeAt: remainingZero ? resumeAt : now + waitMs });
+          if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
+          if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (limits.maxWaitMs)`);
+          limitRetries += 1;
+          const until = now + waitMs;
+          const store = this.limiter.store;
+          // While this request waits, the whole queue of its endpoint (secondary) or resource (primary) waits.
+          if (kind === 'secondary') {
+            await store.hold(reservation.identity, `endpoint:${reservation.endpoint}`, until);
+            if (reservation.creation) await store.hold(reservation.identity, 'creation', until);
+          } else {
+            await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
+            if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
+          }
+          this.logger.warn(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
+          continue;
+        }
+      }
+      if (status >= 500) {
+        const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, status, retryAfter: header(headers, 'retry-after'), waitedMs: serverWaitedMs });
+        if (decision.retry) {
+          this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
+          serverRetries += 1;
+          serverWaitedMs += decision.delayMs;
+          await this.clock.sleep(decision.delayMs, signal);
+          continue;
+        }
+      }
+      throw new PlatformApiError({ status, method: verb, url: url.toString(), body: jsonBody, rawBody, attempts: attempt });
+    }
+  }
+
+  /**
+   * The items of a list, page after page, following the Link header's rel="next" (lib/http's `nextLink`). A page is
+   * an array, or an object holding one (search's `items`, `statuses`, `repositories` …).
+   */
+  async *paginate<T = unknown>(path: string, options: Omit<PlatformRequestOptions, 'body'> & { limit?: number } = {}): AsyncGenerator<T> {
+    const where = 'PlatformClient.paginate';
+    expectString(where, 'path', path, 'a path such as "/repos/octo-org/site/issues"');
+    expectOptions(where, options);
+    const { limit = Number.POSITIVE_INFINITY, ...rest } = options;
+    if (typeof limit !== 'number' || !(limit >= 0)) throw new UsageError(`${where}: limit must be a number ≥ 0`, { code: 'INVALID_ARGUMENT' });
+    let next: string | undefined = path;
+    let first = true;
+    let count = 0;
+    for (let page = 0; next !== undefined && page < 10_000; page += 1) {
+      const response = await this.request<unknown>('GET', next, first ? rest : { headers: rest.headers, signal: rest.signal });
+      first = false;
+      for (const item of itemsOf(response.body)) {
+        if (count >= limit) return;
+        count += 1;
+        yield item as T;
+      }
+      if (count >= limit) return;
+      const link = nextLink({ response: { ...response, url: page === 0 ? this.target(where, path, rest.params).url.toString() : next, redirectUrls: [], attempts: 1 } as HttpResponse<unknown> });
+      next = link === false ? undefined : String(link.url);
+    }
+    if (next !== undefined) throw new ProtocolError(`GET ${redactUrl(path)}: more than 10000 pages; the platform's paging never ends`);
+  }
+
+  /** `GET /rate_limit` (not counted against the primary budget, RATE-EP-STATUS). */
+  async rateLimit(): Promise<unknown> {
+    return (await this.request('GET', '/rate_limit')).body;
+  }
+
+  /** What the client expects (identity, limits) beside what it keeps and what the headers last said. */
+  async budgets(): Promise<PlatformBudgets> {
+    return { identity: this.identity, limits: { ...this.limits }, kept: await this.limiter.store.snapshot(this.identity.key, this.clock.now()), waiting: this.limiter.waiting };
+  }
+
+  createCommitStatus(input: CommitStatusInput): Promise<CommitStatus> {
+    return createCommitStatus(this, input);
+  }
+
+  listCommitStatuses(input: { repository: string; ref: string; limit?: number }): Promise<CommitStatus[]> {
+    return listCommitStatuses(this, input);
+  }
+
+  /** Releases the keep-alive sockets. */
+  close(): void {
+    this.http.close();
+  }
+}
+
+function itemsOf(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (body && typeof body === 'object') {
+    const arrays = Object.entries(body as Record<string, unknown>).filter(([, value]) => Array.isArray(value));
+    if (arrays.length === 1) return arrays[0]![1] as unknown[];
+    const items = (body as Record<string, unknown>).items;
+    if (Array.isArray(items)) return items;
+  }
+  return [];
+}

@@ -1,0 +1,13 @@
+export { PlatformClient, platformRetryPolicy, readRateLimitHeaders } from './client.js';
+export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformBudgets, QueryValue } from './client.js';
+export { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from './errors.js';
+export { resolveIdentity, installationBudget, kindOfToken, identityKinds } from './identity.js';
+export type { Identity, IdentityKind, IdentityOptions } from './identity.js';
+export { defaultPlatformLimits, resolveLimits, endpointOf, pathTemplate, pointsOf, isCreation, resourceOf } from './limits.js';
+export type { PlatformLimits } from './limits.js';
+export { MemoryBudgetStore, processBudgetStore } from './budget.js';
+export type { BudgetStore, BudgetSnapshot, Reservation, ReserveResult, ReleaseInfo, PrimaryObservation, ResourceState, Scope } from './budget.js';
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { createCommitStatus, listCommitStatuses, commitStatusBody, parseRepository, commitStatusStates, maxStatusDescription } from './statuses.js';
+export type { CommitStatus, CommitStatusInput, CommitStatusState } from './statuses.js';
