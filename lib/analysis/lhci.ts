@@ -5,10 +5,11 @@
  * either warns (a setting that only changes how Lighthouse runs) or is refused (an assertion it would otherwise drop:
  * a gate never passes on a check it did not make).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readLocalTextSync } from '../local-paths.js';
 import { AGGREGATION_METHODS, type AggregationMethod } from './aggregate.js';
 import { AUDIT_IDS, auditCategories } from './audits.js';
 import type { CategoryId } from './enums.js';
@@ -102,10 +103,14 @@ const IGNORED_COLLECT = new Set(['method', 'headful', 'additive', 'staticDistDir
   'startServerReadyTimeout', 'maxAutodiscoverUrls', 'staticDirFileDiscoveryDepth']);
 
 /** Reads a configuration file (JSON, or CommonJS/ESM JavaScript as Lighthouse CI runs it) into a gate. */
-export function loadLhciConfig(path: string): LhciGateConfig {
+export function loadLhciConfig(path: string, origin = '--config'): LhciGateConfig {
+  if (typeof path !== 'string' || path.trim() === '') throw new UsageError(`${origin}: the path is empty`, { hint: `give a Lighthouse CI configuration file such as lighthouserc.json` });
   const file = resolve(path);
   const name = basename(file);
   if (!existsSync(file)) throw new UsageError(`--config: ${path} does not exist`, { hint: `Lighthouse CI's file names are ${LHCI_CONFIG_FILES.join(', ')}` });
+  // Read (or, for JavaScript, looked at) before anything runs: a folder, a device (/dev/zero), a FIFO or more than a
+  // few MB is refused naming the file, never read without end or waited on.
+  const text = readLocalTextSync(file, { what: `the Lighthouse CI configuration (${origin})`, hint: `give a Lighthouse CI configuration file such as lighthouserc.json` });
   if (/\.ya?ml$/i.test(name)) {
     throw new UsageError(`${path}: YAML configuration is not supported (gantry has no YAML parser)`, { hint: `write the same keys as JSON in ${name.replace(/\.ya?ml$/i, '.json')}` });
   }
@@ -118,7 +123,6 @@ export function loadLhciConfig(path: string): LhciGateConfig {
       throw new UsageError(`${path}: the configuration could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
   } else {
-    const text = readFileSync(file, 'utf8');
     try {
       raw = JSON.parse(text);
     } catch (error) {

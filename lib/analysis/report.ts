@@ -4,10 +4,11 @@
  */
 import { expectArray, expectObject } from '../arguments.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CheckFailedError, ExitCode, GantryError, UsageError } from '../errors.js';
+import { ensureFolder } from '../local-paths.js';
 import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../redact.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import type { CheckResult } from './evaluate.js';
@@ -165,7 +166,7 @@ function timeSlug(iso: string): string {
 }
 
 async function writeAtomically(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await ensureFolder(dirname(path), 'the report folder (--report)'); // one level at a time: no mkdir loop on /proc/nope
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(temporary, content, { flag: 'wx' });

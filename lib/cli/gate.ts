@@ -62,7 +62,13 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
 
       // A Lighthouse CI configuration: the one named, or, when no URL is given, one in the current folder.
       const configFile = flags.config ?? (givenUrls.length === 0 ? analysis.findLhciConfig() : undefined);
-      const config = configFile ? analysis.loadLhciConfig(configFile) : undefined;
+      const config = configFile !== undefined ? analysis.loadLhciConfig(configFile, flags.config !== undefined ? '--config' : 'found in the current folder') : undefined;
+      // The report folder is checked (and made) before the analysis runs: a path that cannot take it (/proc/nope,
+      // /dev/full, a read-only folder) is exit 2 at once, not after minutes of Lighthouse.
+      if (flags.report !== undefined) {
+        const { ensureFolder } = await import('../local-paths.js');
+        await ensureFolder(flags.report, 'the report folder (--report)');
+      }
       for (const warning of config?.warnings ?? []) out.note(`warning: ${warning}`);
       const urls = givenUrls.length > 0 ? givenUrls : config?.urls ?? [];
       if (urls.length === 0) {
