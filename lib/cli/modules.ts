@@ -77,7 +77,12 @@ function pathFlags(paths: Paths, withDir: boolean): string {
  * The library's hints speak of its options; at a terminal each failure of pin and install gets the command that fixes
  * it instead (never one that only sends the user back here).
  */
-function withCliHint(error: unknown, paths: Paths, name: string | undefined): unknown {
+function withCliHint(error: unknown, paths: Paths, name: string | undefined, moduleOf: (error: unknown) => string | undefined = () => undefined): unknown {
+  if (error instanceof AggregateError) {
+    // Several modules failed: each gets its own hint (the CLI prints every distinct one).
+    for (const member of error.errors) withCliHint(member, paths, moduleOf(member));
+    return error;
+  }
   if (!(error instanceof GantryError)) return error;
   const pin = `gantry modules pin${pathFlags(paths, false)}`;
   const install = `gantry modules install${pathFlags(paths, true)}`;
@@ -101,10 +106,10 @@ function verifyHint(bad: Array<{ name: string; problem?: string }>, paths: Paths
   const actions: string[] = [];
   const unpinned = names((p) => p === 'not pinned' || p.startsWith('constraint changed'));
   const lied = names((p) => p.startsWith('lock '));
-  const missing = names((p) => p === 'not installed');
+  const missing = names((p) => p === 'not installed' || p.startsWith('pinned '));
   const changed = names((p) => p === 'content differs from the lock');
   if (unpinned.length) actions.push(`\`gantry modules pin${pathFlags(paths, false)}\` pins ${unpinned.join(', ')}`);
-  if (lied.length) actions.push(`restore gantry.lock.json from version control, or \`gantry modules pin${pathFlags(paths, false)} --upgrade ${lied.join(' ')}\` re-resolves ${lied.length === 1 ? 'it' : 'them'}`);
+  if (lied.length) actions.push(`restore gantry.lock.json from version control, or \`gantry modules pin${pathFlags(paths, false)} --upgrade ${lied.join(' ')}\` re-resolves ${lied.length === 1 ? 'it' : 'them'} (then \`gantry modules install${pathFlags(paths, true)}\` installs what it pinned)`);
   if (missing.length) actions.push(`\`gantry modules install${pathFlags(paths, true)}\` installs ${missing.join(', ')}`);
   if (changed.length) actions.push(`\`gantry modules install${pathFlags(paths, true)} --force\` puts the pinned content of ${changed.join(', ')} back (local changes are lost)`);
   return actions.join('; ');
@@ -284,7 +289,8 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
     .description('resolve the manifest into gantry.lock.json (versions, locations, content hashes)')
     .option('--file <manifest>', 'the manifest', 'gantry.modules.json')
     .option('--upgrade [names...]', 're-resolve every module, or the named ones, even if their constraint did not change')
-    .action(async (flags: CommonFlags & { file: string; upgrade?: boolean | string[] }, command: Command) => {
+    .option('--dir <folder>', 'where modules are installed: its record confirms kept pins without the network (others are checked against the registry)', '.gantry/modules')
+    .action(async (flags: CommonFlags & { file: string; dir: string; upgrade?: boolean | string[] }, command: Command) => {
       const { json } = context.globals(command);
       const registry = await import('../registry/index.js');
       const concurrency = wholeNumber(flags.concurrency, '--concurrency', 1);
@@ -296,8 +302,8 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       await checkWritableFile(lockPath, 'the lock file (next to --file)'); // before any request: a lock that cannot be written wastes them
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'pinning', manifest.length);
-        const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false }).catch((error: unknown) => {
-          throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error));
+        const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false, dir: resolvePath(flags.dir, '--dir') }).catch((error: unknown) => {
+          throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error), registry.moduleOfError);
         });
         progress.done('');
         const { readLocalText } = await import('../local-paths.js');
@@ -336,7 +342,7 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'installing', manifest.length);
         const results = await registry.install(manifest, lock, dir, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, force: flags.force ?? false }).catch((error: unknown) => {
-          throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error));
+          throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error), registry.moduleOfError);
         });
         progress.done('');
         if (json) context.out.json(results);

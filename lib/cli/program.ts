@@ -66,7 +66,9 @@ function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStr
   const message = withPath(error instanceof Error ? error.message : String(error), error);
   stderr.write(`error: ${redact(message)}\n`);
   const known = gantryErrorBehind(error);
-  if (known?.hint) stderr.write(`hint: ${redact(known.hint)}\n`);
+  // Several failures at once (an AggregateError): every distinct hint, each naming what it fixes.
+  const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => gantryErrorBehind(e)?.hint).filter((h): h is string => !!h))] : known?.hint ? [known.hint] : [];
+  for (const hint of hints) stderr.write(`hint: ${redact(hint)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
   const exitCode = known ? known.exitCode : exitCodeForSystemError(error);
   if (!known && exitCode === ExitCode.usage) stderr.write('hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n');

@@ -43,6 +43,29 @@ export async function mapConcurrent<T, R>(items: readonly T[], limit: number, ta
   return results;
 }
 
+/**
+ * Runs `task` over every item (at most `limit` at a time) and, unlike mapConcurrent, lets every item finish: one
+ * failure is thrown as it is; several are one AggregateError whose message lists each (every line names its module),
+ * so a run over many modules reports every failing one, and the CLI's exit code is the most serious of them.
+ */
+async function mapAll<T, R>(items: readonly T[], limit: number, verb: string, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const failures: unknown[] = [];
+  const results = await mapConcurrent(items, limit, (item, index) => task(item, index).catch((error: unknown) => {
+    failures.push(error);
+    return undefined as R;
+  }));
+  failIfAny(failures, verb);
+  return results;
+}
+
+function failIfAny(failures: unknown[], verb: string): void {
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) {
+    const lines = failures.map((error) => `  ${error instanceof Error ? error.message : String(error)}`);
+    throw new AggregateError(failures, `${failures.length} modules failed to ${verb}:\n${lines.join('\n')}`);
+  }
+}
+
 function expectClient(where: string, client: unknown): asserts client is RegistryClient {
   expectObject(where, 'client', client, 'a RegistryClient');
   if (typeof (client as { versions?: unknown }).versions !== 'function') expectObject(where, 'client', null, 'a RegistryClient');
@@ -65,6 +88,10 @@ function expectLock(where: string, lock: unknown, name = 'lock'): asserts lock i
 function expectRunOptions(where: string, options: unknown): asserts options is RunOptions {
   expectObject(where, 'options', options, 'an object with a client');
   expectClient(where, (options as { client?: unknown }).client);
+  const { concurrency } = options as { concurrency?: unknown };
+  if (concurrency !== undefined && !(typeof concurrency === 'number' && Number.isInteger(concurrency) && concurrency >= 1)) {
+    expectObject(where, 'options.concurrency', null, 'a whole number of at least 1 (or left out)');
+  }
 }
 
 export interface Resolution {
@@ -133,6 +160,11 @@ function fetchOptions(options: RunOptions, name: string, address: ModuleAddress)
 export interface PinOptions extends RunOptions {
   /** Re-resolve every module (true) or these local names, even when the constraint did not change. */
   upgrade?: boolean | string[];
+  /**
+   * The install folder whose record (`.gantry-installed.json`) vouches for the pins kept: a kept pin the record does
+   * not confirm (same source, version and hash) is checked against the registry's archive of its version instead.
+   */
+  dir?: string;
 }
 
 export interface PinResult {
@@ -141,9 +173,12 @@ export interface PinResult {
 }
 
 /**
- * Resolves the manifest into a lock: a module whose constraint is unchanged keeps its pin (no network); a new or
- * changed one — or one named by `upgrade` — is resolved, fetched and hashed without writing it anywhere. Nothing is written
- * here; the caller writes the lock once everything succeeded.
+ * Resolves the manifest into a lock: a module whose constraint is unchanged keeps its pin; a new or changed one — or
+ * one named by `upgrade` — is resolved, fetched and hashed without writing it anywhere. A kept pin must be true: its
+ * version one its constraint allows, and its hash the content of that version — confirmed by the install record of
+ * `options.dir` (no network) or else by fetching and hashing the registry's archive of that version. A lie is exit 1.
+ * Every module is tried; all failures are reported (several: an AggregateError). Nothing is written here; the caller
+ * writes the lock once everything succeeded.
  */
 export async function pin(manifest: ManifestModule[], previous: LockFile, options: PinOptions): Promise<PinResult> {
   expectManifest('pin', manifest);
@@ -155,18 +190,19 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
     if (unknown.length) throw new UsageError(`--upgrade names modules that are not in the manifest: ${unknown.join(', ')}`);
   }
   const wanted = (m: ManifestModule) => upgrade === true || (Array.isArray(upgrade) && upgrade.includes(m.name));
+  if (options.dir !== undefined) expectString('pin', 'options.dir', options.dir, 'the path of the install folder');
+  const record: InstalledRecord = options.dir === undefined ? {} : await readInstalled(options.dir).catch(() => ({}) as InstalledRecord);
   const byKey = new Map<string, Promise<LockEntry>>();
-  const results = await mapConcurrent(manifest, options.concurrency ?? defaultConcurrency, async (module) => {
+  const results = await mapAll(manifest, options.concurrency ?? defaultConcurrency, 'pin', async (module) => {
     const old = previous.modules[module.key];
     let entryPromise = byKey.get(module.key);
     if (!entryPromise) {
       if (old && old.constraint === module.constraint.text && !wanted(module)) {
-        try {
+        entryPromise = (async () => {
           checkLockedVersion(module, old);
-        } catch (error) {
-          throw aboutModule(error, module);
-        }
-        entryPromise = Promise.resolve(old);
+          await checkKeptPin(module, old, record[module.name], options);
+          return old;
+        })();
       } else {
         entryPromise = (async () => {
           const resolution = await resolveModule(options.client, module.address, module.constraint, options.logger);
@@ -179,7 +215,7 @@ export async function pin(manifest: ManifestModule[], previous: LockFile, option
       byKey.set(module.key, entryPromise);
     }
     const entry = await entryPromise.catch((error: unknown) => {
-      throw aboutModule(error, module);
+      throw aboutModule(error, module, old?.version);
     });
     return { module, entry, old };
   });
@@ -218,7 +254,7 @@ export function moduleOfError(error: unknown): string | undefined {
 /** Prefixes a failure with the module it concerns, keeping its class, code and exit code. */
 function aboutModule(error: unknown, module: ManifestModule, version?: string): unknown {
   if (error instanceof GantryError && !failedModules.has(error)) {
-    if (!error.message.includes(`"${module.name}"`)) error.message = `${module.name} (${module.key}${version ? ` ${version}` : ''}): ${error.message}`;
+    if (!error.message.includes(`"${module.name}" (${module.key}`)) error.message = `${module.name} (${module.key}${version ? ` ${version}` : ''}): ${error.message}`;
     failedModules.set(error, module.name);
   }
   return error;
@@ -234,6 +270,28 @@ function checkLockedVersion(module: ManifestModule, entry: LockEntry): void {
   throw new CheckFailedError(
     `the lock pins ${entry.version} for "${module.name}" (${module.key}), which its constraint ${module.constraint.text ? `"${module.constraint.text}"` : '(none: the newest release)'} does not allow; the lock file was edited by hand or is damaged`,
     { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+  );
+}
+
+/**
+ * A pin kept as it is must still be true (a hand edit of its version or hash stays inside the constraint). The install
+ * record vouches for it when it holds the same source, version and hash; the same content recorded under another
+ * version is a lie; otherwise the registry's archive of the pinned version is fetched and hashed (nothing written).
+ */
+async function checkKeptPin(module: ManifestModule, entry: LockEntry, installed: InstalledRecord[string] | undefined, options: PinOptions): Promise<void> {
+  if (installed && installed.source === module.key && installed.hash === entry.hash) {
+    if (installed.version === entry.version) return;
+    throw new CheckFailedError(
+      `the lock pins ${entry.version} for "${module.name}" (${module.key}), but this very content (${entry.hash}) was installed as ${installed.version}; the lock's version was edited by hand`,
+      { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+    );
+  }
+  const resolution = await locate(options.client, module.address, entry.version);
+  const fetched = await fetchSource(resolution.location, { dest: module.name, hashOnly: true, ...fetchOptions(options, module.name, module.address) });
+  if (fetched.hash === entry.hash) return;
+  throw new CheckFailedError(
+    `the lock pins ${entry.version} for "${module.name}" (${module.key}) with the hash ${entry.hash}, but the registry's archive of ${entry.version} hashes to ${fetched.hash}; the lock was edited by hand, or the registry changed that version's content`,
+    { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}'] (review the new content first)` },
   );
 }
 
@@ -287,13 +345,16 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
   expectString('install', 'dir', dir, 'the path of the install folder');
   expectRunOptions('install', options);
   const logger = options.logger ?? getLogger();
-  const entries = manifest.map((module) => {
+  const refused: unknown[] = [];
+  const entries = manifest.flatMap((module) => {
     try {
-      return { module, entry: lockEntryFor(module, lock) };
+      return [{ module, entry: lockEntryFor(module, lock) }];
     } catch (error) {
-      throw aboutModule(error, module);
+      refused.push(aboutModule(error, module));
+      return [];
     }
   });
+  failIfAny(refused, 'install');
   const root = await ensureFolder(dir, 'the install folder');
   const swept = await sweepLeftovers(root, 15 * 60_000);
   if (swept.length) logger.info(`removed ${swept.length} working folder${swept.length === 1 ? '' : 's'} left by an interrupted install: ${swept.join(', ')}`);
@@ -304,7 +365,7 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
     saving = saving.then(() => writeInstalled(root, record));
     return saving;
   };
-  const results = await mapConcurrent(entries, options.concurrency ?? defaultConcurrency, ({ module, entry }) => installOne(module, entry).catch((error: unknown) => {
+  const results = await mapAll(entries, options.concurrency ?? defaultConcurrency, 'install', ({ module, entry }) => installOne(module, entry).catch((error: unknown) => {
     throw aboutModule(error, module, entry.version);
   })).finally(() => saving.catch(() => undefined));
   await saving;
@@ -381,7 +442,12 @@ export async function verify(manifest: ManifestModule[], lock: LockFile, dir: st
     else if (entry.constraint !== module.constraint.text) problem = 'constraint changed since pinned';
     else if (!parsed || !allows(module.constraint, parsed)) problem = `lock version ${entry.version} not allowed by its constraint`;
     else if (actual === undefined) problem = 'not installed';
-    else if (actual !== expected) problem = 'content differs from the lock';
+    else if (actual !== expected && mine && mine.source === module.key && mine.hash === actual) {
+      // The tree is as Gantry installed it: the lock changed since, not the folder.
+      problem = mine.version === entry.version
+        ? `lock hash for ${entry.version} is not the one installed (the folder is unchanged): the lock was edited`
+        : `pinned ${entry.version}, installed ${mine.version}: not installed yet`;
+    } else if (actual !== expected) problem = 'content differs from the lock';
     else if (mine && mine.hash === actual && mine.version !== entry.version) problem = `lock says ${entry.version}, installed as ${mine.version}`;
     return { name: module.name, source: module.key, expected, actual, ok: problem === undefined, ...(problem ? { problem } : {}) };
   });

@@ -9,6 +9,11 @@ import { startRegistry, writeModules } from '../registry/fixtures.js';
 import { exited, spawnGantry } from './gantry-process.js';
 
 /** Runs the command in this process with captured stdout/stderr (stderr is not a TTY: no progress bars). */
+/** A lock as `pin` writes it (sorted, indented), so an edit is the only difference. */
+function formatLock(lock: unknown): string {
+  return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
 async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return gantryWith({ tty: false }, ...args);
 }
@@ -238,6 +243,84 @@ describe('gantry modules (the command against the embedded registry)', function 
     const manifest = await gantry('modules', 'pin', '--file', file);
     assert.equal(manifest.code, 2);
     assert.match(manifest.stderr, /"a" \(acme\/network\/aws\) and "b" \(ACME\/network\/aws\) are the same module/);
+  });
+
+  it('a kept pin is checked too (class: pin trusts a lie that install and verify refuse), by the install record or the registry', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    const modulesDir = join(project, 'mods');
+    await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
+    const lockPath = join(project, 'gantry.lock.json');
+    const text = await readFile(lockPath, 'utf8');
+    const lock = JSON.parse(text);
+    const key = Object.keys(lock.modules)[0] as string;
+    const edits = [{ version: '1.0.0' }, { hash: 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' }];
+    for (const edit of edits) {
+      const edited = formatLock({ ...lock, modules: { [key]: { ...lock.modules[key], ...edit } } });
+      // With the install record (no network), and without one (the registry's archive of the pinned version).
+      for (const where of [['--dir', modulesDir], ['--dir', join(project, 'elsewhere')]]) {
+        await writeFile(lockPath, edited);
+        const pinned = await gantry('modules', 'pin', '--file', file, ...where);
+        assert.equal(pinned.code, 1, `pin with ${JSON.stringify(edit)} ${where.join(' ')}: ${pinned.stderr}`);
+        assert.match(pinned.stderr, /edited by hand/);
+        assert.match(pinned.stderr, /hint: restore gantry\.lock\.json from version control, or re-resolve the module with `gantry modules pin --file \S+ --upgrade net`/);
+        assert.equal(await readFile(lockPath, 'utf8'), edited, 'the lock is left as it is');
+      }
+    }
+    await writeFile(lockPath, text);
+    const unchanged = await gantry('modules', 'pin', '--file', file, '--dir', join(project, 'elsewhere'));
+    assert.equal(unchanged.code, 0, unchanged.stderr);
+    assert.match(unchanged.stdout, /^unchanged /m, 'a true pin checked against the registry is kept');
+  });
+
+  it('every hint leads to a command that fixes the problem (class: hints that cannot work): verify after the lock\'s hash was edited', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    const modulesDir = join(project, 'mods');
+    await writeFile(file, JSON.stringify({ net: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
+    const lockPath = join(project, 'gantry.lock.json');
+    const lock = JSON.parse(await readFile(lockPath, 'utf8'));
+    const key = Object.keys(lock.modules)[0] as string;
+    await writeFile(lockPath, formatLock({ ...lock, modules: { [key]: { ...lock.modules[key], hash: 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } } }));
+    const verify = await gantry('modules', 'verify', '--file', file, '--dir', modulesDir);
+    assert.equal(verify.code, 1);
+    assert.match(verify.stdout, /net\s+lock hash for 1\.1\.0 is not the one installed/);
+    assert.doesNotMatch(verify.stderr, /--force/, 'not the install --force that would fail on the hash');
+    const hint = /^hint: (.*)$/m.exec(verify.stderr)?.[1] ?? '';
+    assert.match(hint, /restore gantry\.lock\.json from version control, or `gantry modules pin --file \S+ --upgrade net`/);
+    // Follow the hint: every command it names, in order, then verify passes.
+    for (const command of [...hint.matchAll(/`gantry (modules [^`]+)`/g)].map((m) => m[1]!.split(' '))) {
+      const ran = await gantry(...command);
+      assert.equal(ran.code, 0, `${command.join(' ')}: ${ran.stderr}`);
+    }
+    assert.equal((await gantry('modules', 'verify', '--file', file, '--dir', modulesDir)).code, 0);
+  });
+
+  it('pin and install report every failing module, each line naming module and address (class: only the first failure shown)', async () => {
+    const project = await mkdtemp(join(dir, 'project-'));
+    const file = join(project, 'gantry.modules.json');
+    await writeFile(file, JSON.stringify({ x: { source: 'acme/network/aws', version: '~> 1.0' }, y: { source: 'acme/nothere/aws' }, z: { source: 'acme/bucket/aws', version: '~> 9.0' } }));
+    const pinned = await gantry('modules', 'pin', '--file', file);
+    assert.equal(pinned.code, 1, pinned.stderr);
+    assert.match(pinned.stderr, /^error: 2 modules failed to pin:$/m);
+    assert.match(pinned.stderr, /^ {2}y \(\S+acme\/nothere\/aws\): /m);
+    assert.match(pinned.stderr, /^ {2}z \(\S+acme\/bucket\/aws\): .*9\.0/m);
+    await assert.rejects(readFile(join(project, 'gantry.lock.json')), 'no lock is written');
+
+    await writeFile(file, JSON.stringify({ x: { source: 'acme/network/aws', version: '~> 1.0' } }));
+    assert.equal((await gantry('modules', 'pin', '--file', file)).code, 0);
+    await writeFile(file, JSON.stringify({ x: { source: 'acme/network/aws', version: '~> 1.1' }, w: { source: 'acme/bucket/aws' } }));
+    const installed = await gantry('modules', 'install', '--file', file, '--dir', join(project, 'mods'));
+    assert.equal(installed.code, 2, installed.stderr);
+    assert.match(installed.stderr, /^error: 2 modules failed to install:$/m);
+    assert.match(installed.stderr, /^ {2}x \(\S+acme\/network\/aws\): the constraint of "x" changed/m);
+    assert.match(installed.stderr, /^ {2}"w" \(\S+acme\/bucket\/aws\) is not in the lock file/m);
+    assert.match(installed.stderr, /^hint: run `gantry modules pin --file \S+` to re-resolve it/m);
+    assert.match(installed.stderr, /^hint: run `gantry modules pin --file \S+` to add it/m);
   });
 
   it('an interrupted install leaves no working folder behind, and the next run removes orphans (class: leftovers of Ctrl-C)', async () => {
