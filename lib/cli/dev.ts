@@ -4,6 +4,7 @@ import type { CliContext } from './context.js';
 import { startDevServers, untilInterrupted } from './devservers.js';
 import { registerDevRegistry } from './devregistry.js';
 import { registerDevSecrets } from './devsecrets.js';
+import { registerDevPlatform } from './devplatform.js';
 
 export function register(program: Command, context: CliContext): void {
   const dev = program
@@ -35,6 +36,7 @@ export function register(program: Command, context: CliContext): void {
     });
   registerDevRegistry(dev, context);
   registerDevSecrets(dev, context);
+  registerDevPlatform(dev, context);
   const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
 }

@@ -2,5 +2,5 @@ export { startPlatformServer, DEFAULT_REPOSITORIES, type PlatformServer, type Pl
 export { SPEC_LIMITS, type PlatformLimits, type Resource } from './limits.js';
 export { type TokenSpec, type TokenKind, type AppSpec, type InstallationSpec, type OAuthAppSpec } from './identity.js';
 export { type RepositorySpec, combinedState } from './api.js';
-export { type Fault } from '../registry/faults.js';
+export { type Fault, checkFault } from '../registry/faults.js';
 export { startDevPlatform, devWindowScale, parseWindowScale, DEV_PLATFORM_PORT, DEV_APP_ID, DEV_INSTALLATION_ID } from './starter.js';
