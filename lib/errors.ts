@@ -76,3 +76,14 @@ export class CheckFailedError extends GantryError {
 export function isGantryError(error: unknown): error is GantryError {
   return error instanceof GantryError;
 }
+
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A path or value as a message shows it: as it is, or JSON-quoted (`"secret/app/d\nb"`) when it holds a control
+ * character, so a newline, a tab or an escape sequence in it can neither break the message's lines nor hide.
+ */
+export function shown(text: string): string {
+  return controlCharacters.test(text) ? JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, GantryError, exitCodeForSystemError } from '../errors.js';
+import { ExitCode, GantryError, exitCodeForSystemError, shown } from '../errors.js';
 import { redact } from '../redact.js';
 import { createLogger, setLogger } from '../log.js';
 import { version } from '../version.js';
@@ -55,20 +55,34 @@ export function gantryErrorBehind(error: unknown, depth = 0): GantryError | unde
 /** Node's file-system errors do not always name the file (`EISDIR: illegal operation on a directory, read`). */
 function withPath(message: string, error: unknown): string {
   const { path } = (error ?? {}) as { path?: unknown };
-  return typeof path === 'string' && !message.includes(path) ? `${message} (${path})` : message;
+  return typeof path === 'string' && !message.includes(path) && !message.includes(shown(path).slice(1, -1)) ? `${message} (${shown(path)})` : message;
 }
 
-function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream): number {
+/**
+ * What a message shows of the command line, escaped: an argument holding a control character (a path with a newline,
+ * a value with an escape sequence) appears in the message escaped as JSON escapes it (`secret/app/d\nb`), wherever it
+ * appears — alone or inside a longer path — so it can neither break the message's lines nor hide. Any other control
+ * character but the message's own line breaks is escaped too.
+ */
+function escapedForTerminal(text: string, argv: readonly string[]): string {
+  let out = text;
+  for (const argument of argv) {
+    if (argument.length > 0 && shown(argument) !== argument) out = out.split(argument).join(shown(argument).slice(1, -1));
+  }
+  return out.split('\n').map((line) => (shown(line) === line ? line : shown(line).slice(1, -1))).join('\n');
+}
+
+function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream, argv: readonly string[] = []): number {
   if (error instanceof CommanderError) {
     // commander already printed the message and the hint
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   const message = withPath(error instanceof Error ? error.message : String(error), error);
-  stderr.write(`error: ${redact(message)}\n`);
+  stderr.write(`error: ${escapedForTerminal(redact(message), argv)}\n`);
   const known = gantryErrorBehind(error);
   // Several failures at once (an AggregateError): every distinct hint, each naming what it fixes.
   const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => gantryErrorBehind(e)?.hint).filter((h): h is string => !!h))] : known?.hint ? [known.hint] : [];
-  for (const hint of hints) stderr.write(`hint: ${redact(hint)}\n`);
+  for (const hint of hints) stderr.write(`hint: ${escapedForTerminal(redact(hint), argv)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
   const exitCode = known ? known.exitCode : exitCodeForSystemError(error);
   if (!known && exitCode === ExitCode.usage) stderr.write('hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n');
@@ -99,6 +113,6 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (error) {
-    return printError(error, verbose, streams?.stderr ?? process.stderr);
+    return printError(error, verbose, streams?.stderr ?? process.stderr, argv.slice(2));
   }
 }

@@ -147,11 +147,12 @@ function readOutcome(result: KvReadResult, path: string, version: number | undef
   const which = version !== undefined ? `version ${version} of ${path}` : path;
   if (result.state === 'missing') throw new CheckFailedError(`no secret at ${which}`, { code: 'SECRETS_MISSING' });
   if (result.state === 'deleted') {
-    throw new CheckFailedError(`${which} was deleted at ${result.metadata.deletionTime} (version ${result.metadata.version})`, {
+    throw new CheckFailedError(`${which} was deleted at ${result.metadata.deletionTime}${version === undefined ? ` (version ${result.metadata.version})` : ''}`, {
       code: 'SECRETS_DELETED', hint: `bring it back with: gantry secrets undelete ${path} --versions ${result.metadata.version}`,
     });
   }
-  throw new CheckFailedError(`${which} was destroyed (version ${result.metadata.version}); its data is gone`, { code: 'SECRETS_DESTROYED' });
+  // Name the version once: `version 1 of p was destroyed`, or `p was destroyed (version 3)` when the latest was asked for.
+  throw new CheckFailedError(`${which} was destroyed${version === undefined ? ` (version ${result.metadata.version})` : ''}; its data is gone`, { code: 'SECRETS_DESTROYED' });
 }
 
 function tokenRows(info: TokenInfo, token: string | undefined): Array<[string, string]> {
@@ -292,7 +293,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
           if (verb === 'undelete') await kv.undelete(requireName(name, path), versions);
           else await kv.destroy(requireName(name, path), versions);
           if (json) out.json({ path, [verb === 'undelete' ? 'undeleted' : 'destroyed']: versions });
-          else out.line(`Success! ${verb === 'undelete' ? 'Undeleted' : 'Destroyed'} versions ${versions.join(', ')} of ${path}`);
+          else out.line(`Success! ${verb === 'undelete' ? 'Undeleted' : 'Destroyed'} ${versions.length === 1 ? 'version' : 'versions'} ${versions.join(', ')} of ${path}`);
         });
       });
   }

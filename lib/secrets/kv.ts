@@ -313,11 +313,18 @@ async function casConflict<T>(call: Promise<T>, where: string, cas: number | und
         hint: `${where} (or its mount) requires check-and-set: read the current version (readMetadata) and write with { cas: <version> } ({ cas: 0 } for a new key).`,
         cliHint: `${where} (or its mount) requires check-and-set: see the current version with \`gantry secrets meta get ${where}\` and write with --cas <version> (--cas 0 for a new key).`,
       })
-      : new SecretsError(details, {
-        code: 'SECRETS_CAS_MISMATCH',
-        hint: `${where} is not at version ${cas ?? '?'}${cas === 0 ? ' (it exists already)' : ''}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
-        cliHint: `${where} is not at version ${cas ?? '?'}${cas === 0 ? ' (it exists already)' : ''}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
-      });
+      : cas === 0
+        // cas 0 means "write only if the key does not exist": no one wrote it "since"; it was there already.
+        ? new SecretsError(details, {
+          code: 'SECRETS_CAS_MISMATCH',
+          hint: `${where} already exists; cas: 0 writes only a new key. To replace it, read its current version (readMetadata) and write with that version as cas.`,
+          cliHint: `${where} already exists; --cas 0 writes only a new key. To replace it, see its current version with \`gantry secrets meta get ${where}\` and write with --cas <version>.`,
+        })
+        : new SecretsError(details, {
+          code: 'SECRETS_CAS_MISMATCH',
+          hint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
+          cliHint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
+        });
   }
 }
 

@@ -386,4 +386,51 @@ describe('gantry secrets: the classes of issue 11', function () {
       }
     });
   });
+  describe('messages name each thing once, in the right number, with the right story (class: "versions 1", "(version 1)" twice, cas 0 "written since")', () => {
+    it('destroy and undelete say "version 1" and "versions 2, 3"; a destroyed version read back names it once', async () => {
+      for (const value of ['a=1', 'a=2', 'a=3']) assert.equal((await gantry(['put', 'secret/app/one', value])).code, 0);
+      const one = await gantry(['destroy', 'secret/app/one', '--versions', '1']);
+      assert.equal(one.code, 0, one.stderr);
+      assert.match(one.stdout, /^Success! Destroyed version 1 of secret\/app\/one$/m);
+      const two = await gantry(['destroy', 'secret/app/one', '--versions', '2,3']);
+      assert.match(two.stdout, /^Success! Destroyed versions 2, 3 of secret\/app\/one$/m);
+      const undeleted = await gantry(['undelete', 'secret/app/one', '--versions', '3']);
+      assert.match(undeleted.stdout, /^Success! Undeleted version 3 of secret\/app\/one$/m);
+      const read = await gantry(['get', 'secret/app/one', '--version', '1']);
+      assert.equal(read.code, 1);
+      assert.match(read.stderr, /^error: version 1 of secret\/app\/one was destroyed; its data is gone$/m);
+      const latest = await gantry(['get', 'secret/app/one']);
+      assert.match(latest.stderr, /^error: secret\/app\/one was destroyed \(version 3\); its data is gone$/m, 'without --version the version is named once');
+    });
+
+    it('--cas 0 on a key that exists says it exists and what --cas 0 means, not "someone wrote it since"', async () => {
+      assert.equal((await gantry(['put', 'secret/app/exists', 'a=1'])).code, 0);
+      for (const verb of ['put', 'patch']) {
+        const run = await gantry([verb, 'secret/app/exists', 'a=2', '--cas', '0']);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /hint: secret\/app\/exists already exists; --cas 0 writes only a new key/);
+        assert.doesNotMatch(run.stderr, /someone wrote it since|not at version 0/);
+      }
+    });
+  });
+
+  describe('paths and values with control characters are shown escaped in messages (class: a raw newline in an error)', () => {
+    it('secrets, modules and gate arguments holding a newline, a tab or an escape are escaped JSON-style; every line of stderr is an error or a hint', async () => {
+      const runs: Array<[string[], string]> = [
+        [['secrets', 'get', 'secret/app/d\nb'], 'secret/app/d\\nb'],
+        [['secrets', 'put', 'secret/app/t\tb', 'a=1'], 'secret/app/t\\tb'],
+        [['secrets', 'get', 'secret/app/e\u001b[31mb'], 'secret/app/e\\u001b[31mb'],
+        [['modules', 'pin', '--file', 'a\nb.json'], 'a\\nb.json'],
+        [['gate', '--config', 'c\nfg.json'], 'c\\nfg.json'],
+      ];
+      for (const [args, escaped] of runs) {
+        const run = await runNode(['--import', pathToFileURL(tsx).href, main, ...args], { env: env(), cwd: dir });
+        assert.equal(run.code, 2, `${JSON.stringify(args)}: ${run.stderr}`);
+        assert.ok(run.stderr.includes(escaped), `${JSON.stringify(args)} shows ${escaped}: ${run.stderr}`);
+        for (const line of run.stderr.split('\n').filter(Boolean)) assert.match(line, /^(error|hint): /, `${JSON.stringify(args)}: a raw control character broke the message: ${JSON.stringify(run.stderr)}`);
+        // eslint-disable-next-line no-control-regex -- finding control characters is the point
+        assert.doesNotMatch(run.stderr.replace(/\n/g, ''), /[\u0000-\u001f]/, JSON.stringify(run.stderr));
+      }
+    });
+  });
 });
