@@ -143,7 +143,7 @@ export async function checkWritableFile(file: string, what = 'the file'): Promis
     if (error.code === 'ENOTDIR') return undefined; // reported below, through the folder
     throw pathError(`${what} ${target} cannot be read (${reason(error)})`);
   });
-  if (present && !present.isFile()) throw pathError(`${what} ${target} is ${kind(present)}, not a regular file`);
+  if (present && !present.isFile()) throw pathError(`${what} ${target} is ${kind(present)}, not ${present.isDirectory() ? 'a file' : 'a regular file'}`, 'give the path of a regular file (it is created when missing)');
   const folder = dirname(target);
   const { existing, info } = await nearestExisting(folder, what);
   if (existing !== folder) throw pathError(`${what} ${target} cannot be written: the folder ${folder} does not exist`);
@@ -194,8 +194,14 @@ export interface ReadLocalFileOptions {
   hint?: string;
 }
 
-function readError(options: ReadLocalFileOptions, message: string, code = 'PATH_NOT_READABLE'): UsageError {
-  return new UsageError(message, { code, ...(options.hint === undefined ? {} : { hint: options.hint }) });
+/**
+ * A refusal of `readLocalFile`. Its cause carries what was wrong as an errno-like `code` (ENOENT, EACCES …, or EISDIR
+ * for a folder, ESPECIAL for a device, FIFO or socket, EFBIG for more than the cap, EEMPTY for an empty path), so a
+ * caller with wording of its own (`gantry secrets put key=@file`) can say it in its words.
+ */
+function readError(options: ReadLocalFileOptions, message: string, problem: string, code = 'PATH_NOT_READABLE'): UsageError {
+  const cause = Object.assign(new Error(problem), { code: problem });
+  return new UsageError(message, { code, cause, ...(options.hint === undefined ? {} : { hint: options.hint }) });
 }
 
 function sizeText(bytes: number): string {
@@ -207,8 +213,8 @@ function sizeText(bytes: number): string {
 const probeFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 function checkPath(path: unknown, options: ReadLocalFileOptions): string {
-  if (typeof path !== 'string' || path.trim() === '') throw readError(options, `${options.what}: the path is empty`);
-  if (path.includes('\0')) throw readError(options, `${options.what}: the path holds a NUL character`);
+  if (typeof path !== 'string' || path.trim() === '') throw readError(options, `${options.what}: the path is empty`, 'EEMPTY');
+  if (path.includes('\0')) throw readError(options, `${options.what}: the path holds a NUL character`, 'EINVAL');
   return path;
 }
 
@@ -216,22 +222,22 @@ function checkPath(path: unknown, options: ReadLocalFileOptions): string {
 function refusal(info: Stats, path: string, options: ReadLocalFileOptions): UsageError | undefined {
   if (info.isFile()) {
     const limit = options.maxBytes ?? localFileLimits.config;
-    if (info.size > limit) return readError(options, `${options.what} ${path} is ${info.size} bytes, more than the ${sizeText(limit)} it may be`, 'FILE_TOO_LARGE');
+    if (info.size > limit) return readError(options, `${options.what} ${path} is ${info.size} bytes, more than the ${sizeText(limit)} it may be`, 'EFBIG', 'FILE_TOO_LARGE');
     return undefined;
   }
   if (options.allowPipe && (info.isFIFO() || info.isSocket())) return undefined;
-  if (info.isDirectory()) return readError(options, `${options.what} ${path} is a folder, not a file`);
-  return readError(options, `${options.what} ${path} is ${kind(info)}, not a regular file`);
+  if (info.isDirectory()) return readError(options, `${options.what} ${path} is a folder, not a file`, 'EISDIR');
+  return readError(options, `${options.what} ${path} is ${kind(info)}, not a regular file${options.allowPipe ? ' or a pipe' : ''}`, 'ESPECIAL');
 }
 
 function openError(error: unknown, path: string, options: ReadLocalFileOptions): UsageError {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return readError(options, `${options.what} ${path} does not exist`);
-  return readError(options, `${options.what} ${path} cannot be read (${reason(error)})`);
+  if (code === 'ENOENT') return readError(options, `${options.what} ${path} does not exist`, code);
+  return readError(options, `${options.what} ${path} cannot be read (${reason(error)})`, code ?? 'EIO');
 }
 
 function tooLarge(path: string, options: ReadLocalFileOptions, limit: number): UsageError {
-  return readError(options, `${options.what} ${path} is more than the ${sizeText(limit)} it may be`, 'FILE_TOO_LARGE');
+  return readError(options, `${options.what} ${path} is more than the ${sizeText(limit)} it may be`, 'EFBIG', 'FILE_TOO_LARGE');
 }
 
 /**

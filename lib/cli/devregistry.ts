@@ -1,5 +1,4 @@
 // `gantry dev registry`: the embedded module registry alone, over a folder or an S3 bucket of your choice.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
@@ -74,7 +73,11 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       } else {
         options.dir = path.resolve(flags.dir ?? path.join(examplesDir(), 'modules'));
       }
-      if (flags.tlsCert && flags.tlsKey) options.tls = { cert: await readFile(flags.tlsCert), key: await readFile(flags.tlsKey) };
+      if (flags.tlsCert && flags.tlsKey) {
+        // Regular PEM files of a few MB: a device, a FIFO or a folder is exit 2 naming the flag, never read without end.
+        const { readLocalFile } = await import('../local-paths.js');
+        options.tls = { cert: await readLocalFile(flags.tlsCert, { what: 'the --tls-cert file', hint: '--tls-cert names a PEM file' }), key: await readLocalFile(flags.tlsKey, { what: 'the --tls-key file', hint: '--tls-key names a PEM file' }) };
+      }
       const token = process.env.GANTRY_DEV_REGISTRY_TOKEN;
       if (token) options.token = token;
 

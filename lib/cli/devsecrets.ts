@@ -1,6 +1,5 @@
 // `gantry dev secrets`: the embedded kv secrets server alone, with its own port, root token, data file, mounts,
 // request limits and TLS.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
@@ -119,10 +118,17 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
       options.jsonLimits = jsonLimits;
       const rootToken = flags.rootToken ?? process.env.GANTRY_DEV_SECRETS_ROOT_TOKEN;
       if (rootToken) options.rootToken = rootToken;
-      if (flags.dataFile) options.dataFile = path.resolve(flags.dataFile);
+      if (flags.dataFile !== undefined) {
+        if (flags.dataFile.trim() === '') throw new UsageError('--data-file is empty: give the path of a JSON file (it is created when missing)');
+        options.dataFile = path.resolve(flags.dataFile);
+        options.dataFileWhat = 'the data file (--data-file)';
+      }
       if (flags.tlsCert && flags.tlsKey) {
-        options.tls = { cert: await readFile(flags.tlsCert), key: await readFile(flags.tlsKey) };
-        if (flags.tlsClientCa) options.tls.ca = await readFile(flags.tlsClientCa);
+        // Regular PEM files of a few MB: a device, a FIFO or a folder is exit 2 naming the flag, never read without end.
+        const { readLocalFile } = await import('../local-paths.js');
+        const pem = (file: string, flag: string) => readLocalFile(file, { what: `the ${flag} file`, hint: `${flag} names a PEM file` });
+        options.tls = { cert: await pem(flags.tlsCert, '--tls-cert'), key: await pem(flags.tlsKey, '--tls-key') };
+        if (flags.tlsClientCa) options.tls.ca = await pem(flags.tlsClientCa, '--tls-client-ca');
       }
       const server = await startSecretsServer(options);
       if (json) context.out.json({ name: server.name, url: server.url, token: server.rootToken, unsealKey: server.unsealKey, mounts: server.mounts(), clientCertificateRequired: Boolean(flags.tlsClientCa) });

@@ -1,6 +1,6 @@
-import { open } from 'node:fs/promises';
-import { GantryError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { describeJsonSyntaxProblem } from '../json-syntax.js';
+import { readLocalFile } from '../local-paths.js';
 
 /**
  * Secret values for `gantry secrets put|patch` come from files or stdin so they stay out of shell history and
@@ -27,6 +27,8 @@ const fileProblems: Record<string, string> = {
   ENOTDIR: 'a part of the path is not a folder',
   ELOOP: 'too many symbolic links',
   ENAMETOOLONG: 'the name is too long',
+  ESPECIAL: 'it is a device or another special file, not a regular file or a pipe',
+  EEMPTY: 'the path is empty',
 };
 
 function fileError(path: string, error: unknown): UsageError {
@@ -38,33 +40,17 @@ function fileError(path: string, error: unknown): UsageError {
   });
 }
 
-/** A file's bytes (a regular file, or a pipe such as `<(…)` or /dev/stdin), refusing folders and anything too large. */
+/**
+ * A file's bytes (a regular file, or a pipe such as `<(…)` or /dev/stdin on a pipe), through the root reader
+ * (lib/local-paths.ts): folders and devices (/dev/zero) refused, never more than `limit` read.
+ */
 export async function readInputFile(path: string, limit = maxInputBytes): Promise<Buffer> {
-  let handle;
   try {
-    handle = await open(path, 'r');
+    return await readLocalFile(path, { what: path, maxBytes: limit, allowPipe: true });
   } catch (error) {
-    throw fileError(path, error);
-  }
-  try {
-    const info = await handle.stat();
-    if (info.isDirectory()) throw fileError(path, Object.assign(new Error('EISDIR'), { code: 'EISDIR' }));
-    if (info.isFile() && info.size > limit) throw new UsageError(`${path} is ${info.size} bytes, more than the ${limit} a request may carry; nothing was sent`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(64 * 1024);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > limit) throw new UsageError(`${path} is more than the ${limit} bytes a request may carry; nothing was sent`);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks);
-  } catch (error) {
-    throw error instanceof GantryError ? error : fileError(path, error);
-  } finally {
-    await handle.close();
+    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'EFBIG') throw new UsageError(`${path} is more than the ${limit} bytes a request may carry; nothing was sent`);
+    throw fileError(path, (error as Error).cause ?? error);
   }
 }
 

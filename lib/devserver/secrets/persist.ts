@@ -4,9 +4,14 @@
  * one, never a half-written one. Saves are serialised and coalesced: callers that ask while a save is running all wait
  * for the next one, which carries every change made before it started.
  */
-import { open, rename, readFile, readdir, unlink, mkdir } from 'node:fs/promises';
+import { open, rename, readdir, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
+import { UsageError } from '../../errors.js';
 import { describeJsonSyntaxProblem } from '../../json-syntax.js';
+import { checkWritableFile, ensureFolder, localFileLimits, readLocalText } from '../../local-paths.js';
+
+/** Said with every refusal of the data file: what the server takes there. */
+export const dataFileHint = 'give a file this dev server wrote (format gantry-secrets-devserver), or a path that does not exist yet to start empty';
 
 export class AtomicJsonFile {
   private running: Promise<void> | undefined;
@@ -18,24 +23,28 @@ export class AtomicJsonFile {
   constructor(
     readonly path: string,
     private readonly snapshot: () => unknown,
+    /** How messages name the file: "the data file (--data-file)". */
+    readonly what = 'the data file',
   ) {}
 
+  /**
+   * Reads the file, after checking that it can be written where it is: its folder is made one level at a time (no
+   * recursive mkdir loop on /proc/nope) and a writable folder, and the file, if present, is a regular one of at most
+   * 64 MiB (never /dev/full or a FIFO read without end). Every refusal is a usage error naming the file.
+   */
   async load(): Promise<unknown | undefined> {
+    await ensureFolder(dirname(this.path), `the folder of ${this.what}`);
+    await checkWritableFile(this.path, this.what);
     await this.removeStaleTemporaries();
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await readLocalText(this.path, { what: this.what, missingOk: true, maxBytes: localFileLimits.data, hint: dataFileHint });
+    if (text === undefined) return undefined;
     try {
       const parsed: unknown = JSON.parse(text);
       this.lastText = text;
       return parsed;
     } catch {
       // JSON.parse's message quotes the text, and this file holds secrets: where it breaks, never what is there.
-      throw new Error(`the data file ${this.path} is not valid JSON (${describeJsonSyntaxProblem(text)}); it was left as it is`);
+      throw new UsageError(`${this.what} ${this.path} is not valid JSON (${describeJsonSyntaxProblem(text)}); it was left as it is`, { code: 'DATA_FILE_INVALID', hint: dataFileHint });
     }
   }
 
@@ -80,7 +89,7 @@ export class AtomicJsonFile {
   private async write(): Promise<void> {
     const text = JSON.stringify(this.snapshot());
     const folder = dirname(this.path);
-    await mkdir(folder, { recursive: true });
+    await ensureFolder(folder, `the folder of ${this.what}`); // one level at a time: never a mkdir loop
     const temporary = join(folder, `.${basename(this.path)}.${process.pid}.${++this.counter}.tmp`);
     const handle = await open(temporary, 'w', 0o600);
     try {

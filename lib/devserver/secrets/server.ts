@@ -9,7 +9,8 @@ import tls from 'node:tls';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { ListMethodShim } from './methodShim.js';
-import { AtomicJsonFile } from './persist.js';
+import { UsageError } from '../../errors.js';
+import { AtomicJsonFile, dataFileHint } from './persist.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, JsonLimitError, type JsonLimits } from './jsonLimits.js';
 import { FaultInjector, defaultFaultMessage, validateFaults, type FaultRule } from './faults.js';
 import { envelope, Failure, fail, notFound, permissionDenied, unsupportedOperation, unsupportedPath, type Outcome } from './reply.js';
@@ -46,6 +47,8 @@ export interface SecretsServerOptions {
   unsealKey?: string;
   /** keep state in this JSON file (atomic writes); in memory when absent */
   dataFile?: string;
+  /** how messages name the data file: "the data file" unless told (the CLI says "the data file (--data-file)") */
+  dataFileWhat?: string;
   /**
    * PEM certificate and key: serve HTTPS. With `ca` (PEM of the CAs that issue client certificates) the listener asks
    * for a client certificate and refuses the handshake without one it can verify — mutual TLS, as a listener with
@@ -109,10 +112,10 @@ function freshState(mounts: Array<{ path: string; version: 1 | 2 }>): PersistedS
   return { format: 'gantry-secrets-devserver', version: 1, namespaces: { '': newNamespace('', mounts) }, tokens: {} };
 }
 
-function validateLoaded(raw: unknown, file: string): PersistedState {
+function validateLoaded(raw: unknown, file: string, what: string): PersistedState {
   const s = raw as PersistedState;
   if (!s || s.format !== 'gantry-secrets-devserver' || s.version !== 1 || typeof s.namespaces !== 'object' || !s.namespaces['']) {
-    throw new Error(`the data file ${file} is not a secrets dev server data file (format gantry-secrets-devserver, version 1)`);
+    throw new UsageError(`${what} ${file} is not a secrets dev server data file (format gantry-secrets-devserver, version 1); it was left as it is`, { code: 'DATA_FILE_INVALID', hint: dataFileHint });
   }
   s.tokens ??= {};
   return s;
@@ -140,10 +143,10 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   const log = options.log ?? (() => undefined);
 
   let state = freshState(mounts);
-  const file = options.dataFile ? new AtomicJsonFile(options.dataFile, () => ({ ...state, tokens: Object.fromEntries(Object.entries(state.tokens).filter(([, t]) => !t.root)) })) : undefined;
+  const file = options.dataFile !== undefined ? new AtomicJsonFile(options.dataFile, () => ({ ...state, tokens: Object.fromEntries(Object.entries(state.tokens).filter(([, t]) => !t.root)) }), options.dataFileWhat) : undefined;
   if (file) {
     const loaded = await file.load();
-    if (loaded !== undefined) state = validateLoaded(loaded, file.path);
+    if (loaded !== undefined) state = validateLoaded(loaded, file.path, file.what);
   }
 
   const core: Core = {
