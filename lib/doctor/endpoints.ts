@@ -118,11 +118,38 @@ const pageAnalysis: Endpoint = {
   },
 };
 
+const platform: Endpoint = {
+  check: 'platform API',
+  setting: 'PLATFORM_API_URL',
+  neededFor: 'the platform client (commit statuses)',
+  target: ({ env }) => env.PLATFORM_API_URL || undefined,
+  async probe(target, { env, timeoutMs, logger }) {
+    const { PlatformClient, PlatformCredentialsError } = await import('../platform/index.js');
+    let client: InstanceType<typeof PlatformClient> | undefined;
+    let where = redactUrl(target);
+    try {
+      // GET /rate_limit, with the token the platform commands send to this platform: it costs no primary budget
+      // (RATE-EP-STATUS). No retries, no waiting on a limit.
+      client = new PlatformClient({ env, timeouts: timeouts(timeoutMs), limits: { serverErrorRetries: 0, rateLimitRetries: 0, maxWaitMs: 0 }, ...(logger ? { logger } : {}) });
+      where = redactUrl(client.baseUrl);
+      const body = (await client.rateLimit()) as { resources?: { core?: { limit?: unknown; remaining?: unknown } } } | undefined;
+      const core = body?.resources?.core;
+      const budget = core && typeof core.remaining === 'number' ? `, core ${core.remaining}/${String(core.limit)} left` : '';
+      return { status: 'ok', detail: `${where} answers as ${client.identity.kind}${budget}` };
+    } catch (error) {
+      if (error instanceof PlatformCredentialsError) return { status: 'error', detail: `${where} refuses the token (401): renew it` };
+      return failed(error, where);
+    } finally {
+      client?.close();
+    }
+  },
+};
+
 /**
- * Every endpoint doctor knows, in the order it lists them. The platform, OAuth and storage endpoints join this list
+ * Every endpoint doctor knows, in the order it lists them. The OAuth and storage endpoints join this list
  * when their areas exist: a name, the setting, what needs it, and a probe through the area's client.
  */
-const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis];
+const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform];
 
 /** One check per endpoint: probed in parallel when configured, "not configured" otherwise (which is no failure). */
 export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {
