@@ -97,7 +97,11 @@ export class Limiter {
           waiter.reject(error);
           continue;
         }
-        if (!this.queue.includes(waiter)) continue; // aborted meanwhile; a granted slot would leak
+        if (!this.queue.includes(waiter)) {
+          // Aborted while the store decided: give a granted slot back rather than leak it.
+          if (result.granted) await this.store.release(waiter.reservation, { now: this.clock.now(), durationMs: 0, answered: false });
+          continue;
+        }
         if (result.granted) {
           this.remove(waiter);
           waiter.resolve();
