@@ -52,7 +52,7 @@ export interface GateResult {
 export const DEFAULT_RUNS = 3;
 export const MAX_RUNS = 25;
 
-export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs'>): void {
+export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs' | 'locale'>): void {
   expectObject('runGate', 'options', options, 'an object with urls and thresholds');
   expectArray('runGate', 'options.urls', options.urls, 'an array of page URLs');
   if (options.urls.length === 0) throw new UsageError('a gate needs at least one URL');
@@ -67,6 +67,19 @@ export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs'>): v
   }
   const runs = options.runs ?? DEFAULT_RUNS;
   if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new UsageError(`runs must be a whole number from 1 to ${MAX_RUNS}, not ${runs}`, { hint: 'more runs steady the verdict; 3 is the default, 5 is common for noisy pages' });
+  // A locale that is no BCP 47 tag made Lighthouse fail after Chromium had started ("Incorrect locale information
+  // provided", exit 3): refused here, before any engine runs.
+  if (options.locale !== undefined) {
+    let canonical: string[] = [];
+    try {
+      canonical = typeof options.locale === 'string' && options.locale.trim() !== '' ? Intl.getCanonicalLocales(options.locale) : [];
+    } catch {
+      canonical = [];
+    }
+    if (canonical.length !== 1) {
+      throw new UsageError(`the locale ${JSON.stringify(options.locale)} is not a language tag`, { code: 'GATE_BAD_LOCALE', hint: 'give a BCP 47 language tag such as en-US, de or pt-BR (Lighthouse formats in English when it has no translation)' });
+    }
+  }
 }
 
 export async function runGate(options: GateOptions): Promise<GateResult> {

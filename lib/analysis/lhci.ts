@@ -117,9 +117,10 @@ export function loadLhciConfig(path: string, origin = '--config'): LhciGateConfi
   let raw: unknown;
   if (/\.c?js$/i.test(name)) {
     try {
-      const loaded = createRequire(file)(file) as unknown;
+      const loaded = withoutExit(path, () => createRequire(file)(file) as unknown);
       raw = isObject(loaded) && 'default' in loaded && Object.keys(loaded).every((key) => key === 'default' || key === '__esModule') ? loaded.default : loaded;
     } catch (error) {
+      if (error instanceof UsageError && error.code === 'LHCI_CONFIG_EXITS') throw error;
       throw new UsageError(`${path}: the configuration could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     }
   } else {
@@ -132,6 +133,30 @@ export function loadLhciConfig(path: string, origin = '--config'): LhciGateConfi
     }
   }
   return lhciToGate(raw, path);
+}
+
+/**
+ * Runs `load` (a JavaScript configuration being required) with process.exit and process.reallyExit refused: a
+ * configuration that ends the process (`process.exit(0)`) would end the gate with success, having analysed nothing.
+ * Such a configuration is a usage error (exit 2). Both are restored afterwards, whatever happened.
+ */
+function withoutExit<T>(path: string, load: () => T): T {
+  const exit = process.exit;
+  const reallyExit = (process as unknown as { reallyExit: (code?: number) => never }).reallyExit;
+  const refuse = (code?: unknown): never => {
+    throw new UsageError(`${path}: the configuration called process.exit(${code === undefined ? '' : String(code)}) while it was loaded; a configuration must only export its settings, and nothing was analysed`, {
+      code: 'LHCI_CONFIG_EXITS',
+      hint: 'remove the process.exit call from the configuration file',
+    });
+  };
+  process.exit = refuse as typeof process.exit;
+  (process as unknown as { reallyExit: unknown }).reallyExit = refuse;
+  try {
+    return load();
+  } finally {
+    process.exit = exit;
+    (process as unknown as { reallyExit: unknown }).reallyExit = reallyExit;
+  }
 }
 
 /** `line:column` of a JSON.parse error (V8 gives the position; the end of the text when it ran out). */

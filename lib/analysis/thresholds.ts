@@ -65,7 +65,8 @@ export function normalizeMinScore(value: number, what: string, spell: (score: st
 
 function parseNumber(text: string, what: string, hint: string): number {
   const trimmed = text.trim();
-  const value = trimmed === '' ? NaN : Number(trimmed);
+  // Decimal notation only: Number() also reads 0x10, 0b1 and Infinity, which no one means as a limit.
+  const value = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed) ? Number(trimmed) : NaN;
   if (!Number.isFinite(value)) throw new UsageError(`${what}: "${text}" is not a number`, { hint });
   return value;
 }
@@ -125,7 +126,11 @@ export function parseAuditThreshold(text: string, what = `--audit ${text.trim()}
   }
   const audit = match[1].toLowerCase();
   checkAuditId(audit, what);
-  return { kind: 'audit', audit, operator: match[2] as Operator, value: parseNumber(match[3], what, `the limit is a number in the audit's unit (milliseconds for timings): ${audit}${match[2]}2500`) };
+  const hint = `the limit is a number in the audit's unit (milliseconds for timings): ${audit}${match[2]}2500`;
+  const value = parseNumber(match[3], what, hint);
+  // Audit values (times, bytes, counts, shifts) are never below 0: such a limit always fails or always passes.
+  if (value < 0) throw new UsageError(`${what}: the limit ${match[3].trim()} is below 0, which no audit value is`, { hint });
+  return { kind: 'audit', audit, operator: match[2] as Operator, value };
 }
 
 /** Resource inputs: `{ performance: 0.9, accessibility: 95 }`. */

@@ -65,6 +65,8 @@ export interface BrowserCheckResult {
 
 export const defaultPageLoadTimeoutMs = 30_000;
 export const defaultTitleWaitMs = 2_000;
+/** The longest page-load timeout or title wait accepted (an hour). */
+export const maxBrowserWaitMs = 3_600_000;
 
 export interface BrowserCheckProblem {
   property: 'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs';
@@ -97,10 +99,13 @@ export function browserCheckProblems(options: Partial<BrowserCheckOptions>): Bro
   if (options.statusSource !== undefined && options.statusSource !== 'browser' && options.statusSource !== 'http') {
     problems.push({ property: 'statusSource', reason: `the status source must be browser or http, not ${String(options.statusSource)}` });
   }
-  for (const [property, what] of [['pageLoadTimeoutMs', 'the page-load timeout'], ['titleWaitMs', 'the title wait']] as const) {
+  // A page-load timeout of 0 would fail every page as "timed out after 0 ms" (a lie about the page, exit 1), so it
+  // starts at 1; the title wait may be 0 (do not wait). Both are whole milliseconds up to an hour: beyond that a
+  // timer or the driver would overflow or never answer.
+  for (const [property, what, min] of [['pageLoadTimeoutMs', 'the page-load timeout', 1], ['titleWaitMs', 'the title wait', 0]] as const) {
     const value = options[property];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0)) {
-      problems.push({ property, reason: `${what} must be a number of milliseconds >= 0, not ${String(value)}` });
+    if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > maxBrowserWaitMs)) {
+      problems.push({ property, reason: `${what} must be a whole number of milliseconds from ${min} to ${maxBrowserWaitMs}, not ${String(value)}` });
     }
   }
   return problems;

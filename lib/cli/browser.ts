@@ -28,9 +28,16 @@ function parseStatus(value: string | undefined): ExpectedStatus {
   return Number(text);
 }
 
-function parseMilliseconds(value: string, flag: string): number {
-  if (!/^\d+$/.test(value.trim())) throw usage(`${flag}: "${value}" is not a whole number of milliseconds`, `write it as ${flag} 30000`);
-  return Number(value);
+/**
+ * A whole number of milliseconds from `min` to the library's maximum, checked before the driver starts; the hint
+ * shows the flag's real default.
+ */
+function parseMilliseconds(value: string, flag: string, min: number, fallback: number, max: number): number {
+  const hint = `write it as ${flag} ${fallback} (the default): whole milliseconds from ${min} to ${max}`;
+  if (!/^\d+$/.test(value.trim())) throw usage(`${flag}: "${value}" is not a whole number of milliseconds`, hint);
+  const ms = Number(value);
+  if (ms < min || ms > max) throw usage(`${flag}: ${value} ms is ${ms < min ? `below ${min}` : `more than ${max} (an hour)`}`, hint);
+  return ms;
 }
 
 interface Row {
@@ -63,17 +70,17 @@ Environment: CHROME_PATH (default /usr/bin/chromium), CHROMEDRIVER_PATH (default
       if (titleMatch !== 'contains' && titleMatch !== 'equals') throw usage(`--title-match: "${flags.titleMatch}" is neither contains nor equals`, 'use --title-match contains (the default) or --title-match equals');
       const statusSource = flags.statusSource as StatusSource;
       if (statusSource !== 'browser' && statusSource !== 'http') throw usage(`--status-source: "${flags.statusSource}" is neither browser nor http`, 'use --status-source browser or --status-source http');
+      const automation = await import('../automation/index.js');
       const common = {
         ...(flags.title !== undefined ? { title: flags.title } : {}),
         titleMatch,
         status: parseStatus(flags.status),
         statusSource,
-        pageLoadTimeoutMs: parseMilliseconds(flags.timeout, '--timeout'),
-        titleWaitMs: parseMilliseconds(flags.titleWait, '--title-wait'),
+        pageLoadTimeoutMs: parseMilliseconds(flags.timeout, '--timeout', 1, automation.defaultPageLoadTimeoutMs, automation.maxBrowserWaitMs),
+        titleWaitMs: parseMilliseconds(flags.titleWait, '--title-wait', 0, automation.defaultTitleWaitMs, automation.maxBrowserWaitMs),
         logger: context.logger,
       };
 
-      const automation = await import('../automation/index.js');
       // Every URL is validated before a browser starts.
       for (const url of urls) automation.validateBrowserCheckOptions({ url, ...common });
 

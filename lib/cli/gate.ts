@@ -45,10 +45,11 @@ export function register(program: Command, context: CliContext): void {
 Output: a table of checks on stdout; --json prints the summary (scores, every check, report locations) instead.
 Lighthouse CI: --config lighthouserc.json reads ci.collect and ci.assert; flags given here override the file. A warn-level
 assertion that fails is shown and does not fail the gate.
-Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 the engine failed (page unreachable, API error).
+Exit codes: 0 every check passed; 1 a check failed, or the API answered 4xx (a bad API key: 400); 2 usage error, found
+before anything runs; 3 the engine failed after retries (page unreachable, Chromium, API 5xx/429 or no answer).
 Environment: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY or PAGEANALYSIS_TOKEN (api engine); CHROME_PATH (local engine);
 AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
-    .action(async (givenUrls: string[], flags: GateFlags, command: Command) => {
+    .action(endsOnlyByItself(async (givenUrls: string[], flags: GateFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
       const analysis = await import('../analysis/index.js');
@@ -94,7 +95,7 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
       const aggregation = fromCommandLine('aggregate') || !config ? chosenAggregation : mostCommon(thresholds.map((t) => t.aggregation ?? chosenAggregation)) ?? chosenAggregation;
       if (fromCommandLine('aggregate')) thresholds = thresholds.map(({ aggregation: _own, ...rest }) => rest as typeof rest & { aggregation?: undefined });
       if (flags.reportS3) analysis.parseS3Url(flags.reportS3);
-      analysis.checkGateOptions({ urls, runs });
+      analysis.checkGateOptions({ urls, runs, ...(flags.locale !== undefined ? { locale: flags.locale } : {}) });
       analysis.checkThresholdIds(thresholds);
       const engine = analysis.createEngine({
         ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}),
@@ -154,7 +155,28 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
           hint: 'check that the URL is reachable from here and answers 200',
         });
       }
-    });
+    }));
+}
+
+/**
+ * The gate's action, guarded against being ended from inside with success: a JavaScript configuration (or anything
+ * it loads) that calls process.exit(0) later — from a timer, say — would end `gantry gate` with exit 0 and nothing
+ * analysed, a silent pass. Until the action has finished, such an exit is turned into exit 2 with an error line.
+ */
+function endsOnlyByItself<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    const early = (code: number) => {
+      if (code !== 0) return;
+      process.stderr.write('error: the gate was ended (process.exit) before it had finished: nothing was judged\nhint: a JavaScript configuration must only export its settings; remove any process.exit from it\n');
+      process.exitCode = 2;
+    };
+    process.on('exit', early);
+    try {
+      await action(...args);
+    } finally {
+      process.off('exit', early);
+    }
+  };
 }
 
 /** The aggregation most checks use, for the heading of the table (each check's reason names its own). */
