@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { devServers } from '../devserver/index.js';
 import type { CliContext } from './context.js';
-import { startDevServers, untilInterrupted } from './devservers.js';
+import { checkDevHost, startDevServers, untilInterrupted } from './devservers.js';
 import { registerDevRegistry } from './devregistry.js';
 import { registerDevSecrets } from './devsecrets.js';
 import { registerDevPlatform } from './devplatform.js';
@@ -17,6 +17,7 @@ export function register(program: Command, context: CliContext): void {
         context.out.line('No embedded dev servers yet: the module registry, the kv secrets server and the page-analysis API arrive with their capabilities.');
         return;
       }
+      checkDevHost(options.host);
       const running = await startDevServers({ host: options.host });
       if (json) {
         context.out.json(running.servers.map(({ name, url, credentials, env }) => ({ name, url, credentials, ...(env ? { env } : {}) })));

@@ -4,12 +4,12 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { PlatformServerOptions } from '../devserver/platform/index.js';
 import { DEV_PLATFORM_PORT } from '../devserver/platform/starter.js';
-import { untilInterrupted } from './devservers.js';
+import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevPlatformFlags {
   port: string;
-  host: string;
+  host?: string;
   windowScale?: string;
   latency: string;
   limitStatus: string;
@@ -26,7 +26,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
     .command('platform')
     .description('serve the platform REST API, enforcing the primary and secondary rate limits per identity, and print a token')
     .option('--port <port>', 'port to listen on (0 = any free port)', String(DEV_PLATFORM_PORT))
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
     .option('--window-scale <factor>', 'multiply every limit window (0.01 makes the hour 36 s; for tests); GANTRY_DEV_PLATFORM_WINDOW_SCALE also works (default 1)')
     .option('--latency <ms>', 'every request takes at least this long, holding its concurrency slot', '0')
     .option('--limit-status <status>', 'status of rate-limit answers: 403 (GitHub REST\'s) or 429', '403')
@@ -38,6 +38,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
     .action(async (flags: DevPlatformFlags, command: Command) => {
       const { checkFault, devWindowScale, parseWindowScale, startPlatformServer } = await import('../devserver/platform/index.js');
       const { json } = context.globals(command);
+      const host = devHostOf(command);
       if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
       if (!/^\d+$/.test(flags.latency) || Number(flags.latency) > 600_000) throw new UsageError(`--latency must be an integer from 0 to 600000, got "${flags.latency}"`);
       if (flags.limitStatus !== '403' && flags.limitStatus !== '429') throw new UsageError(`--limit-status must be 403 or 429, got "${flags.limitStatus}"`);
@@ -57,7 +58,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       });
       const status = Number(flags.limitStatus) as 403 | 429;
       const options: PlatformServerOptions = {
-        host: flags.host,
+        host,
         port: Number(flags.port),
         windowScale,
         latencyMs: Number(flags.latency),
@@ -66,7 +67,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
         log: (line) => context.logger.debug(line),
       };
       if (flags.appPublicKey) options.apps = [{ id: Number(flags.appId), publicKey: await readFile(flags.appPublicKey, 'utf8'), installations }];
-      const server = await startPlatformServer(options);
+      const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startPlatformServer(options));
       const token = server.issueToken({ kind: 'personal', login: 'dev' });
       if (json) context.out.json({ name: server.name, url: server.url, token, windowScale, app: flags.appPublicKey ? { id: Number(flags.appId), installations } : null });
       else {

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { examplesDir } from '../paths.js';
 import type { RegistryServerOptions } from '../devserver/registry/index.js';
 import { DEV_REGISTRY_PORT } from '../devserver/registry/starter.js';
-import { untilInterrupted } from './devservers.js';
+import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevRegistryFlags {
@@ -15,7 +15,7 @@ interface DevRegistryFlags {
   s3Region?: string;
   s3Locations: string;
   port: string;
-  host: string;
+  host?: string;
   latency: string;
   tlsCert?: string;
   tlsKey?: string;
@@ -38,7 +38,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--s3-region <region>', 'bucket region (default AWS_REGION or us-east-1)')
     .option('--s3-locations <kind>', "'presigned' URLs or 's3' (s3:: addresses the client fetches itself)", 'presigned')
     .option('--port <port>', 'port to listen on (0 = any free port)', String(DEV_REGISTRY_PORT))
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
     .option('--latency <ms>', 'answer no request sooner than this many milliseconds', '0')
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
@@ -48,6 +48,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .action(async (flags: DevRegistryFlags, command: Command) => {
       const { checkFault, parseS3Url, startRegistryServer } = await import('../devserver/registry/index.js');
       const { json } = context.globals(command);
+      const host = devHostOf(command);
       if (flags.dir && flags.s3) throw new UsageError('choose --dir or --s3, not both');
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
       if (flags.s3Locations !== 'presigned' && flags.s3Locations !== 's3') throw new UsageError(`--s3-locations must be presigned or s3, got "${flags.s3Locations}"`);
@@ -60,7 +61,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       });
       const options: RegistryServerOptions = {
         faults,
-        host: flags.host,
+        host,
         port: integer(flags.port, '--port', 65535),
         latencyMs: integer(flags.latency, '--latency', 600_000),
         checksums: flags.checksums,
@@ -81,7 +82,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       const token = process.env.GANTRY_DEV_REGISTRY_TOKEN;
       if (token) options.token = token;
 
-      const server = await startRegistryServer(options);
+      const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startRegistryServer(options));
       if (json) context.out.json({ name: server.name, url: server.url, host: server.host, source: server.source });
       else {
         context.out.line(`module registry on ${server.url} serving ${server.source}`);

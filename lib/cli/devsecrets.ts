@@ -5,12 +5,12 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { JsonLimits, SecretsServerOptions } from '../devserver/secrets/index.js';
 import { DEV_SECRETS_PORT } from '../devserver/secrets/starter.js';
-import { untilInterrupted } from './devservers.js';
+import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevSecretsFlags {
   port: string;
-  host: string;
+  host?: string;
   rootToken?: string;
   dataFile?: string;
   tlsCert?: string;
@@ -74,7 +74,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .command('secrets')
     .description('serve the kv secrets API (by default secret/ as kv v2, kv/ as kv v1) and print the root token')
     .option('--port <port>', 'port to listen on (0 = any free port)', String(DEV_SECRETS_PORT))
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
     .option('--root-token <token>', 'root token to accept (default: a random one, printed); GANTRY_DEV_SECRETS_ROOT_TOKEN also works')
     .option('--data-file <file>', 'keep secrets in this JSON file, written atomically (default: memory only)')
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
@@ -91,11 +91,12 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .action(async (flags: DevSecretsFlags, command: Command) => {
       const { startSecretsServer } = await import('../devserver/secrets/index.js');
       const { json } = context.globals(command);
+      const host = devHostOf(command);
       if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
       if (flags.tlsClientCa && !flags.tlsCert) throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for over https only');
       const options: SecretsServerOptions = {
-        host: flags.host,
+        host,
         port: Number(flags.port),
         requireRequestHeader: flags.requireRequestHeader,
         namespaces: flags.namespace,
@@ -130,7 +131,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
         options.tls = { cert: await pem(flags.tlsCert, '--tls-cert'), key: await pem(flags.tlsKey, '--tls-key') };
         if (flags.tlsClientCa) options.tls.ca = await pem(flags.tlsClientCa, '--tls-client-ca');
       }
-      const server = await startSecretsServer(options);
+      const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startSecretsServer(options));
       if (json) context.out.json({ name: server.name, url: server.url, token: server.rootToken, unsealKey: server.unsealKey, mounts: server.mounts(), clientCertificateRequired: Boolean(flags.tlsClientCa) });
       else {
         context.out.line(`kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`);

@@ -2,7 +2,50 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devServers, type DevContext, type DevServer } from '../devserver/index.js';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { getLogger } from '../log.js';
 import { examplesDir } from '../paths.js';
+
+/**
+ * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
+ * unless GANTRY_DEV_ALLOW_REMOTE=1 says the wider exposure is meant (a container whose port is published).
+ */
+export function checkDevHost(host: string, flag = '--host'): void {
+  if (['localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(host)) return;
+  if (process.env.GANTRY_DEV_ALLOW_REMOTE === '1') {
+    getLogger().warn(`listening on ${host}, which is not loopback (GANTRY_DEV_ALLOW_REMOTE=1): anyone who reaches it gets the dev servers' root token`);
+    return;
+  }
+  throw new UsageError(`${flag} ${host} is not a loopback address: the dev servers hand out a root token over plain http, to this machine only`, {
+    hint: 'use 127.0.0.1 (the default), ::1 or localhost; to serve beyond this machine on purpose (a container with a published port), set GANTRY_DEV_ALLOW_REMOTE=1',
+  });
+}
+
+/**
+ * The --host of a dev server started alone, checked: its own flag, or the one given to `gantry dev` (commander hands
+ * a flag that both commands declare to the parent, so `gantry dev registry --host X` arrives there).
+ */
+export function devHostOf(command: Command): string {
+  const own = (command.opts() as { host?: string }).host;
+  const host = own ?? (command.parent?.opts() as { host?: string } | undefined)?.host ?? '127.0.0.1';
+  checkDevHost(host);
+  return host;
+}
+
+/** Starts a server on an address the user chose, turning what `listen` refuses into a usage error that says why. */
+export async function listenAsAsked<S>(where: { host: string; port: number; portFlag: string }, start: () => Promise<S>): Promise<S> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const at = `${where.host}:${where.port}`;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${where.port} on ${where.host} is in use (${where.portFlag})`, { code: 'DEV_PORT_IN_USE', hint: `stop what listens there, or choose another port with ${where.portFlag} (0 for any free port)` });
+    if (code === 'EACCES') throw new UsageError(`listening on ${at} is not permitted (${where.portFlag}): ports below 1024 need privileges`, { hint: `choose a port from 1024 up with ${where.portFlag} (0 for any free port)` });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where.host}: no interface of this machine has that address (${code})`, { hint: 'use 127.0.0.1 (the default), ::1 or localhost' });
+    throw error;
+  }
+}
 
 export interface RunningDevServers {
   servers: DevServer[];
