@@ -23,6 +23,8 @@ interface Endpoint {
   check: string;
   /** The variable (or flag) that configures it, shown when it is not configured. */
   setting: string;
+  /** The setting that gave the target, when a flag can stand in for the variable (`--registry-host`). */
+  settingUsed?: (options: EndpointProbeOptions) => string;
   neededFor: string;
   /** The detail of a "not configured" row, when more than "<setting> is not set" helps. */
   unset?: string;
@@ -74,6 +76,7 @@ const registry: Endpoint = {
   neededFor: 'gantry modules and RegistryModule resources without a host in the address',
   unset: 'GANTRY_REGISTRY_HOST is not set (addresses without a host use registry.terraform.io; --registry-host <host> checks one)',
   target: ({ env, registryHost }) => registryHost || env.GANTRY_REGISTRY_HOST || undefined,
+  settingUsed: ({ registryHost }) => (registryHost ? '--registry-host' : 'GANTRY_REGISTRY_HOST'),
   async probe(host, { env, timeoutMs, logger }) {
     const { RegistryClient } = await import('../registry/index.js');
     const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 10, ...(logger ? { logger } : {}) });
@@ -158,6 +161,7 @@ export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorChe
     const target = endpoint.target(options);
     if (target === undefined) return { ...common, status: 'not configured', detail: endpoint.unset ?? `${endpoint.setting} is not set` };
     const result = await endpoint.probe(target, options);
-    return { ...common, ...result, ...(result.status === 'ok' ? {} : { fix: `check ${endpoint.setting} and that the service runs` }) };
+    const setting = endpoint.settingUsed?.(options) ?? endpoint.setting;
+    return { ...common, ...result, ...(result.status === 'ok' ? {} : { fix: `check ${setting} and that the service runs` }) };
   });
 }

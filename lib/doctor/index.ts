@@ -66,7 +66,7 @@ function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** What a version command printed, within `timeoutMs`; stderr only when stdout has nothing (bzip2 --help). */
-function versionOf(path: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ version?: string; problem?: string }> {
+function versionOf(path: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ version?: string; problem?: string; said?: string }> {
   return new Promise((resolve) => {
     const child = spawn(path, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';
@@ -78,7 +78,7 @@ function versionOf(path: string, args: readonly string[], env: NodeJS.ProcessEnv
       // Chromium's wrapper script may complain on stderr before printing its version: stderr is the fallback only.
       const pattern = /\d+(?:\.\d+)+/;
       const version = (pattern.exec(stdout) ?? pattern.exec(stderr))?.[0];
-      if (version) resolve({ version });
+      if (version) resolve({ version, said: (stdout.trim() || stderr.trim()).split('\n')[0]!.slice(0, 120) });
       else resolve({ problem: signal ? `${args.join(' ')} did not answer within ${timeoutMs} ms` : `${args.join(' ')} printed no version` });
     });
   });
@@ -87,9 +87,9 @@ function versionOf(path: string, args: readonly string[], env: NodeJS.ProcessEnv
 const major = (version: string | undefined) => (version === undefined ? undefined : Number(version.split('.')[0]));
 
 /** How each package is found: Chromium and chromedriver by the resolvers of lib/browser, the others on PATH. */
-const locators: Record<string, { variable: string; resolve: (env: NodeJS.ProcessEnv) => string }> = {
-  chromium: { variable: 'CHROME_PATH', resolve: (env) => resolveChromePath(undefined, env) },
-  chromedriver: { variable: 'CHROMEDRIVER_PATH', resolve: (env) => resolveChromeDriverPath(undefined, env) },
+const locators: Record<string, { variable: string; resolve: (env: NodeJS.ProcessEnv) => string; identity: RegExp; kind: string }> = {
+  chromium: { variable: 'CHROME_PATH', resolve: (env) => resolveChromePath(undefined, env), identity: /chrom(?:e|ium)/i, kind: 'Chromium or Chrome' },
+  chromedriver: { variable: 'CHROMEDRIVER_PATH', resolve: (env) => resolveChromeDriverPath(undefined, env), identity: /chromedriver/i, kind: 'chromedriver' },
 };
 
 async function checkPackage(pkg: SystemPackage, env: NodeJS.ProcessEnv, timeoutMs: number, platform: NodeJS.Platform): Promise<DoctorCheck> {
@@ -109,8 +109,12 @@ async function checkPackage(pkg: SystemPackage, env: NodeJS.ProcessEnv, timeoutM
     path = onPath(pkg.command, env);
     if (!path) return { ...common, status: pkg.testsOnly ? 'missing (tests only)' : 'missing', detail: `no ${pkg.command} on PATH`, fix: install };
   }
-  const { version, problem } = await versionOf(path, pkg.versionArgs, env, timeoutMs);
+  const { version, problem, said } = await versionOf(path, pkg.versionArgs, env, timeoutMs);
   if (problem) return { ...common, status: 'error', detail: `${path}: ${problem}`, path, fix: locator ? `${install}, or set ${locator.variable}` : install };
+  // Any program answers --version with a number (`CHROME_PATH=/bin/sleep`): the browser and driver must also say what they are.
+  if (locator && !locator.identity.test(said ?? '')) {
+    return { ...common, status: 'error', detail: `${path} is not ${locator.kind}: its ${pkg.versionArgs.join(' ')} said ${JSON.stringify(said ?? '')}`, path, fix: env[locator.variable] ? `point ${locator.variable} at ${locator.kind}, or unset it` : install };
+  }
   return { ...common, status: 'ok', detail: `${version} (${path})`, path, ...(version ? { version } : {}) };
 }
 

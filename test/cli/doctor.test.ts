@@ -127,6 +127,18 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.match(run.stdout, /^chromium \(missing\): needed for gates with the local engine/m);
   });
 
+  it('CHROME_PATH at a program that answers --version but is no browser (/bin/sleep): an error naming what it said, exit 1', async () => {
+    const run = await doctor([], { PATH: everything, CHROME_PATH: '/bin/sleep' });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(row(run, 'chromium'), /\berror\s+\/bin\/sleep is not Chromium or Chrome: its --version said "sleep \(GNU coreutils\)[^"]*"\s+point CHROME_PATH at Chromium or Chrome, or unset it/);
+  });
+
+  it('an endpoint given by a flag is named by that flag in the fix (--registry-host, not GANTRY_REGISTRY_HOST)', async () => {
+    const run = await doctor(['--registry-host', 'localhost'], { PATH: everything });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(row(run, 'module registry'), /check --registry-host and that the service runs/);
+  });
+
   it('a chromedriver of another major than Chromium: mismatch, exit 1; the JSON says the same', async () => {
     const driver = await writeScript(dir, 'chromedriver-old', '#!/bin/sh\necho "ChromeDriver 1.2.3 (fake)"\n', 0o755);
     const run = await doctor([], { PATH: everything, CHROMEDRIVER_PATH: driver });
@@ -150,7 +162,7 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.deepEqual(Object.keys(report).sort(), ['checks', 'ok', 'setup']);
     assert.equal(report.ok, false);
     assert.equal(report.setup, 'npm run setup');
-    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API']);
+    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API']);
     for (const check of report.checks) {
       assert.equal(typeof check.detail, 'string');
       assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
