@@ -250,30 +250,19 @@ export async function readLocalFile(path: string, options: ReadLocalFileOptions)
 export async function readLocalFile(path: string, options: ReadLocalFileOptions): Promise<Buffer | undefined> {
   checkPath(path, options);
   const limit = options.maxBytes ?? localFileLimits.config;
-  let handle: FileHandle | undefined;
+  let handle: FileHandle;
   try {
-    handle = await open(path, probeFlags);
+    // A FIFO the caller reads (`<(…)`) is opened to wait for its writer, and its data kept: no probe that would
+    // take the writer's bytes and close. Anything else is probed without blocking, then looked at through the handle.
+    const pipe = options.allowPipe === true && (await stat(path).then((info) => info.isFIFO(), () => false));
+    handle = await open(path, pipe ? 'r' : probeFlags);
   } catch (error) {
     if (options.missingOk && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw openError(error, path, options);
   }
   try {
-    let info = await handle.stat();
-    const refused = refusal(info, path, options);
+    const refused = refusal(await handle.stat(), path, options);
     if (refused) throw refused;
-    if (!info.isFile()) {
-      // A pipe the caller reads: opened again without O_NONBLOCK, so that reads wait for the writer.
-      await handle.close();
-      handle = undefined;
-      try {
-        handle = await open(path, 'r');
-      } catch (error) {
-        throw openError(error, path, options);
-      }
-      info = await handle.stat();
-      const again = refusal(info, path, options);
-      if (again) throw again;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     for (;;) {
@@ -288,7 +277,7 @@ export async function readLocalFile(path: string, options: ReadLocalFileOptions)
   } catch (error) {
     throw error instanceof UsageError ? error : openError(error, path, options);
   } finally {
-    await handle?.close();
+    await handle.close();
   }
 }
 
