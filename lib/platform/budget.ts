@@ -124,6 +124,8 @@ export class MemoryBudgetStore implements BudgetStore {
   private inFlight = 0;
   private readonly identities = new Map<string, IdentityState>();
   private readonly listeners = new Set<() => void>();
+  /** The points entry and creation stamp each granted reservation took, re-stamped when its answer comes. */
+  private readonly taken = new WeakMap<Reservation, { points: [number, number]; creation: number | undefined }>();
 
   private state(identity: string): IdentityState {
     let state = this.identities.get(identity);
@@ -201,8 +203,10 @@ export class MemoryBudgetStore implements BudgetStore {
       return { granted: false, scope: 'cpu', retryAt: whenFits(state.cpu, minute, limits.cpuMsPerMinute, 1), reason: `an estimated ${Math.round(cpu / 1000)} s of the platform's CPU time this minute (RATE-SEC-CPU-TIME)` };
     }
     this.inFlight += 1;
-    points.push([now, r.points]);
+    const entry: [number, number] = [now, r.points];
+    points.push(entry);
     if (r.creation) state.creations.push(now);
+    this.taken.set(r, { points: entry, creation: r.creation ? now : undefined });
     if (r.countsPrimary) resource.inFlight += 1;
     return { granted: true };
   }
@@ -211,6 +215,24 @@ export class MemoryBudgetStore implements BudgetStore {
     this.inFlight = Math.max(0, this.inFlight - 1);
     const state = this.state(r.identity);
     if (info.durationMs > 0) state.cpu.push([info.now, info.durationMs]);
+    // The platform counts a request in its sliding windows when it admits it, after it was sent: counted from the
+    // sending, a window would free a slot here before it frees there (the 81st creation of a minute refused by a few
+    // milliseconds). So a request's points and creation count from its answer, which comes after the admission.
+    const taken = this.taken.get(r);
+    if (taken) {
+      this.taken.delete(r);
+      const points = state.points.get(r.endpoint);
+      if (points) {
+        const at = points.indexOf(taken.points);
+        if (at >= 0) points.splice(at, 1);
+        points.push([info.now, taken.points[1]]);
+      }
+      if (taken.creation !== undefined) {
+        const at = state.creations.indexOf(taken.creation);
+        if (at >= 0) state.creations.splice(at, 1);
+        state.creations.push(info.now);
+      }
+    }
     if (r.countsPrimary) {
       const guessed = this.resource(state, r.resource);
       guessed.inFlight = Math.max(0, guessed.inFlight - 1);
