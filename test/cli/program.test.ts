@@ -22,7 +22,7 @@ describe('the gantry command (built, as npx runs it)', () => {
   it('--help lists every command group and the global flags', () => {
     const { code, stdout } = gantry('--help');
     assert.equal(code, 0);
-    for (const group of ['dev', 'demo', 'modules', 'gate', 'browser', 'secrets', 'doctor']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
+    for (const group of ['dev', 'demo', 'modules', 'gate', 'browser', 'secrets', 'platform', 'doctor']) assert.match(stdout, new RegExp(`^  ${group}\\b`, 'm'));
     assert.match(stdout, /--json/);
     assert.match(stdout, /--verbose/);
   });
@@ -35,7 +35,7 @@ describe('the gantry command (built, as npx runs it)', () => {
     assert.equal(result.status, 0, result.stderr);
     const loaded = [...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((match) => match[1]!);
     assert.ok(loaded.some((url) => url.includes('/node_modules/commander/')), `the hook saw the imports: ${loaded.join(' ')}`);
-    const heavy = loaded.filter((url) => /\/node_modules\/(@aws-sdk|@smithy|got|hpagent|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation)\b/.test(url));
+    const heavy = loaded.filter((url) => /\/node_modules\/(@aws-sdk|@smithy|got|hpagent|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation|platform)\b/.test(url));
     assert.deepEqual(heavy, []);
   });
 

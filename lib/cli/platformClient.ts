@@ -1,0 +1,56 @@
+// The platform client as the commands build it — `gantry platform …` and `gantry gate --commit-status` — and what
+// they check before sending. Light at load: lib/platform (and with it the HTTP core) is imported when a command runs.
+import type { Logger } from '../log.js';
+import type { PlatformClient } from '../platform/index.js';
+import { usage } from './context.js';
+
+export const PLATFORM_TOKEN_HELP = `The token is read from GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN (a workflow's token) — never from a flag:
+a command line is visible to every user of the machine (ps, /proc). Without one the calls are unauthenticated
+(60 an hour). The API address is --api-url, else PLATFORM_API_URL (\`gantry dev\` prints both).`;
+
+export const PLATFORM_EXIT_HELP = `Exit codes: 0 success; 1 the platform said no (401 renew the token, 403, 404, 422);
+2 bad input, nothing sent; 3 the platform failed or a rate limit outlasted the waits allowed (after the retries that are safe).`;
+
+/** A PlatformClient for `--api-url` or PLATFORM_API_URL; a usage error (exit 2) naming both when neither is set. */
+export async function platformClientFor(apiUrl: string | undefined, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<PlatformClient> {
+  const baseUrl = apiUrl ?? (env.PLATFORM_API_URL || undefined);
+  if (baseUrl === undefined) throw usage('no platform API address: pass --api-url or set PLATFORM_API_URL', 'e.g. PLATFORM_API_URL=https://api.platform.example (`gantry dev` serves one locally and prints it)');
+  const { PlatformClient } = await import('../platform/index.js');
+  return new PlatformClient({ baseUrl, env, logger });
+}
+
+export interface StatusTarget {
+  repository: string;
+  sha: string;
+}
+
+/** `<owner/repo>@<sha>` (the form of `gantry gate --commit-status`); a usage error naming the flag otherwise. */
+export function parseStatusTarget(flag: string, value: string): StatusTarget {
+  const at = value.lastIndexOf('@');
+  const repository = at > 0 ? value.slice(0, at) : '';
+  const sha = at > 0 ? value.slice(at + 1) : '';
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/.test(repository) || repository.endsWith('/.') || repository.endsWith('/..') || !/^[0-9a-fA-F]{7,64}$/.test(sha)) {
+    throw usage(`${flag}: "${value.slice(0, 160)}" is not <owner/repo>@<sha>`, `e.g. ${flag} octo-org/site@$(git rev-parse HEAD) — the commit as a hexadecimal sha`);
+  }
+  return { repository, sha };
+}
+
+/** The flags of a commit status, checked as the platform would check them, naming the flag (exit 2, nothing sent). */
+export function checkStatusFlags(flags: { state?: string | undefined; context?: string | undefined; description?: string | undefined; targetUrl?: string | undefined }, names = { context: '--context', description: '--description', targetUrl: '--target-url' }): void {
+  const states = ['error', 'failure', 'pending', 'success'];
+  if (flags.state !== undefined && !states.includes(flags.state)) throw usage(`--state: "${flags.state.slice(0, 40)}" is not a status state`, `one of ${states.join(', ')}`);
+  if (flags.context !== undefined && flags.context.trim() === '') throw usage(`${names.context} is empty`, 'give the label that tells this status from others, e.g. gantry/gate');
+  if (flags.description !== undefined) {
+    const length = [...flags.description].length;
+    if (length > 140) throw usage(`${names.description} is ${length} characters; the platform takes at most 140`, 'shorten it, or put the details behind the target URL');
+  }
+  if (flags.targetUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(flags.targetUrl);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usage(`${names.targetUrl}: "${flags.targetUrl.slice(0, 160)}" is not an http(s) URL`, 'give the address of the run or report, e.g. https://ci.example/runs/42');
+  }
+}
