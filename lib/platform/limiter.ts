@@ -79,6 +79,8 @@ export class Limiter {
     this.pumping = true;
     void this.drain().finally(() => {
       this.pumping = false;
+      // Woken after the last pass decided but before this ran (a timer, a release): that wake-up is not lost.
+      if (this.again) this.pump();
     });
   }
 
