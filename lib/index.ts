@@ -50,4 +50,5 @@ export { fetchSource, hashTree, SourceRefusedError } from './sources/index.js';
 // Platform: the REST client that keeps the platform's primary and secondary rate limits, and commit statuses.
 export * as platform from './platform/index.js';
 export { PlatformClient, PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, MemoryBudgetStore, createCommitStatus, listCommitStatuses, platformRetryPolicy, defaultPlatformLimits } from './platform/index.js';
+export { RedisBudgetStore, PlatformLimitsStoreError } from './platform/index.js';
 export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformLimits, BudgetStore, Clock as PlatformClock, Identity as PlatformIdentity, CommitStatus, CommitStatusInput } from './platform/index.js';

@@ -18,6 +18,7 @@ import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, rea
 import { resolveIdentity, type Identity, type IdentityOptions } from './identity.js';
 import { endpointOf, isCreation, isRateLimitStatus, pointsOf, resolveLimits, resourceOf, type PlatformLimits } from './limits.js';
 import { limiterFor, type Limiter } from './limiter.js';
+import { budgetStoreFor } from './redis-store.js';
 import { createCommitStatus, listCommitStatuses, type CommitStatus, type CommitStatusInput } from './statuses.js';
 
 /** 5xx and network failures, idempotent methods only: a POST that failed may have been applied. Never 403 or 429. */
@@ -41,8 +42,11 @@ export interface PlatformClientOptions {
   /** Allow the client secret on this machine: it is refused where it could be a user's device (see docs). */
   serverSide?: boolean;
   identity?: IdentityOptions;
-  limits?: Partial<PlatformLimits>;
-  /** Where the budgets live; by default this process's, shared by every client in it. */
+  /** The limits, or the address of a shared store for them (`'redis://…'`, the same as `limitsUrl`). */
+  limits?: Partial<PlatformLimits> | string;
+  /** Where the budgets are shared: `redis://…` (else `GANTRY_PLATFORM_LIMITS_URL`); see docs/platform.md "Sharing budgets through Redis". */
+  limitsUrl?: string;
+  /** Where the budgets live; by default `limitsUrl`'s Redis store if any, else this process's, shared by every client in it. */
   store?: BudgetStore;
   clock?: Clock;
   logger?: Logger;
@@ -192,10 +196,12 @@ export class PlatformClient {
     }
     if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
     this.identity = resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
-    this.limits = resolveLimits(options.limits, where);
+    this.limits = resolveLimits(typeof options.limits === 'string' ? undefined : options.limits, where);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? getLogger();
-    const store = options.store ?? processBudgetStore;
+    const limitsUrl = options.limitsUrl ?? (typeof options.limits === 'string' ? options.limits : undefined) ?? (env.GANTRY_PLATFORM_LIMITS_URL || undefined);
+    if (limitsUrl !== undefined) expectString(where, 'limitsUrl', limitsUrl, 'a redis:// address of the shared budgets');
+    const store = options.store ?? (limitsUrl !== undefined ? budgetStoreFor(limitsUrl, { logger: this.logger }) : processBudgetStore);
     this.limiter = limiterFor(store, this.clock, this.logger);
 
     const authorization = token !== undefined

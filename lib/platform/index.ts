@@ -6,6 +6,8 @@ export type { Identity, IdentityKind, IdentityOptions } from './identity.js';
 export { defaultPlatformLimits, resolveLimits, endpointOf, pathTemplate, pointsOf, isCreation, resourceOf } from './limits.js';
 export type { PlatformLimits } from './limits.js';
 export { MemoryBudgetStore, processBudgetStore } from './budget.js';
+export { RedisBudgetStore, budgetStoreFor, PlatformLimitsStoreError } from './redis-store.js';
+export type { RedisBudgetStoreOptions } from './redis-store.js';
 export type { BudgetStore, BudgetSnapshot, Reservation, ReserveResult, ReleaseInfo, PrimaryObservation, ResourceState, Scope } from './budget.js';
 export { systemClock } from './clock.js';
 export type { Clock } from './clock.js';

@@ -12,6 +12,7 @@ import { CatalogError } from '../../lib/devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
 import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
 import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from '../../lib/platform/errors.js';
+import { PlatformLimitsStoreError } from '../../lib/platform/redis-store.js';
 import { AddressError } from '../../lib/registry/address.js';
 import { CliConfigError } from '../../lib/registry/cliconfig.js';
 import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
@@ -159,6 +160,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   PlatformApiError: (status) => new PlatformApiError({ status, method: 'GET', url: 'https://api.platform.example/repos/o/r', body: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest' } }),
   PlatformCredentialsError: () => new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
   PlatformRateLimitError: () => [new PlatformRateLimitError({ kind: 'secondary', method: 'POST', url: 'https://api.platform.example/repos/o/r/issues', status: 403, waitedMs: 420_000, attempts: 4, reason: '3 retries spent' })],
+  PlatformLimitsStoreError: () => [new PlatformLimitsStoreError('the limits store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED; the request was not sent')],
 };
 
 describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {
