@@ -6,8 +6,9 @@ import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
 import { redact, redactUrl } from '../redact.js';
 import { usage, type CliContext } from './context.js';
+import { gateStatusReporter, type GateStatusFlags } from './gateStatus.js';
 
-interface GateFlags {
+interface GateFlags extends GateStatusFlags {
   config?: string;
   listAudits?: boolean;
   min?: string[];
@@ -41,6 +42,9 @@ export function register(program: Command, context: CliContext): void {
     .option('--chrome-path <path>', 'the Chromium or Chrome binary for the local engine (over CHROME_PATH)')
     .option('--report <dir>', 'write gate.json, each run as JSON and (local engine) Lighthouse HTML reports into this folder')
     .option('--report-s3 <s3-url>', 'archive the reports to s3://bucket/prefix; the result carries the object URL')
+    .option('--commit-status <repo@sha>', 'post the verdict as a commit status on <owner/repo>@<sha>: pending while the gate runs, then success, failure or error (PLATFORM_API_URL, token from GANTRY_PLATFORM_TOKEN or PLATFORM_TOKEN)')
+    .option('--status-context <context>', 'the commit status\'s context (default gantry/gate)')
+    .option('--status-target-url <url>', 'the commit status\'s link to the details, e.g. the CI run')
     .addHelpText('after', `
 Output: a table of checks on stdout; --json prints the summary (scores, every check, report locations) instead.
 Lighthouse CI: --config lighthouserc.json reads ci.collect and ci.assert; flags given here override the file. A warn-level
@@ -48,7 +52,8 @@ assertion that fails is shown and does not fail the gate.
 Exit codes: 0 every check passed; 1 a check failed, or the API answered 4xx (a bad API key: 400); 2 usage error, found
 before anything runs; 3 the engine failed after retries (page unreachable, Chromium, API 5xx/429 or no answer).
 Environment: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY or PAGEANALYSIS_TOKEN (api engine); CHROME_PATH (local engine);
-AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
+AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3); PLATFORM_API_URL and GANTRY_PLATFORM_TOKEN
+or PLATFORM_TOKEN (--commit-status; the token is never a flag). --commit-status is checked before the gate runs (exit 2).`)
     .action(endsOnlyByItself(async (givenUrls: string[], flags: GateFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
@@ -97,12 +102,14 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
       if (flags.reportS3) analysis.parseS3Url(flags.reportS3);
       analysis.checkGateOptions({ urls, runs, ...(flags.locale !== undefined ? { locale: flags.locale } : {}) });
       analysis.checkThresholdIds(thresholds);
+      const commitStatus = await gateStatusReporter(flags, context);
       const engine = analysis.createEngine({
         ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}),
         ...(flags.chromePath ? { chromePath: flags.chromePath } : {}),
         logger: context.logger,
       });
 
+      await commitStatus?.pending();
       const total = urls.length * runs;
       const progress = out.progress('gate', total);
       let done = 0;
@@ -122,8 +129,15 @@ AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3).`)
           },
         });
         progress.update(total, total, 'done');
+      } catch (error) {
+        await commitStatus?.failed(error);
+        throw error;
       } finally {
         progress.done();
+      }
+      if (commitStatus) {
+        const posted = await commitStatus.verdict(result);
+        out.note(`commit status ${posted.state} set on ${flags.commitStatus}: ${posted.description}`);
       }
 
       // Local reports first: an S3 failure then still leaves them on disk.
