@@ -499,6 +499,8 @@ export class RedisBudgetStore implements BudgetStore {
   /** Closes the connection (in-flight slots this process still holds expire within leaseMs). */
   async close(): Promise<void> {
     this.closed = true;
+    // The next client given this address gets a new store rather than this closed one.
+    if (shared.get(this.url) === this) shared.delete(this.url);
     this.stopRenewal();
     const connection = this.connection;
     this.connection = undefined;

@@ -12,7 +12,7 @@ import { createClient } from 'redis';
 import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../lib/devserver/platform/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
-import { defaultPlatformLimits, PlatformClient, PlatformLimitsStoreError, RedisBudgetStore, type Reservation } from '../../lib/platform/index.js';
+import { budgetStoreFor, defaultPlatformLimits, PlatformClient, PlatformLimitsStoreError, RedisBudgetStore, type Reservation } from '../../lib/platform/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
 
 const WORKER = fileURLToPath(new URL('./helpers/redisWorker.ts', import.meta.url));
@@ -246,6 +246,18 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
         assert.ok(found.some((key) => key.includes('pts:GET /repos/{}/{}')), found.join(', '));
         const { redact } = await import('../../lib/redact.js');
         assert.doesNotMatch(redact(`connecting to ${url}`), /s3cret-redis-pass/);
+        // Closing the address's store gives the next client a new one, not a closed one.
+        const first = budgetStoreFor(url);
+        await first.close();
+        const again = new PlatformClient({ baseUrl: server.url, token, env: {}, logger: silentLogger, proxy: {}, limitsUrl: url });
+        try {
+          await again.request('GET', '/repos/gantry/demo');
+          assert.notEqual(budgetStoreFor(url), first);
+          assert.equal((await again.budgets()).kept.points['GET /repos/{}/{}'], 3);
+        } finally {
+          again.close();
+          await budgetStoreFor(url).close();
+        }
       } finally {
         viaOption.close();
         viaEnv.close();
