@@ -9,10 +9,11 @@ import { modulesStep } from './demo/modules.js';
 import { secretsStep } from './demo/secrets.js';
 import { gateStep } from './demo/gate.js';
 import { browserStep } from './demo/browser.js';
+import { commitStatusStep } from './demo/status.js';
 import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, browserStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, browserStep];
 
 export function register(program: Command, context: CliContext): void {
   program
@@ -35,7 +36,7 @@ export function register(program: Command, context: CliContext): void {
         for (const [index, step] of steps.entries()) {
           if (!json) out.line(`\n[${index + 1}/${steps.length}] ${step.name}: ${step.description}`);
           try {
-            results[step.name] = await step.run({ servers, out, workDir, examplesDir: running.context.examplesDir, json });
+            results[step.name] = await step.run({ servers, out, workDir, examplesDir: running.context.examplesDir, json, results });
           } catch (error) {
             failures.push(step.name);
             results[step.name] = { error: error instanceof Error ? error.message : String(error) };

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { modulesStep } from '../../lib/cli/demo/modules.js';
 import { secretsStep } from '../../lib/cli/demo/secrets.js';
+import { commitStatusStep } from '../../lib/cli/demo/status.js';
 import type { Output } from '../../lib/cli/output.js';
 import { devServers, type DevServer } from '../../lib/devserver/index.js';
 import { examplesDir } from '../../lib/paths.js';
@@ -45,7 +46,7 @@ async function runPrinted(command: string, options: { cwd: string; env: NodeJS.P
 
 describe('demo: the "try:" lines point at what outlives the demo', function () {
   this.timeout(120_000);
-  const saved = { registry: process.env.GANTRY_DEV_REGISTRY_PORT, secrets: process.env.GANTRY_DEV_SECRETS_PORT };
+  const saved = { registry: process.env.GANTRY_DEV_REGISTRY_PORT, secrets: process.env.GANTRY_DEV_SECRETS_PORT, platform: process.env.GANTRY_DEV_PLATFORM_PORT };
   const servers = new Map<string, DevServer>();
   let stateDir: string;
   let workDir: string;
@@ -53,9 +54,10 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
   before(async () => {
     process.env.GANTRY_DEV_REGISTRY_PORT = '0';
     process.env.GANTRY_DEV_SECRETS_PORT = '0';
+    process.env.GANTRY_DEV_PLATFORM_PORT = '0';
     stateDir = await mkdtemp(join(tmpdir(), 'gantry-demo-try-state-'));
     workDir = await mkdtemp(join(tmpdir(), 'gantry-demo-try-'));
-    for (const starter of devServers.filter((s) => s.name === 'registry' || s.name === 'secrets')) {
+    for (const starter of devServers.filter((s) => s.name === 'registry' || s.name === 'secrets' || s.name === 'platform')) {
       servers.set(starter.name, await starter.start({ host: '127.0.0.1', examplesDir: examplesDir(), stateDir }));
     }
   });
@@ -102,5 +104,20 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
     const run = await runPrinted(`${match[1]} && ${match[2]} --field password`, { cwd: workDir, env, input: 'typed-at-the-prompt' });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /typed-at-the-prompt\s*$/);
+  });
+
+  it('commit-status: gantry dev and its export line; the printed status and rate-limit commands work against its platform API', async () => {
+    const out = capture();
+    await commitStatusStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false, results: { gate: { status: 'pass', scores: { performance: 1 } } } });
+    const line = tryLine(out.lines);
+    const server = servers.get('platform')!;
+    assert.ok(!line.includes(server.url), line);
+    const match = /^gantry dev, then in another terminal, paste the export line it prints and: (gantry platform status gantry\/demo [0-9a-f]{40} --state success --context gantry\/gate) && (gantry platform rate-limit)$/.exec(line);
+    assert.ok(match, line);
+    assert.deepEqual(Object.keys(server.env ?? {}).filter((k) => k.startsWith('PLATFORM') || k.startsWith('GANTRY_PLATFORM')).sort(), ['GANTRY_PLATFORM_TOKEN', 'PLATFORM_API_URL']);
+    const run = await runPrinted(`${match[1]} && ${match[2]}`, { cwd: workDir, env: server.env ?? {}, input: '' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^success for gantry\/gate on gantry\/demo@[0-9a-f]{12}/m);
+    assert.match(run.stdout, /^core\s+5000\s/m);
   });
 });

@@ -32,6 +32,7 @@ interface DemoJson {
     modules: { lockFile: string; modules: Array<{ name: string; version: string; hash: string }>; installed: Array<{ status: string }>; verified: boolean };
     secrets: { path: string; kvVersion: number; version: number; matched: boolean };
     gate: { status: string; checks: Array<{ verdict: string }> };
+    'commit-status': { repository: string; sha: string; context: string; state: string; description: string; readBack: string; combined: string; violations: number };
     browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
   };
 }
@@ -42,11 +43,13 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
   it('runs every step against the embedded servers and says what it did, step by step', async () => {
     const run = await demo([]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    for (const step of ['[1/4] modules', '[2/4] secrets', '[3/4] gate', '[4/4] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    for (const step of ['[1/5] modules', '[2/5] secrets', '[3/5] gate', '[4/5] commit-status', '[5/5] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
     assert.match(run.stdout, /verified 2 modules against/);
     assert.match(run.stdout, /read it back: .*matches what was written/);
     assert.match(run.stdout, /Page analysis gate PASSED/);
-    assert.match(run.stdout, /Demo finished: 4 of 4 steps succeeded\./);
+    assert.match(run.stdout, /posted success for gantry\/gate on gantry\/demo@[0-9a-f]{12} \(as the repository's workflow token\): passed on 1 page: performance/);
+    assert.match(run.stdout, /read it back: success gantry\/gate .*the commit's combined state is success/);
+    assert.match(run.stdout, /Demo finished: 5 of 5 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
 
@@ -55,7 +58,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout) as DemoJson;
     assert.deepEqual(result.failed, []);
-    const { modules, secrets, gate, browser } = result.steps;
+    const { modules, secrets, gate, browser, 'commit-status': status } = result.steps;
     assert.deepEqual(modules.modules.map((m) => [m.name, m.version]), [['network', '1.1.0'], ['bucket', '1.2.0']]);
     for (const pinned of modules.modules) assert.match(pinned.hash, /^h1:[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(modules.installed.map((m) => m.status), ['installed', 'installed']);
@@ -63,6 +66,10 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.equal(existsSync(modules.lockFile), false, 'the demo removes its work folder unless --keep');
     assert.deepEqual([secrets.path, secrets.kvVersion, secrets.version, secrets.matched], ['secret/demo/database', 2, 1, true]);
     assert.equal(gate.status, 'pass');
+    assert.deepEqual([status.repository, status.context, status.state, status.readBack, status.combined], ['gantry/demo', 'gantry/gate', 'success', 'success', 'success']);
+    assert.equal(status.violations, 0, 'the platform API counted no broken limit');
+    assert.match(status.sha, /^[0-9a-f]{40}$/);
+    assert.ok([...status.description].length <= 140 && status.description.startsWith('passed on 1 page: performance'), status.description);
     assert.ok(gate.checks.length >= 5 && gate.checks.every((check) => check.verdict === 'pass'));
     assert.deepEqual(browser.pages.map((page) => [new URL(page.url).pathname, page.status, page.passed]), [['/', 200, true], ['/about.html', 200, true]]);
   });

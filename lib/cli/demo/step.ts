@@ -13,6 +13,8 @@ export interface DemoContext {
   workDir: string;
   examplesDir: string;
   json: boolean;
+  /** What the steps before this one returned, by step name (a failed step: `{ error }`). */
+  results?: Readonly<Record<string, unknown>>;
 }
 
 export interface DemoStep {
