@@ -1,6 +1,9 @@
 // `gantry platform api | rate-limit | status` in processes of their own against the embedded platform API (in this
 // process, on a real socket): what they print, their exit codes, and that bad input is refused before anything is sent.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
 import { parseFields } from '../../lib/cli/platform.js';
 import { exited, spawnGantry } from './gantry-process.js';
@@ -113,5 +116,21 @@ describe('gantry platform (against the embedded platform API)', function () {
     assert.match(flag.stderr, /unknown option '--token'/);
     const help = await gantry(['platform', '--help'], env);
     assert.match(help.stdout, /GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN .* never from a flag/s);
+  });
+
+  it('piped into head -1 (built, as installed): the first line, exit 0, nothing on stderr', async () => {
+    const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+    for (const args of ['platform api /repos/gantry/demo', 'platform api /repos/gantry/demo/issues -X GET --paginate', 'platform rate-limit']) {
+      // Asynchronous: the server answering it lives in this process.
+      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" ${args} | head -1; echo "exit=\${PIPESTATUS[0]}"`], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env } });
+      const run = { stdout: '', stderr: '' };
+      child.stdout.on('data', (c: Buffer) => (run.stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (run.stderr += c.toString()));
+      await once(child, 'close');
+      const [first, exit] = run.stdout.trim().split('\n');
+      assert.match(first!, /^(\{|\[|RESOURCE)/, args);
+      assert.equal(exit, 'exit=0', `${args}: ${run.stderr}`);
+      assert.equal(run.stderr, '', args);
+    }
   });
 });
