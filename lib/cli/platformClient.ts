@@ -6,7 +6,8 @@ import { usage } from './context.js';
 
 export const PLATFORM_TOKEN_HELP = `The token is read from GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN (a workflow's token) — never from a flag:
 a command line is visible to every user of the machine (ps, /proc). Without one the calls are unauthenticated
-(60 an hour). The API address is --api-url, else PLATFORM_API_URL (\`gantry dev\` prints both).`;
+(60 an hour). The API address is --api-url, else PLATFORM_API_URL (\`gantry dev\` prints both). Budgets shared with
+other workers through Redis: GANTRY_PLATFORM_LIMITS_URL=redis://… (also never a flag: the address carries a password).`;
 
 export const PLATFORM_EXIT_HELP = `Exit codes: 0 success; 1 the platform said no (401 renew the token, 403, 404, 422);
 2 bad input, nothing sent; 3 the platform failed or a rate limit outlasted the waits allowed (after the retries that are safe).`;
