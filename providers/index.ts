@@ -8,3 +8,5 @@ export { RegistryModule, registryModuleOperations } from './registryModule.js';
 export type { RegistryModuleArgs, RegistryModuleInputs, RegistryModuleOutputs } from './registryModule.js';
 export { PageAnalysisGate, pageAnalysisGateOperations } from './pageAnalysisGate.js';
 export type { PageAnalysisGateArgs, PageAnalysisGateInputs, PageAnalysisGateOutputs, GateCheck } from './pageAnalysisGate.js';
+export { CommitStatus, commitStatusOperations } from './commitStatus.js';
+export type { CommitStatusArgs, CommitStatusInputs, CommitStatusOutputs } from './commitStatus.js';

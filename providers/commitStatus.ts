@@ -1,0 +1,194 @@
+/**
+ * CommitStatus: posts a commit status on the platform (`POST /repos/{owner}/{repo}/statuses/{sha}`) during the
+ * deployment, typically with a `PageAnalysisGate`'s outputs (`state: gate.passed.apply((p) => p ? 'success' :
+ * 'failure')`). Create posts the status; any input change posts a new one (statuses are append-only on the platform:
+ * the newest status of a context is the commit's status for it). Delete removes the resource from the stack only: the
+ * platform has no way to delete a status, so the posted statuses stay on the commit.
+ *
+ * The provider object below is what Pulumi serializes into `__provider`: its methods capture nothing and load the
+ * implementation (`commitStatusOperations`, through `gantry/providers`) when the engine calls them. The token is read
+ * at run time from the plugin's environment (GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN) and never stored; the API
+ * address from PLATFORM_API_URL, else the stack config gantry:platformApiUrl.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { isDeepStrictEqual } from 'node:util';
+import { commitStatusStates, createCommitStatus, maxStatusDescription, parseRepository, PlatformClient, type CommitStatusState } from '../lib/platform/index.js';
+import { containsUnknown } from './unknown.js';
+
+export interface CommitStatusArgs {
+  /** `owner/repo`. */
+  repository: pulumi.Input<string>;
+  /** The commit's sha (hexadecimal, 7 to 64 digits). */
+  sha: pulumi.Input<string>;
+  /** The label that tells this status from others on the commit, e.g. `gantry/gate`. */
+  context: pulumi.Input<string>;
+  state: pulumi.Input<CommitStatusState>;
+  /** At most 140 characters. */
+  description?: pulumi.Input<string>;
+  /** An http(s) URL with the details. */
+  targetUrl?: pulumi.Input<string>;
+}
+
+export interface CommitStatusInputs {
+  repository: string;
+  sha: string;
+  context: string;
+  state: CommitStatusState;
+  description?: string;
+  targetUrl?: string;
+}
+
+export interface CommitStatusOutputs extends CommitStatusInputs {
+  /** The id of the newest status this resource posted (the resource's own id is the first one's). */
+  statusId: number | null;
+  /** The URL of the status on the platform. */
+  url: string | null;
+  createdAt: string | null;
+}
+
+export type CommitStatusSettings = Record<string, string | undefined>;
+
+const providerType = 'gantry:platform:CommitStatus';
+
+const commitStatusProvider: pulumi.dynamic.ResourceProvider & { settings?: CommitStatusSettings } = {
+  async configure(req) {
+    this.settings = { platformApiUrl: req.config.get('gantry:platformApiUrl') };
+  },
+  async check(olds, news) {
+    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
+    return commitStatusOperations.check(olds, news);
+  },
+  async diff(id, olds, news) {
+    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
+    return commitStatusOperations.diff(id, olds, news);
+  },
+  async create(inputs) {
+    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
+    return commitStatusOperations.create(this.settings, inputs);
+  },
+  async read(id, props) {
+    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
+    return commitStatusOperations.read(id, props);
+  },
+  async update(id, olds, news) {
+    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
+    return commitStatusOperations.update(this.settings, id, olds, news);
+  },
+  async delete() {
+    // A status cannot be deleted on the platform: it stays on the commit; only the stack forgets it.
+  },
+};
+
+export class CommitStatus extends pulumi.dynamic.Resource {
+  declare readonly repository: pulumi.Output<string>;
+  declare readonly sha: pulumi.Output<string>;
+  declare readonly context: pulumi.Output<string>;
+  declare readonly state: pulumi.Output<CommitStatusState>;
+  /** The id of the newest status posted (the resource's id is the first one's). */
+  declare readonly statusId: pulumi.Output<number>;
+  /** The URL of the status on the platform. */
+  declare readonly url: pulumi.Output<string>;
+  declare readonly createdAt: pulumi.Output<string>;
+
+  constructor(name: string, args: CommitStatusArgs, opts?: pulumi.CustomResourceOptions) {
+    super(commitStatusProvider, name, {
+      repository: args.repository,
+      sha: args.sha,
+      context: args.context,
+      state: args.state,
+      description: args.description,
+      targetUrl: args.targetUrl,
+      statusId: undefined,
+      url: undefined,
+      createdAt: undefined,
+    }, opts, providerType);
+  }
+}
+
+// ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
+
+const inputKeys = ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'] as const;
+
+function pickInputs(values: Record<string, unknown>): CommitStatusInputs {
+  const inputs: Record<string, unknown> = {};
+  for (const key of inputKeys) if (values[key] !== undefined) inputs[key] = values[key];
+  return inputs as unknown as CommitStatusInputs;
+}
+
+function problems(inputs: Record<string, unknown>): Array<{ property: string; reason: string }> {
+  const failures: Array<{ property: string; reason: string }> = [];
+  try {
+    parseRepository('CommitStatus', inputs.repository);
+  } catch {
+    failures.push({ property: 'repository', reason: `repository must be "owner/repo", got ${JSON.stringify(inputs.repository) ?? 'nothing'}` });
+  }
+  if (typeof inputs.sha !== 'string' || !/^[0-9a-fA-F]{7,64}$/.test(inputs.sha)) {
+    failures.push({ property: 'sha', reason: `sha must be a commit sha (7 to 64 hexadecimal digits), got ${JSON.stringify(inputs.sha) ?? 'nothing'}` });
+  }
+  if (typeof inputs.context !== 'string' || inputs.context.trim() === '') {
+    failures.push({ property: 'context', reason: 'context must be a non-empty label such as "gantry/gate"' });
+  }
+  if (typeof inputs.state !== 'string' || !(commitStatusStates as readonly string[]).includes(inputs.state)) {
+    failures.push({ property: 'state', reason: `state must be one of ${commitStatusStates.join(', ')}, got ${JSON.stringify(inputs.state) ?? 'nothing'}` });
+  }
+  if (inputs.description !== undefined) {
+    if (typeof inputs.description !== 'string') failures.push({ property: 'description', reason: 'description must be a string' });
+    else if ([...inputs.description].length > maxStatusDescription) {
+      failures.push({ property: 'description', reason: `description is ${[...inputs.description].length} characters; the platform takes at most ${maxStatusDescription}` });
+    }
+  }
+  if (inputs.targetUrl !== undefined) {
+    let ok = false;
+    try {
+      const url = typeof inputs.targetUrl === 'string' ? new URL(inputs.targetUrl) : undefined;
+      ok = url?.protocol === 'http:' || url?.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) failures.push({ property: 'targetUrl', reason: 'targetUrl must be an http(s) URL' });
+  }
+  return failures;
+}
+
+async function post(settings: CommitStatusSettings | undefined, inputs: CommitStatusInputs): Promise<{ id: string; outs: CommitStatusOutputs }> {
+  // The token comes from the plugin's environment (the client reads GANTRY_PLATFORM_TOKEN, then PLATFORM_TOKEN).
+  const baseUrl = process.env.PLATFORM_API_URL || settings?.platformApiUrl;
+  const client = new PlatformClient(baseUrl ? { baseUrl } : {});
+  try {
+    const status = await createCommitStatus(client, inputs);
+    const id = status.id === undefined ? `commitstatus-${Date.now()}` : String(status.id);
+    const { owner, repo } = parseRepository('CommitStatus', inputs.repository);
+    const url = status.id === undefined ? null : `${client.baseUrl}/repos/${owner}/${repo}/statuses/${inputs.sha}`;
+    return { id, outs: { ...inputs, statusId: status.id ?? null, url, createdAt: status.createdAt ?? null } };
+  } finally {
+    client.close();
+  }
+}
+
+export const commitStatusOperations = {
+  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const inputs = pickInputs(news);
+    // A value not known yet (the gate's verdict in a preview) is checked once known.
+    const failures = problems(inputs as unknown as Record<string, unknown>).filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property]));
+    return { inputs, failures };
+  },
+
+  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
+    const changed = inputKeys.filter((key) => !isDeepStrictEqual(olds[key], news[key]));
+    return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+  },
+
+  async create(settings: CommitStatusSettings | undefined, inputs: Record<string, unknown>) {
+    return post(settings, pickInputs(inputs));
+  },
+
+  async read(id: string, props: Record<string, unknown> | undefined) {
+    return { id, props: props ?? {} };
+  },
+
+  async update(settings: CommitStatusSettings | undefined, _id: string, _olds: Record<string, unknown>, news: Record<string, unknown>) {
+    // Statuses are append-only: an update posts a new status (the resource keeps its first id).
+    const { outs } = await post(settings, pickInputs(news));
+    return { outs };
+  },
+};
