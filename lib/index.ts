@@ -47,8 +47,8 @@ export {
 } from './registry/index.js';
 export type { ModuleAddress, SourceLocation, LockFile, LockEntry, ManifestModule, ModuleRecord, ModuleDetail } from './registry/index.js';
 export { fetchSource, hashTree, SourceRefusedError } from './sources/index.js';
-// Platform: the REST client that keeps the platform's primary and secondary rate limits, and commit statuses.
+// Platform: the REST client that keeps the platform's primary and secondary rate limits, app installation tokens, and commit statuses.
 export * as platform from './platform/index.js';
 export { PlatformClient, PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, MemoryBudgetStore, createCommitStatus, listCommitStatuses, platformRetryPolicy, defaultPlatformLimits } from './platform/index.js';
-export { RedisBudgetStore, PlatformLimitsStoreError } from './platform/index.js';
-export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformLimits, BudgetStore, Clock as PlatformClock, Identity as PlatformIdentity, CommitStatus, CommitStatusInput } from './platform/index.js';
+export { RedisBudgetStore, PlatformLimitsStoreError, PlatformApp } from './platform/index.js';
+export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformLimits, BudgetStore, Clock as PlatformClock, Identity as PlatformIdentity, CommitStatus, CommitStatusInput, PlatformAppOptions, InstallationToken, PlatformTokenSource } from './platform/index.js';

@@ -8,14 +8,14 @@
  * the endpoint for `retry-after`, the reset, or a minute and then exponentially longer; a 401 is never retried; a
  * 5xx or a network failure is retried, under `platformRetryPolicy`, for idempotent methods only.
  */
-import { expectObject, expectOptions, expectString } from '../arguments.js';
+import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { createHttpClient, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
 import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, readErrorBody } from './errors.js';
-import { resolveIdentity, type Identity, type IdentityOptions } from './identity.js';
+import { resolveIdentity, type Identity, type IdentityKind, type IdentityOptions } from './identity.js';
 import { endpointOf, isCreation, isRateLimitStatus, pointsOf, resolveLimits, resourceOf, type PlatformLimits } from './limits.js';
 import { limiterFor, type Limiter } from './limiter.js';
 import { budgetStoreFor } from './redis-store.js';
@@ -36,6 +36,11 @@ export interface PlatformClientOptions {
   baseUrl?: string;
   /** Else `GANTRY_PLATFORM_TOKEN`, else `PLATFORM_TOKEN` (the workflow token). None: unauthenticated (60 per hour). */
   token?: string;
+  /**
+   * Where tokens come from when they change (an app's installation tokens, its JWTs: `PlatformApp` builds these):
+   * asked before every attempt, told when the platform refused one. Instead of `token`.
+   */
+  auth?: PlatformTokenSource;
   /** An OAuth app's client id and secret as basic credentials, for public data (server side only). */
   clientId?: string;
   clientSecret?: string;
@@ -54,6 +59,22 @@ export interface PlatformClientOptions {
   timeouts?: Partial<Timeouts>;
   tls?: TlsOptions;
   proxy?: ProxySettings;
+}
+
+/** Tokens that change over time, and who they are to the platform (for the budgets). */
+export interface PlatformTokenSource {
+  /** The identity's kind, for its primary budget: `installation` or `app`. */
+  kind: IdentityKind;
+  /** A stable key for the budgets this identity shares (an app's id, an installation's), never a token. */
+  key: string;
+  /** How messages name the credentials, e.g. "app 1's installation 7". */
+  describe: string;
+  /** Said with a 401: what to check. */
+  renewHint: string;
+  /** A token good for one request; registered with the redactor by the source. */
+  token(signal?: AbortSignal): Promise<string>;
+  /** The platform refused this token (401): forget it, so the next `token()` gets a new one. */
+  refused(token: string): void;
 }
 
 export type QueryValue = string | number | boolean | undefined;
@@ -143,6 +164,7 @@ export class PlatformClient {
   private readonly logger: Logger;
   private readonly basePath: string;
   private readonly origin: string;
+  private readonly auth: PlatformTokenSource | undefined;
 
   constructor(options: PlatformClientOptions = {}) {
     const where = 'PlatformClient';
@@ -166,7 +188,16 @@ export class PlatformClient {
 
     let token: string | undefined;
     let tokenSource: string | undefined;
-    if (options.token !== undefined) {
+    const { auth } = options;
+    if (auth !== undefined) {
+      expectObject(where, 'auth', auth, 'a token source: { kind, key, describe, renewHint, token(), refused() } (PlatformApp makes them)');
+      expectFunction(where, 'auth.token', auth.token, 'a function giving a token');
+      expectFunction(where, 'auth.refused', auth.refused, 'a function told of a refused token');
+      if (options.token !== undefined || options.clientId !== undefined || options.clientSecret !== undefined) {
+        throw new UsageError(`${where}: give auth, a token or client credentials — one of them`, { code: 'INVALID_ARGUMENT' });
+      }
+      tokenSource = auth.describe;
+    } else if (options.token !== undefined) {
       expectString(where, 'token', options.token, 'a token (or left out)');
       [token, tokenSource] = [options.token, 'the token option'];
     } else if (env.GANTRY_PLATFORM_TOKEN) {
@@ -195,7 +226,10 @@ export class PlatformClient {
       if (token !== undefined) throw new UsageError(`${where}: give either a token or client credentials, not both`, { code: 'INVALID_ARGUMENT' });
     }
     if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
-    this.identity = resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
+    this.auth = auth;
+    this.identity = auth !== undefined
+      ? { ...resolveIdentity({ options: { ...options.identity, kind: auth.kind } }), inferredFrom: 'configured', key: auth.key }
+      : resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
     this.limits = resolveLimits(typeof options.limits === 'string' ? undefined : options.limits, where);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? getLogger();
@@ -280,10 +314,18 @@ export class PlatformClient {
     let waitedMs = 0;
     let serverRetries = 0;
     let serverWaitedMs = 0;
+    let renewed = false;
     for (;;) {
       attempt += 1;
       const queued = this.clock.now();
       await this.limiter.acquire(reservation, { first: attempt > 1, signal });
+      let token: string | undefined;
+      try {
+        token = this.auth ? await this.auth.token(signal) : undefined;
+      } catch (error) {
+        await this.limiter.store.release(reservation, { now: this.clock.now(), durationMs: 0, answered: false });
+        throw error;
+      }
       const started = this.clock.now();
       if (attempt > 1) waitedMs += started - queued;
       let answer: HttpResponse<string>;
@@ -291,7 +333,7 @@ export class PlatformClient {
         answer = await this.http.request<string>({
           method: verb,
           url,
-          headers: options.headers,
+          headers: token === undefined ? options.headers : { ...options.headers, authorization: `Bearer ${token}` },
           ...(options.query ? { searchParams: options.query } : {}),
           ...(options.body !== undefined ? { json: options.body } : {}),
           responseType: 'text',
@@ -324,7 +366,16 @@ export class PlatformClient {
       }
       const rawBody = typeof body === 'string' ? body : undefined;
       const jsonBody = typeof body === 'string' ? undefined : body;
-      if (status === 401) throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource });
+      if (status === 401) {
+        // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
+        if (this.auth && token !== undefined && !renewed) {
+          renewed = true;
+          this.auth.refused(token);
+          this.logger.warn(`platform: ${shown} answered 401 to ${this.auth.describe}'s token; getting a new one`);
+          continue;
+        }
+        throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource, ...(this.auth ? { hint: this.auth.renewHint } : {}) });
+      }
 
       if (status === 403 || status === 429) {
         const message = readErrorBody(jsonBody).message ?? '';

@@ -96,12 +96,12 @@ export class PlatformCredentialsError extends GantryError {
   readonly platformMessage: string | undefined;
   readonly documentationUrl: string | undefined;
 
-  constructor(details: { method: string; url: string; body?: unknown; tokenSource?: string | undefined }) {
+  constructor(details: { method: string; url: string; body?: unknown; tokenSource?: string | undefined; hint?: string }) {
     const parsed = readErrorBody(details.body);
     const url = redactUrl(details.url);
     const where = details.tokenSource ? ` (from ${details.tokenSource})` : '';
     super(redact(`${details.method} ${url} answered 401: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`), {
-      hint: redact(`renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)${parsed.documentationUrl ? `; see ${parsed.documentationUrl}` : ''}`),
+      hint: redact(`${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${parsed.documentationUrl ? `; see ${parsed.documentationUrl}` : ''}`),
       exitCode: ExitCode.checkFailed,
       code: 'PLATFORM_BAD_CREDENTIALS',
     });

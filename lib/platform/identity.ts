@@ -15,9 +15,10 @@ export type IdentityKind =
   | 'oauth-app-token'
   | 'installation'
   | 'oauth-app-client'
-  | 'workflow';
+  | 'workflow'
+  | 'app';
 
-export const identityKinds: readonly IdentityKind[] = ['unauthenticated', 'personal', 'user-app', 'oauth-app-token', 'installation', 'oauth-app-client', 'workflow'];
+export const identityKinds: readonly IdentityKind[] = ['unauthenticated', 'personal', 'user-app', 'oauth-app-token', 'installation', 'oauth-app-client', 'workflow', 'app'];
 
 export interface IdentityOptions {
   kind?: IdentityKind;
@@ -58,6 +59,8 @@ function budgetOf(kind: IdentityKind, options: IdentityOptions): { expectedPerHo
     case 'installation': return { expectedPerHour: installationBudget(options), per: 'installation' };
     case 'oauth-app-client': return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'OAuth app' };
     case 'workflow': return { expectedPerHour: enterprise ? 15_000 : 1_000, per: 'repository' };
+    // An app as itself (its JWT, on /app endpoints): the platform documents no number; a user's is assumed.
+    case 'app': return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'app (its JWT)' };
   }
 }
 
