@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { keysOf, type CallResult, type SecretsCaller } from './call.js';
 import { checkVaultDuration } from './duration.js';
 import { SecretsError } from './errors.js';
-import { encodePath } from './paths.js';
+import { encodePath, normaliseMount } from './paths.js';
 import type {
   KvConfig, KvMetadata, KvMetadataInput, KvReadResult, KvVersion, KvVersionMetadata, KvWriteResult, SecretData,
 } from './types.js';
@@ -38,7 +38,8 @@ export class KvEngine {
     expectString('KvEngine', 'mount', mount, 'a mount path such as "secret"');
     expectOptions('KvEngine', options);
     this.#client = client;
-    this.mount = mount;
+    // "secret", "secret/" and "/secret/" are one mount; paths are built by appending to it.
+    this.mount = normaliseMount(mount);
     this.namespace = options.namespace;
     this.#options = options;
     this.#version = options.kvVersion;
