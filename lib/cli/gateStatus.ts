@@ -59,7 +59,7 @@ export async function gateStatusReporter(flags: GateStatusFlags, context: CliCon
   const target = parseStatusTarget('--commit-status', flags.commitStatus);
   const statusContext = flags.statusContext ?? GATE_STATUS_CONTEXT;
   checkStatusFlags({ context: statusContext, ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}) }, { context: '--status-context', description: 'the description', targetUrl: '--status-target-url' });
-  const client = await platformClientFor(undefined, context.logger);
+  const { client, close } = await platformClientFor(undefined, context.logger);
   const { describeFailures } = await import('../analysis/index.js');
   const post = async (state: 'pending' | 'success' | 'failure' | 'error', description: string) => {
     await client.createCommitStatus({ ...target, state, context: statusContext, description: shortDescription(description), ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}) });
@@ -70,7 +70,7 @@ export async function gateStatusReporter(flags: GateStatusFlags, context: CliCon
       try {
         await post('pending', 'the gate is running');
       } catch (error) {
-        client.close();
+        close();
         throw error;
       }
     },
@@ -79,7 +79,7 @@ export async function gateStatusReporter(flags: GateStatusFlags, context: CliCon
       try {
         await post(state, description);
       } finally {
-        client.close();
+        close();
       }
       return { state, description };
     },
@@ -91,7 +91,7 @@ export async function gateStatusReporter(flags: GateStatusFlags, context: CliCon
       } catch (postError) {
         context.out.note(`warning: the commit status could not be set to error: ${postError instanceof Error ? postError.message : String(postError)}`);
       } finally {
-        client.close();
+        close();
       }
     },
   };

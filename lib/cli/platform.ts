@@ -6,16 +6,16 @@
 import type { Command } from 'commander';
 import type { PlatformBudgets } from '../platform/index.js';
 import { usage, type CliContext } from './context.js';
-import { checkStatusFlags, PLATFORM_EXIT_HELP, PLATFORM_TOKEN_HELP, platformClientFor } from './platformClient.js';
+import { checkStatusFlags, PLATFORM_APP_HELP, PLATFORM_EXIT_HELP, PLATFORM_TOKEN_HELP, platformClientFor, type PlatformAuthFlags } from './platformClient.js';
 
-interface ApiFlags {
+interface ApiFlags extends PlatformAuthFlags {
   method?: string;
   field: string[];
   paginate?: boolean;
   apiUrl?: string;
 }
 
-interface StatusFlags {
+interface StatusFlags extends PlatformAuthFlags {
   state: string;
   context: string;
   description?: string;
@@ -67,7 +67,7 @@ export function register(program: Command, context: CliContext): void {
   const platform = program
     .command('platform')
     .description('the hosting platform\'s REST API within its rate limits: any call, the limits, commit statuses')
-    .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_EXIT_HELP}`);
+    .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_APP_HELP}\n${PLATFORM_EXIT_HELP}`);
 
   platform
     .command('api <path>')
@@ -76,14 +76,19 @@ export function register(program: Command, context: CliContext): void {
     .option('-f, --field <key=value>', 'a string field, repeatable (key[]=v for a list): the JSON body, or the query of a GET', collect, [])
     .option('--paginate', 'follow the Link header\'s rel="next" and print every page\'s items as one JSON array')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
+    .option('--installation <id>', 'act as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
+    .option('--as-app', 'act as the app itself, with its JWT (for /app and /app/installations)')
     .addHelpText('after', `
 Examples:
   gantry platform api /repos/gantry/demo
   gantry platform api /repos/gantry/demo/issues -f title="Broken link" -f labels[]=bug     (POST)
   gantry platform api /repos/gantry/demo/issues -X GET -f state=open --paginate
   gantry platform api /rate_limit | head -1
+  gantry platform api /app/installations --as-app
+  gantry platform api /installation/repositories --installation 1
 
 ${PLATFORM_TOKEN_HELP}
+${PLATFORM_APP_HELP}
 ${PLATFORM_EXIT_HELP}`)
     .action(async (rawPath: string, flags: ApiFlags, command: Command) => {
       const { json } = context.globals(command);
@@ -92,7 +97,7 @@ ${PLATFORM_EXIT_HELP}`)
       const path = rawPath.startsWith('/') || /^https?:/i.test(rawPath) ? rawPath : `/${rawPath}`;
       if (flags.paginate && method !== 'GET') throw usage(`--paginate pages through a GET; the method here is ${method}`, 'add -X GET (fields then go into the query)');
       const inQuery = method === 'GET' || method === 'HEAD';
-      const client = await platformClientFor(flags.apiUrl, context.logger);
+      const { client, close } = await platformClientFor(flags.apiUrl, context.logger, process.env, flags);
       try {
         let body: unknown;
         if (flags.paginate) {
@@ -107,7 +112,7 @@ ${PLATFORM_EXIT_HELP}`)
         if (typeof body === 'string' && !json) context.out.line(body);
         else if (body !== undefined) context.out.json(body);
       } finally {
-        client.close();
+        close();
       }
     });
 
@@ -115,11 +120,12 @@ ${PLATFORM_EXIT_HELP}`)
     .command('rate-limit')
     .description('each resource\'s limit, used, remaining and reset (GET /rate_limit, which spends no primary budget), and the secondary budgets Gantry keeps')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
-    .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_EXIT_HELP}`)
-    .action(async (flags: { apiUrl?: string }, command: Command) => {
+    .option('--installation <id>', 'as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
+    .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_APP_HELP}\n${PLATFORM_EXIT_HELP}`)
+    .action(async (flags: { apiUrl?: string } & PlatformAuthFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
-      const client = await platformClientFor(flags.apiUrl, context.logger);
+      const { client, close } = await platformClientFor(flags.apiUrl, context.logger, process.env, flags);
       try {
         const answer = (await client.rateLimit()) as { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
         const resources = Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({ resource, limit: r.limit, used: r.used, remaining: r.remaining, reset: resetTime(r.reset) }));
@@ -147,7 +153,7 @@ ${PLATFORM_EXIT_HELP}`)
           { header: 'remaining', value: (r) => r.remaining, align: 'right' },
         ]);
       } finally {
-        client.close();
+        close();
       }
     });
 
@@ -159,11 +165,13 @@ ${PLATFORM_EXIT_HELP}`)
     .option('--description <text>', 'a short summary, at most 140 characters')
     .option('--target-url <url>', 'an http(s) address with the details (a run, a report)')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
+    .option('--installation <id>', 'as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
     .addHelpText('after', `
 Checked before anything is sent (exit 2): the state, the repository, an empty context, a description over 140
 characters, a target URL that is no http(s) URL.
 
 ${PLATFORM_TOKEN_HELP}
+${PLATFORM_APP_HELP}
 ${PLATFORM_EXIT_HELP}`)
     .action(async (repository: string, sha: string, flags: StatusFlags, command: Command) => {
       const { json } = context.globals(command);
@@ -171,13 +179,13 @@ ${PLATFORM_EXIT_HELP}`)
       const { commitStatusBody } = await import('../platform/index.js');
       const input = { repository, sha, state: flags.state as 'success', context: flags.context, description: flags.description, targetUrl: flags.targetUrl };
       commitStatusBody(input, 'gantry platform status');
-      const client = await platformClientFor(flags.apiUrl, context.logger);
+      const { client, close } = await platformClientFor(flags.apiUrl, context.logger, process.env, flags);
       try {
         const status = await client.createCommitStatus(input);
         if (json) context.out.json({ repository, sha, ...status });
         else context.out.line(`${status.state} for ${status.context} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
       } finally {
-        client.close();
+        close();
       }
     });
 }

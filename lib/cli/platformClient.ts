@@ -1,6 +1,7 @@
 // The platform client as the commands build it — `gantry platform …` and `gantry gate --commit-status` — and what
 // they check before sending. Light at load: lib/platform (and with it the HTTP core) is imported when a command runs.
 import type { Logger } from '../log.js';
+import { ExitCode, GantryError } from '../errors.js';
 import type { PlatformClient } from '../platform/index.js';
 import { usage } from './context.js';
 
@@ -12,12 +13,66 @@ other workers through Redis: GANTRY_PLATFORM_LIMITS_URL=redis://… (also never 
 export const PLATFORM_EXIT_HELP = `Exit codes: 0 success; 1 the platform said no (401 renew the token, 403, 404, 422);
 2 bad input, nothing sent; 3 the platform failed or a rate limit outlasted the waits allowed (after the retries that are safe).`;
 
-/** A PlatformClient for `--api-url` or PLATFORM_API_URL; a usage error (exit 2) naming both when neither is set. */
-export async function platformClientFor(apiUrl: string | undefined, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<PlatformClient> {
+export const PLATFORM_APP_HELP = `As an app: --installation <id> (else GANTRY_APP_INSTALLATION_ID) acts as that installation of the app
+GANTRY_APP_ID, with tokens the app's private key gets and renews (the token variables are then not used); --as-app
+acts as the app itself (its JWT; for /app and /app/installations). The key: GANTRY_APP_PRIVATE_KEY_FILE (a PEM file),
+GANTRY_APP_PRIVATE_KEY (the PEM text), or GANTRY_APP_PRIVATE_KEY_SECRET=<mount>/<path>#<field> read from the kv engine
+(SECRETS_ADDR, SECRETS_TOKEN). \`gantry dev\` prints an app's id, installation and key file.`;
+
+/** Who the command acts as: the token variables (default), an app's installation, or the app itself. */
+export interface PlatformAuthFlags {
+  installation?: string | undefined;
+  asApp?: boolean | undefined;
+}
+
+export interface PlatformSession {
+  client: PlatformClient;
+  /** Releases the client's sockets, and the app's when acting as one. */
+  close(): void;
+}
+
+/** `<mount>/<path>#<field>` of GANTRY_APP_PRIVATE_KEY_SECRET, read from the kv engine (v1 or v2). */
+async function appKeyFromSecrets(reference: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const match = /^([^/#\s]+)\/([^#\s]+)#([^#\s]+)$/.exec(reference.trim());
+  if (!match) throw usage(`GANTRY_APP_PRIVATE_KEY_SECRET: "${reference.slice(0, 120)}" is not <mount>/<path>#<field>`, 'e.g. GANTRY_APP_PRIVATE_KEY_SECRET=secret/ci/platform-app#private_key');
+  const [, mount, name, field] = match as unknown as [string, string, string, string];
+  const { SecretsClient } = await import('../secrets/index.js');
+  const secrets = new SecretsClient({ sources: { env } });
+  try {
+    const read = await secrets.kv(mount).read(name);
+    const value = read.state === 'current' ? read.data[field] : undefined;
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new GantryError(`GANTRY_APP_PRIVATE_KEY_SECRET: ${mount}/${name} ${read.state === 'current' ? `has no text field ${field}` : `is ${read.state}`} in the kv engine`, { exitCode: ExitCode.checkFailed, code: 'PLATFORM_APP_KEY_NOT_FOUND', hint: `write it with: gantry secrets put ${mount}/${name} ${field}=@app.pem` });
+    }
+    return value;
+  } finally {
+    secrets.close();
+  }
+}
+
+/**
+ * The client a command uses: for \`--api-url\` or PLATFORM_API_URL (a usage error, exit 2, naming both when neither is
+ * set), acting with the token variables, or as an app's installation or the app itself.
+ */
+export async function platformClientFor(apiUrl: string | undefined, logger: Logger, env: NodeJS.ProcessEnv = process.env, auth: PlatformAuthFlags = {}): Promise<PlatformSession> {
   const baseUrl = apiUrl ?? (env.PLATFORM_API_URL || undefined);
   if (baseUrl === undefined) throw usage('no platform API address: pass --api-url or set PLATFORM_API_URL', 'e.g. PLATFORM_API_URL=https://api.platform.example (`gantry dev` serves one locally and prints it)');
-  const { PlatformClient } = await import('../platform/index.js');
-  return new PlatformClient({ baseUrl, env, logger });
+  const installation = auth.installation ?? (env.GANTRY_APP_INSTALLATION_ID || undefined);
+  if (auth.installation !== undefined && auth.asApp) throw usage('--installation and --as-app contradict each other', 'give --installation to act as an installation, --as-app to act as the app itself');
+  if (installation !== undefined && !/^[1-9]\d{0,18}$/.test(installation.trim())) {
+    throw usage(`${auth.installation !== undefined ? '--installation' : 'GANTRY_APP_INSTALLATION_ID'}: "${installation.slice(0, 40)}" is not an installation id`, 'the installation\'s number, as the platform shows it (GET /app/installations with --as-app lists them)');
+  }
+  const { PlatformApp, PlatformClient } = await import('../platform/index.js');
+  if (!auth.asApp && installation === undefined) {
+    const client = new PlatformClient({ baseUrl, env, logger });
+    return { client, close: () => client.close() };
+  }
+  if (!env.GANTRY_APP_ID) throw usage(`${auth.asApp ? '--as-app' : 'an installation'} needs the app's id in GANTRY_APP_ID`, 'the id is on the app\'s settings page; `gantry dev` prints its app\'s');
+  const keySecret = env.GANTRY_APP_PRIVATE_KEY_SECRET || undefined;
+  const privateKey = keySecret !== undefined && !env.GANTRY_APP_PRIVATE_KEY && !env.GANTRY_APP_PRIVATE_KEY_FILE ? await appKeyFromSecrets(keySecret, env) : undefined;
+  const app = new PlatformApp({ baseUrl, env, logger, ...(privateKey !== undefined ? { privateKey } : {}) });
+  const client = auth.asApp ? app.appClient : app.clientFor(installation!);
+  return { client, close: () => app.close() };
 }
 
 export interface StatusTarget {
