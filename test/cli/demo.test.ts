@@ -32,7 +32,7 @@ interface DemoJson {
     modules: { lockFile: string; modules: Array<{ name: string; version: string; hash: string }>; installed: Array<{ status: string }>; verified: boolean };
     secrets: { path: string; kvVersion: number; version: number; matched: boolean };
     gate: { status: string; checks: Array<{ verdict: string }> };
-    'commit-status': { repository: string; sha: string; context: string; state: string; description: string; readBack: string; combined: string; violations: number };
+    'commit-status': { repository: string; sha: string; context: string; state: string; description: string; readBack: string; combined: string; seenByApp: string; violations: number };
     browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
   };
 }
@@ -49,6 +49,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.match(run.stdout, /Page analysis gate PASSED/);
     assert.match(run.stdout, /posted success for gantry\/gate on gantry\/demo@[0-9a-f]{12} \(as the repository's workflow token\): passed on 1 page: performance/);
     assert.match(run.stdout, /read it back: success gantry\/gate .*the commit's combined state is success/);
+    assert.match(run.stdout, /app 1's installation 1 sees it too \(success\), with a token the app's private key got/);
     assert.match(run.stdout, /Demo finished: 5 of 5 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
@@ -66,7 +67,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.equal(existsSync(modules.lockFile), false, 'the demo removes its work folder unless --keep');
     assert.deepEqual([secrets.path, secrets.kvVersion, secrets.version, secrets.matched], ['secret/demo/database', 2, 1, true]);
     assert.equal(gate.status, 'pass');
-    assert.deepEqual([status.repository, status.context, status.state, status.readBack, status.combined], ['gantry/demo', 'gantry/gate', 'success', 'success', 'success']);
+    assert.deepEqual([status.repository, status.context, status.state, status.readBack, status.combined, status.seenByApp], ['gantry/demo', 'gantry/gate', 'success', 'success', 'success', 'success']);
     assert.equal(status.violations, 0, 'the platform API counted no broken limit');
     assert.match(status.sha, /^[0-9a-f]{40}$/);
     assert.ok([...status.description].length <= 140 && status.description.startsWith('passed on 1 page: performance'), status.description);

@@ -24,7 +24,7 @@ export const commitStatusStep: DemoStep = {
   async run({ servers, out, examplesDir, json, results }) {
     const server = servers.get('platform');
     if (!server) throw new Error('the embedded platform API is not running');
-    const { PlatformClient } = await import('../../platform/index.js');
+    const { PlatformApp, PlatformClient } = await import('../../platform/index.js');
     const { shortDescription } = await import('../gateStatus.js');
     const gate = results?.gate as { status?: string; scores?: Record<string, number | null>; error?: string } | undefined;
     const state = gate?.status === 'pass' ? 'success' : gate?.status === 'fail' || gate?.error?.includes('did not pass') ? 'failure' : 'error';
@@ -40,17 +40,28 @@ export const commitStatusStep: DemoStep = {
       if (!mine || mine.state !== state || mine.context !== CONTEXT || mine.description !== description) {
         throw new Error(`the status read back from ${REPOSITORY}@${sha.slice(0, 12)} is not the one posted`);
       }
+      // The same status as an app installation sees it: a token from the app's private key (as webhook handlers act).
+      const { appId, installationId, appPrivateKeyFile } = server.credentials;
+      const app = new PlatformApp({ baseUrl: server.url, appId: appId!, privateKeyFile: appPrivateKeyFile!, env: {}, proxy: {} });
+      let seenByApp: string | undefined;
+      try {
+        seenByApp = (await app.clientFor(installationId!).listCommitStatuses({ repository: REPOSITORY, ref: sha })).find((s) => s.id === posted.id)?.state;
+      } finally {
+        app.close();
+      }
+      if (seenByApp !== state) throw new Error(`app ${appId}'s installation ${installationId} does not see the status posted on ${REPOSITORY}@${sha.slice(0, 12)}`);
       const violations = (await (await fetch(new URL('/_gantry/violations', server.url))).json()) as { total?: number };
       const budgets = await client.budgets();
       const core = budgets.kept.resources.core;
       if (!json) {
         out.line(`  posted ${state} for ${CONTEXT} on ${REPOSITORY}@${sha.slice(0, 12)} (as the repository's workflow token): ${description}`);
         out.line(`  read it back: ${mine.state} ${mine.context} by ${mine.creator ?? 'the workflow'}; the commit's combined state is ${combined}`);
+        out.line(`  app ${appId}'s installation ${installationId} sees it too (${seenByApp}), with a token the app's private key got (kept until a minute before it expires)`);
         if (core?.remaining !== undefined) out.line(`  core budget: ${core.remaining} of ${core.limit} left this hour (x-ratelimit-* headers); limits the server saw broken: ${violations.total ?? '?'}`);
         out.line(`  try: gantry dev, then in another terminal, paste the export line it prints and: gantry platform status ${REPOSITORY} ${sha} --state success --context ${CONTEXT} && gantry platform rate-limit`);
-        out.line('       (and gantry gate <url> --commit-status <owner/repo>@<sha> posts pending, then the verdict)');
+        out.line('       (and gantry gate <url> --commit-status <owner/repo>@<sha> posts pending, then the verdict; --installation 1 acts as the app)');
       }
-      return { repository: REPOSITORY, sha, context: CONTEXT, state, description, readBack: mine.state, combined, violations: violations.total };
+      return { repository: REPOSITORY, sha, context: CONTEXT, state, description, readBack: mine.state, combined, seenByApp, violations: violations.total };
     } finally {
       client.close();
     }
