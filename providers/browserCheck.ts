@@ -4,10 +4,11 @@
  * create and whenever an input changes (put the deployed version in `triggers` to check every release); a failed
  * check fails the operation and the state keeps the previous passing result.
  *
- * The provider object below is what Pulumi serializes into `__provider`: its methods capture nothing and load the
- * implementation (`browserCheckOperations`, through `gantry/providers`) when the engine calls them. Browser paths
- * are read at run time: CHROME_PATH / CHROMEDRIVER_PATH, then the stack config gantry:chromePath /
- * gantry:chromedriverPath, then /usr/bin/chromium and /usr/bin/chromedriver.
+ * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
+ * `__provider`: its methods capture nothing and load the implementation (`browserCheckOperations`, through
+ * `gantry/providers`) when the engine calls them. Browser paths are read at run time: CHROME_PATH /
+ * CHROMEDRIVER_PATH, then the stack config gantry:chromePath / gantry:chromedriverPath, then /usr/bin/chromium and
+ * /usr/bin/chromedriver.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
@@ -15,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
 import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type BrowserCheckOptions, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
 import { containsUnknown } from './unknown.js';
+import { serializedProvider } from './serialized.js';
 
 export interface BrowserCheckArgs {
   /** An absolute http(s) URL. */
@@ -53,31 +55,11 @@ export type BrowserCheckSettings = Record<string, string | undefined>;
 
 const providerType = 'gantry:automation:BrowserCheck';
 
-const browserCheckProvider: pulumi.dynamic.ResourceProvider & { settings?: BrowserCheckSettings } = {
-  async configure(req) {
-    this.settings = { chromePath: req.config.get('gantry:chromePath'), chromedriverPath: req.config.get('gantry:chromedriverPath') };
-  },
-  async check(olds, news) {
-    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
-    return browserCheckOperations.check(olds, news);
-  },
-  async diff(id, olds, news) {
-    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
-    return browserCheckOperations.diff(id, olds, news);
-  },
-  async create(inputs) {
-    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
-    return browserCheckOperations.create(this.settings, inputs);
-  },
-  async read(id, props) {
-    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
-    return browserCheckOperations.read(id, props);
-  },
-  async update(id, olds, news) {
-    const { browserCheckOperations } = await import(`${'gantry'}/providers`);
-    return browserCheckOperations.update(this.settings, id, olds, news);
-  },
-};
+const browserCheckProvider = serializedProvider('browserCheckOperations', {
+  config: { chromePath: 'gantry:chromePath', chromedriverPath: 'gantry:chromedriverPath' },
+  withSettings: ['create', 'update'],
+  withoutSettings: ['check', 'diff', 'read'],
+});
 
 export class BrowserCheck extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string>;

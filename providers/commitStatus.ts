@@ -5,15 +5,17 @@
  * the newest status of a context is the commit's status for it). Delete removes the resource from the stack only: the
  * platform has no way to delete a status, so the posted statuses stay on the commit.
  *
- * The provider object below is what Pulumi serializes into `__provider`: its methods capture nothing and load the
- * implementation (`commitStatusOperations`, through `gantry/providers`) when the engine calls them. The token is read
- * at run time from the plugin's environment (GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN) and never stored; the API
- * address from PLATFORM_API_URL, else the stack config gantry:platformApiUrl.
+ * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
+ * `__provider`: its methods capture nothing and load the implementation (`commitStatusOperations`, through
+ * `gantry/providers`) when the engine calls them. The token is read at run time from the plugin's environment
+ * (GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN) and never stored; the API address from PLATFORM_API_URL, else the
+ * stack config gantry:platformApiUrl.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { commitStatusStates, createCommitStatus, maxStatusDescription, parseRepository, PlatformClient, type CommitStatusState } from '../lib/platform/index.js';
 import { containsUnknown } from './unknown.js';
+import { serializedProvider } from './serialized.js';
 
 export interface CommitStatusArgs {
   /** `owner/repo`. */
@@ -50,34 +52,13 @@ export type CommitStatusSettings = Record<string, string | undefined>;
 
 const providerType = 'gantry:platform:CommitStatus';
 
-const commitStatusProvider: pulumi.dynamic.ResourceProvider & { settings?: CommitStatusSettings } = {
-  async configure(req) {
-    this.settings = { platformApiUrl: req.config.get('gantry:platformApiUrl') };
-  },
-  async check(olds, news) {
-    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
-    return commitStatusOperations.check(olds, news);
-  },
-  async diff(id, olds, news) {
-    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
-    return commitStatusOperations.diff(id, olds, news);
-  },
-  async create(inputs) {
-    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
-    return commitStatusOperations.create(this.settings, inputs);
-  },
-  async read(id, props) {
-    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
-    return commitStatusOperations.read(id, props);
-  },
-  async update(id, olds, news) {
-    const { commitStatusOperations } = await import(`${'gantry'}/providers`);
-    return commitStatusOperations.update(this.settings, id, olds, news);
-  },
-  async delete() {
-    // A status cannot be deleted on the platform: it stays on the commit; only the stack forgets it.
-  },
-};
+// No delete: a status cannot be deleted on the platform. It stays on the commit; the plugin, finding no delete
+// method, only lets the stack forget the resource.
+const commitStatusProvider = serializedProvider('commitStatusOperations', {
+  config: { platformApiUrl: 'gantry:platformApiUrl' },
+  withSettings: ['create', 'update'],
+  withoutSettings: ['check', 'diff', 'read'],
+});
 
 export class CommitStatus extends pulumi.dynamic.Resource {
   declare readonly repository: pulumi.Output<string>;

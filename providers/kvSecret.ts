@@ -1,10 +1,11 @@
 /**
  * KvSecret: a secret in the kv engine of the secrets service, as a Pulumi dynamic resource.
  *
- * The provider object below is what Pulumi serializes into `__provider`. Its methods capture nothing: they load the
- * implementation (the functions exported further down, through `gantry/providers`) when the engine calls them, and
- * read the service address and token at run time from the environment (SECRETS_*) or from the stack configuration
- * given to Configure (gantry:secrets*). So `__provider` stays small and never holds a credential.
+ * The provider object below is what Pulumi serializes into `__provider`, made by `serializedProvider`
+ * (./serialized.ts): its methods capture nothing, load the implementation (`kvSecretOperations`, further down,
+ * through `gantry/providers`) when the engine calls them, and read the service address and token at run time from
+ * the environment (SECRETS_*) or from the stack configuration given to Configure (gantry:secrets*). So `__provider`
+ * stays small and never holds a credential.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
@@ -12,6 +13,7 @@ import {
   SecretsClient, SecretsError, checkNoBinary, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
   type KvMetadata, type KvVersion, type ResolveSources, type SecretData,
 } from '../lib/secrets/index.js';
+import { serializedProvider } from './serialized.js';
 
 export interface KvSecretArgs {
   /** The kv mount, e.g. `secret`. Changing it replaces the resource. */
@@ -62,7 +64,7 @@ const providerType = 'gantry:secrets:KvSecret';
 
 /**
  * Every `gantry:secrets*` key the secrets client reads (lib/secrets/config.ts `settings`; a test keeps the two lists
- * equal). Written out rather than imported: the provider's closure is serialized, and a list of names is all it needs.
+ * equal). Written out rather than imported: Configure's closure is serialized, and a list of names is all it needs.
  */
 export const kvSecretConfigKeys = [
   'Addr', 'Token', 'Namespace', 'CaCert', 'CaPath', 'ClientCert', 'ClientKey', 'SkipVerify', 'TlsServerName', 'MaxRetries',
@@ -70,36 +72,11 @@ export const kvSecretConfigKeys = [
   'MaxJsonObjectEntryCount', 'MaxJsonArrayElementCount',
 ].map((name) => `gantry:secrets${name}`);
 
-const kvSecretProvider: pulumi.dynamic.ResourceProvider & { settings?: KvSecretSettings } = {
-  async configure(req) {
-    // Read at run time in the plugin, kept on the deserialized provider object, never serialized.
-    this.settings = Object.fromEntries(kvSecretConfigKeys.map((key) => [key, req.config.get(key)]));
-  },
-  async check(olds, news) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.check(olds, news);
-  },
-  async diff(id, olds, news) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.diff(this.settings, id, olds, news);
-  },
-  async create(inputs) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.create(this.settings, inputs);
-  },
-  async read(id, props) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.read(this.settings, id, props);
-  },
-  async update(id, olds, news) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.update(this.settings, id, olds, news);
-  },
-  async delete(id, props) {
-    const { kvSecretOperations } = await import(`${'gantry'}/providers`);
-    return kvSecretOperations.delete(this.settings, id, props);
-  },
-};
+const kvSecretProvider = serializedProvider('kvSecretOperations', {
+  config: kvSecretConfigKeys,
+  withSettings: ['diff', 'create', 'read', 'update', 'delete'],
+  withoutSettings: ['check'],
+});
 
 export class KvSecret extends pulumi.dynamic.Resource {
   declare readonly mount: pulumi.Output<string>;

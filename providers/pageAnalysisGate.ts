@@ -4,11 +4,12 @@
  * deploy). Below a threshold the operation fails with the table of checks, the deployment stops, and the state
  * keeps the previous passing scores. A pass records `scores`, `checks`, `reportUrl` and `analyzedAt`.
  *
- * The provider object is what Pulumi serializes into `__provider`: its methods capture nothing and load the
- * implementation (`pageAnalysisGateOperations`, through `gantry/providers`) when the engine calls them. The API
- * base URL and key are read at run time: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY / PAGEANALYSIS_TOKEN, then the
- * stack config gantry:pageanalysisBaseUrl, gantry:pageanalysisApiKey (secret); Chromium from CHROME_PATH, then
- * gantry:chromePath. S3 credentials for `reportS3` come from the usual AWS environment.
+ * The provider object (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into `__provider`:
+ * its methods capture nothing and load the implementation (`pageAnalysisGateOperations`, through
+ * `gantry/providers`) when the engine calls them. The API base URL and key are read at run time:
+ * PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY / PAGEANALYSIS_TOKEN, then the stack config
+ * gantry:pageanalysisBaseUrl, gantry:pageanalysisApiKey (secret); Chromium from CHROME_PATH, then gantry:chromePath.
+ * S3 credentials for `reportS3` come from the usual AWS environment.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
@@ -28,6 +29,7 @@ import {
   type Threshold,
 } from '../lib/analysis/index.js';
 import { containsUnknown } from './unknown.js';
+import { serializedProvider } from './serialized.js';
 
 export interface PageAnalysisGateArgs {
   /** The page to analyse: an absolute http(s) URL. */
@@ -81,35 +83,11 @@ export type PageAnalysisGateSettings = Record<string, string | undefined>;
 
 const providerType = 'gantry:analysis:PageAnalysisGate';
 
-const pageAnalysisGateProvider: pulumi.dynamic.ResourceProvider & { settings?: PageAnalysisGateSettings } = {
-  async configure(req) {
-    this.settings = {
-      baseUrl: req.config.get('gantry:pageanalysisBaseUrl'),
-      apiKey: req.config.get('gantry:pageanalysisApiKey'),
-      chromePath: req.config.get('gantry:chromePath'),
-    };
-  },
-  async check(olds, news) {
-    const { pageAnalysisGateOperations } = await import(`${'gantry'}/providers`);
-    return pageAnalysisGateOperations.check(olds, news);
-  },
-  async diff(id, olds, news) {
-    const { pageAnalysisGateOperations } = await import(`${'gantry'}/providers`);
-    return pageAnalysisGateOperations.diff(id, olds, news);
-  },
-  async create(inputs) {
-    const { pageAnalysisGateOperations } = await import(`${'gantry'}/providers`);
-    return pageAnalysisGateOperations.create(this.settings, inputs);
-  },
-  async read(id, props) {
-    const { pageAnalysisGateOperations } = await import(`${'gantry'}/providers`);
-    return pageAnalysisGateOperations.read(id, props);
-  },
-  async update(id, olds, news) {
-    const { pageAnalysisGateOperations } = await import(`${'gantry'}/providers`);
-    return pageAnalysisGateOperations.update(this.settings, id, olds, news);
-  },
-};
+const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations', {
+  config: { baseUrl: 'gantry:pageanalysisBaseUrl', apiKey: 'gantry:pageanalysisApiKey', chromePath: 'gantry:chromePath' },
+  withSettings: ['create', 'update'],
+  withoutSettings: ['check', 'diff', 'read'],
+});
 
 export class PageAnalysisGate extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string>;

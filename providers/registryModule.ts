@@ -9,9 +9,10 @@
  * It never deletes what it did not write: create refuses a folder that exists and is not empty, update refuses one
  * whose content changed since it was installed (local edits), and delete leaves such a folder in place with a warning.
  *
- * The provider object is serialized into `__provider`: its methods capture nothing and load the implementation through
- * `gantry/providers` at run time; registry tokens are read from the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>)
- * by the plugin, never captured. `gantry:registryHost` (stack config) sets the default registry host.
+ * The provider object, made by `serializedProvider` (./serialized.ts), is serialized into `__provider`: its methods
+ * capture nothing and load the implementation through `gantry/providers` at run time; registry tokens are read from
+ * the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>) by the plugin, never captured. `gantry:registryHost` (stack
+ * config) sets the default registry host.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { readdir, rm } from 'node:fs/promises';
@@ -20,6 +21,7 @@ import { CheckFailedError, GantryError } from '../lib/errors.js';
 import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
 import { fetchSource, hashTree } from '../lib/sources/index.js';
 import { containsUnknown } from './unknown.js';
+import { serializedProvider } from './serialized.js';
 
 export interface RegistryModuleArgs {
   /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
@@ -62,35 +64,11 @@ export type RegistryModuleSettings = Record<string, string | undefined>;
 
 const providerType = 'gantry:modules:RegistryModule';
 
-const registryModuleProvider: pulumi.dynamic.ResourceProvider & { settings?: RegistryModuleSettings } = {
-  async configure(req) {
-    this.settings = { 'gantry:registryHost': req.config.get('gantry:registryHost') };
-  },
-  async check(olds, news) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.check(this.settings, olds, news);
-  },
-  async diff(id, olds, news) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.diff(id, olds, news);
-  },
-  async create(inputs) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.create(this.settings, inputs);
-  },
-  async read(id, props) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.read(this.settings, id, props);
-  },
-  async update(id, olds, news) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.update(this.settings, id, olds, news);
-  },
-  async delete(id, props) {
-    const { registryModuleOperations } = await import(`${'gantry'}/providers`);
-    return registryModuleOperations.delete(id, props);
-  },
-};
+const registryModuleProvider = serializedProvider('registryModuleOperations', {
+  config: ['gantry:registryHost'],
+  withSettings: ['check', 'create', 'read', 'update'],
+  withoutSettings: ['diff', 'delete'],
+});
 
 export class RegistryModule extends pulumi.dynamic.Resource {
   declare readonly source: pulumi.Output<string>;
