@@ -37,7 +37,11 @@ export class Limiter {
   private wakeTimer: AbortController | undefined;
 
   constructor(readonly store: BudgetStore, readonly clock: Clock, private readonly logger: Logger) {
-    store.onRelease(() => this.pump());
+    // A release wakes the queue on the next turn of the event loop, not inside the release: the request that released
+    // still has its answer to read, and a rate-limit answer must hold its endpoint (or resource) before a waiter takes
+    // the budget it freed. Woken at once, a request queued behind a refused one (for the first answer about a
+    // resource, or for a concurrency slot) was granted and sent into the endpoint the platform had just closed.
+    store.onRelease(() => setImmediate(() => this.pump()));
   }
 
   /** Requests waiting for the budgets. */
