@@ -22,6 +22,7 @@ import { LockFileError } from '../../lib/registry/lockfile.js';
 import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, SecretsPathError } from '../../lib/secrets/errors.js';
 import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
+import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -161,6 +162,11 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   PlatformCredentialsError: () => new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
   PlatformRateLimitError: () => [new PlatformRateLimitError({ kind: 'secondary', method: 'POST', url: 'https://api.platform.example/repos/o/r/issues', status: 403, waitedMs: 420_000, attempts: 4, reason: '3 retries spent' })],
   PlatformLimitsStoreError: () => [new PlatformLimitsStoreError('the limits store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED; the request was not sent')],
+  WebhookDeliveryError: () => [
+    new WebhookDeliveryError({ reason: 'signature-mismatch', message: 'X-Hub-Signature-256 does not match the body with the secret' }),
+    new WebhookDeliveryError({ reason: 'payload-too-large', message: 'the body passed the 25 MiB cap' }),
+    new WebhookDeliveryError({ reason: 'aborted', message: 'the sender closed the connection after 10 of 100 bytes of the body' }),
+  ],
 };
 
 describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {
