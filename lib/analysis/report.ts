@@ -125,6 +125,34 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
 }
 
 /**
+ * The checks as a Markdown table of at most `maxChars` characters (a deployment review's comment takes 1,024): the
+ * verdict line first, failing and warned checks before passing ones, and the rows that do not fit counted at the end.
+ */
+export function renderGateMarkdown(result: Pick<GateResult, 'status' | 'checks' | 'runs' | 'engine'>, maxChars = 1024): string {
+  expectObject('renderGateMarkdown', 'result', result, 'a GateResult from runGate');
+  expectArray('renderGateMarkdown', 'result.checks', result.checks, 'an array (a GateResult from runGate)');
+  const verdict = { pass: 'passed', fail: 'failed', error: 'could not decide' }[result.status];
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+  const order = { fail: 0, warn: 1, pass: 2 } as Record<string, number>;
+  const checks = [...result.checks].sort((a, b) => (order[a.verdict] ?? 0) - (order[b.verdict] ?? 0));
+  const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
+  const head = [`**Page analysis gate ${verdict}** (${result.engine} engine, ${result.runs} run${result.runs === 1 ? '' : 's'})`, '', `|${multipleUrls ? ' URL |' : ''} Check | Value | Threshold | Result |`, `|${multipleUrls ? ' --- |' : ''} --- | --- | --- | --- |`];
+  const rows = checks.map((check) => `|${multipleUrls ? ` ${cell(redactUrl(check.url))} |` : ''} ${cell(check.kind === 'category' ? `${check.name} score` : check.name)} | ${formatValue(check, check.value)} | ${cell(formatThreshold(check))} | ${check.verdict === 'pass' ? 'pass' : `**${check.verdict}**`} |`);
+  const lines = [...head];
+  for (const [index, row] of rows.entries()) {
+    const rest = rows.length - index - 1;
+    const tail = rest > 0 ? `\n\n… and ${rest} more check${rest === 1 ? '' : 's'}` : '';
+    if ([...lines, row].join('\n').length + tail.length > maxChars) {
+      lines.push('', `… and ${rows.length - index} more check${rows.length - index === 1 ? '' : 's'}`);
+      break;
+    }
+    lines.push(row);
+  }
+  const text = redact(lines.join('\n'));
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}
+
+/**
  * The failed checks in a few words, each in the direction of its threshold: a minimum (a score, `>=`) failing is
  * "below", a maximum (`<=`) failing is "above", a check without a value "has no value"; each name once.
  */

@@ -4,9 +4,10 @@ import * as demo from './demo.js';
 import * as doctor from './doctor.js';
 import * as browser from './browser.js';
 import * as gate from './gate.js';
+import * as hooks from './hooks.js';
 import * as modules from './modules.js';
 import * as platform from './platform.js';
 import * as secrets from './secrets.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, doctor];
+export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, doctor];

@@ -1,0 +1,17 @@
+export { WebhookReceiver, webhookSecrets } from './receiver.js';
+export type { ReceiverOptions, WebhookContext, WebhookHandler, DeliveryRecord } from './receiver.js';
+export { MemoryQueue } from './queue.js';
+export type { JobQueue, WebhookJob, JobOutcome, JobState, AddResult, JobRunner, MemoryQueueOptions } from './queue.js';
+export { sign, verify } from './verify.js';
+export type { VerifyResult, VerifyOptions, SignatureAlgorithm } from './verify.js';
+export { readDelivery } from './delivery.js';
+export type { Delivery } from './delivery.js';
+export { WebhookDeliveryError } from './errors.js';
+export { checkPayload } from './payload.js';
+export type { PayloadCheck } from './payload.js';
+export { webhookEvents, eventNamed } from './catalogue.js';
+export type { WebhookEvent, WebhookProperty, DeploymentProtectionRulePayload, DeploymentStatusPayload, PushPayload, StatusPayload, PingPayload } from './catalogue.js';
+export { loadHooksConfig, parseHooksConfig, gateFor } from './config.js';
+export type { HooksConfig, EnvironmentGate } from './config.js';
+export { deploymentProtection, MAX_REVIEW_COMMENT, MAX_STATUS_REPORTS } from './protection.js';
+export type { ProtectionOptions, ProtectionDecision } from './protection.js';

@@ -1,0 +1,172 @@
+/**
+ * Where deliveries wait to be handled. The receiver adds a job per delivery, keyed by its GUID, and waits a few
+ * seconds for it; workers run the handlers. The queue is also the record of what was done: a GUID that finished is
+ * not run again (a redelivery is acknowledged), one that failed runs again when it is redelivered.
+ *
+ * `MemoryQueue` is the default: this process, at most `concurrency` jobs at once. A Redis queue (several receivers
+ * and workers on several machines) implements the same interface.
+ */
+import { UsageError } from '../errors.js';
+
+export interface WebhookJob {
+  /** The delivery's GUID (X-Platform-Delivery): the job's key. */
+  id: string;
+  event: string;
+  action: string | undefined;
+  hookId: string;
+  /** The platform's installation of the app that the delivery is for, when the payload names one. */
+  installationId: number | undefined;
+  payload: Record<string, unknown>;
+  receivedAt: string;
+}
+
+export type JobState = 'waiting' | 'running' | 'done' | 'failed';
+
+export interface JobOutcome {
+  state: JobState;
+  /** The handler's error message when it failed. */
+  error?: string;
+  attempts: number;
+}
+
+export type AddResult = { added: true } | { added: false; state: JobState };
+
+export type JobRunner = (job: WebhookJob, context: { attempt: number; signal: AbortSignal }) => Promise<void>;
+
+export interface JobQueue {
+  /** Adds the job unless its GUID is waiting, running or done; a failed one is run again. */
+  add(job: WebhookJob): Promise<AddResult>;
+  /** The job's state once it is done or failed, or its state when `timeoutMs` has passed. */
+  waitFor(id: string, timeoutMs: number): Promise<JobOutcome>;
+  /** Runs the jobs with `runner` (a receiver's handlers, or a worker's). */
+  process(runner: JobRunner): void;
+  /** Stops taking jobs and waits for the running ones (at most `timeoutMs`). */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export interface MemoryQueueOptions {
+  /** Jobs run at once; default 4 (gates are heavy). */
+  concurrency?: number;
+  /** How many finished GUIDs are remembered for de-duplication; default 10,000 (the oldest forgotten first). */
+  remember?: number;
+  /** A job's handlers are aborted after this long; default 10 minutes. */
+  jobTimeoutMs?: number;
+}
+
+interface Entry {
+  job: WebhookJob;
+  outcome: JobOutcome;
+  waiters: Array<(outcome: JobOutcome) => void>;
+}
+
+export class MemoryQueue implements JobQueue {
+  private readonly entries = new Map<string, Entry>();
+  private readonly waiting: string[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly controllers = new Set<AbortController>();
+  private runner: JobRunner | undefined;
+  private closed = false;
+  private readonly concurrency: number;
+  private readonly remember: number;
+  private readonly jobTimeoutMs: number;
+
+  constructor(options: MemoryQueueOptions = {}) {
+    const whole = (name: string, value: number | undefined, fallback: number) => {
+      if (value === undefined) return fallback;
+      if (!Number.isInteger(value) || value < 1) throw new UsageError(`MemoryQueue: ${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
+      return value;
+    };
+    this.concurrency = whole('concurrency', options.concurrency, 4);
+    this.remember = whole('remember', options.remember, 10_000);
+    this.jobTimeoutMs = whole('jobTimeoutMs', options.jobTimeoutMs, 10 * 60_000);
+  }
+
+  async add(job: WebhookJob): Promise<AddResult> {
+    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
+    const existing = this.entries.get(job.id);
+    if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
+    const attempts = existing?.outcome.attempts ?? 0;
+    this.entries.delete(job.id);
+    this.entries.set(job.id, { job, outcome: { state: 'waiting', attempts }, waiters: existing?.waiters ?? [] });
+    this.forget();
+    this.waiting.push(job.id);
+    this.pump();
+    return { added: true };
+  }
+
+  waitFor(id: string, timeoutMs: number): Promise<JobOutcome> {
+    const entry = this.entries.get(id);
+    if (!entry) return Promise.resolve({ state: 'failed', error: 'no such job', attempts: 0 });
+    if (entry.outcome.state === 'done' || entry.outcome.state === 'failed') return Promise.resolve({ ...entry.outcome });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        entry.waiters.splice(entry.waiters.indexOf(done), 1);
+        resolve({ ...entry.outcome });
+      }, Math.max(0, timeoutMs));
+      const done = (outcome: JobOutcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      entry.waiters.push(done);
+    });
+  }
+
+  process(runner: JobRunner): void {
+    if (this.runner) throw new UsageError('MemoryQueue: process() was already called: one runner per queue', { code: 'INVALID_ARGUMENT' });
+    this.runner = runner;
+    this.pump();
+  }
+
+  async close(timeoutMs = 30_000): Promise<void> {
+    this.closed = true;
+    const all = Promise.allSettled([...this.running]);
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    await Promise.race([all, timer]);
+    for (const controller of this.controllers) controller.abort(new Error('the webhook queue closed'));
+  }
+
+  /** Jobs waiting or running, for status lines and tests. */
+  get pending(): number {
+    return this.waiting.length + this.running.size;
+  }
+
+  private forget(): void {
+    if (this.entries.size <= this.remember) return;
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= this.remember) break;
+      if (entry.outcome.state === 'done' || entry.outcome.state === 'failed') this.entries.delete(id);
+    }
+  }
+
+  private pump(): void {
+    const runner = this.runner;
+    if (!runner) return;
+    while (this.running.size < this.concurrency && this.waiting.length > 0) {
+      const id = this.waiting.shift()!;
+      const entry = this.entries.get(id);
+      if (!entry || entry.outcome.state !== 'waiting') continue;
+      entry.outcome = { state: 'running', attempts: entry.outcome.attempts + 1 };
+      const controller = new AbortController();
+      this.controllers.add(controller);
+      const timer = setTimeout(() => controller.abort(new Error(`the handlers ran longer than ${Math.round(this.jobTimeoutMs / 1000)} s`)), this.jobTimeoutMs);
+      timer.unref();
+      const work = (async () => {
+        try {
+          await runner(entry.job, { attempt: entry.outcome.attempts, signal: controller.signal });
+          entry.outcome = { state: 'done', attempts: entry.outcome.attempts };
+        } catch (error) {
+          entry.outcome = { state: 'failed', attempts: entry.outcome.attempts, error: error instanceof Error ? error.message : String(error) };
+        } finally {
+          clearTimeout(timer);
+          this.controllers.delete(controller);
+        }
+        for (const waiter of entry.waiters.splice(0)) waiter({ ...entry.outcome });
+      })();
+      this.running.add(work);
+      void work.finally(() => {
+        this.running.delete(work);
+        this.pump();
+      });
+    }
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The webhook receiver: a node `http` handler (and a Connect/Express middleware) that reads a delivery
+ * (lib/webhooks/delivery.ts: headers, the 25 MB cap while streaming, the signature over the raw bytes), checks its
+ * payload against the event catalogue, and puts it on the job queue — then waits a few seconds for the handlers.
+ *
+ * The platform gives a delivery 10 seconds. Done by then: 200 (or 500 when a handler failed, so the platform shows
+ * the delivery failed and a redelivery runs it again). Still running: 202, and the work goes on; a handler error
+ * after that is logged with the delivery's GUID and passed to `onError`, never lost. A GUID that finished is
+ * acknowledged and not run again (a redelivery).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { expectFunction, expectOptions, expectString } from '../arguments.js';
+import { UsageError } from '../errors.js';
+import { getLogger, type Logger } from '../log.js';
+import { readDelivery, type Delivery } from './delivery.js';
+import { WebhookDeliveryError } from './errors.js';
+import { checkPayload } from './payload.js';
+import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
+
+export interface WebhookContext {
+  id: string;
+  event: string;
+  action: string | undefined;
+  installationId: number | undefined;
+  payload: Record<string, unknown>;
+  /** 1 for the first run, more when a failed delivery was delivered again or a worker died mid-job. */
+  attempt: number;
+  /** Aborted when the job runs out of time or the queue closes. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export type WebhookHandler = (context: WebhookContext) => Promise<void> | void;
+
+export interface ReceiverOptions {
+  /** The webhook secrets (several while rotating); else GANTRY_WEBHOOK_SECRET and GANTRY_WEBHOOK_SECRETS. */
+  secrets?: string | readonly string[];
+  /** Accept `X-Hub-Signature` (sha1) when no sha256 signature came; default true. */
+  allowSha1?: boolean;
+  /** The largest body read; default 25 MiB (HOOK-LIMIT-25MB). */
+  maxBytes?: number;
+  /** How long the receiver waits for the handlers before answering 202; default 9 s, inside the platform's 10 s. */
+  ackWithinMs?: number;
+  /** Where jobs wait; default a `MemoryQueue` in this process. */
+  queue?: JobQueue;
+  /** Run the handlers here (default); false for a receiver whose jobs workers elsewhere run (`gantry hooks worker`). */
+  work?: boolean;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One line per delivery, for logs and tests. */
+export interface DeliveryRecord {
+  id: string | undefined;
+  event: string | undefined;
+  action: string | undefined;
+  status: number;
+  /** accepted (202), done, failed, duplicate, or the refusal's reason. */
+  outcome: string;
+  ms: number;
+}
+
+/** The secrets from the options or GANTRY_WEBHOOK_SECRET and GANTRY_WEBHOOK_SECRETS (comma- or newline-separated). */
+export function webhookSecrets(where: string, option: string | readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  const list = option === undefined
+    ? [env.GANTRY_WEBHOOK_SECRET, ...(env.GANTRY_WEBHOOK_SECRETS ?? '').split(/[,\n]/)].filter((s): s is string => typeof s === 'string').map((s) => s.trim()).filter((s) => s !== '')
+    : (typeof option === 'string' ? [option] : [...option]);
+  list.forEach((secret, index) => expectString(where, `secrets[${index}]`, secret, 'a webhook secret'));
+  if (list.length === 0) {
+    throw new UsageError(`${where}: no webhook secret: set GANTRY_WEBHOOK_SECRET (and GANTRY_WEBHOOK_SECRETS while rotating) or pass secrets`, {
+      code: 'WEBHOOK_NO_SECRET',
+      hint: 'the secret is the one given to the platform with the webhook; a receiver without one would run anything anyone posts',
+    });
+  }
+  return [...new Set(list)];
+}
+
+function installationOf(payload: Record<string, unknown>): number | undefined {
+  const installation = payload.installation;
+  const id = installation && typeof installation === 'object' ? (installation as Record<string, unknown>).id : undefined;
+  return typeof id === 'number' && Number.isInteger(id) ? id : undefined;
+}
+
+export class WebhookReceiver {
+  private readonly handlers = new Map<string, WebhookHandler[]>();
+  private readonly errorHandlers: Array<(error: Error, context: { id: string; event: string; action: string | undefined }) => void> = [];
+  private readonly deliveryListeners: Array<(record: DeliveryRecord) => void> = [];
+  private readonly secrets: string[];
+  private readonly allowSha1: boolean;
+  private readonly maxBytes: number | undefined;
+  private readonly ackWithinMs: number;
+  readonly queue: JobQueue;
+  private readonly logger: Logger;
+
+  constructor(options: ReceiverOptions = {}) {
+    const where = 'WebhookReceiver';
+    expectOptions(where, options);
+    this.secrets = webhookSecrets(where, options.secrets, options.env ?? process.env);
+    this.allowSha1 = options.allowSha1 ?? true;
+    this.maxBytes = options.maxBytes;
+    const ack = options.ackWithinMs ?? 9_000;
+    if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000)) throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
+    this.ackWithinMs = ack;
+    this.logger = options.logger ?? getLogger();
+    this.queue = options.queue ?? new MemoryQueue();
+    if (options.work !== false) this.queue.process((job, context) => this.run(job, context));
+  }
+
+  /** Handle `event` (every action) or `event.action`; `*` for every delivery. */
+  on(event: string | readonly string[], handler: WebhookHandler): this {
+    expectFunction('WebhookReceiver.on', 'handler', handler, 'a function (context) => …');
+    for (const name of typeof event === 'string' ? [event] : event) {
+      expectString('WebhookReceiver.on', 'event', name, 'an event name such as "deployment_protection_rule" or "push", with ".action" or not');
+      const list = this.handlers.get(name) ?? [];
+      list.push(handler);
+      this.handlers.set(name, list);
+    }
+    return this;
+  }
+
+  /** Told of every handler error (besides the log line), also those after the delivery was acknowledged. */
+  onError(listener: (error: Error, context: { id: string; event: string; action: string | undefined }) => void): this {
+    expectFunction('WebhookReceiver.onError', 'listener', listener, 'a function (error, context) => …');
+    this.errorHandlers.push(listener);
+    return this;
+  }
+
+  /** Told of every delivery answered: the line `gantry hooks serve` logs. */
+  onDelivery(listener: (record: DeliveryRecord) => void): this {
+    expectFunction('WebhookReceiver.onDelivery', 'listener', listener, 'a function (record) => …');
+    this.deliveryListeners.push(listener);
+    return this;
+  }
+
+  /** The handlers of a job, as a worker runs them. */
+  async run(job: WebhookJob, context: { attempt: number; signal: AbortSignal }): Promise<void> {
+    const handlers = [...(this.handlers.get(job.event) ?? []), ...(job.action ? this.handlers.get(`${job.event}.${job.action}`) ?? [] : []), ...(this.handlers.get('*') ?? [])];
+    const errors: Error[] = [];
+    for (const handler of handlers) {
+      try {
+        await handler({ id: job.id, event: job.event, action: job.action, installationId: job.installationId, payload: job.payload, attempt: context.attempt, signal: context.signal, log: this.logger });
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        errors.push(failure);
+        this.logger.error(`webhook ${job.id} (${job.event}${job.action ? `.${job.action}` : ''}): a handler failed: ${failure.message}`);
+        for (const listener of this.errorHandlers) {
+          try {
+            listener(failure, { id: job.id, event: job.event, action: job.action });
+          } catch {
+            // A listener's own failure must not hide the handler's.
+          }
+        }
+      }
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} handlers failed: ${errors.map((e) => e.message).join('; ')}`);
+  }
+
+  /** A node `http` request listener. */
+  handler(): (request: IncomingMessage, response: ServerResponse) => void {
+    return (request, response) => {
+      void this.receive(request, response);
+    };
+  }
+
+  /** A Connect/Express middleware answering deliveries on `path` (default `/hooks`), passing other requests on. */
+  middleware(options: { path?: string } = {}): (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void {
+    const path = options.path ?? '/hooks';
+    expectString('WebhookReceiver.middleware', 'path', path, 'a path such as "/hooks"');
+    return (request, response, next) => {
+      const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '/';
+      if (url.split('?')[0] !== path) {
+        next();
+        return;
+      }
+      // A body parser that ran first consumed the bytes the signature covers: say so instead of refusing every delivery.
+      if ((request as IncomingMessage & { body?: unknown }).body !== undefined && request.readableEnded) {
+        next(new UsageError(`WebhookReceiver.middleware: a body parser read the request before the receiver; mount the receiver on ${path} before express.json() or other body parsers`, { code: 'WEBHOOK_BODY_CONSUMED' }));
+        return;
+      }
+      void this.receive(request, response);
+    };
+  }
+
+  /** Reads, checks and queues one delivery, and answers it. */
+  async receive(request: IncomingMessage, response: ServerResponse): Promise<DeliveryRecord> {
+    const started = Date.now();
+    const answer = (status: number, body: Record<string, unknown>, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord => {
+      if (!response.headersSent) {
+        const text = `${JSON.stringify(body)}\n`;
+        response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(status === 413 || status === 400 ? { connection: 'close' } : {}) });
+        response.end(text);
+      }
+      const full = { ...record, status, ms: Date.now() - started };
+      for (const listener of this.deliveryListeners) listener(full);
+      return full;
+    };
+    let delivery: Delivery;
+    try {
+      delivery = await readDelivery(request, { secrets: this.secrets, allowSha1: this.allowSha1, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
+    } catch (error) {
+      if (error instanceof WebhookDeliveryError) {
+        const id = request.headers['x-platform-delivery'];
+        const event = request.headers['x-platform-event'];
+        return answer(error.status, { message: error.message }, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
+      }
+      this.logger.error(`webhook: reading a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+      return answer(500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
+    }
+    const check = checkPayload(delivery.event, delivery.payload);
+    const action = typeof delivery.payload.action === 'string' ? delivery.payload.action : undefined;
+    const base = { id: delivery.id, event: delivery.event, action };
+    if (!check.ok) return answer(400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
+    if (check.ghostSender) this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`);
+    const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
+    let added;
+    try {
+      added = await this.queue.add(job);
+    } catch (error) {
+      this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+      return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+    }
+    if (!added.added) return answer(200, { status: 'duplicate', state: added.state, message: `delivery ${delivery.id} was received before (${added.state}); not run again` }, { ...base, outcome: 'duplicate' });
+    const outcome = await this.queue.waitFor(job.id, this.ackWithinMs - (Date.now() - started));
+    if (outcome.state === 'done') return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
+    if (outcome.state === 'failed') return answer(500, { status: 'failed', message: `a handler failed; the receiver's log has it under delivery ${delivery.id}` }, { ...base, outcome: 'failed' });
+    // Still at it: acknowledged now, and the outcome logged when it comes.
+    void this.queue.waitFor(job.id, 24 * 60 * 60_000).then((later) => {
+      if (later.state === 'done') this.logger.info(`webhook ${delivery.id} (${delivery.event}${action ? `.${action}` : ''}): done after ${Math.round((Date.now() - started) / 100) / 10} s`);
+    });
+    return answer(202, { status: 'accepted' }, { ...base, outcome: 'accepted' });
+  }
+
+  async close(timeoutMs?: number): Promise<void> {
+    await this.queue.close(timeoutMs);
+  }
+}
