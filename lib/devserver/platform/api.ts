@@ -39,13 +39,13 @@ export interface RepositorySpec {
   branches?: Record<string, string>;
 }
 
-interface User {
+export interface User {
   login: string;
   id: number;
   type: 'User' | 'Bot' | 'Organization';
 }
 
-interface Repository {
+export interface Repository {
   id: number;
   owner: User;
   name: string;
@@ -59,7 +59,7 @@ interface Repository {
   createdAt: string;
 }
 
-interface StatusRecord {
+export interface StatusRecord {
   id: number;
   state: string;
   description: string | null;
@@ -69,7 +69,7 @@ interface StatusRecord {
   creator: User;
 }
 
-interface DeploymentRecord {
+export interface DeploymentRecord {
   id: number;
   sha: string;
   ref: string;
@@ -143,6 +143,13 @@ export interface Reply {
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 
+/** What happened to the state, for webhook deliveries (webhooks.ts): a commit status, a deployment, a deployment status. */
+export type StateEvent = { repo: Repository; sender: User; origin: string } & (
+  | { name: 'status'; sha: string; status: StatusRecord }
+  | { name: 'deployment'; deployment: DeploymentRecord }
+  | { name: 'deployment_status'; deployment: DeploymentRecord; status: DeploymentRecord['statuses'][number] }
+);
+
 export interface RouteDef {
   method: string;
   template: string;
@@ -157,6 +164,7 @@ export class PlatformState {
   private repos = new Map<string, Repository>();
   private nextId = 1;
   private routes: RouteDef[] = [];
+  private listeners: ((event: StateEvent) => void)[] = [];
 
   constructor(
     repositories: RepositorySpec[],
@@ -185,6 +193,32 @@ export class PlatformState {
       issues: [],
       createdAt: new Date().toISOString(),
     });
+  }
+
+  /** Calls `listener` after every commit status, deployment and deployment status is created. */
+  onEvent(listener: (event: StateEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** A deployment status the server itself adds (a protection rule's outcome), as POST …/statuses would. */
+  addDeploymentStatus(repo: Repository, deployment: DeploymentRecord, state: string, description: string, creator: User, origin: string): DeploymentRecord['statuses'][number] {
+    const status = { id: this.nextId++, state, description, environment: deployment.environment, target_url: '', log_url: '', environment_url: '', created_at: new Date().toISOString(), creator };
+    if (state === 'success') this.markEarlierInactive(repo, deployment, status);
+    deployment.statuses.push(status);
+    this.emit({ name: 'deployment_status', repo, sender: creator, origin, deployment, status });
+    return status;
+  }
+
+  private emit(event: StateEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private markEarlierInactive(repo: Repository, deployment: DeploymentRecord, status: DeploymentRecord['statuses'][number]): void {
+    for (const other of repo.deployments) {
+      if (other !== deployment && other.environment === deployment.environment && other.statuses.at(-1)?.state !== 'inactive') {
+        other.statuses.push({ ...status, id: this.nextId++, state: 'inactive', description: '' });
+      }
+    }
   }
 
   repositoryNames(): string[] {
@@ -241,7 +275,7 @@ export class PlatformState {
 
   // ---- helpers ----
 
-  private repo(ctx: RequestContext, write: boolean): Repository {
+  repo(ctx: RequestContext, write: boolean): Repository {
     const fullName = `${ctx.params.owner}/${ctx.params.repo}`;
     const repo = this.repos.get(fullName.toLowerCase());
     const reach = ctx.identity.repositories;
@@ -265,13 +299,13 @@ export class PlatformState {
     return /^[0-9a-f]{40}$/i.test(ref) ? ref.toLowerCase() : undefined;
   }
 
-  private creator(identity: Identity): User {
+  creator(identity: Identity): User {
     if (identity.kind === 'workflow') return userOf('platform-actions[bot]', 'Bot');
     if (identity.kind === 'installation' || identity.kind === 'app') return userOf(`app-${identity.appId ?? 0}[bot]`, 'Bot');
     return userOf(identity.token?.login ?? 'dev', 'User');
   }
 
-  private repoJson(repo: Repository, origin: string) {
+  repoJson(repo: Repository, origin: string) {
     const api = `${origin}/repos/${repo.fullName}`;
     return {
       id: repo.id,
@@ -291,7 +325,7 @@ export class PlatformState {
     };
   }
 
-  private statusJson(repo: Repository, sha: string, s: StatusRecord, origin: string) {
+  statusJson(repo: Repository, sha: string, s: StatusRecord, origin: string) {
     return {
       url: `${origin}/repos/${repo.fullName}/statuses/${sha}`,
       avatar_url: null,
@@ -307,7 +341,7 @@ export class PlatformState {
     };
   }
 
-  private deploymentJson(repo: Repository, d: DeploymentRecord, origin: string) {
+  deploymentJson(repo: Repository, d: DeploymentRecord, origin: string) {
     const url = `${origin}/repos/${repo.fullName}/deployments/${d.id}`;
     return {
       url,
@@ -433,6 +467,7 @@ export class PlatformState {
           };
           list.push(record);
           repo.statuses.set(sha, list);
+          this.emit({ name: 'status', repo, sender: record.creator, origin: ctx.origin, sha, status: record });
           return { status: 201, body: this.statusJson(repo, sha, record, ctx.origin) };
         },
       },
@@ -518,6 +553,7 @@ export class PlatformState {
             statuses: [],
           };
           repo.deployments.push(record);
+          this.emit({ name: 'deployment', repo, sender: record.creator, origin: ctx.origin, deployment: record });
           return { status: 201, body: this.deploymentJson(repo, record, ctx.origin) };
         },
       },
@@ -574,14 +610,9 @@ export class PlatformState {
             creator: this.creator(ctx.identity),
           };
           // auto_inactive (default true): a success marks earlier deployments of the environment inactive.
-          if (status.state === 'success' && input.auto_inactive !== false) {
-            for (const other of repo.deployments) {
-              if (other !== deployment && other.environment === deployment.environment && other.statuses.at(-1)?.state !== 'inactive') {
-                other.statuses.push({ ...status, id: this.nextId++, state: 'inactive', description: '' });
-              }
-            }
-          }
+          if (status.state === 'success' && input.auto_inactive !== false) this.markEarlierInactive(repo, deployment, status);
           deployment.statuses.push(status);
+          this.emit({ name: 'deployment_status', repo, sender: status.creator, origin: ctx.origin, deployment, status });
           return { status: 201, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
         },
       },
@@ -725,7 +756,7 @@ export class PlatformState {
     return { status: 200, headers: page.headers, body: page.items.map((r) => this.repoJson(r, ctx.origin)) };
   }
 
-  private deployment(repo: Repository, id: string): DeploymentRecord {
+  deployment(repo: Repository, id: string): DeploymentRecord {
     const found = repo.deployments.find((d) => String(d.id) === id);
     if (!found) throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/deployments/deployments#get-a-deployment`);
     return found;
@@ -737,7 +768,7 @@ export class PlatformState {
     return found;
   }
 
-  private deploymentStatusJson(repo: Repository, d: DeploymentRecord, s: DeploymentRecord['statuses'][number], origin: string) {
+  deploymentStatusJson(repo: Repository, d: DeploymentRecord, s: DeploymentRecord['statuses'][number], origin: string) {
     const deploymentUrl = `${origin}/repos/${repo.fullName}/deployments/${d.id}`;
     return {
       url: `${deploymentUrl}/statuses/${s.id}`,

@@ -44,6 +44,20 @@ export interface AppSpec {
   /** PEM public key of the app's signing key (RS256 JWTs). */
   publicKey: string | KeyObject;
   installations: InstallationSpec[];
+  /** The app's webhook (webhooks.ts): deliveries to its installations' repositories, `deployment_protection_rule` included. */
+  webhook?: AppWebhookSpec;
+}
+
+export interface AppWebhookSpec {
+  /** Payload URL (http or https); none: nothing is delivered until PATCH /app/hook/config sets one. */
+  url?: string;
+  secret?: string;
+  /** `json` (default) or `form`. */
+  contentType?: 'json' | 'form';
+  /** Events it is subscribed to; every event the server sends when absent. */
+  events?: string[];
+  /** Skip TLS verification of an https URL (GitHub's insecure_ssl "1"). */
+  insecureSsl?: boolean;
 }
 
 export interface OAuthAppSpec {

@@ -15,6 +15,7 @@ import {
   publicKeyOf,
   verifyAppJwt,
   type AppSpec,
+  type AppWebhookSpec,
   type Identity,
   type InstallationSpec,
   type OAuthAppSpec,
@@ -22,6 +23,8 @@ import {
   type TokenSpec,
 } from './identity.js';
 import { FixedWindow, HOUR_MS, MINUTE_MS, SlidingWindow, SPEC_LIMITS, type PlatformLimits, type Resource } from './limits.js';
+import { Protection, type EnvironmentSpec, type ProtectedDeploymentReport } from './protection.js';
+import { Webhooks, type DeliveryReport, type RepositoryHookSpec } from './webhooks.js';
 
 export interface PlatformServerOptions {
   host?: string;
@@ -47,6 +50,14 @@ export interface PlatformServerOptions {
   latencyMs?: number;
   /** One line per request (method, path, status; never a credential). */
   log?: (line: string) => void;
+  /** Repository webhooks from the start (webhooks.ts; POST /repos/{owner}/{repo}/hooks adds more). */
+  hooks?: RepositoryHookSpec[];
+  /** Environments and their custom deployment protection rules (protection.ts). */
+  environments?: EnvironmentSpec[];
+  /** How long a webhook delivery may take; default 10 s, GitHub's. */
+  webhookTimeoutMs?: number;
+  /** The largest delivery body sent; default 25 MiB (HOOK-LIM-PAYLOAD-25MB). */
+  webhookMaxPayloadBytes?: number;
 }
 
 export type ViolationKind = 'primary' | 'concurrency' | 'points' | 'creation-minute' | 'creation-hour';
@@ -95,6 +106,15 @@ export interface PlatformServer {
   revokeToken(token: string): boolean;
   addRepository(spec: RepositorySpec): void;
   stats(): PlatformStats;
+  /** Webhook deliveries and protected deployments (also at /_gantry/deliveries and /_gantry/protection). */
+  webhooks: {
+    deliveries(): DeliveryReport;
+    protection(): ProtectedDeploymentReport[];
+    /** Resolves once no delivery is in flight. */
+    idle(): Promise<void>;
+    /** Sets an app's webhook at run time, as PATCH /app/hook/config does. */
+    setAppWebhook(appId: number, spec: AppWebhookSpec): void;
+  };
 }
 
 const ADMIN_PREFIX = '/_gantry/';
@@ -311,7 +331,11 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
       },
     },
   ];
-  const state = new PlatformState(options.repositories ?? DEFAULT_REPOSITORIES, extraRoutes);
+  const webhooks = new Webhooks({ apps: options.apps ?? [], hooks: options.hooks ?? [], timeoutMs: options.webhookTimeoutMs, maxPayloadBytes: options.webhookMaxPayloadBytes, log });
+  const protection = new Protection(webhooks, { apps: options.apps ?? [], environments: options.environments ?? [] });
+  const state = new PlatformState(options.repositories ?? DEFAULT_REPOSITORIES, [...extraRoutes, ...webhooks.routes(), ...protection.routes()]);
+  webhooks.attach(state);
+  protection.attach(state);
   for (const spec of options.tokens ?? []) issueToken(spec);
 
   // ---- answering ----
@@ -492,8 +516,11 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
           state.addRepository(body);
           return json(201, { repositories: state.repositoryNames() });
         }
-        default:
+        default: {
+          const reply = webhooks.admin(method, url.pathname) ?? protection.admin(method, url.pathname);
+          if (reply) return send(res, method, reply);
           return json(404, { message: `no admin endpoint ${method} ${url.pathname}` });
+        }
       }
     } catch (error) {
       if (error instanceof ApiFailure) return send(res, method, failure(error));
@@ -526,11 +553,13 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     name: 'platform',
     url: origin,
     credentials: {},
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await webhooks.stop();
+      await new Promise<void>((resolve) => {
         listener.close(() => resolve());
         listener.closeAllConnections();
-      }),
+      });
+    },
     violations: () => ({ total: Object.values(counts).reduce((a, b) => a + b, 0), byKind: { ...counts }, violations: [...violations] }),
     clearViolations: () => {
       violations = [];
@@ -564,6 +593,12 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     },
     addRepository: (spec) => state.addRepository(spec),
     stats: () => ({ requests, maxInFlight: Object.fromEntries([...budgets].map(([key, b]) => [key, b.maxInFlight])) }),
+    webhooks: {
+      deliveries: () => webhooks.report(),
+      protection: () => protection.report(),
+      idle: () => webhooks.idle(),
+      setAppWebhook: (appId, spec) => webhooks.setAppWebhook(appId, spec),
+    },
   };
   return server;
 
