@@ -354,83 +354,95 @@ export class PlatformClient {
       const now = this.clock.now();
       const headers = answer.headers as Record<string, string | string[] | undefined>;
       const observation = readRateLimitHeaders(headers, reservation.resource);
-      await this.limiter.store.release(reservation, { now, durationMs: now - started, observation, answered: true });
-      const body = parseBody(answer.body);
-      const status = answer.status;
-      this.logger.debug(`platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`);
-      if (status < 400) {
-        if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
-          throw new ProtocolError(`${shown} answered ${status} with a body that is not JSON`, 'check that the address points at the platform API and not at a proxy or web page');
+      // The budget is given back only after a rate-limit answer has put its hold in place (the finally below), so
+      // nothing queued behind this request is sent into an endpoint the platform has just closed.
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        await this.limiter.store.release(reservation, { now, durationMs: now - started, observation, answered: true });
+      };
+      try {
+        const body = parseBody(answer.body);
+        const status = answer.status;
+        this.logger.debug(`platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`);
+        if (status < 400) {
+          if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
+            throw new ProtocolError(`${shown} answered ${status} with a body that is not JSON`, 'check that the address points at the platform API and not at a proxy or web page');
+          }
+          return { ...answer, body };
         }
-        return { ...answer, body };
-      }
-      const rawBody = typeof body === 'string' ? body : undefined;
-      const jsonBody = typeof body === 'string' ? undefined : body;
-      if (status === 401) {
-        // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
-        if (this.auth && token !== undefined && !renewed) {
-          renewed = true;
-          this.auth.refused(token);
-          this.logger.warn(`platform: ${shown} answered 401 to ${this.auth.describe}'s token; getting a new one`);
-          continue;
+        const rawBody = typeof body === 'string' ? body : undefined;
+        const jsonBody = typeof body === 'string' ? undefined : body;
+        if (status === 401) {
+          // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
+          if (this.auth && token !== undefined && !renewed) {
+            renewed = true;
+            this.auth.refused(token);
+            this.logger.warn(`platform: ${shown} answered 401 to ${this.auth.describe}'s token; getting a new one`);
+            continue;
+          }
+          throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource, ...(this.auth ? { hint: this.auth.renewHint } : {}) });
         }
-        throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource, ...(this.auth ? { hint: this.auth.renewHint } : {}) });
-      }
 
-      if (status === 403 || status === 429) {
-        const message = readErrorBody(jsonBody).message ?? '';
-        const retryAfter = header(headers, 'retry-after');
-        const remainingZero = numberHeader(headers, 'x-ratelimit-remaining') === 0;
-        const reset = numberHeader(headers, 'x-ratelimit-reset');
-        const secondary = secondaryMessage.test(message) || (retryAfter !== undefined && !remainingZero) || (status === 429 && !remainingZero);
-        if (secondary || remainingZero) {
-          const kind = secondary ? 'secondary' : 'primary';
-          let waitMs: number;
-          let why: string;
-          const resumeAt = reset !== undefined ? reset * 1000 + this.limits.resetSkewMs : undefined;
-          const asked = parseRetryAfter(retryAfter, now);
-          if (kind === 'secondary' && asked !== undefined) {
-            waitMs = asked; // RATE-ERR-SECONDARY-RETRY-AFTER
-            why = `retry-after: ${retryAfter}`;
-          } else if (remainingZero && resumeAt !== undefined) {
-            waitMs = Math.max(0, resumeAt - now); // RATE-ERR-PRIMARY, RATE-ERR-SECONDARY-RESET
-            why = `until x-ratelimit-reset ${new Date(reset! * 1000).toISOString()}`;
-          } else {
-            // RATE-ERR-SECONDARY-BACKOFF: a minute at least, then exponentially longer (with up to 10 % more, so
-            // that workers refused together do not come back together).
-            waitMs = Math.round(this.limits.secondaryWaitMs * this.limits.backoffFactor ** backoffs * (1 + 0.1 * Math.random()));
-            backoffs += 1;
-            why = `backing off ${duration(waitMs)}`;
+        if (status === 403 || status === 429) {
+          const message = readErrorBody(jsonBody).message ?? '';
+          const retryAfter = header(headers, 'retry-after');
+          const remainingZero = numberHeader(headers, 'x-ratelimit-remaining') === 0;
+          const reset = numberHeader(headers, 'x-ratelimit-reset');
+          const secondary = secondaryMessage.test(message) || (retryAfter !== undefined && !remainingZero) || (status === 429 && !remainingZero);
+          if (secondary || remainingZero) {
+            const kind = secondary ? 'secondary' : 'primary';
+            let waitMs: number;
+            let why: string;
+            const resumeAt = reset !== undefined ? reset * 1000 + this.limits.resetSkewMs : undefined;
+            const asked = parseRetryAfter(retryAfter, now);
+            if (kind === 'secondary' && asked !== undefined) {
+              waitMs = asked; // RATE-ERR-SECONDARY-RETRY-AFTER
+              why = `retry-after: ${retryAfter}`;
+            } else if (remainingZero && resumeAt !== undefined) {
+              waitMs = Math.max(0, resumeAt - now); // RATE-ERR-PRIMARY, RATE-ERR-SECONDARY-RESET
+              why = `until x-ratelimit-reset ${new Date(reset! * 1000).toISOString()}`;
+            } else {
+              // RATE-ERR-SECONDARY-BACKOFF: a minute at least, then exponentially longer (with up to 10 % more, so
+              // that workers refused together do not come back together).
+              waitMs = Math.round(this.limits.secondaryWaitMs * this.limits.backoffFactor ** backoffs * (1 + 0.1 * Math.random()));
+              backoffs += 1;
+              why = `backing off ${duration(waitMs)}`;
+            }
+            const give = (reason: string) => new PlatformRateLimitError({ kind, method: verb, url: url.toString(), status, waitedMs, attempts: attempt, body: jsonBody, reason, resumeAt: remainingZero ? resumeAt : now + waitMs });
+            if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
+            if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (limits.maxWaitMs)`);
+            limitRetries += 1;
+            const until = now + waitMs;
+            const store = this.limiter.store;
+            // While this request waits, the whole queue of its endpoint (secondary) or resource (primary) waits.
+            if (kind === 'secondary') {
+              await store.hold(reservation.identity, `endpoint:${reservation.endpoint}`, until);
+              if (reservation.creation) await store.hold(reservation.identity, 'creation', until);
+            } else {
+              await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
+              if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
+            }
+            this.logger.warn(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
+            continue;
           }
-          const give = (reason: string) => new PlatformRateLimitError({ kind, method: verb, url: url.toString(), status, waitedMs, attempts: attempt, body: jsonBody, reason, resumeAt: remainingZero ? resumeAt : now + waitMs });
-          if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
-          if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (limits.maxWaitMs)`);
-          limitRetries += 1;
-          const until = now + waitMs;
-          const store = this.limiter.store;
-          // While this request waits, the whole queue of its endpoint (secondary) or resource (primary) waits.
-          if (kind === 'secondary') {
-            await store.hold(reservation.identity, `endpoint:${reservation.endpoint}`, until);
-            if (reservation.creation) await store.hold(reservation.identity, 'creation', until);
-          } else {
-            await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
-            if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
+        }
+        if (status >= 500) {
+          const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, status, retryAfter: header(headers, 'retry-after'), waitedMs: serverWaitedMs });
+          if (decision.retry) {
+            this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
+            serverRetries += 1;
+            serverWaitedMs += decision.delayMs;
+            await release(); // the slot is not kept through the wait
+            await this.clock.sleep(decision.delayMs, signal);
+            continue;
           }
-          this.logger.warn(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
-          continue;
         }
+        throw new PlatformApiError({ status, method: verb, url: url.toString(), body: jsonBody, rawBody, attempts: attempt });
+      } finally {
+        await release();
       }
-      if (status >= 500) {
-        const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, status, retryAfter: header(headers, 'retry-after'), waitedMs: serverWaitedMs });
-        if (decision.retry) {
-          this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
-          serverRetries += 1;
-          serverWaitedMs += decision.delayMs;
-          await this.clock.sleep(decision.delayMs, signal);
-          continue;
-        }
-      }
-      throw new PlatformApiError({ status, method: verb, url: url.toString(), body: jsonBody, rawBody, attempts: attempt });
     }
   }
 

@@ -147,7 +147,7 @@ describe('PlatformClient recovering from rate-limit answers of the embedded plat
 interface WorkerLine { i?: number; at?: number; status?: number; reset?: number; ready?: boolean; done?: boolean; error?: string }
 
 describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by two processes', function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
   let redis: RedisPeer;
   let server: PlatformServer | undefined;
   const children: ChildProcess[] = [];
@@ -198,7 +198,7 @@ describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by 
       return { child, lines, exited };
     });
     // Both loaded and connected to Redis, then told to go together: they send at once.
-    await until(() => runs.every((r) => r.lines.some((l) => l.ready) || r.child.exitCode !== null), 20_000, 'both workers to be ready');
+    await until(() => runs.every((r) => r.lines.some((l) => l.ready) || r.child.exitCode !== null), 60_000, 'both workers to be ready');
     for (const { child } of runs) child.stdin!.end('go\n');
     const done = await Promise.all(runs.map((r) => r.exited));
     assert.deepEqual(done.map((d) => d.code), [0, 0], JSON.stringify(done.map((d) => d.lines.filter((l) => l.error))));
