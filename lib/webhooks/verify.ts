@@ -89,7 +89,7 @@ function hmac(algorithm: SignatureAlgorithm, secret: string, body: Buffer): Buff
  * `sha256=<hex>` (or `sha1=<hex>`): the value the platform sends in `X-Hub-Signature-256` (`X-Hub-Signature`) for
  * `body` with `secret`. A string body is signed as its UTF-8 bytes.
  */
-export function sign(secret: string, body: Buffer | string, algorithm: SignatureAlgorithm = 'sha256'): string {
+export function sign(secret: string, body: Uint8Array | string, algorithm: SignatureAlgorithm = 'sha256'): string {
   expectString('sign', 'secret', secret, 'a non-empty string (the webhook secret)');
   const bytes = bodyBytes('sign', body);
   checkAlgorithm('sign', algorithm);
@@ -144,6 +144,9 @@ function parseClaim(algorithm: SignatureAlgorithm, values: unknown[]): Signature
 export function readSignatureClaim(headers: SignatureHeaderSource, options: VerifyOptions = {}): SignatureClaimResult {
   expectObject('readSignatureClaim', 'headers', headers, 'an object of request headers');
   expectOptions('readSignatureClaim', options);
+  if (options.allowSha1 !== undefined && typeof options.allowSha1 !== 'boolean') {
+    throw new UsageError(`readSignatureClaim: options.allowSha1 must be true or false, got ${describe(options.allowSha1)}`, { code: 'INVALID_ARGUMENT' });
+  }
   const allowSha1 = options.allowSha1 ?? true;
   const sha256 = headerValues(headers, signatureHeaders.sha256);
   if (sha256.length > 0) return parseClaim('sha256', sha256);
@@ -171,7 +174,7 @@ export function readSignatureClaim(headers: SignatureHeaderSource, options: Veri
  * Whether a well-formed claim matches `body` under one of `secrets`. Every secret is tried (no early exit), each
  * digest compared with `timingSafeEqual` on equal-length buffers.
  */
-export function matchSignatureClaim(secrets: readonly string[], body: Buffer | string, claim: SignatureClaim): VerifyResult {
+export function matchSignatureClaim(secrets: readonly string[], body: Uint8Array | string, claim: SignatureClaim): VerifyResult {
   const list = secretList('matchSignatureClaim', secrets);
   const bytes = bodyBytes('matchSignatureClaim', body);
   expectObject('matchSignatureClaim', 'claim', claim, 'a claim from readSignatureClaim');
@@ -197,7 +200,7 @@ export function matchSignatureClaim(secrets: readonly string[], body: Buffer | s
  * result, never an exception: `missing`, `malformed` (wrong prefix, length or digits), `mismatch`, or
  * `sha1-refused` (only `X-Hub-Signature` came and `allowSha1` is false). Wrong argument types are a UsageError.
  */
-export function verify(secrets: string | readonly string[], body: Buffer | string, headers: SignatureHeaderSource, options: VerifyOptions = {}): VerifyResult {
+export function verify(secrets: string | readonly string[], body: Uint8Array | string, headers: SignatureHeaderSource, options: VerifyOptions = {}): VerifyResult {
   const list = secretList('verify', secrets);
   const bytes = bodyBytes('verify', body);
   expectObject('verify', 'headers', headers, 'an object of request headers');

@@ -1,0 +1,461 @@
+/**
+ * Reading one webhook delivery from a node:http request (HOOK-DEL-REQUEST and the delivery headers, HOOK-HDR-*):
+ * the method, the platform's headers, the media type and declared length are checked before a byte of the body is
+ * read; the body is read with the 25 MB cap counted while it streams (HOOK-LIM-PAYLOAD-25MB), never buffered past
+ * it; the signature is checked on the raw bytes (HOOK-AUTH-HMAC); then the JSON or form body is parsed. Every
+ * refusal is a WebhookDeliveryError with its own status and reason, and nothing refused reaches a handler.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UsageError } from '../errors.js';
+import { expectArray, expectObject, expectOptions, expectString } from '../arguments.js';
+import { findJsonSyntaxProblem } from '../json-syntax.js';
+import { WebhookDeliveryError, type WebhookDeliveryErrorDetails } from './errors.js';
+import { matchSignatureClaim, readSignatureClaim, type SignatureAlgorithm } from './verify.js';
+
+/** HOOK-LIM-PAYLOAD-25MB: the platform never delivers a payload over 25 MB; read as 25 MiB, the larger reading. */
+export const defaultMaxDeliveryBytes = 25 * 1024 * 1024;
+
+/** HOOK-HDR-USER-AGENT. */
+export const hookshotUserAgentPrefix = 'Platform-Hookshot/';
+
+/** The delivery headers (lower-case, as node:http gives them). */
+export const deliveryHeaders = {
+  hookId: 'x-platform-hook-id',
+  event: 'x-platform-event',
+  delivery: 'x-platform-delivery',
+  targetType: 'x-platform-hook-installation-target-type',
+  targetId: 'x-platform-hook-installation-target-id',
+  userAgent: 'user-agent',
+  contentType: 'content-type',
+  contentLength: 'content-length',
+} as const;
+
+const titles: Record<string, string> = {
+  'x-platform-hook-id': 'X-Platform-Hook-ID',
+  'x-platform-event': 'X-Platform-Event',
+  'x-platform-delivery': 'X-Platform-Delivery',
+  'x-platform-hook-installation-target-type': 'X-Platform-Hook-Installation-Target-Type',
+  'x-platform-hook-installation-target-id': 'X-Platform-Hook-Installation-Target-ID',
+  'user-agent': 'User-Agent',
+};
+
+/** Headers every delivery must carry; the installation target type and id are read when present. */
+const requiredHeaders = [deliveryHeaders.event, deliveryHeaders.delivery, deliveryHeaders.hookId, deliveryHeaders.userAgent] as const;
+
+/** An event name: lower-case words joined by `_` (`deployment_protection_rule`), as the catalogue names them. */
+const eventPattern = /^[a-z][a-z0-9_]{0,99}$/;
+/** A GUID or hook id: visible ASCII without separators, so it is safe as a key and in a log line. */
+const identifierPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export interface ReadDeliveryOptions {
+  /** The webhook's secret, or several while rotating (any may match). May be empty only with requireSignature false. */
+  secrets: readonly string[];
+  /** Accept `X-Hub-Signature` (sha1) when no `X-Hub-Signature-256` came. Default true. */
+  allowSha1?: boolean;
+  /** The body cap in bytes, checked against Content-Length and while the body streams. Default 25 MiB. */
+  maxBytes?: number;
+  /** Refuse unsigned deliveries. Default true when secrets are given, false when none are. */
+  requireSignature?: boolean;
+}
+
+export interface Delivery {
+  /** X-Platform-Delivery: the delivery's GUID (a redelivery has the same). */
+  id: string;
+  /** X-Platform-Event. */
+  event: string;
+  /** X-Platform-Hook-ID. */
+  hookId: string;
+  /** X-Platform-Hook-Installation-Target-Type, when it came. */
+  targetType: string | undefined;
+  /** X-Platform-Hook-Installation-Target-ID, when it came. */
+  targetId: string | undefined;
+  userAgent: string;
+  contentType: 'json' | 'form';
+  /** The bytes of the body as received. */
+  contentLength: number;
+  rawBody: Buffer;
+  /** The JSON object (for a form, the `payload` field's). */
+  payload: Record<string, unknown>;
+  /** Which signature was checked; `none` when none was required and none could be checked. */
+  signature: SignatureAlgorithm | 'none';
+}
+
+const where = 'readDelivery';
+
+function refuseArgument(name: string, takes: string, value: unknown): never {
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'nothing' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  throw new UsageError(`${where}: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
+}
+
+interface Settings {
+  secrets: readonly string[];
+  allowSha1: boolean;
+  maxBytes: number;
+  requireSignature: boolean;
+}
+
+function checkArguments(request: unknown, options: unknown): Settings {
+  const takesRequest = 'an http.IncomingMessage (the request a node:http server hands its handler)';
+  expectObject(where, 'request', request, takesRequest);
+  const candidate = request as Partial<IncomingMessage>;
+  if (typeof candidate.on !== 'function' || typeof candidate.method !== 'string' || candidate.headers === null || typeof candidate.headers !== 'object') {
+    refuseArgument('request', takesRequest, request);
+  }
+  expectObject(where, 'options', options, 'an object ({ secrets, allowSha1?, maxBytes?, requireSignature? })');
+  const { secrets, allowSha1, maxBytes, requireSignature } = options as Partial<ReadDeliveryOptions>;
+  expectArray(where, 'options.secrets', secrets, 'an array of the webhook secrets (empty only with requireSignature: false)');
+  secrets.forEach((secret, index) => expectString(where, `options.secrets[${index}]`, secret, 'a non-empty string'));
+  if (allowSha1 !== undefined && typeof allowSha1 !== 'boolean') refuseArgument('options.allowSha1', 'true or false', allowSha1);
+  if (requireSignature !== undefined && typeof requireSignature !== 'boolean') refuseArgument('options.requireSignature', 'true or false', requireSignature);
+  if (maxBytes !== undefined && !(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+    refuseArgument('options.maxBytes', 'a positive whole number of bytes', maxBytes);
+  }
+  const required = requireSignature ?? secrets.length > 0;
+  if (required && secrets.length === 0) {
+    throw new UsageError(`${where}: options.requireSignature is true but options.secrets is empty: give the webhook's secret`, { code: 'INVALID_ARGUMENT' });
+  }
+  if (candidate.readableEncoding) {
+    throw new UsageError(`${where}: the request has an encoding set (setEncoding), so its raw bytes are lost and no signature can be checked; do not call setEncoding on a webhook request`, { code: 'INVALID_ARGUMENT' });
+  }
+  if (candidate.readableEnded || (candidate as { readableDidRead?: boolean }).readableDidRead) {
+    throw new UsageError(`${where}: the request's body was already read (a body parser ran first?); the signature needs the raw bytes, so read the delivery before any body parser`, { code: 'INVALID_ARGUMENT' });
+  }
+  return { secrets, allowSha1: allowSha1 ?? true, maxBytes: maxBytes ?? defaultMaxDeliveryBytes, requireSignature: required };
+}
+
+function oneHeader(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function bytesText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return `${bytes} bytes`;
+}
+
+/** A refusal before the body was read: the body is left unread, so the connection closes after the answer. */
+function refuseUnread(details: WebhookDeliveryErrorDetails): WebhookDeliveryError {
+  return new WebhookDeliveryError({ ...details, headers: { connection: 'close', ...(details.headers ?? {}) } });
+}
+
+/** Content-Type → which body, or a 415. Parameters are allowed; a charset other than UTF-8 (or ASCII) is not. */
+function mediaType(value: string | undefined, deliveryId: string): 'json' | 'form' {
+  const accept = 'application/json, application/x-www-form-urlencoded';
+  const unsupported = (why: string) => refuseUnread({
+    reason: 'unsupported-media-type',
+    message: `${why}: a delivery is application/json or application/x-www-form-urlencoded (HOOK-HDR-CONTENT-TYPE)`,
+    hint: "set the webhook's content type to json or form",
+    headers: { 'accept-post': accept },
+    deliveryId,
+  });
+  if (value === undefined) throw unsupported('no Content-Type came');
+  const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
+  const essence = type.toLowerCase();
+  const kind = essence === 'application/json' ? 'json' : essence === 'application/x-www-form-urlencoded' ? 'form' : undefined;
+  if (kind === undefined) throw unsupported('the Content-Type is not a media type a delivery has');
+  for (const parameter of parameters) {
+    const [name = '', raw = ''] = parameter.split('=', 2).map((part) => part.trim());
+    if (name.toLowerCase() !== 'charset') continue;
+    const charset = raw.replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (!['utf-8', 'utf8', 'us-ascii'].includes(charset)) throw unsupported('the Content-Type names a charset other than UTF-8');
+  }
+  return kind;
+}
+
+/** Reads the body, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. */
+function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    let chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (outcome: Buffer | WebhookDeliveryError) => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+      // An error after this (the sender going away) has nobody left to hear it.
+      request.on('error', () => undefined);
+      chunks = [];
+      if (outcome instanceof WebhookDeliveryError) reject(outcome);
+      else resolve(outcome);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += bytes.length;
+      if (total > maxBytes) {
+        // Stop reading: the stream stays paused, so the socket applies back-pressure to the sender instead of
+        // Gantry reading (or keeping) what it sends; the answer (sendRefusal) closes the connection.
+        request.pause();
+        finish(new WebhookDeliveryError({
+          reason: 'payload-too-large',
+          message: `the delivery's body passed the ${bytesText(maxBytes)} cap while it streamed in (HOOK-LIM-PAYLOAD-25MB); reading stopped after ${total} bytes`,
+          hint: 'the platform never delivers a payload over 25 MB; this did not come from it, or the cap (maxBytes) is set below its payloads',
+          headers: { connection: 'close' },
+          deliveryId,
+        }));
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () => {
+      const body = Buffer.concat(chunks, total);
+      if (declared !== undefined && declared !== total) {
+        finish(new WebhookDeliveryError({
+          reason: 'content-length-mismatch',
+          message: `the body has ${total} bytes but Content-Length said ${declared} (HOOK-HDR-CONTENT-LENGTH)`,
+          deliveryId,
+        }));
+        return;
+      }
+      finish(body);
+    };
+    const aborted = (cause?: unknown) => finish(new WebhookDeliveryError({
+      reason: 'aborted',
+      message: `the sender closed the connection after ${total}${declared === undefined ? '' : ` of ${declared}`} bytes of the body`,
+      hint: 'the platform redelivers failed deliveries; nothing was handled',
+      deliveryId,
+      ...(cause === undefined ? {} : { cause }),
+    }));
+    const onError = (error: Error) => aborted(error);
+    const onClose = () => aborted();
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON text → its object, or the refusal naming where it breaks (never quoting it). */
+function parseObject(text: string, what: string, deliveryId: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const problem = findJsonSyntaxProblem(text);
+    const at = problem ? `: at line ${problem.line}, column ${problem.column} it expected ${problem.expected} and found ${problem.found}` : '';
+    throw new WebhookDeliveryError({ reason: 'malformed-json', message: `${what} is not valid JSON${at}`, deliveryId });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new WebhookDeliveryError({ reason: 'payload-not-object', message: `${what} is JSON but ${kind}, not an object: a payload is an object (HOOK-DEL-EXAMPLE-BODY)`, deliveryId });
+  }
+  return value as Record<string, unknown>;
+}
+
+function decodeFormComponent(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `payload=<json>` out of a URL-encoded form; other fields are ignored, undecoded. */
+function formPayload(body: Buffer, deliveryId: string): string {
+  // A URL-encoded body is ASCII; anything else is no form.
+  if (body.some((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09))) {
+    throw new WebhookDeliveryError({ reason: 'malformed-form', message: 'the form body holds bytes a URL-encoded form cannot have (non-ASCII or control characters)', deliveryId });
+  }
+  const text = body.toString('latin1');
+  const payloads: string[] = [];
+  for (const field of text.split('&')) {
+    if (field === '') continue;
+    const equals = field.indexOf('=');
+    const name = decodeFormComponent(equals < 0 ? field : field.slice(0, equals));
+    if (name !== 'payload') continue;
+    const value = decodeFormComponent(equals < 0 ? '' : field.slice(equals + 1));
+    if (value === undefined) {
+      throw new WebhookDeliveryError({ reason: 'malformed-form', message: "the form's payload field is not valid percent-encoded UTF-8", deliveryId });
+    }
+    payloads.push(value);
+  }
+  if (payloads.length === 0) {
+    throw new WebhookDeliveryError({ reason: 'missing-form-payload', message: 'the form body has no payload field: a form delivery is payload=<the JSON payload>', deliveryId });
+  }
+  if (payloads.length > 1) {
+    throw new WebhookDeliveryError({ reason: 'duplicate-form-payload', message: `the form body has ${payloads.length} payload fields; a delivery has one`, deliveryId });
+  }
+  return payloads[0]!;
+}
+
+/**
+ * Reads and checks one delivery. In order: the method (405 unless POST); the headers every delivery carries —
+ * X-Platform-Event, X-Platform-Delivery, X-Platform-Hook-ID and a User-Agent starting `Platform-Hookshot/` (400);
+ * Content-Type (415); a declared Content-Length over the cap (413) — all before a byte of the body is read; a
+ * signature header that is missing, malformed or refused (401), also before the body; then the body, counted as
+ * it streams and refused (413) as soon as it passes the cap, buffering no more than the cap; the signature on the
+ * raw bytes (401); the JSON object, or a form's `payload` field (400). Rejects with a WebhookDeliveryError
+ * (answer it with `sendRefusal`); wrong arguments are a UsageError.
+ */
+export async function readDelivery(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Delivery> {
+  const settings = checkArguments(request, options);
+
+  if (request.method !== 'POST') {
+    throw refuseUnread({
+      reason: 'method-not-allowed',
+      message: `a delivery is a POST (HOOK-DEL-REQUEST), not ${/^[A-Z]{1,20}$/.test(request.method ?? '') ? request.method : 'this method'}`,
+      headers: { allow: 'POST' },
+    });
+  }
+
+  const missing = requiredHeaders.filter((name) => oneHeader(request, name) === undefined);
+  if (missing.length > 0) {
+    throw refuseUnread({
+      reason: 'missing-header',
+      message: `the delivery lacks ${missing.map((name) => titles[name]).join(', ')}: the platform sends ${missing.length === 1 ? 'it' : 'them'} with every delivery (HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT)`,
+      header: missing[0]!,
+    });
+  }
+  const id = oneHeader(request, deliveryHeaders.delivery)!;
+  if (!identifierPattern.test(id)) {
+    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.delivery });
+  }
+  const event = oneHeader(request, deliveryHeaders.event)!;
+  if (!eventPattern.test(event)) {
+    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)', header: deliveryHeaders.event, deliveryId: id });
+  }
+  const hookId = oneHeader(request, deliveryHeaders.hookId)!;
+  if (!identifierPattern.test(hookId)) {
+    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.hookId, deliveryId: id });
+  }
+  const userAgent = oneHeader(request, deliveryHeaders.userAgent)!;
+  if (!userAgent.startsWith(hookshotUserAgentPrefix)) {
+    throw refuseUnread({ reason: 'bad-user-agent', message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`, header: deliveryHeaders.userAgent, deliveryId: id });
+  }
+  const targetType = oneHeader(request, deliveryHeaders.targetType);
+  const targetId = oneHeader(request, deliveryHeaders.targetId);
+
+  const contentType = mediaType(oneHeader(request, deliveryHeaders.contentType), id);
+
+  const lengthHeader = oneHeader(request, deliveryHeaders.contentLength);
+  let declared: number | undefined;
+  if (lengthHeader !== undefined) {
+    if (!/^\d{1,16}$/.test(lengthHeader)) {
+      throw refuseUnread({ reason: 'invalid-header', message: 'Content-Length is not a number of bytes (HOOK-HDR-CONTENT-LENGTH)', header: deliveryHeaders.contentLength, deliveryId: id });
+    }
+    declared = Number(lengthHeader);
+    if (declared > settings.maxBytes) {
+      throw refuseUnread({
+        reason: 'payload-too-large',
+        message: `the delivery declares ${declared} bytes (Content-Length), over the ${bytesText(settings.maxBytes)} cap (HOOK-LIM-PAYLOAD-25MB); nothing of it was read`,
+        hint: 'the platform never delivers a payload over 25 MB; this did not come from it, or the cap (maxBytes) is set below its payloads',
+        deliveryId: id,
+      });
+    }
+  }
+
+  // The signature's presence and form need no body: an unsigned or malformed delivery is refused unread.
+  const claim = settings.secrets.length > 0 ? readSignatureClaim(request.headers, { allowSha1: settings.allowSha1 }) : undefined;
+  if (claim && !claim.ok && (settings.requireSignature || claim.reason !== 'missing')) {
+    const reason = claim.reason === 'missing' ? 'signature-missing' : claim.reason === 'malformed' ? 'signature-malformed' : 'sha1-refused';
+    throw refuseUnread({
+      reason,
+      message: `${claim.message} (HOOK-AUTH-HMAC)`,
+      hint: reason === 'sha1-refused' ? 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)' : "check that the webhook has a secret and that it is one of the receiver's secrets",
+      deliveryId: id,
+    });
+  }
+
+  const rawBody = await readBody(request, settings.maxBytes, declared, id);
+
+  let signature: Delivery['signature'] = 'none';
+  if (claim?.ok) {
+    const result = matchSignatureClaim(settings.secrets, rawBody, claim.claim);
+    if (!result.ok) {
+      throw new WebhookDeliveryError({
+        reason: 'signature-mismatch',
+        message: `${result.message} (HOOK-AUTH-HMAC)`,
+        hint: "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body",
+        deliveryId: id,
+      });
+    }
+    signature = result.algorithm;
+  }
+
+  let payload: Record<string, unknown>;
+  if (contentType === 'json') {
+    const text = decodeUtf8(rawBody);
+    if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId: id });
+    payload = parseObject(text, 'the JSON body', id);
+  } else {
+    payload = parseObject(formPayload(rawBody, id), "the form's payload field", id);
+  }
+
+  return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength: rawBody.length, rawBody, payload, signature };
+}
+
+export interface SendRefusalOptions {
+  /**
+   * When the body was left unread: how long to keep discarding what the sender still sends after the answer and
+   * the half-close, so that closing does not reset the connection before the sender has the answer. Default 2 s.
+   */
+  lingerMs?: number;
+  /** …and at most this many bytes (default 4 MiB); a sender still sending past it has ignored the answer. */
+  lingerBytes?: number;
+}
+
+/**
+ * Answers a refused delivery: its status, the headers it needs (`Allow` on a 405, `Accept-Post` on a 415) and
+ * `{ "error": message, "reason": reason }`. When the body was left unread (a refusal before reading, or a body
+ * past the cap), the connection is closed after the answer the graceful way: the answer, then a half-close, then
+ * what the sender still sends is discarded — never kept — until it closes its side, `lingerMs` passes or
+ * `lingerBytes` were discarded. Closing at once with unread bytes would reset the connection, and a reset can
+ * discard the answer on its way.
+ */
+export function sendRefusal(response: ServerResponse, error: WebhookDeliveryError, options: SendRefusalOptions = {}): void {
+  expectObject('sendRefusal', 'response', response, 'an http.ServerResponse');
+  if (typeof (response as Partial<ServerResponse>).writeHead !== 'function') refuseSend('response', 'an http.ServerResponse', response);
+  if (!(error instanceof WebhookDeliveryError)) refuseSend('error', 'a WebhookDeliveryError', error);
+  expectOptions('sendRefusal', options);
+  const lingerMs = options.lingerMs ?? 2000;
+  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0)) refuseSend('options.lingerMs', 'a number of milliseconds', lingerMs);
+  const lingerBytes = options.lingerBytes ?? 4 * 1024 * 1024;
+  if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0)) refuseSend('options.lingerBytes', 'a whole number of bytes', lingerBytes);
+  const request = response.req as IncomingMessage | undefined;
+  const unread = request !== undefined && !request.readableEnded;
+  if (response.headersSent) {
+    if (!response.writableEnded) response.end();
+    return;
+  }
+  const body = `${JSON.stringify({ error: error.message, reason: error.reason })}\n`;
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  for (const [name, value] of Object.entries(error.headers)) if (name !== 'connection') headers[name] = value;
+  if (!unread) {
+    response.writeHead(error.status, headers);
+    response.end(body);
+    return;
+  }
+  // `Connection: close` would make node:http destroy the socket right after the answer, unread bytes and all (a
+  // reset, which can discard the answer in the sender's buffers); the half-close and linger below close it cleanly.
+  const socket = request.socket;
+  response.writeHead(error.status, headers);
+  response.end(body, () => {
+    if (!socket || socket.destroyed) return;
+    const timer = setTimeout(() => socket.destroy(), lingerMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', () => socket.destroy());
+    request.removeAllListeners('data');
+    request.on('error', () => undefined);
+    let discarded = 0;
+    request.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > lingerBytes) socket.destroy();
+    });
+    request.resume();
+    socket.end();
+  });
+}
+
+function refuseSend(name: string, takes: string, value: unknown): never {
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'nothing' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  throw new UsageError(`sendRefusal: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
+}
