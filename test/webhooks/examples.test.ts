@@ -235,6 +235,28 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
     assert.equal(checkPayload('deployment_protection_rule', { ...payload, deployment: null }).ok, true, 'deployment may be null');
   });
 
+  it('HOOK-EV-BRANCH-PROTECTION-CONFIGURATION, HOOK-EV-CUSTOM-PROPERTY, HOOK-EV-CUSTOM-PROPERTY-VALUES, HOOK-EV-PROJECTS-V2-STATUS-UPDATE, HOOK-EV-REGISTRY-PACKAGE, HOOK-EV-REPOSITORY-ADVISORY, HOOK-EV-REPOSITORY-RULESET, HOOK-EV-SECRET-SCANNING-ALERT, HOOK-EV-SECRET-SCANNING-ALERT-LOCATION, HOOK-EV-SECRET-SCANNING-SCAN, HOOK-EV-SECURITY-AND-ANALYSIS, HOOK-EV-SUB-ISSUES (no real example): a payload of values of the catalogue\'s types passes, each required property removed is refused', () => {
+    const withExamples = new Set(known.map((delivery) => delivery.event));
+    const missingExamples = webhookEvents.filter((event) => !withExamples.has(event.name) && event.name !== 'deployment_protection_rule').map((event) => event.name);
+    assert.deepEqual(missingExamples, [
+      'branch_protection_configuration', 'custom_property', 'custom_property_values', 'projects_v2_status_update', 'registry_package', 'repository_advisory',
+      'repository_ruleset', 'secret_scanning_alert', 'secret_scanning_alert_location', 'secret_scanning_scan', 'security_and_analysis', 'sub_issues',
+    ], 'the events this test stands in for (its title names them)');
+    const sample: Record<PropertyType, unknown> = {
+      object: {}, 'object or null': null, string: 'x', 'string or null': null, integer: 7, number: 7.5, boolean: false, 'array of objects': [{}], 'array of strings or null': ['x'],
+    };
+    for (const name of missingExamples) {
+      const event = eventNamed(name)!;
+      const required = event.properties.filter((property) => property.required);
+      const payload = Object.fromEntries(required.map((property) => [property.name, property.oneOf?.[0] ?? (property.name === 'sender' ? { login: 'octocat', id: 1 } : sample[property.type!])]));
+      assert.deepEqual(checkPayload(name, payload), { ok: true, known: true, action: undefined, ghostSender: false }, name);
+      for (const property of required) {
+        const result = checkPayload(name, without(payload, property.name));
+        assert.ok(!result.ok && result.missing.join() === property.name, `${name} without ${property.name}`);
+      }
+    }
+  });
+
   it('ping (not in the spec, so no HOOK rule): GitHub\'s ping examples pass as a known event; zen, hook_id and hook are required', () => {
     const pings = known.filter((delivery) => delivery.event === 'ping');
     assert.ok(pings.length > 0);
