@@ -6,6 +6,7 @@
  * `MemoryQueue` is the default: this process, at most `concurrency` jobs at once. A Redis queue (several receivers
  * and workers on several machines) implements the same interface.
  */
+import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
 
 export interface WebhookJob {
@@ -71,6 +72,7 @@ export class MemoryQueue implements JobQueue {
   private readonly jobTimeoutMs: number;
 
   constructor(options: MemoryQueueOptions = {}) {
+    expectOptions('MemoryQueue', options);
     const whole = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
       if (!Number.isInteger(value) || value < 1) throw new UsageError(`MemoryQueue: ${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expectFunction, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { readDelivery, type Delivery } from './delivery.js';
+import { readDelivery, sendRefusal, type Delivery } from './delivery.js';
 import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
@@ -188,7 +188,7 @@ export class WebhookReceiver {
     const answer = (status: number, body: Record<string, unknown>, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord => {
       if (!response.headersSent) {
         const text = `${JSON.stringify(body)}\n`;
-        response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(status === 413 || status === 400 ? { connection: 'close' } : {}) });
+        response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
         response.end(text);
       }
       const full = { ...record, status, ms: Date.now() - started };
@@ -202,7 +202,9 @@ export class WebhookReceiver {
       if (error instanceof WebhookDeliveryError) {
         const id = request.headers['x-platform-delivery'];
         const event = request.headers['x-platform-event'];
-        return answer(error.status, { message: error.message }, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
+        // Its own headers (Allow, Accept-Post), and a close that lets the answer reach a sender still sending.
+        sendRefusal(response, error);
+        return answer(error.status, {}, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
       }
       this.logger.error(`webhook: reading a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
       return answer(500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
