@@ -5,4 +5,4 @@ export { DELIVERY_TIMEOUT_MS, MAX_PAYLOAD_BYTES, type RepositoryHookSpec, type D
 export { MAX_STATUS_REPORTS, MAX_COMMENT_CHARACTERS, type EnvironmentSpec, type ProtectedDeploymentReport } from './protection.js';
 export { type RepositorySpec, combinedState } from './api.js';
 export { type Fault, checkFault } from '../registry/faults.js';
-export { startDevPlatform, devWindowScale, parseWindowScale, DEV_PLATFORM_PORT, DEV_APP_ID, DEV_INSTALLATION_ID } from './starter.js';
+export { startDevPlatform, devWindowScale, devAppWebhook, parseWindowScale, DEV_PLATFORM_PORT, DEV_APP_ID, DEV_INSTALLATION_ID, DEV_PROTECTED_ENVIRONMENT } from './starter.js';
