@@ -17,6 +17,9 @@ import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
 
+/** Bodies declared larger than this (or of unknown length) wait for one of the `largeReads` slots. */
+const LARGE_BODY_BYTES = 1024 * 1024;
+
 export interface WebhookContext {
   id: string;
   event: string;
@@ -37,8 +40,13 @@ export interface ReceiverOptions {
   secrets?: string | readonly string[];
   /** Accept `X-Hub-Signature` (sha1) when no sha256 signature came; default true. */
   allowSha1?: boolean;
-  /** The largest body read; default 25 MiB (HOOK-LIMIT-25MB). */
+  /** The largest body read; default 25 MiB (HOOK-LIM-PAYLOAD-25MB). */
   maxBytes?: number;
+  /**
+   * How many bodies over 1 MiB are read at once; default 4. The others wait with their sockets paused (TCP holds the
+   * senders), so 20 deliveries of 25 MB arriving together take about 100 MB, not 500.
+   */
+  largeReads?: number;
   /** How long the receiver waits for the handlers before answering 202; default 9 s, inside the platform's 10 s. */
   ackWithinMs?: number;
   /** Where jobs wait; default a `MemoryQueue` in this process. */
@@ -89,6 +97,9 @@ export class WebhookReceiver {
   private readonly allowSha1: boolean;
   private readonly maxBytes: number | undefined;
   private readonly ackWithinMs: number;
+  private readonly largeReads: number;
+  private largeReading = 0;
+  private readonly largeWaiting: Array<() => void> = [];
   readonly queue: JobQueue;
   private readonly logger: Logger;
 
@@ -101,6 +112,9 @@ export class WebhookReceiver {
     const ack = options.ackWithinMs ?? 9_000;
     if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000)) throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
     this.ackWithinMs = ack;
+    const largeReads = options.largeReads ?? 4;
+    if (!Number.isInteger(largeReads) || largeReads < 1) throw new UsageError(`${where}: largeReads must be a whole number ≥ 1, got ${JSON.stringify(largeReads)}`, { code: 'INVALID_ARGUMENT' });
+    this.largeReads = largeReads;
     this.logger = options.logger ?? getLogger();
     this.queue = options.queue ?? new MemoryQueue();
     if (options.work !== false) this.queue.process((job, context) => this.run(job, context));
@@ -196,7 +210,10 @@ export class WebhookReceiver {
       return full;
     };
     let delivery: Delivery;
+    const declared = Number(request.headers['content-length']);
+    const large = !(declared <= LARGE_BODY_BYTES);
     try {
+      if (large) await this.largeSlot();
       delivery = await readDelivery(request, { secrets: this.secrets, allowSha1: this.allowSha1, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
     } catch (error) {
       if (error instanceof WebhookDeliveryError) {
@@ -208,6 +225,8 @@ export class WebhookReceiver {
       }
       this.logger.error(`webhook: reading a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
       return answer(500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
+    } finally {
+      if (large) this.releaseLargeSlot();
     }
     const check = checkPayload(delivery.event, delivery.payload);
     const action = typeof delivery.payload.action === 'string' ? delivery.payload.action : undefined;
@@ -231,6 +250,20 @@ export class WebhookReceiver {
       if (later.state === 'done') this.logger.info(`webhook ${delivery.id} (${delivery.event}${action ? `.${action}` : ''}): done after ${Math.round((Date.now() - started) / 100) / 10} s`);
     });
     return answer(202, { status: 'accepted' }, { ...base, outcome: 'accepted' });
+  }
+
+  private largeSlot(): Promise<void> {
+    if (this.largeReading < this.largeReads) {
+      this.largeReading += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.largeWaiting.push(resolve));
+  }
+
+  private releaseLargeSlot(): void {
+    const next = this.largeWaiting.shift();
+    if (next) next(); // the slot passes on
+    else this.largeReading -= 1;
   }
 
   async close(timeoutMs?: number): Promise<void> {
