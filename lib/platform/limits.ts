@@ -121,6 +121,9 @@ const nextIsValue = new Set(['repos', 'users', 'orgs', 'enterprises', 'gists', '
  * placeholders and `params`).
  */
 export function pathTemplate(path: string): string {
+  // A template the caller wrote (`/repos/{owner}/{repo}/commits/{ref}/status`) is the endpoint as it stands: only a
+  // concrete path needs its values guessed.
+  if (/\{[^}]*\}/.test(path)) return path.split('?')[0]!.replace(/\{[^}]*\}/g, '{}');
   const segments = path.split('/').slice(1);
   const out: string[] = [];
   for (let i = 0; i < segments.length; i += 1) {

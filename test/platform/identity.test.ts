@@ -69,6 +69,9 @@ describe('platform endpoints: what the points, creations and resources are count
     assert.notEqual(pathTemplate('/repos/o/r/issues'), pathTemplate('/repos/o/r/pulls'));
     assert.equal(endpointOf('get', '/repos/o/r/issues/7/comments'), 'GET /repos/{}/{}/issues/{}/comments');
     assert.notEqual(endpointOf('GET', '/repos/o/r/issues'), endpointOf('POST', '/repos/o/r/issues'));
+    // A template the caller wrote is the endpoint as written: two endpoints under commits/{ref} stay two budgets.
+    assert.equal(pathTemplate('/repos/{owner}/{repo}/commits/{ref}/status'), '/repos/{}/{}/commits/{}/status');
+    assert.notEqual(endpointOf('GET', '/repos/{owner}/{repo}/commits/{ref}/status'), endpointOf('GET', '/repos/{owner}/{repo}/commits/{ref}/statuses'));
   });
 
   it('RATE-PRI-STRICTER-ENDPOINTS, RATE-PRI-GRAPHQL-SEPARATE, RATE-SEC-CONTENT-CREATION: resources and creations', () => {
