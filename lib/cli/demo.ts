@@ -10,10 +10,11 @@ import { secretsStep } from './demo/secrets.js';
 import { gateStep } from './demo/gate.js';
 import { browserStep } from './demo/browser.js';
 import { commitStatusStep } from './demo/status.js';
+import { deployStep } from './demo/deploy.js';
 import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, browserStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, browserStep];
 
 export function register(program: Command, context: CliContext): void {
   program

@@ -34,6 +34,7 @@ interface DemoJson {
     gate: { status: string; checks: Array<{ verdict: string }> };
     'commit-status': { repository: string; sha: string; context: string; state: string; description: string; readBack: string; combined: string; seenByApp: string; violations: number };
     browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
+    'protected-deploy': { environment: string; decision: string; state: string; deliveries: string[] };
   };
 }
 
@@ -43,14 +44,17 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
   it('runs every step against the embedded servers and says what it did, step by step', async () => {
     const run = await demo([]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    for (const step of ['[1/5] modules', '[2/5] secrets', '[3/5] gate', '[4/5] commit-status', '[5/5] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    for (const step of ['[1/6] modules', '[2/6] secrets', '[3/6] gate', '[4/6] commit-status', '[5/6] protected-deploy', '[6/6] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
     assert.match(run.stdout, /verified 2 modules against/);
     assert.match(run.stdout, /read it back: .*matches what was written/);
     assert.match(run.stdout, /Page analysis gate PASSED/);
     assert.match(run.stdout, /posted success for gantry\/gate on gantry\/demo@[0-9a-f]{12} \(as the repository's workflow token\): passed on 1 page: performance/);
     assert.match(run.stdout, /read it back: success gantry\/gate .*the commit's combined state is success/);
     assert.match(run.stdout, /app 1's installation 1 sees it too \(success\), with a token the app's private key got/);
-    assert.match(run.stdout, /Demo finished: 5 of 5 steps succeeded\./);
+    assert.match(run.stdout, /deployment_protection_rule\.requested 20[02]/);
+    assert.match(run.stdout, /the app approved it; the comment the platform shows begins: \*\*Page analysis gate passed\*\*/);
+    assert.match(run.stdout, /the deployment's state is now success/);
+    assert.match(run.stdout, /Demo finished: 6 of 6 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
 
@@ -59,7 +63,9 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout) as DemoJson;
     assert.deepEqual(result.failed, []);
-    const { modules, secrets, gate, browser, 'commit-status': status } = result.steps;
+    const { modules, secrets, gate, browser, 'commit-status': status, 'protected-deploy': deploy } = result.steps;
+    assert.deepEqual([deploy.environment, deploy.decision, deploy.state], ['production', 'approved', 'success']);
+    assert.ok(deploy.deliveries.some((d) => d.startsWith('deployment_protection_rule.requested')), deploy.deliveries.join(', '));
     assert.deepEqual(modules.modules.map((m) => [m.name, m.version]), [['network', '1.1.0'], ['bucket', '1.2.0']]);
     for (const pinned of modules.modules) assert.match(pinned.hash, /^h1:[A-Za-z0-9+/]{43}=$/);
     assert.deepEqual(modules.installed.map((m) => m.status), ['installed', 'installed']);
