@@ -100,3 +100,40 @@ export function deploymentProtection(options: ProtectionOptions, onDecision?: (d
     await decide(result.status === 'pass' ? 'approved' : 'rejected', table, result);
   };
 }
+
+/**
+ * On `deployment_status` with state `success` and an `environment_url` (when `deploymentStatus.gate` is on): the
+ * deployed page is gated with its environment's thresholds (the defaults when the environment has none) and the
+ * verdict posted as a commit status on the deployment's sha, through the delivery's installation.
+ */
+export function deploymentStatusGate(options: ProtectionOptions): WebhookHandler {
+  return async (context) => {
+    const { payload } = context;
+    const log = options.logger ?? context.log;
+    if (!options.config.deploymentStatus.gate) return;
+    const status = payload.deployment_status as Record<string, unknown> | undefined;
+    const deployment = payload.deployment as Record<string, unknown> | undefined;
+    const repository = (payload.repository as Record<string, unknown> | undefined)?.full_name;
+    const url = text(status?.environment_url);
+    const sha = text(deployment?.sha);
+    if (status?.state !== 'success' || !url || !sha || typeof repository !== 'string' || context.installationId === undefined) return;
+    const environment = text(status.environment) ?? text(deployment?.environment) ?? '';
+    const gate = gateFor(options.config, environment);
+    const client = options.app.clientFor(context.installationId);
+    const statusContext = options.config.deploymentStatus.context;
+    await client.createCommitStatus({ repository, sha, state: 'pending', context: statusContext, description: `gating ${environment || 'the deployment'}` });
+    let state: 'success' | 'failure' | 'error';
+    let description: string;
+    try {
+      const engine = options.engineFor && gate ? options.engineFor(gate) : createEngine({ ...(gate?.engine ? { engine: gate.engine } : {}) });
+      const result = await runGate({ urls: [url], thresholds: gate?.thresholds ?? [], runs: gate?.runs ?? 1, ...(gate?.strategy ? { strategy: gate.strategy } : {}), engine, signal: AbortSignal.any([context.signal, AbortSignal.timeout(gate?.timeoutMs ?? 600_000)]) });
+      state = result.status === 'pass' ? 'success' : result.status === 'fail' ? 'failure' : 'error';
+      description = result.status === 'pass' ? 'the page analysis gate passed' : `the page analysis gate ${result.status === 'fail' ? 'failed' : 'could not decide'}`;
+    } catch (error) {
+      state = 'error';
+      description = `the gate could not run: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    await client.createCommitStatus({ repository, sha, state, context: statusContext, description: description.length > 140 ? `${description.slice(0, 139)}…` : description });
+    log.info(`deployment_status ${context.id}: ${url} gated, ${state} posted as ${statusContext} on ${repository}@${sha.slice(0, 12)}`);
+  };
+}
