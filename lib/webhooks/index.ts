@@ -2,6 +2,8 @@ export { WebhookReceiver, webhookSecrets } from './receiver.js';
 export type { ReceiverOptions, WebhookContext, WebhookHandler, DeliveryRecord } from './receiver.js';
 export { MemoryQueue } from './queue.js';
 export type { JobQueue, WebhookJob, JobOutcome, JobState, AddResult, JobRunner, MemoryQueueOptions } from './queue.js';
+export { RedisQueue, WebhookQueueError, webhookQueueFor } from './redis-queue.js';
+export type { RedisQueueOptions } from './redis-queue.js';
 export { sign, verify } from './verify.js';
 export type { VerifyResult, VerifyOptions, SignatureAlgorithm } from './verify.js';
 export { readDelivery, sendRefusal } from './delivery.js';

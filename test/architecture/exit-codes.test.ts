@@ -23,6 +23,7 @@ import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitE
 import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
+import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -167,6 +168,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new WebhookDeliveryError({ reason: 'payload-too-large', message: 'the body passed the 25 MiB cap' }),
     new WebhookDeliveryError({ reason: 'aborted', message: 'the sender closed the connection after 10 of 100 bytes of the body' }),
   ],
+  WebhookQueueError: () => [new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued')],
 };
 
 describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {
