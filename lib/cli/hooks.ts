@@ -3,10 +3,13 @@
  * check a saved delivery's signature (`verify`); list the event catalogue (`events`). lib/webhooks is imported inside
  * the actions, so `gantry --help` loads none of it.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Command } from 'commander';
 import { ExitCode, GantryError } from '../errors.js';
 import { readLocalFile } from '../local-paths.js';
+import { redactUrl } from '../redact.js';
+import type { HooksConfig, JobQueue, WebhookReceiver } from '../webhooks/index.js';
 import { usage, type CliContext } from './context.js';
 import { untilInterrupted } from './devservers.js';
 
@@ -15,12 +18,83 @@ const SECRET_HELP = `The webhook secret is read from GANTRY_WEBHOOK_SECRET, and 
 answers as the app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_KEY), the platform at
 PLATFORM_API_URL.`;
 
+const QUEUE_HELP = `Several receivers and workers share one queue in Redis: GANTRY_HOOKS_QUEUE_URL=redis://[:password@]host:port/db
+(or --queue redis://host:port/db, which may not hold a password: a command line is visible to every user of the
+machine). Each delivery runs once, on whichever worker takes it; a worker that dies mid-job has its job run again
+elsewhere. SIGINT or SIGTERM: no new jobs, the running ones finish (up to 10 minutes), then it exits; a second one
+stops at once (those jobs go to another worker when their lease runs out).`;
+
+/** How long a stopping receiver or worker lets its running jobs finish: the job timeout, after which they are aborted anyway. */
+const SHUTDOWN_MS = 10 * 60_000;
+
 interface ServeFlags {
   port: string;
   host: string;
   path: string;
   config?: string;
   sha1: boolean;
+  queue?: string;
+  work: boolean;
+  concurrency: string;
+}
+
+interface WorkerFlags {
+  config?: string;
+  queue?: string;
+  concurrency: string;
+}
+
+/** The queue's address: --queue (never with a password in it), else GANTRY_HOOKS_QUEUE_URL, else none (in process). */
+export function queueAddress(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flag !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(flag);
+    } catch {
+      throw usage('--queue must be a Redis address such as redis://127.0.0.1:6379/0', 'with a password, put the address in GANTRY_HOOKS_QUEUE_URL instead of the command line');
+    }
+    if (parsed.password) {
+      throw usage(`--queue holds a password (${redactUrl(parsed)}): a command line is visible to every user of the machine`, 'put the address in GANTRY_HOOKS_QUEUE_URL instead (GANTRY_HOOKS_QUEUE_URL=redis://:password@host:6379/0)');
+    }
+    return flag;
+  }
+  const fromEnv = env.GANTRY_HOOKS_QUEUE_URL?.trim();
+  return fromEnv ? fromEnv : undefined;
+}
+
+function parseConcurrency(text: string): number {
+  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 256) throw usage(`--concurrency must be a whole number from 1 to 256, got "${text.slice(0, 20)}"`);
+  return Number(text);
+}
+
+/** Loads the environments' gates and registers deployment protection on `receiver`; returns what closes the app. */
+async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
+  const { loadHooksConfig, deploymentProtection } = await import('../webhooks/index.js');
+  const { existsSync } = await import('node:fs');
+  const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
+  const config = configFile !== undefined ? await loadHooksConfig(configFile) : undefined;
+  let closeApp = () => {};
+  if (config && config.environments.size > 0) {
+    if (!process.env.GANTRY_APP_ID) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
+    const { PlatformApp } = await import('../platform/index.js');
+    const app = new PlatformApp({ logger: context.logger });
+    closeApp = () => app.close();
+    receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: context.logger }));
+  }
+  return { config, closeApp };
+}
+
+/** Checks that a Redis queue answers before taking work (exit 3 when it does not); closes it and the app then. */
+async function queueReady(queue: JobQueue, closeApp: () => void): Promise<void> {
+  const { RedisQueue } = await import('../webhooks/index.js');
+  if (!(queue instanceof RedisQueue)) return;
+  try {
+    await queue.ready();
+  } catch (error) {
+    await queue.close(0);
+    closeApp();
+    throw error;
+  }
 }
 
 function parsePort(text: string): number {
@@ -62,33 +136,36 @@ export function register(program: Command, context: CliContext): void {
     .option('--path <path>', 'the payload URL\'s path', '/hooks')
     .option('--config <file>', 'the environments\' gates (default gantry.hooks.json when it exists)')
     .option('--no-sha1', 'refuse X-Hub-Signature (sha1) deliveries: only X-Hub-Signature-256 is accepted')
+    .option('--queue <url>', 'a Redis queue shared with other receivers and workers, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
+    .option('--no-work', 'only queue deliveries: workers elsewhere (gantry hooks worker) run the handlers; needs a Redis queue')
+    .option('--concurrency <n>', 'jobs this process runs at once', '4')
     .addHelpText('after', `
 One line per delivery: time, event.action, delivery GUID, the status answered, what happened, milliseconds.
 Answers: 200 handled (or a redelivery of one handled), 202 still running after 9 s (the platform waits 10),
-400 a missing header or malformed payload, 401 a bad signature, 413 over 25 MB, 415 not JSON or form, 500 a handler failed.
+400 a missing header or malformed payload, 401 a bad signature, 413 over 25 MB, 415 not JSON or form, 500 a handler failed,
+503 the queue could not take it (Redis down).
 
 gantry.hooks.json:
   {"environments": {"production": {"urls": ["https://example.com/"], "min": {"performance": 0.9},
                                    "audits": {"largest-contentful-paint": 2500}, "runs": 3, "engine": "local"}}}
+
+${QUEUE_HELP}
 
 ${SECRET_HELP}`)
     .action(async (flags: ServeFlags, command: Command) => {
       const { json } = context.globals(command);
       const port = parsePort(flags.port);
       if (!flags.path.startsWith('/') || /[?#\s]/.test(flags.path)) throw usage(`--path must be a path such as /hooks, got "${flags.path.slice(0, 60)}"`);
-      const { WebhookReceiver, loadHooksConfig, deploymentProtection } = await import('../webhooks/index.js');
-      const { existsSync } = await import('node:fs');
-      const configFile = flags.config ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
-      const config = configFile !== undefined ? await loadHooksConfig(configFile) : undefined;
-      const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: context.logger });
-      let closeApp = () => {};
-      if (config && config.environments.size > 0) {
-        if (!process.env.GANTRY_APP_ID) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
-        const { PlatformApp } = await import('../platform/index.js');
-        const app = new PlatformApp({ logger: context.logger });
-        closeApp = () => app.close();
-        receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: context.logger }));
-      }
+      const queueUrl = queueAddress(flags.queue);
+      const concurrency = parseConcurrency(flags.concurrency);
+      if (!flags.work && queueUrl === undefined) throw usage('--no-work only queues deliveries, so it needs a queue that workers share', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue) and run gantry hooks worker beside it');
+      const { WebhookReceiver, webhookQueueFor } = await import('../webhooks/index.js');
+      const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
+      // The receiver runs the handlers itself (work) once the queue is known to answer, below.
+      const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: context.logger, queue, work: false });
+      const { config, closeApp } = await registerGates(receiver, flags.config, context);
+      await queueReady(queue, closeApp);
+      if (flags.work) queue.process((job, jobContext) => receiver.run(job, jobContext));
       receiver.onDelivery((record) => {
         const line = { at: new Date().toISOString(), event: record.event, action: record.action, delivery: record.id, status: record.status, outcome: record.outcome, ms: record.ms };
         if (json) context.out.line(JSON.stringify(line));
@@ -100,18 +177,74 @@ ${SECRET_HELP}`)
         response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
       }));
       server.requestTimeout = 60_000;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port') : error));
-        server.listen(port, flags.host, resolve);
-      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port') : error));
+          server.listen(port, flags.host, resolve);
+        });
+      } catch (error) {
+        await receiver.close(0);
+        closeApp();
+        throw error;
+      }
       const address = server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
       const environments = config ? [...config.environments.keys()] : [];
-      context.logger.info(`receiving webhooks on http://${host}:${actualPort}${flags.path} (sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      const queueText = queueUrl === undefined ? `in process, ${concurrency} at once` : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
+      context.logger.info(`receiving webhooks on http://${host}:${actualPort}${flags.path} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
       await untilInterrupted(async () => {
+        context.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await receiver.close();
+        await receiver.close(SHUTDOWN_MS);
+        closeApp();
+      });
+    });
+
+  hooks
+    .command('worker')
+    .description('run the handlers of deliveries queued in Redis by gantry hooks serve (on this machine or others)')
+    .option('--queue <url>', 'the Redis queue the receivers use, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
+    .option('--config <file>', 'the environments\' gates (default gantry.hooks.json when it exists)')
+    .option('--concurrency <n>', 'jobs this worker runs at once', '4')
+    .addHelpText('after', `
+One line per job: time, event.action, delivery GUID, attempt, done or failed, milliseconds.
+
+${QUEUE_HELP}
+
+The worker needs no webhook secret (the receivers verified the deliveries); deployment protection answers as the
+app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_KEY), the platform at PLATFORM_API_URL.`)
+    .action(async (flags: WorkerFlags, command: Command) => {
+      const { json } = context.globals(command);
+      const queueUrl = queueAddress(flags.queue);
+      const concurrency = parseConcurrency(flags.concurrency);
+      if (queueUrl === undefined) throw usage('gantry hooks worker takes its jobs from the Redis queue the receivers share, and none is set', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue redis://host:port/db) as for gantry hooks serve --no-work');
+      const { RedisQueue, WebhookReceiver } = await import('../webhooks/index.js');
+      const queue = new RedisQueue({ url: queueUrl, concurrency, logger: context.logger });
+      // The receiver only dispatches jobs to the handlers here (receiver.run); it never reads a delivery, so the secret
+      // it insists on is a random one nobody knows.
+      const receiver = new WebhookReceiver({ secrets: [randomBytes(32).toString('hex')], logger: context.logger, queue, work: false });
+      const { config, closeApp } = await registerGates(receiver, flags.config, context);
+      await queueReady(queue, closeApp);
+      queue.process(async (job, jobContext) => {
+        const started = Date.now();
+        let outcome = 'done';
+        try {
+          await receiver.run(job, jobContext);
+        } catch (error) {
+          outcome = 'failed';
+          throw error;
+        } finally {
+          const line = { at: new Date().toISOString(), event: job.event, action: job.action, delivery: job.id, attempt: jobContext.attempt, outcome, ms: Date.now() - started };
+          if (json) context.out.line(JSON.stringify(line));
+          else context.out.line(`${line.at} ${job.event}${job.action ? `.${job.action}` : ''} ${job.id} attempt ${line.attempt} ${outcome} ${line.ms}ms`);
+        }
+      });
+      const environments = config ? [...config.environments.keys()] : [];
+      context.logger.info(`working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      await untilInterrupted(async () => {
+        context.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
+        await queue.close(SHUTDOWN_MS);
         closeApp();
       });
     });
