@@ -54,5 +54,5 @@ export { RedisBudgetStore, PlatformLimitsStoreError, PlatformApp } from './platf
 export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformLimits, BudgetStore, Clock as PlatformClock, Identity as PlatformIdentity, CommitStatus, CommitStatusInput, PlatformAppOptions, InstallationToken, PlatformTokenSource } from './platform/index.js';
 // Webhooks: the receiver (verified deliveries, the event catalogue, a job queue) and deployment protection by gates.
 export * as webhooks from './webhooks/index.js';
-export { WebhookReceiver, MemoryQueue, WebhookDeliveryError, deploymentProtection, loadHooksConfig, webhookEvents } from './webhooks/index.js';
+export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, WebhookQueueError, deploymentProtection, deploymentStatusGate, loadHooksConfig, webhookEvents } from './webhooks/index.js';
 export type { ReceiverOptions, WebhookContext, WebhookHandler, JobQueue, WebhookJob, HooksConfig, ProtectionOptions, DeploymentProtectionRulePayload } from './webhooks/index.js';

@@ -69,17 +69,18 @@ function parseConcurrency(text: string): number {
 
 /** Loads the environments' gates and registers deployment protection on `receiver`; returns what closes the app. */
 async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
-  const { loadHooksConfig, deploymentProtection } = await import('../webhooks/index.js');
+  const { loadHooksConfig, deploymentProtection, deploymentStatusGate } = await import('../webhooks/index.js');
   const { existsSync } = await import('node:fs');
   const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
   const config = configFile !== undefined ? await loadHooksConfig(configFile) : undefined;
   let closeApp = () => {};
-  if (config && config.environments.size > 0) {
+  if (config && (config.environments.size > 0 || config.deploymentStatus.gate)) {
     if (!process.env.GANTRY_APP_ID) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
     const { PlatformApp } = await import('../platform/index.js');
     const app = new PlatformApp({ logger: context.logger });
     closeApp = () => app.close();
     receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: context.logger }));
+    if (config.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config, app, logger: context.logger }));
   }
   return { config, closeApp };
 }
@@ -192,7 +193,10 @@ ${SECRET_HELP}`)
       const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
       const environments = config ? [...config.environments.keys()] : [];
       const queueText = queueUrl === undefined ? `in process, ${concurrency} at once` : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
-      context.logger.info(`receiving webhooks on http://${host}:${actualPort}${flags.path} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
+      const listening = `http://${host}:${actualPort}${flags.path}`;
+      if (json) context.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments }));
+      else context.out.line(`receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
       await untilInterrupted(async () => {
         context.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -241,7 +245,8 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
-      context.logger.info(`working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      if (json) context.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments }));
+      else context.out.line(`working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
       await untilInterrupted(async () => {
         context.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
         await queue.close(SHUTDOWN_MS);

@@ -15,5 +15,5 @@ export { webhookEvents, eventNamed } from './catalogue.js';
 export type { WebhookEvent, WebhookProperty, DeploymentProtectionRulePayload, DeploymentStatusPayload, PushPayload, StatusPayload, PingPayload } from './catalogue.js';
 export { loadHooksConfig, parseHooksConfig, gateFor } from './config.js';
 export type { HooksConfig, EnvironmentGate } from './config.js';
-export { deploymentProtection, MAX_REVIEW_COMMENT, MAX_STATUS_REPORTS } from './protection.js';
+export { deploymentProtection, deploymentStatusGate, MAX_REVIEW_COMMENT, MAX_STATUS_REPORTS } from './protection.js';
 export type { ProtectionOptions, ProtectionDecision } from './protection.js';

@@ -473,12 +473,12 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     it('HOOK-OVERVIEW-POST: gantry hooks serve --no-work queues a signed delivery that gantry hooks worker runs (the address in GANTRY_HOOKS_QUEUE_URL); SIGTERM ends both with 0', async () => {
       const env = { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_HOOKS_QUEUE_URL: `${peer.url}/3` };
       const [serve, worker] = await Promise.all([
-        startGantryCommand(['hooks', 'serve', '--port', '0', '--no-work'], env, ({ stderr }) => /receiving webhooks on (http:\/\/127\.0\.0\.1:\d+\/hooks)/.exec(stderr)?.[1]),
-        startGantryCommand(['hooks', 'worker', '--concurrency', '2'], env, ({ stderr }) => (/working webhook jobs from /.test(stderr) ? true : undefined)),
+        startGantryCommand(['hooks', 'serve', '--port', '0', '--no-work'], env, ({ stdout }) => /receiving webhooks on (http:\/\/127\.0\.0\.1:\d+\/hooks)/.exec(stdout)?.[1]),
+        startGantryCommand(['hooks', 'worker', '--concurrency', '2'], env, ({ stdout }) => (/working webhook jobs from /.test(stdout) ? true : undefined)),
       ]);
       processes.push(serve, worker);
-      assert.match(serve.stderr(), /queue redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/3, handlers run by workers/);
-      assert.match(worker.stderr(), /working webhook jobs from redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/3 \(2 at once; no environments gated\)/);
+      assert.match(serve.stdout(), /queue redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/3, handlers run by workers/);
+      assert.match(worker.stdout(), /working webhook jobs from redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/3 \(2 at once; no environments gated\)/);
       const id = randomUUID();
       const answer = await post(serve.value, id);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -490,7 +490,7 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       const [serveCode, workerCode] = await Promise.all([stopProcess(serve), stopProcess(worker)]);
       assert.equal(serveCode, 0, serve.stderr());
       assert.equal(workerCode, 0, worker.stderr());
-      assert.ok(!serve.stderr().includes(PASSWORD) && !worker.stderr().includes(PASSWORD));
+      assert.ok(![serve.stdout(), serve.stderr(), worker.stdout(), worker.stderr()].some((text) => text.includes(PASSWORD)));
     });
   });
 });
