@@ -15,7 +15,7 @@ import { localFileLimits, readLocalFile, readLocalFileSync } from '../../lib/loc
 const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 /** Far more than a refusal needs (tsx starts in about a second), far less than a hang would take. */
-const killAfterMs = 20_000;
+const killAfterMs = 60_000; // a hang, not a slow start: tsx and the command load slowly on a busy two-core machine
 
 interface Ran {
   code: number | null;

@@ -43,7 +43,7 @@ describe('PlatformClient against the embedded platform API', function () {
   });
 
   it('RATE-SEC-CONCURRENCY, RATE-SEC-POINTS-REST: 1,000 GETs with 150 requested in flight never have more than 100 in flight and get no secondary-limit answer', async () => {
-    server = await startPlatformServer({ windowScale: 0.05, latencyMs: 25 });
+    server = await startPlatformServer({ windowScale: 0.05, latencyMs: 200 });
     const token = server.issueToken({ kind: 'personal', login: 'burst' });
     // The CPU estimate (RATE-SEC-CPU-TIME, response times) is not enforced by the server and on a busy two-core test
     // machine it measures this process's own queueing: it is tested against the scripted platform (client.test.ts).

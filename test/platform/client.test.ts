@@ -65,7 +65,7 @@ describe('platform client: secondary limits kept before sending (RATE-SEC-*)', f
   this.timeout(60_000);
 
   it('RATE-SEC-CONCURRENCY, RATE-SEC-POINTS-REST, RATE-COST-REST-READ: 1,000 GETs at 150 requested in flight never have more than 100 in flight, and one endpoint gets 900 points a minute, the rest after the window', async () => {
-    const { peer, client } = await setup(() => ({ status: 200, body: [], delayMs: 15 }));
+    const { peer, client } = await setup(() => ({ status: 200, body: [], delayMs: 150 }));
     await runAll(1000, 150, (i) => client.request('GET', `/repos/octo-org/site/issues/${i + 1}`));
     assert.equal(peer.seen.length, 1000);
     assert.ok(peer.maxInFlight <= 100, `at most 100 in flight, saw ${peer.maxInFlight}`);

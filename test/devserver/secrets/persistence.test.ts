@@ -98,7 +98,11 @@ describe('embedded kv server: persistence to a data file', () => {
         }
       };
       const writers = Array.from({ length: 4 }, (_, w) => writer(w));
-      await new Promise((r) => setTimeout(r, 700));
+      // Kill it mid-writes: once some writes were acknowledged (a loaded machine takes longer to get there), then a
+      // little later so more are in flight.
+      const waitUntil = Date.now() + 30_000;
+      while (acknowledged.size === 0 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
       child.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);
