@@ -19,10 +19,13 @@ function runAll(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  // Someone else handles the signal (a server finishing its running jobs, `gantry hooks serve`): they decide when the
+  // process ends, and the clean-ups run then, on 'exit' — killing a browser now would fail the gate being finished.
+  if (process.listenerCount(signal) > 1) return;
   runAll();
   uninstall();
-  // If nobody else handles the signal, behave as if we had not been here: die by the signal.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  // Nobody else handles the signal: behave as if we had not been here, and die by it.
+  process.kill(process.pid, signal);
 }
 
 const handlers = new Map<NodeJS.Signals, () => void>(signals.map((signal) => [signal, () => onSignal(signal)]));
