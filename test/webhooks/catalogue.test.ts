@@ -1,7 +1,8 @@
 // The event catalogue (lib/webhooks/catalogue.ts) against the specification's own text: this test parses
-// ../shared/spec/002_ad00ac411f4313b1.txt — the Events table (names, availability, permission, notes), the
+// the specification's text (test/fixtures/spec/: copies of ../shared/spec, which a clone of this repository does not
+// carry) — the Events table (names, availability, permission, notes), the
 // event-specific properties table (names, types, R) and the common properties' requiredness paragraph — and
-// ../shared/spec/rules.md (one HOOK-EV-* rule per event row; AMB-28), and compares every entry. The parser is
+// rules.md (one HOOK-EV-* rule per event row; AMB-28), and compares every entry. The parser is
 // independent of the catalogue, which is hand-written data: a wrong letter, permission, type or R fails here.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../lib/errors.js';
 import { commonRequiredness, eventNamed, webhookEvents, webhookTypeLetters, type WebhookEvent } from '../../lib/webhooks/catalogue.js';
 
-const specFile = fileURLToPath(new URL('../../../shared/spec/002_ad00ac411f4313b1.txt', import.meta.url));
-const rulesFile = fileURLToPath(new URL('../../../shared/spec/rules.md', import.meta.url));
+const specFile = fileURLToPath(new URL('../fixtures/spec/002_ad00ac411f4313b1.txt', import.meta.url));
+const rulesFile = fileURLToPath(new URL('../fixtures/spec/rules.md', import.meta.url));
 const spec = readFileSync(specFile, 'utf8');
 const rules = readFileSync(rulesFile, 'utf8');
 
