@@ -309,7 +309,9 @@ Example:
         event: event.name,
         availability: event.availability ?? null,
         permission: event.permission,
-        required: event.properties.filter((p) => p.required && !p.common).map((p) => p.name),
+        // Every property a delivery of it must carry — the common ones (repository, sender …) where this event
+        // requires them — as checkPayload enforces.
+        required: event.properties.filter((p) => p.required).map((p) => p.name),
         notes: event.notes,
       }));
       if (json) {
