@@ -138,6 +138,9 @@ export function renderGateMarkdown(result: Pick<GateResult, 'status' | 'checks' 
   const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
   const head = [`**Page analysis gate ${verdict}** (${result.engine} engine, ${result.runs} run${result.runs === 1 ? '' : 's'})`, '', `|${multipleUrls ? ' URL |' : ''} Check | Value | Threshold | Result |`, `|${multipleUrls ? ' --- |' : ''} --- | --- | --- | --- |`];
   const rows = checks.map((check) => `|${multipleUrls ? ` ${cell(redactUrl(check.url))} |` : ''} ${cell(check.kind === 'category' ? `${check.name} score` : check.name)} | ${formatValue(check, check.value)} | ${cell(formatThreshold(check))} | ${check.verdict === 'pass' ? 'pass' : `**${check.verdict}**`} |`);
+  // Why a check did not pass (a page that answered 404, an audit without a value), once each, before the table.
+  const reasons = [...new Set(checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `- ${cell(c.name)}: ${cell(redact(c.reason ?? ''))}`))].slice(0, 3);
+  if (reasons.length > 0) head.splice(1, 0, '', ...reasons.map((r) => (r.length > 200 ? `${r.slice(0, 199)}…` : r)));
   const lines = [...head];
   for (const [index, row] of rows.entries()) {
     const rest = rows.length - index - 1;

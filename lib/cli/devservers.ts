@@ -71,13 +71,22 @@ export async function startDevServers(options: { host?: string; keepState?: bool
   return { servers, context, stop };
 }
 
-/** Resolves on Ctrl-C or SIGTERM, after `stop` has run. */
+/**
+ * Resolves on Ctrl-C or SIGTERM, after `stop` has run. A second signal while `stop` runs ends the process at once
+ * (130 for SIGINT, 143 for SIGTERM). The handlers stay installed until `stop` is done, so the last-resort clean-ups
+ * (lib/cleanup.ts) see a graceful shutdown under way and leave a browser a finishing gate uses alone.
+ */
 export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
-    const handler = () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-      void stop().then(resolve);
+    let stopping = false;
+    const handler = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
+      stopping = true;
+      void stop().finally(() => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+        resolve();
+      });
     };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);

@@ -67,21 +67,43 @@ function parseConcurrency(text: string): number {
   return Number(text);
 }
 
-/** Loads the environments' gates and registers deployment protection on `receiver`; returns what closes the app. */
-async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
-  const { loadHooksConfig, deploymentProtection, deploymentStatusGate } = await import('../webhooks/index.js');
+/**
+ * Loads the environments' gates and registers deployment protection on `receiver`; returns what closes the app.
+ * With the app configured (GANTRY_APP_ID), every protection request is answered — an environment without a gate is
+ * rejected with the reason — and the app is checked at start (GET /app), so a wrong id or key stops here, not at the
+ * first deployment. Without it, a protection request cannot be answered: the job fails, saying so, and the delivery
+ * shows failed on the platform.
+ */
+async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext, json: boolean): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
+  const { loadHooksConfig, parseHooksConfig, deploymentProtection, deploymentStatusGate } = await import('../webhooks/index.js');
   const { existsSync } = await import('node:fs');
   const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
   const config = configFile !== undefined ? await loadHooksConfig(configFile) : undefined;
   let closeApp = () => {};
-  if (config && (config.environments.size > 0 || config.deploymentStatus.gate)) {
-    if (!process.env.GANTRY_APP_ID) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
-    const { PlatformApp } = await import('../platform/index.js');
-    const app = new PlatformApp({ logger: context.logger });
-    closeApp = () => app.close();
-    receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: context.logger }));
-    if (config.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config, app, logger: context.logger }));
+  const gated = config !== undefined && (config.environments.size > 0 || config.deploymentStatus.gate);
+  if (!process.env.GANTRY_APP_ID) {
+    if (gated) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
+    receiver.on('deployment_protection_rule.requested', () => {
+      throw new Error('a deployment protection rule asks for an answer, and no app is configured to give it (GANTRY_APP_ID and its key): the deployment waits until one is');
+    });
+    return { config, closeApp };
   }
+  const { PlatformApp } = await import('../platform/index.js');
+  const app = new PlatformApp({ logger: context.logger });
+  closeApp = () => app.close();
+  try {
+    await app.appClient.request('GET', '/app');
+  } catch (error) {
+    closeApp();
+    throw error;
+  }
+  const rules = config ?? parseHooksConfig({}, 'gantry.hooks.json (none found)');
+  receiver.on('deployment_protection_rule.requested', deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
+    const line = { at: new Date().toISOString(), delivery: job.id, environment: decision.environment, decision: decision.state, gate: decision.gate?.status ?? null };
+    if (json) context.out.line(JSON.stringify(line));
+    else context.out.line(`${line.at} deployment to ${decision.environment} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${job.id}`);
+  }));
+  if (rules.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config: rules, app, logger: context.logger }));
   return { config, closeApp };
 }
 
@@ -142,7 +164,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--concurrency <n>', 'jobs this process runs at once', '4')
     .addHelpText('after', `
 One line per delivery: time, event.action, delivery GUID, the status answered, what happened, milliseconds.
-Answers: 200 handled (or a redelivery of one handled), 202 still running after 9 s (the platform waits 10),
+Answers: 200 handled (or a redelivery of one handled), 202 still running after 5 s (the platform waits 10),
 400 a missing header or malformed payload, 401 a bad signature, 413 over 25 MB, 415 not JSON or form, 500 a handler failed,
 503 the queue could not take it (Redis down).
 
@@ -164,7 +186,7 @@ ${SECRET_HELP}`)
       const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
       // The receiver runs the handlers itself (work) once the queue is known to answer, below.
       const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: context.logger, queue, work: false });
-      const { config, closeApp } = await registerGates(receiver, flags.config, context);
+      const { config, closeApp } = await registerGates(receiver, flags.config, context, json);
       await queueReady(queue, closeApp);
       if (flags.work) queue.process((job, jobContext) => receiver.run(job, jobContext));
       receiver.onDelivery((record) => {
@@ -180,7 +202,10 @@ ${SECRET_HELP}`)
       server.requestTimeout = 60_000;
       try {
         await new Promise<void>((resolve, reject) => {
-          server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port') : error));
+          server.once('error', (error: NodeJS.ErrnoException) => reject(
+            error.code === 'EADDRINUSE' ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port')
+              : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' ? usage(`--host ${flags.host} is no address of this machine`, 'give one of its addresses: 127.0.0.1, 0.0.0.0 (every interface), ::1')
+                : error.code === 'EACCES' ? usage(`port ${port} needs privileges on this machine`, 'choose a port above 1023') : error));
           server.listen(port, flags.host, resolve);
         });
       } catch (error) {
@@ -228,7 +253,7 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
       // The receiver only dispatches jobs to the handlers here (receiver.run); it never reads a delivery, so the secret
       // it insists on is a random one nobody knows.
       const receiver = new WebhookReceiver({ secrets: [randomBytes(32).toString('hex')], logger: context.logger, queue, work: false });
-      const { config, closeApp } = await registerGates(receiver, flags.config, context);
+      const { config, closeApp } = await registerGates(receiver, flags.config, context, json);
       await queueReady(queue, closeApp);
       queue.process(async (job, jobContext) => {
         const started = Date.now();
@@ -267,9 +292,12 @@ Example:
   GANTRY_WEBHOOK_SECRET=… gantry hooks verify --secret-env GANTRY_WEBHOOK_SECRET < delivery.http`)
     .action(async (file: string | undefined, flags: { secretEnv: string; sha1: boolean }, command: Command) => {
       const { json } = context.globals(command);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.secretEnv)) throw usage(`--secret-env takes a variable's name, got "${flags.secretEnv.slice(0, 40)}"`, 'the secret itself never goes on the command line');
+      // The value is only echoed when it looks like a variable's name (GANTRY_WEBHOOK_SECRET): a secret passed here by
+      // mistake must not come back on the terminal.
+      const conventional = /^[A-Z_][A-Z0-9_]{0,63}$/.test(flags.secretEnv);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.secretEnv)) throw usage('--secret-env takes a variable\'s name, and what was given is not one', 'the secret itself never goes on the command line: export it, then give its name, e.g. --secret-env GANTRY_WEBHOOK_SECRET');
       const secret = process.env[flags.secretEnv];
-      if (!secret) throw usage(`the variable ${flags.secretEnv} is not set or empty`, `export ${flags.secretEnv}=… (the webhook's secret) first`);
+      if (!secret) throw usage(conventional ? `the variable ${flags.secretEnv} is not set or empty` : 'the variable --secret-env names is not set or empty', `export the webhook's secret in it first${conventional ? `: export ${flags.secretEnv}='<secret>'` : ''}`);
       const bytes = await readLocalFile(file ?? '/dev/stdin', { what: file ? 'the saved delivery' : 'the saved delivery (stdin)', maxBytes: 26 * 1024 * 1024, allowPipe: true });
       const { headers, body } = parseSavedDelivery(bytes);
       const { verify, checkPayload } = await import('../webhooks/index.js');

@@ -225,6 +225,15 @@ export class PlatformApp {
     return found;
   }
 
+  /** What logging the app shows: its id and address, never a key, JWT or token. */
+  toJSON(): Record<string, unknown> {
+    return { appId: this.appId, baseUrl: this.baseUrl, installations: [...this.clients.keys()] };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PlatformApp ${JSON.stringify(this.toJSON())}`;
+  }
+
   close(): void {
     this.appClient.close();
     for (const client of this.clients.values()) client.close();

@@ -50,7 +50,7 @@ export class PlatformLimitsStoreError extends GantryError {
     super(message, {
       code: 'PLATFORM_LIMITS_STORE',
       exitCode: ExitCode.remote,
-      hint: 'the shared rate-limit budgets live in Redis (--limits / GANTRY_PLATFORM_LIMITS_URL); start it or fix the address, or unset it to keep the budgets in this process',
+      hint: 'the shared rate-limit budgets live in Redis (GANTRY_PLATFORM_LIMITS_URL, or the client option limitsUrl); start it or fix the address, or unset it to keep the budgets in this process',
       ...(cause !== undefined ? { cause } : {}),
     });
   }

@@ -6,6 +6,7 @@
  * 10 reports per deployment. No configuration for the environment, an engine error or a timeout is rejected with the
  * reason — a deployment is never left waiting for an answer that will not come.
  */
+import { basename } from 'node:path';
 import { createEngine, renderGateMarkdown, runGate, type AnalysisEngine, type GateResult } from '../analysis/index.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -79,7 +80,8 @@ export function deploymentProtection(options: ProtectionOptions, onDecision?: (d
 
     const gate = gateFor(options.config, environment);
     if (!gate) {
-      await decide('rejected', `Gantry has no gate for the environment \`${environment}\` in ${options.config.source}; add one under \`environments\` to let deployments through.`, undefined);
+      // The file's name only: the comment is shown on the platform, the server's folders are not its business.
+      await decide('rejected', `Gantry has no gate for the environment \`${environment}\` in ${basename(options.config.source)}; add one under \`environments\` to let deployments through.`, undefined);
       return;
     }
     await report(`Gantry is gating ${gate.urls.length} page${gate.urls.length === 1 ? '' : 's'} of \`${environment}\` (${gate.runs} run${gate.runs === 1 ? '' : 's'} each).`);

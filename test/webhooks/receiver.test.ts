@@ -124,7 +124,7 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     assert.ok(logged.some((line) => line.includes(id) && line.includes('the slow gate failed')));
   });
 
-  it('HOOK-OVERVIEW-POST: with the default budget a handler that takes 12 s is answered 202 inside the platform\'s 10 s, and its completion is logged with the GUID', async function () {
+  it('HOOK-OVERVIEW-POST: with the default 5 s budget a handler that takes 12 s is answered 202 well inside the platform\'s 10 s, and its completion is logged with the GUID', async function () {
     this.timeout(40_000);
     let finished = false;
     (await start()).on('push', async (context: WebhookContext) => {
@@ -134,9 +134,9 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     const id = randomUUID();
     const answer = await deliver('push', pushPayload, { id });
     assert.equal(answer.status, 202);
-    assert.ok(answer.ms >= 8_500 && answer.ms < 10_000, `answered after ${answer.ms} ms: inside 10 s, having waited for the handler`);
+    assert.ok(answer.ms >= 4_500 && answer.ms < 8_000, `answered after ${answer.ms} ms: well inside 10 s, having waited for the handler`);
     assert.equal(finished, false);
-    await delay(4_000);
+    await delay(12_000 - answer.ms + 1_500);
     assert.ok(finished, 'the work went on after the answer');
     assert.ok(logged.some((line) => line.includes(id) && /done after/.test(line)), logged.join('\n'));
   });
