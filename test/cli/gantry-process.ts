@@ -7,9 +7,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-/** Spawns `gantry <args>` with a minimal environment (plus `env`). */
-export function spawnGantry(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', tsx, main, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env } });
+/** Spawns `gantry <args>` with a minimal environment (plus `env`), in `cwd` when given. */
+export function spawnGantry(args: readonly string[], env: Record<string, string> = {}, cwd?: string): ChildProcess {
+  return spawn(process.execPath, ['--import', tsx, main, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env }, ...(cwd ? { cwd } : {}) });
 }
 
 /**

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
 import { ExitCode, UsageError } from '../../lib/errors.js';
 import { createLogger, silentLogger } from '../../lib/log.js';
@@ -168,7 +169,7 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
     }
   });
 
-  it('GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (as gantry dev prints them) configure the app; debug logs carry neither the key nor a token', async () => {
+  it('GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (as gantry dev prints them) configure the app; debug logs, inspect and JSON.stringify of the app carry neither the key nor a JWT or token', async () => {
     await start();
     const folder = await mkdtemp(path.join(tmpdir(), 'gantry-app-'));
     const logged: string[] = [];
@@ -180,6 +181,8 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
       apps.push(platform);
       const token = (await platform.installationToken(INSTALLATION)).token;
       await platform.clientFor(INSTALLATION).request('GET', '/installation/repositories');
+      const shown = `${inspect(platform, { depth: 10 })} ${JSON.stringify(platform)}`;
+      for (const secret of [token, platform.jwt(), key.privatePem.split('\n')[1]!]) assert.ok(!shown.includes(secret), 'logging the app shows no key, JWT or token');
       const all = logged.join('\n');
       assert.match(all, /installation 7/);
       for (const secret of [token, platform.jwt(), key.privatePem.split('\n')[1]!]) assert.ok(!all.includes(secret), 'no secret in the log');
