@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { stdoutReaderGone } from './readerGone.js';
 import { run } from './program.js';
 
 // Output that cannot be written ends the command quietly, never with a stack. A closed pipe (`gantry doctor | head -1`)
@@ -12,8 +13,10 @@ let lost: { stream: string; error: NodeJS.ErrnoException } | undefined;
 function guard(stream: NodeJS.WriteStream, name: string): void {
   let broken = false;
   const fail = (error: NodeJS.ErrnoException) => {
+    const first = !broken;
     broken = true;
     if (!readerGone.has(error.code ?? '') && name === 'stdout') lost ??= { stream: name, error };
+    else if (first && name === 'stdout') stdoutReaderGone();
   };
   const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
   stream.write = ((...args: unknown[]) => {

@@ -498,13 +498,21 @@ export class PlatformClient {
   }
 }
 
+/**
+ * A page's items: an array, or a wrapped list (`{total_count, repositories: […]}`, search's `items`). Any other
+ * object is one item — `gantry platform api /repos/o/r --paginate` prints the repository, as `gh api` does — and
+ * never the one array it happens to hold (a repository's `topics`).
+ */
 function itemsOf(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
   if (body && typeof body === 'object') {
-    const arrays = Object.entries(body as Record<string, unknown>).filter(([, value]) => Array.isArray(value));
-    if (arrays.length === 1) return arrays[0]![1] as unknown[];
-    const items = (body as Record<string, unknown>).items;
-    if (Array.isArray(items)) return items;
+    const record = body as Record<string, unknown>;
+    if (Array.isArray(record.items)) return record.items;
+    if (typeof record.total_count === 'number') {
+      const arrays = Object.values(record).filter((value) => Array.isArray(value));
+      if (arrays.length === 1) return arrays[0] as unknown[];
+    }
+    return [body];
   }
-  return [];
+  return body === undefined ? [] : [body];
 }

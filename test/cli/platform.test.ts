@@ -43,6 +43,9 @@ describe('gantry platform (against the embedded platform API)', function () {
     assert.equal(listed.code, 0, listed.stderr);
     const items = JSON.parse(listed.stdout);
     assert.ok(Array.isArray(items) && items.some((i: { title: string }) => i.title === 'Broken link'), listed.stdout);
+    const one = await gantry(['platform', 'api', '/repos/gantry/demo', '--paginate'], env);
+    assert.equal(one.code, 0, one.stderr);
+    assert.deepEqual(JSON.parse(one.stdout).map((r: { full_name: string }) => r.full_name), ['gantry/demo'], '--paginate on one object prints it, as gh api does');
     const missing = await gantry(['platform', 'api', '/repos/gantry/nope'], env);
     assert.equal(missing.code, 1, 'a 404 is a definite no');
     assert.match(missing.stderr, /^error: GET .*\/repos\/gantry\/nope answered 404: Not Found/m);
