@@ -19,15 +19,16 @@
 // the load generator's), both plain node without a TypeScript loader:
 //   gantry  — the built command, `node dist/lib/cli/main.js hooks serve --port 0 --json`, as a user runs it (not the
 //             WebhookReceiver from dist: the command adds what users get — its request timeout, the 404 for other
-//             paths, one log line per delivery), with GANTRY_WEBHOOK_SECRET, in an empty folder (no gantry.hooks.json:
-//             no gates, so no handler runs for these events), stdout to a file (its one line per delivery is written
-//             as it would be to a log). Per delivery it: checks the method, X-Platform-Event, -Delivery, -Hook-ID and
-//             the Platform-Hookshot/ user agent, Content-Type, the declared length and the signature header's form —
-//             before reading the body; waits for one of 4 slots when the body is over 1 MiB; reads the body counting
-//             it against the 25 MiB cap; the sha256 HMAC over the raw bytes; a strict UTF-8 decode and JSON.parse; the
-//             payload against the event catalogue (required top-level properties and their types); queues the job by
-//             its GUID (a redelivery is not run twice); runs the handlers (none) on the in-process queue; answers 200
-//             {"status":"done"} once they finished (202 after 9 s); writes the delivery's log line.
+//             paths, one log line per delivery), with GANTRY_WEBHOOK_SECRET, in an empty folder (no gantry.hooks.json
+//             and no app: no handler matches these events; only deployment_protection_rule.requested has one), stdout
+//             to a file (its line per delivery is written as it would be to a log). Per delivery it: checks the
+//             method, X-Platform-Event, -Delivery, -Hook-ID and the Platform-Hookshot/ user agent, Content-Type, the
+//             declared length and the signature header's form — before reading the body; waits for one of 4 slots
+//             when the body is over 1 MiB; reads the body counting it against the 25 MiB cap; the sha256 HMAC over
+//             the raw bytes; a strict UTF-8 decode and JSON.parse; the payload against the event catalogue (required
+//             top-level properties and their types); queues a job keyed by the GUID (a redelivery is not run twice)
+//             on the in-process queue, which runs the matching handlers (none); answers 200 {"status":"done"} once
+//             they finished (202 if they take longer than its acknowledgement budget); writes the delivery's line.
 //   octokit — bench/webhooks/octokit-server.mjs: @octokit/webhooks 14 `createNodeMiddleware(webhooks, { path })` on
 //             node:http as its README shows, with `webhooks.onAny(noop)`. Per delivery it: checks the path, method,
 //             Content-Type and three headers; buffers the whole body (no cap); decodes it to a string; the sha256
