@@ -18,14 +18,30 @@ function runAll(): void {
   }
 }
 
+/** Graceful shutdowns under way (`signalsHandledGracefully`): while any is, a signal leaves the clean-ups to 'exit'. */
+let graceful = 0;
+
+/**
+ * Says that a signal now starts a graceful shutdown (`gantry hooks serve` finishing its running jobs): the clean-ups
+ * then run when the process exits, not on the signal — killing a browser at once would fail the gate being finished.
+ * Returns the function that takes it back.
+ */
+export function signalsHandledGracefully(): () => void {
+  graceful += 1;
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    graceful -= 1;
+  };
+}
+
 function onSignal(signal: NodeJS.Signals): void {
-  // Someone else handles the signal (a server finishing its running jobs, `gantry hooks serve`): they decide when the
-  // process ends, and the clean-ups run then, on 'exit' — killing a browser now would fail the gate being finished.
-  if (process.listenerCount(signal) > 1) return;
+  if (graceful > 0) return;
   runAll();
   uninstall();
-  // Nobody else handles the signal: behave as if we had not been here, and die by it.
-  process.kill(process.pid, signal);
+  // If nobody else handles the signal, behave as if we had not been here: die by the signal.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
 const handlers = new Map<NodeJS.Signals, () => void>(signals.map((signal) => [signal, () => onSignal(signal)]));

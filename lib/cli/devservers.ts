@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devServers, type DevContext, type DevServer } from '../devserver/index.js';
 import type { Command } from 'commander';
+import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
 import { examplesDir } from '../paths.js';
@@ -78,6 +79,7 @@ export async function startDevServers(options: { host?: string; keepState?: bool
  */
 export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
+    const undoGraceful = signalsHandledGracefully();
     let stopping = false;
     const handler = (signal: NodeJS.Signals) => {
       if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -85,6 +87,7 @@ export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
       void stop().finally(() => {
         process.off('SIGINT', handler);
         process.off('SIGTERM', handler);
+        undoGraceful();
         resolve();
       });
     };
