@@ -55,7 +55,8 @@ export interface MemoryQueueOptions {
 }
 
 interface Entry {
-  job: WebhookJob;
+  /** Dropped once the job has finished: de-duplication needs only the outcome, and payloads can be 25 MB each. */
+  job: WebhookJob | undefined;
   outcome: JobOutcome;
   waiters: Array<(outcome: JobOutcome) => void>;
 }
@@ -146,7 +147,8 @@ export class MemoryQueue implements JobQueue {
     while (this.running.size < this.concurrency && this.waiting.length > 0) {
       const id = this.waiting.shift()!;
       const entry = this.entries.get(id);
-      if (!entry || entry.outcome.state !== 'waiting') continue;
+      if (!entry || entry.outcome.state !== 'waiting' || !entry.job) continue;
+      const job = entry.job;
       entry.outcome = { state: 'running', attempts: entry.outcome.attempts + 1 };
       const controller = new AbortController();
       this.controllers.add(controller);
@@ -154,13 +156,14 @@ export class MemoryQueue implements JobQueue {
       timer.unref();
       const work = (async () => {
         try {
-          await runner(entry.job, { attempt: entry.outcome.attempts, signal: controller.signal });
+          await runner(job, { attempt: entry.outcome.attempts, signal: controller.signal });
           entry.outcome = { state: 'done', attempts: entry.outcome.attempts };
         } catch (error) {
           entry.outcome = { state: 'failed', attempts: entry.outcome.attempts, error: error instanceof Error ? error.message : String(error) };
         } finally {
           clearTimeout(timer);
           this.controllers.delete(controller);
+          entry.job = undefined;
         }
         for (const waiter of entry.waiters.splice(0)) waiter({ ...entry.outcome });
       })();
