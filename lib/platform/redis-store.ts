@@ -23,7 +23,8 @@
 import { expectObject, expectString } from '../arguments.js';
 import { UsageError, GantryError, ExitCode } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { redact, redactUrl, registerSecret } from '../redact.js';
+import { redact, redactUrl } from '../redact.js';
+import { parseRedisAddress } from '../redis-address.js';
 import type { BudgetSnapshot, BudgetStore, Reservation, ReleaseInfo, ReserveResult, ResourceState, Scope } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
 
@@ -292,18 +293,7 @@ export class RedisBudgetStore implements BudgetStore {
     const where = 'RedisBudgetStore';
     expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379' }");
     expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
-    let parsed: URL;
-    try {
-      parsed = new URL(options.url);
-    } catch {
-      throw new UsageError(`${where}: the limits store must be a redis:// or rediss:// URL, got ${JSON.stringify(redactUrl(String(options.url)).slice(0, 120))}`, { code: 'INVALID_ARGUMENT' });
-    }
-    // Credentials in the address are secrets: the redactor masks them wherever they would appear.
-    registerSecret(decodeURIComponent(parsed.password));
-    registerSecret(parsed.password);
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-      throw new UsageError(`${where}: the limits store must be a redis:// or rediss:// URL, got ${redactUrl(parsed)}`, { code: 'INVALID_ARGUMENT', hint: 'e.g. redis://127.0.0.1:6379 — the budgets stay in this process when none is given' });
-    }
+    parseRedisAddress(where, options.url, 'the limits store', 'e.g. redis://127.0.0.1:6379 — the budgets stay in this process when none is given');
     const positive = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new UsageError(`${where}: ${name} must be a number above 0, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });

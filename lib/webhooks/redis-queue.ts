@@ -29,7 +29,8 @@ import { hostname } from 'node:os';
 import { expectFunction, expectObject, expectString } from '../arguments.js';
 import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { redact, redactUrl, registerSecret } from '../redact.js';
+import { redact, redactUrl } from '../redact.js';
+import { parseRedisAddress } from '../redis-address.js';
 import { MemoryQueue, type AddResult, type JobOutcome, type JobQueue, type JobRunner, type JobState, type MemoryQueueOptions, type WebhookJob } from './queue.js';
 
 export interface RedisQueueOptions {
@@ -285,20 +286,7 @@ export class RedisQueue implements JobQueue {
     const where = 'RedisQueue';
     expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379/0' }");
     expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
-    let parsed: URL;
-    try {
-      parsed = new URL(options.url);
-    } catch {
-      throw new UsageError(`${where}: the queue must be a redis:// or rediss:// URL, got ${JSON.stringify(redactUrl(String(options.url)).slice(0, 120))}`, { code: 'INVALID_ARGUMENT' });
-    }
-    // Credentials in the address are secrets: the redactor masks them wherever they would appear.
-    if (parsed.password) {
-      registerSecret(decodeURIComponent(parsed.password));
-      registerSecret(parsed.password);
-    }
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-      throw new UsageError(`${where}: the queue must be a redis:// or rediss:// URL, got ${redactUrl(parsed)}`, { code: 'INVALID_ARGUMENT', hint: 'e.g. redis://127.0.0.1:6379/0 — without one the jobs stay in this process (MemoryQueue)' });
-    }
+    parseRedisAddress(where, options.url, 'the queue', 'e.g. redis://127.0.0.1:6379/0 — without one the jobs stay in this process (MemoryQueue)');
     const whole = (name: string, value: number | undefined, fallback: number, min = 1) => {
       if (value === undefined) return fallback;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new UsageError(`${where}: ${name} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
