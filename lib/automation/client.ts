@@ -4,6 +4,9 @@ import { getLogger, type Logger } from '../log.js';
 import { isWebDriverError } from './errors.js';
 import { commandValue, interpretAnswer, parseNewSession, type CommandContext, type RemoteAnswer } from './protocol.js';
 
+/** W3C WebDriver's web element identifier (§12.1). */
+const elementKey = 'element-6066-11e4-a52e-4f735466cecf';
+
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD' | 'OPTIONS';
 
 /** W3C capabilities request (https://www.w3.org/TR/webdriver2/#processing-capabilities). */
@@ -86,6 +89,24 @@ export class Session {
   /** `POST /session/{id}/execute/sync`: runs a function body in the page and returns its JSON-clonable result. */
   async executeScript(script: string, args: unknown[] = []): Promise<unknown> {
     return this.client.command('POST', `${this.path}/execute/sync`, { script, args });
+  }
+
+  /** `POST /session/{id}/element` with a CSS selector: the element's reference (W3C's element identifier key). */
+  async findElement(selector: string): Promise<string> {
+    const found = await this.client.command('POST', `${this.path}/element`, { using: 'css selector', value: selector }) as Record<string, unknown> | null;
+    const reference = found?.[elementKey] ?? found?.ELEMENT;
+    if (typeof reference !== 'string') throw new TypeError(`the remote end found ${selector} but gave no element reference`);
+    return reference;
+  }
+
+  /** `POST /session/{id}/element/{element}/value`: types `text` into the element. */
+  async sendKeys(element: string, text: string): Promise<void> {
+    await this.client.command('POST', `${this.path}/element/${encodeURIComponent(element)}/value`, { text });
+  }
+
+  /** `POST /session/{id}/element/{element}/click`. */
+  async click(element: string): Promise<void> {
+    await this.client.command('POST', `${this.path}/element/${encodeURIComponent(element)}/click`, {});
   }
 
   /**
