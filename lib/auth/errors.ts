@@ -1,0 +1,67 @@
+/**
+ * The device login's outcomes as typed errors. Each OAuth error of the spec's table is its own code and message, with
+ * what to do next; none carries a token (messages pass through the redactor).
+ */
+import { ExitCode, GantryError, type ExitCodeValue } from '../errors.js';
+import { redact } from '../redact.js';
+
+export type AuthErrorCode =
+  | 'AUTH_ACCESS_DENIED'
+  | 'AUTH_EXPIRED'
+  | 'AUTH_ADMIN_POLICY'
+  | 'AUTH_INVALID_CLIENT'
+  | 'AUTH_INVALID_GRANT'
+  | 'AUTH_UNSUPPORTED_GRANT_TYPE'
+  | 'AUTH_ORG_INTERNAL'
+  | 'AUTH_INVALID_SCOPE'
+  | 'AUTH_QUOTA'
+  | 'AUTH_REFRESH_REVOKED'
+  | 'AUTH_NOT_LOGGED_IN'
+  | 'AUTH_REVOKE_FAILED'
+  | 'AUTH_CANCELLED'
+  | 'AUTH_SERVER';
+
+export class AuthError extends GantryError {
+  /** The OAuth `error` (or `error_code`) the server sent, when it sent one. */
+  readonly oauthError: string | undefined;
+  /** The HTTP status of the answer that ended the flow, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(message: string, options: { code: AuthErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+    super(redact(message), { code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: redact(options.hint) } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}) });
+    this.oauthError = options.oauthError;
+    this.status = options.status;
+  }
+}
+
+interface Known {
+  code: AuthErrorCode;
+  message: string;
+  hint: string;
+  exitCode?: ExitCodeValue;
+}
+
+/** What each error of the spec's poll table (and RFC 8628's `expired_token`) means to the person at the terminal. */
+const pollErrors: Record<string, Known> = {
+  access_denied: { code: 'AUTH_ACCESS_DENIED', message: 'access was denied on the approval page', hint: 'run `gantry auth login` again and choose Allow' },
+  expired_token: { code: 'AUTH_EXPIRED', message: 'the code expired before it was approved', hint: 'run `gantry auth login` again and enter the new code sooner' },
+  admin_policy_enforced: { code: 'AUTH_ADMIN_POLICY', message: "the account's administrator does not allow one of the requested scopes", hint: 'ask the administrator to allow the scopes, or log in with fewer (--scope)' },
+  invalid_client: { code: 'AUTH_INVALID_CLIENT', message: 'the authorization server does not know this client, or it is the wrong type of client', hint: 'create a "TVs and Limited Input devices" OAuth client and use its id and secret (GANTRY_OAUTH_CLIENT_ID, GANTRY_OAUTH_CLIENT_SECRET)' },
+  invalid_grant: { code: 'AUTH_INVALID_GRANT', message: 'the device code is invalid or was already used', hint: 'run `gantry auth login` again' },
+  unsupported_grant_type: { code: 'AUTH_UNSUPPORTED_GRANT_TYPE', message: 'the authorization server does not support the device grant at this token endpoint', hint: 'check --auth-url: it must be a server with the OAuth 2.0 device authorization grant' },
+  org_internal: { code: 'AUTH_ORG_INTERNAL', message: "this client belongs to a project limited to one organization's accounts, and the account chosen is outside it", hint: "approve with an account of that organization, or use a client that isn't internal" },
+  invalid_scope: { code: 'AUTH_INVALID_SCOPE', message: 'the authorization server refused the requested scopes', hint: 'ask for fewer scopes (--scope), ones this client may have' },
+  unauthorized_client: { code: 'AUTH_INVALID_CLIENT', message: 'this client may not use the device grant', hint: 'create a "TVs and Limited Input devices" OAuth client and use its id' },
+};
+
+/** The error for an OAuth `error` the server answered with. */
+export function oauthError(error: string, description: string | undefined, status: number): AuthError {
+  const known = pollErrors[error];
+  const said = description && description !== error ? ` (${description.slice(0, 200)})` : '';
+  if (known) return new AuthError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
+  return new AuthError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, hint: 'check --auth-url and the client id' });
+}
+
+export function expiredError(): AuthError {
+  return new AuthError('the code expired before it was approved: run `gantry auth login` again', { code: 'AUTH_EXPIRED', oauthError: 'expired_token', hint: 'enter the code on the approval page before it expires' });
+}

@@ -1,0 +1,13 @@
+// Device-grant login (`gantry auth`): discovery, codes, polling, tokens, refresh, revoke, and where tokens live.
+export { AuthError, type AuthErrorCode } from './errors.js';
+export { discoverEndpoints, checkAuthUrl, type AuthEndpoints } from './discovery.js';
+export { allowedScopes, resolveScopes, checkScopeBase, defaultScopeBase, defaultScopeNames, deviceApiScopes } from './scopes.js';
+export { requestDeviceCode, readDeviceCode, defaultQuotaBackoff, type DeviceCode, type DeviceCodeRequest, type QuotaBackoff } from './device.js';
+export { pollForTokens, deviceGrantType, slowDownStepMs, type PollEvent, type PollOptions } from './poll.js';
+export { readTokens, refreshTokens, revokeToken, idTokenClaims, type ClientCredentials } from './tokens.js';
+export { deviceLogin, type DeviceLoginOptions, type DeviceLoginResult } from './login.js';
+export { AuthSession, refreshMarginMs, type AuthSessionOptions } from './session.js';
+export { renderPrompt, displayUrl, formatSeconds, type PromptOptions } from './display.js';
+export { listMyChannels, type Channel } from './video.js';
+export { authHttpClient } from './transport.js';
+export type { TokenSet, ProfileKey, StoredLogin, StoreKind, TokenStore } from './store/types.js';

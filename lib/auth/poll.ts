@@ -1,0 +1,110 @@
+/**
+ * Polling the token endpoint until the person decides (DEV-EP-POLL-TOKEN, DEV-ST-*). The `error` field decides, not the
+ * status: Google answers `authorization_pending` with 428 and `slow_down` with 403, RFC 8628 servers both with 400.
+ * The first poll waits one interval; `slow_down` adds 5 s to every later poll (or takes the server's larger `interval`)
+ * and is never a reason to give up; Retry-After stretches one wait; the code's `expires_in` ends the polling, and
+ * whatever the server says after it, the code has expired (AMB-17). A transient failure (a 5xx, a dropped connection)
+ * is polled through until the deadline. The abort signal stops it at once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ExitCode } from '../errors.js';
+import { NetworkError, ProtocolError, type HttpClient } from '../http/index.js';
+import { AuthError, expiredError, oauthError } from './errors.js';
+import type { AuthEndpoints } from './discovery.js';
+import type { DeviceCode } from './device.js';
+import type { TokenSet } from './store/types.js';
+import { readTokens, type ClientCredentials } from './tokens.js';
+import { postForm, retryAfterMs } from './transport.js';
+
+export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+/** RFC 8628 §3.5: what each slow_down adds to the interval. */
+export const slowDownStepMs = 5_000;
+/** Failures in a row (5xx, connection errors) after which polling gives up before the deadline. */
+const maxTransientFailures = 5;
+
+export interface PollEvent {
+  kind: 'pending' | 'slow_down' | 'retry';
+  /** The wait before the next poll, ms. */
+  nextInMs: number;
+  /** What the server or the network said, for a retry. */
+  detail?: string;
+}
+
+export interface PollOptions extends ClientCredentials {
+  signal?: AbortSignal;
+  now?: () => number;
+  onPoll?: (event: PollEvent) => void;
+}
+
+function cancelled(): AuthError {
+  return new AuthError('login cancelled while waiting for approval', { code: 'AUTH_CANCELLED', exitCode: ExitCode.checkFailed, hint: 'run `gantry auth login` again when ready' });
+}
+
+async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'AbortError') throw cancelled();
+    throw error;
+  }
+}
+
+export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, device: DeviceCode, options: PollOptions): Promise<TokenSet> {
+  const now = options.now ?? Date.now;
+  let intervalMs = device.interval * 1000;
+  let nextWait = intervalMs;
+  let failures = 0;
+  for (;;) {
+    if (options.signal?.aborted) throw cancelled();
+    const remaining = device.expiresAt - now();
+    if (remaining <= 0) throw expiredError();
+    // The last wait stops at the deadline: a poll then would ask about a code that no longer exists.
+    if (nextWait >= remaining) {
+      await wait(remaining, options.signal);
+      throw expiredError();
+    }
+    await wait(nextWait, options.signal);
+    let answer;
+    try {
+      answer = await postForm(http, endpoints.token, {
+        client_id: options.clientId,
+        client_secret: options.clientSecret,
+        device_code: device.deviceCode,
+        grant_type: deviceGrantType,
+      }, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw cancelled();
+      if (!(error instanceof NetworkError) || ++failures >= maxTransientFailures) throw error;
+      nextWait = intervalMs;
+      options.onPoll?.({ kind: 'retry', nextInMs: nextWait, detail: error.message });
+      continue;
+    }
+    if (now() >= device.expiresAt) throw expiredError();
+    if (answer.status === 200 && answer.json?.access_token !== undefined) return readTokens(answer, now());
+    const error = typeof answer.json?.error === 'string' ? answer.json.error : undefined;
+    const retryAfter = retryAfterMs(answer, now());
+    if (error === 'authorization_pending') {
+      failures = 0;
+      nextWait = Math.max(intervalMs, retryAfter ?? 0);
+      options.onPoll?.({ kind: 'pending', nextInMs: nextWait });
+      continue;
+    }
+    if (error === 'slow_down') {
+      failures = 0;
+      const serverInterval = typeof answer.json?.interval === 'number' ? answer.json.interval * 1000 : 0;
+      intervalMs = Math.max(intervalMs + slowDownStepMs, serverInterval);
+      nextWait = Math.max(intervalMs, retryAfter ?? 0);
+      options.onPoll?.({ kind: 'slow_down', nextInMs: nextWait });
+      continue;
+    }
+    if (error === 'expired_token') throw expiredError();
+    if (error) throw oauthError(error, typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined, answer.status);
+    if (answer.status >= 500 || answer.status === 429) {
+      if (++failures >= maxTransientFailures) throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} ${failures} times in a row while polling`, 'the authorization server is failing; run `gantry auth login` again later');
+      nextWait = Math.max(intervalMs, retryAfter ?? 0);
+      options.onPoll?.({ kind: 'retry', nextInMs: nextWait, detail: `${answer.status}` });
+      continue;
+    }
+    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${answer.text}` : ''}`, 'check --auth-url: is it an authorization server with the device grant?');
+  }
+}

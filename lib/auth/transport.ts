@@ -1,0 +1,101 @@
+/**
+ * The one way lib/auth talks to an authorization server: form-encoded POSTs and GETs through the HTTP core, every status
+ * handed back (OAuth decides by the `error` field, not the status), JSON read leniently, small bodies only. Every token
+ * sent or received is registered with the redactor before anything can log it.
+ */
+import { createHttpClient, noRetry, registerSecret, type HttpClient } from '../http/index.js';
+import { ProtocolError } from '../http/index.js';
+
+/** Authorization-server answers are small; anything larger is not one. */
+const maxAnswerBytes = 256 * 1024;
+
+export interface OAuthAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The JSON object of the body, when it was one. */
+  json: Record<string, unknown> | undefined;
+  /** The first characters of a body that was not a JSON object (for messages). */
+  text: string;
+  url: string;
+}
+
+export function authHttpClient(options: { logger?: import('../log.js').Logger; userAgent?: string } = {}): HttpClient {
+  return createHttpClient({ retry: noRetry, timeouts: { connect: 10_000, response: 30_000 }, maxRedirects: 0, ...(options.logger ? { logger: options.logger } : {}), ...(options.userAgent ? { userAgent: options.userAgent } : {}) });
+}
+
+function answerOf(response: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown; url: string }): OAuthAnswer {
+  const text = typeof response.body === 'string' ? response.body : '';
+  let json: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = text.trim() === '' ? undefined : JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  for (const field of ['access_token', 'refresh_token', 'id_token', 'device_code']) {
+    const value = json?.[field];
+    if (typeof value === 'string') registerSecret(value);
+  }
+  return { status: response.status, headers: response.headers, json, text: json ? '' : text.replace(/\s+/g, ' ').trim().slice(0, 200), url: response.url };
+}
+
+/** POST `form` as application/x-www-form-urlencoded in the body (never in the URL), any status accepted. */
+export async function postForm(http: HttpClient, url: string, form: Record<string, string | undefined>, signal?: AbortSignal): Promise<OAuthAnswer> {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) {
+    if (value === undefined) continue;
+    if (/token|secret|code/.test(name) && name !== 'grant_type') registerSecret(value);
+    body.append(name, value);
+  }
+  const response = await http.request<string>({
+    method: 'POST',
+    url,
+    body: body.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    responseType: 'text',
+    accept: () => true,
+    followRedirects: false,
+    maxBodyBytes: maxAnswerBytes,
+    ...(signal ? { signal } : {}),
+  });
+  return answerOf(response);
+}
+
+export async function getJson(http: HttpClient, url: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
+  const response = await http.request<string>({
+    method: 'GET',
+    url,
+    headers: { accept: 'application/json', ...headers },
+    responseType: 'text',
+    accept: () => true,
+    followRedirects: false,
+    maxBodyBytes: maxAnswerBytes,
+    ...(signal ? { signal } : {}),
+  });
+  return answerOf(response);
+}
+
+/** A field the answer must have as a string. */
+export function requiredString(answer: OAuthAnswer, field: string, what: string): string {
+  const value = answer.json?.[field];
+  if (typeof value !== 'string' || value === '') throw new ProtocolError(`${what} from ${answer.url} has no ${field}`, 'the authorization server does not speak the OAuth 2.0 device grant as expected; check --auth-url');
+  return value;
+}
+
+/** A field given as a positive number of seconds (integers; numeric strings too, as some servers send). */
+export function optionalSeconds(answer: OAuthAnswer, field: string, what: string): number | undefined {
+  const value = answer.json?.[field];
+  if (value === undefined || value === null) return undefined;
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) throw new ProtocolError(`${what} from ${answer.url}: ${field} is not a number of seconds (${JSON.stringify(value).slice(0, 40)})`);
+  return number;
+}
+
+export function retryAfterMs(answer: OAuthAnswer, now: number): number | undefined {
+  const raw = answer.headers['retry-after'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

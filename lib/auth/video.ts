@@ -1,0 +1,40 @@
+/**
+ * The spec's example call (DEV-EP-VIDEO-CHANNELS): the signed-in person's channels, `GET {api_base}/video/v3/channels
+ * ?part=snippet&mine=true`. The token goes in `Authorization: Bearer` (DEV-AUTH-ACCESS-TOKEN-TRANSPORT: query strings
+ * are logged); the `access_token` query parameter only when asked, and the redactor masks it in every URL we print.
+ */
+import { HttpError, registerSecret, type HttpClient } from '../http/index.js';
+import { AuthError } from './errors.js';
+
+export interface Channel {
+  id: string;
+  title: string | undefined;
+  customUrl: string | undefined;
+}
+
+export async function listMyChannels(http: HttpClient, apiBase: string, accessToken: string, options: { tokenInQuery?: boolean; part?: string; signal?: AbortSignal } = {}): Promise<Channel[]> {
+  registerSecret(accessToken);
+  const url = `${apiBase.replace(/\/+$/, '')}/video/v3/channels`;
+  try {
+    const response = await http.request<{ items?: Array<{ id?: unknown; snippet?: { title?: unknown; customUrl?: unknown } }> }>({
+      method: 'GET',
+      url,
+      searchParams: { part: options.part ?? 'snippet', mine: 'true', ...(options.tokenInQuery ? { access_token: accessToken } : {}) },
+      ...(options.tokenInQuery ? {} : { headers: { authorization: `Bearer ${accessToken}` } }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return (response.body?.items ?? []).map((item) => ({
+      id: String(item.id ?? ''),
+      title: typeof item.snippet?.title === 'string' ? item.snippet.title : undefined,
+      customUrl: typeof item.snippet?.customUrl === 'string' ? item.snippet.customUrl : undefined,
+    }));
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401) {
+      throw new AuthError(`the video API refused the access token (401): ${error.message}`, { code: 'AUTH_NOT_LOGGED_IN', status: 401, hint: 'run `gantry auth refresh`, or `gantry auth login` if the login was revoked', cause: error });
+    }
+    if (error instanceof HttpError && error.status === 403) {
+      throw new AuthError(`the video API refused the call (403): ${error.message}`, { code: 'AUTH_INVALID_SCOPE', status: 403, hint: 'log in with a video scope: gantry auth login --scope openid,email,video.readonly', cause: error });
+    }
+    throw error;
+  }
+}
