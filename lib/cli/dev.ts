@@ -5,6 +5,7 @@ import { checkDevHost, startDevServers, untilInterrupted } from './devservers.js
 import { registerDevRegistry } from './devregistry.js';
 import { registerDevSecrets } from './devsecrets.js';
 import { registerDevPlatform } from './devplatform.js';
+import { registerDevOAuth } from './devoauth.js';
 
 export function register(program: Command, context: CliContext): void {
   const dev = program
@@ -38,6 +39,7 @@ export function register(program: Command, context: CliContext): void {
   registerDevRegistry(dev, context);
   registerDevSecrets(dev, context);
   registerDevPlatform(dev, context);
+  registerDevOAuth(dev, context);
   const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
 }

@@ -49,4 +49,9 @@ export const devServers: DevServerStarter[] = [
     description: 'platform REST API (rate limits enforced per identity, commit statuses, deployments, app tokens) on 127.0.0.1:5761, random tokens',
     start: async (context) => (await import('./platform/starter.js')).startDevPlatform(context),
   },
+  {
+    name: 'oauth',
+    description: "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
+    start: async (context) => (await import('./oauth/starter.js')).startDevOAuth(context),
+  },
 ];

@@ -1,0 +1,120 @@
+// `gantry dev oauth`: the embedded authorization server alone (Google's device flow, or RFC 8628), with its own
+// port, dialect, interval, code lifetime, quota, refresh-token limits and one registered limited-input client.
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import type { OAuthServerOptions } from '../devserver/oauth/index.js';
+import { devPort } from '../devserver/port.js';
+import { DEV_OAUTH_PORT } from '../devserver/oauth/starter.js';
+import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
+import type { CliContext } from './context.js';
+
+interface DevOAuthFlags {
+  port?: string;
+  host?: string;
+  dialect: string;
+  interval: string;
+  expiresIn: string;
+  codeQuota: string;
+  refreshLimit: string;
+  accessTokenTtl: string;
+  timeBasedAccess?: string;
+  scopeBase?: string;
+  userCodeCase: string;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+function seconds(flag: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be whole seconds from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+/** `<n>/<window>`: a count per window, the window in seconds or with a unit (s, m, h): 10/60, 10/60s, 100/1m. */
+export function parseCodeQuota(raw: string): { requests: number; windowSeconds: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*([smh]?)\s*$/.exec(raw);
+  const unit = { '': 1, s: 1, m: 60, h: 3600 }[match?.[3] ?? ''] ?? 1;
+  const requests = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]) * unit;
+  if (!match || requests < 1 || requests > 1_000_000 || windowSeconds < 1 || windowSeconds > 86_400) {
+    throw new UsageError(`--code-quota takes <requests>/<window>, e.g. 10/60s (at least 1 request, a window from 1 s to 24 h), got "${raw}"`);
+  }
+  return { requests, windowSeconds };
+}
+
+/** `<per client and user>[/<per user>]`: 3 or 3/5. */
+export function parseRefreshLimit(raw: string): { perClientUser: number; perUser?: number } {
+  const match = /^\s*(\d+)\s*(?:\/\s*(\d+)\s*)?$/.exec(raw);
+  const perClientUser = Number(match?.[1]);
+  const perUser = match?.[2] !== undefined ? Number(match[2]) : undefined;
+  if (!match || perClientUser < 1 || perClientUser > 1_000_000 || (perUser !== undefined && (perUser < 1 || perUser > 1_000_000))) {
+    throw new UsageError(`--refresh-limit takes <per client and user>[/<per user>], whole numbers of at least 1, e.g. 100/500, got "${raw}"`);
+  }
+  return { perClientUser, ...(perUser !== undefined ? { perUser } : {}) };
+}
+
+export function registerDevOAuth(dev: Command, context: CliContext): void {
+  dev
+    .command('oauth')
+    .description("serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels")
+    .option('--port <port>', `port to listen on (0 = any free port; default GANTRY_DEV_OAUTH_PORT or ${DEV_OAUTH_PORT})`)
+    .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
+    .option('--dialect <dialect>', "google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, 400 errors)", 'google')
+    .option('--interval <seconds>', 'seconds a device must wait between polls', '5')
+    .option('--expires-in <seconds>', 'seconds a device code and user code live', '1800')
+    .option('--code-quota <n/window>', 'device code requests allowed per client per window, e.g. 100/60s', '100/60s')
+    .option('--refresh-limit <n[/m]>', 'refresh tokens kept per client and user [and per user]; beyond, the oldest stop working', '100/500')
+    .option('--access-token-ttl <seconds>', 'seconds an access token lives', '3599')
+    .option('--time-based-access <seconds>', "the client's refresh tokens expire after this many seconds (time-based access)")
+    .option('--scope-base <url>', 'the scope URI prefix', 'https://www.googleapis.com')
+    .option('--user-code-case <case>', 'upper (ABCD-EFGH), lower or mixed (proves a client keeps the case)', 'upper')
+    .option('--client-id <id>', 'the registered client id (default: random)')
+    .option('--client-secret <secret>', 'its secret (default: random)')
+    .addHelpText('after', '\nAdmin endpoints under <url>/_gantry/: clients, users, device/approve|deny|expire, users/{user}/revoke-access|revoke-sessions|disable,\nsecurity-events, requests, stats, reset (GET <url>/_gantry/ lists them; see docs/auth.md).')
+    .action(async (flags: DevOAuthFlags, command: Command) => {
+      const { startOAuthServer } = await import('../devserver/oauth/index.js');
+      const { json } = context.globals(command);
+      const host = devHostOf(command);
+      let port: number;
+      if (flags.port !== undefined) {
+        if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+        port = Number(flags.port);
+      } else port = devPort('GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT).port;
+      if (flags.dialect !== 'google' && flags.dialect !== 'rfc8628') throw new UsageError(`--dialect must be google or rfc8628, got "${flags.dialect}"`);
+      if (!['upper', 'lower', 'mixed'].includes(flags.userCodeCase)) throw new UsageError(`--user-code-case must be upper, lower or mixed, got "${flags.userCodeCase}"`);
+      if (flags.scopeBase !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(flags.scopeBase)) throw new UsageError(`--scope-base must be an http(s) URL without a trailing slash, got "${flags.scopeBase}"`);
+      const timeBased = flags.timeBasedAccess !== undefined ? seconds('--time-based-access', flags.timeBasedAccess, 1, 10 * 365 * 86_400) : undefined;
+      const options: OAuthServerOptions = {
+        host,
+        port,
+        dialect: flags.dialect,
+        interval: seconds('--interval', flags.interval, 0, 3600),
+        expiresIn: seconds('--expires-in', flags.expiresIn, 1, 86_400),
+        codeQuota: parseCodeQuota(flags.codeQuota),
+        refreshLimit: parseRefreshLimit(flags.refreshLimit),
+        accessTokenTtl: seconds('--access-token-ttl', flags.accessTokenTtl, 1, 86_400),
+        userCodeCase: flags.userCodeCase as OAuthServerOptions['userCodeCase'],
+        ...(flags.scopeBase ? { scopeBase: flags.scopeBase } : {}),
+        log: (line) => context.logger.debug(line),
+      };
+      const clientSpec = { name: 'Gantry CLI (dev)', ...(flags.clientId ? { id: flags.clientId } : {}), ...(flags.clientSecret ? { secret: flags.clientSecret } : {}), ...(timeBased ? { timeBasedAccessSeconds: timeBased } : {}) };
+      const server = await listenAsAsked({ host, port, portFlag: '--port' }, () => startOAuthServer(options));
+      let client: { id: string; secret: string | null };
+      try {
+        client = server.registerClient(clientSpec);
+      } catch (error) {
+        await server.stop();
+        throw error;
+      }
+      const clientId = client.id;
+      const secret = client.secret!;
+      const env = { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: clientId, GANTRY_OAUTH_CLIENT_SECRET: secret, GANTRY_API_URL: server.url };
+      if (json) context.out.json({ name: server.name, url: server.url, dialect: server.dialect, discovery: server.discoveryUrl, clientId, clientSecret: secret, env });
+      else {
+        context.out.line(`authorization server (${server.dialect}) on ${server.url}; approval page ${server.url}/device`);
+        context.out.line(`client: ${clientId} (limited input${timeBased ? `, time-based access ${timeBased} s` : ''}); user: dev@gantry.test`);
+        context.out.line(`export ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+        context.out.line('Press Ctrl-C to stop.');
+      }
+      await untilInterrupted(server.stop);
+    });
+}

@@ -1,0 +1,63 @@
+// What every part of the authorization server shares: options, state, key, events, stats, and the error replies of
+// the two dialects.
+import type { SecurityEvents } from './events.js';
+import type { Reply } from './http.js';
+import type { SigningKey } from './jwt.js';
+import type { ResolvedOptions } from './options.js';
+import type { Store } from './store.js';
+
+export interface OAuthStats {
+  deviceCodeRequests: number;
+  quotaRejections: number;
+  polls: number;
+  slowDowns: number;
+  tokensIssued: number;
+  refreshes: number;
+  revocations: number;
+  /** Token endpoint errors by `error`. */
+  tokenErrors: Record<string, number>;
+}
+
+export function newStats(): OAuthStats {
+  return { deviceCodeRequests: 0, quotaRejections: 0, polls: 0, slowDowns: 0, tokensIssued: 0, refreshes: 0, revocations: 0, tokenErrors: {} };
+}
+
+export interface OAuthContext {
+  options: ResolvedOptions;
+  store: Store;
+  key: SigningKey;
+  events: SecurityEvents;
+  stats: OAuthStats;
+  /** The server's origin, e.g. http://127.0.0.1:5762 (the issuer). */
+  origin(): string;
+}
+
+/** Google's status for each token error; the rfc8628 dialect answers 400 to all but invalid_client (RFC 6749 §5.2). */
+const GOOGLE_STATUS: Record<string, number> = {
+  authorization_pending: 428,
+  slow_down: 403,
+  access_denied: 403,
+  org_internal: 403,
+  invalid_client: 401,
+  unauthorized_client: 401,
+};
+
+const GOOGLE_DESCRIPTION: Record<string, string> = {
+  authorization_pending: 'Precondition Required',
+  slow_down: 'Forbidden',
+  access_denied: 'Forbidden',
+};
+
+/** An `{error, error_description}` reply of the token endpoint in the server's dialect (DEV-ERR-BODY-SHAPE). */
+export function tokenError(context: OAuthContext, error: string, description?: string, headers?: Record<string, string>): Reply {
+  context.stats.tokenErrors[error] = (context.stats.tokenErrors[error] ?? 0) + 1;
+  const google = context.options.dialect === 'google';
+  const status = google ? (GOOGLE_STATUS[error] ?? 400) : error === 'invalid_client' ? 401 : 400;
+  const text = (google ? GOOGLE_DESCRIPTION[error] : undefined) ?? description ?? error.replace(/_/g, ' ');
+  return { status, body: { error, error_description: text }, ...(headers ? { headers } : {}) };
+}
+
+/** A plain `{error, error_description}` reply with a fixed status (device code and revocation endpoints). */
+export function oauthError(status: number, error: string, description: string, headers?: Record<string, string>): Reply {
+  return { status, body: { error, error_description: description }, ...(headers ? { headers } : {}) };
+}

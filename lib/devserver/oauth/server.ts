@@ -1,0 +1,242 @@
+// The embedded authorization server: Google's OAuth 2.0 device flow for limited-input devices, renamed (spec §A,
+// DEV-*), or RFC 8628 with `dialect: 'rfc8628'`. node:http only. It shares no code with lib/auth (the client): a
+// second, independent reading of the spec.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isGantryError } from '../../errors.js';
+import * as accounts from './accounts.js';
+import { handleAdmin } from './admin.js';
+import { channels, userinfo } from './api.js';
+import { newStats, oauthError, tokenError, type OAuthContext, type OAuthStats } from './context.js';
+import { SecurityEvents, type SecurityEventDelivery } from './events.js';
+import { BadBody, readForm, send, type Reply } from './http.js';
+import { newSigningKey } from './jwt.js';
+import { DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, resolveOptions, type ClientSpec, type Dialect, type OAuthServerOptions, type UserSpec } from './options.js';
+import { codeForm, consentPage, decide } from './pages.js';
+import { Store, type Client } from './store.js';
+import { handleToken } from './token.js';
+
+export interface RequestLogEntry {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  /** Names of the query parameters (never their values). */
+  queryKeys: string[];
+  /** Whether a token, code or secret arrived in the URL query (AMB-18, AMB-19): the revoke token, access_token, … */
+  tokenInQuery: boolean;
+}
+
+export interface OAuthServer {
+  name: 'oauth';
+  url: string;
+  dialect: Dialect;
+  /** `{url}/.well-known/openid-configuration`. */
+  discoveryUrl: string;
+  jwksUri: string;
+  credentials: Record<string, string>;
+  env?: Record<string, string>;
+  stop(): Promise<void>;
+  registerClient(spec?: ClientSpec): { id: string; secret: string | null };
+  addUser(spec: UserSpec): { username: string; email: string; sub: string };
+  approve(userCode: string, account?: string): void;
+  deny(userCode: string): void;
+  userRevokesAccess(account: string, clientId?: string): number;
+  revokeSessions(account: string): void;
+  disableAccount(account: string, reason?: string): void;
+  addSecurityEventReceiver(clientId: string, url: string): void;
+  /** The pushes so far, once none is in flight. */
+  securityEvents(): Promise<SecurityEventDelivery[]>;
+  requestLog(): RequestLogEntry[];
+  stats(): OAuthStats;
+  deviceCodes(): ReturnType<typeof accounts.deviceCodes>;
+  /** Forgets codes, tokens, quota windows, the request log, stats and pushes; clients and users stay. */
+  reset(): void;
+}
+
+const SENSITIVE_QUERY = new Set(['token', 'access_token', 'refresh_token', 'client_secret', 'device_code', 'id_token', 'code']);
+const MAX_LOG = 5000;
+
+export async function startOAuthServer(options: OAuthServerOptions = {}): Promise<OAuthServer> {
+  const resolved = resolveOptions(options);
+  const store = new Store(resolved);
+  for (const spec of options.users ?? DEFAULT_USERS) store.addUser(spec);
+  for (const spec of options.clients ?? []) store.registerClient(spec);
+  const key = newSigningKey();
+  let origin = '';
+  const context: OAuthContext = { options: resolved, store, key, events: new SecurityEvents(key, () => origin), stats: newStats(), origin: () => origin };
+  const log = options.log ?? (() => {});
+  let requests: RequestLogEntry[] = [];
+
+  const reset = () => {
+    store.reset();
+    context.stats = newStats();
+    context.events.clear();
+    requests = [];
+  };
+
+  const discovery = () => ({
+    issuer: origin,
+    device_authorization_endpoint: `${origin}${resolved.devicePath}`,
+    token_endpoint: `${origin}/token`,
+    revocation_endpoint: `${origin}/revoke`,
+    userinfo_endpoint: `${origin}/userinfo`,
+    jwks_uri: `${origin}/jwks`,
+    grant_types_supported: [DEVICE_GRANT, REFRESH_GRANT],
+    // No authorization endpoint: only the device grant. `none` says no response type is served.
+    response_types_supported: ['none'],
+    scopes_supported: deviceScopes(resolved.scopeBase),
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: resolved.dialect === 'google' ? ['client_secret_post', 'client_secret_basic'] : ['client_secret_post', 'client_secret_basic', 'none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    claims_supported: ['iss', 'aud', 'azp', 'sub', 'email', 'email_verified', 'name', 'iat', 'exp'],
+    service_documentation: 'docs/auth.md (embedded server)',
+  });
+
+  const deviceCode = (form: URLSearchParams): Reply => {
+    context.stats.deviceCodeRequests++;
+    const clientId = form.get('client_id');
+    if (!clientId) return oauthError(400, 'invalid_request', 'Missing required parameter: client_id');
+    const client = store.clients.get(clientId);
+    if (!client) return oauthError(401, 'invalid_client', 'The OAuth client was not found.');
+    if (client.type !== 'limited-input') return oauthError(401, 'invalid_client', 'Invalid client type.');
+    const quota = store.takeQuota(client.id);
+    if (!quota.ok) {
+      context.stats.quotaRejections++;
+      return { status: 403, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': String(quota.retryAfter) } };
+    }
+    const scope = form.get('scope');
+    if (!scope || scope.trim() === '') return oauthError(400, 'invalid_request', 'Missing required parameter: scope');
+    const scopes = [...new Set(scope.trim().split(/\s+/))];
+    const allowed = deviceScopes(resolved.scopeBase);
+    const refused = scopes.filter((s) => !allowed.includes(s));
+    if (refused.length > 0) return oauthError(400, 'invalid_scope', `Invalid device flow scope: ${refused.join(' ')}`);
+    const code = store.newDeviceCode(client.id, scopes);
+    const verification = `${origin}/device`;
+    const common = { device_code: code.deviceCode, user_code: code.userCode, expires_in: resolved.expiresIn, interval: resolved.interval };
+    return {
+      status: 200,
+      body: resolved.dialect === 'google'
+        ? { ...common, verification_url: verification }
+        : { ...common, verification_uri: verification, verification_uri_complete: `${verification}?user_code=${encodeURIComponent(code.userCode)}` },
+    };
+  };
+
+  const revoke = (form: URLSearchParams, url: URL): Reply => {
+    const value = form.get('token') ?? url.searchParams.get('token');
+    if (!value) return oauthError(400, 'invalid_request', 'Missing required parameter: token');
+    const now = Date.now();
+    const access = store.accessTokens.get(value);
+    const refresh = access ? store.refreshTokens.get(access.refreshToken) : store.refreshTokens.get(value);
+    const live = access ? !access.revoked && access.expiresAt > now : refresh !== undefined && !refresh.revoked && !(refresh.expiresAt !== undefined && refresh.expiresAt <= now);
+    if (!live) {
+      // Google answers 400 invalid_token; RFC 7009 §2.2 answers 200 to a token that is already invalid.
+      return resolved.dialect === 'google' ? oauthError(400, 'invalid_token', 'Token expired or revoked') : { status: 200, body: {} };
+    }
+    context.stats.revocations++;
+    // DEV-TL-REVOKE: an access token's refresh token goes with it, and a refresh token takes its access tokens.
+    if (refresh) store.revokeGrant(refresh, 'revoked');
+    else if (access) access.revoked = 'revoked';
+    return { status: 200, body: {} };
+  };
+
+  const route = async (req: IncomingMessage, method: string, url: URL): Promise<Reply> => {
+    const path = url.pathname;
+    if (path.startsWith('/_gantry')) return handleAdmin(context, { requests: () => [...requests], clearRequests: () => (requests = []), reset }, method, path, req);
+    if (method === 'GET' && resolved.discovery && (path === '/.well-known/openid-configuration' || path === '/.well-known/oauth-authorization-server')) return { status: 200, body: discovery() };
+    if (method === 'GET' && path === '/jwks') return { status: 200, body: key.jwks() };
+    if (path === resolved.devicePath) return method === 'POST' ? deviceCode(await readForm(req)) : notAllowed('POST');
+    if (path === '/token') return method === 'POST' ? handleToken(context, await readForm(req), req) : notAllowed('POST');
+    if (path === '/revoke') return method === 'POST' ? revoke(await readForm(req), url) : notAllowed('POST');
+    if (path === '/userinfo') return method === 'GET' || method === 'POST' ? userinfo(context, req, url) : notAllowed('GET, POST');
+    if (path === '/video/v3/channels') return method === 'GET' ? channels(context, req, url) : notAllowed('GET');
+    if (path === '/device') {
+      if (method === 'GET') return codeForm(req, url.searchParams.get('user_code'));
+      if (method === 'POST') return consentPage(context, req, await readForm(req));
+      return notAllowed('GET, POST');
+    }
+    if (path === '/device/decision') return method === 'POST' ? decide(context, req, await readForm(req)) : notAllowed('POST');
+    return { status: 404, body: { error: 'not_found', error_description: `No endpoint ${path}` } };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const started = Date.now();
+    const queryKeys = [...new Set(url.searchParams.keys())];
+    const tokenInQuery = [...url.searchParams].some(([name, value]) => SENSITIVE_QUERY.has(name) || store.accessTokens.has(value) || store.refreshTokens.has(value));
+    res.on('close', () => {
+      if (!url.pathname.startsWith('/_gantry')) {
+        requests.push({ at: new Date(started).toISOString(), method, path: url.pathname, status: res.statusCode, queryKeys, tokenInQuery });
+        if (requests.length > MAX_LOG) requests.shift();
+      }
+      log(`${method} ${url.pathname} ${res.statusCode} ${Date.now() - started}ms`);
+    });
+    let reply: Reply;
+    try {
+      reply = await route(req, method, url);
+    } catch (error) {
+      if (error instanceof BadBody) reply = url.pathname === '/token' ? tokenError(context, 'invalid_request', error.message) : oauthError(error.status, 'invalid_request', error.message);
+      else if (isGantryError(error)) reply = { status: 400, body: { error: error.message } };
+      else throw error;
+    }
+    send(res, reply);
+  };
+
+  const listener = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`error: ${req.method} ${(req.url ?? '').split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) send(res, { status: 500, body: { error: 'server_error', error_description: 'Internal error' } });
+      else res.destroy();
+    });
+  });
+  listener.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const address = listener.address() as AddressInfo;
+  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  log(`authorization server (${resolved.dialect}) listening on ${origin}`);
+
+  const publicClient = (client: Client) => ({ id: client.id, secret: client.secret });
+  return {
+    name: 'oauth',
+    url: origin,
+    dialect: resolved.dialect,
+    discoveryUrl: `${origin}/.well-known/openid-configuration`,
+    jwksUri: `${origin}/jwks`,
+    credentials: {},
+    stop: async () => {
+      await context.events.idle();
+      await new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeAllConnections();
+      });
+    },
+    registerClient: (spec = {}) => publicClient(store.registerClient(spec)),
+    addUser: (spec) => store.addUser(spec),
+    approve: (userCode, account) => accounts.decideCode(context, userCode, 'allow', account),
+    deny: (userCode) => accounts.decideCode(context, userCode, 'deny'),
+    userRevokesAccess: (account, clientId) => accounts.userRevokesAccess(context, account, clientId),
+    revokeSessions: (account) => accounts.revokeSessions(context, account),
+    disableAccount: (account, reason) => accounts.disableAccount(context, account, reason),
+    addSecurityEventReceiver: (clientId, url) => accounts.addReceiver(context, clientId, url),
+    securityEvents: async () => {
+      await context.events.idle();
+      return context.events.list();
+    },
+    requestLog: () => [...requests],
+    stats: () => structuredClone(context.stats),
+    deviceCodes: () => accounts.deviceCodes(context),
+    reset,
+  };
+}
+
+function notAllowed(allow: string): Reply {
+  return { status: 405, body: { error: 'invalid_request', error_description: `Method not allowed; use ${allow}` }, headers: { allow } };
+}

@@ -1,0 +1,33 @@
+// How `gantry dev` starts the authorization server: port 5762 (GANTRY_DEV_OAUTH_PORT overrides it; 0 picks any free
+// port; a taken default port falls back to a free one), Google's dialect, the poll interval from
+// GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
+// and the one dev user. It prints the environment `gantry auth` reads.
+import { UsageError } from '../../errors.js';
+import { devPort, startOnDevPort } from '../port.js';
+import type { OAuthServer } from './server.js';
+
+export const DEV_OAUTH_PORT = 5762;
+const PORT_VARIABLE = 'GANTRY_DEV_OAUTH_PORT';
+const INTERVAL_VARIABLE = 'GANTRY_DEV_OAUTH_INTERVAL';
+
+/** GANTRY_DEV_OAUTH_INTERVAL: whole seconds from 0 to 3600; 5 when unset. */
+export function devOAuthInterval(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[INTERVAL_VARIABLE];
+  if (raw === undefined || raw === '') return 5;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 3600) throw new UsageError(`${INTERVAL_VARIABLE} must be whole seconds from 0 to 3600, got "${raw}"`);
+  return Number(raw);
+}
+
+export async function startDevOAuth(context: { host: string }, env: NodeJS.ProcessEnv = process.env): Promise<OAuthServer> {
+  const { port, explicit } = devPort(PORT_VARIABLE, DEV_OAUTH_PORT, env);
+  const interval = devOAuthInterval(env);
+  const { startOAuthServer } = await import('./server.js');
+  const server = await startOnDevPort({ name: 'authorization server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
+    startOAuthServer({ host: context.host, port: p, interval }));
+  const client = server.registerClient({ name: 'Gantry CLI (dev)' });
+  return {
+    ...server,
+    credentials: { clientId: client.id, clientSecret: client.secret!, user: 'dev@gantry.test' },
+    env: { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url },
+  };
+}

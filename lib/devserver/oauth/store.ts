@@ -1,0 +1,258 @@
+// What the authorization server remembers: clients, users, device codes, grants and their tokens, the code-request
+// quota, and the refresh-token issuance limits. No HTTP here; server.ts and token.ts answer from it.
+import { randomInt } from 'node:crypto';
+import { UsageError } from '../../errors.js';
+import { randomText } from './jwt.js';
+import { stableSub, type ClientSpec, type ClientType, type ResolvedOptions, type UserSpec } from './options.js';
+
+export interface Client {
+  id: string;
+  secret: string | null;
+  type: ClientType;
+  name: string;
+  orgInternal?: string;
+  timeBasedAccessSeconds?: number;
+  adminPolicyScopes: string[];
+  receivers: string[];
+}
+
+export interface User {
+  username: string;
+  email: string;
+  sub: string;
+  name: string;
+  adminPolicyScopes: string[];
+  channelTitle: string | null;
+  disabled: boolean;
+}
+
+export type CodeState = 'pending' | 'granted' | 'denied' | 'claimed';
+
+export interface DeviceCode {
+  deviceCode: string;
+  userCode: string;
+  clientId: string;
+  scopes: string[];
+  issuedAt: number;
+  expiresAt: number;
+  /** The seconds now required between polls: the issued interval, plus 5 for every slow_down (RFC 8628 §3.5). */
+  interval: number;
+  lastPollAt?: number;
+  polls: number;
+  slowDowns: number;
+  state: CodeState;
+  username?: string;
+}
+
+export type RevokedWhy = 'revoked' | 'user-revoked' | 'issuance-limit' | 'account-disabled' | 'client-removed';
+
+export interface RefreshToken {
+  value: string;
+  clientId: string;
+  username: string;
+  scopes: string[];
+  issuedAt: number;
+  /** Issue order (the oldest has the smallest). */
+  seq: number;
+  expiresAt?: number;
+  revoked?: RevokedWhy;
+}
+
+export interface AccessToken {
+  value: string;
+  clientId: string;
+  username: string;
+  scopes: string[];
+  /** The refresh token it came with or from. */
+  refreshToken: string;
+  expiresAt: number;
+  revoked?: RevokedWhy;
+}
+
+const USER_CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
+
+export class Store {
+  clients = new Map<string, Client>();
+  users = new Map<string, User>();
+  codes = new Map<string, DeviceCode>();
+  codesByUserCode = new Map<string, DeviceCode>();
+  refreshTokens = new Map<string, RefreshToken>();
+  accessTokens = new Map<string, AccessToken>();
+  private quota = new Map<string, number[]>();
+  private issueOrder = 0;
+
+  constructor(private readonly options: ResolvedOptions) {}
+
+  registerClient(spec: ClientSpec): Client {
+    const type = spec.type ?? 'limited-input';
+    if (type !== 'limited-input' && type !== 'web') throw new UsageError(`client type must be limited-input or web, got ${String(type)}`);
+    if (spec.id !== undefined && (typeof spec.id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.id))) throw new UsageError('client id must be 1-200 printable ASCII characters');
+    if (spec.secret !== undefined && spec.secret !== null && (typeof spec.secret !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.secret))) throw new UsageError('client secret must be 1-200 printable ASCII characters, or null for a public client');
+    const seconds = spec.timeBasedAccessSeconds;
+    if (seconds !== undefined && (!Number.isSafeInteger(seconds) || seconds < 1)) throw new UsageError(`timeBasedAccessSeconds must be a whole number of at least 1, got ${String(seconds)}`);
+    const client: Client = {
+      id: spec.id ?? `${String(randomInt(1e11, 1e12))}-${randomText(24).toLowerCase().replace(/[^a-z0-9]/g, '0')}.apps.gantry.test`,
+      secret: spec.secret === null ? null : spec.secret ?? `GOCSPX-${randomText(21)}`,
+      type,
+      name: spec.name ?? 'Gantry device login',
+      adminPolicyScopes: stringList('adminPolicyScopes', spec.adminPolicyScopes),
+      receivers: stringList('securityEventReceivers', spec.securityEventReceivers).map(checkReceiverUrl),
+      ...(spec.orgInternal ? { orgInternal: spec.orgInternal.toLowerCase() } : {}),
+      ...(seconds ? { timeBasedAccessSeconds: seconds } : {}),
+    };
+    this.clients.set(client.id, client);
+    return client;
+  }
+
+  addUser(spec: UserSpec): User {
+    if (!spec || typeof spec.username !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(spec.username)) throw new UsageError('a user needs a username of 1-64 letters, digits, dots, dashes or underscores');
+    if (typeof spec.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(spec.email)) throw new UsageError(`user ${spec.username} needs an e-mail address`);
+    const name = spec.name ?? spec.username;
+    const user: User = {
+      username: spec.username,
+      email: spec.email,
+      sub: spec.sub ?? stableSub(spec.email),
+      name,
+      adminPolicyScopes: stringList('adminPolicyScopes', spec.adminPolicyScopes),
+      channelTitle: spec.channelTitle === undefined ? `${name}'s channel` : spec.channelTitle,
+      disabled: spec.disabled ?? false,
+    };
+    this.users.set(user.username, user);
+    return user;
+  }
+
+  /** A user by username, e-mail address or subject. */
+  findUser(who: string): User | undefined {
+    return this.users.get(who) ?? [...this.users.values()].find((u) => u.email === who || u.sub === who);
+  }
+
+  /** Counts a code request against the client's quota; false when the window's budget is spent. */
+  takeQuota(clientId: string, now = Date.now()): { ok: boolean; retryAfter: number } {
+    const windowMs = this.options.codeQuota.windowSeconds * 1000;
+    const recent = (this.quota.get(clientId) ?? []).filter((t) => t > now - windowMs);
+    this.quota.set(clientId, recent);
+    if (recent.length >= this.options.codeQuota.requests) return { ok: false, retryAfter: Math.max(1, Math.ceil((recent[0]! + windowMs - now) / 1000)) };
+    recent.push(now);
+    return { ok: true, retryAfter: 0 };
+  }
+
+  newDeviceCode(clientId: string, scopes: string[], now = Date.now()): DeviceCode {
+    let userCode: string;
+    do userCode = this.newUserCode();
+    while (this.codesByUserCode.has(normalizeUserCode(userCode)));
+    const code: DeviceCode = {
+      deviceCode: `AH-1Ng${randomText(48)}`,
+      userCode,
+      clientId,
+      scopes,
+      issuedAt: now,
+      expiresAt: now + this.options.expiresIn * 1000,
+      interval: this.options.interval,
+      polls: 0,
+      slowDowns: 0,
+      state: 'pending',
+    };
+    this.codes.set(code.deviceCode, code);
+    this.codesByUserCode.set(normalizeUserCode(userCode), code);
+    return code;
+  }
+
+  private newUserCode(): string {
+    const letters = Array.from({ length: 8 }, () => USER_CODE_LETTERS[randomInt(USER_CODE_LETTERS.length)]!);
+    if (this.options.userCodeCase === 'lower') letters.forEach((c, i) => (letters[i] = c.toLowerCase()));
+    if (this.options.userCodeCase === 'mixed') {
+      // Upper and lower case both, on random letters: a client that changes the case sends a code that fails.
+      const lowered = new Set<number>([randomInt(8)]);
+      for (let i = 0; i < 8; i++) if (randomInt(2) === 1) lowered.add(i);
+      if (lowered.size === 8) lowered.delete(randomInt(8));
+      for (const i of lowered) letters[i] = letters[i]!.toLowerCase();
+    }
+    return `${letters.slice(0, 4).join('')}-${letters.slice(4).join('')}`;
+  }
+
+  /** The live code a person typed: case kept (user codes are case-sensitive), the dash and spaces optional. */
+  codeByUserCode(typed: string, now = Date.now()): DeviceCode | undefined {
+    const code = this.codesByUserCode.get(normalizeUserCode(typed));
+    return code && code.expiresAt > now ? code : undefined;
+  }
+
+  /** A new refresh token for a client and user, pushing out the oldest beyond the issuance limits (DEV-AUTH-REFRESH-ISSUANCE-LIMIT). */
+  issueRefreshToken(client: Client, username: string, scopes: string[], now = Date.now()): { token: RefreshToken; pushedOut: RefreshToken[] } {
+    const token: RefreshToken = {
+      value: `1//0${randomText(64)}`,
+      clientId: client.id,
+      username,
+      scopes,
+      issuedAt: now,
+      seq: this.issueOrder++,
+      ...(client.timeBasedAccessSeconds ? { expiresAt: now + client.timeBasedAccessSeconds * 1000 } : {}),
+    };
+    this.refreshTokens.set(token.value, token);
+    const live = [...this.refreshTokens.values()].filter((t) => !t.revoked && !(t.expiresAt !== undefined && t.expiresAt <= now) && t.username === username);
+    const pushedOut: RefreshToken[] = [];
+    const trim = (tokens: RefreshToken[], limit: number) => {
+      const sorted = tokens.filter((t) => !t.revoked).sort((a, b) => a.seq - b.seq);
+      for (const old of sorted.slice(0, Math.max(0, sorted.length - limit))) {
+        old.revoked = 'issuance-limit';
+        pushedOut.push(old);
+      }
+    };
+    trim(live.filter((t) => t.clientId === client.id), this.options.refreshLimit.perClientUser);
+    trim(live, this.options.refreshLimit.perUser);
+    return { token, pushedOut };
+  }
+
+  issueAccessToken(refresh: RefreshToken, now = Date.now()): AccessToken {
+    const token: AccessToken = {
+      value: `ya29.${randomText(96)}`,
+      clientId: refresh.clientId,
+      username: refresh.username,
+      scopes: refresh.scopes,
+      refreshToken: refresh.value,
+      expiresAt: now + this.options.accessTokenTtl * 1000,
+    };
+    this.accessTokens.set(token.value, token);
+    return token;
+  }
+
+  /** Revokes a refresh token and every access token that came with it. */
+  revokeGrant(refresh: RefreshToken, why: RevokedWhy): void {
+    refresh.revoked ??= why;
+    for (const access of this.accessTokens.values()) if (access.refreshToken === refresh.value) access.revoked ??= why;
+  }
+
+  /** The live refresh tokens of a user (for one client, or all). */
+  grantsOf(username: string, clientId?: string, now = Date.now()): RefreshToken[] {
+    return [...this.refreshTokens.values()].filter((t) => t.username === username && (!clientId || t.clientId === clientId) && !t.revoked && !(t.expiresAt !== undefined && t.expiresAt <= now));
+  }
+
+  /** Forgets codes, tokens and quota windows; clients and users stay. */
+  reset(): void {
+    this.codes.clear();
+    this.codesByUserCode.clear();
+    this.refreshTokens.clear();
+    this.accessTokens.clear();
+    this.quota.clear();
+  }
+}
+
+export function normalizeUserCode(typed: string): string {
+  return typed.replace(/[\s-]/g, '');
+}
+
+function stringList(name: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new UsageError(`${name} must be a list of strings`);
+  return [...value] as string[];
+}
+
+export function checkReceiverUrl(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new UsageError(`a security event receiver must be an http(s) URL, got "${url}"`);
+  return url;
+}
