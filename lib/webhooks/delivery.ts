@@ -5,12 +5,13 @@
  * it; the signature is checked on the raw bytes (HOOK-AUTH-HMAC); then the JSON or form body is parsed. Every
  * refusal is a WebhookDeliveryError with its own status and reason, and nothing refused reaches a handler.
  */
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../errors.js';
 import { expectArray, expectObject, expectOptions, expectString } from '../arguments.js';
 import { findJsonSyntaxProblem } from '../json-syntax.js';
 import { WebhookDeliveryError, type WebhookDeliveryErrorDetails } from './errors.js';
-import { matchSignatureClaim, readSignatureClaim, type SignatureAlgorithm } from './verify.js';
+import { readSignatureClaim, signatureCheck, type SignatureAlgorithm, type SignatureCheck } from './verify.js';
 
 /** HOOK-LIM-PAYLOAD-25MB: the platform never delivers a payload over 25 MB; read as 25 MiB, the larger reading. */
 export const defaultMaxDeliveryBytes = 25 * 1024 * 1024;
@@ -163,10 +164,17 @@ function mediaType(value: string | undefined, deliveryId: string): 'json' | 'for
   return kind;
 }
 
-/** Reads the body, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. */
-function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string): Promise<Buffer> {
+/**
+ * Reads the body, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. Each chunk
+ * also goes to `onChunk` (the signature's HMAC, computed while the body arrives). With a declared length the bytes
+ * are copied into one buffer of that length as they come (allocated when the first byte arrives; the length is
+ * already checked against the cap), so a large body is never its chunks and their concatenation at once; a body
+ * that comes in one chunk is that chunk.
+ */
+function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string, onChunk: ((chunk: Buffer) => void) | undefined): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     let chunks: Buffer[] = [];
+    let whole: Buffer | undefined;
     let total = 0;
     const finish = (outcome: Buffer | WebhookDeliveryError) => {
       request.off('data', onData);
@@ -176,11 +184,13 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
       // An error after this (the sender going away) has nobody left to hear it.
       request.on('error', () => undefined);
       chunks = [];
+      whole = undefined;
       if (outcome instanceof WebhookDeliveryError) reject(outcome);
       else resolve(outcome);
     };
     const onData = (chunk: Buffer | string) => {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const at = total;
       total += bytes.length;
       if (total > maxBytes) {
         // Stop reading: the stream stays paused, so the socket applies back-pressure to the sender instead of
@@ -195,10 +205,15 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         }));
         return;
       }
-      chunks.push(bytes);
+      onChunk?.(bytes);
+      if (declared !== undefined && total <= declared && !(at === 0 && total === declared)) {
+        whole ??= Buffer.allocUnsafe(declared);
+        bytes.copy(whole, at);
+      } else {
+        chunks.push(bytes);
+      }
     };
     const onEnd = () => {
-      const body = Buffer.concat(chunks, total);
       if (declared !== undefined && declared !== total) {
         finish(new WebhookDeliveryError({
           reason: 'content-length-mismatch',
@@ -207,7 +222,7 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         }));
         return;
       }
-      finish(body);
+      finish(whole ?? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
     };
     const aborted = (cause?: unknown) => finish(new WebhookDeliveryError({
       reason: 'aborted',
@@ -225,12 +240,14 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
   });
 }
 
+/**
+ * The body as text, or undefined when it is not UTF-8; a leading byte order mark is dropped (as TextDecoder does).
+ * ASCII, what nearly every payload is, is copied as Latin-1: the same characters, at memory speed.
+ */
 function decodeUtf8(bytes: Buffer): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
+  const text = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  if (isAscii(text)) return text.toString('latin1');
+  return isUtf8(text) ? text.toString('utf8') : undefined;
 }
 
 /** JSON text → its object, or the refusal naming where it breaks (never quoting it). */
@@ -296,7 +313,21 @@ function formPayload(body: Buffer, deliveryId: string): string {
  * (answer it with `sendRefusal`); wrong arguments are a UsageError.
  */
 export async function readDelivery(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Delivery> {
-  const settings = checkArguments(request, options);
+  return await receiveDelivery(request, checkArguments(request, options), true);
+}
+
+/**
+ * readDelivery for the receiver, which needs the payload and not the raw bytes once the signature is checked: the
+ * body's buffer is let go before the payload is parsed, so a 25 MB delivery is not its bytes, its text and its
+ * object graph at once.
+ */
+export async function readDeliveryPayload(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Omit<Delivery, 'rawBody'>> {
+  return await receiveDelivery(request, checkArguments(request, options), false);
+}
+
+async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: true): Promise<Delivery>;
+async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: false): Promise<Omit<Delivery, 'rawBody'>>;
+async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: boolean): Promise<Omit<Delivery, 'rawBody'> & { rawBody?: Buffer }> {
 
   if (request.method !== 'POST') {
     throw refuseUnread({
@@ -364,11 +395,14 @@ export async function readDelivery(request: IncomingMessage, options: ReadDelive
     });
   }
 
-  const rawBody = await readBody(request, settings.maxBytes, declared, id);
+  // The HMAC is computed as the body arrives; the bytes are checked against it once they are all in.
+  const check: SignatureCheck | undefined = claim?.ok ? signatureCheck(settings.secrets, claim.claim) : undefined;
+  let rawBody: Buffer | undefined = await readBody(request, settings.maxBytes, declared, id, check ? (chunk) => check.update(chunk) : undefined);
+  const contentLength = rawBody.length;
 
   let signature: Delivery['signature'] = 'none';
-  if (claim?.ok) {
-    const result = matchSignatureClaim(settings.secrets, rawBody, claim.claim);
+  if (check && claim?.ok) {
+    const result = check.result();
     if (!result.ok) {
       throw new WebhookDeliveryError({
         reason: 'signature-mismatch',
@@ -380,16 +414,20 @@ export async function readDelivery(request: IncomingMessage, options: ReadDelive
     signature = result.algorithm;
   }
 
-  let payload: Record<string, unknown>;
+  let text: string | undefined;
   if (contentType === 'json') {
-    const text = decodeUtf8(rawBody);
+    text = decodeUtf8(rawBody);
     if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId: id });
-    payload = parseObject(text, 'the JSON body', id);
   } else {
-    payload = parseObject(formPayload(rawBody, id), "the form's payload field", id);
+    text = formPayload(rawBody, id);
   }
+  const kept = keepRawBody ? rawBody : undefined;
+  // Nothing holds the bytes now (unless the caller wants them): they can go while the text is parsed.
+  rawBody = undefined;
+  const payload = parseObject(text, contentType === 'json' ? 'the JSON body' : "the form's payload field", id);
+  text = undefined;
 
-  return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength: rawBody.length, rawBody, payload, signature };
+  return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, ...(kept ? { rawBody: kept } : {}), payload, signature };
 }
 
 export interface SendRefusalOptions {

@@ -97,6 +97,22 @@ export class MemoryQueue implements JobQueue {
     return { added: true };
   }
 
+  /**
+   * Records a delivery that has nothing to run as done, as `add` and running no handlers would: unless its GUID is
+   * waiting, running or done (then `added: false` with that state, as `add` answers); a failed one is done now.
+   */
+  record(id: string): AddResult {
+    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
+    const existing = this.entries.get(id);
+    if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
+    const outcome: JobOutcome = { state: 'done', attempts: (existing?.outcome.attempts ?? 0) + 1 };
+    this.entries.delete(id);
+    this.entries.set(id, { job: undefined, outcome, waiters: [] });
+    this.forget();
+    for (const waiter of existing?.waiters.splice(0) ?? []) waiter({ ...outcome });
+    return { added: true };
+  }
+
   waitFor(id: string, timeoutMs: number): Promise<JobOutcome> {
     const entry = this.entries.get(id);
     if (!entry) return Promise.resolve({ state: 'failed', error: 'no such job', attempts: 0 });

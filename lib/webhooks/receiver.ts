@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expectFunction, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { readDelivery, sendRefusal, type Delivery } from './delivery.js';
+import { readDeliveryPayload, sendRefusal, type Delivery } from './delivery.js';
 import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
@@ -43,8 +43,10 @@ export interface ReceiverOptions {
   /** The largest body read; default 25 MiB (HOOK-LIM-PAYLOAD-25MB). */
   maxBytes?: number;
   /**
-   * How many bodies over 1 MiB are read at once; default 4. The others wait with their sockets paused (TCP holds the
-   * senders), so 20 deliveries of 25 MB arriving together take about 100 MB, not 500.
+   * How many bodies over 1 MiB are read (and parsed) at once; default 1. The others wait with their sockets paused
+   * (TCP holds the senders), so 20 deliveries of 25 MB arriving together take what one does, not 20 times that: a
+   * 25 MB body is also, for a moment, its text and a parsed object graph half as large again. Reading them one after
+   * another costs no time: parsing is CPU-bound on the one thread either way.
    */
   largeReads?: number;
   /**
@@ -106,6 +108,8 @@ export class WebhookReceiver {
   private readonly largeWaiting: Array<() => void> = [];
   readonly queue: JobQueue;
   private readonly logger: Logger;
+  /** This receiver runs its queue's jobs (`work`, or `startWorking`). */
+  private working = false;
 
   constructor(options: ReceiverOptions = {}) {
     const where = 'WebhookReceiver';
@@ -116,12 +120,27 @@ export class WebhookReceiver {
     const ack = options.ackWithinMs ?? 5_000;
     if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000)) throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
     this.ackWithinMs = ack;
-    const largeReads = options.largeReads ?? 4;
+    const largeReads = options.largeReads ?? 1;
     if (!Number.isInteger(largeReads) || largeReads < 1) throw new UsageError(`${where}: largeReads must be a whole number ≥ 1, got ${JSON.stringify(largeReads)}`, { code: 'INVALID_ARGUMENT' });
     this.largeReads = largeReads;
     this.logger = options.logger ?? getLogger();
     this.queue = options.queue ?? new MemoryQueue();
-    if (options.work !== false) this.queue.process((job, context) => this.run(job, context));
+    if (options.work !== false) this.startWorking();
+  }
+
+  /**
+   * Runs this receiver's handlers on its queue's jobs: what `work: true` (the default) does when the receiver is
+   * made, for a receiver made with `work: false` that is to work once its queue is known to answer.
+   */
+  startWorking(): this {
+    this.queue.process((job, context) => this.run(job, context));
+    this.working = true;
+    return this;
+  }
+
+  /** Whether any handler would run for the event and action. */
+  private handles(event: string, action: string | undefined): boolean {
+    return this.handlers.has(event) || this.handlers.has('*') || (action !== undefined && this.handlers.has(`${event}.${action}`));
   }
 
   /** Handle `event` (every action) or `event.action`; `*` for every delivery. */
@@ -213,12 +232,12 @@ export class WebhookReceiver {
       for (const listener of this.deliveryListeners) listener(full);
       return full;
     };
-    let delivery: Delivery;
+    let delivery: Omit<Delivery, 'rawBody'>;
     const declared = Number(request.headers['content-length']);
     const large = !(declared <= LARGE_BODY_BYTES);
     try {
       if (large) await this.largeSlot();
-      delivery = await readDelivery(request, { secrets: this.secrets, allowSha1: this.allowSha1, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
+      delivery = await readDeliveryPayload(request, { secrets: this.secrets, allowSha1: this.allowSha1, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
     } catch (error) {
       if (error instanceof WebhookDeliveryError) {
         const id = request.headers['x-platform-delivery'];
@@ -237,6 +256,19 @@ export class WebhookReceiver {
     const base = { id: delivery.id, event: delivery.event, action };
     if (!check.ok) return answer(400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
     if (check.ghostSender) this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`);
+    // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
+    // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises).
+    if (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action)) {
+      let recorded;
+      try {
+        recorded = this.queue.record(delivery.id);
+      } catch (error) {
+        this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+        return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+      }
+      if (!recorded.added) return answer(200, { status: 'duplicate', state: recorded.state, message: `delivery ${delivery.id} was received before (${recorded.state}); not run again` }, { ...base, outcome: 'duplicate' });
+      return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
+    }
     const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
     let added;
     try {

@@ -170,6 +170,44 @@ export function readSignatureClaim(headers: SignatureHeaderSource, options: Veri
   };
 }
 
+/** A signature check fed the body as it streams in: `update` with each chunk in order, then `result` once. */
+export interface SignatureCheck {
+  update(chunk: Uint8Array): void;
+  result(): VerifyResult;
+}
+
+/**
+ * Whether a well-formed claim matches a body given piece by piece (so that a large body is hashed while it arrives,
+ * not in one block after), under one of `secrets`: every secret's HMAC is computed (no early exit), each digest
+ * compared with `timingSafeEqual` on equal-length buffers. `secrets` and `claim` are taken as checked.
+ */
+export function signatureCheck(secrets: readonly string[], claim: SignatureClaim): SignatureCheck {
+  const hmacs = secrets.map((secret) => createHmac(claim.algorithm, secret));
+  let done = false;
+  return {
+    update(chunk) {
+      if (done) throw new UsageError('signatureCheck: update after result', { code: 'INVALID_ARGUMENT' });
+      for (const hmac of hmacs) hmac.update(chunk);
+    },
+    result() {
+      if (done) throw new UsageError('signatureCheck: result called twice', { code: 'INVALID_ARGUMENT' });
+      done = true;
+      let match = -1;
+      hmacs.forEach((hmac, index) => {
+        const expected = hmac.digest();
+        if (expected.length === claim.digest.length && timingSafeEqual(expected, claim.digest) && match < 0) match = index;
+      });
+      if (match >= 0) return { ok: true, algorithm: claim.algorithm, secretIndex: match };
+      const which = secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`;
+      return {
+        ok: false,
+        reason: 'mismatch',
+        message: `${headerTitle[claim.algorithm]} does not match the body with ${which}: the body was changed on the way, or the webhook's secret is not one of those given`,
+      };
+    },
+  };
+}
+
 /**
  * Whether a well-formed claim matches `body` under one of `secrets`. Every secret is tried (no early exit), each
  * digest compared with `timingSafeEqual` on equal-length buffers.
@@ -180,18 +218,9 @@ export function matchSignatureClaim(secrets: readonly string[], body: Uint8Array
   expectObject('matchSignatureClaim', 'claim', claim, 'a claim from readSignatureClaim');
   checkAlgorithm('matchSignatureClaim', claim.algorithm);
   if (!Buffer.isBuffer(claim.digest)) throw new UsageError(`matchSignatureClaim: claim.digest must be a Buffer, got ${describe(claim.digest)}`, { code: 'INVALID_ARGUMENT' });
-  let match = -1;
-  list.forEach((secret, index) => {
-    const expected = hmac(claim.algorithm, secret, bytes);
-    if (expected.length === claim.digest.length && timingSafeEqual(expected, claim.digest) && match < 0) match = index;
-  });
-  if (match >= 0) return { ok: true, algorithm: claim.algorithm, secretIndex: match };
-  const which = list.length === 1 ? 'the secret' : `any of the ${list.length} secrets`;
-  return {
-    ok: false,
-    reason: 'mismatch',
-    message: `${headerTitle[claim.algorithm]} does not match the body with ${which}: the body was changed on the way, or the webhook's secret is not one of those given`,
-  };
+  const check = signatureCheck(list, claim);
+  check.update(bytes);
+  return check.result();
 }
 
 /**
