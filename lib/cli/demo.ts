@@ -11,10 +11,11 @@ import { gateStep } from './demo/gate.js';
 import { browserStep } from './demo/browser.js';
 import { commitStatusStep } from './demo/status.js';
 import { deployStep } from './demo/deploy.js';
+import { loginStep } from './demo/login.js';
 import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, browserStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, loginStep, browserStep];
 
 export function register(program: Command, context: CliContext): void {
   program
@@ -24,6 +25,8 @@ export function register(program: Command, context: CliContext): void {
     .action(async (options: { keep?: boolean }, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
+      // The device login's approval comes within a second or two here: poll every second, not every five.
+      process.env.GANTRY_DEV_OAUTH_INTERVAL ??= '1';
       const running = await startDevServers();
       const workDir = await mkdtemp(join(tmpdir(), 'gantry-demo-'));
       const results: Record<string, unknown> = {};

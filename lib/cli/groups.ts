@@ -1,4 +1,5 @@
 import type { CommandGroup } from './context.js';
+import * as auth from './auth.js';
 import * as dev from './dev.js';
 import * as demo from './demo.js';
 import * as doctor from './doctor.js';
@@ -10,4 +11,4 @@ import * as platform from './platform.js';
 import * as secrets from './secrets.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, doctor];
+export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, doctor];

@@ -1,0 +1,324 @@
+// The actions of `gantry auth`: which server, client and profile the flags and environment select, where the tokens
+// live, and what each verb prints. lib/auth loads with the first action.
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { ExitCode, GantryError } from '../errors.js';
+import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
+import { usage, type CliContext } from './context.js';
+
+interface ServerFlags {
+  authUrl?: string;
+  clientId?: string;
+  clientSecretFile?: string;
+  profile?: string;
+}
+
+interface LoginFlags extends ServerFlags {
+  scope: string[];
+  scopeBase?: string;
+  store?: string;
+  insecureStorage?: boolean;
+  qr: boolean;
+  hideScheme?: boolean;
+}
+
+const auth = () => import('../auth/index.js');
+const stores = () => import('../auth/store/index.js');
+
+function profileName(flags: ServerFlags, env: NodeJS.ProcessEnv): string {
+  const name = flags.profile ?? (env.GANTRY_AUTH_PROFILE || 'default');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw usage(`--profile "${name.slice(0, 80)}" must be 1–64 letters, digits, dots, dashes or underscores`, 'e.g. --profile ci');
+  return name;
+}
+
+async function clientSecret(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (flags.clientSecretFile) {
+    let text: string;
+    try {
+      text = await readFile(flags.clientSecretFile, 'utf8');
+    } catch (error) {
+      throw usage(`--client-secret-file ${flags.clientSecretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give a readable file holding only the client secret');
+    }
+    const secret = text.trim();
+    if (secret === '' || /\s/.test(secret)) throw usage(`--client-secret-file ${flags.clientSecretFile} must hold the client secret alone, on one line`);
+    return secret;
+  }
+  return env.GANTRY_OAUTH_CLIENT_SECRET?.trim() || undefined;
+}
+
+/** The key a login is kept under: explicit flags or environment, else the one stored login of that profile. */
+async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<ProfileKey> {
+  const { checkAuthUrl } = await auth();
+  const profile = profileName(flags, env);
+  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
+  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  if (rawUrl && clientId) return { authUrl: checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL'), clientId, profile };
+  const { listProfiles } = await stores();
+  const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
+  const matches = (await listProfiles()).filter((entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId));
+  if (matches.length === 1) return { authUrl: matches[0]!.authUrl, clientId: matches[0]!.clientId, profile };
+  if (matches.length === 0) {
+    throw new GantryError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, { exitCode: ExitCode.checkFailed, code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)' });
+  }
+  throw usage(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with --auth-url and --client-id`, matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; '));
+}
+
+/** The kv engine as the token store's backend, when SECRETS_ADDR and a token are configured. */
+function kvFactory(env: NodeJS.ProcessEnv) {
+  return async () => {
+    if (!env.SECRETS_ADDR || !(env.SECRETS_TOKEN || env.VAULT_TOKEN)) return undefined;
+    const { SecretsClient } = await import('../secrets/index.js');
+    return new SecretsClient({ sources: { env } });
+  };
+}
+
+async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenStore> {
+  const { openStoreFor } = await stores();
+  const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, kv: kvFactory(env) });
+  if (!opened) throw new GantryError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { exitCode: ExitCode.checkFailed, code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+  return opened.store;
+}
+
+function expiry(at: number | undefined, now = Date.now()): string {
+  if (at === undefined) return 'no expiry given';
+  const left = Math.round((at - now) / 1000);
+  return left > 0 ? `valid ${formatLeft(left)} more (until ${new Date(at).toISOString()})` : `expired ${new Date(at).toISOString()}`;
+}
+
+function formatLeft(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
+function accountOf(login: StoredLogin): string {
+  return login.account?.email ?? login.account?.sub ?? 'unknown account (no openid scope)';
+}
+
+/** Ctrl-C while waiting: stop polling at once, say so, exit 130. */
+function interruptible(): { signal: AbortSignal; dispose(): void; interrupted(): boolean } {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    interrupted: () => controller.signal.aborted,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export async function loginAction(flags: LoginFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  const lib = await auth();
+  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
+  if (!rawUrl) throw usage('no authorization server: pass --auth-url or set GANTRY_AUTH_URL', '`gantry dev` serves one locally and prints GANTRY_AUTH_URL');
+  const authUrl = lib.checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL');
+  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  if (!clientId) throw usage('no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID', 'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one');
+  const secret = await clientSecret(flags, env);
+  const profile = profileName(flags, env);
+  const scopeBase = lib.checkScopeBase(flags.scopeBase ?? (env.GANTRY_OAUTH_SCOPE_BASE || lib.defaultScopeBase), flags.scopeBase ? '--scope-base' : 'GANTRY_OAUTH_SCOPE_BASE');
+  const scopes = lib.resolveScopes(flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
+  const key: ProfileKey = { authUrl, clientId, profile };
+
+  // Where the tokens will go is settled before the person is asked to approve anything.
+  const { openTokenStore, recordProfile } = await stores();
+  const opened = await openTokenStore(flags.store, { insecureStorage: flags.insecureStorage === true, profile, kv: kvFactory(env) });
+  if (opened.fallbackReason) context.logger.warn(opened.fallbackReason);
+  if (opened.warning) context.logger.warn(opened.warning);
+
+  const stderr = process.stderr;
+  const waiting = interruptible();
+  let countdown: NodeJS.Timeout | undefined;
+  try {
+    const result = await lib.deviceLogin({
+      authUrl,
+      clientId,
+      clientSecret: secret,
+      scopes,
+      signal: waiting.signal,
+      onQuotaWait: (ms, attempt) => context.logger.warn(`the authorization server's code quota for this client is used up; trying again in ${Math.ceil(ms / 1000)} s (${attempt})`),
+      onCode: (device: DeviceCode, endpoints: AuthEndpoints) => {
+        context.logger.debug(`endpoints from ${endpoints.source}: device ${endpoints.deviceAuthorization}, token ${endpoints.token}`);
+        if (json) {
+          stderr.write(`${JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval })}\n`);
+          return;
+        }
+        const terminal = stderr.isTTY === true;
+        const lines = lib.renderPrompt(device, { columns: terminal ? stderr.columns : undefined, rows: terminal ? stderr.rows : undefined, qr: flags.qr && terminal, hideScheme: flags.hideScheme === true });
+        stderr.write(`${lines.join('\n')}\n`);
+        if (terminal) {
+          countdown = setInterval(() => stderr.write(`\r\x1b[2K${lib.formatSeconds((device.expiresAt - Date.now()) / 1000)} left for code ${device.userCode}`), 1000);
+          countdown.unref();
+        }
+      },
+      onPoll: (event) => {
+        if (event.kind === 'slow_down') context.logger.debug(`the server asked to poll less often: every ${event.nextInMs / 1000} s from now on`);
+        else if (event.kind === 'retry') context.logger.debug(`polling again in ${event.nextInMs / 1000} s after ${event.detail ?? 'a failure'}`);
+      },
+    });
+    if (countdown) stderr.write('\r\x1b[2K');
+    const login: StoredLogin = { ...key, tokens: result.tokens, ...(result.account ? { account: result.account } : {}) };
+    await opened.store.write(login);
+    await recordProfile(login, opened.store);
+    if (json) {
+      context.out.json({ authUrl, clientId, profile, account: result.account ?? null, scope: result.tokens.scope, expiresAt: new Date(result.tokens.expiresAt).toISOString(), refreshToken: result.tokens.refreshToken !== undefined, store: { kind: opened.store.kind, location: opened.store.location } });
+    } else {
+      context.out.line(`Logged in to ${authUrl} as ${accountOf(login)} (profile ${profile}).`);
+      context.out.line(`Scopes: ${result.tokens.scope || '(none named by the server)'}`);
+      context.out.line(`Tokens kept in ${opened.store.location}.`);
+    }
+  } catch (error) {
+    if (waiting.interrupted()) {
+      if (countdown) stderr.write('\r\x1b[2K');
+      stderr.write('Login cancelled: stopped waiting for approval.\n');
+      process.exitCode = 130;
+      return;
+    }
+    throw error;
+  } finally {
+    if (countdown) clearInterval(countdown);
+    waiting.dispose();
+  }
+}
+
+interface StatusFlags extends ServerFlags {
+  all?: boolean;
+}
+
+export async function statusAction(flags: StatusFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  const { listProfiles, openTokenStore } = await stores();
+  const { checkAuthUrl } = await auth();
+  const profile = profileName(flags, env);
+  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
+  const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
+  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  const entries = (await listProfiles()).filter((e) => flags.all || (e.profile === profile && (!authUrl || e.authUrl === authUrl) && (!clientId || e.clientId === clientId)));
+  const rows = [];
+  for (const entry of entries) {
+    const row: Record<string, unknown> = { profile: entry.profile, authUrl: entry.authUrl, clientId: entry.clientId, store: entry.store.spec };
+    try {
+      const { store } = await openTokenStore(entry.store.spec, { insecureStorage: true, profile: entry.profile, kv: kvFactory(env) });
+      row.location = entry.location || store.location;
+      const login = await store.read(entry);
+      if (!login) row.state = 'missing from its store';
+      else {
+        row.state = 'logged in';
+        row.account = accountOf(login);
+        row.scope = login.tokens.scope;
+        row.accessToken = expiry(login.tokens.expiresAt);
+        row.accessTokenExpiresAt = new Date(login.tokens.expiresAt).toISOString();
+        row.refreshToken = login.tokens.refreshToken ? (login.tokens.refreshTokenExpiresAt ? expiry(login.tokens.refreshTokenExpiresAt) : 'yes, until revoked') : 'none';
+      }
+    } catch (error) {
+      row.state = `store not readable: ${(error as Error).message}`;
+    }
+    rows.push(row);
+  }
+  const loggedIn = rows.filter((r) => r.state === 'logged in').length;
+  if (json) context.out.json(rows);
+  else if (rows.length === 0) context.out.line(`Not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile}). Run \`gantry auth login\`.`);
+  else {
+    for (const row of rows) {
+      context.out.line(`${row.authUrl} — client ${row.clientId}, profile ${row.profile}`);
+      context.out.line(`  ${row.state}${row.account ? ` as ${row.account}` : ''}`);
+      if (row.location) context.out.line(`  tokens kept in: ${row.location}`);
+      if (row.accessToken) context.out.line(`  access token: ${row.accessToken}`);
+      if (row.refreshToken) context.out.line(`  refresh token: ${row.refreshToken}`);
+      if (row.scope) context.out.line(`  scopes: ${row.scope}`);
+    }
+  }
+  if (loggedIn === 0) process.exitCode = ExitCode.checkFailed;
+}
+
+async function withSession<T>(flags: ServerFlags, env: NodeJS.ProcessEnv, use: (session: import('../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>): Promise<T> {
+  const { AuthSession } = await auth();
+  const key = await selectKey(flags, env);
+  const store = await storeFor(key, env);
+  const session = new AuthSession({ store, key, clientSecret: await clientSecret(flags, env) });
+  try {
+    return await use(session, key);
+  } finally {
+    session.close();
+  }
+}
+
+export async function tokenAction(flags: ServerFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  await withSession(flags, env, async (session) => {
+    const token = await session.getAccessToken();
+    if (json) {
+      const login = await session.current();
+      context.out.json({ accessToken: token, tokenType: 'Bearer', expiresAt: new Date(login.tokens.expiresAt).toISOString(), scope: login.tokens.scope });
+    } else if (context.out.raw) context.out.raw(token);
+    else context.out.line(token);
+  });
+}
+
+export async function refreshAction(flags: ServerFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  await withSession(flags, env, async (session, key) => {
+    const login = await session.refresh();
+    if (json) context.out.json({ authUrl: key.authUrl, clientId: key.clientId, profile: key.profile, expiresAt: new Date(login.tokens.expiresAt).toISOString(), scope: login.tokens.scope });
+    else context.out.line(`Refreshed: the access token is ${expiry(login.tokens.expiresAt)}.`);
+  });
+}
+
+interface LogoutFlags extends ServerFlags {
+  forget?: boolean;
+}
+
+export async function logoutAction(flags: LogoutFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  const { forgetProfile } = await stores();
+  await withSession(flags, env, async (session, key) => {
+    let outcome: string;
+    try {
+      const { revoked } = await session.logout();
+      outcome = revoked === 'revoked' ? 'revoked at the server and deleted' : 'already invalid at the server; deleted';
+    } catch (error) {
+      if (!flags.forget) throw error;
+      context.logger.warn(`the server did not revoke the tokens (${(error as Error).message}); deleting them here anyway, as --forget asks: they stay valid there until they expire`);
+      await (await storeFor(key, env)).delete(key);
+      outcome = 'deleted here, not revoked at the server';
+    }
+    await forgetProfile(key);
+    if (json) context.out.json({ authUrl: key.authUrl, clientId: key.clientId, profile: key.profile, outcome });
+    else context.out.line(`Logged out of ${key.authUrl} (profile ${key.profile}): tokens ${outcome}.`);
+  });
+}
+
+interface WhoamiFlags extends ServerFlags {
+  apiUrl?: string;
+  tokenInQuery?: boolean;
+}
+
+export async function whoamiAction(flags: WhoamiFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { json } = context.globals(command);
+  const lib = await auth();
+  await withSession(flags, env, async (session, key) => {
+    const rawApi = flags.apiUrl ?? (env.GANTRY_API_URL || new URL(key.authUrl).origin);
+    const apiBase = lib.checkAuthUrl(rawApi, flags.apiUrl ? '--api-url' : env.GANTRY_API_URL ? 'GANTRY_API_URL' : 'the API address');
+    const token = await session.getAccessToken();
+    const login = await session.current();
+    const { createHttpClient } = await import('../http/index.js');
+    const http = createHttpClient({ logger: context.logger });
+    try {
+      const channels = await lib.listMyChannels(http, apiBase, token, { tokenInQuery: flags.tokenInQuery === true });
+      if (json) context.out.json({ account: login.account ?? null, channels });
+      else {
+        context.out.line(`${accountOf(login)} on ${key.authUrl}`);
+        if (channels.length === 0) context.out.line('No channel on the video API for this account.');
+        for (const channel of channels) context.out.line(`channel ${channel.id}${channel.title ? `: ${channel.title}` : ''}${channel.customUrl ? ` (${channel.customUrl})` : ''}`);
+      }
+    } finally {
+      http.close();
+    }
+  });
+}
