@@ -46,7 +46,10 @@ export interface RelayedExchange {
 }
 
 export interface ApproveOptions {
-  /** The address the person was shown (the device answer's `verification_uri`); `${issuer}/device` by default. */
+  /**
+   * The address the person was shown: the device answer's `verification_uri` (the code is then typed in), or its
+   * `verification_uri_complete` (the code filled in, as a QR code gives it); `${issuer}/device` by default.
+   */
   verificationUrl?: string;
 }
 
@@ -183,6 +186,9 @@ async function approveInBrowser(session: Session, verificationUrl: string, userC
       await session.click(await session.findElement('button.login-submit'));
     } else if (state.prompt === 'consent') {
       await session.click(await session.findElement('button.login-submit'));
+    } else if (step === 0 && new URL(verificationUrl).searchParams.has('user_code')) {
+      // verification_uri_complete: oidc-provider answers with a form that posts the code by itself; wait for its answer.
+      pages.pop();
     } else {
       throw new Error(`an unexpected page during approval: "${state.heading}" (${state.url}): ${state.message}`);
     }
