@@ -191,7 +191,10 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       else res.destroy();
     });
   });
-  listener.keepAliveTimeout = 5_000;
+  // Idle connections stay open well past any poll interval, so a client's kept-alive socket is not closed under a poll
+  // a few seconds later (Node's 5 s default races a 5 s interval: ECONNRESET on the reused socket).
+  listener.keepAliveTimeout = 65_000;
+  listener.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
     listener.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
