@@ -37,6 +37,11 @@ export const defaultQuotaBackoff: QuotaBackoff = { retries: 3, initialMs: 5_000,
 
 export interface DeviceCodeRequest {
   clientId: string;
+  /**
+   * Sent with the code request when the client has one: RFC 8628 §3.1 asks a confidential client to authenticate there
+   * (oidc-provider refuses it otherwise); Google's endpoint takes it alongside client_id.
+   */
+  clientSecret?: string | undefined;
   scopes: readonly string[];
   quotaBackoff?: Partial<QuotaBackoff>;
   signal?: AbortSignal;
@@ -94,7 +99,7 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
   const now = request.now ?? Date.now;
   const backoff = { ...defaultQuotaBackoff, ...request.quotaBackoff };
   for (let attempt = 0; ; attempt++) {
-    const answer = await postForm(http, endpoints.deviceAuthorization, { client_id: request.clientId, scope: request.scopes.join(' ') }, request.signal);
+    const answer = await postForm(http, endpoints.deviceAuthorization, { client_id: request.clientId, client_secret: request.clientSecret, scope: request.scopes.join(' ') }, request.signal);
     if (answer.status === 200) return readDeviceCode(answer, now());
     if (isQuotaRefusal(answer)) {
       if (attempt >= backoff.retries) {

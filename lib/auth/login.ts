@@ -39,6 +39,7 @@ export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceLo
     const endpoints = options.endpoints ?? await discoverEndpoints(http, options.authUrl, options.signal);
     const device = await requestDeviceCode(http, endpoints, {
       clientId: options.clientId,
+      clientSecret: options.clientSecret,
       scopes: options.scopes,
       ...(options.quotaBackoff ? { quotaBackoff: options.quotaBackoff } : {}),
       ...(options.onQuotaWait ? { onQuotaWait: options.onQuotaWait } : {}),
