@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../errors.js';
 
@@ -49,6 +49,23 @@ export async function writePrivateFile(file: string, text: string, hooks: Atomic
   } finally {
     if (!renamed) await unlink(temporary).catch(() => undefined);
   }
+  await removeTemporaries(file, staleAfterMs);
+}
+
+/** A temporary file older than this was left by a process that died while writing (it holds tokens: removed). */
+const staleAfterMs = 60_000;
+
+/** Removes the temporary files of `file` left by writers that died (older than `olderThanMs`; all with 0). */
+async function removeTemporaries(file: string, olderThanMs: number): Promise<void> {
+  const prefix = `.${basename(file)}.`;
+  const folder = dirname(file);
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const path = join(folder, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs >= olderThanMs) await unlink(path).catch(() => undefined);
+  }
 }
 
 /**
@@ -88,8 +105,9 @@ export async function readPrivateFile(file: string, what: string): Promise<strin
   }
 }
 
-/** Removes `file`; false when there was none. */
+/** Removes `file` and any temporary copy a dead writer left; false when there was no file. */
 export async function removeFile(file: string): Promise<boolean> {
+  await removeTemporaries(file, 0);
   try {
     await unlink(file);
     return true;
