@@ -43,14 +43,15 @@ const xzMemoryLimit = '256MiB';
  * The decompressed bytes of a tar-family archive read from `input`. gzip goes through zlib; bzip2 and xz through the
  * system `bzip2` and `xz` as streaming filters (fast, native, no install-time build; see docs/modules.md).
  */
-function decompress(input: Readable, type: ArchiveType, compressedBytes: number | undefined): { stream: Readable; done: Promise<void>; stop: () => void } {
+function decompress(input: Readable, type: ArchiveType, compressedBytes: number | undefined): { stream: Readable; done: Promise<void>; stop: () => void; inParser?: boolean } {
   if (type === 'tar') return { stream: input, done: Promise.resolve(), stop: () => input.destroy() };
   if (type === 'tar.gz') {
-    // Large output chunks: fewer hops through the parser, the hash and the file writes for every MiB. A small archive
-    // keeps zlib's default: each gunzip allocates its output buffer up front, and 256 KiB per module made a
-    // 500-module pin spend a tenth of its CPU in allocation and garbage collection.
-    const small = compressedBytes !== undefined && compressedBytes <= smallArchiveBytes;
-    const gunzip = createGunzip(small ? {} : { chunkSize: 256 * 1024 });
+    // A small archive (a pin's module: a few KiB) is inflated by the tar parser itself, synchronously as its bytes
+    // come: no zlib stream, output buffer and two thread-pool round trips per module (the largest single item of
+    // bench/pin's client profile after the sockets). `relay` hands it the bytes in slices of `parserSliceBytes`.
+    if (compressedBytes !== undefined && compressedBytes <= smallArchiveBytes) return { stream: input, done: Promise.resolve(), stop: () => input.destroy(), inParser: true };
+    // Large output chunks: fewer hops through the parser, the hash and the file writes for every MiB.
+    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
     input.on('error', (error) => gunzip.destroy(error));
     return { stream: input.pipe(gunzip), done: Promise.resolve(), stop: () => { input.destroy(); gunzip.destroy(); } };
   }
@@ -112,8 +113,13 @@ function tarHeader(entry: ReadEntry): EntryHeader {
   }
 }
 
-/** Compressed archives up to this size are inflated with zlib's default buffer size. */
+/** Compressed archives up to this size are inflated by the tar parser, on the main thread. */
 const smallArchiveBytes = 64 * 1024;
+/**
+ * The parser inflates each write at once; slices this small keep what one write can expand to (deflate's ratio is at
+ * most ~1032) to a few MiB before the byte cap and back-pressure see it.
+ */
+const parserSliceBytes = 4 * 1024;
 
 /**
  * Feeds the decompressed stream to the tar parser one tick after each chunk arrives, instead of `pipe`, which parses,
@@ -122,7 +128,7 @@ const smallArchiveBytes = 64 * 1024;
  * install, bench/install's profile). Back-pressure as `pipe`: the stream pauses while the parser says it is full.
  * Returns a function that stops the relay.
  */
-function relay(stream: Readable, parser: Parser): () => void {
+function relay(stream: Readable, parser: Parser, sliceBytes?: number): () => void {
   const queue: Buffer[] = [];
   let scheduled = false;
   let ended = false;
@@ -153,7 +159,8 @@ function relay(stream: Readable, parser: Parser): () => void {
     process.nextTick(feed);
   };
   const onData = (chunk: Buffer) => {
-    queue.push(chunk);
+    if (sliceBytes === undefined || chunk.length <= sliceBytes) queue.push(chunk);
+    else for (let at = 0; at < chunk.length; at += sliceBytes) queue.push(chunk.subarray(at, at + sliceBytes));
     schedule();
   };
   const onEnd = () => {
@@ -176,8 +183,11 @@ function relay(stream: Readable, parser: Parser): () => void {
  * Content-Length, a file size), only tunes buffer sizes; limits are enforced on the bytes as they come.
  */
 export async function extractTarStream(input: Readable, type: ArchiveType, writer: TreeWriter, compressedBytes?: number): Promise<void> {
-  const { stream, done, stop } = decompress(input, type, compressedBytes);
-  const parser = new Parser({ strict: true });
+  const { stream, done, stop, inParser = false } = decompress(input, type, compressedBytes);
+  // Only the compression named by the type: never brotli or zstd guessed from the bytes. When the parser inflates,
+  // the byte cap (TreeWriter) guards against bombs, not tar's ratio limit, which could refuse a legitimate module of
+  // highly repetitive files.
+  const parser = new Parser({ strict: true, brotli: false, zstd: false, ...(inParser ? { maxDecompressionRatio: Number.POSITIVE_INFINITY } : {}) });
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
   let detach = () => {};
@@ -214,7 +224,7 @@ export async function extractTarStream(input: Readable, type: ArchiveType, write
       fail(error instanceof GantryError ? error : new SourceRefusedError(`the ${type} archive is corrupt: ${error.message}`));
     });
     done.catch(fail);
-    detach = relay(stream, parser);
+    detach = relay(stream, parser, inParser ? parserSliceBytes : undefined);
   });
 }
 

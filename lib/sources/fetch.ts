@@ -76,6 +76,8 @@ async function hardenTree(root: string): Promise<void> {
   }
 }
 
+let hashOnlyRoot: string | undefined;
+
 /** Whole transfers tried when a download breaks off after its response started (the core retries before that). */
 const transferAttempts = 3;
 
@@ -207,8 +209,9 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
     }
     return work;
   };
-  // In hash-only mode the tree writer never touches its root; the name only appears in messages.
-  const tree = hashOnly ? join(tmpdir(), 'gantry-hash-only') : join(work as string, 'tree');
+  // In hash-only mode the tree writer never touches its root; the name only appears in messages. Computed once:
+  // os.tmpdir() reads the environment on every call, a visible cost when pin hashes hundreds of modules.
+  const tree = hashOnly ? (hashOnlyRoot ??= join(tmpdir(), 'gantry-hash-only')) : join(work as string, 'tree');
   try {
     let fetched!: Fetched;
     if (location.getter === 'git') {

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
 import { parseLocation } from '../../lib/registry/location.js';
-import { extractArchive } from '../../lib/sources/archive.js';
+import { extractArchive, extractTarStream } from '../../lib/sources/archive.js';
 import { fetchSource } from '../../lib/sources/fetch.js';
 import { hashTree } from '../../lib/sources/hash.js';
+import { TreeWriter } from '../../lib/sources/tree-writer.js';
 import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
 import { tar, tarBz2, tarGz, tarXz, zip, zipWithRawNames, type TarMember } from './archives.js';
 
@@ -199,6 +201,37 @@ describe('sources: hardened extraction and content hash', () => {
     const xz = await archiveFile('bad.txz', Buffer.concat([tarXz(sample).subarray(0, 40), Buffer.from('garbage')]));
     await mkdir(join(dir, 'bad'));
     await assert.rejects(extractArchive(xz, 'tar.xz', join(dir, 'bad'), defaultLimits), /the tar.xz archive (is corrupt|is not a readable tar)/);
+  });
+
+  it('a small tar.gz of known size (a download with Content-Length, inflated by the parser) extracts and hashes as a file does, and is refused the same way when hostile', async () => {
+    const streamed = async (bytes: Buffer, root: string, limits = defaultLimits, hashOnly = false) => {
+      const writer = new TreeWriter(root, limits, hashOnly);
+      await extractTarStream(Readable.from([bytes.subarray(0, 100), bytes.subarray(100)]), 'tar.gz', writer, bytes.length);
+      return writer.seal();
+    };
+    const good = tarGz(sample);
+    assert.ok(good.length <= 64 * 1024);
+    const root = join(dir, 'small');
+    await mkdir(root);
+    const hash = await streamed(good, root);
+    assert.equal(hash, await hashTree(root));
+    await mkdir(join(dir, 'small-file'));
+    assert.equal(hash, (await extractArchive(await archiveFile('small.tgz', good), 'tar.gz', join(dir, 'small-file'), defaultLimits)).hash);
+    assert.equal(await streamed(good, join(dir, 'unused'), defaultLimits, true), hash);
+    assert.equal(await readFile(join(root, 'mod/main.tf'), 'utf8'), 'resource "x" "y" {}\n');
+
+    // 32 MiB of zeros in ~32 KiB: the byte cap stops it, written or hash-only.
+    const bomb = tarGz([{ name: 'zeros', content: Buffer.alloc(32 * 1024 * 1024) }]);
+    assert.ok(bomb.length <= 64 * 1024);
+    for (const hashOnly of [false, true]) {
+      const target = await mkdtemp(join(dir, 'bomb-'));
+      await assert.rejects(streamed(bomb, target, { ...defaultLimits, maxBytes: 4 * 1024 * 1024 }, hashOnly), /expands to more than 4194304 bytes/);
+    }
+    // Cut in half, or not gzip at all: refused as an archive, never half-installed.
+    await assert.rejects(streamed(good.subarray(0, Math.floor(good.length / 2)), await mkdtemp(join(dir, 'cut-'))), SourceRefusedError);
+    await assert.rejects(streamed(Buffer.concat([good.subarray(0, 20), Buffer.alloc(600, 7)]), await mkdtemp(join(dir, 'bad-'))), SourceRefusedError);
+    // Escaping names are refused as from a file.
+    await assert.rejects(streamed(tarGz([{ name: '../x', content: 'x' }]), await mkdtemp(join(dir, 'esc-'))), /climbs out/);
   });
 
   describe('atomic install through fetchSource', () => {
