@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
-import { AuthError, oauthError } from './errors.js';
+import { DeviceLoginError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import { optionalSeconds, postForm, requiredString, retryAfterMs, type OAuthAnswer } from './transport.js';
 
@@ -103,7 +103,7 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
     if (answer.status === 200) return readDeviceCode(answer, now());
     if (isQuotaRefusal(answer)) {
       if (attempt >= backoff.retries) {
-        throw new AuthError(`the authorization server refused the code request ${attempt + 1} times: the quota for this client id is used up (rate_limit_exceeded)`, {
+        throw new DeviceLoginError(`the authorization server refused the code request ${attempt + 1} times: the quota for this client id is used up (rate_limit_exceeded)`, {
           code: 'AUTH_QUOTA', exitCode: ExitCode.remote, oauthError: 'rate_limit_exceeded', status: answer.status,
           hint: 'wait a few minutes and run `gantry auth login` again; many logins at once with one client id share its quota',
         });

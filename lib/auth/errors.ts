@@ -5,7 +5,7 @@
 import { ExitCode, GantryError, type ExitCodeValue } from '../errors.js';
 import { redact } from '../redact.js';
 
-export type AuthErrorCode =
+export type DeviceLoginErrorCode =
   | 'AUTH_ACCESS_DENIED'
   | 'AUTH_EXPIRED'
   | 'AUTH_ADMIN_POLICY'
@@ -21,13 +21,13 @@ export type AuthErrorCode =
   | 'AUTH_CANCELLED'
   | 'AUTH_SERVER';
 
-export class AuthError extends GantryError {
+export class DeviceLoginError extends GantryError {
   /** The OAuth `error` (or `error_code`) the server sent, when it sent one. */
   readonly oauthError: string | undefined;
   /** The HTTP status of the answer that ended the flow, when there was one. */
   readonly status: number | undefined;
 
-  constructor(message: string, options: { code: AuthErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+  constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
     super(redact(message), { code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: redact(options.hint) } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}) });
     this.oauthError = options.oauthError;
     this.status = options.status;
@@ -35,7 +35,7 @@ export class AuthError extends GantryError {
 }
 
 interface Known {
-  code: AuthErrorCode;
+  code: DeviceLoginErrorCode;
   message: string;
   hint: string;
   exitCode?: ExitCodeValue;
@@ -55,13 +55,13 @@ const pollErrors: Record<string, Known> = {
 };
 
 /** The error for an OAuth `error` the server answered with. */
-export function oauthError(error: string, description: string | undefined, status: number): AuthError {
+export function oauthError(error: string, description: string | undefined, status: number): DeviceLoginError {
   const known = pollErrors[error];
   const said = description && description !== error ? ` (${description.slice(0, 200)})` : '';
-  if (known) return new AuthError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
-  return new AuthError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, hint: 'check --auth-url and the client id' });
+  if (known) return new DeviceLoginError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
+  return new DeviceLoginError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, hint: 'check --auth-url and the client id' });
 }
 
-export function expiredError(): AuthError {
-  return new AuthError('the code expired before it was approved: run `gantry auth login` again', { code: 'AUTH_EXPIRED', oauthError: 'expired_token', hint: 'enter the code on the approval page before it expires' });
+export function expiredError(): DeviceLoginError {
+  return new DeviceLoginError('the code expired before it was approved: run `gantry auth login` again', { code: 'AUTH_EXPIRED', oauthError: 'expired_token', hint: 'enter the code on the approval page before it expires' });
 }

@@ -1,5 +1,5 @@
 // Device-grant login (`gantry auth`): discovery, codes, polling, tokens, refresh, revoke, and where tokens live.
-export { AuthError, type AuthErrorCode } from './errors.js';
+export { DeviceLoginError, type DeviceLoginErrorCode } from './errors.js';
 export { discoverEndpoints, checkAuthUrl, type AuthEndpoints } from './discovery.js';
 export { allowedScopes, resolveScopes, checkScopeBase, defaultScopeBase, defaultScopeNames, deviceApiScopes } from './scopes.js';
 export { requestDeviceCode, readDeviceCode, defaultQuotaBackoff, type DeviceCode, type DeviceCodeRequest, type QuotaBackoff } from './device.js';

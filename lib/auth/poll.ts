@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { NetworkError, ProtocolError, type HttpClient } from '../http/index.js';
-import { AuthError, expiredError, oauthError } from './errors.js';
+import { DeviceLoginError, expiredError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import type { DeviceCode } from './device.js';
 import type { TokenSet } from './store/types.js';
@@ -36,8 +36,8 @@ export interface PollOptions extends ClientCredentials {
   onPoll?: (event: PollEvent) => void;
 }
 
-function cancelled(): AuthError {
-  return new AuthError('login cancelled while waiting for approval', { code: 'AUTH_CANCELLED', exitCode: ExitCode.checkFailed, hint: 'run `gantry auth login` again when ready' });
+function cancelled(): DeviceLoginError {
+  return new DeviceLoginError('login cancelled while waiting for approval', { code: 'AUTH_CANCELLED', exitCode: ExitCode.checkFailed, hint: 'run `gantry auth login` again when ready' });
 }
 
 async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { HttpClient } from '../http/index.js';
 import { registerSecret } from '../redact.js';
-import { AuthError } from './errors.js';
+import { DeviceLoginError } from './errors.js';
 import { discoverEndpoints, type AuthEndpoints } from './discovery.js';
 import type { ProfileKey, StoredLogin, TokenSet, TokenStore } from './store/types.js';
 import { refreshTokens, revokeToken, type ClientCredentials } from './tokens.js';
@@ -54,7 +54,7 @@ export class AuthSession {
   async current(): Promise<StoredLogin> {
     const login = await this.#options.store.read(this.#options.key);
     if (!login) {
-      throw new AuthError(`not logged in to ${this.#options.key.authUrl} as client ${this.#options.key.clientId} (profile ${this.#options.key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+      throw new DeviceLoginError(`not logged in to ${this.#options.key.authUrl} as client ${this.#options.key.clientId} (profile ${this.#options.key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
     }
     for (const value of [login.tokens.accessToken, login.tokens.refreshToken, login.tokens.idToken]) registerSecret(value);
     return login;

@@ -4,7 +4,7 @@
  * sends the token in a form body, never in the URL (AMB-18), where proxies and access logs would keep it.
  */
 import { ProtocolError, type HttpClient } from '../http/index.js';
-import { AuthError, oauthError } from './errors.js';
+import { DeviceLoginError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import type { TokenSet } from './store/types.js';
 import { optionalSeconds, postForm, requiredString, type OAuthAnswer } from './transport.js';
@@ -48,15 +48,15 @@ function errorOf(answer: OAuthAnswer): { error: string; description: string | un
 /** A new access token for the refresh token (DEV-TL-REFRESH). A refused refresh token asks for a new login. */
 export async function refreshTokens(http: HttpClient, endpoints: AuthEndpoints, client: ClientCredentials, tokens: TokenSet, options: { now?: () => number; signal?: AbortSignal } = {}): Promise<TokenSet> {
   const now = options.now ?? Date.now;
-  if (!tokens.refreshToken) throw new AuthError('this login has no refresh token, and its access token has expired', { code: 'AUTH_REFRESH_REVOKED', hint: 'run `gantry auth login` again' });
+  if (!tokens.refreshToken) throw new DeviceLoginError('this login has no refresh token, and its access token has expired', { code: 'AUTH_REFRESH_REVOKED', hint: 'run `gantry auth login` again' });
   if (tokens.refreshTokenExpiresAt !== undefined && now() >= tokens.refreshTokenExpiresAt) {
-    throw new AuthError('the refresh token has expired: this login had time-based access, and its time is up', { code: 'AUTH_REFRESH_REVOKED', oauthError: 'invalid_grant', hint: 'run `gantry auth login` again' });
+    throw new DeviceLoginError('the refresh token has expired: this login had time-based access, and its time is up', { code: 'AUTH_REFRESH_REVOKED', oauthError: 'invalid_grant', hint: 'run `gantry auth login` again' });
   }
   const answer = await postForm(http, endpoints.token, { client_id: client.clientId, client_secret: client.clientSecret, grant_type: 'refresh_token', refresh_token: tokens.refreshToken }, options.signal);
   if (answer.status === 200) return readTokens(answer, now(), tokens);
   const refused = errorOf(answer);
   if (refused?.error === 'invalid_grant') {
-    throw new AuthError(`the authorization server no longer accepts this login's refresh token (invalid_grant${refused.description ? `: ${refused.description.slice(0, 200)}` : ''})`, {
+    throw new DeviceLoginError(`the authorization server no longer accepts this login's refresh token (invalid_grant${refused.description ? `: ${refused.description.slice(0, 200)}` : ''})`, {
       code: 'AUTH_REFRESH_REVOKED', oauthError: 'invalid_grant', status: answer.status,
       hint: 'it was revoked (by you, in the account settings, or by logout elsewhere), it expired, or newer logins pushed it out (the server keeps only so many per client and user): run `gantry auth login` again',
     });
@@ -74,7 +74,7 @@ export async function revokeToken(http: HttpClient, endpoints: AuthEndpoints, to
   if (answer.status === 200 || answer.status === 204) return 'revoked';
   const refused = errorOf(answer);
   if (answer.status === 400 && (refused?.error === 'invalid_token' || refused?.error === 'invalid_request' || refused?.error === 'invalid_grant')) return 'already-invalid';
-  throw new AuthError(`the authorization server refused to revoke the token: ${answer.status}${refused ? ` ${refused.error}` : ''}${refused?.description ? ` (${refused.description.slice(0, 200)})` : ''}`, {
+  throw new DeviceLoginError(`the authorization server refused to revoke the token: ${answer.status}${refused ? ` ${refused.error}` : ''}${refused?.description ? ` (${refused.description.slice(0, 200)})` : ''}`, {
     code: 'AUTH_REVOKE_FAILED', status: answer.status, ...(refused ? { oauthError: refused.error } : {}),
     exitCode: answer.status >= 500 ? 3 : 1,
     hint: 'the tokens are kept; try `gantry auth logout` again, or revoke the access in the account settings',

@@ -2,7 +2,7 @@
 // live, and what each verb prints. lib/auth loads with the first action.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ExitCode, GantryError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
 import { usage, type CliContext } from './context.js';
 
@@ -58,7 +58,8 @@ async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<Pr
   const matches = (await listProfiles()).filter((entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId));
   if (matches.length === 1) return { authUrl: matches[0]!.authUrl, clientId: matches[0]!.clientId, profile };
   if (matches.length === 0) {
-    throw new GantryError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, { exitCode: ExitCode.checkFailed, code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)' });
+    const { DeviceLoginError } = await auth();
+    throw new DeviceLoginError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)' });
   }
   throw usage(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with --auth-url and --client-id`, matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; '));
 }
@@ -75,7 +76,10 @@ function kvFactory(env: NodeJS.ProcessEnv) {
 async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenStore> {
   const { openStoreFor } = await stores();
   const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, kv: kvFactory(env) });
-  if (!opened) throw new GantryError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { exitCode: ExitCode.checkFailed, code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+  if (!opened) {
+    const { DeviceLoginError } = await auth();
+    throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+  }
   return opened.store;
 }
 

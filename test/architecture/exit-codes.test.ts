@@ -24,6 +24,7 @@ import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
+import { DeviceLoginError } from '../../lib/auth/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -167,6 +168,10 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new WebhookDeliveryError({ reason: 'signature-mismatch', message: 'X-Hub-Signature-256 does not match the body with the secret' }),
     new WebhookDeliveryError({ reason: 'payload-too-large', message: 'the body passed the 25 MiB cap' }),
     new WebhookDeliveryError({ reason: 'aborted', message: 'the sender closed the connection after 10 of 100 bytes of the body' }),
+  ],
+  DeviceLoginError: () => [
+    new DeviceLoginError('access was denied on the approval page', { code: 'AUTH_ACCESS_DENIED' }),
+    new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),
   ],
   WebhookQueueError: () => [new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued')],
 };

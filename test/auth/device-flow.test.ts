@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../lib/devserver/oauth/index.js';
 import {
-  AuthError, authHttpClient, deviceLogin, discoverEndpoints, pollForTokens, renderPrompt, requestDeviceCode, resolveScopes,
+  DeviceLoginError, authHttpClient, deviceLogin, discoverEndpoints, pollForTokens, renderPrompt, requestDeviceCode, resolveScopes,
   type DeviceCode, type PollEvent,
 } from '../../lib/auth/index.js';
 import { createLogger } from '../../lib/log.js';
@@ -19,11 +19,11 @@ async function withServer(options: OAuthServerOptions, run: (server: OAuthServer
   }
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AuthError> {
+async function rejection(promise: Promise<unknown>): Promise<DeviceLoginError> {
   try {
     await promise;
   } catch (error) {
-    assert.ok(error instanceof AuthError, `expected an AuthError, got ${String(error)}`);
+    assert.ok(error instanceof DeviceLoginError, `expected an DeviceLoginError, got ${String(error)}`);
     return error;
   }
   assert.fail('expected the promise to be rejected');

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import {
-  AuthError,
+  DeviceLoginError,
   authHttpClient,
   deviceLogin,
   discoverEndpoints,
@@ -59,7 +59,7 @@ describe('auth: the device-login client against oidc-provider (an independent RF
   }
 
   /** What the command would show of an error: logged (through the redactor) and kept for the canary. */
-  async function failure(promise: Promise<unknown>): Promise<AuthError> {
+  async function failure(promise: Promise<unknown>): Promise<DeviceLoginError> {
     try {
       await promise;
     } catch (error) {
@@ -68,10 +68,10 @@ describe('auth: the device-login client against oidc-provider (an independent RF
         logger.error(error.message);
         logger.debug(String(error.stack));
       }
-      if (error instanceof AuthError) return error;
+      if (error instanceof DeviceLoginError) return error;
       throw error;
     }
-    assert.fail('expected an AuthError');
+    assert.fail('expected an DeviceLoginError');
   }
 
   function exchangesSince(start: number, method: string, path: string): RelayedExchange[] {
@@ -91,7 +91,7 @@ describe('auth: the device-login client against oidc-provider (an independent RF
    * has come back pending, at the address and with the code the prompt showed. A failed approval cancels the login
    * rather than waiting out the code's lifetime.
    */
-  async function login(clientId: string, clientSecret: string | undefined, decision: 'allow' | 'deny' | 'none'): Promise<{ run: LoginRun; result?: DeviceLoginResult; error?: AuthError }> {
+  async function login(clientId: string, clientSecret: string | undefined, decision: 'allow' | 'deny' | 'none'): Promise<{ run: LoginRun; result?: DeviceLoginResult; error?: DeviceLoginError }> {
     const start = peer.exchanges.length;
     const controller = new AbortController();
     let device: DeviceCode | undefined;
@@ -118,7 +118,7 @@ describe('auth: the device-login client against oidc-provider (an independent RF
       },
     });
     let result: DeviceLoginResult | undefined;
-    let error: AuthError | undefined;
+    let error: DeviceLoginError | undefined;
     try {
       result = await attempt;
       remember(result.tokens);

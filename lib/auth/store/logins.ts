@@ -24,12 +24,16 @@ export async function saveLogin(store: TokenStore, login: StoredLogin, options: 
 export async function openStoreFor(key: ProfileKey, options: OpenTokenStoreOptions = {}): Promise<{ store: TokenStore; entry: ProfileIndexEntry } | undefined> {
   const entry = await findProfile(key, options);
   if (!entry) return undefined;
+  return { store: await openIndexed(entry, options), entry };
+}
+
+/** The store an index entry names; a kv one without a configured kv engine says which address to set. */
+async function openIndexed(entry: ProfileIndexEntry, options: OpenTokenStoreOptions): Promise<TokenStore> {
   try {
-    const { store } = await openTokenStore(entry.store.spec, { ...options, profile: entry.profile });
-    return { store, entry };
+    return (await openTokenStore(entry.store.spec, { ...options, profile: entry.profile })).store;
   } catch (error) {
     if ((error as { code?: string }).code === 'AUTH_KV_NOT_CONFIGURED' && entry.store.address) {
-      throw new UsageError(`the login of ${keyLabel(key)} is in the kv engine ${entry.store.spec.slice(3)} at ${redact(entry.store.address)}, and no kv engine is configured`, {
+      throw new UsageError(`the login of ${keyLabel(entry)} is in the kv engine ${entry.store.spec.slice(3)} at ${redact(entry.store.address)}, and no kv engine is configured`, {
         hint: `set SECRETS_ADDR=${redact(entry.store.address)} and SECRETS_TOKEN to reach it`, code: 'AUTH_KV_NOT_CONFIGURED',
       });
     }
@@ -84,7 +88,7 @@ export async function dropAccountLogins(account: AccountRef, options: OpenTokenS
     if (onlyAt !== undefined && entry.authUrl !== onlyAt) continue;
     if (!belongsTo(entry, account)) continue;
     try {
-      const { store } = await openTokenStore(entry.store.spec, { ...options, profile: entry.profile });
+      const store = await openIndexed(entry, options);
       await store.delete(entry);
       await forgetProfile(entry, options);
       result.dropped.push(entry);
