@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
 import { createLogger, setLogger } from '../../../lib/log.js';
+import { redact } from '../../../lib/redact.js';
 import { SecretsClient, SecretsError } from '../../../lib/secrets/index.js';
 import { KvTokenStore, profileKey, type KvLike } from '../../../lib/auth/store/index.js';
 import { assertNoCanary, canaries, makeLogin, type Canaries } from './helpers/logins.js';
@@ -54,6 +55,8 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
     assert.ok(again);
     assert.deepEqual({ ...again, tokens: { ...again.tokens } }, login);
     assertNoCanary(t, [JSON.stringify(again), inspect(again), store.location, store.describe(key), JSON.stringify(store)], 'a logged login or the location');
+    // Every token a store reads or writes is known to the redactor: no message that quotes one by mistake shows it.
+    assertNoCanary(t, [redact(`refresh failed for ${t.refresh} (access ${t.access}, id ${t.id})`)], 'a redacted message');
   });
 
   it('keeps one version on kv v2 (old refresh tokens do not linger in the history), and logout deletes every version with the metadata', async () => {
