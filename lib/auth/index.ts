@@ -11,3 +11,4 @@ export { renderPrompt, displayUrl, formatSeconds, type PromptOptions } from './d
 export { listMyChannels, type Channel } from './video.js';
 export { authHttpClient } from './transport.js';
 export type { TokenSet, ProfileKey, StoredLogin, StoreKind, TokenStore } from './store/types.js';
+export { verifySecurityEventToken, securityEventHandler, applySecurityEvent, jwksKeys, tokenIdentifier, droppingEvents, SecurityEventError, type SecurityEvent, type SecurityEventKeys, type SecurityEventHandlerOptions } from './security-events.js';

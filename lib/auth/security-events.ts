@@ -5,9 +5,10 @@
  * our client ids; then the account's stored logins are dropped for `sessions-revoked`, `token-revoked` and
  * `account-disabled`. Anything else is answered as RFC 8935 §2.3 says and changes nothing.
  */
-import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
 import type { HttpClient } from '../http/index.js';
+import type { OpenTokenStoreOptions } from './store/types.js';
 import { getJson } from './transport.js';
 
 export const secEventBase = 'https://schemas.openid.net/secevent';
@@ -153,4 +154,37 @@ export function securityEventHandler(options: SecurityEventHandlerOptions): (req
       })();
     });
   };
+}
+
+/** Google's `hash_base64_sha512_sha512` token identifier: base64 of SHA-512 over the raw SHA-512 of the token. */
+export function tokenIdentifier(token: string): string {
+  return createHash('sha512').update(createHash('sha512').update(token).digest()).digest('base64');
+}
+
+/**
+ * Drops the stored logins a verified event is about: the account's (by issuer and sub, or email) for
+ * `sessions-revoked` and `account-disabled`; for `token-revoked`, the login whose refresh token the event's hash names.
+ * Other event types change nothing. Returns the logins dropped, as "<server> (profile <name>)".
+ */
+export async function applySecurityEvent(event: SecurityEvent, storeOptions: OpenTokenStoreOptions = {}): Promise<string[]> {
+  if (!(droppingEvents as readonly string[]).includes(event.type)) return [];
+  const { dropAccountLogins, listProfiles, openStoreFor, forgetProfile } = await import('./store/index.js');
+  const label = (entry: { authUrl: string; profile: string }) => `${entry.authUrl} (profile ${entry.profile})`;
+  if (event.sub !== undefined || event.email !== undefined) {
+    const { dropped, failed } = await dropAccountLogins({ issuer: event.issuer, ...(event.sub !== undefined ? { sub: event.sub } : {}), ...(event.email !== undefined ? { email: event.email } : {}) }, storeOptions);
+    if (failed.length > 0 && dropped.length === 0) throw new Error(`the logins of the account could not be dropped: ${failed.map((f) => f.reason).join('; ')}`);
+    return dropped.map(label);
+  }
+  if (event.tokenHash === undefined) return [];
+  const dropped: string[] = [];
+  for (const entry of await listProfiles(storeOptions)) {
+    const opened = await openStoreFor(entry, storeOptions).catch(() => undefined);
+    const login = await opened?.store.read(entry).catch(() => undefined);
+    const refresh = login?.tokens.refreshToken;
+    if (!opened || !refresh || tokenIdentifier(refresh) !== event.tokenHash) continue;
+    await opened.store.delete(entry);
+    await forgetProfile(entry, storeOptions);
+    dropped.push(label(entry));
+  }
+  return dropped;
 }
