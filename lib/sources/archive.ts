@@ -4,7 +4,7 @@ import { unreadablePath } from '../local-paths.js';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import type yauzl from 'yauzl';
 import { ExitCode, GantryError } from '../errors.js';
@@ -53,7 +53,8 @@ function decompress(input: Readable, type: ArchiveType, compressedBytes: number 
     // Large output chunks: fewer hops through the parser, the hash and the file writes for every MiB.
     const gunzip = createGunzip({ chunkSize: 256 * 1024 });
     input.on('error', (error) => gunzip.destroy(error));
-    return { stream: input.pipe(gunzip), done: Promise.resolve(), stop: () => { input.destroy(); gunzip.destroy(); } };
+    feedStaged(input, gunzip);
+    return { stream: gunzip, done: Promise.resolve(), stop: () => { input.destroy(); gunzip.destroy(); } };
   }
   const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc']] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`]];
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -93,6 +94,72 @@ function decompress(input: Readable, type: ArchiveType, compressedBytes: number 
       child.kill('SIGTERM');
     },
   };
+}
+
+/** The size of each of the two buffers `feedStaged` gathers compressed bytes in. */
+const stagingBytes = 1024 * 1024;
+
+/**
+ * Writes `input` to `gunzip` in runs of `stagingBytes`, gathered in two buffers used in turn (one fills while zlib
+ * inflates the other; a buffer is reused once zlib's write callback says it consumed it). The network's 64 KiB reads
+ * otherwise made one thread-pool round trip each and output chunks of ~80 KiB; whole runs make ~16 times fewer round
+ * trips and fill zlib's 256 KiB output chunks, so the parser, the hash and the file writes see a quarter of the hops.
+ * The copy allocates nothing: the alternative, concatenating, doubled the garbage (and the major collections it
+ * triggers). Back-pressure: the input pauses while both buffers are with zlib.
+ */
+function feedStaged(input: Readable, gunzip: Transform): void {
+  const free: Buffer[] = [Buffer.allocUnsafeSlow(stagingBytes), Buffer.allocUnsafeSlow(stagingBytes)];
+  let current: Buffer | undefined;
+  let filled = 0;
+  let waiting: Buffer | undefined;
+  let ended = false;
+  let finished = false;
+  const send = () => {
+    const buffer = current as Buffer;
+    const length = filled;
+    current = undefined;
+    filled = 0;
+    gunzip.write(buffer.subarray(0, length), (error) => {
+      if (error) return;
+      free.push(buffer);
+      if (waiting) {
+        const rest = waiting;
+        waiting = undefined;
+        put(rest);
+        if (waiting) return;
+        if (!ended) input.resume();
+      }
+      if (ended) finish();
+    });
+  };
+  const put = (chunk: Buffer) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (!current) {
+        current = free.pop();
+        if (!current) {
+          waiting = chunk.subarray(at);
+          input.pause();
+          return;
+        }
+      }
+      const copied = chunk.copy(current, filled, at);
+      filled += copied;
+      at += copied;
+      if (filled === current.length) send();
+    }
+  };
+  const finish = () => {
+    if (finished || waiting) return;
+    finished = true;
+    if (filled > 0) send();
+    gunzip.end();
+  };
+  input.on('data', put);
+  input.once('end', () => {
+    ended = true;
+    finish();
+  });
 }
 
 function tarHeader(entry: ReadEntry): EntryHeader {
