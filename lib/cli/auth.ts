@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { loginAction, logoutAction, refreshAction, statusAction, tokenAction, whoamiAction } from './authActions.js';
+import { loginAction, logoutAction, refreshAction, releaseClients, statusAction, tokenAction, whoamiAction } from './authActions.js';
 
 export const AUTH_HELP = `The authorization server is --auth-url, else GANTRY_AUTH_URL (its endpoints are read from its metadata).
 The client is --client-id, else GANTRY_OAUTH_CLIENT_ID — a "TVs and Limited Input devices" client; its secret is
@@ -16,6 +16,15 @@ Exit codes: 0 success; 1 a definite no (denied, expired code, not logged in, ref
 nothing sent; 3 the authorization server failed; 130 Ctrl-C.`;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Every action ends with the kv engine's sockets closed, so the process ends as soon as it is done. */
+async function released(action: Promise<void>): Promise<void> {
+  try {
+    await action;
+  } finally {
+    releaseClients();
+  }
+}
 
 function serverOptions(command: Command): Command {
   return command
@@ -39,29 +48,29 @@ export function register(program: Command, context: CliContext): void {
     .option('--insecure-storage', 'allow a plain-text file when neither the keyring nor the kv engine is reachable')
     .option('--no-qr', 'no QR code of the address')
     .option('--hide-scheme', 'show the address without http(s):// (the server must answer on both)')
-    .action(async (flags, command: Command) => loginAction(flags, command, context));
+    .action(async (flags, command: Command) => released(loginAction(flags, command, context)));
 
   serverOptions(auth.command('status'))
     .description('who is logged in where, where the tokens are kept, and how long they last (exit 1 when not logged in)')
     .option('--all', 'every profile of every server and client, not only the one the flags and environment select')
-    .action(async (flags, command: Command) => statusAction(flags, command, context));
+    .action(async (flags, command: Command) => released(statusAction(flags, command, context)));
 
   serverOptions(auth.command('token'))
     .description('print a valid access token for scripts (refreshed first when it has less than a minute left)')
-    .action(async (flags, command: Command) => tokenAction(flags, command, context));
+    .action(async (flags, command: Command) => released(tokenAction(flags, command, context)));
 
   serverOptions(auth.command('refresh'))
     .description('get a new access token now with the refresh token')
-    .action(async (flags, command: Command) => refreshAction(flags, command, context));
+    .action(async (flags, command: Command) => released(refreshAction(flags, command, context)));
 
   serverOptions(auth.command('logout'))
     .description('revoke the tokens at the authorization server, then delete them')
     .option('--forget', 'delete the tokens even when the server cannot revoke them (they then stay valid there until they expire)')
-    .action(async (flags, command: Command) => logoutAction(flags, command, context));
+    .action(async (flags, command: Command) => released(logoutAction(flags, command, context)));
 
   serverOptions(auth.command('whoami'))
     .description('call the video API\'s channels list (GET {api}/video/v3/channels?part=snippet&mine=true) as the logged-in account')
     .option('--api-url <url>', 'the API address (default GANTRY_API_URL, else the authorization server\'s origin)')
     .option('--token-in-query', 'send the token as the access_token query parameter instead of the Authorization header (it is logged by servers; redacted in Gantry\'s output)')
-    .action(async (flags, command: Command) => whoamiAction(flags, command, context));
+    .action(async (flags, command: Command) => released(whoamiAction(flags, command, context)));
 }

@@ -64,13 +64,22 @@ async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<Pr
   throw usage(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with --auth-url and --client-id`, matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; '));
 }
 
+/** Secrets clients opened for kv stores during this command; `releaseClients` closes their sockets at the end. */
+const openedClients: Array<{ close(): void }> = [];
+
 /** The kv engine as the token store's backend, when SECRETS_ADDR and a token are configured. */
 function kvFactory(env: NodeJS.ProcessEnv) {
   return async () => {
     if (!env.SECRETS_ADDR || !(env.SECRETS_TOKEN || env.VAULT_TOKEN)) return undefined;
     const { SecretsClient } = await import('../secrets/index.js');
-    return new SecretsClient({ sources: { env } });
+    const client = new SecretsClient({ sources: { env } });
+    openedClients.push(client);
+    return client;
   };
+}
+
+export function releaseClients(): void {
+  for (const client of openedClients.splice(0)) client.close();
 }
 
 async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenStore> {

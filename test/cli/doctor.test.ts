@@ -19,7 +19,8 @@ import { buildFixture } from '../devserver/registry/fixture.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
-const programs = ['git', 'xz', 'bzip2', 'openssl', 'redis-server'];
+// Every program the package list names, as the set-up script checks for them.
+const programs = systemPackages().filter((p) => p.name !== 'chromium' && p.name !== 'chromedriver').map((p) => p.command);
 /** Root installs without sudo, as the set-up script does. */
 const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
 
