@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { expectArray, expectObject, expectOptions, expectString } from '../arguments.js';
 import { findJsonSyntaxProblem } from '../json-syntax.js';
 import { WebhookDeliveryError, type WebhookDeliveryErrorDetails } from './errors.js';
+import { scanJsonObject } from './json-scan.js';
 import { readSignatureClaim, signatureCheck, type SignatureAlgorithm, type SignatureCheck } from './verify.js';
 
 /** HOOK-LIM-PAYLOAD-25MB: the platform never delivers a payload over 25 MB; read as 25 MiB, the larger reading. */
@@ -164,33 +165,149 @@ function mediaType(value: string | undefined, deliveryId: string): 'json' | 'for
   return kind;
 }
 
+/** Where the body's bytes go as they arrive. */
+interface BodySink {
+  add(chunk: Buffer): void;
+}
+
+/** Bodies at least this large are read into a reusable buffer when their bytes are not handed out (`reusable`). */
+const REUSE_BYTES = 1024 * 1024;
+/** How long the spare buffer is kept after a large body: a burst of large deliveries reuses it, an idle receiver frees it. */
+const SPARE_MS = 30_000;
+
 /**
- * Reads the body, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. Each chunk
- * also goes to `onChunk` (the signature's HMAC, computed while the body arrives). With a declared length the bytes
- * are copied into one buffer of that length as they come (allocated when the first byte arrives; the length is
- * already checked against the cap), so a large body is never its chunks and their concatenation at once; a body
- * that comes in one chunk is that chunk.
+ * One buffer for large bodies, reused from one to the next while they come: a new 25 MB buffer per delivery would be
+ * freed only when the garbage collector next runs — which, with little else allocated, is several deliveries later
+ * (20 × 25 MB arriving together then held ~120 MB of spent buffers). Only a reader whose bytes are copied out before
+ * it gives the buffer back (the receiver's: the text, or the catalogue check's values, are copies) takes it.
  */
-function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string, onChunk: ((chunk: Buffer) => void) | undefined): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    let chunks: Buffer[] = [];
-    let whole: Buffer | undefined;
+let spare: Buffer | undefined;
+let spareTimer: NodeJS.Timeout | undefined;
+
+function takeSpare(size: number): Buffer | undefined {
+  if (spare === undefined || spare.length < size) return undefined;
+  const taken = spare;
+  spare = undefined;
+  return taken;
+}
+
+function giveSpare(buffer: Buffer): void {
+  if (spare !== undefined && spare.length >= buffer.length) return;
+  spare = buffer;
+  if (spareTimer) clearTimeout(spareTimer);
+  spareTimer = setTimeout(() => {
+    spare = undefined;
+    spareTimer = undefined;
+  }, SPARE_MS);
+  spareTimer.unref();
+}
+
+/**
+ * The body's bytes kept as they come. With a declared length they are copied into one buffer of that length
+ * (allocated when the first byte arrives; the length is already checked against the cap), so a large body is never
+ * its chunks and their concatenation at once; a body that comes in one chunk is that chunk. `reusable`: a large
+ * body's buffer is the spare one, given back by `release` once nothing reads it.
+ */
+class BytesSink implements BodySink {
+  private chunks: Buffer[] = [];
+  private whole: Buffer | undefined;
+  private backing: Buffer | undefined;
+  private total = 0;
+
+  constructor(private readonly declared: number | undefined, private readonly reusable: boolean) {}
+
+  add(chunk: Buffer): void {
+    const at = this.total;
+    this.total += chunk.length;
+    if (this.declared !== undefined && this.total <= this.declared && !(at === 0 && this.total === this.declared)) {
+      if (this.whole === undefined) {
+        const reuse = this.reusable && this.declared >= REUSE_BYTES;
+        this.backing = (reuse ? takeSpare(this.declared) : undefined) ?? Buffer.allocUnsafe(this.declared);
+        this.whole = this.backing.subarray(0, this.declared);
+      }
+      chunk.copy(this.whole, at);
+    } else {
+      this.chunks.push(chunk);
+    }
+  }
+
+  bytes(): Buffer {
+    return this.whole ?? (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.total));
+  }
+
+  /** Nothing reads the bytes any more: a reusable buffer goes back to be the spare. */
+  release(): void {
+    if (this.reusable && this.backing !== undefined && this.backing.length >= REUSE_BYTES) giveSpare(this.backing);
+    this.backing = undefined;
+    this.whole = undefined;
+    this.chunks = [];
+  }
+}
+
+/**
+ * The body as text, or undefined when it is not UTF-8; a leading byte order mark is dropped (as TextDecoder does).
+ * ASCII, what nearly every payload is, is copied as Latin-1: the same characters, at memory speed.
+ */
+function decodeUtf8(bytes: Buffer): string | undefined {
+  const text = bytes.subarray(bomLength(bytes));
+  if (isAscii(text)) return text.toString('latin1');
+  return isUtf8(text) ? text.toString('utf8') : undefined;
+}
+
+function bomLength(bytes: Buffer): number {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+}
+
+/** How large a member of the root object is parsed for the catalogue check; larger objects and arrays stand in. */
+const STAND_IN_BYTES = 16 * 1024;
+
+/**
+ * For the catalogue check without parsing the payload: the root object's members, each parsed exactly (JSON.parse of
+ * its bytes) except objects and arrays larger than STAND_IN_BYTES, which stand in by what checkPayload reads of
+ * them — an object for an object, an array of as many elements of the same kinds for an array — or undefined when
+ * the bytes are not a JSON object (the caller parses them for the exact refusal). `sender` is always parsed (its
+ * `login` says whether it is the ghost).
+ */
+function payloadForCheck(bytes: Buffer): Record<string, unknown> | undefined {
+  if (!isUtf8(bytes)) return undefined;
+  const from = bomLength(bytes);
+  const members = scanJsonObject(bytes, from);
+  if (members === undefined) return undefined;
+  const payload: Record<string, unknown> = {};
+  const anObject = Object.freeze({});
+  for (const member of members) {
+    const key = JSON.parse(bytes.toString('utf8', member.keyStart, member.keyEnd)) as string;
+    let value: unknown;
+    if (member.end - member.start <= STAND_IN_BYTES || key === 'sender' || (member.kind !== 'object' && member.kind !== 'array')) {
+      value = JSON.parse(bytes.toString('utf8', member.start, member.end));
+    } else if (member.kind === 'object') {
+      value = anObject;
+    } else {
+      const { count, objects, strings, nulls } = member.elements!;
+      value = [...Array<unknown>(objects).fill(anObject), ...Array<unknown>(strings).fill(''), ...Array<unknown>(nulls).fill(null), ...Array<unknown>(count - objects - strings - nulls).fill(0)];
+    }
+    // As JSON.parse makes them: own properties, the last of a repeated key winning, "__proto__" included.
+    Object.defineProperty(payload, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return payload;
+}
+
+/** Reads the body into `sink`, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. */
+function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string, sinks: readonly BodySink[]): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
     let total = 0;
-    const finish = (outcome: Buffer | WebhookDeliveryError) => {
+    const finish = (outcome: number | WebhookDeliveryError) => {
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
       request.off('close', onClose);
       // An error after this (the sender going away) has nobody left to hear it.
       request.on('error', () => undefined);
-      chunks = [];
-      whole = undefined;
       if (outcome instanceof WebhookDeliveryError) reject(outcome);
       else resolve(outcome);
     };
     const onData = (chunk: Buffer | string) => {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      const at = total;
       total += bytes.length;
       if (total > maxBytes) {
         // Stop reading: the stream stays paused, so the socket applies back-pressure to the sender instead of
@@ -205,13 +322,7 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         }));
         return;
       }
-      onChunk?.(bytes);
-      if (declared !== undefined && total <= declared && !(at === 0 && total === declared)) {
-        whole ??= Buffer.allocUnsafe(declared);
-        bytes.copy(whole, at);
-      } else {
-        chunks.push(bytes);
-      }
+      for (const sink of sinks) sink.add(bytes);
     };
     const onEnd = () => {
       if (declared !== undefined && declared !== total) {
@@ -222,7 +333,7 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         }));
         return;
       }
-      finish(whole ?? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)));
+      finish(total);
     };
     const aborted = (cause?: unknown) => finish(new WebhookDeliveryError({
       reason: 'aborted',
@@ -238,16 +349,6 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
     request.on('error', onError);
     request.on('close', onClose);
   });
-}
-
-/**
- * The body as text, or undefined when it is not UTF-8; a leading byte order mark is dropped (as TextDecoder does).
- * ASCII, what nearly every payload is, is copied as Latin-1: the same characters, at memory speed.
- */
-function decodeUtf8(bytes: Buffer): string | undefined {
-  const text = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
-  if (isAscii(text)) return text.toString('latin1');
-  return isUtf8(text) ? text.toString('utf8') : undefined;
 }
 
 /** JSON text → its object, or the refusal naming where it breaks (never quoting it). */
@@ -275,13 +376,12 @@ function decodeFormComponent(text: string): string | undefined {
   }
 }
 
-/** `payload=<json>` out of a URL-encoded form; other fields are ignored, undecoded. */
-function formPayload(body: Buffer, deliveryId: string): string {
+/** `payload=<json>` out of a URL-encoded form (its bytes as Latin-1 text); other fields are ignored, undecoded. */
+function formPayload(text: string, deliveryId: string): string {
   // A URL-encoded body is ASCII; anything else is no form.
-  if (body.some((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09))) {
+  if (/[^\x20-\x7e\t\n\r]/.test(text)) {
     throw new WebhookDeliveryError({ reason: 'malformed-form', message: 'the form body holds bytes a URL-encoded form cannot have (non-ASCII or control characters)', deliveryId });
   }
-  const text = body.toString('latin1');
   const payloads: string[] = [];
   for (const field of text.split('&')) {
     if (field === '') continue;
@@ -313,22 +413,30 @@ function formPayload(body: Buffer, deliveryId: string): string {
  * (answer it with `sendRefusal`); wrong arguments are a UsageError.
  */
 export async function readDelivery(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Delivery> {
-  return await receiveDelivery(request, checkArguments(request, options), true);
+  return await receiveDelivery(request, checkArguments(request, options), 'raw') as Delivery;
 }
+
+/** What readDeliveryPayload gives: the delivery without its raw bytes. */
+export type DeliveryPayload = Omit<Delivery, 'rawBody'> & {
+  /**
+   * True when the payload was only checked, not parsed (`checkOnly`): it holds the root object's members as the
+   * catalogue check reads them, large objects and arrays standing in — for the check, never for a handler.
+   */
+  checkOnly?: true;
+};
 
 /**
  * readDelivery for the receiver, which needs the payload and not the raw bytes once the signature is checked: the
  * body's buffer is let go before the payload is parsed, so a 25 MB delivery is not its bytes, its text and its
- * object graph at once.
+ * object graph at once. With `checkOnly` (no handler will read the payload) a JSON body is checked as JSON.parse
+ * would read it, and its root object's members taken for the catalogue check, without parsing the rest.
  */
-export async function readDeliveryPayload(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Omit<Delivery, 'rawBody'>> {
-  return await receiveDelivery(request, checkArguments(request, options), false);
+export async function readDeliveryPayload(request: IncomingMessage, options: ReadDeliveryOptions & { checkOnly?: boolean }): Promise<DeliveryPayload> {
+  const { checkOnly, ...rest } = options;
+  return await receiveDelivery(request, checkArguments(request, rest), checkOnly === true ? 'check' : 'parse');
 }
 
-async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: true): Promise<Delivery>;
-async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: false): Promise<Omit<Delivery, 'rawBody'>>;
-async function receiveDelivery(request: IncomingMessage, settings: Settings, keepRawBody: boolean): Promise<Omit<Delivery, 'rawBody'> & { rawBody?: Buffer }> {
-
+async function receiveDelivery(request: IncomingMessage, settings: Settings, mode: 'raw' | 'parse' | 'check'): Promise<DeliveryPayload & { rawBody?: Buffer }> {
   if (request.method !== 'POST') {
     throw refuseUnread({
       reason: 'method-not-allowed',
@@ -395,39 +503,51 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, kee
     });
   }
 
-  // The HMAC is computed as the body arrives; the bytes are checked against it once they are all in.
+  // The HMAC is computed as the body arrives.
   const check: SignatureCheck | undefined = claim?.ok ? signatureCheck(settings.secrets, claim.claim) : undefined;
-  let rawBody: Buffer | undefined = await readBody(request, settings.maxBytes, declared, id, check ? (chunk) => check.update(chunk) : undefined);
-  const contentLength = rawBody.length;
+  const bytesSink = new BytesSink(declared, mode !== 'raw');
+  const sinks: BodySink[] = check ? [{ add: (chunk: Buffer) => check.update(chunk) }, bytesSink] : [bytesSink];
+  // Every value taken from the bytes is a copy: once done, a reusable buffer can serve the next large body.
+  try {
+    const contentLength = await readBody(request, settings.maxBytes, declared, id, sinks);
 
-  let signature: Delivery['signature'] = 'none';
-  if (check && claim?.ok) {
-    const result = check.result();
-    if (!result.ok) {
-      throw new WebhookDeliveryError({
-        reason: 'signature-mismatch',
-        message: `${result.message} (HOOK-AUTH-HMAC)`,
-        hint: "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body",
-        deliveryId: id,
-      });
+    let signature: Delivery['signature'] = 'none';
+    if (check && claim?.ok) {
+      const result = check.result();
+      if (!result.ok) {
+        throw new WebhookDeliveryError({
+          reason: 'signature-mismatch',
+          message: `${result.message} (HOOK-AUTH-HMAC)`,
+          hint: "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body",
+          deliveryId: id,
+        });
+      }
+      signature = result.algorithm;
     }
-    signature = result.algorithm;
-  }
 
-  let text: string | undefined;
-  if (contentType === 'json') {
-    text = decodeUtf8(rawBody);
-    if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId: id });
-  } else {
-    text = formPayload(rawBody, id);
-  }
-  const kept = keepRawBody ? rawBody : undefined;
-  // Nothing holds the bytes now (unless the caller wants them): they can go while the text is parsed.
-  rawBody = undefined;
-  const payload = parseObject(text, contentType === 'json' ? 'the JSON body' : "the form's payload field", id);
-  text = undefined;
+    let rawBody: Buffer | undefined = bytesSink.bytes();
+    if (mode === 'check' && contentType === 'json') {
+      const payload = payloadForCheck(rawBody);
+      if (payload !== undefined) return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, payload, signature, checkOnly: true };
+      // Not a JSON object as the scan sees it: parsed below, for the refusal that says why.
+    }
+    let text: string | undefined;
+    if (contentType === 'json') {
+      text = decodeUtf8(rawBody);
+      if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId: id });
+    } else {
+      text = formPayload(rawBody.toString('latin1'), id);
+    }
+    const kept = mode === 'raw' ? rawBody : undefined;
+    // Nothing holds the bytes now (unless the caller wants them): they can go while the text is parsed.
+    rawBody = undefined;
+    const payload = parseObject(text, contentType === 'json' ? 'the JSON body' : "the form's payload field", id);
+    text = undefined;
 
-  return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, ...(kept ? { rawBody: kept } : {}), payload, signature };
+    return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, ...(kept ? { rawBody: kept } : {}), payload, signature };
+  } finally {
+    bytesSink.release();
+  }
 }
 
 export interface SendRefusalOptions {

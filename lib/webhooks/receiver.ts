@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expectFunction, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { readDeliveryPayload, sendRefusal, type Delivery } from './delivery.js';
+import { readDeliveryPayload, sendRefusal, type DeliveryPayload } from './delivery.js';
 import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
@@ -143,6 +143,29 @@ export class WebhookReceiver {
     return this.handlers.has(event) || this.handlers.has('*') || (action !== undefined && this.handlers.has(`${event}.${action}`));
   }
 
+  /**
+   * Whether a delivery of `event` needs no job: the jobs run here, on the in-process queue, and no handler is for the
+   * event (any action). Its payload is then only checked, never parsed, and only its GUID is recorded.
+   */
+  private needsNoJob(event: unknown): boolean {
+    if (!this.working || !(this.queue instanceof MemoryQueue) || typeof event !== 'string' || this.handlers.has('*')) return false;
+    for (const name of this.handlers.keys()) if (name === event || name.startsWith(`${event}.`)) return false;
+    return true;
+  }
+
+  /** Records a delivery that needs no job and answers it (200 done, or duplicate), as the queue would have. */
+  private recordOnly(delivery: DeliveryPayload, base: { id: string; event: string; action: string | undefined }, answer: (status: number, body: Record<string, unknown>, record: Omit<DeliveryRecord, 'status' | 'ms'>) => DeliveryRecord): DeliveryRecord {
+    let recorded;
+    try {
+      recorded = (this.queue as MemoryQueue).record(delivery.id);
+    } catch (error) {
+      this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+      return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+    }
+    if (!recorded.added) return answer(200, { status: 'duplicate', state: recorded.state, message: `delivery ${delivery.id} was received before (${recorded.state}); not run again` }, { ...base, outcome: 'duplicate' });
+    return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
+  }
+
   /** Handle `event` (every action) or `event.action`; `*` for every delivery. */
   on(event: string | readonly string[], handler: WebhookHandler): this {
     expectFunction('WebhookReceiver.on', 'handler', handler, 'a function (context) => …');
@@ -232,12 +255,13 @@ export class WebhookReceiver {
       for (const listener of this.deliveryListeners) listener(full);
       return full;
     };
-    let delivery: Omit<Delivery, 'rawBody'>;
+    let delivery: DeliveryPayload;
     const declared = Number(request.headers['content-length']);
     const large = !(declared <= LARGE_BODY_BYTES);
     try {
       if (large) await this.largeSlot();
-      delivery = await readDeliveryPayload(request, { secrets: this.secrets, allowSha1: this.allowSha1, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
+      const checkOnly = this.needsNoJob(request.headers['x-platform-event']);
+      delivery = await readDeliveryPayload(request, { secrets: this.secrets, allowSha1: this.allowSha1, checkOnly, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
     } catch (error) {
       if (error instanceof WebhookDeliveryError) {
         const id = request.headers['x-platform-delivery'];
@@ -257,18 +281,9 @@ export class WebhookReceiver {
     if (!check.ok) return answer(400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
     if (check.ghostSender) this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`);
     // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
-    // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises).
-    if (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action)) {
-      let recorded;
-      try {
-        recorded = this.queue.record(delivery.id);
-      } catch (error) {
-        this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
-        return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
-      }
-      if (!recorded.added) return answer(200, { status: 'duplicate', state: recorded.state, message: `delivery ${delivery.id} was received before (${recorded.state}); not run again` }, { ...base, outcome: 'duplicate' });
-      return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
-    }
+    // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises). A payload
+    // that was only checked (checkOnly) never goes further than this.
+    if (delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(delivery, base, answer);
     const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
     let added;
     try {
