@@ -56,3 +56,7 @@ export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, P
 export * as webhooks from './webhooks/index.js';
 export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, WebhookQueueError, deploymentProtection, deploymentStatusGate, loadHooksConfig, webhookEvents } from './webhooks/index.js';
 export type { ReceiverOptions, WebhookContext, WebhookHandler, JobQueue, WebhookJob, HooksConfig, ProtectionOptions, DeploymentProtectionRulePayload } from './webhooks/index.js';
+// Device login: the OAuth 2.0 device grant (Google's dialect and RFC 8628), tokens that refresh, where they are kept.
+export * as auth from './auth/index.js';
+export { deviceLogin, AuthSession, DeviceLoginError, resolveScopes, openTokenStore, saveLogin } from './auth/index.js';
+export type { DeviceCode, DeviceLoginOptions, DeviceLoginResult, TokenSet, StoredLogin, TokenStore } from './auth/index.js';

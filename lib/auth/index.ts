@@ -12,3 +12,5 @@ export { listMyChannels, type Channel } from './video.js';
 export { authHttpClient } from './transport.js';
 export type { TokenSet, ProfileKey, StoredLogin, StoreKind, TokenStore } from './store/types.js';
 export { verifySecurityEventToken, securityEventHandler, applySecurityEvent, jwksKeys, tokenIdentifier, droppingEvents, SecurityEventError, type SecurityEvent, type SecurityEventKeys, type SecurityEventHandlerOptions } from './security-events.js';
+export { openTokenStore, saveLogin, openStoreFor, deleteLogin, dropAccountLogins, listProfiles, findProfile, recordProfile, forgetProfile } from './store/index.js';
+export type { OpenTokenStoreOptions, OpenedTokenStore, ProfileIndexEntry, KvLike, AccountInfo, AccountRef } from './store/index.js';

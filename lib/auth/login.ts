@@ -2,6 +2,7 @@
  * The whole device login: discover the endpoints, ask for the codes, let the caller show them, poll until the person
  * decides (DEV-FLOW-*). Storing the tokens is the caller's (session.ts, the command).
  */
+import { expectArray, expectFunction, expectObject, expectString } from '../arguments.js';
 import type { HttpClient } from '../http/index.js';
 import { discoverEndpoints, type AuthEndpoints } from './discovery.js';
 import { requestDeviceCode, type DeviceCode, type QuotaBackoff } from './device.js';
@@ -34,6 +35,11 @@ export interface DeviceLoginResult {
 }
 
 export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceLoginResult> {
+  expectObject('deviceLogin', 'options', options);
+  expectString('deviceLogin', 'options.authUrl', options.authUrl, 'the authorization server\'s address');
+  expectString('deviceLogin', 'options.clientId', options.clientId);
+  expectArray('deviceLogin', 'options.scopes', options.scopes, 'the scopes, as resolveScopes returns them');
+  expectFunction('deviceLogin', 'options.onCode', options.onCode, 'a function that shows the code and the address');
   const http = options.http ?? authHttpClient();
   try {
     const endpoints = options.endpoints ?? await discoverEndpoints(http, options.authUrl, options.signal);

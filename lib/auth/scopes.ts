@@ -2,6 +2,7 @@
  * The device flow's scope allow-list (DEV-SCOPE-DEVICE-ALLOWED), checked before anything is sent: a scope the server
  * would refuse after the person has already typed the code is a wasted login.
  */
+import { expectArray } from '../arguments.js';
 import { UsageError } from '../errors.js';
 
 /** `{scope_base}` of the scope URIs: Google's, unless GANTRY_OAUTH_SCOPE_BASE or --scope-base says otherwise. */
@@ -35,6 +36,8 @@ export function checkScopeBase(raw: string, name = '--scope-base'): string {
  * allow-list is a usage error naming the allowed ones.
  */
 export function resolveScopes(requested: readonly string[], scopeBase = defaultScopeBase): string[] {
+  expectArray('resolveScopes', 'requested', requested, 'an array of scopes, e.g. [\'openid\', \'video.readonly\']');
+  if (requested.some((entry) => typeof entry !== 'string')) throw new UsageError('resolveScopes: every scope must be a string');
   const words = requested.flatMap((entry) => entry.split(/[\s,]+/)).filter((word) => word !== '');
   if (words.length === 0) throw new UsageError('no scope requested', { hint: `ask for one or more of: ${allowedScopes(scopeBase).join(' ')}` });
   const allowed = new Set(allowedScopes(scopeBase));

@@ -3,6 +3,7 @@
  * storing the new one (DEV-TL-REFRESH, DEV-AUTH-REFRESH-REUSE); concurrent callers share one refresh. `logout()`
  * revokes, then deletes — a revoke the server refuses keeps the tokens, so nothing still valid is forgotten.
  */
+import { expectObject } from '../arguments.js';
 import type { HttpClient } from '../http/index.js';
 import { registerSecret } from '../redact.js';
 import { DeviceLoginError } from './errors.js';
@@ -33,6 +34,9 @@ export class AuthSession {
   #refreshing: Promise<StoredLogin> | undefined;
 
   constructor(options: AuthSessionOptions) {
+    expectObject('AuthSession', 'options', options);
+    expectObject('AuthSession', 'options.store', options.store, 'a TokenStore (openTokenStore)');
+    expectObject('AuthSession', 'options.key', options.key, '{ authUrl, clientId, profile }');
     this.#options = options;
     this.#http = options.http ?? authHttpClient();
     this.#ownHttp = !options.http;
