@@ -3,7 +3,7 @@
  * deleting forgets it, and a security event (sessions revoked, token revoked, account disabled) drops every login of
  * the account it names.
  */
-import { expectObject } from '../../arguments.js';
+import { expectFunction, expectObject } from '../../arguments.js';
 import { UsageError } from '../../errors.js';
 import { getLogger } from '../../log.js';
 import { redact } from '../../redact.js';
@@ -15,6 +15,7 @@ import type { AccountRef, OpenTokenStoreOptions, ProfileIndexEntry, ProfileKey, 
 /** Writes the login to `store` and records in the index where it is. */
 export async function saveLogin(store: TokenStore, login: StoredLogin, options: ProfileIndexOptions = {}): Promise<ProfileIndexEntry> {
   expectObject('saveLogin', 'store', store, 'a TokenStore (openTokenStore)');
+  expectFunction('saveLogin', 'store.write', store.write, 'a TokenStore (openTokenStore)');
   expectObject('saveLogin', 'login', login, 'a StoredLogin: { authUrl, clientId, profile, tokens }');
   await store.write(login);
   return recordProfile(login, store, options);
