@@ -258,6 +258,12 @@ function bomLength(bytes: Buffer): number {
   return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
+/**
+ * From this size a body that is only checked (checkOnly) is scanned instead of parsed; below it JSON.parse, which
+ * builds a small graph quickly, is cheaper than the scan and the parse of the root object's members together.
+ */
+const CHECK_ONLY_BYTES = 256 * 1024;
+
 /** How large a member of the root object is parsed for the catalogue check; larger objects and arrays stand in. */
 const STAND_IN_BYTES = 16 * 1024;
 
@@ -428,7 +434,7 @@ export type DeliveryPayload = Omit<Delivery, 'rawBody'> & {
 /**
  * readDelivery for the receiver, which needs the payload and not the raw bytes once the signature is checked: the
  * body's buffer is let go before the payload is parsed, so a 25 MB delivery is not its bytes, its text and its
- * object graph at once. With `checkOnly` (no handler will read the payload) a JSON body is checked as JSON.parse
+ * object graph at once. With `checkOnly` (no handler will read the payload) a JSON body of 256 KiB or more is checked as JSON.parse
  * would read it, and its root object's members taken for the catalogue check, without parsing the rest.
  */
 export async function readDeliveryPayload(request: IncomingMessage, options: ReadDeliveryOptions & { checkOnly?: boolean }): Promise<DeliveryPayload> {
@@ -526,7 +532,7 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
     }
 
     let rawBody: Buffer | undefined = bytesSink.bytes();
-    if (mode === 'check' && contentType === 'json') {
+    if (mode === 'check' && contentType === 'json' && contentLength >= CHECK_ONLY_BYTES) {
       const payload = payloadForCheck(rawBody);
       if (payload !== undefined) return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, payload, signature, checkOnly: true };
       // Not a JSON object as the scan sees it: parsed below, for the refusal that says why.

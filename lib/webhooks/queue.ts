@@ -63,6 +63,13 @@ interface Entry {
 
 export class MemoryQueue implements JobQueue {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The entries in the order they were added (a re-added GUID again at the end; its earlier place then stale), for
+   * `forget`: walking the Map from its start each time would step over every slot its deletions left at the front
+   * (V8 compacts them only when the table fills) — ~13 µs a delivery at 10,000 remembered.
+   */
+  private order: Array<{ id: string; entry: Entry } | undefined> = [];
+  private orderHead = 0;
   private readonly waiting: string[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly controllers = new Set<AbortController>();
@@ -90,7 +97,9 @@ export class MemoryQueue implements JobQueue {
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     const attempts = existing?.outcome.attempts ?? 0;
     this.entries.delete(job.id);
-    this.entries.set(job.id, { job, outcome: { state: 'waiting', attempts }, waiters: existing?.waiters ?? [] });
+    const entry: Entry = { job, outcome: { state: 'waiting', attempts }, waiters: existing?.waiters ?? [] };
+    this.entries.set(job.id, entry);
+    this.order.push({ id: job.id, entry });
     this.forget();
     this.waiting.push(job.id);
     this.pump();
@@ -107,7 +116,9 @@ export class MemoryQueue implements JobQueue {
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     const outcome: JobOutcome = { state: 'done', attempts: (existing?.outcome.attempts ?? 0) + 1 };
     this.entries.delete(id);
-    this.entries.set(id, { job: undefined, outcome, waiters: [] });
+    const entry: Entry = { job: undefined, outcome, waiters: [] };
+    this.entries.set(id, entry);
+    this.order.push({ id, entry });
     this.forget();
     for (const waiter of existing?.waiters.splice(0) ?? []) waiter({ ...outcome });
     return { added: true };
@@ -149,11 +160,26 @@ export class MemoryQueue implements JobQueue {
     return this.waiting.length + this.running.size;
   }
 
+  /** The oldest finished GUIDs forgotten while more than `remember` are known; waiting and running ones stay. */
   private forget(): void {
     if (this.entries.size <= this.remember) return;
-    for (const [id, entry] of this.entries) {
-      if (this.entries.size <= this.remember) break;
-      if (entry.outcome.state === 'done' || entry.outcome.state === 'failed') this.entries.delete(id);
+    for (let at = this.orderHead; at < this.order.length && this.entries.size > this.remember; at += 1) {
+      const item = this.order[at];
+      if (item === undefined) continue;
+      if (this.entries.get(item.id) !== item.entry) {
+        this.order[at] = undefined; // added again since: its place is further on
+        continue;
+      }
+      const state = item.entry.outcome.state;
+      if (state === 'done' || state === 'failed') {
+        this.entries.delete(item.id);
+        this.order[at] = undefined;
+      }
+    }
+    while (this.orderHead < this.order.length && this.order[this.orderHead] === undefined) this.orderHead += 1;
+    if (this.orderHead >= 1024 && this.orderHead * 2 >= this.order.length) {
+      this.order = this.order.slice(this.orderHead);
+      this.orderHead = 0;
     }
   }
 
