@@ -35,6 +35,7 @@ interface DemoJson {
     'commit-status': { repository: string; sha: string; context: string; state: string; description: string; readBack: string; combined: string; seenByApp: string; violations: number };
     browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
     'protected-deploy': { environment: string; decision: string; state: string; deliveries: string[] };
+    login: { account: { email: string } | null; scope: string; channels: string[]; store: string };
   };
 }
 
@@ -44,7 +45,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
   it('runs every step against the embedded servers and says what it did, step by step', async () => {
     const run = await demo([]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    for (const step of ['[1/6] modules', '[2/6] secrets', '[3/6] gate', '[4/6] commit-status', '[5/6] protected-deploy', '[6/6] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    for (const step of ['[1/7] modules', '[2/7] secrets', '[3/7] gate', '[4/7] commit-status', '[5/7] protected-deploy', '[6/7] login', '[7/7] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
     assert.match(run.stdout, /verified 2 modules against/);
     assert.match(run.stdout, /read it back: .*matches what was written/);
     assert.match(run.stdout, /Page analysis gate PASSED/);
@@ -54,7 +55,10 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.match(run.stdout, /deployment_protection_rule\.requested 20[02]/);
     assert.match(run.stdout, /the app approved it; the comment the platform shows begins: \*\*Page analysis gate passed\*\*/);
     assert.match(run.stdout, /the deployment's state is now success/);
-    assert.match(run.stdout, /Demo finished: 6 of 6 steps succeeded\./);
+    assert.match(run.stdout, /the approval page said: Access granted/);
+    assert.match(run.stdout, /logged in as dev@gantry\.test; scopes: openid email https:\/\/www\.googleapis\.com\/auth\/video\.readonly/);
+    assert.match(run.stdout, /whoami: channel \S+ "Gantry Dev's channel"/);
+    assert.match(run.stdout, /Demo finished: 7 of 7 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
 
@@ -65,6 +69,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.deepEqual(result.failed, []);
     const { modules, secrets, gate, browser, 'commit-status': status, 'protected-deploy': deploy } = result.steps;
     assert.deepEqual([deploy.environment, deploy.decision, deploy.state], ['production', 'approved', 'success']);
+    assert.deepEqual([result.steps.login.account?.email, result.steps.login.channels.length, result.steps.login.store], ['dev@gantry.test', 1, 'file']);
     assert.ok(deploy.deliveries.some((d) => d.startsWith('deployment_protection_rule.requested')), deploy.deliveries.join(', '));
     assert.deepEqual(modules.modules.map((m) => [m.name, m.version]), [['network', '1.1.0'], ['bucket', '1.2.0']]);
     for (const pinned of modules.modules) assert.match(pinned.hash, /^h1:[A-Za-z0-9+/]{43}=$/);
