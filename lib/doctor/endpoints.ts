@@ -148,11 +148,38 @@ const platform: Endpoint = {
   },
 };
 
+const authorization: Endpoint = {
+  check: 'authorization server',
+  setting: 'GANTRY_AUTH_URL',
+  neededFor: 'gantry auth (device login)',
+  target: ({ env }) => env.GANTRY_AUTH_URL || undefined,
+  async probe(target, { timeoutMs, logger }) {
+    const { checkAuthUrl, discoverEndpoints } = await import('../auth/index.js');
+    let base: string;
+    try {
+      base = checkAuthUrl(target, 'GANTRY_AUTH_URL');
+    } catch (error) {
+      return { status: 'error', detail: (error as Error).message };
+    }
+    // The metadata only: no client id, no secret, no code requested.
+    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
+    try {
+      const found = await discoverEndpoints(http, base);
+      const from = found.source === 'defaults' ? 'no metadata; the spec\'s paths' : `from ${found.source}`;
+      return { status: 'ok', detail: `${base}: device endpoint ${redactUrl(found.deviceAuthorization)} (${from})` };
+    } catch (error) {
+      return failed(error, redactUrl(base));
+    } finally {
+      http.close();
+    }
+  },
+};
+
 /**
- * Every endpoint doctor knows, in the order it lists them. The OAuth and storage endpoints join this list
- * when their areas exist: a name, the setting, what needs it, and a probe through the area's client.
+ * Every endpoint doctor knows, in the order it lists them. The storage endpoint joins this list when its area exists:
+ * a name, the setting, what needs it, and a probe through the area's client.
  */
-const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform];
+const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform, authorization];
 
 /** One check per endpoint: probed in parallel when configured, "not configured" otherwise (which is no failure). */
 export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {

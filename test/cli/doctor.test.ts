@@ -204,6 +204,24 @@ describe('gantry doctor (built, in its own process)', function () {
       assert.match(row(flag, 'module registry'), /\bok\b/);
     });
 
+    it('GANTRY_AUTH_URL: the authorization server\'s metadata read without the client id or secret; refused when plain http to a remote host', async () => {
+      const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
+      const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0, devicePath: '/oauth2/device' });
+      try {
+        const secret = 'canary-oauth-client-secret-doctor';
+        const run = await doctor([], { PATH: everything, GANTRY_AUTH_URL: oauth.url, GANTRY_OAUTH_CLIENT_ID: 'some-client', GANTRY_OAUTH_CLIENT_SECRET: secret });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(row(run, 'authorization server'), new RegExp(`\\bok\\s+${oauth.url}: device endpoint ${oauth.url}/oauth2/device \\(from openid-configuration\\)`));
+        assert.deepEqual(oauth.requestLog().map((entry) => entry.path), ['/.well-known/openid-configuration'], 'only the metadata was asked for');
+        assert.ok(!(run.stdout + run.stderr).includes(secret));
+      } finally {
+        await oauth.stop();
+      }
+      const remote = await doctor([], { PATH: everything, GANTRY_AUTH_URL: 'http://auth.example.com' });
+      assert.equal(remote.code, 1);
+      assert.match(row(remote, 'authorization server'), /\berror\s+GANTRY_AUTH_URL must be https/);
+    });
+
     it('SECRETS_ADDR at a closed port: unreachable, exit 1, the fix names SECRETS_ADDR', async () => {
       const port = await closedPort();
       const run = await doctor([], { PATH: everything, SECRETS_ADDR: `http://127.0.0.1:${port}` });
