@@ -254,7 +254,8 @@ const writeBatchBytes = 1024 * 1024;
 /**
  * Writes a member's content to an open file: each chunk goes through `take` (the byte cap, the digest) as it arrives;
  * one write is in flight at a time and what arrives meanwhile goes out in one writev, so a member never holds more
- * than about `writeBatchBytes`. A short write is continued; an error or a refusal stops the member and rejects.
+ * than about `writeBatchBytes`. A short write is continued; an error or a refusal stops the member and rejects once
+ * no write is in flight.
  */
 function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -263,18 +264,23 @@ function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error 
     let writing = false;
     let ended = false;
     let failed = false;
+    let failure: unknown;
     let paused = false;
+    // The caller closes the file once this settles: never while a write is in flight, which could otherwise land in
+    // whatever file reuses the descriptor's number.
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
+      failure = error;
       content.off('data', onData);
       content.destroy();
-      reject(error);
+      if (!writing) reject(error);
     };
     const write = (chunks: Buffer[], bytes: number) => {
       writing = true;
       writev(fd, chunks, null, (error, written) => {
         writing = false;
+        if (failed) return reject(failure);
         if (error) return fail(error);
         if (written < bytes) return write(rest(chunks, written), bytes - written);
         flush();
