@@ -23,6 +23,17 @@ interface LoginFlags extends ServerFlags {
 }
 
 const auth = () => import('../auth/index.js');
+
+/**
+ * A setting from the environment, else from the Pulumi configuration a Pulumi program passes to what it runs
+ * (`PULUMI_CONFIG`; `pulumi config set --secret gantry:oauthClientSecret …`), as every setting's order is.
+ */
+async function fromEnvOrPulumi(env: NodeJS.ProcessEnv, variable: string, pulumiKey: string): Promise<string | undefined> {
+  if (env[variable]) return env[variable];
+  if (!env.PULUMI_CONFIG) return undefined;
+  const { pulumiConfigFromEnvironment } = await import('../secrets/config.js');
+  return pulumiConfigFromEnvironment(env)?.(pulumiKey) || undefined;
+}
 const stores = () => import('../auth/store/index.js');
 
 function profileName(flags: ServerFlags, env: NodeJS.ProcessEnv): string {
@@ -43,15 +54,15 @@ async function clientSecret(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise
     if (secret === '' || /\s/.test(secret)) throw usage(`--client-secret-file ${flags.clientSecretFile} must hold the client secret alone, on one line`);
     return secret;
   }
-  return env.GANTRY_OAUTH_CLIENT_SECRET?.trim() || undefined;
+  return (await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_SECRET', 'gantry:oauthClientSecret'))?.trim() || undefined;
 }
 
 /** The key a login is kept under: explicit flags or environment, else the one stored login of that profile. */
 async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<ProfileKey> {
   const { checkAuthUrl } = await auth();
   const profile = profileName(flags, env);
-  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
-  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
+  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
   if (rawUrl && clientId) return { authUrl: checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL'), clientId, profile };
   const { listProfiles } = await stores();
   const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
@@ -128,10 +139,10 @@ function interruptible(): { signal: AbortSignal; dispose(): void; interrupted():
 export async function loginAction(flags: LoginFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { json } = context.globals(command);
   const lib = await auth();
-  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
+  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
   if (!rawUrl) throw usage('no authorization server: pass --auth-url or set GANTRY_AUTH_URL', '`gantry dev` serves one locally and prints GANTRY_AUTH_URL');
   const authUrl = lib.checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL');
-  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
   if (!clientId) throw usage('no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID', 'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one');
   const secret = await clientSecret(flags, env);
   const profile = profileName(flags, env);
@@ -209,9 +220,9 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   const { listProfiles, openTokenStore } = await stores();
   const { checkAuthUrl } = await auth();
   const profile = profileName(flags, env);
-  const rawUrl = flags.authUrl ?? (env.GANTRY_AUTH_URL || undefined);
+  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
   const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
-  const clientId = flags.clientId ?? (env.GANTRY_OAUTH_CLIENT_ID || undefined);
+  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
   const entries = (await listProfiles()).filter((e) => flags.all || (e.profile === profile && (!authUrl || e.authUrl === authUrl) && (!clientId || e.clientId === clientId)));
   const rows = [];
   for (const entry of entries) {

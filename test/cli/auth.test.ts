@@ -138,6 +138,16 @@ describe('gantry auth (the command)', function () {
     assert.equal(server.requestLog().length, before, 'nothing reached the server');
   });
 
+  it('DEV-CLIENT-CREDENTIALS: the client id and secret come from the Pulumi configuration a program passes on (PULUMI_CONFIG) when no flag or variable gives them', async () => {
+    const pulumiEnv = env({ GANTRY_OAUTH_CLIENT_ID: '', GANTRY_OAUTH_CLIENT_SECRET: '', PULUMI_CONFIG: JSON.stringify({ 'gantry:oauthClientId': client.id, 'gantry:oauthClientSecret': client.secret }) });
+    const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--profile', 'pulumi'], { env: pulumiEnv, onStderrLine: approveShown('allow') });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { clientId: string }).clientId, client.id);
+    const noClient = await gantry(['auth', 'login', '--store', 'file'], { env: env({ GANTRY_OAUTH_CLIENT_ID: '' }) });
+    assert.equal(noClient.code, 2);
+    assert.match(noClient.stderr, /no client id/);
+  });
+
   it('DEV-ST-DENIED: a denied login exits 1 with its reason, and keeps nothing', async () => {
     const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--profile', 'denied'], { onStderrLine: approveShown('deny') });
     assert.equal(run.code, 1);
