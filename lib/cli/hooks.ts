@@ -209,8 +209,16 @@ ${SECRET_HELP}`)
         context.out.line(text);
       };
       process.once('exit', flushLines);
+      // The time as text once per millisecond, not once per delivery: under load several share one.
+      let stampMs = 0;
+      let stamp = '';
       receiver.onDelivery((record) => {
-        const line = { at: new Date().toISOString(), event: record.event, action: record.action, delivery: record.id, status: record.status, outcome: record.outcome, ms: record.ms };
+        const now = Date.now();
+        if (now !== stampMs) {
+          stampMs = now;
+          stamp = new Date(now).toISOString();
+        }
+        const line = { at: stamp, event: record.event, action: record.action, delivery: record.id, status: record.status, outcome: record.outcome, ms: record.ms };
         if (pendingLines.length === 0) setImmediate(flushLines);
         pendingLines.push(json ? JSON.stringify(line) : `${line.at} ${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.id ?? '-'} ${record.status} ${record.outcome} ${record.ms}ms`);
       });

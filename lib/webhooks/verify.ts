@@ -104,9 +104,12 @@ function headerValues(headers: object, name: string): unknown[] {
     return value === null || value === undefined ? [] : [value];
   }
   const values: unknown[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name || value === undefined) continue;
-    if (Array.isArray(value)) values.push(...value);
+  // for…in over own keys, not Object.entries: no array of pairs made per header per delivery.
+  for (const key in headers) {
+    if (!Object.prototype.hasOwnProperty.call(headers, key) || key.toLowerCase() !== name) continue;
+    const value: unknown = (headers as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) values.push(...(value as unknown[]));
     else values.push(value);
   }
   return values;
