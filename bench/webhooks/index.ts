@@ -57,8 +57,8 @@
 // The receiver's VmRSS is sampled from /proc/<pid>/status every 20 ms until every delivery is answered and 1 s
 // after; the peak is the larger of the sampled maximum and the kernel's VmHWM (the high-water mark, which a sample
 // can miss). Every answer is counted by status, and how many came within the platform's 10 s. Gantry's goal: peak
-// under 256 MB, every delivery handled (200), and flat: a fresh Gantry given only 5 at once (one more than its 4
-// large-body slots) should peak as high as with 20 (`growth`, the ratio of the two peaks above baseline, ≈ 1).
+// under 256 MB, every delivery handled (200), and flat: a fresh Gantry given only 5 at once (more than its one
+// large-body slot) should peak as high as with 20 (`growth`, the ratio of the two peaks above baseline, ≈ 1).
 // Octokit (which buffers everything, and answers 202 for what its handlers have not finished in 9 s) is measured
 // the same way for comparison.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
