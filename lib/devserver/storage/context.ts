@@ -1,0 +1,70 @@
+// What a route handler gets, and the checks shared by handlers (If-Match, numbers, booleans in the query).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Faults } from './faults.js';
+import { badRequest, StorageFailure, type Reply } from './http.js';
+import type { Model } from './model.js';
+import type { FileRecord } from './store.js';
+
+export interface SessionStats {
+  bytesReceived: number;
+  requests: number;
+  completed: boolean;
+}
+
+export interface Stats {
+  requests: number;
+  sessions: Record<string, SessionStats>;
+}
+
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  pathname: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  origin: string;
+  model: Model;
+  faults: Faults;
+  stats: Stats;
+  sessionTtlMs: number;
+}
+
+/** A reply, or undefined when the handler wrote the response itself (a download). */
+export type Handler = (ctx: Ctx) => Promise<Reply | undefined>;
+
+/** 412 conditionNotMet when `If-Match` is given and does not match the file's etag (`*` matches any). */
+export function checkIfMatch(ctx: Ctx, file: FileRecord): void {
+  const header = ctx.req.headers['if-match'];
+  if (header === undefined) return;
+  const wanted = header.split(',').map((s) => s.trim());
+  if (wanted.includes('*') || wanted.includes(ctx.model.etag(file))) return;
+  throw new StorageFailure(412, 'conditionNotMet', 'Precondition Failed', 'If-Match', 'header');
+}
+
+export function queryBool(ctx: Ctx, name: string, fallback = false): boolean {
+  const v = ctx.query.get(name);
+  if (v === null) return fallback;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw badRequest(`Invalid value '${v}'. Values must match the following regular expression: '(true|false)'`, name);
+}
+
+export function queryInt(ctx: Ctx, name: string, fallback: number, min: number, max: number): number {
+  const v = ctx.query.get(name);
+  if (v === null) return fallback;
+  const n = Number(v);
+  if (!/^-?\d+$/.test(v) || n < min || n > max) throw badRequest(`Invalid value '${v}'. Values must be within the range: [${min}, ${max}]`, name);
+  return n;
+}
+
+/** Opaque page tokens: the offset into the listing, base64url-encoded with a marker. */
+export function pageOffset(ctx: Ctx): number {
+  const token = ctx.query.get('pageToken');
+  if (token === null || token === '') return 0;
+  const m = /^p(\d+)$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  if (!m) throw badRequest('Invalid Value', 'pageToken');
+  return Number(m[1]);
+}
+
+export const pageToken = (offset: number) => Buffer.from(`p${offset}`).toString('base64url');

@@ -1,0 +1,152 @@
+// files.*: insert (metadata), get (metadata or `alt=media`), list, patch, update, copy, delete, trash, untrash,
+// emptyTrash, touch, generateIds, generateCseToken (STO-FILES-*).
+import { copyFile } from 'node:fs/promises';
+import { commitContent, sendContent } from './content.js';
+import { checkIfMatch, pageOffset, pageToken, queryBool, queryInt, type Ctx, type Handler } from './context.js';
+import { badRequest, readJson, StorageFailure } from './http.js';
+import { parseQuery } from './query.js';
+import { fileJson } from './represent.js';
+import { FOLDER_MIME, newId } from './store.js';
+
+const json = (ctx: Ctx, status: number, body: unknown) => ({ status, body });
+
+export const insert: Handler = async (ctx) => {
+  const body = await readJson(ctx.req);
+  const file = ctx.model.create(body, { mimeType: 'application/octet-stream' }, typeof body.id === 'string' ? body.id : undefined);
+  ctx.model.data.files[file.id] = file;
+  ctx.model.logChange(file.id, false);
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const get: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  if (queryBool(ctx, 'updateViewedDate')) {
+    file.lastViewedByMeDate = ctx.model.now();
+    ctx.model.changed(file, false);
+  }
+  const alt = ctx.query.get('alt') ?? 'json';
+  if (alt === 'media') {
+    if (file.mimeType === FOLDER_MIME) throw new StorageFailure(403, 'fileNotDownloadable', 'Only files with binary content can be downloaded', 'alt');
+    const revision = ctx.query.get('revisionId') ?? file.headRevisionId;
+    if (revision !== undefined && !(ctx.model.data.revisions[file.id] ?? []).some((r) => r.id === revision)) throw new StorageFailure(404, 'notFound', `Revision not found: ${revision}`, 'revisionId');
+    await sendContent(ctx.req, ctx.res, ctx.model, file, revision, ctx.faults.cut('download'));
+    return undefined;
+  }
+  if (alt !== 'json') throw badRequest(`Invalid value '${alt}'. Values must match the following regular expression: '(json|media)'`, 'alt');
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const list: Handler = async (ctx) => {
+  const max = queryInt(ctx, 'maxResults', 100, 0, 1000);
+  const offset = pageOffset(ctx);
+  const predicate = parseQuery(ctx.query.get('q'), (id) => ctx.model.resolveId(id));
+  const all = Object.values(ctx.model.data.files)
+    .filter((f) => f.id !== ctx.model.data.rootId && predicate(f, f.labels.trashed))
+    .sort((a, b) => a.seq - b.seq);
+  const page = all.slice(offset, offset + (max === 0 ? 100 : max));
+  const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
+  const self = `${ctx.origin}/storage/v2/files`;
+  const nextLink = next ? `${self}?${new URLSearchParams([...[...ctx.query].filter(([k]) => k !== 'pageToken'), ['pageToken', next]])}` : undefined;
+  return json(ctx, 200, {
+    kind: 'storage#fileList',
+    etag: `"${ctx.model.data.largestChangeId}"`,
+    selfLink: self,
+    incompleteSearch: false,
+    ...(next ? { nextPageToken: next, nextLink } : {}),
+    items: page.map((f) => fileJson(ctx.model, f, ctx.origin)),
+  });
+};
+
+/** patch and update without content: the body's writable fields applied; addParents/removeParents honoured. */
+export const patch: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  checkIfMatch(ctx, file);
+  const body = await readJson(ctx.req);
+  ctx.model.applyMetadata(file, body);
+  const add = (ctx.query.get('addParents') ?? '').split(',').filter(Boolean);
+  const remove = new Set((ctx.query.get('removeParents') ?? '').split(',').filter(Boolean).map((id) => ctx.model.resolveId(id)));
+  if (add.length > 0 || remove.size > 0) {
+    const added = add.map((id) => ctx.model.file(id, 'addParents').id);
+    file.parents = [...new Set([...file.parents.filter((p) => !remove.has(p)), ...added])];
+  }
+  const labels = body.labels as { trashed?: unknown } | undefined;
+  if (labels && typeof labels.trashed === 'boolean' && labels.trashed !== file.explicitlyTrashed) {
+    if (labels.trashed) ctx.model.trash(file);
+    else ctx.model.untrash(file);
+  }
+  const touch = queryBool(ctx, 'setModifiedDate') && typeof body.modifiedDate === 'string' ? body.modifiedDate : undefined;
+  ctx.model.changed(file, queryBool(ctx, 'updateModifiedDate', true) || touch === undefined);
+  if (touch !== undefined) {
+    if (Number.isNaN(Date.parse(touch))) throw badRequest('Invalid value for modifiedDate', 'modifiedDate');
+    file.modifiedDate = new Date(touch).toISOString();
+  }
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const copy: Handler = async (ctx) => {
+  const source = ctx.model.file(ctx.params.fileId!);
+  if (source.mimeType === FOLDER_MIME) throw new StorageFailure(403, 'cannotCopyFile', 'Folders cannot be copied', 'fileId');
+  const body = await readJson(ctx.req);
+  const file = ctx.model.create({ parents: source.parents.map((id) => ({ id })), description: source.description, ...body }, { mimeType: source.mimeType, title: `Copy of ${source.title}` }, typeof body.id === 'string' ? body.id : undefined);
+  file.properties = [...source.properties, ...file.properties.filter((p) => !source.properties.some((q) => q.key === p.key && q.visibility === p.visibility))];
+  if (source.headRevisionId) {
+    const temp = ctx.model.store.uploadPath(`copy-${newId(12)}`);
+    await copyFile(ctx.model.store.contentPath(source.headRevisionId), temp);
+    ctx.model.data.files[file.id] = file;
+    await commitContent(ctx.model, file, temp, file.mimeType);
+  } else {
+    ctx.model.data.files[file.id] = file;
+    ctx.model.logChange(file.id, false);
+  }
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const remove: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  checkIfMatch(ctx, file);
+  for (const blob of ctx.model.remove(file)) await ctx.model.store.removeContent(blob);
+  return { status: 204 };
+};
+
+export const trash: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  checkIfMatch(ctx, file);
+  ctx.model.trash(file);
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const untrash: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  checkIfMatch(ctx, file);
+  ctx.model.untrash(file);
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const emptyTrash: Handler = async (ctx) => {
+  for (const file of Object.values(ctx.model.data.files)) {
+    if (!file.explicitlyTrashed || !ctx.model.data.files[file.id]) continue;
+    for (const blob of ctx.model.remove(file)) await ctx.model.store.removeContent(blob);
+  }
+  return { status: 204 };
+};
+
+export const touch: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  checkIfMatch(ctx, file);
+  ctx.model.changed(file);
+  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+};
+
+export const generateIds: Handler = async (ctx) => {
+  const count = queryInt(ctx, 'maxResults', 10, 1, 1000);
+  const space = ctx.query.get('space') ?? 'drive';
+  if (space !== 'drive' && space !== 'appDataFolder') throw badRequest(`Invalid value '${space}'`, 'space');
+  return json(ctx, 200, { kind: 'storage#generatedIds', space, ids: Array.from({ length: count }, () => newId()) });
+};
+
+export const generateCseToken: Handler = async (ctx) => {
+  const fileId = ctx.query.get('fileId') ?? newId();
+  if (ctx.query.get('fileId') !== null) ctx.model.file(fileId);
+  const jwt = [{ alg: 'none', typ: 'JWT' }, { fileId, aud: 'kacls', iat: Math.floor(Date.now() / 1000) }].map((p) => Buffer.from(JSON.stringify(p)).toString('base64url')).join('.') + '.';
+  return json(ctx, 200, { kind: 'storage#generateCseTokenResponse', fileId, jwt, currentKaclsId: 'kacls-dev', currentKaclsName: 'Gantry dev KACLS' });
+};

@@ -1,0 +1,86 @@
+// Drive v2's error shape and small node:http helpers of the embedded storage server: JSON bodies in (with a limit),
+// JSON out, `{error: {code, message, errors: [{domain, reason, message, location?, locationType?}]}}` for failures.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A failure answered in Drive's error shape. */
+export class StorageFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly location?: string,
+    readonly locationType: 'parameter' | 'header' | 'other' = 'parameter',
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (fileId: string, what = 'File', location = 'fileId') => new StorageFailure(404, 'notFound', `${what} not found: ${fileId}`, location);
+export const badRequest = (message: string, location?: string, reason = 'invalid') => new StorageFailure(400, reason, message, location);
+export const required = (location: string) => new StorageFailure(400, 'required', 'Required', location);
+
+export function errorBody(failure: StorageFailure): unknown {
+  const item: Record<string, string> = { domain: failure.reason === 'userRateLimitExceeded' ? 'usageLimits' : 'global', reason: failure.reason, message: failure.message };
+  if (failure.location) {
+    item.locationType = failure.locationType;
+    item.location = failure.location;
+  }
+  return { error: { code: failure.status, message: failure.message, errors: [item] } };
+}
+
+export function failureReply(failure: StorageFailure): Reply {
+  return { status: failure.status, body: errorBody(failure), headers: failure.headers };
+}
+
+/** The JSON metadata bodies are small: 5 MiB is Drive's simple-upload limit and far above any metadata. */
+export const MAX_JSON = 1024 * 1024;
+
+export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${limit} bytes`, undefined, 'other');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${limit} bytes`, undefined, 'other');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function parseJsonObject(raw: Buffer | string): Record<string, unknown> {
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new StorageFailure(400, 'parseError', 'Parse Error', undefined, 'other');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new StorageFailure(400, 'parseError', 'The body must be a JSON object', undefined, 'other');
+  return value as Record<string, unknown>;
+}
+
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  return parseJsonObject(await readRaw(req, MAX_JSON));
+}
+
+export function send(res: ServerResponse, method: string, reply: Reply): void {
+  const headers: Record<string, string> = { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate', ...(reply.headers ?? {}) };
+  if (reply.body === undefined) {
+    if (reply.status !== 204 && reply.status !== 304 && reply.status !== 308 && headers['content-length'] === undefined) headers['content-length'] = '0';
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(reply.body, null, 1);
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(method === 'HEAD' ? undefined : text);
+}

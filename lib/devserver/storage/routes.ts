@@ -1,0 +1,66 @@
+// The route table of the storage API (STO-BASE-PREFIX, AMB-23, AMB-24): templates are matched in order, so the
+// literal paths `files/trash`, `files/generateIds` and `files/generateCseToken` come before `files/{fileId}`.
+import type { Handler } from './context.js';
+import * as files from './files.js';
+import { upload } from './uploads.js';
+
+export interface Route {
+  method: string;
+  template: string;
+  name: string;
+  handler: Handler;
+}
+
+const F = '/storage/v2/files';
+export const ROUTES: Route[] = [
+  { method: 'GET', template: F, name: 'files.list', handler: files.list },
+  { method: 'POST', template: F, name: 'files.insert', handler: files.insert },
+  { method: 'DELETE', template: `${F}/trash`, name: 'files.emptyTrash', handler: files.emptyTrash },
+  { method: 'GET', template: `${F}/generateIds`, name: 'files.generateIds', handler: files.generateIds },
+  { method: 'GET', template: `${F}/generateCseToken`, name: 'files.generateCseToken', handler: files.generateCseToken },
+  { method: 'GET', template: `${F}/{fileId}`, name: 'files.get', handler: files.get },
+  { method: 'PATCH', template: `${F}/{fileId}`, name: 'files.patch', handler: files.patch },
+  { method: 'PUT', template: `${F}/{fileId}`, name: 'files.update', handler: files.patch },
+  { method: 'DELETE', template: `${F}/{fileId}`, name: 'files.delete', handler: files.remove },
+  { method: 'POST', template: `${F}/{fileId}/copy`, name: 'files.copy', handler: files.copy },
+  { method: 'POST', template: `${F}/{fileId}/trash`, name: 'files.trash', handler: files.trash },
+  { method: 'POST', template: `${F}/{fileId}/untrash`, name: 'files.untrash', handler: files.untrash },
+  { method: 'POST', template: `${F}/{fileId}/touch`, name: 'files.touch', handler: files.touch },
+  { method: 'POST', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },
+  { method: 'PUT', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },
+  { method: 'PUT', template: '/upload/storage/v2/files/{fileId}', name: 'files.update', handler: upload },
+  { method: 'POST', template: '/upload/storage/v2/files/{fileId}', name: 'files.update', handler: upload },
+];
+
+function match(template: string, pathname: string): Record<string, string> | undefined {
+  const want = template.split('/');
+  const got = pathname.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    if (w.startsWith('{')) {
+      if (got[i] === '') return undefined;
+      let value: string;
+      try {
+        value = decodeURIComponent(got[i]!);
+      } catch {
+        return undefined;
+      }
+      params[w.slice(1, -1)] = value;
+    } else if (w !== got[i]) return undefined;
+  }
+  return params;
+}
+
+/** The first route whose template and method match; `allowed` lists the methods of a path matched by template only. */
+export function route(method: string, pathname: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
+  const allowed: string[] = [];
+  for (const r of ROUTES) {
+    const params = match(r.template, pathname);
+    if (!params) continue;
+    if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r, params };
+    allowed.push(r.method);
+  }
+  return { allowed };
+}

@@ -1,0 +1,132 @@
+// The embedded storage server: Google Drive API v2 with `drive` renamed `storage` (spec §A, STO-*), node:http only,
+// persisted to a folder, with fault injection and `/_gantry/` admin endpoints for tests. It shares no code with a
+// storage client: a second, independent reading of the spec and of Drive v2's documentation.
+import { randomBytes } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { adminRequest } from './admin.js';
+import type { Ctx, Stats } from './context.js';
+import { Faults, type StorageFault } from './faults.js';
+import { failureReply, send, StorageFailure } from './http.js';
+import { Model } from './model.js';
+import { resolveOptions, type StorageServerOptions } from './options.js';
+import { applyFields, parseFields } from './query.js';
+import { expireSession } from './resumable.js';
+import { route } from './routes.js';
+import { Store } from './store.js';
+
+export interface StorageServer {
+  name: 'storage';
+  url: string;
+  /** The bearer tokens accepted. */
+  tokens: string[];
+  credentials: Record<string, string>;
+  env?: Record<string, string>;
+  dir: string;
+  stop(): Promise<void>;
+  setFaults(faults: StorageFault[]): void;
+  addFaults(faults: StorageFault[]): void;
+  faults(): StorageFault[];
+  stats(): Stats;
+  /** Makes a resumable session unknown from now on (its next request gets 404). */
+  expireSession(id: string): boolean;
+}
+
+export async function startStorageServer(options: StorageServerOptions): Promise<StorageServer> {
+  const resolved = resolveOptions(options);
+  const store = await Store.open(resolved.dir, () => new Date().toISOString());
+  const model = new Model(store);
+  const faults = new Faults();
+  faults.set(resolved.faults);
+  const stats: Stats = { requests: 0, sessions: {} };
+  const tokens = new Set(resolved.tokens);
+  const log = resolved.log;
+  let origin = '';
+
+  const authorized = (req: IncomingMessage, url: URL): boolean => {
+    const header = req.headers.authorization;
+    const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    const token = m?.[1] ?? url.searchParams.get('access_token') ?? undefined;
+    return token !== undefined && tokens.has(token);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://storage.invalid');
+    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => expireSession({ model }, id), sessions: () => model.data.sessions });
+    stats.requests++;
+    let status = 0;
+    try {
+      if (!authorized(req, url)) {
+        throw new StorageFailure(401, 'authError', 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' });
+      }
+      if (faults.overQuota(Date.now())) throw new StorageFailure(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', undefined, 'other');
+      const injected = faults.status(method, url.pathname);
+      if (injected !== undefined) throw new StorageFailure(injected, injected >= 500 ? 'backendError' : 'injected', injected >= 500 ? 'Backend Error' : 'Injected fault', undefined, 'other', { connection: 'close' });
+      const found = route(method, url.pathname);
+      if (!('route' in found)) {
+        if (found.allowed.length > 0) throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other', { allow: found.allowed.join(', ') });
+        throw new StorageFailure(404, 'notFound', 'Not Found', undefined, 'other');
+      }
+      const mask = parseFields(url.searchParams.get('fields'));
+      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs };
+      const reply = await found.route.handler(ctx);
+      if (method !== 'GET' && method !== 'HEAD') await store.save();
+      if (!reply) {
+        status = res.statusCode;
+        return;
+      }
+      status = reply.status;
+      const body = reply.status < 300 && reply.body !== undefined ? applyFields(reply.body, mask) : reply.body;
+      send(res, method, { ...reply, body });
+    } catch (error) {
+      if (!(error instanceof StorageFailure)) throw error;
+      status = error.status;
+      if (res.headersSent) return void res.destroy();
+      send(res, method, failureReply(error));
+    } finally {
+      log(`${method} ${url.pathname} ${status}`);
+    }
+  };
+
+  const listener = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`error: ${req.method} ${(req.url ?? '').split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) send(res, req.method ?? 'GET', failureReply(new StorageFailure(500, 'backendError', 'Backend Error', undefined, 'other')));
+      else res.destroy();
+    });
+  });
+  listener.keepAliveTimeout = 5_000;
+  listener.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(resolved.port, resolved.host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const address = listener.address() as AddressInfo;
+  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  log(`storage API listening on ${origin}`);
+  return {
+    name: 'storage',
+    url: origin,
+    tokens: [...tokens],
+    credentials: { token: [...tokens][0]! },
+    dir: resolved.dir,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeAllConnections();
+      });
+      await store.save();
+    },
+    setFaults: (list) => faults.set(list),
+    addFaults: (list) => faults.add(list),
+    faults: () => faults.current(),
+    stats: () => structuredClone(stats),
+    expireSession: (id) => expireSession({ model }, id),
+  };
+}
+
+export const randomToken = () => `ya29.${randomBytes(24).toString('base64url')}`;

@@ -1,0 +1,156 @@
+// The storage server's state, persisted to a folder: `state.json` (every file's metadata, revisions, permissions,
+// the change log and the upload sessions) written to a temp name and renamed, and content as files under `content/`
+// (one per revision) and `uploads/` (one per resumable session, appended to as chunks arrive).
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const FOLDER_MIME = 'application/vnd.google-apps.folder';
+
+export interface Labels {
+  starred: boolean;
+  hidden: boolean;
+  trashed: boolean;
+  restricted: boolean;
+  viewed: boolean;
+}
+
+export interface FileRecord {
+  id: string;
+  title: string;
+  mimeType: string;
+  description?: string;
+  parents: string[];
+  labels: Labels;
+  /** Trashed itself (not only through a trashed folder above it). */
+  explicitlyTrashed: boolean;
+  createdDate: string;
+  modifiedDate: string;
+  lastViewedByMeDate?: string;
+  /** Bumped on every change; the etag derives from it. */
+  version: number;
+  headRevisionId?: string;
+  md5Checksum?: string;
+  fileSize?: number;
+  originalFilename?: string;
+  properties: { key: string; value: string; visibility: 'PUBLIC' | 'PRIVATE' }[];
+  /** Insertion order, the list's default order. */
+  seq: number;
+}
+
+export interface RevisionRecord {
+  id: string;
+  mimeType: string;
+  md5Checksum: string;
+  fileSize: number;
+  modifiedDate: string;
+  pinned: boolean;
+  originalFilename?: string;
+}
+
+export interface PermissionRecord {
+  id: string;
+  type: 'user' | 'group' | 'domain' | 'anyone';
+  role: 'owner' | 'organizer' | 'fileOrganizer' | 'writer' | 'commenter' | 'reader';
+  emailAddress?: string;
+  domain?: string;
+  withLink?: boolean;
+}
+
+export interface ChangeRecord {
+  id: number;
+  fileId: string;
+  deleted: boolean;
+  modificationDate: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  /** Set for an update (PUT /upload/storage/v2/files/{fileId}). */
+  fileId?: string;
+  metadata: Record<string, unknown>;
+  contentType: string;
+  /** Unknown (`*`) until a chunk states it or the header gave it. */
+  total?: number;
+  received: number;
+  createdAt: number;
+  expiresAt: number;
+  query: Record<string, string>;
+}
+
+export interface StateData {
+  rootId: string;
+  seq: number;
+  files: Record<string, FileRecord>;
+  revisions: Record<string, RevisionRecord[]>;
+  permissions: Record<string, PermissionRecord[]>;
+  changes: ChangeRecord[];
+  largestChangeId: number;
+  sessions: Record<string, SessionRecord>;
+}
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** A Drive-looking id: 33 characters of [A-Za-z0-9_-] starting with `1`. */
+export function newId(length = 33): string {
+  const bytes = randomBytes(length);
+  let id = '1';
+  for (let i = 1; i < length; i++) id += ID_ALPHABET[bytes[i]! & 63];
+  return id;
+}
+
+export class Store {
+  data: StateData;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(readonly dir: string, data: StateData) {
+    this.data = data;
+  }
+
+  static async open(dir: string, now: () => string): Promise<Store> {
+    await mkdir(path.join(dir, 'content'), { recursive: true });
+    await mkdir(path.join(dir, 'uploads'), { recursive: true });
+    let data: StateData | undefined;
+    try {
+      data = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as StateData;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (!data) {
+      const rootId = '0A' + newId(17).slice(1);
+      const at = now();
+      data = { rootId, seq: 1, files: {}, revisions: {}, permissions: {}, changes: [], largestChangeId: 0, sessions: {} };
+      data.files[rootId] = {
+        id: rootId, title: 'My Drive', mimeType: FOLDER_MIME, parents: [], labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
+        explicitlyTrashed: false, createdDate: at, modifiedDate: at, version: 1, properties: [], seq: 0,
+      };
+    }
+    const store = new Store(dir, data);
+    await store.save();
+    return store;
+  }
+
+  contentPath(revisionId: string): string {
+    return path.join(this.dir, 'content', revisionId);
+  }
+
+  uploadPath(sessionId: string): string {
+    return path.join(this.dir, 'uploads', sessionId);
+  }
+
+  /** Writes state.json to a temp name and renames it over the old one; writes never overlap. */
+  save(): Promise<void> {
+    const text = JSON.stringify(this.data);
+    const next = this.writing.then(async () => {
+      const temp = path.join(this.dir, `.state.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      await writeFile(temp, text);
+      await rename(temp, path.join(this.dir, 'state.json'));
+    });
+    this.writing = next.catch(() => {});
+    return next;
+  }
+
+  async removeContent(revisionId: string): Promise<void> {
+    await rm(this.contentPath(revisionId), { force: true });
+  }
+}
