@@ -42,6 +42,7 @@ interface ServeFlags {
   queue?: string;
   work: boolean;
   concurrency: string;
+  securityEvents?: string;
 }
 
 interface WorkerFlags {
@@ -170,6 +171,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--queue <url>', 'a Redis queue shared with other receivers and workers, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
     .option('--no-work', 'only queue deliveries: workers elsewhere (gantry hooks worker) run the handlers; needs a Redis queue')
     .option('--concurrency <n>', 'jobs this process runs at once', '4')
+    .option('--security-events <path>', 'also take the authorization server\'s security events (RFC 8935 pushes) at this path: verified against GANTRY_AUTH_URL\'s keys for GANTRY_OAUTH_CLIENT_ID, they drop the stored gantry auth logins of the account they name')
     .addHelpText('after', `
 One line per delivery: time, event.action, delivery GUID, the status answered, what happened, milliseconds.
 Answers: 200 handled (or a redelivery of one handled), 202 still running after 5 s (the platform waits 10),
@@ -190,6 +192,10 @@ ${SECRET_HELP}`)
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
       if (!flags.work && queueUrl === undefined) throw usage('--no-work only queues deliveries, so it needs a queue that workers share', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue) and run gantry hooks worker beside it');
+      if (flags.securityEvents !== undefined && (!flags.securityEvents.startsWith('/') || /[?#\s]/.test(flags.securityEvents) || flags.securityEvents === flags.path)) {
+        throw usage(`--security-events must be a path such as /security-events, other than --path, got "${flags.securityEvents.slice(0, 60)}"`);
+      }
+      const securityEvents = flags.securityEvents === undefined ? undefined : await (await import('./securityEvents.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
       const { WebhookReceiver } = await import('../webhooks/receiver.js');
       const { webhookQueueFor } = await import('../webhooks/redis-queue.js');
       const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
@@ -224,6 +230,7 @@ ${SECRET_HELP}`)
       });
       const listener = receiver.middleware({ path: flags.path });
       const server = createServer((request, response) => listener(request, response, () => {
+        if (securityEvents && request.url?.split('?')[0] === flags.securityEvents) return securityEvents.handle(request, response);
         response.writeHead(404, { 'content-type': 'application/json' });
         response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
       }));
@@ -239,6 +246,7 @@ ${SECRET_HELP}`)
       } catch (error) {
         await receiver.close(0);
         closeApp();
+        securityEvents?.close();
         throw error;
       }
       const address = server.address();
@@ -248,6 +256,7 @@ ${SECRET_HELP}`)
       const queueText = queueUrl === undefined ? `in process, ${concurrency} at once` : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
       // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
       const listening = `http://${host}:${actualPort}${flags.path}`;
+      if (securityEvents) context.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
       if (json) context.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments }));
       else context.out.line(`receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
       // Its lines were its output: with their reader gone, it stops as on Ctrl-C.
@@ -257,6 +266,7 @@ ${SECRET_HELP}`)
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await receiver.close(SHUTDOWN_MS);
         closeApp();
+        securityEvents?.close();
       });
     });
 
