@@ -4,14 +4,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStorageServer, type StorageServer, type StorageServerOptions } from '../../../lib/devserver/storage/index.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON of many shapes
+export type Json = any;
+
 export const TOKEN = 'ya29.storage-test-token';
 
 export interface Harness {
   server: StorageServer;
   dir: string;
-  api(method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>;
+  api(method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: Json }>;
   raw(method: string, pathAndQuery: string, body?: BodyInit, headers?: Record<string, string>): Promise<Response>;
-  admin(method: string, sub: string, body?: unknown): Promise<any>;
+  admin(method: string, sub: string, body?: unknown): Promise<Json>;
   close(): Promise<void>;
 }
 
@@ -41,7 +44,7 @@ export async function harness(options: Partial<StorageServerOptions> = {}, dir?:
 }
 
 /** Asserts Drive's error shape and returns the first reason. */
-export function reasonOf(body: any): string {
+export function reasonOf(body: Json): string {
   if (!body?.error || typeof body.error.code !== 'number' || typeof body.error.message !== 'string' || !Array.isArray(body.error.errors)) throw new Error(`not Drive's error shape: ${JSON.stringify(body)}`);
   const [first] = body.error.errors;
   if (typeof first?.domain !== 'string' || typeof first.reason !== 'string' || typeof first.message !== 'string') throw new Error(`not Drive's error item: ${JSON.stringify(first)}`);
