@@ -1,7 +1,7 @@
 // files.* of the embedded storage server over real sockets: insert, get, list (q, paging, fields), patch/update with
 // If-Match, copy, trash/untrash cascading, delete, emptyTrash, touch, generateIds, and AMB-23's routing.
 import assert from 'node:assert/strict';
-import { harness, reasonOf, type Harness } from './helpers.js';
+import { harness, jsonOf, reasonOf, type Harness } from './helpers.js';
 
 const FOLDER = 'application/vnd.google-apps.folder';
 
@@ -17,7 +17,7 @@ describe('devserver/storage: files', function () {
     const none = await fetch(`${h.server.url}/storage/v2/files`);
     assert.equal(none.status, 401);
     assert.match(none.headers.get('www-authenticate')!, /^Bearer /);
-    const body = await none.json();
+    const body = await jsonOf(none);
     assert.equal(reasonOf(body), 'authError');
     assert.equal(body.error.errors[0].location, 'Authorization');
     assert.equal((await h.raw('GET', '/storage/v2/files', undefined, { authorization: 'Bearer wrong-token-x' })).status, 401);
@@ -47,7 +47,7 @@ describe('devserver/storage: files', function () {
     assert.equal(badParent.status, 404);
     const notJson = await h.raw('POST', '/storage/v2/files', '{nope', { 'content-type': 'application/json' });
     assert.equal(notJson.status, 400);
-    assert.equal(reasonOf(await notJson.json()), 'parseError');
+    assert.equal(reasonOf(await jsonOf(notJson)), 'parseError');
   });
 
   it('STO-FILES-LIST: q (in parents, trashed, title, mimeType), maxResults and pageToken paging, and a fields mask that keeps nextPageToken', async () => {

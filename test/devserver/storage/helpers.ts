@@ -13,7 +13,7 @@ export interface Harness {
   server: StorageServer;
   dir: string;
   api(method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: Json }>;
-  raw(method: string, pathAndQuery: string, body?: BodyInit, headers?: Record<string, string>): Promise<Response>;
+  raw(method: string, pathAndQuery: string, body?: string | Uint8Array, headers?: Record<string, string>): Promise<Response>;
   admin(method: string, sub: string, body?: unknown): Promise<Json>;
   close(): Promise<void>;
 }
@@ -21,7 +21,7 @@ export interface Harness {
 export async function harness(options: Partial<StorageServerOptions> = {}, dir?: string): Promise<Harness> {
   const folder = dir ?? (await mkdtemp(path.join(tmpdir(), 'gantry-storage-')));
   const server = await startStorageServer({ dir: folder, token: TOKEN, ...options });
-  const raw = (method: string, pathAndQuery: string, body?: BodyInit, headers: Record<string, string> = {}) =>
+  const raw = (method: string, pathAndQuery: string, body?: string | Uint8Array, headers: Record<string, string> = {}) =>
     fetch(`${server.url}${pathAndQuery}`, { method, body, headers: { authorization: `Bearer ${TOKEN}`, ...headers } });
   return {
     server,
@@ -49,4 +49,8 @@ export function reasonOf(body: Json): string {
   const [first] = body.error.errors;
   if (typeof first?.domain !== 'string' || typeof first.reason !== 'string' || typeof first.message !== 'string') throw new Error(`not Drive's error item: ${JSON.stringify(first)}`);
   return first.reason;
+}
+
+export async function jsonOf(res: Response): Promise<Json> {
+  return res.json();
 }

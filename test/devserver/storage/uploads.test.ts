@@ -2,7 +2,7 @@
 // content update, and Drive's resumable protocol including a transfer cut mid-way and resumed from the status query.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { harness, reasonOf, type Harness } from './helpers.js';
+import { harness, jsonOf, reasonOf, type Harness } from './helpers.js';
 
 const KIB256 = 256 * 1024;
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -36,7 +36,7 @@ describe('devserver/storage: uploads and downloads', function () {
     const data = randomBytes(100_000);
     const res = await h.raw('POST', '/upload/storage/v2/files?uploadType=media', data, { 'content-type': 'application/x-test' });
     assert.equal(res.status, 200);
-    const file = await res.json();
+    const file = await jsonOf(res);
     assert.equal(file.kind, 'storage#file');
     assert.equal(file.mimeType, 'application/x-test');
     assert.equal(file.title, 'Untitled');
@@ -66,7 +66,7 @@ describe('devserver/storage: uploads and downloads', function () {
     const body = multipart(boundary, { title: 'bytes.bin', mimeType: 'application/x-bytes' }, media, 'application/octet-stream');
     const res = await h.raw('POST', '/upload/storage/v2/files?uploadType=multipart', body, { 'content-type': `multipart/related; boundary=${boundary}` });
     assert.equal(res.status, 200);
-    const file = await res.json();
+    const file = await jsonOf(res);
     assert.equal(file.title, 'bytes.bin');
     assert.equal(file.mimeType, 'application/x-bytes');
     assert.equal(file.md5Checksum, md5(media));
@@ -74,14 +74,14 @@ describe('devserver/storage: uploads and downloads', function () {
     assert.ok(back.equals(media));
     const broken = await h.raw('POST', '/upload/storage/v2/files?uploadType=multipart', body.subarray(0, body.length - 10), { 'content-type': `multipart/related; boundary=${boundary}` });
     assert.equal(broken.status, 400);
-    assert.equal(reasonOf(await broken.json()), 'badContent');
+    assert.equal(reasonOf(await jsonOf(broken)), 'badContent');
   });
 
   it('STO-FILES-UPDATE: a content update at /upload/storage/v2/files/{fileId} makes a new head revision (md5Checksum, fileSize, headRevisionId); If-Match is checked', async () => {
-    const first = await (await h.raw('POST', '/upload/storage/v2/files?uploadType=media', Buffer.from('one'), { 'content-type': 'text/plain' })).json();
+    const first = await jsonOf(await h.raw('POST', '/upload/storage/v2/files?uploadType=media', Buffer.from('one'), { 'content-type': 'text/plain' }));
     const stale = await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), { 'content-type': 'text/plain', 'if-match': '"stale"' });
     assert.equal(stale.status, 412);
-    const second = await (await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), { 'content-type': 'text/plain', 'if-match': first.etag })).json();
+    const second = await jsonOf(await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), { 'content-type': 'text/plain', 'if-match': first.etag }));
     assert.equal(second.id, first.id);
     assert.notEqual(second.headRevisionId, first.headRevisionId);
     assert.equal(second.fileSize, '4');
@@ -121,7 +121,7 @@ describe('devserver/storage: uploads and downloads', function () {
       offset = end;
     }
     assert.equal(final!.status, 200);
-    const file = await final!.json();
+    const file = await jsonOf(final!);
     assert.equal(file.title, 'big.bin');
     assert.equal(file.fileSize, String(data.length));
     assert.equal(file.md5Checksum, md5(data));
@@ -139,7 +139,7 @@ describe('devserver/storage: uploads and downloads', function () {
     const location = await startSession(data.length);
     const odd = await put(location, data.subarray(0, 1000), `bytes 0-999/${data.length}`);
     assert.equal(odd.status, 400);
-    assert.equal(reasonOf(await odd.json()), 'badContent');
+    assert.equal(reasonOf(await jsonOf(odd)), 'badContent');
     assert.equal((await put(location, data.subarray(0, KIB256), `bytes 0-${KIB256 - 1}/${data.length}`)).status, 308);
     const again = await put(location, data.subarray(0, 2 * KIB256), `bytes 0-${2 * KIB256 - 1}/${data.length}`);
     assert.equal(again.status, 308);
@@ -148,10 +148,10 @@ describe('devserver/storage: uploads and downloads', function () {
     assert.equal(gap.status, 400);
     const last = await put(location, data.subarray(2 * KIB256), `bytes ${2 * KIB256}-${data.length - 1}/${data.length}`);
     assert.equal(last.status, 200);
-    assert.equal((await last.json()).md5Checksum, md5(data));
+    assert.equal((await jsonOf(last)).md5Checksum, md5(data));
     const unknown = await put(`${h.server.url}/upload/storage/v2/files?uploadType=resumable&upload_id=nope`, Buffer.alloc(0), 'bytes */10');
     assert.equal(unknown.status, 404);
-    assert.equal(reasonOf(await unknown.json()), 'notFound');
+    assert.equal(reasonOf(await jsonOf(unknown)), 'notFound');
     const doomed = await startSession(KIB256);
     const id = new URL(doomed).searchParams.get('upload_id')!;
     assert.deepEqual(await h.admin('POST', `sessions/${id}/expire`), { expired: true });
@@ -165,7 +165,7 @@ describe('devserver/storage: uploads and downloads', function () {
     assert.equal((await put(location, data.subarray(0, KIB256), `bytes 0-${KIB256 - 1}/${data.length}`)).status, 308);
     const done = await put(location, data.subarray(KIB256), `bytes ${KIB256}-${data.length - 1}/${data.length}`);
     assert.equal(done.status, 200);
-    const body = await done.json();
+    const body = await jsonOf(done);
     assert.equal(body.id, file.id);
     assert.equal(body.title, 'renamed');
     assert.equal(body.md5Checksum, md5(data));
