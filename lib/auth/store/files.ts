@@ -64,7 +64,8 @@ async function removeTemporaries(file: string, olderThanMs: number): Promise<voi
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
     const path = join(folder, name);
     const info = await stat(path).catch(() => undefined);
-    if (info && Date.now() - info.mtimeMs >= olderThanMs) await unlink(path).catch(() => undefined);
+    // 0 means every one: a file written this millisecond has an mtime (with its fraction) after Date.now().
+    if (info && (olderThanMs === 0 || Date.now() - info.mtimeMs >= olderThanMs)) await unlink(path).catch(() => undefined);
   }
 }
 
