@@ -1,7 +1,11 @@
 // The route table of the storage API (STO-BASE-PREFIX, AMB-23, AMB-24): templates are matched in order, so the
 // literal paths `files/trash`, `files/generateIds` and `files/generateCseToken` come before `files/{fileId}`.
 import type { Handler } from './context.js';
+import * as changes from './changes.js';
 import * as files from './files.js';
+import * as permissions from './permissions.js';
+import * as refs from './refs.js';
+import * as revisions from './revisions.js';
 import { upload } from './uploads.js';
 
 export interface Route {
@@ -26,6 +30,30 @@ export const ROUTES: Route[] = [
   { method: 'POST', template: `${F}/{fileId}/trash`, name: 'files.trash', handler: files.trash },
   { method: 'POST', template: `${F}/{fileId}/untrash`, name: 'files.untrash', handler: files.untrash },
   { method: 'POST', template: `${F}/{fileId}/touch`, name: 'files.touch', handler: files.touch },
+  { method: 'GET', template: `${F}/{fileId}/parents`, name: 'parents.list', handler: refs.parentsList },
+  { method: 'POST', template: `${F}/{fileId}/parents`, name: 'parents.insert', handler: refs.parentsInsert },
+  { method: 'GET', template: `${F}/{fileId}/parents/{parentId}`, name: 'parents.get', handler: refs.parentsGet },
+  { method: 'DELETE', template: `${F}/{fileId}/parents/{parentId}`, name: 'parents.delete', handler: refs.parentsDelete },
+  { method: 'GET', template: `${F}/{folderId}/children`, name: 'children.list', handler: refs.childrenList },
+  { method: 'POST', template: `${F}/{folderId}/children`, name: 'children.insert', handler: refs.childrenInsert },
+  { method: 'GET', template: `${F}/{folderId}/children/{childId}`, name: 'children.get', handler: refs.childrenGet },
+  { method: 'DELETE', template: `${F}/{folderId}/children/{childId}`, name: 'children.delete', handler: refs.childrenDelete },
+  { method: 'GET', template: `${F}/{fileId}/permissions`, name: 'permissions.list', handler: permissions.list },
+  { method: 'POST', template: `${F}/{fileId}/permissions`, name: 'permissions.insert', handler: permissions.insert },
+  { method: 'GET', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.get', handler: permissions.get },
+  { method: 'PATCH', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.patch', handler: permissions.patch },
+  { method: 'PUT', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.update', handler: permissions.patch },
+  { method: 'DELETE', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.delete', handler: permissions.remove },
+  { method: 'GET', template: '/storage/v2/permissionIds/{email}', name: 'permissions.getIdForEmail', handler: permissions.idForEmailRoute },
+  { method: 'GET', template: `${F}/{fileId}/revisions`, name: 'revisions.list', handler: revisions.list },
+  { method: 'GET', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.get', handler: revisions.get },
+  { method: 'PATCH', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.patch', handler: revisions.patch },
+  { method: 'PUT', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.update', handler: revisions.patch },
+  { method: 'DELETE', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.delete', handler: revisions.remove },
+  { method: 'GET', template: '/storage/v2/about', name: 'about.get', handler: changes.about },
+  { method: 'GET', template: '/storage/v2/changes/startPageToken', name: 'changes.getStartPageToken', handler: changes.startPageToken },
+  { method: 'GET', template: '/storage/v2/changes', name: 'changes.list', handler: changes.list },
+  { method: 'GET', template: '/storage/v2/changes/{changeId}', name: 'changes.get', handler: changes.get },
   { method: 'POST', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },
   { method: 'PUT', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },
   { method: 'PUT', template: '/upload/storage/v2/files/{fileId}', name: 'files.update', handler: upload },

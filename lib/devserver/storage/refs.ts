@@ -1,0 +1,97 @@
+// parents.* and children.* (STO-PARENTS-*, STO-CHILDREN-*): the references between files and folders, over the
+// same `parents` array files.patch edits.
+import { pageOffset, pageToken, queryInt, type Ctx, type Handler } from './context.js';
+import { badRequest, notFound, readJson } from './http.js';
+import { parseQuery } from './query.js';
+import { parentJson } from './represent.js';
+import { FOLDER_MIME, type FileRecord } from './store.js';
+
+function childJson(ctx: Ctx, folderId: string, childId: string) {
+  return { kind: 'storage#childReference', id: childId, selfLink: `${ctx.origin}/storage/v2/files/${folderId}/children/${childId}`, childLink: `${ctx.origin}/storage/v2/files/${childId}` };
+}
+
+function folder(ctx: Ctx, id: string): FileRecord {
+  const file = ctx.model.file(id, 'folderId');
+  if (file.mimeType !== FOLDER_MIME) throw badRequest(`${id} is not a folder`, 'folderId');
+  return file;
+}
+
+async function bodyId(ctx: Ctx): Promise<string> {
+  const body = await readJson(ctx.req);
+  if (typeof body.id !== 'string' || body.id === '') throw badRequest('Required', 'id', 'required');
+  return body.id;
+}
+
+function link(ctx: Ctx, child: FileRecord, parent: FileRecord): void {
+  if (parent.mimeType !== FOLDER_MIME) throw badRequest(`${parent.id} is not a folder`, 'id');
+  if (parent.id === child.id || ctx.model.descendants(child.id).some((d) => d.id === parent.id)) throw badRequest('A folder cannot be inside itself', 'id');
+  if (!child.parents.includes(parent.id)) {
+    child.parents.push(parent.id);
+    ctx.model.changed(child, false);
+  }
+}
+
+function unlink(ctx: Ctx, child: FileRecord, parentId: string, location: string): void {
+  const id = ctx.model.resolveId(parentId);
+  if (!child.parents.includes(id)) throw notFound(parentId, 'Parent', location);
+  child.parents = child.parents.filter((p) => p !== id);
+  ctx.model.changed(child, false);
+}
+
+export const parentsList: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  return { status: 200, body: { kind: 'storage#parentList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/parents`, items: file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin)) } };
+};
+
+export const parentsGet: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  const id = ctx.model.resolveId(ctx.params.parentId!);
+  if (!file.parents.includes(id)) throw notFound(ctx.params.parentId!, 'Parent', 'parentId');
+  return { status: 200, body: parentJson(ctx.model, file.id, id, ctx.origin) };
+};
+
+export const parentsInsert: Handler = async (ctx) => {
+  const file = ctx.model.file(ctx.params.fileId!);
+  const parent = ctx.model.file(await bodyId(ctx), 'id');
+  link(ctx, file, parent);
+  return { status: 200, body: parentJson(ctx.model, file.id, parent.id, ctx.origin) };
+};
+
+export const parentsDelete: Handler = async (ctx) => {
+  unlink(ctx, ctx.model.file(ctx.params.fileId!), ctx.params.parentId!, 'parentId');
+  return { status: 204 };
+};
+
+export const childrenList: Handler = async (ctx) => {
+  const parent = folder(ctx, ctx.params.folderId!);
+  const max = queryInt(ctx, 'maxResults', 100, 0, 1000);
+  const offset = pageOffset(ctx);
+  const predicate = parseQuery(ctx.query.get('q'), (id) => ctx.model.resolveId(id));
+  const all = ctx.model.children(parent.id).filter((f) => predicate(f, f.labels.trashed)).sort((a, b) => a.seq - b.seq);
+  const page = all.slice(offset, offset + (max === 0 ? 100 : max));
+  const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
+  return {
+    status: 200,
+    body: { kind: 'storage#childList', etag: ctx.model.etag(parent), selfLink: `${ctx.origin}/storage/v2/files/${parent.id}/children`, ...(next ? { nextPageToken: next } : {}), items: page.map((f) => childJson(ctx, parent.id, f.id)) },
+  };
+};
+
+export const childrenGet: Handler = async (ctx) => {
+  const parent = folder(ctx, ctx.params.folderId!);
+  const child = ctx.model.data.files[ctx.params.childId!];
+  if (!child || !child.parents.includes(parent.id)) throw notFound(ctx.params.childId!, 'Child', 'childId');
+  return { status: 200, body: childJson(ctx, parent.id, child.id) };
+};
+
+export const childrenInsert: Handler = async (ctx) => {
+  const parent = folder(ctx, ctx.params.folderId!);
+  const child = ctx.model.file(await bodyId(ctx), 'id');
+  link(ctx, child, parent);
+  return { status: 200, body: childJson(ctx, parent.id, child.id) };
+};
+
+export const childrenDelete: Handler = async (ctx) => {
+  const parent = folder(ctx, ctx.params.folderId!);
+  unlink(ctx, ctx.model.file(ctx.params.childId!, 'childId'), parent.id, 'childId');
+  return { status: 204 };
+};

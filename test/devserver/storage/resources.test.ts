@@ -1,0 +1,117 @@
+// about, the change log, parents/children references, permissions and revisions of the embedded storage server.
+import assert from 'node:assert/strict';
+import { harness, reasonOf, type Harness } from './helpers.js';
+
+const FOLDER = 'application/vnd.google-apps.folder';
+
+describe('devserver/storage: about, changes, references, permissions, revisions', function () {
+  this.timeout(20_000);
+  let h: Harness;
+  before(async () => {
+    h = await harness();
+  });
+  after(() => h.close());
+
+  it('STO-ABOUT-GET: about answers the user, the root folder id and the quota', async () => {
+    const about = await h.api('GET', '/storage/v2/about');
+    assert.equal(about.status, 200);
+    assert.equal(about.body.kind, 'storage#about');
+    assert.equal(about.body.user.emailAddress, 'dev@gantry.test');
+    const root = await h.api('GET', '/storage/v2/files/root');
+    assert.equal(about.body.rootFolderId, root.body.id);
+    assert.match(about.body.quotaBytesTotal, /^\d+$/);
+  });
+
+  it('STO-CHANGES-GETSTARTPAGETOKEN STO-CHANGES-LIST STO-CHANGES-GET: changes after the start token page with nextPageToken and end with newStartPageToken, never both', async () => {
+    const start = (await h.api('GET', '/storage/v2/changes/startPageToken')).body;
+    assert.equal(start.kind, 'storage#startPageToken');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await h.api('POST', '/storage/v2/files', { title: `change ${i}` })).body.id);
+    await h.raw('DELETE', `/storage/v2/files/${ids[0]}`);
+    const seen: { fileId: string; deleted: boolean }[] = [];
+    let token: string = start.startPageToken;
+    let newStart: string | undefined;
+    while (!newStart) {
+      const page = await h.api('GET', `/storage/v2/changes?pageToken=${token}&maxResults=2`);
+      assert.equal(page.status, 200);
+      assert.equal(page.body.kind, 'storage#changeList');
+      assert.ok(!(page.body.nextPageToken && page.body.newStartPageToken), 'never both');
+      seen.push(...page.body.items.map((c: { fileId: string; deleted: boolean }) => ({ fileId: c.fileId, deleted: c.deleted })));
+      token = page.body.nextPageToken;
+      newStart = page.body.newStartPageToken;
+    }
+    assert.deepEqual(seen.map((c) => c.fileId), [ids[1], ids[2], ids[0]]);
+    assert.equal(seen[2]!.deleted, true);
+    const idle = await h.api('GET', `/storage/v2/changes?pageToken=${newStart}`);
+    assert.deepEqual(idle.body.items, []);
+    assert.equal(idle.body.newStartPageToken, newStart);
+    assert.equal((await h.api('GET', '/storage/v2/changes?pageToken=abc')).status, 400);
+    const one = await h.api('GET', `/storage/v2/changes/${Number(newStart) - 1}`);
+    assert.equal(one.body.kind, 'storage#change');
+    assert.equal((await h.api('GET', '/storage/v2/changes/999999')).status, 404);
+  });
+
+  it('STO-PARENTS-LIST STO-PARENTS-INSERT STO-PARENTS-GET STO-PARENTS-DELETE STO-CHILDREN-LIST STO-CHILDREN-INSERT STO-CHILDREN-GET STO-CHILDREN-DELETE: references edit the same parents', async () => {
+    const a = (await h.api('POST', '/storage/v2/files', { title: 'A', mimeType: FOLDER })).body;
+    const b = (await h.api('POST', '/storage/v2/files', { title: 'B', mimeType: FOLDER })).body;
+    const file = (await h.api('POST', '/storage/v2/files', { title: 'f', parents: [{ id: a.id }] })).body;
+    const added = await h.api('POST', `/storage/v2/files/${file.id}/parents`, { id: b.id });
+    assert.equal(added.body.kind, 'storage#parentReference');
+    assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}/parents`)).body.items.map((p: { id: string }) => p.id), [a.id, b.id]);
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/parents/${b.id}`)).status, 200);
+    const children = await h.api('GET', `/storage/v2/files/${b.id}/children`);
+    assert.equal(children.body.kind, 'storage#childList');
+    assert.deepEqual(children.body.items.map((c: { id: string }) => c.id), [file.id]);
+    assert.equal((await h.api('GET', `/storage/v2/files/${a.id}/children/${file.id}`)).body.kind, 'storage#childReference');
+    assert.equal((await h.raw('DELETE', `/storage/v2/files/${a.id}/children/${file.id}`)).status, 204);
+    assert.equal((await h.raw('DELETE', `/storage/v2/files/${file.id}/parents/${b.id}`)).status, 204);
+    assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}`)).body.parents, []);
+    assert.equal((await h.api('POST', `/storage/v2/files/${a.id}/children`, { id: file.id })).status, 200);
+    assert.equal((await h.api('POST', `/storage/v2/files/${a.id}/parents`, { id: a.id })).status, 400, 'not inside itself');
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/children`)).status, 400, 'not a folder');
+  });
+
+  it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-LIST STO-PERMISSIONS-GET STO-PERMISSIONS-PATCH STO-PERMISSIONS-UPDATE STO-PERMISSIONS-DELETE STO-PERMISSIONS-GETIDFOREMAIL', async () => {
+    const file = (await h.api('POST', '/storage/v2/files', { title: 'shared' })).body;
+    const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', type: 'user', value: 'Ann@example.com' });
+    assert.equal(inserted.status, 200);
+    assert.equal(inserted.body.kind, 'storage#permission');
+    const idFor = await h.api('GET', '/storage/v2/permissionIds/ann@example.com');
+    assert.equal(idFor.body.kind, 'storage#permissionId');
+    assert.equal(idFor.body.id, inserted.body.id);
+    const list = await h.api('GET', `/storage/v2/files/${file.id}/permissions`);
+    assert.deepEqual(list.body.items.map((p: { role: string }) => p.role), ['owner', 'reader']);
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.shared, true);
+    assert.equal((await h.api('PATCH', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'writer' })).body.role, 'writer');
+    assert.equal((await h.api('PUT', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'commenter' })).body.role, 'commenter');
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`)).body.role, 'commenter');
+    const bad = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'boss', type: 'user', value: 'x@example.com' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.errors[0].location, 'role');
+    assert.equal((await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', type: 'user', value: 'no-at' })).status, 400);
+    const owner = list.body.items[0].id;
+    assert.equal(reasonOf((await h.api('DELETE', `/storage/v2/files/${file.id}/permissions/${owner}`)).body), 'cannotRemoveOwner');
+    assert.equal((await h.raw('DELETE', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`)).status, 204);
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`)).status, 404);
+  });
+
+  it('STO-REVISIONS-LIST STO-REVISIONS-GET STO-REVISIONS-PATCH STO-REVISIONS-UPDATE STO-REVISIONS-DELETE: one revision per content update, downloadable; the head deleted makes the previous one head', async () => {
+    const up = async (text: string, id?: string) => (await h.raw(id ? 'PUT' : 'POST', `/upload/storage/v2/files${id ? `/${id}` : ''}?uploadType=media`, text, { 'content-type': 'text/plain' })).json() as Promise<{ id: string; headRevisionId: string }>;
+    const first = await up('v1');
+    await up('v2-', first.id);
+    const revisions = (await h.api('GET', `/storage/v2/files/${first.id}/revisions`)).body;
+    assert.equal(revisions.kind, 'storage#revisionList');
+    assert.equal(revisions.items.length, 2);
+    assert.deepEqual(revisions.items.map((r: { fileSize: string }) => r.fileSize), ['2', '3']);
+    const old = await h.raw('GET', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}?alt=media`);
+    assert.equal(await old.text(), 'v1');
+    assert.equal((await h.api('PATCH', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}`, { pinned: true })).body.pinned, true);
+    assert.equal((await h.api('PUT', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}`, { pinned: false })).body.pinned, false);
+    const head = revisions.items[1].id;
+    assert.equal((await h.raw('DELETE', `/storage/v2/files/${first.id}/revisions/${head}`)).status, 204);
+    const file = (await h.api('GET', `/storage/v2/files/${first.id}`)).body;
+    assert.equal(file.headRevisionId, first.headRevisionId);
+    assert.equal(file.fileSize, '2');
+    assert.equal(reasonOf((await h.api('DELETE', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}`)).body), 'cannotDeleteOnlyRevision');
+  });
+});
