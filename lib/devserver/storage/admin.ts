@@ -9,7 +9,7 @@ import type { SessionRecord } from './store.js';
 export interface AdminDeps {
   faults: Faults;
   stats: Stats;
-  expire(id: string): boolean;
+  expire(id: string): Promise<boolean>;
   sessions(): Record<string, SessionRecord>;
 }
 
@@ -18,7 +18,7 @@ export async function adminRequest(req: IncomingMessage, res: ServerResponse, ur
   const json = (status: number, body: unknown) => send(res, method, { status, body });
   try {
     const expire = /^\/_gantry\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
-    if (expire && method === 'POST') return deps.expire(decodeURIComponent(expire[1]!)) ? json(200, { expired: true }) : json(404, { message: 'no such session' });
+    if (expire && method === 'POST') return (await deps.expire(decodeURIComponent(expire[1]!))) ? json(200, { expired: true }) : json(404, { message: 'no such session' });
     switch (`${method} ${url.pathname}`) {
       case 'GET /_gantry/stats':
         return json(200, deps.stats);
@@ -26,7 +26,7 @@ export async function adminRequest(req: IncomingMessage, res: ServerResponse, ur
         return json(200, { sessions: Object.values(deps.sessions()).map((s) => ({ id: s.id, received: s.received, total: s.total ?? null, expiresAt: new Date(s.expiresAt).toISOString() })) });
       case 'POST /_gantry/sessions/expire': {
         const ids = Object.keys(deps.sessions());
-        for (const id of ids) deps.expire(id);
+        for (const id of ids) await deps.expire(id);
         return json(200, { expired: ids.length });
       }
       case 'GET /_gantry/faults':

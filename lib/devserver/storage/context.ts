@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from './faults.js';
 import { badRequest, StorageFailure, type Reply } from './http.js';
 import type { Model } from './model.js';
+import type { Resumable } from './resumable.js';
 import type { FileRecord } from './store.js';
 
 export interface SessionStats {
@@ -28,6 +29,7 @@ export interface Ctx {
   faults: Faults;
   stats: Stats;
   sessionTtlMs: number;
+  resumable: Resumable;
 }
 
 /** A reply, or undefined when the handler wrote the response itself (a download). */

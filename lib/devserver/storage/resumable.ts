@@ -2,32 +2,49 @@
 // time; bytes that reached disk before a broken connection are kept and reported by the next status query.
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { commitContent, receive } from './content.js';
+import type { IncomingMessage } from 'node:http';
 import type { Ctx } from './context.js';
+import type { Model } from './model.js';
 import { badRequest, StorageFailure, type Reply } from './http.js';
 import { fileJson } from './represent.js';
 import type { SessionRecord } from './store.js';
 import { CHUNK_GRANULARITY, finishTarget } from './uploads.js';
 
-const queues = new Map<string, Promise<unknown>>();
-/** Sessions that completed: their status query answers the file (until the session would have expired). */
-const completed = new Map<string, { fileId: string; expiresAt: number }>();
+/**
+ * Per-server bookkeeping of the sessions' requests: one at a time per session, and the newest wins — a request for a
+ * session that still has one in flight (the client gave up on it: a connection the server has not yet seen break)
+ * destroys the older one's socket, so a status query never waits on a dead transfer.
+ */
+export class Resumable {
+  private queues = new Map<string, Promise<unknown>>();
+  private active = new Map<string, IncomingMessage>();
 
-export function expireSession(ctx: Pick<Ctx, 'model'>, id: string): boolean {
-  const had = ctx.model.data.sessions[id] !== undefined || completed.has(id);
-  const session = ctx.model.data.sessions[id];
-  if (session) session.expiresAt = 0;
-  completed.delete(id);
-  return had;
-}
+  run(ctx: Ctx, id: string): Promise<Reply | undefined> {
+    const older = this.active.get(id);
+    if (older && older !== ctx.req) older.socket.destroy();
+    this.active.set(id, ctx.req);
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(() => (ctx.req.destroyed && ctx.req.socket.destroyed ? undefined : chunk(ctx, id)));
+    this.queues.set(id, next);
+    void next
+      .finally(() => {
+        if (this.queues.get(id) === next) this.queues.delete(id);
+        if (this.active.get(id) === ctx.req) this.active.delete(id);
+      })
+      .catch(() => {});
+    return next;
+  }
 
-export function resumableChunk(ctx: Ctx, id: string): Promise<Reply | undefined> {
-  const previous = queues.get(id) ?? Promise.resolve();
-  const next = previous.catch(() => {}).then(() => chunk(ctx, id));
-  queues.set(id, next);
-  void next.finally(() => {
-    if (queues.get(id) === next) queues.delete(id);
-  }).catch(() => {});
-  return next;
+  /** Forgets a session (its next request gets 404); false if there was none. */
+  async expire(model: Model, id: string): Promise<boolean> {
+    const session = model.data.sessions[id];
+    if (!session) return false;
+    this.active.get(id)?.socket.destroy();
+    delete model.data.sessions[id];
+    await rm(model.store.uploadPath(id), { force: true });
+    await model.store.save();
+    return true;
+  }
 }
 
 type Range = { kind: 'status'; total?: number } | { kind: 'chunk'; start: number; end: number; total?: number };
@@ -49,13 +66,13 @@ function parseContentRange(header: string | undefined, length: number | undefine
 }
 
 async function chunk(ctx: Ctx, id: string): Promise<Reply | undefined> {
-  const done = completed.get(id);
   const session = ctx.model.data.sessions[id];
-  if (done && done.expiresAt > Date.now() && ctx.model.data.files[done.fileId]) {
+  const done = session?.completedFileId !== undefined ? ctx.model.data.files[session.completedFileId] : undefined;
+  if (session && done && session.expiresAt > Date.now()) {
     ctx.req.resume();
-    return { status: 200, body: fileJson(ctx.model, ctx.model.data.files[done.fileId]!, ctx.origin) };
+    return { status: 200, body: fileJson(ctx.model, done, ctx.origin) };
   }
-  if (!session || session.expiresAt <= Date.now()) {
+  if (!session || session.expiresAt <= Date.now() || session.completedFileId !== undefined) {
     if (session) await forget(ctx, session);
     throw new StorageFailure(404, 'notFound', 'Upload session not found or expired; start a new one', 'upload_id', 'parameter', { connection: 'close' });
   }
@@ -106,8 +123,7 @@ async function finish(ctx: Ctx, session: SessionRecord): Promise<Reply> {
   else await stat(path);
   const file = finishTarget(ctx, existing, session.metadata, session.contentType);
   await commitContent(ctx.model, file, path, typeof session.metadata.mimeType === 'string' ? session.metadata.mimeType : session.contentType);
-  delete ctx.model.data.sessions[session.id];
-  completed.set(session.id, { fileId: file.id, expiresAt: session.expiresAt });
+  session.completedFileId = file.id;
   const stats = ctx.stats.sessions[session.id];
   if (stats) stats.completed = true;
   return { status: 200, body: fileJson(ctx.model, file, ctx.origin) };

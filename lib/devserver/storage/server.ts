@@ -11,7 +11,7 @@ import { failureReply, send, StorageFailure } from './http.js';
 import { Model } from './model.js';
 import { resolveOptions, type StorageServerOptions } from './options.js';
 import { applyFields, parseFields } from './query.js';
-import { expireSession } from './resumable.js';
+import { Resumable } from './resumable.js';
 import { route } from './routes.js';
 import { Store } from './store.js';
 
@@ -29,7 +29,7 @@ export interface StorageServer {
   faults(): StorageFault[];
   stats(): Stats;
   /** Makes a resumable session unknown from now on (its next request gets 404). */
-  expireSession(id: string): boolean;
+  expireSession(id: string): Promise<boolean>;
 }
 
 export async function startStorageServer(options: StorageServerOptions): Promise<StorageServer> {
@@ -37,6 +37,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const store = await Store.open(resolved.dir, () => new Date().toISOString());
   const model = new Model(store);
   const faults = new Faults();
+  const resumable = new Resumable();
   faults.set(resolved.faults);
   const stats: Stats = { requests: 0, sessions: {} };
   const tokens = new Set(resolved.tokens);
@@ -53,7 +54,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://storage.invalid');
-    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => expireSession({ model }, id), sessions: () => model.data.sessions });
+    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => resumable.expire(model, id), sessions: () => model.data.sessions });
     stats.requests++;
     let status = 0;
     try {
@@ -69,7 +70,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
         throw new StorageFailure(404, 'notFound', 'Not Found', undefined, 'other');
       }
       const mask = parseFields(url.searchParams.get('fields'));
-      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs };
+      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable };
       const reply = await found.route.handler(ctx);
       if (method !== 'GET' && method !== 'HEAD') await store.save();
       if (!reply) {
@@ -125,7 +126,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     addFaults: (list) => faults.add(list),
     faults: () => faults.current(),
     stats: () => structuredClone(stats),
-    expireSession: (id) => expireSession({ model }, id),
+    expireSession: (id) => resumable.expire(model, id),
   };
 }
 

@@ -76,6 +76,8 @@ export interface SessionRecord {
   createdAt: number;
   expiresAt: number;
   query: Record<string, string>;
+  /** Set once the last byte arrived: a later status query answers this file. */
+  completedFileId?: string;
 }
 
 export interface StateData {

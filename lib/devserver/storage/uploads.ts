@@ -10,14 +10,13 @@ import { badRequest, readJson, StorageFailure, type Reply } from './http.js';
 import { boundaryOf, readMultipart } from './multipart.js';
 import { fileJson } from './represent.js';
 import { newId, type FileRecord, type SessionRecord } from './store.js';
-import { resumableChunk } from './resumable.js';
 
 export const CHUNK_GRANULARITY = 256 * 1024;
 
 /** Every request under /upload/storage/v2/files[/{fileId}]. */
 export const upload: Handler = async (ctx) => {
   const uploadId = ctx.query.get('upload_id');
-  if (uploadId !== null) return resumableChunk(ctx, uploadId);
+  if (uploadId !== null) return ctx.resumable.run(ctx, uploadId);
   const type = ctx.query.get('uploadType');
   const fileId = ctx.params.fileId;
   if (fileId === undefined && ctx.method !== 'POST') throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other');

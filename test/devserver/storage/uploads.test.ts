@@ -2,6 +2,7 @@
 // content update, and Drive's resumable protocol including a transfer cut mid-way and resumed from the status query.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { harness, jsonOf, reasonOf, type Harness } from './helpers.js';
 
 const KIB256 = 256 * 1024;
@@ -156,6 +157,24 @@ describe('devserver/storage: uploads and downloads', function () {
     const id = new URL(doomed).searchParams.get('upload_id')!;
     assert.deepEqual(await h.admin('POST', `sessions/${id}/expire`), { expired: true });
     assert.equal((await put(doomed, Buffer.alloc(0), `bytes */${KIB256}`)).status, 404);
+  });
+
+  it('STO-FILES-INSERT: a status query while a stalled chunk is still open answers at once with the bytes that arrived (the newest request of a session wins)', async () => {
+    const data = randomBytes(2 * KIB256);
+    const location = new URL(await startSession(data.length));
+    const stalled = http.request({ host: location.hostname, port: location.port, path: location.pathname + location.search, method: 'PUT', headers: { authorization: 'Bearer ya29.storage-test-token', 'content-range': `bytes 0-${data.length - 1}/${data.length}`, 'content-length': String(data.length) } });
+    stalled.on('error', () => {});
+    stalled.write(data.subarray(0, 100_000));
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    const status = await put(location.href, Buffer.alloc(0), `bytes */${data.length}`);
+    assert.ok(Date.now() - started < 2000, 'did not wait for the stalled chunk');
+    assert.equal(status.status, 308);
+    assert.equal(status.headers.get('range'), 'bytes=0-99999');
+    stalled.destroy();
+    const rest = await put(location.href, data.subarray(100_000), `bytes 100000-${data.length - 1}/${data.length}`);
+    assert.equal(rest.status, 200);
+    assert.equal((await jsonOf(rest)).md5Checksum, md5(data));
   });
 
   it('STO-FILES-UPDATE: a resumable update at PUT /upload/storage/v2/files/{fileId} replaces the content and applies the metadata', async () => {
