@@ -11,6 +11,7 @@ export interface AdminDeps {
   stats: Stats;
   expire(id: string): Promise<boolean>;
   sessions(): Record<string, SessionRecord>;
+  notifications(): unknown[];
 }
 
 export async function adminRequest(req: IncomingMessage, res: ServerResponse, url: URL, deps: AdminDeps): Promise<void> {
@@ -20,6 +21,8 @@ export async function adminRequest(req: IncomingMessage, res: ServerResponse, ur
     const expire = /^\/_gantry\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
     if (expire && method === 'POST') return (await deps.expire(decodeURIComponent(expire[1]!))) ? json(200, { expired: true }) : json(404, { message: 'no such session' });
     switch (`${method} ${url.pathname}`) {
+      case 'GET /_gantry/notifications':
+        return json(200, { notifications: deps.notifications() });
       case 'GET /_gantry/stats':
         return json(200, deps.stats);
       case 'GET /_gantry/sessions':

@@ -4,6 +4,7 @@ import type { Faults } from './faults.js';
 import { badRequest, StorageFailure, type Reply } from './http.js';
 import type { Model } from './model.js';
 import type { Resumable } from './resumable.js';
+import type { Channels } from './channels.js';
 import type { FileRecord } from './store.js';
 
 export interface SessionStats {
@@ -30,6 +31,9 @@ export interface Ctx {
   stats: Stats;
   sessionTtlMs: number;
   resumable: Resumable;
+  channels: Channels;
+  /** files.export refuses files above this many bytes (403 exportSizeLimitExceeded). */
+  exportLimitBytes: number;
 }
 
 /** A reply, or undefined when the handler wrote the response itself (a download). */

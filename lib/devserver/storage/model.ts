@@ -5,6 +5,9 @@ import { badRequest, notFound, StorageFailure } from './http.js';
 import { FOLDER_MIME, newId, type FileRecord, type Store } from './store.js';
 
 export class Model {
+  /** Called for every change logged (the push channels listen). */
+  onChange?: (fileId: string, deleted: boolean) => void;
+
   constructor(readonly store: Store, readonly now: () => string = () => new Date().toISOString()) {}
 
   get data() {
@@ -56,6 +59,7 @@ export class Model {
     const id = ++this.data.largestChangeId;
     this.data.changes = this.data.changes.filter((c) => c.fileId !== fileId);
     this.data.changes.push({ id, fileId, deleted, modificationDate: this.now() });
+    this.onChange?.(fileId, deleted);
   }
 
   trash(file: FileRecord): void {
@@ -102,6 +106,8 @@ export class Model {
       delete this.data.files[id];
       delete this.data.revisions[id];
       delete this.data.permissions[id];
+      delete this.data.comments[id];
+      delete this.data.labels[id];
       this.logChange(id, true);
     }
     for (const f of Object.values(this.data.files)) {

@@ -16,6 +16,8 @@ export interface StorageServerOptions {
   /** How long a resumable session lives; default one week, Drive's. */
   sessionTtlMs?: number;
   faults?: StorageFault[];
+  /** files.export refuses files above this size; default 10 MiB (Drive's 10 MB export limit). */
+  exportLimitBytes?: number;
   /** One line per request (method, path, status; never a token). */
   log?: (line: string) => void;
 }
@@ -27,6 +29,7 @@ export interface ResolvedOptions {
   tokens: string[];
   sessionTtlMs: number;
   faults: StorageFault[];
+  exportLimitBytes: number;
   log: (line: string) => void;
 }
 
@@ -45,5 +48,7 @@ export function resolveOptions(options: StorageServerOptions): ResolvedOptions {
   if (tokens.length === 0) tokens.push(`ya29.${randomBytes(24).toString('base64url')}`);
   const ttl = options.sessionTtlMs ?? WEEK_MS;
   if (!Number.isSafeInteger(ttl) || ttl < 1) throw new UsageError(`sessionTtlMs must be a whole number of milliseconds above 0, got ${String(ttl)}`);
-  return { host, port, dir: path.resolve(options.dir), tokens, sessionTtlMs: ttl, faults: (options.faults ?? []).map(checkStorageFault), log: options.log ?? (() => {}) };
+  const exportLimitBytes = options.exportLimitBytes ?? 10 * 1024 * 1024;
+  if (!Number.isSafeInteger(exportLimitBytes) || exportLimitBytes < 0) throw new UsageError(`exportLimitBytes must be a whole number of bytes, got ${String(exportLimitBytes)}`);
+  return { host, port, exportLimitBytes, dir: path.resolve(options.dir), tokens, sessionTtlMs: ttl, faults: (options.faults ?? []).map(checkStorageFault), log: options.log ?? (() => {}) };
 }

@@ -2,8 +2,13 @@
 // literal paths `files/trash`, `files/generateIds` and `files/generateCseToken` come before `files/{fileId}`.
 import type { Handler } from './context.js';
 import * as changes from './changes.js';
+import * as channels from './channels.js';
+import * as drives from './drives.js';
+import * as labels from './labels.js';
+import * as comments from './comments.js';
 import * as files from './files.js';
 import * as permissions from './permissions.js';
+import * as properties from './properties.js';
 import * as refs from './refs.js';
 import * as revisions from './revisions.js';
 import { upload } from './uploads.js';
@@ -26,6 +31,10 @@ export const ROUTES: Route[] = [
   { method: 'PATCH', template: `${F}/{fileId}`, name: 'files.patch', handler: files.patch },
   { method: 'PUT', template: `${F}/{fileId}`, name: 'files.update', handler: files.patch },
   { method: 'DELETE', template: `${F}/{fileId}`, name: 'files.delete', handler: files.remove },
+  { method: 'GET', template: `${F}/{fileId}/export`, name: 'files.export', handler: labels.exportFile },
+  { method: 'GET', template: `${F}/{fileId}/listLabels`, name: 'files.listLabels', handler: labels.listLabels },
+  { method: 'POST', template: `${F}/{fileId}/modifyLabels`, name: 'files.modifyLabels', handler: labels.modifyLabels },
+  { method: 'POST', template: `${F}/{fileId}/watch`, name: 'files.watch', handler: channels.watchFile },
   { method: 'POST', template: `${F}/{fileId}/copy`, name: 'files.copy', handler: files.copy },
   { method: 'POST', template: `${F}/{fileId}/trash`, name: 'files.trash', handler: files.trash },
   { method: 'POST', template: `${F}/{fileId}/untrash`, name: 'files.untrash', handler: files.untrash },
@@ -45,6 +54,24 @@ export const ROUTES: Route[] = [
   { method: 'PUT', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.update', handler: permissions.patch },
   { method: 'DELETE', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.delete', handler: permissions.remove },
   { method: 'GET', template: '/storage/v2/permissionIds/{email}', name: 'permissions.getIdForEmail', handler: permissions.idForEmailRoute },
+  { method: 'GET', template: `${F}/{fileId}/properties`, name: 'properties.list', handler: properties.list },
+  { method: 'POST', template: `${F}/{fileId}/properties`, name: 'properties.insert', handler: properties.insert },
+  { method: 'GET', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.get', handler: properties.get },
+  { method: 'PATCH', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.patch', handler: properties.patch },
+  { method: 'PUT', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.update', handler: properties.patch },
+  { method: 'DELETE', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.delete', handler: properties.remove },
+  { method: 'GET', template: `${F}/{fileId}/comments`, name: 'comments.list', handler: comments.list },
+  { method: 'POST', template: `${F}/{fileId}/comments`, name: 'comments.insert', handler: comments.insert },
+  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.get', handler: comments.get },
+  { method: 'PATCH', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.patch', handler: comments.patch },
+  { method: 'PUT', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.update', handler: comments.patch },
+  { method: 'DELETE', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.delete', handler: comments.remove },
+  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}/replies`, name: 'replies.list', handler: comments.replyList },
+  { method: 'POST', template: `${F}/{fileId}/comments/{commentId}/replies`, name: 'replies.insert', handler: comments.replyInsert },
+  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.get', handler: comments.replyGet },
+  { method: 'PATCH', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.patch', handler: comments.replyPatch },
+  { method: 'PUT', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.update', handler: comments.replyPatch },
+  { method: 'DELETE', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.delete', handler: comments.replyRemove },
   { method: 'GET', template: `${F}/{fileId}/revisions`, name: 'revisions.list', handler: revisions.list },
   { method: 'GET', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.get', handler: revisions.get },
   { method: 'PATCH', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.patch', handler: revisions.patch },
@@ -53,6 +80,17 @@ export const ROUTES: Route[] = [
   { method: 'GET', template: '/storage/v2/about', name: 'about.get', handler: changes.about },
   { method: 'GET', template: '/storage/v2/changes/startPageToken', name: 'changes.getStartPageToken', handler: changes.startPageToken },
   { method: 'GET', template: '/storage/v2/changes', name: 'changes.list', handler: changes.list },
+  { method: 'POST', template: '/storage/v2/changes/watch', name: 'changes.watch', handler: channels.watchChanges },
+  { method: 'POST', template: '/storage/v2/channels/stop', name: 'channels.stop', handler: channels.stop },
+  { method: 'GET', template: '/storage/v2/drives', name: 'drives.list', handler: drives.list },
+  { method: 'POST', template: '/storage/v2/drives', name: 'drives.insert', handler: drives.insert },
+  { method: 'GET', template: '/storage/v2/drives/{driveId}', name: 'drives.get', handler: drives.get },
+  { method: 'PUT', template: '/storage/v2/drives/{driveId}', name: 'drives.update', handler: drives.update },
+  { method: 'DELETE', template: '/storage/v2/drives/{driveId}', name: 'drives.delete', handler: drives.remove },
+  { method: 'POST', template: '/storage/v2/drives/{driveId}/hide', name: 'drives.hide', handler: drives.hide },
+  { method: 'POST', template: '/storage/v2/drives/{driveId}/unhide', name: 'drives.unhide', handler: drives.unhide },
+  { method: 'GET', template: '/storage/v2/apps', name: 'apps.list', handler: drives.appsList },
+  { method: 'GET', template: '/storage/v2/apps/{appId}', name: 'apps.get', handler: drives.appsGet },
   { method: 'GET', template: '/storage/v2/changes/{changeId}', name: 'changes.get', handler: changes.get },
   { method: 'POST', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },
   { method: 'PUT', template: '/upload/storage/v2/files', name: 'files.insert', handler: upload },

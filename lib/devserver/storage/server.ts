@@ -6,6 +6,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminRequest } from './admin.js';
 import type { Ctx, Stats } from './context.js';
+import { Channels, type Delivery } from './channels.js';
 import { Faults, type StorageFault } from './faults.js';
 import { failureReply, send, StorageFailure } from './http.js';
 import { Model } from './model.js';
@@ -30,6 +31,8 @@ export interface StorageServer {
   stats(): Stats;
   /** Makes a resumable session unknown from now on (its next request gets 404). */
   expireSession(id: string): Promise<boolean>;
+  /** Push notifications sent so far (the latest 1,000), once none is in flight. */
+  notifications(): Promise<Delivery[]>;
 }
 
 export async function startStorageServer(options: StorageServerOptions): Promise<StorageServer> {
@@ -38,6 +41,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const model = new Model(store);
   const faults = new Faults();
   const resumable = new Resumable();
+  const channels = new Channels(model);
   faults.set(resolved.faults);
   const stats: Stats = { requests: 0, sessions: {} };
   const tokens = new Set(resolved.tokens);
@@ -54,7 +58,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://storage.invalid');
-    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => resumable.expire(model, id), sessions: () => model.data.sessions });
+    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => resumable.expire(model, id), sessions: () => model.data.sessions, notifications: () => channels.deliveries });
     stats.requests++;
     let status = 0;
     try {
@@ -70,7 +74,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
         throw new StorageFailure(404, 'notFound', 'Not Found', undefined, 'other');
       }
       const mask = parseFields(url.searchParams.get('fields'));
-      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable };
+      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable, channels, exportLimitBytes: resolved.exportLimitBytes };
       const reply = await found.route.handler(ctx);
       if (method !== 'GET' && method !== 'HEAD') await store.save();
       if (!reply) {
@@ -116,6 +120,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     credentials: { token: [...tokens][0]! },
     dir: resolved.dir,
     stop: async () => {
+      await channels.idle();
       await new Promise<void>((resolve) => {
         listener.close(() => resolve());
         listener.closeAllConnections();
@@ -127,6 +132,10 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     faults: () => faults.current(),
     stats: () => structuredClone(stats),
     expireSession: (id) => resumable.expire(model, id),
+    notifications: async () => {
+      await channels.idle();
+      return [...channels.deliveries];
+    },
   };
 }
 

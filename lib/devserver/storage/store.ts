@@ -80,6 +80,55 @@ export interface SessionRecord {
   completedFileId?: string;
 }
 
+export interface ReplyRecord {
+  replyId: string;
+  content: string;
+  verb?: 'resolve' | 'reopen';
+  createdDate: string;
+  modifiedDate: string;
+  deleted: boolean;
+}
+
+export interface CommentRecord {
+  commentId: string;
+  content: string;
+  anchor?: string;
+  context?: { type: string; value: string };
+  status: 'open' | 'resolved';
+  createdDate: string;
+  modifiedDate: string;
+  deleted: boolean;
+  replies: ReplyRecord[];
+}
+
+export interface DriveRecord {
+  id: string;
+  name: string;
+  hidden: boolean;
+  createdDate: string;
+  requestId: string;
+  colorRgb?: string;
+  themeId?: string;
+}
+
+export interface LabelRecord {
+  id: string;
+  revisionId: string;
+  fields: Record<string, unknown>;
+}
+
+export interface ChannelRecord {
+  id: string;
+  resourceId: string;
+  resourceUri: string;
+  /** Absent: the change log; else the file watched. */
+  fileId?: string;
+  address: string;
+  token?: string;
+  expiration?: number;
+  messageNumber: number;
+}
+
 export interface StateData {
   rootId: string;
   seq: number;
@@ -89,6 +138,10 @@ export interface StateData {
   changes: ChangeRecord[];
   largestChangeId: number;
   sessions: Record<string, SessionRecord>;
+  comments: Record<string, CommentRecord[]>;
+  drives: Record<string, DriveRecord>;
+  labels: Record<string, LabelRecord[]>;
+  channels: Record<string, ChannelRecord>;
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -121,12 +174,16 @@ export class Store {
     if (!data) {
       const rootId = '0A' + newId(17).slice(1);
       const at = now();
-      data = { rootId, seq: 1, files: {}, revisions: {}, permissions: {}, changes: [], largestChangeId: 0, sessions: {} };
+      data = { rootId, seq: 1, files: {}, revisions: {}, permissions: {}, changes: [], largestChangeId: 0, sessions: {}, comments: {}, drives: {}, labels: {}, channels: {} };
       data.files[rootId] = {
         id: rootId, title: 'My Drive', mimeType: FOLDER_MIME, parents: [], labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
         explicitlyTrashed: false, createdDate: at, modifiedDate: at, version: 1, properties: [], seq: 0,
       };
     }
+    data.comments ??= {};
+    data.drives ??= {};
+    data.labels ??= {};
+    data.channels ??= {};
     const store = new Store(dir, data);
     await store.save();
     return store;
