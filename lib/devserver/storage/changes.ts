@@ -75,8 +75,9 @@ export const list: Handler = async (ctx) => {
   const spaces = ctx.query.get('spaces');
   if (spaces !== null && !spaces.split(',').every((s) => ['drive', 'appDataFolder', 'photos'].includes(s.trim()))) throw badRequest(`Invalid value '${spaces}'`, 'spaces');
   const pending = ctx.model.data.changes.filter((c) => c.id >= from).sort((a, b) => a.id - b.id);
-  const page = pending.slice(0, max);
-  const rest = pending.slice(max);
+  const empty = pending.length > 0 && ctx.faults.emptyPage();
+  const page = empty ? [] : pending.slice(0, max);
+  const rest = empty ? pending : pending.slice(max);
   const items = page.filter((c) => includeDeleted || (!c.deleted && ctx.model.data.files[c.fileId])).map((c) => changeJson(ctx, c));
   return {
     status: 200,

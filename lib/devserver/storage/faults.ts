@@ -6,7 +6,9 @@ import { UsageError } from '../../errors.js';
 export type StorageFault =
   | { kind: 'cut'; afterBytes: number; direction?: 'upload' | 'download'; times?: number }
   | { kind: 'status'; status: number; times?: number; path?: string; method?: string }
-  | { kind: 'quota'; requests: number; windowMs?: number };
+  | { kind: 'quota'; requests: number; windowMs?: number; reason?: 'userRateLimitExceeded' | 'rateLimitExceeded'; status?: 403 | 429 }
+  /** The next list pages (files, children, changes) come back empty, still carrying a token to the same place. */
+  | { kind: 'emptyPage'; times?: number };
 
 export function checkStorageFault(value: unknown): StorageFault {
   const f = value as Record<string, unknown> | null;
@@ -14,7 +16,7 @@ export function checkStorageFault(value: unknown): StorageFault {
     if (v === undefined) return;
     if (!Number.isSafeInteger(v) || (v as number) < min) throw new UsageError(`fault ${name} must be a whole number of at least ${min}`);
   };
-  if (!f || typeof f !== 'object') throw new UsageError('a fault is an object with a kind: cut, status or quota');
+  if (!f || typeof f !== 'object') throw new UsageError('a fault is an object with a kind: cut, status, quota or emptyPage');
   count(f.times, 'times', 1);
   switch (f.kind) {
     case 'cut':
@@ -31,9 +33,13 @@ export function checkStorageFault(value: unknown): StorageFault {
       count(f.requests, 'requests', 0);
       count(f.windowMs, 'windowMs', 1);
       if (f.requests === undefined) throw new UsageError('a quota fault needs requests (per window)');
-      return { kind: 'quota', requests: f.requests as number, windowMs: (f.windowMs as number | undefined) ?? 60_000 };
+      if (f.reason !== undefined && f.reason !== 'userRateLimitExceeded' && f.reason !== 'rateLimitExceeded') throw new UsageError('a quota fault\'s reason is userRateLimitExceeded or rateLimitExceeded');
+      if (f.status !== undefined && f.status !== 403 && f.status !== 429) throw new UsageError('a quota fault\'s status is 403 or 429');
+      return { kind: 'quota', requests: f.requests as number, windowMs: (f.windowMs as number | undefined) ?? 60_000, reason: (f.reason as 'userRateLimitExceeded' | 'rateLimitExceeded' | undefined) ?? 'userRateLimitExceeded', status: (f.status as 403 | 429 | undefined) ?? 403 };
+    case 'emptyPage':
+      return { kind: 'emptyPage', times: (f.times as number | undefined) ?? 1 };
     default:
-      throw new UsageError('a fault\'s kind is cut, status or quota');
+      throw new UsageError('a fault\'s kind is cut, status, quota or emptyPage');
   }
 }
 
@@ -61,13 +67,21 @@ export class Faults {
     return this.consume(i).status;
   }
 
-  /** True when the quota is spent for this request. */
-  overQuota(now: number): boolean {
+  /** The quota's answer when it is spent for this request. */
+  overQuota(now: number): { status: number; reason: string } | undefined {
     const quota = this.list.find((f): f is Extract<StorageFault, { kind: 'quota' }> => f.kind === 'quota');
-    if (!quota) return false;
+    if (!quota) return undefined;
     if (now - this.window.start >= (quota.windowMs ?? 60_000)) this.window = { start: now, used: 0 };
     this.window.used++;
-    return this.window.used > quota.requests;
+    return this.window.used > quota.requests ? { status: quota.status ?? 403, reason: quota.reason ?? 'userRateLimitExceeded' } : undefined;
+  }
+
+  /** True when this list page is to come back empty (consumed). */
+  emptyPage(): boolean {
+    const i = this.list.findIndex((f) => f.kind === 'emptyPage');
+    if (i < 0) return false;
+    this.consume(i);
+    return true;
   }
 
   /** Bytes after which to cut this transfer (consumed), if a fault says so. */

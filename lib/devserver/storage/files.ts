@@ -4,7 +4,7 @@ import { copyFile } from 'node:fs/promises';
 import { commitContent, sendContent } from './content.js';
 import { checkIfMatch, pageOffset, pageToken, queryBool, queryInt, type Ctx, type Handler } from './context.js';
 import { badRequest, readJson, StorageFailure } from './http.js';
-import { parseQuery } from './query.js';
+import { orderBy, parseQuery } from './query.js';
 import { fileJson } from './represent.js';
 import { FOLDER_MIME, newId } from './store.js';
 
@@ -42,8 +42,8 @@ export const list: Handler = async (ctx) => {
   const predicate = parseQuery(ctx.query.get('q'), (id) => ctx.model.resolveId(id));
   const all = Object.values(ctx.model.data.files)
     .filter((f) => f.id !== ctx.model.data.rootId && predicate(f, f.labels.trashed))
-    .sort((a, b) => a.seq - b.seq);
-  const page = all.slice(offset, offset + (max === 0 ? 100 : max));
+    .sort(orderBy(ctx.query.get('orderBy')));
+  const page = ctx.faults.emptyPage() ? [] : all.slice(offset, offset + (max === 0 ? 100 : max));
   const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
   const self = `${ctx.origin}/storage/v2/files`;
   const nextLink = next ? `${self}?${new URLSearchParams([...[...ctx.query].filter(([k]) => k !== 'pageToken'), ['pageToken', next]])}` : undefined;

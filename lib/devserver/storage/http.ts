@@ -27,7 +27,7 @@ export const badRequest = (message: string, location?: string, reason = 'invalid
 export const required = (location: string) => new StorageFailure(400, 'required', 'Required', location);
 
 export function errorBody(failure: StorageFailure): unknown {
-  const item: Record<string, string> = { domain: failure.reason === 'userRateLimitExceeded' ? 'usageLimits' : 'global', reason: failure.reason, message: failure.message };
+  const item: Record<string, string> = { domain: failure.reason === 'userRateLimitExceeded' || failure.reason === 'rateLimitExceeded' ? 'usageLimits' : 'global', reason: failure.reason, message: failure.message };
   if (failure.location) {
     item.locationType = failure.locationType;
     item.location = failure.location;

@@ -66,6 +66,38 @@ function splitAnd(q: string): string[] {
   return parts;
 }
 
+const ORDER_KEYS: Record<string, (f: FileRecord) => string | number> = {
+  createdDate: (f) => f.createdDate,
+  modifiedDate: (f) => f.modifiedDate,
+  modifiedByMeDate: (f) => f.modifiedDate,
+  lastViewedByMeDate: (f) => f.lastViewedByMeDate ?? '',
+  recency: (f) => f.modifiedDate,
+  title: (f) => f.title,
+  title_natural: (f) => f.title.toLowerCase(),
+  folder: (f) => (f.mimeType === 'application/vnd.google-apps.folder' ? 0 : 1),
+  quotaBytesUsed: (f) => f.fileSize ?? 0,
+  starred: (f) => (f.labels.starred ? 0 : 1),
+};
+
+/** `orderBy`: comma-separated keys, each optionally ` desc`; ties (and no orderBy) in creation order. */
+export function orderBy(spec: string | null): (a: FileRecord, b: FileRecord) => number {
+  const keys = (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((part) => {
+    const [name, dir, extra] = part.split(/\s+/);
+    const key = ORDER_KEYS[name!];
+    if (!key || extra !== undefined || (dir !== undefined && dir.toLowerCase() !== 'desc' && dir.toLowerCase() !== 'asc')) throw badRequest(`Invalid orderBy: ${part}`, 'orderBy');
+    return { key, sign: dir?.toLowerCase() === 'desc' ? -1 : 1 };
+  });
+  return (a, b) => {
+    for (const { key, sign } of keys) {
+      const x = key(a);
+      const y = key(b);
+      if (x < y) return -sign;
+      if (x > y) return sign;
+    }
+    return a.seq - b.seq;
+  };
+}
+
 export type FieldMask = Map<string, FieldMask | true>;
 
 /** Parses Google's `fields` syntax: `a,b/c,items(id,title),nextPageToken`. */

@@ -68,7 +68,7 @@ export const childrenList: Handler = async (ctx) => {
   const offset = pageOffset(ctx);
   const predicate = parseQuery(ctx.query.get('q'), (id) => ctx.model.resolveId(id));
   const all = ctx.model.children(parent.id).filter((f) => predicate(f, f.labels.trashed)).sort((a, b) => a.seq - b.seq);
-  const page = all.slice(offset, offset + (max === 0 ? 100 : max));
+  const page = ctx.faults.emptyPage() ? [] : all.slice(offset, offset + (max === 0 ? 100 : max));
   const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
   return {
     status: 200,

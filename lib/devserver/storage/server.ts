@@ -65,7 +65,8 @@ export async function startStorageServer(options: StorageServerOptions): Promise
       if (!authorized(req, url)) {
         throw new StorageFailure(401, 'authError', 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' });
       }
-      if (faults.overQuota(Date.now())) throw new StorageFailure(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', undefined, 'other');
+      const quota = faults.overQuota(Date.now());
+      if (quota) throw new StorageFailure(quota.status, quota.reason, quota.reason === 'userRateLimitExceeded' ? 'User Rate Limit Exceeded' : 'Rate Limit Exceeded', undefined, 'other');
       const injected = faults.status(method, url.pathname);
       if (injected !== undefined) throw new StorageFailure(injected, injected >= 500 ? 'backendError' : 'injected', injected >= 500 ? 'Backend Error' : 'Injected fault', undefined, 'other', { connection: 'close' });
       const found = route(method, url.pathname);

@@ -35,7 +35,35 @@ describe('devserver/storage: faults and persistence', function () {
     assert.equal(limited.body.error.errors[0].domain, 'usageLimits');
     await h.admin('DELETE', 'faults');
     assert.equal((await h.api('GET', '/storage/v2/files')).status, 200);
-    assert.equal((await h.admin('POST', 'faults', { kind: 'nope' })).message, "a fault's kind is cut, status or quota");
+    assert.equal((await h.admin('POST', 'faults', { kind: 'nope' })).message, "a fault's kind is cut, status, quota or emptyPage");
+  });
+
+  it('STO-FILES-LIST: a quota can answer 429 rateLimitExceeded instead', async () => {
+    await h.admin('PUT', 'faults', { kind: 'quota', requests: 0, reason: 'rateLimitExceeded', status: 429 });
+    const limited = await h.api('GET', '/storage/v2/files');
+    assert.equal(limited.status, 429);
+    assert.equal(reasonOf(limited.body), 'rateLimitExceeded');
+  });
+
+  it('STO-FILES-LIST STO-CHILDREN-LIST STO-CHANGES-LIST: an emptyPage fault answers an empty page that still carries a token to the same place', async () => {
+    const start = (await h.api('GET', '/storage/v2/changes/startPageToken')).body.startPageToken;
+    const folder = (await h.api('POST', '/storage/v2/files', { title: 'f', mimeType: 'application/vnd.google-apps.folder' })).body;
+    await h.api('POST', '/storage/v2/files', { title: 'c', parents: [{ id: folder.id }] });
+    await h.admin('POST', 'faults', { kind: 'emptyPage' });
+    const files = await h.api('GET', '/storage/v2/files?maxResults=5');
+    assert.deepEqual(files.body.items, []);
+    assert.ok(files.body.nextPageToken);
+    assert.equal((await h.api('GET', `/storage/v2/files?maxResults=5&pageToken=${files.body.nextPageToken}`)).body.items.length, 2);
+    await h.admin('POST', 'faults', { kind: 'emptyPage' });
+    const children = await h.api('GET', `/storage/v2/files/${folder.id}/children`);
+    assert.deepEqual(children.body.items, []);
+    assert.equal((await h.api('GET', `/storage/v2/files/${folder.id}/children?pageToken=${children.body.nextPageToken}`)).body.items.length, 1);
+    await h.admin('POST', 'faults', { kind: 'emptyPage' });
+    const changes = await h.api('GET', `/storage/v2/changes?pageToken=${start}`);
+    assert.deepEqual(changes.body.items, []);
+    assert.equal(changes.body.nextPageToken, start);
+    assert.equal(changes.body.newStartPageToken, undefined);
+    assert.equal((await h.api('GET', `/storage/v2/changes?pageToken=${start}`)).body.items.length, 2);
   });
 
   it('STO-FILES-GET: a download cut after N bytes resumes with Range from where it broke', async () => {

@@ -80,6 +80,18 @@ describe('devserver/storage: files', function () {
     assert.equal((await h.api('GET', '/storage/v2/files?pageToken=garbage')).status, 400);
   });
 
+  it('STO-FILES-LIST: orderBy sorts by title, folder, createdDate (desc too); an unknown key is 400', async () => {
+    const folder = (await h.api('POST', '/storage/v2/files', { title: 'order-folder', mimeType: FOLDER })).body;
+    for (const title of ['b', 'C', 'a']) await h.api('POST', '/storage/v2/files', { title, parents: [{ id: folder.id }] });
+    await h.api('POST', '/storage/v2/files', { title: 'z-sub', mimeType: FOLDER, parents: [{ id: folder.id }] });
+    const q = encodeURIComponent(`'${folder.id}' in parents`);
+    const titles = async (order: string) => (await h.api('GET', `/storage/v2/files?q=${q}&orderBy=${encodeURIComponent(order)}`)).body.items.map((i: { title: string }) => i.title);
+    assert.deepEqual(await titles('title'), ['C', 'a', 'b', 'z-sub']);
+    assert.deepEqual(await titles('folder,title_natural'), ['z-sub', 'a', 'b', 'C']);
+    assert.deepEqual(await titles('createdDate desc'), ['z-sub', 'a', 'C', 'b']);
+    assert.equal((await h.api('GET', `/storage/v2/files?orderBy=size`)).status, 400);
+  });
+
   it('STO-FILES-PATCH STO-FILES-UPDATE: patch and update change metadata and the etag; If-Match with a stale etag is 412 conditionNotMet', async () => {
     const file = (await h.api('POST', '/storage/v2/files', { title: 'a' })).body;
     const patched = await h.api('PATCH', `/storage/v2/files/${file.id}`, { title: 'b' }, { 'if-match': file.etag });
