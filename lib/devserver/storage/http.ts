@@ -75,7 +75,7 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
 export function send(res: ServerResponse, method: string, reply: Reply): void {
   const headers: Record<string, string> = { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate', ...(reply.headers ?? {}) };
   if (reply.body === undefined) {
-    if (reply.status !== 204 && reply.status !== 304 && reply.status !== 308 && headers['content-length'] === undefined) headers['content-length'] = '0';
+    if (reply.status !== 204 && reply.status !== 304 && headers['content-length'] === undefined) headers['content-length'] = '0';
     res.writeHead(reply.status, headers);
     res.end();
     return;

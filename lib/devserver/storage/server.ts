@@ -48,11 +48,14 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const log = resolved.log;
   let origin = '';
 
-  const authorized = (req: IncomingMessage, url: URL): boolean => {
+  /** Drive's two answers: no credentials at all is `required` (Login Required), a bad one `authError`. */
+  const authFailure = (req: IncomingMessage, url: URL): StorageFailure | undefined => {
     const header = req.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const token = m?.[1] ?? url.searchParams.get('access_token') ?? undefined;
-    return token !== undefined && tokens.has(token);
+    if (token !== undefined && tokens.has(token)) return undefined;
+    const none = header === undefined && token === undefined;
+    return new StorageFailure(401, none ? 'required' : 'authError', none ? 'Login Required' : 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': `Bearer realm="https://accounts.google.com/"${none ? '' : ', error="invalid_token"'}` });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -62,9 +65,8 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     stats.requests++;
     let status = 0;
     try {
-      if (!authorized(req, url)) {
-        throw new StorageFailure(401, 'authError', 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' });
-      }
+      const denied = authFailure(req, url);
+      if (denied) throw denied;
       const quota = faults.overQuota(Date.now());
       if (quota) throw new StorageFailure(quota.status, quota.reason, quota.reason === 'userRateLimitExceeded' ? 'User Rate Limit Exceeded' : 'Rate Limit Exceeded', undefined, 'other');
       const injected = faults.status(method, url.pathname);

@@ -2,7 +2,7 @@
 // the change log and the upload sessions) written to a temp name and renamed, and content as files under `content/`
 // (one per revision) and `uploads/` (one per resumable session, appended to as chunks arrive).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
@@ -184,6 +184,11 @@ export class Store {
     data.drives ??= {};
     data.labels ??= {};
     data.channels ??= {};
+    // Leftovers of a process that died mid-request: temp files of simple uploads and copies, expired sessions.
+    const nowMs = Date.now();
+    for (const [id, session] of Object.entries(data.sessions)) if (session.expiresAt <= nowMs) delete data.sessions[id];
+    for (const name of await readdir(path.join(dir, 'uploads'))) if (!data.sessions[name]) await rm(path.join(dir, 'uploads', name), { force: true });
+    for (const name of await readdir(dir)) if (/^\.state\..*\.tmp$/.test(name)) await rm(path.join(dir, name), { force: true });
     const store = new Store(dir, data);
     await store.save();
     return store;

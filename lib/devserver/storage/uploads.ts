@@ -9,7 +9,7 @@ import { checkIfMatch, type Ctx, type Handler } from './context.js';
 import { badRequest, readJson, StorageFailure, type Reply } from './http.js';
 import { boundaryOf, readMultipart } from './multipart.js';
 import { fileJson } from './represent.js';
-import { newId, type FileRecord, type SessionRecord } from './store.js';
+import { FOLDER_MIME, newId, type FileRecord, type SessionRecord } from './store.js';
 
 export const CHUNK_GRANULARITY = 256 * 1024;
 
@@ -22,7 +22,10 @@ export const upload: Handler = async (ctx) => {
   if (fileId === undefined && ctx.method !== 'POST') throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other');
   if (fileId !== undefined && ctx.method !== 'PUT') throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other');
   const existing = fileId !== undefined ? ctx.model.file(fileId) : undefined;
-  if (existing) checkIfMatch(ctx, existing);
+  if (existing) {
+    checkIfMatch(ctx, existing);
+    if (existing.mimeType === FOLDER_MIME) throw badRequest('A folder has no content to upload', 'fileId');
+  }
   switch (type) {
     case 'media':
     case 'multipart':

@@ -18,9 +18,13 @@ describe('devserver/storage: files', function () {
     assert.equal(none.status, 401);
     assert.match(none.headers.get('www-authenticate')!, /^Bearer /);
     const body = await jsonOf(none);
-    assert.equal(reasonOf(body), 'authError');
+    assert.equal(reasonOf(body), 'required', 'no credentials: Login Required');
     assert.equal(body.error.errors[0].location, 'Authorization');
-    assert.equal((await h.raw('GET', '/storage/v2/files', undefined, { authorization: 'Bearer wrong-token-x' })).status, 401);
+    const bad = await h.raw('GET', '/storage/v2/files', undefined, { authorization: 'Bearer wrong-token-x' });
+    assert.equal(bad.status, 401);
+    assert.equal(reasonOf(await jsonOf(bad)), 'authError');
+    assert.match(bad.headers.get('www-authenticate')!, /error="invalid_token"/);
+    assert.equal((await h.raw('GET', '/storage/v2/about?access_token=ya29.storage-test-token', undefined, { authorization: '' })).status, 200, 'access_token in the query, as Google accepts');
     assert.equal((await h.api('GET', '/drive/v2/files')).status, 404);
     const wrong = await h.api('PATCH', '/storage/v2/files');
     assert.equal(wrong.status, 405);
