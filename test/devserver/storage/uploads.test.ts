@@ -135,6 +135,38 @@ describe('devserver/storage: uploads and downloads', function () {
     assert.equal(after.status, 200, 'a status query after completion answers the file');
   });
 
+  it('STO-FILES-INSERT: a 16 MB resumable upload cut at 40 % and at 90 % finishes with at most one chunk sent again per cut', async () => {
+    const data = randomBytes(16 * 1024 * 1024);
+    const chunk = 8 * KIB256;
+    const location = await startSession(data.length);
+    const sessionId = new URL(location).searchParams.get('upload_id')!;
+    const cuts = [Math.floor(data.length * 0.4), Math.floor(data.length * 0.9)];
+    let offset = 0;
+    let final: Response | undefined;
+    while (!final) {
+      const end = Math.min(offset + chunk, data.length);
+      const cut = cuts.find((c) => c >= offset && c < end);
+      if (cut !== undefined) {
+        cuts.splice(cuts.indexOf(cut), 1);
+        await h.admin('POST', 'faults', { kind: 'cut', afterBytes: cut - offset });
+      }
+      try {
+        const res = await put(location, data.subarray(offset, end), `bytes ${offset}-${end - 1}/${data.length}`);
+        if (res.status === 200) final = res;
+        else assert.equal(res.status, 308);
+        offset = end;
+      } catch {
+        const status = await put(location, Buffer.alloc(0), `bytes */${data.length}`);
+        assert.equal(status.status, 308);
+        offset = Number(/^bytes=0-(\d+)$/.exec(status.headers.get('range')!)![1]) + 1;
+      }
+    }
+    assert.equal(cuts.length, 0, `both cuts happened: ${JSON.stringify(cuts)}`);
+    assert.equal((await jsonOf(final)).md5Checksum, md5(data));
+    const received = (await h.admin('GET', 'stats')).sessions[sessionId].bytesReceived;
+    assert.ok(received - data.length <= 2 * chunk, `resent ${received - data.length} bytes`);
+  });
+
   it('STO-FILES-INSERT: a chunk that is not a multiple of 256 KiB (unless last) is 400; an unknown or expired session is 404; a resent chunk overlapping received bytes is accepted', async () => {
     const data = randomBytes(2 * KIB256 + 10);
     const location = await startSession(data.length);
