@@ -58,6 +58,12 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     return new StorageFailure(401, none ? 'required' : 'authError', none ? 'Login Required' : 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': `Bearer realm="https://accounts.google.com/"${none ? '' : ', error="invalid_token"'}` });
   };
 
+  /** Links and session URIs name the host the client used (a safe Host header), else the listening address. */
+  const originOf = (req: IncomingMessage) => {
+    const host = req.headers.host;
+    return host && /^[A-Za-z0-9.\-:[\]]{1,300}$/.test(host) ? `http://${host}` : origin;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://storage.invalid');
@@ -77,7 +83,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
         throw new StorageFailure(404, 'notFound', 'Not Found', undefined, 'other');
       }
       const mask = parseFields(url.searchParams.get('fields'));
-      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin, model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable, channels, exportLimitBytes: resolved.exportLimitBytes };
+      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin: originOf(req), model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable, channels, exportLimitBytes: resolved.exportLimitBytes };
       const reply = await found.route.handler(ctx);
       if (method !== 'GET' && method !== 'HEAD') await store.save();
       if (!reply) {
