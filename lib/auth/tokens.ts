@@ -6,6 +6,7 @@
 import { ProtocolError, type HttpClient } from '../http/index.js';
 import { DeviceLoginError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
+import { sealTokens } from './store/login.js';
 import type { TokenSet } from './store/types.js';
 import { optionalSeconds, postForm, requiredString, type OAuthAnswer } from './transport.js';
 
@@ -27,7 +28,8 @@ export function readTokens(answer: OAuthAnswer, now: number, previous?: TokenSet
   const scope = typeof answer.json?.scope === 'string' ? answer.json.scope : (previous?.scope ?? '');
   const idToken = typeof answer.json?.id_token === 'string' ? answer.json.id_token : previous?.idToken;
   const refreshTokenExpiresAt = refreshIn !== undefined ? now + refreshIn * 1000 : refreshToken === previous?.refreshToken ? previous?.refreshTokenExpiresAt : undefined;
-  return {
+  // Sealed: a caller's console.log(result) shows `[hidden]`, not the tokens.
+  return sealTokens({
     accessToken,
     tokenType: 'Bearer',
     expiresAt: now + expiresIn * 1000,
@@ -36,7 +38,7 @@ export function readTokens(answer: OAuthAnswer, now: number, previous?: TokenSet
     ...(refreshToken ? { refreshToken } : {}),
     ...(refreshTokenExpiresAt !== undefined ? { refreshTokenExpiresAt } : {}),
     ...(idToken ? { idToken } : {}),
-  };
+  });
 }
 
 function errorOf(answer: OAuthAnswer): { error: string; description: string | undefined } | undefined {

@@ -15,7 +15,7 @@ secret/gantry/auth/<profile>, else nowhere: a plain-text file only with --store 
 Exit codes: 0 success; 1 a definite no (denied, expired code, not logged in, refresh token revoked); 2 bad input,
 nothing sent; 3 the authorization server failed; 130 Ctrl-C.`;
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Every action ends with the kv engine's sockets closed, so the process ends as soon as it is done. */
 async function released(action: Promise<void>): Promise<void> {
@@ -42,17 +42,18 @@ export function register(program: Command, context: CliContext): void {
 
   serverOptions(auth.command('login'))
     .description('show a code and an address, wait until it is approved on another device, and keep the tokens')
-    .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated, repeatable: openid email profile video video.readonly storage.file storage.appdata (default openid email storage.file video.readonly)', collect, [] as string[])
+    .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated, repeatable: openid email profile video video.readonly storage.file storage.appdata (default openid email storage.file video.readonly)', collect)
     .option('--scope-base <url>', 'prefix of the scope URIs (default GANTRY_OAUTH_SCOPE_BASE, else https://www.googleapis.com)')
-    .option('--store <where>', 'keyring, kv:<mount>/<path> (the kv engine at SECRETS_ADDR), or file (plain text, mode 0600)')
+    .option('--store <where>', 'keyring, kv (secret/gantry/auth/<profile>) or kv:<mount>/<path> in the kv engine at SECRETS_ADDR, or file (plain text, mode 0600)')
     .option('--insecure-storage', 'allow a plain-text file when neither the keyring nor the kv engine is reachable')
     .option('--no-qr', 'no QR code of the address')
     .option('--hide-scheme', 'show the address without http(s):// (the server must answer on both)')
     .action(async (flags, command: Command) => released(loginAction(flags, command, context)));
 
   serverOptions(auth.command('status'))
-    .description('who is logged in where, where the tokens are kept, and how long they last (exit 1 when not logged in)')
+    .description('who is logged in where, where the tokens are kept, how long they last, and whether the server still takes them (exit 1 when no login is usable)')
     .option('--all', 'every profile of every server and client, not only the one the flags and environment select')
+    .option('--offline', 'do not ask the server whether it still takes the login (refreshing it when due, as the check does)')
     .action(async (flags, command: Command) => released(statusAction(flags, command, context)));
 
   serverOptions(auth.command('token'))

@@ -14,7 +14,7 @@ interface ServerFlags {
 }
 
 interface LoginFlags extends ServerFlags {
-  scope: string[];
+  scope?: string[];
   scopeBase?: string;
   store?: string;
   insecureStorage?: boolean;
@@ -120,18 +120,24 @@ function accountOf(login: StoredLogin): string {
   return login.account?.email ?? login.account?.sub ?? 'unknown account (no openid scope)';
 }
 
-/** Ctrl-C while waiting: stop polling at once, say so, exit 130. */
-function interruptible(): { signal: AbortSignal; dispose(): void; interrupted(): boolean } {
+/** Ctrl-C (or SIGTERM) while waiting: stop polling at once, say so, exit 130 (143). */
+function interruptible(): { signal: AbortSignal; dispose(): void; interrupted(): boolean; exitCode(): number } {
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  let code = 130;
+  const onInt = () => controller.abort();
+  const onTerm = () => {
+    code = 143;
+    controller.abort();
+  };
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
   return {
     signal: controller.signal,
     interrupted: () => controller.signal.aborted,
+    exitCode: () => code,
     dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
     },
   };
 }
@@ -147,14 +153,19 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
   const secret = await clientSecret(flags, env);
   const profile = profileName(flags, env);
   const scopeBase = lib.checkScopeBase(flags.scopeBase ?? (env.GANTRY_OAUTH_SCOPE_BASE || lib.defaultScopeBase), flags.scopeBase ? '--scope-base' : 'GANTRY_OAUTH_SCOPE_BASE');
-  const scopes = lib.resolveScopes(flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
+  const scopes = lib.resolveScopes(flags.scope && flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
   const key: ProfileKey = { authUrl, clientId, profile };
 
   // Where the tokens will go is settled before the person is asked to approve anything.
   const { openTokenStore, recordProfile } = await stores();
   const opened = await openTokenStore(flags.store, { insecureStorage: flags.insecureStorage === true, profile, kv: kvFactory(env) });
-  if (opened.fallbackReason) context.logger.warn(opened.fallbackReason);
-  if (opened.warning) context.logger.warn(opened.warning);
+  // With --json the device line comes first on stderr (scripts take it with head -1): the warnings ride in it.
+  const warnings = [opened.fallbackReason, opened.warning].filter((w): w is string => !!w);
+  if (!json) for (const warning of warnings) context.logger.warn(warning);
+  // The store must answer (a kv token without access fails here, not after the person approved), and a login this
+  // one replaces is read now: it is revoked once the new one is kept, so no working login is left behind unseen.
+  await opened.store.read(key);
+  const previous = await previousLogin(key, env, context);
 
   const stderr = process.stderr;
   const waiting = interruptible();
@@ -170,7 +181,7 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
       onCode: (device: DeviceCode, endpoints: AuthEndpoints) => {
         context.logger.debug(`endpoints from ${endpoints.source}: device ${endpoints.deviceAuthorization}, token ${endpoints.token}`);
         if (json) {
-          stderr.write(`${JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval })}\n`);
+          stderr.write(`${JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval, ...(warnings.length > 0 ? { warnings } : {}) })}\n`);
           return;
         }
         const terminal = stderr.isTTY === true;
@@ -188,10 +199,19 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
     });
     if (countdown) stderr.write('\r\x1b[2K');
     const login: StoredLogin = { ...key, tokens: result.tokens, ...(result.account ? { account: result.account } : {}) };
-    await opened.store.write(login);
-    await recordProfile(login, opened.store);
+    try {
+      await opened.store.write(login);
+      await recordProfile(login, opened.store);
+    } catch (error) {
+      // A login nobody can use must not stay valid at the server.
+      const revoked = await revokeQuietly(result.endpoints, { clientId, clientSecret: secret }, result.tokens);
+      context.logger.warn(`the new login could not be kept (${(error as Error).message}); ${revoked ? 'it was revoked at the server' : 'revoking it at the server failed too: revoke it in the account settings'}`);
+      throw error;
+    }
+    const replaced = previous ? await replacePrevious(previous, login, opened.store, result.endpoints, { clientId, clientSecret: secret }) : undefined;
+    if (replaced && !json) context.out.note(replaced);
     if (json) {
-      context.out.json({ authUrl, clientId, profile, account: result.account ?? null, scope: result.tokens.scope, expiresAt: new Date(result.tokens.expiresAt).toISOString(), refreshToken: result.tokens.refreshToken !== undefined, store: { kind: opened.store.kind, location: opened.store.location } });
+      context.out.json({ authUrl, clientId, profile, account: result.account ?? null, scope: result.tokens.scope, expiresAt: new Date(result.tokens.expiresAt).toISOString(), refreshToken: result.tokens.refreshToken !== undefined, store: { kind: opened.store.kind, location: opened.store.location }, ...(replaced ? { replaced } : {}) });
     } else {
       context.out.line(`Logged in to ${authUrl} as ${accountOf(login)} (profile ${profile}).`);
       context.out.line(`Scopes: ${result.tokens.scope || '(none named by the server)'}`);
@@ -201,7 +221,7 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
     if (waiting.interrupted()) {
       if (countdown) stderr.write('\r\x1b[2K');
       stderr.write('Login cancelled: stopped waiting for approval.\n');
-      process.exitCode = 130;
+      process.exitCode = waiting.exitCode();
       return;
     }
     throw error;
@@ -211,8 +231,82 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
   }
 }
 
+/** The login kept under this key before, with its store, when one can be read (a warning when it cannot). */
+async function previousLogin(key: ProfileKey, env: NodeJS.ProcessEnv, context: CliContext): Promise<{ login: StoredLogin; store: TokenStore } | undefined> {
+  const { findProfile, openStoreFor } = await stores();
+  const entry = await findProfile(key);
+  if (!entry) return undefined;
+  try {
+    const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, kv: kvFactory(env) });
+    const login = await opened?.store.read(key);
+    return opened && login ? { login, store: opened.store } : undefined;
+  } catch (error) {
+    context.logger.warn(`the earlier login of profile ${key.profile} (${entry.location}) cannot be read: ${(error as Error).message}; it is left as it is`);
+    return undefined;
+  }
+}
+
+async function revokeQuietly(endpoints: AuthEndpoints, client: { clientId: string; clientSecret: string | undefined }, tokens: StoredLogin['tokens']): Promise<boolean> {
+  const lib = await auth();
+  const http = lib.authHttpClient();
+  try {
+    await lib.revokeToken(http, endpoints, tokens.refreshToken ?? tokens.accessToken, client);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    http.close();
+  }
+}
+
+/** Revokes the login the new one replaces and removes it from a store the new one is not in; says what it did. */
+async function replacePrevious(previous: { login: StoredLogin; store: TokenStore }, login: StoredLogin, store: TokenStore, endpoints: AuthEndpoints, client: { clientId: string; clientSecret: string | undefined }): Promise<string> {
+  const old = previous.login.tokens;
+  const same = old.refreshToken !== undefined ? old.refreshToken === login.tokens.refreshToken : old.accessToken === login.tokens.accessToken;
+  const revoked = same ? true : await revokeQuietly(endpoints, client, old);
+  let moved = '';
+  if (previous.store.spec !== store.spec) {
+    await previous.store.delete(login).catch(() => undefined);
+    moved = ` and removed from ${previous.store.location}`;
+  }
+  const who = previous.login.account?.email ?? previous.login.account?.sub ?? 'an unnamed account';
+  return `Replaced the earlier login of this profile (${who}): ${revoked ? 'revoked at the server' : 'its revocation failed (revoke it in the account settings)'}${moved}.`;
+}
+
 interface StatusFlags extends ServerFlags {
   all?: boolean;
+  offline?: boolean;
+}
+
+/**
+ * Whether the server still takes the login, as gh auth status checks: a valid access token (refreshed when due) that
+ * the userinfo endpoint accepts, else one refresh; a refused refresh token means the login was revoked or expired.
+ */
+async function checkOnline(key: ProfileKey, store: TokenStore, env: NodeJS.ProcessEnv): Promise<string> {
+  const lib = await auth();
+  const secret = (env.GANTRY_OAUTH_CLIENT_ID || key.clientId) === key.clientId ? await clientSecret({}, env) : undefined;
+  const session = new lib.AuthSession({ store, key, clientSecret: secret });
+  try {
+    const token = await session.getAccessToken();
+    const endpoints = await session.endpoints();
+    if (!endpoints.userinfo) return 'valid at the server';
+    const http = lib.authHttpClient();
+    try {
+      const { getJson } = await import('../auth/transport.js');
+      const answer = await getJson(http, endpoints.userinfo, { authorization: `Bearer ${token}` });
+      if (answer.status === 200) return 'valid at the server';
+      if (answer.status !== 401) return `the server answered ${answer.status} to userinfo`;
+      await session.refresh();
+      return 'valid at the server';
+    } finally {
+      http.close();
+    }
+  } catch (error) {
+    if (error instanceof lib.DeviceLoginError && error.code === 'AUTH_REFRESH_REVOKED') return 'revoked or expired at the server: run `gantry auth login`';
+    return `not checked: ${(error as Error).message}`;
+  } finally {
+    session.close();
+  }
 }
 
 export async function statusAction(flags: StatusFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -239,12 +333,18 @@ export async function statusAction(flags: StatusFlags, command: Command, context
         row.accessToken = expiry(login.tokens.expiresAt);
         row.accessTokenExpiresAt = new Date(login.tokens.expiresAt).toISOString();
         row.refreshToken = login.tokens.refreshToken ? (login.tokens.refreshTokenExpiresAt ? expiry(login.tokens.refreshTokenExpiresAt) : 'yes, until revoked') : 'none';
+        if (!flags.offline) {
+          const online = await checkOnline(entry, store, env);
+          row.server = online;
+          if (online.startsWith('revoked')) row.state = 'revoked or expired at the server';
+        }
       }
     } catch (error) {
       row.state = `store not readable: ${(error as Error).message}`;
     }
     rows.push(row);
   }
+  // A server that could not be asked leaves a login counted (its row says "not checked"): that is no definite "no".
   const loggedIn = rows.filter((r) => r.state === 'logged in').length;
   if (json) context.out.json(rows);
   else if (rows.length === 0) context.out.line(`Not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile}). Run \`gantry auth login\`.`);
@@ -256,6 +356,7 @@ export async function statusAction(flags: StatusFlags, command: Command, context
       if (row.accessToken) context.out.line(`  access token: ${row.accessToken}`);
       if (row.refreshToken) context.out.line(`  refresh token: ${row.refreshToken}`);
       if (row.scope) context.out.line(`  scopes: ${row.scope}`);
+      if (row.server) context.out.line(`  at the server: ${row.server}`);
     }
   }
   if (loggedIn === 0) process.exitCode = ExitCode.checkFailed;
@@ -301,7 +402,7 @@ interface LogoutFlags extends ServerFlags {
 export async function logoutAction(flags: LogoutFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { json } = context.globals(command);
   const { forgetProfile } = await stores();
-  await withSession(flags, env, async (session, key) => {
+  const done = withSession(flags, env, async (session, key) => {
     let outcome: string;
     try {
       const { revoked } = await session.logout();
@@ -316,7 +417,21 @@ export async function logoutAction(flags: LogoutFlags, command: Command, context
     if (json) context.out.json({ authUrl: key.authUrl, clientId: key.clientId, profile: key.profile, outcome });
     else context.out.line(`Logged out of ${key.authUrl} (profile ${key.profile}): tokens ${outcome}.`);
   });
+  try {
+    await done;
+  } catch (error) {
+    // --forget also gets rid of a login whose store cannot be opened any more (a keyring of another session): the
+    // index forgets it, and the message says where the tokens stay.
+    if (!flags.forget || (error as { code?: string }).code === 'AUTH_NOT_LOGGED_IN') throw error;
+    const key = await selectKey(flags, env);
+    await forgetProfile(key);
+    const outcome = `forgotten here; its store could not be opened (${(error as Error).message}), so the tokens stay there and valid at the server until they expire`;
+    if (json) context.out.json({ authUrl: key.authUrl, clientId: key.clientId, profile: key.profile, outcome });
+    else context.out.line(`Logged out of ${key.authUrl} (profile ${key.profile}): ${outcome}.`);
+  }
 }
+
+
 
 interface WhoamiFlags extends ServerFlags {
   apiUrl?: string;
@@ -334,7 +449,12 @@ export async function whoamiAction(flags: WhoamiFlags, command: Command, context
     const { createHttpClient } = await import('../http/index.js');
     const http = createHttpClient({ logger: context.logger });
     try {
-      const channels = await lib.listMyChannels(http, apiBase, token, { tokenInQuery: flags.tokenInQuery === true });
+      const ask = (accessToken: string) => lib.listMyChannels(http, apiBase, accessToken, { tokenInQuery: flags.tokenInQuery === true });
+      // A 401 to a token the server ended early (revoked, rotated): one refresh, then once more.
+      const channels = await ask(token).catch(async (error: unknown) => {
+        if (!(error instanceof lib.DeviceLoginError) || error.status !== 401) throw error;
+        return ask((await session.refresh()).tokens.accessToken);
+      });
       if (json) context.out.json({ account: login.account ?? null, channels });
       else {
         context.out.line(`${accountOf(login)} on ${key.authUrl}`);

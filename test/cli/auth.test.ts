@@ -148,6 +148,33 @@ describe('gantry auth (the command)', function () {
     assert.match(noClient.stderr, /no client id/);
   });
 
+  it('DEV-TL-REVOKE DEV-TL-USER-REVOKE DEV-TL-REFRESH: a second login revokes the one it replaces; whoami refreshes once after a 401; status asks the server and exits 1 once access was revoked', async () => {
+    const profile = ['--profile', 'twice'];
+    const first = await gantry(['auth', 'login', '--json', '--store', 'file', ...profile], { onStderrLine: approveShown('allow') });
+    assert.equal(first.code, 0, first.stderr);
+    const firstToken = (await gantry(['auth', 'token', ...profile])).stdout.trim();
+    const second = await gantry(['auth', 'login', '--json', '--store', 'file', ...profile], { onStderrLine: approveShown('allow') });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match((JSON.parse(second.stdout) as { replaced?: string }).replaced ?? '', /Replaced the earlier login of this profile \(dev@gantry\.test\): revoked at the server/);
+    const old = await fetch(`${server.url}/video/v3/channels?part=id&mine=true`, { headers: { authorization: `Bearer ${firstToken}` } });
+    assert.equal(old.status, 401, 'the replaced login no longer works');
+    // The server ends the access token early: whoami refreshes once and answers.
+    const current = (await gantry(['auth', 'token', ...profile])).stdout.trim();
+    await fetch(`${server.url}/_gantry/tokens/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: current }) });
+    const whoami = await gantry(['auth', 'whoami', ...profile]);
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.notEqual((await gantry(['auth', 'token', ...profile])).stdout.trim(), current);
+    const online = await gantry(['auth', 'status', ...profile]);
+    assert.equal(online.code, 0, online.stdout);
+    assert.match(online.stdout, /at the server: valid at the server/);
+    server.userRevokesAccess('dev', client.id);
+    const revoked = await gantry(['auth', 'status', ...profile]);
+    assert.equal(revoked.code, 1, revoked.stdout);
+    assert.match(revoked.stdout, /revoked or expired at the server: run `gantry auth login`/);
+    const offline = await gantry(['auth', 'status', '--offline', ...profile]);
+    assert.equal(offline.code, 0, 'offline, the stored login still counts');
+  });
+
   it('DEV-ST-DENIED: a denied login exits 1 with its reason, and keeps nothing', async () => {
     const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--profile', 'denied'], { onStderrLine: approveShown('deny') });
     assert.equal(run.code, 1);

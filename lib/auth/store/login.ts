@@ -45,6 +45,12 @@ function seal<T extends object>(target: T, view: () => Record<string, unknown>, 
   return target;
 }
 
+/** The same tokens, sealed in place: `JSON.stringify` and `util.inspect` show `[hidden]` for each token. */
+export function sealTokens(tokens: TokenSet): TokenSet {
+  registerTokens(tokens);
+  return seal(tokens, () => tokensForDisplay(tokens), 'TokenSet');
+}
+
 /**
  * A copy of the login whose `JSON.stringify` and `util.inspect` (console.log, a logger's `%o`) show no token. Its
  * fields are the plain ones (`login.tokens.accessToken` is the token); a spread copy (`{ ...login }`) is a plain
