@@ -54,4 +54,9 @@ export const devServers: DevServerStarter[] = [
     description: "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
     start: async (context) => (await import('./oauth/starter.js')).startDevOAuth(context),
   },
+  {
+    name: 'storage',
+    description: 'storage API v2 (all 70 methods, resumable uploads, persisted in the run\'s scratch folder) on 127.0.0.1:5763, random token',
+    start: async (context) => (await import('./storage/starter.js')).startDevStorage(context),
+  },
 ];
