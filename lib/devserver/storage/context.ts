@@ -3,9 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Faults } from './faults.js';
 import { badRequest, StorageFailure, type Reply } from './http.js';
 import type { Model } from './model.js';
-import type { Resumable } from './resumable.js';
-import type { Channels } from './channels.js';
-import type { FileRecord } from './store.js';
+import type { ChannelRecord, FileRecord } from './store.js';
 
 export interface SessionStats {
   bytesReceived: number;
@@ -30,8 +28,10 @@ export interface Ctx {
   faults: Faults;
   stats: Stats;
   sessionTtlMs: number;
-  resumable: Resumable;
-  channels: Channels;
+  /** The resumable sessions (resumable.ts): what a handler asks of them, so that this file imports neither. */
+  resumable: { run(ctx: Ctx, id: string): Promise<Reply | undefined> };
+  /** The watch channels (channels.ts). */
+  channels: { send(channel: ChannelRecord, state: string): void };
   /** files.export refuses files above this many bytes (403 exportSizeLimitExceeded). */
   exportLimitBytes: number;
 }
