@@ -24,6 +24,20 @@ function chromeProfiles(): Set<string> {
   return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-chrome-')));
 }
 
+/** Whether `pid`'s chain of parents (from /proc/<pid>/stat) reaches `ancestor`. */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let current = pid, hops = 0; current > 1 && hops < 64; hops++) {
+    if (current === ancestor) return true;
+    try {
+      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
+      current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 /** Processes whose command line mentions `text` (Chromium and its children carry the profile path). */
 function processesMentioning(text: string): number[] {
   const pids: number[] = [];
@@ -196,8 +210,10 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     const { child, done } = startGantry(['gate', `${site.url}/heavy`, '--runs', '1']);
     let profile: string | undefined;
     const deadline = Date.now() + 60_000;
+    // The new profile whose Chromium is this gate's (a descendant of the child): in a full run another test's
+    // browser may be starting or going away beside it, with a profile of its own.
     while (!profile && Date.now() < deadline) {
-      profile = [...chromeProfiles()].find((name) => !before.has(name));
+      profile = [...chromeProfiles()].filter((name) => !before.has(name)).find((name) => processesMentioning(name).some((pid) => descendsFrom(pid, child.pid!)));
       if (!profile) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(profile, 'the gate started a browser');
