@@ -16,7 +16,7 @@ import { getLogger, type Logger } from '../log.js';
 import { HttpError, NetworkError, ProtocolError } from './errors.js';
 import { createProxyAgents, describeProxy, proxySettingsFromEnv, type ProxySettings } from './proxy.js';
 import { redact, redactUrl, registerSecret, sensitiveHeaders } from '../redact.js';
-import { decideRetry, defaultRetryPolicy, definePolicy, type RetryPolicy } from './retry.js';
+import { decideRetry, defaultRetryPolicy, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
 import { loadTlsOptions, type TlsOptions } from './tls.js';
 
 export interface Timeouts {
@@ -488,7 +488,6 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       if (isAccepted(request.accept, answer.status)) return { answer, attempts: attempt, url };
 
-      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], waitedMs });
       let raw: Buffer;
       try {
         raw = await readLimited(answer.body, errorBodyLimit, () => 'the error body');
@@ -497,6 +496,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       } finally {
         answer.finish();
       }
+      const errorBody = parseErrorBody(raw);
+      const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
+      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
       if (decision.retry) {
         logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
         waitedMs += decision.delayMs;
@@ -509,7 +511,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         url: answer.url || url.toString(),
         headers: answer.headers,
         attempts: attempt,
-        ...parseErrorBody(raw),
+        ...errorBody,
       });
     }
   }

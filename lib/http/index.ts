@@ -16,7 +16,7 @@ export type {
 export { createProxyAgents, noProxyMatcher, proxySettingsFromEnv } from './proxy.js';
 export type { ProxyAgents, ProxyAgentOptions, ProxySettings } from './proxy.js';
 export { HttpError, NetworkError, ProtocolError, serviceErrors, type NetworkDiagnosis } from './errors.js';
-export { decideRetry, definePolicy, defaultRetryPolicy, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
+export { decideRetry, definePolicy, defaultRetryPolicy, errorReasons, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
 export { loadTlsOptions } from './tls.js';
 export type { TlsOptions } from './tls.js';

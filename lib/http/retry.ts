@@ -22,6 +22,11 @@ export interface RetryPolicy {
   /** Methods that may be retried; all when absent. */
   methods?: readonly string[];
   backoff: Backoff;
+  /**
+   * Statuses retried only when the error body names one of these reasons (the `error.errors[].reason` of Google's
+   * APIs): a 403 is retried for `rateLimitExceeded`, never for `insufficientPermissions`.
+   */
+  reasons?: Readonly<Record<number, readonly string[]>>;
   /** A gentler schedule for particular statuses (e.g. 503 while a service is sealed or in maintenance). */
   statusBackoff?: Readonly<Record<number, Partial<Backoff>>>;
   /** Honour Retry-After (seconds or HTTP date) up to this many ms; longer waits are not retried. 0 ignores it. */
@@ -89,6 +94,8 @@ export interface RetryInput {
   status?: number;
   errorCode?: string;
   retryAfter?: string | string[];
+  /** The reasons the error body gives (see `RetryPolicy.reasons`). */
+  reasons?: readonly string[];
   /** Time already spent waiting on earlier retries, in ms. */
   waitedMs: number;
   random?: () => number;
@@ -99,8 +106,9 @@ export function decideRetry(input: RetryInput): RetryDecision {
   const what = status !== undefined ? `status ${status}` : `network error ${errorCode ?? 'unknown'}`;
   if (retryIndex >= policy.retries) return { retry: false, reason: `${what}; no retries left (${policy.retries} allowed)` };
   if (policy.methods && !policy.methods.includes(method.toUpperCase())) return { retry: false, reason: `${what}; ${method} is not retried` };
-  const retriable = status !== undefined ? policy.statuses.includes(status) : errorCode !== undefined && policy.errorCodes.includes(errorCode);
-  if (!retriable) return { retry: false, reason: `${what} is not retried` };
+  const named = status !== undefined ? input.reasons?.find((reason) => policy.reasons?.[status]?.includes(reason)) : undefined;
+  const retriable = status !== undefined ? policy.statuses.includes(status) || named !== undefined : errorCode !== undefined && policy.errorCodes.includes(errorCode);
+  if (!retriable) return { retry: false, reason: `${what}${input.reasons?.length ? ` (${input.reasons.join(', ')})` : ''} is not retried` };
 
   const backoff = { ...policy.backoff, ...(status !== undefined ? policy.statusBackoff?.[status] : undefined) };
   const exponential = Math.min(backoff.maxMs, backoff.initialMs * backoff.factor ** retryIndex);
@@ -119,5 +127,12 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (input.waitedMs + delayMs > policy.budgetMs) {
     return { retry: false, reason: `${what}; the retry budget of ${Math.ceil(policy.budgetMs / 1000)} s is spent` };
   }
-  return { retry: true, delayMs, reason: what };
+  return { retry: true, delayMs, reason: named ? `${what} (${named})` : what };
+}
+
+/** The reasons of an error body in Google's shape, `{error: {errors: [{reason}]}}`; empty for any other shape. */
+export function errorReasons(body: unknown): string[] {
+  const errors = (body as { error?: { errors?: unknown } } | undefined)?.error?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.map((entry) => (entry as { reason?: unknown } | null)?.reason).filter((reason): reason is string => typeof reason === 'string');
 }

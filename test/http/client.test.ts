@@ -98,6 +98,22 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
+  it('a status the policy names with reasons is retried only when the error body gives one of them (403 rateLimitExceeded yes, insufficientPermissions no)', async () => {
+    const googleError = (reason: string) => ({ error: { code: 403, message: reason, errors: [{ domain: 'usageLimits', reason, message: reason }] } });
+    const policy = definePolicy({ reasons: { 403: ['userRateLimitExceeded', 'rateLimitExceeded'] } }, fast);
+    let calls = 0;
+    peer.handle((_req, res) => (++calls < 3 ? sendJson(res, 403, googleError('userRateLimitExceeded')) : sendJson(res, 200, { ok: true })));
+    const client = createHttpClient({ baseUrl: peer.url, retry: policy });
+    const response = await client.request<{ ok: boolean }>({ url: '/limited' });
+    assert.deepEqual([response.status, response.attempts, calls], [200, 3, 3]);
+
+    calls = 0;
+    peer.handle((_req, res) => { calls += 1; sendJson(res, 403, googleError('insufficientPermissions')); });
+    const error = await client.request({ url: '/forbidden' }).catch((e: unknown) => e);
+    assert.ok(error instanceof HttpError, String(error));
+    assert.deepEqual([error.status, error.attempts, calls], [403, 1, 1]);
+  });
+
   it('REG-STATUS-429-LOAD RATE-ERR-SECONDARY-RETRY-AFTER: waits the seconds Retry-After asks for before retrying', async () => {
     const times: number[] = [];
     peer.handle((_req, res) => {
