@@ -1,0 +1,207 @@
+/**
+ * The storage API's one way to the service: the HTTP core with the storage retry policy, a bearer token asked for
+ * each request (a device-grant login refreshes itself; a 401 gets one forced refresh), errors as `StorageError`, and
+ * list paging that cannot silently stop early. Methods (methods.ts), uploads and downloads all go through here.
+ */
+import { Readable } from 'node:stream';
+import { expectOptions } from '../arguments.js';
+import { UsageError } from '../errors.js';
+import {
+  createHttpClient,
+  definePolicy,
+  HttpError,
+  networkErrorCodes,
+  ProtocolError,
+  registerSecret,
+  type HttpClient,
+  type HttpResponse,
+  type RequestOptions,
+  type RetryPolicy,
+  type ProxySettings,
+  type Timeouts,
+} from '../http/index.js';
+import type { Logger } from '../log.js';
+import { rateLimitReasons, toStorageError } from './errors.js';
+
+/** Where tokens come from: a fixed bearer token, or a login that renews its own (`AuthSession` is one). */
+export interface StorageTokenSource {
+  getAccessToken(): Promise<string>;
+  /** A new token now; called once after a 401 before giving up. */
+  refresh?(): Promise<unknown>;
+}
+
+export interface StorageTransportOptions {
+  /** The service root, e.g. `https://storage.example.com` (STORAGE_BASE_URL); a trailing `/storage/v2` is allowed. */
+  baseUrl: string;
+  token: string | StorageTokenSource;
+  retry?: RetryPolicy;
+  logger?: Logger;
+  userAgent?: string;
+  proxy?: ProxySettings;
+  timeouts?: Partial<Timeouts>;
+}
+
+/**
+ * Truncated exponential backoff with jitter, as Drive's documentation asks: 1 s doubling up to 32 s, for 429, 5xx,
+ * network errors and 403 with a rate-limit reason; other 403s (permissions, scopes) are never retried.
+ */
+export const storageRetryPolicy: RetryPolicy = definePolicy({
+  retries: 5,
+  statuses: [408, 429, 500, 502, 503, 504],
+  reasons: { 403: rateLimitReasons },
+  errorCodes: networkErrorCodes,
+  methods: undefined,
+  backoff: { initialMs: 1_000, maxMs: 32_000, factor: 2, jitter: 0.5 },
+  statusBackoff: {},
+  retryAfterMaxMs: 120_000,
+  budgetMs: 300_000,
+});
+
+/**
+ * A request that creates something (files.insert, comments.insert, a POST) may have been carried out when the answer
+ * was a 5xx or the connection broke: sending it again could make two. Only answers that say the request was not
+ * carried out — 429 and the rate-limit 403s — are retried for it.
+ */
+export function notCarriedOutOnly(policy: RetryPolicy): RetryPolicy {
+  return { ...policy, statuses: policy.statuses.filter((status) => status === 429), errorCodes: ['ECONNREFUSED'] };
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The service root: https, or http on loopback only (a bearer token crosses it); no query, fragment or userinfo. */
+export function storageBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`the storage base URL "${raw}" is not a URL`, { hint: 'set STORAGE_BASE_URL to the service root, e.g. https://storage.example.com' });
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHosts.has(url.hostname))) {
+    throw new UsageError(`the storage base URL must be https (http only on 127.0.0.1, localhost or [::1]): ${url.protocol}//${url.host}`, { hint: 'bearer tokens cross this connection' });
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new UsageError(`the storage base URL ${url.protocol}//${url.host}${url.pathname} must have no user, query or fragment`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/storage\/v2$/, '')}`;
+}
+
+/** Query parameters of a storage method. */
+export type StorageParams = Record<string, string | number | boolean | undefined | ReadonlyArray<string | number>>;
+
+export interface StorageRequest extends Omit<RequestOptions, 'url'> {
+  /** Below the service root, e.g. `/storage/v2/files/abc` or an absolute session URI. */
+  path: string;
+  /** Whether sending it twice is harmless; by default every method but POST. */
+  idempotent?: boolean;
+}
+
+/** One page of a list method: its items and the tokens Drive v2 pages carry. */
+export interface StoragePage<T> {
+  items?: T[];
+  nextPageToken?: string;
+  [key: string]: unknown;
+}
+
+export interface StorageTransport {
+  /** The service root (no `/storage/v2`). */
+  readonly baseUrl: string;
+  /** The raw HTTP core, for the rare request that needs what `request` does not give. */
+  readonly http: HttpClient;
+  /** `Authorization` for a request sent now. */
+  authorization(): Promise<string>;
+  /** One request: authorised, retried by the storage policy, errors as StorageError. */
+  request<T = unknown>(request: StorageRequest): Promise<HttpResponse<T>>;
+  /** Every item of a list method, page after page. */
+  list<T>(path: string, searchParams?: StorageParams, itemsKey?: string): AsyncGenerator<T>;
+  close(): void;
+}
+
+/** Top-level names of a `fields` mask (`items(id,title),nextPageToken` → items, nextPageToken). */
+function topLevelFields(mask: string): string[] {
+  const names: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of mask) {
+    if (char === '(') depth += 1;
+    if (char === ')') depth -= 1;
+    if (char === ',' && depth === 0) {
+      names.push(current.trim());
+      current = '';
+    } else current += char;
+  }
+  if (current.trim()) names.push(current.trim());
+  return names.map((name) => name.split(/[(/]/)[0]!.trim());
+}
+
+/** A mask that keeps `nextPageToken`, so that asking for fewer fields never ends the paging early (googleapis#2854). */
+export function withPageToken(fields: string | undefined): string | undefined {
+  if (fields === undefined || fields.trim() === '' || fields.trim() === '*') return fields;
+  return topLevelFields(fields).includes('nextPageToken') ? fields : `${fields},nextPageToken`;
+}
+
+export function createStorageTransport(options: StorageTransportOptions): StorageTransport {
+  expectOptions('createStorageTransport', options);
+  const baseUrl = storageBaseUrl(options.baseUrl);
+  if (typeof options.token === 'string') {
+    if (options.token.trim() === '') throw new UsageError('the storage token is empty', { hint: 'set STORAGE_TOKEN, or log in with `gantry auth login`' });
+    registerSecret(options.token);
+  } else if (!options.token || typeof options.token.getAccessToken !== 'function') {
+    throw new UsageError('createStorageTransport: options.token takes a bearer token (a string) or an object with getAccessToken(), such as an AuthSession');
+  }
+  const source = options.token;
+  const policy = options.retry ?? storageRetryPolicy;
+  const http = createHttpClient({
+    baseUrl: `${baseUrl}/`,
+    retry: policy,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+    ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+  });
+
+  async function authorization(): Promise<string> {
+    const token = typeof source === 'string' ? source : await source.getAccessToken();
+    registerSecret(token);
+    return `Bearer ${token}`;
+  }
+
+  async function request<T>(input: StorageRequest): Promise<HttpResponse<T>> {
+    const { path, idempotent, ...rest } = input;
+    const method = (rest.method ?? 'GET').toUpperCase();
+    const retry = rest.retry ?? ((idempotent ?? method !== 'POST') ? policy : notCarriedOutOnly(policy));
+    const url = /^https?:\/\//.test(path) ? path : path.replace(/^\/+/, '');
+    const send = async () => http.request<T>({ ...rest, url, retry, headers: { ...rest.headers, authorization: await authorization() } });
+    try {
+      return await send();
+    } catch (error) {
+      // A login whose access token was revoked or expired early gets one new token; a stream can be sent only once.
+      const renewable = error instanceof HttpError && error.status === 401 && typeof source !== 'string' && source.refresh && !(rest.body instanceof Readable);
+      if (!renewable) throw toStorageError(error);
+      await source.refresh!();
+      try {
+        return await send();
+      } catch (again) {
+        throw toStorageError(again);
+      }
+    }
+  }
+
+  async function* list<T>(path: string, searchParams: StorageParams = {}, itemsKey = 'items'): AsyncGenerator<T> {
+    const fields = withPageToken(searchParams.fields as string | undefined);
+    let pageToken = searchParams.pageToken as string | undefined;
+    const seen = new Set<string>();
+    for (;;) {
+      const params = { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken };
+      const { body } = await request<StoragePage<T>>({ path, searchParams: params });
+      for (const item of (body?.[itemsKey] as T[] | undefined) ?? []) yield item;
+      // An empty page that still carries a token is not the end (Drive returns them while it searches).
+      const next = body?.nextPageToken;
+      if (!next) return;
+      if (seen.has(next)) throw new ProtocolError(`${path}: the service sent the page token it was asked with again; the list would never end`);
+      seen.add(next);
+      pageToken = next;
+    }
+  }
+
+  return { baseUrl, http, authorization, request, list, close: () => http.close() };
+}
