@@ -56,6 +56,33 @@ export function userinfo(context: OAuthContext, req: IncomingMessage, url: URL):
   };
 }
 
+/**
+ * POST /tokeninfo (Google's token information endpoint): what a resource server asks to accept an access token — its
+ * client, subject, scopes and expiry. The token comes in the form body; Google also takes it in the query, which
+ * would put it in access logs, so only the body is accepted here. An unknown, expired or revoked token is a 400
+ * `invalid_token`, as Google answers.
+ */
+export function tokeninfo(context: OAuthContext, form: URLSearchParams): Reply {
+  const value = form.get('access_token');
+  if (!value) return { status: 400, body: { error: 'invalid_request', error_description: 'access_token is required in the form body' } };
+  const token = context.store.accessTokens.get(value);
+  const user = token ? context.store.users.get(token.username) : undefined;
+  const now = Date.now();
+  if (!token || token.revoked || token.expiresAt <= now || !user || user.disabled) return { status: 400, body: { error: 'invalid_token', error_description: 'Invalid Value' } };
+  return {
+    status: 200,
+    body: {
+      azp: token.clientId,
+      aud: token.clientId,
+      sub: user.sub,
+      scope: token.scopes.join(' '),
+      exp: String(Math.floor(token.expiresAt / 1000)),
+      expires_in: String(Math.max(0, Math.floor((token.expiresAt - now) / 1000))),
+      ...(token.scopes.includes('email') ? { email: user.email, email_verified: 'true' } : {}),
+    },
+  };
+}
+
 /** GET /video/v3/channels?part=…&mine=true (or id=…). */
 export function channels(context: OAuthContext, req: IncomingMessage, url: URL): Reply {
   const auth = authorize(context, req, url);

@@ -99,7 +99,7 @@ export interface ResolvedOptions {
   discovery: boolean;
 }
 
-const TAKEN_PATHS = ['/device', '/device/decision', '/token', '/revoke', '/userinfo', '/jwks'];
+const TAKEN_PATHS = ['/device', '/device/decision', '/token', '/revoke', '/userinfo', '/tokeninfo', '/jwks'];
 const TAKEN_PREFIXES = ['/.well-known/', '/_gantry/', '/video/'];
 
 function wholeNumber(name: string, value: unknown, min: number, max: number): number {

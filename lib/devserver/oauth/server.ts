@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { isGantryError } from '../../errors.js';
 import * as accounts from './accounts.js';
 import { handleAdmin } from './admin.js';
-import { channels, userinfo } from './api.js';
+import { channels, tokeninfo, userinfo } from './api.js';
 import { newStats, oauthError, tokenError, type OAuthContext, type OAuthStats } from './context.js';
 import { SecurityEvents, type SecurityEventDelivery } from './events.js';
 import { BadBody, readForm, send, type Reply } from './http.js';
@@ -150,6 +150,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     if (path === '/token') return method === 'POST' ? handleToken(context, await readForm(req), req) : notAllowed('POST');
     if (path === '/revoke') return method === 'POST' ? revoke(await readForm(req), url) : notAllowed('POST');
     if (path === '/userinfo') return method === 'GET' || method === 'POST' ? userinfo(context, req, url) : notAllowed('GET, POST');
+    if (path === '/tokeninfo') return method === 'POST' ? tokeninfo(context, await readForm(req)) : notAllowed('POST');
     if (path === '/video/v3/channels') return method === 'GET' ? channels(context, req, url) : notAllowed('GET');
     if (path === '/device') {
       if (method === 'GET') return codeForm(req, url.searchParams.get('user_code'));

@@ -72,4 +72,29 @@ describe('devserver/oauth: the video API and userinfo', function () {
     assert.deepEqual(Object.keys((await getJson(`${server.url}/userinfo`, { authorization: `Bearer ${openid.access_token}` })).body), ['sub']);
     assert.equal((await getJson(`${server.url}/userinfo`)).status, 401);
   });
+
+  it('POST /tokeninfo tells a resource server (the embedded storage API) the token\'s client, subject, scopes and expiry; an unknown, expired or revoked token is 400 invalid_token; the token is taken from the body only', async () => {
+    const storageFile = 'https://www.googleapis.com/auth/storage.file';
+    const tokens = await login(server.url, client, `openid email ${storageFile}`);
+    const answer = await form(`${server.url}/tokeninfo`, { access_token: tokens.access_token });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.aud, client.id);
+    assert.equal(answer.body.azp, client.id);
+    assert.equal(answer.body.sub, (await admin(server.url, 'GET', 'users')).body[0].sub);
+    assert.deepEqual(answer.body.scope.split(' ').sort(), ['email', 'openid', storageFile].sort());
+    assert.equal(answer.body.email, 'dev@gantry.test');
+    const expiresIn = Number(answer.body.expires_in);
+    assert.ok(expiresIn > 0 && Math.abs(Number(answer.body.exp) - (Date.now() / 1000 + expiresIn)) <= 2, JSON.stringify(answer.body));
+    assert.equal(answer.body.access_token, undefined, 'the token is not echoed');
+
+    assert.deepEqual((await form(`${server.url}/tokeninfo`, { access_token: 'ya29.nothing' })).body, { error: 'invalid_token', error_description: 'Invalid Value' });
+    await form(`${server.url}/revoke`, { token: tokens.access_token });
+    assert.equal((await form(`${server.url}/tokeninfo`, { access_token: tokens.access_token })).status, 400, 'revoked');
+    const expired = await login(server.url, client, storageFile);
+    await admin(server.url, 'POST', 'tokens/expire', { token: expired.access_token });
+    assert.equal((await form(`${server.url}/tokeninfo`, { access_token: expired.access_token })).status, 400, 'expired');
+    const live = await login(server.url, client, storageFile);
+    assert.equal((await getJson(`${server.url}/tokeninfo?access_token=${encodeURIComponent(live.access_token)}`)).status, 405, 'not in a query string');
+    assert.equal((await form(`${server.url}/tokeninfo`, {})).body.error, 'invalid_request');
+  });
 });
