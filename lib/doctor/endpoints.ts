@@ -175,11 +175,52 @@ const authorization: Endpoint = {
   },
 };
 
-/**
- * Every endpoint doctor knows, in the order it lists them. The storage endpoint joins this list when its area exists:
- * a name, the setting, what needs it, and a probe through the area's client.
- */
-const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform, authorization];
+const storage: Endpoint = {
+  check: 'storage API',
+  setting: 'STORAGE_BASE_URL',
+  neededFor: 'gantry storage, Storage* resources and --report-storage',
+  target: ({ env }) => env.STORAGE_BASE_URL || undefined,
+  async probe(target, { env, timeoutMs, logger }) {
+    const [{ createStorageTransport, storageBaseUrl }, { StorageError }] = await Promise.all([import('../storage/transport.js'), import('../storage/errors.js')]);
+    let base: string;
+    try {
+      base = storageBaseUrl(target);
+    } catch (error) {
+      return { status: 'error', detail: (error as Error).message };
+    }
+    const token = env.STORAGE_TOKEN || undefined;
+    if (!token) {
+      // No credential to send: the service's 401 in its own error shape shows it is there (the commands can use a
+      // `gantry auth` login instead of STORAGE_TOKEN).
+      const http = createHttpClient({ baseUrl: `${base}/`, timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
+      try {
+        await http.request({ url: 'storage/v2/about', searchParams: { fields: 'kind' } });
+        return { status: 'error', detail: `${base}/storage/v2/about answered without credentials: not a storage API` };
+      } catch (error) {
+        const reason = (error as { body?: { error?: { errors?: Array<{ reason?: unknown }> } } }).body?.error?.errors?.[0]?.reason;
+        if ((error as { status?: unknown }).status === 401 && typeof reason === 'string') {
+          return { status: 'ok', detail: `${base} answers (STORAGE_TOKEN is not set: the commands use a \`gantry auth\` login)` };
+        }
+        return failed(error, base);
+      } finally {
+        http.close();
+      }
+    }
+    const transport = createStorageTransport({ baseUrl: base, token, retry: noRetry, timeouts: timeouts(timeoutMs), ...(logger ? { logger } : {}) });
+    try {
+      const { body } = await transport.request<{ user?: { emailAddress?: string } }>({ path: '/storage/v2/about', searchParams: { fields: 'user(emailAddress)' } });
+      return { status: 'ok', detail: `${base} answers as ${body?.user?.emailAddress ?? 'an unnamed user'}` };
+    } catch (error) {
+      if (error instanceof StorageError && error.status === 401) return { status: 'error', detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''}): renew it` };
+      return failed(error, base);
+    } finally {
+      transport.close();
+    }
+  },
+};
+
+/** Every endpoint doctor knows, in the order it lists them: a name, the setting, what needs it, and a probe through the area's client. */
+const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform, authorization, storage];
 
 /** One check per endpoint: probed in parallel when configured, "not configured" otherwise (which is no failure). */
 export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {

@@ -222,6 +222,31 @@ describe('gantry doctor (built, in its own process)', function () {
       assert.match(row(remote, 'authorization server'), /\berror\s+GANTRY_AUTH_URL must be https/);
     });
 
+    it('STORAGE_BASE_URL: about.get with STORAGE_TOKEN answers as its user; without a token the service\'s own 401 shows it is there; a wrong token is an error whose fix names the setting, the token never shown', async () => {
+      const { startStorageServer } = await import('../../lib/devserver/storage/index.js');
+      const dir = await mkdtemp(join(tmpdir(), 'gantry-doctor-storage-'));
+      const token = 'canary-storage-token-doctor-91';
+      const storage = await startStorageServer({ host: '127.0.0.1', port: 0, dir, token });
+      try {
+        const good = await doctor([], { PATH: everything, STORAGE_BASE_URL: storage.url, STORAGE_TOKEN: token });
+        assert.equal(good.code, 0, good.stdout + good.stderr);
+        assert.match(row(good, 'storage API'), new RegExp(`\\bok\\s+${storage.url} answers as dev@gantry\\.test`));
+        const anonymous = await doctor([], { PATH: everything, STORAGE_BASE_URL: `${storage.url}/storage/v2` });
+        assert.equal(anonymous.code, 0, anonymous.stdout + anonymous.stderr);
+        assert.match(row(anonymous, 'storage API'), /\bok\s+.* answers \(STORAGE_TOKEN is not set/);
+        const wrong = await doctor([], { PATH: everything, STORAGE_BASE_URL: storage.url, STORAGE_TOKEN: `${token}-wrong` });
+        assert.equal(wrong.code, 1);
+        assert.match(row(wrong, 'storage API'), /\berror\s+.* refuses STORAGE_TOKEN \(401 authError\): renew it.*check STORAGE_BASE_URL/);
+        for (const run of [good, anonymous, wrong]) assert.ok(!(run.stdout + run.stderr).includes(token), 'the token is never shown');
+      } finally {
+        await storage.stop();
+        await rm(dir, { recursive: true, force: true });
+      }
+      const remote = await doctor([], { PATH: everything, STORAGE_BASE_URL: 'http://storage.example.com' });
+      assert.equal(remote.code, 1);
+      assert.match(row(remote, 'storage API'), /\berror\s+the storage base URL must be https/);
+    });
+
     it('SECRETS_ADDR at a closed port: unreachable, exit 1, the fix names SECRETS_ADDR', async () => {
       const port = await closedPort();
       const run = await doctor([], { PATH: everything, SECRETS_ADDR: `http://127.0.0.1:${port}` });
