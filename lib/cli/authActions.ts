@@ -6,7 +6,7 @@ import { ExitCode } from '../errors.js';
 import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
 import { usage, type CliContext } from './context.js';
 
-interface ServerFlags {
+export interface ServerFlags {
   authUrl?: string;
   clientId?: string;
   clientSecretFile?: string;
@@ -362,11 +362,20 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   if (loggedIn === 0) process.exitCode = ExitCode.checkFailed;
 }
 
-async function withSession<T>(flags: ServerFlags, env: NodeJS.ProcessEnv, use: (session: import('../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>): Promise<T> {
+/**
+ * The stored login the flags and environment select, as a session that hands out fresh access tokens — for `gantry
+ * auth` itself and for the commands that call an API with the login (`gantry storage`, `--report-storage`). The caller
+ * closes it, then calls `releaseClients`.
+ */
+export async function openAuthSession(flags: ServerFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ session: import('../auth/index.js').AuthSession; key: ProfileKey }> {
   const { AuthSession } = await auth();
   const key = await selectKey(flags, env);
   const store = await storeFor(key, env);
-  const session = new AuthSession({ store, key, clientSecret: await clientSecret(flags, env) });
+  return { session: new AuthSession({ store, key, clientSecret: await clientSecret(flags, env) }), key };
+}
+
+async function withSession<T>(flags: ServerFlags, env: NodeJS.ProcessEnv, use: (session: import('../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>): Promise<T> {
+  const { session, key } = await openAuthSession(flags, env);
   try {
     return await use(session, key);
   } finally {
