@@ -85,17 +85,18 @@ export const unhide: Handler = async (ctx) => {
 
 /** The one app the server knows: Gantry itself. */
 const APP_ID = '100000000001';
-function appJson(ctx: Ctx) {
+/** Drive v2's App has no selfLink (only the list has one). */
+function appJson() {
   return {
     kind: 'storage#app', id: APP_ID, name: 'Gantry', objectType: 'file', installed: true, authorized: true, useByDefault: false, supportsCreate: false, supportsImport: false,
     supportsMultiOpen: false, supportsOfflineCreate: false, hasDriveWideScope: false, primaryMimeTypes: [], secondaryMimeTypes: [], primaryFileExtensions: [], secondaryFileExtensions: [],
-    productId: createHash('sha1').update(APP_ID).digest('hex').slice(0, 12), selfLink: `${ctx.origin}/storage/v2/apps/${APP_ID}`, icons: [],
+    productId: createHash('sha1').update(APP_ID).digest('hex').slice(0, 12), shortDescription: 'Infrastructure automation: gate reports and release artefacts', icons: [],
   };
 }
 
-export const appsList: Handler = async (ctx) => ({ status: 200, body: { kind: 'storage#appList', selfLink: `${ctx.origin}/storage/v2/apps`, defaultAppIds: [], items: [appJson(ctx)] } });
+export const appsList: Handler = async (ctx) => ({ status: 200, body: { kind: 'storage#appList', selfLink: `${ctx.origin}/storage/v2/apps`, defaultAppIds: [], items: [appJson()] } });
 
 export const appsGet: Handler = async (ctx) => {
   if (ctx.params.appId !== APP_ID) throw notFound(ctx.params.appId!, 'App', 'appId');
-  return { status: 200, body: appJson(ctx) };
+  return { status: 200, body: appJson() };
 };

@@ -33,7 +33,11 @@ export const get: Handler = async (ctx) => {
     return undefined;
   }
   if (alt !== 'json') throw badRequest(`Invalid value '${alt}'. Values must match the following regular expression: '(json|media)'`, 'alt');
-  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+  // Conditional GET with the etag (googleapis' client counts 304 as a success for exactly this).
+  const etag = ctx.model.etag(file);
+  const noneMatch = ctx.req.headers['if-none-match'];
+  if (noneMatch !== undefined && noneMatch.split(',').some((t) => t.trim() === '*' || t.trim() === etag)) return { status: 304, headers: { etag } };
+  return { status: 200, body: fileJson(ctx.model, file, ctx.origin), headers: { etag } };
 };
 
 export const list: Handler = async (ctx) => {

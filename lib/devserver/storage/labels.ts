@@ -16,6 +16,31 @@ export const EXPORT_FORMATS: Record<string, string[]> = {
   'application/vnd.google-apps.drawing': ['image/png', 'image/jpeg', 'image/svg+xml', 'application/pdf'],
 };
 
+/**
+ * Drive v2's LabelFieldModification sets one kind of value (`setTextValues`, `setIntegerValues`, `setDateValues`,
+ * `setSelectionValues`, `setUserValues`); the LabelField it makes carries them under Drive's names (`text`, `integer`,
+ * `dateString`, `selection`, `user` as storage#user objects) with `valueType` saying which.
+ */
+const VALUE_KINDS: Record<string, { valueType: string; check: RegExp; what: string }> = {
+  setTextValues: { valueType: 'text', check: /^[\s\S]*$/, what: 'text' },
+  setIntegerValues: { valueType: 'integer', check: /^-?\d{1,19}$/, what: 'whole numbers (as strings)' },
+  setDateValues: { valueType: 'dateString', check: /^\d{4}-\d{2}-\d{2}$/, what: 'dates as YYYY-MM-DD' },
+  setSelectionValues: { valueType: 'selection', check: /^\S+$/, what: 'choice ids' },
+  setUserValues: { valueType: 'user', check: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, what: 'e-mail addresses' },
+};
+
+function labelField(fieldId: string, f: Record<string, unknown>): Record<string, unknown> {
+  const given = Object.keys(VALUE_KINDS).filter((k) => f[k] !== undefined && f[k] !== null);
+  if (given.length !== 1) throw badRequest(`A field modification sets exactly one kind of value (${Object.keys(VALUE_KINDS).join(', ')}) or unsetValues`, `fieldModifications.${fieldId}`);
+  const key = given[0]!;
+  const kind = VALUE_KINDS[key]!;
+  const values = f[key];
+  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !kind.check.test(v))) throw badRequest(`${key} takes a list of ${kind.what}`, `fieldModifications.${key}`);
+  const field: Record<string, unknown> = { kind: 'storage#labelField', id: fieldId, valueType: kind.valueType };
+  field[kind.valueType] = kind.valueType === 'user' ? (values as string[]).map((email) => ({ kind: 'storage#user', emailAddress: email.toLowerCase(), displayName: email })) : [...values];
+  return field;
+}
+
 function labelJson(l: LabelRecord) {
   return { kind: 'storage#label', id: l.id, revisionId: l.revisionId, fields: l.fields };
 }
@@ -41,9 +66,9 @@ export const modifyLabels: Handler = async (ctx) => {
     const label = i >= 0 ? labels[i]! : { id: m.labelId, revisionId: '0', fields: {} };
     if (i < 0) labels.push(label);
     for (const f of (Array.isArray(m.fieldModifications) ? m.fieldModifications : []) as Record<string, unknown>[]) {
-      if (typeof f?.fieldId !== 'string') throw badRequest('A field modification needs a fieldId', 'fieldModifications.fieldId', 'required');
+      if (typeof f?.fieldId !== 'string' || f.fieldId === '') throw badRequest('A field modification needs a fieldId', 'fieldModifications.fieldId', 'required');
       if (f.unsetValues === true) delete label.fields[f.fieldId];
-      else label.fields[f.fieldId] = { kind: 'storage#labelField', id: f.fieldId, ...Object.fromEntries(Object.entries(f).filter(([k]) => k.startsWith('set')).map(([k, v]) => [k.slice(3, 4).toLowerCase() + k.slice(4), v])) };
+      else label.fields[f.fieldId] = labelField(f.fieldId, f);
     }
     label.revisionId = String(Number(label.revisionId) + 1);
     modified.push(label);

@@ -77,7 +77,7 @@ describe('devserver/storage: properties, comments, drives, apps, labels, export'
     const file = await newFile();
     const modified = await h.api('POST', `/storage/v2/files/${file.id}/modifyLabels`, { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }] }] });
     assert.equal(modified.body.kind, 'storage#modifyLabelsResponse');
-    assert.deepEqual(modified.body.modifiedLabels[0].fields.stage.textValues, ['beta']);
+    assert.deepEqual(modified.body.modifiedLabels[0].fields.stage, { kind: 'storage#labelField', id: 'stage', valueType: 'text', text: ['beta'] }, "Drive v2's LabelField names (googleapis.test.ts found textValues)");
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/listLabels`)).body.items[0].id, 'release');
     await h.api('POST', `/storage/v2/files/${file.id}/modifyLabels`, { labelModifications: [{ labelId: 'release', removeLabel: true }] });
     assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}/listLabels`)).body.items, []);
