@@ -1,0 +1,196 @@
+/**
+ * What an upload sends: a file on disk (read a range at a time, never whole unless it is small), a Buffer, or a
+ * Readable of a size the caller states (read a chunk at a time; the chunk in flight is kept so that it can be sent
+ * again after a break). And the cheap identity of a file that a session file records, so that a resumed upload
+ * knows the file is still the one it began with.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { UsageError } from '../../errors.js';
+import { ProtocolError } from '../../http/index.js';
+
+/** How much of a file is read per step when it is streamed. */
+const READ_STEP = 256 * 1024;
+
+export interface UploadSource {
+  readonly kind: 'path' | 'buffer' | 'stream';
+  readonly size: number;
+  /** For log lines: the file's name, or a word for a Buffer or stream. */
+  readonly label: string;
+  /** The absolute path, for a file. */
+  readonly path?: string;
+  /** Bytes `start`..`end` (inclusive) as a stream; a stream source can only go forward past a range it has confirmed. */
+  range(start: number, end: number): Promise<Readable>;
+  /** The whole content in memory (only for sizes up to the simple-upload limit). */
+  readAll(): Promise<Buffer>;
+  /** The whole content as one stream, checked to be exactly `size` bytes. */
+  whole(): Readable;
+  /** Releases a stream source that was not read to its end. */
+  close(): void;
+}
+
+/** Passes a stream on, failing it when it carries more or fewer bytes than it should. */
+export function exactly(size: number, what: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > size) callback(new UsageError(`${what} is longer than the ${size} bytes it was said to be`));
+      else callback(null, chunk);
+    },
+    flush(callback) {
+      callback(seen === size ? null : new UsageError(`${what} ended after ${seen} of the ${size} bytes it was said to be`));
+    },
+  });
+}
+
+async function fileSource(where: string, path: string): Promise<UploadSource> {
+  const absolute = resolve(path);
+  const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`${where}: the source ${absolute} cannot be read (${error.code ?? error.message})`, { hint: 'give the path of a regular file' });
+  });
+  if (!info.isFile()) throw new UsageError(`${where}: the source ${absolute} is not a regular file`, { hint: 'give the path of a regular file; a stream of known size can be given as { source: stream, size }' });
+  const label = basename(absolute);
+  return {
+    kind: 'path',
+    size: info.size,
+    label,
+    path: absolute,
+    range: async (start, end) => createReadStream(absolute, { start, end, highWaterMark: READ_STEP }),
+    readAll: () => readFile(absolute),
+    whole: () => createReadStream(absolute, { highWaterMark: READ_STEP }).pipe(exactly(info.size, `the file ${label}`)),
+    close: () => undefined,
+  };
+}
+
+function bufferSource(buffer: Buffer): UploadSource {
+  return {
+    kind: 'buffer',
+    size: buffer.length,
+    label: 'the content',
+    range: async (start, end) => Readable.from([buffer.subarray(start, end + 1)], { objectMode: false }),
+    readAll: async () => buffer,
+    whole: () => Readable.from([buffer], { objectMode: false }),
+    close: () => undefined,
+  };
+}
+
+/**
+ * A Readable read forward a range at a time. The bytes of the last range stay in memory (one chunk) so that the range
+ * can be sent again; a range starting before them cannot be served: a stream cannot rewind.
+ */
+function streamSource(stream: Readable, size: number): UploadSource {
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  let windowStart = 0;
+  let window: Buffer = Buffer.alloc(0);
+  let read = 0;
+  let used = false;
+  const what = 'the source stream';
+  const drop = (to: number) => {
+    const n = Math.min(Math.max(0, to - windowStart), window.length);
+    window = window.subarray(n);
+    windowStart += n;
+  };
+  return {
+    kind: 'stream',
+    size,
+    label: what,
+    async range(start, end) {
+      used = true;
+      if (start < windowStart) {
+        throw new ProtocolError(`the service asked for byte ${start} again, but the source is a stream already read to byte ${windowStart}`, 'upload from a file, which can be read again from any place');
+      }
+      drop(start);
+      const pieces: Buffer[] = [window];
+      let have = windowStart + window.length;
+      while (have <= end) {
+        const next = await iterator.next();
+        if (next.done) throw new UsageError(`${what} ended after ${read} of the ${size} bytes it was said to be`);
+        const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+        read += chunk.length;
+        if (read > size) throw new UsageError(`${what} is longer than the ${size} bytes it was said to be`);
+        pieces.push(chunk);
+        have += chunk.length;
+      }
+      window = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+      drop(start);
+      return Readable.from([window.subarray(0, end - start + 1)], { objectMode: false });
+    },
+    async readAll() {
+      used = true;
+      const pieces: Buffer[] = [];
+      for await (const chunk of { [Symbol.asyncIterator]: () => iterator }) pieces.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      const all = Buffer.concat(pieces);
+      if (all.length !== size) throw new UsageError(`${what} carried ${all.length} bytes, not the ${size} it was said to be`);
+      return all;
+    },
+    whole() {
+      if (used) throw new ProtocolError(`${what} was already read`);
+      used = true;
+      return stream.pipe(exactly(size, what));
+    },
+    close: () => {
+      if (!stream.destroyed) stream.destroy();
+    },
+  };
+}
+
+/** The source of `upload()`: a path, a Buffer, or a Readable with `size`. */
+export async function openSource(where: string, source: unknown, size: unknown): Promise<UploadSource> {
+  if (typeof source === 'string') {
+    if (source.trim() === '') throw new UsageError(`${where}: options.source is an empty path`);
+    if (size !== undefined) throw new UsageError(`${where}: options.size is for a stream source; a file's size is read from the file`);
+    return fileSource(where, source);
+  }
+  if (Buffer.isBuffer(source) || source instanceof Uint8Array) {
+    if (size !== undefined && size !== source.length) throw new UsageError(`${where}: options.size (${String(size)}) is not the Buffer's length (${source.length})`);
+    return bufferSource(Buffer.isBuffer(source) ? source : Buffer.from(source.buffer, source.byteOffset, source.length));
+  }
+  if (source instanceof Readable) {
+    if (!Number.isSafeInteger(size) || (size as number) < 0) {
+      throw new UsageError(`${where}: a stream source needs options.size, its length in bytes`, { hint: 'the storage API is told the length before the bytes; for a file give its path instead' });
+    }
+    return streamSource(source, size as number);
+  }
+  throw new UsageError(`${where}: options.source takes a file path, a Buffer, or a Readable with options.size`);
+}
+
+/** What a session file records of its source: enough to notice a changed file without reading it whole. */
+export interface SourceIdentity {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** sha256 of 64 KiB at the start, the middle and the end of the file. */
+  sample: string;
+}
+
+const SAMPLE = 64 * 1024;
+
+export async function identityOf(path: string): Promise<SourceIdentity> {
+  const handle = await open(path, 'r');
+  try {
+    const info = await handle.stat();
+    const hash = createHash('sha256');
+    const starts = [...new Set([0, Math.max(0, Math.floor(info.size / 2) - SAMPLE / 2), Math.max(0, info.size - SAMPLE)])];
+    const buffer = Buffer.alloc(SAMPLE);
+    for (const start of starts) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(SAMPLE, info.size - start), start);
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino, sample: hash.digest('hex') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first way `now` differs from `then`, in words; undefined when they agree. */
+export function identityChange(then: SourceIdentity, now: SourceIdentity): string | undefined {
+  if (then.size !== now.size) return `its size is ${now.size} bytes, not ${then.size}`;
+  if (then.mtimeMs !== now.mtimeMs) return `it was modified at ${new Date(now.mtimeMs).toISOString()}, after ${new Date(then.mtimeMs).toISOString()}`;
+  if (then.ino !== now.ino) return 'it is another file (its inode changed: replaced or moved)';
+  if (then.sample !== now.sample) return 'its content changed';
+  return undefined;
+}
