@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import { parseJsonQuietly } from '../../json-syntax.js';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
@@ -166,10 +168,23 @@ export class Store {
     await mkdir(path.join(dir, 'content'), { recursive: true });
     await mkdir(path.join(dir, 'uploads'), { recursive: true });
     let data: StateData | undefined;
+    const stateFile = path.join(dir, 'state.json');
+    let text: string | undefined;
     try {
-      data = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as StateData;
+      text = await readFile(stateFile, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (text !== undefined) {
+      // A damaged state is bad input named as such (exit 2), never a stack — and never quoted.
+      const parsed = parseJsonQuietly(text);
+      const hint = 'move state.json away to start afresh, or use another folder';
+      if (!parsed.ok) throw new UsageError(`${stateFile} is not JSON (${parsed.reason}): the storage server's state is damaged`, { hint });
+      const value = parsed.value as Partial<StateData> | null;
+      if (!value || typeof value !== 'object' || typeof value.rootId !== 'string' || !value.files || typeof value.files !== 'object' || !value.files[value.rootId]) {
+        throw new UsageError(`${stateFile} is not a storage server's state (no root folder)`, { hint });
+      }
+      data = value as StateData;
     }
     if (!data) {
       const rootId = '0A' + newId(17).slice(1);
