@@ -6,6 +6,7 @@ import { registerDevRegistry } from './devregistry.js';
 import { registerDevSecrets } from './devsecrets.js';
 import { registerDevPlatform } from './devplatform.js';
 import { registerDevOAuth } from './devoauth.js';
+import { registerDevStorage } from './devstorage.js';
 
 export function register(program: Command, context: CliContext): void {
   const dev = program
@@ -40,6 +41,7 @@ export function register(program: Command, context: CliContext): void {
   registerDevSecrets(dev, context);
   registerDevPlatform(dev, context);
   registerDevOAuth(dev, context);
+  registerDevStorage(dev, context);
   const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
 }
