@@ -95,6 +95,15 @@ export interface StorageRequest extends Omit<RequestOptions, 'url'> {
   idempotent?: boolean;
 }
 
+/** How `list` pages: abort, and a look at each page as it comes (changes.list's `newStartPageToken`). */
+export interface ListOptions {
+  signal?: AbortSignal;
+  onPage?: (page: StoragePage<unknown>) => void;
+}
+
+/** Empty pages in a row that still carry a token, followed before the list is given up as endless. */
+export const maxEmptyPages = 100;
+
 /** One page of a list method: its items and the tokens Drive v2 pages carry. */
 export interface StoragePage<T> {
   items?: T[];
@@ -111,8 +120,8 @@ export interface StorageTransport {
   authorization(): Promise<string>;
   /** One request: authorised, retried by the storage policy, errors as StorageError. */
   request<T = unknown>(request: StorageRequest): Promise<HttpResponse<T>>;
-  /** Every item of a list method, page after page. */
-  list<T>(path: string, searchParams?: StorageParams, itemsKey?: string): AsyncGenerator<T>;
+  /** Every item of a list method, page after page; empty pages that carry a token are followed. */
+  list<T>(path: string, searchParams?: StorageParams, itemsKey?: string, options?: ListOptions): AsyncGenerator<T>;
   close(): void;
 }
 
@@ -186,18 +195,28 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
     }
   }
 
-  async function* list<T>(path: string, searchParams: StorageParams = {}, itemsKey = 'items'): AsyncGenerator<T> {
+  async function* list<T>(path: string, searchParams: StorageParams = {}, itemsKey = 'items', options: ListOptions = {}): AsyncGenerator<T> {
     const fields = withPageToken(searchParams.fields as string | undefined);
     let pageToken = searchParams.pageToken as string | undefined;
-    const seen = new Set<string>();
+    const seen = new Set<string>(pageToken ? [pageToken] : []);
+    let emptyInARow = 0;
     for (;;) {
       const params = { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken };
-      const { body } = await request<StoragePage<T>>({ path, searchParams: params });
-      for (const item of (body?.[itemsKey] as T[] | undefined) ?? []) yield item;
-      // An empty page that still carries a token is not the end (Drive returns them while it searches).
+      const { body } = await request<StoragePage<T>>({ path, searchParams: params, ...(options.signal ? { signal: options.signal } : {}) });
+      options.onPage?.(body ?? {});
+      const items = (body?.[itemsKey] as T[] | undefined) ?? [];
+      for (const item of items) yield item;
       const next = body?.nextPageToken;
       if (!next) return;
-      if (seen.has(next)) throw new ProtocolError(`${path}: the service sent the page token it was asked with again; the list would never end`);
+      if (items.length === 0) {
+        // An empty page that still carries a token is not the end: Drive returns them while it searches, and may
+        // hand back the token it was asked with. Only an endless run of them is given up.
+        if (++emptyInARow > maxEmptyPages) throw new ProtocolError(`${path}: ${maxEmptyPages} empty pages in a row, each with a next page token; the list is given up as endless`);
+      } else {
+        emptyInARow = 0;
+        // A page with items that leads back to a page already read would repeat the list forever.
+        if (seen.has(next)) throw new ProtocolError(`${path}: the service sent a page token it had sent before; the list would never end`);
+      }
       seen.add(next);
       pageToken = next;
     }
