@@ -60,3 +60,8 @@ export type { ReceiverOptions, WebhookContext, WebhookHandler, JobQueue, Webhook
 export * as auth from './auth/index.js';
 export { deviceLogin, AuthSession, DeviceLoginError, resolveScopes, openTokenStore, saveLogin } from './auth/index.js';
 export type { DeviceCode, DeviceLoginOptions, DeviceLoginResult, TokenSet, StoredLogin, TokenStore } from './auth/index.js';
+// Storage: the storage API v2 client — all 70 methods, paging, retries, changes and push notifications (also as the
+// `storage` namespace).
+export * as storage from './storage/index.js';
+export { StorageClient, createStorageClient, createChannelReceiver, StorageError, storageRetryPolicy } from './storage/index.js';
+export type { StorageClientOptions, StorageTokenSource, StorageMethods, ChannelReceiver, ChannelNotification, Watch } from './storage/index.js';

@@ -1,0 +1,118 @@
+/**
+ * The storage API client: the 70 methods as namespaces (`client.files.get({ fileId })`, `client.permissions.insert`,
+ * list methods with `.all()`), watch helpers, and `close()`. Base URL and token come from the options, else from
+ * STORAGE_BASE_URL and STORAGE_TOKEN; an `AuthSession` (gantry auth's device login) is a token source too.
+ */
+import { expectObject, expectOptions, expectString } from '../arguments.js';
+import { UsageError } from '../errors.js';
+import type { ProxySettings, RetryPolicy, Timeouts } from '../http/index.js';
+import type { Logger } from '../log.js';
+import { createMethods, type StorageMethods } from './methods.js';
+import { createStorageTransport, type StorageTokenSource, type StorageTransport } from './transport.js';
+import { watchChanges, watchFile, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
+
+export interface StorageClientOptions {
+  /** The service root; default STORAGE_BASE_URL. https, or http on loopback. */
+  baseUrl?: string;
+  /** A bearer token or a source of them (an AuthSession); default STORAGE_TOKEN. */
+  token?: string | StorageTokenSource;
+  /** Share a transport (and its connections) instead of making one; baseUrl and token are then its own. */
+  transport?: StorageTransport;
+  /** Default: storageRetryPolicy (Drive's truncated exponential backoff). */
+  retry?: RetryPolicy;
+  logger?: Logger;
+  userAgent?: string;
+  proxy?: ProxySettings;
+  timeouts?: Partial<Timeouts>;
+}
+
+function resolveTransport(where: string, options: StorageClientOptions | undefined): { transport: StorageTransport; owned: boolean } {
+  expectOptions(where, options as unknown);
+  if (options?.transport !== undefined) {
+    expectObject(where, 'options.transport', options.transport, 'a storage transport (createStorageTransport)');
+    if (typeof options.transport.request !== 'function' || typeof options.transport.list !== 'function') {
+      throw new UsageError(`${where}: options.transport must be a storage transport (createStorageTransport)`, { code: 'INVALID_ARGUMENT' });
+    }
+    return { transport: options.transport, owned: false };
+  }
+  const baseUrl = options?.baseUrl ?? process.env.STORAGE_BASE_URL;
+  expectString(where, 'options.baseUrl', baseUrl, 'the service root URL (or set STORAGE_BASE_URL)');
+  const token = options?.token ?? process.env.STORAGE_TOKEN;
+  if (typeof token === 'string') expectString(where, 'options.token', token.trim(), 'a bearer token (or set STORAGE_TOKEN, or pass an AuthSession)');
+  else if (!token || typeof token !== 'object' || typeof token.getAccessToken !== 'function') {
+    throw new UsageError(`${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession), got ${token === undefined ? 'nothing' : typeof token}`, {
+      code: 'INVALID_ARGUMENT',
+      hint: 'set STORAGE_TOKEN, or log in with `gantry auth login --scope storage.file` and pass the session',
+    });
+  }
+  for (const name of ['retry', 'proxy', 'timeouts'] as const) {
+    if (options?.[name] !== undefined) expectObject(where, `options.${name}`, options[name]);
+  }
+  const transport = createStorageTransport({
+    baseUrl,
+    token,
+    ...(options?.retry ? { retry: options.retry } : {}),
+    ...(options?.logger ? { logger: options.logger } : {}),
+    ...(options?.userAgent ? { userAgent: options.userAgent } : {}),
+    ...(options?.proxy ? { proxy: options.proxy } : {}),
+    ...(options?.timeouts ? { timeouts: options.timeouts } : {}),
+  });
+  return { transport, owned: true };
+}
+
+export class StorageClient implements StorageMethods {
+  readonly transport: StorageTransport;
+  readonly about!: StorageMethods['about'];
+  readonly apps!: StorageMethods['apps'];
+  readonly changes!: StorageMethods['changes'];
+  readonly channels!: StorageMethods['channels'];
+  readonly children!: StorageMethods['children'];
+  readonly comments!: StorageMethods['comments'];
+  readonly drives!: StorageMethods['drives'];
+  readonly files!: StorageMethods['files'];
+  readonly parents!: StorageMethods['parents'];
+  readonly permissions!: StorageMethods['permissions'];
+  readonly properties!: StorageMethods['properties'];
+  readonly replies!: StorageMethods['replies'];
+  readonly revisions!: StorageMethods['revisions'];
+  readonly #owned: boolean;
+
+  constructor(options?: StorageClientOptions) {
+    const { transport, owned } = resolveTransport(calledAs ?? 'StorageClient', options);
+    this.transport = transport;
+    this.#owned = owned;
+    Object.assign(this, createMethods(transport));
+  }
+
+  /** The service root (without `/storage/v2`). */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** Registers a changes.watch channel (a random id and token) and tells `options.receiver` about it first. */
+  watchChanges(options: WatchChangesOptions): Promise<Watch> {
+    return watchChanges(this, options, 'StorageClient.watchChanges');
+  }
+
+  /** Registers a files.watch channel for one file, as watchChanges does. */
+  watchFile(options: WatchFileOptions): Promise<Watch> {
+    return watchFile(this, options, 'StorageClient.watchFile');
+  }
+
+  /** Releases the connections (a shared transport is left to its owner). */
+  close(): void {
+    if (this.#owned) this.transport.close();
+  }
+}
+
+/** The name argument errors blame: the function the caller called. */
+let calledAs: string | undefined;
+
+export function createStorageClient(options?: StorageClientOptions): StorageClient {
+  calledAs = 'createStorageClient';
+  try {
+    return new StorageClient(options);
+  } finally {
+    calledAs = undefined;
+  }
+}
