@@ -11,7 +11,8 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ProtocolError } from '../http/index.js';
 import { ensureFolder } from '../local-paths.js';
@@ -19,7 +20,6 @@ import { getLogger, type Logger } from '../log.js';
 import { toStorageError } from './errors.js';
 import type { StorageTransport } from './transport.js';
 import { backoffMs, describeFailure, gaveUp, isTransient, resolveRetry, wait, type TransferRetry } from './upload/retry.js';
-import { tap } from './upload/resumable.js';
 
 export interface TransferProgress {
   received: number;
@@ -201,18 +201,23 @@ export async function download(transport: StorageTransport, fileId: string, opti
       }
       if (failure === undefined) {
         const start = offset;
-        let received = 0;
-        await pipeline(
-          opened.body,
-          tap((chunk) => {
+        let written = 0;
+        const out = createWriteStream(partial, { flags: start > 0 ? 'a' : 'w' });
+        try {
+          // Each chunk is hashed as it is written, and the file is closed (flushed) however the body ends: after a
+          // break the partial holds exactly the bytes received, and the hash is still that of the partial.
+          for await (const chunk of opened.body as AsyncIterable<Buffer>) {
             hash?.update(chunk);
-            received += chunk.length;
-            options.onProgress?.({ received: start + received, total });
-          }),
-          createWriteStream(partial, { flags: start > 0 ? 'a' : 'w' }),
-        );
-        offset = start + received;
-        hashedTo = hash ? offset : -1;
+            written += chunk.length;
+            if (!out.write(chunk)) await once(out, 'drain');
+            options.onProgress?.({ received: start + written, total });
+          }
+        } finally {
+          offset = start + written;
+          hashedTo = hash ? offset : -1;
+          out.end();
+          await finished(out).catch(() => undefined);
+        }
         if (total === undefined || offset === total) break;
         failure = new ProtocolError(`the body of ${label} ended at byte ${offset} of ${total}`);
       }
@@ -222,8 +227,9 @@ export async function download(transport: StorageTransport, fileId: string, opti
       if (!isTransient(failure) && !(failure instanceof ProtocolError)) throw failure;
     }
     // A break: what reached the disk is kept, and the next attempt asks for the rest.
-    hashedTo = -1;
-    offset = await sizeOf(partial);
+    const onDisk = await sizeOf(partial);
+    if (onDisk !== offset) hashedTo = -1;
+    offset = onDisk;
     if (total !== undefined && offset > total) {
       offset = 0;
       await writeFile(partial, '');
