@@ -9,7 +9,7 @@
  */
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import type { StorageParams, StoragePage, StorageTransport } from './transport.js';
+import { withFields, type StorageParams, type StoragePage, type StorageTransport } from './transport.js';
 import type * as T from './types.js';
 import type * as Q from './params.js';
 
@@ -342,6 +342,8 @@ async function call(transport: StorageTransport, name: StorageMethodName, params
 function iterate(transport: StorageTransport, name: StorageMethodName, params: unknown): AsyncGenerator<unknown> {
   const spec: MethodSpec = STORAGE_METHODS[name];
   const { path, searchParams, signal } = prepareCall(name, params, `${name}.all`);
+  // The change log's last page says where to start next time: a mask must not drop that either.
+  if (name === 'changes.list') searchParams.fields = withFields(searchParams.fields as string | undefined, ['newStartPageToken']);
   const state = { newStartPageToken: undefined as string | undefined };
   const onPage = (page: StoragePage<unknown>) => {
     if (typeof page.newStartPageToken === 'string') state.newStartPageToken = page.newStartPageToken;

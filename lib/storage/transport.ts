@@ -142,10 +142,17 @@ function topLevelFields(mask: string): string[] {
   return names.map((name) => name.split(/[(/]/)[0]!.trim());
 }
 
+/** A `fields` mask that also keeps these top-level fields (none added to a mask that asks for everything). */
+export function withFields(fields: string | undefined, names: readonly string[]): string | undefined {
+  if (typeof fields !== 'string' || fields.trim() === '' || fields.trim() === '*') return fields;
+  const present = topLevelFields(fields);
+  const missing = names.filter((name) => !present.includes(name));
+  return missing.length === 0 ? fields : `${fields},${missing.join(',')}`;
+}
+
 /** A mask that keeps `nextPageToken`, so that asking for fewer fields never ends the paging early (googleapis#2854). */
 export function withPageToken(fields: string | undefined): string | undefined {
-  if (fields === undefined || fields.trim() === '' || fields.trim() === '*') return fields;
-  return topLevelFields(fields).includes('nextPageToken') ? fields : `${fields},nextPageToken`;
+  return withFields(fields, ['nextPageToken']);
 }
 
 export function createStorageTransport(options: StorageTransportOptions): StorageTransport {
