@@ -2,7 +2,7 @@
 // a client with a fast retry policy whose log lines are kept, so that a test can look for a token in them.
 import assert from 'node:assert/strict';
 import { definePolicy } from '../../lib/http/index.js';
-import { createLogger } from '../../lib/log.js';
+import { createLogger, type Logger } from '../../lib/log.js';
 import { createStorageClient, type StorageClient, type StorageClientOptions } from '../../lib/storage/index.js';
 import { storageRetryPolicy } from '../../lib/storage/transport.js';
 import type { StorageServerOptions } from '../../lib/devserver/storage/index.js';
@@ -18,6 +18,8 @@ export interface Setup {
   client: StorageClient;
   /** Every line the client logged (redacted as a user would see it). */
   logs: string[];
+  /** The logger that fills `logs`. */
+  logger: Logger;
   /** Every `METHOD pathname status` line of the server. */
   served: string[];
   /** A client of the same server with other options. */
@@ -41,7 +43,7 @@ export async function setup(options: Partial<StorageServerOptions> = {}): Promis
   };
   const client = clientWith({});
   return {
-    h, client, logs, served, clientWith,
+    h, client, logs, logger, served, clientWith,
     requests: async () => (await h.admin('GET', 'stats')).requests as number,
     admin: (method, sub, body) => h.admin(method, sub, body),
     close: async () => {
