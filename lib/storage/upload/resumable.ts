@@ -232,12 +232,13 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
   let failures = 0;
   let restarts = 0;
   let needStatus = resume || total === 0;
-  let resumed = resume;
   for (;;) {
     signal?.throwIfAborted();
     let outcome: Outcome;
+    let queried = false;
     try {
       if (needStatus || offset >= total) {
+        queried = true;
         outcome = await query();
         needStatus = false;
         if ('received' in outcome && outcome.received >= total && total > 0) {
@@ -280,8 +281,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     if ('file' in outcome) return finish(outcome.file);
     const received = outcome.received;
     if (received > total) throw new ProtocolError(`the upload session says it has ${received} bytes of ${total}`);
-    if (resumed || received < offset) logger.info(`upload of ${label}: the service has ${received} of ${total} bytes; going on from there`);
-    resumed = false;
+    if (queried) logger.info(`upload of ${label}: the service has ${received} of ${total} bytes; going on from there`);
     if (tracker && verify) {
       if (received < tracker.at) {
         verify = false; // the service dropped bytes it had confirmed: the md5 of what it has can no longer be followed
