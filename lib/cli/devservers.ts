@@ -57,8 +57,8 @@ export interface RunningDevServers {
 /** Starts every embedded dev server on loopback; on a failure, stops those already started. */
 export async function startDevServers(options: { host?: string; keepState?: boolean } = {}): Promise<RunningDevServers> {
   const stateDir = await mkdtemp(join(tmpdir(), 'gantry-dev-'));
-  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir };
   const servers: DevServer[] = [];
+  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir, started: servers };
   const stop = async () => {
     await Promise.allSettled(servers.reverse().map((server) => server.stop()));
     if (!options.keepState) await rm(stateDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ interface DevStorageFlags {
   quota?: string;
   quotaStatus: string;
   fault: string[];
+  tokenInfoUrl?: string;
 }
 
 const collect = (value: string, all: string[]) => [...all, value];
@@ -70,6 +71,19 @@ async function dataFolder(raw: string): Promise<string> {
   return folder;
 }
 
+function checkTokenInfoUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new UsageError(`--token-info-url must be an http(s) URL without query, fragment or user, got "${raw.slice(0, 120)}"`, { hint: 'e.g. --token-info-url http://127.0.0.1:5762/tokeninfo' });
+  }
+  return url.href;
+}
+
 export function registerDevStorage(dev: Command, context: CliContext): void {
   dev
     .command('storage')
@@ -80,6 +94,7 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
     .option('--session-ttl <seconds>', 'how long a resumable upload session lives (default 604800, a week, as Drive)')
     .option('--quota <n/window>', 'answer requests beyond n per window with a rate-limit error, e.g. 100/60s')
     .option('--quota-status <status>', 'the rate-limit answer: 403 (userRateLimitExceeded) or 429 (rateLimitExceeded)', '403')
+    .option('--token-info-url <url>', "also accept an authorization server's access tokens with a storage scope, asked of this tokeninfo endpoint (e.g. http://127.0.0.1:5762/tokeninfo of gantry dev oauth)")
     .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"kind":"status","status":503,"times":1}\' or \'{"kind":"cut","afterBytes":1048576}\'', collect, [] as string[])
     // Refused with a reason rather than "unknown option": a token on the command line is visible to every user (ps).
     .addOption(new Option('--token <value>').hideHelp())
@@ -123,6 +138,7 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         faults,
         ...(token !== undefined ? { token } : {}),
         ...(sessionTtlMs !== undefined ? { sessionTtlMs } : {}),
+        ...(flags.tokenInfoUrl !== undefined ? { tokenInfoUrl: checkTokenInfoUrl(flags.tokenInfoUrl) } : {}),
         log: (line) => context.logger.debug(line),
       };
       let server: Awaited<ReturnType<typeof startStorageServer>>;

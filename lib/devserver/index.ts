@@ -20,6 +20,8 @@ export interface DevContext {
   examplesDir: string;
   /** A scratch folder this run may write to; removed when the run ends unless kept. */
   stateDir: string;
+  /** The servers of this run started so far, in the order of `devServers` (the storage API asks the authorization server about tokens). */
+  started?: readonly DevServer[];
 }
 
 export interface DevServerStarter {
@@ -56,7 +58,7 @@ export const devServers: DevServerStarter[] = [
   },
   {
     name: 'storage',
-    description: 'storage API v2 (all 70 methods, resumable uploads, persisted in the run\'s scratch folder) on 127.0.0.1:5763, random token',
+    description: 'storage API v2 (all 70 methods, resumable uploads, persisted in the run\'s scratch folder) on 127.0.0.1:5763, a random token or a device login\'s with a storage scope',
     start: async (context) => (await import('./storage/starter.js')).startDevStorage(context),
   },
 ];

@@ -11,6 +11,7 @@ import { BrowserLaunchError } from '../../lib/browser/locate.js';
 import { CatalogError } from '../../lib/devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
 import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
+import { StorageError } from '../../lib/storage/errors.js';
 import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from '../../lib/platform/errors.js';
 import { PlatformLimitsStoreError } from '../../lib/platform/redis-store.js';
 import { AddressError } from '../../lib/registry/address.js';
@@ -160,6 +161,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   LocalEngineError: () => new LocalEngineError('Lighthouse failed'),
   WebDriverError: () => new WebDriverError({ status: 500, code: 'unknown error', remoteMessage: 'crashed', method: 'POST', path: '/session' }),
   DriverProcessError: () => new DriverProcessError('chromedriver exited'),
+  StorageError: (status) => new StorageError({ status, method: 'GET', url: 'https://storage.example/storage/v2/files/x', body: { error: { code: status, message: 'Not Found', errors: [{ domain: 'global', reason: 'notFound', message: 'Not Found' }] } } }),
   PlatformApiError: (status) => new PlatformApiError({ status, method: 'GET', url: 'https://api.platform.example/repos/o/r', body: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest' } }),
   PlatformCredentialsError: () => new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
   PlatformRateLimitError: () => [new PlatformRateLimitError({ kind: 'secondary', method: 'POST', url: 'https://api.platform.example/repos/o/r/issues', status: 403, waitedMs: 420_000, attempts: 4, reason: '3 retries spent' })],

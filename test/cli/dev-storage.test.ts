@@ -173,6 +173,8 @@ describe('gantry dev storage', function () {
         [['--data-dir', damaged], {}, /^error: \S+damaged\/state\.json is not JSON \(line 1, column \d+: expected .*\): the storage server's state is damaged$/m],
         [['--token', SECRET], {}, /^error: --token is not accepted: a token on the command line is visible to other users of this machine/m],
         [[], { STORAGE_TOKEN: 'short' }, /^error: STORAGE_TOKEN must be 8 to 4096 printable characters without spaces$/m],
+        [['--token-info-url', 'ftp://127.0.0.1/tokeninfo'], {}, /^error: --token-info-url must be an http\(s\) URL without query, fragment or user, got "ftp:\/\/127\.0\.0\.1\/tokeninfo"$/m],
+        [['--token-info-url', 'http://127.0.0.1:5762/tokeninfo?access_token=x'], {}, /^error: --token-info-url must be an http\(s\) URL without query/m],
       ];
       for (const [args, env, message] of cases) {
         // --port 0 unless the case is about the port: a case that wrongly started would not hold 5763.
@@ -232,8 +234,8 @@ describe('gantry dev storage', function () {
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     assert.equal(await exited(child), 0, stderr);
     assert.match(stdout, /^Usage: gantry dev storage \[options\]/m);
-    for (const flag of ['--port <port>', '--host <address>', '--data-dir <folder>', '--session-ttl <seconds>', '--quota <n\\/window>', '--quota-status <status>', '--fault <json>']) assert.match(stdout, new RegExp(flag), flag);
-    assert.doesNotMatch(stdout, /--token/, 'no --token flag is offered');
+    for (const flag of ['--port <port>', '--host <address>', '--data-dir <folder>', '--session-ttl <seconds>', '--quota <n\\/window>', '--quota-status <status>', '--fault <json>', '--token-info-url <url>']) assert.match(stdout, new RegExp(flag), flag);
+    assert.doesNotMatch(stdout, /--token </, 'no --token flag is offered');
     assert.match(stdout, /STORAGE_TOKEN from the environment/);
     const loaded = [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!);
     assert.ok(loaded.some((url) => url.includes('/lib/cli/devstorage.ts')), `the hook saw the imports: ${loaded.length}`);

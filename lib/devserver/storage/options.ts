@@ -15,6 +15,11 @@ export interface StorageServerOptions {
   tokens?: string[];
   /** How long a resumable session lives; default one week, Drive's. */
   sessionTtlMs?: number;
+  /**
+   * An authorization server's token information endpoint (Google's `tokeninfo`, POST with `access_token` in the
+   * form): a bearer token that is none of `tokens` is accepted when it answers 200 with a storage scope.
+   */
+  tokenInfoUrl?: string;
   faults?: StorageFault[];
   /** files.export refuses files above this size; default 10 MiB (Drive's 10 MB export limit). */
   exportLimitBytes?: number;
@@ -27,6 +32,7 @@ export interface ResolvedOptions {
   port: number;
   dir: string;
   tokens: string[];
+  tokenInfoUrl: string | undefined;
   sessionTtlMs: number;
   faults: StorageFault[];
   exportLimitBytes: number;
@@ -48,7 +54,9 @@ export function resolveOptions(options: StorageServerOptions): ResolvedOptions {
   if (tokens.length === 0) tokens.push(`ya29.${randomBytes(24).toString('base64url')}`);
   const ttl = options.sessionTtlMs ?? WEEK_MS;
   if (!Number.isSafeInteger(ttl) || ttl < 1) throw new UsageError(`sessionTtlMs must be a whole number of milliseconds above 0, got ${String(ttl)}`);
+  const tokenInfoUrl = options.tokenInfoUrl;
+  if (tokenInfoUrl !== undefined && (typeof tokenInfoUrl !== 'string' || !/^https?:\/\/[^\s?#]+$/.test(tokenInfoUrl))) throw new UsageError(`tokenInfoUrl must be an http(s) URL without query or fragment, got ${JSON.stringify(tokenInfoUrl)}`);
   const exportLimitBytes = options.exportLimitBytes ?? 10 * 1024 * 1024;
   if (!Number.isSafeInteger(exportLimitBytes) || exportLimitBytes < 0) throw new UsageError(`exportLimitBytes must be a whole number of bytes, got ${String(exportLimitBytes)}`);
-  return { host, port, exportLimitBytes, dir: path.resolve(options.dir), tokens, sessionTtlMs: ttl, faults: (options.faults ?? []).map(checkStorageFault), log: options.log ?? (() => {}) };
+  return { host, port, exportLimitBytes, dir: path.resolve(options.dir), tokens, tokenInfoUrl, sessionTtlMs: ttl, faults: (options.faults ?? []).map(checkStorageFault), log: options.log ?? (() => {}) };
 }

@@ -1,6 +1,7 @@
 // The embedded storage server: Google Drive API v2 with `drive` renamed `storage` (spec §A, STO-*), node:http only,
 // persisted to a folder, with fault injection and `/_gantry/` admin endpoints for tests. It shares no code with a
 // storage client: a second, independent reading of the spec and of Drive v2's documentation.
+import { TokenInfo } from './tokeninfo.js';
 import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,12 +49,24 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const log = resolved.log;
   let origin = '';
 
-  /** Drive's two answers: no credentials at all is `required` (Login Required), a bad one `authError`. */
-  const authFailure = (req: IncomingMessage, url: URL): StorageFailure | undefined => {
+  const tokenInfo = resolved.tokenInfoUrl ? new TokenInfo(resolved.tokenInfoUrl) : undefined;
+
+  /**
+   * Drive's answers: no credentials at all is `required` (Login Required), a bad one `authError`, a login's token
+   * without a storage scope 403 `insufficientPermissions` (Google's "insufficient authentication scopes").
+   */
+  const authFailure = async (req: IncomingMessage, url: URL): Promise<StorageFailure | undefined> => {
     const header = req.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const token = m?.[1] ?? url.searchParams.get('access_token') ?? undefined;
     if (token !== undefined && tokens.has(token)) return undefined;
+    if (token !== undefined && tokenInfo) {
+      const verdict = await tokenInfo.check(token);
+      if (verdict === 'ok') return undefined;
+      if (verdict === 'no-scope') {
+        return new StorageFailure(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', undefined, 'other', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="https://www.googleapis.com/auth/storage.file"' });
+      }
+    }
     const none = header === undefined && token === undefined;
     return new StorageFailure(401, none ? 'required' : 'authError', none ? 'Login Required' : 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': `Bearer realm="https://accounts.google.com/"${none ? '' : ', error="invalid_token"'}` });
   };
@@ -71,7 +84,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     stats.requests++;
     let status = 0;
     try {
-      const denied = authFailure(req, url);
+      const denied = await authFailure(req, url);
       if (denied) throw denied;
       const quota = faults.overQuota(Date.now());
       if (quota) throw new StorageFailure(quota.status, quota.reason, quota.reason === 'userRateLimitExceeded' ? 'User Rate Limit Exceeded' : 'Rate Limit Exceeded', undefined, 'other');
