@@ -10,3 +10,9 @@ export { PageAnalysisGate, pageAnalysisGateOperations } from './pageAnalysisGate
 export type { PageAnalysisGateArgs, PageAnalysisGateInputs, PageAnalysisGateOutputs, GateCheck } from './pageAnalysisGate.js';
 export { CommitStatus, commitStatusOperations } from './commitStatus.js';
 export type { CommitStatusArgs, CommitStatusInputs, CommitStatusOutputs } from './commitStatus.js';
+export { StorageFolder, storageFolderOperations } from './storageFolder.js';
+export type { StorageFolderArgs, StorageFolderInputs, StorageFolderOutputs } from './storageFolder.js';
+export { StorageFile, storageFileOperations } from './storageFile.js';
+export type { StorageFileArgs, StorageFileInputs, StorageFileOutputs } from './storageFile.js';
+export { StoragePermission, storagePermissionOperations } from './storagePermission.js';
+export type { StoragePermissionArgs, StoragePermissionInputs, StoragePermissionOutputs, StoragePermissionRole, StoragePermissionType } from './storagePermission.js';

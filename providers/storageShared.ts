@@ -1,0 +1,183 @@
+/**
+ * What the three storage resources (StorageFolder, StorageFile, StoragePermission) share: the connection, read at
+ * run time in the plugin, the checks of their common inputs, and how a file's place and state are compared with the
+ * service's. Not serialized: the resources' `__provider` loads their operations through `gantry/providers`, which
+ * import this module there.
+ *
+ * Settings: the service root from STORAGE_BASE_URL, else the stack config `gantry:storageBaseUrl`; the token from
+ * STORAGE_TOKEN in the plugin's environment only (never an input, never in the state or `__provider`).
+ */
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import { UsageError } from '../lib/errors.js';
+import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
+import { containsUnknown } from './unknown.js';
+
+/** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`). */
+export type StorageSettings = Record<string, string | undefined>;
+
+/** The stack configuration keys of the storage resources. */
+export const storageConfig = { storageBaseUrl: 'gantry:storageBaseUrl' } as const;
+
+export type CheckFailure = { property: string; reason: string };
+
+export const FOLDER_MIME = 'application/vnd.google-apps.folder';
+
+/** Marks what the resources create, so a folder's delete can tell Gantry's own content from what others put there. */
+export const gantryMarker: Property = { key: 'gantry', value: 'pulumi', visibility: 'PRIVATE' };
+
+export function madeByGantry(file: File): boolean {
+  return (file.properties ?? []).some((p) => p.key === gantryMarker.key && p.value === gantryMarker.value);
+}
+
+/**
+ * A client for one operation (close it when done). The token is read here, in the plugin, from STORAGE_TOKEN; no
+ * token or no address is a usage error saying where to set it.
+ */
+export function connectStorage(settings: StorageSettings | undefined, resource: string): StorageClient {
+  const baseUrl = process.env.STORAGE_BASE_URL?.trim() || settings?.storageBaseUrl?.trim();
+  if (!baseUrl) {
+    throw new UsageError(`${resource}: no storage API address`, {
+      code: 'STORAGE_NO_BASE_URL',
+      hint: 'set STORAGE_BASE_URL in the environment of `pulumi up`, or `pulumi config set gantry:storageBaseUrl <url>`',
+    });
+  }
+  const token = process.env.STORAGE_TOKEN?.trim();
+  if (!token) {
+    throw new UsageError(`${resource}: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in`, {
+      code: 'STORAGE_NO_TOKEN',
+      hint: 'export STORAGE_TOKEN before `pulumi up` (it is read at run time and never stored); `gantry auth token` prints a device login\'s token',
+    });
+  }
+  return createStorageClient({ baseUrl, token });
+}
+
+export async function withStorage<T>(settings: StorageSettings | undefined, resource: string, work: (client: StorageClient) => Promise<T>): Promise<T> {
+  const client = connectStorage(settings, resource);
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** The service's 404: the file (or permission) is gone, or the token may not see it. */
+export function isGone(error: unknown): boolean {
+  return error instanceof StorageError && error.status === 404;
+}
+
+/** `files.get`, or undefined when the file is gone. */
+export async function getFile(client: StorageClient, fileId: string): Promise<File | undefined> {
+  try {
+    return await client.files.get({ fileId });
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw error;
+  }
+}
+
+export const isTrashed = (file: File): boolean => file.labels?.trashed === true;
+
+/** True when the file sits in exactly the folder asked for (`root` is the root folder's alias). */
+export function inParent(parents: ParentReference[] | undefined, wanted: string): boolean {
+  const list = parents ?? [];
+  return list.length === 1 && (list[0]!.id === wanted || (wanted === 'root' && list[0]!.isRoot === true));
+}
+
+/** The parent to report for a file: what the stack says when the file is there, else where it is now. */
+export function parentOf(parents: ParentReference[] | undefined, declared: string | undefined): string {
+  if (declared !== undefined && inParent(parents, declared)) return declared;
+  const first = parents?.[0];
+  if (!first) return 'root';
+  return first.isRoot ? 'root' : String(first.id);
+}
+
+/** files.patch's addParents/removeParents to move a file into `wanted`, or undefined when it is there already. */
+export function moveTo(parents: ParentReference[] | undefined, wanted: string): { addParents?: string; removeParents?: string } | undefined {
+  if (inParent(parents, wanted)) return undefined;
+  const list = parents ?? [];
+  const kept = list.some((p) => p.id === wanted || (wanted === 'root' && p.isRoot === true));
+  const remove = list.filter((p) => !(p.id === wanted || (wanted === 'root' && p.isRoot === true))).map((p) => String(p.id));
+  return { ...(kept ? {} : { addParents: wanted }), ...(remove.length > 0 ? { removeParents: remove.join(',') } : {}) };
+}
+
+/**
+ * A description is managed once the program gives one: then it is compared (and a removed one cleared); a file
+ * whose program never named a description keeps whatever it has.
+ */
+export function descriptionWanted(olds: { description?: unknown } | undefined, news: { description?: unknown }): string | undefined {
+  if (typeof news.description === 'string') return news.description;
+  return typeof olds?.description === 'string' ? '' : undefined;
+}
+
+// ---- checks of inputs ----
+
+const idPattern = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** Runs the checks, leaving out a property whose value is not known yet (a preview): it is checked once known. */
+export function knownFailures(inputs: Record<string, unknown>, failures: CheckFailure[]): CheckFailure[] {
+  return failures.filter((failure) => !containsUnknown(inputs[failure.property]));
+}
+
+export function checkName(failures: CheckFailure[], value: unknown, property = 'name'): void {
+  if (typeof value !== 'string' || value.trim() === '') failures.push({ property, reason: `${property} must be a non-empty string, got ${describeValue(value)}` });
+  // eslint-disable-next-line no-control-regex
+  else if (/[\u0000-\u001f\u007f]/.test(value)) failures.push({ property, reason: `${property} must not hold control characters (a new line, a tab …)` });
+}
+
+export function checkId(failures: CheckFailure[], value: unknown, property: string, what: string): void {
+  if (typeof value !== 'string' || !idPattern.test(value)) {
+    failures.push({ property, reason: `${property} must be ${what} (letters, digits, - and _), got ${describeValue(value)}` });
+  }
+}
+
+export function checkOptionalString(failures: CheckFailure[], value: unknown, property: string): void {
+  if (value !== undefined && typeof value !== 'string') failures.push({ property, reason: `${property} must be a string, got ${describeValue(value)}` });
+}
+
+export function checkOptionalBoolean(failures: CheckFailure[], value: unknown, property: string): void {
+  if (value !== undefined && typeof value !== 'boolean') failures.push({ property, reason: `${property} must be true or false, got ${describeValue(value)}` });
+}
+
+/** A value's type, or a short JSON of it: never a long value (a file's content is not echoed). */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value.length > 80 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/** Keeps the keys whose value is defined: the engine's property structs have no `undefined`. */
+export function defined<T extends Record<string, unknown>>(values: T): T {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
+}
+
+// ---- content ----
+
+/**
+ * The md5 (hex) of a local file, read a MiB at a time — never the whole file in memory. A missing path, a folder, a
+ * device or a FIFO is a UsageError naming the path.
+ */
+export async function md5OfFile(path: string): Promise<{ md5: string; size: number }> {
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`${path} cannot be read (${error.code ?? error.message})`, { hint: 'give the path of a regular file, relative to the Pulumi program\'s folder or absolute' });
+  });
+  if (!info.isFile()) throw new UsageError(`${path} is not a regular file`, { hint: 'give the path of a regular file (a folder\'s files are StorageFile resources of their own)' });
+  const handle = await open(path, 'r');
+  try {
+    const hash = createHash('md5');
+    let size = 0;
+    for await (const chunk of handle.createReadStream({ highWaterMark: 1024 * 1024, autoClose: false })) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    return { md5: hash.digest('hex'), size };
+  } finally {
+    await handle.close();
+  }
+}
+
+export function md5OfText(content: string): string {
+  return createHash('md5').update(content, 'utf8').digest('hex');
+}
