@@ -9,6 +9,7 @@ import * as hooks from './hooks.js';
 import * as modules from './modules.js';
 import * as platform from './platform.js';
 import * as secrets from './secrets.js';
+import * as storage from './storage.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, doctor];
+export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, storage, doctor];

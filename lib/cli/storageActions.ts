@@ -1,0 +1,261 @@
+// The metadata actions of `gantry storage`: ls, mkdir, mv, trash, untrash, rm, share, revisions, about. Each checks
+// what it was given before opening the client (exit 2, nothing sent), then calls one or two storage methods.
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import { CheckFailedError, shown, UsageError } from '../errors.js';
+import type { File, Permission, Revision } from '../storage/index.js';
+import { usage, type CliContext } from './context.js';
+import type { StorageFlags } from './storageClient.js';
+import { checkCount, checkId, checkShare, checkTitle, formatBytes } from './storageInput.js';
+import { FOLDER_MIME, interruption, jsonLine, shortDate, StreamTable, withStorage } from './storageRun.js';
+
+interface LsFlags extends StorageFlags {
+  query?: string;
+  all?: boolean;
+  max?: string;
+  trashed?: boolean;
+}
+
+/** The default number of files `ls` lists without --all or --max: Drive's page size. */
+export const LS_DEFAULT_MAX = 100;
+
+const fileColumns = [
+  { header: 'id', value: (f: File) => f.id },
+  { header: 'title', value: (f: File) => (f.mimeType === FOLDER_MIME ? `${f.title ?? ''}/` : f.title) },
+  { header: 'mimeType', value: (f: File) => f.mimeType },
+  { header: 'size', value: (f: File) => f.fileSize, align: 'right' as const },
+  { header: 'modified', value: (f: File) => shortDate(f.modifiedDate) },
+];
+
+/** `ls`'s query: the folder's children unless a query or --trashed says where to look, never trashed unless asked. */
+export function listQuery(folder: string, given: { folder: boolean; query?: string; trashed?: boolean }): string {
+  const parts: string[] = [];
+  if (given.folder || (given.query === undefined && !given.trashed)) parts.push(`'${folder}' in parents`);
+  parts.push(given.trashed ? 'trashed = true' : 'trashed = false');
+  // The user's query joins the rest with `and`; only an `or` in it (outside quotes) needs parentheses to stay whole.
+  if (given.query !== undefined) parts.push(hasOr(given.query) ? `(${given.query})` : given.query);
+  return parts.join(' and ');
+}
+
+/** Whether a query has an `or` outside its quoted strings. */
+function hasOr(query: string): boolean {
+  const unquoted = query.replace(/'(?:[^'\\]|\\.)*'/g, "''");
+  return /(^|\s|\))or(\s|\(|$)/i.test(unquoted);
+}
+
+export async function lsAction(folderArg: string | undefined, flags: LsFlags, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  const { out } = context;
+  const folder = folderArg === undefined ? 'root' : checkId(folderArg, 'the folder id');
+  if (flags.all && flags.max !== undefined) throw usage('--all and --max contradict each other', 'give --all for every file, or --max N for at most N');
+  const max = flags.all ? Number.POSITIVE_INFINITY : flags.max !== undefined ? checkCount(flags.max, '--max') : LS_DEFAULT_MAX;
+  if (flags.query !== undefined) {
+    if (flags.query.trim() === '') throw usage('--query is empty', "e.g. --query \"title contains 'report'\"");
+    if (shown(flags.query) !== flags.query) throw usage(`--query ${shown(flags.query.slice(0, 80))} holds control characters`);
+  }
+  const q = listQuery(folder, { folder: folderArg !== undefined, ...(flags.query !== undefined ? { query: flags.query } : {}), ...(flags.trashed ? { trashed: true } : {}) });
+  await withStorage(flags, context, async ({ client }) => {
+    const stop = interruption({ reader: true });
+    try {
+      if (folderArg !== undefined && folder !== 'root') {
+        const found = await client.files.get({ fileId: folder, fields: 'id,title,mimeType', signal: stop.signal });
+        if (found.mimeType !== FOLDER_MIME) {
+          throw new CheckFailedError(`${folder} is not a folder: it is ${found.title ?? 'a file'} (${found.mimeType ?? 'no type'})`, { code: 'STORAGE_NOT_A_FOLDER', hint: `download it with: gantry storage get ${folder}` });
+        }
+      }
+      const pageSize = Math.min(1000, Number.isFinite(max) ? max + 1 : 1000);
+      const items = client.files.list.all({
+        q,
+        orderBy: 'folder,title',
+        maxResults: pageSize,
+        ...(json ? {} : { fields: 'items(id,title,mimeType,fileSize,modifiedDate)' }),
+        signal: stop.signal,
+      });
+      const table = new StreamTable(out, fileColumns);
+      let batch: File[] = [];
+      let count = 0;
+      let more = false;
+      for await (const file of items) {
+        if (count >= max) {
+          more = true;
+          break;
+        }
+        count += 1;
+        if (json) jsonLine(out, file);
+        else {
+          batch.push(file);
+          if (batch.length >= LS_DEFAULT_MAX) {
+            table.write(batch);
+            batch = [];
+          }
+        }
+        if (stop.reason()) break;
+      }
+      if (!json) {
+        table.write(batch);
+        if (count === 0 && !stop.reason()) out.note(flags.trashed ? 'The trash is empty.' : folderArg === undefined && flags.query === undefined ? 'No files in the root folder.' : 'No files.');
+      }
+      if (more) out.note(`More files than the ${max} listed: --max N lists more, --all every one.`);
+    } catch (error) {
+      // The reader took what it wanted (exit 0); Ctrl-C ends the listing with 130 (SIGTERM 143), without a message.
+      if (!stop.reason()) throw error;
+      process.exitCode = stop.exitCode();
+    } finally {
+      stop.dispose();
+    }
+  });
+}
+
+export async function mkdirAction(title: string, flags: StorageFlags & { parent?: string }, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkTitle(title, 'the folder title');
+  const parent = flags.parent !== undefined ? checkId(flags.parent, '--parent') : undefined;
+  await withStorage(flags, context, async ({ client }) => {
+    const folder = await client.files.insert({ requestBody: { title, mimeType: FOLDER_MIME, ...(parent ? { parents: [{ id: parent }] } : {}) } });
+    if (json) context.out.json(folder);
+    else context.out.line(`Created folder ${folder.title} (${folder.id})${parent ? ` in ${parent}` : ''}`);
+  });
+}
+
+export async function mvAction(id: string, flags: StorageFlags & { to: string }, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkId(id);
+  const to = checkId(flags.to, '--to');
+  await withStorage(flags, context, async ({ client }) => {
+    const target = await client.files.get({ fileId: to, fields: 'id,title,mimeType' });
+    if (target.mimeType !== FOLDER_MIME) throw new CheckFailedError(`--to ${to} is not a folder: it is ${target.title ?? 'a file'} (${target.mimeType ?? 'no type'})`, { code: 'STORAGE_NOT_A_FOLDER', hint: 'give a folder id (gantry storage mkdir makes one)' });
+    const current = await client.files.get({ fileId: id, fields: 'id,parents(id)' });
+    const others = (current.parents ?? []).map((p) => p.id).filter((p): p is string => !!p && p !== target.id);
+    const moved = await client.files.patch({ fileId: id, addParents: target.id!, ...(others.length > 0 ? { removeParents: others.join(',') } : {}) });
+    if (json) context.out.json(moved);
+    else context.out.line(`Moved ${moved.title} (${moved.id}) to ${target.title} (${target.id})`);
+  });
+}
+
+export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: StorageFlags, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkId(id);
+  await withStorage(flags, context, async ({ client }) => {
+    const file = verb === 'trash' ? await client.files.trash({ fileId: id }) : await client.files.untrash({ fileId: id });
+    if (json) context.out.json(file);
+    else context.out.line(verb === 'trash' ? `Trashed ${file.title} (${file.id}); gantry storage untrash ${file.id} brings it back` : `Restored ${file.title} (${file.id}) from the trash`);
+  });
+}
+
+/** Asks on the terminal; true only for y or yes. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(question);
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    rl.close();
+  }
+}
+
+export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean }, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkId(id);
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  if (!flags.yes && !interactive) {
+    throw new UsageError(`rm deletes ${id} permanently, without the trash: confirm with --yes`, { code: 'STORAGE_CONFIRM', hint: `gantry storage rm ${id} --yes, or gantry storage trash ${id} to keep it restorable` });
+  }
+  await withStorage(flags, context, async ({ client }) => {
+    if (!flags.yes) {
+      const file = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
+      const what = `${file.mimeType === FOLDER_MIME ? 'the folder' : ''} ${file.title} (${file.id})${file.mimeType === FOLDER_MIME ? ' and everything in it' : ''}`.trim();
+      if (!(await confirm(`Delete ${what} permanently? It skips the trash and cannot be undone. [y/N] `))) {
+        context.out.note('Nothing deleted.');
+        process.exitCode = 1;
+        return;
+      }
+    }
+    await client.files.delete({ fileId: id });
+    if (json) context.out.json({ id, deleted: true });
+    else context.out.line(`Deleted ${id} permanently`);
+  });
+}
+
+interface ShareFlags extends StorageFlags {
+  email?: string;
+  domain?: string;
+  role?: string;
+  type?: string;
+  notify: boolean;
+  message?: string;
+}
+
+export async function shareAction(id: string, flags: ShareFlags, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkId(id);
+  const target = checkShare(flags);
+  if (flags.message !== undefined && !flags.notify) throw usage('--message goes with the notification e-mail; --no-notify sends none');
+  if (flags.message !== undefined && (flags.message.length > 2000 || shown(flags.message.replace(/\n/g, ' ')) !== flags.message.replace(/\n/g, ' '))) throw usage('--message must be at most 2000 characters of text (line breaks allowed, no other control characters)');
+  // Drive v2 has no commenter role of its own: a commenter is a reader with the additional role commenter.
+  const body: Permission = target.role === 'commenter'
+    ? { role: 'reader', additionalRoles: ['commenter'], type: target.type }
+    : { role: target.role, type: target.type };
+  if (target.value !== undefined) body.value = target.value;
+  await withStorage(flags, context, async ({ client }) => {
+    const permission = await client.permissions.insert({
+      fileId: id,
+      requestBody: body,
+      ...(target.type === 'user' || target.type === 'group' ? { sendNotificationEmails: flags.notify } : {}),
+      ...(flags.message !== undefined ? { emailMessage: flags.message } : {}),
+    });
+    if (json) context.out.json(permission);
+    else {
+      const whom = target.type === 'anyone' ? 'anyone with the link' : `${target.type} ${permission.emailAddress ?? permission.domain ?? target.value}`;
+      const role = [permission.role, ...(permission.additionalRoles ?? [])].join('+');
+      context.out.line(`Shared ${id} with ${whom} as ${role} (permission ${permission.id})`);
+    }
+  });
+}
+
+export async function revisionsAction(id: string, flags: StorageFlags, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  checkId(id);
+  await withStorage(flags, context, async ({ client }) => {
+    const revisions: Revision[] = [];
+    for await (const revision of client.revisions.list.all({ fileId: id })) revisions.push(revision);
+    if (json) {
+      context.out.json(revisions);
+      return;
+    }
+    if (revisions.length === 0) {
+      context.out.note(`${id} has no revisions (a folder or a storage document keeps none here).`);
+      return;
+    }
+    context.out.table(revisions, [
+      { header: 'id', value: (r) => r.id },
+      { header: 'modified', value: (r) => shortDate(r.modifiedDate) },
+      { header: 'size', value: (r) => r.fileSize, align: 'right' },
+      { header: 'md5', value: (r) => r.md5Checksum },
+      { header: 'by', value: (r) => r.lastModifyingUserName ?? r.lastModifyingUser?.emailAddress },
+      { header: 'pinned', value: (r) => (r.pinned ? 'yes' : '') },
+    ]);
+  });
+}
+
+export async function aboutAction(flags: StorageFlags, command: Command, context: CliContext): Promise<void> {
+  const { json } = context.globals(command);
+  await withStorage(flags, context, async ({ client, tokenFrom }) => {
+    const about = await client.about.get();
+    if (json) {
+      context.out.json(about);
+      return;
+    }
+    const bytes = (value: string | undefined) => (value !== undefined && /^\d+$/.test(value) ? `${formatBytes(Number(value))} (${value} bytes)` : value ?? 'unknown');
+    const rows: Array<[string, string]> = [
+      ['service', client.baseUrl],
+      ['user', `${about.user?.displayName ?? about.name ?? 'unknown'}${about.user?.emailAddress ? ` <${about.user.emailAddress}>` : ''}`],
+      ['token', `from ${tokenFrom}`],
+      ['root folder', about.rootFolderId ?? 'unknown'],
+      ['quota', about.quotaBytesTotal === undefined || about.quotaBytesTotal === '0' && about.quotaType === 'UNLIMITED' ? `${bytes(about.quotaBytesUsed)} used, unlimited` : `${bytes(about.quotaBytesUsed)} used of ${bytes(about.quotaBytesTotal)}`],
+      ['in the trash', bytes(about.quotaBytesUsedInTrash)],
+      ['largest change id', about.largestChangeId ?? 'unknown'],
+      ...(about.maxUploadSizes ?? []).map((m): [string, string] => [`max upload (${m.type ?? '?'})`, bytes(m.size)]),
+    ];
+    context.out.table(rows, [{ header: 'what', value: (r) => r[0] }, { header: 'value', value: (r) => r[1] }]);
+  });
+}

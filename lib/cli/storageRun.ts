@@ -1,0 +1,136 @@
+// What every `gantry storage` action shares once it runs: the client opened and closed around it, Ctrl-C and a
+// reader that went away turned into an abort, tables printed as rows arrive, progress with bytes and rate, and the
+// library's hints said in the command's terms. Loaded with the first action (it imports lib/storage's types only).
+import { ExitCode, GantryError } from '../errors.js';
+import type { Column, Output } from './output.js';
+import type { CliContext } from './context.js';
+import { onStdoutReaderGone } from './readerGone.js';
+import { openStorage, type StorageFlags, type StorageSession } from './storageClient.js';
+import { formatBytes } from './storageInput.js';
+
+/** Runs `use` with an open client, closing it (and the login) however it ends. */
+export async function withStorage<T>(flags: StorageFlags, context: CliContext, use: (session: StorageSession) => Promise<T>): Promise<T> {
+  const session = await openStorage(flags, context.logger);
+  try {
+    return await use(session);
+  } finally {
+    session.close();
+  }
+}
+
+/** A word as a shell would need it typed again: as it is, or single-quoted. */
+export function quoteArg(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/** Gives an error the hint the command should show (the library's speaks of functions and options). */
+export function withHint(error: unknown, hint: string): unknown {
+  if (error instanceof GantryError) Object.defineProperty(error, 'hint', { value: hint, enumerable: true });
+  return error;
+}
+
+export interface Interruption {
+  signal: AbortSignal;
+  /** Why it stopped: Ctrl-C, SIGTERM, or stdout's reader gone; undefined while it runs. */
+  reason(): 'SIGINT' | 'SIGTERM' | 'reader' | undefined;
+  /** 130 after Ctrl-C, 143 after SIGTERM, 0 when the reader went away (it took what it wanted). */
+  exitCode(): number;
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C and SIGTERM abort what runs (a second one ends the process at once); with `reader`, so does stdout's reader
+ * going away (`| head -1`), for commands whose output is the point.
+ */
+export function interruption(options: { reader?: boolean } = {}): Interruption {
+  const controller = new AbortController();
+  let why: 'SIGINT' | 'SIGTERM' | 'reader' | undefined;
+  const stop = (reason: 'SIGINT' | 'SIGTERM' | 'reader') => {
+    if (why !== undefined && reason !== 'reader') process.exit(reason === 'SIGINT' ? 130 : 143);
+    why ??= reason;
+    controller.abort(new GantryError(reason === 'reader' ? 'the reader of the output went away' : `interrupted (${reason})`, { exitCode: ExitCode.remote, code: 'INTERRUPTED' }));
+  };
+  const onInt = () => stop('SIGINT');
+  const onTerm = () => stop('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  const unregister = options.reader ? onStdoutReaderGone(() => stop('reader')) : () => undefined;
+  return {
+    signal: controller.signal,
+    reason: () => why,
+    exitCode: () => (why === 'SIGINT' ? 130 : why === 'SIGTERM' ? 143 : 0),
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      unregister();
+    },
+  };
+}
+
+/** One JSON document on one line (JSON lines, for listings and streams). */
+export function jsonLine(out: Output, value: unknown): void {
+  out.line(JSON.stringify(value));
+}
+
+/**
+ * A table printed as its rows arrive (a listing of many pages, a stream of changes): the header once, columns as wide
+ * as the widest cell seen so far (never narrower), so `| head` gets rows at once and a long listing is never held.
+ */
+export class StreamTable<Row> {
+  private widths: number[];
+  private headed = false;
+  private count = 0;
+
+  constructor(private readonly out: Output, private readonly columns: readonly Column<Row>[]) {
+    this.widths = columns.map((c) => c.header.length);
+  }
+
+  get rows(): number {
+    return this.count;
+  }
+
+  write(rows: readonly Row[]): void {
+    if (rows.length === 0) return;
+    const cells = rows.map((row) => this.columns.map((column) => {
+      const value = column.value(row);
+      return value === null || value === undefined || value === '' ? '-' : String(value);
+    }));
+    for (const row of cells) row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i]!, cell.length)));
+    const render = (values: string[]) => values.map((value, i) => (this.columns[i]!.align === 'right' ? value.padStart(this.widths[i]!) : value.padEnd(this.widths[i]!))).join('  ').trimEnd();
+    if (!this.headed) {
+      this.out.line(render(this.columns.map((c) => c.header.toUpperCase())));
+      this.headed = true;
+    }
+    for (const row of cells) this.out.line(render(row));
+    this.count += rows.length;
+  }
+}
+
+/** A progress bar with bytes and rate (on a terminal only; elsewhere nothing). */
+export function transferProgress(out: Output, label: string, total: number | undefined): { update(done: number, total?: number): void; done(detail?: string): void } {
+  const bar = out.progress(label, total);
+  let samples: Array<[number, number]> = [];
+  let known = total;
+  return {
+    update(done, newTotal) {
+      if (newTotal !== undefined) known = newTotal;
+      const now = Date.now();
+      if (samples.length > 0 && done < samples[samples.length - 1]![1]) samples = []; // went back (a restarted session)
+      samples.push([now, done]);
+      while (samples.length > 2 && now - samples[0]![0] > 5000) samples.shift();
+      const [t0, b0] = samples[0]!;
+      const rate = now > t0 ? ((done - b0) * 1000) / (now - t0) : 0;
+      bar.update(done, known, `${formatBytes(done)}${known !== undefined ? ` / ${formatBytes(known)}` : ''}  ${formatBytes(Math.max(0, Math.round(rate)))}/s`);
+    },
+    done(detail) {
+      bar.done(detail);
+    },
+  };
+}
+
+/** `2024-05-01T12:00:00.000Z` → `2024-05-01T12:00:00Z`. */
+export function shortDate(value: string | undefined): string | undefined {
+  return value?.replace(/\.\d+Z$/, 'Z');
+}
+
+export const FOLDER_MIME = 'application/vnd.google-apps.folder';
