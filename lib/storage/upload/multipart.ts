@@ -15,7 +15,7 @@ export function newBoundary(): string {
 /** Whether `needle` occurs in the file at `path`, read as a stream (a match across two reads is found too). */
 export async function fileContains(path: string, needle: Buffer): Promise<boolean> {
   let tail = Buffer.alloc(0);
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
+  for await (const chunk of createReadStream(path)) {
     const joined = tail.length ? Buffer.concat([tail, chunk as Buffer]) : (chunk as Buffer);
     if (joined.includes(needle)) return true;
     tail = Buffer.from(joined.subarray(Math.max(0, joined.length - needle.length + 1)));
