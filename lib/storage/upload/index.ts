@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { checkWritableFile } from '../../local-paths.js';
 import { getLogger } from '../../log.js';
 import type { StorageTransport } from '../transport.js';
 import { resolveRetry } from './retry.js';
@@ -104,6 +105,7 @@ export async function upload(transport: StorageTransport, options: UploadOptions
           hint: 'finish it with resumeUpload (gantry storage put --resume), or delete the file to start over',
         });
       }
+      await checkWritableFile(job.sessionFile, 'the session file');
       job.identity = await identityOf(source.path!);
     }
     options.signal?.throwIfAborted();

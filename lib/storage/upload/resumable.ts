@@ -184,7 +184,16 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
   let uri = firstUri;
   const tracker = job.verifyMd5 ? new Md5Tracker(source) : undefined;
   let verify = job.verifyMd5;
-  const progress = (sent: number) => job.onProgress?.({ sent: Math.min(sent, total), total });
+  // A callback that throws ends the upload with its error (after the request in flight), never as a network failure.
+  const callback: { failed: boolean; error?: unknown } = { failed: false };
+  const progress = (sent: number) => {
+    if (!job.onProgress || callback.failed) return;
+    try {
+      job.onProgress({ sent: Math.min(sent, total), total });
+    } catch (error) {
+      Object.assign(callback, { failed: true, error });
+    }
+  };
 
   const call = async (headers: Record<string, string>, body?: Readable): Promise<HttpResponse<string>> => {
     const options = {
@@ -234,6 +243,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
   let needStatus = resume || total === 0;
   for (;;) {
     signal?.throwIfAborted();
+    if (callback.failed) throw callback.error;
     let outcome: Outcome;
     let queried = false;
     try {
@@ -251,6 +261,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
       }
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (callback.failed) throw callback.error;
       if (expired(error)) {
         restarts += 1;
         if (restarts > MAX_RESTARTS) throw error;

@@ -39,8 +39,15 @@ export function backoffMs(retry: ResolvedRetry, failures: number): number {
   return Math.round(full / 2 + (Math.random() * full) / 2);
 }
 
+/** Waits `ms`; an abort ends the wait with the signal's own reason, as it ends a request. */
 export async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (ms > 0) await sleep(ms, undefined, signal ? { signal } : undefined);
+  if (ms <= 0) return;
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    signal?.throwIfAborted();
+    throw error;
+  }
 }
 
 /** A failure that another attempt may get past: a broken connection, a timeout, 5xx, 408, 429, a rate-limit 403. */
