@@ -20,8 +20,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { GantryError } from '../lib/errors.js';
-import type { File } from '../lib/storage/index.js';
-import { upload } from '../lib/storage/upload/index.js';
+import { upload, type File } from '../lib/storage/index.js';
 import { serializedProvider } from './serialized.js';
 import {
   checkId, checkName, checkOptionalBoolean, checkOptionalString, defined, describeValue, descriptionWanted, FOLDER_MIME, gantryMarker,

@@ -3,6 +3,9 @@
  * list methods with `.all()`), watch helpers, and `close()`. Base URL and token come from the options, else from
  * STORAGE_BASE_URL and STORAGE_TOKEN; an `AuthSession` (gantry auth's device login) is a token source too.
  */
+import { download, type DownloadOptions, type DownloadResult } from './download.js';
+import { exportFile, type ExportOptions, type ExportResult } from './export.js';
+import { resumeUpload, upload, type ResumeOptions, type UploadedFile, type UploadOptions } from './upload/index.js';
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import type { ProxySettings, RetryPolicy, Timeouts } from '../http/index.js';
@@ -97,6 +100,26 @@ export class StorageClient implements StorageMethods {
   /** Registers a files.watch channel for one file, as watchChanges does. */
   watchFile(options: WatchFileOptions): Promise<Watch> {
     return watchFile(this, options, 'StorageClient.watchFile');
+  }
+
+  /** Uploads a file or new content for one (`fileId`): media, multipart, or resumable above 5 MB (see `upload`). */
+  upload(options: UploadOptions): Promise<UploadedFile> {
+    return upload(this.transport, options);
+  }
+
+  /** Finishes an upload a session file describes, after the process that began it died (see `resumeUpload`). */
+  resumeUpload(sessionFile: string, options?: ResumeOptions): Promise<UploadedFile> {
+    return resumeUpload(this.transport, sessionFile, options);
+  }
+
+  /** Streams a file's content to `options.path`, resuming after a cut (see `download`). */
+  download(fileId: string, options: DownloadOptions): Promise<DownloadResult> {
+    return download(this.transport, fileId, options);
+  }
+
+  /** Streams files.export of a storage document to `options.path` (see `exportFile`). */
+  exportFile(fileId: string, mimeType: string, options: ExportOptions): Promise<ExportResult> {
+    return exportFile(this.transport, fileId, mimeType, options);
   }
 
   /** Releases the connections (a shared transport is left to its owner). */

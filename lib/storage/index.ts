@@ -6,6 +6,12 @@ export { createStorageTransport, storageRetryPolicy, storageBaseUrl, maxEmptyPag
 export type { StorageTransport, StorageTransportOptions, StorageTokenSource, StorageRequest, StorageParams, StoragePage, ListOptions } from './transport.js';
 export { StorageError, rateLimitReasons, toStorageError } from './errors.js';
 export type { StorageErrorItem, StorageErrorDetails } from './errors.js';
+export { upload, resumeUpload, CHUNK_UNIT, DEFAULT_CHUNK_SIZE, SIMPLE_UPLOAD_LIMIT, SESSION_FILE_KIND } from './upload/index.js';
+export type { ResumeOptions, UploadedFile, UploadOptions, UploadProgress, UploadType, SessionFileContent, TransferRetry } from './upload/index.js';
+export { download } from './download.js';
+export type { DownloadOptions, DownloadResult, TransferProgress } from './download.js';
+export { exportFile } from './export.js';
+export type { ExportOptions, ExportResult } from './export.js';
 export { STORAGE_METHODS } from './methods.js';
 export type { MethodSpec, StorageMethodName, StorageMethods, StorageResource, ListMethod, ChangeIterator } from './methods.js';
 export { createChannelReceiver, sameToken } from './channels.js';
