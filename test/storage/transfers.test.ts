@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { createLogger } from '../../lib/log.js';
 import { StorageError } from '../../lib/storage/errors.js';
@@ -312,6 +314,48 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const missing = await rejection(download(transport, 'no-such-file', { path: path.join(dir, 'x.bin') }));
     assert.ok(missing instanceof StorageError && missing.status === 404 && missing.exitCode === 1);
     assert.equal(old.md5Checksum, md5(data));
+  });
+
+  it('STO-FILES-GET: a 200 instead of a 206 to the resumed request starts the partial over cleanly (through a proxy that drops Range)', async () => {
+    const data = randomBytes(2 * MIB + 3);
+    const file = await upload(transport, { source: data, metadata: { title: 'norange.bin' } });
+    const proxy = http.createServer((req, res) => {
+      const headers = { ...req.headers };
+      delete headers.range;
+      const upstream = http.request(`${h.server.url}${req.url}`, { method: req.method, headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+        answer.once('aborted', () => res.destroy());
+      });
+      upstream.once('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const through = createStorageTransport({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, token: TOKEN, logger: logger() });
+    try {
+      await h.admin('POST', 'faults', { kind: 'cut', afterBytes: 600_000, direction: 'download' });
+      const target = path.join(dir, 'norange.bin');
+      const result = await download(through, file.id, { path: target, retry: fast, logger: logger() });
+      assert.ok((await readFile(target)).equals(data));
+      assert.equal(result.bytes, data.length);
+      assert.ok(logs.some((line) => /download of norange\.bin: the service answered 200 to a request for bytes \d+- ; starting over from byte 0/.test(line)), logs.join('\n'));
+      assert.ok(!served.includes(`GET /storage/v2/files/${file.id} 206`), 'the server never saw a Range');
+      assert.deepEqual(await readdir(dir), ['norange.bin']);
+    } finally {
+      through.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  it('STO-FILES-INSERT: an onProgress callback that throws ends the upload with its own error, not as a network failure', async () => {
+    const failure = new Error('the progress bar broke');
+    const error = await rejection(upload(transport, {
+      source: randomBytes(2 * MIB), uploadType: 'resumable', chunkSize: KIB256, retry: fast,
+      onProgress: ({ sent }) => {
+        if (sent > KIB256) throw failure;
+      },
+    }));
+    assert.equal(error, failure);
   });
 
   it('STO-FILES-EXPORT: a document is exported to the asked type and written whole; above the limit 403 exportSizeLimitExceeded comes with the hint to download instead', async () => {
