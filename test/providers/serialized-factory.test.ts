@@ -79,6 +79,9 @@ const everyResource = (canary: string) => [
   { resource: 'PageAnalysisGate', name: 'gate', args: { url: 'https://site.example.test/', thresholds: { performance: 0.9 } } },
   { resource: 'BrowserCheck', name: 'browser', args: { url: 'https://site.example.test/', title: 'Home' } },
   { resource: 'CommitStatus', name: 'status', args: { repository: 'acme/site', sha: 'a'.repeat(40), context: 'gantry/gate', state: 'success' } },
+  { resource: 'StorageFolder', name: 'folder', args: { name: 'reports' } },
+  { resource: 'StorageFile', name: 'file', args: { parent: 'root', name: 'a.txt', content: canary } },
+  { resource: 'StoragePermission', name: 'permission', args: { fileId: 'abc123', role: 'reader', type: 'anyone' } },
 ];
 
 describe('serialized provider methods come from one factory (providers/serialized.ts)', function () {
@@ -87,8 +90,8 @@ describe('serialized provider methods come from one factory (providers/serialize
     const sources = files.map((file) => ({ file, source: readFileSync(path.join(providersDir, file), 'utf8') }));
     const resources = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source));
 
-    it('finds the five dynamic resources of providers/', () => {
-      assert.deepEqual(resources.map(({ file }) => file).sort(), ['browserCheck.ts', 'commitStatus.ts', 'kvSecret.ts', 'pageAnalysisGate.ts', 'registryModule.ts']);
+    it('finds the eight dynamic resources of providers/', () => {
+      assert.deepEqual(resources.map(({ file }) => file).sort(), ['browserCheck.ts', 'commitStatus.ts', 'kvSecret.ts', 'pageAnalysisGate.ts', 'registryModule.ts', 'storageFile.ts', 'storageFolder.ts', 'storagePermission.ts']);
     });
 
     it('only serialized.ts loads code at run time or writes a ResourceProvider: no import(), no configure method, no provider object literal elsewhere', () => {
@@ -164,7 +167,7 @@ describe('serialized provider methods come from one factory (providers/serialize
           kind,
           env: {
             SECRETS_TOKEN: canaries.envToken, GANTRY_PLATFORM_TOKEN: canaries.envToken, PAGEANALYSIS_API_KEY: canaries.envToken,
-            GANTRY_TOKEN_registry_example_test: canaries.envToken,
+            GANTRY_TOKEN_registry_example_test: canaries.envToken, STORAGE_TOKEN: canaries.envToken,
           },
           config: { 'gantry:secretsToken': { secret: canaries.configToken }, 'gantry:pageanalysisApiKey': { secret: canaries.configToken } },
         });
@@ -186,9 +189,9 @@ describe('serialized provider methods come from one factory (providers/serialize
       it(`${kind}: Configure and Check of every resource run through the factory’s methods; two resources of one type share one text`, () => {
         const preview = previews.get(kind)!;
         assert.deepEqual(preview.errors, []);
-        assert.deepEqual(preview.plan, { 'kv-a': 'create', 'kv-b': 'create', module: 'create', gate: 'create', browser: 'create', status: 'create' });
+        assert.deepEqual(preview.plan, { 'kv-a': 'create', 'kv-b': 'create', module: 'create', gate: 'create', browser: 'create', status: 'create', folder: 'create', file: 'create', permission: 'create' });
         const all = texts(kind);
-        assert.equal(all.length, 6);
+        assert.equal(all.length, 9);
         for (const { name, text } of all) assert.equal(typeof text, 'string', `${name}: Check's inputs carry __provider`);
         assert.equal(all.find((t) => t.name === 'kv-a')!.text, all.find((t) => t.name === 'kv-b')!.text, 'one __provider text per resource type');
       });
