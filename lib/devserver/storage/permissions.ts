@@ -37,6 +37,7 @@ function json(ctx: Ctx, file: FileRecord, p: PermissionRecord): Record<string, u
     ...(p.emailAddress ? { emailAddress: p.emailAddress, name: p.emailAddress === OWNER.emailAddress ? OWNER.displayName : p.emailAddress } : {}),
     ...(p.domain ? { domain: p.domain } : p.emailAddress ? { domain: p.emailAddress.split('@')[1] } : {}),
     ...(p.withLink !== undefined ? { withLink: p.withLink } : {}),
+    ...(p.additionalRoles?.length ? { additionalRoles: [...p.additionalRoles] } : {}),
     ...(p.type === 'user' || p.type === 'group' || p.type === 'domain' ? { value: p.emailAddress ?? p.domain } : {}),
   };
 }
@@ -45,6 +46,14 @@ function checkRole(role: unknown): PermissionRecord['role'] {
   if (!ROLES.includes(role as PermissionRecord['role'])) throw badRequest(`Invalid value for role: ${String(role)}`, 'role', role === undefined ? 'required' : 'invalid');
   if (role === 'owner') throw new StorageFailure(403, 'forbidden', 'Ownership transfer is not supported by this server', 'role');
   return role as PermissionRecord['role'];
+}
+
+/** Drive v2's `additionalRoles`: only `commenter`, and only beside `reader` (a reader who may comment). */
+function checkAdditionalRoles(value: unknown, role: PermissionRecord['role']): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((entry) => entry !== 'commenter')) throw badRequest(`Invalid value for additionalRoles: ${JSON.stringify(value)}`, 'additionalRoles', 'invalid');
+  if (value.length > 0 && role !== 'reader') throw badRequest('additionalRoles ["commenter"] goes with role reader', 'additionalRoles', 'invalid');
+  return value.length > 0 ? ['commenter'] : undefined;
 }
 
 export const list: Handler = async (ctx) => {
@@ -76,6 +85,8 @@ export const insert: Handler = async (ctx) => {
   } else {
     record = { id: body.withLink === true ? 'anyoneWithLink' : 'anyone', type, role, withLink: body.withLink === true };
   }
+  const additionalRoles = checkAdditionalRoles(body.additionalRoles, role);
+  if (additionalRoles) record.additionalRoles = additionalRoles;
   if (record.id === OWNER.permissionId) throw badRequest('The owner already has access', 'value');
   const list = (ctx.model.data.permissions[file.id] ??= []);
   const i = list.findIndex((p) => p.id === record.id);
@@ -95,6 +106,13 @@ export const patch: Handler = async (ctx) => {
   }
   const body = await readJson(ctx.req);
   if (body.role !== undefined) found.role = checkRole(body.role);
+  if (body.additionalRoles !== undefined || body.role !== undefined) {
+    // A new role without additionalRoles keeps the old ones only where they still apply (beside reader).
+    const asked = body.additionalRoles !== undefined ? body.additionalRoles : found.role === 'reader' ? found.additionalRoles : undefined;
+    const additionalRoles = checkAdditionalRoles(asked, found.role);
+    if (additionalRoles) found.additionalRoles = additionalRoles;
+    else delete found.additionalRoles;
+  }
   if (typeof body.withLink === 'boolean' && found.type === 'anyone') found.withLink = body.withLink;
   ctx.model.changed(file, false);
   return { status: 200, body: json(ctx, file, found) };

@@ -57,6 +57,8 @@ export interface PermissionRecord {
   emailAddress?: string;
   domain?: string;
   withLink?: boolean;
+  /** Drive v2's extra roles: `commenter` beside `reader`. */
+  additionalRoles?: string[];
 }
 
 export interface ChangeRecord {

@@ -71,6 +71,25 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/children`)).status, 400, 'not a folder');
   });
 
+  it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-PATCH: a commenter is Drive v2\'s reader with additionalRoles ["commenter"], kept on read and on a patch that leaves it alone, dropped with a role that is not reader; anything else in additionalRoles is 400', async () => {
+    const file = (await h.api('POST', '/storage/v2/files', { title: 'commented' })).body;
+    const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', additionalRoles: ['commenter'], type: 'user', value: 'cora@example.com' });
+    assert.equal(inserted.status, 200);
+    assert.deepEqual([inserted.body.role, inserted.body.additionalRoles], ['reader', ['commenter']]);
+    const read = await h.api('GET', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`);
+    assert.deepEqual(read.body.additionalRoles, ['commenter']);
+    const kept = await h.api('PATCH', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { withLink: false });
+    assert.deepEqual(kept.body.additionalRoles, ['commenter']);
+    const writer = await h.api('PATCH', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'writer' });
+    assert.equal(writer.body.role, 'writer');
+    assert.equal(writer.body.additionalRoles, undefined);
+    for (const bad of [{ role: 'reader', additionalRoles: ['owner'] }, { role: 'writer', additionalRoles: ['commenter'] }, { role: 'reader', additionalRoles: 'commenter' }]) {
+      const refused = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { ...bad, type: 'user', value: 'dan@example.com' });
+      assert.equal(refused.status, 400, JSON.stringify(bad));
+      assert.equal(refused.body.error.errors[0].location, 'additionalRoles');
+    }
+  });
+
   it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-LIST STO-PERMISSIONS-GET STO-PERMISSIONS-PATCH STO-PERMISSIONS-UPDATE STO-PERMISSIONS-DELETE STO-PERMISSIONS-GETIDFOREMAIL', async () => {
     const file = (await h.api('POST', '/storage/v2/files', { title: 'shared' })).body;
     const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', type: 'user', value: 'Ann@example.com' });
