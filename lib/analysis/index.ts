@@ -7,6 +7,7 @@ export * from './evaluate.js';
 export * from './engine.js';
 export * from './gate.js';
 export * from './report.js';
+export * from './storage-report.js';
 export * from './config.js';
 export { createRemoteEngine, createPageanalysisClient, PageanalysisApiError, pageanalysisRetryPolicy, RUN_PATH } from './remote.js';
 export type { RemoteEngineOptions, RunPageanalysisParams, PageanalysisClient } from './remote.js';

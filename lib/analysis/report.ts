@@ -208,15 +208,18 @@ async function writeAtomically(path: string, content: string): Promise<void> {
   }
 }
 
-interface ReportFile {
+export interface ReportFile {
   /** Relative path, also the S3 key suffix. */
   name: string;
   contentType: string;
   content: () => string;
 }
 
-/** Per URL: every run's v5 JSON and HTML, plus `report.json`/`report.html` for the representative run. */
-function reportFilesFor(url: UrlGateResult): ReportFile[] {
+/**
+ * Per URL: every run's v5 JSON and HTML, plus `report.json`/`report.html` for the representative run. Each file's
+ * content is rendered (and masked) only when asked for, so a caller can hold one report at a time.
+ */
+export function reportFilesFor(url: UrlGateResult): ReportFile[] {
   const secrets = [...new Set([url.url, url.finalUrl, ...url.runs.map((run) => run.finalUrl)].flatMap(credentialsIn))].sort((a, b) => b.length - a.length);
   const json = (index: number) => () => JSON.stringify(redactResponse(url.responses[index], secrets), null, 2);
   const html = (index: number) => {
