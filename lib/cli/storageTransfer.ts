@@ -16,6 +16,9 @@ import { storageBase, type StorageFlags } from './storageClient.js';
 import { checkId, checkMediaType, checkTitle, checkUploadSource, ensureUploadStateDir, EXPORT_EXTENSIONS, formatBytes, localNameFor, sessionFileFor, stampChange, stampOf } from './storageInput.js';
 import { FOLDER_MIME, interruption, quoteArg, transferProgress, withHint, withStorage, type Interruption } from './storageRun.js';
 
+/** How often `put` looks at the file it is sending. */
+const WATCH_MS = 200;
+
 interface PutFlags extends StorageFlags {
   parent?: string;
   name?: string;
@@ -78,9 +81,18 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
     const metadata = { ...(title !== undefined ? { title } : {}), ...(parent ? { parents: [{ id: parent }] } : {}), ...(mime ? { mimeType: mime } : {}) };
     const progress = transferProgress(out, `put ${basename(source.path)}`, source.size);
     const stop = interruption();
+    // A file that changes while it is read would be stored as a mix of old and new bytes, and one that shrinks would
+    // leave a chunk short of its Content-Length: the file is looked at while it is sent, and a change stops the upload.
+    const changed = new AbortController();
+    let change: string | undefined;
+    const watching = stamp ? setInterval(() => void stampOf(source.path).then((now) => {
+      change ??= stampChange(stamp, now);
+      if (change && !changed.signal.aborted) changed.abort(new GantryError(`${source.path} changed`, { exitCode: ExitCode.checkFailed }));
+    }), WATCH_MS) : undefined;
+    watching?.unref();
     let uploaded: UploadedFile;
     try {
-      const common = { onProgress: ({ sent, total }: { sent: number; total: number }) => progress.update(sent, total), signal: stop.signal, logger };
+      const common = { onProgress: ({ sent, total }: { sent: number; total: number }) => progress.update(sent, total), signal: AbortSignal.any([stop.signal, changed.signal]), logger };
       uploaded = flags.resume
         ? await resumeUpload(client.transport, sessionFile, common)
         : await upload(client.transport, {
@@ -100,13 +112,18 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
         process.exitCode = stop.exitCode();
         return;
       }
-      const change = stamp ? stampChange(stamp, await stampOf(source.path)) : undefined;
-      if (change) throw changedDuringUpload(source.path, change, undefined, replace);
+      change ??= stamp ? stampChange(stamp, await stampOf(source.path)) : undefined;
+      if (change) {
+        // Its session cannot be resumed with other bytes: the next put starts over.
+        if (resumable) await rm(sessionFile, { force: true });
+        throw changedDuringUpload(source.path, change, undefined, replace);
+      }
       throw putHint(error, file);
     } finally {
+      clearInterval(watching);
       stop.dispose();
     }
-    const change = stamp ? stampChange(stamp, await stampOf(source.path)) : undefined;
+    change ??= stamp ? stampChange(stamp, await stampOf(source.path)) : undefined;
     if (change) {
       // The stored bytes may be a mix of the old and new content: a new file is trashed rather than left to be used.
       const trashed = replace === undefined ? await client.files.trash({ fileId: uploaded.id }).then(() => true, () => false) : false;
@@ -122,7 +139,7 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
 
 function changedDuringUpload(path: string, change: string, stored: { id: string; trashed: boolean } | undefined, replace: string | undefined): GantryError {
   const what = stored === undefined
-    ? 'the upload was stopped'
+    ? 'the upload was stopped; nothing was stored'
     : stored.trashed ? `the stored copy ${stored.id} may mix old and new bytes and was moved to the trash`
     : `${replace !== undefined ? `the new revision of ${stored.id}` : `the stored copy ${stored.id}`} may mix old and new bytes`;
   return new CheckFailedError(`${shown(path)} changed while it was being uploaded (${change}): ${what}`, {
