@@ -3,6 +3,7 @@
  * uploaded into a folder that must exist, under stable titles that mirror the S3 archive's keys — flat, so that a
  * folder's listing sorts by page and time. Nothing is overwritten, moved or deleted: each publication adds files.
  */
+import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { createStorageClient, StorageError, type File, type StorageClient } from '../storage/index.js';
 import { upload } from '../storage/upload/index.js';
@@ -63,6 +64,7 @@ export function checkStorageFolderId(folderId: unknown, where = 'the report fold
  * CheckFailedError (exit 1) naming it. Other refusals (401, 403, 5xx) stay StorageErrors with their own exit codes.
  */
 export async function checkReportFolder(client: StorageClient, folderId: string, signal?: AbortSignal): Promise<File> {
+  checkClient('checkReportFolder', 'client', client);
   checkStorageFolderId(folderId);
   let folder: File;
   try {
@@ -94,7 +96,16 @@ export async function checkReportFolder(client: StorageClient, folderId: string,
 
 /** A title's stem per URL: the S3 archive's key prefix `<host>/<path>-<hash8>/<YYYYMMDDTHHMMSSZ>` with `-` for `/`. */
 export function storageTitlePrefix(url: string, analyzedAt: string): string {
+  expectString('storageTitlePrefix', 'url', url, 'a page URL');
+  expectString('storageTitlePrefix', 'analyzedAt', analyzedAt, 'the gate\'s analyzedAt (an ISO time)');
   return archiveKeyPrefix({ bucket: '', prefix: '' }, url, analyzedAt).replaceAll('/', '-');
+}
+
+function checkClient(where: string, name: string, client: unknown): asserts client is StorageClient {
+  expectObject(where, name, client, 'a StorageClient (createStorageClient)');
+  if (typeof (client as { files?: { get?: unknown } }).files?.get !== 'function' || typeof (client as { transport?: unknown }).transport !== 'object') {
+    throw new UsageError(`${where}: ${name} must be a StorageClient (createStorageClient)`, { code: 'INVALID_ARGUMENT' });
+  }
 }
 
 function linkOf(file: Record<string, unknown>): string | null {
@@ -132,10 +143,13 @@ async function put(client: StorageClient, folderId: string, name: string, title:
  * The folder must exist (a CheckFailedError, exit 1, naming it otherwise); nothing is deleted or overwritten.
  */
 export async function publishReportsToStorage(result: GateResult, folderId: string, options: StoragePublishOptions = {}): Promise<StorageGateSummary> {
-  checkStorageFolderId(folderId);
-  if (!result || typeof result !== 'object' || !Array.isArray(result.urls) || result.urls.length === 0) {
-    throw new UsageError('publishReportsToStorage: result takes a GateResult from runGate, with at least one URL');
+  expectObject('publishReportsToStorage', 'result', result, 'a GateResult from runGate');
+  if (!Array.isArray(result.urls) || result.urls.length === 0 || typeof result.analyzedAt !== 'string') {
+    throw new UsageError('publishReportsToStorage: result must be a GateResult from runGate, with at least one URL', { code: 'INVALID_ARGUMENT' });
   }
+  checkStorageFolderId(folderId);
+  expectOptions('publishReportsToStorage', options);
+  if (options.client !== undefined) checkClient('publishReportsToStorage', 'options.client', options.client);
   const client = options.client ?? createStorageClient();
   const { signal } = options;
   try {

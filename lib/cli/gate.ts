@@ -21,6 +21,7 @@ interface GateFlags extends GateStatusFlags {
   chromePath?: string;
   report?: string;
   reportS3?: string;
+  reportStorage?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -42,6 +43,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--chrome-path <path>', 'the Chromium or Chrome binary for the local engine (over CHROME_PATH)')
     .option('--report <dir>', 'write gate.json, each run as JSON and (local engine) Lighthouse HTML reports into this folder')
     .option('--report-s3 <s3-url>', 'archive the reports to s3://bucket/prefix; the result carries the object URL')
+    .option('--report-storage <folderId>', 'publish the reports into this folder of the storage API (STORAGE_BASE_URL; STORAGE_TOKEN, else the gantry auth login); the result carries their links')
     .option('--commit-status <repo@sha>', 'post the verdict as a commit status on <owner/repo>@<sha>: pending while the gate runs, then success, failure or error (PLATFORM_API_URL, token from GANTRY_PLATFORM_TOKEN or PLATFORM_TOKEN)')
     .option('--status-context <context>', 'the commit status\'s context (default gantry/gate)')
     .option('--status-target-url <url>', 'the commit status\'s link to the details, e.g. the CI run')
@@ -52,8 +54,10 @@ assertion that fails is shown and does not fail the gate.
 Exit codes: 0 every check passed; 1 a check failed, or the API answered 4xx (a bad API key: 400); 2 usage error, found
 before anything runs; 3 the engine failed after retries (page unreachable, Chromium, API 5xx/429 or no answer).
 Environment: PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY or PAGEANALYSIS_TOKEN (api engine); CHROME_PATH (local engine);
-AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3); PLATFORM_API_URL and GANTRY_PLATFORM_TOKEN
-or PLATFORM_TOKEN (--commit-status; the token is never a flag). --commit-status is checked before the gate runs (exit 2).`)
+AWS_REGION, AWS_ENDPOINT_URL_S3 and the usual AWS credentials (--report-s3); STORAGE_BASE_URL and STORAGE_TOKEN, else the
+\`gantry auth login\` of GANTRY_AUTH_PROFILE with scope storage.file (--report-storage); PLATFORM_API_URL and
+GANTRY_PLATFORM_TOKEN or PLATFORM_TOKEN (--commit-status; tokens are never flags). --commit-status and --report-storage
+are checked before the gate runs: a bad setting is exit 2, a report folder that does not exist exit 1.`)
     .action(endsOnlyByItself(async (givenUrls: string[], flags: GateFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
@@ -102,6 +106,8 @@ or PLATFORM_TOKEN (--commit-status; the token is never a flag). --commit-status 
       if (flags.reportS3) analysis.parseS3Url(flags.reportS3);
       analysis.checkGateOptions({ urls, runs, ...(flags.locale !== undefined ? { locale: flags.locale } : {}) });
       analysis.checkThresholdIds(thresholds);
+      // The storage folder is settled before the analysis: its settings (exit 2), the login, the folder itself (exit 1).
+      if (flags.reportStorage !== undefined) await withReportStorage(flags.reportStorage, context, (client, folderId) => analysis.checkReportFolder(client, folderId));
       const commitStatus = await gateStatusReporter(flags, context);
       const engine = analysis.createEngine({
         ...(flags.engine ? { engine: analysis.parseEngineName(flags.engine) } : {}),
@@ -145,10 +151,11 @@ or PLATFORM_TOKEN (--commit-status; the token is never a flag). --commit-status 
       if (written) out.note(`reports written to ${flags.report}`);
       const archived = flags.reportS3 ? await analysis.archiveReportsToS3(result, flags.reportS3) : undefined;
       if (archived) out.note(`reports archived: ${result.reportUrl}`);
-      // With both, each URL carries its local files and its object URL.
-      const summary = archived && written
-        ? { ...archived, urls: archived.urls.map((url, index) => ({ ...url, reportFiles: written.urls[index]?.reportFiles })) }
-        : archived ?? written ?? analysis.summarize(result);
+      const folderId = flags.reportStorage;
+      const published = folderId !== undefined ? await withReportStorage(folderId, context, (client) => analysis.publishReportsToStorage(result, folderId, { client })) : undefined;
+      if (published) out.note(`reports published: ${published.storage.reportUrl ?? `folder ${published.storage.folderId}`}`);
+      // Together, each URL carries its local files, its S3 object URL and its storage files; reportUrl is S3's first.
+      const summary = combineSummaries(analysis.summarize(result), written, archived, published);
 
       if (json) out.json(summary);
       else {
@@ -170,6 +177,43 @@ or PLATFORM_TOKEN (--commit-status; the token is never a flag). --commit-status 
         });
       }
     }));
+}
+
+type Summary = import('../analysis/index.js').GateSummary;
+
+/** One summary of every place the reports went: per URL its local files, its S3 object URL and its storage files. */
+function combineSummaries(plain: Summary, written?: Summary, archived?: Summary, published?: import('../analysis/index.js').StorageGateSummary): Summary {
+  const base = published ?? archived ?? written ?? plain;
+  return {
+    ...base,
+    reportUrl: plain.reportUrl,
+    urls: base.urls.map((url, index) => ({
+      ...url,
+      ...(written?.urls[index]?.reportFiles ? { reportFiles: written.urls[index].reportFiles } : {}),
+      ...(archived?.urls[index]?.reportUrl ? { reportUrl: archived.urls[index].reportUrl } : {}),
+    })),
+  };
+}
+
+/**
+ * Runs `use` with a storage client for --report-storage: the folder id and STORAGE_BASE_URL checked first (exit 2,
+ * nothing sent), the token from STORAGE_TOKEN, else the `gantry auth` login of GANTRY_AUTH_PROFILE. Called before the
+ * gate runs to ask for the folder (missing, not a folder or trashed: exit 1), so a bad setting costs no analysis,
+ * and again to publish.
+ */
+async function withReportStorage<T>(folderId: string, context: CliContext, use: (client: import('../storage/index.js').StorageClient, folderId: string) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  const { checkStorageFolderId } = await import('../analysis/index.js');
+  checkStorageFolderId(folderId, '--report-storage');
+  if (!env.STORAGE_BASE_URL) {
+    throw usage('--report-storage needs the storage service: STORAGE_BASE_URL is not set', 'export STORAGE_BASE_URL=https://storage.example.com (`gantry dev` serves one locally and prints it)');
+  }
+  const { openStorage } = await import('./storageClient.js');
+  const opened = await openStorage({}, context.logger, env);
+  try {
+    return await use(opened.client, folderId);
+  } finally {
+    opened.close();
+  }
 }
 
 /**
