@@ -13,9 +13,25 @@ export async function withStorage<T>(flags: StorageFlags, context: CliContext, u
   const session = await openStorage(flags, context.logger);
   try {
     return await use(session);
+  } catch (error) {
+    throw forTheCommand(error, session.tokenFrom);
   } finally {
     session.close();
   }
+}
+
+/**
+ * The service's answers said in the command's terms. A 403 for missing scopes (Google answers insufficientPermissions
+ * with "insufficient authentication scopes", the same reason as a missing role) is about the login, not the file.
+ */
+export function forTheCommand(error: unknown, tokenFrom: string): unknown {
+  const e = error as { status?: unknown; reason?: unknown; storageMessage?: unknown };
+  if (e?.status === 403 && (e.reason === 'insufficientScopes' || (e.reason === 'insufficientPermissions' && typeof e.storageMessage === 'string' && /scope/i.test(e.storageMessage)))) {
+    return withHint(error, tokenFrom === 'STORAGE_TOKEN'
+      ? 'STORAGE_TOKEN lacks a storage scope: use a token granted storage.file (or storage), or unset it and log in with `gantry auth login --scope storage.file`'
+      : `${tokenFrom} lacks a storage scope: log in again with \`gantry auth login --scope storage.file\` (and the same --profile)`);
+  }
+  return error;
 }
 
 /** A word as a shell would need it typed again: as it is, or single-quoted. */
