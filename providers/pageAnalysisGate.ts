@@ -9,7 +9,9 @@
  * `gantry/providers`) when the engine calls them. The API base URL and key are read at run time:
  * PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY / PAGEANALYSIS_TOKEN, then the stack config
  * gantry:pageanalysisBaseUrl, gantry:pageanalysisApiKey (secret); Chromium from CHROME_PATH, then gantry:chromePath.
- * S3 credentials for `reportS3` come from the usual AWS environment.
+ * S3 credentials for `reportS3` come from the usual AWS environment; `reportStorage` publishes to the storage API at
+ * STORAGE_BASE_URL (else gantry:storageBaseUrl) with STORAGE_TOKEN from the plugin's environment only, never an input
+ * or state.
  */
 import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
@@ -19,17 +21,22 @@ import {
   archiveReportsToS3,
   auditThresholdsFromInput,
   categoryThresholdsFromRecord,
+  checkReportFolder,
+  checkStorageFolderId,
   createEngine,
   gateRunError,
   parseAggregationMethod,
   parseS3Url,
   parseStrategy,
+  publishReportsToStorage,
   runGate,
   type CheckResult,
+  type StorageReports,
   type Threshold,
 } from '../lib/analysis/index.js';
 import { containsUnknown } from './unknown.js';
 import { serializedProvider } from './serialized.js';
+import { storageConfig, withStorage } from './storageShared.js';
 
 export interface PageAnalysisGateArgs {
   /** The page to analyse: an absolute http(s) URL. */
@@ -48,6 +55,11 @@ export interface PageAnalysisGateArgs {
   engine?: pulumi.Input<string>;
   /** Archive the reports to `s3://bucket/prefix`; `reportUrl` then points at the representative report. */
   reportS3?: pulumi.Input<string>;
+  /**
+   * Publish the reports into this folder of the storage API (its id; the folder must exist); `storageReports` then
+   * lists the files and their links, and `reportUrl` is the HTML report's link unless `reportS3` set it.
+   */
+  reportStorage?: pulumi.Input<string>;
   /** Values whose change runs the gate again, e.g. `{ version: site.version }`. */
   triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
 }
@@ -61,6 +73,7 @@ export interface PageAnalysisGateInputs {
   strategy?: string;
   engine?: string;
   reportS3?: string;
+  reportStorage?: string;
   triggers?: Record<string, string>;
 }
 
@@ -73,6 +86,8 @@ export interface PageAnalysisGateOutputs extends PageAnalysisGateInputs {
   scores: Record<string, number | null>;
   checks: GateCheck[];
   reportUrl: string | null;
+  /** With `reportStorage`: the folder, the representative link and every file published (id, title, link). */
+  storageReports: StorageReports | null;
   analyzedAt: string;
   /** The engine that produced the scores (`local` or `api`) and its version. */
   engineUsed: string;
@@ -84,7 +99,7 @@ export type PageAnalysisGateSettings = Record<string, string | undefined>;
 const providerType = 'gantry:analysis:PageAnalysisGate';
 
 const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations', {
-  config: { baseUrl: 'gantry:pageanalysisBaseUrl', apiKey: 'gantry:pageanalysisApiKey', chromePath: 'gantry:chromePath' },
+  config: { baseUrl: 'gantry:pageanalysisBaseUrl', apiKey: 'gantry:pageanalysisApiKey', chromePath: 'gantry:chromePath', ...storageConfig },
   withSettings: ['create', 'update'],
   withoutSettings: ['check', 'diff', 'read'],
 });
@@ -95,6 +110,7 @@ export class PageAnalysisGate extends pulumi.dynamic.Resource {
   declare readonly scores: pulumi.Output<Record<string, number | null>>;
   declare readonly checks: pulumi.Output<GateCheck[]>;
   declare readonly reportUrl: pulumi.Output<string | null>;
+  declare readonly storageReports: pulumi.Output<StorageReports | null>;
   declare readonly analyzedAt: pulumi.Output<string>;
   declare readonly engineUsed: pulumi.Output<string>;
   declare readonly engineVersion: pulumi.Output<string | null>;
@@ -109,11 +125,13 @@ export class PageAnalysisGate extends pulumi.dynamic.Resource {
       strategy: args.strategy,
       engine: args.engine,
       reportS3: args.reportS3,
+      reportStorage: args.reportStorage,
       triggers: args.triggers,
       passed: undefined,
       scores: undefined,
       checks: undefined,
       reportUrl: undefined,
+      storageReports: undefined,
       analyzedAt: undefined,
       engineUsed: undefined,
       engineVersion: undefined,
@@ -123,7 +141,7 @@ export class PageAnalysisGate extends pulumi.dynamic.Resource {
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
-const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'triggers'] as const;
+const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'] as const;
 
 function pickInputs(values: Record<string, unknown>): PageAnalysisGateInputs {
   const inputs: Record<string, unknown> = {};
@@ -164,6 +182,7 @@ function inputProblems(inputs: PageAnalysisGateInputs): Array<{ property: string
   if (inputs.strategy !== undefined && !parseStrategy(String(inputs.strategy))) failures.push({ property: 'strategy', reason: 'strategy is mobile or desktop' });
   if (inputs.engine !== undefined && inputs.engine !== 'local' && inputs.engine !== 'api') failures.push({ property: 'engine', reason: 'engine is local or api' });
   if (inputs.reportS3 !== undefined) failures.push(...problem('reportS3', () => parseS3Url(String(inputs.reportS3))));
+  if (inputs.reportStorage !== undefined) failures.push(...problem('reportStorage', () => checkStorageFolderId(inputs.reportStorage, 'reportStorage')));
   const { triggers } = inputs;
   if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
     failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
@@ -183,6 +202,10 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
     ...(apiKey ? { apiKey } : {}),
     ...(chromePath ? { chromePath } : {}),
   });
+  // The storage settings, the token and the folder are checked before the analysis: a wrong one costs no runs.
+  const folderId = inputs.reportStorage;
+  const storageResource = 'PageAnalysisGate reportStorage';
+  if (folderId !== undefined) await withStorage(settings, storageResource, (client) => checkReportFolder(client, folderId));
   const result = await runGate({
     urls: [inputs.url],
     thresholds: thresholdsOf(inputs),
@@ -194,6 +217,7 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   // The URL may carry a token (a secret input): the error shows it with credentials masked.
   if (result.status !== 'pass') throw gateRunError(result, inputs.url);
   if (inputs.reportS3) await archiveReportsToS3(result, inputs.reportS3);
+  const published = folderId !== undefined ? await withStorage(settings, storageResource, (client) => publishReportsToStorage(result, folderId, { client })) : undefined;
   const [page] = result.urls;
   const scores: Record<string, number | null> = {};
   for (const [id, score] of Object.entries(page.scores)) scores[id] = score ?? null;
@@ -204,6 +228,7 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
     // The URL is an input already (and may be secret): the checks do not repeat it.
     checks: result.checks.map(({ url: _url, ...check }) => check),
     reportUrl: result.reportUrl ?? null,
+    storageReports: published?.storage ?? null,
     analyzedAt: result.analyzedAt,
     engineUsed: result.engine,
     engineVersion: page.responses[page.representativeRun]?.beaconResult?.beaconVersion ?? null,
