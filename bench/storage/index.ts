@@ -2,11 +2,14 @@
 // the file streamed from disk, md5 checked against the service's) against a raw upload of the same file to the same
 // server in the same run — one `uploadType=media` POST streaming the file with node:http, which is the server's raw
 // endpoint (it has no plain PUT); the peak RSS of the uploading process at 1 GiB and at 2 GiB (flat, ≤ 128 MB); and
-// the bytes sent again after the server cuts the upload at 50 % (≤ one chunk, by the server's own count). Prints ONE
-// JSON object as its last stdout line; progress goes to stderr.
+// the bytes sent again after the server cuts the upload at 50 % (≤ one chunk, by the server's own count). Beside the
+// default upload, where its time goes: the same upload with 32 MiB chunks (a quarter of the round trips) and with
+// 8 MiB chunks but no md5 check. Each upload reports its wall time, its CPU time and its peak RSS. Prints ONE JSON
+// object as its last stdout line; progress goes to stderr.
 //
 //   npm run bench -- storage      (or: npm run build && node --import tsx bench/storage/index.ts [sizeMiB])
-//   BENCH_STORAGE_RUNS (3)        timed rounds per side at 1 GiB, alternating which side goes first
+//   BENCH_STORAGE_RUNS (3)        rounds at 1 GiB, each running the four uploads in a rotated order
+//   BENCH_STORAGE_DIST            another build's dist folder to measure (e.g. `tsc -p tsconfig.build.json --outDir …`)
 //
 // Each upload runs in a child process of its own, plain node without a TypeScript loader (worker.mjs; Gantry's side
 // from dist/), so its peak RSS is the uploader's alone; the server runs in another process (server-process.ts).

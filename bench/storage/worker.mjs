@@ -1,5 +1,6 @@
 // One upload in a fresh plain-node process (no TypeScript loader in its memory), so that its peak RSS is the
-// uploader's alone. BENCH_STORAGE_DIST: another build's dist folder to load Gantry from. Prints { ms, cpuMs, userMs, bytes, md5, fileId, maxRssMb } as one JSON line. The token comes in STORAGE_TOKEN.
+// uploader's alone. Prints { ms, cpuMs, userMs, bytes, md5, fileId, maxRssMb } as one JSON line. The token comes in
+// STORAGE_TOKEN; BENCH_STORAGE_DIST names another build's dist folder to load Gantry from.
 //   node worker.mjs gantry <url> <file> [--chunk-mib N] [--no-md5] [--cut-at N]
 //       a resumable upload with the compiled library (dist/), default options unless given; with --cut-at, a cut
 //       fault is armed through the admin API once that many bytes were sent
