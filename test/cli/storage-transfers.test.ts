@@ -190,6 +190,30 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     assert.ok(served.includes(`GET /storage/v2/files/${file.id} 206`), served.join('; '));
   });
 
+  it('STO-FILES-INSERT STO-FILES-GET: on a terminal put and get draw a progress bar with bytes and rate on stderr; off a terminal, none', async () => {
+    await writeFile(join(work, 'shown.bin'), randomBytes(SIZE));
+    // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+    const onTerminal = (command: string) => new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: env(), cwd: work });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, output }));
+    });
+    const put = await onTerminal(`node ${JSON.stringify(bin)} storage put shown.bin --json`);
+    assert.equal(put.code, 0, put.output);
+    // eslint-disable-next-line no-control-regex -- the bar's terminal codes are what is checked
+    assert.match(put.output, /\r\x1b\[2Kput shown\.bin \[[#.]{24}\] \d+% [\d.]+ (?:B|KiB|MiB) \/ 24 MiB {2}[\d.]+ (?:B|KiB|MiB)\/s/);
+    const id = (JSON.parse(put.output.slice(put.output.indexOf('{'))) as Json).id as string;
+    const get = await onTerminal(`node ${JSON.stringify(bin)} storage get ${id} -o copy.bin`);
+    assert.equal(get.code, 0, get.output);
+    // eslint-disable-next-line no-control-regex -- the bar's terminal codes are what is checked
+    assert.match(get.output, /\r\x1b\[2Kget shown\.bin \[[#.]{24}\] \d+% [\d.]+ (?:B|KiB|MiB) \/ 24 MiB {2}[\d.]+ (?:B|KiB|MiB)\/s/);
+    const plain = await gantry(['storage', 'get', id, '-o', 'copy2.bin']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stderr, '', 'no progress off a terminal');
+  });
+
   it('STO-FILES-INSERT: a file that changes while it is uploaded is a clear error (exit 1): the upload stops, nothing is stored and no session is left to resume with other bytes', async () => {
     for (const [name, change, size] of [
       ['grows.bin', (path: string) => appendFile(path, 'more'), SIZE + 4],
