@@ -57,7 +57,7 @@ function checkOptions(options: UploadOptions): void {
     throw new UsageError(`${where}: options.uploadType is media, multipart or resumable`);
   }
   if (options.chunkSize !== undefined && (!Number.isSafeInteger(options.chunkSize) || options.chunkSize < CHUNK_UNIT || options.chunkSize % CHUNK_UNIT !== 0)) {
-    throw new UsageError(`${where}: options.chunkSize must be a multiple of 256 KiB (${CHUNK_UNIT} bytes), got ${String(options.chunkSize)}`, { hint: 'the service refuses other chunk sizes; 8 MiB is the default' });
+    throw new UsageError(`${where}: options.chunkSize must be a multiple of 256 KiB (${CHUNK_UNIT} bytes), got ${String(options.chunkSize)}`, { hint: 'the service refuses other chunk sizes; 32 MiB is the default' });
   }
   if (options.params && 'uploadType' in options.params) throw new UsageError(`${where}: give the protocol as options.uploadType, not in params`);
   if (options.sessionFile !== undefined && (options.uploadType === 'media' || options.uploadType === 'multipart')) {

@@ -21,7 +21,11 @@ import type { UploadedFile, UploadProgress } from './types.js';
 
 /** Chunks are multiples of this (Drive's rule for every chunk but the last). */
 export const CHUNK_UNIT = 256 * 1024;
-export const DEFAULT_CHUNK_SIZE = 8 * 1024 * 1024;
+/**
+ * 32 MiB: on loopback each chunk's round trip and the md5 cost an 8 MiB chunk 0.60 of a raw upload's speed, 32 MiB
+ * 0.92 (bench/storage). Memory does not grow with it — a chunk is streamed from disk — only what a cut can send again.
+ */
+export const DEFAULT_CHUNK_SIZE = 32 * 1024 * 1024;
 /** Sessions that expire this many times during one upload make it give up rather than start over forever. */
 const MAX_RESTARTS = 3;
 

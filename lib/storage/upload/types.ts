@@ -47,7 +47,7 @@ export interface UploadOptions {
   uploadType?: UploadType;
   onProgress?: (progress: UploadProgress) => void;
   signal?: AbortSignal;
-  /** Bytes per request of a resumable upload: a multiple of 256 KiB; default 8 MiB. */
+  /** Bytes per request of a resumable upload: a multiple of 256 KiB; default 32 MiB. */
   chunkSize?: number;
   /**
    * Where to keep the resumable session (JSON, 0600) so that `resumeUpload` can finish the upload from another
