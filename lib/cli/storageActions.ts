@@ -96,6 +96,7 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
         if (count === 0 && !stop.reason()) out.note(flags.trashed ? 'The trash is empty.' : folderArg === undefined && flags.query === undefined ? 'No files in the root folder.' : 'No files.');
       }
       if (more) out.note(`More files than the ${max} listed: --max N lists more, --all every one.`);
+      if (stop.reason()) process.exitCode = stop.exitCode();
     } catch (error) {
       // The reader took what it wanted (exit 0); Ctrl-C ends the listing with 130 (SIGTERM 143), without a message.
       if (!stop.reason()) throw error;

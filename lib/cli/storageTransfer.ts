@@ -186,6 +186,7 @@ export async function getAction(id: string, flags: GetFlags, command: Command, c
   const { out, logger } = context;
   checkId(id);
   const revision = flags.revision !== undefined ? checkId(flags.revision, '--revision') : undefined;
+  if (json && flags.output === '-') throw usage('--json and -o - both want stdout', 'write the content to a file (-o <file>) to get the JSON summary');
   const output = await checkOutput(flags.output);
   await withStorage(flags, context, async ({ client }) => {
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType,fileSize,md5Checksum' });
@@ -255,6 +256,7 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
   checkId(id);
   const mime = checkMediaType(flags.mime);
   if (mime.includes(';')) throw usage(`--mime ${mime}: an export type takes no parameters`, 'e.g. --mime application/pdf');
+  if (json && flags.output === '-') throw usage('--json and -o - both want stdout', 'write the export to a file (-o <file>) to get the JSON summary');
   const output = await checkOutput(flags.output);
   await withStorage(flags, context, async ({ client }) => {
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });

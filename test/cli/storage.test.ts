@@ -187,6 +187,13 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(jsonLines((await ok(['storage', 'ls', to.id, '--trashed', '--json'])).stdout)[0].id, file.id);
     const untrashed = await json(['storage', 'untrash', file.id]);
     assert.equal(untrashed.labels.trashed, false);
+    // At a terminal (script(1) gives it one) rm names the file and asks; only y deletes.
+    const asked = (answer: string) => gantry([], { shell: `printf '${answer}\\n' | script -qec ${JSON.stringify(`node ${bin} storage rm ${file.id}`)} /dev/null` });
+    const declined = await asked('n');
+    assert.equal(declined.code, 1, declined.stdout);
+    assert.match(declined.stdout, /Delete moving\.txt \(\S+\) permanently\? It skips the trash and cannot be undone\. \[y\/N\]/);
+    assert.match(declined.stdout, /Nothing deleted\./);
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).status, 200, 'still there');
     const removed = await json(['storage', 'rm', file.id, '--yes']);
     assert.deepEqual(removed, { id: file.id, deleted: true });
     const gone = await gantry(['storage', 'get', file.id]);
@@ -298,6 +305,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
       [['storage', 'get', 'abc', '-o', 'no/such/folder/file.bin'], /the folder \S+no\/such\/folder does not exist/],
       [['storage', 'get', 'abc', '-o', 'missing-folder/'], /the folder \S+missing-folder does not exist/],
       [['storage', 'get', 'abc', '--revision', 'a b'], /--revision a b is not an id/],
+      [['storage', 'get', 'abc', '-o', '-', '--json'], /--json and -o - both want stdout/],
       [['storage', 'export', 'abc'], /required option '--mime <type>' not specified/],
       [['storage', 'export', 'abc', '--mime', 'pdf'], /--mime pdf is not a media type/],
       [['storage', 'export', 'a?b', '--mime', 'text/plain'], /the file id a\?b is not an id/],
