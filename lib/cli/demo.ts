@@ -12,10 +12,11 @@ import { browserStep } from './demo/browser.js';
 import { commitStatusStep } from './demo/status.js';
 import { deployStep } from './demo/deploy.js';
 import { loginStep } from './demo/login.js';
+import { publishStep } from './demo/publish.js';
 import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, loginStep, browserStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, loginStep, publishStep, browserStep];
 
 export function register(program: Command, context: CliContext): void {
   program

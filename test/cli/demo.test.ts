@@ -36,6 +36,7 @@ interface DemoJson {
     browser: { pages: Array<{ url: string; passed: boolean; status: number }> };
     'protected-deploy': { environment: string; decision: string; state: string; deliveries: string[] };
     login: { account: { email: string } | null; scope: string; channels: string[]; store: string };
+    publish: { folderId: string; folder: string; reportUrl: string; files: Array<{ title: string; id: string; mimeType: string; link: string | null }> };
   };
 }
 
@@ -45,7 +46,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
   it('runs every step against the embedded servers and says what it did, step by step', async () => {
     const run = await demo([]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    for (const step of ['[1/7] modules', '[2/7] secrets', '[3/7] gate', '[4/7] commit-status', '[5/7] protected-deploy', '[6/7] login', '[7/7] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    for (const step of ['[1/8] modules', '[2/8] secrets', '[3/8] gate', '[4/8] commit-status', '[5/8] protected-deploy', '[6/8] login', '[7/8] publish', '[8/8] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
     assert.match(run.stdout, /verified 2 modules against/);
     assert.match(run.stdout, /read it back: .*matches what was written/);
     assert.match(run.stdout, /Page analysis gate PASSED/);
@@ -56,9 +57,11 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.match(run.stdout, /the app approved it; the comment the platform shows begins: \*\*Page analysis gate passed\*\*/);
     assert.match(run.stdout, /the deployment's state is now success/);
     assert.match(run.stdout, /the approval page said: Access granted/);
-    assert.match(run.stdout, /logged in as dev@gantry\.test; scopes: openid email https:\/\/www\.googleapis\.com\/auth\/video\.readonly/);
+    assert.match(run.stdout, /logged in as dev@gantry\.test; scopes: openid email https:\/\/www\.googleapis\.com\/auth\/video\.readonly https:\/\/www\.googleapis\.com\/auth\/storage\.file/);
     assert.match(run.stdout, /whoami: channel \S+ "Gantry Dev's channel"/);
-    assert.match(run.stdout, /Demo finished: 7 of 7 steps succeeded\./);
+    assert.match(run.stdout, /created the folder gantry-demo-reports \(\S+\) on http:\/\/127\.0\.0\.1:\d+ with the device login's access token \(profile demo\)/);
+    assert.match(run.stdout, /published 5 files; the folder lists:\n(?: {4}\S+-(?:gate|report|run-1)\.(?:json|html) +\d+ B {2}http:\/\/127\.0\.0\.1:\d+\/file\/d\/\S+\/view\n){5}/);
+    assert.match(run.stdout, /Demo finished: 8 of 8 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
 
@@ -84,5 +87,11 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.ok([...status.description].length <= 140 && status.description.startsWith('passed on 1 page: performance'), status.description);
     assert.ok(gate.checks.length >= 5 && gate.checks.every((check) => check.verdict === 'pass'));
     assert.deepEqual(browser.pages.map((page) => [new URL(page.url).pathname, page.status, page.passed]), [['/', 200, true], ['/about.html', 200, true]]);
+    const { publish } = result.steps;
+    assert.equal(publish.folder, 'gantry-demo-reports');
+    assert.deepEqual(publish.files.map((file) => file.title.replace(/^.*-\d{8}T\d{6}Z-/, '')), ['gate.json', 'report.html', 'report.json', 'run-1.html', 'run-1.json']);
+    assert.deepEqual(publish.files.map((file) => file.mimeType), ['application/json', 'text/html', 'application/json', 'text/html', 'application/json']);
+    assert.equal(publish.reportUrl, publish.files[1]!.link, 'the representative report is the Lighthouse HTML');
+    assert.deepEqual(Object.keys(result.steps.gate).sort(), ['checks', 'scores', 'status'], 'the whole gate result (kept for the publish step) stays out of the JSON');
   });
 });

@@ -3,6 +3,12 @@ import type { DemoStep } from './step.js';
 import { serveDemoSite } from './site.js';
 
 /**
+ * Where the gate step's result keeps the whole GateResult (its reports, Lighthouse's HTML included) for the steps after
+ * it (publish): a symbol, so the demo's --json output, which prints what each step returned, leaves it out.
+ */
+export const gateResultKey = Symbol('gantry.demo.gateResult');
+
+/**
  * Serve examples/site on 127.0.0.1 and gate it with Lighthouse in Chromium (the local engine), as a deployment
  * would: every category above 0.9 and LCP under 2.5 s. One run keeps the demo quick; gates default to three.
  */
@@ -31,7 +37,7 @@ export const gateStep: DemoStep = {
         const { CheckFailedError } = await import('../../errors.js');
         throw new CheckFailedError(`the demo site did not pass its gate: ${result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.reason).join('; ')}`);
       }
-      return { status: summary.status, scores: summary.urls[0].scores, checks: summary.checks };
+      return { status: summary.status, scores: summary.urls[0].scores, checks: summary.checks, [gateResultKey]: result };
     } finally {
       await site.stop();
     }

@@ -22,7 +22,8 @@ export const loginStep: DemoStep = {
     const lib = await import('../../auth/index.js');
     const { openTokenStore, recordProfile } = await import('../../auth/store/index.js');
     const automation = await import('../../automation/index.js');
-    const scopes = lib.resolveScopes(['openid', 'email', 'video.readonly']);
+    // storage.file: the publish step puts the gate's reports on the storage API with this login.
+    const scopes = lib.resolveScopes(['openid', 'email', 'video.readonly', 'storage.file']);
 
     let approval: Promise<string> | undefined;
     const result = await automation.withChromeDriver({}, async (driver) => {
