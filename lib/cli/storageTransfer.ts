@@ -87,7 +87,7 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
     let change: string | undefined;
     const watching = stamp ? setInterval(() => void stampOf(source.path).then((now) => {
       change ??= stampChange(stamp, now);
-      if (change && !changed.signal.aborted) changed.abort(new GantryError(`${source.path} changed`, { exitCode: ExitCode.checkFailed }));
+      if (change && !changed.signal.aborted) changed.abort(new GantryError(`${source.path} changed`, { exitCode: ExitCode.checkFailed, code: 'STORAGE_SOURCE_CHANGED_DURING_UPLOAD' }));
     }), WATCH_MS) : undefined;
     watching?.unref();
     let uploaded: UploadedFile;

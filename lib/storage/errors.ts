@@ -53,7 +53,9 @@ const hints: Record<string, string> = {
   invalid: 'a parameter has a value the service refuses; the location names which',
 };
 
-function hintFor(status: number, reason: string | undefined): string {
+function hintFor(status: number, reason: string | undefined, message: string | undefined): string {
+  // Google answers a token without the API's scope with insufficientPermissions too; only its message tells them apart.
+  if (reason === 'insufficientPermissions' && message && /authentication scopes/i.test(message)) return hints.insufficientScopes!;
   if (reason && hints[reason]) return hints[reason];
   if (status === 401) return hints.authError!;
   if (status === 404) return hints.notFound!;
@@ -101,7 +103,7 @@ export class StorageError extends GantryError {
       `${details.method} ${url} answered ${details.status}${attempts > 1 ? ` after ${attempts} attempts` : ''}` +
         `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
       {
-        hint: hintFor(details.status, reason),
+        hint: hintFor(details.status, reason, message),
         exitCode: rateLimited ? ExitCode.remote : exitCodeForStatus(details.status),
         code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
       },

@@ -184,6 +184,15 @@ describe('storage client: errors and retries', function () {
     assert.equal(refreshed, 2, 'one refresh, then the 401 stands');
   });
 
+  it('STO-ABOUT-GET: a 403 insufficientPermissions about authentication scopes (a login without a storage scope) advises logging in with one; about a file, asking its owner', () => {
+    const body = (message: string) => ({ error: { code: 403, message, errors: [{ domain: 'global', reason: 'insufficientPermissions', message }] } });
+    const scopes = new StorageError({ status: 403, method: 'GET', url: 'https://storage.example/storage/v2/about', body: body('Request had insufficient authentication scopes.') });
+    assert.match(scopes.hint!, /--scope storage\.file/);
+    const file = new StorageError({ status: 403, method: 'GET', url: 'https://storage.example/storage/v2/files/x', body: body('The user does not have sufficient permissions for this file.') });
+    assert.match(file.hint!, /ask its owner/);
+    assert.equal(scopes.exitCode, ExitCode.checkFailed);
+  });
+
   it('STO-BASE-PREFIX: the base URL must be https, or http on loopback; no token is a UsageError before anything is sent', async () => {
     const { createStorageClient } = await import('../../lib/storage/index.js');
     for (const baseUrl of ['http://storage.example.com', 'ftp://127.0.0.1', 'not a url', 'https://user:pw@storage.example.com']) {

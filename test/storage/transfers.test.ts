@@ -128,6 +128,28 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.ok(seen.every((p, i) => i === 0 || p.sent >= seen[i - 1]!.sent), 'progress only goes forward without failures');
   });
 
+  it('STO-FILES-INSERT: a file that shrinks while it is sent ends the upload with an error naming it (exit 2), not a request waiting forever for bytes that will not come', async () => {
+    const data = randomBytes(6 * MIB + 12_345);
+    const source = path.join(dir, 'shrinking.bin');
+    await writeFile(source, data);
+    const { truncate } = await import('node:fs/promises');
+    let cut = false;
+    const started = Date.now();
+    const error = await rejection(upload(transport, {
+      source, metadata: { title: 'shrinking.bin' }, chunkSize: MIB, retry: fast,
+      onProgress: ({ sent }) => {
+        if (!cut && sent >= MIB) {
+          cut = true;
+          void truncate(source, 2 * MIB + 100);
+        }
+      },
+    }));
+    assert.ok(cut, 'the file was cut during the upload');
+    assert.equal(error.exitCode, 2, String(error));
+    assert.match(error.message, /shrinking\.bin \(it changed while being sent\) ended after \d+ of the \d+ bytes/);
+    assert.ok(Date.now() - started < 30_000, 'it ended by itself');
+  });
+
   it('STO-FILES-UPDATE: files.update of an existing file\'s content, resumable and media, honours If-Match (412 conditionNotMet, exit 1)', async () => {
     const first = await upload(transport, { source: Buffer.from('version one'), metadata: { title: 'doc.txt' }, mimeType: 'text/plain' });
     const data = randomBytes(2 * MIB);

@@ -116,12 +116,15 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     }
   };
 
+  // Requests still being handled: stop waits for them, so that nothing writes into the folder after it returns.
+  const inflight = new Set<Promise<void>>();
   const listener = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    const handled: Promise<void> = handle(req, res).catch((error: unknown) => {
       log(`error: ${req.method} ${(req.url ?? '').split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) send(res, req.method ?? 'GET', failureReply(new StorageFailure(500, 'backendError', 'Backend Error', undefined, 'other')));
       else res.destroy();
-    });
+    }).finally(() => inflight.delete(handled));
+    inflight.add(handled);
   });
   listener.keepAliveTimeout = 5_000;
   listener.requestTimeout = 0;
@@ -147,6 +150,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
         listener.close(() => resolve());
         listener.closeAllConnections();
       });
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
       await store.save();
     },
     setFaults: (list) => faults.set(list),

@@ -231,6 +231,8 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
       inflight += chunk.length;
       progress(offset + inflight);
     }));
+    // pipe() does not pass errors on: a source that fails (a file shrinking under us) must fail the request.
+    range.once('error', (error) => body.destroy(error));
     try {
       const response = await call({ 'content-range': `bytes ${offset}-${end}/${total}`, 'content-length': String(end - offset + 1) }, body);
       return { outcome: outcomeOf(response), end, fork };

@@ -64,7 +64,13 @@ async function fileSource(where: string, path: string): Promise<UploadSource> {
     size: info.size,
     label,
     path: absolute,
-    range: async (start, end) => createReadStream(absolute, { start, end, highWaterMark: READ_STEP }),
+    // A file that shrinks while it is sent would leave the request short of its Content-Length, waiting forever.
+    range: async (start, end) => {
+      const file = createReadStream(absolute, { start, end, highWaterMark: READ_STEP });
+      const check = exactly(end - start + 1, `bytes ${start}-${end} of the file ${label} (it changed while being sent)`);
+      file.once('error', (error) => check.destroy(error));
+      return file.pipe(check);
+    },
     readAll: () => readFile(absolute),
     whole: () => createReadStream(absolute, { highWaterMark: READ_STEP }).pipe(exactly(info.size, `the file ${label}`)),
     close: () => undefined,
