@@ -13,7 +13,7 @@ import { createOutput, type OutputStreams } from './output.js';
  */
 export function buildProgram(context: CliContext, options: { versionFlag?: boolean } = {}): Command {
   const program = new Command('gantry')
-    .description('Pinned registry modules, kv secrets and page-analysis deployment gates, for scripts, pipelines and Pulumi.');
+    .description('Pinned registry modules, kv secrets, page-analysis deployment gates, the platform API and its webhooks, device login and the storage API, for scripts, pipelines and Pulumi.');
   if (options.versionFlag !== false) program.version(version, '-V, --version', 'print the version');
   program
     .option('--json', 'print machine-readable JSON on stdout', false)
