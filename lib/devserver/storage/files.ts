@@ -66,13 +66,11 @@ export const patch: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   checkIfMatch(ctx, file);
   const body = await readJson(ctx.req);
-  ctx.model.applyMetadata(file, body);
-  const add = (ctx.query.get('addParents') ?? '').split(',').filter(Boolean);
+  // addParents is checked before the body changes anything: each a folder, neither the file itself nor below it.
+  const added = (ctx.query.get('addParents') ?? '').split(',').filter(Boolean).map((id) => ctx.model.parentFor(file, id, 'addParents').id);
   const remove = new Set((ctx.query.get('removeParents') ?? '').split(',').filter(Boolean).map((id) => ctx.model.resolveId(id)));
-  if (add.length > 0 || remove.size > 0) {
-    const added = add.map((id) => ctx.model.file(id, 'addParents').id);
-    file.parents = [...new Set([...file.parents.filter((p) => !remove.has(p)), ...added])];
-  }
+  ctx.model.applyMetadata(file, body);
+  if (added.length > 0 || remove.size > 0) file.parents = [...new Set([...file.parents.filter((p) => !remove.has(p)), ...added])];
   const labels = body.labels as { trashed?: unknown } | undefined;
   if (labels && typeof labels.trashed === 'boolean' && labels.trashed !== file.explicitlyTrashed) {
     if (labels.trashed) ctx.model.trash(file);

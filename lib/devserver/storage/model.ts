@@ -28,6 +28,22 @@ export class Model {
     return Object.values(this.data.files).filter((f) => f.parents.includes(id));
   }
 
+  /**
+   * The folder `id` as a new parent of `file`: it must exist and be a folder, and must be neither `file` nor below it —
+   * a cycle would cut both from the root (Drive answers 400 badRequest for "a parent that would create a cycle in
+   * the directory graph"). The root folder takes no parent. `location` names what the request gave the id in.
+   */
+  parentFor(file: FileRecord | undefined, id: string, location: string): FileRecord {
+    const parent = this.file(id, location);
+    if (parent.mimeType !== FOLDER_MIME) throw badRequest(`The parent ${id} is not a folder`, location);
+    if (file === undefined) return parent;
+    if (file.id === this.data.rootId) throw new StorageFailure(403, 'cannotModifyRootFolder', 'The root folder cannot be placed inside another folder', location);
+    if (parent.id === file.id || this.descendants(file.id).some((d) => d.id === parent.id)) {
+      throw new StorageFailure(400, 'badRequest', 'A folder cannot be placed inside itself or one of its descendants', location);
+    }
+    return parent;
+  }
+
   /** Every file below `id` (not `id` itself), each once. */
   descendants(id: string): FileRecord[] {
     const seen = new Set<string>([id]);
@@ -144,28 +160,27 @@ export class Model {
       if (typeof v !== 'string') throw badRequest(`Invalid value for ${key}`, key);
       return v;
     };
-    const title = str('title');
-    if (title !== undefined) file.title = title;
-    const mimeType = str('mimeType');
-    if (mimeType !== undefined) {
-      if (!creating && (mimeType === FOLDER_MIME) !== (file.mimeType === FOLDER_MIME)) throw badRequest('A file cannot become a folder or a folder a file', 'mimeType');
-      file.mimeType = mimeType;
-    }
-    const description = str('description');
-    if (description !== undefined) file.description = description;
-    const originalFilename = str('originalFilename');
-    if (originalFilename !== undefined) file.originalFilename = originalFilename;
+    // The parents are checked before anything is changed: a refused request leaves the file as it was.
+    let parents: string[] | undefined;
     if (body.parents !== undefined) {
       if (!Array.isArray(body.parents)) throw badRequest('Invalid value for parents', 'parents');
-      const ids = body.parents.map((p: unknown) => {
+      parents = [...new Set(body.parents.map((p: unknown) => {
         const id = typeof p === 'string' ? p : (p as { id?: unknown } | null)?.id;
         if (typeof id !== 'string') throw badRequest('Invalid value for parents', 'parents');
-        const parent = this.file(id, 'parents.id');
-        if (parent.mimeType !== FOLDER_MIME) throw badRequest(`The parent ${id} is not a folder`, 'parents.id');
-        if (parent.id === file.id || this.descendants(file.id).some((d) => d.id === parent.id)) throw badRequest('A folder cannot be inside itself', 'parents.id');
-        return parent.id;
-      });
-      file.parents = [...new Set(ids)];
+        return this.parentFor(creating ? undefined : file, id, 'parents').id;
+      }))];
+    }
+    const title = str('title');
+    const mimeType = str('mimeType');
+    if (mimeType !== undefined && !creating && (mimeType === FOLDER_MIME) !== (file.mimeType === FOLDER_MIME)) throw badRequest('A file cannot become a folder or a folder a file', 'mimeType');
+    const description = str('description');
+    const originalFilename = str('originalFilename');
+    if (title !== undefined) file.title = title;
+    if (mimeType !== undefined) file.mimeType = mimeType;
+    if (description !== undefined) file.description = description;
+    if (originalFilename !== undefined) file.originalFilename = originalFilename;
+    if (parents !== undefined) {
+      file.parents = parents;
       if (creating && file.parents.length === 0) file.parents = [this.data.rootId];
     }
     if (body.labels !== undefined) {

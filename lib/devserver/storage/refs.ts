@@ -22,13 +22,14 @@ async function bodyId(ctx: Ctx): Promise<string> {
   return body.id;
 }
 
-function link(ctx: Ctx, child: FileRecord, parent: FileRecord): void {
-  if (parent.mimeType !== FOLDER_MIME) throw badRequest(`${parent.id} is not a folder`, 'id');
-  if (parent.id === child.id || ctx.model.descendants(child.id).some((d) => d.id === parent.id)) throw badRequest('A folder cannot be inside itself', 'id');
+/** Adds `parentId` (checked: a folder, neither the child nor below it) to the child's parents. */
+function link(ctx: Ctx, child: FileRecord, parentId: string, location: string): FileRecord {
+  const parent = ctx.model.parentFor(child, parentId, location);
   if (!child.parents.includes(parent.id)) {
     child.parents.push(parent.id);
     ctx.model.changed(child, false);
   }
+  return parent;
 }
 
 function unlink(ctx: Ctx, child: FileRecord, parentId: string, location: string): void {
@@ -52,8 +53,7 @@ export const parentsGet: Handler = async (ctx) => {
 
 export const parentsInsert: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  const parent = ctx.model.file(await bodyId(ctx), 'id');
-  link(ctx, file, parent);
+  const parent = link(ctx, file, await bodyId(ctx), 'id');
   return { status: 200, body: parentJson(ctx.model, file.id, parent.id, ctx.origin) };
 };
 
@@ -86,7 +86,7 @@ export const childrenGet: Handler = async (ctx) => {
 export const childrenInsert: Handler = async (ctx) => {
   const parent = folder(ctx, ctx.params.folderId!);
   const child = ctx.model.file(await bodyId(ctx), 'id');
-  link(ctx, child, parent);
+  link(ctx, child, parent.id, 'folderId');
   return { status: 200, body: childJson(ctx, parent.id, child.id) };
 };
 

@@ -428,7 +428,7 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     await ok('children.delete', d.children.delete({ folderId: b.id!, childId: file.id! }));
     assert.deepEqual((await ok('parents.list', d.parents.list({ fileId: file.id! }))).items, []);
     assert.equal((await ok('parents.insert', d.parents.insert({ fileId: file.id!, requestBody: { id: 'root' } }))).isRoot, true);
-    await refused('parents.insert', d.parents.insert({ fileId: a.id!, requestBody: { id: a.id! } }), 400, 'invalid');
+    await refused('parents.insert', d.parents.insert({ fileId: a.id!, requestBody: { id: a.id! } }), 400, 'badRequest', 'id');
   });
 
   it('STO-CHANGES-GETSTARTPAGETOKEN STO-CHANGES-LIST STO-CHANGES-GET: changes after a start token, one a page, followed to newStartPageToken', async () => {

@@ -71,6 +71,47 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/children`)).status, 400, 'not a folder');
   });
 
+  it('STO-FILES-PATCH STO-FILES-UPDATE STO-PARENTS-INSERT STO-CHILDREN-INSERT: a folder placed inside itself or one of its descendants is 400 badRequest (Drive\'s "cycle in the directory graph"), and the refused request changes nothing', async () => {
+    const a = (await h.api('POST', '/storage/v2/files', { title: 'cycle-A', mimeType: FOLDER })).body;
+    const b = (await h.api('POST', '/storage/v2/files', { title: 'cycle-B', mimeType: FOLDER, parents: [{ id: a.id }] })).body;
+    const c = (await h.api('POST', '/storage/v2/files', { title: 'cycle-C', mimeType: FOLDER, parents: [{ id: b.id }] })).body;
+    const plain = (await h.api('POST', '/storage/v2/files', { title: 'cycle-file' })).body;
+    const root = (await h.api('GET', '/storage/v2/files/root')).body;
+    const refusals: Array<[string, string, unknown, string]> = [
+      ['PATCH', `/storage/v2/files/${a.id}?addParents=${a.id}&removeParents=${root.id}`, {}, 'addParents'],
+      ['PATCH', `/storage/v2/files/${a.id}?addParents=${c.id}&removeParents=${root.id}`, {}, 'addParents'],
+      ['PUT', `/storage/v2/files/${a.id}?addParents=${b.id}`, {}, 'addParents'],
+      ['PATCH', `/storage/v2/files/${a.id}`, { title: 'renamed', parents: [{ id: c.id }] }, 'parents'],
+      ['PUT', `/storage/v2/files/${a.id}`, { title: 'renamed', parents: [{ id: a.id }] }, 'parents'],
+      ['PATCH', `/storage/v2/files/${a.id}?addParents=${c.id}`, { title: 'renamed' }, 'addParents'],
+      ['POST', `/storage/v2/files/${a.id}/parents`, { id: a.id }, 'id'],
+      ['POST', `/storage/v2/files/${a.id}/parents`, { id: c.id }, 'id'],
+      ['POST', `/storage/v2/files/${b.id}/children`, { id: a.id }, 'folderId'],
+      ['POST', `/storage/v2/files/${a.id}/children`, { id: a.id }, 'folderId'],
+    ];
+    for (const [method, path, body, location] of refusals) {
+      const refused = await h.api(method, path, body);
+      assert.equal(refused.status, 400, `${method} ${path}`);
+      assert.equal(reasonOf(refused.body), 'badRequest', `${method} ${path}`);
+      assert.equal(refused.body.error.message, 'A folder cannot be placed inside itself or one of its descendants');
+      assert.deepEqual([refused.body.error.errors[0].location, refused.body.error.errors[0].locationType], [location, 'parameter'], `${method} ${path}`);
+    }
+    const after = (await h.api('GET', `/storage/v2/files/${a.id}`)).body;
+    assert.deepEqual(after.parents.map((p: { id: string }) => p.id), [root.id], 'A is still in the root');
+    assert.equal(after.title, 'cycle-A', 'nothing of a refused patch was applied');
+    assert.equal(after.etag, a.etag, 'not even its version');
+    assert.deepEqual((await h.api('GET', `/storage/v2/files/${c.id}`)).body.parents.map((p: { id: string }) => p.id), [b.id]);
+    const notFolder = await h.api('PATCH', `/storage/v2/files/${c.id}?addParents=${plain.id}`, {});
+    assert.equal(notFolder.status, 400, 'addParents must name a folder');
+    assert.equal(notFolder.body.error.errors[0].location, 'addParents');
+    assert.equal(reasonOf((await h.api('PATCH', `/storage/v2/files/${root.id}?addParents=${a.id}`, {})).body), 'cannotModifyRootFolder');
+    // A descendant may move up, and a folder into a sibling's subtree.
+    const up = await h.api('PATCH', `/storage/v2/files/${c.id}?addParents=${a.id}&removeParents=${b.id}`, {});
+    assert.equal(up.status, 200);
+    assert.deepEqual(up.body.parents.map((p: { id: string }) => p.id), [a.id]);
+    assert.equal((await h.api('PATCH', `/storage/v2/files/${b.id}?addParents=${c.id}&removeParents=${a.id}`, {})).status, 200, 'B into C, now its sibling');
+  });
+
   it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-PATCH: a commenter is Drive v2\'s reader with additionalRoles ["commenter"], kept on read and on a patch that leaves it alone, dropped with a role that is not reader; anything else in additionalRoles is 400', async () => {
     const file = (await h.api('POST', '/storage/v2/files', { title: 'commented' })).body;
     const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', additionalRoles: ['commenter'], type: 'user', value: 'cora@example.com' });
