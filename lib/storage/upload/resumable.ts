@@ -188,12 +188,14 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
   let uri = firstUri;
   const tracker = job.verifyMd5 ? new Md5Tracker(source) : undefined;
   let verify = job.verifyMd5;
+  let reported = -1;
   // A callback that throws ends the upload with its error (after the request in flight), never as a network failure.
   const callback: { failed: boolean; error?: unknown } = { failed: false };
   const progress = (sent: number) => {
-    if (!job.onProgress || callback.failed) return;
+    if (!job.onProgress || callback.failed || Math.min(sent, total) === reported) return;
+    reported = Math.min(sent, total);
     try {
-      job.onProgress({ sent: Math.min(sent, total), total });
+      job.onProgress({ sent: reported, total });
     } catch (error) {
       Object.assign(callback, { failed: true, error });
     }
@@ -321,7 +323,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
       await tracker.catchUp(total);
       const sent = tracker.digest();
       if (sent !== file.md5Checksum.toLowerCase()) {
-        throw new CheckFailedError(`the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${sent})`, {
+        throw new CheckFailedError(`the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${sent}); did the file change while it was sent?`, {
           code: 'STORAGE_MD5_MISMATCH',
           hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
         });
