@@ -22,8 +22,8 @@ import type { UploadedFile, UploadProgress } from './types.js';
 /** Chunks are multiples of this (Drive's rule for every chunk but the last). */
 export const CHUNK_UNIT = 256 * 1024;
 /**
- * 32 MiB: on loopback each chunk's round trip and the md5 cost an 8 MiB chunk 0.60 of a raw upload's speed, 32 MiB
- * 0.92 (bench/storage). Memory does not grow with it — a chunk is streamed from disk — only what a cut can send again.
+ * 32 MiB: a quarter of 8 MiB's round trips, never slower on loopback (bench/storage, docs/performance.md). Memory does
+ * not grow with it — a chunk is streamed from disk — only what a cut can send again.
  */
 export const DEFAULT_CHUNK_SIZE = 32 * 1024 * 1024;
 /** Sessions that expire this many times during one upload make it give up rather than start over forever. */
