@@ -17,7 +17,7 @@ export interface EndpointProbeOptions {
   registryHost?: string | undefined;
 }
 
-type Probe = Pick<DoctorCheck, 'status' | 'detail'>;
+type Probe = Pick<DoctorCheck, 'status' | 'detail'> & { fix?: string };
 
 interface Endpoint {
   check: string;
@@ -199,7 +199,20 @@ const storage: Endpoint = {
       } catch (error) {
         const reason = (error as { body?: { error?: { errors?: Array<{ reason?: unknown }> } } }).body?.error?.errors?.[0]?.reason;
         if ((error as { status?: unknown }).status === 401 && typeof reason === 'string') {
-          return { status: 'ok', detail: `${base} answers (STORAGE_TOKEN is not set: the commands use a \`gantry auth\` login)` };
+          // The commands would use a stored `gantry auth` login instead: say whether one is there (the index only,
+          // no token is read).
+          const profile = env.GANTRY_AUTH_PROFILE || 'default';
+          const { listProfiles } = await import('../auth/store/index.js');
+          const logins = await listProfiles({ env }).then((all) => all.filter((entry) => entry.profile === profile), () => []);
+          if (logins.length > 0) {
+            const who = logins.map((entry) => entry.account?.email ?? entry.authUrl).join(', ');
+            return { status: 'ok', detail: `${base} answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile ${profile} (${who})` };
+          }
+          return {
+            status: 'error',
+            detail: `${base} answers, but STORAGE_TOKEN is not set and profile ${profile} has no gantry auth login`,
+            fix: 'set STORAGE_TOKEN, or run gantry auth login --scope storage.file',
+          };
         }
         return failed(error, base);
       } finally {
@@ -211,7 +224,9 @@ const storage: Endpoint = {
       const { body } = await transport.request<{ user?: { emailAddress?: string } }>({ path: '/storage/v2/about', searchParams: { fields: 'user(emailAddress)' } });
       return { status: 'ok', detail: `${base} answers as ${body?.user?.emailAddress ?? 'an unnamed user'}` };
     } catch (error) {
-      if (error instanceof StorageError && error.status === 401) return { status: 'error', detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''}): renew it` };
+      if (error instanceof StorageError && error.status === 401) {
+        return { status: 'error', detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''})`, fix: 'set a valid STORAGE_TOKEN (or unset it to use a gantry auth login)' };
+      }
       return failed(error, base);
     } finally {
       transport.close();
@@ -230,6 +245,6 @@ export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorChe
     if (target === undefined) return { ...common, status: 'not configured', detail: endpoint.unset ?? `${endpoint.setting} is not set` };
     const result = await endpoint.probe(target, options);
     const setting = endpoint.settingUsed?.(options) ?? endpoint.setting;
-    return { ...common, ...result, ...(result.status === 'ok' ? {} : { fix: `check ${setting} and that the service runs` }) };
+    return { ...common, ...result, ...(result.status === 'ok' ? {} : { fix: result.fix ?? `check ${setting} and that the service runs` }) };
   });
 }

@@ -231,13 +231,20 @@ describe('gantry doctor (built, in its own process)', function () {
         const good = await doctor([], { PATH: everything, STORAGE_BASE_URL: storage.url, STORAGE_TOKEN: token });
         assert.equal(good.code, 0, good.stdout + good.stderr);
         assert.match(row(good, 'storage API'), new RegExp(`\\bok\\s+${storage.url} answers as dev@gantry\\.test`));
-        const anonymous = await doctor([], { PATH: everything, STORAGE_BASE_URL: `${storage.url}/storage/v2` });
-        assert.equal(anonymous.code, 0, anonymous.stdout + anonymous.stderr);
-        assert.match(row(anonymous, 'storage API'), /\bok\s+.* answers \(STORAGE_TOKEN is not set/);
+        const home = await mkdtemp(join(tmpdir(), 'gantry-doctor-home-'));
+        const anonymous = await doctor([], { PATH: everything, HOME: home, STORAGE_BASE_URL: `${storage.url}/storage/v2` });
+        assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
+        assert.match(row(anonymous, 'storage API'), /\berror\s+.* answers, but STORAGE_TOKEN is not set and profile default has no gantry auth login\s+set STORAGE_TOKEN, or run gantry auth login --scope storage\.file$/);
+        // A login recorded in the profile index (no token is read) is what the commands would use.
+        await mkdir(join(home, '.config', 'gantry', 'auth'), { recursive: true });
+        await writeFile(join(home, '.config', 'gantry', 'auth', 'profiles.json'), JSON.stringify({ format: 'gantry-auth-profiles/1', profiles: [{ authUrl: 'http://127.0.0.1:5762', clientId: 'c', profile: 'default', store: { kind: 'file', spec: 'file' }, location: 'a file', account: { email: 'dev@gantry.test' }, writtenAt: new Date().toISOString() }] }));
+        const withLogin = await doctor([], { PATH: everything, HOME: home, STORAGE_BASE_URL: storage.url });
+        assert.match(row(withLogin, 'storage API'), /\bok\s+.* answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile default \(dev@gantry\.test\)/, withLogin.stdout);
+        await rm(home, { recursive: true, force: true });
         const wrong = await doctor([], { PATH: everything, STORAGE_BASE_URL: storage.url, STORAGE_TOKEN: `${token}-wrong` });
         assert.equal(wrong.code, 1);
-        assert.match(row(wrong, 'storage API'), /\berror\s+.* refuses STORAGE_TOKEN \(401 authError\): renew it.*check STORAGE_BASE_URL/);
-        for (const run of [good, anonymous, wrong]) assert.ok(!(run.stdout + run.stderr).includes(token), 'the token is never shown');
+        assert.match(row(wrong, 'storage API'), /\berror\s+.* refuses STORAGE_TOKEN \(401 authError\)\s+set a valid STORAGE_TOKEN \(or unset it to use a gantry auth login\)$/);
+        for (const run of [good, anonymous, withLogin, wrong]) assert.ok(!(run.stdout + run.stderr).includes(token), 'the token is never shown');
       } finally {
         await storage.stop();
         await rm(dir, { recursive: true, force: true });
