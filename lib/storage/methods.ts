@@ -284,6 +284,13 @@ export function prepareCall(name: StorageMethodName, params: unknown, where: str
   expectOptions(where, params, 'params');
   const given = (params ?? {}) as Record<string, unknown>;
   const pathNames = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  // Unknown names first: `fileID` for `fileId` is a typo to point at, not a missing fileId.
+  const known = [...pathNames, ...Object.keys(spec.query), ...Object.keys(commonQuery), ...(spec.body ? ['requestBody'] : []), ...(spec.ifMatch ? ['ifMatch'] : []), 'signal'];
+  for (const key of Object.keys(given)) {
+    if (given[key] === undefined || known.includes(key)) continue;
+    const meant = known.find((name) => name.toLowerCase() === key.toLowerCase());
+    throw new UsageError(`${where}: unknown parameter "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}`, { code: 'INVALID_ARGUMENT', hint: `${name} takes ${known.join(', ')}` });
+  }
   const path = `/storage/v2/${spec.path.replace(/\{(\w+)\}/g, (_, key: string) => pathSegment(where, key, given[key]))}`;
   const searchParams: StorageParams = {};
   const headers: Record<string, string> = {};
@@ -302,9 +309,6 @@ export function prepareCall(name: StorageMethodName, params: unknown, where: str
     } else if (key in spec.query || key in commonQuery) {
       const declared = (spec.query as Record<string, string>)[key] ?? commonQuery[key]!;
       searchParams[key] = checkQuery(where, key, declared.replace('!', '') as QueryType, value);
-    } else {
-      const known = [...pathNames, ...Object.keys(spec.query), ...Object.keys(commonQuery), ...(spec.body ? ['requestBody'] : []), ...(spec.ifMatch ? ['ifMatch'] : []), 'signal'];
-      throw new UsageError(`${where}: unknown parameter "${key}"`, { code: 'INVALID_ARGUMENT', hint: `${name} takes ${known.join(', ')}` });
     }
   }
   for (const [key, declared] of Object.entries(spec.query as Record<string, string>)) {

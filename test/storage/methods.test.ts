@@ -278,6 +278,7 @@ describe('storage client: the 70 methods against the embedded server', function 
       [() => client.files.list({ maxResults: -1 }), /^files\.list: params\.maxResults/],
       [() => client.files.get({ fileId: 'x', supportsAllDrives: 'yes' } as never), /^files\.get: params\.supportsAllDrives must be true or false/],
       [() => client.files.get({} as never), /^files\.get: params\.fileId must be a non-empty string/],
+      [() => client.files.get({ fileID: 'x' } as never), /^files\.get: unknown parameter "fileID" \(did you mean "fileId"\?\)/],
       [() => client.files.get(null as never), /^files\.get: params must be an object/],
       [() => client.comments.insert({ fileId: 'x' } as never), /^comments\.insert: params\.requestBody is required/],
       [() => client.files.insert({ requestBody: 'title' as never }), /^files\.insert: params\.requestBody must be an object/],
