@@ -104,7 +104,7 @@ ${footer}`)
     .action(async (title: string, flags, command: Command) => (await actions()).mkdirAction(title, flags, command, context));
 
   connectionOptions(storage.command('mv <id>'))
-    .description('move a file or folder into another folder (its parents become that folder alone)')
+    .description('move a file or folder into another folder (its parents become that folder alone); a folder cannot go into itself or its subfolders')
     .requiredOption('--to <folderId>', 'the folder to move it to (root: the root folder)')
     .addHelpText('after', `\nExample:\n  gantry storage mv <id> --to <folderId>\n${footer}`)
     .action(async (id: string, flags, command: Command) => (await actions()).mvAction(id, flags, command, context));
@@ -116,7 +116,13 @@ ${footer}`)
 
   connectionOptions(storage.command('untrash <id>'))
     .description('restore a file or folder from the trash')
-    .addHelpText('after', `\nExample:\n  gantry storage ls --trashed && gantry storage untrash <id>\n${footer}`)
+    .addHelpText('after', `
+A file inside a trashed folder stays in the trash until that folder is restored: untrash then names the folder and
+exits 1.
+
+Example:
+  gantry storage ls --trashed && gantry storage untrash <id>
+${footer}`)
     .action(async (id: string, flags, command: Command) => (await actions()).trashAction('untrash', id, flags, command, context));
 
   connectionOptions(storage.command('rm <id>'))

@@ -3,11 +3,11 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { CheckFailedError, shown, UsageError } from '../errors.js';
-import type { File, Permission, Revision } from '../storage/index.js';
+import type { File, Permission, Revision, StorageClient } from '../storage/index.js';
 import { usage, type CliContext } from './context.js';
 import type { StorageFlags } from './storageClient.js';
 import { checkCount, checkId, checkShare, checkTitle, formatBytes } from './storageInput.js';
-import { FOLDER_MIME, interruption, jsonLine, shortDate, StreamTable, withStorage } from './storageRun.js';
+import { FOLDER_MIME, interruption, jsonLine, shortDate, StreamTable, withHint, withStorage } from './storageRun.js';
 
 interface LsFlags extends StorageFlags {
   query?: string;
@@ -122,12 +122,22 @@ export async function mvAction(id: string, flags: StorageFlags & { to: string },
   const { json } = context.globals(command);
   checkId(id);
   const to = checkId(flags.to, '--to');
+  if (id === to) throw usage(`mv ${id} --to ${to}: a file or folder cannot be moved into itself`, 'give --to another folder (gantry storage ls lists them)');
   await withStorage(flags, context, async ({ client }) => {
     const target = await client.files.get({ fileId: to, fields: 'id,title,mimeType' });
     if (target.mimeType !== FOLDER_MIME) throw new CheckFailedError(`--to ${to} is not a folder: it is ${target.title ?? 'a file'} (${target.mimeType ?? 'no type'})`, { code: 'STORAGE_NOT_A_FOLDER', hint: 'give a folder id (gantry storage mkdir makes one)' });
-    const current = await client.files.get({ fileId: id, fields: 'id,parents(id)' });
+    const current = await client.files.get({ fileId: id, fields: 'id,title,parents(id)' });
+    // `root` and the root folder's id name the same folder: the service's ids decide.
+    if (current.id === target.id) throw new CheckFailedError(`${current.title} (${current.id}) cannot be moved into itself`, { code: 'STORAGE_MOVE_INTO_ITSELF', hint: 'give --to another folder' });
     const others = (current.parents ?? []).map((p) => p.id).filter((p): p is string => !!p && p !== target.id);
-    const moved = await client.files.patch({ fileId: id, addParents: target.id!, ...(others.length > 0 ? { removeParents: others.join(',') } : {}) });
+    const moved = await client.files.patch({ fileId: id, addParents: target.id!, ...(others.length > 0 ? { removeParents: others.join(',') } : {}) }).catch((error: unknown) => {
+      // The service refuses a parent that would make a cycle (400 badRequest): --to is inside the folder moved.
+      const refused = error as { status?: unknown; reason?: unknown; location?: unknown };
+      if (refused.status === 400 && refused.reason === 'badRequest' && refused.location === 'addParents') {
+        throw withHint(error, `${target.title} (${target.id}) is inside ${current.title} (${current.id}): a folder cannot be moved into one of its own subfolders`);
+      }
+      throw error;
+    });
     if (json) context.out.json(moved);
     else context.out.line(`Moved ${moved.title} (${moved.id}) to ${target.title} (${target.id})`);
   });
@@ -139,8 +149,34 @@ export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: 
   await withStorage(flags, context, async ({ client }) => {
     const file = verb === 'trash' ? await client.files.trash({ fileId: id }) : await client.files.untrash({ fileId: id });
     if (json) context.out.json(file);
-    else context.out.line(verb === 'trash' ? `Trashed ${file.title} (${file.id}); gantry storage untrash ${file.id} brings it back` : `Restored ${file.title} (${file.id}) from the trash`);
+    // A file inside a trashed folder stays in the trash after its own untrash: Drive v2 answers labels.trashed true
+    // with explicitlyTrashed false. Saying "Restored" then would be false.
+    if (verb === 'untrash' && file.labels?.trashed === true) {
+      const above = await trashedAncestor(client, file);
+      throw new CheckFailedError(`${file.title} (${file.id}) is still in the trash because ${above ? `the folder ${above.title} (${above.id})` : 'a folder'} above it is`, {
+        code: 'STORAGE_STILL_TRASHED',
+        hint: above ? `gantry storage untrash ${above.id} restores that folder with everything in it` : 'untrash the trashed folder it is in (gantry storage ls --trashed lists the trash)',
+      });
+    }
+    if (!json) context.out.line(verb === 'trash' ? `Trashed ${file.title} (${file.id}); gantry storage untrash ${file.id} brings it back` : `Restored ${file.title} (${file.id}) from the trash`);
   });
+}
+
+/** The folder above `file` that was trashed itself (explicitlyTrashed), looked for parent by parent; undefined if none. */
+async function trashedAncestor(client: StorageClient, file: File): Promise<File | undefined> {
+  const seen = new Set<string>([file.id ?? '']);
+  let queue = (file.parents ?? []).map((p) => p.id).filter((p): p is string => !!p);
+  // A bounded walk: folders are rarely deep, and a damaged tree must not make it endless.
+  for (let asked = 0; queue.length > 0 && asked < 50; asked += 1) {
+    const id = queue.shift()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const folder = await client.files.get({ fileId: id, fields: 'id,title,labels(trashed),explicitlyTrashed,parents(id)' }).catch(() => undefined);
+    if (!folder?.labels?.trashed) continue;
+    if (folder.explicitlyTrashed) return folder;
+    queue = [...queue, ...(folder.parents ?? []).map((p) => p.id).filter((p): p is string => !!p)];
+  }
+  return undefined;
 }
 
 /** Asks on the terminal; true only for y or yes. */

@@ -1,0 +1,120 @@
+// `gantry storage` where a first trial went wrong: folder cycles (mv into itself or a subfolder), untrash inside a
+// trashed folder, changes --watch after a startup error (it must end, and print no token it never had confirmed),
+// no login at all (exit 2, nothing sent), hints that fit where the token and the base URL come from, a notice when
+// the retries start, rm naming what it deleted. The built command in its own process against the embedded storage
+// server on a real socket; a plain HTTP server stands for a base URL that is no storage API.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { harness, type Harness, type Json } from '../devserver/storage/helpers.js';
+
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+const CANARY = 'ya29.canary-storage-answers-7c3b';
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+describe('gantry storage: what it says when the service or the setup says no', function () {
+  this.timeout(120_000);
+  let h: Harness;
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gantry-storage-answers-'));
+    await Promise.all(['home', 'state', 'config', 'work'].map((name) => mkdir(join(dir, name))));
+    h = await harness({ tokens: [CANARY] });
+  });
+  after(async () => {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+    const base: Record<string, string | undefined> = {
+      PATH: process.env.PATH, HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config'), GANTRY_LOG: 'warn',
+      STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: CANARY, ...extra,
+    };
+    return Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+  }
+
+  function gantry(args: string[], options: { env?: NodeJS.ProcessEnv; onStderr?: (all: string, child: ChildProcess) => void; killAfterMs?: number } = {}): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const child = spawn(process.execPath, [bin, ...args], { env: options.env ?? env(), cwd: join(dir, 'work') });
+      // A command that does not end is a failure of its own: it is killed, and its signal says so.
+      const guard = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        options.onStderr?.(stderr, child);
+      });
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(guard);
+        resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+      });
+    });
+  }
+
+  async function ok(args: string[]): Promise<Run> {
+    const run = await gantry(args);
+    assert.equal(run.code, 0, `gantry ${args.join(' ')}: ${run.stderr}`);
+    return run;
+  }
+  const json = async (args: string[]): Promise<Json> => JSON.parse((await ok([...args, '--json'])).stdout);
+  const parentsOf = async (id: string): Promise<string[]> => (await h.api('GET', `/storage/v2/files/${id}`)).body.parents.map((p: Json) => p.id);
+
+  it('STO-FILES-PATCH: mv X --to X is exit 2 with nothing sent; mv of a folder into its own subfolder is the service\'s 400 badRequest (exit 1) naming both; the folder stays where it was', async () => {
+    const root = (await h.api('GET', '/storage/v2/files/root')).body.id as string;
+    const a = await json(['storage', 'mkdir', 'outer']);
+    const b = await json(['storage', 'mkdir', 'inner', '--parent', a.id]);
+    const before = h.server.stats().requests;
+    const self = await gantry(['storage', 'mv', a.id, '--to', a.id]);
+    assert.equal(self.code, 2, self.stderr);
+    assert.match(self.stderr, new RegExp(`^error: mv ${a.id} --to ${a.id}: a file or folder cannot be moved into itself$`, 'm'));
+    assert.equal(h.server.stats().requests, before, 'nothing was sent');
+    const rootIntoItself = await gantry(['storage', 'mv', 'root', '--to', root]);
+    assert.equal(rootIntoItself.code, 1, rootIntoItself.stderr);
+    assert.match(rootIntoItself.stderr, /cannot be moved into itself/);
+
+    const down = await gantry(['storage', 'mv', a.id, '--to', b.id]);
+    assert.equal(down.code, 1, down.stderr);
+    assert.match(down.stderr, /answered 400 badRequest \(addParents\): A folder cannot be placed inside itself or one of its descendants/);
+    assert.match(down.stderr, new RegExp(`^hint: inner \\(${b.id}\\) is inside outer \\(${a.id}\\): a folder cannot be moved into one of its own subfolders$`, 'm'));
+    assert.deepEqual(await parentsOf(a.id), [root], 'outer is still in the root');
+    assert.match((await ok(['storage', 'ls'])).stdout, new RegExp(`^${a.id}\\s+outer/`, 'm'));
+    // The other way round is an ordinary move.
+    const up = await ok(['storage', 'mv', b.id, '--to', 'root']);
+    assert.match(up.stdout, new RegExp(`^Moved inner \\(${b.id}\\) to My Drive \\(${root}\\)$`, 'm'));
+  });
+
+  it('STO-FILES-UNTRASH: untrash of a file inside a trashed folder says it is still in the trash and names that folder (exit 1), not "Restored"; untrash of the folder restores both', async () => {
+    const folder = await json(['storage', 'mkdir', 'binned']);
+    await writeFile(join(dir, 'work', 'inside.txt'), 'inside');
+    const file = await json(['storage', 'put', 'inside.txt', '--parent', folder.id]);
+    await ok(['storage', 'trash', folder.id]);
+    const still = await gantry(['storage', 'untrash', file.id]);
+    assert.equal(still.code, 1, still.stderr);
+    assert.doesNotMatch(still.stdout, /Restored/);
+    assert.match(still.stderr, new RegExp(`^error: inside\\.txt \\(${file.id}\\) is still in the trash because the folder binned \\(${folder.id}\\) above it is$`, 'm'));
+    assert.match(still.stderr, new RegExp(`^hint: gantry storage untrash ${folder.id} restores that folder with everything in it$`, 'm'));
+    const read = (await h.api('GET', `/storage/v2/files/${file.id}`)).body;
+    assert.deepEqual([read.labels.trashed, read.explicitlyTrashed], [true, false], 'how the service says it: trashed through its folder');
+    const asJson = await gantry(['storage', 'untrash', file.id, '--json']);
+    assert.equal(asJson.code, 1);
+    assert.equal(JSON.parse(asJson.stdout).labels.trashed, true, '--json prints the answer as it is');
+    const restored = await ok(['storage', 'untrash', folder.id]);
+    assert.match(restored.stdout, new RegExp(`^Restored binned \\(${folder.id}\\) from the trash$`, 'm'));
+    assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.labels.trashed, false);
+  });
+});
