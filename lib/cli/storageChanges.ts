@@ -87,23 +87,34 @@ async function watch(
   const { out, logger } = context;
   const { createChannelReceiver } = await import('../storage/index.js');
   const receiver = createChannelReceiver({ logger });
-  let listening: string;
-  try {
-    listening = await receiver.listen({ host: listen.host, port: listen.port, path: '/notifications' });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-      throw usage(`--listen ${listen.host}:${listen.port}: cannot listen there (${code})`, code === 'EADDRINUSE' ? 'choose another port (0: any free port)' : 'use an address of this machine, e.g. 127.0.0.1:0');
-    }
-    throw error;
-  }
-  // Without a token to start from, only what changes from now on; with one, first what changed since.
-  let token = given ?? (await client.changes.getStartPageToken({ signal })).startPageToken;
   const stopReceiving = () => void receiver.close();
   signal.addEventListener('abort', stopReceiving, { once: true });
+  // The token to go on from is printed only once the service has taken it (a refused --page-token is none), and the
+  // receiver is closed however this ends: left listening, it would keep the process alive after an error.
+  let token: string | undefined;
   let registered: Awaited<ReturnType<StorageClient['watchChanges']>> | undefined;
   try {
-    if (given !== undefined) token = (await printChanges(client, out, json, table, given, signal)) ?? token;
+    let listening: string;
+    try {
+      listening = await receiver.listen({ host: listen.host, port: listen.port, path: '/notifications' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+        throw usage(`--listen ${listen.host}:${listen.port}: cannot listen there (${code})`, code === 'EADDRINUSE' ? 'choose another port (0: any free port)' : 'use an address of this machine, e.g. 127.0.0.1:0');
+      }
+      throw error;
+    }
+    // Without a token to start from, only what changes from now on; with one, first what changed since.
+    if (given === undefined) token = (await client.changes.getStartPageToken({ signal })).startPageToken;
+    else {
+      try {
+        token = (await printChanges(client, out, json, table, given, signal)) ?? given;
+      } catch (error) {
+        // Stopped while listing: what was printed may be printed again from the same token, never skipped.
+        if (signal.aborted) token = given;
+        throw error;
+      }
+    }
     registered = await client.watchChanges({ address: address ?? listening, receiver, ...(token !== undefined ? { params: { pageToken: token } } : {}) });
     out.note(`Watching changes: channel ${registered.id}${registered.expiration ? ` until ${registered.expiration.toISOString()}` : ''}, notifications on ${listening}${address ? ` (the service posts to ${address})` : ''}. Ctrl-C stops.`);
     for await (const notification of receiver.notifications()) {

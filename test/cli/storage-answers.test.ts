@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,14 +28,24 @@ describe('gantry storage: what it says when the service or the setup says no', f
   this.timeout(120_000);
   let h: Harness;
   let dir: string;
+  let plain: Server;
+  let plainUrl: string;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-storage-answers-'));
     await Promise.all(['home', 'state', 'config', 'work'].map((name) => mkdir(join(dir, name))));
     h = await harness({ tokens: [CANARY] });
+    // A web server that is not the storage API: every path is a 404 page in HTML.
+    plain = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>Not Found</h1></body></html>');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
   });
   after(async () => {
     await h.close();
+    await new Promise((resolve) => plain.close(resolve));
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -116,5 +128,27 @@ describe('gantry storage: what it says when the service or the setup says no', f
     const restored = await ok(['storage', 'untrash', folder.id]);
     assert.match(restored.stdout, new RegExp(`^Restored binned \\(${folder.id}\\) from the trash$`, 'm'));
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.labels.trashed, false);
+  });
+
+  it('STO-CHANGES-WATCH: changes --watch with a wrong token prints the 401 and exits 1 at once (the notification receiver closed), printing no token to go on from', async () => {
+    const wrong = await gantry(['storage', 'changes', '--watch'], { env: env({ STORAGE_TOKEN: 'ya29.not-a-token-the-server-knows' }), killAfterMs: 20_000 });
+    assert.equal(wrong.signal, null, `it had to be killed: ${wrong.stderr}`);
+    assert.equal(wrong.code, 1, wrong.stderr);
+    assert.ok(wrong.ms < 10_000, `it took ${wrong.ms} ms`);
+    assert.match(wrong.stderr, /answered 401 authError/);
+    assert.doesNotMatch(wrong.stderr, /Next:/);
+    const nowhere = await gantry(['storage', 'changes', '--watch'], { env: env({ STORAGE_BASE_URL: plainUrl }), killAfterMs: 20_000 });
+    assert.equal(nowhere.signal, null, `it had to be killed: ${nowhere.stderr}`);
+    assert.equal(nowhere.code, 1, nowhere.stderr);
+    assert.ok(nowhere.ms < 10_000, `it took ${nowhere.ms} ms`);
+  });
+
+  it('STO-CHANGES-WATCH STO-CHANGES-LIST: changes --watch --page-token the service refuses is its 400 (exit 1) with no "Next:" line for that token', async () => {
+    const refused = await gantry(['storage', 'changes', '--watch', '--page-token', 'abc'], { killAfterMs: 20_000 });
+    assert.equal(refused.signal, null, `it had to be killed: ${refused.stderr}`);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /answered 400/);
+    assert.doesNotMatch(refused.stderr, /Next:/);
+    assert.doesNotMatch(refused.stderr, /Watching changes/);
   });
 });
