@@ -15,8 +15,9 @@ storage.appdata (\`gantry auth login --scope storage.file\`), refreshed as it ru
 visible to every user of the machine.`;
 
 export const STORAGE_EXIT_HELP = `Exit codes: 0 success; 1 the service said no (404 no such file, 403 permission or scope, 412 changed since read,
-400) or a check failed (md5); 2 bad input, nothing sent (an id, a flag, a missing file, a folder given to put, -o
-into a missing folder); 3 the service failed after its retries (5xx, rate limits, a broken connection); 130 Ctrl-C.`;
+400) or a check failed (md5); 2 bad input or setup, nothing sent (an id, a flag, a missing file, a folder given to
+put, -o into a missing folder, no STORAGE_TOKEN and no login); 3 the service failed after its retries (5xx, rate
+limits, a broken connection); 130 Ctrl-C.`;
 
 export interface StorageFlags extends ServerFlags {
   baseUrl?: string;
@@ -39,6 +40,8 @@ export interface StorageSession {
   client: StorageClient;
   /** Where the token comes from, for messages: STORAGE_TOKEN or the login's profile. */
   tokenFrom: string;
+  /** Where the service root comes from, for messages: --base-url or STORAGE_BASE_URL. */
+  baseFrom: '--base-url' | 'STORAGE_BASE_URL';
   close(): void;
 }
 
@@ -64,12 +67,13 @@ export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): 
  */
 export async function openStorage(flags: StorageFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<StorageSession> {
   const baseUrl = await storageBase(flags, env);
+  const baseFrom = flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL';
   const { createStorageClient } = await import('../storage/index.js');
   const fixed = env.STORAGE_TOKEN;
   if (fixed !== undefined && fixed !== '') {
     if (fixed.trim() === '' || /\s/.test(fixed.trim())) throw usage('STORAGE_TOKEN holds white space: it must be the bearer token alone');
     const client = createStorageClient({ baseUrl, token: fixed.trim(), logger });
-    return { client, tokenFrom: 'STORAGE_TOKEN', close: () => client.close() };
+    return { client, tokenFrom: 'STORAGE_TOKEN', baseFrom, close: () => client.close() };
   }
   const { openAuthSession, releaseClients } = await import('./authActions.js');
   let opened: Awaited<ReturnType<typeof openAuthSession>>;
@@ -78,8 +82,9 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
   } catch (error) {
     releaseClients();
     if (error instanceof GantryError && error.code === 'AUTH_NOT_LOGGED_IN') {
-      // The login's own hint speaks of `gantry auth`; here the other way in is STORAGE_TOKEN too.
-      Object.defineProperty(error, 'hint', { value: 'log in with `gantry auth login --scope storage.file` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN', enumerable: true });
+      // Nothing was sent: a setup to fix before the command can run (exit 2). The login's own hint speaks of
+      // `gantry auth`; here the other way in is STORAGE_TOKEN too.
+      throw new UsageError(error.message, { code: error.code, cause: error, hint: 'log in with `gantry auth login --scope storage.file` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN' });
     }
     throw error;
   }
@@ -88,6 +93,7 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
   return {
     client,
     tokenFrom: `the login of profile ${key.profile} at ${key.authUrl}`,
+    baseFrom,
     close() {
       client.close();
       session.close();

@@ -14,7 +14,7 @@ export async function withStorage<T>(flags: StorageFlags, context: CliContext, u
   try {
     return await use(session);
   } catch (error) {
-    throw forTheCommand(error, session.tokenFrom);
+    throw forTheCommand(error, session);
   } finally {
     session.close();
   }
@@ -22,14 +22,28 @@ export async function withStorage<T>(flags: StorageFlags, context: CliContext, u
 
 /**
  * The service's answers said in the command's terms. A 403 for missing scopes (Google answers insufficientPermissions
- * with "insufficient authentication scopes", the same reason as a missing role) is about the login, not the file.
+ * with "insufficient authentication scopes", the same reason as a missing role) is about the login, not the file; a
+ * 401 is about the token where it came from; a 404 without the service's error body is no storage API at all.
  */
-export function forTheCommand(error: unknown, tokenFrom: string): unknown {
-  const e = error as { status?: unknown; reason?: unknown; storageMessage?: unknown };
-  if (e?.status === 403 && (e.reason === 'insufficientScopes' || (e.reason === 'insufficientPermissions' && typeof e.storageMessage === 'string' && /scope/i.test(e.storageMessage)))) {
+export function forTheCommand(error: unknown, session: Pick<StorageSession, 'tokenFrom' | 'baseFrom'> & { client?: { baseUrl: string } }): unknown {
+  const { tokenFrom } = session;
+  const e = error as { status?: unknown; reason?: unknown; storageMessage?: unknown; errors?: unknown };
+  if (!(error instanceof GantryError) || typeof e.status !== 'number') return error;
+  if (e.status === 403 && (e.reason === 'insufficientScopes' || (e.reason === 'insufficientPermissions' && typeof e.storageMessage === 'string' && /scope/i.test(e.storageMessage)))) {
     return withHint(error, tokenFrom === 'STORAGE_TOKEN'
       ? 'STORAGE_TOKEN lacks a storage scope: use a token granted storage.file (or storage), or unset it and log in with `gantry auth login --scope storage.file`'
       : `${tokenFrom} lacks a storage scope: log in again with \`gantry auth login --scope storage.file\` (and the same --profile)`);
+  }
+  if (e.status === 401) {
+    return withHint(error, tokenFrom === 'STORAGE_TOKEN'
+      ? 'STORAGE_TOKEN is wrong, expired or revoked: set a valid one (or unset it to use the gantry auth login)'
+      : `the token of ${tokenFrom} was refused: run \`gantry auth refresh\`, or \`gantry auth login --scope storage.file\` (with the same --profile)`);
+  }
+  // A StorageError always has `errors`; empty, with no reason and no message, the body was not the service's shape.
+  const notStorageShaped = Array.isArray(e.errors) && e.errors.length === 0 && e.reason === undefined && e.storageMessage === undefined;
+  if (e.status === 404 && notStorageShaped) {
+    const where = session.client?.baseUrl ?? session.baseFrom;
+    return withHint(error, `${where} does not look like a storage API (its 404 is not the service's error): check ${session.baseFrom} — the service root, e.g. what \`gantry dev\` prints`);
   }
   return error;
 }

@@ -151,4 +151,35 @@ describe('gantry storage: what it says when the service or the setup says no', f
     assert.doesNotMatch(refused.stderr, /Next:/);
     assert.doesNotMatch(refused.stderr, /Watching changes/);
   });
+
+  it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: without STORAGE_TOKEN and without a login it is exit 2 (setup, nothing sent), the hint naming both ways in', async () => {
+    const before = h.server.stats().requests;
+    for (const args of [['storage', 'ls'], ['storage', 'changes', '--watch']]) {
+      const none = await gantry(args, { env: env({ STORAGE_TOKEN: undefined }), killAfterMs: 20_000 });
+      assert.equal(none.code, 2, none.stderr);
+      assert.match(none.stderr, /^error: not logged in/m);
+      assert.match(none.stderr, /^hint: log in with `gantry auth login --scope storage\.file` .*or set STORAGE_TOKEN$/m);
+    }
+    assert.equal(h.server.stats().requests, before, 'nothing reached the server');
+  });
+
+  it('a 401 to STORAGE_TOKEN says to set a valid one; a 404 that is not the storage API\'s own answer says the base URL is not a storage API', async () => {
+    const wrong = await gantry(['storage', 'ls'], { env: env({ STORAGE_TOKEN: 'ya29.not-a-token-the-server-knows' }) });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /answered 401 authError/);
+    assert.match(wrong.stderr, /^hint: STORAGE_TOKEN is wrong, expired or revoked: set a valid one \(or unset it to use the gantry auth login\)$/m);
+    assert.doesNotMatch(wrong.stderr, /gantry auth refresh/);
+
+    const fromEnv = await gantry(['storage', 'about'], { env: env({ STORAGE_BASE_URL: plainUrl }) });
+    assert.equal(fromEnv.code, 1, fromEnv.stderr);
+    assert.match(fromEnv.stderr, /answered 404: non-JSON body/);
+    assert.match(fromEnv.stderr, new RegExp(`^hint: ${plainUrl.replace(/[.:/]/g, '\\$&')} does not look like a storage API .*check STORAGE_BASE_URL`, 'm'));
+    assert.doesNotMatch(fromEnv.stderr, /no such file/);
+    const fromFlag = await gantry(['storage', 'ls', '--base-url', plainUrl]);
+    assert.equal(fromFlag.code, 1, fromFlag.stderr);
+    assert.match(fromFlag.stderr, /^hint: \S+ does not look like a storage API .*check --base-url/m);
+    // The storage API's own 404 keeps its hint.
+    const missing = await gantry(['storage', 'get', 'noSuchFile123']);
+    assert.match(missing.stderr, /^hint: no such file/m);
+  });
 });

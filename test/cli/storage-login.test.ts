@@ -1,7 +1,8 @@
 // `gantry storage` with a device login instead of STORAGE_TOKEN: `gantry auth login` against the embedded
 // authorization server (approved through its admin API, as a person would on a phone), then the storage commands
 // against an embedded storage server that checks the login's access token with the authorization server's tokeninfo.
-// A login without a storage scope is 403 (exit 1); no login at all names both ways in.
+// A login without a storage scope is 403 (exit 1), a token the service refuses 401 (exit 1, refresh or log in again);
+// no login at all is exit 2 and names both ways in.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -102,10 +103,23 @@ describe('gantry storage with a gantry auth device login (embedded authorization
     assert.match(ls.stderr, /^hint: the login of profile no-storage at \S+ lacks a storage scope: log in again with `gantry auth login --scope storage\.file` \(and the same --profile\)$/m);
   });
 
-  it('a profile nobody logged in to: exit 1 (not logged in), the hint names `gantry auth login --scope storage.file` and STORAGE_TOKEN; nothing reaches the storage server', async () => {
+  it('a login whose token the service refuses: 401 (after the one refresh), exit 1, the hint to refresh or log in again — not to set STORAGE_TOKEN', async () => {
+    // A second storage server that knows only its own fixed token: the login's tokens, fresh or refreshed, are not it.
+    const stranger = await harness();
+    try {
+      const ls = await gantry(['storage', 'ls', '--base-url', stranger.server.url]);
+      assert.equal(ls.code, 1, ls.stderr);
+      assert.match(ls.stderr, /answered 401 authError/);
+      assert.match(ls.stderr, /^hint: the token of the login of profile default at \S+ was refused: run `gantry auth refresh`, or `gantry auth login --scope storage\.file` \(with the same --profile\)$/m);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('a profile nobody logged in to: exit 2 (not logged in: a setup to fix, nothing sent), the hint names `gantry auth login --scope storage.file` and STORAGE_TOKEN; nothing reaches the storage server', async () => {
     const before = storage.server.stats().requests;
     const ls = await gantry(['storage', 'ls', '--profile', 'nobody']);
-    assert.equal(ls.code, 1, ls.stderr);
+    assert.equal(ls.code, 2, ls.stderr);
     assert.match(ls.stderr, /^error: not logged in to \S+ as client \S+ \(profile nobody\)$/m);
     assert.match(ls.stderr, /^hint: log in with `gantry auth login --scope storage\.file` .*or set STORAGE_TOKEN$/m);
     assert.equal(storage.server.stats().requests, before);

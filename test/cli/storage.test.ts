@@ -343,15 +343,15 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(h.server.stats().requests, before, 'nothing reached the server');
   });
 
-  it('without STORAGE_TOKEN or a login: exit 1 (not logged in) with the hint to log in with the storage scope or set STORAGE_TOKEN; a bad token is 401 authError, exit 1', async () => {
+  it('without STORAGE_TOKEN or a login: exit 2 (not logged in, nothing sent) with the hint to log in with the storage scope or set STORAGE_TOKEN; a bad token is 401 authError, exit 1', async () => {
     const none = await gantry(['storage', 'ls'], { env: env({ STORAGE_TOKEN: undefined }) });
-    assert.equal(none.code, 1, none.stderr);
+    assert.equal(none.code, 2, none.stderr);
     assert.match(none.stderr, /^error: not logged in/m);
     assert.match(none.stderr, /^hint: log in with `gantry auth login --scope storage\.file` .*or set STORAGE_TOKEN$/m);
     const wrong = await gantry(['storage', 'ls'], { env: env({ STORAGE_TOKEN: 'ya29.not-a-token-the-server-knows' }) });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /answered 401 authError/);
-    assert.match(wrong.stderr, /^hint: the token is wrong, expired or revoked/m);
+    assert.match(wrong.stderr, /^hint: STORAGE_TOKEN is wrong, expired or revoked: set a valid one/m);
   });
 
   it('the token is in no output, message or argument, even with --verbose after a failure', async () => {
