@@ -45,6 +45,33 @@ export interface StorageSession {
   close(): void;
 }
 
+/** The HTTP core's note of a retry (lib/http/client.ts logs it at debug): `GET <url>: <reason>; retrying in <n> ms`. */
+const RETRY_NOTE = /^(\S+) (\S+): (.+); retrying in \d+ ms$/;
+
+/**
+ * The command's logger for the storage client: everything passes through, and the first retry of the run is also
+ * said at warn level — without it a service that does not answer leaves the command silent for half a minute
+ * (the storage policy's backoff) before exit 3. Each retry stays a debug line (--verbose).
+ */
+export function withRetryNotice(logger: Logger, policy: { retries: number; backoff: { initialMs: number; maxMs: number; factor: number }; budgetMs: number }): Logger {
+  let told = false;
+  let waits = 0;
+  for (let i = 0; i < policy.retries; i += 1) waits += Math.min(policy.backoff.maxMs, policy.backoff.initialMs * policy.backoff.factor ** i);
+  const seconds = Math.ceil(Math.min(waits, policy.budgetMs) / 1000);
+  return {
+    debug(message) {
+      logger.debug(message);
+      const m = told ? null : RETRY_NOTE.exec(message);
+      if (!m) return;
+      told = true;
+      logger.warn(`storage: ${m[3]} (${m[1]} ${m[2]}); retrying (up to ${policy.retries} times over ~${seconds} s; --verbose shows each attempt)`);
+    },
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message) => logger.error(message),
+  };
+}
+
 /** The service root, checked (exit 2 naming both sources when neither is set). */
 export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): Promise<string> {
   if (flags.token !== undefined) {
@@ -68,7 +95,8 @@ export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): 
 export async function openStorage(flags: StorageFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<StorageSession> {
   const baseUrl = await storageBase(flags, env);
   const baseFrom = flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL';
-  const { createStorageClient } = await import('../storage/index.js');
+  const { createStorageClient, storageRetryPolicy } = await import('../storage/index.js');
+  logger = withRetryNotice(logger, storageRetryPolicy);
   const fixed = env.STORAGE_TOKEN;
   if (fixed !== undefined && fixed !== '') {
     if (fixed.trim() === '' || /\s/.test(fixed.trim())) throw usage('STORAGE_TOKEN holds white space: it must be the bearer token alone');

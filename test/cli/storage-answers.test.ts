@@ -182,4 +182,30 @@ describe('gantry storage: what it says when the service or the setup says no', f
     const missing = await gantry(['storage', 'get', 'noSuchFile123']);
     assert.match(missing.stderr, /^hint: no such file/m);
   });
+
+  it('a service that does not answer: one line on stderr when the retries start, long before they end', async () => {
+    // A port nobody listens on: connections are refused, and the storage policy retries for up to half a minute.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    let noticedAt = 0;
+    const started = Date.now();
+    const run = await gantry(['storage', 'about', '--base-url', `http://127.0.0.1:${port}`], {
+      onStderr: (all, child) => {
+        if (!noticedAt && /retrying/.test(all)) {
+          noticedAt = Date.now();
+          // Once after the first retry's note: still the only line, then the command is not waited for.
+          setTimeout(() => child.kill('SIGTERM'), 2_500).unref();
+        }
+      },
+      killAfterMs: 20_000,
+    });
+    assert.ok(noticedAt > 0, `no notice: ${run.stderr}`);
+    assert.ok(noticedAt - started < 5_000, `the notice came after ${noticedAt - started} ms`);
+    const lines = run.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0]!, new RegExp(`^warn: storage: network error ECONNREFUSED \\(GET http://127\\.0\\.0\\.1:${port}/storage/v2/about\\); retrying \\(up to 5 times over ~31 s; --verbose shows each attempt\\)$`));
+    assert.ok(run.ms < 15_000);
+  });
 });
