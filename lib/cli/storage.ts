@@ -58,8 +58,8 @@ Above 5 MiB the upload is resumable: the session is kept in $XDG_STATE_HOME/gant
 ~/.local/state/gantry/storage-uploads/, 0600: the session URI lets its holder send bytes) until the upload is done.
 After Ctrl-C, a crash or a dead network, \`put --resume <file>\` asks the service what it has and sends the rest; a file
 that changed since is refused. While an upload of the same file to the same service waits, \`put\` says so and
-\`put --restart\` starts over. A file that changes while it is being uploaded is reported (exit 1) and a new upload of
-it moved to the trash.
+\`put --restart\` starts over. A file that changes while it is being uploaded stops the upload (exit 1): nothing is
+stored, and the next put starts over (a change seen only after the last byte moves the new file to the trash).
 
 Examples:
   gantry storage put build/site.tgz --parent <folderId>

@@ -198,9 +198,11 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
     throw new UsageError(`rm deletes ${id} permanently, without the trash: confirm with --yes`, { code: 'STORAGE_CONFIRM', hint: `gantry storage rm ${id} --yes, or gantry storage trash ${id} to keep it restorable` });
   }
   await withStorage(flags, context, async ({ client }) => {
+    // Asked first, so that both the question and the result name what is deleted (a 404 ends it here, exit 1).
+    const file = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
+    const folder = file.mimeType === FOLDER_MIME;
     if (!flags.yes) {
-      const file = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
-      const what = `${file.mimeType === FOLDER_MIME ? 'the folder' : ''} ${file.title} (${file.id})${file.mimeType === FOLDER_MIME ? ' and everything in it' : ''}`.trim();
+      const what = `${folder ? 'the folder ' : ''}${file.title} (${file.id})${folder ? ' and everything in it' : ''}`;
       if (!(await confirm(`Delete ${what} permanently? It skips the trash and cannot be undone. [y/N] `))) {
         context.out.note('Nothing deleted.');
         process.exitCode = 1;
@@ -208,8 +210,8 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
       }
     }
     await client.files.delete({ fileId: id });
-    if (json) context.out.json({ id, deleted: true });
-    else context.out.line(`Deleted ${id} permanently`);
+    if (json) context.out.json({ id, title: file.title, deleted: true });
+    else context.out.line(`Deleted ${folder ? 'the folder ' : ''}${file.title} (${file.id})${folder ? ' and everything in it' : ''} permanently`);
   });
 }
 

@@ -130,6 +130,18 @@ describe('gantry storage: what it says when the service or the setup says no', f
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.labels.trashed, false);
   });
 
+  it('STO-FILES-DELETE: rm names what it deleted — a file by its title, a folder with everything in it; --json carries the title', async () => {
+    await writeFile(join(dir, 'work', 'doomed.txt'), 'doomed');
+    const file = await json(['storage', 'put', 'doomed.txt']);
+    const removed = await ok(['storage', 'rm', file.id, '--yes']);
+    assert.match(removed.stdout, new RegExp(`^Deleted doomed\\.txt \\(${file.id}\\) permanently$`, 'm'));
+    const folder = await json(['storage', 'mkdir', 'doomed-folder']);
+    assert.deepEqual(await json(['storage', 'rm', folder.id, '--yes']), { id: folder.id, title: 'doomed-folder', deleted: true });
+    const again = await gantry(['storage', 'rm', folder.id, '--yes']);
+    assert.equal(again.code, 1, 'gone: 404');
+    assert.match(again.stderr, /answered 404 notFound/);
+  });
+
   it('STO-CHANGES-WATCH: changes --watch with a wrong token prints the 401 and exits 1 at once (the notification receiver closed), printing no token to go on from', async () => {
     const wrong = await gantry(['storage', 'changes', '--watch'], { env: env({ STORAGE_TOKEN: 'ya29.not-a-token-the-server-knows' }), killAfterMs: 20_000 });
     assert.equal(wrong.signal, null, `it had to be killed: ${wrong.stderr}`);
@@ -207,5 +219,11 @@ describe('gantry storage: what it says when the service or the setup says no', f
     assert.equal(lines.length, 1, run.stderr);
     assert.match(lines[0]!, new RegExp(`^warn: storage: network error ECONNREFUSED \\(GET http://127\\.0\\.0\\.1:${port}/storage/v2/about\\); retrying \\(up to 5 times over ~31 s; --verbose shows each attempt\\)$`));
     assert.ok(run.ms < 15_000);
+  });
+
+  it('put --help says what a file changing mid-upload leaves: nothing stored', async () => {
+    const help = await ok(['storage', 'put', '--help']);
+    assert.match(help.stdout, /A file that changes while it is being uploaded stops the upload \(exit 1\): nothing is\s+stored/);
+    assert.doesNotMatch(help.stdout, /a new upload of\s+it moved to the trash/);
   });
 });

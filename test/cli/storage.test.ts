@@ -195,7 +195,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.match(declined.stdout, /Nothing deleted\./);
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).status, 200, 'still there');
     const removed = await json(['storage', 'rm', file.id, '--yes']);
-    assert.deepEqual(removed, { id: file.id, deleted: true });
+    assert.deepEqual(removed, { id: file.id, title: 'moving.txt', deleted: true });
     const gone = await gantry(['storage', 'get', file.id]);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /answered 404 notFound/);
