@@ -51,6 +51,7 @@ const hints: Record<string, string> = {
   rateLimitExceeded: 'the project rate limit was hit and the retries are spent: try again later',
   badContent: 'the upload session and the bytes sent disagree: start the upload again',
   invalid: 'a parameter has a value the service refuses; the location names which',
+  badRequest: 'the service refused the request as it stands (a folder inside itself, a malformed body …): the message says what, the location where',
 };
 
 function hintFor(status: number, reason: string | undefined, message: string | undefined): string {
