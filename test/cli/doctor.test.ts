@@ -163,7 +163,7 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.deepEqual(Object.keys(report).sort(), ['checks', 'ok', 'setup']);
     assert.equal(report.ok, false);
     assert.equal(report.setup, 'npm run setup');
-    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API', 'authorization server']);
+    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API', 'authorization server', 'storage API']);
     for (const check of report.checks) {
       assert.equal(typeof check.detail, 'string');
       assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
