@@ -523,7 +523,7 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
   });
 
   it('STO-RESOURCES: every method of the spec\'s table went through googleapis\' client, and the client has no other (but the deprecated teamdrives.*)', () => {
-    const spec = readFileSync(new URL('../../../../shared/spec/rules.md', import.meta.url), 'utf8');
+    const spec = readFileSync(new URL('../../fixtures/spec/rules.md', import.meta.url), 'utf8');
     const specMethods = [...spec.matchAll(/^- STO-[A-Z]+-[A-Z]+: `([a-z]+\.[A-Za-z]+)` is `/gm)].map((m) => m[1]!).sort();
     assert.equal(specMethods.length, 70);
     assert.deepEqual(clientMethods().filter((m) => !m.startsWith('teamdrives.')).sort(), specMethods, 'the client\'s Drive v2 methods are the spec\'s');
