@@ -148,6 +148,23 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         if (temporary) await rm(dir, { recursive: true, force: true });
         throw error;
       }
+      // The signal handlers go in before the first line is printed: whoever reads that line may stop the server at
+      // once, and a signal with no listener would end the process by its default action instead of the clean stop.
+      // A signal after the clean stop (the reader-gone SIGTERM beside the user's) must find a listener too.
+      let stopped = false;
+      const late = () => {
+        if (stopped) process.exit(0);
+      };
+      process.on('SIGTERM', late);
+      process.on('SIGINT', late);
+      let unregister = () => {};
+      let stopping = false;
+      const interrupted = untilInterrupted(async () => {
+        stopping = true;
+        unregister();
+        await server.stop();
+        if (temporary) await rm(dir, { recursive: true, force: true });
+      });
       const env: Record<string, string> = { STORAGE_BASE_URL: server.url, ...(token === undefined ? { STORAGE_TOKEN: server.tokens[0]! } : {}) };
       const where = temporary ? `${dir} (temporary: removed on exit; --data-dir keeps the state)` : dir;
       if (json) context.out.json({ name: server.name, url: server.url, dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env });
@@ -158,11 +175,10 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         context.out.line('Press Ctrl-C to stop.');
       }
       // Its lines are its output: with their reader gone, it stops as on Ctrl-C.
-      const unregister = onStdoutReaderGone(() => process.kill(process.pid, 'SIGTERM'));
-      await untilInterrupted(async () => {
-        unregister();
-        await server.stop();
-        if (temporary) await rm(dir, { recursive: true, force: true });
+      unregister = onStdoutReaderGone(() => {
+        if (!stopping) process.kill(process.pid, 'SIGTERM');
       });
+      await interrupted;
+      stopped = true;
     });
 }
