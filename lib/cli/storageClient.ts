@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { GantryError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { RetryNotice } from '../http/index.js';
 import type { StorageClient } from '../storage/index.js';
 import type { ServerFlags } from './authActions.js';
 import { usage } from './context.js';
@@ -45,30 +46,19 @@ export interface StorageSession {
   close(): void;
 }
 
-/** The HTTP core's note of a retry (lib/http/client.ts logs it at debug): `GET <url>: <reason>; retrying in <n> ms`. */
-const RETRY_NOTE = /^(\S+) (\S+): (.+); retrying in \d+ ms$/;
-
 /**
- * The command's logger for the storage client: everything passes through, and the first retry of the run is also
- * said at warn level — without it a service that does not answer leaves the command silent for half a minute
- * (the storage policy's backoff) before exit 3. Each retry stays a debug line (--verbose).
+ * The first retry of the run said at warn level — without it a service that does not answer leaves the command silent
+ * for half a minute (the storage policy's backoff) before exit 3. Each retry stays a debug line (--verbose).
  */
-export function withRetryNotice(logger: Logger, policy: { retries: number; backoff: { initialMs: number; maxMs: number; factor: number }; budgetMs: number }): Logger {
+export function retryNotice(logger: Logger, policy: { retries: number; backoff: { initialMs: number; maxMs: number; factor: number }; budgetMs: number }): (retry: RetryNotice) => void {
   let told = false;
   let waits = 0;
   for (let i = 0; i < policy.retries; i += 1) waits += Math.min(policy.backoff.maxMs, policy.backoff.initialMs * policy.backoff.factor ** i);
   const seconds = Math.ceil(Math.min(waits, policy.budgetMs) / 1000);
-  return {
-    debug(message) {
-      logger.debug(message);
-      const m = told ? null : RETRY_NOTE.exec(message);
-      if (!m) return;
-      told = true;
-      logger.warn(`storage: ${m[3]} (${m[1]} ${m[2]}); retrying (up to ${policy.retries} times over ~${seconds} s; --verbose shows each attempt)`);
-    },
-    info: (message) => logger.info(message),
-    warn: (message) => logger.warn(message),
-    error: (message) => logger.error(message),
+  return (retry) => {
+    if (told) return;
+    told = true;
+    logger.warn(`storage: ${retry.reason} (${retry.method} ${retry.url}); retrying (up to ${policy.retries} times over ~${seconds} s; --verbose shows each attempt)`);
   };
 }
 
@@ -96,11 +86,11 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
   const baseUrl = await storageBase(flags, env);
   const baseFrom = flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL';
   const { createStorageClient, storageRetryPolicy } = await import('../storage/index.js');
-  logger = withRetryNotice(logger, storageRetryPolicy);
+  const onRetry = retryNotice(logger, storageRetryPolicy);
   const fixed = env.STORAGE_TOKEN;
   if (fixed !== undefined && fixed !== '') {
     if (fixed.trim() === '' || /\s/.test(fixed.trim())) throw usage('STORAGE_TOKEN holds white space: it must be the bearer token alone');
-    const client = createStorageClient({ baseUrl, token: fixed.trim(), logger });
+    const client = createStorageClient({ baseUrl, token: fixed.trim(), logger, onRetry });
     return { client, tokenFrom: 'STORAGE_TOKEN', baseFrom, close: () => client.close() };
   }
   const { openAuthSession, releaseClients } = await import('./authActions.js');
@@ -117,7 +107,7 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
     throw error;
   }
   const { session, key } = opened;
-  const client = createStorageClient({ baseUrl, token: session, logger });
+  const client = createStorageClient({ baseUrl, token: session, logger, onRetry });
   return {
     client,
     tokenFrom: `the login of profile ${key.profile} at ${key.authUrl}`,

@@ -45,6 +45,19 @@ export interface HttpClientOptions {
   userAgent?: string;
   /** Outgoing proxies; by default HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment. `{}` goes direct. */
   proxy?: ProxySettings;
+  /** Told of each retry before its wait (a command can say once that it is retrying; the log has every one at debug). */
+  onRetry?: (retry: RetryNotice) => void;
+}
+
+export interface RetryNotice {
+  method: string;
+  /** Redacted. */
+  url: string;
+  /** Why: the status or network error, and the reason the body gave. */
+  reason: string;
+  delayMs: number;
+  /** The attempt that failed, from 1. */
+  attempt: number;
 }
 
 export type SearchParams = Record<string, string | number | boolean | undefined | ReadonlyArray<string | number>> | URLSearchParams;
@@ -461,6 +474,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
    * hands a new stream to a `retry` listener — a loop on the caller's side anyway. The decision is `decideRetry` on
    * the policy (data), with Retry-After, per-status schedules and the budget.
    */
+  function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number): void {
+    logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
+    options.onRetry?.({ method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt });
+  }
+
   async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<{ answer: Answer; attempts: number; url: URL }> {
     const url = resolveUrl(request.url);
     const params = toSearchParams(request.searchParams);
@@ -481,7 +499,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         if (!(typed instanceof NetworkError)) throw typed;
         const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
         if (!decision.retry) throw typed;
-        logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
+        retrying(method, url, decision, attempt);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
         continue;
@@ -500,7 +518,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
       const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
       if (decision.retry) {
-        logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
+        retrying(method, url, decision, attempt);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
         continue;

@@ -4,6 +4,7 @@ export type {
   HttpClientOptions,
   RequestOptions,
   HttpResponse,
+  RetryNotice,
   StreamOptions,
   StreamResponse,
   DownloadResult,

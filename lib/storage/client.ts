@@ -8,7 +8,7 @@ import { exportFile, type ExportOptions, type ExportResult } from './export.js';
 import { resumeUpload, upload, type ResumeOptions, type UploadedFile, type UploadOptions } from './upload/index.js';
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import type { ProxySettings, RetryPolicy, Timeouts } from '../http/index.js';
+import type { ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { createMethods, type StorageMethods } from './methods.js';
 import { createStorageTransport, type StorageTokenSource, type StorageTransport } from './transport.js';
@@ -27,6 +27,8 @@ export interface StorageClientOptions {
   userAgent?: string;
   proxy?: ProxySettings;
   timeouts?: Partial<Timeouts>;
+  /** Told of each retry before its wait. */
+  onRetry?: (retry: RetryNotice) => void;
 }
 
 function resolveTransport(where: string, options: StorageClientOptions | undefined): { transport: StorageTransport; owned: boolean } {
@@ -48,6 +50,7 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
       hint: 'set STORAGE_TOKEN, or log in with `gantry auth login --scope storage.file` and pass the session',
     });
   }
+  if (options?.onRetry !== undefined && typeof options.onRetry !== 'function') throw new UsageError(`${where}: options.onRetry must be a function`, { code: 'INVALID_ARGUMENT' });
   for (const name of ['retry', 'proxy', 'timeouts'] as const) {
     if (options?.[name] !== undefined) expectObject(where, `options.${name}`, options[name]);
   }
@@ -59,6 +62,7 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
     ...(options?.userAgent ? { userAgent: options.userAgent } : {}),
     ...(options?.proxy ? { proxy: options.proxy } : {}),
     ...(options?.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options?.onRetry ? { onRetry: options.onRetry } : {}),
   });
   return { transport, owned: true };
 }

@@ -18,6 +18,7 @@ import {
   type RequestOptions,
   type RetryPolicy,
   type ProxySettings,
+  type RetryNotice,
   type Timeouts,
 } from '../http/index.js';
 import type { Logger } from '../log.js';
@@ -39,6 +40,8 @@ export interface StorageTransportOptions {
   userAgent?: string;
   proxy?: ProxySettings;
   timeouts?: Partial<Timeouts>;
+  /** Told of each retry before its wait (see the HTTP core's `onRetry`). */
+  onRetry?: (retry: RetryNotice) => void;
 }
 
 /**
@@ -173,6 +176,7 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
     ...(options.userAgent ? { userAgent: options.userAgent } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
   });
 
   async function authorization(): Promise<string> {

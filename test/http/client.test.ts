@@ -98,6 +98,20 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
+  it('onRetry is told of each retry before its wait (method, redacted URL, reason, delay, attempt); none when the first attempt succeeds', async () => {
+    let calls = 0;
+    peer.handle((_req, res) => (++calls < 3 ? sendJson(res, 503, {}) : sendJson(res, 200, {})));
+    const notices: Array<{ method: string; url: string; reason: string; delayMs: number; attempt: number }> = [];
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, onRetry: (notice) => notices.push(notice) });
+    await client.request({ url: '/flaky?access_token=canary-on-retry' });
+    assert.deepEqual(notices.map((n) => [n.method, n.reason, n.attempt]), [['GET', 'status 503', 1], ['GET', 'status 503', 2]]);
+    assert.ok(notices.every((n) => !n.url.includes('canary-on-retry') && n.delayMs >= 0), JSON.stringify(notices));
+    notices.length = 0;
+    await client.request({ url: '/flaky' });
+    assert.deepEqual(notices, []);
+    client.close();
+  });
+
   it('a status the policy names with reasons is retried only when the error body gives one of them (403 rateLimitExceeded yes, insufficientPermissions no)', async () => {
     const googleError = (reason: string) => ({ error: { code: 403, message: reason, errors: [{ domain: 'usageLimits', reason, message: reason }] } });
     const policy = definePolicy({ reasons: { 403: ['userRateLimitExceeded', 'rateLimitExceeded'] } }, fast);
