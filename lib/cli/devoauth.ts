@@ -3,9 +3,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { OAuthServerOptions } from '../devserver/oauth/index.js';
-import { devPort } from '../devserver/port.js';
 import { DEV_OAUTH_PORT } from '../devserver/oauth/starter.js';
-import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
+import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevOAuthFlags {
@@ -74,11 +73,7 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
       const { startOAuthServer } = await import('../devserver/oauth/index.js');
       const { json } = context.globals(command);
       const host = devHostOf(command);
-      let port: number;
-      if (flags.port !== undefined) {
-        if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
-        port = Number(flags.port);
-      } else port = devPort('GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT).port;
+      const port = devServerPort(flags.port, 'GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT);
       if (flags.dialect !== 'google' && flags.dialect !== 'rfc8628') throw new UsageError(`--dialect must be google or rfc8628, got "${flags.dialect}"`);
       if (!['upper', 'lower', 'mixed'].includes(flags.userCodeCase)) throw new UsageError(`--user-code-case must be upper, lower or mixed, got "${flags.userCodeCase}"`);
       if (flags.scopeBase !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(flags.scopeBase)) throw new UsageError(`--scope-base must be an http(s) URL without a trailing slash, got "${flags.scopeBase}"`);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { PlatformServerOptions } from '../devserver/platform/index.js';
 import { DEV_PLATFORM_PORT } from '../devserver/platform/starter.js';
-import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
+import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevPlatformFlags {
@@ -39,7 +39,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       const { checkFault, devWindowScale, parseWindowScale, startPlatformServer } = await import('../devserver/platform/index.js');
       const { json } = context.globals(command);
       const host = devHostOf(command);
-      if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+      checkPortFlag(flags.port);
       if (!/^\d+$/.test(flags.latency) || Number(flags.latency) > 600_000) throw new UsageError(`--latency must be an integer from 0 to 600000, got "${flags.latency}"`);
       if (flags.limitStatus !== '403' && flags.limitStatus !== '429') throw new UsageError(`--limit-status must be 403 or 429, got "${flags.limitStatus}"`);
       if (!/^\d+$/.test(flags.appId)) throw new UsageError(`--app-id must be a number, got "${flags.appId}"`);

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { JsonLimits, SecretsServerOptions } from '../devserver/secrets/index.js';
 import { DEV_SECRETS_PORT } from '../devserver/secrets/starter.js';
-import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
+import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevSecretsFlags {
@@ -92,7 +92,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
       const { startSecretsServer } = await import('../devserver/secrets/index.js');
       const { json } = context.globals(command);
       const host = devHostOf(command);
-      if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
+      checkPortFlag(flags.port);
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
       if (flags.tlsClientCa && !flags.tlsCert) throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for over https only');
       const options: SecretsServerOptions = {

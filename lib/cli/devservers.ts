@@ -7,6 +7,7 @@ import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
 import { examplesDir } from '../paths.js';
+import { devPort } from '../devserver/port.js';
 
 /**
  * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
@@ -94,4 +95,15 @@ export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
   });
+}
+
+/** A `--port` value: a whole number from 0 (any free port) to 65535. */
+export function checkPortFlag(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** The port a dev server alone listens on: `--port`, else its variable (GANTRY_DEV_…_PORT), else its default. */
+export function devServerPort(flag: string | undefined, variable: string, fallback: number): number {
+  return flag !== undefined ? checkPortFlag(flag) : devPort(variable, fallback).port;
 }

@@ -7,9 +7,8 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { StorageFault, StorageServerOptions } from '../devserver/storage/index.js';
-import { devPort } from '../devserver/port.js';
 import { DEV_STORAGE_PORT } from '../devserver/storage/starter.js';
-import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
+import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from './devservers.js';
 import { onStdoutReaderGone } from './readerGone.js';
 import type { CliContext } from './context.js';
 
@@ -103,11 +102,7 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       if (flags.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', { hint: 'export STORAGE_TOKEN=<token> before gantry dev storage, or leave it unset to have one made and printed' });
       const { json } = context.globals(command);
       const host = devHostOf(command);
-      let port: number;
-      if (flags.port !== undefined) {
-        if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${flags.port}"`);
-        port = Number(flags.port);
-      } else port = devPort('GANTRY_DEV_STORAGE_PORT', DEV_STORAGE_PORT).port;
+      const port = devServerPort(flags.port, 'GANTRY_DEV_STORAGE_PORT', DEV_STORAGE_PORT);
       const sessionTtlMs = flags.sessionTtl !== undefined ? parseSessionTtl(flags.sessionTtl) : undefined;
       if (flags.quotaStatus !== '403' && flags.quotaStatus !== '429') throw new UsageError(`--quota-status must be 403 or 429, got "${flags.quotaStatus}"`);
       const { checkStorageFault, startStorageServer } = await import('../devserver/storage/index.js');
