@@ -6,10 +6,11 @@ import * as doctor from './doctor.js';
 import * as browser from './browser.js';
 import * as gate from './gate.js';
 import * as hooks from './hooks.js';
+import * as mcp from './mcp.js';
 import * as modules from './modules.js';
 import * as platform from './platform.js';
 import * as secrets from './secrets.js';
 import * as storage from './storage.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
-export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, storage, doctor];
+export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, storage, mcp, doctor];

@@ -1,0 +1,250 @@
+/**
+ * `gantry mcp serve` over Streamable HTTP: an OAuth 2.1 resource server (CTX-ROLE-RESOURCE-SERVER) in front of the
+ * SDK's transport. Stateless: every POST is a whole exchange with a fresh McpServer, so no session outlives its
+ * request and none can be taken over with another token; every request is authorized on its own
+ * (CTX-EP-RESOURCE-REQUEST).
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { UsageError } from '../../errors.js';
+import { createHttpClient, noRetry, type HttpClient } from '../../http/index.js';
+import { getLogger, type Logger } from '../../log.js';
+import { fetchAuthorizationServerMetadata, isLoopbackHost, type AuthorizationServerMetadata } from '../authorization-server.js';
+import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
+import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
+import { createMcpServer } from './mcp-server.js';
+import { createTokenValidator, IntrospectionFailed, InvalidTokenError, type IntrospectionCredentials, type TokenInfo, type TokenValidator } from './tokens.js';
+import { MCP_SCOPES, TOOLS, toolNamed, type ToolDefinition } from './tools.js';
+
+export interface ContextServerOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** The endpoint's path (default `/mcp`). */
+  path?: string;
+  /** The authorization server's issuer URL; required unless `auth: false`. */
+  authorizationServer?: string;
+  /** The canonical server URI tokens must be issued for (default: the URL this serves). */
+  resource?: string;
+  /** The URL clients reach this server at, when a proxy stands in front (default `http://<host>:<port><path>`). */
+  publicUrl?: string;
+  /** Client credentials for RFC 7662 introspection of tokens that are not JWTs. */
+  introspection?: IntrospectionCredentials;
+  /** `false`: no authorization, on a loopback address only. */
+  auth?: boolean;
+  /** What the tools read their own credentials from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  tools?: readonly ToolDefinition[];
+  /** The HTTP client for the authorization server (metadata, JWKS, introspection). */
+  http?: HttpClient;
+}
+
+export interface ContextServer {
+  /** Where clients send requests. */
+  url: string;
+  /** The canonical server URI: the audience tokens must name. */
+  resource: string;
+  resourceMetadataUrl: string;
+  authorizationServer: string | undefined;
+  stop(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The scope a client asks for first (RFC 6750 `scope` of the 401): read-only; a tool that needs more steps up (403). */
+export const BASIC_SCOPES = [MCP_SCOPES.modulesRead];
+
+export async function startContextServer(options: ContextServerOptions = {}): Promise<ContextServer> {
+  const host = options.host ?? '127.0.0.1';
+  const path = checkPath(options.path ?? '/mcp');
+  const logger = options.logger ?? getLogger();
+  const env = options.env ?? process.env;
+  const authOn = options.auth !== false;
+  if (!authOn && !isLoopbackHost(host)) {
+    throw new UsageError(`refusing to serve without authorization on ${host}`, { code: 'MCP_NO_AUTH_PUBLIC', hint: 'without authorization anyone who reaches the server may call every tool: listen on 127.0.0.1, or give --authorization-server' });
+  }
+  if (authOn && !options.authorizationServer) {
+    throw new UsageError('the context server needs its authorization server', { code: 'MCP_NO_AUTHORIZATION_SERVER', hint: 'give --authorization-server <issuer URL> (`gantry dev oauth` serves one), or --no-auth on a loopback address' });
+  }
+  const issuer = options.authorizationServer;
+  const httpClient = options.http ?? createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0, logger });
+  let metadata: AuthorizationServerMetadata | undefined;
+  if (authOn) {
+    canonicalResourceUri(issuer!, '--authorization-server');
+    metadata = await fetchAuthorizationServerMetadata(httpClient, issuer!);
+  }
+
+  const listener = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port ?? 0, host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const address = listener.address() as AddressInfo;
+  const url = options.publicUrl ? canonicalResourceUri(options.publicUrl, '--public-url') : `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}${path}`;
+  const resource = canonicalResourceUri(options.resource ?? url, '--resource');
+  const resourceMetadataUrl = protectedResourceMetadataUrl(resource);
+  const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
+  const tools = options.tools ?? TOOLS;
+  const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
+  const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin]);
+
+  const metadataDocument = () => ({
+    resource,
+    authorization_servers: [issuer],
+    scopes_supported: [...new Set(tools.map((tool) => tool.scope))],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Gantry context server',
+  });
+
+  const refuse = (res: ServerResponse, refusal: Refusal) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+    if (refusal.status === 401 || refusal.status === 403 || refusal.error === 'invalid_request') headers['www-authenticate'] = challenge(refusal, resourceMetadataUrl);
+    if (refusal.retryAfterSeconds !== undefined) headers['retry-after'] = String(refusal.retryAfterSeconds);
+    res.writeHead(refusal.status, headers).end(JSON.stringify(refusalBody(refusal)));
+  };
+
+  const authenticate = async (req: IncomingMessage): Promise<TokenInfo | Refusal> => {
+    const credential = bearerOf(req.headers.authorization);
+    if (credential.kind === 'none') return { status: 401, description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
+    if (credential.kind === 'malformed') return { status: 400, error: 'invalid_request', description: credential.reason };
+    try {
+      return await validator!.validate(credential.token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return { status: 401, error: 'invalid_token', description: error.message, scopes: BASIC_SCOPES };
+      logger.warn(`mcp: the authorization server could not be asked about a token: ${error instanceof Error ? error.message : String(error)}`);
+      const what = error instanceof IntrospectionFailed ? error.message : 'the authorization server did not answer';
+      return { status: 503, error: 'temporarily_unavailable', description: `${what}; try again`, retryAfterSeconds: 5 };
+    }
+  };
+
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
+    // CTX-AUTH-NO-QUERY-TOKEN: a token in the URL ends up in logs and histories; refused even next to a good header.
+    if (query.has('access_token')) return refuse(res, { status: 400, error: 'invalid_request', description: 'an access token must not be sent in the query string; send it in the Authorization header' });
+    const origin = req.headers.origin;
+    // A browser page on another site must not reach a server on this machine (DNS rebinding; MCP's transport rules).
+    if (origin !== undefined && !allowedOrigins.has(origin) && !(isLoopbackOrigin(origin) && isLoopbackHost(new URL(url).hostname))) {
+      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'forbidden_origin', error_description: `requests from ${origin.slice(0, 100)} are not accepted` }));
+      return;
+    }
+    let token: TokenInfo | undefined;
+    if (validator) {
+      const outcome = await authenticate(req);
+      if ('status' in outcome) return refuse(res, outcome);
+      token = outcome;
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJson(req);
+      if ('error' in read) {
+        res.writeHead(read.status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: read.code, message: read.error } }));
+        return;
+      }
+      body = read.value;
+      if (token) {
+        const needed = scopesNeeded(body);
+        const missing = needed.filter((scope) => !token.scopes.includes(scope));
+        // CTX-ERR-403: step-up. The challenge names the scopes held and the ones missing, so a client that asks for
+        // exactly what it is told keeps what it had.
+        if (missing.length > 0) return refuse(res, { status: 403, error: 'insufficient_scope', description: `this call needs the scope ${missing.join(' ')}`, scopes: [...new Set([...token.scopes, ...needed])] });
+      }
+    }
+    const server = createMcpServer({ env, logger, tools });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  listener.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const started = Date.now();
+    const target = new URL(req.url ?? '/', 'http://localhost');
+    res.on('close', () => logger.debug(`mcp: ${req.method} ${target.pathname} ${res.statusCode} ${Date.now() - started}ms`));
+    const work = async () => {
+      if (prmPaths.has(target.pathname) && authOn) {
+        if (req.method === 'OPTIONS') return void res.writeHead(204, corsHeaders()).end();
+        if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD, OPTIONS' }).end();
+        // CTX-EP-RESOURCE-METADATA (RFC 9728 §3): public, cacheable, readable from a browser-based client.
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300', ...corsHeaders() }).end(JSON.stringify(metadataDocument()));
+        return;
+      }
+      if (target.pathname === path || target.pathname === `${path}/`) return handleMcp(req, res, target.searchParams);
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', error_description: `the context server is at ${path}` }));
+    };
+    work().catch((error: unknown) => {
+      logger.error(`mcp: ${req.method} ${target.pathname}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'server_error' }));
+      else res.destroy();
+    });
+  });
+
+  return {
+    url,
+    resource,
+    resourceMetadataUrl,
+    authorizationServer: issuer,
+    stop: () => new Promise<void>((resolve) => {
+      listener.close(() => resolve());
+      listener.closeIdleConnections();
+      setTimeout(() => listener.closeAllConnections(), 2_000).unref();
+    }),
+  };
+}
+
+/** The scopes a JSON-RPC message (or batch) needs: a `tools/call` needs its tool's; everything else none beyond a valid token. */
+export function scopesNeeded(body: unknown, tools: (name: string) => ToolDefinition | undefined = toolNamed): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const scopes = new Set<string>();
+  for (const message of messages) {
+    if (!message || typeof message !== 'object') continue;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const tool = tools(params.name);
+    if (tool) scopes.add(tool.scope);
+  }
+  return [...scopes];
+}
+
+function corsHeaders(): Record<string, string> {
+  return { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-allow-headers': 'mcp-protocol-version' };
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopbackHost(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function checkPath(path: string): string {
+  if (!/^\/[A-Za-z0-9\-._~/]*$/.test(path) || path.includes('//') || /(^|\/)\.\.?(\/|$)/.test(path)) {
+    throw new UsageError(`--path "${path.slice(0, 100)}" is not a plain URL path`, { code: 'MCP_BAD_PATH', hint: 'e.g. /mcp' });
+  }
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+async function readJson(req: IncomingMessage): Promise<{ value: unknown } | { status: number; code: number; error: string }> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') return { status: 415, code: -32000, error: 'the body must be application/json' };
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return { status: 413, code: -32000, error: `the body is larger than ${MAX_BODY_BYTES} bytes` };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return { status: 413, code: -32000, error: `the body is larger than ${MAX_BODY_BYTES} bytes` };
+    chunks.push(chunk);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { status: 400, code: -32700, error: 'parse error: the body is not JSON' };
+  }
+}
