@@ -1,0 +1,94 @@
+/**
+ * `connectContextServer`: the SDK's Client over its Streamable HTTP transport, sending through `authorizedFetch`, so
+ * the protocol is the SDK's and the authorization ours (lib/mcp/client/session.ts).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { expectOptions, expectString } from '../../arguments.js';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../http/index.js';
+import { version } from '../../version.js';
+import { authorizedFetch } from './fetch.js';
+import { AuthSession, type AuthorizationOptions } from './session.js';
+
+export interface ConnectOptions extends AuthorizationOptions {
+  /** HTTP core settings for every request (proxies, TLS, timeouts); the logger comes from `logger`. */
+  http?: Omit<HttpClientOptions, 'logger' | 'baseUrl'>;
+  /** The longest wait for an answer's headers and between two pieces of a streamed answer (default 5 min). */
+  idleTimeoutMs?: number;
+  /** A request that takes longer without progress fails (the SDK's request timeout; default 60 s, reset by progress). */
+  requestTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface CallOptions {
+  onProgress?: (progress: Progress) => void;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ContextServerConnection {
+  /** The SDK's client, connected and initialized. */
+  client: Client;
+  /** The canonical server URI the tokens are for. */
+  resource: string;
+  session: AuthSession;
+  /** Every tool, page after page. */
+  listTools(options?: { signal?: AbortSignal }): Promise<Tool[]>;
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** Connects to a (protected) context server over Streamable HTTP, signing in as needed. */
+export async function connectContextServer(serverUrl: string, options: ConnectOptions = {}): Promise<ContextServerConnection> {
+  expectString('connectContextServer', 'serverUrl', serverUrl, 'the context server\'s URL, e.g. https://mcp.example.com/mcp');
+  expectOptions('connectContextServer', options);
+  const http: HttpClient = createHttpClient({ ...options.http, ...(options.logger ? { logger: options.logger } : {}) });
+  let transport: StreamableHTTPClientTransport | undefined;
+  try {
+    const session = new AuthSession(serverUrl, http, options);
+    const fetch = authorizedFetch({ http, authorizer: session, ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}) });
+    transport = new StreamableHTTPClientTransport(new URL(serverUrl), { fetch });
+    const client = new Client({ name: 'gantry', version }, { capabilities: {} });
+    const requestOptions = (signal?: AbortSignal, timeoutMs?: number) => ({
+      ...(signal ? { signal } : {}),
+      timeout: timeoutMs ?? options.requestTimeoutMs ?? 60_000,
+    });
+    await client.connect(transport, requestOptions(options.signal, Math.max(options.requestTimeoutMs ?? 0, (options.authorizationTimeoutMs ?? 300_000) + 60_000)));
+    return {
+      client,
+      resource: session.resource,
+      session,
+      async listTools(listOptions = {}) {
+        const tools: Tool[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 1000; page += 1) {
+          const result = await client.listTools(cursor ? { cursor } : {}, requestOptions(listOptions.signal));
+          tools.push(...result.tools);
+          if (!result.nextCursor) return tools;
+          cursor = result.nextCursor;
+        }
+        return tools;
+      },
+      async callTool(name, args = {}, callOptions = {}) {
+        expectString('callTool', 'name', name, 'a tool name');
+        const result = await client.callTool({ name, arguments: args }, undefined, {
+          ...requestOptions(callOptions.signal, callOptions.timeoutMs),
+          ...(callOptions.onProgress ? { onprogress: callOptions.onProgress, resetTimeoutOnProgress: true } : {}),
+        });
+        return result as CallToolResult;
+      },
+      async close() {
+        try {
+          await client.close();
+        } finally {
+          http.close();
+        }
+      },
+    };
+  } catch (error) {
+    await transport?.close().catch(() => undefined);
+    http.close();
+    throw error;
+  }
+}

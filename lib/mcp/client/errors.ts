@@ -1,0 +1,66 @@
+/**
+ * The context-server client's refusals as one typed error. Each `code` is one reason; none carries a token (messages
+ * and hints pass through the redactor). A refusal of the peers' answers is a definite "no" (1): asking again gives
+ * the same answer; an authorization server that fails (5xx) is 3.
+ */
+import { ExitCode, GantryError, type ExitCodeValue } from '../../errors.js';
+import { redact } from '../../redact.js';
+
+export type ContextClientErrorCode =
+  /** The protected resource metadata could not be found, or is not RFC 9728's shape. */
+  | 'CTX_NO_RESOURCE_METADATA'
+  /** The metadata's `resource` is not the server that was called (RFC 9728 §3.3). */
+  | 'CTX_RESOURCE_MISMATCH'
+  /** No authorization server metadata (RFC 8414 / OpenID configuration) at any of the well-known addresses. */
+  | 'CTX_NO_AS_METADATA'
+  /** The authorization server metadata's `issuer` is not the issuer it was looked up for. */
+  | 'CTX_ISSUER_MISMATCH'
+  /** The authorization server does not advertise PKCE S256. */
+  | 'CTX_NO_S256'
+  /** An endpoint over plain http on a host that is not loopback (CTX-AS-HTTPS). */
+  | 'CTX_INSECURE_ENDPOINT'
+  /** No way to get a client id: none given, no metadata document URL usable, no registration endpoint. */
+  | 'CTX_NO_CLIENT'
+  /** Dynamic client registration was refused. */
+  | 'CTX_REGISTRATION_FAILED'
+  /** The callback's `state` is not the one sent. */
+  | 'CTX_STATE_MISMATCH'
+  /** The callback's `iss` is missing (when the server promised it) or not the issuer (RFC 9207). */
+  | 'CTX_ISS_MISMATCH'
+  /** The person refused on the authorization page (`error=access_denied`). */
+  | 'CTX_ACCESS_DENIED'
+  /** The authorization server answered the authorization request with another error. */
+  | 'CTX_AUTHORIZATION_ERROR'
+  /** Nobody completed the authorization in the browser in time. */
+  | 'CTX_AUTHORIZATION_TIMEOUT'
+  /** The token endpoint refused the code or the refresh token. */
+  | 'CTX_TOKEN_ERROR'
+  /** The server still answered 403 insufficient_scope after the one re-authorization with the merged scopes. */
+  | 'CTX_STEP_UP_REFUSED'
+  /** The server still answered 401 after a fresh token. */
+  | 'CTX_UNAUTHORIZED'
+  /** The loopback callback port could not be bound. */
+  | 'CTX_CALLBACK_PORT';
+
+export class ContextClientError extends GantryError {
+  /** The OAuth `error` the peer sent, when it sent one. */
+  readonly oauthError: string | undefined;
+  /** The HTTP status of the answer that ended the flow, when there was one. */
+  readonly status: number | undefined;
+
+  constructor(message: string, options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+    super(redact(message), {
+      code: options.code,
+      exitCode: options.exitCode ?? ExitCode.checkFailed,
+      ...(options.hint ? { hint: redact(options.hint) } : {}),
+      ...(options.cause !== undefined ? { cause: options.cause } : {}),
+    });
+    this.oauthError = options.oauthError;
+    this.status = options.status;
+  }
+}
+
+/** A peer that failed (5xx, 429, 408) rather than answered: exit 3 instead of 1. */
+export function peerFailed(status: number | undefined): boolean {
+  return status !== undefined && (status >= 500 || status === 429 || status === 408);
+}

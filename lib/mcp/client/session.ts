@@ -1,0 +1,467 @@
+/**
+ * One context server's authorization, as the authorized fetch needs it: the access token to send, what to do on a 401
+ * (refresh, else a fresh authorization) and on a 403 `insufficient_scope` (one fresh authorization with the merged
+ * scopes), the authorization code flow itself (PKCE S256, `state`, RFC 9207 `iss`, a loopback redirect) and the
+ * token requests — `resource` in every one (CTX-AUTH-RESOURCE-ALWAYS). One flow runs at a time (concurrent requests
+ * wait for it). Tokens live in the token store `gantry auth` uses; none reaches a log line or an error.
+ */
+import { ExitCode, UsageError } from '../../errors.js';
+import { getLogger, type Logger } from '../../log.js';
+import { registerSecret, redactUrl } from '../../redact.js';
+import type { HttpClient } from '../../http/index.js';
+import { normaliseAuthUrl, openTokenStore, type KvLike, type TokenStore } from '../../auth/store/index.js';
+import { sealTokens } from '../../auth/store/login.js';
+import type { TokenSet } from '../../auth/store/types.js';
+import { canonicalServerUri } from './canonical.js';
+import {
+  discoverAuthorizationServer, discoverProtectedResource, peerError, requireS256,
+  type DiscoveredAuthorizationServer, type DiscoveredResource,
+} from './discovery.js';
+import { ContextClientError } from './errors.js';
+import { refusedPage, startCallbackServer, type CallbackServer } from './loopback.js';
+import { createPkce, randomState } from './pkce.js';
+import { ClientState, profileFor, type LoginEntry } from './state.js';
+import { bearerChallenge } from './www-authenticate.js';
+
+export interface AuthorizationOptions {
+  /** A client registered beforehand with the authorization server (CTX-DCR-FALLBACK). */
+  clientId?: string;
+  /** Its secret, for a confidential client (the CLI reads it from GANTRY_MCP_CLIENT_SECRET only). */
+  clientSecret?: string;
+  /** A client ID metadata document URL, used as the client id where the server advertises support for it. */
+  clientMetadataUrl?: string;
+  /** Scopes to ask for beyond the server's challenge (or its metadata's scopes_supported). */
+  scopes?: string[];
+  /** Shows the person the authorization URL: opens a browser, or prints it. Default: a warning line on stderr. */
+  openUrl?: (url: string) => void | Promise<void>;
+  /** The loopback callback's port (default: the registered client's, else any free port). */
+  callbackPort?: number;
+  /** How long the person has to finish in the browser (default 5 min). */
+  authorizationTimeoutMs?: number;
+  /** Where tokens live: a store handed in, else `store` (`keyring`, `kv:<mount>/<path>`, `file`) or the automatic choice. */
+  tokenStore?: TokenStore;
+  store?: string;
+  /** Allow a plain-text token file when neither the keyring nor a kv engine can be used. */
+  insecureStorage?: boolean;
+  /** Gantry's configuration folder (default GANTRY_CONFIG_DIR, XDG_CONFIG_HOME/gantry, ~/.config/gantry). */
+  configDir?: string;
+  /** A kv engine for `store: 'kv:…'` (the CLI passes one built from SECRETS_ADDR and SECRETS_TOKEN). */
+  kv?: () => Promise<KvLike | undefined>;
+  logger?: Logger;
+}
+
+/** What the authorized fetch asks of the session. */
+export interface Authorizer {
+  readonly resource: string;
+  /** The access token to send, refreshed first when it is about to expire; undefined before any sign-in. */
+  accessToken(signal?: AbortSignal): Promise<string | undefined>;
+  /** After a 401: a refreshed token or a fresh authorization. `sent` is the token that was refused. */
+  unauthorized(wwwAuthenticate: string | string[] | undefined, sent: string | undefined, signal?: AbortSignal): Promise<void>;
+  /** After a 403 insufficient_scope: one fresh authorization with the granted and the challenged scopes. */
+  insufficientScope(wwwAuthenticate: string | string[] | undefined, signal?: AbortSignal): Promise<void>;
+  /** The scopes granted to the current token. */
+  grantedScopes(): string[];
+}
+
+interface Login {
+  issuer: string;
+  clientId: string;
+  tokens: TokenSet;
+}
+
+interface Client {
+  clientId: string;
+  clientSecret?: string | undefined;
+  authMethod: string;
+  source: 'pre-registered' | 'metadata-document' | 'dynamic';
+}
+
+const refreshMarginMs = 30_000;
+const defaultTimeoutMs = 5 * 60_000;
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const splitScopes = (text: string | undefined) => (text ?? '').split(/\s+/).filter(Boolean);
+const union = (...lists: string[][]) => [...new Set(lists.flat())];
+
+export class AuthSession implements Authorizer {
+  readonly resource: string;
+  readonly #http: HttpClient;
+  readonly #options: AuthorizationOptions;
+  readonly #logger: Logger;
+  readonly #state: ClientState;
+  #login: Login | undefined;
+  #loaded = false;
+  #resourceInfo: DiscoveredResource | undefined;
+  #servers = new Map<string, DiscoveredAuthorizationServer>();
+  #store: { store: TokenStore; spec: string } | undefined;
+  #flow: Promise<void> | undefined;
+  /** Counts the authorization code flows run (tests and the CLI's messages read it). */
+  authorizations = 0;
+  refreshes = 0;
+
+  constructor(serverUrl: string, http: HttpClient, options: AuthorizationOptions = {}) {
+    this.resource = canonicalServerUri(serverUrl);
+    this.#http = http;
+    this.#options = options;
+    this.#logger = options.logger ?? getLogger();
+    this.#state = new ClientState(options.configDir);
+    if (options.clientSecret !== undefined) registerSecret(options.clientSecret);
+    if (options.clientSecret !== undefined && options.clientId === undefined) throw new UsageError('a client secret needs its client id', { code: 'CTX_CLIENT' });
+    if (options.callbackPort !== undefined && (!Number.isInteger(options.callbackPort) || options.callbackPort < 0 || options.callbackPort > 65_535)) {
+      throw new UsageError(`the callback port ${String(options.callbackPort)} is no port number (0–65535)`, { code: 'CTX_CALLBACK_PORT' });
+    }
+  }
+
+  grantedScopes(): string[] {
+    return splitScopes(this.#login?.tokens.scope);
+  }
+
+  async #openStore(spec?: string): Promise<{ store: TokenStore; spec: string }> {
+    if (this.#options.tokenStore) return { store: this.#options.tokenStore, spec: 'custom' };
+    if (this.#store && (spec === undefined || spec === this.#store.spec)) return this.#store;
+    const wanted = spec === 'custom' ? this.#options.store : spec ?? this.#options.store;
+    const opened = await openTokenStore(wanted, {
+      insecureStorage: this.#options.insecureStorage === true,
+      ...(this.#options.configDir !== undefined ? { configDir: this.#options.configDir } : {}),
+      ...(this.#options.kv ? { kv: this.#options.kv } : {}),
+    });
+    for (const line of [opened.fallbackReason, opened.warning]) if (line) this.#logger.warn(line);
+    this.#store = { store: opened.store, spec: opened.store.spec };
+    return this.#store;
+  }
+
+  #key(issuer: string, clientId: string) {
+    return { authUrl: normaliseAuthUrl(issuer), clientId, profile: profileFor(this.resource) };
+  }
+
+  /** The login this server used last time, when its client is the one asked for now. */
+  async #load(): Promise<void> {
+    if (this.#loaded) return;
+    this.#loaded = true;
+    const entry = await this.#state.login(this.resource);
+    if (!entry) return;
+    if (this.#options.clientId !== undefined && entry.clientId !== this.#options.clientId) return;
+    const { store } = await this.#openStore(entry.store);
+    const stored = await store.read(this.#key(entry.issuer, entry.clientId)).catch((error: unknown) => {
+      this.#logger.warn(`the stored login for ${this.resource} could not be read (${(error as Error).message}); signing in again`);
+      return undefined;
+    });
+    if (stored) this.#login = { issuer: entry.issuer, clientId: entry.clientId, tokens: stored.tokens };
+  }
+
+  async accessToken(signal?: AbortSignal): Promise<string | undefined> {
+    await this.#flow?.catch(() => undefined);
+    await this.#load();
+    const login = this.#login;
+    if (!login) return undefined;
+    if (login.tokens.expiresAt - refreshMarginMs <= Date.now() && login.tokens.refreshToken) {
+      await this.#single(() => this.#refreshOrAuthorize(undefined, signal));
+    }
+    return this.#login?.tokens.accessToken;
+  }
+
+  /** One flow at a time: a request that needs one while another runs waits for it. */
+  async #single(run: () => Promise<void>): Promise<void> {
+    if (this.#flow) {
+      await this.#flow;
+      return;
+    }
+    this.#flow = run().finally(() => {
+      this.#flow = undefined;
+    });
+    await this.#flow;
+  }
+
+  async unauthorized(wwwAuthenticate: string | string[] | undefined, sent: string | undefined, signal?: AbortSignal): Promise<void> {
+    // Another request already replaced the refused token: use the new one.
+    if (sent !== undefined && this.#login && this.#login.tokens.accessToken !== sent) return;
+    const challenge = bearerChallenge(wwwAuthenticate);
+    await this.#single(async () => {
+      const resourceInfo = await this.#discoverResource(challenge?.resource_metadata, signal);
+      const issuer = resourceInfo.metadata.authorization_servers[0]!;
+      if (this.#login && this.#login.issuer !== issuer) {
+        this.#logger.debug(`mcp: the stored login is from ${this.#login.issuer}; ${this.resource} now names ${issuer}`);
+        this.#login = undefined;
+      }
+      const scopes = this.#scopesFor(challenge?.scope, resourceInfo);
+      if (sent !== undefined && this.#login?.tokens.refreshToken) await this.#refreshOrAuthorize(scopes, signal);
+      else await this.#authorize(issuer, scopes, signal);
+    });
+  }
+
+  async insufficientScope(wwwAuthenticate: string | string[] | undefined, signal?: AbortSignal): Promise<void> {
+    const challenge = bearerChallenge(wwwAuthenticate);
+    await this.#single(async () => {
+      const resourceInfo = await this.#discoverResource(challenge?.resource_metadata, signal);
+      const issuer = resourceInfo.metadata.authorization_servers[0]!;
+      const scopes = union(this.grantedScopes(), splitScopes(challenge?.scope), this.#options.scopes ?? []);
+      this.#logger.info(`${this.resource} needs more scopes (${challenge?.scope ?? 'not named'}); signing in again for: ${scopes.join(' ')}`);
+      await this.#authorize(issuer, scopes, signal);
+    });
+  }
+
+  /** The scopes of a first authorization: the challenge's, else the metadata's scopes_supported, plus the caller's. */
+  #scopesFor(challenged: string | undefined, resourceInfo: DiscoveredResource): string[] {
+    const base = challenged !== undefined ? splitScopes(challenged) : resourceInfo.metadata.scopes_supported ?? [];
+    return union(base, this.#options.scopes ?? []);
+  }
+
+  async #discoverResource(metadataUrl: string | undefined, signal?: AbortSignal): Promise<DiscoveredResource> {
+    if (this.#resourceInfo && (metadataUrl === undefined || metadataUrl === this.#resourceInfo.metadataUrl)) return this.#resourceInfo;
+    this.#resourceInfo = await discoverProtectedResource(this.resource, { http: this.#http, resourceMetadataUrl: metadataUrl, ...(signal ? { signal } : {}) });
+    this.#logger.debug(`mcp: resource metadata from ${this.#resourceInfo.metadataUrl}; authorization servers ${this.#resourceInfo.metadata.authorization_servers.join(', ')}`);
+    return this.#resourceInfo;
+  }
+
+  async #server(issuer: string, signal?: AbortSignal): Promise<DiscoveredAuthorizationServer> {
+    let server = this.#servers.get(issuer);
+    if (!server) {
+      server = await discoverAuthorizationServer(issuer, { http: this.#http, ...(signal ? { signal } : {}) });
+      this.#servers.set(issuer, server);
+      this.#logger.debug(`mcp: authorization server metadata from ${server.metadataUrl}`);
+    }
+    return server;
+  }
+
+  /** A refresh with the stored refresh token; a refused one (invalid_grant …) falls back to a fresh authorization. */
+  async #refreshOrAuthorize(scopes: string[] | undefined, signal?: AbortSignal): Promise<void> {
+    const login = this.#login;
+    if (!login?.tokens.refreshToken) {
+      const resourceInfo = await this.#discoverResource(undefined, signal);
+      await this.#authorize(resourceInfo.metadata.authorization_servers[0]!, scopes ?? this.#scopesFor(undefined, resourceInfo), signal);
+      return;
+    }
+    const server = await this.#server(login.issuer, signal);
+    const client = await this.#clientForRefresh(login);
+    try {
+      const tokens = await this.#tokenRequest(server, client, {
+        grant_type: 'refresh_token', refresh_token: login.tokens.refreshToken, resource: this.resource,
+      }, splitScopes(login.tokens.scope), login.tokens.refreshToken, signal);
+      this.refreshes += 1;
+      await this.#keep(login.issuer, client.clientId, tokens);
+    } catch (error) {
+      if (!(error instanceof ContextClientError) || error.code !== 'CTX_TOKEN_ERROR' || error.exitCode !== ExitCode.checkFailed) throw error;
+      this.#logger.info(`the refresh token for ${this.resource} was refused (${error.oauthError ?? error.status}); signing in again`);
+      this.#login = undefined;
+      const resourceInfo = await this.#discoverResource(undefined, signal);
+      await this.#authorize(resourceInfo.metadata.authorization_servers[0]!, scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []), signal);
+    }
+  }
+
+  async #clientForRefresh(login: Login): Promise<Client> {
+    if (this.#options.clientId === login.clientId) {
+      return { clientId: login.clientId, clientSecret: this.#options.clientSecret, authMethod: this.#options.clientSecret ? 'client_secret_basic' : 'none', source: 'pre-registered' };
+    }
+    const registered = await this.#state.registeredClient(login.issuer);
+    return { clientId: login.clientId, authMethod: registered?.clientId === login.clientId ? registered.tokenEndpointAuthMethod : 'none', source: 'dynamic' };
+  }
+
+  /** The authorization code flow (CTX-EP-AUTHORIZATION-REQUEST, CTX-EP-TOKEN-REQUEST). */
+  async #authorize(issuer: string, scopes: string[], signal?: AbortSignal): Promise<void> {
+    const server = await this.#server(issuer, signal);
+    requireS256(server);
+    // Where the tokens will go is settled before the person is asked to approve anything.
+    await this.#openStore();
+    const { client, callback } = await this.#client(server, signal);
+    try {
+      const pkce = createPkce();
+      const state = randomState();
+      const url = new URL(server.metadata.authorization_endpoint);
+      const params: Record<string, string> = {
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: callback.redirectUri,
+        state,
+        code_challenge: pkce.challenge,
+        code_challenge_method: 'S256',
+        resource: this.resource,
+      };
+      if (scopes.length > 0) params.scope = scopes.join(' ');
+      for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+      this.authorizations += 1;
+      this.#logger.debug(`mcp: authorization request to ${redactUrl(server.metadata.authorization_endpoint)} as ${client.source} client ${client.clientId}, redirect ${callback.redirectUri}, scopes ${scopes.join(' ') || '(none)'}`);
+      const timeoutMs = this.#options.authorizationTimeoutMs ?? defaultTimeoutMs;
+      const waiting = callback.wait({
+        timeoutMs,
+        signal,
+        check: (query) => {
+          const problem = this.#callbackProblem(query, state, server);
+          return problem ? { ok: false, page: refusedPage(problem.page) } : { ok: true };
+        },
+      });
+      waiting.catch(() => undefined);
+      const open = this.#options.openUrl ?? ((address: string) => this.#logger.warn(`open this address in a browser to sign in to ${this.resource}: ${address}`));
+      await open(url.toString());
+      const query = await waiting;
+      const problem = this.#callbackProblem(query, state, server);
+      if (problem) throw problem.error;
+      const code = query.get('code')!;
+      registerSecret(code);
+      const tokens = await this.#tokenRequest(server, client, {
+        grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, code_verifier: pkce.verifier, resource: this.resource,
+      }, scopes, undefined, signal);
+      await this.#keep(issuer, client.clientId, tokens);
+    } finally {
+      await callback.close();
+    }
+  }
+
+  /** What is wrong with a callback, in the order that matters: a forged `state` first, then `iss`, then an error. */
+  #callbackProblem(query: URLSearchParams, state: string, server: DiscoveredAuthorizationServer): { error: ContextClientError; page: string } | undefined {
+    if (query.get('state') !== state) {
+      return {
+        page: 'The answer did not carry this sign-in\'s state.',
+        error: new ContextClientError('the authorization callback\'s state is not the one sent; refusing it (a forged or stale redirect)', { code: 'CTX_STATE_MISMATCH', hint: 'run the command again; if it happens again, something else is answering on the loopback redirect' }),
+      };
+    }
+    const iss = query.get('iss');
+    if (iss !== null && iss !== server.issuer) {
+      return {
+        page: 'The answer came from another authorization server than the one asked.',
+        error: new ContextClientError(`the authorization callback's iss is ${iss.slice(0, 200)}, not ${server.issuer}; refusing it (RFC 9207: a mix-up)`, { code: 'CTX_ISS_MISMATCH' }),
+      };
+    }
+    if (iss === null && server.metadata.authorization_response_iss_parameter_supported === true) {
+      return {
+        page: 'The answer did not say which authorization server sent it.',
+        error: new ContextClientError(`the authorization callback has no iss, and ${server.issuer} says it always sends one (RFC 9207); refusing it`, { code: 'CTX_ISS_MISMATCH' }),
+      };
+    }
+    const error = query.get('error');
+    if (error !== null) {
+      const description = query.get('error_description');
+      const said = description ? ` (${description.slice(0, 200)})` : '';
+      if (error === 'access_denied') {
+        return { page: 'Access was denied.', error: new ContextClientError(`access was denied on the authorization page${said}`, { code: 'CTX_ACCESS_DENIED', oauthError: error, hint: 'run the command again and allow access' }) };
+      }
+      return { page: 'The authorization server refused the request.', error: new ContextClientError(`the authorization server refused the authorization request: ${error.slice(0, 100)}${said}`, { code: 'CTX_AUTHORIZATION_ERROR', oauthError: error }) };
+    }
+    if (!query.get('code')) {
+      return { page: 'The answer carried no authorization code.', error: new ContextClientError('the authorization callback carries neither a code nor an error', { code: 'CTX_AUTHORIZATION_ERROR' }) };
+    }
+    return undefined;
+  }
+
+  /**
+   * The client to authorize as (CTX-DCR-FALLBACK): the pre-registered id, else the client ID metadata document URL
+   * where the server supports it, else the client registered dynamically earlier (its loopback port again; a new
+   * registration when that port is taken), else a new dynamic registration. With the callback server bound.
+   */
+  async #client(server: DiscoveredAuthorizationServer, signal?: AbortSignal): Promise<{ client: Client; callback: CallbackServer }> {
+    const { clientId, clientSecret, clientMetadataUrl, callbackPort } = this.#options;
+    if (clientId !== undefined) {
+      const methods = server.metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+      const authMethod = clientSecret === undefined ? 'none' : methods.includes('client_secret_basic') ? 'client_secret_basic' : 'client_secret_post';
+      return { client: { clientId, clientSecret, authMethod, source: 'pre-registered' }, callback: await startCallbackServer(callbackPort ?? 0) };
+    }
+    if (clientMetadataUrl !== undefined && server.metadata.client_id_metadata_document_supported === true) {
+      return { client: { clientId: clientMetadataUrl, authMethod: 'none', source: 'metadata-document' }, callback: await startCallbackServer(callbackPort ?? 0) };
+    }
+    const registered = await this.#state.registeredClient(server.issuer);
+    if (registered && (callbackPort === undefined || new URL(registered.redirectUri).port === String(callbackPort))) {
+      try {
+        const callback = await startCallbackServer(Number(new URL(registered.redirectUri).port));
+        return { client: { clientId: registered.clientId, authMethod: registered.tokenEndpointAuthMethod, source: 'dynamic' }, callback };
+      } catch (error) {
+        if (!(error instanceof ContextClientError) || error.code !== 'CTX_CALLBACK_PORT') throw error;
+        this.#logger.info(`the port of the client registered at ${server.issuer} (${registered.redirectUri}) is taken; registering again`);
+      }
+    }
+    if (!server.metadata.registration_endpoint) {
+      throw new ContextClientError(`no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`, {
+        code: 'CTX_NO_CLIENT', exitCode: ExitCode.usage, hint: 'register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)',
+      });
+    }
+    const callback = await startCallbackServer(callbackPort ?? 0);
+    try {
+      const client = await this.#register(server, callback.redirectUri, signal);
+      return { client, callback };
+    } catch (error) {
+      await callback.close();
+      throw error;
+    }
+  }
+
+  /** RFC 7591 dynamic registration of a native public client (CTX-STD-RFC7591). */
+  async #register(server: DiscoveredAuthorizationServer, redirectUri: string, signal?: AbortSignal): Promise<Client> {
+    const endpoint = server.metadata.registration_endpoint!;
+    const response = await this.#http.request<unknown>({
+      method: 'POST',
+      url: endpoint,
+      json: {
+        client_name: 'Gantry',
+        application_type: 'native',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      accept: (status) => status < 500 && status !== 408 && status !== 429,
+      ...(signal ? { signal } : {}),
+    });
+    if (response.status !== 201 && response.status !== 200) throw peerError(`the registration endpoint of ${server.issuer}`, response.status, response.body, 'CTX_REGISTRATION_FAILED');
+    const body = response.body;
+    if (!isObject(body) || typeof body.client_id !== 'string' || body.client_id === '') {
+      throw new ContextClientError(`the registration endpoint of ${server.issuer} answered without a client_id`, { code: 'CTX_REGISTRATION_FAILED' });
+    }
+    const authMethod = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'none';
+    const clientSecret = typeof body.client_secret === 'string' ? body.client_secret : undefined;
+    registerSecret(clientSecret);
+    this.#logger.info(`registered Gantry as client ${body.client_id} at ${server.issuer}`);
+    // A secret is never written to disk in plain text: such a registration lasts this run only.
+    if (authMethod === 'none' || clientSecret === undefined) {
+      await this.#state.saveRegisteredClient(server.issuer, { clientId: body.client_id, redirectUri, tokenEndpointAuthMethod: 'none', registeredAt: new Date().toISOString() });
+      return { clientId: body.client_id, authMethod: 'none', source: 'dynamic' };
+    }
+    return { clientId: body.client_id, clientSecret, authMethod, source: 'dynamic' };
+  }
+
+  /** A token request (form-encoded, the client authenticated as registered); the checked token response. */
+  async #tokenRequest(server: DiscoveredAuthorizationServer, client: Client, form: Record<string, string>, requested: string[], previousRefresh: string | undefined, signal?: AbortSignal): Promise<TokenSet> {
+    const body = new URLSearchParams(form);
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (client.authMethod === 'client_secret_basic' && client.clientSecret !== undefined) {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    } else {
+      body.set('client_id', client.clientId);
+      if (client.authMethod === 'client_secret_post' && client.clientSecret !== undefined) body.set('client_secret', client.clientSecret);
+    }
+    const response = await this.#http.request<unknown>({
+      method: 'POST',
+      url: server.metadata.token_endpoint,
+      headers,
+      body: body.toString(),
+      accept: (status) => status < 500 && status !== 408 && status !== 429,
+      ...(signal ? { signal } : {}),
+    });
+    if (response.status !== 200) throw peerError(`the token endpoint of ${server.issuer}`, response.status, response.body, 'CTX_TOKEN_ERROR');
+    const answer = response.body;
+    if (!isObject(answer) || typeof answer.access_token !== 'string' || answer.access_token === '') {
+      throw new ContextClientError(`the token endpoint of ${server.issuer} answered without an access_token`, { code: 'CTX_TOKEN_ERROR' });
+    }
+    registerSecret(answer.access_token);
+    if (typeof answer.refresh_token === 'string') registerSecret(answer.refresh_token);
+    if (typeof answer.token_type !== 'string' || answer.token_type.toLowerCase() !== 'bearer') {
+      throw new ContextClientError(`the token endpoint of ${server.issuer} issued a token of type ${String(answer.token_type).slice(0, 40)}, not Bearer`, { code: 'CTX_TOKEN_ERROR' });
+    }
+    const now = Date.now();
+    const expiresIn = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 3600;
+    const refreshToken = typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefresh;
+    return sealTokens({
+      accessToken: answer.access_token,
+      tokenType: 'Bearer',
+      expiresAt: now + expiresIn * 1000,
+      scope: typeof answer.scope === 'string' ? answer.scope : requested.join(' '),
+      ...(refreshToken !== undefined ? { refreshToken } : {}),
+      obtainedAt: now,
+    });
+  }
+
+  /** Keeps new tokens: in memory, in the token store (a rotated refresh token replaces the old one), in the index. */
+  async #keep(issuer: string, clientId: string, tokens: TokenSet): Promise<void> {
+    this.#login = { issuer, clientId, tokens };
+    const { store, spec } = await this.#openStore();
+    await store.write({ ...this.#key(issuer, clientId), tokens });
+    const entry: LoginEntry = { issuer, clientId, profile: profileFor(this.resource), store: spec, scope: tokens.scope, writtenAt: new Date().toISOString() };
+    await this.#state.saveLogin(this.resource, entry);
+  }
+}
