@@ -21,7 +21,7 @@ import type { Client, User } from './store.js';
 
 export const ADMIN_ROUTES = [
   'GET /_gantry/clients',
-  'POST /_gantry/clients {id?, secret? (null: public), type?: limited-input|web, name?, orgInternal?, timeBasedAccessSeconds?, adminPolicyScopes?, securityEventReceivers?}',
+  'POST /_gantry/clients {id?, secret? (null: public), type?: limited-input|web, name?, orgInternal?, timeBasedAccessSeconds?, adminPolicyScopes?, securityEventReceivers?} — or an authorization-code client {redirectUris, tokenEndpointAuthMethod?: none|client_secret_basic|client_secret_post, type?: native|web, name?, scope?}',
   'DELETE /_gantry/clients/{id}',
   'POST /_gantry/clients/{id}/receivers {url}',
   'GET /_gantry/users',
@@ -60,6 +60,7 @@ export function clientJson(client: Client, withSecret = false): Record<string, u
     ...(client.timeBasedAccessSeconds ? { timeBasedAccessSeconds: client.timeBasedAccessSeconds } : {}),
     adminPolicyScopes: client.adminPolicyScopes,
     securityEventReceivers: client.receivers,
+    ...(client.codeClient ? { redirect_uris: client.redirectUris, token_endpoint_auth_method: client.authMethod, grant_types: client.grantTypes } : {}),
   };
 }
 

@@ -17,12 +17,12 @@ export class BadBody extends Error {
 
 const MAX_BODY = 256 * 1024;
 
-export async function readRaw(req: IncomingMessage): Promise<string> {
+export async function readRaw(req: IncomingMessage, max = MAX_BODY): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new BadBody(413, 'request body too large');
+    if (size > max) throw new BadBody(413, 'request body too large');
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -4,11 +4,17 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 
 export type Dialect = 'google' | 'rfc8628';
-export type ClientType = 'limited-input' | 'web';
+/** `limited-input` and `web` are device-flow (Google) types; an authorization-code client is `native` or `web` (RFC 7591 application_type). */
+export type ClientType = 'limited-input' | 'web' | 'native';
+/** How an authorization-code client authenticates at the token endpoint (RFC 7591 token_endpoint_auth_method). */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 export type UserCodeCase = 'upper' | 'lower' | 'mixed';
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const REFRESH_GRANT = 'refresh_token';
+export const CODE_GRANT = 'authorization_code';
+/** The scopes of Gantry's context server (`gantry mcp serve`), allowed in the authorization code flow by default. */
+export const CONTEXT_SCOPES = ['modules:read', 'gates:run', 'secrets:list', 'platform:read'];
 export const DEFAULT_SCOPE_BASE = 'https://www.googleapis.com';
 export const SECEVENT_BASE = 'https://schemas.openid.net/secevent';
 export const EVENT_SESSIONS_REVOKED = `${SECEVENT_BASE}/risc/event-type/sessions-revoked`;
@@ -37,6 +43,17 @@ export interface ClientSpec {
   adminPolicyScopes?: string[];
   /** RFC 8935 push receivers for its security events. */
   securityEventReceivers?: string[];
+  /**
+   * An authorization-code (context-server) client: its redirect URIs, matched exactly (https, or http on a loopback
+   * host; no fragment). Giving these or `tokenEndpointAuthMethod` registers such a client instead of a device client.
+   */
+  redirectUris?: string[];
+  /** Default `none` (a public client, no secret); the other two get `secret` (or a random one). */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** Default `["authorization_code", "refresh_token"]`. */
+  grantTypes?: string[];
+  /** The scopes used when an authorization request names none (space separated). */
+  scope?: string;
 }
 
 export interface UserSpec {
@@ -50,6 +67,8 @@ export interface UserSpec {
   /** The video channel's title; `null`: the user has no channel. Default "<name>'s channel". */
   channelTitle?: string | null;
   disabled?: boolean;
+  /** The password of the authorization code flow's login page. Default: the username (the dev user logs in as dev/dev). */
+  password?: string;
 }
 
 export interface OAuthServerOptions {
@@ -83,6 +102,12 @@ export interface OAuthServerOptions {
   users?: UserSpec[];
   /** One line per request (method, path, status; never a credential). */
   log?: (line: string) => void;
+  /** The scopes the authorization code flow allows (default CONTEXT_SCOPES); advertised in scopes_supported too. */
+  authorizationScopes?: string[];
+  /** Shallow-merged into both metadata documents (e.g. drop S256 or change the issuer, to test a client's checks). */
+  metadataOverrides?: Record<string, unknown>;
+  /** The `iss` of authorization responses (RFC 9207): default the issuer; `null` leaves it out; another string is sent as is. */
+  callbackIssuer?: string | null;
 }
 
 export interface ResolvedOptions {
@@ -97,9 +122,13 @@ export interface ResolvedOptions {
   userCodeCase: UserCodeCase;
   devicePath: string;
   discovery: boolean;
+  authorizationScopes: string[];
+  metadataOverrides: Record<string, unknown>;
+  /** undefined: the issuer. */
+  callbackIssuer: string | null | undefined;
 }
 
-const TAKEN_PATHS = ['/device', '/device/decision', '/token', '/revoke', '/userinfo', '/tokeninfo', '/jwks'];
+const TAKEN_PATHS = ['/device', '/device/decision', '/token', '/revoke', '/userinfo', '/tokeninfo', '/jwks', '/authorize', '/authorize/decision', '/register', '/introspect'];
 const TAKEN_PREFIXES = ['/.well-known/', '/_gantry/', '/video/'];
 
 function wholeNumber(name: string, value: unknown, min: number, max: number): number {
@@ -137,7 +166,30 @@ export function resolveOptions(options: OAuthServerOptions): ResolvedOptions {
     userCodeCase,
     devicePath,
     discovery: options.discovery ?? true,
+    authorizationScopes: scopeList(options.authorizationScopes),
+    metadataOverrides: overrides(options.metadataOverrides),
+    callbackIssuer: callbackIssuer(options.callbackIssuer),
   };
+}
+
+function scopeList(value: unknown): string[] {
+  if (value === undefined) return [...CONTEXT_SCOPES];
+  if (!Array.isArray(value) || value.length === 0 || value.some((s) => typeof s !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) {
+    throw new UsageError('authorizationScopes must be a non-empty list of scope tokens (printable ASCII without spaces, quotes or backslashes)');
+  }
+  return [...new Set(value as string[])];
+}
+
+function overrides(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('metadataOverrides must be an object');
+  return { ...(value as Record<string, unknown>) };
+}
+
+function callbackIssuer(value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string' || value === '') throw new UsageError('callbackIssuer must be a non-empty string, or null to leave iss out');
+  return value;
 }
 
 /** A stable Google-style subject (21 digits) for an e-mail address. */

@@ -19,7 +19,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'auth/video.readonly': 'View your video account',
 };
 
-function page(title: string, body: string, status = 200, headers?: Record<string, string>): Reply {
+export function page(title: string, body: string, status = 200, headers?: Record<string, string>): Reply {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>

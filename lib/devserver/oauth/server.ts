@@ -11,8 +11,9 @@ import { newStats, oauthError, tokenError, type OAuthContext, type OAuthStats } 
 import { SecurityEvents, type SecurityEventDelivery } from './events.js';
 import { BadBody, readForm, send, type Reply } from './http.js';
 import { newSigningKey } from './jwt.js';
-import { DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, resolveOptions, type ClientSpec, type Dialect, type OAuthServerOptions, type UserSpec } from './options.js';
+import { CODE_GRANT, DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, resolveOptions, type ClientSpec, type Dialect, type OAuthServerOptions, type UserSpec } from './options.js';
 import { codeForm, consentPage, decide } from './pages.js';
+import * as codeflow from './codeflow.js';
 import { Store, type Client } from './store.js';
 import { handleToken } from './token.js';
 
@@ -37,7 +38,12 @@ export interface OAuthServer {
   credentials: Record<string, string>;
   env?: Record<string, string>;
   stop(): Promise<void>;
+  /** A device client, or with `redirectUris`/`tokenEndpointAuthMethod` an authorization-code client (secret null when public). */
   registerClient(spec?: ClientSpec): { id: string; secret: string | null };
+  /** A signed RFC 9068 JWT access token for `resource` (negative ttlSeconds: already expired), as the code flow issues. */
+  issueAccessToken(spec: { resource: string; scopes: string[]; username?: string; clientId?: string; ttlSeconds?: number }): string;
+  /** `{url}/.well-known/oauth-authorization-server`. */
+  metadataUrl: string;
   addUser(spec: UserSpec): { username: string; email: string; sub: string };
   approve(userCode: string, account?: string): void;
   deny(userCode: string): void;
@@ -77,21 +83,31 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
 
   const discovery = () => ({
     issuer: origin,
+    authorization_endpoint: `${origin}/authorize`,
     device_authorization_endpoint: `${origin}${resolved.devicePath}`,
     token_endpoint: `${origin}/token`,
+    registration_endpoint: `${origin}/register`,
+    introspection_endpoint: `${origin}/introspect`,
     revocation_endpoint: `${origin}/revoke`,
     userinfo_endpoint: `${origin}/userinfo`,
     jwks_uri: `${origin}/jwks`,
-    grant_types_supported: [DEVICE_GRANT, REFRESH_GRANT],
-    // No authorization endpoint: only the device grant. `none` says no response type is served.
-    response_types_supported: ['none'],
-    scopes_supported: deviceScopes(resolved.scopeBase),
+    grant_types_supported: [DEVICE_GRANT, REFRESH_GRANT, CODE_GRANT],
+    // The authorization code flow (context-server clients); the device grant has no response type.
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: [...new Set([...deviceScopes(resolved.scopeBase), ...resolved.authorizationScopes])],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
-    token_endpoint_auth_methods_supported: resolved.dialect === 'google' ? ['client_secret_post', 'client_secret_basic'] : ['client_secret_post', 'client_secret_basic', 'none'],
+    // `none`: public clients of the code flow (and of the rfc8628 dialect's device flow); Google's device clients need a secret.
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['none'],
+    authorization_response_iss_parameter_supported: true,
+    resource_indicators_supported: true,
     claims_supported: ['iss', 'aud', 'azp', 'sub', 'email', 'email_verified', 'name', 'iat', 'exp'],
     service_documentation: 'docs/auth.md (embedded server)',
+    ...resolved.metadataOverrides,
   });
 
   const deviceCode = (form: URLSearchParams): Reply => {
@@ -158,6 +174,10 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       return notAllowed('GET, POST');
     }
     if (path === '/device/decision') return method === 'POST' ? decide(context, req, await readForm(req)) : notAllowed('POST');
+    if (path === '/authorize') return method === 'GET' ? codeflow.authorize(context, url) : notAllowed('GET');
+    if (path === '/authorize/decision') return method === 'POST' ? codeflow.decide(context, await readForm(req)) : notAllowed('POST');
+    if (path === '/register') return method === 'POST' ? codeflow.register(context, req) : notAllowed('POST');
+    if (path === '/introspect') return method === 'POST' ? codeflow.introspect(context, await readForm(req), req) : notAllowed('POST');
     return { status: 404, body: { error: 'not_found', error_description: `No endpoint ${path}` } };
   };
 
@@ -213,6 +233,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     url: origin,
     dialect: resolved.dialect,
     discoveryUrl: `${origin}/.well-known/openid-configuration`,
+    metadataUrl: `${origin}/.well-known/oauth-authorization-server`,
     jwksUri: `${origin}/jwks`,
     credentials: {},
     stop: async () => {
@@ -223,6 +244,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       });
     },
     registerClient: (spec = {}) => publicClient(store.registerClient(spec)),
+    issueAccessToken: (spec) => codeflow.issueTestAccessToken(context, spec),
     addUser: (spec) => store.addUser(spec),
     approve: (userCode, account) => accounts.decideCode(context, userCode, 'allow', account),
     deny: (userCode) => accounts.decideCode(context, userCode, 'deny'),

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { tokenError, type OAuthContext } from './context.js';
 import { basicCredentials, type Reply } from './http.js';
-import { DEVICE_GRANT, REFRESH_GRANT } from './options.js';
+import { handleCodeFlowToken, isCodeFlowRequest } from './codeflow.js';
+import { CODE_GRANT, DEVICE_GRANT, REFRESH_GRANT } from './options.js';
 import type { Client, RefreshToken, User } from './store.js';
 
 /** Polls closer together than the interval by less than this still count as on time: the network's jitter. */
@@ -13,6 +14,11 @@ const ID_TOKEN_SCOPES = new Set(['openid', 'email', 'profile']);
 
 export function handleToken(context: OAuthContext, form: URLSearchParams, req: IncomingMessage): Reply {
   const grantType = form.get('grant_type') ?? '';
+  // The authorization code flow (codeflow.ts): its grant, and refreshes by its clients or of its tokens.
+  // A device client asking for the code grant is answered as before: the grant is not one it has (unsupported_grant_type).
+  const claimed = context.store.clients.get(basicCredentials(req)?.id ?? form.get('client_id') ?? '');
+  const deviceClient = claimed !== undefined && !claimed.codeClient;
+  if ((grantType === CODE_GRANT && !deviceClient) || (grantType === REFRESH_GRANT && isCodeFlowRequest(context, form, req))) return handleCodeFlowToken(context, grantType, form, req);
   if (grantType !== DEVICE_GRANT && grantType !== REFRESH_GRANT) return tokenError(context, 'unsupported_grant_type', `Invalid grant_type: ${grantType.slice(0, 100)}`);
   const client = authenticateClient(context, form, req, grantType === DEVICE_GRANT);
   if (!('id' in client)) return client;

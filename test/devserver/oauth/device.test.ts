@@ -24,7 +24,7 @@ describe('devserver/oauth: discovery and device codes', function () {
       assert.equal(body.revocation_endpoint, `${server.url}/revoke`);
       assert.equal(body.userinfo_endpoint, `${server.url}/userinfo`);
       assert.equal(body.jwks_uri, server.jwksUri);
-      assert.deepEqual(body.grant_types_supported, ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token']);
+      assert.deepEqual(body.grant_types_supported, ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token', 'authorization_code']);
       assert.ok(body.scopes_supported.includes(VIDEO_READONLY));
       assert.ok(Array.isArray(body.response_types_supported));
     }
