@@ -37,6 +37,8 @@ export interface ContextServerOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   tools?: readonly ToolDefinition[];
+  /** Clock skew allowed on a token's exp, nbf and iat, in seconds (default 60). */
+  clockToleranceSeconds?: number;
   /** The HTTP client for the authorization server (metadata, JWKS, introspection). */
   http?: HttpClient;
 }
@@ -68,6 +70,9 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     throw new UsageError('the context server needs its authorization server', { code: 'MCP_NO_AUTHORIZATION_SERVER', hint: 'give --authorization-server <issuer URL> (`gantry dev oauth` serves one), or --no-auth on a loopback address' });
   }
   const issuer = options.authorizationServer;
+  // Checked before listening: a refused value must not leave a server behind.
+  const givenResource = options.resource !== undefined ? canonicalResourceUri(options.resource, '--resource') : undefined;
+  const publicUrl = options.publicUrl !== undefined ? canonicalResourceUri(options.publicUrl, '--public-url') : undefined;
   const httpClient = options.http ?? createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0, logger });
   let metadata: AuthorizationServerMetadata | undefined;
   if (authOn) {
@@ -84,10 +89,10 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     });
   });
   const address = listener.address() as AddressInfo;
-  const url = options.publicUrl ? canonicalResourceUri(options.publicUrl, '--public-url') : `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}${path}`;
-  const resource = canonicalResourceUri(options.resource ?? url, '--resource');
+  const url = publicUrl ?? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}${path}`;
+  const resource = givenResource ?? canonicalResourceUri(url, 'the server\'s URL');
   const resourceMetadataUrl = protectedResourceMetadataUrl(resource);
-  const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
+  const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}), ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
   const tools = options.tools ?? TOOLS;
   const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
   const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin]);
