@@ -45,6 +45,12 @@ function requestBody(body: RequestInit['body']): string | Buffer | undefined {
   throw new TypeError('the context-server fetch sends string or byte bodies only');
 }
 
+/** Reads an answer's body to its end, unheard: a body that breaks off then is no one's concern. */
+function drain(answer: StreamResponse): void {
+  answer.body.on('error', () => undefined);
+  answer.body.resume();
+}
+
 function toResponse(answer: StreamResponse, method: string): Response {
   const headers = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {
@@ -52,7 +58,7 @@ function toResponse(answer: StreamResponse, method: string): Response {
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, String(item));
   }
   if (noBody.has(answer.status) || method === 'HEAD') {
-    answer.body.resume();
+    drain(answer);
     return new Response(null, { status: answer.status, headers });
   }
   return new Response(Readable.toWeb(answer.body) as ReadableStream<Uint8Array>, { status: answer.status, headers });
@@ -89,13 +95,13 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
         ...(signal ? { signal } : {}),
       });
       if (answer.status === 401 && !recovered401) {
-        answer.body.resume();
+        drain(answer);
         recovered401 = true;
         await authorizer.unauthorized(answer.headers['www-authenticate'], token, signal ?? undefined);
         continue;
       }
       if (answer.status === 401 && token) {
-        answer.body.resume();
+        drain(answer);
         throw new ContextClientError(`${authorizer.resource} still answered 401 to a fresh token`, {
           code: 'CTX_UNAUTHORIZED', status: 401, hint: 'the server does not accept tokens of its own authorization server for itself: check its resource and audience settings',
         });
@@ -103,7 +109,7 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
       if (answer.status === 403) {
         const challenge = bearerChallenge(answer.headers['www-authenticate']);
         if (challenge?.error === 'insufficient_scope') {
-          answer.body.resume();
+          drain(answer);
           if (steppedUp) {
             throw new ContextClientError(`${authorizer.resource} still answered 403 insufficient_scope (needs ${challenge.scope ?? 'unnamed scopes'}) after signing in again with ${authorizer.grantedScopes().join(' ') || 'no scopes'}; not asking again`, {
               code: 'CTX_STEP_UP_REFUSED', status: 403, oauthError: 'insufficient_scope', hint: 'the authorization server did not grant the scopes the tool needs to this account or client',
