@@ -1,5 +1,7 @@
 // `gantry dev oauth`: the embedded authorization server alone (Google's device flow, or RFC 8628), with its own
-// port, dialect, interval, code lifetime, quota, refresh-token limits and one registered limited-input client.
+// port, dialect, interval, code lifetime, quota, refresh-token limits and one registered limited-input client; and the
+// authorization code flow for context-server clients (RFC 8414 metadata, dynamic registration, PKCE S256, resource
+// indicators giving JWT access tokens, introspection), whose endpoints it prints.
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { OAuthServerOptions } from '../devserver/oauth/index.js';
@@ -54,7 +56,7 @@ export function parseRefreshLimit(raw: string): { perClientUser: number; perUser
 export function registerDevOAuth(dev: Command, context: CliContext): void {
   dev
     .command('oauth')
-    .description("serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels")
+    .description("serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels; and the authorization code flow with PKCE, dynamic registration, resource indicators (JWT access tokens) and introspection for context-server clients")
     .option('--port <port>', `port to listen on (0 = any free port; default GANTRY_DEV_OAUTH_PORT or ${DEV_OAUTH_PORT})`)
     .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
     .option('--dialect <dialect>', "google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, 400 errors)", 'google')
@@ -103,10 +105,21 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
       const clientId = client.id;
       const secret = client.secret!;
       const env = { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: clientId, GANTRY_OAUTH_CLIENT_SECRET: secret, GANTRY_API_URL: server.url };
-      if (json) context.out.json({ name: server.name, url: server.url, dialect: server.dialect, discovery: server.discoveryUrl, clientId, clientSecret: secret, env });
+      const endpoints = {
+        metadata: server.metadataUrl,
+        authorization: `${server.url}/authorize`,
+        token: `${server.url}/token`,
+        registration: `${server.url}/register`,
+        introspection: `${server.url}/introspect`,
+        jwks: server.jwksUri,
+        revocation: `${server.url}/revoke`,
+        deviceApproval: `${server.url}/device`,
+      };
+      if (json) context.out.json({ name: server.name, url: server.url, dialect: server.dialect, discovery: server.discoveryUrl, clientId, clientSecret: secret, env, endpoints, login: { username: 'dev', password: 'dev' } });
       else {
         context.out.line(`authorization server (${server.dialect}) on ${server.url}; approval page ${server.url}/device`);
         context.out.line(`client: ${clientId} (limited input${timeBased ? `, time-based access ${timeBased} s` : ''}); user: dev@gantry.test`);
+        context.out.line(`context-server clients (authorization code + PKCE S256): metadata ${endpoints.metadata}; authorize ${endpoints.authorization}; register ${endpoints.registration}; introspect ${endpoints.introspection}; jwks ${endpoints.jwks}; sign in as dev / dev`);
         context.out.line(`export ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
         context.out.line('Press Ctrl-C to stop.');
       }
