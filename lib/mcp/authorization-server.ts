@@ -7,6 +7,7 @@
 import { GantryError, ExitCode } from '../errors.js';
 import type { HttpClient } from '../http/index.js';
 import { getJson } from '../auth/transport.js';
+import { isLoopbackHost } from '../loopback.js';
 
 export interface AuthorizationServerMetadata {
   issuer: string;
@@ -39,26 +40,20 @@ export function metadataUrls(issuer: string): string[] {
   return [`${origin}/.well-known/oauth-authorization-server${path}`, `${origin}/.well-known/openid-configuration${path}`, `${origin}${path}/.well-known/openid-configuration`];
 }
 
-/** Loopback hosts, where plain http is allowed (a developer's machine; CTX-AS-HTTPS everywhere else). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** CTX-AS-HTTPS: an authorization server's endpoints are https, except on a loopback address. */
-export function checkSecureEndpoint(endpoint: string, what: string): URL {
+export function checkSecureEndpoint(endpoint: string, what: string, exitCode: 2 | 3 = ExitCode.remote): URL {
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw new AuthorizationServerError(`${what} "${endpoint.slice(0, 200)}" is not a URL`, { code: 'AS_BAD_METADATA' });
+    throw new AuthorizationServerError(`${what} "${endpoint.slice(0, 200)}" is not a URL`, { code: 'AS_BAD_URL', exitCode });
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url;
-  throw new AuthorizationServerError(`${what} ${url.origin} is not https`, { code: 'AS_NOT_HTTPS', hint: 'an authorization server must serve every endpoint over https (plain http is allowed on loopback addresses only)' });
+  throw new AuthorizationServerError(`${what} ${url.origin} is not https`, { code: 'AS_NOT_HTTPS', exitCode, hint: 'an authorization server must serve every endpoint over https (plain http is allowed on loopback addresses only)' });
 }
 
 export async function fetchAuthorizationServerMetadata(http: HttpClient, issuer: string, signal?: AbortSignal): Promise<AuthorizationServerMetadata> {
-  checkSecureEndpoint(issuer, 'the authorization server');
+  checkSecureEndpoint(issuer, 'the authorization server', ExitCode.usage);
   const tried: string[] = [];
   for (const url of metadataUrls(issuer)) {
     const answer = await getJson(http, url, {}, signal);

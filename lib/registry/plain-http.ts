@@ -1,13 +1,6 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../loopback.js';
 
-/** Whether a hostname (without port, IPv6 without brackets) is this machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
-  return false;
-}
+export { isLoopbackHost };
 
 /**
  * Plain http is allowed for loopback hosts and for hosts the user opts in with `GANTRY_REGISTRY_ALLOW_HTTP`

@@ -10,7 +10,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { UsageError } from '../../errors.js';
 import { createHttpClient, noRetry, type HttpClient } from '../../http/index.js';
 import { getLogger, type Logger } from '../../log.js';
-import { fetchAuthorizationServerMetadata, isLoopbackHost, type AuthorizationServerMetadata } from '../authorization-server.js';
+import { isLoopbackHost } from '../../loopback.js';
+import { fetchAuthorizationServerMetadata, type AuthorizationServerMetadata } from '../authorization-server.js';
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
 import { createMcpServer } from './mcp-server.js';
