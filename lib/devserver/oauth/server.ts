@@ -106,7 +106,8 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     authorization_response_iss_parameter_supported: true,
     resource_indicators_supported: true,
     claims_supported: ['iss', 'aud', 'azp', 'sub', 'email', 'email_verified', 'name', 'iat', 'exp'],
-    service_documentation: 'docs/auth.md (embedded server)',
+    // RFC 8414 §2: a URL (clients such as the MCP SDK refuse the whole document otherwise); docs/auth.md describes the server.
+    service_documentation: `${origin}/_gantry/`,
     ...resolved.metadataOverrides,
   });
 

@@ -8,6 +8,20 @@ import { startChromeDriver, type ChromeDriver } from '../../../lib/automation/in
 import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
 import { RESOURCE, authorizeUrl, pkce, redeem } from './codeflow-helpers.js';
 
+type Session = Parameters<Parameters<ChromeDriver['withSession']>[0]>[0];
+
+/** Under load a click can return before the next page is in: wait (up to 15 s) until the script's value passes. */
+async function waitFor(session: Session, script: string, test: (value: string) => boolean): Promise<string> {
+  const until = Date.now() + 15_000;
+  let value = '';
+  while (Date.now() < until) {
+    value = String(await session.executeScript(`try { return ${script}; } catch (e) { return ''; }`));
+    if (test(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`gave up waiting: ${script} was ${JSON.stringify(value)}`);
+}
+
 describe('devserver/oauth: the authorization code flow in Chromium through WebDriver', function () {
   this.timeout(90_000);
   let server: OAuthServer;
@@ -47,10 +61,10 @@ describe('devserver/oauth: the authorization code flow in Chromium through WebDr
       await session.sendKeys(await session.findElement('#username'), 'dev');
       await session.sendKeys(await session.findElement('#password'), 'not-the-password');
       await session.click(await session.findElement('button[name=decision][value=allow]'));
-      assert.match(String(await session.executeScript('return document.getElementById("error").textContent')), /Wrong username or password/);
+      await waitFor(session, 'document.getElementById("error").textContent', (v) => /Wrong username or password/.test(v));
       await session.sendKeys(await session.findElement('#password'), 'dev');
       await session.click(await session.findElement('button[name=decision][value=allow]'));
-      assert.equal(await session.getTitle(), 'Signed in');
+      await waitFor(session, 'document.title', (v) => v === 'Signed in');
       assert.ok((await session.getCurrentUrl()).startsWith(`${redirectUri}?`));
     });
     const params = received.at(-1)!;
@@ -67,7 +81,7 @@ describe('devserver/oauth: the authorization code flow in Chromium through WebDr
     await driver.withSession(async (session) => {
       await session.navigateTo(authorizeUrl(server.url, { client_id: client.id, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'deny-state', resource: RESOURCE }));
       await session.click(await session.findElement('button[name=decision][value=deny]'));
-      assert.equal(await session.getTitle(), 'Signed in');
+      await waitFor(session, 'document.title', (v) => v === 'Signed in');
     });
     assert.deepEqual(received.at(-1), { error: 'access_denied', error_description: 'The user denied the request', state: 'deny-state', iss: server.url });
   });
