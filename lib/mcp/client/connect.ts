@@ -3,11 +3,13 @@
  * the protocol is the SDK's and the authorization ours (lib/mcp/client/session.ts).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expectOptions, expectString } from '../../arguments.js';
+import { ExitCode } from '../../errors.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../http/index.js';
 import { version } from '../../version.js';
+import { ContextClientError, peerFailed } from './errors.js';
 import { authorizedFetch } from './fetch.js';
 import { AuthSession, type AuthorizationOptions } from './session.js';
 
@@ -39,6 +41,22 @@ export interface ContextServerConnection {
   close(): Promise<void>;
 }
 
+/**
+ * The SDK's protocol errors as typed ones: a JSON-RPC error the server answered (an unknown tool, bad arguments: 1;
+ * its internal error: 3), an HTTP error status (by status), a request that timed out (3). Others pass as they are.
+ */
+export function protocolError(error: unknown, what: string): unknown {
+  if (error instanceof McpError) {
+    const definite = error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound || error.code === ErrorCode.InvalidRequest;
+    return new ContextClientError(`${what}: ${error.message}`, { code: 'CTX_PROTOCOL_ERROR', exitCode: definite ? ExitCode.checkFailed : ExitCode.remote, cause: error });
+  }
+  if (error instanceof StreamableHTTPError) {
+    const status = typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
+    return new ContextClientError(`${what}: ${error.message}`, { code: 'CTX_PROTOCOL_ERROR', exitCode: status !== undefined && !peerFailed(status) ? ExitCode.checkFailed : ExitCode.remote, ...(status !== undefined ? { status } : {}), cause: error });
+  }
+  return error;
+}
+
 /** Connects to a (protected) context server over Streamable HTTP, signing in as needed. */
 export async function connectContextServer(serverUrl: string, options: ConnectOptions = {}): Promise<ContextServerConnection> {
   expectString('connectContextServer', 'serverUrl', serverUrl, 'the context server\'s URL, e.g. https://mcp.example.com/mcp');
@@ -54,7 +72,11 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
       ...(signal ? { signal } : {}),
       timeout: timeoutMs ?? options.requestTimeoutMs ?? 60_000,
     });
-    await client.connect(transport, requestOptions(options.signal, Math.max(options.requestTimeoutMs ?? 0, (options.authorizationTimeoutMs ?? 300_000) + 60_000)));
+    try {
+      await client.connect(transport, requestOptions(options.signal, Math.max(options.requestTimeoutMs ?? 0, (options.authorizationTimeoutMs ?? 300_000) + 60_000)));
+    } catch (error) {
+      throw protocolError(error, `initializing the session with ${session.resource}`);
+    }
     return {
       client,
       resource: session.resource,
@@ -63,7 +85,9 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
         const tools: Tool[] = [];
         let cursor: string | undefined;
         for (let page = 0; page < 1000; page += 1) {
-          const result = await client.listTools(cursor ? { cursor } : {}, requestOptions(listOptions.signal));
+          const result = await client.listTools(cursor ? { cursor } : {}, requestOptions(listOptions.signal)).catch((error: unknown) => {
+            throw protocolError(error, `listing the tools of ${session.resource}`);
+          });
           tools.push(...result.tools);
           if (!result.nextCursor) return tools;
           cursor = result.nextCursor;
@@ -75,6 +99,8 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
         const result = await client.callTool({ name, arguments: args }, undefined, {
           ...requestOptions(callOptions.signal, callOptions.timeoutMs),
           ...(callOptions.onProgress ? { onprogress: callOptions.onProgress, resetTimeoutOnProgress: true } : {}),
+        }).catch((error: unknown) => {
+          throw protocolError(error, `calling ${name} on ${session.resource}`);
         });
         return result as CallToolResult;
       },

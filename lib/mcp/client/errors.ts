@@ -19,8 +19,6 @@ export type ContextClientErrorCode =
   | 'CTX_NO_S256'
   /** An endpoint over plain http on a host that is not loopback (CTX-AS-HTTPS). */
   | 'CTX_INSECURE_ENDPOINT'
-  /** No way to get a client id: none given, no metadata document URL usable, no registration endpoint. */
-  | 'CTX_NO_CLIENT'
   /** Dynamic client registration was refused. */
   | 'CTX_REGISTRATION_FAILED'
   /** The callback's `state` is not the one sent. */
@@ -39,8 +37,8 @@ export type ContextClientErrorCode =
   | 'CTX_STEP_UP_REFUSED'
   /** The server still answered 401 after a fresh token. */
   | 'CTX_UNAUTHORIZED'
-  /** The loopback callback port could not be bound. */
-  | 'CTX_CALLBACK_PORT';
+  /** The context server answered a request with a JSON-RPC error or an HTTP error status (the SDK's errors, typed). */
+  | 'CTX_PROTOCOL_ERROR';
 
 export class ContextClientError extends GantryError {
   /** The OAuth `error` the peer sent, when it sent one. */

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExitCode } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { ContextClientError } from './errors.js';
 
 export interface CallbackServer {
@@ -23,8 +23,8 @@ export const donePage = page('Gantry is signed in', 'You can close this tab and 
 export const refusedPage = (why: string) => page('Gantry did not sign in', `${why} You can close this tab; the terminal says what to do next.`);
 
 /**
- * Binds 127.0.0.1:`port` (0: any free port). A port that is taken is a ContextClientError `CTX_CALLBACK_PORT`
- * (the caller may register again on another port).
+ * Binds 127.0.0.1:`port` (0: any free port). A port that is taken is a UsageError `CTX_CALLBACK_PORT` (exit 2; the
+ * caller may register again on another port).
  */
 export async function startCallbackServer(port = 0): Promise<CallbackServer> {
   let deliver: ((params: URLSearchParams, response: http.ServerResponse) => void) | undefined;
@@ -48,8 +48,8 @@ export async function startCallbackServer(port = 0): Promise<CallbackServer> {
     socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(new ContextClientError(`cannot listen on 127.0.0.1:${port} for the authorization callback: ${error.code ?? error.message}`, {
-      code: 'CTX_CALLBACK_PORT', exitCode: ExitCode.usage, hint: port ? 'choose another --callback-port, or leave it out for any free port' : 'check that loopback networking works',
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on 127.0.0.1:${port} for the authorization callback: ${error.code ?? error.message}`, {
+      code: 'CTX_CALLBACK_PORT', hint: port ? 'choose another --callback-port, or leave it out for any free port' : 'check that loopback networking works',
     })));
     server.listen(port, '127.0.0.1', () => resolve());
   });

@@ -12,7 +12,7 @@ import type { HttpClient } from '../../http/index.js';
 import { normaliseAuthUrl, openTokenStore, type KvLike, type TokenStore } from '../../auth/store/index.js';
 import { sealTokens } from '../../auth/store/login.js';
 import type { TokenSet } from '../../auth/store/types.js';
-import { canonicalServerUri } from './canonical.js';
+import { canonicalServerUri, isLoopbackHost } from './canonical.js';
 import {
   discoverAuthorizationServer, discoverProtectedResource, peerError, requireS256,
   type DiscoveredAuthorizationServer, type DiscoveredResource,
@@ -100,6 +100,11 @@ export class AuthSession implements Authorizer {
 
   constructor(serverUrl: string, http: HttpClient, options: AuthorizationOptions = {}) {
     this.resource = canonicalServerUri(serverUrl);
+    const { protocol, hostname } = new URL(this.resource);
+    // A bearer token crosses the network only inside TLS (RFC 6750 §5.3); plain http stays on a loopback host.
+    if (protocol === 'http:' && !isLoopbackHost(hostname)) {
+      throw new UsageError(`refusing to send access tokens to ${this.resource} over plain http`, { code: 'CTX_SERVER_URL', hint: 'use the server\'s https:// address (plain http is accepted on a loopback address only)' });
+    }
     this.#http = http;
     this.#options = options;
     this.#logger = options.logger ?? getLogger();
@@ -115,7 +120,8 @@ export class AuthSession implements Authorizer {
     return splitScopes(this.#login?.tokens.scope);
   }
 
-  async #openStore(spec?: string): Promise<{ store: TokenStore; spec: string }> {
+  /** The token store; its warnings (a plain-text file, the keyring unreachable) are said when a sign-in will write to it. */
+  async #openStore(spec?: string, announce = false): Promise<{ store: TokenStore; spec: string }> {
     if (this.#options.tokenStore) return { store: this.#options.tokenStore, spec: 'custom' };
     if (this.#store && (spec === undefined || spec === this.#store.spec)) return this.#store;
     const wanted = spec === 'custom' ? this.#options.store : spec ?? this.#options.store;
@@ -124,7 +130,7 @@ export class AuthSession implements Authorizer {
       ...(this.#options.configDir !== undefined ? { configDir: this.#options.configDir } : {}),
       ...(this.#options.kv ? { kv: this.#options.kv } : {}),
     });
-    for (const line of [opened.fallbackReason, opened.warning]) if (line) this.#logger.warn(line);
+    if (announce) for (const line of [opened.fallbackReason, opened.warning]) if (line) this.#logger.warn(line);
     this.#store = { store: opened.store, spec: opened.store.spec };
     return this.#store;
   }
@@ -259,8 +265,8 @@ export class AuthSession implements Authorizer {
   async #authorize(issuer: string, scopes: string[], signal?: AbortSignal): Promise<void> {
     const server = await this.#server(issuer, signal);
     requireS256(server);
-    // Where the tokens will go is settled before the person is asked to approve anything.
-    await this.#openStore();
+    // Where the tokens will go is settled (and said) before the person is asked to approve anything.
+    await this.#openStore(undefined, true);
     const { client, callback } = await this.#client(server, signal);
     try {
       const pkce = createPkce();
@@ -362,13 +368,13 @@ export class AuthSession implements Authorizer {
         const callback = await startCallbackServer(Number(new URL(registered.redirectUri).port));
         return { client: { clientId: registered.clientId, authMethod: registered.tokenEndpointAuthMethod, source: 'dynamic' }, callback };
       } catch (error) {
-        if (!(error instanceof ContextClientError) || error.code !== 'CTX_CALLBACK_PORT') throw error;
+        if ((error as { code?: unknown }).code !== 'CTX_CALLBACK_PORT') throw error;
         this.#logger.info(`the port of the client registered at ${server.issuer} (${registered.redirectUri}) is taken; registering again`);
       }
     }
     if (!server.metadata.registration_endpoint) {
-      throw new ContextClientError(`no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`, {
-        code: 'CTX_NO_CLIENT', exitCode: ExitCode.usage, hint: 'register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)',
+      throw new UsageError(`no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`, {
+        code: 'CTX_NO_CLIENT', hint: 'register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)',
       });
     }
     const callback = await startCallbackServer(callbackPort ?? 0);
