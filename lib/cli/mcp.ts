@@ -7,6 +7,17 @@ import type { Command } from 'commander';
 import type { CliContext } from './context.js';
 
 const serve = () => import('./mcpServe.js');
+const client = () => import('./mcpClientActions.js');
+
+/** The client commands' help footer (kept here so that `--help` loads no action). */
+const MCP_CLIENT_HELP = `Signing in: the server's 401 names its protected resource metadata (RFC 9728) and authorization server (RFC 8414);
+Gantry registers itself there (dynamic registration) unless --client-id names a registered client (its secret, if any,
+in GANTRY_MCP_CLIENT_SECRET, never a flag), and opens the sign-in page in the browser (--no-browser prints the
+address instead). The redirect comes back to http://127.0.0.1:<port>/callback. Tokens live where \`gantry auth\` keeps
+them (the OS keyring, else the kv engine, else a plain-text file only with --store file or --insecure-storage) and
+are refreshed; a tool that needs more scopes signs in once more with the merged scopes.
+Exit codes: 0 success; 1 the tool reported an error, or a refusal (access denied, a scope not granted, a server or
+authorization server that breaks the rules); 2 bad input, nothing sent; 3 the server unreachable or failing after retries.`;
 
 const SERVE_HELP = `Every request needs Authorization: Bearer <token>, a token the authorization server issued for this server (its
 audience: --resource), with the scope of the tool called (403 insufficient_scope names it). The tools reach their
@@ -42,4 +53,24 @@ ${SERVE_HELP}`)
     .action(async (flags, command: Command) => (await serve()).serveAction(flags, command, context));
 
   // `gantry mcp tools <server-url>` and `gantry mcp call <server-url> <tool> [json-args]`: actions in mcpClientActions.ts.
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const clientOptions = (command: Command) => command
+    .option('--scope <scopes>', 'scopes to ask for beyond what the server names (space- or comma-separated, repeatable)', collect)
+    .option('--client-id <id>', 'a client registered with the authorization server (its secret, if any, in GANTRY_MCP_CLIENT_SECRET); default: register dynamically')
+    .option('--no-browser', 'print the sign-in address instead of opening a browser')
+    .option('--callback-port <n>', 'the loopback port of the redirect http://127.0.0.1:<n>/callback (default: the registered one, else any free port)')
+    .option('--timeout <seconds>', 'how long to wait for the sign-in in the browser (default 300)')
+    .option('--store <where>', 'where the tokens live: keyring, kv:<mount>/<path> (SECRETS_ADDR), or file (plain text, mode 0600)')
+    .option('--insecure-storage', 'allow a plain-text token file when neither the keyring nor the kv engine is reachable')
+    .addHelpText('after', `\n${MCP_CLIENT_HELP}`);
+
+  clientOptions(mcp.command('tools <server-url>'))
+    .description('list the tools of a (protected) context server: name, the scope it needs, description (signing in as needed)')
+    .addHelpText('before', 'Examples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r \'.[].name\'\n')
+    .action(async (server: string, flags, command: Command) => (await client()).toolsAction(server, flags, command, context));
+
+  clientOptions(mcp.command('call <server-url> <tool> [json-args]'))
+    .description('call a tool of a (protected) context server with JSON arguments and print its result (exit 1 when the tool reports an error)')
+    .addHelpText('before', 'Examples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve \'{"source": "hashicorp/consul/aws"}\'\n  gantry mcp call https://mcp.example.com/mcp gate_run \'{"url": "https://example.com"}\' --json\n')
+    .action(async (server: string, tool: string, args: string | undefined, flags, command: Command) => (await client()).callAction(server, tool, args, flags, command, context));
 }
