@@ -13,10 +13,11 @@ import { commitStatusStep } from './demo/status.js';
 import { deployStep } from './demo/deploy.js';
 import { loginStep } from './demo/login.js';
 import { publishStep } from './demo/publish.js';
+import { agentStep } from './demo/agent.js';
 import type { DemoStep } from './demo/step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
-const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, loginStep, publishStep, browserStep];
+const steps: DemoStep[] = [modulesStep, secretsStep, gateStep, commitStatusStep, deployStep, loginStep, publishStep, browserStep, agentStep];
 
 export function register(program: Command, context: CliContext): void {
   program

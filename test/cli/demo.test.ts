@@ -37,6 +37,7 @@ interface DemoJson {
     'protected-deploy': { environment: string; decision: string; state: string; deliveries: string[] };
     login: { account: { email: string } | null; scope: string; channels: string[]; store: string };
     publish: { folderId: string; folder: string; reportUrl: string; files: Array<{ title: string; id: string; mimeType: string; link: string | null }> };
+    agent: { resource: string; scopes: string[]; tools: string[]; resolved: { source: string; version: string } };
   };
 }
 
@@ -46,7 +47,7 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
   it('runs every step against the embedded servers and says what it did, step by step', async () => {
     const run = await demo([]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
-    for (const step of ['[1/8] modules', '[2/8] secrets', '[3/8] gate', '[4/8] commit-status', '[5/8] protected-deploy', '[6/8] login', '[7/8] publish', '[8/8] browser']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
+    for (const step of ['[1/9] modules', '[2/9] secrets', '[3/9] gate', '[4/9] commit-status', '[5/9] protected-deploy', '[6/9] login', '[7/9] publish', '[8/9] browser', '[9/9] agent']) assert.ok(run.stdout.includes(step), `${step} missing:\n${run.stdout}`);
     assert.match(run.stdout, /verified 2 modules against/);
     assert.match(run.stdout, /read it back: .*matches what was written/);
     assert.match(run.stdout, /Page analysis gate PASSED/);
@@ -61,7 +62,11 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.match(run.stdout, /whoami: channel \S+ "Gantry Dev's channel"/);
     assert.match(run.stdout, /created the folder gantry-demo-reports \(\S+\) on http:\/\/127\.0\.0\.1:\d+ with the device login's access token \(profile demo\)/);
     assert.match(run.stdout, /published 5 files; the folder lists:\n(?: {4}\S+-(?:gate|report|run-1)\.(?:json|html) +\d+ B {2}http:\/\/127\.0\.0\.1:\d+\/file\/d\/\S+\/view\n){5}/);
-    assert.match(run.stdout, /Demo finished: 8 of 8 steps succeeded\./);
+    assert.match(run.stdout, /sign in: http:\/\/127\.0\.0\.1:\d+\/authorize\?… \(PKCE S256, resource http:\/\/127\.0\.0\.1:\d+\/mcp\); approving as dev in headless Chromium/);
+    assert.match(run.stdout, /the callback page said: Gantry is signed in/);
+    assert.match(run.stdout, /signed in; token for http:\/\/127\.0\.0\.1:\d+\/mcp with scope modules:read; 6 tools: /);
+    assert.match(run.stdout, /modules_resolve 127\.0\.0\.1:\d+\/gantry\/network\/aws "~> 1\.0" -> 1\.1\.0 \(http:\/\/127\.0\.0\.1:\d+\//);
+    assert.match(run.stdout, /Demo finished: 9 of 9 steps succeeded\./);
     assert.doesNotMatch(run.stdout, /later:|failed:/);
   });
 
@@ -92,6 +97,9 @@ describe('gantry demo (npm start): the example pipeline end to end', function ()
     assert.deepEqual(publish.files.map((file) => file.title.replace(/^.*-\d{8}T\d{6}Z-/, '')), ['gate.json', 'report.html', 'report.json', 'run-1.html', 'run-1.json']);
     assert.deepEqual(publish.files.map((file) => file.mimeType), ['application/json', 'text/html', 'application/json', 'text/html', 'application/json']);
     assert.equal(publish.reportUrl, publish.files[1]!.link, 'the representative report is the Lighthouse HTML');
+    const { agent } = result.steps;
+    assert.deepEqual([agent.scopes, agent.tools.length, agent.resolved.version], [['modules:read'], 6, '1.1.0']);
+    assert.match(agent.resource, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.deepEqual(Object.keys(result.steps.gate).sort(), ['checks', 'scores', 'status'], 'the whole gate result (kept for the publish step) stays out of the JSON');
   });
 });
