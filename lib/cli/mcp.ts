@@ -61,16 +61,15 @@ ${SERVE_HELP}`)
     .option('--callback-port <n>', 'the loopback port of the redirect http://127.0.0.1:<n>/callback (default: the registered one, else any free port)')
     .option('--timeout <seconds>', 'how long to wait for the sign-in in the browser (default 300)')
     .option('--store <where>', 'where the tokens live: keyring, kv:<mount>/<path> (SECRETS_ADDR), or file (plain text, mode 0600)')
-    .option('--insecure-storage', 'allow a plain-text token file when neither the keyring nor the kv engine is reachable')
-    .addHelpText('after', `\n${MCP_CLIENT_HELP}`);
+    .option('--insecure-storage', 'allow a plain-text token file when neither the keyring nor the kv engine is reachable');
 
   clientOptions(mcp.command('tools <server-url>'))
     .description('list the tools of a (protected) context server: name, the scope it needs, description (signing in as needed)')
-    .addHelpText('before', 'Examples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r \'.[].name\'\n')
+    .addHelpText('after', `\nExamples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r '.[].name'\n\n${MCP_CLIENT_HELP}`)
     .action(async (server: string, flags, command: Command) => (await client()).toolsAction(server, flags, command, context));
 
   clientOptions(mcp.command('call <server-url> <tool> [json-args]'))
     .description('call a tool of a (protected) context server with JSON arguments and print its result (exit 1 when the tool reports an error)')
-    .addHelpText('before', 'Examples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve \'{"source": "hashicorp/consul/aws"}\'\n  gantry mcp call https://mcp.example.com/mcp gate_run \'{"url": "https://example.com"}\' --json\n')
+    .addHelpText('after', `\nExamples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve '{"source": "hashicorp/consul/aws"}'\n  gantry mcp call https://mcp.example.com/mcp gate_run '{"url": "https://example.com"}' --json\n\n${MCP_CLIENT_HELP}`)
     .action(async (server: string, tool: string, args: string | undefined, flags, command: Command) => (await client()).callAction(server, tool, args, flags, command, context));
 }
