@@ -1,4 +1,6 @@
-// The context protocol (MCP): Gantry's context server and its OAuth 2.1 pieces shared with the client.
+// The context protocol (MCP): Gantry's context server, the client that signs in to protected context servers, and the
+// OAuth 2.1 pieces both read.
 export * from './server/index.js';
 export { canonicalResourceUri, sameResource, protectedResourceMetadataUrl } from './resource-uri.js';
 export { fetchAuthorizationServerMetadata, metadataUrls, checkSecureEndpoint, AuthorizationServerError, type AuthorizationServerMetadata } from './authorization-server.js';
+export { connectContextServer, ContextClientError, type ConnectOptions, type ContextServerConnection, type CallOptions, type ContextClientErrorCode } from './client/index.js';

@@ -2,6 +2,7 @@
  * The canonical server URI (CTX-URI-*): the `resource` of the protected resource metadata, of authorization and token
  * requests, and the audience of the tokens. Server and client both read it here, so they cannot disagree on it.
  */
+import { expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -11,6 +12,7 @@ import { UsageError } from '../errors.js';
  * and a query: a token audience is no place for either.
  */
 export function canonicalResourceUri(text: string, what = 'the resource'): string {
+  expectString('canonicalResourceUri', what, text, 'an absolute URI such as https://mcp.example.com/mcp');
   let url: URL;
   try {
     url = new URL(text);
@@ -42,7 +44,7 @@ export function sameResource(audience: string, canonical: string): boolean {
  * host and path, so several servers on one host each have their own.
  */
 export function protectedResourceMetadataUrl(resource: string): string {
-  const url = new URL(resource);
+  const url = new URL(canonicalResourceUri(resource));
   const path = url.pathname === '/' ? '' : url.pathname;
   return `${url.protocol}//${url.host}/.well-known/oauth-protected-resource${path}`;
 }

@@ -7,6 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { expectOptions } from '../../arguments.js';
 import { UsageError } from '../../errors.js';
 import { createHttpClient, noRetry, type HttpClient } from '../../http/index.js';
 import { getLogger, type Logger } from '../../log.js';
@@ -59,6 +60,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const BASIC_SCOPES = [MCP_SCOPES.modulesRead];
 
 export async function startContextServer(options: ContextServerOptions = {}): Promise<ContextServer> {
+  expectOptions('startContextServer', options);
   const host = options.host ?? '127.0.0.1';
   const path = checkPath(options.path ?? '/mcp');
   const logger = options.logger ?? getLogger();

@@ -1,6 +1,7 @@
 // `gantry mcp serve --stdio`: the same tools over stdin/stdout, without OAuth (CTX-TRANSPORT-STDIO): the process that
 // started this one holds the credentials, in the environment.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { expectOptions } from '../../arguments.js';
 import { getLogger, type Logger } from '../../log.js';
 import { createMcpServer } from './mcp-server.js';
 import type { ToolDefinition } from './tools.js';
@@ -15,6 +16,7 @@ export interface StdioServerOptions {
 
 /** Serves until stdin ends; resolves then. Nothing but protocol messages goes to stdout. */
 export async function serveStdio(options: StdioServerOptions = {}): Promise<void> {
+  expectOptions('serveStdio', options);
   const server = createMcpServer({ env: options.env ?? process.env, logger: options.logger ?? getLogger(), ...(options.tools ? { tools: options.tools } : {}) });
   const transport = new StdioServerTransport(options.stdin as never, options.stdout as never);
   const closed = new Promise<void>((resolve) => {
