@@ -1,6 +1,7 @@
 /**
  * The person at the browser, as an HTTP form-poster: follows the authorization URL's redirects with a cookie jar,
- * fills oidc-provider's development sign-in form (login `dev`, any password), submits its consent form, and — when
+ * fills oidc-provider's development sign-in form (login `dev`, any password) and submits its consent form, or fills
+ * `gantry dev oauth`'s login and consent page (username `dev`, password `dev`, Allow or Deny), and — when
  * the authorization server redirects to the loopback callback — delivers that redirect, optionally changed by the test
  * (a tampered `state` or `iss`) or denied (the interaction's abort link: `error=access_denied`).
  */
@@ -65,9 +66,8 @@ export class FormBrowser {
       const html = await response.text();
       if (response.status !== 200) throw new Error(`the authorization server answered ${response.status} at ${url}: ${html.slice(0, 500)}`);
       pages.push(/<title>([^<]*)<\/title>/i.exec(html)?.[1] ?? '(untitled)');
-      if (options.deny) {
-        const abort = /href="([^"]*\/abort)"/.exec(html)?.[1];
-        if (!abort) throw new Error(`no abort link on ${url}`);
+      const abort = /href="([^"]*\/abort)"/.exec(html)?.[1];
+      if (options.deny && abort) {
         url = new URL(abort, url).toString();
         continue;
       }
@@ -78,8 +78,13 @@ export class FormBrowser {
         const name = /name="([^"]*)"/.exec(input[1]!)?.[1];
         if (!name) continue;
         const value = /value="([^"]*)"/.exec(input[1]!)?.[1] ?? '';
-        fields.set(name, name === 'login' ? 'dev' : name === 'password' ? 'any password' : value);
+        fields.set(name, name === 'login' || name === 'username' ? 'dev' : name === 'password' ? 'dev' : value);
       }
+      // A form with Allow and Deny buttons (gantry dev oauth): the button pressed is a field too.
+      const decision = [...form[2]!.matchAll(/<button[^>]*name="([^"]+)"[^>]*value="([^"]+)"/gi)].map((m) => ({ name: m[1]!, value: m[2]! }));
+      const pressed = decision.find((b) => b.value === (options.deny ? 'deny' : 'allow'));
+      if (options.deny && !pressed) throw new Error(`no way to deny on ${url}`);
+      if (pressed) fields.set(pressed.name, pressed.value);
       url = new URL(form[1]!.replace(/&amp;/g, '&'), url).toString();
       init = { method: 'POST', body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     }

@@ -1,0 +1,85 @@
+/**
+ * The context client against `gantry dev oauth` (lib/devserver/oauth, an independent reading of the same rules) as
+ * the authorization server of Gantry's context server: sign-in, a call, a step-up; and the dev server's own knobs for
+ * a client's checks (no S256 advertised, another `iss` on the callback).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt } from 'jose';
+import { FileTokenStore } from '../../lib/auth/store/index.js';
+import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { silentLogger } from '../../lib/log.js';
+import { ContextClientError, connectContextServer, type ConnectOptions } from '../../lib/mcp/client/index.js';
+import { startContextServer, type ContextServer } from '../../lib/mcp/server/index.js';
+import { FormBrowser } from './fixtures-client/browser.js';
+import { testTools } from './fixtures-client/tools.js';
+
+describe('mcp client against gantry dev oauth', function () {
+  this.timeout(60_000);
+  const started: Array<{ stop(): Promise<void> }> = [];
+  let configDir: string;
+  let browser: FormBrowser;
+
+  async function pair(oauthOptions: Parameters<typeof startOAuthServer>[0] = {}): Promise<{ oauth: OAuthServer; server: ContextServer }> {
+    const oauth = await startOAuthServer(oauthOptions);
+    started.push(oauth);
+    const server = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger });
+    started.push(server);
+    return { oauth, server };
+  }
+  beforeEach(async () => {
+    configDir = await mkdtemp(join(tmpdir(), 'gantry-mcp-devoauth-'));
+    browser = new FormBrowser();
+  });
+  afterEach(async () => {
+    for (const peer of started.splice(0).reverse()) await peer.stop();
+    await rm(configDir, { recursive: true, force: true });
+  });
+  const options = (deny = false): ConnectOptions => ({
+    configDir,
+    tokenStore: new FileTokenStore(configDir),
+    logger: silentLogger,
+    openUrl: async (url) => {
+      await browser.authorize(url, { deny });
+    },
+  });
+
+  it('CTX-STD-RFC9728 CTX-STD-RFC8414 CTX-STD-RFC7591 CTX-EP-AUTHORIZATION-REQUEST CTX-EP-TOKEN-REQUEST CTX-TOKEN-AUDIENCE CTX-ERR-403: signs in, calls a tool, and steps up once for a tool that needs more', async () => {
+    const { server } = await pair();
+    const connection = await connectContextServer(server.url, options());
+    try {
+      assert.deepEqual((await connection.callTool('modules_resolve', { source: 'dev' })).structuredContent, { echoed: 'dev' });
+      const progress: number[] = [];
+      assert.deepEqual((await connection.callTool('gate_run', { url: 'https://x.test' }, { onProgress: (p) => progress.push(p.progress) })).structuredContent, { gated: 'https://x.test' });
+      assert.deepEqual(progress, [1, 2, 3]);
+      assert.equal(connection.session.authorizations, 2);
+      assert.deepEqual(connection.session.grantedScopes().sort(), ['gates:run', 'modules:read']);
+      const store = new FileTokenStore(configDir);
+      const { ClientState } = await import('../../lib/mcp/client/index.js');
+      const entry = (await new ClientState(configDir).login(server.resource))!;
+      const stored = (await store.read({ authUrl: entry.issuer, clientId: entry.clientId, profile: entry.profile }))!;
+      assert.equal(decodeJwt(stored.tokens.accessToken).aud, server.resource);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('CTX-EP-AUTHORIZATION-REQUEST: refuses the dev server when it advertises no S256', async () => {
+    const { server } = await pair({ metadataOverrides: { code_challenge_methods_supported: ['plain'] } });
+    await assert.rejects(connectContextServer(server.url, options()), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_NO_S256');
+    assert.equal(browser.runs.length, 0);
+  });
+
+  it('RFC 9207: refuses a callback whose iss is not the dev server', async () => {
+    const { server } = await pair({ callbackIssuer: 'https://elsewhere.example' });
+    await assert.rejects(connectContextServer(server.url, options()), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ISS_MISMATCH');
+    assert.equal(browser.runs.length, 1);
+  });
+
+  it('Deny on the dev server\'s consent page is CTX_ACCESS_DENIED', async () => {
+    const { server } = await pair();
+    await assert.rejects(connectContextServer(server.url, options(true)), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED');
+  });
+});
