@@ -33,6 +33,7 @@ export function register(program: Command, context: CliContext): void {
         if (exports.length > 0) context.out.line();
         for (const server of exports) context.out.line(`export ${Object.entries(server.env!).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`);
         context.out.line();
+        if (running.servers.some((s) => s.name === 'oauth')) context.out.line('Agents: after the export lines, `gantry mcp serve` serves Gantry\'s tools behind this authorization server (docs/mcp.md).');
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(running.stop);

@@ -1,7 +1,7 @@
 // How `gantry dev` starts the authorization server: port 5762 (GANTRY_DEV_OAUTH_PORT overrides it; 0 picks any free
 // port; a taken default port falls back to a free one), Google's dialect, the poll interval from
 // GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
-// and the one dev user. It prints the environment `gantry auth` reads.
+// and the one dev user. It prints the environment `gantry auth` and `gantry mcp serve` read.
 import { UsageError } from '../../errors.js';
 import { devPort, startOnDevPort } from '../port.js';
 import type { OAuthServer } from './server.js';
@@ -28,6 +28,8 @@ export async function startDevOAuth(context: { host: string }, env: NodeJS.Proce
   return {
     ...server,
     credentials: { clientId: client.id, clientSecret: client.secret!, user: 'dev@gantry.test' },
-    env: { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url },
+    // GANTRY_MCP_AUTHORIZATION_SERVER: `gantry mcp serve` takes its tokens from this server (the authorization code
+    // flow with PKCE, registration and resource indicators), and clients register themselves.
+    env: { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url, GANTRY_MCP_AUTHORIZATION_SERVER: server.url },
   };
 }

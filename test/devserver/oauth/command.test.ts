@@ -28,7 +28,7 @@ async function failure(args: string[]): Promise<{ code: number | null; stderr: s
 describe('devserver/oauth: gantry dev oauth and the gantry dev starter', function () {
   this.timeout(60_000);
 
-  it('is listed for gantry dev; a taken port 5762 falls back; one limited-input client; prints GANTRY_AUTH_URL, the client id and secret, GANTRY_API_URL; GANTRY_DEV_OAUTH_INTERVAL sets the interval', async () => {
+  it('is listed for gantry dev; a taken port 5762 falls back; one limited-input client; prints GANTRY_AUTH_URL, the client id and secret, GANTRY_API_URL, GANTRY_MCP_AUTHORIZATION_SERVER; GANTRY_DEV_OAUTH_INTERVAL sets the interval', async () => {
     assert.ok(devServers.some((s) => s.name === 'oauth'));
     const blocker = net.createServer();
     const blocked = await new Promise<boolean>((resolve) => {
@@ -40,6 +40,7 @@ describe('devserver/oauth: gantry dev oauth and the gantry dev starter', functio
       if (blocked) assert.notEqual(new URL(server.url).port, String(DEV_OAUTH_PORT));
       assert.equal(server.env!.GANTRY_AUTH_URL, server.url);
       assert.equal(server.env!.GANTRY_API_URL, server.url);
+      assert.equal(server.env!.GANTRY_MCP_AUTHORIZATION_SERVER, server.url);
       const client = { id: server.env!.GANTRY_OAUTH_CLIENT_ID!, secret: server.env!.GANTRY_OAUTH_CLIENT_SECRET! };
       assert.equal((await requestCode(server.url, client, 'email')).interval, 1);
       assert.equal((await login(server.url, client, 'email')).token_type, 'Bearer');
