@@ -175,6 +175,28 @@ const authorization: Endpoint = {
   },
 };
 
+const contextAuthorization: Endpoint = {
+  check: 'context server authorization',
+  setting: 'GANTRY_MCP_AUTHORIZATION_SERVER',
+  neededFor: 'gantry mcp serve (the tokens it accepts)',
+  target: ({ env }) => env.GANTRY_MCP_AUTHORIZATION_SERVER || undefined,
+  async probe(target, { timeoutMs, logger }) {
+    const { fetchAuthorizationServerMetadata } = await import('../mcp/authorization-server.js');
+    // What `gantry mcp serve` reads at start: the RFC 8414 metadata, its issuer checked, and whether tokens can be checked.
+    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
+    try {
+      const metadata = await fetchAuthorizationServerMetadata(http, target);
+      const how = [metadata.jwks_uri ? 'JWTs by its JWKS' : undefined, metadata.introspection_endpoint ? 'others by introspection' : undefined].filter(Boolean).join(', ');
+      if (!how) return { status: 'error', detail: `${redactUrl(target)} publishes neither jwks_uri nor introspection_endpoint: no token could be checked`, fix: 'point GANTRY_MCP_AUTHORIZATION_SERVER at the issuer of the tokens' };
+      return { status: 'ok', detail: `${redactUrl(target)}: issuer matches; tokens checked as ${how}${metadata.code_challenge_methods_supported?.includes('S256') ? '' : '; no S256 advertised: clients will refuse to sign in'}` };
+    } catch (error) {
+      return failed(error, redactUrl(target));
+    } finally {
+      http.close();
+    }
+  },
+};
+
 const storage: Endpoint = {
   check: 'storage API',
   setting: 'STORAGE_BASE_URL',
@@ -235,7 +257,7 @@ const storage: Endpoint = {
 };
 
 /** Every endpoint doctor knows, in the order it lists them: a name, the setting, what needs it, and a probe through the area's client. */
-const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform, authorization, storage];
+const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platform, authorization, storage, contextAuthorization];
 
 /** One check per endpoint: probed in parallel when configured, "not configured" otherwise (which is no failure). */
 export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {

@@ -163,7 +163,7 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.deepEqual(Object.keys(report).sort(), ['checks', 'ok', 'setup']);
     assert.equal(report.ok, false);
     assert.equal(report.setup, 'npm run setup');
-    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API', 'authorization server', 'storage API']);
+    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API', 'authorization server', 'storage API', 'context server authorization']);
     for (const check of report.checks) {
       assert.equal(typeof check.detail, 'string');
       assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
@@ -220,6 +220,22 @@ describe('gantry doctor (built, in its own process)', function () {
       const remote = await doctor([], { PATH: everything, GANTRY_AUTH_URL: 'http://auth.example.com' });
       assert.equal(remote.code, 1);
       assert.match(row(remote, 'authorization server'), /\berror\s+GANTRY_AUTH_URL must be https/);
+    });
+
+    it('GANTRY_MCP_AUTHORIZATION_SERVER: the issuer\'s RFC 8414 metadata with its issuer checked, as gantry mcp serve reads it; a mismatched issuer is an error', async () => {
+      const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
+      const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0 });
+      const liar = await startOAuthServer({ host: '127.0.0.1', port: 0, metadataOverrides: { issuer: 'https://elsewhere.example' } });
+      try {
+        const run = await doctor([], { PATH: everything, GANTRY_MCP_AUTHORIZATION_SERVER: oauth.url });
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(row(run, 'context server authorization'), new RegExp(`\\bok\\s+${oauth.url}/?: issuer matches; tokens checked as JWTs by its JWKS, others by introspection`));
+        const mismatch = await doctor([], { PATH: everything, GANTRY_MCP_AUTHORIZATION_SERVER: liar.url });
+        assert.equal(mismatch.code, 1);
+        assert.match(row(mismatch, 'context server authorization'), /\berror\s+.*names the issuer "https:\/\/elsewhere\.example"/);
+      } finally {
+        await Promise.all([oauth.stop(), liar.stop()]);
+      }
     });
 
     it('STORAGE_BASE_URL: about.get with STORAGE_TOKEN answers as its user; without a token the service\'s own 401 shows it is there; a wrong token is an error whose fix names the setting, the token never shown', async () => {
