@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -118,6 +119,32 @@ describe('mcp client against oidc-provider and the context server', function () 
     } finally {
       await second.close();
     }
+  });
+
+  it('CTX-AS-REDIRECT-EXACT-MATCH: a new sign-in with the registered client uses its registered loopback port; when that port is taken, Gantry registers again', async () => {
+    const first = await connectContextServer(relay.url, options());
+    await first.close();
+    const state = new ClientState(configDir);
+    const registered = (await state.registeredClient(op.issuer))!;
+    const port = Number(new URL(registered.redirectUri).port);
+    await state.saveLogin(relay.url, undefined);
+    const again = await connectContextServer(relay.url, options());
+    await again.close();
+    assert.equal(routed('registration').length, 1);
+    assert.equal(routed('authorization')[1]!.params.redirect_uri, registered.redirectUri);
+    await state.saveLogin(relay.url, undefined);
+    const squatter = http.createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', () => resolve()));
+    try {
+      const third = await connectContextServer(relay.url, options());
+      await third.close();
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
+    assert.equal(routed('registration').length, 2);
+    const renewed = (await state.registeredClient(op.issuer))!;
+    assert.notEqual(renewed.clientId, registered.clientId);
+    assert.notEqual(renewed.redirectUri, registered.redirectUri);
   });
 
   it('CTX-AS-REFRESH-ROTATION CTX-AUTH-RESOURCE-ALWAYS: an expired access token is refreshed with resource, and the rotated refresh token is stored', async () => {

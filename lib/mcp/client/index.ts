@@ -9,6 +9,7 @@ export {
 export { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
 export { createPkce, randomState, s256, type Pkce } from './pkce.js';
 export { startCallbackServer, type CallbackServer } from './loopback.js';
+export { registerClient, registrationRequest, type RegisteredClientAnswer } from './registration.js';
 export { ClientState, profileFor, type LoginEntry, type RegisteredClient } from './state.js';
 export { bearerChallenge, parseWwwAuthenticate, type Challenge } from './www-authenticate.js';
 export { ContextClientError, type ContextClientErrorCode } from './errors.js';

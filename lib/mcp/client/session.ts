@@ -20,6 +20,7 @@ import {
 import { ContextClientError } from './errors.js';
 import { refusedPage, startCallbackServer, type CallbackServer } from './loopback.js';
 import { createPkce, randomState } from './pkce.js';
+import { registerClient } from './registration.js';
 import { ClientState, profileFor, type LoginEntry } from './state.js';
 import { bearerChallenge } from './www-authenticate.js';
 
@@ -387,38 +388,16 @@ export class AuthSession implements Authorizer {
     }
   }
 
-  /** RFC 7591 dynamic registration of a native public client (CTX-STD-RFC7591). */
+  /** RFC 7591 dynamic registration (registration.ts); a public client's registration is kept for this issuer. */
   async #register(server: DiscoveredAuthorizationServer, redirectUri: string, signal?: AbortSignal): Promise<Client> {
-    const endpoint = server.metadata.registration_endpoint!;
-    const response = await this.#http.request<unknown>({
-      method: 'POST',
-      url: endpoint,
-      json: {
-        client_name: 'Gantry',
-        application_type: 'native',
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      },
-      accept: (status) => status < 500 && status !== 408 && status !== 429,
-      ...(signal ? { signal } : {}),
-    });
-    if (response.status !== 201 && response.status !== 200) throw peerError(`the registration endpoint of ${server.issuer}`, response.status, response.body, 'CTX_REGISTRATION_FAILED');
-    const body = response.body;
-    if (!isObject(body) || typeof body.client_id !== 'string' || body.client_id === '') {
-      throw new ContextClientError(`the registration endpoint of ${server.issuer} answered without a client_id`, { code: 'CTX_REGISTRATION_FAILED' });
-    }
-    const authMethod = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'none';
-    const clientSecret = typeof body.client_secret === 'string' ? body.client_secret : undefined;
-    registerSecret(clientSecret);
-    this.#logger.info(`registered Gantry as client ${body.client_id} at ${server.issuer}`);
+    const registered = await registerClient(this.#http, server, redirectUri, signal ? { signal } : {});
+    this.#logger.info(`registered Gantry as client ${registered.clientId} at ${server.issuer}`);
     // A secret is never written to disk in plain text: such a registration lasts this run only.
-    if (authMethod === 'none' || clientSecret === undefined) {
-      await this.#state.saveRegisteredClient(server.issuer, { clientId: body.client_id, redirectUri, tokenEndpointAuthMethod: 'none', registeredAt: new Date().toISOString() });
-      return { clientId: body.client_id, authMethod: 'none', source: 'dynamic' };
+    if (registered.clientSecret === undefined) {
+      await this.#state.saveRegisteredClient(server.issuer, { clientId: registered.clientId, redirectUri, tokenEndpointAuthMethod: 'none', registeredAt: new Date().toISOString() });
+      return { clientId: registered.clientId, authMethod: 'none', source: 'dynamic' };
     }
-    return { clientId: body.client_id, clientSecret, authMethod, source: 'dynamic' };
+    return { clientId: registered.clientId, clientSecret: registered.clientSecret, authMethod: registered.tokenEndpointAuthMethod, source: 'dynamic' };
   }
 
   /** A token request (form-encoded, the client authenticated as registered); the checked token response. */
