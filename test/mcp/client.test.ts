@@ -47,6 +47,7 @@ describe('mcp client against oidc-provider and the context server', function () 
   afterEach(async () => {
     op.metadata.withoutS256 = false;
     op.metadata.issuer = undefined;
+    op.metadata.extra = {};
     assert.deepEqual(op.serverErrors, []);
     await rm(configDir, { recursive: true, force: true });
   });
@@ -237,6 +238,27 @@ describe('mcp client against oidc-provider and the context server', function () 
     const [token] = routed('token');
     assert.equal(token!.authorization, true, 'client_secret_basic');
     assert.equal(token!.status, 200);
+  });
+
+  it('CTX-DCR-FALLBACK: where the server advertises client ID metadata documents, the document\'s URL is the client id (no registration)', async () => {
+    op.metadata.extra = { client_id_metadata_document_supported: true };
+    const documentUrl = 'https://gantry.example/.well-known/mcp-client.json';
+    let asked: URL | undefined;
+    await assert.rejects(connectContextServer(relay.url, options({}, {
+      clientMetadataUrl: documentUrl,
+      openUrl: (url) => {
+        asked = new URL(url);
+        throw new Error('stop here: oidc-provider cannot fetch the document');
+      },
+    })), /stop here/);
+    assert.equal(asked?.searchParams.get('client_id'), documentUrl);
+    assert.equal(asked?.searchParams.get('resource'), relay.url);
+    assert.equal(routed('registration').length, 0);
+    // Where the server does not advertise them, dynamic registration.
+    op.metadata.extra = {};
+    const connection = await connectContextServer(relay.url, options({}, { clientMetadataUrl: documentUrl }));
+    await connection.close();
+    assert.equal(routed('registration').length, 1);
   });
 
   const refused = async (code: string, browse: BrowserOptions = {}) => {

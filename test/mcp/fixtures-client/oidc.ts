@@ -7,7 +7,7 @@
  *
  * Knobs for refusal tests, applied to its metadata document as it leaves (a provider middleware, its documented
  * extension point): `metadata.withoutS256` drops `code_challenge_methods_supported`, `metadata.issuer` replaces the
- * issuer. `requests` records each request the provider routed, with the OAuth parameters it parsed.
+ * issuer, `metadata.extra` adds fields (e.g. `client_id_metadata_document_supported`). `requests` records each request the provider routed, with the OAuth parameters it parsed.
  */
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -38,7 +38,7 @@ export interface AuthorizationServerPeer {
   requests: RoutedRequest[];
   serverErrors: Error[];
   notices: string[];
-  metadata: { withoutS256: boolean; issuer: string | undefined };
+  metadata: { withoutS256: boolean; issuer: string | undefined; extra: Record<string, unknown> };
   /** Grants only these scopes for the resource (default: every scope a test tool needs except platform:read). */
   resourceScopes: string;
   stop(): Promise<void>;
@@ -76,7 +76,7 @@ export async function startAuthorizationServer(options: { resources?: () => stri
     requests: [],
     serverErrors: [],
     notices,
-    metadata: { withoutS256: false, issuer: undefined },
+    metadata: { withoutS256: false, issuer: undefined, extra: {} },
     resourceScopes: 'modules:read gates:run secrets:list',
     async stop() {
       closeSockets();
@@ -126,7 +126,7 @@ export async function startAuthorizationServer(options: { resources?: () => stri
     await next();
     const oidc = ctx.oidc as ({ route?: string; params?: Record<string, unknown> } | undefined);
     if (oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
-      const body = { ...(ctx.body as Record<string, unknown>) };
+      const body = { ...(ctx.body as Record<string, unknown>), ...peer.metadata.extra };
       if (peer.metadata.withoutS256) delete body.code_challenge_methods_supported;
       if (peer.metadata.issuer !== undefined) body.issuer = peer.metadata.issuer;
       ctx.body = body;
