@@ -92,7 +92,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     await Promise.all([peer?.stop(), registry?.stop(), secrets?.stop(), platform?.stop(), analysis?.stop()]);
   });
 
-  it('CTX-EP-RESOURCE-METADATA CTX-STD-RFC9728 CTX-PRM-AUTHORIZATION-SERVERS: serves its protected resource metadata at the path-inserted and the root well-known URL', async () => {
+  it('CTX-EP-RESOURCE-METADATA CTX-STD-RFC9728 CTX-PRM-AUTHORIZATION-SERVERS AMB-20: serves its protected resource metadata at the path-inserted and the root well-known URL, and no authorization server metadata (that is the issuer\'s)', async () => {
     assert.equal(server.resourceMetadataUrl, `${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`);
     for (const url of [server.resourceMetadataUrl, `${new URL(server.url).origin}/.well-known/oauth-protected-resource`]) {
       const response = await fetch(url);
@@ -103,6 +103,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
       assert.deepEqual(metadata.bearer_methods_supported, ['header']);
       assert.deepEqual(metadata.scopes_supported, ['modules:read', 'gates:run', 'secrets:list', 'platform:read']);
     }
+    assert.equal((await fetch(`${new URL(server.url).origin}/.well-known/oauth-authorization-server`)).status, 404);
   });
 
   it('CTX-URI-ABSOLUTE CTX-URI-CASE CTX-URI-PORT-PATH CTX-URI-NO-FRAGMENT CTX-URI-NO-TRAILING-SLASH: the canonical server URI is lower-case in scheme and host, keeps port and path, has no trailing slash, and refuses fragments and relative URIs', () => {
@@ -210,7 +211,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.match(challengeOf(batch).scope!, /secrets:list/);
   });
 
-  it('CTX-ERR-400: a malformed Authorization header and a body that is not JSON get 400', async () => {
+  it('CTX-ERR-400 AMB-22: the context server answers 400 to a malformed Authorization header and a body that is not JSON, with an RFC 6750 challenge or a JSON-RPC error', async () => {
     const malformed = await post(server.url, initialize, { authorization: 'Bearer a b "c"' });
     assert.equal(malformed.status, 400);
     assert.equal(challengeOf(malformed).error, 'invalid_request');
