@@ -124,4 +124,23 @@ describe('mcp serve: the MCP SDK\'s own client discovers, registers, authorizes 
       await other.stop();
     }
   });
+
+  it('CTX-PROXY-CONSENT: every dynamically registered client gets its own consent page, naming it — an approval given to one is never reused for another', async () => {
+    const register = async (name: string) => {
+      const answer = await fetch(`${oauth.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+      assert.equal(answer.status, 201);
+      return ((await answer.json()) as { client_id: string }).client_id;
+    };
+    const authorize = (clientId: string) => {
+      const url = new URL(`${oauth.url}/authorize`);
+      for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'modules:read', resource: server.resource, state: 's' })) url.searchParams.set(k, v);
+      return url;
+    };
+    const first = await register('Agent One');
+    assert.ok((await approveInBrowser(authorize(first))).get('code'));
+    const second = await register('Agent Two');
+    const page = await fetch(authorize(second), { redirect: 'manual' });
+    assert.equal(page.status, 200, 'a consent page, not a redirect with a code');
+    assert.match(await page.text(), /<strong id="client">Agent Two<\/strong>/);
+  });
 });
