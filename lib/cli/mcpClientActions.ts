@@ -172,7 +172,6 @@ export async function callAction(server: string, tool: string, rawArgs: string |
     let progress: ReturnType<CliContext['out']['progress']> | undefined;
     const result = await connection.callTool(tool, args, {
       signal,
-      ...(options.authorizationTimeoutMs !== undefined ? { timeoutMs: Math.max(60_000, options.authorizationTimeoutMs + 60_000) } : {}),
       onProgress: (p) => {
         progress ??= context.out.progress(tool, p.total);
         progress.update(p.progress, p.total, p.message ?? '');

@@ -18,7 +18,7 @@ export interface ConnectOptions extends AuthorizationOptions {
   http?: Omit<HttpClientOptions, 'logger' | 'baseUrl'>;
   /** The longest wait for an answer's headers and between two pieces of a streamed answer (default 5 min). */
   idleTimeoutMs?: number;
-  /** A request that takes longer without progress fails (the SDK's request timeout; default 60 s, reset by progress). */
+  /** A request that takes longer without progress fails (the SDK's request timeout, reset by progress; default the sign-in timeout plus 1 min). */
   requestTimeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -70,10 +70,11 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
     const client = new Client({ name: 'gantry', version }, { capabilities: {} });
     const requestOptions = (signal?: AbortSignal, timeoutMs?: number) => ({
       ...(signal ? { signal } : {}),
-      timeout: timeoutMs ?? options.requestTimeoutMs ?? 60_000,
+      // A request may wait for a sign-in in the browser (a 401, a step-up): never less than that wait, plus a minute.
+      timeout: timeoutMs ?? options.requestTimeoutMs ?? (options.authorizationTimeoutMs ?? 300_000) + 60_000,
     });
     try {
-      await client.connect(transport, requestOptions(options.signal, Math.max(options.requestTimeoutMs ?? 0, (options.authorizationTimeoutMs ?? 300_000) + 60_000)));
+      await client.connect(transport, requestOptions(options.signal));
     } catch (error) {
       throw protocolError(error, `initializing the session with ${session.resource}`);
     }
