@@ -24,13 +24,23 @@ export const sensitiveQueryParameters = new Set([
 
 const knownSecrets = new Set<string>();
 let knownSecretsPattern: RegExp | undefined;
+// A long-running process (a context server, a webhook receiver) sees tokens without end: the oldest are forgotten
+// beyond this many forms (four per secret), so the pattern neither grows nor slows down for ever.
+const MAX_KNOWN_FORMS = 4096;
 
 /** Remember a secret value so it is masked wherever it appears later. Values shorter than 4 characters are ignored. */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < 4 || knownSecrets.has(value)) return;
   // Also the forms the value takes when echoed inside a JSON body or a URL (once, or twice when that URL is itself a
   // query parameter of another URL).
-  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), encodeURIComponent(encodeURIComponent(value))]) knownSecrets.add(form);
+  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), encodeURIComponent(encodeURIComponent(value))]) {
+    knownSecrets.delete(form);
+    knownSecrets.add(form);
+  }
+  for (const oldest of knownSecrets) {
+    if (knownSecrets.size <= MAX_KNOWN_FORMS) break;
+    knownSecrets.delete(oldest);
+  }
   knownSecretsPattern = undefined;
 }
 

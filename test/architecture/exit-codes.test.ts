@@ -27,6 +27,7 @@ import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 import { DeviceLoginError } from '../../lib/auth/errors.js';
 import { AuthorizationServerError } from '../../lib/mcp/authorization-server.js';
+import { ContextClientError } from '../../lib/mcp/client/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -176,6 +177,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new AuthorizationServerError('the authorization server http://auth.example is not https', { code: 'AS_NOT_HTTPS', exitCode: ExitCode.usage }),
     new AuthorizationServerError('no authorization server metadata', { code: 'AS_NO_METADATA' }),
   ],
+  ContextClientError: () => [new ContextClientError('the metadata names another issuer', { code: 'CTX_ISSUER_MISMATCH' }), new ContextClientError('the token endpoint failed', { code: 'CTX_TOKEN_ERROR', exitCode: ExitCode.remote })],
   DeviceLoginError: () => [
     new DeviceLoginError('access was denied on the approval page', { code: 'AUTH_ACCESS_DENIED' }),
     new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),

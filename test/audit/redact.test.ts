@@ -102,3 +102,20 @@ describe('audit: redaction of echoed credentials (lib/redact)', () => {
     });
   });
 });
+
+describe('redaction in a long-running process', () => {
+  it('remembers the most recent secrets without bound growth: the oldest are forgotten past 4,096 forms (a token and its JSON and URL-encoded forms), the newest always masked', async () => {
+    const { redact, registerSecret } = await import('../../lib/redact.js');
+    const first = `first-secret-${Date.now()}-aaaa`;
+    registerSecret(first);
+    assert.equal(redact(`x ${first} y`), 'x [REDACTED] y');
+    const many = Array.from({ length: 5000 }, (_, i) => `rotating-secret-${i}-${Date.now()}`);
+    for (const value of many) registerSecret(value);
+    assert.equal(redact(`x ${many.at(-1)} y`), 'x [REDACTED] y');
+    assert.equal(redact(`x ${many[4000]} y`), 'x [REDACTED] y');
+    assert.equal(redact(`x ${first} y`), `x ${first} y`, 'the oldest was forgotten');
+    // Registering again makes a secret the newest.
+    registerSecret(first);
+    assert.equal(redact(`x ${first} y`), 'x [REDACTED] y');
+  });
+});

@@ -17,7 +17,7 @@ import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
 import { createMcpServer } from './mcp-server.js';
 import { createTokenValidator, IntrospectionFailed, InvalidTokenError, type IntrospectionCredentials, type TokenInfo, type TokenValidator } from './tokens.js';
-import { MCP_SCOPES, TOOLS, toolNamed, type ToolDefinition } from './tools.js';
+import { createToolResources, MCP_SCOPES, TOOLS, toolNamed, type ToolDefinition } from './tools.js';
 
 export interface ContextServerOptions {
   host?: string;
@@ -97,6 +97,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const resourceMetadataUrl = protectedResourceMetadataUrl(resource);
   const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}), ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
   const tools = options.tools ?? TOOLS;
+  const resources = createToolResources(env, logger);
   const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
   const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin]);
 
@@ -153,14 +154,14 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
       }
       body = read.value;
       if (token) {
-        const needed = scopesNeeded(body);
+        const needed = scopesNeeded(body, (name) => tools.find((tool) => tool.name === name));
         const missing = needed.filter((scope) => !token.scopes.includes(scope));
         // CTX-ERR-403: step-up. The challenge names the scopes held and the ones missing, so a client that asks for
         // exactly what it is told keeps what it had.
         if (missing.length > 0) return refuse(res, { status: 403, error: 'insufficient_scope', description: `this call needs the scope ${missing.join(' ')}`, scopes: [...new Set([...token.scopes, ...needed])] });
       }
     }
-    const server = createMcpServer({ env, logger, tools });
+    const server = createMcpServer({ env, logger, tools, resources });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -198,7 +199,10 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     resourceMetadataUrl,
     authorizationServer: issuer,
     stop: () => new Promise<void>((resolve) => {
-      listener.close(() => resolve());
+      listener.close(() => {
+        resources.close();
+        resolve();
+      });
       listener.closeIdleConnections();
       setTimeout(() => listener.closeAllConnections(), 2_000).unref();
     }),

@@ -5,11 +5,12 @@ import { isGantryError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { redact } from '../../redact.js';
 import { version } from '../../version.js';
-import { TOOLS, type ToolDefinition } from './tools.js';
+import { TOOLS, type ToolDefinition, type ToolResources } from './tools.js';
 
 export interface ToolHost {
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  resources: ToolResources;
   tools?: readonly ToolDefinition[];
 }
 
@@ -27,6 +28,7 @@ export function createMcpServer(host: ToolHost): McpServer {
       const context = {
         env: host.env,
         logger: host.logger,
+        registry: host.resources.registry,
         signal: extra.signal,
         progress: async (progress: number, total: number, message: string) => {
           if (token === undefined) return;

@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { expectOptions } from '../../arguments.js';
 import { getLogger, type Logger } from '../../log.js';
 import { createMcpServer } from './mcp-server.js';
-import type { ToolDefinition } from './tools.js';
+import { createToolResources, type ToolDefinition } from './tools.js';
 
 export interface StdioServerOptions {
   env?: NodeJS.ProcessEnv;
@@ -17,7 +17,10 @@ export interface StdioServerOptions {
 /** Serves until stdin ends; resolves then. Nothing but protocol messages goes to stdout. */
 export async function serveStdio(options: StdioServerOptions = {}): Promise<void> {
   expectOptions('serveStdio', options);
-  const server = createMcpServer({ env: options.env ?? process.env, logger: options.logger ?? getLogger(), ...(options.tools ? { tools: options.tools } : {}) });
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? getLogger();
+  const resources = createToolResources(env, logger);
+  const server = createMcpServer({ env, logger, resources, ...(options.tools ? { tools: options.tools } : {}) });
   const transport = new StdioServerTransport(options.stdin as never, options.stdout as never);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -26,4 +29,5 @@ export async function serveStdio(options: StdioServerOptions = {}): Promise<void
   const stdin = options.stdin ?? process.stdin;
   stdin.once('end', () => void server.close());
   await closed;
+  resources.close();
 }

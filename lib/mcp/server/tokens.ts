@@ -5,10 +5,9 @@
  * the configured one and the token unexpired. Results are cached until the token expires (introspection: at most
  * 30 s, so a revocation is seen within that), so a tool call costs no round trip to the authorization server.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { HttpClient } from '../../http/index.js';
-import { registerSecret } from '../../http/index.js';
 import { getJson, postForm } from '../../auth/transport.js';
 import type { AuthorizationServerMetadata } from '../authorization-server.js';
 import { sameResource } from '../resource-uri.js';
@@ -137,8 +136,9 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
 
   return {
     async validate(token) {
-      registerSecret(token);
-      const key = createHash('sha256').update(token).digest('base64url');
+      // Not registered with the redactor: the server never writes a token anywhere, and registering every token of
+      // every caller would grow the redactor's pattern for as long as the server runs.
+      const key = hash('sha256', token, 'base64url');
       const cached = cache.get(key);
       const at = now();
       if (cached && cached.until > at) return cached.info;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
+import type { RegistryClient } from '../../registry/client.js';
 
 export const MCP_SCOPES = {
   modulesRead: 'modules:read',
@@ -16,6 +17,8 @@ export const MCP_SCOPES = {
 export interface ToolContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** The server's one registry client: its discovery cache and connections serve every call. */
+  registry(): Promise<RegistryClient>;
   signal: AbortSignal;
   /** Reports progress to the caller when it asked for it (a progressToken); otherwise does nothing. */
   progress(done: number, total: number, message: string): Promise<void>;
@@ -44,9 +47,9 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.modulesRead,
     readOnly: true,
     input: { source: moduleSource, version: z.string().max(200).optional().describe('a version constraint such as "~> 1.2" (default: the newest release)') },
-    async run({ source, version }, { env, logger }) {
-      const { RegistryClient, resolveAddress, formatModuleAddress } = await import('../../registry/index.js');
-      const client = new RegistryClient({ env, logger });
+    async run({ source, version }, { env, registry }) {
+      const { resolveAddress, formatModuleAddress } = await import('../../registry/index.js');
+      const client = await registry();
       const resolution = await resolveAddress(client, source, version, env);
       return { source: formatModuleAddress(resolution.address), constraint: version ?? '', version: resolution.version, location: resolution.locationText, skipped: resolution.skipped };
     },
@@ -58,10 +61,10 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.modulesRead,
     readOnly: true,
     input: { source: moduleSource },
-    async run({ source }, { env, logger }) {
-      const { RegistryClient, parseModuleAddress, parseVersion } = await import('../../registry/index.js');
+    async run({ source }, { env, registry }) {
+      const { parseModuleAddress, parseVersion } = await import('../../registry/index.js');
       const semver = (await import('semver')).default;
-      const listed = await new RegistryClient({ env, logger }).versions(parseModuleAddress(source, env));
+      const listed = await (await registry()).versions(parseModuleAddress(source, env));
       const parsed = listed.map((version) => ({ version, parsed: parseVersion(version) }));
       parsed.sort((a, b) => (a.parsed && b.parsed ? semver.rcompare(a.parsed.semver, b.parsed.semver) : a.parsed ? -1 : b.parsed ? 1 : 0));
       return { source, versions: parsed.map(({ version, parsed: p }) => ({ version, kind: p ? (p.prerelease ? 'pre-release' : 'release') : 'unparseable' })) };
@@ -157,6 +160,20 @@ export class ToolRefusal extends Error {
     super(message);
     this.name = 'ToolRefusal';
   }
+}
+
+/** What the tools of one server share for its lifetime; `close` at stop. */
+export interface ToolResources {
+  registry(): Promise<RegistryClient>;
+  close(): void;
+}
+
+export function createToolResources(env: NodeJS.ProcessEnv, logger: Logger): ToolResources {
+  let registry: Promise<RegistryClient> | undefined;
+  return {
+    registry: () => (registry ??= import('../../registry/index.js').then(({ RegistryClient }) => new RegistryClient({ env, logger }))),
+    close: () => void registry?.then((client) => client.close()),
+  };
 }
 
 export const SCOPES_SUPPORTED = [...new Set(TOOLS.map((tool) => tool.scope))];
