@@ -67,5 +67,5 @@ export { StorageClient, createStorageClient, createChannelReceiver, StorageError
 export type { StorageClientOptions, StorageTokenSource, StorageMethods, ChannelReceiver, ChannelNotification, Watch } from './storage/index.js';
 // The context server (MCP) behind OAuth 2.1, and the client that signs in to protected context servers.
 export * as mcp from './mcp/index.js';
-export { startContextServer, connectContextServer, canonicalResourceUri, ContextClientError, AuthorizationServerError } from './mcp/index.js';
+export { startContextServer, connectContextServer, canonicalResourceUri, ContextClientError } from './mcp/index.js';
 export type { ContextServer, ContextServerOptions, ConnectOptions as ContextClientOptions, ContextServerConnection } from './mcp/index.js';

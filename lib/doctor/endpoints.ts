@@ -181,11 +181,11 @@ const contextAuthorization: Endpoint = {
   neededFor: 'gantry mcp serve (the tokens it accepts)',
   target: ({ env }) => env.GANTRY_MCP_AUTHORIZATION_SERVER || undefined,
   async probe(target, { timeoutMs, logger }) {
-    const { fetchAuthorizationServerMetadata } = await import('../mcp/authorization-server.js');
+    const { discoverAuthorizationServer } = await import('../mcp/client/discovery.js');
     // What `gantry mcp serve` reads at start: the RFC 8414 metadata, its issuer checked, and whether tokens can be checked.
     const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
     try {
-      const metadata = await fetchAuthorizationServerMetadata(http, target);
+      const { metadata } = await discoverAuthorizationServer(target, { http });
       const how = [metadata.jwks_uri ? 'JWTs by its JWKS' : undefined, metadata.introspection_endpoint ? 'others by introspection' : undefined].filter(Boolean).join(', ');
       if (!how) return { status: 'error', detail: `${redactUrl(target)} publishes neither jwks_uri nor introspection_endpoint: no token could be checked`, fix: 'point GANTRY_MCP_AUTHORIZATION_SERVER at the issuer of the tokens' };
       return { status: 'ok', detail: `${redactUrl(target)}: issuer matches; tokens checked as ${how}${metadata.code_challenge_methods_supported?.includes('S256') ? '' : '; no S256 advertised: clients will refuse to sign in'}` };

@@ -2,5 +2,4 @@
 // OAuth 2.1 pieces both read.
 export * from './server/index.js';
 export { canonicalResourceUri, sameResource, protectedResourceMetadataUrl } from './resource-uri.js';
-export { fetchAuthorizationServerMetadata, metadataUrls, checkSecureEndpoint, AuthorizationServerError, type AuthorizationServerMetadata } from './authorization-server.js';
 export { connectContextServer, ContextClientError, type ConnectOptions, type ContextServerConnection, type CallOptions, type ContextClientErrorCode } from './client/index.js';

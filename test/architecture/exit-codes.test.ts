@@ -26,7 +26,6 @@ import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 import { DeviceLoginError } from '../../lib/auth/errors.js';
-import { AuthorizationServerError } from '../../lib/mcp/authorization-server.js';
 import { ContextClientError } from '../../lib/mcp/client/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
@@ -172,10 +171,6 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new WebhookDeliveryError({ reason: 'signature-mismatch', message: 'X-Hub-Signature-256 does not match the body with the secret' }),
     new WebhookDeliveryError({ reason: 'payload-too-large', message: 'the body passed the 25 MiB cap' }),
     new WebhookDeliveryError({ reason: 'aborted', message: 'the sender closed the connection after 10 of 100 bytes of the body' }),
-  ],
-  AuthorizationServerError: () => [
-    new AuthorizationServerError('the authorization server http://auth.example is not https', { code: 'AS_NOT_HTTPS', exitCode: ExitCode.usage }),
-    new AuthorizationServerError('no authorization server metadata', { code: 'AS_NO_METADATA' }),
   ],
   ContextClientError: () => [new ContextClientError('the metadata names another issuer', { code: 'CTX_ISSUER_MISMATCH' }), new ContextClientError('the token endpoint failed', { code: 'CTX_TOKEN_ERROR', exitCode: ExitCode.remote })],
   DeviceLoginError: () => [

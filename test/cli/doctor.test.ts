@@ -232,7 +232,7 @@ describe('gantry doctor (built, in its own process)', function () {
         assert.match(row(run, 'context server authorization'), new RegExp(`\\bok\\s+${oauth.url}/?: issuer matches; tokens checked as JWTs by its JWKS, others by introspection`));
         const mismatch = await doctor([], { PATH: everything, GANTRY_MCP_AUTHORIZATION_SERVER: liar.url });
         assert.equal(mismatch.code, 1);
-        assert.match(row(mismatch, 'context server authorization'), /\berror\s+.*names the issuer "https:\/\/elsewhere\.example"/);
+        assert.match(row(mismatch, 'context server authorization'), /\berror\s+.*is for issuer "?https:\/\/elsewhere\.example"?, not/);
       } finally {
         await Promise.all([oauth.stop(), liar.stop()]);
       }

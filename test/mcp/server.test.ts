@@ -106,12 +106,12 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal((await fetch(`${new URL(server.url).origin}/.well-known/oauth-authorization-server`)).status, 404);
   });
 
-  it('CTX-URI-ABSOLUTE CTX-URI-CASE CTX-URI-PORT-PATH CTX-URI-NO-FRAGMENT CTX-URI-NO-TRAILING-SLASH: the canonical server URI is lower-case in scheme and host, keeps port and path, has no trailing slash, and refuses fragments and relative URIs', () => {
+  it('CTX-URI-ABSOLUTE CTX-URI-CASE CTX-URI-PORT-PATH CTX-URI-NO-FRAGMENT CTX-URI-NO-TRAILING-SLASH: the canonical server URI is lower-case in scheme and host, keeps port and path, has no trailing slash, keeps a query (RFC 8707 allows one), and refuses fragments and relative URIs', () => {
     assert.equal(canonicalResourceUri('HTTPS://MCP.Example.COM:8443/Team/MCP/'), 'https://mcp.example.com:8443/Team/MCP');
     assert.equal(canonicalResourceUri('https://mcp.example.com:443/'), 'https://mcp.example.com');
     assert.throws(() => canonicalResourceUri('https://mcp.example.com/mcp#x'), /fragment/);
-    assert.throws(() => canonicalResourceUri('/mcp'), /not an absolute URI/);
-    assert.throws(() => canonicalResourceUri('https://mcp.example.com/mcp?tenant=1'), /query/);
+    assert.throws(() => canonicalResourceUri('/mcp'), /no absolute URL/);
+    assert.equal(canonicalResourceUri('https://mcp.example.com/mcp/?tenant=1'), 'https://mcp.example.com/mcp?tenant=1');
   });
 
   it('CTX-EP-401-WWW-AUTHENTICATE CTX-ERR-401: a request without a token gets 401 with the metadata URL and the scope to ask for, and no error code (RFC 6750 §3.1)', async () => {

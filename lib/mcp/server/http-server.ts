@@ -12,7 +12,8 @@ import { UsageError } from '../../errors.js';
 import { createHttpClient, noRetry, type HttpClient } from '../../http/index.js';
 import { getLogger, type Logger } from '../../log.js';
 import { isLoopbackHost } from '../../loopback.js';
-import { fetchAuthorizationServerMetadata, type AuthorizationServerMetadata } from '../authorization-server.js';
+import { checkEndpoint } from '../client/canonical.js';
+import { discoverAuthorizationServer, type AuthorizationServerMetadata } from '../client/discovery.js';
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
 import { createMcpServer } from './mcp-server.js';
@@ -80,7 +81,12 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   let metadata: AuthorizationServerMetadata | undefined;
   if (authOn) {
     canonicalResourceUri(issuer!, '--authorization-server');
-    metadata = await fetchAuthorizationServerMetadata(httpClient, issuer!);
+    // Found and checked as a client finds it (RFC 8414 addresses, the issuer matching exactly, https off loopback),
+    // plus the two endpoints a resource server reads.
+    metadata = (await discoverAuthorizationServer(issuer!, { http: httpClient })).metadata;
+    for (const field of ['jwks_uri', 'introspection_endpoint'] as const) {
+      if (metadata[field] !== undefined) checkEndpoint(metadata[field], field, issuer!);
+    }
   }
 
   const listener = http.createServer();

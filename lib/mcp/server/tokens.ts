@@ -9,7 +9,7 @@ import { hash } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { HttpClient } from '../../http/index.js';
 import { getJson, postForm } from '../../auth/transport.js';
-import type { AuthorizationServerMetadata } from '../authorization-server.js';
+import type { AuthorizationServerMetadata } from '../client/discovery.js';
 import { sameResource } from '../resource-uri.js';
 
 export interface TokenInfo {
@@ -68,10 +68,10 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
   let loading: Promise<void> | undefined;
 
   const loadKeys = async () => {
-    if (!metadata.jwks_uri) throw new InvalidTokenError('the authorization server publishes no JWKS (jwks_uri), so a JWT cannot be checked');
+    if (typeof metadata.jwks_uri !== 'string') throw new InvalidTokenError('the authorization server publishes no JWKS (jwks_uri), so a JWT cannot be checked');
     loading ??= (async () => {
       try {
-        const answer = await getJson(http, metadata.jwks_uri!);
+        const answer = await getJson(http, metadata.jwks_uri as string);
         if (answer.status !== 200 || !Array.isArray(answer.json?.keys)) throw new InvalidTokenError(`the authorization server's JWKS (${answer.status}) is not a key set`);
         keys = createLocalJWKSet(answer.json as unknown as JSONWebKeySet);
         keysFetchedAt = now();
@@ -114,7 +114,7 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
   };
 
   const fromIntrospection = async (token: string): Promise<TokenInfo> => {
-    if (!metadata.introspection_endpoint || !options.introspection) throw new InvalidTokenError('the token is not a JWT, and introspection is not configured');
+    if (typeof metadata.introspection_endpoint !== 'string' || !options.introspection) throw new InvalidTokenError('the token is not a JWT, and introspection is not configured');
     const { clientId, clientSecret } = options.introspection;
     const answer = await postForm(http, metadata.introspection_endpoint, { token, token_type_hint: 'access_token', client_id: clientId, client_secret: clientSecret });
     if (answer.status !== 200 || !answer.json) throw new IntrospectionFailed(`the introspection endpoint answered ${answer.status}`);
