@@ -15,6 +15,8 @@ import { ContextClientError, connectContextServer, type ConnectOptions } from '.
 import { startContextServer, type ContextServer } from '../../lib/mcp/server/index.js';
 import { FormBrowser } from './fixtures-client/browser.js';
 import { testTools } from './fixtures-client/tools.js';
+import { startRelay } from './relay.js';
+import { sendJson, startHttpPeer } from '../peers/http.js';
 
 describe('mcp client against gantry dev oauth', function () {
   this.timeout(60_000);
@@ -81,5 +83,62 @@ describe('mcp client against gantry dev oauth', function () {
   it('Deny on the dev server\'s consent page is CTX_ACCESS_DENIED', async () => {
     const { server } = await pair();
     await assert.rejects(connectContextServer(server.url, options(true)), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED');
+  });
+
+  it('CTX-AUTH-CLIENT-OWN-AS-TOKENS: two context servers of one authorization server — each gets its own sign-in and token; the first\'s token never reaches the second', async () => {
+    const { oauth, server: first } = await pair();
+    // The second server behind a recording relay: its public URL (and so its resource) is the relay's.
+    const target = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger, port: 0 });
+    const relay = await startRelay(new URL(target.url).origin);
+    started.push(relay);
+    await target.stop();
+    const second = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger, port: Number(new URL(target.url).port), publicUrl: `${relay.url}/mcp` });
+    started.push(second);
+    const one = await connectContextServer(first.url, options());
+    try {
+      await one.callTool('modules_resolve', { source: 'a' });
+    } finally {
+      await one.close();
+    }
+    const two = await connectContextServer(second.url, options());
+    try {
+      assert.deepEqual((await two.callTool('modules_resolve', { source: 'b' })).structuredContent, { echoed: 'b' });
+      assert.equal(two.session.authorizations, 1, 'the second server got its own sign-in');
+    } finally {
+      await two.close();
+    }
+    assert.equal(browser.runs.length, 2);
+    const { ClientState } = await import('../../lib/mcp/client/index.js');
+    const store = new FileTokenStore(configDir);
+    const tokens = await Promise.all([first, second].map(async (server) => {
+      const entry = (await new ClientState(configDir).login(server.resource))!;
+      return (await store.read({ authUrl: entry.issuer, clientId: entry.clientId, profile: entry.profile }))!.tokens.accessToken;
+    }));
+    assert.equal(decodeJwt(tokens[0]!).aud, first.resource);
+    assert.equal(decodeJwt(tokens[1]!).aud, second.resource);
+    const seen = relay.seen.join('\n');
+    assert.ok(seen.includes(tokens[1]!), 'the second server got its own token');
+    assert.ok(!seen.includes(tokens[0]!), 'the first server\'s token never went to the second');
+  });
+
+  it('CTX-PRM-CLIENT-CHOOSES: of several authorization_servers in the metadata, the client picks one (the first) and signs in there alone', async () => {
+    const [a, b] = [await startOAuthServer(), await startOAuthServer()];
+    started.push(a, b);
+    const protectedServer = await startHttpPeer((request, response) => {
+      if (request.url.startsWith('/.well-known/oauth-protected-resource')) {
+        sendJson(response, 200, { resource: `${protectedServer.url}/mcp`, authorization_servers: [a.url, b.url], scopes_supported: ['modules:read'] });
+        return;
+      }
+      response.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${protectedServer.url}/.well-known/oauth-protected-resource/mcp"` }).end();
+    });
+    started.push({ stop: () => protectedServer.close() });
+    const shown: string[] = [];
+    await assert.rejects(connectContextServer(`${protectedServer.url}/mcp`, { ...options(true), openUrl: async (url) => {
+      shown.push(url);
+      await browser.authorize(url, { deny: true });
+    } }), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED');
+    assert.equal(shown.length, 1);
+    assert.equal(new URL(shown[0]!).origin, a.url);
+    assert.ok(!b.requestLog().some((entry) => entry.path !== '/.well-known/oauth-authorization-server'), 'nothing but perhaps its metadata was asked of the second');
   });
 });
