@@ -207,6 +207,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     stop: () => new Promise<void>((resolve) => {
       listener.close(() => {
         resources.close();
+        if (!options.http) httpClient.close();
         resolve();
       });
       listener.closeIdleConnections();
