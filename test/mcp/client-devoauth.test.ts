@@ -17,6 +17,8 @@ import { FormBrowser } from './fixtures-client/browser.js';
 import { testTools } from './fixtures-client/tools.js';
 import { startRelay } from './relay.js';
 import { sendJson, startHttpPeer } from '../peers/http.js';
+import { startSecretsServer } from '../../lib/devserver/secrets/index.js';
+import { SecretsClient } from '../../lib/secrets/index.js';
 
 describe('mcp client against gantry dev oauth', function () {
   this.timeout(60_000);
@@ -140,5 +142,36 @@ describe('mcp client against gantry dev oauth', function () {
     assert.equal(shown.length, 1);
     assert.equal(new URL(shown[0]!).origin, a.url);
     assert.ok(!b.requestLog().some((entry) => entry.path !== '/.well-known/oauth-authorization-server'), 'nothing but perhaps its metadata was asked of the second');
+  });
+
+  it('tokens kept in the kv engine: two context servers each have their own kv path (secret/gantry/auth/mcp-<hash>), so the second sign-in does not collide with the first', async () => {
+    const secrets = await startSecretsServer({});
+    started.push(secrets);
+    const { oauth, server: first } = await pair();
+    const second = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger });
+    started.push(second);
+    const client = new SecretsClient({ address: secrets.url, token: secrets.credentials.token, sources: { env: {}, pulumi: undefined } });
+    const kvOptions: ConnectOptions = { configDir, logger: silentLogger, store: 'kv', kv: async () => client, openUrl: async (url) => {
+      await browser.authorize(url);
+    } };
+    for (const server of [first, second]) {
+      const connection = await connectContextServer(server.url, kvOptions);
+      try {
+        assert.deepEqual((await connection.callTool('modules_resolve', { source: 'x' })).structuredContent, { echoed: 'x' });
+      } finally {
+        await connection.close();
+      }
+    }
+    const keys = (await client.kv('secret', { kvVersion: 2 }).list('gantry/auth/')).filter((key) => key.startsWith('mcp-'));
+    assert.equal(keys.length, 2, keys.join(', '));
+    // Both logins are still there: a new connection to the first signs in no more.
+    const again = await connectContextServer(first.url, kvOptions);
+    try {
+      await again.callTool('modules_resolve', { source: 'y' });
+      assert.equal(again.session.authorizations, 0);
+    } finally {
+      await again.close();
+    }
+    assert.equal(browser.runs.length, 2);
   });
 });

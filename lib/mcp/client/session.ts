@@ -127,6 +127,9 @@ export class AuthSession implements Authorizer {
     if (this.#store && (spec === undefined || spec === this.#store.spec)) return this.#store;
     const wanted = spec === 'custom' ? this.#options.store : spec ?? this.#options.store;
     const opened = await openTokenStore(wanted, {
+      // The profile names the kv path where the kv engine keeps logins (secret/gantry/auth/<profile>): one per server,
+      // so that signing in to a second server does not collide with the first's login.
+      profile: profileFor(this.resource),
       insecureStorage: this.#options.insecureStorage === true,
       ...(this.#options.configDir !== undefined ? { configDir: this.#options.configDir } : {}),
       ...(this.#options.kv ? { kv: this.#options.kv } : {}),
