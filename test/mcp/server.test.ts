@@ -307,6 +307,29 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
     }
   });
 
+  it('CTX-TRANSPORT-STDIO: requests written all at once with stdin closed right after are all answered before it exits', async () => {
+    const registry = await startRegistryServer({ dir: path.join(root, 'examples/modules') });
+    try {
+      const child = spawn(process.execPath, [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', '--stdio'], { env: { PATH: process.env.PATH ?? '' } });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const lines = [
+        initialize,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        call('modules_versions', { source: `${new URL(registry.url).host}/gantry/network/aws` }),
+        { ...call('modules_resolve', { source: `${new URL(registry.url).host}/gantry/bucket/aws` }), id: 3 },
+      ];
+      child.stdin.end(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.equal(code, 0);
+      const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } });
+      assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3]);
+      assert.ok(answers.every((a) => a.result && !a.result.isError), stdout);
+    } finally {
+      await registry.stop();
+    }
+  });
+
   it('CTX-AUTHZ-OPTIONAL CTX-TRANSPORT-HTTP: --no-auth serves on loopback without tokens, and is refused on another address', async () => {
     const open = await startContextServer({ auth: false, env: {} });
     try {

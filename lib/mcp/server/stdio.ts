@@ -26,8 +26,31 @@ export async function serveStdio(options: StdioServerOptions = {}): Promise<void
     transport.onclose = () => resolve();
   });
   await server.connect(transport);
+  // A client that writes its requests and closes stdin (a script's `printf … | gantry mcp serve --stdio`) still gets
+  // every answer: at the end of input the server closes once the requests it has received are answered.
+  let pending = 0;
+  let ended = false;
+  const closeWhenIdle = () => {
+    if (ended && pending <= 0) void server.close();
+  };
+  const received = transport.onmessage!;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) pending += 1;
+    received(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    await send(message);
+    if ('id' in message && ('result' in message || 'error' in message)) {
+      pending -= 1;
+      closeWhenIdle();
+    }
+  };
   const stdin = options.stdin ?? process.stdin;
-  stdin.once('end', () => void server.close());
+  stdin.once('end', () => {
+    ended = true;
+    closeWhenIdle();
+  });
   await closed;
   resources.close();
 }
