@@ -21,11 +21,14 @@ authorization server that breaks the rules); 2 bad input, nothing sent; 3 the se
 
 const SERVE_HELP = `Every request needs Authorization: Bearer <token>, a token the authorization server issued for this server (its
 audience: --resource), with the scope of the tool called (403 insufficient_scope names it). The tools reach their
-services with Gantry's own credentials from this process's environment — registry tokens (TF_TOKEN_<host>, the
-Terraform CLI configuration), SECRETS_ADDR and SECRETS_TOKEN, PLATFORM_API_URL and PLATFORM_TOKEN, PAGEANALYSIS_BASE_URL
-and its key — never with the token a client presents. Tokens that are not JWTs are introspected (RFC 7662) with
+services with Gantry's own credentials from this process's environment — registry tokens (GANTRY_TOKEN_<host>,
+TF_TOKEN_<host>, the Terraform CLI configuration), SECRETS_ADDR and SECRETS_TOKEN, PLATFORM_API_URL and
+GANTRY_PLATFORM_TOKEN (or PLATFORM_TOKEN), PAGEANALYSIS_BASE_URL and its key — never with the token a client presents. Tokens that are not JWTs are introspected (RFC 7662) with
 GANTRY_MCP_INTROSPECTION_CLIENT_ID and GANTRY_MCP_INTROSPECTION_CLIENT_SECRET. The issuer may also come from
-GANTRY_MCP_AUTHORIZATION_SERVER. See docs/mcp.md.`;
+GANTRY_MCP_AUTHORIZATION_SERVER. See docs/mcp.md.
+Exit codes: 0 stopped by Ctrl-C, SIGTERM or its reader going away; 1 the authorization server breaks the rules (no
+metadata, another issuer, no https off loopback); 2 bad input (a flag, a port in use), before anything listens; 3 the
+authorization server unreachable.`;
 
 export function register(program: Command, context: CliContext): void {
   const mcp = program

@@ -188,7 +188,13 @@ export async function callAction(server: string, tool: string, rawArgs: string |
       if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) context.out.line(JSON.stringify(result.structuredContent, null, 2));
     }
     if (result.isError) {
-      throw new CheckFailedError(`the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`, { code: 'MCP_TOOL_ERROR', hint: 'check its arguments: gantry mcp tools <server-url> --json shows each tool\'s input schema' });
+      // The SDK's servers answer a call of a tool they do not have with an error result ("Tool x not found").
+      const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join(' ');
+      const unknown = /\btool\b.*\bnot found\b/i.test(text);
+      throw new CheckFailedError(unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`, {
+        code: 'MCP_TOOL_ERROR',
+        hint: unknown ? `gantry mcp tools ${url} lists them` : 'check its arguments: gantry mcp tools <server-url> --json shows each tool\'s input schema',
+      });
     }
   });
 }

@@ -19,7 +19,7 @@ export function canonicalResourceUri(input: string | URL, what = 'the resource',
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${what} ${shown(text.slice(0, 200))} is no absolute URL`, { code, hint: 'give it with its scheme, e.g. https://mcp.example.com/mcp' });
+    throw new UsageError(`${what} ${shown(text.slice(0, 200))} is not an absolute URL`, { code, hint: 'give it with its scheme, e.g. https://mcp.example.com/mcp' });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what} must be http(s), not ${url.protocol}`, { code });
   if (url.username !== '' || url.password !== '') throw new UsageError(`${what} must not carry credentials`, { code, hint: 'tokens come from OAuth; leave user:password@ out' });

@@ -98,11 +98,14 @@ describe('gantry mcp tools|call', function () {
     assert.doesNotMatch(stderr, /error|EPIPE/i);
   });
 
-  it('a tool result with isError is exit 1, its text shown', async () => {
+  it('a tool result with isError is exit 1, its text shown; a tool the server does not have says so', async () => {
     const run = await gantry(['mcp', 'call', server.url, 'modules_resolve', '{"source": "fail"}', ...flags]);
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /no such module: fail/);
     assert.match(run.stderr, /the tool modules_resolve reported an error/);
+    const unknown = await gantry(['mcp', 'call', server.url, 'no_such_tool', '{}', ...flags]);
+    assert.equal(unknown.code, 1, unknown.stderr);
+    assert.match(unknown.stderr, /the server has no tool no_such_tool\nhint: gantry mcp tools http:\/\/127\.0\.0\.1:\d+\/mcp lists them/);
   });
 
   it('CTX-ERR-403: a call that needs more scopes signs in once more with the merged scopes (--json, progress)', async () => {
@@ -128,7 +131,7 @@ describe('gantry mcp tools|call', function () {
       const cases: Array<[string[], RegExp, Record<string, string>?]> = [
         [['mcp', 'call', url, 'modules_resolve', '{"source": '], /not JSON/],
         [['mcp', 'call', url, 'modules_resolve', '[1, 2]'], /must be a JSON object/],
-        [['mcp', 'call', 'not a url', 'modules_resolve'], /no absolute URL/],
+        [['mcp', 'call', 'not a url', 'modules_resolve'], /not an absolute URL/],
         [['mcp', 'tools', 'ftp://127.0.0.1/mcp'], /must be http\(s\)/],
         [['mcp', 'tools', 'http://mcp.example.com/mcp'], /over plain http/],
         [['mcp', 'tools', url, '--callback-port', '70000'], /no port number/],

@@ -63,7 +63,7 @@ describe('mcp client discovery', function () {
     assert.equal(canonicalServerUri('https://mcp.example.com/'), 'https://mcp.example.com');
     assert.equal(canonicalServerUri('http://127.0.0.1:8808/mcp'), 'http://127.0.0.1:8808/mcp');
     assert.throws(() => canonicalServerUri('https://mcp.example.com/mcp#frag'), /fragment/);
-    assert.throws(() => canonicalServerUri('mcp.example.com/mcp'), /no absolute URL/);
+    assert.throws(() => canonicalServerUri('mcp.example.com/mcp'), /not an absolute URL/);
     assert.throws(() => canonicalServerUri('https://u:p@mcp.example.com/'), /credentials/);
     assert.ok(sameResource('https://MCP.example.com/mcp/', 'https://mcp.example.com/mcp'));
     assert.ok(!sameResource('https://mcp.example.com/mcp', 'https://mcp.example.com/MCP'));

@@ -110,7 +110,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(canonicalResourceUri('HTTPS://MCP.Example.COM:8443/Team/MCP/'), 'https://mcp.example.com:8443/Team/MCP');
     assert.equal(canonicalResourceUri('https://mcp.example.com:443/'), 'https://mcp.example.com');
     assert.throws(() => canonicalResourceUri('https://mcp.example.com/mcp#x'), /fragment/);
-    assert.throws(() => canonicalResourceUri('/mcp'), /no absolute URL/);
+    assert.throws(() => canonicalResourceUri('/mcp'), /not an absolute URL/);
     assert.equal(canonicalResourceUri('https://mcp.example.com/mcp/?tenant=1'), 'https://mcp.example.com/mcp?tenant=1');
   });
 
@@ -259,14 +259,19 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.ok(upstream.includes(secrets.credentials.token), 'the secrets service got Gantry\'s own token');
   });
 
-  it('gate_run sends progress notifications while it runs and answers with the verdict', async () => {
+  it('gate_run sends progress notifications while it runs and answers with the verdict; a failed gate is a tool error', async () => {
     const value = await token('gates:run');
     const client = await sdkClient(server.url, value);
     const progress: Array<{ progress: number; total?: number; message?: string }> = [];
     try {
       const result = await client.callTool({ name: 'gate_run', arguments: { urls: ['https://example.com/', 'https://example.org/'], runs: 2, categories: { performance: 0.5 } } }, undefined, { onprogress: (p) => progress.push(p) });
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
-      assert.match(String((result.structuredContent as { status: string }).status), /^(pass|fail)$/);
+      assert.equal((result.structuredContent as { status: string }).status, 'pass');
+      // A gate that fails is a tool error carrying the verdict and the checks, never a result that reads as a pass.
+      const failed = await client.callTool({ name: 'gate_run', arguments: { urls: ['https://example.com/'], categories: { 'best-practices': 1 } } });
+      assert.equal(failed.isError, true);
+      assert.equal((failed.structuredContent as { status: string }).status, 'fail');
+      assert.match(JSON.stringify(failed.content), /the gate failed/);
     } finally {
       await client.close();
     }

@@ -37,7 +37,11 @@ export function createMcpServer(host: ToolHost): McpServer {
       };
       try {
         const result = await tool.run(args as never, context);
-        return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+        const no = tool.verdict?.(result as never);
+        const text = JSON.stringify(result, null, 2);
+        // A definite "no" is a tool error, so an agent or `gantry mcp call` (exit 1) cannot take it for a pass.
+        if (no) return { isError: true, content: [{ type: 'text', text: no }, { type: 'text', text }], structuredContent: result as Record<string, unknown> };
+        return { content: [{ type: 'text', text }], structuredContent: result as Record<string, unknown> };
       } catch (error) {
         return { isError: true, content: [{ type: 'text', text: describeToolError(error) }] };
       }

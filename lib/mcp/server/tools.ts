@@ -31,6 +31,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   scope: string;
   input: Shape;
   readOnly: boolean;
+  /** When a result is a definite "no" (a gate that failed), what to say: the call is then a tool error carrying it. */
+  verdict?(result: never): string | undefined;
   run(args: z.objectOutputType<Shape, z.ZodTypeAny>, context: ToolContext): Promise<unknown>;
 }
 
@@ -99,6 +101,7 @@ export const TOOLS: ToolDefinition[] = [
       await progress(total, total, `gate ${result.status}`);
       return analysis.summarize(result);
     },
+    verdict: (summary: { status: string }) => (summary.status === 'pass' ? undefined : summary.status === 'fail' ? 'the gate failed: a check said no (see checks)' : 'the gate could not analyse a page (see checks): no verdict'),
   }),
   define({
     name: 'secrets_list',
