@@ -144,7 +144,7 @@ export async function toolsAction(server: string, flags: ClientFlags, command: C
     context.out.table(tools, [
       { header: 'name', value: (tool) => tool.name },
       { header: 'scope', value: (tool) => requiredScope(tool) },
-      { header: 'description', value: (tool) => (tool.description ?? '').replace(/\s*\(scopes?:[^)]*\)\s*$/i, '').replace(/\s+/g, ' ').slice(0, 100) },
+      { header: 'description', value: (tool) => (tool.description ?? '').replace(/\s*\(scopes?:[^)]*\)\s*$/i, '').replace(/\s+/g, ' ').replace(/^(.{99}).{2,}$/, '$1…') },
     ]);
   });
 }

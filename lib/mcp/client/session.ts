@@ -204,7 +204,8 @@ export class AuthSession implements Authorizer {
       const resourceInfo = await this.#discoverResource(challenge?.resource_metadata, signal);
       const issuer = resourceInfo.metadata.authorization_servers[0]!;
       const scopes = union(this.grantedScopes(), splitScopes(challenge?.scope), this.#options.scopes ?? []);
-      this.#logger.info(`${this.resource} needs more scopes (${challenge?.scope ?? 'not named'}); signing in again for: ${scopes.join(' ')}`);
+      // warn, not info: the person is about to be sent to the sign-in page again and should know why.
+      this.#logger.warn(`${this.resource} needs more scopes (${challenge?.scope ?? 'not named'}); signing in again for: ${scopes.join(' ')}`);
       await this.#authorize(issuer, scopes, signal);
     });
   }
