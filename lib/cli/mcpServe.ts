@@ -31,7 +31,7 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
   if ((introspectionId === undefined) !== (introspectionSecret === undefined)) {
     throw usage('introspection needs both GANTRY_MCP_INTROSPECTION_CLIENT_ID and GANTRY_MCP_INTROSPECTION_CLIENT_SECRET', 'set both, or neither to accept JWT access tokens only');
   }
-  if (flags.auth === false && issuer !== undefined && flags.authorizationServer !== undefined) throw usage('--no-auth and --authorization-server contradict each other');
+  if (flags.auth === false && flags.authorizationServer !== undefined) throw usage('--no-auth and --authorization-server contradict each other');
   const server = await listenAsAsked({ host: flags.host, port, portFlag: '--port' }, () => startContextServer({
     host: flags.host,
     port,

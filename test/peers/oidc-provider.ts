@@ -96,7 +96,7 @@ async function listen(server: http.Server): Promise<number> {
 }
 
 /** Holds oidc-provider's console notices (it prints them once per process) while the peer runs. */
-function holdNotices(into: string[]): () => void {
+export function holdNotices(into: string[]): () => void {
   const original = { info: console.info, warn: console.warn };
   const hold = (write: (...args: unknown[]) => void) => (...args: unknown[]) => {
     if (typeof args[0] === 'string' && args[0].includes('oidc-provider ')) into.push(args[0]);

@@ -9,6 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { holdNotices } from './oidc-provider.js';
 
 export interface OidcResourcePeer {
   issuer: string;
@@ -32,13 +33,8 @@ export async function startOidcResourcePeer(): Promise<OidcResourcePeer> {
   let format: 'jwt' | 'opaque' = 'jwt';
   let ttl = 300;
   const paths: string[] = [];
-  // oidc-provider prints a notice about its runtime and development defaults once per process: held off the output.
-  const quiet = { info: console.info, warn: console.warn };
-  const hold = (write: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (!(typeof args[0] === 'string' && args[0].includes('oidc-provider'))) write(...args);
-  };
-  console.info = hold(quiet.info.bind(console));
-  console.warn = hold(quiet.warn.bind(console));
+  const notices: string[] = [];
+  const releaseNotices = holdNotices(notices);
   const provider = new Provider(issuer, {
     scopes: RESOURCE_SCOPES.split(' '),
     clients: [
@@ -80,8 +76,7 @@ export async function startOidcResourcePeer(): Promise<OidcResourcePeer> {
       return answer.access_token;
     },
     stop: () => new Promise<void>((resolve) => {
-      console.info = quiet.info;
-      console.warn = quiet.warn;
+      releaseNotices();
       server.close(() => resolve());
       server.closeAllConnections();
     }),

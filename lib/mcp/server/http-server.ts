@@ -18,7 +18,7 @@ import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
 import { createMcpServer } from './mcp-server.js';
 import { createTokenValidator, IntrospectionFailed, InvalidTokenError, type IntrospectionCredentials, type TokenInfo, type TokenValidator } from './tokens.js';
-import { createToolResources, MCP_SCOPES, TOOLS, toolNamed, type ToolDefinition } from './tools.js';
+import { createToolClients, MCP_SCOPES, TOOLS, type ToolDefinition } from './tools.js';
 
 export interface ContextServerOptions {
   host?: string;
@@ -103,7 +103,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const resourceMetadataUrl = protectedResourceMetadataUrl(resource);
   const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}), ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
   const tools = options.tools ?? TOOLS;
-  const resources = createToolResources(env, logger);
+  const clients = createToolClients(env, logger);
   const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
   const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin]);
 
@@ -160,14 +160,14 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
       }
       body = read.value;
       if (token) {
-        const needed = scopesNeeded(body, (name) => tools.find((tool) => tool.name === name));
+        const needed = scopesNeeded(body, tools);
         const missing = needed.filter((scope) => !token.scopes.includes(scope));
         // CTX-ERR-403: step-up. The challenge names the scopes held and the ones missing, so a client that asks for
         // exactly what it is told keeps what it had.
         if (missing.length > 0) return refuse(res, { status: 403, error: 'insufficient_scope', description: `this call needs the scope ${missing.join(' ')}`, scopes: [...new Set([...token.scopes, ...needed])] });
       }
     }
-    const server = createMcpServer({ env, logger, tools, resources });
+    const server = createMcpServer({ env, logger, tools, clients });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -206,7 +206,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     authorizationServer: issuer,
     stop: () => new Promise<void>((resolve) => {
       listener.close(() => {
-        resources.close();
+        clients.close();
         if (!options.http) httpClient.close();
         resolve();
       });
@@ -217,14 +217,14 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
 }
 
 /** The scopes a JSON-RPC message (or batch) needs: a `tools/call` needs its tool's; everything else none beyond a valid token. */
-export function scopesNeeded(body: unknown, tools: (name: string) => ToolDefinition | undefined = toolNamed): string[] {
+export function scopesNeeded(body: unknown, tools: readonly ToolDefinition[] = TOOLS): string[] {
   const messages = Array.isArray(body) ? body : [body];
   const scopes = new Set<string>();
   for (const message of messages) {
     if (!message || typeof message !== 'object') continue;
     const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
     if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
-    const tool = tools(params.name);
+    const tool = tools.find((candidate) => candidate.name === params.name);
     if (tool) scopes.add(tool.scope);
   }
   return [...scopes];

@@ -5,17 +5,17 @@ import { isGantryError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { redact } from '../../redact.js';
 import { version } from '../../version.js';
-import { TOOLS, type ToolDefinition, type ToolResources } from './tools.js';
+import { TOOLS, type ToolClients, type ToolDefinition } from './tools.js';
 
 export interface ToolHost {
   env: NodeJS.ProcessEnv;
   logger: Logger;
-  resources: ToolResources;
+  clients: ToolClients;
   tools?: readonly ToolDefinition[];
 }
 
 export function createMcpServer(host: ToolHost): McpServer {
-  const server = new McpServer({ name: 'gantry', title: 'Gantry', version }, { capabilities: { tools: { listChanged: false } } });
+  const server = new McpServer({ name: 'gantry', title: 'Gantry', version });
   for (const tool of host.tools ?? TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
@@ -28,7 +28,7 @@ export function createMcpServer(host: ToolHost): McpServer {
       const context = {
         env: host.env,
         logger: host.logger,
-        registry: host.resources.registry,
+        clients: host.clients,
         signal: extra.signal,
         progress: async (progress: number, total: number, message: string) => {
           if (token === undefined) return;

@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { expectOptions } from '../../arguments.js';
 import { getLogger, type Logger } from '../../log.js';
 import { createMcpServer } from './mcp-server.js';
-import { createToolResources, type ToolDefinition } from './tools.js';
+import { createToolClients, type ToolDefinition } from './tools.js';
 
 export interface StdioServerOptions {
   env?: NodeJS.ProcessEnv;
@@ -19,8 +19,8 @@ export async function serveStdio(options: StdioServerOptions = {}): Promise<void
   expectOptions('serveStdio', options);
   const env = options.env ?? process.env;
   const logger = options.logger ?? getLogger();
-  const resources = createToolResources(env, logger);
-  const server = createMcpServer({ env, logger, resources, ...(options.tools ? { tools: options.tools } : {}) });
+  const clients = createToolClients(env, logger);
+  const server = createMcpServer({ env, logger, clients, ...(options.tools ? { tools: options.tools } : {}) });
   const transport = new StdioServerTransport(options.stdin as never, options.stdout as never);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -52,5 +52,5 @@ export async function serveStdio(options: StdioServerOptions = {}): Promise<void
     closeWhenIdle();
   });
   await closed;
-  resources.close();
+  clients.close();
 }

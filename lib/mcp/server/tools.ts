@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../../log.js';
+import type { PlatformClient } from '../../platform/client.js';
 import type { RegistryClient } from '../../registry/client.js';
+import type { SecretsClient } from '../../secrets/client.js';
 
 export const MCP_SCOPES = {
   modulesRead: 'modules:read',
@@ -17,8 +19,8 @@ export const MCP_SCOPES = {
 export interface ToolContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
-  /** The server's one registry client: its discovery cache and connections serve every call. */
-  registry(): Promise<RegistryClient>;
+  /** The server's clients, one each, made on first use: discovery, mount detection and connections serve every call. */
+  clients: ToolClients;
   signal: AbortSignal;
   /** Reports progress to the caller when it asked for it (a progressToken); otherwise does nothing. */
   progress(done: number, total: number, message: string): Promise<void>;
@@ -49,9 +51,9 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.modulesRead,
     readOnly: true,
     input: { source: moduleSource, version: z.string().max(200).optional().describe('a version constraint such as "~> 1.2" (default: the newest release)') },
-    async run({ source, version }, { env, registry }) {
+    async run({ source, version }, { env, clients }) {
       const { resolveAddress, formatModuleAddress } = await import('../../registry/index.js');
-      const client = await registry();
+      const client = await clients.registry();
       const resolution = await resolveAddress(client, source, version, env);
       return { source: formatModuleAddress(resolution.address), constraint: version ?? '', version: resolution.version, location: resolution.locationText, skipped: resolution.skipped };
     },
@@ -63,10 +65,10 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.modulesRead,
     readOnly: true,
     input: { source: moduleSource },
-    async run({ source }, { env, registry }) {
+    async run({ source }, { env, clients }) {
       const { parseModuleAddress, parseVersion } = await import('../../registry/index.js');
       const semver = (await import('semver')).default;
-      const listed = await (await registry()).versions(parseModuleAddress(source, env));
+      const listed = await (await clients.registry()).versions(parseModuleAddress(source, env));
       const parsed = listed.map((version) => ({ version, parsed: parseVersion(version) }));
       parsed.sort((a, b) => (a.parsed && b.parsed ? semver.rcompare(a.parsed.semver, b.parsed.semver) : a.parsed ? -1 : b.parsed ? 1 : 0));
       return { source, versions: parsed.map(({ version, parsed: p }) => ({ version, kind: p ? (p.prerelease ? 'pre-release' : 'release') : 'unparseable' })) };
@@ -110,10 +112,8 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.secretsList,
     readOnly: true,
     input: { path: secretsPath },
-    async run({ path }, { env, logger }) {
-      const { SecretsClient } = await import('../../secrets/index.js');
-      const client = new SecretsClient({ sources: { env }, logger });
-      const { kv, name } = await client.kvAt(path.endsWith('/') ? path : `${path}/`);
+    async run({ path }, { clients }) {
+      const { kv, name } = await (await clients.secrets()).kvAt(path.endsWith('/') ? path : `${path}/`);
       return { path, mount: kv.mount, keys: await kv.list(name) };
     },
   }),
@@ -124,10 +124,8 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.secretsList,
     readOnly: true,
     input: { path: secretsPath },
-    async run({ path }, { env, logger }) {
-      const { SecretsClient } = await import('../../secrets/index.js');
-      const client = new SecretsClient({ sources: { env }, logger });
-      const { kv, name } = await client.kvAt(path);
+    async run({ path }, { clients }) {
+      const { kv, name } = await (await clients.secrets()).kvAt(path);
       const metadata = name === '' ? undefined : await kv.readMetadata(name);
       if (!metadata) throw new ToolRefusal(`no metadata at ${path}${name === '' ? ' (it names a mount, not a key)' : ''}`);
       return { path, mount: kv.mount, ...metadata };
@@ -140,19 +138,11 @@ export const TOOLS: ToolDefinition[] = [
     scope: MCP_SCOPES.platformRead,
     readOnly: true,
     input: {},
-    async run(_args, { env, logger }) {
-      const { PlatformClient } = await import('../../platform/index.js');
-      const baseUrl = env.PLATFORM_API_URL;
-      if (!baseUrl) throw new ToolRefusal('the server has no platform API address (PLATFORM_API_URL)');
-      const client = new PlatformClient({ baseUrl, env, logger });
-      try {
-        const answer = (await client.rateLimit()) as { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
-        return {
-          resources: Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({ resource, limit: r.limit, used: r.used, remaining: r.remaining, reset: r.reset === undefined ? undefined : new Date(r.reset * 1000).toISOString() })),
-        };
-      } finally {
-        client.close();
-      }
+    async run(_args, { clients }) {
+      const answer = (await (await clients.platform()).rateLimit()) as { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
+      return {
+        resources: Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({ resource, limit: r.limit, used: r.used, remaining: r.remaining, reset: r.reset === undefined ? undefined : new Date(r.reset * 1000).toISOString() })),
+      };
     },
   }),
 ];
@@ -165,22 +155,27 @@ export class ToolRefusal extends Error {
   }
 }
 
-/** What the tools of one server share for its lifetime; `close` at stop. */
-export interface ToolResources {
+export interface ToolClients {
   registry(): Promise<RegistryClient>;
-  close(): void;
+  secrets(): Promise<SecretsClient>;
+  platform(): Promise<PlatformClient>;
 }
 
-export function createToolResources(env: NodeJS.ProcessEnv, logger: Logger): ToolResources {
+/** The clients the tools of one server share for its lifetime, from its environment; `close` at stop. */
+export function createToolClients(env: NodeJS.ProcessEnv, logger: Logger): ToolClients & { close(): void } {
   let registry: Promise<RegistryClient> | undefined;
+  let secrets: Promise<SecretsClient> | undefined;
+  let platform: Promise<PlatformClient> | undefined;
   return {
     registry: () => (registry ??= import('../../registry/index.js').then(({ RegistryClient }) => new RegistryClient({ env, logger }))),
-    close: () => void registry?.then((client) => client.close()),
+    secrets: () => (secrets ??= import('../../secrets/index.js').then(({ SecretsClient }) => new SecretsClient({ sources: { env }, logger }))),
+    platform: () => (platform ??= (async () => {
+      if (!env.PLATFORM_API_URL) throw new ToolRefusal('the server has no platform API address (PLATFORM_API_URL)');
+      const { PlatformClient } = await import('../../platform/index.js');
+      return new PlatformClient({ baseUrl: env.PLATFORM_API_URL, env, logger });
+    })()),
+    close() {
+      for (const made of [registry, secrets, platform]) made?.then((client) => client.close(), () => undefined);
+    },
   };
-}
-
-export const SCOPES_SUPPORTED = [...new Set(TOOLS.map((tool) => tool.scope))];
-
-export function toolNamed(name: string): ToolDefinition | undefined {
-  return TOOLS.find((tool) => tool.name === name);
 }

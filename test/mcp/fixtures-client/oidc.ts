@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { trackSockets } from '../../peers/http.js';
+import { holdNotices } from '../../peers/oidc-provider.js';
 
 export interface RoutedRequest {
   route: string | undefined;
@@ -42,21 +43,6 @@ export interface AuthorizationServerPeer {
   /** Grants only these scopes for the resource (default: every scope a test tool needs except platform:read). */
   resourceScopes: string;
   stop(): Promise<void>;
-}
-
-/** Holds oidc-provider's console notices (it prints them once per process) while the peer runs. */
-function holdNotices(into: string[]): () => void {
-  const original = { info: console.info, warn: console.warn };
-  const hold = (write: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes('oidc-provider ')) into.push(args[0]);
-    else write(...args);
-  };
-  console.info = hold(original.info.bind(console));
-  console.warn = hold(original.warn.bind(console));
-  return () => {
-    console.info = original.info;
-    console.warn = original.warn;
-  };
 }
 
 export async function startAuthorizationServer(options: { resources?: () => string[] } = {}): Promise<AuthorizationServerPeer> {
