@@ -79,7 +79,7 @@ async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<Pr
 const openedClients: Array<{ close(): void }> = [];
 
 /** The kv engine as the token store's backend, when SECRETS_ADDR and a token are configured. */
-function kvFactory(env: NodeJS.ProcessEnv) {
+export function kvFactory(env: NodeJS.ProcessEnv) {
   return async () => {
     if (!env.SECRETS_ADDR || !(env.SECRETS_TOKEN || env.VAULT_TOKEN)) return undefined;
     const { SecretsClient } = await import('../secrets/index.js');

@@ -86,11 +86,8 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
     ...(asked.length > 0 ? { scopes: asked } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     insecureStorage: flags.insecureStorage === true,
-    kv: async () => {
-      if (!env.SECRETS_ADDR || !(env.SECRETS_TOKEN || env.VAULT_TOKEN)) return undefined;
-      const { SecretsClient } = await import('../secrets/index.js');
-      return new SecretsClient({ sources: { env } });
-    },
+    // The kv engine as `gantry auth` reaches it (SECRETS_ADDR and a token); its sockets are released at the end.
+    kv: (await import('./authActions.js')).kvFactory(env),
     logger: context.logger,
     openUrl: (url) => {
       if (flags.browser !== false && openInBrowser(url)) {
@@ -105,16 +102,21 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
 /** Runs `use` with a connection, closed however it ends; the reader of stdout going away ends it quietly. */
 async function withConnection(server: string, options: ConnectOptions, use: (connection: ContextServerConnection, signal: AbortSignal) => Promise<void>): Promise<void> {
   const { connectContextServer } = await mcpClient();
+  const { releaseClients } = await import('./authActions.js');
   const controller = new AbortController();
   const unregister = onStdoutReaderGone(() => controller.abort());
-  const connection = await connectContextServer(server, { ...options, signal: controller.signal });
   try {
-    await use(connection, controller.signal);
-  } catch (error) {
-    if (!controller.signal.aborted) throw error;
+    const connection = await connectContextServer(server, { ...options, signal: controller.signal });
+    try {
+      await use(connection, controller.signal);
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
   } finally {
     unregister();
-    await connection.close().catch(() => undefined);
+    releaseClients();
   }
 }
 
