@@ -369,6 +369,42 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     }
   });
 
+  it('STO-FILES-INSERT: a byte changed on the way (a proxy that flips one in the second chunk) is caught by the md5 check (exit 1) for a file and for a Buffer; verifyMd5: false lets it through', async () => {
+    const data = randomBytes(3 * MIB + 777);
+    const source = path.join(dir, 'flipped.bin');
+    await writeFile(source, data);
+    // The proxy keeps the Host header, so the session URI the server hands out points at the proxy too.
+    const proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (String(req.headers['content-range'] ?? '').startsWith(`bytes ${MIB}-`)) body[1000] = (body[1000] ?? 0) ^ 0xff;
+        const upstream = http.request(`${h.server.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.once('error', () => res.destroy());
+        upstream.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const through = createStorageTransport({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, token: TOKEN, logger: logger() });
+    try {
+      for (const from of [source, data]) {
+        const error = await rejection(upload(through, { source: from, metadata: { title: 'flipped.bin' }, uploadType: 'resumable', chunkSize: MIB, retry: fast }));
+        assert.equal(error.code, 'STORAGE_MD5_MISMATCH', String(error.stack));
+        assert.equal(error.exitCode, 1);
+        assert.match(error.message, /the service's md5 \([0-9a-f]{32}\) is not that of the (file|bytes sent)/);
+      }
+      const file = await upload(through, { source, metadata: { title: 'unchecked.bin' }, uploadType: 'resumable', chunkSize: MIB, retry: fast, verifyMd5: false });
+      assert.notEqual(file.md5Checksum, md5(data), 'the server really holds other bytes');
+    } finally {
+      through.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
   it('STO-FILES-INSERT: an onProgress callback that throws ends the upload with its own error, not as a network failure', async () => {
     const failure = new Error('the progress bar broke');
     const error = await rejection(upload(transport, {

@@ -15,6 +15,7 @@ import type { Logger } from '../../log.js';
 import { StorageError, toStorageError } from '../errors.js';
 import type { StorageParams, StorageTransport } from '../transport.js';
 import { backoffMs, describeFailure, gaveUp, isTransient, wait, type ResolvedRetry } from './retry.js';
+import { md5OfFile, type PendingMd5 } from './file-md5.js';
 import { protectSessionUri, removeSessionFile, SESSION_FILE_KIND, writeSessionFile } from './session-file.js';
 import type { SourceIdentity, UploadSource } from './source.js';
 import type { UploadedFile, UploadProgress } from './types.js';
@@ -62,9 +63,10 @@ export function tap(see: (chunk: Buffer) => void): Transform {
 }
 
 /**
- * The md5 of the bytes the service has confirmed, kept in step with it: a chunk is hashed into a copy while it is
- * sent, and the copy is kept when the service confirms the whole chunk; otherwise the confirmed bytes are read
- * again from the source (at most one chunk; after a restart of the process, what was sent before).
+ * The md5 of the bytes the service has confirmed, kept in step with it, for a Buffer or stream source (a file is
+ * hashed whole on a worker thread instead: file-md5.ts): a chunk is hashed into a copy while it is sent, and the copy
+ * is kept when the service confirms the whole chunk; otherwise the confirmed bytes are read again from the source (at
+ * most one chunk).
  */
 class Md5Tracker {
   private hash: Hash = createHash('md5');
@@ -186,7 +188,10 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
   const total = source.size;
   const label = source.label;
   let uri = firstUri;
-  const tracker = job.verifyMd5 ? new Md5Tracker(source) : undefined;
+  // A file is hashed whole beside the upload, whatever the service asks to be sent again; the service's md5 is of
+  // everything it holds, so the two compare however many cuts and restarts came between.
+  const fileMd5: PendingMd5 | undefined = job.verifyMd5 && source.path !== undefined ? md5OfFile(source.path) : undefined;
+  const tracker = job.verifyMd5 && !fileMd5 ? new Md5Tracker(source) : undefined;
   let verify = job.verifyMd5;
   let reported = -1;
   // A callback that throws ends the upload with its error (after the request in flight), never as a network failure.
@@ -244,82 +249,100 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     }
   };
 
-  let offset = 0;
-  let best = 0;
-  let failures = 0;
-  let restarts = 0;
-  let needStatus = resume || total === 0;
-  for (;;) {
-    signal?.throwIfAborted();
-    if (callback.failed) throw callback.error;
-    let outcome: Outcome;
-    let queried = false;
-    try {
-      if (needStatus || offset >= total) {
-        queried = true;
-        outcome = await query();
-        needStatus = false;
-        if ('received' in outcome && outcome.received >= total && total > 0) {
-          throw new ProtocolError(`the upload session holds all ${total} bytes but did not answer with the file`);
-        }
-      } else {
-        const sent = await sendChunk(offset);
-        outcome = sent.outcome;
-        if (sent.fork && tracker && ('file' in outcome || outcome.received === sent.end + 1)) tracker.adopt(sent.fork, sent.end + 1);
-      }
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
+  try {
+    let offset = 0;
+    let best = 0;
+    let failures = 0;
+    let restarts = 0;
+    let needStatus = resume || total === 0;
+    for (;;) {
+      signal?.throwIfAborted();
       if (callback.failed) throw callback.error;
-      if (expired(error)) {
-        restarts += 1;
-        if (restarts > MAX_RESTARTS) throw error;
-        logger.warn(`upload of ${label}: the upload session expired (the service answered ${error.status} to it); starting a new session from byte 0`);
-        uri = await startSession(job);
-        offset = 0;
-        best = 0;
-        failures = 0;
-        tracker?.reset();
-        verify = job.verifyMd5;
-        needStatus = total === 0;
-        progress(0);
+      let outcome: Outcome;
+      let queried = false;
+      try {
+        if (needStatus || offset >= total) {
+          queried = true;
+          outcome = await query();
+          needStatus = false;
+          if ('received' in outcome && outcome.received >= total && total > 0) {
+            throw new ProtocolError(`the upload session holds all ${total} bytes but did not answer with the file`);
+          }
+        } else {
+          const sent = await sendChunk(offset);
+          outcome = sent.outcome;
+          if (sent.fork && tracker && ('file' in outcome || outcome.received === sent.end + 1)) tracker.adopt(sent.fork, sent.end + 1);
+        }
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        if (callback.failed) throw callback.error;
+        if (expired(error)) {
+          restarts += 1;
+          if (restarts > MAX_RESTARTS) throw error;
+          logger.warn(`upload of ${label}: the upload session expired (the service answered ${error.status} to it); starting a new session from byte 0`);
+          uri = await startSession(job);
+          offset = 0;
+          best = 0;
+          failures = 0;
+          tracker?.reset();
+          verify = job.verifyMd5;
+          needStatus = total === 0;
+          progress(0);
+          continue;
+        }
+        if (!isTransient(error)) throw error;
+        failures += 1;
+        if (failures >= retry.attempts) {
+          throw gaveUp(`the upload of ${label}`, failures, error, job.sessionFile
+            ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
+            : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped');
+        }
+        const delay = backoffMs(retry, failures);
+        logger.warn(`upload of ${label}: ${describeFailure(error)} at byte ${offset} of ${total}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
+        await wait(delay, signal);
+        needStatus = true;
         continue;
       }
-      if (!isTransient(error)) throw error;
-      failures += 1;
-      if (failures >= retry.attempts) {
-        throw gaveUp(`the upload of ${label}`, failures, error, job.sessionFile
-          ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
-          : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped');
+      if ('file' in outcome) return await finish(outcome.file);
+      const received = outcome.received;
+      if (received > total) throw new ProtocolError(`the upload session says it has ${received} bytes of ${total}`);
+      if (queried) logger.info(`upload of ${label}: the service has ${received} of ${total} bytes; going on from there`);
+      if (tracker && verify) {
+        if (received < tracker.at) {
+          verify = false; // the service dropped bytes it had confirmed: the md5 of what it has can no longer be followed
+          logger.debug(`upload of ${label}: the service went back to byte ${received}; its md5 is not checked`);
+        } else await tracker.catchUp(received);
       }
-      const delay = backoffMs(retry, failures);
-      logger.warn(`upload of ${label}: ${describeFailure(error)} at byte ${offset} of ${total}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
-      await wait(delay, signal);
-      needStatus = true;
-      continue;
+      if (received > best) {
+        best = received;
+        failures = 0;
+      }
+      offset = received;
+      progress(offset);
     }
-    if ('file' in outcome) return finish(outcome.file);
-    const received = outcome.received;
-    if (received > total) throw new ProtocolError(`the upload session says it has ${received} bytes of ${total}`);
-    if (queried) logger.info(`upload of ${label}: the service has ${received} of ${total} bytes; going on from there`);
-    if (tracker && verify) {
-      if (received < tracker.at) {
-        verify = false; // the service dropped bytes it had confirmed: the md5 of what it has can no longer be followed
-        logger.debug(`upload of ${label}: the service went back to byte ${received}; its md5 is not checked`);
-      } else await tracker.catchUp(received);
-    }
-    if (received > best) {
-      best = received;
-      failures = 0;
-    }
-    offset = received;
-    progress(offset);
+  } finally {
+    fileMd5?.stop();
   }
 
   async function finish(file: UploadedFile): Promise<UploadedFile> {
     progress(total);
     // The session is over whatever the check below finds: its file has no more use.
     if (job.sessionFile) await removeSessionFile(job.sessionFile);
-    if (tracker && verify && typeof file.md5Checksum === 'string') {
+    if (typeof file.md5Checksum !== 'string') return file;
+    if (fileMd5) {
+      const local = await fileMd5.result.catch((error: unknown) => {
+        throw new CheckFailedError(`the upload of ${label} completed, but its md5 could not be checked: reading the file again failed (${error instanceof Error ? error.message : String(error)})`, {
+          code: 'STORAGE_MD5_UNCHECKED',
+          hint: `compare the file with ${file.id}'s md5Checksum (${file.md5Checksum}) yourself, or upload it again`,
+        });
+      });
+      if (local.size !== total || local.md5 !== file.md5Checksum.toLowerCase()) {
+        throw new CheckFailedError(`the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the file (${local.md5}${local.size !== total ? `, ${local.size} bytes instead of ${total}` : ''}); did the file change while it was sent?`, {
+          code: 'STORAGE_MD5_MISMATCH',
+          hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
+        });
+      }
+    } else if (tracker && verify) {
       await tracker.catchUp(total);
       const sent = tracker.digest();
       if (sent !== file.md5Checksum.toLowerCase()) {
