@@ -45,6 +45,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--resource <uri>', 'the canonical server URI tokens must be issued for (default: the URL this serves)')
     .option('--public-url <url>', 'the URL clients reach this server at, when it is behind a proxy (default: http://<host>:<port><path>)')
     .option('--no-auth', 'serve without authorization (only on a loopback address: anyone who reaches it may call every tool)')
+    .option('--allow-origin <origin>', 'a browser page\'s origin allowed to call the server (CORS), e.g. http://localhost:6274 for a browser-based MCP client; repeatable (loopback pages are allowed when the server is on loopback)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--stdio', 'speak over stdin/stdout instead: no OAuth, credentials come from the environment')
     .addHelpText('after', `
 Examples:

@@ -12,6 +12,7 @@ interface ServeFlags {
   resource?: string;
   publicUrl?: string;
   auth: boolean;
+  allowOrigin?: string[];
   stdio?: boolean;
 }
 
@@ -40,6 +41,7 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
     ...(flags.auth && issuer !== undefined ? { authorizationServer: issuer } : {}),
     ...(flags.resource !== undefined ? { resource: flags.resource } : {}),
     ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
+    ...(flags.allowOrigin !== undefined ? { allowedOrigins: flags.allowOrigin } : {}),
     ...(introspectionId && introspectionSecret ? { introspection: { clientId: introspectionId, clientSecret: introspectionSecret } } : {}),
     env,
     logger: context.logger,

@@ -146,6 +146,21 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(bare.status, 401);
   });
 
+  it('CTX-EP-401-WWW-AUTHENTICATE CTX-TRANSPORT-HTTP: a browser page on loopback can read the 401 challenge (CORS exposes WWW-Authenticate) and send its token after a preflight', async () => {
+    const origin = 'http://127.0.0.1:6274';
+    const preflight = await fetch(server.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    assert.equal(preflight.status, 204, 'the preflight carries no token and is not refused for it');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /\bauthorization\b/);
+    const guarded = await post(server.url, initialize, { origin });
+    assert.equal(guarded.status, 401);
+    assert.equal(guarded.headers.get('access-control-allow-origin'), origin);
+    assert.match(guarded.headers.get('access-control-expose-headers') ?? '', /www-authenticate/, 'a browser client must be able to read the challenge');
+    assert.match(guarded.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+    const answered = await post(server.url, initialize, { origin, authorization: `Bearer ${await token('modules:read')}` });
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get('access-control-allow-origin'), origin);
+  });
+
   it('CTX-AUTH-VALIDATE-AUDIENCE CTX-AUTH-SERVER-OWN-TOKENS CTX-AUTH-INVALID-401: a valid token of the same issuer for another audience gets 401 invalid_token', async () => {
     const other = await token('modules:read', 'http://127.0.0.1:1/other-mcp');
     const response = await post(server.url, initialize, { authorization: `Bearer ${other}` });
@@ -347,6 +362,33 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
     await assert.rejects(startContextServer({ auth: false, host: '0.0.0.0', env: {} }), /refusing to serve without authorization on 0\.0\.0\.0/);
   });
 
+  it('CTX-TRANSPORT-HTTP: a page on another site is refused (403, DNS rebinding); a loopback page or an allowed origin gets CORS (the preflight, the answer); a malformed origin is refused at start', async () => {
+    const open = await startContextServer({ auth: false, env: {}, allowedOrigins: ['https://inspector.example.com'] });
+    try {
+      const foreign = await post(open.url, initialize, { origin: 'https://evil.example' });
+      assert.equal(foreign.status, 403);
+      assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+      assert.match(((await foreign.json()) as { hint: string }).hint, /--allow-origin/);
+      for (const origin of ['http://localhost:6274', 'https://inspector.example.com']) {
+        const preflight = await fetch(open.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+        assert.equal(preflight.status, 204, origin);
+        assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+        assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
+        for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id']) assert.match(preflight.headers.get('access-control-allow-headers') ?? '', new RegExp(`\\b${header}\\b`));
+        const answer = await post(open.url, initialize, { origin });
+        assert.equal(answer.status, 200, origin);
+        assert.equal(answer.headers.get('access-control-allow-origin'), origin);
+        assert.match(answer.headers.get('vary') ?? '', /origin/i);
+      }
+      assert.equal((await fetch(open.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status, 403, 'no preflight for a refused origin');
+    } finally {
+      await open.stop();
+    }
+    for (const bad of ['localhost:6274', 'http://localhost:6274/app', 'ftp://x.example', '']) {
+      await assert.rejects(startContextServer({ auth: false, env: {}, allowedOrigins: [bad] }), /is not an origin/, bad);
+    }
+  });
+
   it('CTX-TRANSPORT-OTHER: gantry mcp serve refuses bad input before listening (exit 2)', async () => {
     const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', ...args], { env: { PATH: process.env.PATH ?? '' } });
@@ -362,5 +404,8 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
     assert.match(fragment.stderr, /fragment/);
     const badPort = await run(['--port', 'x', '--no-auth']);
     assert.equal(badPort.code, 2);
+    const badOrigin = await run(['--port', '0', '--no-auth', '--allow-origin', 'http://localhost:6274/app']);
+    assert.equal(badOrigin.code, 2);
+    assert.match(badOrigin.stderr, /--allow-origin: "http:\/\/localhost:6274\/app" is not an origin/);
   });
 });

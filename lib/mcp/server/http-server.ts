@@ -44,6 +44,12 @@ export interface ContextServerOptions {
   clockToleranceSeconds?: number;
   /** The HTTP client for the authorization server (metadata, JWKS, introspection). */
   http?: HttpClient;
+  /**
+   * Origins of browser pages allowed to call the endpoint (CORS), e.g. a browser-based MCP client on another port
+   * (`http://localhost:6274`). The server's own origin is always allowed, and loopback pages when it listens on a
+   * loopback address; any other Origin is refused (403).
+   */
+  allowedOrigins?: readonly string[];
 }
 
 export interface ContextServer {
@@ -77,6 +83,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   // Checked before listening: a refused value must not leave a server behind.
   const givenResource = options.resource !== undefined ? canonicalResourceUri(options.resource, '--resource') : undefined;
   const publicUrl = options.publicUrl !== undefined ? canonicalResourceUri(options.publicUrl, '--public-url') : undefined;
+  const extraOrigins = checkOrigins(options.allowedOrigins);
   const httpClient = options.http ?? createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0, logger });
   let metadata: AuthorizationServerMetadata | undefined;
   if (authOn) {
@@ -105,7 +112,8 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const tools = options.tools ?? TOOLS;
   const clients = createToolClients(env, logger);
   const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
-  const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin]);
+  const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin, ...extraOrigins]);
+  const originAllowed = (origin: string) => allowedOrigins.has(origin) || (isLoopbackOrigin(origin) && isLoopbackHost(new URL(url).hostname));
 
   const metadataDocument = () => ({
     resource,
@@ -141,10 +149,13 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     if (query.has('access_token')) return refuse(res, { status: 400, error: 'invalid_request', description: 'an access token must not be sent in the query string; send it in the Authorization header' });
     const origin = req.headers.origin;
     // A browser page on another site must not reach a server on this machine (DNS rebinding; MCP's transport rules).
-    if (origin !== undefined && !allowedOrigins.has(origin) && !(isLoopbackOrigin(origin) && isLoopbackHost(new URL(url).hostname))) {
-      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'forbidden_origin', error_description: `requests from ${origin.slice(0, 100)} are not accepted` }));
+    if (origin !== undefined && !originAllowed(origin)) {
+      res.writeHead(403, { 'content-type': 'application/json', vary: 'origin' }).end(JSON.stringify({ error: 'forbidden_origin', error_description: `requests from ${origin.slice(0, 100)} are not accepted`, hint: 'allow the page\'s origin with --allow-origin (startContextServer\'s allowedOrigins)' }));
       return;
     }
+    // An allowed page may read the answer, the challenge and the protocol headers (a refusal below included).
+    if (origin !== undefined) for (const [name, value] of Object.entries(endpointCors(origin))) res.setHeader(name, value);
+    if (req.method === 'OPTIONS') return void res.writeHead(204, { 'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id', 'access-control-max-age': '600' }).end();
     let token: TokenInfo | undefined;
     if (validator) {
       const outcome = await authenticate(req);
@@ -228,6 +239,29 @@ export function scopesNeeded(body: unknown, tools: readonly ToolDefinition[] = T
     if (tool) scopes.add(tool.scope);
   }
   return [...scopes];
+}
+
+/** What an allowed cross-origin page gets on every answer of the endpoint. */
+function endpointCors(origin: string): Record<string, string> {
+  return { 'access-control-allow-origin': origin, vary: 'origin', 'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version' };
+}
+
+/** `allowedOrigins`: each an http(s) origin exactly (scheme://host[:port], nothing after). */
+function checkOrigins(origins: readonly string[] | undefined): string[] {
+  if (origins === undefined) return [];
+  if (!Array.isArray(origins)) throw new UsageError('startContextServer: allowedOrigins takes a list of origins such as http://localhost:6274', { code: 'INVALID_ARGUMENT' });
+  return origins.map((origin: unknown) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof origin === 'string' ? new URL(origin) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== String(origin).replace(/\/$/, '')) {
+      throw new UsageError(`--allow-origin: ${JSON.stringify(String(origin).slice(0, 100))} is not an origin`, { code: 'INVALID_ARGUMENT', hint: 'give scheme://host[:port] exactly, as a browser sends it in Origin, e.g. http://localhost:6274' });
+    }
+    return parsed.origin;
+  });
 }
 
 function corsHeaders(): Record<string, string> {
