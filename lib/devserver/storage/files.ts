@@ -4,9 +4,10 @@ import { copyFile } from 'node:fs/promises';
 import { commitContent, sendContent } from './content.js';
 import { checkIfMatch, pageOffset, pageToken, queryBool, queryInt, type Ctx, type Handler } from './context.js';
 import { badRequest, readJson, StorageFailure } from './http.js';
+import type { Model } from './model.js';
 import { orderBy, parseQuery } from './query.js';
 import { fileJson } from './represent.js';
-import { FOLDER_MIME, newId } from './store.js';
+import { FOLDER_MIME, newId, type FileRecord } from './store.js';
 
 const json = (ctx: Ctx, status: number, body: unknown) => ({ status, body });
 
@@ -61,16 +62,30 @@ export const list: Handler = async (ctx) => {
   });
 };
 
+/**
+ * An update's `addParents` and `removeParents` (comma-separated ids; files.patch, files.update and a content update at
+ * /upload/storage/v2/files/{fileId}): each added id is checked now by Model.parentFor — it exists and is a folder,
+ * neither the file itself nor below it, else the request fails naming `addParents` — so call this before anything
+ * changes; the function returned moves the file (after the body's own `parents`, as Drive applies them).
+ */
+export function parentMoves(model: Model, file: FileRecord, query: URLSearchParams): () => void {
+  const ids = (name: string) => (query.get(name) ?? '').split(',').filter(Boolean);
+  const added = ids('addParents').map((id) => model.parentFor(file, id, 'addParents').id);
+  const removed = new Set(ids('removeParents').map((id) => model.resolveId(id)));
+  return () => {
+    if (added.length > 0 || removed.size > 0) file.parents = [...new Set([...file.parents.filter((p) => !removed.has(p)), ...added])];
+  };
+}
+
 /** patch and update without content: the body's writable fields applied; addParents/removeParents honoured. */
 export const patch: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   checkIfMatch(ctx, file);
   const body = await readJson(ctx.req);
   // addParents is checked before the body changes anything: each a folder, neither the file itself nor below it.
-  const added = (ctx.query.get('addParents') ?? '').split(',').filter(Boolean).map((id) => ctx.model.parentFor(file, id, 'addParents').id);
-  const remove = new Set((ctx.query.get('removeParents') ?? '').split(',').filter(Boolean).map((id) => ctx.model.resolveId(id)));
+  const moveParents = parentMoves(ctx.model, file, ctx.query);
   ctx.model.applyMetadata(file, body);
-  if (added.length > 0 || remove.size > 0) file.parents = [...new Set([...file.parents.filter((p) => !remove.has(p)), ...added])];
+  moveParents();
   const labels = body.labels as { trashed?: unknown } | undefined;
   if (labels && typeof labels.trashed === 'boolean' && labels.trashed !== file.explicitlyTrashed) {
     if (labels.trashed) ctx.model.trash(file);

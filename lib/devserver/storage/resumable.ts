@@ -121,7 +121,7 @@ async function finish(ctx: Ctx, session: SessionRecord): Promise<Reply> {
   const path = ctx.model.store.uploadPath(session.id);
   if (session.total === 0) await writeFile(path, '', { flag: 'a' });
   else await stat(path);
-  const file = finishTarget(ctx, existing, session.metadata, session.contentType);
+  const file = finishTarget(ctx, existing, session.metadata, session.contentType, new URLSearchParams(session.query));
   await commitContent(ctx.model, file, path, typeof session.metadata.mimeType === 'string' ? session.metadata.mimeType : session.contentType);
   session.completedFileId = file.id;
   const stats = ctx.stats.sessions[session.id];

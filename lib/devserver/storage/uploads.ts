@@ -2,10 +2,12 @@
 // STO-FILES-UPDATE, AMB-24): `uploadType=media`, `multipart` and `resumable` with Drive's protocol — the session
 // from POST/PUT with X-Upload-Content-Type/-Length (200 + Location), chunks with `Content-Range: bytes a-b/total`
 // (308 + `Range: bytes=0-n`, never a Location), the status query `bytes */total`, 404 for an unknown or expired
-// session and 400 for a chunk that is not a multiple of 256 KiB unless it is the last.
+// session and 400 for a chunk that is not a multiple of 256 KiB unless it is the last. An update honours `addParents`
+// and `removeParents` as files.update does (files.ts's parentMoves), checked before anything changes.
 import { rm } from 'node:fs/promises';
 import { commitContent, receive } from './content.js';
 import { checkIfMatch, type Ctx, type Handler } from './context.js';
+import { parentMoves } from './files.js';
 import { badRequest, readJson, StorageFailure, type Reply } from './http.js';
 import { boundaryOf, readMultipart } from './multipart.js';
 import { fileJson } from './represent.js';
@@ -25,6 +27,8 @@ export const upload: Handler = async (ctx) => {
   if (existing) {
     checkIfMatch(ctx, existing);
     if (existing.mimeType === FOLDER_MIME) throw badRequest('A folder has no content to upload', 'fileId');
+    // addParents is checked before a byte is read (and again when the content is committed): a bad id changes nothing.
+    parentMoves(ctx.model, existing, ctx.query);
   }
   switch (type) {
     case 'media':
@@ -53,7 +57,7 @@ async function simple(ctx: Ctx, type: 'media' | 'multipart', existing: FileRecor
       const got = await receive(ctx.req, ctx.req, temp, { cutAfter: ctx.faults.cut('upload') });
       if (!got.complete) throw new StorageFailure(400, 'badContent', 'The request body ended early', undefined, 'other');
     }
-    const file = finishTarget(ctx, existing, metadata, mediaType);
+    const file = finishTarget(ctx, existing, metadata, mediaType, ctx.query);
     await commitContent(ctx.model, file, temp, typeof metadata.mimeType === 'string' ? metadata.mimeType : mediaType);
     return { status: 200, body: fileJson(ctx.model, file, ctx.origin) };
   } finally {
@@ -61,10 +65,16 @@ async function simple(ctx: Ctx, type: 'media' | 'multipart', existing: FileRecor
   }
 }
 
-/** The file an upload ends in: a new one from the metadata, or the existing one with the metadata applied. */
-export function finishTarget(ctx: Ctx, existing: FileRecord | undefined, metadata: Record<string, unknown>, mediaType: string): FileRecord {
+/**
+ * The file an upload ends in: a new one from the metadata, or the existing one with the metadata applied and moved by
+ * the update's `addParents`/`removeParents` (in `query`: the request's, or a resumable session's first request's) —
+ * checked again here, before anything changes, since a folder may have gone while the bytes came.
+ */
+export function finishTarget(ctx: Ctx, existing: FileRecord | undefined, metadata: Record<string, unknown>, mediaType: string, query: URLSearchParams): FileRecord {
   if (existing) {
+    const moveParents = parentMoves(ctx.model, existing, query);
     ctx.model.applyMetadata(existing, metadata);
+    moveParents();
     return existing;
   }
   const file = ctx.model.create(metadata, { mimeType: mediaType }, typeof metadata.id === 'string' ? metadata.id : undefined);
