@@ -46,11 +46,12 @@ describe('devserver/pageanalysis: the embedded v5 API running Lighthouse', funct
     assert.deepEqual(launcherProfiles().filter((name) => !before.includes(name)), [], 'Lighthouse removed its browser profile');
   });
 
-  it('gantry dev registers it with a generated API key it requires', async () => {
+  it('gantry dev registers it with a generated API key it requires, and exports the variables gantry gate reads', async () => {
     const dev = await startDevPageanalysis({ host: '127.0.0.1' }, { GANTRY_DEV_PAGEANALYSIS_PORT: '0' });
     try {
       assert.equal(dev.credentials.PAGEANALYSIS_BASE_URL, dev.url);
       assert.match(dev.credentials.PAGEANALYSIS_API_KEY, /^dev-[0-9a-f]{24}$/);
+      assert.deepEqual(dev.env, { PAGEANALYSIS_BASE_URL: dev.url, PAGEANALYSIS_API_KEY: dev.credentials.PAGEANALYSIS_API_KEY });
       const anonymous = await fetch(`${dev.url}/pageanalysis/v5/runPageanalysis?url=http://a.test/`);
       assert.equal(anonymous.status, 401);
       const body = (await anonymous.json()) as { error: { code: number; status: string } };
