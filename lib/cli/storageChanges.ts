@@ -1,9 +1,12 @@
 // `gantry storage changes`: the change log from a page token (Drive v2's changes.list, every page), and with --watch a
 // push channel (changes.watch) whose notifications are received on --listen and printed, each `change` followed by
-// the changes it announces, until Ctrl-C, SIGTERM or the reader going away — then channels.stop.
+// the changes it announces, until Ctrl-C, SIGTERM or the reader going away — then channels.stop. A channel expires
+// (an hour by default, --channel-lifetime / STORAGE_CHANNEL_LIFETIME to ask otherwise): a new one takes over before
+// then (lib/storage/watch.ts keepWatchingChanges), and while none can be registered the change log is polled.
 import type { Command } from 'commander';
 import { shown } from '../errors.js';
 import type { Change, StorageClient } from '../storage/index.js';
+import type { RenewingWatch, WatchEvent } from '../storage/watch.js';
 import { usage, type CliContext } from './context.js';
 import type { Output } from './output.js';
 import type { StorageFlags } from './storageClient.js';
@@ -15,6 +18,24 @@ interface ChangesFlags extends StorageFlags {
   watch?: boolean;
   listen?: string;
   address?: string;
+  /** `--channel-lifetime`, when storage.ts declares it; else STORAGE_CHANNEL_LIFETIME. */
+  channelLifetime?: string;
+}
+
+const maxLifetimeMs = 7 * 24 * 3600_000;
+
+/**
+ * How long each channel is asked to live: `90` or `90s`, `10m`, `2h`, `7d`; at least a second, at most the week the
+ * service allows a changes channel. Undefined: ask nothing (the service's default, an hour).
+ */
+export function channelLifetimeMs(value: string | undefined, from: string): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const m = /^(\d{1,9})(s|m|h|d)?$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 }[(m[2] ?? 's') as 's' | 'm' | 'h' | 'd'] : Number.NaN;
+  if (!(ms >= 1000 && ms <= maxLifetimeMs)) {
+    throw usage(`${from} ${shown(value.slice(0, 40))} is not a channel lifetime`, 'give seconds (90 or 90s) or minutes, hours, days (10m, 2h, 7d): from 1s to 7d');
+  }
+  return ms;
 }
 
 const changeColumns = [
@@ -48,7 +69,12 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
   if (flags.pageToken !== undefined && !/^[A-Za-z0-9_.~-]{1,512}$/.test(flags.pageToken)) {
     throw usage(`--page-token ${shown(flags.pageToken.slice(0, 80))} is not a page token`, 'use the token an earlier `gantry storage changes` printed (its last line with --json)');
   }
-  if (!flags.watch && (flags.listen !== undefined || flags.address !== undefined)) throw usage(`${flags.listen !== undefined ? '--listen' : '--address'} goes with --watch`);
+  if (!flags.watch && (flags.listen !== undefined || flags.address !== undefined || flags.channelLifetime !== undefined)) {
+    throw usage(`${flags.listen !== undefined ? '--listen' : flags.address !== undefined ? '--address' : '--channel-lifetime'} goes with --watch`);
+  }
+  const lifetimeMs = flags.watch
+    ? flags.channelLifetime !== undefined ? channelLifetimeMs(flags.channelLifetime, '--channel-lifetime') : channelLifetimeMs(process.env.STORAGE_CHANNEL_LIFETIME, 'STORAGE_CHANNEL_LIFETIME')
+    : undefined;
   const listen = flags.listen !== undefined ? checkListen(flags.listen) : { host: '127.0.0.1', port: 0 };
   const address = flags.address !== undefined ? checkNotifyAddress(flags.address) : undefined;
   if (flags.watch && address === undefined && !['127.0.0.1', 'localhost', '::1'].includes(listen.host)) {
@@ -68,7 +94,7 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
         if (!json && table.rows === 0) out.note('No changes.');
         return;
       }
-      await watch(client, context, json, table, flags.pageToken, listen, address, stop.signal, finish);
+      await watch(client, context, json, table, flags.pageToken, { listen, address, lifetimeMs }, stop.signal, finish);
     } catch (error) {
       if (!stop.reason()) throw error;
       logger.debug(`changes stopped: ${stop.reason()}`);
@@ -82,17 +108,24 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
 
 async function watch(
   client: StorageClient, context: CliContext, json: boolean, table: StreamTable<Change>, given: string | undefined,
-  listen: { host: string; port: number }, address: string | undefined, signal: AbortSignal, finish: (token: string | undefined) => void,
+  where: { listen: { host: string; port: number }; address: string | undefined; lifetimeMs: number | undefined }, signal: AbortSignal, finish: (token: string | undefined) => void,
 ): Promise<void> {
   const { out, logger } = context;
+  const { listen, address, lifetimeMs } = where;
   const { createChannelReceiver } = await import('../storage/index.js');
+  const { keepWatchingChanges } = await import('../storage/watch.js');
   const receiver = createChannelReceiver({ logger });
   const stopReceiving = () => void receiver.close();
   signal.addEventListener('abort', stopReceiving, { once: true });
   // The token to go on from is printed only once the service has taken it (a refused --page-token is none), and the
   // receiver is closed however this ends: left listening, it would keep the process alive after an error.
   let token: string | undefined;
-  let registered: Awaited<ReturnType<StorageClient['watchChanges']>> | undefined;
+  let watching: RenewingWatch | undefined;
+  // The one cursor: every read of the change log starts from `token` and moves it on, one read at a time (the loop
+  // below awaits each), so a change announced by two channels, or by a channel and a poll, is printed once.
+  const read = async () => {
+    token = (await printChanges(client, out, json, table, token, signal)) ?? token;
+  };
   try {
     let listening: string;
     try {
@@ -115,25 +148,71 @@ async function watch(
         throw error;
       }
     }
-    registered = await client.watchChanges({ address: address ?? listening, receiver, ...(token !== undefined ? { params: { pageToken: token } } : {}) });
-    out.note(`Watching changes: channel ${registered.id}${registered.expiration ? ` until ${registered.expiration.toISOString()}` : ''}, notifications on ${listening}${address ? ` (the service posts to ${address})` : ''}. Ctrl-C stops.`);
-    for await (const notification of receiver.notifications()) {
-      if (json) jsonLine(out, { kind: 'gantry#notification', ...notification });
-      else out.line(`notification ${notification.messageNumber}: ${notification.state}${notification.changed ? ` (${notification.changed.join(', ')})` : ''} at ${shortDate(notification.receivedAt.toISOString())}`);
-      if (notification.state === 'change') token = (await printChanges(client, out, json, table, token, signal)) ?? token;
+    watching = await keepWatchingChanges(client, {
+      address: address ?? listening, receiver, logger, ...(lifetimeMs !== undefined ? { lifetimeMs } : {}),
+      params: () => (token !== undefined ? { pageToken: token } : {}),
+    });
+    const first = watching.current;
+    out.note(`Watching changes: channel ${first.id}${first.expiration ? ` until ${first.expiration.toISOString()} (a new channel takes over before then)` : ''}, notifications on ${listening}${address ? ` (the service posts to ${address})` : ''}. Ctrl-C stops.`);
+    for await (const event of watching.events()) {
+      await onEvent(event, { out, logger, json, read });
       if (signal.aborted) break;
     }
   } finally {
     signal.removeEventListener('abort', stopReceiving);
     await receiver.close();
-    if (registered) {
+    if (watching) {
+      const last = watching.current;
       try {
-        await registered.stop();
-        logger.info(`channel ${registered.id} stopped`);
+        await watching.stop();
+        logger.info(`channel ${last.id} stopped`);
       } catch (error) {
-        logger.warn(`the channel ${registered.id} could not be stopped (${(error as Error).message}); it ends by itself${registered.expiration ? ` at ${registered.expiration.toISOString()}` : ''}`);
+        logger.warn(`the channel ${last.id} could not be stopped (${(error as Error).message}); it ends by itself${last.expiration ? ` at ${last.expiration.toISOString()}` : ''}`);
       }
     }
     finish(token);
+  }
+}
+
+const at = (date: Date | undefined) => (date ? ` at ${date.toISOString()}` : '');
+const until = (date: Date | undefined) => (date ? ` until ${date.toISOString()}` : '');
+const seconds = (ms: number) => `${Math.max(1, Math.round(ms / 1000))} s`;
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * One event of the watch: a notification is printed (a `change` then read); a new channel taking over is a read too
+ * (what only the replaced one announced was dropped); while no channel is registered, each attempt to register one
+ * reads the change log — polling, at least once a minute, so that nothing is missed, only late.
+ */
+async function onEvent(event: WatchEvent, io: { out: Output; logger: CliContext['logger']; json: boolean; read: () => Promise<void> }): Promise<void> {
+  const { out, logger, json, read } = io;
+  switch (event.type) {
+    case 'notification': {
+      const notification = event.notification;
+      if (json) jsonLine(out, { kind: 'gantry#notification', ...notification });
+      else out.line(`notification ${notification.messageNumber}: ${notification.state}${notification.changed ? ` (${notification.changed.join(', ')})` : ''} at ${shortDate(notification.receivedAt.toISOString())}`);
+      if (notification.state === 'change') await read();
+      return;
+    }
+    case 'renewed':
+      if (event.afterExpiry) logger.warn(`watching again: channel ${event.channel.id}${until(event.channel.expiration)} took over from the expired ${event.previous.id}`);
+      else logger.info(`channel ${event.channel.id}${until(event.channel.expiration)} took over from ${event.previous.id}, which is being stopped`);
+      await read();
+      return;
+    case 'renewalFailed':
+      if (event.expired) {
+        logger.warn(`still no channel (${reasonOf(event.error)}): reading the changes now, and trying to register one again in ${seconds(event.retryInMs)}`);
+        await read();
+      } else {
+        logger.warn(`could not register a channel to take over from ${event.current.id} before it expires${at(event.current.expiration)} (${reasonOf(event.error)}); trying again in ${seconds(event.retryInMs)}`);
+      }
+      return;
+    case 'expired':
+      logger.warn(`channel ${event.channel.id} expired${at(event.channel.expiration)} and no new one could be registered${event.error !== undefined ? ` (${reasonOf(event.error)})` : ''}: the service announces nothing until one is, so the changes are read at each attempt (at least once a minute) meanwhile`);
+      await read();
+      return;
+    case 'stopFailed':
+      logger.warn(`the replaced channel ${event.channel.id} could not be stopped (${reasonOf(event.error)}); it ends by itself${at(event.channel.expiration)}, and what it still sends is ignored`);
+      return;
   }
 }
