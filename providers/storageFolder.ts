@@ -11,7 +11,7 @@
  *
  * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
  * `__provider`: its methods capture nothing and load `storageFolderOperations` through `gantry/providers` in the
- * plugin, where the token is read from STORAGE_TOKEN (./storageShared.ts).
+ * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storageShared.ts).
  */
 import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';

@@ -8,7 +8,7 @@
  *
  * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
  * `__provider`: its methods capture nothing and load `storagePermissionOperations` through `gantry/providers` in
- * the plugin, where the token is read from STORAGE_TOKEN (./storageShared.ts).
+ * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storageShared.ts).
  */
 import * as pulumi from '@pulumi/pulumi';
 import type { Permission, StorageClient } from '../lib/storage/index.js';

@@ -5,19 +5,31 @@
  * import this module there.
  *
  * Settings: the service root from STORAGE_BASE_URL, else the stack config `gantry:storageBaseUrl`; the token from
- * STORAGE_TOKEN in the plugin's environment only (never an input, never in the state or `__provider`).
+ * STORAGE_TOKEN in the plugin's environment, else the `gantry auth` login of the profile GANTRY_AUTH_PROFILE (default
+ * `default`), its server and client from GANTRY_AUTH_URL / GANTRY_OAUTH_CLIENT_ID (else `gantry:authUrl` /
+ * `gantry:oauthClientId`, else the one login the profile index records), its access token refreshed as it runs out.
+ * Read in the plugin for each operation: never an input, never in the state or `__provider`.
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import { UsageError } from '../lib/errors.js';
+import { loginConfigKeys, openProfileLogin, type KvLike } from '../lib/auth/index.js';
+import { GantryError, UsageError } from '../lib/errors.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
 import { containsUnknown } from './unknown.js';
 
-/** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`). */
+/** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`, the login's `gantry:*` keys). */
 export type StorageSettings = Record<string, string | undefined>;
 
-/** The stack configuration keys of the storage resources. */
-export const storageConfig = { storageBaseUrl: 'gantry:storageBaseUrl' } as const;
+/**
+ * The stack configuration keys of the storage resources: the service root, and the device login's server, client and
+ * client secret (`pulumi config set --secret gantry:oauthClientSecret …`), read when STORAGE_TOKEN is not set.
+ */
+export const storageConfig = {
+  storageBaseUrl: 'gantry:storageBaseUrl',
+  authUrl: loginConfigKeys.authUrl,
+  oauthClientId: loginConfigKeys.clientId,
+  oauthClientSecret: loginConfigKeys.clientSecret,
+} as const;
 
 export type CheckFailure = { property: string; reason: string };
 
@@ -30,11 +42,29 @@ export function madeByGantry(file: File): boolean {
   return (file.properties ?? []).some((p) => p.key === gantryMarker.key && p.value === gantryMarker.value);
 }
 
+const noToken = (resource: string, why: string, cause?: unknown) => new UsageError(`${resource}: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in, and ${why}`, {
+  code: 'STORAGE_NO_TOKEN',
+  hint: 'export STORAGE_TOKEN before `pulumi up`, or log in with `gantry auth login --scope storage.file` (with GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID, and the same GANTRY_AUTH_PROFILE) as the user who runs it; either is read at run time and never stored',
+  ...(cause !== undefined ? { cause } : {}),
+});
+
+/** A client of the kv engine for a login kept there, when SECRETS_ADDR and a token are set (as `gantry auth` has it). */
+function kvFromEnvironment(opened: Array<{ close(): void }>): () => Promise<KvLike | undefined> {
+  return async () => {
+    if (!process.env.SECRETS_ADDR || !(process.env.SECRETS_TOKEN || process.env.VAULT_TOKEN)) return undefined;
+    const { SecretsClient } = await import('../lib/secrets/index.js');
+    const client = new SecretsClient({ sources: { env: process.env } });
+    opened.push(client);
+    return client;
+  };
+}
+
 /**
- * A client for one operation (close it when done). The token is read here, in the plugin, from STORAGE_TOKEN; no
- * token or no address is a usage error saying where to set it.
+ * A client for one operation, and what closes it. The token is read here, in the plugin: STORAGE_TOKEN, else the
+ * `gantry auth` login the environment (or the stack configuration) selects, refreshed as it runs out. No address, or
+ * neither a token nor a login, is a usage error saying where to set it, before anything is sent.
  */
-export function connectStorage(settings: StorageSettings | undefined, resource: string): StorageClient {
+export async function connectStorage(settings: StorageSettings | undefined, resource: string): Promise<{ client: StorageClient; close(): void }> {
   const baseUrl = process.env.STORAGE_BASE_URL?.trim() || settings?.storageBaseUrl?.trim();
   if (!baseUrl) {
     throw new UsageError(`${resource}: no storage API address`, {
@@ -43,21 +73,38 @@ export function connectStorage(settings: StorageSettings | undefined, resource: 
     });
   }
   const token = process.env.STORAGE_TOKEN?.trim();
-  if (!token) {
-    throw new UsageError(`${resource}: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in`, {
-      code: 'STORAGE_NO_TOKEN',
-      hint: 'export STORAGE_TOKEN before `pulumi up` (it is read at run time and never stored); `gantry auth token` prints a device login\'s token',
-    });
+  if (token) {
+    const client = createStorageClient({ baseUrl, token });
+    return { client, close: () => client.close() };
   }
-  return createStorageClient({ baseUrl, token });
+  const byKey = new Map(Object.entries(storageConfig).map(([name, key]) => [key as string, settings?.[name]]));
+  const kvClients: Array<{ close(): void }> = [];
+  const release = () => kvClients.splice(0).forEach((c) => c.close());
+  let login: Awaited<ReturnType<typeof openProfileLogin>>;
+  try {
+    login = await openProfileLogin({ env: process.env, config: (key) => byKey.get(key), kv: kvFromEnvironment(kvClients) });
+  } catch (error) {
+    release();
+    if (error instanceof GantryError && error.code === 'AUTH_NOT_LOGGED_IN') throw noToken(resource, error.message, error);
+    throw error;
+  }
+  const client = createStorageClient({ baseUrl, token: login.session });
+  return {
+    client,
+    close() {
+      client.close();
+      login.session.close();
+      release();
+    },
+  };
 }
 
 export async function withStorage<T>(settings: StorageSettings | undefined, resource: string, work: (client: StorageClient) => Promise<T>): Promise<T> {
-  const client = connectStorage(settings, resource);
+  const connection = await connectStorage(settings, resource);
   try {
-    return await work(client);
+    return await work(connection.client);
   } finally {
-    client.close();
+    connection.close();
   }
 }
 

@@ -245,15 +245,17 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     assert.deepEqual(anyone.failures, []);
   });
 
-  it('no STORAGE_TOKEN: a usage error saying where to set it, and nothing sent', async () => {
+  it('no STORAGE_TOKEN (and no gantry auth login): a usage error saying where to set it, and nothing sent', async () => {
     const saved = { ...process.env };
-    delete process.env.STORAGE_TOKEN;
+    for (const name of ['STORAGE_TOKEN', 'GANTRY_AUTH_URL', 'GANTRY_OAUTH_CLIENT_ID', 'GANTRY_AUTH_PROFILE']) delete process.env[name];
     process.env.STORAGE_BASE_URL = server.url;
+    // No profile index: the machine's own logins, if any, are not this test's.
+    process.env.GANTRY_CONFIG_DIR = path.join(serverDir, 'no-logins');
     const count = requests.length;
     try {
       await assert.rejects(storageFolderOperations.create({}, { name: 'x', parent: 'root' }), (error: Error & { hint?: string; exitCode?: number }) => {
         assert.match(error.message, /StorageFolder: no storage token: STORAGE_TOKEN is not set/);
-        assert.match(error.hint ?? '', /export STORAGE_TOKEN/);
+        assert.match(error.hint ?? '', /export STORAGE_TOKEN.*`gantry auth login --scope storage\.file`/);
         assert.equal(error.exitCode, 2);
         return true;
       });
