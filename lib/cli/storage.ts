@@ -167,6 +167,7 @@ ${footer}`)
     .option('--watch', 'register a push channel (changes.watch) and print its notifications and the changes they announce; channels.stop on exit')
     .option('--listen <host:port>', 'where the notification receiver listens (default 127.0.0.1:0, any free port); the service must reach it')
     .option('--address <url>', 'the https URL the service posts notifications to, when it is not the --listen address itself (a tunnel or proxy to it)')
+    .option('--channel-lifetime <duration>', 'how long each channel is asked to live (90s, 10m, 2h, 7d; default STORAGE_CHANNEL_LIFETIME, else the service\'s, an hour); a new channel takes over before one expires')
     .addHelpText('after', `
 Without --page-token, changes lists the whole log and --watch what happens from now on. The last line is the token to
 start from next time (on stderr, or {"kind":"storage#startPageToken",…} with --json). With --watch each notification
