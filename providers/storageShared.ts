@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { loginConfigKeys, openProfileLogin, type KvLike } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
+import { SecretsClient } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
 import { containsUnknown } from './unknown.js';
 
@@ -52,7 +53,6 @@ const noToken = (resource: string, why: string, cause?: unknown) => new UsageErr
 function kvFromEnvironment(opened: Array<{ close(): void }>): () => Promise<KvLike | undefined> {
   return async () => {
     if (!process.env.SECRETS_ADDR || !(process.env.SECRETS_TOKEN || process.env.VAULT_TOKEN)) return undefined;
-    const { SecretsClient } = await import('../lib/secrets/index.js');
     const client = new SecretsClient({ sources: { env: process.env } });
     opened.push(client);
     return client;
