@@ -18,7 +18,7 @@ interface ChangesFlags extends StorageFlags {
   watch?: boolean;
   listen?: string;
   address?: string;
-  /** `--channel-lifetime`, when storage.ts declares it; else STORAGE_CHANNEL_LIFETIME. */
+  /** `--channel-lifetime`; else STORAGE_CHANNEL_LIFETIME. */
   channelLifetime?: string;
 }
 

@@ -126,12 +126,24 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     assert.ok(sent.some((d) => d.channelId === again[1] && d.state === 'change'), 'the new channel announced the change');
   });
 
-  it('STORAGE_CHANNEL_LIFETIME that is no duration is exit 2 before anything is sent', async () => {
+  it('a channel lifetime that is no duration (STORAGE_CHANNEL_LIFETIME or --channel-lifetime), or --channel-lifetime without --watch, is exit 2 before anything is sent', async () => {
     const w = watchChanges(h, '10 minutes');
     running = w.child;
     assert.equal(await exited(w.child), 2);
     assert.match(w.stderr(), /STORAGE_CHANNEL_LIFETIME "?10 minutes"? is not a channel lifetime/);
     assert.match(w.stderr(), /90s.*10m, 2h, 7d/);
+    const env = { STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: TOKEN };
+    for (const [args, message] of [
+      [['--watch', '--channel-lifetime', '8d'], /--channel-lifetime "?8d"? is not a channel lifetime/],
+      [['--watch', '--channel-lifetime', '0s'], /--channel-lifetime "?0s"? is not a channel lifetime/],
+      [['--channel-lifetime', '5m'], /--channel-lifetime goes with --watch/],
+    ] as const) {
+      const child = spawnGantry(['storage', 'changes', ...args], env);
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+      assert.equal(await exited(child), 2, stderr);
+      assert.match(stderr, message);
+    }
     assert.deepEqual(served.filter((line) => !line.startsWith('storage API listening')), [], 'nothing reached the server');
   });
 });
