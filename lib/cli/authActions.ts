@@ -1,6 +1,5 @@
 // The actions of `gantry auth`: which server, client and profile the flags and environment select, where the tokens
 // live, and what each verb prints. lib/auth loads with the first action.
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.js';
 import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
@@ -36,43 +35,31 @@ async function fromEnvOrPulumi(env: NodeJS.ProcessEnv, variable: string, pulumiK
 }
 const stores = () => import('../auth/store/index.js');
 
-function profileName(flags: ServerFlags, env: NodeJS.ProcessEnv): string {
-  const name = flags.profile ?? (env.GANTRY_AUTH_PROFILE || 'default');
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw usage(`--profile "${name.slice(0, 80)}" must be 1–64 letters, digits, dots, dashes or underscores`, 'e.g. --profile ci');
-  return name;
+/** How messages name what the flags gave. */
+const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--client-id' };
+
+function profileName(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<string> {
+  return auth().then(({ selectedProfile }) => selectedProfile({ profile: flags.profile, names: FLAG_NAMES, env }));
 }
 
 async function clientSecret(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (flags.clientSecretFile) {
-    let text: string;
-    try {
-      text = await readFile(flags.clientSecretFile, 'utf8');
-    } catch (error) {
-      throw usage(`--client-secret-file ${flags.clientSecretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give a readable file holding only the client secret');
-    }
-    const secret = text.trim();
-    if (secret === '' || /\s/.test(secret)) throw usage(`--client-secret-file ${flags.clientSecretFile} must hold the client secret alone, on one line`);
-    return secret;
-  }
+  if (flags.clientSecretFile) return (await auth()).readClientSecretFile(flags.clientSecretFile);
   return (await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_SECRET', 'gantry:oauthClientSecret'))?.trim() || undefined;
+}
+
+/** The login the flags, the environment and a Pulumi program's configuration select: lib/auth's one way to pick it. */
+async function selection(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<import('../auth/index.js').LoginSelection> {
+  const { pulumiConfigFromEnvironment } = await import('../secrets/config.js');
+  return {
+    profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId,
+    clientSecret: flags.clientSecretFile ? await (await auth()).readClientSecretFile(flags.clientSecretFile) : undefined,
+    names: FLAG_NAMES, env, config: pulumiConfigFromEnvironment(env), kv: kvFactory(env),
+  };
 }
 
 /** The key a login is kept under: explicit flags or environment, else the one stored login of that profile. */
 async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<ProfileKey> {
-  const { checkAuthUrl } = await auth();
-  const profile = profileName(flags, env);
-  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
-  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
-  if (rawUrl && clientId) return { authUrl: checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL'), clientId, profile };
-  const { listProfiles } = await stores();
-  const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
-  const matches = (await listProfiles()).filter((entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId));
-  if (matches.length === 1) return { authUrl: matches[0]!.authUrl, clientId: matches[0]!.clientId, profile };
-  if (matches.length === 0) {
-    const { DeviceLoginError } = await auth();
-    throw new DeviceLoginError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)' });
-  }
-  throw usage(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with --auth-url and --client-id`, matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; '));
+  return (await auth()).selectLogin(await selection(flags, env));
 }
 
 /** Secrets clients opened for kv stores during this command; `releaseClients` closes their sockets at the end. */
@@ -151,7 +138,7 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
   const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
   if (!clientId) throw usage('no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID', 'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one');
   const secret = await clientSecret(flags, env);
-  const profile = profileName(flags, env);
+  const profile = await profileName(flags, env);
   const scopeBase = lib.checkScopeBase(flags.scopeBase ?? (env.GANTRY_OAUTH_SCOPE_BASE || lib.defaultScopeBase), flags.scopeBase ? '--scope-base' : 'GANTRY_OAUTH_SCOPE_BASE');
   const scopes = lib.resolveScopes(flags.scope && flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
   const key: ProfileKey = { authUrl, clientId, profile };
@@ -313,7 +300,7 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   const { json } = context.globals(command);
   const { listProfiles, openTokenStore } = await stores();
   const { checkAuthUrl } = await auth();
-  const profile = profileName(flags, env);
+  const profile = await profileName(flags, env);
   const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
   const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
   const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
@@ -368,10 +355,7 @@ export async function statusAction(flags: StatusFlags, command: Command, context
  * closes it, then calls `releaseClients`.
  */
 export async function openAuthSession(flags: ServerFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ session: import('../auth/index.js').AuthSession; key: ProfileKey }> {
-  const { AuthSession } = await auth();
-  const key = await selectKey(flags, env);
-  const store = await storeFor(key, env);
-  return { session: new AuthSession({ store, key, clientSecret: await clientSecret(flags, env) }), key };
+  return (await auth()).openProfileLogin(await selection(flags, env));
 }
 
 async function withSession<T>(flags: ServerFlags, env: NodeJS.ProcessEnv, use: (session: import('../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>): Promise<T> {
