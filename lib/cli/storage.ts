@@ -172,7 +172,8 @@ ${footer}`)
 Without --page-token, changes lists the whole log and --watch what happens from now on. The last line is the token to
 start from next time (on stderr, or {"kind":"storage#startPageToken",…} with --json). With --watch each notification
 is printed (notification 2: change), then the changes it announces; Ctrl-C, SIGTERM or a reader that goes away stops
-the channel (channels.stop) and exits 0.
+the channel (channels.stop) and exits 0. A channel is replaced by a new one before it expires; while none can be
+registered the log is read at least once a minute.
 
 Examples:
   gantry storage changes --page-token 42

@@ -12,7 +12,7 @@ import type { ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/
 import type { Logger } from '../log.js';
 import { createMethods, type StorageMethods } from './methods.js';
 import { createStorageTransport, type StorageTokenSource, type StorageTransport } from './transport.js';
-import { watchChanges, watchFile, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
+import { keepWatchingChanges, keepWatchingFile, watchChanges, watchFile, type KeepWatchingChangesOptions, type KeepWatchingFileOptions, type RenewingWatch, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
 
 export interface StorageClientOptions {
   /** The service root; default STORAGE_BASE_URL. https, or http on loopback. */
@@ -104,6 +104,16 @@ export class StorageClient implements StorageMethods {
   /** Registers a files.watch channel for one file, as watchChanges does. */
   watchFile(options: WatchFileOptions): Promise<Watch> {
     return watchFile(this, options, 'StorageClient.watchFile');
+  }
+
+  /** watchChanges for as long as it runs: each channel replaced by a new one before it expires (see docs/storage.md). */
+  keepWatchingChanges(options: KeepWatchingChangesOptions): Promise<RenewingWatch> {
+    return keepWatchingChanges(this, options, 'StorageClient.keepWatchingChanges');
+  }
+
+  /** watchFile for as long as it runs, renewed as keepWatchingChanges is. */
+  keepWatchingFile(options: KeepWatchingFileOptions): Promise<RenewingWatch> {
+    return keepWatchingFile(this, options, 'StorageClient.keepWatchingFile');
   }
 
   /** Uploads a file or new content for one (`fileId`): media, multipart, or resumable above 5 MB (see `upload`). */

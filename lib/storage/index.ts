@@ -16,6 +16,7 @@ export { STORAGE_METHODS } from './methods.js';
 export type { MethodSpec, StorageMethodName, StorageMethods, StorageResource, ListMethod, ChangeIterator } from './methods.js';
 export { createChannelReceiver, sameToken } from './channels.js';
 export type { ChannelReceiver, ChannelReceiverOptions, ChannelNotification, ExpectedChannel, ResourceState } from './channels.js';
-export type { Watch, WatchOptions, WatchChangesOptions, WatchFileOptions } from './watch.js';
+export { keepWatchingChanges, keepWatchingFile, renewalMarginMs } from './watch.js';
+export type { Watch, WatchOptions, WatchChangesOptions, WatchFileOptions, KeepWatchingOptions, KeepWatchingChangesOptions, KeepWatchingFileOptions, RenewingWatch, WatchEvent, WatchedChannel } from './watch.js';
 export type * from './types.js';
 export type * from './params.js';

@@ -2,6 +2,9 @@
 // the plugin's environment: the api engine against the embedded v5 API (a recorded real run) and the embedded storage
 // server. The full Pulumi round trip of the resource is pageAnalysisGate.test.ts (the engine harness).
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pageAnalysisGateOperations } from '../../providers/pageAnalysisGate.js';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
 import { createStorageClient, type StorageClient } from '../../lib/storage/index.js';
@@ -10,7 +13,7 @@ import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 
 const FOLDER_MIME = 'application/vnd.google-apps.folder';
-const variables = ['PAGEANALYSIS_BASE_URL', 'PAGEANALYSIS_API_KEY', 'STORAGE_BASE_URL', 'STORAGE_TOKEN'] as const;
+const variables = ['PAGEANALYSIS_BASE_URL', 'PAGEANALYSIS_API_KEY', 'STORAGE_BASE_URL', 'STORAGE_TOKEN', 'GANTRY_CONFIG_DIR', 'GANTRY_AUTH_URL', 'GANTRY_OAUTH_CLIENT_ID', 'GANTRY_AUTH_PROFILE'] as const;
 
 describe('PageAnalysisGate: reportStorage (the operations, with the plugin\'s environment)', function () {
   this.timeout(60_000);
@@ -20,8 +23,11 @@ describe('PageAnalysisGate: reportStorage (the operations, with the plugin\'s en
   let folderId: string;
   const saved: Partial<Record<(typeof variables)[number], string>> = {};
 
+  let emptyConfig: string;
+
   before(async () => {
     for (const name of variables) saved[name] = process.env[name];
+    emptyConfig = await mkdtemp(join(tmpdir(), 'gantry-no-login-'));
     api = await startPageanalysisServer({ analyser: recordedAnalyser(() => recordedLighthouseResult()) });
     storage = await harness();
     client = createStorageClient({ baseUrl: storage.server.url, token: TOKEN });
@@ -32,8 +38,12 @@ describe('PageAnalysisGate: reportStorage (the operations, with the plugin\'s en
     delete process.env.PAGEANALYSIS_API_KEY;
     process.env.STORAGE_BASE_URL = storage.server.url;
     process.env.STORAGE_TOKEN = TOKEN;
+    // Without STORAGE_TOKEN the plugin falls back to a `gantry auth` login: none here, whatever the machine has.
+    process.env.GANTRY_CONFIG_DIR = emptyConfig;
+    for (const name of ['GANTRY_AUTH_URL', 'GANTRY_OAUTH_CLIENT_ID', 'GANTRY_AUTH_PROFILE'] as const) delete process.env[name];
   });
   after(async () => {
+    await rm(emptyConfig, { recursive: true, force: true });
     for (const name of variables) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
