@@ -12,9 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import { loginConfigKeys, openProfileLogin, type KvLike } from '../lib/auth/index.js';
+import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
-import { SecretsClient } from '../lib/secrets/index.js';
+import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
 import { containsUnknown } from './unknown.js';
 
@@ -49,16 +49,6 @@ const noToken = (resource: string, why: string, cause?: unknown) => new UsageErr
   ...(cause !== undefined ? { cause } : {}),
 });
 
-/** A client of the kv engine for a login kept there, when SECRETS_ADDR and a token are set (as `gantry auth` has it). */
-function kvFromEnvironment(opened: Array<{ close(): void }>): () => Promise<KvLike | undefined> {
-  return async () => {
-    if (!process.env.SECRETS_ADDR || !(process.env.SECRETS_TOKEN || process.env.VAULT_TOKEN)) return undefined;
-    const client = new SecretsClient({ sources: { env: process.env } });
-    opened.push(client);
-    return client;
-  };
-}
-
 /**
  * A client for one operation, and what closes it. The token is read here, in the plugin: STORAGE_TOKEN, else the
  * `gantry auth` login the environment (or the stack configuration) selects, refreshed as it runs out. No address, or
@@ -78,11 +68,12 @@ export async function connectStorage(settings: StorageSettings | undefined, reso
     return { client, close: () => client.close() };
   }
   const byKey = new Map(Object.entries(storageConfig).map(([name, key]) => [key as string, settings?.[name]]));
-  const kvClients: Array<{ close(): void }> = [];
-  const release = () => kvClients.splice(0).forEach((c) => c.close());
+  // A login kept in the kv engine (as `gantry auth` keeps it when SECRETS_ADDR is set).
+  const kv = environmentKv(process.env);
+  const release = () => kv.close();
   let login: Awaited<ReturnType<typeof openProfileLogin>>;
   try {
-    login = await openProfileLogin({ env: process.env, config: (key) => byKey.get(key), kv: kvFromEnvironment(kvClients) });
+    login = await openProfileLogin({ env: process.env, config: (key) => byKey.get(key), kv: () => kv.open() });
   } catch (error) {
     release();
     if (error instanceof GantryError && error.code === 'AUTH_NOT_LOGGED_IN') throw noToken(resource, error.message, error);

@@ -62,22 +62,21 @@ async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<Pr
   return (await auth()).selectLogin(await selection(flags, env));
 }
 
-/** Secrets clients opened for kv stores during this command; `releaseClients` closes their sockets at the end. */
-const openedClients: Array<{ close(): void }> = [];
+/** The kv engines opened for token stores during this command; `releaseClients` closes their sockets at the end. */
+const openedKv: Array<{ close(): void }> = [];
 
 /** The kv engine as the token store's backend, when SECRETS_ADDR and a token are configured. */
 export function kvFactory(env: NodeJS.ProcessEnv) {
   return async () => {
-    if (!env.SECRETS_ADDR || !(env.SECRETS_TOKEN || env.VAULT_TOKEN)) return undefined;
-    const { SecretsClient } = await import('../secrets/index.js');
-    const client = new SecretsClient({ sources: { env } });
-    openedClients.push(client);
-    return client;
+    const { environmentKv } = await import('../secrets/index.js');
+    const kv = environmentKv(env);
+    openedKv.push(kv);
+    return kv.open();
   };
 }
 
 export function releaseClients(): void {
-  for (const client of openedClients.splice(0)) client.close();
+  for (const kv of openedKv.splice(0)) kv.close();
 }
 
 async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenStore> {
