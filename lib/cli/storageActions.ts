@@ -30,17 +30,26 @@ const fileColumns = [
 /** `ls`'s query: the folder's children unless a query or --trashed says where to look, never trashed unless asked. */
 export function listQuery(folder: string, given: { folder: boolean; query?: string; trashed?: boolean }): string {
   const parts: string[] = [];
-  if (given.folder || (given.query === undefined && !given.trashed)) parts.push(`'${folder}' in parents`);
-  parts.push(given.trashed ? 'trashed = true' : 'trashed = false');
-  // The user's query joins the rest with `and`; only an `or` in it (outside quotes) needs parentheses to stay whole.
+  // The user's query first, so that a position the service names in an error is near the one in what was typed; only
+  // an `or` in it (outside quotes) needs parentheses to stay whole.
   if (given.query !== undefined) parts.push(hasOr(given.query) ? `(${given.query})` : given.query);
+  if (given.folder || (given.query === undefined && !given.trashed)) parts.push(`'${folder}' in parents`);
+  // A query that says `trashed` itself decides what of the trash it lists.
+  if (given.query !== undefined && namesTrashed(given.query)) {
+    if (given.trashed) throw usage('--trashed and a --query that names trashed both say what of the trash to list', 'keep one: --trashed, or trashed = true in the query');
+  } else parts.push(given.trashed ? 'trashed = true' : 'trashed = false');
   return parts.join(' and ');
 }
 
+const unquoted = (query: string) => query.replace(/'(?:[^'\\]|\\.)*'/g, "''");
+
 /** Whether a query has an `or` outside its quoted strings. */
 function hasOr(query: string): boolean {
-  const unquoted = query.replace(/'(?:[^'\\]|\\.)*'/g, "''");
-  return /(^|\s|\))or(\s|\(|$)/i.test(unquoted);
+  return /(^|\s|\))or(\s|\(|$)/i.test(unquoted(query));
+}
+
+function namesTrashed(query: string): boolean {
+  return /(^|[\s(])trashed\s*(=|!=)/i.test(unquoted(query));
 }
 
 export async function lsAction(folderArg: string | undefined, flags: LsFlags, command: Command, context: CliContext): Promise<void> {
@@ -98,6 +107,10 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
       if (more) out.note(`More files than the ${max} listed: --max N lists more, --all every one.`);
       if (stop.reason()) process.exitCode = stop.exitCode();
     } catch (error) {
+      // The service judges the whole query sent, which is more than --query: show it, so a position it names can be found.
+      if (!stop.reason() && flags.query !== undefined && q !== flags.query && (error as { status?: unknown; location?: unknown }).status === 400 && (error as { location?: unknown }).location === 'q') {
+        throw withHint(error, `check the --query syntax (docs/storage.md); it was sent joined with the folder and trash filters as: ${q}`);
+      }
       // The reader took what it wanted (exit 0); Ctrl-C ends the listing with 130 (SIGTERM 143), without a message.
       if (!stop.reason()) throw error;
       process.exitCode = stop.exitCode();
@@ -147,6 +160,15 @@ export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: 
   const { json } = context.globals(command);
   checkId(id);
   await withStorage(flags, context, async ({ client }) => {
+    if (verb === 'untrash') {
+      // The service answers an untrash of a file outside the trash as if it restored it: say what is true.
+      const before = await client.files.get({ fileId: id });
+      if (before.labels?.trashed !== true) {
+        if (json) context.out.json(before);
+        else context.out.line(`${before.title} (${before.id}) is not in the trash: nothing to restore`);
+        return;
+      }
+    }
     const file = verb === 'trash' ? await client.files.trash({ fileId: id }) : await client.files.untrash({ fileId: id });
     if (json) context.out.json(file);
     // A file inside a trashed folder stays in the trash after its own untrash: Drive v2 answers labels.trashed true

@@ -3,7 +3,7 @@
 // with bytes and rate on a terminal; Ctrl-C leaves what can be resumed and says how.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { lstat, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CheckFailedError, ExitCode, GantryError, shown } from '../errors.js';
@@ -172,8 +172,17 @@ async function checkOutput(output: string | undefined): Promise<Output> {
   return { kind: 'file', path: await checkWritableFile(path, 'the output file') };
 }
 
+/**
+ * The file the content goes to. A name made from the title never replaces a file that is already there (it may be the
+ * very file that was uploaded): only a path given with -o is replaced, as the user asked.
+ */
 async function targetIn(output: Output, name: string): Promise<string> {
-  return output.kind === 'folder' ? checkWritableFile(join(output.path, name), 'the output file') : (output as { path: string }).path;
+  if (output.kind !== 'folder') return (output as { path: string }).path;
+  const path = join(output.path, name);
+  if (await lstat(path).then(() => true, () => false)) {
+    throw usage(`${shown(path)} already exists: a name taken from the title does not replace a file`, `give -o ${shown(path)} to replace it, or -o with another name`);
+  }
+  return checkWritableFile(path, 'the output file');
 }
 
 interface GetFlags extends StorageFlags {

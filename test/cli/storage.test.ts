@@ -133,6 +133,13 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const intoFolder = await ok(['storage', 'get', put.id, '-o', 'into']);
     assert.match(intoFolder.stdout, /^Downloaded Report 1\.bin \(\S+\) to \S+into\/Report 1\.bin, 195 KiB, md5 [0-9a-f]{32} checked$/m);
     assert.ok((await readFile(join(dir, 'work', 'into', 'Report 1.bin'))).equals(data));
+    // A name taken from the title never replaces a file that is there (it may be the source that was uploaded).
+    await writeFile(join(dir, 'work', 'into', 'Report 1.bin'), 'mine');
+    const again = await gantry(['storage', 'get', put.id, '-o', 'into']);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /into\/Report 1\.bin"? already exists: a name taken from the title does not replace a file/);
+    assert.match(again.stderr, /hint: give -o .+Report 1\.bin.? to replace it/);
+    assert.equal(await readFile(join(dir, 'work', 'into', 'Report 1.bin'), 'utf8'), 'mine', 'the local file is untouched');
     const toStdout = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${put.id} -o - | md5sum` });
     assert.equal(toStdout.stdout.split(' ')[0], md5(data), 'get -o - writes the bytes alone');
   });
@@ -187,6 +194,18 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(jsonLines((await ok(['storage', 'ls', to.id, '--trashed', '--json'])).stdout)[0].id, file.id);
     const untrashed = await json(['storage', 'untrash', file.id]);
     assert.equal(untrashed.labels.trashed, false);
+    const notTrashed = await ok(['storage', 'untrash', file.id]);
+    assert.match(notTrashed.stdout, /^moving\.txt \(\S+\) is not in the trash: nothing to restore$/m, 'no claim of a restore that did not happen');
+    // A --query that names trashed decides the trash itself; with --trashed as well it is exit 2, nothing sent.
+    await ok(['storage', 'trash', file.id]);
+    assert.deepEqual(jsonLines((await ok(['storage', 'ls', '--query', "trashed = true and title = 'moving.txt'", '--json'])).stdout).map((f) => f.id), [file.id]);
+    const both = await gantry(['storage', 'ls', '--trashed', '--query', 'trashed = false']);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /--trashed and a --query that names trashed/);
+    const malformed = await gantry(['storage', 'ls', to.id, '--query', "title = 'x' or"]);
+    assert.equal(malformed.code, 1, malformed.stderr);
+    assert.match(malformed.stderr, /^hint: check the --query syntax \(docs\/storage\.md\); it was sent joined with the folder and trash filters as: \(title = 'x' or\) and '\S+' in parents and trashed = false$/m);
+    await ok(['storage', 'untrash', file.id]);
     // At a terminal (script(1) gives it one) rm names the file and asks; only y deletes.
     const asked = (answer: string) => gantry([], { shell: `printf '${answer}\\n' | script -qec ${JSON.stringify(`node ${bin} storage rm ${file.id}`)} /dev/null` });
     const declined = await asked('n');
