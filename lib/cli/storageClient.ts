@@ -111,7 +111,8 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
     if (error instanceof GantryError && error.code === 'AUTH_NOT_LOGGED_IN') {
       // Nothing was sent: a setup to fix before the command can run (exit 2). The login's own hint speaks of
       // `gantry auth`; here the other way in is STORAGE_TOKEN too.
-      throw new UsageError(error.message, { code: error.code, cause: error, hint: 'log in with `gantry auth login --scope storage.file` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN' });
+      const profile = flags.profile ?? (env.GANTRY_AUTH_PROFILE || undefined);
+      throw new UsageError(error.message, { code: error.code, cause: error, hint: `log in with \`gantry auth login --scope storage.file${profile !== undefined && profile !== 'default' ? ` --profile ${profile}` : ''}\` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN` });
     }
     throw error;
   }

@@ -121,7 +121,7 @@ describe('gantry storage with a gantry auth device login (embedded authorization
     const ls = await gantry(['storage', 'ls', '--profile', 'nobody']);
     assert.equal(ls.code, 2, ls.stderr);
     assert.match(ls.stderr, /^error: not logged in to \S+ as client \S+ \(profile nobody\)$/m);
-    assert.match(ls.stderr, /^hint: log in with `gantry auth login --scope storage\.file` .*or set STORAGE_TOKEN$/m);
+    assert.match(ls.stderr, /^hint: log in with `gantry auth login --scope storage\.file --profile nobody` .*or set STORAGE_TOKEN$/m);
     assert.equal(storage.server.stats().requests, before);
   });
 });

@@ -298,7 +298,8 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
             : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped');
         }
         const delay = backoffMs(retry, failures);
-        logger.warn(`upload of ${label}: ${describeFailure(error)} at byte ${offset} of ${total}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
+        const where = queried ? `asking what it has of ${total} bytes` : `sending bytes ${offset}–${Math.min(offset + job.chunkSize, total) - 1} of ${total}`;
+        logger.warn(`upload of ${label}: ${describeFailure(error)} ${where}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
         await wait(delay, signal);
         needStatus = true;
         continue;
