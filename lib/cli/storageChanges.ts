@@ -196,7 +196,8 @@ async function onEvent(event: WatchEvent, io: { out: Output; logger: CliContext[
     }
     case 'renewed':
       if (event.afterExpiry) logger.warn(`watching again: channel ${event.channel.id}${until(event.channel.expiration)} took over from the expired ${event.previous.id}`);
-      else logger.info(`channel ${event.channel.id}${until(event.channel.expiration)} took over from ${event.previous.id}, which is being stopped`);
+      // Said where the first channel was: the notifications' numbers start again with each channel.
+      else out.note(`Watching changes: channel ${event.channel.id}${until(event.channel.expiration)} took over from ${event.previous.id} (its notifications are numbered from 1 again)`);
       await read();
       return;
     case 'renewalFailed':

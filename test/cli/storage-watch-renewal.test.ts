@@ -68,7 +68,7 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     await h.api('POST', '/storage/v2/files', { title: 'before-renewal' });
     await w.waitFor('stdout', /\sbefore-renewal\s+changed$/m);
 
-    const took = await w.waitFor('stderr', new RegExp(`^channel (\\S+) until \\S+ took over from ${first}, which is being stopped$`, 'm'));
+    const took = await w.waitFor('stderr', new RegExp(`^Watching changes: channel (\\S+) until \\S+ took over from ${first} \\(its notifications are numbered from 1 again\\)$`, 'm'));
     const second = took[1]!;
     // A change while both channels may still be alive: printed once all the same.
     await h.api('POST', '/storage/v2/files', { title: 'during-overlap' });
