@@ -284,7 +284,7 @@ export async function revisionsAction(id: string, flags: StorageFlags, command: 
       return;
     }
     if (revisions.length === 0) {
-      context.out.note(`${id} has no revisions (a folder or a storage document keeps none here).`);
+      context.out.note(`${id} has no revisions (a folder keeps none).`);
       return;
     }
     context.out.table(revisions, [

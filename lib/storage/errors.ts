@@ -51,12 +51,23 @@ const hints: Record<string, string> = {
   rateLimitExceeded: 'the project rate limit was hit and the retries are spent: try again later',
   badContent: 'the upload session and the bytes sent disagree: start the upload again',
   invalid: 'a parameter has a value the service refuses; the location names which',
-  badRequest: 'the service refused the request as it stands (a folder inside itself, a malformed body …): the message says what, the location where',
+  badRequest: 'the service refused the request as it stands: the message says what, the location where',
 };
 
-function hintFor(status: number, reason: string | undefined, message: string | undefined): string {
+/** Hints for an answer whose location says more than its reason: `<status> <location>`. */
+const locationHints: Record<string, string> = {
+  '400 convertTo': 'the document cannot be exported as that type: ask for one its exportLinks (files.get) offer, e.g. application/pdf or text/plain',
+  '403 role': 'sharing grants reader, commenter or writer; ownership is not transferred by sharing',
+  '400 addParents': 'a folder cannot go inside itself or one of its own subfolders, and added parents must be folders',
+  '400 q': 'the search query is malformed: the message says what and where (docs/storage.md lists the language)',
+  '404 revisionId': 'no such revision of the file: `gantry storage revisions <id>` lists them',
+};
+
+function hintFor(status: number, reason: string | undefined, message: string | undefined, location?: string): string {
   // Google answers a token without the API's scope with insufficientPermissions too; only its message tells them apart.
   if (reason === 'insufficientPermissions' && message && /authentication scopes/i.test(message)) return hints.insufficientScopes!;
+  const byLocation = location !== undefined ? locationHints[`${status} ${location}`] : undefined;
+  if (byLocation) return byLocation;
   if (reason && hints[reason]) return hints[reason];
   if (status === 401) return hints.authError!;
   if (status === 404) return hints.notFound!;
@@ -104,7 +115,7 @@ export class StorageError extends GantryError {
       `${details.method} ${url} answered ${details.status}${attempts > 1 ? ` after ${attempts} attempts` : ''}` +
         `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
       {
-        hint: hintFor(details.status, reason, message),
+        hint: hintFor(details.status, reason, message, location),
         exitCode: rateLimited ? ExitCode.remote : exitCodeForStatus(details.status),
         code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
       },

@@ -178,6 +178,9 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const document = await gantry(['storage', 'get', doc.id]);
     assert.equal(document.code, 1, 'a document has no content of its own to download');
     assert.match(document.stderr, /hint: export it: gantry storage export \S+ --mime text\/plain/);
+    const unoffered = await gantry(['storage', 'export', doc.id, '--mime', 'image/png', '-o', 'doc.png']);
+    assert.equal(unoffered.code, 1, unoffered.stderr);
+    assert.match(unoffered.stderr, /^hint: the document cannot be exported as that type: ask for one its exportLinks/m);
   });
 
   it('STO-FILES-PATCH STO-FILES-TRASH STO-FILES-UNTRASH STO-FILES-DELETE: mv changes the parents; trash and untrash; rm --yes deletes, and get is then exit 1 (404)', async () => {
