@@ -55,6 +55,7 @@ export interface ShareTarget {
 export function checkShare(flags: { role?: string; type?: string; email?: string; domain?: string }): ShareTarget {
   const role = flags.role as ShareTarget['role'];
   if (!ROLES.includes(role)) throw usage(`--role ${shown(String(flags.role).slice(0, 40))} is not a role`, `one of ${ROLES.join(', ')}`);
+  if (flags.type === undefined && flags.email !== undefined && flags.domain !== undefined) throw usage('--email and --domain name two grantees: give one (a user or group by --email, a whole domain by --domain)');
   const type = (flags.type ?? (flags.domain !== undefined && flags.email === undefined ? 'domain' : 'user')) as ShareTarget['type'];
   if (!GRANTEE_TYPES.includes(type)) throw usage(`--type ${shown(String(flags.type).slice(0, 40))} is not a grantee type`, `one of ${GRANTEE_TYPES.join(', ')}`);
   if (type === 'user' || type === 'group') {

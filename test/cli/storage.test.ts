@@ -341,6 +341,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
       [['storage', 'rm', 'a/b', '--yes'], /is not an id/],
       [['storage', 'share', 'abc', '--role', 'boss', '--email', 'a@example.com'], /--role boss is not a role/],
       [['storage', 'share', 'abc', '--role', 'reader'], /--type user needs --email/],
+      [['storage', 'share', 'abc', '--role', 'reader', '--email', 'a@example.com', '--domain', 'example.com'], /--email and --domain name two grantees: give one/],
       [['storage', 'share', 'abc', '--role', 'reader', '--email', 'not-an-address'], /--email not-an-address is not an email address/],
       [['storage', 'share', 'abc', '--role', 'reader', '--type', 'anyone', '--email', 'a@example.com'], /--type anyone takes neither/],
       [['storage', 'share', 'abc', '--role', 'writer', '--type', 'anyone'], /--type anyone cannot be given the role writer/],
