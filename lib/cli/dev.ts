@@ -7,6 +7,7 @@ import { registerDevSecrets } from './devsecrets.js';
 import { registerDevPlatform } from './devplatform.js';
 import { registerDevOAuth } from './devoauth.js';
 import { registerDevStorage } from './devstorage.js';
+import { exportLine } from './shell-quote.js';
 
 export function register(program: Command, context: CliContext): void {
   const dev = program
@@ -31,7 +32,7 @@ export function register(program: Command, context: CliContext): void {
         ]);
         const exports = running.servers.filter((s) => s.env && Object.keys(s.env).length > 0);
         if (exports.length > 0) context.out.line();
-        for (const server of exports) context.out.line(`export ${Object.entries(server.env!).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`);
+        for (const server of exports) context.out.line(exportLine(server.env!));
         context.out.line();
         if (running.servers.some((s) => s.name === 'oauth')) context.out.line('Agents: after the export lines, `gantry mcp serve` serves Gantry\'s tools behind this authorization server (docs/mcp.md).');
         context.out.line('Press Ctrl-C to stop.');
@@ -45,9 +46,4 @@ export function register(program: Command, context: CliContext): void {
   registerDevStorage(dev, context);
   const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
   dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
-}
-
-/** A value as one shell word: bare when it holds only safe characters, else single-quoted. */
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,8 @@
 // `gantry dev storage`: the embedded storage API (Drive v2 as /storage/v2) alone, with its own port, data folder,
 // resumable-session lifetime, quota and faults. Its first lines on stdout are `STORAGE_BASE_URL=…` and (for a token
-// it made) `STORAGE_TOKEN=…`, so that `| head -1` and a `.env` reader get them; the token never comes from argv.
+// it made) `STORAGE_TOKEN=…`, so that `| head -1` gets the address; then the `export …` line to paste into a shell, as
+// `gantry dev` prints. The token never comes from argv. Its default port, when taken, falls back to a free one (as in
+// `gantry dev`); a port asked for (--port, GANTRY_DEV_STORAGE_PORT) that is taken is exit 2.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,8 +10,10 @@ import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { StorageFault, StorageServerOptions } from '../devserver/storage/index.js';
 import { DEV_STORAGE_PORT } from '../devserver/storage/starter.js';
+import { devPort, startOnDevPort } from '../devserver/port.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from './devservers.js';
 import { onStdoutReaderGone } from './readerGone.js';
+import { exportLine } from './shell-quote.js';
 import type { CliContext } from './context.js';
 
 interface DevStorageFlags {
@@ -24,6 +28,7 @@ interface DevStorageFlags {
   tokenInfoUrl?: string;
 }
 
+const PORT_VARIABLE = 'GANTRY_DEV_STORAGE_PORT';
 const collect = (value: string, all: string[]) => [...all, value];
 /** The server's own rule for a bearer token (8–4096 printable characters, no spaces). */
 const TOKEN_SHAPE = /^[\x21-\x7e]{8,4096}$/;
@@ -102,7 +107,9 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       if (flags.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', { hint: 'export STORAGE_TOKEN=<token> before gantry dev storage, or leave it unset to have one made and printed' });
       const { json } = context.globals(command);
       const host = devHostOf(command);
-      const port = devServerPort(flags.port, 'GANTRY_DEV_STORAGE_PORT', DEV_STORAGE_PORT);
+      const port = devServerPort(flags.port, PORT_VARIABLE, DEV_STORAGE_PORT);
+      // Asked for (--port, or the variable) and taken is an error; the default port taken falls back to a free one.
+      const portFrom = flags.port !== undefined ? '--port' : devPort(PORT_VARIABLE, DEV_STORAGE_PORT).explicit ? PORT_VARIABLE : undefined;
       const sessionTtlMs = flags.sessionTtl !== undefined ? parseSessionTtl(flags.sessionTtl) : undefined;
       if (flags.quotaStatus !== '403' && flags.quotaStatus !== '429') throw new UsageError(`--quota-status must be 403 or 429, got "${flags.quotaStatus}"`);
       const { checkStorageFault, startStorageServer } = await import('../devserver/storage/index.js');
@@ -138,7 +145,9 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       };
       let server: Awaited<ReturnType<typeof startStorageServer>>;
       try {
-        server = await listenAsAsked({ host, port, portFlag: '--port' }, () => startStorageServer(options));
+        server = await listenAsAsked({ host, port, portFlag: portFrom ?? '--port' }, () => portFrom !== undefined
+          ? startStorageServer(options)
+          : startOnDevPort({ name: 'storage API', host, port, explicit: false, variable: PORT_VARIABLE }, (p) => startStorageServer({ ...options, port: p })));
       } catch (error) {
         if (temporary) await rm(dir, { recursive: true, force: true });
         throw error;
@@ -165,8 +174,9 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       if (json) context.out.json({ name: server.name, url: server.url, dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env });
       else {
         for (const [key, value] of Object.entries(env)) context.out.line(`${key}=${value}`);
+        context.out.line(exportLine(env));
         context.out.line(`storage API on ${server.url} (/storage/v2, uploads at /upload/storage/v2); state in ${where}`);
-        context.out.line(token === undefined ? 'token: made for this run (export the lines above; STORAGE_TOKEN set beforehand is used instead)' : 'token: STORAGE_TOKEN from the environment');
+        context.out.line(token === undefined ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)' : 'token: STORAGE_TOKEN from the environment');
         context.out.line('Press Ctrl-C to stop.');
       }
       // Its lines are its output: with their reader gone, it stops as on Ctrl-C.

@@ -84,3 +84,20 @@ export function send(res: ServerResponse, method: string, reply: Reply): void {
   res.writeHead(reply.status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(method === 'HEAD' ? undefined : text);
 }
+
+/** Whether a path is the API's (Drive's front end answers any other path itself, before the API sees it). */
+export function inTheApi(pathname: string): boolean {
+  return ['/storage/v2', '/upload/storage/v2'].some((root) => pathname === root || pathname.startsWith(`${root}/`));
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * A path outside the API: the front end's plain 404 page (text/html), not the API's JSON error, as Google answers
+ * `https://www.googleapis.com/foo`. A client can tell a wrong base URL from an unknown file by it.
+ */
+export function sendOutsideApi(res: ServerResponse, method: string, pathname: string): void {
+  const text = `<!DOCTYPE html>\n<html lang=en>\n<meta charset=utf-8>\n<title>Error 404 (Not Found)</title>\n<p><b>404.</b> That's an error.\n<p>The requested URL <code>${escapeHtml(pathname.slice(0, 2000))}</code> was not found on this server.\n`;
+  res.writeHead(404, { 'content-type': 'text/html; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' });
+  res.end(method === 'HEAD' ? undefined : text);
+}

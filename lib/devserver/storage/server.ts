@@ -9,7 +9,7 @@ import { adminRequest } from './admin.js';
 import type { Ctx, Stats } from './context.js';
 import { Channels, type Delivery } from './channels.js';
 import { Faults, type StorageFault } from './faults.js';
-import { failureReply, send, StorageFailure } from './http.js';
+import { failureReply, inTheApi, send, sendOutsideApi, StorageFailure } from './http.js';
 import { Model } from './model.js';
 import { resolveOptions, type StorageServerOptions } from './options.js';
 import { applyFields, parseFields } from './query.js';
@@ -81,6 +81,11 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://storage.invalid');
     if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => resumable.expire(model, id), sessions: () => model.data.sessions, notifications: () => channels.deliveries });
+    // Outside /storage/v2 and /upload/storage/v2 the front end answers, with no auth, quota or fault: a plain 404 page.
+    if (!inTheApi(url.pathname)) {
+      log(`${method} ${url.pathname} 404 (outside the API)`);
+      return sendOutsideApi(res, method, url.pathname);
+    }
     stats.requests++;
     let status = 0;
     try {
