@@ -1,7 +1,9 @@
 // `gantry dev storage`: the embedded storage API alone, in a process of its own. Its first stdout lines are
-// STORAGE_BASE_URL=… and STORAGE_TOKEN=… and they work with plain fetch; the token never comes from argv; bad input is
-// exit 2 before anything listens; SIGTERM stops it cleanly (state kept with --data-dir, the temporary folder removed);
-// a reader gone from stdout ends it quietly; --help loads no server code.
+// STORAGE_BASE_URL=… and STORAGE_TOKEN=…, then an `export …` line a shell takes, and they work with plain fetch; the
+// token never comes from argv; bad input is exit 2 before anything listens; its default port taken falls back to a free
+// one, a port asked for and taken is exit 2; SIGTERM stops it cleanly (state kept with --data-dir, the temporary folder
+// removed); a reader gone from stdout ends it quietly; `gantry storage` pointed at a path outside the API gets the
+// base-URL hint, not "no such file"; --help loads no server code.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { exited, spawnGantry, startGantry, stopGantry } from './gantry-process.js';
 
 const SECRET = 'ya29.canary-storage-token-dev-cli';
@@ -60,12 +63,15 @@ describe('gantry dev storage', function () {
   });
   after(() => rm(scratch, { recursive: true, force: true }));
 
-  it('STO-BASE-PREFIX STO-ABOUT-GET: STORAGE_BASE_URL= and STORAGE_TOKEN= are the first lines; fetch with them works, another token is 401; SIGTERM stops it (exit 0) and removes its temporary folder', async () => {
+  it('STO-BASE-PREFIX STO-ABOUT-GET: STORAGE_BASE_URL= and STORAGE_TOKEN= are the first lines, then the export line a shell takes; fetch with them works, another token is 401; SIGTERM stops it (exit 0) and removes its temporary folder', async () => {
     const server = await startStorage(['--port', '0']);
     try {
       const lines = server.stdout().split('\n');
       assert.match(lines[0]!, /^STORAGE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/, 'line 1: the base URL, for `| head -1`');
       assert.match(lines[1]!, /^STORAGE_TOKEN=ya29\.[A-Za-z0-9_-]{20,}$/, 'line 2: the token it made');
+      assert.equal(lines[2], `export STORAGE_BASE_URL=${server.url} STORAGE_TOKEN=${server.token!}`, 'line 3: the export line, as gantry dev prints');
+      const pasted = execFileSync('sh', ['-c', `${lines[2]!}\nsh -c 'printf "%s %s" "$STORAGE_BASE_URL" "$STORAGE_TOKEN"'`], { encoding: 'utf8' });
+      assert.equal(pasted, `${server.url} ${server.token!}`, 'pasted into a shell, both reach a child process');
       const folder = /state in (\S+) \(temporary/.exec(server.stdout())?.[1];
       assert.ok(folder && existsSync(folder), `the temporary folder is named: ${server.stdout()}`);
       const about = await api(server.url, server.token!, '/storage/v2/about');
@@ -127,6 +133,7 @@ describe('gantry dev storage', function () {
     const server = await startStorage(['--port', '0', '--quota', '1/60s', '--quota-status', '429', '--fault', '{"kind":"status","status":503,"times":1,"path":"/storage/v2/files"}'], { STORAGE_TOKEN: SECRET });
     try {
       assert.equal(server.token, undefined, 'no STORAGE_TOKEN line for a token from the environment');
+      assert.match(server.stdout(), new RegExp(`^export STORAGE_BASE_URL=${server.url.replace(/[.]/g, '\\.')}$`, 'm'), 'the export line names the address only');
       assert.doesNotMatch(server.stdout(), new RegExp(SECRET.replace(/\./g, '\\.')));
       assert.equal((await api(server.url, SECRET, '/storage/v2/about')).status, 200);
       const limited = await api(server.url, SECRET, '/storage/v2/about');
@@ -158,6 +165,7 @@ describe('gantry dev storage', function () {
       const cases: [string[], Record<string, string>, RegExp][] = [
         [['--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, got "70000"$/m],
         [['--port', String(taken)], {}, new RegExp(`^error: port ${taken} on 127\\.0\\.0\\.1 is in use \\(--port\\)$`, 'm')],
+        [[], { GANTRY_DEV_STORAGE_PORT: String(taken) }, new RegExp(`^error: port ${taken} on 127\\.0\\.0\\.1 is in use \\(GANTRY_DEV_STORAGE_PORT\\)$`, 'm')],
         [[], { GANTRY_DEV_STORAGE_PORT: 'eighty' }, /^error: GANTRY_DEV_STORAGE_PORT must be a port number \(0-65535\), got "eighty"$/m],
         [['--host', '0.0.0.0'], {}, /^error: --host 0\.0\.0\.0 is not a loopback address/m],
         [['--host', 'example.com'], {}, /^error: --host example\.com is not a loopback address/m],
@@ -189,6 +197,58 @@ describe('gantry dev storage', function () {
       assert.ok(existsSync(path.join(notStorage, 'uploads', 'precious.bin')), 'a folder that is not the server\'s is left alone');
     } finally {
       holder.close();
+    }
+  });
+
+  it('its default port 5763 taken: it listens on a free port instead and says so on stderr, as gantry dev (exit 2 only for a port asked for)', async () => {
+    const holder: Server = createServer();
+    // Held by this test, or by something else already: either way 5763 is taken.
+    await new Promise<void>((resolve, reject) => {
+      holder.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
+      holder.listen(5763, '127.0.0.1', resolve);
+    });
+    const child = spawnGantry(['dev', 'storage']);
+    try {
+      let stdout = '';
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (c: Buffer) => {
+          stdout += c.toString();
+          if (/Press Ctrl-C to stop\.$/m.test(stdout)) resolve();
+        });
+        child.on('close', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+      });
+      const url = /^STORAGE_BASE_URL=(http:\/\/127\.0\.0\.1:(\d+))$/m.exec(stdout);
+      assert.ok(url && url[2] !== '5763', stdout);
+      assert.match(stderr, new RegExp(`port 5763 is in use; the storage API listens on ${url[1]!.replace(/[.]/g, '\\.')} instead`), stderr);
+      assert.match(stdout, new RegExp(`^export STORAGE_BASE_URL=${url[1]!.replace(/[.]/g, '\\.')} STORAGE_TOKEN=ya29\\.\\S+$`, 'm'));
+    } finally {
+      await stopGantry(child);
+      holder.close();
+    }
+  });
+
+  it('STO-BASE-PREFIX: gantry storage with STORAGE_BASE_URL at a path outside the API (…/foo) says the base URL does not look like a storage API (exit 1), an unknown id inside it says no such file', async () => {
+    const server = await startStorage(['--port', '0']);
+    try {
+      const storage = (base: string, args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawnGantry(['storage', ...args], { STORAGE_BASE_URL: base, STORAGE_TOKEN: server.token!, XDG_STATE_HOME: path.join(scratch, 'state'), XDG_CONFIG_HOME: path.join(scratch, 'config') });
+        let stderr = '';
+        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      const wrong = await storage(`${server.url}/foo`, ['ls']);
+      assert.equal(wrong.code, 1, wrong.stderr);
+      assert.match(wrong.stderr, /does not look like a storage API/, wrong.stderr);
+      assert.doesNotMatch(wrong.stderr, /no such file/);
+      assert.ok(!wrong.stderr.includes(server.token!), 'the token is not echoed');
+      const unknown = await storage(server.url, ['trash', 'no-such-file-id']);
+      assert.equal(unknown.code, 1, unknown.stderr);
+      assert.match(unknown.stderr, /no such file/, unknown.stderr);
+    } finally {
+      await stopGantry(server.child);
     }
   });
 

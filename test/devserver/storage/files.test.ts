@@ -25,7 +25,10 @@ describe('devserver/storage: files', function () {
     assert.equal(reasonOf(await jsonOf(bad)), 'authError');
     assert.match(bad.headers.get('www-authenticate')!, /error="invalid_token"/);
     assert.equal((await h.raw('GET', '/storage/v2/about?access_token=ya29.storage-test-token', undefined, { authorization: '' })).status, 200, 'access_token in the query, as Google accepts');
-    assert.equal((await h.api('GET', '/drive/v2/files')).status, 404);
+    assert.equal((await h.raw('GET', '/drive/v2/files')).status, 404, 'outside the API: the plain 404 page (outside-api.test.ts)');
+    const unknown = await h.api('GET', '/storage/v2/nothing/here');
+    assert.equal(unknown.status, 404);
+    assert.equal(reasonOf(unknown.body), 'notFound', 'an unknown path inside the API is its JSON notFound');
     const wrong = await h.api('PATCH', '/storage/v2/files');
     assert.equal(wrong.status, 405);
     assert.equal(reasonOf(wrong.body), 'methodNotAllowed');
