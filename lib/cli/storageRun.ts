@@ -48,11 +48,6 @@ export function forTheCommand(error: unknown, session: Pick<StorageSession, 'tok
   return error;
 }
 
-/** A word as a shell would need it typed again: as it is, or single-quoted. */
-export function quoteArg(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
-}
-
 /** Gives an error the hint the command should show (the library's speaks of functions and options). */
 export function withHint(error: unknown, hint: string): unknown {
   if (error instanceof GantryError) Object.defineProperty(error, 'hint', { value: hint, enumerable: true });

@@ -14,7 +14,8 @@ import type { UploadedFile } from '../storage/upload/index.js';
 import { usage, type CliContext } from './context.js';
 import { storageBase, type StorageFlags } from './storageClient.js';
 import { checkId, checkMediaType, checkTitle, checkUploadSource, ensureUploadStateDir, EXPORT_EXTENSIONS, formatBytes, localNameFor, sessionFileFor, stampChange, stampOf } from './storageInput.js';
-import { FOLDER_MIME, interruption, quoteArg, transferProgress, withHint, withStorage, type Interruption } from './storageRun.js';
+import { shellQuote } from './shell-quote.js';
+import { FOLDER_MIME, interruption, transferProgress, withHint, withStorage, type Interruption } from './storageRun.js';
 
 /** How often `put` looks at the file it is sending. */
 const WATCH_MS = 200;
@@ -43,7 +44,7 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
   const { out, logger } = context;
   if (flags.resume) {
     const fixed = (['parent', 'name', 'mime', 'replace'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`);
-    if (fixed.length > 0) throw usage(`--resume goes on with the upload as it was started: ${fixed.join(', ')} cannot change it`, `gantry storage put --resume ${quoteArg(file)}, or start over with --restart and the new flags`);
+    if (fixed.length > 0) throw usage(`--resume goes on with the upload as it was started: ${fixed.join(', ')} cannot change it`, `gantry storage put --resume ${shellQuote(file)}, or start over with --restart and the new flags`);
     if (flags.restart) throw usage('--resume and --restart contradict each other', '--resume goes on with the interrupted upload, --restart discards it and starts over');
   }
   const parent = flags.parent !== undefined ? checkId(flags.parent, '--parent') : undefined;
@@ -57,14 +58,14 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
   const sessionFile = sessionFileFor(baseUrl, source.path);
   const pending = await stat(sessionFile).then((info) => info.isFile(), () => false);
   if (flags.resume && !pending) {
-    throw usage(`no interrupted upload of ${shown(source.path)} to ${baseUrl} to resume`, `upload it with: gantry storage put ${quoteArg(file)}`);
+    throw usage(`no interrupted upload of ${shown(source.path)} to ${baseUrl} to resume`, `upload it with: gantry storage put ${shellQuote(file)}`);
   }
   if (pending && !flags.resume && !flags.restart) {
     const since = await startedAt(sessionFile);
     throw new GantryError(`an interrupted upload of ${shown(source.path)} to ${baseUrl}${since ? `, started ${since},` : ''} is waiting to be finished (${sessionFile})`, {
       exitCode: ExitCode.usage,
       code: 'STORAGE_UPLOAD_PENDING',
-      hint: `go on from where it stopped with: gantry storage put --resume ${quoteArg(file)} — or start over: gantry storage put --restart ${quoteArg(file)} (with the flags you gave)`,
+      hint: `go on from where it stopped with: gantry storage put --resume ${shellQuote(file)} — or start over: gantry storage put --restart ${shellQuote(file)} (with the flags you gave)`,
     });
   }
   const resumable = flags.resume === true || source.size > SIMPLE_UPLOAD_LIMIT;
@@ -108,7 +109,7 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
       progress.done();
       if (stop.reason()) {
         const kept = await stat(sessionFile).then(() => true, () => false);
-        out.note(kept ? `Interrupted: the service keeps what it received. Go on with: gantry storage put --resume ${quoteArg(file)}` : 'Interrupted: nothing was stored.');
+        out.note(kept ? `Interrupted: the service keeps what it received. Go on with: gantry storage put --resume ${shellQuote(file)}` : 'Interrupted: nothing was stored.');
         process.exitCode = stop.exitCode();
         return;
       }
@@ -151,9 +152,9 @@ function changedDuringUpload(path: string, change: string, stored: { id: string;
 /** The library's hints name resumeUpload and session files; the command's name `put --resume` and `--restart`. */
 function putHint(error: unknown, file: string): unknown {
   const code = (error as { code?: unknown }).code;
-  if (code === 'STORAGE_TRANSFER_GAVE_UP') return withHint(error, `the service keeps what it received: go on later with gantry storage put --resume ${quoteArg(file)}`);
-  if (code === 'STORAGE_SOURCE_CHANGED') return withHint(error, `put the original file back and run gantry storage put --resume ${quoteArg(file)} again, or start over with gantry storage put --restart ${quoteArg(file)}`);
-  if (code === 'STORAGE_SESSION_FILE') return withHint(error, `start over with gantry storage put --restart ${quoteArg(file)}`);
+  if (code === 'STORAGE_TRANSFER_GAVE_UP') return withHint(error, `the service keeps what it received: go on later with gantry storage put --resume ${shellQuote(file)}`);
+  if (code === 'STORAGE_SOURCE_CHANGED') return withHint(error, `put the original file back and run gantry storage put --resume ${shellQuote(file)} again, or start over with gantry storage put --restart ${shellQuote(file)}`);
+  if (code === 'STORAGE_SESSION_FILE') return withHint(error, `start over with gantry storage put --restart ${shellQuote(file)}`);
   return error;
 }
 
@@ -180,7 +181,7 @@ async function targetIn(output: Output, name: string): Promise<string> {
   if (output.kind !== 'folder') return (output as { path: string }).path;
   const path = join(output.path, name);
   if (await lstat(path).then(() => true, () => false)) {
-    throw usage(`${shown(path)} already exists: a name taken from the title does not replace a file`, `give -o ${shown(path)} to replace it, or -o with another name`);
+    throw usage(`${shown(path)} already exists: a name taken from the title does not replace a file`, `give -o ${shellQuote(path)} to replace it, or -o with another name`);
   }
   return checkWritableFile(path, 'the output file');
 }

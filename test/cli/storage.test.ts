@@ -138,7 +138,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const again = await gantry(['storage', 'get', put.id, '-o', 'into']);
     assert.equal(again.code, 2, again.stderr);
     assert.match(again.stderr, /into\/Report 1\.bin"? already exists: a name taken from the title does not replace a file/);
-    assert.match(again.stderr, /hint: give -o .+Report 1\.bin.? to replace it/);
+    assert.match(again.stderr, /hint: give -o '\S+\/into\/Report 1\.bin' to replace it/);
     assert.equal(await readFile(join(dir, 'work', 'into', 'Report 1.bin'), 'utf8'), 'mine', 'the local file is untouched');
     const toStdout = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${put.id} -o - | md5sum` });
     assert.equal(toStdout.stdout.split(' ')[0], md5(data), 'get -o - writes the bytes alone');
