@@ -58,7 +58,7 @@ describe('devserver/oauth: tokens for context-server clients', function () {
 
   it('CTX-EP-TOKEN-REQUEST CTX-ERR-400: a wrong or missing verifier, another redirect_uri, another or missing resource — each refused (invalid_grant, invalid_target)', async () => {
     const cases: Array<[(c: { code: string; verifier: string }) => Record<string, string>, string]> = [
-      [(c) => ({ code: c.code, code_verifier: `${c.verifier.slice(0, -1)}A`, redirect_uri: REDIRECT, resource: RESOURCE }), 'invalid_grant'],
+      [(c) => ({ code: c.code, code_verifier: `${c.verifier.slice(0, -1)}${c.verifier.endsWith('A') ? 'B' : 'A'}`, redirect_uri: REDIRECT, resource: RESOURCE }), 'invalid_grant'],
       [(c) => ({ code: c.code, redirect_uri: REDIRECT, resource: RESOURCE }), 'invalid_grant'],
       [(c) => ({ code: c.code, code_verifier: c.verifier, redirect_uri: 'http://127.0.0.1:8976/other', resource: RESOURCE }), 'invalid_grant'],
       [(c) => ({ code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT }), 'invalid_target'],
