@@ -93,19 +93,12 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
     const client = createStorageClient({ baseUrl, token: fixed.trim(), logger, onRetry });
     return { client, tokenFrom: 'STORAGE_TOKEN', baseFrom, close: () => client.close() };
   }
-  // The login: the one way lib/auth picks it (flags, then GANTRY_AUTH_*, then a Pulumi program's gantry:* config),
-  // the same function the storage resources use in the Pulumi plugin.
-  const { openProfileLogin, readClientSecretFile } = await import('../auth/index.js');
-  const { kvFactory, releaseClients } = await import('./authActions.js');
-  let opened: Awaited<ReturnType<typeof openProfileLogin>>;
+  // The login: gantry auth's own selection (lib/auth's openProfileLogin with the flags, GANTRY_AUTH_* and a Pulumi
+  // program's gantry:* config), the function the storage resources use in the Pulumi plugin.
+  const { openAuthSession, releaseClients } = await import('./authActions.js');
+  let opened: Awaited<ReturnType<typeof openAuthSession>>;
   try {
-    const { pulumiConfigFromEnvironment } = await import('../secrets/config.js');
-    opened = await openProfileLogin({
-      profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId,
-      clientSecret: flags.clientSecretFile ? await readClientSecretFile(flags.clientSecretFile) : undefined,
-      names: { profile: '--profile', authUrl: '--auth-url', clientId: '--client-id' },
-      env, config: pulumiConfigFromEnvironment(env), kv: kvFactory(env),
-    });
+    opened = await openAuthSession(flags, env);
   } catch (error) {
     releaseClients();
     if (error instanceof GantryError && error.code === 'AUTH_NOT_LOGGED_IN') {
