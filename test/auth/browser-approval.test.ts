@@ -12,7 +12,8 @@ describe('device login approved in Chromium through WebDriver', function () {
   this.timeout(120_000);
   let driver: ChromeDriver;
   before(async () => {
-    driver = await startChromeDriver();
+    // A command that hangs fails with its name well inside the test's own timeout.
+    driver = await startChromeDriver({ commandTimeoutMs: 30_000 });
   });
   after(async () => {
     await driver?.stop();
@@ -21,6 +22,8 @@ describe('device login approved in Chromium through WebDriver', function () {
   /** What a person does on the second device: open the address, type the code (unless the link carries it), decide. */
   function approveIn(code: DeviceCode, decision: 'allow' | 'deny'): Promise<string> {
     return driver.withSession(async (session) => {
+      // Enter submits the form and the decision page loads after it: find its buttons by waiting for them, not by luck.
+      await session.setTimeouts({ implicit: 15_000 });
       if (code.verificationUrlComplete) {
         await session.navigateTo(code.verificationUrlComplete);
         assert.equal(String(await session.executeScript('return document.getElementById("user_code").value')), code.userCode, 'the link filled the code in');
@@ -49,11 +52,17 @@ describe('device login approved in Chromium through WebDriver', function () {
       /** The login, and (once the browser session has ended) the title of the page the person saw last. */
       const login = async (decision: 'allow' | 'deny', pages: string[]) => {
         let approval: Promise<unknown> = Promise.resolve();
+        // A browser step that failed ends the login at once with that error, rather than polling until the code expires.
+        const browserFailed = new AbortController();
         try {
           return await deviceLogin({
             authUrl: server.url, clientId: client.id, clientSecret: client.secret ?? undefined, scopes: resolveScopes(['openid', 'email', 'video.readonly']),
+            signal: browserFailed.signal,
             onCode: (code) => {
-              approval = approveIn(code, decision).then((title) => pages.push(title), (error: Error) => pages.push(`failed: ${error.message}`));
+              approval = approveIn(code, decision).then((title) => pages.push(title), (error: Error) => {
+                pages.push(`failed: ${error.message}`);
+                browserFailed.abort(new Error(`the browser step failed: ${error.message}`));
+              });
             },
           });
         } finally {
