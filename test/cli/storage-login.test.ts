@@ -82,7 +82,7 @@ describe('gantry storage with a gantry auth device login (embedded authorization
     assert.equal(file.title, 'hello.txt');
     const ls = await gantry(['storage', 'ls']);
     assert.equal(ls.code, 0, ls.stderr);
-    assert.match(ls.stdout, new RegExp(`^${file.id}\\s+hello\\.txt\\s+application/octet-stream\\s+26\\s`, 'm'));
+    assert.match(ls.stdout, new RegExp(`^${file.id}\\s+hello\\.txt\\s+text/plain\\s+26\\s`, 'm'));
     const about = await gantry(['storage', 'about']);
     assert.equal(about.code, 0, about.stderr);
     assert.match(about.stdout, new RegExp(`^token\\s+from the login of profile default at ${oauth.url.replace(/[.:/]/g, '\\$&')}$`, 'm'));

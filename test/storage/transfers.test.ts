@@ -85,6 +85,22 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(progress.at(-1), data.length);
   });
 
+  it('STO-FILES-INSERT: a file without a given type gets the one its extension names (.html, .json, .pdf); an unknown extension, a Buffer and a stated type are not guessed over', async () => {
+    const typeOf = async (name: string, options: Partial<UploadOptions> = {}) => {
+      const file = path.join(dir, name);
+      await writeFile(file, '<p>report</p>');
+      return (await upload(transport, { source: file, metadata: { title: name }, ...options })).mimeType;
+    };
+    assert.equal(await typeOf('report.html'), 'text/html');
+    assert.equal(await typeOf('REPORT.JSON'), 'application/json');
+    assert.equal(await typeOf('manual.pdf'), 'application/pdf');
+    assert.equal(await typeOf('data.gantry-unknown'), 'application/octet-stream');
+    assert.equal(await typeOf('no-extension'), 'application/octet-stream');
+    assert.equal(await typeOf('page.html', { mimeType: 'text/plain' }), 'text/plain');
+    assert.equal(await typeOf('page2.html', { metadata: { title: 'page2.html', mimeType: 'application/xhtml+xml' } }), 'application/xhtml+xml');
+    assert.equal((await upload(transport, { source: Buffer.from('<p>x</p>'), metadata: { title: 'buffer.html' } })).mimeType, 'application/octet-stream');
+  });
+
   it('STO-FILES-INSERT: metadata makes it multipart — binary-safe with `--` lines, CRLFs, a look-alike of the boundary and all 256 byte values', async () => {
     const every = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     const tricky = Buffer.concat([

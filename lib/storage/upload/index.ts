@@ -4,6 +4,7 @@
  * the death of the uploading process. Memory stays flat at any size: a file is read a range at a time.
  */
 import { resolve } from 'node:path';
+import mimeTypes from 'mime-types';
 import { UsageError } from '../../errors.js';
 import { checkWritableFile } from '../../local-paths.js';
 import { getLogger } from '../../log.js';
@@ -65,6 +66,12 @@ function checkOptions(options: UploadOptions): void {
   }
 }
 
+/** A file's media type from its extension (report.html → text/html), as the service's own web upload and `aws s3 cp` guess it. */
+function guessedMediaType(path: string | undefined): string | undefined {
+  const type = path === undefined ? false : mimeTypes.lookup(path);
+  return type === false ? undefined : type;
+}
+
 /**
  * Uploads a file, a Buffer or a stream: files.insert, or files.update of `fileId`. Without metadata and up to 5 MiB
  * it is a media upload, with metadata a multipart one; above 5 MiB, with a session file or when asked, resumable.
@@ -78,7 +85,10 @@ export async function upload(transport: StorageTransport, options: UploadOptions
   try {
     const logger = options.logger ?? getLogger();
     const verifyMd5 = options.verifyMd5 ?? true;
-    const mediaType = options.mimeType ?? (typeof options.metadata?.mimeType === 'string' && mediaTypePattern.test(options.metadata.mimeType) ? options.metadata.mimeType : 'application/octet-stream');
+    const mediaType = options.mimeType
+      ?? (typeof options.metadata?.mimeType === 'string' && mediaTypePattern.test(options.metadata.mimeType) ? options.metadata.mimeType : undefined)
+      ?? guessedMediaType(source.path)
+      ?? 'application/octet-stream';
     const type = options.uploadType ?? (options.sessionFile !== undefined || source.size > SIMPLE_UPLOAD_LIMIT ? 'resumable' : options.metadata ? 'multipart' : 'media');
     const common = {
       transport,

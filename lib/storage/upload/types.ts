@@ -41,7 +41,7 @@ export interface UploadOptions {
   params?: StorageParams;
   /** `If-Match`: the upload is refused (412 conditionNotMet) when the file's etag is no longer this one. */
   ifMatch?: string;
-  /** The media's type (`Content-Type` of the media, `X-Upload-Content-Type`); default metadata.mimeType, then application/octet-stream. */
+  /** The media's type (`Content-Type` of the media, `X-Upload-Content-Type`); default metadata.mimeType, then (for a file) the type its extension names, then application/octet-stream. */
   mimeType?: string;
   /** Force a protocol; by default media (no metadata) or multipart up to 5 MiB, resumable above or with a sessionFile. */
   uploadType?: UploadType;
