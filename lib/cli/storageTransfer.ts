@@ -4,11 +4,13 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { lstat, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CheckFailedError, ExitCode, GantryError, shown } from '../errors.js';
 import { checkWritableFile, ensureFolder } from '../local-paths.js';
 import type { Logger } from '../log.js';
+import { takeProcessLock, type ProcessLock } from '../process-lock.js';
 import type { StorageClient } from '../storage/index.js';
 import type { UploadedFile } from '../storage/upload/index.js';
 import { usage, type CliContext } from './context.js';
@@ -40,8 +42,6 @@ async function startedAt(sessionFile: string): Promise<string | undefined> {
 }
 
 export async function putAction(file: string, flags: PutFlags, command: Command, context: CliContext): Promise<void> {
-  const { json } = context.globals(command);
-  const { out, logger } = context;
   if (flags.resume) {
     const fixed = (['parent', 'name', 'mime', 'replace'] as const).filter((name) => flags[name] !== undefined).map((name) => `--${name}`);
     if (fixed.length > 0) throw usage(`--resume goes on with the upload as it was started: ${fixed.join(', ')} cannot change it`, `gantry storage put --resume ${shellQuote(file)}, or start over with --restart and the new flags`);
@@ -56,6 +56,49 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
   const baseUrl = await storageBase(flags, process.env);
   const { SIMPLE_UPLOAD_LIMIT } = await import('../storage/upload/index.js');
   const sessionFile = sessionFileFor(baseUrl, source.path);
+  const resumable = flags.resume === true || source.size > SIMPLE_UPLOAD_LIMIT;
+  let lock: ProcessLock | undefined;
+  if (resumable || await stat(sessionFile).then(() => true, () => false)) {
+    await ensureUploadStateDir();
+    lock = await uploadLock(sessionFile, source.path, baseUrl, file);
+  }
+  try {
+    await putLocked(file, flags, command, context, { source, baseUrl, sessionFile, resumable, parent, replace, name, mime });
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * One process at a time per upload session: a second `put` of the same file to the same service while the first
+ * runs would otherwise be told to `--resume` it, and the two would take turns cutting each other's chunks.
+ */
+async function uploadLock(sessionFile: string, path: string, baseUrl: string, file: string): Promise<ProcessLock> {
+  const taken = await takeProcessLock(`${sessionFile}.lock`);
+  if ('lock' in taken) return taken.lock;
+  const { pid, host, since } = taken.heldBy;
+  throw new GantryError(`an upload of ${shown(path)} to ${baseUrl} is in progress in process ${pid}${host === hostname() ? '' : ` on ${host}`}, since ${since}`, {
+    exitCode: ExitCode.checkFailed,
+    code: 'STORAGE_UPLOAD_IN_PROGRESS',
+    hint: `wait for it to finish, or stop it (kill ${pid}) and go on with: gantry storage put --resume ${shellQuote(file)}`,
+  });
+}
+
+interface PutPlan {
+  source: { path: string; size: number };
+  baseUrl: string;
+  sessionFile: string;
+  resumable: boolean;
+  parent: string | undefined;
+  replace: string | undefined;
+  name: string | undefined;
+  mime: string | undefined;
+}
+
+async function putLocked(file: string, flags: PutFlags, command: Command, context: CliContext, plan: PutPlan): Promise<void> {
+  const { json } = context.globals(command);
+  const { out, logger } = context;
+  const { source, baseUrl, sessionFile, resumable, parent, replace, name, mime } = plan;
   const pending = await stat(sessionFile).then((info) => info.isFile(), () => false);
   if (flags.resume && !pending) {
     throw usage(`no interrupted upload of ${shown(source.path)} to ${baseUrl} to resume`, `upload it with: gantry storage put ${shellQuote(file)}`);
@@ -68,8 +111,6 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
       hint: `go on from where it stopped with: gantry storage put --resume ${shellQuote(file)} — or start over: gantry storage put --restart ${shellQuote(file)} (with the flags you gave)`,
     });
   }
-  const resumable = flags.resume === true || source.size > SIMPLE_UPLOAD_LIMIT;
-  if (resumable && !flags.resume) await ensureUploadStateDir();
 
   await withStorage(flags, context, async ({ client }) => {
     const { resumeUpload, upload } = await import('../storage/upload/index.js');

@@ -3,6 +3,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnInterrupt } from './cleanup.js';
 import { ensureFolder } from '../local-paths.js';
+import { processRunning } from '../process-lock.js';
 
 /**
  * Gantry's own working names next to an install: `.<name>.tmp-<pid>-<12 hex>` (being written) and
@@ -45,16 +46,6 @@ export async function replaceFolder(ready: string, dest: string): Promise<void> 
   if (movedAside) await rm(aside, { recursive: true, force: true });
 }
 
-/** Whether the process `pid` still runs (a process of another user counts as running). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes Gantry's own working folders (`.<name>.tmp-…`, `.<name>.old-…`, nothing else) left by an interrupted run:
  * at once when the process that made them is gone, else once older than `minAgeMs` (a process id can be reused; names
@@ -71,7 +62,7 @@ export async function sweepLeftovers(parent: string, minAgeMs = 15 * 60_000): Pr
       const pid = match[1] === undefined ? undefined : Number(match[1]);
       const info = await stat(join(parent, name)).catch(() => undefined);
       if (!info?.isDirectory()) return;
-      const orphan = pid !== undefined && pid !== process.pid && !running(pid);
+      const orphan = pid !== undefined && pid !== process.pid && !processRunning(pid);
       if (orphan || now - info.mtimeMs >= minAgeMs) {
         await rm(join(parent, name), { recursive: true, force: true });
         removed.push(name);

@@ -148,6 +148,51 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     assert.deepEqual(await readdir(uploads), []);
   });
 
+  it('STO-FILES-INSERT: a second put of the same file while the first runs is refused (exit 1, the running process named, nothing sent); the first finishes; a lock left by a killed put is taken over', async () => {
+    const data = randomBytes(SIZE);
+    await writeFile(join(work, 'big.bin'), data);
+    h.server.addFaults([{ kind: 'cut', afterBytes: 2 * MIB, direction: 'upload' }]);
+    // The first put is frozen (SIGSTOP) while it waits to retry after the cut: alive, in the middle of its upload.
+    let frozen: ChildProcess | undefined;
+    let second: Promise<Run> | undefined;
+    let requests = 0;
+    let requestsWhileFrozen = -1;
+    const first = gantry(['storage', 'put', 'big.bin', '--json'], (all, child) => {
+      if (frozen || !/asking the service what it has|asking for the rest/.test(all)) return;
+      frozen = child;
+      child.kill('SIGSTOP');
+      // What the first had already sent reaches the server in this half second; then the count stands still.
+      second = new Promise((resolve) => setTimeout(resolve, 500)).then(() => {
+        requests = h.server.stats().requests;
+        return gantry(['storage', 'put', 'big.bin']);
+      }).finally(() => {
+        requestsWhileFrozen = h.server.stats().requests - requests;
+        child.kill('SIGCONT');
+      });
+    });
+    const done = await first;
+    assert.ok(second, 'the first put was frozen mid-upload');
+    const refused = await second;
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`^error: an upload of \\S+big\\.bin to http://127\\.0\\.0\\.1:\\d+ is in progress in process ${frozen!.pid}, since \\S+$`, 'm'));
+    assert.match(refused.stderr, new RegExp(`^hint: wait for it to finish, or stop it \\(kill ${frozen!.pid}\\) and go on with: gantry storage put --resume big\\.bin$`, 'm'));
+    assert.equal(requestsWhileFrozen, 0, 'the second put sent nothing');
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal((JSON.parse(done.stdout.toString()) as Json).md5Checksum, md5(data));
+    assert.equal(Object.keys(h.server.stats().sessions).length, 1, 'one session: the second put did not start its own or join the first');
+    assert.deepEqual(await readdir(uploads), [], 'no session file and no lock left');
+
+    // A put killed with SIGKILL leaves its lock; its process is gone, so the next put takes the lock over.
+    h.server.addFaults([{ kind: 'cut', afterBytes: 2 * MIB, direction: 'upload' }]);
+    const killed = await gantry(['storage', 'put', 'big.bin'], killWhenRetrying('SIGKILL'));
+    assert.equal(killed.signal, 'SIGKILL');
+    assert.equal((await readdir(uploads)).filter((name) => name.endsWith('.lock')).length, 1);
+    const resumed = await gantry(['storage', 'put', '--resume', 'big.bin', '--json']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal((JSON.parse(resumed.stdout.toString()) as Json).md5Checksum, md5(data));
+    assert.deepEqual(await readdir(uploads), []);
+  });
+
   it('STO-FILES-GET: a get killed with SIGKILL mid-download keeps the bytes it had; the next run goes on from there with Range and checks the md5', async () => {
     const data = randomBytes(SIZE);
     const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
