@@ -48,6 +48,26 @@ function hasOr(query: string): boolean {
   return /(^|\s|\))or(\s|\(|$)/i.test(unquoted(query));
 }
 
+/**
+ * What leaves a query unfinished — an open quote or parenthesis, an `and`/`or`/`not` with no term after it — or
+ * undefined. Joined with the listing's own filters such a query would be judged at a place the user did not write.
+ */
+function unfinishedQuery(query: string): string | undefined {
+  if (unquoted(query).replace(/''/g, '').includes("'")) return 'has a quote that is not closed';
+  const bare = unquoted(query);
+  let depth = 0;
+  for (const char of bare) {
+    depth += char === '(' ? 1 : char === ')' ? -1 : 0;
+    if (depth < 0) return 'closes a parenthesis it did not open';
+  }
+  if (depth > 0) return `leaves ${depth === 1 ? 'a parenthesis' : `${depth} parentheses`} open`;
+  const last = /(?:^|[\s(])(and|or|not)\s*$/i.exec(bare);
+  if (last) return `ends with '${last[1]}': a term must follow it`;
+  const first = /^\s*(and|or)(?:[\s(]|$)/i.exec(bare);
+  if (first) return `begins with '${first[1]}': a term must come before it`;
+  return undefined;
+}
+
 function namesTrashed(query: string): boolean {
   return /(^|[\s(])trashed\s*(=|!=)/i.test(unquoted(query));
 }
@@ -61,6 +81,8 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
   if (flags.query !== undefined) {
     if (flags.query.trim() === '') throw usage('--query is empty', "e.g. --query \"title contains 'report'\"");
     if (shown(flags.query) !== flags.query) throw usage(`--query ${shown(flags.query.slice(0, 80))} holds control characters`);
+    const unfinished = unfinishedQuery(flags.query);
+    if (unfinished) throw usage(`--query ${JSON.stringify(flags.query.slice(0, 200))} ${unfinished}`, "e.g. --query \"title contains 'report' and modifiedDate > '2026-01-01'\"");
   }
   const q = listQuery(folder, { folder: folderArg !== undefined, ...(flags.query !== undefined ? { query: flags.query } : {}), ...(flags.trashed ? { trashed: true } : {}) });
   await withStorage(flags, context, async ({ client }) => {
@@ -109,7 +131,7 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
     } catch (error) {
       // The service judges the whole query sent, which is more than --query: show it, so a position it names can be found.
       if (!stop.reason() && flags.query !== undefined && q !== flags.query && (error as { status?: unknown; location?: unknown }).status === 400 && (error as { location?: unknown }).location === 'q') {
-        throw withHint(error, `check the --query syntax (docs/storage.md); it was sent joined with the folder and trash filters as: ${q}`);
+        throw withHint(error, `check the --query syntax (docs/storage.md); it was sent, your query first and the listing's own filters after it, as: ${q}`);
       }
       // The reader took what it wanted (exit 0); Ctrl-C ends the listing with 130 (SIGTERM 143), without a message.
       if (!stop.reason()) throw error;

@@ -205,9 +205,9 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const both = await gantry(['storage', 'ls', '--trashed', '--query', 'trashed = false']);
     assert.equal(both.code, 2, both.stderr);
     assert.match(both.stderr, /--trashed and a --query that names trashed/);
-    const malformed = await gantry(['storage', 'ls', to.id, '--query', "title = 'x' or"]);
+    const malformed = await gantry(['storage', 'ls', to.id, '--query', "title = 'x' or or title = 'y'"]);
     assert.equal(malformed.code, 1, malformed.stderr);
-    assert.match(malformed.stderr, /^hint: check the --query syntax \(docs\/storage\.md\); it was sent joined with the folder and trash filters as: \(title = 'x' or\) and '\S+' in parents and trashed = false$/m);
+    assert.match(malformed.stderr, /^hint: check the --query syntax \(docs\/storage\.md\); it was sent, your query first and the listing's own filters after it, as: \(title = 'x' or or title = 'y'\) and '\S+' in parents and trashed = false$/m);
     await ok(['storage', 'untrash', file.id]);
     // At a terminal (script(1) gives it one) rm names the file and asks; only y deletes.
     const asked = (answer: string) => gantry([], { shell: `printf '${answer}\\n' | script -qec ${JSON.stringify(`node ${bin} storage rm ${file.id}`)} /dev/null` });
@@ -314,6 +314,11 @@ describe('gantry storage (the command, against the embedded storage server)', fu
       [['storage', 'ls', '--all', '--max', '3'], /--all and --max contradict/],
       [['storage', 'ls', '--max', '0'], /--max takes a whole number/],
       [['storage', 'ls', '--query', ' '], /--query is empty/],
+      [['storage', 'ls', '--query', "title = 'x' and"], /--query "title = 'x' and" ends with 'and': a term must follow it/],
+      [['storage', 'ls', '--query', "or title = 'x'"], /begins with 'or': a term must come before it/],
+      [['storage', 'ls', '--query', "title = 'it\\'s"], /has a quote that is not closed/],
+      [['storage', 'ls', '--query', "(title = 'a)' or starred = true"], /leaves a parenthesis open/],
+      [['storage', 'ls', '--query', "title = 'x')"], /closes a parenthesis it did not open/],
       [['storage', 'put', 'missing.txt'], /missing\.txt does not exist/],
       [['storage', 'put', 'a-folder'], /a-folder is a folder: put uploads one file/],
       [['storage', 'put', '/dev/null'], /is not a regular file/],
