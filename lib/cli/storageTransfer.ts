@@ -354,6 +354,20 @@ interface StdoutContent {
 }
 
 /**
+ * Waits for stdout to take more; false when it failed instead (a full disk): the command's guard in main.ts says so
+ * once, with its exit code, so the download just stops. An interruption rejects as before.
+ */
+async function drained(stdout: NodeJS.WriteStream, signal: AbortSignal): Promise<boolean> {
+  try {
+    await once(stdout, 'drain', { signal });
+    return true;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return false;
+  }
+}
+
+/**
  * Streams content to stdout as it arrives, waiting while stdout is full. After a break a download asks for the rest
  * with Range (bytes already written cannot be taken back, so a 200 instead of a 206 is an error), and its md5 is
  * checked at the end; a reader that goes away stops it quietly.
@@ -382,7 +396,7 @@ async function contentToStdout(client: StorageClient, content: StdoutContent, st
         for await (const chunk of opened.body as AsyncIterable<Buffer>) {
           hash?.update(chunk);
           offset += chunk.length;
-          if (!stdout.write(chunk)) await once(stdout, 'drain', { signal: stop.signal });
+          if (!stdout.write(chunk) && !(await drained(stdout, stop.signal))) return offset;
           progress.update(offset, content.total);
           if (stop.signal.aborted) throw stop.signal.reason;
         }

@@ -306,6 +306,16 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.deepEqual(jsonLines(five.stdout).map((f) => f.title), ['f000', 'f001', 'f002', 'f003', 'f004']);
   });
 
+  it('STO-FILES-GET: `get -o - > /dev/full` says the output was lost in one line (exit 2, as every command), not as a failure of the service', async () => {
+    const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
+    const big = await upload(transport, { source: randomBytes(3 * 1024 * 1024), metadata: { title: 'big.bin' } });
+    transport.close();
+    const full = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${big.id} -o - > /dev/full; echo "exit $?" >&2` });
+    assert.match(full.stderr, /^exit 2$/m);
+    assert.deepEqual(full.stderr.split('\n').filter((line) => /^error:/.test(line)), ['error: the output could not be written to stdout: ENOSPC (no space left on the device)']);
+    assert.doesNotMatch(full.stderr, /hint:|at \S+:\d+/);
+  });
+
   it('bad input is exit 2 with a message naming it, and nothing is sent — for every command', async () => {
     await writeFile(join(dir, 'work', 'ok.txt'), 'ok');
     await mkdir(join(dir, 'work', 'a-folder'), { recursive: true });
