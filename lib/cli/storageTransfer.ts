@@ -311,6 +311,13 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
   const output = await checkOutput(flags.output);
   await withStorage(flags, context, async ({ client }) => {
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
+    // Said before the local target is looked at: that x.txt exists is beside the point when nothing can be exported.
+    if (!meta.mimeType?.startsWith('application/vnd.google-apps.') || meta.mimeType === FOLDER_MIME) {
+      throw new CheckFailedError(`${meta.title ?? id} (${id}) is ${meta.mimeType === FOLDER_MIME ? 'a folder' : `a file of its own type (${meta.mimeType ?? 'none given'})`}, not a storage document: only documents can be exported`, {
+        code: 'STORAGE_NOT_EXPORTABLE',
+        hint: meta.mimeType === FOLDER_MIME ? `list it with: gantry storage ls ${id}` : `download it as it is with: gantry storage get ${id}`,
+      });
+    }
     const stop = interruption({ reader: output.kind === 'stdout' });
     const label = meta.title ?? id;
     try {

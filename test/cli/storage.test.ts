@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStorageTransport } from '../../lib/storage/transport.js';
+import { exportFile } from '../../lib/storage/export.js';
 import { upload } from '../../lib/storage/upload/index.js';
 import { harness, TOKEN, type Harness, type Json } from '../devserver/storage/helpers.js';
 
@@ -160,21 +161,30 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(old.stdout, first.toString());
   });
 
-  it('STO-FILES-EXPORT: export writes a storage document as the asked type, to a file named after it or to stdout; a plain file is refused (exit 1, fileNotExportable)', async () => {
+  it('STO-FILES-EXPORT: export writes a storage document as the asked type, to a file named after it or to stdout; a plain file is refused before anything else (exit 1), and by the service with fileNotExportable', async () => {
     const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
     const text = Buffer.from('Gantry report\n'.repeat(50));
     const doc = await upload(transport, { source: text, metadata: { title: 'Quarterly', mimeType: 'application/vnd.google-apps.document' }, mimeType: 'text/plain' });
     const plain = await upload(transport, { source: Buffer.from('plain'), metadata: { title: 'plain.txt' } });
-    transport.close();
     const exported = await json(['storage', 'export', doc.id, '--mime', 'text/plain']);
     assert.equal(exported.path, join(dir, 'work', 'Quarterly.txt'));
     assert.ok((await readFile(exported.path)).equals(text));
     const piped = await gantry([], { shell: `node ${JSON.stringify(bin)} storage export ${doc.id} --mime text/plain -o - | head -1` });
     assert.equal(piped.stdout, 'Gantry report\n');
-    const refused = await gantry(['storage', 'export', plain.id, '--mime', 'text/plain', '-o', 'x.txt']);
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /answered 403 fileNotExportable/);
-    assert.match(refused.stderr, /^hint: only storage documents .* use `gantry storage get`/m);
+    // Not exportable is said first, even when the file it would be written to exists (nothing is asked of the service).
+    await writeFile(join(dir, 'work', 'plain.txt'), 'already here');
+    const exports = h.server.stats().requests;
+    const refused = await gantry(['storage', 'export', plain.id, '--mime', 'text/plain']);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /^error: plain\.txt \(\S+\) is a file of its own type \(application\/octet-stream\), not a storage document: only documents can be exported$/m);
+    assert.match(refused.stderr, new RegExp(`^hint: download it as it is with: gantry storage get ${plain.id}$`, 'm'));
+    assert.equal(h.server.stats().requests - exports, 1, 'only the metadata was asked for');
+    assert.equal(await readFile(join(dir, 'work', 'plain.txt'), 'utf8'), 'already here');
+    // The service's own refusal, for a client that asks without looking (the library's exportFile), keeps its hint.
+    const direct = await exportFile(transport, plain.id, 'text/plain', { path: join(dir, 'direct.txt') }).then(() => undefined, (error: Error & { hint?: string }) => error);
+    assert.match(String(direct?.message), /403 fileNotExportable/);
+    assert.match(String(direct?.hint), /^only storage documents .* use `gantry storage get`/);
+    transport.close();
     const document = await gantry(['storage', 'get', doc.id]);
     assert.equal(document.code, 1, 'a document has no content of its own to download');
     assert.match(document.stderr, /hint: export it: gantry storage export \S+ --mime text\/plain/);
