@@ -114,6 +114,13 @@ async function putLocked(file: string, flags: PutFlags, command: Command, contex
 
   await withStorage(flags, context, async ({ client }) => {
     const { resumeUpload, upload } = await import('../storage/upload/index.js');
+    if (replace !== undefined && !flags.resume) {
+      // A folder has no content to replace: said from its metadata, before a byte is sent.
+      const target = await client.files.get({ fileId: replace, fields: 'id,title,mimeType' });
+      if (target.mimeType === FOLDER_MIME) {
+        throw new CheckFailedError(`--replace ${replace}: ${target.title ?? replace} is a folder, which has no content to replace`, { code: 'STORAGE_NOT_A_FILE', hint: `upload into it with: gantry storage put ${shellQuote(file)} --parent ${replace}` });
+      }
+    }
     if (pending && flags.restart) {
       await rm(sessionFile, { force: true });
       out.note(`Discarded the interrupted upload of ${source.path}; starting over.`);

@@ -145,7 +145,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(toStdout.stdout.split(' ')[0], md5(data), 'get -o - writes the bytes alone');
   });
 
-  it('STO-FILES-UPDATE STO-REVISIONS-LIST: put --replace uploads a new revision; revisions lists both; get --revision gets the old one', async () => {
+  it('STO-FILES-UPDATE STO-REVISIONS-LIST: put --replace uploads a new revision (of a file, not a folder); revisions lists both; get --revision gets the old one', async () => {
     const first = Buffer.from('first version\n');
     const second = Buffer.from('second version, longer\n');
     await writeFile(join(dir, 'work', 'notes.txt'), first);
@@ -159,6 +159,14 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.deepEqual(revisions.map((r: Json) => r.md5Checksum), [md5(first), md5(second)]);
     const old = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${file.id} --revision ${revisions[0].id} -o -` });
     assert.equal(old.stdout, first.toString());
+    // A folder has no content to replace: exit 1 from its metadata, with the --parent to use, and no upload.
+    const folder = await json(['storage', 'mkdir', 'releases']);
+    const requests = h.server.stats().requests;
+    const intoFolder = await gantry(['storage', 'put', 'notes.txt', '--replace', folder.id]);
+    assert.equal(intoFolder.code, 1, intoFolder.stderr);
+    assert.match(intoFolder.stderr, new RegExp(`^error: --replace ${folder.id}: releases is a folder, which has no content to replace$`, 'm'));
+    assert.match(intoFolder.stderr, new RegExp(`^hint: upload into it with: gantry storage put notes\\.txt --parent ${folder.id}$`, 'm'));
+    assert.equal(h.server.stats().requests - requests, 1, 'only the metadata was asked for');
   });
 
   it('STO-FILES-EXPORT: export writes a storage document as the asked type, to a file named after it or to stdout; a plain file is refused before anything else (exit 1), and by the service with fileNotExportable', async () => {
