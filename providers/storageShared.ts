@@ -34,7 +34,7 @@ export const storageConfig = {
 
 export type CheckFailure = { property: string; reason: string };
 
-export const FOLDER_MIME = 'application/vnd.google-apps.folder';
+export { FOLDER_MIME } from '../lib/storage/index.js';
 
 /** Marks what the resources create, so a folder's delete can tell Gantry's own content from what others put there. */
 export const gantryMarker: Property = { key: 'gantry', value: 'pulumi', visibility: 'PRIVATE' };

@@ -5,12 +5,10 @@
  */
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { CheckFailedError, UsageError } from '../errors.js';
-import { createStorageClient, StorageError, type File, type StorageClient } from '../storage/index.js';
+import { createStorageClient, FOLDER_MIME, StorageError, type File, type StorageClient } from '../storage/index.js';
 import { upload } from '../storage/upload/index.js';
 import type { GateResult } from './gate.js';
 import { archiveKeyPrefix, reportFilesFor, summarize, type GateSummary } from './report.js';
-
-export const STORAGE_FOLDER_MIME = 'application/vnd.google-apps.folder';
 
 /** A file the publication uploaded: which report it is, its title in the folder, its id and the service's link. */
 export interface StoredReportFile {
@@ -79,7 +77,7 @@ export async function checkReportFolder(client: StorageClient, folderId: string,
     }
     throw error;
   }
-  if (folder.mimeType !== STORAGE_FOLDER_MIME) {
+  if (folder.mimeType !== FOLDER_MIME) {
     throw new CheckFailedError(`the report folder ${folderId} is not a folder (its type is ${folder.mimeType ?? 'unknown'})`, {
       code: 'STORAGE_REPORT_FOLDER_NOT_FOLDER',
       hint: 'give the id of a folder (application/vnd.google-apps.folder)',

@@ -158,4 +158,4 @@ export function shortDate(value: string | undefined): string | undefined {
   return value?.replace(/\.\d+Z$/, 'Z');
 }
 
-export const FOLDER_MIME = 'application/vnd.google-apps.folder';
+export { FOLDER_MIME } from '../storage/media-types.js';

@@ -11,6 +11,7 @@ import { CheckFailedError, ExitCode, GantryError, shown } from '../errors.js';
 import { checkWritableFile, ensureFolder } from '../local-paths.js';
 import type { Logger } from '../log.js';
 import { takeProcessLock, type ProcessLock } from '../process-lock.js';
+import { isServiceDocument } from '../storage/media-types.js';
 import type { StorageClient } from '../storage/index.js';
 import type { UploadedFile } from '../storage/upload/index.js';
 import { usage, type CliContext } from './context.js';
@@ -249,7 +250,7 @@ export async function getAction(id: string, flags: GetFlags, command: Command, c
   await withStorage(flags, context, async ({ client }) => {
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType,fileSize,md5Checksum' });
     if (meta.mimeType === FOLDER_MIME) throw new CheckFailedError(`${id} is the folder ${meta.title}: only files have content to download`, { code: 'STORAGE_NOT_A_FILE', hint: `list it with: gantry storage ls ${id}` });
-    if (meta.mimeType?.startsWith('application/vnd.google-apps.')) {
+    if (isServiceDocument(meta.mimeType)) {
       throw new CheckFailedError(`${id} is a storage document (${meta.mimeType}): it has no content of its own to download`, { code: 'STORAGE_NOT_A_FILE', hint: `export it: gantry storage export ${id} --mime text/plain (or application/pdf, text/csv …)` });
     }
     const stop = interruption({ reader: output.kind === 'stdout' });
@@ -319,7 +320,7 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
   await withStorage(flags, context, async ({ client }) => {
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
     // Said before the local target is looked at: that x.txt exists is beside the point when nothing can be exported.
-    if (!meta.mimeType?.startsWith('application/vnd.google-apps.') || meta.mimeType === FOLDER_MIME) {
+    if (!isServiceDocument(meta.mimeType) || meta.mimeType === FOLDER_MIME) {
       throw new CheckFailedError(`${meta.title ?? id} (${id}) is ${meta.mimeType === FOLDER_MIME ? 'a folder' : `a file of its own type (${meta.mimeType ?? 'none given'})`}, not a storage document: only documents can be exported`, {
         code: 'STORAGE_NOT_EXPORTABLE',
         hint: meta.mimeType === FOLDER_MIME ? `list it with: gantry storage ls ${id}` : `download it as it is with: gantry storage get ${id}`,

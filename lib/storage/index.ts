@@ -18,5 +18,6 @@ export { createChannelReceiver, sameToken } from './channels.js';
 export type { ChannelReceiver, ChannelReceiverOptions, ChannelNotification, ExpectedChannel, ResourceState } from './channels.js';
 export { keepWatchingChanges, keepWatchingFile, renewalMarginMs } from './watch.js';
 export type { Watch, WatchOptions, WatchChangesOptions, WatchFileOptions, KeepWatchingOptions, KeepWatchingChangesOptions, KeepWatchingFileOptions, RenewingWatch, WatchEvent, WatchedChannel } from './watch.js';
+export { FOLDER_MIME, isServiceDocument } from './media-types.js';
 export type * from './types.js';
 export type * from './params.js';

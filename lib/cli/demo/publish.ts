@@ -1,9 +1,9 @@
 import type { GateResult } from '../../analysis/index.js';
+import { FOLDER_MIME } from '../../storage/media-types.js';
 import { gateResultKey } from './gate.js';
 import type { DemoStep } from './step.js';
 
 const FOLDER_TITLE = 'gantry-demo-reports';
-const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
 /**
  * The gate step's reports published to the embedded storage API with the login step's device-grant tokens (scope
