@@ -6,13 +6,13 @@
  * refusal is a WebhookDeliveryError with its own status and reason, and nothing refused reaches a handler.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../errors.js';
 import { expectArray, expectObject, expectOptions, expectString } from '../arguments.js';
 import { findJsonSyntaxProblem } from '../json-syntax.js';
 import { WebhookDeliveryError, type WebhookDeliveryErrorDetails } from './errors.js';
 import { scanJsonObject } from './json-scan.js';
-import { readSignatureClaim, signatureCheck, type SignatureAlgorithm, type SignatureCheck } from './verify.js';
+import { requestSignatureClaim, signatureCheck, type SignatureAlgorithm, type SignatureCheck } from './verify.js';
 
 /** HOOK-LIM-PAYLOAD-25MB: the platform never delivers a payload over 25 MB; read as 25 MiB, the larger reading. */
 export const defaultMaxDeliveryBytes = 25 * 1024 * 1024;
@@ -96,13 +96,27 @@ interface Settings {
   requireSignature: boolean;
 }
 
-function checkArguments(request: unknown, options: unknown): Settings {
+function checkRequest(request: unknown): asserts request is IncomingMessage {
   const takesRequest = 'an http.IncomingMessage (the request a node:http server hands its handler)';
   expectObject(where, 'request', request, takesRequest);
   const candidate = request as Partial<IncomingMessage>;
   if (typeof candidate.on !== 'function' || typeof candidate.method !== 'string' || candidate.headers === null || typeof candidate.headers !== 'object') {
     refuseArgument('request', takesRequest, request);
   }
+  checkUnread(candidate);
+}
+
+/** The body is still there to read as bytes: no encoding set, nothing read yet. */
+function checkUnread(request: Partial<IncomingMessage>): void {
+  if (request.readableEncoding) {
+    throw new UsageError(`${where}: the request has an encoding set (setEncoding), so its raw bytes are lost and no signature can be checked; do not call setEncoding on a webhook request`, { code: 'INVALID_ARGUMENT' });
+  }
+  if (request.readableEnded || (request as { readableDidRead?: boolean }).readableDidRead) {
+    throw new UsageError(`${where}: the request's body was already read (a body parser ran first?); the signature needs the raw bytes, so read the delivery before any body parser`, { code: 'INVALID_ARGUMENT' });
+  }
+}
+
+function checkOptions(options: unknown): Settings {
   expectObject(where, 'options', options, 'an object ({ secrets, allowSha1?, maxBytes?, requireSignature? })');
   const { secrets, allowSha1, maxBytes, requireSignature } = options as Partial<ReadDeliveryOptions>;
   expectArray(where, 'options.secrets', secrets, 'an array of the webhook secrets (empty only with requireSignature: false)');
@@ -116,17 +130,11 @@ function checkArguments(request: unknown, options: unknown): Settings {
   if (required && secrets.length === 0) {
     throw new UsageError(`${where}: options.requireSignature is true but options.secrets is empty: give the webhook's secret`, { code: 'INVALID_ARGUMENT' });
   }
-  if (candidate.readableEncoding) {
-    throw new UsageError(`${where}: the request has an encoding set (setEncoding), so its raw bytes are lost and no signature can be checked; do not call setEncoding on a webhook request`, { code: 'INVALID_ARGUMENT' });
-  }
-  if (candidate.readableEnded || (candidate as { readableDidRead?: boolean }).readableDidRead) {
-    throw new UsageError(`${where}: the request's body was already read (a body parser ran first?); the signature needs the raw bytes, so read the delivery before any body parser`, { code: 'INVALID_ARGUMENT' });
-  }
-  return { secrets, allowSha1: allowSha1 ?? true, maxBytes: maxBytes ?? defaultMaxDeliveryBytes, requireSignature: required };
+  return { secrets: [...secrets], allowSha1: allowSha1 ?? true, maxBytes: maxBytes ?? defaultMaxDeliveryBytes, requireSignature: required };
 }
 
-function oneHeader(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
+function oneHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   const text = Array.isArray(value) ? value.join(', ') : value;
   return text === undefined || text === '' ? undefined : text;
 }
@@ -151,6 +159,7 @@ function mediaType(value: string | undefined, deliveryId: string): 'json' | 'for
     headers: { 'accept-post': accept },
     deliveryId,
   });
+  if (value === 'application/json') return 'json';
   if (value === undefined) throw unsupported('no Content-Type came');
   const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
   const essence = type.toLowerCase();
@@ -214,9 +223,11 @@ class BytesSink implements BodySink {
   private backing: Buffer | undefined;
   private total = 0;
 
-  constructor(private readonly declared: number | undefined, private readonly reusable: boolean) {}
+  /** `check`, when given, is fed every chunk too: the signature is computed as the body arrives. */
+  constructor(private readonly declared: number | undefined, private readonly reusable: boolean, private readonly check: SignatureCheck | undefined) {}
 
   add(chunk: Buffer): void {
+    this.check?.update(chunk);
     const at = this.total;
     this.total += chunk.length;
     if (this.declared !== undefined && this.total <= this.declared && !(at === 0 && this.total === this.declared)) {
@@ -299,20 +310,24 @@ function payloadForCheck(bytes: Buffer): Record<string, unknown> | undefined {
 }
 
 /** Reads the body into `sink`, counting bytes as they come; past `maxBytes` it stops reading and refuses with 413. */
-function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string, sinks: readonly BodySink[]): Promise<number> {
+function readBody(request: IncomingMessage, maxBytes: number, declared: number | undefined, deliveryId: string, sink: BodySink): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let total = 0;
+    let settled = false;
+    // The listeners stay on the request once it is settled (what still comes — the close after the end, an error
+    // from a sender going away — changes nothing), except `data` when reading stops early.
     const finish = (outcome: number | WebhookDeliveryError) => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('close', onClose);
-      // An error after this (the sender going away) has nobody left to hear it.
-      request.on('error', () => undefined);
-      if (outcome instanceof WebhookDeliveryError) reject(outcome);
-      else resolve(outcome);
+      if (settled) return;
+      settled = true;
+      if (outcome instanceof WebhookDeliveryError) {
+        request.off('data', onData);
+        reject(outcome);
+      } else {
+        resolve(outcome);
+      }
     };
     const onData = (chunk: Buffer | string) => {
+      if (settled) return;
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       total += bytes.length;
       if (total > maxBytes) {
@@ -328,7 +343,7 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         }));
         return;
       }
-      for (const sink of sinks) sink.add(bytes);
+      sink.add(bytes);
     };
     const onEnd = () => {
       if (declared !== undefined && declared !== total) {
@@ -348,8 +363,12 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
       deliveryId,
       ...(cause === undefined ? {} : { cause }),
     }));
-    const onError = (error: Error) => aborted(error);
-    const onClose = () => aborted();
+    const onError = (error: Error) => {
+      if (!settled) aborted(error);
+    };
+    const onClose = () => {
+      if (!settled) aborted();
+    };
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
@@ -419,7 +438,8 @@ function formPayload(text: string, deliveryId: string): string {
  * (answer it with `sendRefusal`); wrong arguments are a UsageError.
  */
 export async function readDelivery(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Delivery> {
-  return await receiveDelivery(request, checkArguments(request, options), 'raw') as Delivery;
+  checkRequest(request);
+  return await receiveDelivery(request, checkOptions(options), 'raw') as Delivery;
 }
 
 /** What readDeliveryPayload gives: the delivery without its raw bytes. */
@@ -432,14 +452,18 @@ export type DeliveryPayload = Omit<Delivery, 'rawBody'> & {
 };
 
 /**
- * readDelivery for the receiver, which needs the payload and not the raw bytes once the signature is checked: the
- * body's buffer is let go before the payload is parsed, so a 25 MB delivery is not its bytes, its text and its
- * object graph at once. With `checkOnly` (no handler will read the payload) a JSON body of 256 KiB or more is checked as JSON.parse
- * would read it, and its root object's members taken for the catalogue check, without parsing the rest.
+ * readDelivery for the receiver, with its options checked once (not per delivery), reading the payload and not the
+ * raw bytes once the signature is checked: the body's buffer is let go before the payload is parsed, so a 25 MB
+ * delivery is not its bytes, its text and its object graph at once. With `checkOnly` (no handler will read the
+ * payload) a JSON body of 256 KiB or more is checked as JSON.parse would read it, and its root object's members
+ * taken for the catalogue check, without parsing the rest. The requests are node:http's own.
  */
-export async function readDeliveryPayload(request: IncomingMessage, options: ReadDeliveryOptions & { checkOnly?: boolean }): Promise<DeliveryPayload> {
-  const { checkOnly, ...rest } = options;
-  return await receiveDelivery(request, checkArguments(request, rest), checkOnly === true ? 'check' : 'parse');
+export function deliveryPayloadReader(options: ReadDeliveryOptions): (request: IncomingMessage, checkOnly: boolean) => Promise<DeliveryPayload> {
+  const settings = checkOptions(options);
+  return (request, checkOnly) => {
+    checkUnread(request);
+    return receiveDelivery(request, settings, checkOnly ? 'check' : 'parse');
+  };
 }
 
 async function receiveDelivery(request: IncomingMessage, settings: Settings, mode: 'raw' | 'parse' | 'check'): Promise<DeliveryPayload & { rawBody?: Buffer }> {
@@ -451,36 +475,37 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
     });
   }
 
-  const missing = requiredHeaders.filter((name) => oneHeader(request, name) === undefined);
-  if (missing.length > 0) {
+  const headers = request.headers;
+  const id = oneHeader(headers, deliveryHeaders.delivery);
+  const event = oneHeader(headers, deliveryHeaders.event);
+  const hookId = oneHeader(headers, deliveryHeaders.hookId);
+  const userAgent = oneHeader(headers, deliveryHeaders.userAgent);
+  if (id === undefined || event === undefined || hookId === undefined || userAgent === undefined) {
+    const missing = requiredHeaders.filter((name) => oneHeader(headers, name) === undefined);
     throw refuseUnread({
       reason: 'missing-header',
       message: `the delivery lacks ${missing.map((name) => titles[name]).join(', ')}: the platform sends ${missing.length === 1 ? 'it' : 'them'} with every delivery (HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT)`,
       header: missing[0]!,
     });
   }
-  const id = oneHeader(request, deliveryHeaders.delivery)!;
   if (!identifierPattern.test(id)) {
     throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.delivery });
   }
-  const event = oneHeader(request, deliveryHeaders.event)!;
   if (!eventPattern.test(event)) {
     throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)', header: deliveryHeaders.event, deliveryId: id });
   }
-  const hookId = oneHeader(request, deliveryHeaders.hookId)!;
   if (!identifierPattern.test(hookId)) {
     throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.hookId, deliveryId: id });
   }
-  const userAgent = oneHeader(request, deliveryHeaders.userAgent)!;
   if (!userAgent.startsWith(hookshotUserAgentPrefix)) {
     throw refuseUnread({ reason: 'bad-user-agent', message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`, header: deliveryHeaders.userAgent, deliveryId: id });
   }
-  const targetType = oneHeader(request, deliveryHeaders.targetType);
-  const targetId = oneHeader(request, deliveryHeaders.targetId);
+  const targetType = oneHeader(headers, deliveryHeaders.targetType);
+  const targetId = oneHeader(headers, deliveryHeaders.targetId);
 
-  const contentType = mediaType(oneHeader(request, deliveryHeaders.contentType), id);
+  const contentType = mediaType(oneHeader(headers, deliveryHeaders.contentType), id);
 
-  const lengthHeader = oneHeader(request, deliveryHeaders.contentLength);
+  const lengthHeader = oneHeader(headers, deliveryHeaders.contentLength);
   let declared: number | undefined;
   if (lengthHeader !== undefined) {
     if (!/^\d{1,16}$/.test(lengthHeader)) {
@@ -498,7 +523,7 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
   }
 
   // The signature's presence and form need no body: an unsigned or malformed delivery is refused unread.
-  const claim = settings.secrets.length > 0 ? readSignatureClaim(request.headers, { allowSha1: settings.allowSha1 }) : undefined;
+  const claim = settings.secrets.length > 0 ? requestSignatureClaim(headers, settings.allowSha1) : undefined;
   if (claim && !claim.ok && (settings.requireSignature || claim.reason !== 'missing')) {
     const reason = claim.reason === 'missing' ? 'signature-missing' : claim.reason === 'malformed' ? 'signature-malformed' : 'sha1-refused';
     throw refuseUnread({
@@ -511,11 +536,10 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
 
   // The HMAC is computed as the body arrives.
   const check: SignatureCheck | undefined = claim?.ok ? signatureCheck(settings.secrets, claim.claim) : undefined;
-  const bytesSink = new BytesSink(declared, mode !== 'raw');
-  const sinks: BodySink[] = check ? [{ add: (chunk: Buffer) => check.update(chunk) }, bytesSink] : [bytesSink];
+  const bytesSink = new BytesSink(declared, mode !== 'raw', check);
   // Every value taken from the bytes is a copy: once done, a reusable buffer can serve the next large body.
   try {
-    const contentLength = await readBody(request, settings.maxBytes, declared, id, sinks);
+    const contentLength = await readBody(request, settings.maxBytes, declared, id, bytesSink);
 
     let signature: Delivery['signature'] = 'none';
     if (check && claim?.ok) {

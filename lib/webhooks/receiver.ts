@@ -12,10 +12,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expectFunction, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
-import { readDeliveryPayload, sendRefusal, type DeliveryPayload } from './delivery.js';
+import { deliveryPayloadReader, sendRefusal, type DeliveryPayload } from './delivery.js';
 import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
+
+/** The answer to a delivery handled (or recorded) in full. */
+const DONE = `${JSON.stringify({ status: 'done' })}\n`;
 
 /** Bodies declared larger than this (or of unknown length) wait for one of the `largeReads` slots. */
 const LARGE_BODY_BYTES = 1024 * 1024;
@@ -99,9 +102,9 @@ export class WebhookReceiver {
   private readonly handlers = new Map<string, WebhookHandler[]>();
   private readonly errorHandlers: Array<(error: Error, context: { id: string; event: string; action: string | undefined }) => void> = [];
   private readonly deliveryListeners: Array<(record: DeliveryRecord) => void> = [];
-  private readonly secrets: string[];
-  private readonly allowSha1: boolean;
-  private readonly maxBytes: number | undefined;
+  private readonly readPayload: (request: IncomingMessage, checkOnly: boolean) => Promise<DeliveryPayload>;
+  /** Per event: whether its deliveries need no job (needsNoJob); forgotten when a handler is added. */
+  private readonly noJobEvents = new Map<string, boolean>();
   private readonly ackWithinMs: number;
   private readonly largeReads: number;
   private largeReading = 0;
@@ -114,9 +117,8 @@ export class WebhookReceiver {
   constructor(options: ReceiverOptions = {}) {
     const where = 'WebhookReceiver';
     expectOptions(where, options);
-    this.secrets = webhookSecrets(where, options.secrets, options.env ?? process.env);
-    this.allowSha1 = options.allowSha1 ?? true;
-    this.maxBytes = options.maxBytes;
+    const secrets = webhookSecrets(where, options.secrets, options.env ?? process.env);
+    this.readPayload = deliveryPayloadReader({ secrets, allowSha1: options.allowSha1 ?? true, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}) });
     const ack = options.ackWithinMs ?? 5_000;
     if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000)) throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
     this.ackWithinMs = ack;
@@ -149,21 +151,40 @@ export class WebhookReceiver {
    */
   private needsNoJob(event: unknown): boolean {
     if (!this.working || !(this.queue instanceof MemoryQueue) || typeof event !== 'string' || this.handlers.has('*')) return false;
-    for (const name of this.handlers.keys()) if (name === event || name.startsWith(`${event}.`)) return false;
-    return true;
+    let none = this.noJobEvents.get(event);
+    if (none === undefined) {
+      none = true;
+      for (const name of this.handlers.keys()) if (name === event || name.startsWith(`${event}.`)) none = false;
+      // Any string can come as an event name: at most 1,000 are remembered.
+      if (this.noJobEvents.size < 1000) this.noJobEvents.set(event, none);
+    }
+    return none;
+  }
+
+  /** Answers a delivery (a JSON body, or its text), then tells the onDelivery listeners: its line's record. */
+  private answer(response: ServerResponse, started: number, status: number, body: Record<string, unknown> | string, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord {
+    if (!response.headersSent) {
+      const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
+      response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      response.end(text);
+    }
+    const full: DeliveryRecord = { id: record.id, event: record.event, action: record.action, status, outcome: record.outcome, ms: Date.now() - started };
+    for (const listener of this.deliveryListeners) listener(full);
+    return full;
   }
 
   /** Records a delivery that needs no job and answers it (200 done, or duplicate), as the queue would have. */
-  private recordOnly(delivery: DeliveryPayload, base: { id: string; event: string; action: string | undefined }, answer: (status: number, body: Record<string, unknown>, record: Omit<DeliveryRecord, 'status' | 'ms'>) => DeliveryRecord): DeliveryRecord {
+  private recordOnly(response: ServerResponse, started: number, delivery: DeliveryPayload, action: string | undefined): DeliveryRecord {
+    const { id, event } = delivery;
     let recorded;
     try {
-      recorded = (this.queue as MemoryQueue).record(delivery.id);
+      recorded = (this.queue as MemoryQueue).record(id);
     } catch (error) {
-      this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
-      return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+      this.logger.error(`webhook ${id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+      return this.answer(response, started, 503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { id, event, action, outcome: 'queue-error' });
     }
-    if (!recorded.added) return answer(200, { status: 'duplicate', state: recorded.state, message: `delivery ${delivery.id} was received before (${recorded.state}); not run again` }, { ...base, outcome: 'duplicate' });
-    return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
+    if (!recorded.added) return this.answer(response, started, 200, { status: 'duplicate', state: recorded.state, message: `delivery ${id} was received before (${recorded.state}); not run again` }, { id, event, action, outcome: 'duplicate' });
+    return this.answer(response, started, 200, DONE, { id, event, action, outcome: 'done' });
   }
 
   /** Handle `event` (every action) or `event.action`; `*` for every delivery. */
@@ -175,6 +196,7 @@ export class WebhookReceiver {
       list.push(handler);
       this.handlers.set(name, list);
     }
+    this.noJobEvents.clear();
     return this;
   }
 
@@ -245,62 +267,52 @@ export class WebhookReceiver {
   /** Reads, checks and queues one delivery, and answers it. */
   async receive(request: IncomingMessage, response: ServerResponse): Promise<DeliveryRecord> {
     const started = Date.now();
-    const answer = (status: number, body: Record<string, unknown>, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord => {
-      if (!response.headersSent) {
-        const text = `${JSON.stringify(body)}\n`;
-        response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-        response.end(text);
-      }
-      const full = { ...record, status, ms: Date.now() - started };
-      for (const listener of this.deliveryListeners) listener(full);
-      return full;
-    };
     let delivery: DeliveryPayload;
     const declared = Number(request.headers['content-length']);
     const large = !(declared <= LARGE_BODY_BYTES);
     try {
       if (large) await this.largeSlot();
       const checkOnly = this.needsNoJob(request.headers['x-platform-event']);
-      delivery = await readDeliveryPayload(request, { secrets: this.secrets, allowSha1: this.allowSha1, checkOnly, ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}) });
+      delivery = await this.readPayload(request, checkOnly);
     } catch (error) {
       if (error instanceof WebhookDeliveryError) {
         const id = request.headers['x-platform-delivery'];
         const event = request.headers['x-platform-event'];
         // Its own headers (Allow, Accept-Post), and a close that lets the answer reach a sender still sending.
         sendRefusal(response, error);
-        return answer(error.status, {}, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
+        return this.answer(response, started, error.status, {}, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
       }
       this.logger.error(`webhook: reading a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
-      return answer(500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
+      return this.answer(response, started, 500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
     } finally {
       if (large) this.releaseLargeSlot();
     }
     const check = checkPayload(delivery.event, delivery.payload);
     const action = typeof delivery.payload.action === 'string' ? delivery.payload.action : undefined;
     const base = { id: delivery.id, event: delivery.event, action };
-    if (!check.ok) return answer(400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
+    if (!check.ok) return this.answer(response, started, 400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
     if (check.ghostSender) this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`);
     // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
     // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises). A payload
     // that was only checked (checkOnly) never goes further than this.
-    if (delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(delivery, base, answer);
+    if (delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(response, started, delivery, action);
     const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
     let added;
     try {
       added = await this.queue.add(job);
     } catch (error) {
       this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
-      return answer(503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+      return this.answer(response, started, 503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
     }
-    if (!added.added) return answer(200, { status: 'duplicate', state: added.state, message: `delivery ${delivery.id} was received before (${added.state}); not run again` }, { ...base, outcome: 'duplicate' });
+    if (!added.added) return this.answer(response, started, 200, { status: 'duplicate', state: added.state, message: `delivery ${delivery.id} was received before (${added.state}); not run again` }, { ...base, outcome: 'duplicate' });
     const outcome = await this.queue.waitFor(job.id, this.ackWithinMs - (Date.now() - started));
-    if (outcome.state === 'done') return answer(200, { status: 'done' }, { ...base, outcome: 'done' });
-    if (outcome.state === 'failed') return answer(500, { status: 'failed', message: `a handler failed; the receiver's log has it under delivery ${delivery.id}` }, { ...base, outcome: 'failed' });
+    if (outcome.state === 'done') return this.answer(response, started, 200, DONE, { ...base, outcome: 'done' });
+    if (outcome.state === 'failed') return this.answer(response, started, 500, { status: 'failed', message: `a handler failed; the receiver's log has it under delivery ${delivery.id}` }, { ...base, outcome: 'failed' });
     // Still at it: acknowledged now, and the outcome logged when it comes.
     void this.queue.waitFor(job.id, 24 * 60 * 60_000).then((later) => {
       if (later.state === 'done') this.logger.info(`webhook ${delivery.id} (${delivery.event}${action ? `.${action}` : ''}): done after ${Math.round((Date.now() - started) / 100) / 10} s`);
     });
-    return answer(202, { status: 'accepted' }, { ...base, outcome: 'accepted' });
+    return this.answer(response, started, 202, { status: 'accepted' }, { ...base, outcome: 'accepted' });
   }
 
   private largeSlot(): Promise<void> {

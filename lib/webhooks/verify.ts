@@ -7,6 +7,7 @@
  * hex digits is refused as malformed, never thrown on. No message quotes a secret or a signature.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { UsageError } from '../errors.js';
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 
@@ -125,7 +126,7 @@ function parseClaim(algorithm: SignatureAlgorithm, values: unknown[]): Signature
   if (values.length > 1) return malformed(`it came ${values.length} times`);
   const raw = values[0];
   if (typeof raw !== 'string') return malformed('it is not text');
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+  const value = /^[ \t]|[ \t]$/.test(raw) ? raw.replace(/^[ \t]+|[ \t]+$/g, '') : raw;
   if (value.includes(',')) return malformed('it holds several values');
   const prefix = `${algorithm}=`;
   if (!value.startsWith(prefix)) {
@@ -150,10 +151,24 @@ export function readSignatureClaim(headers: SignatureHeaderSource, options: Veri
   if (options.allowSha1 !== undefined && typeof options.allowSha1 !== 'boolean') {
     throw new UsageError(`readSignatureClaim: options.allowSha1 must be true or false, got ${describe(options.allowSha1)}`, { code: 'INVALID_ARGUMENT' });
   }
-  const allowSha1 = options.allowSha1 ?? true;
-  const sha256 = headerValues(headers, signatureHeaders.sha256);
+  return claimOf(headerValues(headers, signatureHeaders.sha256), () => headerValues(headers, signatureHeaders.sha1), options.allowSha1 ?? true);
+}
+
+/**
+ * readSignatureClaim for the headers of a node:http request, whose names are lower-case already (a repeated header
+ * comes joined with commas, which the claim refuses): read by name, not by a walk over every header.
+ */
+export function requestSignatureClaim(headers: IncomingHttpHeaders, allowSha1: boolean): SignatureClaimResult {
+  const values = (name: string): unknown[] => {
+    const value = headers[name];
+    return value === undefined ? [] : Array.isArray(value) ? value : [value];
+  };
+  return claimOf(values(signatureHeaders.sha256), () => values(signatureHeaders.sha1), allowSha1);
+}
+
+function claimOf(sha256: unknown[], sha1Values: () => unknown[], allowSha1: boolean): SignatureClaimResult {
   if (sha256.length > 0) return parseClaim('sha256', sha256);
-  const sha1 = headerValues(headers, signatureHeaders.sha1);
+  const sha1 = sha1Values();
   if (sha1.length > 0) {
     if (!allowSha1) {
       return {
