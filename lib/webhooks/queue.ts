@@ -48,7 +48,7 @@ export interface JobQueue {
 export interface MemoryQueueOptions {
   /** Jobs run at once; default 4 (gates are heavy). */
   concurrency?: number;
-  /** How many finished GUIDs are remembered for de-duplication; default 10,000 (the oldest forgotten first). */
+  /** How many finished GUIDs are remembered for de-duplication, at least; default 10,000 (the oldest forgotten first, a generation at a time). */
   remember?: number;
   /** A job's handlers are aborted after this long; default 10 minutes. */
   jobTimeoutMs?: number;
@@ -63,21 +63,23 @@ interface Entry {
 
 /**
  * The entry of every delivery recorded as done on its first arrival (`record`: no job, no waiters): one shared
- * object, never changed, instead of three per delivery kept for the 10,000 remembered.
+ * object, never changed, instead of three per delivery kept for the thousands remembered.
  */
 const recordedOnce: Entry = Object.freeze({ job: undefined, outcome: Object.freeze({ state: 'done', attempts: 1 }), waiters: Object.freeze([]) as unknown as Entry['waiters'] });
 
+const added: AddResult = Object.freeze({ added: true });
+
 export class MemoryQueue implements JobQueue {
-  private readonly entries = new Map<string, Entry>();
   /**
-   * The entries in the order they were added (a re-added GUID again at the end; its earlier place then stale), for
-   * `forget`: walking the Map from its start each time would step over every slot its deletions left at the front
-   * (V8 compacts them only when the table fills) — ~13 µs a delivery at 10,000 remembered.
+   * The GUIDs known, in two generations: new ones go into `recent`; when it holds `remember` more, it becomes
+   * `older` (the previous `older` is dropped, but for its jobs still waiting or running, which move on) and a new
+   * `recent` starts. So at least the last `remember` GUIDs and at most twice as many are known, a lookup is two Map
+   * reads, and forgetting costs nothing per delivery (no deletion, no order kept: a Map deleted from its front is
+   * walked over its holes).
    */
-  private orderIds: Array<string | undefined> = [];
-  /** Each of orderIds' entries as it was added (an entry replaced since is stale). Two arrays: no object per delivery. */
-  private orderEntries: Array<Entry | undefined> = [];
-  private orderHead = 0;
+  private recent = new Map<string, Entry>();
+  private older = new Map<string, Entry>();
+  private carried = 0;
   private readonly waiting: string[] = [];
   private readonly running = new Set<Promise<void>>();
   private readonly controllers = new Set<AbortController>();
@@ -101,13 +103,11 @@ export class MemoryQueue implements JobQueue {
 
   async add(job: WebhookJob): Promise<AddResult> {
     if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
-    const existing = this.entries.get(job.id);
+    const existing = this.entry(job.id);
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     const attempts = existing?.outcome.attempts ?? 0;
-    this.entries.delete(job.id);
     const entry: Entry = { job, outcome: { state: 'waiting', attempts }, waiters: existing?.waiters ?? [] };
-    this.entries.set(job.id, entry);
-    this.remembered(job.id, entry);
+    this.keep(job.id, entry, existing);
     this.waiting.push(job.id);
     this.pump();
     return { added: true };
@@ -119,24 +119,20 @@ export class MemoryQueue implements JobQueue {
    */
   record(id: string): AddResult {
     if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
-    const existing = this.entries.get(id);
+    const existing = this.entry(id);
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     if (existing === undefined) {
-      this.entries.set(id, recordedOnce);
-      this.remembered(id, recordedOnce);
-      return { added: true };
+      this.keep(id, recordedOnce, undefined);
+      return added;
     }
     const outcome: JobOutcome = { state: 'done', attempts: existing.outcome.attempts + 1 };
-    this.entries.delete(id);
-    const entry: Entry = { job: undefined, outcome, waiters: [] };
-    this.entries.set(id, entry);
-    this.remembered(id, entry);
+    this.keep(id, { job: undefined, outcome, waiters: [] }, existing);
     for (const waiter of existing.waiters.splice(0)) waiter({ ...outcome });
     return { added: true };
   }
 
   waitFor(id: string, timeoutMs: number): Promise<JobOutcome> {
-    const entry = this.entries.get(id);
+    const entry = this.entry(id);
     if (!entry) return Promise.resolve({ state: 'failed', error: 'no such job', attempts: 0 });
     if (entry.outcome.state === 'done' || entry.outcome.state === 'failed') return Promise.resolve({ ...entry.outcome });
     return new Promise((resolve) => {
@@ -171,36 +167,21 @@ export class MemoryQueue implements JobQueue {
     return this.waiting.length + this.running.size;
   }
 
-  /** A GUID added (its entry last in the order), and the oldest finished ones forgotten past `remember`. */
-  private remembered(id: string, entry: Entry): void {
-    this.orderIds.push(id);
-    this.orderEntries.push(entry);
-    this.forget();
+  private entry(id: string): Entry | undefined {
+    return this.recent.get(id) ?? this.older.get(id);
   }
 
-  /** The oldest finished GUIDs forgotten while more than `remember` are known; waiting and running ones stay. */
-  private forget(): void {
-    if (this.entries.size <= this.remember) return;
-    const ids = this.orderIds;
-    const entries = this.orderEntries;
-    for (let at = this.orderHead; at < ids.length && this.entries.size > this.remember; at += 1) {
-      const id = ids[at];
-      if (id === undefined) continue;
-      const entry = entries[at]!;
-      // An entry replaced since (added again) has its place further on: this one is only cleared.
-      if (this.entries.get(id) === entry) {
-        if (entry.outcome.state !== 'done' && entry.outcome.state !== 'failed') continue; // waiting or running: kept
-        this.entries.delete(id);
-      }
-      ids[at] = undefined;
-      entries[at] = undefined;
-    }
-    while (this.orderHead < ids.length && ids[this.orderHead] === undefined) this.orderHead += 1;
-    if (this.orderHead >= 1024 && this.orderHead * 2 >= ids.length) {
-      this.orderIds = ids.slice(this.orderHead);
-      this.orderEntries = entries.slice(this.orderHead);
-      this.orderHead = 0;
-    }
+  /** A GUID's entry, new or replacing the one it had (`replacing`); a full `recent` generation becomes `older`. */
+  private keep(id: string, entry: Entry, replacing: Entry | undefined): void {
+    if (replacing !== undefined) this.older.delete(id);
+    this.recent.set(id, entry);
+    // `carried`: the jobs moved on from the generation before, which do not count towards this one's `remember`.
+    if (this.recent.size - this.carried < this.remember) return;
+    const next = new Map<string, Entry>();
+    for (const [key, kept] of this.older) if (kept.outcome.state === 'waiting' || kept.outcome.state === 'running') next.set(key, kept);
+    this.older = this.recent;
+    this.recent = next;
+    this.carried = next.size;
   }
 
   private pump(): void {
@@ -208,7 +189,7 @@ export class MemoryQueue implements JobQueue {
     if (!runner) return;
     while (this.running.size < this.concurrency && this.waiting.length > 0) {
       const id = this.waiting.shift()!;
-      const entry = this.entries.get(id);
+      const entry = this.entry(id);
       if (!entry || entry.outcome.state !== 'waiting' || !entry.job) continue;
       const job = entry.job;
       entry.outcome = { state: 'running', attempts: entry.outcome.attempts + 1 };

@@ -105,6 +105,8 @@ export class WebhookReceiver {
   private readonly readPayload: (request: IncomingMessage, checkOnly: boolean) => Promise<DeliveryPayload>;
   /** Per event: whether its deliveries need no job (needsNoJob); forgotten when a handler is added. */
   private readonly noJobEvents = new Map<string, boolean>();
+  /** Counts the handlers added: a decision taken before a body was read holds if none came since. */
+  private handlersAdded = 0;
   private readonly ackWithinMs: number;
   private readonly largeReads: number;
   private largeReading = 0;
@@ -197,6 +199,7 @@ export class WebhookReceiver {
       this.handlers.set(name, list);
     }
     this.noJobEvents.clear();
+    this.handlersAdded += 1;
     return this;
   }
 
@@ -268,12 +271,14 @@ export class WebhookReceiver {
   async receive(request: IncomingMessage, response: ServerResponse): Promise<DeliveryRecord> {
     const started = Date.now();
     let delivery: DeliveryPayload;
+    let noJob = false;
+    const handlersAdded = this.handlersAdded;
     const declared = Number(request.headers['content-length']);
     const large = !(declared <= LARGE_BODY_BYTES);
     try {
       if (large) await this.largeSlot();
-      const checkOnly = this.needsNoJob(request.headers['x-platform-event']);
-      delivery = await this.readPayload(request, checkOnly);
+      noJob = this.needsNoJob(request.headers['x-platform-event']);
+      delivery = await this.readPayload(request, noJob);
     } catch (error) {
       if (error instanceof WebhookDeliveryError) {
         const id = request.headers['x-platform-delivery'];
@@ -295,7 +300,7 @@ export class WebhookReceiver {
     // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
     // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises). A payload
     // that was only checked (checkOnly) never goes further than this.
-    if (delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(response, started, delivery, action);
+    if ((noJob && handlersAdded === this.handlersAdded) || delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(response, started, delivery, action);
     const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
     let added;
     try {

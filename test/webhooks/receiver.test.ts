@@ -171,4 +171,25 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     assert.equal((await deliver('push', pushPayload)).status, 200, 'signed with the old secret, still accepted while rotating');
     assert.equal(ran, 1);
   });
+
+  it('HOOK-DEL-REQUEST: the in-process queue remembers at least the last `remember` finished GUIDs (older ones are forgotten, a generation at a time) and never forgets a job still waiting or running', async () => {
+    const queue = new MemoryQueue({ remember: 3, concurrency: 1 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    queue.process(async (job) => {
+      if (job.id === 'slow') await held;
+    });
+    const job = (id: string) => ({ id, event: 'push', action: undefined, hookId: '1', installationId: undefined, payload: {}, receivedAt: new Date().toISOString() });
+    assert.deepEqual(await queue.add(job('slow')), { added: true });
+    const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    for (const id of ids) assert.deepEqual(queue.record(id), { added: true });
+    // The newest three are always known; the first ones were forgotten (and would be recorded again).
+    for (const id of ids.slice(-3)) assert.deepEqual(queue.record(id), { added: false, state: 'done' });
+    assert.deepEqual(queue.record('g0'), { added: true });
+    // The running job outlived every generation: its GUID is still known as running, and it finishes.
+    assert.deepEqual(await queue.add(job('slow')), { added: false, state: 'running' });
+    release();
+    assert.equal((await queue.waitFor('slow', 5000)).state, 'done');
+    assert.deepEqual(await queue.add(job('slow')), { added: false, state: 'done' });
+  });
 });
