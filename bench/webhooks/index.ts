@@ -30,7 +30,7 @@
 //             members); the payload against the event catalogue (required top-level properties and their types);
 //             records the GUID as done (a redelivery is not run twice; no handler matches, so no job is queued);
 //             answers 200 {"status":"done"} (a delivery with a handler: 202 if it takes longer than the
-//             acknowledgement budget); writes the delivery's line (the lines of one event-loop turn in one write).
+//             acknowledgement budget); writes the delivery's line (64 lines a write, or what 10 ms gathered).
 //   octokit — bench/webhooks/octokit-server.mjs: @octokit/webhooks 14 `createNodeMiddleware(webhooks, { path })` on
 //             node:http as its README shows, with `webhooks.onAny(noop)`. Per delivery it: checks the path, method,
 //             Content-Type and three headers; buffers the whole body (no cap); decodes it to a string; the sha256
