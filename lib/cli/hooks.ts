@@ -154,6 +154,11 @@ export function parseSavedDelivery(bytes: Buffer): { headers: Record<string, str
   return { headers, body };
 }
 
+/** `,"name":"value"` for a JSON line, or nothing when the value is undefined (as JSON.stringify leaves it out). */
+function member(name: string, value: string | undefined): string {
+  return value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`;
+}
+
 export function register(program: Command, context: CliContext): void {
   const hooks = program
     .command('hooks')
@@ -228,8 +233,10 @@ ${SECRET_HELP}`)
           stampMs = now;
           stamp = new Date(now).toISOString();
         }
-        const line = { at: stamp, event: record.event, action: record.action, delivery: record.id, status: record.status, outcome: record.outcome, ms: record.ms };
-        pendingLines.push(json ? JSON.stringify(line) : `${line.at} ${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.id ?? '-'} ${record.status} ${record.outcome} ${record.ms}ms`);
+        // The JSON line written out, not built as an object and stringified: the same text, at half the cost.
+        pendingLines.push(json
+          ? `{"at":"${stamp}"${member('event', record.event)}${member('action', record.action)}${member('delivery', record.id)},"status":${record.status},"outcome":${JSON.stringify(record.outcome)},"ms":${record.ms}}`
+          : `${stamp} ${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.id ?? '-'} ${record.status} ${record.outcome} ${record.ms}ms`);
         if (pendingLines.length >= 64) flushLines();
         else flushTimer ??= setTimeout(flushLines, 10);
       });

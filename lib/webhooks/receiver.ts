@@ -19,6 +19,7 @@ import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
 
 /** The answer to a delivery handled (or recorded) in full. */
 const DONE = `${JSON.stringify({ status: 'done' })}\n`;
+const DONE_HEADERS = Object.freeze({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(DONE) });
 
 /** Bodies declared larger than this (or of unknown length) wait for one of the `largeReads` slots. */
 const LARGE_BODY_BYTES = 1024 * 1024;
@@ -167,7 +168,7 @@ export class WebhookReceiver {
   private answer(response: ServerResponse, started: number, status: number, body: Record<string, unknown> | string, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord {
     if (!response.headersSent) {
       const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
-      response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      response.writeHead(status, text === DONE ? DONE_HEADERS : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       response.end(text);
     }
     const full: DeliveryRecord = { id: record.id, event: record.event, action: record.action, status, outcome: record.outcome, ms: Date.now() - started };
@@ -254,7 +255,7 @@ export class WebhookReceiver {
     expectString('WebhookReceiver.middleware', 'path', path, 'a path such as "/hooks"');
     return (request, response, next) => {
       const url = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '/';
-      if (url.split('?')[0] !== path) {
+      if (!(url === path || (url.startsWith(path) && url[path.length] === '?'))) {
         next();
         return;
       }
