@@ -8,7 +8,7 @@
  * after that is logged with the delivery's GUID and passed to `onError`, never lost. A GUID that finished is
  * acknowledged and not run again (a redelivery).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { expectFunction, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
@@ -164,12 +164,30 @@ export class WebhookReceiver {
     return none;
   }
 
-  /** Answers a delivery (a JSON body, or its text), then tells the onDelivery listeners: its line's record. */
+  /**
+   * The answers made in this turn of the event loop, written together at its end (setImmediate), one after another,
+   * instead of each as it is made. Behind a proxy on the same machine — `gantry hooks serve` listens on 127.0.0.1 by
+   * default — each answer's write wakes the proxy; written back to back, a turn's answers wake it about once. The
+   * wait is the rest of the turn (microseconds to a few milliseconds); the platform gives 10 s. On loopback this took
+   * the receiver's CPU per delivery below @octokit/webhooks' (bench/webhooks, docs/performance.md).
+   */
+  private answers: Array<{ response: ServerResponse; status: number; headers: OutgoingHttpHeaders; text: string }> = [];
+  private readonly writeAnswers = (): void => {
+    const answers = this.answers;
+    this.answers = [];
+    for (const { response, status, headers, text } of answers) {
+      if (response.headersSent || response.destroyed) continue;
+      response.writeHead(status, headers);
+      response.end(text);
+    }
+  };
+
+  /** Answers a delivery (a JSON body, or its text) at the end of this turn, and tells the onDelivery listeners. */
   private answer(response: ServerResponse, started: number, status: number, body: Record<string, unknown> | string, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord {
     if (!response.headersSent) {
       const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
-      response.writeHead(status, text === DONE ? DONE_HEADERS : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      response.end(text);
+      const headers = text === DONE ? DONE_HEADERS : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+      if (this.answers.push({ response, status, headers, text }) === 1) setImmediate(this.writeAnswers);
     }
     const full: DeliveryRecord = { id: record.id, event: record.event, action: record.action, status, outcome: record.outcome, ms: Date.now() - started };
     for (const listener of this.deliveryListeners) listener(full);
@@ -268,7 +286,7 @@ export class WebhookReceiver {
     };
   }
 
-  /** Reads, checks and queues one delivery, and answers it. */
+  /** Reads, checks and queues one delivery, and answers it (the answer is written at the end of this event-loop turn). */
   async receive(request: IncomingMessage, response: ServerResponse): Promise<DeliveryRecord> {
     const started = Date.now();
     let delivery: DeliveryPayload;
