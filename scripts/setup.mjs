@@ -64,7 +64,8 @@ function installSystemPackages(missing) {
   const apt = (aptArgs) => (sudo ? run(sudo, [...sudoArgs, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...aptArgs])
     : run('apt-get', aptArgs, { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }));
   if (!apt(['update', '-qq'])) return 'apt-get update failed';
-  if (!apt(['install', '-y', '-qq', '--no-install-recommends', ...names])) return 'apt-get install failed';
+  // Dpkg::Use-Pty=0: no "Reading database ... 5%" progress, which fills a CI log with one unreadable line.
+  if (!apt(['install', '-y', '-qq', '--no-install-recommends', '-o', 'Dpkg::Use-Pty=0', ...names])) return 'apt-get install failed';
   return undefined;
 }
 
