@@ -31,10 +31,14 @@ export const agentStep: DemoStep = {
           openUrl: async (url) => {
             if (!json) out.line(`  sign in: ${new URL(url).origin}${new URL(url).pathname}?… (PKCE S256, resource ${new URL(url).searchParams.get('resource')}); approving as dev in headless Chromium…`);
             await driver.withSession(async (session) => {
+              // Each page may take seconds to appear on a loaded machine (WebDriver implicit wait).
+              await session.setTimeouts({ implicit: 15_000 });
               await session.navigateTo(url);
               await session.sendKeys(await session.findElement('#username'), 'dev');
               await session.sendKeys(await session.findElement('#password'), 'dev');
               await session.click(await session.findElement('#allow'));
+              // The click only starts the form's POST: wait for the loopback callback's page before the browser ends.
+              await session.findElement('#result');
               pages.push(String(await session.executeScript('return document.body.innerText')));
             });
           },

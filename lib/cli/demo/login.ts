@@ -2,6 +2,10 @@ import type { DemoStep } from './step.js';
 
 /** WebDriver's Enter key (W3C WebDriver §17.4.2). */
 const enterKey = '\uE007';
+/** How long each page may take to appear (WebDriver implicit wait): seconds on a loaded machine, not milliseconds. */
+const pageWaitMs = 15_000;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * A device login against the embedded authorization server, as `gantry auth login` does it on a machine without a
@@ -26,27 +30,34 @@ export const loginStep: DemoStep = {
     const scopes = lib.resolveScopes(['openid', 'email', 'video.readonly', 'storage.file']);
 
     let approval: Promise<string> | undefined;
+    // A failed approval stops the poll at once (not at the code's expiry, 30 min away) and is the error reported.
+    const approvalFailed = new AbortController();
     const result = await automation.withChromeDriver({}, async (driver) => {
       const login = await lib.deviceLogin({
         authUrl,
         clientId,
         clientSecret,
         scopes,
+        signal: approvalFailed.signal,
         onCode: (device) => {
           if (!json) {
             out.line(`  open ${device.verificationUrl} and enter ${device.userCode} (the code expires in ${lib.formatSeconds(device.expiresIn)}; polling every ${device.interval} s)`);
             out.line('  approving as dev@gantry.test in headless Chromium…');
           }
           approval = driver.withSession(async (session) => {
+            await session.setTimeouts({ implicit: pageWaitMs });
             await session.navigateTo(device.verificationUrl);
             const field = await session.findElement('#user_code');
             await session.sendKeys(field, `${device.userCode}${enterKey}`);
             await session.click(await session.findElement('#allow'));
+            // The click only starts the form's POST: wait for the result page before the session (and browser) ends.
+            await session.findElement('#result');
             return String(await session.executeScript('return document.body.innerText'));
           });
-          // A failed approval ends the poll by the code's expiry at the latest; its reason is reported below.
-          approval.catch(() => undefined);
+          approval.catch((error: unknown) => approvalFailed.abort(error));
         },
+      }).catch((error: unknown) => {
+        throw approvalFailed.signal.aborted ? new Error(`the approval in headless Chromium failed: ${messageOf(approvalFailed.signal.reason)}`) : error;
       });
       return { login, page: await approval! };
     });

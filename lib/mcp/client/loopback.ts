@@ -17,7 +17,7 @@ export interface CallbackServer {
 }
 
 const page = (title: string, text: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>`
-  + `<body style="font-family: sans-serif; margin: 3em"><h1>${title}</h1><p>${text}</p></body></html>`;
+  + `<body style="font-family: sans-serif; margin: 3em"><h1>${title}</h1><p id="result">${text}</p></body></html>`;
 
 export const donePage = page('Gantry is signed in', 'You can close this tab and return to the terminal.');
 export const refusedPage = (why: string) => page('Gantry did not sign in', `${why} You can close this tab; the terminal says what to do next.`);
