@@ -33,6 +33,8 @@ describe('device login approved in Chromium through WebDriver', function () {
         await session.sendKeys(await session.findElement('#user_code'), `${code.userCode}${enterKey}`);
       }
       await session.click(await session.findElement(`#${decision}`));
+      // The click only starts the form's POST: read the title once the result page is there.
+      await session.findElement('#result');
       return session.getTitle();
     });
   }
