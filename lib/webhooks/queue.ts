@@ -110,7 +110,7 @@ export class MemoryQueue implements JobQueue {
     this.keep(job.id, entry, existing);
     this.waiting.push(job.id);
     this.pump();
-    return { added: true };
+    return added;
   }
 
   /**
@@ -128,7 +128,7 @@ export class MemoryQueue implements JobQueue {
     const outcome: JobOutcome = { state: 'done', attempts: existing.outcome.attempts + 1 };
     this.keep(id, { job: undefined, outcome, waiters: [] }, existing);
     for (const waiter of existing.waiters.splice(0)) waiter({ ...outcome });
-    return { added: true };
+    return added;
   }
 
   waitFor(id: string, timeoutMs: number): Promise<JobOutcome> {
