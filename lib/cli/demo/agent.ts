@@ -1,4 +1,4 @@
-import type { DemoStep } from './step.js';
+import { pageWaitMs, type DemoStep } from './step.js';
 
 /**
  * An agent signs in to Gantry's context server and calls a tool, as `gantry mcp call` does it: the server answers the
@@ -31,8 +31,7 @@ export const agentStep: DemoStep = {
           openUrl: async (url) => {
             if (!json) out.line(`  sign in: ${new URL(url).origin}${new URL(url).pathname}?… (PKCE S256, resource ${new URL(url).searchParams.get('resource')}); approving as dev in headless Chromium…`);
             await driver.withSession(async (session) => {
-              // Each page may take seconds to appear on a loaded machine (WebDriver implicit wait).
-              await session.setTimeouts({ implicit: 15_000 });
+              await session.setTimeouts({ implicit: pageWaitMs });
               await session.navigateTo(url);
               await session.sendKeys(await session.findElement('#username'), 'dev');
               await session.sendKeys(await session.findElement('#password'), 'dev');

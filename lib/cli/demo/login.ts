@@ -1,9 +1,7 @@
-import type { DemoStep } from './step.js';
+import { pageWaitMs, type DemoStep } from './step.js';
 
 /** WebDriver's Enter key (W3C WebDriver §17.4.2). */
 const enterKey = '\uE007';
-/** How long each page may take to appear (WebDriver implicit wait): seconds on a loaded machine, not milliseconds. */
-const pageWaitMs = 15_000;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -23,3 +23,9 @@ export interface DemoStep {
   description: string;
   run(context: DemoContext): Promise<Record<string, unknown>>;
 }
+
+/**
+ * How long each page may take to appear in the steps' headless Chromium (WebDriver implicit wait): seconds on a loaded
+ * machine. A click on a form's button only starts its POST, so a step waits for the next page's element, never a time.
+ */
+export const pageWaitMs = 15_000;
