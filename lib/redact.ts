@@ -139,6 +139,9 @@ function maskUrl(text: string, depth: number): string {
     if (next !== value) changed = true;
     return [name, next];
   });
+  // Nothing to mask: the URL as it was given, not as the parser respells it (`http://host` stays without the `/` the
+  // parser adds), so a printed address can be pasted back where an exact spelling matters, such as an OAuth issuer.
+  if (!changed && !parsed.username && !parsed.password) return text;
   if (changed) parsed.search = new URLSearchParams(masked).toString();
   return parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
 }
