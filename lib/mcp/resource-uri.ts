@@ -12,14 +12,14 @@ import { UsageError, shown } from '../errors.js';
  * is kept (RFC 8707 §2 discourages one but allows it). `code` names the setting's error (the server's `--resource`, the
  * client's server URL).
  */
-export function canonicalResourceUri(input: string | URL, what = 'the resource', code = 'MCP_BAD_RESOURCE'): string {
+export function canonicalResourceUri(input: string | URL, what = 'the resource', code = 'MCP_BAD_RESOURCE', example = 'https://mcp.example.com/mcp'): string {
   const text = input instanceof URL ? input.href : input;
-  expectString('canonicalResourceUri', what, text, 'an absolute URI such as https://mcp.example.com/mcp');
+  expectString('canonicalResourceUri', what, text, `an absolute URI such as ${example}`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${what} ${shown(text.slice(0, 200))} is not an absolute URL`, { code, hint: 'give it with its scheme, e.g. https://mcp.example.com/mcp' });
+    throw new UsageError(`${what} ${shown(text.slice(0, 200))} is not an absolute URL`, { code, hint: `give it with its scheme, e.g. ${example}` });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what} must be http(s), not ${url.protocol}`, { code });
   if (url.username !== '' || url.password !== '') throw new UsageError(`${what} must not carry credentials`, { code, hint: 'tokens come from OAuth; leave user:password@ out' });

@@ -149,6 +149,11 @@ export async function discoverProtectedResource(serverUrl: string, options: { ht
  * must be `issuer` exactly (RFC 8414 §3.3, and the MCP revision of 2026-07-28), and its authorization and token
  * endpoints (and registration endpoint, when named) https unless on a loopback host (CTX-AS-HTTPS).
  */
+/** `https://as.example` and `https://as.example/`: a mismatch the person can fix by copying the server's spelling. */
+function onlySlashApart(named: unknown, given: string): named is string {
+  return typeof named === 'string' && named !== given && named.replace(/\/+$/, '') === given.replace(/\/+$/, '');
+}
+
 export async function discoverAuthorizationServer(issuer: string, options: { http: HttpClient; signal?: AbortSignal }): Promise<DiscoveredAuthorizationServer> {
   let issuerUrl: URL;
   try {
@@ -165,7 +170,9 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
     if (!body) continue;
     if (body.issuer !== issuer) {
       throw new ContextClientError(`the authorization server metadata at ${url} is for issuer ${typeof body.issuer === 'string' ? shown(body.issuer.slice(0, 200)) : '(none)'}, not ${issuer}; refusing it (RFC 8414 §3.3)`, {
-        code: 'CTX_ISSUER_MISMATCH', hint: 'the metadata must name the very issuer it was looked up for: a mix-up or a misconfigured server',
+        code: 'CTX_ISSUER_MISMATCH', hint: onlySlashApart(body.issuer, issuer)
+          ? `give the issuer exactly as the server names it: ${body.issuer} (RFC 8414 compares issuers character for character, a trailing slash included)`
+          : 'the metadata must name the very issuer it was looked up for: a mix-up or a misconfigured server',
       });
     }
     checkEndpoint(body.authorization_endpoint, 'authorization_endpoint', issuer);

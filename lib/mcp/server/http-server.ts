@@ -87,7 +87,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const httpClient = options.http ?? createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0, logger });
   let metadata: AuthorizationServerMetadata | undefined;
   if (authOn) {
-    canonicalResourceUri(issuer!, '--authorization-server');
+    canonicalResourceUri(issuer!, '--authorization-server', 'MCP_BAD_AUTHORIZATION_SERVER', 'https://auth.example.com');
     // Found and checked as a client finds it (RFC 8414 addresses, the issuer matching exactly, https off loopback),
     // plus the two endpoints a resource server reads.
     metadata = (await discoverAuthorizationServer(issuer!, { http: httpClient })).metadata;
