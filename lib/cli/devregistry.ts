@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { examplesDir } from '../paths.js';
 import type { RegistryServerOptions } from '../devserver/registry/index.js';
-import { DEV_REGISTRY_PORT } from '../devserver/registry/starter.js';
+import { DEV_REGISTRY_PORT, registryClientEnv } from '../devserver/registry/starter.js';
+import { exportLine } from './shell-quote.js';
 import { devHostOf, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
@@ -83,11 +84,14 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       if (token) options.token = token;
 
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startRegistryServer(options));
-      if (json) context.out.json({ name: server.name, url: server.url, host: server.host, source: server.source });
+      if (json) context.out.json({ name: server.name, url: server.url, host: server.host, source: server.source, env: registryClientEnv(server.host, token) });
       else {
         context.out.line(`module registry on ${server.url} serving ${server.source}`);
         context.out.line(`discovery: ${server.url}/.well-known/terraform.json`);
         context.out.line(`address modules as ${server.host}/<namespace>/<name>/<provider>${token ? ' (token required)' : ''}`);
+        context.out.line();
+        context.out.line(exportLine(registryClientEnv(server.host, token)));
+        context.out.line();
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(server.stop);

@@ -18,10 +18,24 @@ export function devRegistryPort(env: NodeJS.ProcessEnv = process.env): number {
  * follows the server wherever it runs, and `gantry dev` prints the address).
  * GANTRY_DEV_REGISTRY_TOKEN, when set, makes the API require that bearer token (shown as the server's credentials).
  */
-export async function startExampleRegistry(context: { host: string; examplesDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<RegistryServer> {
+export async function startExampleRegistry(context: { host: string; examplesDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<RegistryServer & { env: Record<string, string> }> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_REGISTRY_PORT, env);
   const token = env.GANTRY_DEV_REGISTRY_TOKEN || undefined;
   const { startRegistryServer } = await import('./server.js'); // the CLI reads DEV_REGISTRY_PORT without loading the server
-  return startOnDevPort({ name: 'module registry', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
+  const server = await startOnDevPort({ name: 'module registry', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
     startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) }));
+  return Object.assign(server, { env: registryClientEnv(server.host, token) });
+}
+
+/**
+ * What a client of the registry at `host` (`127.0.0.1:5758`) reads: the default host for addresses without one, and
+ * the token when the server requires one, under the name Terraform's encoding gives the host (`.` → `_`, `-` → `__`;
+ * a token applies to every port of its host).
+ */
+export function registryClientEnv(host: string, token?: string): Record<string, string> {
+  const hostname = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return {
+    GANTRY_REGISTRY_HOST: host,
+    ...(token ? { [`GANTRY_TOKEN_${hostname.replace(/-/g, '__').replace(/\./g, '_')}`]: token } : {}),
+  };
 }
