@@ -155,6 +155,22 @@ export async function checkWritableFile(file: string, what = 'the file'): Promis
 }
 
 /**
+ * What to say of a path the file system did not find. Node.js decodes argv as UTF-8 and turns the bytes of a name that
+ * is not UTF-8 (`caf\xe9.txt`, Latin-1) into U+FFFD, so such a file exists but cannot be reached by the name Gantry
+ * received: "does not exist" would send the person looking for a typo.
+ */
+export function missingPathText(path: string): string {
+  return path.includes('\uFFFD')
+    ? 'cannot be opened by that name: it holds U+FFFD, which is how Node.js receives a file name whose bytes are not UTF-8 — the file may exist under its original bytes'
+    : 'does not exist';
+}
+
+/** The hint for a path `missingPathText` explains, or `fallback`. */
+export function missingPathHint(path: string, fallback?: string): string | undefined {
+  return path.includes('\uFFFD') ? 'rename the file to a UTF-8 name (`convmv -f latin1 -t utf8 --notest <file>`), or link it under one (`ln -s <file> upload.bin`) and give that' : fallback;
+}
+
+/**
  * A file-system failure on a path a caller gave (`hashTree('missing')`) as a usage error naming it; anything that is
  * not such a failure is returned as it is.
  */
@@ -232,7 +248,10 @@ function refusal(info: Stats, path: string, options: ReadLocalFileOptions): Usag
 
 function openError(error: unknown, path: string, options: ReadLocalFileOptions): UsageError {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return readError(options, `${options.what} ${path} does not exist`, code);
+  if (code === 'ENOENT') {
+    const hint = missingPathHint(path, options.hint);
+    return readError({ ...options, ...(hint === undefined ? {} : { hint }) }, `${options.what} ${path} ${missingPathText(path)}`, code);
+  }
   return readError(options, `${options.what} ${path} cannot be read (${reason(error)})`, code ?? 'EIO');
 }
 

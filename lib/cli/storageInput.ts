@@ -5,7 +5,7 @@ import { chmod, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { shown, UsageError } from '../errors.js';
-import { ensureFolder } from '../local-paths.js';
+import { ensureFolder, missingPathHint, missingPathText } from '../local-paths.js';
 import { usage } from './context.js';
 
 /** Drive's ids are letters, digits, `-` and `_` (`root` names the root folder). */
@@ -107,7 +107,7 @@ export async function checkUploadSource(file: string): Promise<{ path: string; s
   if (file.trim() === '') throw usage('the file to upload is empty');
   const path = resolve(file);
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`the file to upload ${shown(path)} ${error.code === 'ENOENT' ? 'does not exist' : `cannot be read (${error.code ?? error.message})`}`, { hint: 'give the path of a regular file' });
+    throw new UsageError(`the file to upload ${shown(path)} ${error.code === 'ENOENT' ? missingPathText(path) : `cannot be read (${error.code ?? error.message})`}`, { hint: (error.code === 'ENOENT' ? missingPathHint(path) : undefined) ?? 'give the path of a regular file' });
   });
   if (info.isDirectory()) throw usage(`${shown(path)} is a folder: put uploads one file`, 'upload its files one by one, or pack it first (tar czf folder.tgz folder)');
   if (!info.isFile()) throw usage(`${shown(path)} is not a regular file (a device, FIFO or socket)`, 'give the path of a regular file: its size must be known before the upload starts');
