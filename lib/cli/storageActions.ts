@@ -306,7 +306,12 @@ export async function revisionsAction(id: string, flags: StorageFlags, command: 
       return;
     }
     if (revisions.length === 0) {
-      context.out.note(`${id} has no revisions (a folder keeps none).`);
+      // Said from what the file is, not guessed: a folder keeps none, a file of metadata only has had no content yet.
+      const file = await client.files.get({ fileId: id, fields: 'mimeType,fileSize,md5Checksum' });
+      const why = file.mimeType === FOLDER_MIME ? 'a folder keeps none'
+        : file.fileSize === undefined && file.md5Checksum === undefined ? 'it holds metadata only: a revision is kept for each upload of content'
+          : undefined;
+      context.out.note(`${id} has no revisions${why ? ` (${why})` : ''}.`);
       return;
     }
     context.out.table(revisions, [
