@@ -2,11 +2,11 @@
 // dynamic registration, RFC 8707 resource indicators giving RFC 9068 JWT access tokens with `aud` = the resource,
 // RFC 9207 `iss` on the authorization response, refresh-token rotation for public clients, RFC 7662 introspection.
 // The device flow (token.ts) is untouched: handleToken sends only code-flow grants and code clients' refreshes here.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { UsageError } from '../../errors.js';
 import { tokenError, type OAuthContext } from './context.js';
-import { BadBody, basicCredentials, readRaw, type Reply } from './http.js';
+import { BadBody, basicCredentials, readRaw, sameSecret, type Reply } from './http.js';
 import { randomText } from './jwt.js';
 import { errorPage, loginPage } from './loginpage.js';
 import { CODE_GRANT, REFRESH_GRANT, type TokenEndpointAuthMethod } from './options.js';
@@ -215,7 +215,7 @@ export function decide(context: OAuthContext, form: URLSearchParams): Reply {
   const username = (form.get('username') ?? '').trim();
   if (decision !== 'allow') return loginPage(client, tx, { message: 'Choose Allow or Deny.', status: 400, username });
   const user = username ? store.users.get(username) ?? [...store.users.values()].find((u) => u.email === username) : undefined;
-  if (!user || !same(form.get('password') ?? '', user.password)) return loginPage(client, tx, { message: 'Wrong username or password.', status: 401, username });
+  if (!user || !sameSecret(form.get('password') ?? '', user.password)) return loginPage(client, tx, { message: 'Wrong username or password.', status: 401, username });
   if (user.disabled) return loginPage(client, tx, { message: `The account ${user.email} is disabled.`, status: 403, username });
   store.transactions.delete(id);
   const grantId = randomText(16);
@@ -262,10 +262,10 @@ function authenticateCodeClient(context: OAuthContext, form: URLSearchParams, re
   const postSecret = form.get('client_secret');
   switch (client.authMethod) {
     case 'client_secret_basic':
-      if (!basic || !same(basic.secret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_basic).', header);
+      if (!basic || !sameSecret(basic.secret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_basic).', header);
       return client;
     case 'client_secret_post':
-      if (basic || !postSecret || !same(postSecret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_post).', basic ? header : undefined);
+      if (basic || !postSecret || !sameSecret(postSecret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_post).', basic ? header : undefined);
       return client;
     default:
       if (basic || postSecret) return tokenError(context, 'invalid_client', 'A public client sends no secret.', basic ? header : undefined);
@@ -312,7 +312,7 @@ function redeemCode(context: OAuthContext, client: Client, form: URLSearchParams
   }
   const verifier = form.get('code_verifier');
   if (!verifier) return tokenError(context, 'invalid_grant', 'code_verifier is missing (PKCE is required).');
-  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !same(createHash('sha256').update(verifier).digest('base64url'), code.codeChallenge)) {
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier) || !sameSecret(createHash('sha256').update(verifier).digest('base64url'), code.codeChallenge)) {
     return tokenError(context, 'invalid_grant', 'code_verifier does not match the code_challenge.');
   }
   const asked = requestedResource(context, form);
@@ -443,7 +443,7 @@ export function introspect(context: OAuthContext, form: URLSearchParams, req: In
   const id = basic?.id ?? form.get('client_id');
   const secret = basic?.secret ?? form.get('client_secret');
   const client = id ? context.store.clients.get(id) : undefined;
-  if (!client || client.secret === null || !secret || !same(secret, client.secret)) {
+  if (!client || client.secret === null || !secret || !sameSecret(secret, client.secret)) {
     return { status: 401, body: { error: 'invalid_client', error_description: 'Introspection needs a registered confidential client (HTTP Basic or client_secret_post).' }, headers: { 'www-authenticate': 'Basic realm="gantry-dev-oauth"' } };
   }
   const value = form.get('token');
@@ -469,8 +469,3 @@ export function introspect(context: OAuthContext, form: URLSearchParams, req: In
   };
 }
 
-function same(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}

@@ -1,4 +1,5 @@
 // Small node:http helpers of the authorization server: bodies in, JSON and HTML out.
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface Reply {
@@ -84,4 +85,11 @@ export function basicCredentials(req: IncomingMessage): { id: string; secret: st
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Whether a presented secret equals the stored one, in time that does not depend on where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
 }

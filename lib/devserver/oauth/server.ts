@@ -15,6 +15,7 @@ import { CODE_GRANT, DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, r
 import { codeForm, consentPage, decide } from './pages.js';
 import * as codeflow from './codeflow.js';
 import { Store, type Client } from './store.js';
+import { REVOCATION_AUTH_METHODS, revoke } from './revoke.js';
 import { handleToken } from './token.js';
 
 export interface RequestLogEntry {
@@ -102,7 +103,8 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     // `none`: public clients of the code flow (and of the rfc8628 dialect's device flow); Google's device clients need a secret.
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['none'],
+    // RFC 7009 §2.1: confidential clients authenticate as at /token; public clients name themselves (client_id).
+    revocation_endpoint_auth_methods_supported: REVOCATION_AUTH_METHODS,
     authorization_response_iss_parameter_supported: true,
     resource_indicators_supported: true,
     claims_supported: ['iss', 'aud', 'azp', 'sub', 'email', 'email_verified', 'name', 'iat', 'exp'],
@@ -140,24 +142,6 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     };
   };
 
-  const revoke = (form: URLSearchParams, url: URL): Reply => {
-    const value = form.get('token') ?? url.searchParams.get('token');
-    if (!value) return oauthError(400, 'invalid_request', 'Missing required parameter: token');
-    const now = Date.now();
-    const access = store.accessTokens.get(value);
-    const refresh = access ? store.refreshTokens.get(access.refreshToken) : store.refreshTokens.get(value);
-    const live = access ? !access.revoked && access.expiresAt > now : refresh !== undefined && !refresh.revoked && !(refresh.expiresAt !== undefined && refresh.expiresAt <= now);
-    if (!live) {
-      // Google answers 400 invalid_token; RFC 7009 §2.2 answers 200 to a token that is already invalid.
-      return resolved.dialect === 'google' ? oauthError(400, 'invalid_token', 'Token expired or revoked') : { status: 200, body: {} };
-    }
-    context.stats.revocations++;
-    // DEV-TL-REVOKE: an access token's refresh token goes with it, and a refresh token takes its access tokens.
-    if (refresh) store.revokeGrant(refresh, 'revoked');
-    else if (access) access.revoked = 'revoked';
-    return { status: 200, body: {} };
-  };
-
   const route = async (req: IncomingMessage, method: string, url: URL): Promise<Reply> => {
     const path = url.pathname;
     if (path.startsWith('/_gantry')) return handleAdmin(context, { requests: () => [...requests], clearRequests: () => (requests = []), reset }, method, path, req);
@@ -165,7 +149,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     if (method === 'GET' && path === '/jwks') return { status: 200, body: key.jwks() };
     if (path === resolved.devicePath) return method === 'POST' ? deviceCode(await readForm(req)) : notAllowed('POST');
     if (path === '/token') return method === 'POST' ? handleToken(context, await readForm(req), req) : notAllowed('POST');
-    if (path === '/revoke') return method === 'POST' ? revoke(await readForm(req), url) : notAllowed('POST');
+    if (path === '/revoke') return method === 'POST' ? revoke(context, await readForm(req), url, req) : notAllowed('POST');
     if (path === '/userinfo') return method === 'GET' || method === 'POST' ? userinfo(context, req, url) : notAllowed('GET, POST');
     if (path === '/tokeninfo') return method === 'POST' ? tokeninfo(context, await readForm(req)) : notAllowed('POST');
     if (path === '/video/v3/channels') return method === 'GET' ? channels(context, req, url) : notAllowed('GET');

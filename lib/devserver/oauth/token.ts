@@ -1,9 +1,8 @@
 // POST /token: the device code grant (DEV-EP-POLL-TOKEN, DEV-ST-*, every error of the spec's poll table) and the
 // refresh grant (DEV-EP-REFRESH). Google's statuses by default; the rfc8628 dialect answers RFC 6749 §5.2's.
 import type { IncomingMessage } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { tokenError, type OAuthContext } from './context.js';
-import { basicCredentials, type Reply } from './http.js';
+import { basicCredentials, sameSecret, type Reply } from './http.js';
 import { handleCodeFlowToken, isCodeFlowRequest } from './codeflow.js';
 import { CODE_GRANT, DEVICE_GRANT, REFRESH_GRANT } from './options.js';
 import type { Client, RefreshToken, User } from './store.js';
@@ -43,7 +42,7 @@ function authenticateClient(context: OAuthContext, form: URLSearchParams, req: I
   if (!client) return tokenError(context, 'invalid_client', 'The OAuth client was not found.', header);
   if (client.type !== 'limited-input') return tokenError(context, 'invalid_client', 'Invalid client type.', header);
   if (secret !== null && secret !== '') {
-    if (client.secret === null || !same(secret, client.secret)) return tokenError(context, 'invalid_client', 'Unauthorized', header);
+    if (client.secret === null || !sameSecret(secret, client.secret)) return tokenError(context, 'invalid_client', 'Unauthorized', header);
   } else if (poll && (client.secret !== null || context.options.dialect === 'google')) {
     return tokenError(context, 'invalid_client', 'client_secret is missing.', header);
   }
@@ -144,8 +143,3 @@ export function domainOf(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 }
 
-function same(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}

@@ -1,7 +1,7 @@
 // The resource endpoints of the embedded authorization server: the video API's channels list and userinfo.
 import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
-import { admin, form, getJson, login, VIDEO, VIDEO_READONLY, type TestClient } from './helpers.js';
+import { admin, form, getJson, login, revoke, VIDEO, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 describe('devserver/oauth: the video API and userinfo', function () {
   this.timeout(20_000);
@@ -49,7 +49,7 @@ describe('devserver/oauth: the video API and userinfo', function () {
     await admin(server.url, 'POST', 'tokens/expire', { token: expired.access_token });
     assert.equal((await getJson(url, { authorization: `Bearer ${expired.access_token}` })).status, 401);
     const revoked = await login(server.url, client, VIDEO_READONLY);
-    await form(`${server.url}/revoke`, { token: revoked.access_token });
+    await revoke(server.url, client, revoked.access_token);
     assert.equal((await getJson(url, { authorization: `Bearer ${revoked.access_token}` })).status, 401);
     const emailOnly = await login(server.url, client, 'email');
     const forbidden = await getJson(url, { authorization: `Bearer ${emailOnly.access_token}` });
@@ -88,7 +88,7 @@ describe('devserver/oauth: the video API and userinfo', function () {
     assert.equal(answer.body.access_token, undefined, 'the token is not echoed');
 
     assert.deepEqual((await form(`${server.url}/tokeninfo`, { access_token: 'ya29.nothing' })).body, { error: 'invalid_token', error_description: 'Invalid Value' });
-    await form(`${server.url}/revoke`, { token: tokens.access_token });
+    await revoke(server.url, client, tokens.access_token);
     assert.equal((await form(`${server.url}/tokeninfo`, { access_token: tokens.access_token })).status, 400, 'revoked');
     const expired = await login(server.url, client, storageFile);
     await admin(server.url, 'POST', 'tokens/expire', { token: expired.access_token });

@@ -179,7 +179,7 @@ describe('devserver/oauth: tokens for context-server clients', function () {
 
       const next = (await form(`${short.url}/token`, { grant_type: 'refresh_token', client_id: client, refresh_token: body.refresh_token })).body;
       assert.equal((await ask(next.access_token)).body.active, true);
-      assert.equal((await form(`${short.url}/revoke`, { token: next.refresh_token })).status, 200);
+      assert.equal((await form(`${short.url}/revoke`, { token: next.refresh_token, client_id: client })).status, 200, 'a public client names itself');
       assert.deepEqual((await ask(next.access_token)).body, { active: false }, 'revoked with its grant');
     } finally {
       await short.stop();

@@ -53,6 +53,11 @@ export function refresh(base: string, client: TestClient, refreshToken: string, 
   return form(`${base}/token`, { client_id: client.id, ...(withSecret && client.secret ? { client_secret: client.secret } : {}), grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
+/** POST /revoke as `client` (client_secret_post, or client_id alone for a public client), as RFC 7009 §2.1 asks. */
+export function revoke(base: string, client: TestClient, token: string): Promise<Answer> {
+  return form(`${base}/revoke`, { token, client_id: client.id, ...(client.secret ? { client_secret: client.secret } : {}) });
+}
+
 /** Requests a code, approves it through the admin API and polls once: the token response. */
 export async function login(base: string, client: TestClient, scope?: string, account?: string): Promise<Json> {
   const code = await requestCode(base, client, scope);

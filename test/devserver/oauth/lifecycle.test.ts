@@ -2,7 +2,7 @@
 // refresh-token issuance limits and time-based access.
 import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
-import { admin, form, getJson, login, refresh, sleep, VIDEO_READONLY, type TestClient } from './helpers.js';
+import { admin, form, getJson, login, refresh, revoke, sleep, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 const channels = (base: string, token: string) => getJson(`${base}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${token}` });
 
@@ -41,23 +41,23 @@ describe('devserver/oauth: refresh, revoke, limits', function () {
 
   it('DEV-TL-REVOKE DEV-EP-REVOKE DEV-ERR-REVOKE: revoking the access token revokes its refresh token too (200); an unknown or revoked token is 400 invalid_token', async () => {
     const tokens = await login(server.url, client, VIDEO_READONLY);
-    const revoked = await form(`${server.url}/revoke`, { token: tokens.access_token });
+    const revoked = await revoke(server.url, client, tokens.access_token);
     assert.equal(revoked.status, 200);
     assert.equal((await channels(server.url, tokens.access_token)).status, 401);
     const after = await refresh(server.url, client, tokens.refresh_token);
     assert.deepEqual([after.status, after.body.error], [400, 'invalid_grant']);
     for (const token of [tokens.access_token, tokens.refresh_token, 'ya29.unknown']) {
-      const again = await form(`${server.url}/revoke`, { token });
+      const again = await revoke(server.url, client, token);
       assert.deepEqual([again.status, again.body.error], [400, 'invalid_token']);
       assert.equal(typeof again.body.error_description, 'string');
     }
-    assert.equal((await form(`${server.url}/revoke`, {})).body.error, 'invalid_request');
+    assert.equal((await form(`${server.url}/revoke`, { client_id: client.id, client_secret: client.secret! })).body.error, 'invalid_request');
   });
 
   it('DEV-TL-REVOKE: revoking the refresh token ends its access tokens too', async () => {
     const tokens = await login(server.url, client, VIDEO_READONLY);
     const renewed = (await refresh(server.url, client, tokens.refresh_token)).body;
-    assert.equal((await form(`${server.url}/revoke`, { token: tokens.refresh_token })).status, 200);
+    assert.equal((await revoke(server.url, client, tokens.refresh_token)).status, 200);
     assert.equal((await channels(server.url, tokens.access_token)).status, 401);
     assert.equal((await channels(server.url, renewed.access_token)).status, 401);
     assert.equal((await refresh(server.url, client, tokens.refresh_token)).body.error, 'invalid_grant');
@@ -67,7 +67,7 @@ describe('devserver/oauth: refresh, revoke, limits', function () {
     const tokens = await login(server.url, client, VIDEO_READONLY);
     const viaQuery = await getJson(`${server.url}/video/v3/channels?part=id&mine=true&access_token=${encodeURIComponent(tokens.access_token)}`);
     assert.equal(viaQuery.status, 200);
-    const revokeInQuery = await fetch(`${server.url}/revoke?token=${encodeURIComponent(tokens.access_token)}`, { method: 'POST' });
+    const revokeInQuery = await fetch(`${server.url}/revoke?token=${encodeURIComponent(tokens.access_token)}`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret!}`).toString('base64')}` } });
     assert.equal(revokeInQuery.status, 200, 'accepted, as Google does, but recorded');
     const log = server.requestLog();
     const flagged = log.filter((entry) => entry.tokenInQuery).map((entry) => entry.path);
@@ -132,10 +132,10 @@ describe('devserver/oauth: revoke in the rfc8628 dialect', function () {
     try {
       const c = server.registerClient();
       const tokens = await login(server.url, c, 'email');
-      assert.equal((await form(`${server.url}/revoke`, { token: tokens.refresh_token })).status, 200);
-      assert.equal((await form(`${server.url}/revoke`, { token: tokens.refresh_token })).status, 200);
-      assert.equal((await form(`${server.url}/revoke`, { token: 'unknown' })).status, 200);
-      assert.equal((await form(`${server.url}/revoke`, {})).status, 400);
+      assert.equal((await revoke(server.url, c, tokens.refresh_token)).status, 200);
+      assert.equal((await revoke(server.url, c, tokens.refresh_token)).status, 200);
+      assert.equal((await revoke(server.url, c, 'unknown')).status, 200);
+      assert.equal((await form(`${server.url}/revoke`, { client_id: c.id, client_secret: c.secret! })).status, 400);
       assert.equal((await refresh(server.url, c, tokens.refresh_token)).status, 400);
     } finally {
       await server.stop();

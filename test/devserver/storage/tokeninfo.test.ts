@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
 import { startDevStorage } from '../../../lib/devserver/storage/starter.js';
-import { admin, form, login, type TestClient } from '../oauth/helpers.js';
+import { admin, login, revoke, type TestClient } from '../oauth/helpers.js';
 import { harness, type Harness } from './helpers.js';
 
 const STORAGE_FILE = 'https://www.googleapis.com/auth/storage.file';
@@ -48,7 +48,7 @@ describe('devserver/storage: device-login tokens through the authorization serve
 
     // A fresh token revoked before its first use is refused.
     const revoked = await login(oauth.url, client, STORAGE_FILE);
-    await form(`${oauth.url}/revoke`, { token: revoked.access_token });
+    await revoke(oauth.url, client, revoked.access_token);
     assert.equal((await about(revoked.access_token)).status, 401);
   });
 
