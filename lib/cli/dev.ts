@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { devServers } from '../devserver/index.js';
+import { devOAuthDialect } from '../devserver/oauth/starter.js';
 import type { CliContext } from './context.js';
 import { checkDevHost, startDevServers, untilInterrupted } from './devservers.js';
 import { registerDevRegistry } from './devregistry.js';
@@ -14,14 +15,16 @@ export function register(program: Command, context: CliContext): void {
     .command('dev')
     .description('start the embedded dev servers on 127.0.0.1 and print their addresses and credentials (Ctrl-C stops them)')
     .option('--host <address>', 'the loopback address to listen on', '127.0.0.1')
-    .action(async (options: { host: string }, command: Command) => {
+    .option('--oauth-dialect <dialect>', "the authorization server's dialect: google (verification_url; Gantry's default) or rfc8628 (verification_uri, for RFC 8628 clients such as openid-client); default GANTRY_DEV_OAUTH_DIALECT or google")
+    .action(async (options: { host: string; oauthDialect?: string }, command: Command) => {
       const { json } = context.globals(command);
       if (devServers.length === 0) {
         context.out.line('No embedded dev servers yet: the module registry, the kv secrets server and the page-analysis API arrive with their capabilities.');
         return;
       }
       checkDevHost(options.host);
-      const running = await startDevServers({ host: options.host });
+      const oauthDialect = devOAuthDialect({ name: '--oauth-dialect', value: options.oauthDialect });
+      const running = await startDevServers({ host: options.host, oauthDialect });
       if (json) {
         context.out.json(running.servers.map(({ name, url, credentials, env }) => ({ name, url, credentials, ...(env ? { env } : {}) })));
       } else {

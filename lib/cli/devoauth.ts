@@ -5,14 +5,15 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { OAuthServerOptions } from '../devserver/oauth/index.js';
-import { DEV_OAUTH_PORT } from '../devserver/oauth/starter.js';
+import { DEV_OAUTH_PORT, devOAuthDialect } from '../devserver/oauth/starter.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from './devservers.js';
 import type { CliContext } from './context.js';
 
 interface DevOAuthFlags {
   port?: string;
   host?: string;
-  dialect: string;
+  dialect?: string;
+  oauthDialect?: string;
   interval: string;
   expiresIn: string;
   codeQuota: string;
@@ -53,13 +54,27 @@ export function parseRefreshLimit(raw: string): { perClientUser: number; perUser
   return { perClientUser, ...(perUser !== undefined ? { perUser } : {}) };
 }
 
+/**
+ * The dialect of `gantry dev oauth`: --dialect or --oauth-dialect (its own, or `gantry dev`'s, which commander hands
+ * the parent when both declare it), else GANTRY_DEV_OAUTH_DIALECT, else google. Two different values are refused.
+ */
+function dialectOf(flags: DevOAuthFlags, command: Command): ReturnType<typeof devOAuthDialect> {
+  const given: Array<[string, string]> = [];
+  if (flags.dialect !== undefined) given.push(['--dialect', flags.dialect]);
+  const oauthDialect = flags.oauthDialect ?? (command.parent?.opts() as { oauthDialect?: string } | undefined)?.oauthDialect;
+  if (oauthDialect !== undefined) given.push(['--oauth-dialect', oauthDialect]);
+  if (given.length === 2 && given[0]![1] !== given[1]![1]) throw new UsageError(`--dialect ${given[0]![1]} and --oauth-dialect ${given[1]![1]} disagree: give one`);
+  return devOAuthDialect({ name: given[0]?.[0] ?? '--dialect', value: given[0]?.[1] });
+}
+
 export function registerDevOAuth(dev: Command, context: CliContext): void {
   dev
     .command('oauth')
     .description("serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels; and the authorization code flow with PKCE, dynamic registration, resource indicators (JWT access tokens) and introspection for context-server clients")
     .option('--port <port>', `port to listen on (0 = any free port; default GANTRY_DEV_OAUTH_PORT or ${DEV_OAUTH_PORT})`)
     .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
-    .option('--dialect <dialect>', "google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, 400 errors)", 'google')
+    .option('--dialect <dialect>', "google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, verification_uri_complete, 400 errors); default GANTRY_DEV_OAUTH_DIALECT or google")
+    .option('--oauth-dialect <dialect>', 'the same as --dialect, as `gantry dev` spells it')
     .option('--interval <seconds>', 'seconds a device must wait between polls', '5')
     .option('--expires-in <seconds>', 'seconds a device code and user code live', '1800')
     .option('--code-quota <n/window>', 'device code requests allowed per client per window, e.g. 100/60s', '100/60s')
@@ -76,14 +91,14 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
       const { json } = context.globals(command);
       const host = devHostOf(command);
       const port = devServerPort(flags.port, 'GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT);
-      if (flags.dialect !== 'google' && flags.dialect !== 'rfc8628') throw new UsageError(`--dialect must be google or rfc8628, got "${flags.dialect}"`);
+      const dialect = dialectOf(flags, command);
       if (!['upper', 'lower', 'mixed'].includes(flags.userCodeCase)) throw new UsageError(`--user-code-case must be upper, lower or mixed, got "${flags.userCodeCase}"`);
       if (flags.scopeBase !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(flags.scopeBase)) throw new UsageError(`--scope-base must be an http(s) URL without a trailing slash, got "${flags.scopeBase}"`);
       const timeBased = flags.timeBasedAccess !== undefined ? seconds('--time-based-access', flags.timeBasedAccess, 1, 10 * 365 * 86_400) : undefined;
       const options: OAuthServerOptions = {
         host,
         port,
-        dialect: flags.dialect,
+        dialect,
         interval: seconds('--interval', flags.interval, 0, 3600),
         expiresIn: seconds('--expires-in', flags.expiresIn, 1, 86_400),
         codeQuota: parseCodeQuota(flags.codeQuota),

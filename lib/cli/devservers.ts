@@ -56,10 +56,10 @@ export interface RunningDevServers {
 }
 
 /** Starts every embedded dev server on loopback; on a failure, stops those already started. */
-export async function startDevServers(options: { host?: string; keepState?: boolean } = {}): Promise<RunningDevServers> {
+export async function startDevServers(options: { host?: string; keepState?: boolean; oauthDialect?: DevContext['oauthDialect'] } = {}): Promise<RunningDevServers> {
   const stateDir = await mkdtemp(join(tmpdir(), 'gantry-dev-'));
   const servers: DevServer[] = [];
-  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir, started: servers };
+  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir, started: servers, ...(options.oauthDialect ? { oauthDialect: options.oauthDialect } : {}) };
   const stop = async () => {
     await Promise.allSettled(servers.reverse().map((server) => server.stop()));
     if (!options.keepState) await rm(stateDir, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export interface DevContext {
   stateDir: string;
   /** The servers of this run started so far, in the order of `devServers` (the storage API asks the authorization server about tokens). */
   started?: readonly DevServer[];
+  /** The authorization server's dialect (`gantry dev --oauth-dialect`), checked already; else GANTRY_DEV_OAUTH_DIALECT, else google. */
+  oauthDialect?: 'google' | 'rfc8628';
 }
 
 export interface DevServerStarter {

@@ -48,10 +48,14 @@ const GOOGLE_DESCRIPTION: Record<string, string> = {
   access_denied: 'Forbidden',
 };
 
+/** Google's own poll errors; RFC 8628 §3.5 names the outcome `access_denied` (the description keeps the reason). */
+const GOOGLE_ONLY: Record<string, string> = { org_internal: 'access_denied', admin_policy_enforced: 'access_denied' };
+
 /** An `{error, error_description}` reply of the token endpoint in the server's dialect (DEV-ERR-BODY-SHAPE). */
-export function tokenError(context: OAuthContext, error: string, description?: string, headers?: Record<string, string>): Reply {
-  context.stats.tokenErrors[error] = (context.stats.tokenErrors[error] ?? 0) + 1;
+export function tokenError(context: OAuthContext, googleError: string, description?: string, headers?: Record<string, string>): Reply {
   const google = context.options.dialect === 'google';
+  const error = google ? googleError : (GOOGLE_ONLY[googleError] ?? googleError);
+  context.stats.tokenErrors[error] = (context.stats.tokenErrors[error] ?? 0) + 1;
   const status = google ? (GOOGLE_STATUS[error] ?? 400) : error === 'invalid_client' ? 401 : 400;
   const text = (google ? GOOGLE_DESCRIPTION[error] : undefined) ?? description ?? error.replace(/_/g, ' ');
   return { status, body: { error, error_description: text }, ...(headers ? { headers } : {}) };

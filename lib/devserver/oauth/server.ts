@@ -123,7 +123,11 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const quota = store.takeQuota(client.id);
     if (!quota.ok) {
       context.stats.quotaRejections++;
-      return { status: 403, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': String(quota.retryAfter) } };
+      const retryAfter = { 'retry-after': String(quota.retryAfter) };
+      // Google's own shape; RFC 8628 defines no quota error, so the rfc8628 dialect answers RFC 6585's 429 in RFC 6749's shape.
+      return resolved.dialect === 'google'
+        ? { status: 403, body: { error_code: 'rate_limit_exceeded' }, headers: retryAfter }
+        : oauthError(429, 'rate_limit_exceeded', `Too many device code requests for this client: try again in ${quota.retryAfter} s.`, retryAfter);
     }
     const scope = form.get('scope');
     if (!scope || scope.trim() === '') return oauthError(400, 'invalid_request', 'Missing required parameter: scope');

@@ -1,14 +1,31 @@
 // How `gantry dev` starts the authorization server: port 5762 (GANTRY_DEV_OAUTH_PORT overrides it; 0 picks any free
-// port; a taken default port falls back to a free one), Google's dialect, the poll interval from
+// port; a taken default port falls back to a free one), Google's dialect (`--oauth-dialect` or GANTRY_DEV_OAUTH_DIALECT
+// rfc8628 for RFC 8628 clients such as openid-client), the poll interval from
 // GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
 // and the one dev user. It prints the environment `gantry auth` and `gantry mcp serve` read.
 import { UsageError } from '../../errors.js';
 import { devPort, startOnDevPort } from '../port.js';
+import type { Dialect } from './options.js';
 import type { OAuthServer } from './server.js';
 
 export const DEV_OAUTH_PORT = 5762;
 const PORT_VARIABLE = 'GANTRY_DEV_OAUTH_PORT';
 const INTERVAL_VARIABLE = 'GANTRY_DEV_OAUTH_INTERVAL';
+export const DIALECT_VARIABLE = 'GANTRY_DEV_OAUTH_DIALECT';
+const DIALECTS: readonly Dialect[] = ['google', 'rfc8628'];
+
+/**
+ * The dialect: the flag's value when given, else GANTRY_DEV_OAUTH_DIALECT, else google (the demo and the tests rely on
+ * it). A value other than google or rfc8628 is a usage error, raised before anything listens.
+ */
+export function devOAuthDialect(flag: { name: string; value: string | undefined }, env: NodeJS.ProcessEnv = process.env): Dialect {
+  const [source, raw] = flag.value !== undefined ? [flag.name, flag.value] : [DIALECT_VARIABLE, env[DIALECT_VARIABLE]];
+  if (raw === undefined || (raw === '' && source === DIALECT_VARIABLE)) return 'google';
+  if (!(DIALECTS as readonly string[]).includes(raw)) {
+    throw new UsageError(`${source} must be google or rfc8628, got "${raw.slice(0, 100)}"`, { hint: "google: Google's device flow (verification_url, 428 while pending); rfc8628: RFC 8628 (verification_uri, verification_uri_complete, 400 errors) for clients such as openid-client" });
+  }
+  return raw as Dialect;
+}
 
 /** GANTRY_DEV_OAUTH_INTERVAL: whole seconds from 0 to 3600; 5 when unset. */
 export function devOAuthInterval(env: NodeJS.ProcessEnv = process.env): number {
@@ -18,12 +35,13 @@ export function devOAuthInterval(env: NodeJS.ProcessEnv = process.env): number {
   return Number(raw);
 }
 
-export async function startDevOAuth(context: { host: string }, env: NodeJS.ProcessEnv = process.env): Promise<OAuthServer> {
+export async function startDevOAuth(context: { host: string; oauthDialect?: Dialect }, env: NodeJS.ProcessEnv = process.env): Promise<OAuthServer> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_OAUTH_PORT, env);
   const interval = devOAuthInterval(env);
+  const dialect = context.oauthDialect ?? devOAuthDialect({ name: '--oauth-dialect', value: undefined }, env);
   const { startOAuthServer } = await import('./server.js');
   const server = await startOnDevPort({ name: 'authorization server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startOAuthServer({ host: context.host, port: p, interval }));
+    startOAuthServer({ host: context.host, port: p, interval, dialect }));
   const client = server.registerClient({ name: 'Gantry CLI (dev)' });
   return {
     ...server,

@@ -18,8 +18,8 @@ async function startCli(args: string[], env: Record<string, string> = {}) {
   }, env);
 }
 
-async function failure(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawnGantry(['dev', 'oauth', ...args]);
+async function failure(args: string[], env: Record<string, string> = {}, command = ['dev', 'oauth']): Promise<{ code: number | null; stderr: string }> {
+  const child = spawnGantry([...command, ...args], env);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   return { code: await exited(child), stderr };
@@ -59,7 +59,7 @@ describe('devserver/oauth: gantry dev oauth and the gantry dev starter', functio
       const code = await requestCode(info.url, { id: 'cli-client', secret: 'cli-secret' }, 'email');
       assert.deepEqual([code.interval, code.expires_in, typeof code.verification_uri], [2, 60, 'string']);
       const second = await form(`${info.url}/device/code`, { client_id: 'cli-client', scope: 'email' });
-      assert.deepEqual([second.status, second.body], [403, { error_code: 'rate_limit_exceeded' }]);
+      assert.deepEqual([second.status, second.body.error, second.headers.get('retry-after') !== null], [429, 'rate_limit_exceeded', true], 'RFC 6749\'s shape in the rfc8628 dialect');
     } finally {
       await stopGantry(child);
     }
@@ -80,6 +80,45 @@ describe('devserver/oauth: gantry dev oauth and the gantry dev starter', functio
       const result = await failure(['--port', '0', ...args]);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, message);
+    }
+  });
+
+  it('DEV-STOCK-CLIENT: the dialect comes from --dialect or --oauth-dialect, else GANTRY_DEV_OAUTH_DIALECT, else google', async () => {
+    for (const [args, env, expected] of [
+      [['--oauth-dialect', 'rfc8628'], {}, 'rfc8628'],
+      [[], { GANTRY_DEV_OAUTH_DIALECT: 'rfc8628' }, 'rfc8628'],
+      [['--dialect', 'google'], { GANTRY_DEV_OAUTH_DIALECT: 'rfc8628' }, 'google'],
+      [[], { GANTRY_DEV_OAUTH_DIALECT: '' }, 'google'],
+    ] as const) {
+      const { child, value: info } = await startCli(['--port', '0', ...args], env);
+      try {
+        assert.equal(info.dialect, expected, JSON.stringify([args, env]));
+        const code = await requestCode(info.url, { id: info.clientId, secret: info.clientSecret }, 'email');
+        assert.equal(typeof code[expected === 'google' ? 'verification_url' : 'verification_uri'], 'string');
+      } finally {
+        await stopGantry(child);
+      }
+    }
+    const server = await startDevOAuth({ host: '127.0.0.1' }, { GANTRY_DEV_OAUTH_PORT: '0', GANTRY_DEV_OAUTH_DIALECT: 'rfc8628' });
+    try {
+      assert.equal(server.dialect, 'rfc8628', 'the starter gantry dev uses reads the variable');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('DEV-STOCK-CLIENT: a bad --oauth-dialect or GANTRY_DEV_OAUTH_DIALECT exits 2 before anything listens, for gantry dev oauth and for gantry dev', async () => {
+    for (const [args, env, command, message] of [
+      [['--port', '0', '--oauth-dialect', 'rfc6749'], {}, ['dev', 'oauth'], /--oauth-dialect must be google or rfc8628, got "rfc6749"/],
+      [['--port', '0', '--dialect', 'google', '--oauth-dialect', 'rfc8628'], {}, ['dev', 'oauth'], /disagree/],
+      [['--port', '0'], { GANTRY_DEV_OAUTH_DIALECT: 'Google' }, ['dev', 'oauth'], /GANTRY_DEV_OAUTH_DIALECT must be google or rfc8628, got "Google"/],
+      [['--oauth-dialect', 'github'], {}, ['dev'], /--oauth-dialect must be google or rfc8628, got "github"/],
+      [[], { GANTRY_DEV_OAUTH_DIALECT: 'rfc-8628' }, ['dev'], /GANTRY_DEV_OAUTH_DIALECT must be google or rfc8628/],
+    ] as const) {
+      const result = await failure([...args], { ...env }, [...command]);
+      assert.equal(result.code, 2, `${command.join(' ')} ${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stderr, /listening|registry/i, 'nothing started');
     }
   });
 });
