@@ -172,6 +172,17 @@ function newKeyRecord(now: string): KeyRecord {
   };
 }
 
+/** A kv version 1 mount becomes version 2 in place (sys/mounts/<path>/tune options.version=2): each entry is version 1 of its key. */
+export function upgradeToVersion2(mount: Mount, now: Date): void {
+  for (const [key, data] of Object.entries(mount.v1)) {
+    const meta = mount.v2[key] ?? newKeyRecord(now.toISOString());
+    addVersion(mount, meta, data, now);
+    mount.v2[key] = meta;
+  }
+  mount.v1 = {};
+  mount.version = 2;
+}
+
 /** Adds a version and prunes the oldest ones beyond max_versions (the larger of key and mount setting, 0 meaning 10). */
 function addVersion(mount: Mount, meta: KeyRecord, data: Record<string, unknown>, now: Date): VersionRecord {
   const created = now.toISOString();

@@ -13,7 +13,7 @@ import { UsageError } from '../../errors.js';
 import { AtomicJsonFile, dataFileHint } from './persist.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, JsonLimitError, type JsonLimits } from './jsonLimits.js';
 import { FaultInjector, defaultFaultMessage, validateFaults, type FaultRule } from './faults.js';
-import { envelope, Failure, fail, notFound, permissionDenied, unsupportedOperation, unsupportedPath, type Outcome } from './reply.js';
+import { badRequest, envelope, Failure, fail, notFound, permissionDenied, unsupportedOperation, unsupportedPath, type Outcome } from './reply.js';
 import type { Operation, RequestContext } from './context.js';
 import type { Core } from './core.js';
 import {
@@ -369,7 +369,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     const help = query.get('help') === '1' || query.get('help') === 'true';
     switch (method) {
       case 'GET':
-        op = query.get('list') === 'true' ? 'list' : 'read';
+        op = listQuery(query.get('list')) ? 'list' : 'read';
+        break;
+      case 'HEAD':
+        // The service answers HEAD on sys/health only (load balancers' checks): as GET, without the body.
+        if (path !== 'sys/health') throw unsupportedOperation();
+        op = 'read';
         break;
       case 'LIST':
         op = 'list';
@@ -575,3 +580,16 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   };
 }
 
+
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/**
+ * `?list=`: the service reads it with Go's strconv.ParseBool — 1, t, T, TRUE, true, True list; 0, f, F, FALSE, false,
+ * False (or no value) read; anything else is 400. node-vault's `noCustomHTTPVerbs` sends `list=1`.
+ */
+export function listQuery(raw: string | null): boolean {
+  if (raw === null || raw === '' || GO_FALSE.has(raw)) return false;
+  if (GO_TRUE.has(raw)) return true;
+  throw badRequest(`invalid value for the list parameter: ${JSON.stringify(raw.slice(0, 40))} (use true or false)`);
+}

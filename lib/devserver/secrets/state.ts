@@ -35,6 +35,8 @@ export interface Mount {
   accessor: string;
   description: string;
   config: KvConfig;
+  /** Lease TTLs set by sys/mounts/<path>/tune (seconds; 0: the service's default). */
+  tune?: { default_lease_ttl: number; max_lease_ttl: number };
   /** kv v1 entries by key */
   v1: Record<string, Record<string, unknown>>;
   /** kv v2 keys by key */

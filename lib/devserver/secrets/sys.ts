@@ -1,6 +1,7 @@
 /**
- * System routes: seal state (seal-status, seal, unseal, health), mount discovery (internal/ui/mounts, mounts),
- * ACL policies and namespaces. Seal and health exist only in the root namespace.
+ * System routes: seal state (init, seal-status, seal, unseal, health), mount discovery and tuning (internal/ui/mounts,
+ * mounts, mounts/<path>/tune), ACL policies (policies/acl and the older policy route) and namespaces. Init, seal and
+ * health exist only in the root namespace.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestContext } from './context.js';
@@ -8,18 +9,21 @@ import type { Core } from './core.js';
 import { newMount, newNamespace, normaliseMountPath, normaliseNamespace, type Mount } from './state.js';
 import { badRequest, fail, notFound, unsupportedOperation, unsupportedPath, type Outcome } from './reply.js';
 import { DEFAULT_POLICY, hasAnyAccessBelow, parsePolicy } from './acl.js';
-import { listChildren } from './kv.js';
+import { listChildren, upgradeToVersion2 } from './kv.js';
+import { parseDurationSeconds } from './duration.js';
 
 export const SERVER_VERSION = '1.0.0+gantry';
-const ROOT_ONLY = new Set(['sys/seal-status', 'sys/seal', 'sys/unseal', 'sys/health']);
+const ROOT_ONLY = new Set(['sys/init', 'sys/seal-status', 'sys/seal', 'sys/unseal', 'sys/health']);
+/** The lease TTLs the service reports for a mount that sets none (768 h, its default). */
+const SYSTEM_DEFAULT_TTL = 2_764_800;
 
 export function isUnauthenticatedSys(path: string): boolean {
-  return path === 'sys/seal-status' || path === 'sys/unseal' || path === 'sys/health' || path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/');
+  return path === 'sys/init' || path === 'sys/seal-status' || path === 'sys/unseal' || path === 'sys/health' || path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/');
 }
 
 /** Paths answered even while sealed. */
 export function worksWhileSealed(path: string): boolean {
-  return path === 'sys/seal-status' || path === 'sys/unseal' || path === 'sys/health';
+  return path === 'sys/init' || path === 'sys/seal-status' || path === 'sys/unseal' || path === 'sys/health';
 }
 
 export function sealStatus(core: Core) {
@@ -42,7 +46,7 @@ export function sealStatus(core: Core) {
 export function mountInfo(m: Mount) {
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: 0, force_no_cache: false, max_lease_ttl: 0 },
+    config: { default_lease_ttl: m.tune?.default_lease_ttl ?? 0, force_no_cache: false, max_lease_ttl: m.tune?.max_lease_ttl ?? 0 },
     description: m.description,
     external_entropy_access: false,
     local: false,
@@ -71,6 +75,11 @@ export function handleSys(core: Core, ctx: RequestContext): Outcome {
   const path = ctx.path;
   if (ROOT_ONLY.has(path) && ctx.ns.path !== '') throw unsupportedPath();
   switch (path) {
+    case 'sys/init':
+      // The server starts initialized (one unseal key, printed at start); initializing again is the service's 400.
+      if (ctx.op === 'write') throw badRequest('Vault is already initialized');
+      if (ctx.op !== 'read') throw unsupportedOperation();
+      return { raw: { initialized: true } };
     case 'sys/seal-status':
       if (ctx.op !== 'read') throw unsupportedOperation();
       return { raw: sealStatus(core) };
@@ -118,8 +127,13 @@ export function handleSys(core: Core, ctx: RequestContext): Outcome {
     return { data, mount_type: 'system' };
   }
   if (path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/')) return uiMounts(ctx, path.slice('sys/internal/ui/mounts'.length).replace(/^\//, ''));
+  const tune = /^sys\/mounts\/(.+)\/tune$/.exec(path);
+  if (tune) return { mount_type: 'system', ...tuneMount(ctx, tune[1]!) };
   if (path === 'sys/mounts' || path.startsWith('sys/mounts/')) return { mount_type: 'system', ...mounts(core, ctx, path.slice('sys/mounts'.length).replace(/^\//, '')) };
-  if (path.startsWith('sys/policies/acl')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policies/acl'.length).replace(/^\//, '')) };
+  if (path === 'sys/policies/acl' || path.startsWith('sys/policies/acl/')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policies/acl'.length).replace(/^\//, ''), false) };
+  // The older route clients still use (node-vault's policies, addPolicy, getPolicy): `rules` for `policy`, and a GET
+  // of the route itself lists, with the names in `policies` too.
+  if (path === 'sys/policy' || path === 'sys/policy/' || path.startsWith('sys/policy/')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policy'.length).replace(/^\//, ''), true) };
   if (path === 'sys/namespaces' || path.startsWith('sys/namespaces/')) return { mount_type: 'system', ...namespaces(core, ctx, path.slice('sys/namespaces'.length).replace(/^\//, '')) };
   ctx.authorize(ctx.op === 'write' ? 'update' : ctx.op);
   throw unsupportedPath();
@@ -192,11 +206,12 @@ function policyDocument(rules: Array<{ path: string; capabilities: string[] }>) 
   return JSON.stringify({ path }, null, 2);
 }
 
-function policies(ctx: RequestContext, name: string): Outcome {
+function policies(ctx: RequestContext, name: string, older: boolean): Outcome {
   if (name === '') {
-    if (ctx.op !== 'list') throw unsupportedOperation();
-    ctx.authorize('list');
-    return { data: { keys: ['default', ...Object.keys(ctx.ns.policies).filter((n) => n !== 'default').sort(), ...(ctx.ns.path === '' ? ['root'] : [])] } };
+    if (ctx.op !== 'list' && !(older && ctx.op === 'read')) throw unsupportedOperation();
+    ctx.authorize(ctx.op);
+    const keys = ['default', ...Object.keys(ctx.ns.policies).filter((n) => n !== 'default').sort(), ...(ctx.ns.path === '' ? ['root'] : [])];
+    return { data: older ? { keys, policies: keys } : { keys } };
   }
   const lower = name.toLowerCase();
   switch (ctx.op) {
@@ -204,14 +219,15 @@ function policies(ctx: RequestContext, name: string): Outcome {
       ctx.authorize('read');
       const rules = lower === 'default' ? (ctx.ns.policies.default ?? DEFAULT_POLICY) : ctx.ns.policies[lower];
       if (!rules) throw notFound();
-      return { data: { name: lower, policy: policyDocument(rules) } };
+      return { data: { name: lower, [older ? 'rules' : 'policy']: policyDocument(rules) } };
     }
     case 'write': {
       ctx.authorize(ctx.ns.policies[lower] ? 'update' : 'create');
       if (lower === 'root') throw badRequest('cannot update "root" policy');
-      if (ctx.body.policy === undefined) throw badRequest("'policy' parameter not supplied or empty");
+      const text = ctx.body.policy ?? (older ? ctx.body.rules : undefined);
+      if (text === undefined || text === '') throw badRequest("'policy' parameter not supplied or empty");
       try {
-        ctx.ns.policies[lower] = parsePolicy(ctx.body.policy);
+        ctx.ns.policies[lower] = parsePolicy(text);
       } catch (error) {
         throw badRequest(`failed to parse policy: ${(error as Error).message}`);
       }
@@ -265,6 +281,68 @@ function namespaces(core: Core, ctx: RequestContext, raw: string): Outcome {
       if (all.some((p) => p !== full && p.startsWith(full))) throw badRequest(`cannot delete namespace "${full}" containing child namespaces`);
       delete core.state.namespaces[full];
       for (const [hash, t] of Object.entries(core.state.tokens)) if (t.namespace === full) delete core.state.tokens[hash];
+      ctx.changed();
+      return {};
+    }
+    default:
+      throw unsupportedOperation();
+  }
+}
+
+/**
+ * GET|POST sys/mounts/<path>/tune: the mount's lease TTLs (the service's 768 h default when unset), description and
+ * options. A tune may set the description and the TTLs, and `options.version` "2" upgrades a kv version 1 mount in
+ * place (each entry becomes version 1 of its key), as the service does; version 2 never goes back to 1.
+ */
+function tuneMount(ctx: RequestContext, raw: string): Outcome {
+  const path = normaliseMountPath(raw);
+  const mount = ctx.ns.mounts[path];
+  const tunePath = `sys/mounts/${path}tune`;
+  switch (ctx.op) {
+    case 'read': {
+      ctx.authorize('read', tunePath);
+      if (!mount) throw badRequest(`cannot fetch sysview for path "${path}"`);
+      return {
+        data: {
+          default_lease_ttl: mount.tune?.default_lease_ttl || SYSTEM_DEFAULT_TTL,
+          max_lease_ttl: mount.tune?.max_lease_ttl || SYSTEM_DEFAULT_TTL,
+          force_no_cache: false,
+          description: mount.description,
+          options: { version: String(mount.version) },
+        },
+      };
+    }
+    case 'write': {
+      ctx.authorize('update', tunePath);
+      ctx.authorize('sudo', tunePath);
+      if (!mount) throw badRequest(`cannot tune "${path}": no mount there`);
+      const body = ctx.body;
+      const ttl = (field: 'default_lease_ttl' | 'max_lease_ttl'): number | undefined => {
+        if (body[field] === undefined) return undefined;
+        let seconds: number;
+        try {
+          seconds = parseDurationSeconds(body[field]);
+        } catch {
+          throw badRequest(`unable to parse ${field}: ${JSON.stringify(body[field])}`);
+        }
+        if (seconds < 0) throw badRequest(`${field} must not be negative`);
+        return seconds;
+      };
+      const defaultTtl = ttl('default_lease_ttl');
+      const maxTtl = ttl('max_lease_ttl');
+      const effectiveMax = maxTtl ?? mount.tune?.max_lease_ttl ?? 0;
+      if (defaultTtl !== undefined && effectiveMax > 0 && defaultTtl > effectiveMax) throw badRequest('backend max lease TTL cannot be less than backend default lease TTL');
+      if (body.description !== undefined && typeof body.description !== 'string') throw badRequest('description must be a string');
+      const options = body.options;
+      if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) throw badRequest('options must be a map of strings');
+      const version = (options as Record<string, unknown> | undefined)?.version;
+      if (version !== undefined && String(version) !== '1' && String(version) !== '2') throw badRequest(`invalid kv version ${JSON.stringify(version)}`);
+      if (version !== undefined && String(version) === '1' && mount.version === 2) throw badRequest('cannot downgrade mount from version 2');
+      if (defaultTtl !== undefined || maxTtl !== undefined) {
+        mount.tune = { ...(mount.tune ?? { default_lease_ttl: 0, max_lease_ttl: 0 }), ...(defaultTtl !== undefined ? { default_lease_ttl: defaultTtl } : {}), ...(maxTtl !== undefined ? { max_lease_ttl: maxTtl } : {}) };
+      }
+      if (typeof body.description === 'string') mount.description = body.description;
+      if (version !== undefined && String(version) === '2' && mount.version === 1) upgradeToVersion2(mount, ctx.now());
       ctx.changed();
       return {};
     }
