@@ -7,6 +7,11 @@ import type { Resource } from './limits.js';
 
 export const DOCS = 'https://docs.platform.example/rest';
 
+/** A time as the REST API writes it: ISO 8601 in UTC to the second, `YYYY-MM-DDTHH:MM:SSZ` (no fraction). */
+export function apiTime(ms: number = Date.now()): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
@@ -191,7 +196,7 @@ export class PlatformState {
       statuses: new Map(),
       deployments: [],
       issues: [],
-      createdAt: new Date().toISOString(),
+      createdAt: apiTime(),
     });
   }
 
@@ -202,7 +207,7 @@ export class PlatformState {
 
   /** A deployment status the server itself adds (a protection rule's outcome), as POST …/statuses would. */
   addDeploymentStatus(repo: Repository, deployment: DeploymentRecord, state: string, description: string, creator: User, origin: string): DeploymentRecord['statuses'][number] {
-    const status = { id: this.nextId++, state, description, environment: deployment.environment, target_url: '', log_url: '', environment_url: '', created_at: new Date().toISOString(), creator };
+    const status = { id: this.nextId++, state, description, environment: deployment.environment, target_url: '', log_url: '', environment_url: '', created_at: apiTime(), creator };
     if (state === 'success') this.markEarlierInactive(repo, deployment, status);
     deployment.statuses.push(status);
     this.emit({ name: 'deployment_status', repo, sender: creator, origin, deployment, status });
@@ -325,6 +330,48 @@ export class PlatformState {
     };
   }
 
+  userJson(user: User, origin: string) {
+    const api = `${origin}/users/${user.login}`;
+    return {
+      login: user.login,
+      id: user.id,
+      node_id: Buffer.from(`User:${user.id}`).toString('base64'),
+      avatar_url: '',
+      url: api,
+      html_url: `${origin}/${user.login}`,
+      repos_url: `${api}/repos`,
+      type: user.type,
+      site_admin: false,
+      name: user.login,
+      created_at: apiTime(Date.UTC(2024, 0, 1)),
+      updated_at: apiTime(Date.UTC(2024, 0, 1)),
+    };
+  }
+
+  /** A commit the dev server makes up for a sha: no tree or parents to speak of, the repository's creation as its time. */
+  commitJson(repo: Repository, sha: string, origin: string) {
+    const api = `${origin}/repos/${repo.fullName}`;
+    const person = { name: 'Gantry Dev', email: 'dev@gantry.test', date: repo.createdAt };
+    return {
+      sha,
+      node_id: Buffer.from(`Commit:${repo.id}:${sha}`).toString('base64'),
+      commit: {
+        author: person,
+        committer: person,
+        message: `Commit ${sha.slice(0, 7)}`,
+        tree: { sha: fakeSha(`tree:${sha}`), url: `${api}/git/trees/${fakeSha(`tree:${sha}`)}` },
+        url: `${api}/git/commits/${sha}`,
+        comment_count: 0,
+      },
+      url: `${api}/commits/${sha}`,
+      html_url: `${origin}/${repo.fullName}/commit/${sha}`,
+      comments_url: `${api}/commits/${sha}/comments`,
+      author: null,
+      committer: null,
+      parents: [],
+    };
+  }
+
   statusJson(repo: Repository, sha: string, s: StatusRecord, origin: string) {
     return {
       url: `${origin}/repos/${repo.fullName}/statuses/${sha}`,
@@ -405,12 +452,94 @@ export class PlatformState {
       if (typeof ctx.body !== 'object' || ctx.body === null || Array.isArray(ctx.body)) throw new ApiFailure(400, 'Problems parsing JSON');
       return ctx.body as Record<string, unknown>;
     };
-    const now = () => new Date().toISOString();
+    const now = () => apiTime();
+    const commitStatuses = (ctx: RequestContext): Reply => {
+      const repo = this.repo(ctx, false);
+      const sha = this.resolveRef(repo, ctx.params.ref!);
+      if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
+      const all = [...(repo.statuses.get(sha) ?? [])].reverse(); // newest first
+      const page = paginate(all, ctx);
+      return { status: 200, headers: page.headers, body: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)) };
+    };
     return [
+      // What clients ask first: who am I, the organization, the repository, a branch, a commit.
+      {
+        method: 'GET',
+        template: '/user',
+        handler: (ctx) => {
+          const { kind } = ctx.identity;
+          if (kind === 'unauthenticated' || kind === 'oauth-app') throw new ApiFailure(401, 'Requires authentication', {}, `${DOCS}/users/users#get-the-authenticated-user`);
+          if (kind !== 'user') throw new ApiFailure(403, 'Resource not accessible by integration', {}, `${DOCS}/users/users#get-the-authenticated-user`);
+          return { status: 200, body: this.userJson(userOf(ctx.identity.token?.login ?? 'dev'), ctx.origin) };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/orgs/{org}',
+        handler: (ctx) => {
+          const owned = [...this.repos.values()].filter((r) => r.owner.login.toLowerCase() === ctx.params.org!.toLowerCase());
+          if (owned.length === 0) throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/orgs/orgs#get-an-organization`);
+          const org = owned[0]!.owner;
+          const api = `${ctx.origin}/orgs/${org.login}`;
+          return {
+            status: 200,
+            body: {
+              login: org.login,
+              id: org.id,
+              node_id: Buffer.from(`Organization:${org.id}`).toString('base64'),
+              url: api,
+              repos_url: `${api}/repos`,
+              hooks_url: `${api}/hooks`,
+              issues_url: `${api}/issues`,
+              members_url: `${api}/members{/member}`,
+              public_members_url: `${api}/public_members{/member}`,
+              avatar_url: '',
+              description: null,
+              html_url: `${ctx.origin}/${org.login}`,
+              public_repos: owned.filter((r) => !r.private).length,
+              type: 'Organization',
+              created_at: owned.map((r) => r.createdAt).sort()[0],
+              updated_at: owned.map((r) => r.createdAt).sort().at(-1),
+            },
+          };
+        },
+      },
       {
         method: 'GET',
         template: '/repos/{owner}/{repo}',
         handler: (ctx) => ({ status: 200, body: this.repoJson(this.repo(ctx, false), ctx.origin) }),
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/branches/{branch}',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const name = ctx.params.branch!;
+          const sha = repo.branches.get(name);
+          if (!sha) throw new ApiFailure(404, 'Branch not found', {}, `${DOCS}/branches/branches#get-a-branch`);
+          const api = `${ctx.origin}/repos/${repo.fullName}`;
+          return {
+            status: 200,
+            body: {
+              name,
+              commit: this.commitJson(repo, sha, ctx.origin),
+              _links: { self: `${api}/branches/${encodeURIComponent(name)}`, html: `${ctx.origin}/${repo.fullName}/tree/${name}` },
+              protected: false,
+              protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
+              protection_url: `${api}/branches/${encodeURIComponent(name)}/protection`,
+            },
+          };
+        },
+      },
+      {
+        method: 'GET',
+        template: '/repos/{owner}/{repo}/commits/{ref}',
+        handler: (ctx) => {
+          const repo = this.repo(ctx, false);
+          const sha = this.resolveRef(repo, ctx.params.ref!);
+          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`, {}, `${DOCS}/commits/commits#get-a-commit`);
+          return { status: 200, body: { ...this.commitJson(repo, sha, ctx.origin), stats: { total: 0, additions: 0, deletions: 0 }, files: [] } };
+        },
       },
       { method: 'GET', template: '/orgs/{org}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.org!) },
       { method: 'GET', template: '/users/{username}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.username!) },
@@ -471,18 +600,9 @@ export class PlatformState {
           return { status: 201, body: this.statusJson(repo, sha, record, ctx.origin) };
         },
       },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/commits/{ref}/statuses',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const sha = this.resolveRef(repo, ctx.params.ref!);
-          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
-          const all = [...(repo.statuses.get(sha) ?? [])].reverse(); // newest first
-          const page = paginate(all, ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)) };
-        },
-      },
+      { method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}/statuses', handler: commitStatuses },
+      // The older path of the same list, which clients still call.
+      { method: 'GET', template: '/repos/{owner}/{repo}/statuses/{ref}', handler: commitStatuses },
       {
         method: 'GET',
         template: '/repos/{owner}/{repo}/commits/{ref}/status',

@@ -4,7 +4,7 @@
 // `requested`) on their webhooks; each app answers at `deployment_callback_url` with an installation token: status
 // reports (no `state`, at most 10 per deployment) and one decision — approved (every rule) → a `success` status,
 // rejected (any rule) → `failure`. Comments are at most 1,024 characters, as GitHub's.
-import { ApiFailure, DOCS, validationFailed, type DeploymentRecord, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type ValidationError } from './api.js';
+import { ApiFailure, apiTime, DOCS, validationFailed, type DeploymentRecord, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type ValidationError } from './api.js';
 import type { AppSpec } from './identity.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -150,7 +150,7 @@ export class Protection {
           if (typeof ctx.body !== 'object' || ctx.body === null || Array.isArray(ctx.body)) throw new ApiFailure(400, 'Problems parsing JSON');
           if (name.length > 255 || [...name].some((c) => c.charCodeAt(0) < 0x20)) throw validationFailed([{ resource: 'Environment', field: 'name', code: 'invalid' }], `${ENV_DOC}#create-or-update-an-environment`);
           const env = this.ensure(repo.fullName.toLowerCase(), name);
-          env.updatedAt = new Date().toISOString();
+          env.updatedAt = apiTime();
           return { status: 200, body: this.envJson(repo, env, ctx.origin) };
         },
       },
@@ -200,7 +200,7 @@ export class Protection {
           if (env.rules.some((r) => r.appId === id)) throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'already_exists', message: 'The app already protects this environment.' }], doc);
           const rule = { id: this.nextId++, appId: id };
           env.rules.push(rule);
-          env.updatedAt = new Date().toISOString();
+          env.updatedAt = apiTime();
           return { status: 201, body: ruleJson(rule, ctx.origin) };
         },
       },
@@ -241,7 +241,7 @@ export class Protection {
     const list = this.environments.get(repoKey) ?? [];
     let env = list.find((e) => e.name.toLowerCase() === name.toLowerCase());
     if (!env) {
-      const now = new Date().toISOString();
+      const now = apiTime();
       env = { id: this.nextId++, name, createdAt: now, updatedAt: now, rules: [] };
       list.push(env);
       this.environments.set(repoKey, list);
@@ -345,7 +345,7 @@ export class Protection {
       throw validationFailed([{ resource, field: 'environment_name', code: 'custom', message: `No deployment protection rule of this app is waiting on environment ${input.environment_name as string}` }], REVIEW_DOC);
     }
     const comment = typeof input.comment === 'string' ? input.comment : null;
-    const at = new Date().toISOString();
+    const at = apiTime();
     if (gate.state !== 'waiting' || record.state !== 'waiting') {
       throw validationFailed([{ resource, field: 'state', code: 'custom', message: `This deployment protection rule has already been ${record.state === 'waiting' ? gate.state : record.state}` }], REVIEW_DOC);
     }

@@ -1,12 +1,12 @@
 // The embedded platform API: GitHub's REST API renamed (spec §D, §Authentication, §Errors, §Limits), enforcing the
 // primary and secondary rate limits per identity and counting every violation, with fault injection and `/_gantry/`
 // admin endpoints for tests. It shares no code with lib/platform (the client): a second, independent reading of the spec.
-import { randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { applyFault, checkFault, FaultSet, type Fault } from '../registry/faults.js';
-import { ApiFailure, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';
+import { ApiFailure, apiTime, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';
 import {
   AuthError,
   installationBudget,
@@ -322,7 +322,7 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
           status: 201,
           body: {
             token,
-            expires_at: new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            expires_at: apiTime(expiresAt),
             permissions: { metadata: 'read', statuses: 'write', deployments: 'write', issues: 'write' },
             repository_selection: found.installation.repositories ? 'selected' : 'all',
             ...(found.installation.repositories ? { repositories: state.repositoryNames().filter((n) => reach(n, n.split('/')[0]!)).map((full_name) => ({ full_name })) } : {}),
@@ -404,10 +404,31 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     const window = budget[resource];
     const endpoint = route?.endpoint ?? `${method} ${url.pathname}`;
 
+    const answer = async (): Promise<Reply> => {
+      try {
+        if (!route) {
+          const allowed = state.methodsAt(url.pathname);
+          if (allowed.length > 0) throw new ApiFailure(405, 'Method Not Allowed');
+          throw new ApiFailure(404, 'Not Found');
+        }
+        const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+        return await route.handler({ identity, params: route.params, query: url.searchParams, body, origin: originOf(req), pathname: url.pathname });
+      } catch (error) {
+        if (!(error instanceof ApiFailure)) throw error;
+        return failure(error);
+      }
+    };
+    // A conditional read (If-None-Match) is answered before it is counted: reads change nothing, and a 304 does not
+    // count against the primary limit, as the platform documents — while the budget lasts (a spent one still says so).
+    const ifNoneMatch = req.headers['if-none-match'];
+    const early = route && READ_METHODS.has(method) && typeof ifNoneMatch === 'string' ? await answer() : undefined;
+    const notModified = early !== undefined && early.status === 200 && etagMatches(ifNoneMatch!, etagOf(early.body));
+    const counted = !route?.uncounted && !(notModified && window.peek(now).remaining > 0);
+
     // Primary (RATE-ERR-PRIMARY): a spent budget answers 403/429 with remaining 0 until its reset.
-    if (!route?.uncounted && !window.take(now)) {
+    if (counted && !window.take(now)) {
       const headers = rateHeaders(window, resource, now);
-      record({ kind: 'primary', identity: identity.key, resource, endpoint, status: primaryStatus, at: new Date(now).toISOString() });
+      record({ kind: 'primary', identity: identity.key, resource, endpoint, status: primaryStatus, at: apiTime(now) });
       const good = identity.kind === 'unauthenticated' ? " (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)" : '';
       return send(res, method, { status: primaryStatus, headers, body: { message: `API rate limit exceeded for ${identity.describe}.${good}`, documentation_url: RATE_DOCS } });
     }
@@ -419,7 +440,7 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     res.on('close', () => budget.inFlight--);
     const secondary = (kind: Exclude<ViolationKind, 'primary'>, waitMs: number | undefined) => {
       const retryAfter = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000));
-      record({ kind, identity: identity.key, resource, endpoint, status: secondaryStatus, ...(retryAfter !== undefined ? { retryAfter } : {}), at: new Date(now).toISOString() });
+      record({ kind, identity: identity.key, resource, endpoint, status: secondaryStatus, ...(retryAfter !== undefined ? { retryAfter } : {}), at: apiTime(now) });
       send(res, method, {
         status: secondaryStatus,
         headers: { ...headers, ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) },
@@ -448,20 +469,11 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     const delay = decision.delayMs + (options.latencyMs ?? 0);
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
 
-    let reply: Reply;
-    try {
-      if (!route) {
-        const allowed = state.methodsAt(url.pathname);
-        if (allowed.length > 0) throw new ApiFailure(405, 'Method Not Allowed');
-        throw new ApiFailure(404, 'Not Found');
-      }
-      const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
-      reply = await route.handler({ identity, params: route.params, query: url.searchParams, body, origin: originOf(req), pathname: url.pathname });
-    } catch (error) {
-      if (!(error instanceof ApiFailure)) throw error;
-      reply = failure(error);
-    }
-    send(res, method, { ...reply, headers: { ...headers, ...(reply.headers ?? {}) } });
+    const reply = early ?? (await answer());
+    // Every successful read carries a weak ETag of its body, for the conditional requests above.
+    const validator: Record<string, string> = READ_METHODS.has(method) && reply.status === 200 ? { etag: etagOf(reply.body), vary: 'Accept, Authorization' } : {};
+    if (notModified) return send(res, method, { status: 304, headers: { ...headers, ...validator } });
+    send(res, method, { ...reply, headers: { ...headers, ...(reply.headers ?? {}), ...validator } });
   };
 
   let origin = '';
@@ -621,6 +633,18 @@ function userNumber(login: string): number {
   let n = 0;
   for (const c of login) n = (n * 31 + c.charCodeAt(0)) % 10_000_000;
   return n;
+}
+
+/** A weak entity tag of a JSON body, `W/"<sha-256>"`, the form the platform sends. */
+function etagOf(body: unknown): string {
+  return `W/"${createHash('sha256').update(body === undefined ? '' : JSON.stringify(body)).digest('hex')}"`;
+}
+
+/** If-None-Match against an ETag by the weak comparison (RFC 9110 §13.1.2): `*`, or one of a list, `W/` aside. */
+function etagMatches(header: string, etag: string): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === wanted);
 }
 
 function faultMessage(status: number): string {

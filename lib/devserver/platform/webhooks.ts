@@ -6,7 +6,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { ApiFailure, DOCS, paginate, validationFailed, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type User } from './api.js';
+import { ApiFailure, apiTime, DOCS, paginate, validationFailed, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type User } from './api.js';
 import type { AppSpec, AppWebhookSpec, InstallationSpec } from './identity.js';
 
 /** GitHub's budget: a delivery not answered within 10 s is failed ("timed out"). */
@@ -139,7 +139,7 @@ export class Webhooks {
       if (!url) throw new Error(`hook of ${spec.repository}: not an http(s) URL: ${spec.url}`);
       const key = spec.repository.toLowerCase();
       const list = this.repoHooks.get(key) ?? [];
-      const now = new Date().toISOString();
+      const now = apiTime();
       list.push({
         id: this.nextId++,
         target: 'repository',
@@ -181,7 +181,7 @@ export class Webhooks {
     }
     if (spec.insecureSsl !== undefined) hook.insecureSsl = spec.insecureSsl;
     if (spec.events !== undefined) hook.events = spec.events;
-    hook.updatedAt = new Date().toISOString();
+    hook.updatedAt = apiTime();
   }
 
   /** The installation of `appId` that reaches `repo`, if any. */
@@ -194,7 +194,7 @@ export class Webhooks {
     const hook = this.appHooks.get(appId);
     const action = typeof payload.action === 'string' ? payload.action : null;
     const drop = (reason: string) => {
-      this.drop({ hook_id: hook?.id ?? null, target_type: 'integration', event, action, reason, at: new Date().toISOString() });
+      this.drop({ hook_id: hook?.id ?? null, target_type: 'integration', event, action, reason, at: apiTime() });
       return { reason };
     };
     if (!hook) return drop(`no app ${appId}`);
@@ -280,7 +280,7 @@ export class Webhooks {
           if (input.active !== undefined && typeof input.active !== 'boolean') throw validationFailed([{ resource: 'Hook', field: 'active', code: 'invalid' }], doc);
           const list = hooksOf(repo);
           if (list.some((h) => h.url === config.url)) throw validationFailed([{ resource: 'Hook', field: 'config', code: 'custom', message: 'Hook already exists on this repository' }], doc);
-          const now = new Date().toISOString();
+          const now = apiTime();
           const hook: Hook = {
             id: this.nextId++,
             target: 'repository',
@@ -347,7 +347,7 @@ export class Webhooks {
           next = [...new Set([...next, ...add])].filter((e) => !remove.includes(e));
           hook.events = next;
           if (typeof input.active === 'boolean') hook.active = input.active;
-          hook.updatedAt = new Date().toISOString();
+          hook.updatedAt = apiTime();
           return { status: 200, body: hookJson(hook, repo, ctx.origin) };
         },
       },
@@ -454,7 +454,7 @@ export class Webhooks {
   private appHook(appId: number, spec: AppWebhookSpec | undefined): Hook {
     const url = spec?.url ? checkUrl(spec.url) : '';
     if (url === undefined) throw new Error(`app ${appId}: webhook URL is not an http(s) URL: ${spec!.url}`);
-    const now = new Date().toISOString();
+    const now = apiTime();
     return {
       id: this.nextId++,
       target: 'integration',
@@ -483,7 +483,7 @@ export class Webhooks {
       if (config.secret) hook.secret = config.secret;
       else delete hook.secret;
     }
-    hook.updatedAt = new Date().toISOString();
+    hook.updatedAt = apiTime();
   }
 
   private onStateEvent(event: StateEvent): void {
@@ -583,7 +583,7 @@ export class Webhooks {
     const payloadText = again?.payloadText ?? JSON.stringify(payload);
     const body = Buffer.from(hook.contentType === 'form' ? new URLSearchParams({ payload: payloadText }).toString() : payloadText, 'utf8');
     if (body.length > this.maxPayloadBytes) {
-      this.drop({ hook_id: hook.id, target_type: hook.target, event, action, reason: `the payload is ${body.length} bytes, over the ${this.maxPayloadBytes}-byte cap (HOOK-LIM-PAYLOAD-25MB)`, at: new Date().toISOString() });
+      this.drop({ hook_id: hook.id, target_type: hook.target, event, action, reason: `the payload is ${body.length} bytes, over the ${this.maxPayloadBytes}-byte cap (HOOK-LIM-PAYLOAD-25MB)`, at: apiTime() });
       return undefined;
     }
     const guid = again?.guid ?? randomUUID();
@@ -611,7 +611,7 @@ export class Webhooks {
       installationId: meta.installationId,
       repositoryId: meta.repositoryId,
       redelivery: again !== undefined,
-      deliveredAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      deliveredAt: apiTime(),
       durationMs: 0,
       status: 'pending',
       statusCode: 0,
