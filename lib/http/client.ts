@@ -171,6 +171,10 @@ const errorBodyLimit = 64 * 1024;
 const noRetries = definePolicy({ retries: 0 });
 /** Methods got ends by itself when they carry no body; any other gets an empty body, sent with Content-Length: 0. */
 const bodilessMethods = new Set(['GET', 'HEAD']);
+/** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
+const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
+/** Failures of attempts sent on a connection taken from the pool (`ClientRequest.reusedSocket`), as got reports it. */
+const failedOnReusedConnection = new WeakSet<object>();
 /** What got's `decompress` decodes (decompress-response: zstd where Node has it). */
 const decodedEncodings = new Set(['gzip', 'deflate', 'br', ...('createZstdDecompress' in zlib ? ['zstd'] : [])]);
 
@@ -315,7 +319,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const baseTimeouts = { ...defaultTimeouts, ...options.timeouts };
   const baseMaxRedirects = options.maxRedirects ?? 10;
   // One keep-alive pool per client for each scheme, its connections direct or through the proxy (proxy.ts).
-  const agents = createProxyAgents(options.proxy ?? proxySettingsFromEnv(), { connectTimeoutMs: baseTimeouts.connect });
+  const proxySettings = options.proxy ?? proxySettingsFromEnv();
+  const agents = createProxyAgents(proxySettings, { connectTimeoutMs: baseTimeouts.connect });
+  // A streamed body can be sent only once, so it never goes on a pooled connection the server may be closing (the race
+  // a resend covers for other bodies): a connection of its own, closed after. Made on the first such request.
+  let freshAgents: ReturnType<typeof createProxyAgents> | undefined;
+  const fresh = () => (freshAgents ??= createProxyAgents(proxySettings, { connectTimeoutMs: baseTimeouts.connect, keepAlive: false }));
 
   // got does one attempt: connection (agents, TLS), redirects, decompression and timeouts. The retries are ours (see
   // `send`), so got's are off; status errors are ours too, so got hands back every status.
@@ -408,6 +417,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const stream = client.stream(target, {
+        ...(streamed ? { agent: { http: fresh().http, https: fresh().https } } : {}),
         method: method as Method,
         headers,
         body: body ?? (bodilessMethods.has(method) ? undefined : ''),
@@ -429,6 +439,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         if (!stream.destroyed) stream.destroy();
       };
       const onError = (error: unknown) => {
+        if (stream.reusedSocket && error !== null && typeof error === 'object') failedOnReusedConnection.add(error);
         finish();
         reject(error);
       };
@@ -436,7 +447,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       stream.once('response', (response: PlainResponse) => {
         // A 407 counts as the proxy's only on a request that went to the proxy itself: through a tunnel or direct,
         // it is the server's answer like any other status.
-        if (response.statusCode === 407 && agents.forwarded((response as PlainResponse & { req?: http.ClientRequest }).req)) {
+        const sentWith = streamed ? fresh() : agents;
+        if (response.statusCode === 407 && sentWith.forwarded((response as PlainResponse & { req?: http.ClientRequest }).req)) {
           onError(proxyRefusal(response));
           return;
         }
@@ -488,6 +500,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
     const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
     const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
+    // A reused connection the server ended before any answer is the pool's race (its idle timeout, a close it did not
+    // announce), not the service failing: the request goes once more, at once and outside the policy's count, whatever
+    // its method — as browsers do (Chromium's ShouldResendRequest) and as Go's net/http does for a request it knows it
+    // did not write, which Node cannot tell (keep-alive.ts keeps a pooled connection whose close has arrived from being
+    // written to). Never a streamed body: it is gone once read, so that failure is the caller's.
+    const resendable = !(request.body instanceof Readable);
+    let resent = false;
     let waitedMs = 0;
     for (let attempt = 1; ; attempt += 1) {
       let answer: Answer;
@@ -497,6 +516,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         if (request.signal?.aborted) throw request.signal.reason;
         const typed = failure(error, method, url, attempt, maxRedirects);
         if (!(typed instanceof NetworkError)) throw typed;
+        if (resendable && !resent && failedOnReusedConnection.has(error as object) && endedConnectionCodes.has(typed.errorCode)) {
+          resent = true;
+          logger.debug(`${method} ${redactUrl(url)}: the reused connection ended before an answer (${typed.errorCode}); sending again on a new one`);
+          attempt -= 1;
+          continue;
+        }
         const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
         if (!decision.retry) throw typed;
         retrying(method, url, decision, attempt);
@@ -654,6 +679,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
     close() {
       agents.destroy();
+      freshAgents?.destroy();
     },
   };
   return httpClient;

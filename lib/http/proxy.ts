@@ -27,6 +27,7 @@ import type { Duplex } from 'node:stream';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { UsageError } from '../errors.js';
 import { registerSecret } from '../redact.js';
+import { applyConnectionPolicy, idleConnectionMs } from './keep-alive.js';
 
 export interface ProxySettings {
   /** The proxy for http:// targets (`http_proxy`, `HTTP_PROXY`). */
@@ -227,6 +228,8 @@ export interface ProxyAgentOptions {
   connectTimeoutMs?: number;
   /** Sockets per host, as http.Agent's maxSockets (default unlimited). */
   maxSockets?: number;
+  /** Keep connections for later requests (default true); false opens one per request and closes it after. */
+  keepAlive?: boolean;
 }
 
 /**
@@ -240,7 +243,8 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
   const httpProxy = settings.httpProxy ? parseProxyUrl(settings.httpProxy, 'HTTP_PROXY') : undefined;
   const httpsProxy = settings.httpsProxy ? parseProxyUrl(settings.httpsProxy, 'HTTPS_PROXY') : undefined;
   const timeout = options.connectTimeoutMs ?? 10_000;
-  const poolOptions = { keepAlive: true, ...(options.maxSockets ? { maxSockets: options.maxSockets } : {}) };
+  const keepAlive = options.keepAlive ?? true;
+  const poolOptions = { keepAlive, ...(keepAlive ? { timeout: idleConnectionMs } : {}), ...(options.maxSockets ? { maxSockets: options.maxSockets } : {}) };
   // hpagent's agents are used for their CONNECT only: the sockets live in the routing agents' pools. hpagent bounds the
   // CONNECT exchange with the proxy by the connection's `timeout`, given here.
   const tunnel = (agent: http.Agent | undefined): Tunnel | undefined => {
@@ -254,9 +258,9 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
   const httpsTunnel = tunnel(httpsProxyAgent);
   const forwarded = new WeakSet<http.ClientRequest>();
   const httpAgent = httpProxy?.protocol === 'http:'
-    ? forwarding(new http.Agent(poolOptions), httpProxy, (host, port) => !bypass(host, port), forwarded)
-    : routed(new http.Agent(poolOptions), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
-  const httpsAgent = routed(new https.Agent(poolOptions), 443, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
+    ? forwarding(applyConnectionPolicy(new http.Agent(poolOptions)), httpProxy, (host, port) => !bypass(host, port), forwarded)
+    : routed(applyConnectionPolicy(new http.Agent(poolOptions)), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
+  const httpsAgent = routed(applyConnectionPolicy(new https.Agent(poolOptions)), 443, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
   return {
     http: httpAgent,
     https: httpsAgent,

@@ -1,0 +1,156 @@
+// The HTTP core's connection policy (lib/http/keep-alive.ts, client.ts): a connection is never used after the client
+// asked to close it, nor after the server closed it while it sat in the pool, and a reused connection the server ended
+// before answering costs an idempotent request one more sending on a new connection — never a POST that may have
+// been read, never a streamed body — outside the retry policy's count.
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { createHttpClient, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
+import { createLogger } from '../../lib/log.js';
+import { startClosingServer, type ClosingServer } from '../peers/closing-http.js';
+
+/** A client whose debug lines are kept: a resend says so there. */
+function recordingClient() {
+  const lines: string[] = [];
+  const http = createHttpClient({ retry: noRetry, logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }) });
+  return { http, resends: () => lines.filter((line) => line.includes('sending again')) };
+}
+
+describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
+  const servers: ClosingServer[] = [];
+  const start = async (...args: Parameters<typeof startClosingServer>) => {
+    const server = await startClosingServer(...args);
+    servers.push(server);
+    return server;
+  };
+  after(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a request that says Connection: close gives its connection up, though the server closes without echoing the header', async () => {
+    const server = await start('when-asked', () => ({ body: { ok: true } }));
+    const { http, resends } = recordingClient();
+    try {
+      for (let round = 0; round < 5; round += 1) {
+        for (const method of ['POST', 'GET', 'PUT', 'DELETE']) {
+          const response = await http.request<{ ok: boolean }>({ method, url: `${server.url}/x`, headers: { connection: 'close' }, ...(method === 'GET' ? {} : { body: 'a=1' }) });
+          assert.deepEqual(response.body, { ok: true });
+          assert.equal(response.attempts, 1);
+        }
+      }
+      assert.equal(server.requests.length, 20);
+      assert.equal(server.connections, 20, 'each request on a connection of its own');
+      assert.ok(server.requests.every((request) => request.headers.connection === 'close'), 'the header went out as asked');
+      assert.deepEqual(resends(), [], 'no request was written to a connection the client had asked to close');
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: without Connection: close, requests share one kept connection', async () => {
+    const server = await start('never', () => ({ body: { ok: true } }));
+    const http = createHttpClient({ retry: noRetry });
+    try {
+      for (let index = 0; index < 4; index += 1) await http.request({ method: 'POST', url: `${server.url}/x`, body: 'a=1' });
+      assert.equal(server.connections, 1);
+      assert.ok(server.requests.every((request) => request.headers.connection === 'keep-alive'));
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a pooled connection the server closed right after answering is never written to, whatever the method', async () => {
+    const server = await start('after-answer', () => ({ body: { ok: true } }));
+    const { http, resends } = recordingClient();
+    try {
+      for (let round = 0; round < 5; round += 1) {
+        for (const method of ['POST', 'PATCH', 'GET', 'PUT']) {
+          const response = await http.request({ method, url: `${server.url}/x`, ...(method === 'GET' ? {} : { body: 'form=1' }) });
+          assert.equal(response.status, 200);
+          assert.equal(response.attempts, 1);
+        }
+      }
+      assert.equal(server.requests.length, 20, 'every request was sent once: none went on a closed connection and needed a resend');
+      assert.equal(server.connections, 20);
+      assert.deepEqual(resends(), [], 'none went on a closed connection and needed a resend');
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a request on a reused connection the server ended unanswered goes once more on a new one, whatever its method, outside the policy count', async () => {
+    const server = await start('drop-reused', () => ({ body: { ok: true } }));
+    // No retries at all in the policy: the resend is not the policy's.
+    const { http, resends } = recordingClient();
+    try {
+      await http.request({ url: `${server.url}/first` });
+      for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD']) {
+        const response = await http.request({ method, url: `${server.url}/${method}`, responseType: 'text', ...(['GET', 'HEAD', 'DELETE'].includes(method) ? {} : { body: `${method} body` }) });
+        assert.equal(response.status, 200);
+        assert.equal(response.attempts, 1, 'the resend is not an attempt of the policy');
+      }
+      const sent = server.requests.map((request) => `${request.method} ${request.path} #${request.connection}`);
+      assert.deepEqual(sent, ['GET /first #1', 'GET /GET #1', 'GET /GET #2', 'POST /POST #2', 'POST /POST #3', 'PATCH /PATCH #3', 'PATCH /PATCH #4',
+        'PUT /PUT #4', 'PUT /PUT #5', 'DELETE /DELETE #5', 'DELETE /DELETE #6', 'HEAD /HEAD #6', 'HEAD /HEAD #7']);
+      assert.ok(server.requests.filter((request) => ['POST', 'PATCH', 'PUT'].includes(request.method)).every((request) => request.body === `${request.method} body`), 'the same body both times');
+      assert.equal(resends().length, 6);
+      assert.match(resends()[1]!, /^debug: POST http:\/\/127\.0\.0\.1:\d+\/POST: the reused connection ended before an answer \(ECONNRESET\); sending again on a new one$/);
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a streamed body, which cannot be sent again, goes on a connection of its own, never a pooled one', async () => {
+    const server = await start('drop-reused', () => ({ body: { ok: true } }));
+    const http = createHttpClient({ retry: noRetry });
+    try {
+      await http.request({ url: `${server.url}/warm` });
+      const response = await http.request({ method: 'PUT', url: `${server.url}/streamed`, body: Readable.from([Buffer.from('stream')]) });
+      assert.equal(response.status, 200);
+      const streamed = server.requests.filter((request) => request.path === '/streamed');
+      assert.equal(streamed.length, 1);
+      assert.equal(streamed[0]!.connection, 2, 'a new connection, though connection 1 was idle in the pool');
+      assert.equal(streamed[0]!.body, 'stream');
+      assert.equal(streamed[0]!.headers.connection, 'close', 'and it is closed after');
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a connection that was not reused and ends unanswered is the policy\'s failure, not resent', async () => {
+    const server = await start('drop-reused', () => ({ body: { ok: true } }));
+    const http = createHttpClient({ retry: noRetry });
+    try {
+      // A fresh connection per request (Connection: close): none is ever reused, so nothing is resent.
+      const response = await http.request({ method: 'POST', url: `${server.url}/fresh`, body: 'x', headers: { connection: 'close' } });
+      assert.equal(response.status, 200);
+      assert.equal(server.requests.length, 1);
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: the resend happens once; when it meets an ended connection too, the failure is the policy\'s', async () => {
+    const server = await start('drop-reused', () => ({ body: { ok: true } }));
+    const warmTwo = (http: ReturnType<typeof createHttpClient>) => Promise.all([http.request({ url: `${server.url}/warm` }), http.request({ url: `${server.url}/warm` })]);
+    const once = createHttpClient({ retry: noRetry });
+    try {
+      // Two pooled connections, each of which the server drops at its next request.
+      await warmTwo(once);
+      const error = await once.request({ url: `${server.url}/once` }).catch((caught: unknown) => caught);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.equal(error.attempts, 1);
+      assert.equal(server.requests.filter((request) => request.path === '/once').length, 2, 'the first sending and one resend, no more');
+    } finally {
+      once.close();
+    }
+    const retrying = createHttpClient({ retry: definePolicy({ retries: 1, errorCodes: ['ECONNRESET'], backoff: { initialMs: 1, maxMs: 1, factor: 1, jitter: 0 } }) });
+    try {
+      await warmTwo(retrying);
+      const response = await retrying.request({ url: `${server.url}/counted` });
+      assert.equal(response.attempts, 2, 'the policy retried once, counted; the resend was not');
+      assert.equal(server.requests.filter((request) => request.path === '/counted').length, 3);
+    } finally {
+      retrying.close();
+    }
+  });
+});
