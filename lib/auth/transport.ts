@@ -51,9 +51,9 @@ export async function postForm(http: HttpClient, url: string, form: Record<strin
     method: 'POST',
     url,
     body: body.toString(),
-    // Polls are seconds apart, longer than many servers keep an idle connection (Node's: 5 s): a kept socket would be
-    // reused just as the server closes it (ECONNRESET). A new connection per form POST costs nothing at that pace.
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', connection: 'close' },
+    // No Connection header: the core's connection policy (lib/http/keep-alive.ts) keeps an idle connection 4 s, less
+    // than the polls' interval, and resends once what a reused connection lost before any answer.
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     responseType: 'text',
     accept: () => true,
     followRedirects: false,
