@@ -4,9 +4,12 @@
 // been read, never a streamed body — outside the retry policy's count.
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { createHttpClient, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
+import http from 'node:http';
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { createHttpClient, createProxyAgents, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
 import { createLogger } from '../../lib/log.js';
-import { startClosingServer, type ClosingServer } from '../peers/closing-http.js';
+import { startClosingServer, type ClosingAnswer, type ClosingServer } from '../peers/closing-http.js';
 
 /** A client whose debug lines are kept: a resend says so there. */
 function recordingClient() {
@@ -151,6 +154,27 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
       assert.equal(server.requests.filter((request) => request.path === '/counted').length, 3);
     } finally {
       retrying.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: an idle connection stays in the pool 4 s at most, less when the server\'s Keep-Alive says so', async () => {
+    const server = await start('never', (request): ClosingAnswer => ({ body: { ok: true }, ...(request.path === '/hint' ? { headers: { 'keep-alive': 'timeout=3' } } : {}) }));
+    const agents = createProxyAgents({});
+    try {
+      const idleTimeout = async (path: string) => {
+        const request = http.get(`${server.url}${path}`, { agent: agents.http });
+        const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+        response.resume();
+        await once(response, 'end');
+        await new Promise((resolve) => setImmediate(resolve));
+        const idle = Object.values(agents.http.freeSockets).flat() as Socket[];
+        assert.equal(idle.length, 1);
+        return idle[0]!.timeout;
+      };
+      assert.equal(await idleTimeout('/plain'), 4_000);
+      assert.equal(await idleTimeout('/hint'), 2_000, 'the server\'s 3 s, less Node\'s 1 s margin');
+    } finally {
+      agents.destroy();
     }
   });
 });
