@@ -131,7 +131,9 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   };
 
   const authenticate = async (req: IncomingMessage): Promise<TokenInfo | Refusal> => {
-    const credential = bearerOf(req.headers.authorization);
+    // node:http keeps the first of two Authorization headers and drops the other: count them as they came.
+    const sent = req.rawHeaders.filter((value, index) => index % 2 === 1 && req.rawHeaders[index - 1]!.toLowerCase() === 'authorization');
+    const credential = bearerOf(sent.length > 1 ? sent : req.headers.authorization);
     if (credential.kind === 'none') return { status: 401, description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
     if (credential.kind === 'malformed') return { status: 400, error: 'invalid_request', description: credential.reason };
     try {
