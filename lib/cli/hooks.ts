@@ -171,7 +171,7 @@ export function register(program: Command, context: CliContext): void {
     .option('--port <port>', 'port to listen on (0 = any free port)', '3000')
     .option('--host <address>', 'address to listen on (0.0.0.0 to take deliveries from the platform)', '127.0.0.1')
     .option('--path <path>', 'the payload URL\'s path', '/hooks')
-    .option('--config <file>', 'the environments\' gates (default gantry.hooks.json when it exists)')
+    .option('--config <file>', 'the environments\' gates (default: gantry.hooks.json in the current folder, when it exists)')
     .option('--no-sha1', 'refuse X-Hub-Signature (sha1) deliveries: only X-Hub-Signature-256 is accepted')
     .option('--queue <url>', 'a Redis queue shared with other receivers and workers, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
     .option('--no-work', 'only queue deliveries: workers elsewhere (gantry hooks worker) run the handlers; needs a Redis queue')
@@ -286,7 +286,7 @@ ${SECRET_HELP}`)
     .command('worker')
     .description('run the handlers of deliveries queued in Redis by gantry hooks serve (on this machine or others)')
     .option('--queue <url>', 'the Redis queue the receivers use, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
-    .option('--config <file>', 'the environments\' gates (default gantry.hooks.json when it exists)')
+    .option('--config <file>', 'the environments\' gates (default: gantry.hooks.json in the current folder, when it exists)')
     .option('--concurrency <n>', 'jobs this worker runs at once', '4')
     .addHelpText('after', `
 One line per job: time, event.action, delivery GUID, attempt, done or failed, milliseconds.

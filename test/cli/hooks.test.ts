@@ -107,4 +107,30 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
       assert.ok(!result.stderr.includes(lookalike), `the value is not echoed: ${result.stderr}`);
     }
   });
+
+  it('DOCS-AGREE-SERVERS: serve reads gantry.hooks.json from the current folder, or --config\'s path; one that gates environments without the app is refused at start, exit 2', async () => {
+    const gating = await mkdtemp(path.join(tmpdir(), 'gantry-hooks-gating-'));
+    try {
+      await writeFile(path.join(gating, 'gantry.hooks.json'), JSON.stringify({ environments: { production: { urls: ['https://example.com/'], min: { performance: 0.9 } } } }));
+      const env = { GANTRY_WEBHOOK_SECRET: SECRET };
+      const here = await gantry(['hooks', 'serve', '--port', '0'], env, gating);
+      assert.equal(here.code, 2, here.stderr);
+      assert.match(here.stderr, /gantry\.hooks\.json gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE/);
+      assert.doesNotMatch(here.stdout, /receiving webhooks/);
+      // The same file named by --config from another folder.
+      const named = await gantry(['hooks', 'serve', '--port', '0', '--config', path.join(gating, 'gantry.hooks.json')], env, folder);
+      assert.equal(named.code, 2, named.stderr);
+      assert.match(named.stderr, /gates environments/);
+      // A folder without the file: it starts, gating nothing.
+      const child = spawnGantry(['hooks', 'serve', '--port', '0'], env, folder);
+      let stdout = '';
+      child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+      for (let waited = 0; !/receiving webhooks/.test(stdout) && child.exitCode === null && waited < 30_000; waited += 100) await delay(100);
+      assert.match(stdout, /receiving webhooks on http:\/\/127\.0\.0\.1:\d+\/hooks .*no environments gated/);
+      child.kill('SIGTERM');
+      await exited(child);
+    } finally {
+      await rm(gating, { recursive: true, force: true });
+    }
+  });
 });
