@@ -340,8 +340,9 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
     .requiredOption('--secret-env <variable>', 'the environment variable holding the secret (never the secret itself)')
     .option('--no-sha1', 'refuse an X-Hub-Signature (sha1) signature')
     .addHelpText('after', `
-Exit codes: 0 the signature is valid (and the payload has what its event requires); 1 it is not, or the payload
-lacks a required property; 2 bad input (no such variable, a file that is no saved request).
+Exit codes: 0 the signature is valid (and the body is one hooks serve takes, with what its event requires); 1 it
+is not, the body is one hooks serve refuses (not UTF-8, not a JSON object, a media type no delivery has), or the
+payload lacks a required property; 2 bad input (no such variable, a file that is no saved request).
 
 Example:
   GANTRY_WEBHOOK_SECRET=… gantry hooks verify --secret-env GANTRY_WEBHOOK_SECRET < delivery.http`)
@@ -357,6 +358,8 @@ Example:
       const { headers, body } = parseSavedDelivery(bytes);
       const { verify } = await import('../webhooks/verify.js');
       const { checkPayload } = await import('../webhooks/payload.js');
+      const { deliveryBodyPayload } = await import('../webhooks/delivery.js');
+      const { WebhookDeliveryError } = await import('../webhooks/errors.js');
       const result = verify(secret, body, headers, { allowSha1: flags.sha1 });
       const event = headers['x-platform-event'];
       const delivery = headers['x-platform-delivery'];
@@ -364,19 +367,18 @@ Example:
         if (json) context.out.json({ valid: false, reason: result.reason, message: result.message, event, delivery });
         throw new GantryError(`the delivery${delivery ? ` ${delivery}` : ''} is not signed with that secret: ${result.message}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_SIGNATURE' });
       }
+      // The body as `hooks serve` reads it (its media type, UTF-8, a JSON object), then what the event requires.
       let problem: string | undefined;
-      if (event) {
-        let payload: unknown;
-        const type = headers['content-type'] ?? '';
-        try {
-          payload = /x-www-form-urlencoded/i.test(type) ? JSON.parse(new URLSearchParams(body.toString('utf8')).get('payload') ?? '') : JSON.parse(body.toString('utf8'));
-        } catch {
-          problem = 'the body is not a JSON payload';
-        }
-        if (problem === undefined) {
-          const check = checkPayload(event, payload);
-          if (!check.ok) problem = check.message;
-        }
+      let payload: Record<string, unknown> | undefined;
+      try {
+        payload = deliveryBodyPayload(headers['content-type'], body, delivery);
+      } catch (error) {
+        if (!(error instanceof WebhookDeliveryError)) throw error;
+        problem = `${error.message} (hooks serve answers ${error.status})`;
+      }
+      if (payload !== undefined && event) {
+        const check = checkPayload(event, payload);
+        if (!check.ok) problem = check.message;
       }
       if (json) context.out.json({ valid: true, algorithm: result.algorithm, event, delivery, ...(problem ? { payloadProblem: problem } : {}) });
       else context.out.line(`valid ${result.algorithm} signature${event ? ` on ${event}` : ''}${delivery ? ` delivery ${delivery}` : ''}`);

@@ -150,7 +150,7 @@ function refuseUnread(details: WebhookDeliveryErrorDetails): WebhookDeliveryErro
 }
 
 /** Content-Type → which body, or a 415. Parameters are allowed; a charset other than UTF-8 (or ASCII) is not. */
-function mediaType(value: string | undefined, deliveryId: string): 'json' | 'form' {
+function mediaType(value: string | undefined, deliveryId: string | undefined): 'json' | 'form' {
   const accept = 'application/json, application/x-www-form-urlencoded';
   const unsupported = (why: string) => refuseUnread({
     reason: 'unsupported-media-type',
@@ -376,8 +376,27 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
   });
 }
 
+/** The body's text as the receiver reads it: JSON that is UTF-8, or a form's payload field; else the refusal (400). */
+function bodyText(kind: 'json' | 'form', bytes: Buffer, deliveryId: string | undefined): string {
+  if (kind === 'form') return formPayload(bytes.toString('latin1'), deliveryId);
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId });
+  return text;
+}
+
+/**
+ * A whole body's payload, read as the receiver reads a delivery's: the media type from `Content-Type` (415 for one a
+ * delivery does not have), JSON that is UTF-8 or a form whose payload field is, a JSON object. The one check `gantry
+ * hooks verify` shares with `gantry hooks serve`, so that a saved delivery verifies only if the receiver would take it.
+ * Throws the WebhookDeliveryError the receiver answers with.
+ */
+export function deliveryBodyPayload(contentType: string | undefined, bytes: Buffer, deliveryId?: string): Record<string, unknown> {
+  const kind = mediaType(contentType, deliveryId);
+  return parseObject(bodyText(kind, bytes, deliveryId), kind === 'json' ? 'the JSON body' : "the form's payload field", deliveryId);
+}
+
 /** JSON text → its object, or the refusal naming where it breaks (never quoting it). */
-function parseObject(text: string, what: string, deliveryId: string): Record<string, unknown> {
+function parseObject(text: string, what: string, deliveryId: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -402,7 +421,7 @@ function decodeFormComponent(text: string): string | undefined {
 }
 
 /** `payload=<json>` out of a URL-encoded form (its bytes as Latin-1 text); other fields are ignored, undecoded. */
-function formPayload(text: string, deliveryId: string): string {
+function formPayload(text: string, deliveryId: string | undefined): string {
   // A URL-encoded body is ASCII; anything else is no form.
   if (/[^\x20-\x7e\t\n\r]/.test(text)) {
     throw new WebhookDeliveryError({ reason: 'malformed-form', message: 'the form body holds bytes a URL-encoded form cannot have (non-ASCII or control characters)', deliveryId });
@@ -561,13 +580,7 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
       if (payload !== undefined) return { id, event, hookId, targetType, targetId, userAgent, contentType, contentLength, payload, signature, checkOnly: true };
       // Not a JSON object as the scan sees it: parsed below, for the refusal that says why.
     }
-    let text: string | undefined;
-    if (contentType === 'json') {
-      text = decodeUtf8(rawBody);
-      if (text === undefined) throw new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid UTF-8', deliveryId: id });
-    } else {
-      text = formPayload(rawBody.toString('latin1'), id);
-    }
+    let text: string | undefined = bodyText(contentType, rawBody, id);
     const kept = mode === 'raw' ? rawBody : undefined;
     // Nothing holds the bytes now (unless the caller wants them): they can go while the text is parsed.
     rawBody = undefined;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { sign } from '../../lib/webhooks/verify.js';
 import { exited, spawnGantry } from './gantry-process.js';
 
 const SECRET = 'hooks cli secret';
@@ -131,6 +132,50 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
       await exited(child);
     } finally {
       await rm(gating, { recursive: true, force: true });
+    }
+  });
+
+  it('DOCS-AGREE-SERVERS: hooks verify takes a signed body only when hooks serve would — a body that is not UTF-8 is exit 1 there and 400 here', async () => {
+    const cases: Array<[string, string, Buffer]> = [
+      ['a JSON body that is not UTF-8', 'application/json', Buffer.concat([Buffer.from('{"zen":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","hook_id":1}')])],
+      ['a form body with bytes that are not ASCII', 'application/x-www-form-urlencoded', Buffer.concat([Buffer.from('payload=%7B%7D&x='), Buffer.from([0xe9])])],
+      ['a form payload that is not percent-encoded UTF-8', 'application/x-www-form-urlencoded', Buffer.from('payload=%7B%22zen%22%3A%22%FF%22%7D')],
+      ['a JSON array', 'application/json', Buffer.from('[1]')],
+      ['a ping', 'application/json', Buffer.from('{"zen":"Keep it logically awesome.","hook_id":1,"hook":{"id":1,"type":"App"}}')],
+    ];
+    const child = spawnGantry(['hooks', 'serve', '--port', '0'], { GANTRY_WEBHOOK_SECRET: SECRET }, folder);
+    let stdout = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    try {
+      for (let waited = 0; !/receiving webhooks on/.test(stdout) && child.exitCode === null && waited < 30_000; waited += 100) await delay(100);
+      const url = /receiving webhooks on (http:\/\/\S+)/.exec(stdout)![1]!;
+      for (const [index, [what, type, body]] of cases.entries()) {
+        const headers = {
+          'content-type': type,
+          'user-agent': 'Platform-Hookshot/abc123',
+          'x-platform-event': 'ping',
+          'x-platform-delivery': `00000000-0000-4000-8000-00000000000${index}`,
+          'x-platform-hook-id': '1',
+          'x-hub-signature-256': sign(SECRET, body),
+        };
+        const served = await fetch(url, { method: 'POST', headers, body });
+        const answer = (await served.json()) as { error?: string; reason?: string };
+        const saved = path.join(folder, `delivery-${index}.http`);
+        await writeFile(saved, Buffer.concat([Buffer.from(`POST /hooks HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\ncontent-length: ${body.length}\r\n\r\n`), body]));
+        const verified = await gantry(['hooks', 'verify', '--secret-env', 'GANTRY_WEBHOOK_SECRET', saved], { GANTRY_WEBHOOK_SECRET: SECRET });
+        if (served.status === 200) {
+          assert.equal(what, 'a ping');
+          assert.equal(verified.code, 0, `${what}: ${verified.stderr}`);
+          assert.match(verified.stdout, /^valid sha256 signature on ping delivery/);
+        } else {
+          assert.equal(served.status, 400, `${what}: serve answered ${served.status}`);
+          assert.equal(verified.code, 1, `${what}: verify exited ${verified.code}: ${verified.stderr}`);
+          assert.ok(verified.stderr.includes(`the signature is valid but the payload is not: ${answer.error}`), `${what}: the same reason as serve's (${answer.error}): ${verified.stderr}`);
+        }
+      }
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
     }
   });
 });
