@@ -23,6 +23,7 @@
 import { expectObject, expectString } from '../arguments.js';
 import { UsageError, GantryError, ExitCode } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
+import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redact, redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
 import type { BudgetSnapshot, BudgetStore, Reservation, ReleaseInfo, ReserveResult, ResourceState, Scope } from './budget.js';
@@ -287,6 +288,7 @@ export class RedisBudgetStore implements BudgetStore {
   private renewTimer: NodeJS.Timeout | undefined;
   private pending = 0;
   private lastError: string | undefined;
+  private readonly outage: RedisOutage;
   private closed = false;
 
   constructor(options: RedisBudgetStoreOptions) {
@@ -309,6 +311,7 @@ export class RedisBudgetStore implements BudgetStore {
     this.hour = Math.max(1, Math.round(hourMs * scale));
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? getLogger();
+    this.outage = redisOutage(this.logger, `platform: the limits store ${this.shownUrl}`);
   }
 
   /** The address with its password masked, for messages. */
@@ -332,9 +335,11 @@ export class RedisBudgetStore implements BudgetStore {
       }) as unknown as RedisConnection;
       client.on('error', (error: Error) => {
         const message = error.message || String(error);
+        this.outage.down();
         if (message !== this.lastError) this.logger.warn(`platform: the limits store ${this.shownUrl}: ${message}`);
         this.lastError = message;
       });
+      (client as RedisConnection & { on(event: 'ready', listener: () => void): unknown }).on('ready', () => this.answered());
       try {
         await Promise.race([
           client.connect(),
@@ -353,6 +358,11 @@ export class RedisBudgetStore implements BudgetStore {
     return this.connection;
   }
 
+  /** Redis answered: once after an outage, say so; its next error is then said again. */
+  private answered(): void {
+    if (this.outage.up()) this.lastError = undefined;
+  }
+
   /** Runs a script by its SHA (loading it on first use and after a NOSCRIPT); errors become PlatformLimitsStoreError. */
   private async run(script: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
     this.pending += 1;
@@ -363,15 +373,19 @@ export class RedisBudgetStore implements BudgetStore {
       client.ref();
       const options = { keys, arguments: args.map(String) };
       script.sha ??= await client.scriptLoad(script.source);
+      let reply: unknown;
       try {
-        return await client.evalSha(script.sha, options);
+        reply = await client.evalSha(script.sha, options);
       } catch (error) {
         if (!/NOSCRIPT/.test((error as Error).message)) throw error;
         script.sha = await client.scriptLoad(script.source);
-        return await client.evalSha(script.sha, options);
+        reply = await client.evalSha(script.sha, options);
       }
+      this.answered();
+      return reply;
     } catch (error) {
       if (error instanceof PlatformLimitsStoreError) throw error;
+      this.outage.down();
       throw new PlatformLimitsStoreError(`the limits store ${this.shownUrl} is unavailable: ${redact((error as Error).message ?? String(error))}; the request was not sent (the shared budgets fail closed)`, error);
     } finally {
       this.pending -= 1;

@@ -29,6 +29,7 @@ import { hostname } from 'node:os';
 import { expectFunction, expectObject, expectString } from '../arguments.js';
 import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
+import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redact, redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { MemoryQueue, type AddResult, type JobOutcome, type JobQueue, type JobRunner, type JobState, type MemoryQueueOptions, type WebhookJob } from './queue.js';
@@ -281,6 +282,7 @@ export class RedisQueue implements JobQueue {
   /** The connections are being closed: nothing talks to Redis any more. */
   private ended = false;
   private readonly warned = new Set<string>();
+  private readonly outage: RedisOutage;
 
   constructor(options: RedisQueueOptions) {
     const where = 'RedisQueue';
@@ -305,6 +307,7 @@ export class RedisQueue implements JobQueue {
     this.pollMs = whole('pollMs', options.pollMs, 1_000, 10);
     this.connectTimeoutMs = whole('connectTimeoutMs', options.connectTimeoutMs, 5_000);
     this.logger = options.logger ?? getLogger();
+    this.outage = redisOutage(this.logger, `the webhook queue ${this.shownUrl}`);
   }
 
   /** The address with its password masked, for messages. */
@@ -456,15 +459,25 @@ export class RedisQueue implements JobQueue {
     this.timers.delete(timer);
   }
 
+  /** Redis answered: once after an outage, say so (the outage's warnings may then be said again next time). */
+  private answered(): void {
+    if (this.outage.up()) this.warned.clear();
+  }
+
+  /** A Redis failure, said once per outage and message. */
   private warnOnce(message: string): void {
+    this.outage.down();
     if (this.warned.has(message)) return;
     if (this.warned.size > 100) this.warned.clear();
     this.warned.add(message);
     this.logger.warn(message);
   }
 
-  /** A new connection: commands fail at once while it is down (no offline queue); reconnects once it has been up. */
-  private async open(): Promise<RedisConnection> {
+  /**
+   * A new connection: commands fail at once while it is down (no offline queue); reconnects once it has been up. The
+   * commands' connection (`commands`) is the one whose return ends an outage; the subscription's may come back first.
+   */
+  private async open(commands: boolean): Promise<RedisConnection> {
     const { createClient } = await import('redis');
     let up = false;
     const client = createClient({
@@ -479,6 +492,7 @@ export class RedisQueue implements JobQueue {
     client.on('error', (error: Error) => this.warnOnce(`the webhook queue ${this.shownUrl}: ${error.message || String(error)}`));
     client.on('ready', () => {
       up = true;
+      if (commands) this.answered();
     });
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -497,7 +511,7 @@ export class RedisQueue implements JobQueue {
 
   private connect(): Promise<RedisConnection> {
     if (this.ended) return Promise.reject(new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' }));
-    this.connection ??= this.open().catch((error: unknown) => {
+    this.connection ??= this.open(true).catch((error: unknown) => {
       this.connection = undefined; // the next operation tries again
       throw error;
     });
@@ -507,7 +521,7 @@ export class RedisQueue implements JobQueue {
   private subscribe(): Promise<RedisConnection> {
     if (this.ended) return Promise.reject(new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' }));
     this.subscription ??= (async () => {
-      const client = await this.open();
+      const client = await this.open(false);
       try {
         await client.subscribe(`${this.prefix}events`, (message) => this.onEvent(message));
       } catch (error) {
@@ -539,9 +553,12 @@ export class RedisQueue implements JobQueue {
   /** Runs `fn` with the connection; any failure becomes a WebhookQueueError naming the address without its password. */
   private async call<T>(fn: (client: RedisConnection) => Promise<T>, consequence = ''): Promise<T> {
     try {
-      return await fn(await this.connect());
+      const result = await fn(await this.connect());
+      this.answered();
+      return result;
     } catch (error) {
       if (error instanceof GantryError) throw error;
+      this.outage.down();
       const message = redact((error as Error)?.message || String(error));
       throw new WebhookQueueError(`the webhook queue ${this.shownUrl} is unavailable: ${message}${consequence ? `; ${consequence}` : ''}`, error);
     }
@@ -578,10 +595,6 @@ export class RedisQueue implements JobQueue {
         try {
           await this.subscribe().catch(() => {}); // wakes on added jobs; polling covers a missing subscription
           const claimed = await this.claim(true);
-          if (failures > 0) {
-            this.logger.info(`webhook worker: the webhook queue ${this.shownUrl} answers again`);
-            this.warned.clear(); // the next outage is said again
-          }
           failures = 0;
           if (claimed.job) {
             this.start(runner, claimed.job, claimed.attempt, claimed.token);

@@ -76,8 +76,10 @@ function startOnce(port: number, password: string | undefined, timeoutMs: number
 }
 
 /** Starts redis-server on a free port of 127.0.0.1 (tries again if another process took the port meanwhile). */
-export async function startRedis(options: { password?: string; timeoutMs?: number } = {}): Promise<RedisPeer> {
+export async function startRedis(options: { password?: string; timeoutMs?: number; port?: number } = {}): Promise<RedisPeer> {
   requireRedisServer();
+  // A given port: the same server again after a stop (to see a client recover), no second try on another port.
+  if (options.port !== undefined) return startOnce(options.port, options.password, options.timeoutMs ?? 10_000);
   let last: Error | undefined;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {

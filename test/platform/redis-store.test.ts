@@ -150,6 +150,29 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
     assert.throws(() => new RedisBudgetStore({ url: 'http://:hunter2-x@host/' }), (error: Error) => /redis:\/\//.test(error.message) && !error.message.includes('hunter2-x'));
   });
 
+  it('DOCS-AGREE-SERVERS: after Redis was down, one warning says the limits store answers again', async () => {
+    const logged: string[] = [];
+    const logger = { ...silentLogger, warn: (line: string) => logged.push(line) } as Logger;
+    let own = await startRedis({ password: 'store-outage-pass' });
+    const port = own.port;
+    try {
+      const store = new RedisBudgetStore({ url: `${own.url}/0`, logger, connectTimeoutMs: 1_000 });
+      stores.push(store);
+      assert.equal((await store.reserve(reservation({ endpoint: 'GET /before' }), Date.now())).granted, true);
+      await own.stop();
+      await assert.rejects(store.reserve(reservation({ endpoint: 'GET /down' }), Date.now()), PlatformLimitsStoreError);
+      own = await startRedis({ password: 'store-outage-pass', port });
+      for (let waited = 0; !logged.some((line) => line.endsWith('answers again')) && waited < 10_000; waited += 100) await delay(100);
+      for (let index = 0; index < 3; index += 1) assert.equal((await store.reserve(reservation({ endpoint: `GET /after/${index}` }), Date.now())).granted, true);
+      const again = logged.filter((line) => line.endsWith('answers again'));
+      assert.deepEqual(again, [`platform: the limits store redis://[REDACTED]@127.0.0.1:${port}/0 answers again`], logged.join('\n'));
+      assert.ok(logged.indexOf(again[0]!) > logged.findIndex((line) => line.startsWith('platform: the limits store')), 'after the outage was said');
+      assert.ok(logged.every((line) => !line.includes('store-outage-pass')));
+    } finally {
+      await own.stop();
+    }
+  });
+
   describe('worker processes against the embedded platform API', function () {
     let server: PlatformServer | undefined;
     const children: ChildProcess[] = [];

@@ -312,6 +312,40 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     assert.ok(logged.some((line) => line.includes(`webhook ${second}: still running when the queue closed; given back to the queue`)), logged.join('\n'));
   });
 
+  it('DOCS-AGREE-SERVERS: after Redis was down, the queue says once, at the default level (warn), that Redis answers again', async () => {
+    const warned: string[] = [];
+    const own = await startRedis({ password: PASSWORD });
+    let again: RedisPeer | undefined;
+    try {
+      const q = queue({ url: `${own.url}/0`, connectTimeoutMs: 1_000, logger: createLogger({ level: 'warn', write: (line) => warned.push(line) }) });
+      const ran: string[] = [];
+      q.process(async (work) => {
+        ran.push(work.id);
+        return undefined;
+      });
+      const first = randomUUID();
+      assert.deepEqual(await q.add(job(first)), { added: true });
+      for (let waited = 0; !ran.includes(first) && waited < 10_000; waited += 50) await delay(50);
+      await own.stop();
+      await assert.rejects(q.add(job(randomUUID())), WebhookQueueError);
+      for (let waited = 0; warned.length < 2 && waited < 5_000; waited += 50) await delay(50);
+      again = await startRedis({ password: PASSWORD, port: own.port });
+      const line = `warn: the webhook queue redis://[REDACTED]@127.0.0.1:${own.port}/0 answers again`;
+      for (let waited = 0; !warned.includes(line) && waited < 15_000; waited += 100) await delay(100);
+      assert.ok(warned.includes(line), warned.join('\n'));
+      const later = randomUUID();
+      assert.deepEqual(await q.add(job(later)), { added: true }, 'the commands\' connection is back when the line is said');
+      for (let waited = 0; !ran.includes(later) && waited < 10_000; waited += 50) await delay(50);
+      assert.ok(ran.includes(later), 'the worker works again');
+      assert.deepEqual(warned.filter((entry) => entry.endsWith('answers again')), [line], warned.join('\n'));
+      assert.ok(warned.indexOf(line) > 0, 'after the outage was said');
+      assert.ok(warned.every((entry) => !entry.includes(PASSWORD)));
+    } finally {
+      await own.stop();
+      await again?.stop();
+    }
+  });
+
   it('fails closed: with Redis down, add throws WebhookQueueError (exit 3) naming the address without its password, and a receiver answers 503', async () => {
     const own = await startRedis({ password: PASSWORD });
     let stopped = false;
