@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createLogger } from '../../lib/log.js';
@@ -85,6 +85,35 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     assert.equal(invalid.status, 400);
     assert.match(String(invalid.body.message), /pusher/);
     assert.equal(ran, 0, 'nothing refused reaches a handler');
+  });
+
+  it('DOCS-AGREE-SERVERS HOOK-HDR-SIGNATURE-SHA256: two signature headers on the wire — both right, or a right one after another — are refused as malformed (401) and no handler runs', async () => {
+    await start();
+    let ran = 0;
+    receiver!.on('push', () => {
+      ran += 1;
+    });
+    const body = JSON.stringify(pushPayload);
+    const good = await octokitSign(SECRET, body);
+    const target = new URL(url);
+    const send = (signatures: string[]) => new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(target.port), target.hostname, () => {
+        socket.write([`POST ${target.pathname} HTTP/1.1`, `Host: ${target.host}`, 'Content-Type: application/json', 'User-Agent: Platform-Hookshot/abc',
+          'X-Platform-Event: push', `X-Platform-Delivery: ${randomUUID()}`, 'X-Platform-Hook-ID: 42', ...signatures.map((value) => `X-Hub-Signature-256: ${value}`),
+          `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'));
+      });
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answer));
+    });
+    for (const signatures of [[good, good], [`sha256=${'0'.repeat(64)}`, good], [good, `sha256=${'0'.repeat(64)}`]]) {
+      const answer = await send(signatures);
+      assert.match(answer, /^HTTP\/1\.1 401 /, answer);
+      assert.match(answer, /"reason":"signature-malformed"/);
+    }
+    assert.match(await send([good]), /^HTTP\/1\.1 200 /, 'one signature header is taken');
+    assert.equal(ran, 1);
   });
 
   it('HOOK-DEL-REQUEST: a redelivery (the same GUID) of a finished delivery is acknowledged and not run again; a failed one runs again when redelivered', async () => {
