@@ -77,7 +77,7 @@ const rows: Row[] = [
     client: 'mcp server: token introspection (lib/mcp/server/tokens.ts, with its own client)',
     path: '/introspect',
     answer: { body: { active: true } },
-    post: async (kit) => assert.equal((await postForm(kit.mcpServer, `${kit.url}/introspect`, { token: 'ya29.x', token_type_hint: 'access_token' })).status, 200),
+    post: async (kit) => assert.equal((await postForm(kit.mcpServer, `${kit.url}/introspect`, { token: 'ya29.x' })).status, 200),
   },
   {
     client: 'mcp client: dynamic registration (lib/mcp/client/registration.ts)',
