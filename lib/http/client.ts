@@ -171,6 +171,8 @@ const errorBodyLimit = 64 * 1024;
 const noRetries = definePolicy({ retries: 0 });
 /** Methods got ends by itself when they carry no body; any other gets an empty body, sent with Content-Length: 0. */
 const bodilessMethods = new Set(['GET', 'HEAD']);
+/** Methods a server must treat as idempotent (RFC 9110 §9.2.2): a second copy of one changes nothing more. */
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
 const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
 /** Failures of attempts sent on a connection taken from the pool (`ClientRequest.reusedSocket`), as got reports it. */
@@ -501,11 +503,14 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
     const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
     // A reused connection the server ended before any answer is the pool's race (its idle timeout, a close it did not
-    // announce), not the service failing: the request goes once more, at once and outside the policy's count, whatever
-    // its method — as browsers do (Chromium's ShouldResendRequest) and as Go's net/http does for a request it knows it
-    // did not write, which Node cannot tell (keep-alive.ts keeps a pooled connection whose close has arrived from being
-    // written to). Never a streamed body: it is gone once read, so that failure is the caller's.
+    // announce), not the service failing: the request goes once more, at once and outside the policy's count — as Go's
+    // net/http decides (shouldRetryRequest): whatever its method when the write itself failed (EPIPE: nothing reached
+    // the server), else only when it may be repeated (an idempotent method, or an Idempotency-Key), since a server may
+    // have acted on a POST before it dropped the connection — a second authorization-code exchange revokes the first
+    // one's tokens (RFC 6749 §4.1.2). keep-alive.ts keeps a pooled connection whose close has arrived from being written
+    // to, so what remains here is the narrow race. Never a streamed body: it is gone once read.
     const resendable = !(request.body instanceof Readable);
+    const replayable = idempotentMethods.has(method) || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
     let resent = false;
     let waitedMs = 0;
     for (let attempt = 1; ; attempt += 1) {
@@ -516,7 +521,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         if (request.signal?.aborted) throw request.signal.reason;
         const typed = failure(error, method, url, attempt, maxRedirects);
         if (!(typed instanceof NetworkError)) throw typed;
-        if (resendable && !resent && failedOnReusedConnection.has(error as object) && endedConnectionCodes.has(typed.errorCode)) {
+        if (resendable && !resent && failedOnReusedConnection.has(error as object) && (typed.errorCode === 'EPIPE' || (replayable && endedConnectionCodes.has(typed.errorCode)))) {
           resent = true;
           logger.debug(`${method} ${redactUrl(url)}: the reused connection ended before an answer (${typed.errorCode}); sending again on a new one`);
           attempt -= 1;

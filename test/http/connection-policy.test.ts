@@ -80,23 +80,44 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     }
   });
 
-  it('HTTP-CONN-CLOSE-POLICY: a request on a reused connection the server ended unanswered goes once more on a new one, whatever its method, outside the policy count', async () => {
+  it('HTTP-CONN-CLOSE-POLICY: a request on a reused connection the server ended unanswered goes once more on a new one when it may be repeated (an idempotent method, or an Idempotency-Key), outside the policy count', async () => {
     const server = await start('drop-reused', () => ({ body: { ok: true } }));
     // No retries at all in the policy: the resend is not the policy's.
     const { http, resends } = recordingClient();
     try {
       await http.request({ url: `${server.url}/first` });
-      for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD']) {
-        const response = await http.request({ method, url: `${server.url}/${method}`, responseType: 'text', ...(['GET', 'HEAD', 'DELETE'].includes(method) ? {} : { body: `${method} body` }) });
+      for (const method of ['GET', 'PUT', 'DELETE', 'HEAD', 'POST']) {
+        const idempotencyKey = method === 'POST' ? { 'Idempotency-Key': 'k-1' } : {};
+        const response = await http.request({ method, url: `${server.url}/${method}`, responseType: 'text', headers: idempotencyKey, ...(['GET', 'HEAD', 'DELETE'].includes(method) ? {} : { body: `${method} body` }) });
         assert.equal(response.status, 200);
         assert.equal(response.attempts, 1, 'the resend is not an attempt of the policy');
       }
       const sent = server.requests.map((request) => `${request.method} ${request.path} #${request.connection}`);
-      assert.deepEqual(sent, ['GET /first #1', 'GET /GET #1', 'GET /GET #2', 'POST /POST #2', 'POST /POST #3', 'PATCH /PATCH #3', 'PATCH /PATCH #4',
-        'PUT /PUT #4', 'PUT /PUT #5', 'DELETE /DELETE #5', 'DELETE /DELETE #6', 'HEAD /HEAD #6', 'HEAD /HEAD #7']);
-      assert.ok(server.requests.filter((request) => ['POST', 'PATCH', 'PUT'].includes(request.method)).every((request) => request.body === `${request.method} body`), 'the same body both times');
-      assert.equal(resends().length, 6);
-      assert.match(resends()[1]!, /^debug: POST http:\/\/127\.0\.0\.1:\d+\/POST: the reused connection ended before an answer \(ECONNRESET\); sending again on a new one$/);
+      assert.deepEqual(sent, ['GET /first #1', 'GET /GET #1', 'GET /GET #2', 'PUT /PUT #2', 'PUT /PUT #3', 'DELETE /DELETE #3', 'DELETE /DELETE #4',
+        'HEAD /HEAD #4', 'HEAD /HEAD #5', 'POST /POST #5', 'POST /POST #6']);
+      assert.ok(server.requests.filter((request) => ['POST', 'PUT'].includes(request.method)).every((request) => request.body === `${request.method} body`), 'the same body both times');
+      assert.equal(resends().length, 5);
+      assert.match(resends()[4]!, /^debug: POST http:\/\/127\.0\.0\.1:\d+\/POST: the reused connection ended before an answer \(ECONNRESET\); sending again on a new one$/);
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a POST or PATCH the server read and then dropped unanswered is not sent again — it may have been acted on (Go\'s shouldRetryRequest; a second code exchange would revoke the first one\'s tokens)', async () => {
+    const server = await start('drop-reused', () => ({ body: { ok: true } }));
+    const { http, resends } = recordingClient();
+    try {
+      for (const method of ['POST', 'PATCH']) {
+        const before = server.requests.length;
+        await http.request({ url: `${server.url}/warm-${method}` });
+        await assert.rejects(http.request({ method, url: `${server.url}/${method}`, body: `${method} body` }), (error: NodeJS.ErrnoException & { errorCode?: string }) => {
+          assert.equal(error.name, 'NetworkError', String(error));
+          assert.equal(error.errorCode, 'ECONNRESET');
+          return true;
+        });
+        assert.deepEqual(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), [`GET /warm-${method}`, `${method} /${method}`], 'reached the server once');
+      }
+      assert.deepEqual(resends(), []);
     } finally {
       http.close();
     }
