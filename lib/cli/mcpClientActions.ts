@@ -86,8 +86,10 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
     ...(asked.length > 0 ? { scopes: asked } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     insecureStorage: flags.insecureStorage === true,
-    // The kv engine as `gantry auth` reaches it (SECRETS_ADDR and a token); its sockets are released at the end.
+    // The kv engine as `gantry auth` and the library reach it (SECRETS_ADDR and SECRETS_TOKEN); its sockets are
+    // released at the end. Messages about the store name the flags.
     kv: (await import('./authActions.js')).kvFactory(env),
+    storeNames: (await import('../auth/store/wording.js')).storeFlagNames,
     logger: context.logger,
     openUrl: (url) => {
       if (flags.browser !== false && openInBrowser(url)) {

@@ -1,5 +1,5 @@
 export { SecretsClient, createSecretsClient } from './client.js';
-export { environmentKv, type EnvironmentKv } from './environment-kv.js';
+export { environmentKv, environmentKvMissing, type EnvironmentKv } from './environment-kv.js';
 export type { CreateSecretsClientOptions } from './client.js';
 export type { CallOptions, CallResult, SecretsCaller, SecretsMethod } from './call.js';
 export { KvEngine } from './kv.js';

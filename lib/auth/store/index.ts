@@ -5,6 +5,7 @@ export type {
 } from './types.js';
 export { openTokenStore, parseStoreSpec } from './open.js';
 export type { StoreSpec } from './open.js';
+export { storeFlagNames, storeOptionNames, type StoreNames } from './wording.js';
 export {
   authDir, checkProfileName, defaultKvPath, defaultProfile, keyLabel, keyringAccount, keyringService, loginFileName, normaliseAuthUrl, profileKey,
   resolveConfigDir, sameKey,

@@ -9,16 +9,17 @@ import { redact } from '../../redact.js';
 import { keyLabel } from './key.js';
 import { checkLoginToWrite, loginToRecord, recordToLogin, refuseOtherKey } from './login.js';
 import type { KvEngineLike, KvLike, ProfileKey, StoredLogin, TokenStore } from './types.js';
+import { storeOptionNames, type StoreNames } from './wording.js';
 
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** `<mount>/<path>` of `--store kv:<mount>/<path>`, checked: two segments at least, no empty, `.` or `..` segment. */
-export function checkKvPath(path: string): string {
+/** `<mount>/<path>` of `kv:<mount>/<path>`, checked: two segments at least, no empty, `.` or `..` segment. */
+export function checkKvPath(path: string, names: StoreNames = storeOptionNames): string {
   const clean = path.replace(/^\/+/, '').replace(/\/+$/, '');
   const segments = clean.split('/');
   if (clean === '' || segments.length < 2 || segments.some((s) => s === '' || s === '.' || s === '..') || controlCharacters.test(clean)) {
-    throw new UsageError(`--store kv:${path} is no kv path`, { hint: 'give kv:<mount>/<path>, e.g. kv:secret/gantry/auth/default', code: 'AUTH_STORE_SPEC' });
+    throw new UsageError(`${names.store(`kv:${JSON.stringify(path).slice(1, -1)}`)} is no kv path`, { hint: `give ${names.store('kv:<mount>/<path>')}, e.g. ${names.store('kv:secret/gantry/auth/default')}`, code: 'AUTH_STORE_SPEC' });
   }
   return clean;
 }
@@ -28,12 +29,14 @@ export class KvTokenStore implements TokenStore {
   readonly spec: string;
   readonly path: string;
   readonly #client: KvLike;
+  readonly #names: StoreNames;
   #engine: Promise<{ kv: KvEngineLike; name: string }> | undefined;
 
-  constructor(client: KvLike, path: string) {
-    this.path = checkKvPath(path);
+  constructor(client: KvLike, path: string, names: StoreNames = storeOptionNames) {
+    this.path = checkKvPath(path, names);
     this.spec = `kv:${this.path}`;
     this.#client = client;
+    this.#names = names;
   }
 
   /** The service's address (and namespace), as the index records it. */
@@ -52,7 +55,7 @@ export class KvTokenStore implements TokenStore {
 
   #at(): Promise<{ kv: KvEngineLike; name: string }> {
     this.#engine ??= this.#client.kvAt(this.path).then((at) => {
-      if (at.name === '') throw new UsageError(`--store kv:${this.path} names a mount, not a secret`, { hint: 'give kv:<mount>/<path>, e.g. kv:secret/gantry/auth/default', code: 'AUTH_STORE_SPEC' });
+      if (at.name === '') throw new UsageError(`${this.#names.store(this.spec)} names a mount, not a secret`, { hint: `give ${this.#names.store('kv:<mount>/<path>')}, e.g. ${this.#names.store('kv:secret/gantry/auth/default')}`, code: 'AUTH_STORE_SPEC' });
       return at;
     });
     this.#engine.catch(() => { this.#engine = undefined; });
@@ -68,6 +71,16 @@ export class KvTokenStore implements TokenStore {
 
   async read(key: ProfileKey): Promise<StoredLogin | undefined> {
     return (await this.#current(key)).login;
+  }
+
+  /**
+   * That the engine answers this token at this path, before anyone is asked to approve a login that would then have
+   * nowhere to go: the mount found, the secret readable. A broken record there is no obstacle: a write replaces it.
+   */
+  async check(): Promise<void> {
+    await this.#current(undefined).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'AUTH_STORE_CORRUPT') throw error;
+    });
   }
 
   async write(login: StoredLogin): Promise<void> {

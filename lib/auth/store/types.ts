@@ -2,6 +2,7 @@
  * What a device login keeps, and the places it can be kept (issue 14, item 6): the OS keyring, Gantry's kv engine, or
  * — only when asked — a plain-text file. Tokens never appear in a store's `location`, an error message or a log line.
  */
+import type { StoreNames } from './wording.js';
 
 /** The tokens of one login, as the authorization server granted them. */
 export interface TokenSet {
@@ -74,8 +75,8 @@ export interface KvEngineLike {
 }
 
 /**
- * What the CLI injects for `--store kv:…`: a secrets client configured from SECRETS_ADDR and SECRETS_TOKEN (lib/secrets'
- * `SecretsClient` fits as it is). lib/auth never builds one itself.
+ * The kv engine a store keeps logins in: by default a secrets client configured from SECRETS_ADDR and SECRETS_TOKEN
+ * (lib/secrets' `environmentKv`, for the library and the command alike); lib/secrets' `SecretsClient` fits as it is.
  */
 export interface KvLike {
   readonly config: { readonly address: string; readonly namespace?: string | undefined };
@@ -90,10 +91,18 @@ export interface OpenTokenStoreOptions {
   configDir?: string;
   /** The profile, for the default kv path `secret/gantry/auth/<profile>`; `default` when left out. */
   profile?: string;
-  /** A kv client configured from SECRETS_ADDR/SECRETS_TOKEN, or undefined when none is configured. */
+  /**
+   * The kv client, or undefined when none is configured. Default: the one SECRETS_ADDR and SECRETS_TOKEN of `env`
+   * configure (as the command reads them), else none.
+   */
   kv?: () => Promise<KvLike | undefined>;
-  /** Where GANTRY_CONFIG_DIR, XDG_CONFIG_HOME and HOME are read (default process.env). The keyring binding reads process.env. */
+  /**
+   * Where GANTRY_CONFIG_DIR, XDG_CONFIG_HOME, HOME and the SECRETS_* settings are read (default process.env). The keyring
+   * binding reads process.env.
+   */
   env?: NodeJS.ProcessEnv;
+  /** How messages name the choice of store: the options (default) or the command's flags (`storeFlagNames`). */
+  names?: StoreNames;
   /** How long the keyring probe may take before the keyring counts as unreachable (default 3000 ms). */
   keyringProbeTimeoutMs?: number;
 }

@@ -9,7 +9,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { getLogger, type Logger } from '../../log.js';
 import { registerSecret, redactUrl } from '../../redact.js';
 import type { HttpClient } from '../../http/index.js';
-import { normaliseAuthUrl, openTokenStore, type KvLike, type TokenStore } from '../../auth/store/index.js';
+import { normaliseAuthUrl, openTokenStore, type KvLike, type StoreNames, type TokenStore } from '../../auth/store/index.js';
 import { sealTokens } from '../../auth/store/login.js';
 import type { TokenSet } from '../../auth/store/types.js';
 import { canonicalServerUri, isLoopbackHost } from './canonical.js';
@@ -46,8 +46,10 @@ export interface AuthorizationOptions {
   insecureStorage?: boolean;
   /** Gantry's configuration folder (default GANTRY_CONFIG_DIR, XDG_CONFIG_HOME/gantry, ~/.config/gantry). */
   configDir?: string;
-  /** A kv engine for `store: 'kv:…'` (the CLI passes one built from SECRETS_ADDR and SECRETS_TOKEN). */
+  /** The kv engine logins may be kept in; default the one SECRETS_ADDR and SECRETS_TOKEN configure, as for the command. */
   kv?: () => Promise<KvLike | undefined>;
+  /** How messages name the choice of store: the options (default) or the command's flags. */
+  storeNames?: StoreNames;
   logger?: Logger;
 }
 
@@ -133,6 +135,7 @@ export class AuthSession implements Authorizer {
       insecureStorage: this.#options.insecureStorage === true,
       ...(this.#options.configDir !== undefined ? { configDir: this.#options.configDir } : {}),
       ...(this.#options.kv ? { kv: this.#options.kv } : {}),
+      ...(this.#options.storeNames ? { names: this.#options.storeNames } : {}),
     });
     if (announce) for (const line of [opened.fallbackReason, opened.warning]) if (line) this.#logger.warn(line);
     this.#store = { store: opened.store, spec: opened.store.spec };

@@ -62,8 +62,10 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     assert.equal(refused.exitCode, 2);
     assert.equal(refused.code, 'AUTH_NO_SAFE_STORE');
     assert.match(refused.message, /no safe place for the tokens: the OS keyring is not reachable: the D-Bus session bus at .*no-bus-here cannot be used \(ENOENT\), and no kv engine is configured \(SECRETS_ADDR is not set\)/);
-    assert.match(refused.hint ?? '', /--store kv:secret\/gantry\/auth\/default with SECRETS_ADDR/);
-    assert.match(refused.hint ?? '', /--store file or --insecure-storage/);
+    // The library's hint names its options and the environment, never the command's flags (LIB-CLI-SAME-SETTINGS).
+    assert.match(refused.hint ?? '', /set SECRETS_ADDR and SECRETS_TOKEN, to keep them in Gantry's kv engine at secret\/gantry\/auth\/default \(or store: 'kv:<mount>\/<path>'\)/);
+    assert.match(refused.hint ?? '', /store: 'file' or insecureStorage: true/);
+    assert.doesNotMatch(refused.hint ?? '', /--store|--insecure/);
     assert.match(refused.hint ?? '', /start a keyring/);
     assert.equal(existsSync(join(configDir, 'auth')), false);
     // Without a kv factory at all, the same.
@@ -74,7 +76,7 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     const opened = await openTokenStore(undefined, { configDir, insecureStorage: true });
     assert.equal(opened.store.kind, 'file');
     assert.match(opened.fallbackReason ?? '', /OS keyring is not reachable/);
-    assert.match(opened.warning ?? '', /plain text in .*\/auth \(mode 0600.*--insecure-storage allows it/);
+    assert.match(opened.warning ?? '', /plain text in .*\/auth \(mode 0600.*insecureStorage: true allows it/);
   });
 
   it('insecureStorage does not pass over a configured kv engine', async () => {
@@ -86,7 +88,7 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     const opened = await openTokenStore('file', { configDir });
     assert.equal(opened.store.kind, 'file');
     assert.equal(opened.fallbackReason, undefined);
-    assert.match(opened.warning ?? '', /plain text .* because --store file asks for it/);
+    assert.match(opened.warning ?? '', /plain text .* because store: 'file' asks for it/);
     assert.equal(opened.store.location, `${join(configDir, 'auth')} (plain-text files, mode 0600)`);
   });
 
@@ -94,7 +96,7 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     await assert.rejects(openTokenStore('keyring', { configDir, kv, insecureStorage: true }), (error: UsageError) => {
       assert.equal(error.code, 'AUTH_KEYRING_UNREACHABLE');
       assert.equal(error.exitCode, 2);
-      assert.match(error.message, /--store keyring: the OS keyring is not reachable: the D-Bus session bus/);
+      assert.match(error.message, /store: 'keyring': the OS keyring is not reachable: the D-Bus session bus/);
       return true;
     });
   });
