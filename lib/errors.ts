@@ -59,6 +59,15 @@ export class GantryError extends Error {
   }
 }
 
+/**
+ * The hint an error carries for the `gantry` command (its `cliHint`: flags, environment, `gantry …` commands), where
+ * it has one besides its library hint (options, methods, environment). The command prints that one, for every error.
+ */
+export function cliHintOf(error: unknown): string | undefined {
+  const value = (error as { cliHint?: unknown } | null | undefined)?.cliHint;
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** Bad input from the user: a flag, an address, a file. Exit code 2. */
 export class UsageError extends GantryError {
   constructor(message: string, options: Omit<GantryErrorOptions, 'exitCode'> = {}) {

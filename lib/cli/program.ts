@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ExitCode, GantryError, exitCodeForSystemError, shown } from '../errors.js';
+import { ExitCode, GantryError, cliHintOf, exitCodeForSystemError, shown } from '../errors.js';
 import { redact } from '../redact.js';
 import { createLogger, setLogger } from '../log.js';
 import { version } from '../version.js';
@@ -80,8 +80,10 @@ function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStr
   const message = withPath(error instanceof Error ? error.message : String(error), error);
   stderr.write(`error: ${escapedForTerminal(redact(message), argv)}\n`);
   const known = gantryErrorBehind(error);
+  // The command's hint where an error has one (flags, environment), never the library's (options): for every group.
+  const hintOf = (e: GantryError | undefined) => (e ? cliHintOf(e) ?? e.hint : undefined);
   // Several failures at once (an AggregateError): every distinct hint, each naming what it fixes.
-  const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => gantryErrorBehind(e)?.hint).filter((h): h is string => !!h))] : known?.hint ? [known.hint] : [];
+  const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => hintOf(gantryErrorBehind(e))).filter((h): h is string => !!h))] : hintOf(known) ? [hintOf(known)!] : [];
   for (const hint of hints) stderr.write(`hint: ${escapedForTerminal(redact(hint), argv)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
   const exitCode = known ? known.exitCode : exitCodeForSystemError(error);

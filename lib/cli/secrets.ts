@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CheckFailedError, GantryError, UsageError } from '../errors.js';
+import { CheckFailedError, UsageError } from '../errors.js';
 import type { KvEngine, KvReadResult, KvVersion, KvVersionMetadata, SecretsClient, TokenInfo } from '../secrets/index.js';
 import { mask, type Output } from './output.js';
 import type { CliContext } from './context.js';
@@ -13,17 +13,6 @@ const flagNames = {
   maxJsonDepth: '--max-json-depth', maxJsonStringValueLength: '--max-json-string-value-length',
   maxJsonObjectEntryCount: '--max-json-object-entry-count', maxJsonArrayElementCount: '--max-json-array-element-count',
 } as const;
-
-/**
- * Errors as the command shows them: the library's hints speak of options and methods (`kvVersion`, `client.mounts()`);
- * where an error carries a hint for the command (`cliHint`: flags, environment, `gantry …` commands), that one becomes
- * its hint. The error keeps its class, code and exit code.
- */
-function forTheCommand(error: unknown, cliHintOf: (error: unknown) => string | undefined): unknown {
-  const hint = cliHintOf(error);
-  if (error instanceof GantryError && hint !== undefined) Object.defineProperty(error, 'hint', { value: hint, enumerable: true });
-  return error;
-}
 
 interface ConnectionFlags {
   address?: string;
@@ -87,18 +76,13 @@ async function openClient(command: Command): Promise<{ client: SecretsClient; fl
   return { client, flags };
 }
 
-/** Run an action with a client, closing it afterwards; errors get the command's hints. */
+/** Run an action with a client, closing it afterwards (errors are shown with the command's hints by program.ts). */
 async function withClient<T>(command: Command, action: (client: SecretsClient, flags: ConnectionFlags) => Promise<T>): Promise<T> {
-  const { cliHintOf } = await import('../secrets/errors.js');
+  const { client, flags } = await openClient(command);
   try {
-    const { client, flags } = await openClient(command);
-    try {
-      return await action(client, flags);
-    } finally {
-      client.close();
-    }
-  } catch (error) {
-    throw forTheCommand(error, cliHintOf);
+    return await action(client, flags);
+  } finally {
+    client.close();
   }
 }
 

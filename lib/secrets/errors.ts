@@ -31,10 +31,7 @@ export interface FaceHints {
 }
 
 /** The hint for the `gantry` command of any error, where it has one of its own. */
-export function cliHintOf(error: unknown): string | undefined {
-  const value = (error as { cliHint?: unknown } | null | undefined)?.cliHint;
-  return typeof value === 'string' ? value : undefined;
-}
+export { cliHintOf } from '../errors.js';
 
 /** A secrets-service response with status >= 400, kept with everything the service said. */
 export class SecretsError extends GantryError {
