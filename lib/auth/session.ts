@@ -71,12 +71,24 @@ export class AuthSession {
     return (await this.refresh()).tokens.accessToken;
   }
 
-  /** A new access token now, stored before it is returned. */
+  /**
+   * A new access token now, stored before it is returned. A refresh token the server refuses ends the login: its
+   * access token is stored as expired, so that no later `getAccessToken()` (`gantry auth token`) hands out a token of
+   * a grant the server has ended — it asks the server again, and says so.
+   */
   async refresh(): Promise<StoredLogin> {
     this.#refreshing ??= (async () => {
       try {
         const login = await this.current();
-        const tokens: TokenSet = await refreshTokens(this.#http, await this.endpoints(), this.#client, login.tokens, { now: this.#now });
+        let tokens: TokenSet;
+        try {
+          tokens = await refreshTokens(this.#http, await this.endpoints(), this.#client, login.tokens, { now: this.#now });
+        } catch (error) {
+          if (error instanceof DeviceLoginError && error.code === 'AUTH_REFRESH_REVOKED' && login.tokens.expiresAt > this.#now()) {
+            await this.#options.store.write({ ...login, tokens: { ...login.tokens, expiresAt: this.#now() } }).catch(() => undefined);
+          }
+          throw error;
+        }
         const updated: StoredLogin = { ...login, tokens };
         await this.#options.store.write(updated);
         return updated;

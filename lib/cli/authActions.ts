@@ -1,7 +1,7 @@
 // The actions of `gantry auth`: which server, client and profile the flags and environment select, where the tokens
 // live, and what each verb prints. lib/auth loads with the first action.
 import type { Command } from 'commander';
-import { ExitCode } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
 import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
 import { usage, type CliContext } from './context.js';
 
@@ -65,7 +65,10 @@ async function selectKey(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<Pr
 /** The kv engines opened for token stores during this command; `releaseClients` closes their sockets at the end. */
 const openedKv: Array<{ close(): void }> = [];
 
-/** The kv engine as the token store's backend, when SECRETS_ADDR and a token are configured. */
+/**
+ * The kv engine as the token store's backend, when SECRETS_ADDR and SECRETS_TOKEN configure one: lib/secrets'
+ * `environmentKv`, the library's default too, kept here only so that `releaseClients` can close what it made.
+ */
 export function kvFactory(env: NodeJS.ProcessEnv) {
   return async () => {
     const { environmentKv } = await import('../secrets/index.js');
@@ -80,8 +83,8 @@ export function releaseClients(): void {
 }
 
 async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenStore> {
-  const { openStoreFor } = await stores();
-  const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, kv: kvFactory(env) });
+  const { openStoreFor, storeFlagNames } = await stores();
+  const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, env, kv: kvFactory(env), names: storeFlagNames });
   if (!opened) {
     const { DeviceLoginError } = await auth();
     throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
@@ -143,8 +146,8 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
   const key: ProfileKey = { authUrl, clientId, profile };
 
   // Where the tokens will go is settled before the person is asked to approve anything.
-  const { openTokenStore, recordProfile } = await stores();
-  const opened = await openTokenStore(flags.store, { insecureStorage: flags.insecureStorage === true, profile, kv: kvFactory(env) });
+  const { openTokenStore, recordProfile, storeFlagNames } = await stores();
+  const opened = await openTokenStore(flags.store, { insecureStorage: flags.insecureStorage === true, profile, env, kv: kvFactory(env), names: storeFlagNames });
   // With --json the device line comes first on stderr (scripts take it with head -1): the warnings ride in it.
   const warnings = [opened.fallbackReason, opened.warning].filter((w): w is string => !!w);
   if (!json) for (const warning of warnings) context.logger.warn(warning);
@@ -219,11 +222,11 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
 
 /** The login kept under this key before, with its store, when one can be read (a warning when it cannot). */
 async function previousLogin(key: ProfileKey, env: NodeJS.ProcessEnv, context: CliContext): Promise<{ login: StoredLogin; store: TokenStore } | undefined> {
-  const { findProfile, openStoreFor } = await stores();
+  const { findProfile, openStoreFor, storeFlagNames } = await stores();
   const entry = await findProfile(key);
   if (!entry) return undefined;
   try {
-    const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, kv: kvFactory(env) });
+    const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, env, kv: kvFactory(env), names: storeFlagNames });
     const login = await opened?.store.read(key);
     return opened && login ? { login, store: opened.store } : undefined;
   } catch (error) {
@@ -295,9 +298,17 @@ async function checkOnline(key: ProfileKey, store: TokenStore, env: NodeJS.Proce
   }
 }
 
+/** The store a login is read from as it is used now; a kv engine other than the one it was written to is said. */
+function usedLocation(store: TokenStore, entry: import('../auth/index.js').ProfileIndexEntry): string {
+  const now = store.describe(entry);
+  const usedAddress = (store as { address?: unknown }).address;
+  const written = entry.store.address;
+  return written !== undefined && typeof usedAddress === 'string' && usedAddress !== written ? `${now} (the login was written to the kv engine at ${written})` : now;
+}
+
 export async function statusAction(flags: StatusFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { json } = context.globals(command);
-  const { listProfiles, openTokenStore } = await stores();
+  const { listProfiles, openTokenStore, storeFlagNames } = await stores();
   const { checkAuthUrl } = await auth();
   const profile = await profileName(flags, env);
   const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
@@ -308,22 +319,25 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   for (const entry of entries) {
     const row: Record<string, unknown> = { profile: entry.profile, authUrl: entry.authUrl, clientId: entry.clientId, store: entry.store.spec };
     try {
-      const { store } = await openTokenStore(entry.store.spec, { insecureStorage: true, profile: entry.profile, kv: kvFactory(env) });
-      row.location = entry.location || store.location;
-      const login = await store.read(entry);
+      const { store } = await openTokenStore(entry.store.spec, { insecureStorage: true, profile: entry.profile, env, kv: kvFactory(env), names: storeFlagNames });
+      // Where the tokens are read from now (today's SECRETS_ADDR, the file's mode as it is), not what the index recorded.
+      row.location = usedLocation(store, entry);
+      let login = await store.read(entry);
       if (!login) row.state = 'missing from its store';
       else {
         row.state = 'logged in';
         row.account = accountOf(login);
-        row.scope = login.tokens.scope;
-        row.accessToken = expiry(login.tokens.expiresAt);
-        row.accessTokenExpiresAt = new Date(login.tokens.expiresAt).toISOString();
-        row.refreshToken = login.tokens.refreshToken ? (login.tokens.refreshTokenExpiresAt ? expiry(login.tokens.refreshTokenExpiresAt) : 'yes, until revoked') : 'none';
         if (!flags.offline) {
           const online = await checkOnline(entry, store, env);
           row.server = online;
           if (online.startsWith('revoked')) row.state = 'revoked or expired at the server';
+          // The check may have refreshed the tokens (or ended them): what is stored now is what counts.
+          login = (await store.read(entry)) ?? login;
         }
+        row.scope = login.tokens.scope;
+        row.accessToken = expiry(login.tokens.expiresAt);
+        row.accessTokenExpiresAt = new Date(login.tokens.expiresAt).toISOString();
+        row.refreshToken = login.tokens.refreshToken ? (login.tokens.refreshTokenExpiresAt ? expiry(login.tokens.refreshTokenExpiresAt) : 'yes, until revoked') : 'none';
       }
     } catch (error) {
       row.state = `store not readable: ${(error as Error).message}`;
@@ -387,6 +401,13 @@ export async function refreshAction(flags: ServerFlags, command: Command, contex
   });
 }
 
+function withForgetHint(error: unknown): unknown {
+  if (!(error instanceof GantryError)) return error;
+  const forget = 'to delete the tokens here anyway, run `gantry auth logout --forget` (they then stay valid at the server until they expire)';
+  Object.defineProperty(error, 'hint', { value: error.hint ? `${error.hint}; or, ${forget}` : forget, enumerable: true });
+  return error;
+}
+
 interface LogoutFlags extends ServerFlags {
   forget?: boolean;
 }
@@ -412,9 +433,11 @@ export async function logoutAction(flags: LogoutFlags, command: Command, context
   try {
     await done;
   } catch (error) {
+    if ((error as { code?: string }).code === 'AUTH_NOT_LOGGED_IN') throw error;
+    // The way out when the server cannot revoke (unreachable, failing, refusing) or the store cannot be opened.
+    if (!flags.forget) throw withForgetHint(error);
     // --forget also gets rid of a login whose store cannot be opened any more (a keyring of another session): the
     // index forgets it, and the message says where the tokens stay.
-    if (!flags.forget || (error as { code?: string }).code === 'AUTH_NOT_LOGGED_IN') throw error;
     const key = await selectKey(flags, env);
     await forgetProfile(key);
     const outcome = `forgotten here; its store could not be opened (${(error as Error).message}), so the tokens stay there and valid at the server until they expire`;

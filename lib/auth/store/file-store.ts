@@ -1,8 +1,9 @@
 /** Logins as plain-text JSON files, `<configDir>/auth/<profile>-<host>-<hash>.json`, mode 0600 in a 0700 folder. */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonQuietly } from '../../json-syntax.js';
 import { UsageError } from '../../errors.js';
-import { readPrivateFile, removeFile, writePrivateFile, type AtomicWriteHooks } from './files.js';
+import { checksModes, readPrivateFile, removeFile, writePrivateFile, type AtomicWriteHooks } from './files.js';
 import { authDir, loginFileName } from './key.js';
 import { checkLoginToWrite, loginToRecord, recordToLogin, refuseOtherKey } from './login.js';
 import type { ProfileKey, StoredLogin, TokenStore } from './types.js';
@@ -27,8 +28,16 @@ export class FileTokenStore implements TokenStore {
     return join(this.folder, loginFileName(key));
   }
 
+  /** The file and its mode as it is now (0600 as written; another when someone changed it, which `read` refuses). */
   describe(key: ProfileKey): string {
-    return `${this.path(key)} (plain text, mode 0600)`;
+    const file = this.path(key);
+    let mode = 0o600;
+    try {
+      if (checksModes) mode = statSync(file).mode & 0o777;
+    } catch {
+      // Not written yet: it will be 0600.
+    }
+    return `${file} (plain text, mode ${mode.toString(8).padStart(4, '0')}${(mode & 0o077) !== 0 ? ', readable by other users' : ''})`;
   }
 
   async read(key: ProfileKey): Promise<StoredLogin | undefined> {

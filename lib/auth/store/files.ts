@@ -9,7 +9,7 @@ import { chmod, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promi
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../errors.js';
 
-const checksModes = process.platform !== 'win32';
+export const checksModes = process.platform !== 'win32';
 
 /** Creates `folder` (and its parents) when missing; the folder itself ends up 0700. */
 export async function ensurePrivateFolder(folder: string): Promise<void> {
