@@ -35,8 +35,10 @@ export function exitCodeForSystemError(error: unknown): ExitCodeValue {
 }
 
 export interface GantryErrorOptions {
-  /** What the user can do about it; printed after the message. */
-  hint?: string;
+  /** What the user can do about it, in the library's terms (options, environment); printed after the message. */
+  hint?: string | undefined;
+  /** The same advice in the command's terms (flags, environment), when they differ: what `gantry` prints. */
+  cliHint?: string | undefined;
   /** Required: every error says which of the four outcomes it is (docs/architecture.md, "Exit codes"). */
   exitCode: ExitCodeValue;
   cause?: unknown;
@@ -47,6 +49,7 @@ export interface GantryErrorOptions {
 /** Base of every error Gantry throws on purpose. Messages must already be redacted. */
 export class GantryError extends Error {
   readonly hint: string | undefined;
+  readonly cliHint: string | undefined;
   readonly exitCode: ExitCodeValue;
   readonly code: string;
 
@@ -54,6 +57,7 @@ export class GantryError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.hint = options.hint;
+    this.cliHint = options.cliHint;
     this.exitCode = options.exitCode;
     this.code = options.code ?? 'GANTRY_ERROR';
   }
@@ -66,6 +70,14 @@ export class GantryError extends Error {
 export function cliHintOf(error: unknown): string | undefined {
   const value = (error as { cliHint?: unknown } | null | undefined)?.cliHint;
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Advice in the words of each face: `say` is given how the library names a setting (an option, a variable) and how
+ * the command does (a flag, a variable). The result goes into an error's options.
+ */
+export function bothFaces(say: (name: string) => string, library: string, cli: string): { hint: string; cliHint: string } {
+  return { hint: say(library), cliHint: say(cli) };
 }
 
 /** Bad input from the user: a flag, an address, a file. Exit code 2. */

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
-import { DeviceLoginError, oauthError } from './errors.js';
+import { DeviceLoginError, checkAuthServer, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import { optionalSeconds, postForm, requiredString, retryAfterMs, type OAuthAnswer } from './transport.js';
 
@@ -115,6 +115,6 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
     }
     const error = answer.json?.error;
     if (typeof error === 'string') throw oauthError(error, typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined, answer.status);
-    throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${answer.text}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : 'check --auth-url: is it an authorization server with the device grant?');
+    throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${answer.text}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'));
   }
 }

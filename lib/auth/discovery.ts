@@ -8,6 +8,7 @@
 import { UsageError } from '../errors.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
 import { getJson } from './transport.js';
+import { checkAuthServer } from './errors.js';
 
 export interface AuthEndpoints {
   /** The address the user gave, normalised (no trailing slash). */
@@ -25,7 +26,7 @@ export interface AuthEndpoints {
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** An authorization-server address: https, or http on loopback only (tokens cross it), no query, no fragment, no userinfo. */
-export function checkAuthUrl(raw: string, name = '--auth-url'): string {
+export function checkAuthUrl(raw: string, name = 'the authorization server address'): string {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -63,7 +64,7 @@ async function metadata(http: HttpClient, url: string, signal?: AbortSignal): Pr
     if (answer.status >= 500) throw new ProtocolError(`${url} answered ${answer.status}`, 'the authorization server failed; try again later');
     return undefined;
   }
-  if (!answer.json) throw new ProtocolError(`${url} is not a JSON object`, 'check --auth-url: it should be the authorization server, not a web page');
+  if (!answer.json) throw new ProtocolError(`${url} is not a JSON object`, checkAuthServer('it should be the authorization server, not a web page'));
   return answer.json;
 }
 

@@ -2,7 +2,7 @@
  * The device login's outcomes as typed errors. Each OAuth error of the spec's table is its own code and message, with
  * what to do next; none carries a token (messages pass through the redactor).
  */
-import { ExitCode, GantryError, type ExitCodeValue } from '../errors.js';
+import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
 import { redact } from '../redact.js';
 
 export type DeviceLoginErrorCode =
@@ -27,8 +27,11 @@ export class DeviceLoginError extends GantryError {
   /** The HTTP status of the answer that ended the flow, when there was one. */
   readonly status: number | undefined;
 
-  constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
-    super(redact(message), { code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: redact(options.hint) } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}) });
+  constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+    super(redact(message), {
+      code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: redact(options.hint) } : {}),
+      ...(options.cliHint ? { cliHint: redact(options.cliHint) } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}),
+    });
     this.oauthError = options.oauthError;
     this.status = options.status;
   }
@@ -38,19 +41,28 @@ interface Known {
   code: DeviceLoginErrorCode;
   message: string;
   hint: string;
+  /** The hint in the command's words, where it names a setting. */
+  cliHint?: string;
   exitCode?: ExitCodeValue;
 }
+
+/** "check the authorization server address: …", naming the setting as each face does. */
+export function checkAuthServer(why: string): { hint: string; cliHint: string } {
+  return bothFaces((name) => `check ${name}: ${why}`, 'the authorization server address (the authUrl option, GANTRY_AUTH_URL)', '--auth-url (or GANTRY_AUTH_URL)');
+}
+
+const fewerScopes = bothFaces((name) => `ask for fewer scopes (${name}), ones this client may have`, 'resolveScopes', '--scope');
 
 /** What each error of the spec's poll table (and RFC 8628's `expired_token`) means to the person at the terminal. */
 const pollErrors: Record<string, Known> = {
   access_denied: { code: 'AUTH_ACCESS_DENIED', message: 'access was denied on the approval page', hint: 'run `gantry auth login` again and choose Allow' },
   expired_token: { code: 'AUTH_EXPIRED', message: 'the code expired before it was approved', hint: 'run `gantry auth login` again and enter the new code sooner' },
-  admin_policy_enforced: { code: 'AUTH_ADMIN_POLICY', message: "the account's administrator does not allow one of the requested scopes", hint: 'ask the administrator to allow the scopes, or log in with fewer (--scope)' },
-  invalid_client: { code: 'AUTH_INVALID_CLIENT', message: 'the authorization server refused the client: an unknown client id, a wrong client secret, or a client of the wrong type', hint: 'check GANTRY_OAUTH_CLIENT_ID and the secret (GANTRY_OAUTH_CLIENT_SECRET or --client-secret-file); the client must be a "TVs and Limited Input devices" client — create one if it is not' },
+  admin_policy_enforced: { code: 'AUTH_ADMIN_POLICY', message: "the account's administrator does not allow one of the requested scopes", ...bothFaces((name) => `ask the administrator to allow the scopes, or log in with fewer (${name})`, 'resolveScopes', '--scope') },
+  invalid_client: { code: 'AUTH_INVALID_CLIENT', message: 'the authorization server refused the client: an unknown client id, a wrong client secret, or a client of the wrong type', ...bothFaces((secret) => `check the client id and its secret (${secret}); the client must be a "TVs and Limited Input devices" client — create one if it is not`, 'the clientId and clientSecret options, GANTRY_OAUTH_CLIENT_ID and GANTRY_OAUTH_CLIENT_SECRET', '--client-id or GANTRY_OAUTH_CLIENT_ID, --client-secret-file or GANTRY_OAUTH_CLIENT_SECRET') },
   invalid_grant: { code: 'AUTH_INVALID_GRANT', message: 'the device code is invalid or was already used', hint: 'run `gantry auth login` again' },
-  unsupported_grant_type: { code: 'AUTH_UNSUPPORTED_GRANT_TYPE', message: 'the authorization server does not support the device grant at this token endpoint', hint: 'check --auth-url: it must be a server with the OAuth 2.0 device authorization grant' },
+  unsupported_grant_type: { code: 'AUTH_UNSUPPORTED_GRANT_TYPE', message: 'the authorization server does not support the device grant at this token endpoint', ...checkAuthServer('it must be a server with the OAuth 2.0 device authorization grant') },
   org_internal: { code: 'AUTH_ORG_INTERNAL', message: "this client belongs to a project limited to one organization's accounts, and the account chosen is outside it", hint: "approve with an account of that organization, or use a client that isn't internal" },
-  invalid_scope: { code: 'AUTH_INVALID_SCOPE', message: 'the authorization server refused the requested scopes', hint: 'ask for fewer scopes (--scope), ones this client may have' },
+  invalid_scope: { code: 'AUTH_INVALID_SCOPE', message: 'the authorization server refused the requested scopes', ...fewerScopes },
   unauthorized_client: { code: 'AUTH_INVALID_CLIENT', message: 'this client may not use the device grant', hint: 'create a "TVs and Limited Input devices" OAuth client and use its id' },
 };
 
@@ -58,8 +70,8 @@ const pollErrors: Record<string, Known> = {
 export function oauthError(error: string, description: string | undefined, status: number): DeviceLoginError {
   const known = pollErrors[error];
   const said = description && description !== error ? ` (${description.slice(0, 200)})` : '';
-  if (known) return new DeviceLoginError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
-  return new DeviceLoginError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, hint: 'check --auth-url and the client id' });
+  if (known) return new DeviceLoginError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, ...(known.cliHint ? { cliHint: known.cliHint } : {}), oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
+  return new DeviceLoginError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, ...checkAuthServer('is it the right server, and the client id one it knows?') });
 }
 
 export function expiredError(): DeviceLoginError {

@@ -7,7 +7,7 @@ export { pollForTokens, deviceGrantType, slowDownStepMs, type PollEvent, type Po
 export { readTokens, refreshTokens, revokeToken, idTokenClaims, type ClientCredentials } from './tokens.js';
 export { deviceLogin, type DeviceLoginOptions, type DeviceLoginResult } from './login.js';
 export { AuthSession, refreshMarginMs, type AuthSessionOptions } from './session.js';
-export { openProfileLogin, selectLogin, selectedProfile, readClientSecretFile, loginConfigKeys, type LoginSelection, type ProfileLogin } from './profile-login.js';
+export { openProfileLogin, selectLogin, selectedProfile, loginSettings, readClientSecretFile, loginConfigKeys, type LoginSelection, type LoginSettings, type ProfileLogin } from './profile-login.js';
 export { renderPrompt, displayUrl, formatSeconds, type PromptOptions } from './display.js';
 export { listMyChannels, type Channel } from './video.js';
 export { authHttpClient } from './transport.js';

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { NetworkError, ProtocolError, type HttpClient } from '../http/index.js';
-import { DeviceLoginError, expiredError, oauthError } from './errors.js';
+import { DeviceLoginError, checkAuthServer, expiredError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import type { DeviceCode } from './device.js';
 import type { TokenSet } from './store/types.js';
@@ -105,6 +105,6 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
       options.onPoll?.({ kind: 'retry', nextInMs: nextWait, detail: `${answer.status}` });
       continue;
     }
-    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${answer.text}` : ''}`, 'check --auth-url: is it an authorization server with the device grant?');
+    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${answer.text}` : ''}`, checkAuthServer('is it an authorization server with the device grant?'));
   }
 }

@@ -10,12 +10,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { pulumiConfigFromEnvironment } from '../secrets/config.js';
 import { checkAuthUrl } from './discovery.js';
 import { DeviceLoginError } from './errors.js';
 import { AuthSession } from './session.js';
+import { defaultScopeBase, checkScopeBase } from './scopes.js';
+import { selectedProfile } from './store/key.js';
 import { listProfiles } from './store/profiles.js';
 import { openStoreFor } from './store/logins.js';
 import type { KvLike, ProfileKey } from './store/types.js';
+
+export { selectedProfile };
 
 /** The configuration keys a selection reads when neither the caller nor the environment gives a value. */
 export const loginConfigKeys = { authUrl: 'gantry:authUrl', clientId: 'gantry:oauthClientId', clientSecret: 'gantry:oauthClientSecret' } as const;
@@ -29,11 +34,13 @@ export interface LoginSelection {
   clientId?: string | undefined;
   /** The client's secret (read from a file by the caller); else GANTRY_OAUTH_CLIENT_SECRET, else `gantry:oauthClientSecret`. */
   clientSecret?: string | undefined;
-  /** How messages name the caller's values (its flags, e.g. `--auth-url`); default the environment variables. */
-  names?: { profile?: string; authUrl?: string; clientId?: string };
+  /** The prefix of the scope URIs (a flag); else GANTRY_OAUTH_SCOPE_BASE, else https://www.googleapis.com. */
+  scopeBase?: string | undefined;
+  /** How messages name the caller's values (its flags, e.g. `--auth-url`); default the library's option names. */
+  names?: { profile?: string; authUrl?: string; clientId?: string; scopeBase?: string };
   /** Where the variables, GANTRY_CONFIG_DIR and HOME are read (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** The configuration's lookup, when there is one (the stack configuration). */
+  /** The configuration's lookup (the stack configuration); default a Pulumi program's (PULUMI_CONFIG), as the command reads it. */
   config?: ((key: string) => string | undefined) | undefined;
   /** A kv client, for a login kept in the kv engine (lib/auth never builds one). */
   kv?: () => Promise<KvLike | undefined>;
@@ -45,8 +52,6 @@ export interface ProfileLogin {
   key: ProfileKey;
 }
 
-const profilePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 function pick(explicit: string | undefined, env: NodeJS.ProcessEnv, variable: string, config: LoginSelection['config'], key: string): { value: string; from: 'explicit' | 'env' | 'config' } | undefined {
   if (explicit !== undefined && explicit !== '') return { value: explicit, from: 'explicit' };
   if (env[variable]) return { value: env[variable]!, from: 'env' };
@@ -54,33 +59,57 @@ function pick(explicit: string | undefined, env: NodeJS.ProcessEnv, variable: st
   return configured ? { value: configured, from: 'config' } : undefined;
 }
 
-/** The profile the selection names, checked: 1–64 letters, digits, dots, dashes or underscores. */
-export function selectedProfile(selection: Pick<LoginSelection, 'profile' | 'names' | 'env'> = {}): string {
+export interface LoginSettings {
+  /** The authorization server, checked (https, or http on loopback); undefined when nothing names one. */
+  authUrl: string | undefined;
+  clientId: string | undefined;
+  /** The client's secret: the caller's, else the variable's or configuration's unless they belong to another client id. */
+  clientSecret: string | undefined;
+  profile: string;
+  /** The prefix of the scope URIs, checked: the caller's, else GANTRY_OAUTH_SCOPE_BASE, else Google's. */
+  scopeBase: string;
+}
+
+/**
+ * The settings of a device login, as the command and the library both read them: each one the caller's (a flag, an
+ * option), else its environment variable (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID, GANTRY_OAUTH_CLIENT_SECRET,
+ * GANTRY_AUTH_PROFILE, GANTRY_OAUTH_SCOPE_BASE), else the configuration (`config`, by default a Pulumi program's
+ * `gantry:*` keys). A bad value is a usage error naming where it came from.
+ */
+export function loginSettings(selection: LoginSelection = {}): LoginSettings {
   const env = selection.env ?? process.env;
-  const explicit = selection.profile !== undefined;
-  const name = selection.profile ?? (env.GANTRY_AUTH_PROFILE || 'default');
-  if (!profilePattern.test(name)) {
-    const label = explicit ? (selection.names?.profile ?? 'the profile') : 'GANTRY_AUTH_PROFILE';
-    throw new UsageError(`${label} "${name.slice(0, 80)}" must be 1–64 letters, digits, dots, dashes or underscores`, { hint: 'e.g. --profile ci', code: 'AUTH_PROFILE' });
-  }
-  return name;
+  const config = 'config' in selection ? selection.config : pulumiConfigFromEnvironment(env);
+  const profile = selectedProfile(selection);
+  const url = pick(selection.authUrl, env, 'GANTRY_AUTH_URL', config, loginConfigKeys.authUrl);
+  const client = pick(selection.clientId, env, 'GANTRY_OAUTH_CLIENT_ID', config, loginConfigKeys.clientId);
+  const authUrl = url ? checkAuthUrl(url.value, url.from === 'explicit' ? (selection.names?.authUrl ?? 'the authUrl option') : url.from === 'env' ? 'GANTRY_AUTH_URL' : loginConfigKeys.authUrl) : undefined;
+  // A secret from the environment belongs to the client id there: not sent for another one given explicitly.
+  const configuredClient = pick(undefined, env, 'GANTRY_OAUTH_CLIENT_ID', config, loginConfigKeys.clientId)?.value;
+  const secretApplies = client?.from !== 'explicit' || configuredClient === undefined || configuredClient === client.value;
+  const secret = selection.clientSecret !== undefined && selection.clientSecret !== ''
+    ? selection.clientSecret
+    : secretApplies ? pick(undefined, env, 'GANTRY_OAUTH_CLIENT_SECRET', config, loginConfigKeys.clientSecret)?.value.trim() || undefined : undefined;
+  const scopeBase = selection.scopeBase !== undefined
+    ? checkScopeBase(selection.scopeBase, selection.names?.scopeBase ?? 'the scopeBase option')
+    : env.GANTRY_OAUTH_SCOPE_BASE ? checkScopeBase(env.GANTRY_OAUTH_SCOPE_BASE, 'GANTRY_OAUTH_SCOPE_BASE') : defaultScopeBase;
+  return { authUrl, clientId: client?.value, clientSecret: secret, profile, scopeBase };
 }
 
 /** Which login: the server and client given (flag, environment, configuration), else the one the index records for the profile. */
 export async function selectLogin(selection: LoginSelection = {}): Promise<ProfileKey> {
   const env = selection.env ?? process.env;
-  const profile = selectedProfile(selection);
-  const url = pick(selection.authUrl, env, 'GANTRY_AUTH_URL', selection.config, loginConfigKeys.authUrl);
-  const client = pick(selection.clientId, env, 'GANTRY_OAUTH_CLIENT_ID', selection.config, loginConfigKeys.clientId);
-  const authUrl = url ? checkAuthUrl(url.value, url.from === 'explicit' ? (selection.names?.authUrl ?? 'the authorization server URL') : url.from === 'env' ? 'GANTRY_AUTH_URL' : loginConfigKeys.authUrl) : undefined;
-  const clientId = client?.value;
+  const { authUrl, clientId, profile } = loginSettings(selection);
   if (authUrl && clientId) return { authUrl, clientId, profile };
   const matches = (await listProfiles({ env })).filter((entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId));
   if (matches.length === 1) return { authUrl: matches[0]!.authUrl, clientId: matches[0]!.clientId, profile };
   if (matches.length === 0) {
-    throw new DeviceLoginError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)' });
+    throw new DeviceLoginError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, {
+      code: 'AUTH_NOT_LOGGED_IN',
+      hint: 'log in first: deviceLogin and saveLogin, or `gantry auth login` (with GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID set, or the authUrl and clientId options)',
+      cliHint: 'run `gantry auth login` (with --auth-url and --client-id, or GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID)',
+    });
   }
-  const say = `${selection.names?.authUrl ?? 'GANTRY_AUTH_URL'} and ${selection.names?.clientId ?? 'GANTRY_OAUTH_CLIENT_ID'}`;
+  const say = `${selection.names?.authUrl ?? 'the authUrl option or GANTRY_AUTH_URL'} and ${selection.names?.clientId ?? 'the clientId option or GANTRY_OAUTH_CLIENT_ID'}`;
   throw new UsageError(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with ${say}`, { hint: matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; ') });
 }
 
@@ -95,12 +124,12 @@ export async function openProfileLogin(selection: LoginSelection = {}): Promise<
   if (!opened) {
     throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
   }
-  const secret = pick(selection.clientSecret, env, 'GANTRY_OAUTH_CLIENT_SECRET', selection.config, loginConfigKeys.clientSecret)?.value.trim() || undefined;
+  const secret = loginSettings({ ...selection, clientId: key.clientId }).clientSecret;
   return { session: new AuthSession({ store: opened.store, key, clientSecret: secret }), key };
 }
 
 /** A client secret kept in a file (`--client-secret-file`): the secret alone, on one line. */
-export async function readClientSecretFile(path: string, label = '--client-secret-file'): Promise<string> {
+export async function readClientSecretFile(path: string, label = 'the client secret file'): Promise<string> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

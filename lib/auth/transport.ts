@@ -5,6 +5,7 @@
  */
 import { createHttpClient, noRetry, registerSecret, type HttpClient } from '../http/index.js';
 import { ProtocolError } from '../http/index.js';
+import { checkAuthServer } from './errors.js';
 
 /** Authorization-server answers are small; anything larger is not one. */
 const maxAnswerBytes = 256 * 1024;
@@ -80,7 +81,7 @@ export async function getJson(http: HttpClient, url: string, headers: Record<str
 /** A field the answer must have as a string. */
 export function requiredString(answer: OAuthAnswer, field: string, what: string): string {
   const value = answer.json?.[field];
-  if (typeof value !== 'string' || value === '') throw new ProtocolError(`${what} from ${answer.url} has no ${field}`, 'the authorization server does not speak the OAuth 2.0 device grant as expected; check --auth-url');
+  if (typeof value !== 'string' || value === '') throw new ProtocolError(`${what} from ${answer.url} has no ${field}`, checkAuthServer('it does not speak the OAuth 2.0 device grant as expected'));
   return value;
 }
 

@@ -4,6 +4,7 @@
  * are logged); the `access_token` query parameter only when asked, and the redactor masks it in every URL we print.
  */
 import { HttpError, registerSecret, type HttpClient } from '../http/index.js';
+import { bothFaces } from '../errors.js';
 import { DeviceLoginError } from './errors.js';
 
 export interface Channel {
@@ -33,7 +34,7 @@ export async function listMyChannels(http: HttpClient, apiBase: string, accessTo
       throw new DeviceLoginError(`the video API refused the access token (401): ${error.message}`, { code: 'AUTH_NOT_LOGGED_IN', status: 401, hint: 'run `gantry auth refresh`, or `gantry auth login` if the login was revoked', cause: error });
     }
     if (error instanceof HttpError && error.status === 403) {
-      throw new DeviceLoginError(`the video API refused the call (403): ${error.message}`, { code: 'AUTH_INVALID_SCOPE', status: 403, hint: 'log in with a video scope: gantry auth login --scope openid,email,video.readonly', cause: error });
+      throw new DeviceLoginError(`the video API refused the call (403): ${error.message}`, { code: 'AUTH_INVALID_SCOPE', status: 403, ...bothFaces((how) => `log in with a video scope: ${how}`, "deviceLogin with resolveScopes(['openid', 'email', 'video.readonly'])", 'gantry auth login --scope openid,email,video.readonly'), cause: error });
     }
     throw error;
   }

@@ -23,36 +23,20 @@ interface LoginFlags extends ServerFlags {
 
 const auth = () => import('../auth/index.js');
 
-/**
- * A setting from the environment, else from the Pulumi configuration a Pulumi program passes to what it runs
- * (`PULUMI_CONFIG`; `pulumi config set --secret gantry:oauthClientSecret …`), as every setting's order is.
- */
-async function fromEnvOrPulumi(env: NodeJS.ProcessEnv, variable: string, pulumiKey: string): Promise<string | undefined> {
-  if (env[variable]) return env[variable];
-  if (!env.PULUMI_CONFIG) return undefined;
-  const { pulumiConfigFromEnvironment } = await import('../secrets/config.js');
-  return pulumiConfigFromEnvironment(env)?.(pulumiKey) || undefined;
-}
 const stores = () => import('../auth/store/index.js');
 
 /** How messages name what the flags gave. */
-const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--client-id' };
+const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--client-id', scopeBase: '--scope-base' };
 
-function profileName(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<string> {
-  return auth().then(({ selectedProfile }) => selectedProfile({ profile: flags.profile, names: FLAG_NAMES, env }));
-}
-
-async function clientSecret(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (flags.clientSecretFile) return (await auth()).readClientSecretFile(flags.clientSecretFile);
-  return (await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_SECRET', 'gantry:oauthClientSecret'))?.trim() || undefined;
-}
-
-/** The login the flags, the environment and a Pulumi program's configuration select: lib/auth's one way to pick it. */
-async function selection(flags: ServerFlags, env: NodeJS.ProcessEnv): Promise<import('../auth/index.js').LoginSelection> {
+/**
+ * The login the flags, the environment and a Pulumi program's configuration select: lib/auth's one way to read them
+ * (`loginSettings`, `selectLogin`), the library's too.
+ */
+async function selection(flags: ServerFlags & { scopeBase?: string }, env: NodeJS.ProcessEnv): Promise<import('../auth/index.js').LoginSelection> {
   const { pulumiConfigFromEnvironment } = await import('../secrets/config.js');
   return {
-    profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId,
-    clientSecret: flags.clientSecretFile ? await (await auth()).readClientSecretFile(flags.clientSecretFile) : undefined,
+    profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId, scopeBase: flags.scopeBase,
+    clientSecret: flags.clientSecretFile ? await (await auth()).readClientSecretFile(flags.clientSecretFile, '--client-secret-file') : undefined,
     names: FLAG_NAMES, env, config: pulumiConfigFromEnvironment(env), kv: kvFactory(env),
   };
 }
@@ -134,14 +118,9 @@ function interruptible(): { signal: AbortSignal; dispose(): void; interrupted():
 export async function loginAction(flags: LoginFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { json } = context.globals(command);
   const lib = await auth();
-  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
-  if (!rawUrl) throw usage('no authorization server: pass --auth-url or set GANTRY_AUTH_URL', '`gantry dev` serves one locally and prints GANTRY_AUTH_URL');
-  const authUrl = lib.checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL');
-  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
+  const { authUrl, clientId, clientSecret: secret, profile, scopeBase } = lib.loginSettings(await selection(flags, env));
+  if (!authUrl) throw usage('no authorization server: pass --auth-url or set GANTRY_AUTH_URL', '`gantry dev` serves one locally and prints GANTRY_AUTH_URL');
   if (!clientId) throw usage('no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID', 'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one');
-  const secret = await clientSecret(flags, env);
-  const profile = await profileName(flags, env);
-  const scopeBase = lib.checkScopeBase(flags.scopeBase ?? (env.GANTRY_OAUTH_SCOPE_BASE || lib.defaultScopeBase), flags.scopeBase ? '--scope-base' : 'GANTRY_OAUTH_SCOPE_BASE');
   const scopes = lib.resolveScopes(flags.scope && flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
   const key: ProfileKey = { authUrl, clientId, profile };
 
@@ -273,7 +252,7 @@ interface StatusFlags extends ServerFlags {
  */
 async function checkOnline(key: ProfileKey, store: TokenStore, env: NodeJS.ProcessEnv): Promise<string> {
   const lib = await auth();
-  const secret = (env.GANTRY_OAUTH_CLIENT_ID || key.clientId) === key.clientId ? await clientSecret({}, env) : undefined;
+  const secret = lib.loginSettings({ ...(await selection({}, env)), clientId: key.clientId }).clientSecret;
   const session = new lib.AuthSession({ store, key, clientSecret: secret });
   try {
     const token = await session.getAccessToken();
@@ -309,11 +288,8 @@ function usedLocation(store: TokenStore, entry: import('../auth/index.js').Profi
 export async function statusAction(flags: StatusFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { json } = context.globals(command);
   const { listProfiles, openTokenStore, storeFlagNames } = await stores();
-  const { checkAuthUrl } = await auth();
-  const profile = await profileName(flags, env);
-  const rawUrl = flags.authUrl ?? await fromEnvOrPulumi(env, 'GANTRY_AUTH_URL', 'gantry:authUrl');
-  const authUrl = rawUrl ? checkAuthUrl(rawUrl, flags.authUrl ? '--auth-url' : 'GANTRY_AUTH_URL') : undefined;
-  const clientId = flags.clientId ?? await fromEnvOrPulumi(env, 'GANTRY_OAUTH_CLIENT_ID', 'gantry:oauthClientId');
+  const { loginSettings } = await auth();
+  const { profile, authUrl, clientId } = loginSettings(await selection(flags, env));
   const entries = (await listProfiles()).filter((e) => flags.all || (e.profile === profile && (!authUrl || e.authUrl === authUrl) && (!clientId || e.clientId === clientId)));
   const rows = [];
   for (const entry of entries) {

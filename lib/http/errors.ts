@@ -157,7 +157,8 @@ export class NetworkError extends GantryError {
 
 /** The server answered, but not with what the protocol promises (bad JSON, an oversized body). */
 export class ProtocolError extends GantryError {
-  constructor(message: string, hint?: string) {
-    super(redact(message), { hint, exitCode: ExitCode.remote, code: 'PROTOCOL' });
+  /** `hint`: advice, or the library's and the command's (`bothFaces`). */
+  constructor(message: string, hint?: string | { hint: string; cliHint: string }) {
+    super(redact(message), { ...(typeof hint === 'object' ? hint : { hint }), exitCode: ExitCode.remote, code: 'PROTOCOL' });
   }
 }

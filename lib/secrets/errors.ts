@@ -43,7 +43,6 @@ export class SecretsError extends GantryError {
   readonly namespace: string | undefined;
   /** How many attempts were made (1 + retries). */
   readonly attempts: number;
-  readonly cliHint: string | undefined;
 
   constructor(details: SecretsErrorDetails, options: FaceHints & { code?: string } = {}) {
     const where = `${details.method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`;
@@ -52,6 +51,7 @@ export class SecretsError extends GantryError {
     const hints = options.hint !== undefined ? options : isLoginPath(details.path) ? loginHintsFor(details.status) : hintsFor(details.status);
     super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {
       hint: hints.hint,
+      cliHint: hints.cliHint,
       code: options.code ?? codeFor(details.status),
       // 412 (not yet consistent) and 472/473 (replication, standby) are the service's own "not now", retried like 5xx.
       exitCode: details.status === 412 || details.status === 472 || details.status === 473 ? ExitCode.remote : exitCodeForStatus(details.status),
@@ -64,7 +64,6 @@ export class SecretsError extends GantryError {
     this.path = redact(details.path);
     this.namespace = details.namespace;
     this.attempts = details.attempts ?? 1;
-    this.cliHint = hints.cliHint;
   }
 }
 
@@ -78,7 +77,6 @@ export class SecretsConnectionError extends GantryError {
   readonly errno: string | undefined;
   /** True when the request may have reached the server (the write may or may not have been applied). */
   readonly maybeApplied: boolean;
-  readonly cliHint: string | undefined;
 
   constructor(description: SecretsRequestDescription & { attempts: number; errno?: string | undefined; maybeApplied: boolean; cause?: unknown; detail: string }) {
     const where = `${description.method} /v1/${description.path}`;
@@ -90,9 +88,9 @@ export class SecretsConnectionError extends GantryError {
       code: 'SECRETS_CONNECTION',
       exitCode: ExitCode.remote,
       hint: hints.hint,
+      cliHint: hints.cliHint,
       cause: description.cause,
     });
-    this.cliHint = hints.cliHint;
     this.method = description.method;
     this.path = redact(description.path);
     this.namespace = description.namespace;
@@ -164,7 +162,7 @@ export class SecretsLimitError extends UsageError {
   readonly limit: keyof typeof limitOptions;
   readonly maximum: number;
   readonly actual: number;
-  readonly cliHint: string;
+  declare readonly cliHint: string;
   constructor(limit: SecretsLimitError['limit'], maximum: number, actual: number, where: string) {
     const env = `SECRETS_${limit.toUpperCase()}`;
     const pulumi = `gantry:secrets${limit === 'max_request_size' ? 'MaxRequestSize' : limitOptions[limit].replace(/^./, (c) => c.toUpperCase())}`;
@@ -172,23 +170,23 @@ export class SecretsLimitError extends UsageError {
     super(`request body is over the ${limit} limit (${actual} > ${maximum}) at ${where}; nothing was sent`, {
       code: 'SECRETS_LIMIT',
       hint: `${first} the \`limits.${limitOptions[limit]}\` option, ${env} or ${pulumi}.`,
+      cliHint: `${first} --${limit.replaceAll('_', '-')} <n> or ${env}.`,
     });
     this.limit = limit;
     this.maximum = maximum;
     this.actual = actual;
-    this.cliHint = `${first} --${limit.replaceAll('_', '-')} <n> or ${env}.`;
   }
 }
 
 /** An authenticated call with no token set: refused before sending, since the service could only answer 403. */
 export class SecretsNoTokenError extends UsageError {
-  readonly cliHint: string;
+  declare readonly cliHint: string;
   constructor(what: string) {
     super(`no token for ${what}; nothing was sent`, {
       code: 'SECRETS_NO_TOKEN',
       hint: 'Give a token: the `token` option of SecretsClient, SECRETS_TOKEN, or in a Pulumi program gantry:secretsToken (pulumi config set --secret gantry:secretsToken <token>); or log in first with loginUserpass, loginAppRole or loginWithToken.',
+      cliHint: 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or log in: `gantry secrets login userpass --username <name>` (also approle, token); add --token-only to print the token for SECRETS_TOKEN.',
     });
-    this.cliHint = 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or log in: `gantry secrets login userpass --username <name>` (also approle, token); add --token-only to print the token for SECRETS_TOKEN.';
   }
 }
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { UsageError, shown } from '../../errors.js';
+import { UsageError, bothFaces, shown } from '../../errors.js';
 import type { ProfileKey } from './types.js';
 
 /** The keyring service every login is filed under. */
@@ -21,7 +21,7 @@ const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
  * only in scheme; `https://auth.example:443/` is `https://auth.example`.
  */
 export function normaliseAuthUrl(input: string): string {
-  if (typeof input !== 'string' || input.trim() === '') throw new UsageError('the authorization server URL is empty', { hint: 'give --auth-url or GANTRY_AUTH_URL, e.g. https://oauth2.example.com', code: 'AUTH_URL' });
+  if (typeof input !== 'string' || input.trim() === '') throw new UsageError('the authorization server URL is empty', { ...bothFaces((name) => `give ${name}, e.g. https://oauth2.example.com`, 'the authUrl option or GANTRY_AUTH_URL', '--auth-url or GANTRY_AUTH_URL'), code: 'AUTH_URL' });
   let url: URL;
   try {
     url = new URL(input.trim());
@@ -29,7 +29,7 @@ export function normaliseAuthUrl(input: string): string {
     throw new UsageError(`the authorization server URL ${shown(input)} is no URL`, { hint: 'give an absolute http(s) URL, e.g. https://oauth2.example.com', code: 'AUTH_URL' });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`the authorization server URL must be http(s), not ${url.protocol}`, { code: 'AUTH_URL' });
-  if (url.username !== '' || url.password !== '') throw new UsageError('the authorization server URL must not carry credentials', { hint: 'give the client id and secret as flags or environment variables', code: 'AUTH_URL' });
+  if (url.username !== '' || url.password !== '') throw new UsageError('the authorization server URL must not carry credentials', { ...bothFaces((how) => `give the client id and secret as ${how}`, 'options or environment variables', 'flags or environment variables'), code: 'AUTH_URL' });
   if (url.search !== '' || url.hash !== '') throw new UsageError(`the authorization server URL ${url.origin}${url.pathname} must have no query or fragment`, { code: 'AUTH_URL' });
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.origin}${path}`;
@@ -44,9 +44,26 @@ export function checkProfileName(profile: string): string {
   return profile;
 }
 
+/**
+ * The profile the caller names (a flag, an option), else GANTRY_AUTH_PROFILE, else `default`, checked: 1–64 letters,
+ * digits, dots, dashes or underscores. The command and the library read it alike.
+ */
+export function selectedProfile(selection: { profile?: string | undefined; names?: { profile?: string }; env?: NodeJS.ProcessEnv } = {}): string {
+  const env = selection.env ?? process.env;
+  const explicit = selection.profile !== undefined;
+  const name = selection.profile ?? (env.GANTRY_AUTH_PROFILE || defaultProfile);
+  if (typeof name !== 'string' || !profilePattern.test(name)) {
+    const label = explicit ? (selection.names?.profile ?? 'the profile option') : 'GANTRY_AUTH_PROFILE';
+    throw new UsageError(`${label} "${String(name).slice(0, 80)}" must be 1–64 letters, digits, dots, dashes or underscores`, {
+      ...bothFaces((example) => `e.g. ${example}`, "profile: 'ci' or GANTRY_AUTH_PROFILE=ci", '--profile ci or GANTRY_AUTH_PROFILE=ci'), code: 'AUTH_PROFILE',
+    });
+  }
+  return name;
+}
+
 export function checkClientId(clientId: string): string {
   if (typeof clientId !== 'string' || clientId === '' || clientId.length > 512 || controlCharacters.test(clientId)) {
-    throw new UsageError('the OAuth client id is empty, longer than 512 characters or holds control characters', { hint: 'give --client-id or GANTRY_OAUTH_CLIENT_ID', code: 'AUTH_CLIENT_ID' });
+    throw new UsageError('the OAuth client id is empty, longer than 512 characters or holds control characters', { ...bothFaces((name) => `give ${name}`, 'the clientId option or GANTRY_OAUTH_CLIENT_ID', '--client-id or GANTRY_OAUTH_CLIENT_ID'), code: 'AUTH_CLIENT_ID' });
   }
   return clientId;
 }

@@ -11,6 +11,11 @@ import { probeSecretService } from './dbus.js';
 import { keyLabel, keyringAccount, keyringService } from './key.js';
 import { checkLoginToWrite, loginToRecord, recordToLogin, refuseOtherKey } from './login.js';
 import type { ProfileKey, StoredLogin, TokenStore } from './types.js';
+import { storeFlagNames, storeOptionNames, type StoreNames } from './wording.js';
+
+/** What to do when the keyring fails, in each face's words. */
+const otherStore = (names: StoreNames) => `unlock the keyring and run again, or keep the login in the kv engine (SECRETS_ADDR and SECRETS_TOKEN set, ${names.store('kv:<mount>/<path>')}) or in a file (${names.store('file')})`;
+const otherStores = { hint: otherStore(storeOptionNames), cliHint: otherStore(storeFlagNames) };
 
 type Binding = typeof import('@napi-rs/keyring');
 type Entry = InstanceType<Binding['AsyncEntry']>;
@@ -80,7 +85,7 @@ export class KeyringTokenStore implements TokenStore {
     } catch (error) {
       if (error instanceof UsageError) throw error;
       throw new UsageError(`the OS keyring (${keyringBackend()}) could not ${what} the login of ${keyLabel(key)}: ${redact(error instanceof Error ? error.message : String(error))}`, {
-        hint: 'unlock the keyring and run again, or choose --store kv:<mount>/<path> (with SECRETS_ADDR) or --store file',
+        ...otherStores,
         code: 'AUTH_KEYRING',
       });
     }

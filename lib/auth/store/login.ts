@@ -3,7 +3,8 @@
  * into the one record format every store keeps, and sealed so that logging it shows no token.
  */
 import { inspect } from 'node:util';
-import { UsageError } from '../../errors.js';
+import { UsageError, bothFaces } from '../../errors.js';
+import { storeFlagNames, storeOptionNames } from './wording.js';
 import { registerSecret } from '../../redact.js';
 import { keyLabel, profileKey, sameKey } from './key.js';
 import type { AccountInfo, ProfileKey, StoredLogin, TokenSet } from './types.js';
@@ -125,7 +126,8 @@ export function recordToLogin(record: unknown, where: string, expected?: Profile
 /** A place that holds the login of another server, client or profile is never read as this one, nor overwritten. */
 export function mismatch(where: string, found: ProfileKey, wanted: ProfileKey): UsageError {
   return new UsageError(`${where} holds the login of ${keyLabel(found)}, not of ${keyLabel(wanted)}; refusing to mix two accounts`, {
-    hint: 'use another --profile (or another --store kv:<mount>/<path>) for this server, or log out of the other one first', code: 'AUTH_STORE_MISMATCH',
+    ...bothFaces((other) => `use another ${other} for this server, or log out of the other one first`, `profile (or another ${storeOptionNames.store('kv:<mount>/<path>')})`, `--profile (or another ${storeFlagNames.store('kv:<mount>/<path>')})`),
+    code: 'AUTH_STORE_MISMATCH',
   });
 }
 

@@ -6,7 +6,7 @@
 import { expectOptions } from '../../arguments.js';
 import { UsageError } from '../../errors.js';
 import { FileTokenStore } from './file-store.js';
-import { checkProfileName, defaultKvPath, defaultProfile, resolveConfigDir, authDir } from './key.js';
+import { authDir, checkProfileName, defaultKvPath, resolveConfigDir, selectedProfile } from './key.js';
 import { KeyringTokenStore, probeKeyring } from './keyring-store.js';
 import { KvTokenStore, checkKvPath } from './kv-store.js';
 import type { KvLike, OpenTokenStoreOptions, OpenedTokenStore } from './types.js';
@@ -58,7 +58,7 @@ export async function openTokenStore(storeSpec: string | { spec: string } | unde
   expectOptions('openTokenStore', options);
   const names = options.names ?? storeOptionNames;
   const spec = typeof storeSpec === 'object' && storeSpec !== null ? storeSpec.spec : storeSpec;
-  const profile = checkProfileName(options.profile ?? defaultProfile);
+  const profile = options.profile !== undefined ? checkProfileName(options.profile) : selectedProfile({ env: options.env ?? process.env });
   const configDir = resolveConfigDir(options.configDir, options.env);
   const timeout = options.keyringProbeTimeoutMs !== undefined ? { timeoutMs: options.keyringProbeTimeoutMs } : {};
 

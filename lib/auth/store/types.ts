@@ -89,7 +89,7 @@ export interface OpenTokenStoreOptions {
   insecureStorage?: boolean;
   /** Default: GANTRY_CONFIG_DIR, else $XDG_CONFIG_HOME/gantry, else ~/.config/gantry. */
   configDir?: string;
-  /** The profile, for the default kv path `secret/gantry/auth/<profile>`; `default` when left out. */
+  /** The profile, for the default kv path `secret/gantry/auth/<profile>`; else GANTRY_AUTH_PROFILE, else `default`. */
   profile?: string;
   /**
    * The kv client, or undefined when none is configured. Default: the one SECRETS_ADDR and SECRETS_TOKEN of `env`

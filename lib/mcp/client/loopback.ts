@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UsageError } from '../../errors.js';
+import { UsageError, bothFaces } from '../../errors.js';
 import { ContextClientError } from './errors.js';
 
 export interface CallbackServer {
@@ -49,7 +49,7 @@ export async function startCallbackServer(port = 0): Promise<CallbackServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on 127.0.0.1:${port} for the authorization callback: ${error.code ?? error.message}`, {
-      code: 'CTX_CALLBACK_PORT', hint: port ? 'choose another --callback-port, or leave it out for any free port' : 'check that loopback networking works',
+      code: 'CTX_CALLBACK_PORT', ...(port ? bothFaces((name) => `choose another ${name}, or leave it out for any free port`, 'callbackPort', '--callback-port') : { hint: 'check that loopback networking works' }),
     })));
     server.listen(port, '127.0.0.1', () => resolve());
   });

@@ -5,7 +5,7 @@
  * token requests — `resource` in every one (CTX-AUTH-RESOURCE-ALWAYS). One flow runs at a time (concurrent requests
  * wait for it). Tokens live in the token store `gantry auth` uses; none reaches a log line or an error.
  */
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, UsageError, bothFaces } from '../../errors.js';
 import { getLogger, type Logger } from '../../log.js';
 import { registerSecret, redactUrl } from '../../redact.js';
 import type { HttpClient } from '../../http/index.js';
@@ -382,7 +382,8 @@ export class AuthSession implements Authorizer {
     }
     if (!server.metadata.registration_endpoint) {
       throw new UsageError(`no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`, {
-        code: 'CTX_NO_CLIENT', hint: 'register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)',
+        code: 'CTX_NO_CLIENT',
+        ...bothFaces((give) => `register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and ${give}`, 'give its id (and its secret, if any) in the clientId and clientSecret options', 'pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)'),
       });
     }
     const callback = await startCallbackServer(callbackPort ?? 0);

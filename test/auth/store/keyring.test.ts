@@ -143,7 +143,9 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
       assert.equal(write.error.code, 'AUTH_KEYRING');
       assert.equal(write.error.exitCode, 2);
       assert.match(write.error.message, /the OS keyring \(Secret Service\) could not write the login of profile default at http:\/\/127\.0\.0\.1:5762/);
-      assert.match(write.error.hint ?? '', /--store kv:/);
+      // LIB-CLI-SAME-SETTINGS: the library's hint names its options, the command's its flags.
+      assert.match(write.error.hint ?? '', /SECRETS_ADDR and SECRETS_TOKEN set, store: 'kv:<mount>\/<path>'\) or in a file \(store: 'file'\)/);
+      assert.match(write.error.cliHint ?? '', /--store kv:<mount>\/<path>\) or in a file \(--store file\)/);
     });
   });
 });

@@ -27,7 +27,7 @@ export interface Script {
   ops: Op[];
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: { message: string; hint?: string; code?: string; exitCode?: number } };
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: { message: string; hint?: string; cliHint?: string; code?: string; exitCode?: number } };
 
 const script = JSON.parse(process.argv[2] ?? '{}') as Script;
 const logs: string[] = [];
@@ -68,8 +68,8 @@ for (const op of script.ops) {
     }
     outcomes.push({ ok: true, value: value ?? null });
   } catch (error) {
-    const e = error as { message: string; hint?: string; code?: string; exitCode?: number };
-    outcomes.push({ ok: false, error: { message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.code ? { code: e.code } : {}), ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}) } });
+    const e = error as { message: string; hint?: string; cliHint?: string; code?: string; exitCode?: number };
+    outcomes.push({ ok: false, error: { message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.cliHint ? { cliHint: e.cliHint } : {}), ...(e.code ? { code: e.code } : {}), ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}) } });
   }
 }
 process.stdout.write(`${JSON.stringify({ outcomes, logs })}\n`);
