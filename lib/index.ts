@@ -58,7 +58,7 @@ export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, Webhook
 export type { ReceiverOptions, WebhookContext, WebhookHandler, JobQueue, WebhookJob, HooksConfig, ProtectionOptions, DeploymentProtectionRulePayload } from './webhooks/index.js';
 // Device login: the OAuth 2.0 device grant (Google's dialect and RFC 8628), tokens that refresh, where they are kept.
 export * as auth from './auth/index.js';
-export { deviceLogin, AuthSession, DeviceLoginError, resolveScopes, openTokenStore, saveLogin } from './auth/index.js';
+export { deviceLogin, AuthSession, DeviceLoginError, resolveScopes, openTokenStore, openProfileLogin, saveLogin } from './auth/index.js';
 export type { DeviceCode, DeviceLoginOptions, DeviceLoginResult, TokenSet, StoredLogin, TokenStore } from './auth/index.js';
 // Storage: the storage API v2 client — all 70 methods, paging, retries, changes and push notifications (also as the
 // `storage` namespace).

@@ -57,7 +57,7 @@ export function register(program: Command, context: CliContext): void {
     .action(async (flags, command: Command) => released(statusAction(flags, command, context)));
 
   serverOptions(auth.command('token'))
-    .description('print a valid access token for scripts (refreshed first when it has less than a minute left)')
+    .description('print a valid access token for scripts (refreshed first when it has less than a minute left; exit 1 once the login was found revoked at the server)')
     .action(async (flags, command: Command) => released(tokenAction(flags, command, context)));
 
   serverOptions(auth.command('refresh'))

@@ -72,20 +72,19 @@ function openInBrowser(url: string): boolean {
 /** The options every client action shares: the sign-in, the token store, the browser. */
 async function connectOptions(flags: ClientFlags, context: CliContext, env: NodeJS.ProcessEnv): Promise<ConnectOptions> {
   const id = clientId(flags);
-  const secret = env.GANTRY_MCP_CLIENT_SECRET?.trim() || undefined;
-  if (secret !== undefined && id === undefined) throw usage('GANTRY_MCP_CLIENT_SECRET is set but --client-id is not', 'give --client-id with the id of the client that secret belongs to, or unset GANTRY_MCP_CLIENT_SECRET');
   const port = checkPort(flags.callbackPort);
   const timeoutMs = checkTimeout(flags.timeout);
   const asked = scopes(flags);
   const stderr = process.stderr;
   return {
     ...(id !== undefined ? { clientId: id } : {}),
-    ...(secret !== undefined ? { clientSecret: secret } : {}),
     ...(port !== undefined ? { callbackPort: port } : {}),
     ...(timeoutMs !== undefined ? { authorizationTimeoutMs: timeoutMs } : {}),
     ...(asked.length > 0 ? { scopes: asked } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     insecureStorage: flags.insecureStorage === true,
+    // GANTRY_MCP_CLIENT_SECRET, GANTRY_CONFIG_DIR, SECRETS_*: read by the library, as a program's would be.
+    env,
     // The kv engine as `gantry auth` and the library reach it (SECRETS_ADDR and SECRETS_TOKEN); its sockets are
     // released at the end. Messages about the store name the flags.
     kv: (await import('./authActions.js')).kvFactory(env),

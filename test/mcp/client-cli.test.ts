@@ -135,7 +135,7 @@ describe('gantry mcp tools|call', function () {
         [['mcp', 'tools', 'ftp://127.0.0.1/mcp'], /must be http\(s\)/],
         [['mcp', 'tools', 'http://mcp.example.com/mcp'], /over plain http/],
         [['mcp', 'tools', url, '--callback-port', '70000'], /no port number/],
-        [['mcp', 'tools', url], /GANTRY_MCP_CLIENT_SECRET is set but --client-id is not/, { GANTRY_MCP_CLIENT_SECRET: 'a-secret-value' }],
+        [['mcp', 'tools', url], /GANTRY_MCP_CLIENT_SECRET is set but no client id is given\nhint: give --client-id/, { GANTRY_MCP_CLIENT_SECRET: 'a-secret-value' }],
       ];
       for (const [args, message, env] of cases) {
         const run = await gantry([...args, ...flags], env);

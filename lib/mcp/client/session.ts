@@ -27,8 +27,10 @@ import { bearerChallenge } from './www-authenticate.js';
 export interface AuthorizationOptions {
   /** A client registered beforehand with the authorization server (CTX-DCR-FALLBACK). */
   clientId?: string;
-  /** Its secret, for a confidential client (the CLI reads it from GANTRY_MCP_CLIENT_SECRET only). */
+  /** Its secret, for a confidential client; default GANTRY_MCP_CLIENT_SECRET (where the command reads it too). */
   clientSecret?: string;
+  /** Where GANTRY_MCP_CLIENT_SECRET, GANTRY_CONFIG_DIR and the SECRETS_* settings are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** A client ID metadata document URL, used as the client id where the server advertises support for it. */
   clientMetadataUrl?: string;
   /** Scopes to ask for beyond the server's challenge (or its metadata's scopes_supported). */
@@ -109,9 +111,18 @@ export class AuthSession implements Authorizer {
       throw new UsageError(`refusing to send access tokens to ${this.resource} over plain http`, { code: 'CTX_SERVER_URL', hint: 'use the server\'s https:// address (plain http is accepted on a loopback address only)' });
     }
     this.#http = http;
+    // The secret as the command reads it: the option, else GANTRY_MCP_CLIENT_SECRET — which belongs to a client id.
+    const env = options.env ?? process.env;
+    const fromEnv = options.clientSecret === undefined ? env.GANTRY_MCP_CLIENT_SECRET?.trim() || undefined : undefined;
+    if (fromEnv !== undefined && options.clientId === undefined) {
+      throw new UsageError('GANTRY_MCP_CLIENT_SECRET is set but no client id is given', {
+        ...bothFaces((name) => `give ${name} with the id of the client that secret belongs to, or unset GANTRY_MCP_CLIENT_SECRET`, 'the clientId option', '--client-id'), code: 'CTX_CLIENT',
+      });
+    }
+    options = fromEnv !== undefined ? { ...options, clientSecret: fromEnv } : options;
     this.#options = options;
     this.#logger = options.logger ?? getLogger();
-    this.#state = new ClientState(options.configDir);
+    this.#state = new ClientState(options.configDir, env);
     if (options.clientSecret !== undefined) registerSecret(options.clientSecret);
     if (options.clientSecret !== undefined && options.clientId === undefined) throw new UsageError('a client secret needs its client id', { code: 'CTX_CLIENT' });
     if (options.callbackPort !== undefined && (!Number.isInteger(options.callbackPort) || options.callbackPort < 0 || options.callbackPort > 65_535)) {
@@ -134,6 +145,7 @@ export class AuthSession implements Authorizer {
       profile: profileFor(this.resource),
       insecureStorage: this.#options.insecureStorage === true,
       ...(this.#options.configDir !== undefined ? { configDir: this.#options.configDir } : {}),
+      ...(this.#options.env ? { env: this.#options.env } : {}),
       ...(this.#options.kv ? { kv: this.#options.kv } : {}),
       ...(this.#options.storeNames ? { names: this.#options.storeNames } : {}),
     });
