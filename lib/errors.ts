@@ -77,6 +77,9 @@ export function cliHintOf(error: unknown): string | undefined {
  * the command does (a flag, a variable). The result goes into an error's options.
  */
 export function bothFaces(say: (name: string) => string, library: string, cli: string): { hint: string; cliHint: string } {
+  if (typeof say !== 'function' || typeof library !== 'string' || typeof cli !== 'string') {
+    throw new UsageError('bothFaces: give a function that words the advice and the two names of the setting (library, command)', { code: 'INVALID_ARGUMENT' });
+  }
   return { hint: say(library), cliHint: say(cli) };
 }
 

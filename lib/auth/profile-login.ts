@@ -9,6 +9,7 @@
  * index records for the profile is used.
  */
 import { readFile } from 'node:fs/promises';
+import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { pulumiConfigFromEnvironment } from '../secrets/config.js';
 import { checkAuthUrl } from './discovery.js';
@@ -77,6 +78,7 @@ export interface LoginSettings {
  * `gantry:*` keys). A bad value is a usage error naming where it came from.
  */
 export function loginSettings(selection: LoginSelection = {}): LoginSettings {
+  expectOptions('loginSettings', selection, 'selection');
   const env = selection.env ?? process.env;
   const config = 'config' in selection ? selection.config : pulumiConfigFromEnvironment(env);
   const profile = selectedProfile(selection);
@@ -97,6 +99,7 @@ export function loginSettings(selection: LoginSelection = {}): LoginSettings {
 
 /** Which login: the server and client given (flag, environment, configuration), else the one the index records for the profile. */
 export async function selectLogin(selection: LoginSelection = {}): Promise<ProfileKey> {
+  expectOptions('selectLogin', selection, 'selection');
   const env = selection.env ?? process.env;
   const { authUrl, clientId, profile } = loginSettings(selection);
   if (authUrl && clientId) return { authUrl, clientId, profile };
@@ -118,6 +121,7 @@ export async function selectLogin(selection: LoginSelection = {}): Promise<Profi
  * token (and stores the new one) as it runs out. No login is a DeviceLoginError with code AUTH_NOT_LOGGED_IN.
  */
 export async function openProfileLogin(selection: LoginSelection = {}): Promise<ProfileLogin> {
+  expectOptions('openProfileLogin', selection, 'selection');
   const env = selection.env ?? process.env;
   const key = await selectLogin(selection);
   const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, env, ...(selection.kv ? { kv: selection.kv } : {}) });
