@@ -40,12 +40,18 @@ function answerOf(response: { status: number; headers: Record<string, string | s
   return { status: response.status, headers: response.headers, json, text: json ? '' : text.replace(/\s+/g, ' ').trim().slice(0, 200), url: response.url };
 }
 
+/**
+ * Form fields whose names look like a credential's but whose values are protocol words: registered as secrets, they
+ * would mask `access_token` or `S256` in every later line.
+ */
+const namesNoSecret = new Set(['grant_type', 'token_type_hint', 'code_challenge_method', 'requested_token_type', 'subject_token_type', 'actor_token_type']);
+
 /** POST `form` as application/x-www-form-urlencoded in the body (never in the URL), any status accepted. */
 export async function postForm(http: HttpClient, url: string, form: Record<string, string | undefined>, signal?: AbortSignal): Promise<OAuthAnswer> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) {
     if (value === undefined) continue;
-    if (/token|secret|code/.test(name) && name !== 'grant_type') registerSecret(value);
+    if (/token|secret|code/.test(name) && !namesNoSecret.has(name)) registerSecret(value);
     body.append(name, value);
   }
   const response = await http.request<string>({
