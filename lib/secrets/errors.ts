@@ -105,7 +105,8 @@ export class SecretsConnectionError extends GantryError {
  * flag and environment variable.
  */
 function setting(option: string, env: string, pulumi: string, flag: string): { library: string; cli: string } {
-  return { library: `the \`${option}\` option, ${env} or ${pulumi}`, cli: `${flag} or ${env}` };
+  // The flags are gantry secrets' own; the same hint reaches auth, mcp and platform, which read only the variable.
+  return { library: `the \`${option}\` option, ${env} or ${pulumi}`, cli: `${env}, or ${flag} in gantry secrets` };
 }
 
 const addressSetting = setting('address', 'SECRETS_ADDR', 'gantry:secretsAddr', '--address');
@@ -121,12 +122,12 @@ function connectionHints(cause: unknown): Required<FaceHints> {
   if (cause instanceof NetworkError && cause.diagnosis === 'untrusted-certificate') {
     return {
       hint: 'The TLS certificate was not trusted: give the CA that signed it (the `caCert` or `caPath` option, SECRETS_CACERT / SECRETS_CAPATH, gantry:secretsCaCert / gantry:secretsCaPath), or the name in it (`tlsServerName`, SECRETS_TLS_SERVER_NAME).',
-      cliHint: 'The TLS certificate was not trusted: give the CA that signed it (--ca-cert <file> or --ca-path <dir>, or SECRETS_CACERT / SECRETS_CAPATH), or the name in it (--tls-server-name or SECRETS_TLS_SERVER_NAME).',
+      cliHint: 'The TLS certificate was not trusted: give the CA that signed it (SECRETS_CACERT / SECRETS_CAPATH, or --ca-cert <file> / --ca-path <dir> in gantry secrets), or the name in it (SECRETS_TLS_SERVER_NAME, or --tls-server-name).',
     };
   }
   const clientCert = {
     library: 'the `clientCert` and `clientKey` options, SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY, or gantry:secretsClientCert and gantry:secretsClientKey',
-    cli: '--client-cert <file> and --client-key <file>, or SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY',
+    cli: 'SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY, or --client-cert <file> and --client-key <file> in gantry secrets',
   };
   if (cause instanceof NetworkError && cause.diagnosis === 'client-certificate-refused') {
     return both((s) => `The service asks for a client certificate it trusts: give one signed by a CA it accepts (${s}).`, clientCert);

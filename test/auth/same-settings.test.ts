@@ -183,7 +183,7 @@ session.close();`;
     const wrongScheme = secrets.url.replace('http://', 'https://');
     const run = await gantry(['auth', 'login'], env({ SECRETS_ADDR: wrongScheme }), approver());
     assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stderr, /hint: The service at 127\.0\.0\.1:\d+ speaks plain http, not TLS: set the address \(--address or SECRETS_ADDR\)/);
+    assert.match(run.stderr, /hint: The service at 127\.0\.0\.1:\d+ speaks plain http, not TLS: set the address \(SECRETS_ADDR, or --address in gantry secrets\)/);
     assert.doesNotMatch(run.stderr, /option/);
   });
 

@@ -48,7 +48,7 @@ describe('the gantry command (built, as npx runs it)', () => {
     const lines = plain.stderr.trim().split('\n');
     assert.equal(lines.length, 2, plain.stderr);
     assert.match(lines[0]!, /^error: could not complete GET .* ECONNREFUSED/);
-    assert.match(lines[1]!, /^hint: Check the address \(--address or SECRETS_ADDR\)/);
+    assert.match(lines[1]!, /^hint: Check the address \(SECRETS_ADDR, or --address in gantry secrets\)/);
     const verbose = run('--verbose', 'secrets', 'get', 'secret/app');
     assert.equal(verbose.status, 3);
     assert.match(verbose.stderr, /^error: could not complete GET/m);

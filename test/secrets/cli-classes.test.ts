@@ -296,7 +296,7 @@ describe('gantry secrets: the classes of issue 11', function () {
         [['get', 'secret/app/db'], { SECRETS_TOKEN: '' }, /hint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/],
         [['get', 'nomount/x'], {}, /`gantry secrets mounts` lists those the token may see.*--kv-version 1\|2/],
         [['help', 'nothing/here'], {}, /`gantry secrets mounts` lists the mounts/],
-        [['get', 'secret/app/db', '--kv-version', '2'], { SECRETS_ADDR: 'http://127.0.0.1:9' }, /hint: Check the address \(--address or SECRETS_ADDR\)/],
+        [['get', 'secret/app/db', '--kv-version', '2'], { SECRETS_ADDR: 'http://127.0.0.1:9' }, /hint: Check the address \(SECRETS_ADDR, or --address in gantry secrets\)/],
         [['login', 'userpass', '--username', 'nobody'], { SECRETS_TOKEN: undefined }, /--path/],
         [['--max-json-depth', '2', 'put', 'secret/app/deep', '-'], {}, /--max-json-depth <n> or SECRETS_MAX_JSON_DEPTH/],
       ];

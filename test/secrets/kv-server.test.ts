@@ -652,7 +652,7 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal(error.attempts, 1, 'a protocol mismatch is not retried');
       assert.ok(Date.now() - started < 5000, 'no hang');
       assert.equal(error.hint, `The service at ${host} speaks plain http, not TLS: set the address (the \`address\` option, SECRETS_ADDR or gantry:secretsAddr) to http://${host}.`);
-      assert.equal(error.cliHint, `The service at ${host} speaks plain http, not TLS: set the address (--address or SECRETS_ADDR) to http://${host}.`);
+      assert.equal(error.cliHint, `The service at ${host} speaks plain http, not TLS: set the address (SECRETS_ADDR, or --address in gantry secrets) to http://${host}.`);
     });
 
     it('SEC-AUTH-TLS: verified against a CA made in the test; a server name override; skip-verify works and an unknown CA fails clearly', async () => {
