@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
 import { examplesDir } from '../paths.js';
 import { devPort } from '../devserver/port.js';
+import { onStdoutReaderGone } from './readerGone.js';
 
 /**
  * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
@@ -74,26 +75,36 @@ export async function startDevServers(options: { host?: string; keepState?: bool
 }
 
 /**
- * Resolves on Ctrl-C or SIGTERM, after `stop` has run. A second signal while `stop` runs ends the process at once
- * (130 for SIGINT, 143 for SIGTERM). The handlers stay installed until `stop` is done, so the last-resort clean-ups
- * (lib/cleanup.ts) see a graceful shutdown under way and leave a browser a finishing gate uses alone.
+ * Resolves on Ctrl-C, SIGTERM or stdout's reader going away (`gantry dev | head -1`: its lines were its output), after
+ * `stop` has run; every command that serves until stopped waits here, so all stop alike. A second signal while `stop`
+ * runs ends the process at once (130 for SIGINT, 143 for SIGTERM); one after `stop` is done finds it stopped cleanly
+ * and ends it with 0. The handlers stay installed until the process ends, so the last-resort clean-ups
+ * (lib/cleanup.ts) see a graceful shutdown under way and leave a browser a finishing gate uses alone, and a signal
+ * sent the moment the first line is read never meets Node's default action.
  */
 export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     const undoGraceful = signalsHandledGracefully();
-    let stopping = false;
-    const handler = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(signal === 'SIGINT' ? 130 : 143);
-      stopping = true;
+    let state: 'serving' | 'stopping' | 'stopped' = 'serving';
+    const begin = () => {
+      state = 'stopping';
+      unregister();
       void stop().finally(() => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
+        state = 'stopped';
         undoGraceful();
         resolve();
       });
     };
+    const handler = (signal: NodeJS.Signals) => {
+      if (state === 'stopped') process.exit(0);
+      if (state === 'stopping') process.exit(signal === 'SIGINT' ? 130 : 143);
+      begin();
+    };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
+    const unregister = onStdoutReaderGone(() => {
+      if (state === 'serving') begin();
+    });
   });
 }
 

@@ -12,7 +12,6 @@ import type { StorageFault, StorageServerOptions } from '../devserver/storage/in
 import { DEV_STORAGE_PORT } from '../devserver/storage/starter.js';
 import { devPort, startOnDevPort } from '../devserver/port.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from './devservers.js';
-import { onStdoutReaderGone } from './readerGone.js';
 import { exportLine } from './shell-quote.js';
 import type { CliContext } from './context.js';
 
@@ -152,20 +151,8 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         if (temporary) await rm(dir, { recursive: true, force: true });
         throw error;
       }
-      // The signal handlers go in before the first line is printed: whoever reads that line may stop the server at
-      // once, and a signal with no listener would end the process by its default action instead of the clean stop.
-      // A signal after the clean stop (the reader-gone SIGTERM beside the user's) must find a listener too.
-      let stopped = false;
-      const late = () => {
-        if (stopped) process.exit(0);
-      };
-      process.on('SIGTERM', late);
-      process.on('SIGINT', late);
-      let unregister = () => {};
-      let stopping = false;
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
       const interrupted = untilInterrupted(async () => {
-        stopping = true;
-        unregister();
         await server.stop();
         if (temporary) await rm(dir, { recursive: true, force: true });
       });
@@ -179,11 +166,6 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         context.out.line(token === undefined ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)' : 'token: STORAGE_TOKEN from the environment');
         context.out.line('Press Ctrl-C to stop.');
       }
-      // Its lines are its output: with their reader gone, it stops as on Ctrl-C.
-      unregister = onStdoutReaderGone(() => {
-        if (!stopping) process.kill(process.pid, 'SIGTERM');
-      });
       await interrupted;
-      stopped = true;
     });
 }

@@ -17,7 +17,6 @@ import type { JobQueue } from '../webhooks/queue.js';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
 import { usage, type CliContext } from './context.js';
 import { untilInterrupted } from './devservers.js';
-import { onStdoutReaderGone } from './readerGone.js';
 
 const SECRET_HELP = `The webhook secret is read from GANTRY_WEBHOOK_SECRET, and while rotating also from GANTRY_WEBHOOK_SECRETS
 (comma-separated) — never from a flag: a command line is visible to every user of the machine. Deployment protection
@@ -271,8 +270,6 @@ ${SECRET_HELP}`)
       if (securityEvents) context.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
       if (json) context.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments }));
       else context.out.line(`receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
-      // Its lines were its output: with their reader gone, it stops as on Ctrl-C.
-      onStdoutReaderGone(() => process.kill(process.pid, 'SIGTERM'));
       await untilInterrupted(async () => {
         context.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -325,8 +322,6 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
       const environments = config ? [...config.environments.keys()] : [];
       if (json) context.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments }));
       else context.out.line(`working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
-      // Its lines were its output: with their reader gone, it stops as on Ctrl-C.
-      onStdoutReaderGone(() => process.kill(process.pid, 'SIGTERM'));
       await untilInterrupted(async () => {
         context.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
         await queue.close(SHUTDOWN_MS);

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { usage, type CliContext } from './context.js';
 import { checkPortFlag, listenAsAsked, untilInterrupted } from './devservers.js';
-import { onStdoutReaderGone } from './readerGone.js';
 
 interface ServeFlags {
   host: string;
@@ -49,6 +48,5 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
   if (json) context.out.line(JSON.stringify({ url: server.url, resource: server.resource, resourceMetadata: flags.auth ? server.resourceMetadataUrl : null, authorizationServer: server.authorizationServer ?? null }));
   else if (flags.auth) context.out.line(`context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`);
   else context.out.line(`context server on ${server.url} (no authorization: loopback only)`);
-  onStdoutReaderGone(() => process.kill(process.pid, 'SIGTERM'));
   await untilInterrupted(() => server.stop());
 }
