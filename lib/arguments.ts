@@ -1,7 +1,7 @@
 // Checks of the arguments of the library's public functions: JavaScript callers (and TypeScript callers with `any`)
 // reach them with whatever they have, and a wrong type must be a UsageError that names the function, the argument
 // and what it takes, never a TypeError from deep inside ("Cannot read properties of undefined (reading 'trim')").
-import { UsageError } from './errors.js';
+import { UsageError, shown } from './errors.js';
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -36,4 +36,33 @@ export function expectArray(where: string, name: string, value: unknown, takes =
 
 export function expectFunction(where: string, name: string, value: unknown, takes = 'a function'): asserts value is (...args: never[]) => unknown {
   if (typeof value !== 'function') refuse(where, name, takes, value);
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration given by a person: a bare number of seconds (milliseconds with `numberIsMilliseconds`, for options a
+ * program passes), or a Go-style duration as the Vault CLI reads them (`500ms`, `30s`, `1m30s`). Positive unless
+ * `allowZero`. A UsageError naming `from` (the flag or variable) otherwise.
+ */
+export function parseDuration(raw: unknown, from: string, options: { numberIsMilliseconds?: boolean; allowZero?: boolean } = {}): number {
+  const { numberIsMilliseconds = false, allowZero = false } = options;
+  const ok = (ms: number) => ms > 0 || (allowZero && ms === 0);
+  const takes = `${from} must be a ${allowZero ? '' : 'positive '}duration such as 60, 30s or 1m30s`;
+  if (typeof raw === 'number') {
+    const ms = numberIsMilliseconds ? raw : raw * 1000;
+    if (Number.isFinite(raw) && ok(ms)) return ms;
+    throw new UsageError(`${takes}, got ${raw}`, { code: 'INVALID_ARGUMENT' });
+  }
+  const value = String(raw).trim();
+  if (/^\d+(\.\d+)?$/.test(value)) {
+    const ms = Number(value) * (numberIsMilliseconds ? 1 : 1000);
+    if (ok(ms)) return ms;
+  }
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length > 0 && parts.map((p) => p[0]).join('') === value) {
+    const total = parts.reduce((sum, p) => sum + Number(p[1]) * durationUnits[p[2]!]!, 0);
+    if (ok(total)) return total;
+  }
+  throw new UsageError(`${takes}, got ${shown(value)}`, { code: 'INVALID_ARGUMENT' });
 }

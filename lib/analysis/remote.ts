@@ -6,7 +6,7 @@
  */
 import { expectObject } from '../arguments.js';
 import { GantryError, UsageError, exitCodeForStatus } from '../errors.js';
-import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
+import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
@@ -114,7 +114,7 @@ export function createPageanalysisClient(options: RemoteEngineOptions): Pageanal
     baseUrl: base.toString(),
     headers: options.oauthToken ? { authorization: `Bearer ${options.oauthToken}` } : {},
     retry: options.retry ?? pageanalysisRetryPolicy,
-    timeouts: { connect: 10_000, response: options.timeoutMs ?? 120_000 },
+    timeouts: { connect: 10_000, response: options.timeoutMs ?? waitLimits().timeoutMs ?? 120_000 },
     ...(options.logger ? { logger: options.logger } : {}),
   });
 

@@ -3,7 +3,7 @@
  * handed back (OAuth decides by the `error` field, not the status), JSON read leniently, small bodies only. Every token
  * sent or received is registered with the redactor before anything can log it.
  */
-import { createHttpClient, noRetry, registerSecret, type HttpClient } from '../http/index.js';
+import { createHttpClient, noRetry, registerSecret, waitLimits, type HttpClient } from '../http/index.js';
 import { ProtocolError } from '../http/index.js';
 import { checkAuthServer } from './errors.js';
 
@@ -21,7 +21,7 @@ export interface OAuthAnswer {
 }
 
 export function authHttpClient(options: { logger?: import('../log.js').Logger; userAgent?: string } = {}): HttpClient {
-  return createHttpClient({ retry: noRetry, timeouts: { connect: 10_000, response: 30_000 }, maxRedirects: 0, ...(options.logger ? { logger: options.logger } : {}), ...(options.userAgent ? { userAgent: options.userAgent } : {}) });
+  return createHttpClient({ retry: noRetry, timeouts: { connect: 10_000, response: waitLimits().timeoutMs ?? 30_000 }, maxRedirects: 0, ...(options.logger ? { logger: options.logger } : {}), ...(options.userAgent ? { userAgent: options.userAgent } : {}) });
 }
 
 function answerOf(response: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown; url: string }): OAuthAnswer {

@@ -1,11 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GantryError, cliHintOf, exitCodeForSystemError, shown } from '../errors.js';
 import { redact } from '../redact.js';
-import { createLogger, setLogger } from '../log.js';
+import { createLogger, setLogger, type Logger } from '../log.js';
+import { parseDuration } from '../arguments.js';
+import { describeWait, longWaitMs, onWait, setWaitLimits, waitLimits, type WaitLimits } from '../http/waits.js';
 import { version } from '../version.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { groups } from './groups.js';
-import { createOutput, type OutputStreams } from './output.js';
+import { createOutput, type Output, type OutputStreams } from './output.js';
 
 /**
  * `versionFlag: false` leaves `--version` to the verbs (`secrets get --version 3`): commander reads a program option
@@ -28,7 +30,61 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
   for (const group of groups) group.register(program, context);
   for (const command of program.commands) command.exitOverride();
   offerHelpCommands(program);
+  offerWaitBounds(program);
   return program;
+}
+
+/** The groups whose commands talk to services over the network, and so wait for them. */
+const waitingGroups = new Set(['modules', 'secrets', 'gate', 'browser', 'platform', 'hooks', 'auth', 'storage', 'mcp', 'doctor']);
+
+/**
+ * `--timeout` and `--max-wait` on every command of a group that makes network calls, beside its own flags (a command
+ * whose `--timeout` already bounds its own wait — doctor's probes, the browser's page load, mcp's sign-in, secrets'
+ * requests — keeps it). Their values are parsed before the action runs: a bad one is exit 2 before anything is sent.
+ */
+function offerWaitBounds(program: Command): void {
+  const leaves = (command: Command): Command[] => (command.commands.length === 0 ? [command] : command.commands.filter((c) => c.name() !== 'help').flatMap(leaves));
+  const generic = new WeakSet<Command>();
+  for (const group of program.commands.filter((c) => waitingGroups.has(c.name()))) {
+    for (const command of leaves(group)) {
+      const has = (flag: string) => command.options.some((option) => option.long === flag);
+      if (!has('--timeout')) generic.add(command);
+      if (generic.has(command)) command.option('--timeout <duration>', 'the longest wait for an answer from a server, per attempt, e.g. 30s (GANTRY_TIMEOUT; default 60s, or the service\'s own)');
+      if (!has('--max-wait')) command.option('--max-wait <duration>', 'the longest wait for a rate limit to reset, e.g. 5m; 0 fails at once (GANTRY_MAX_WAIT; default 61m for the platform)');
+    }
+  }
+  program.hook('preAction', (_program, action) => {
+    if (!waitingGroups.has(groupOf(action))) return;
+    const flags = action.opts() as { timeout?: unknown; maxWait?: unknown };
+    const limits: WaitLimits = {};
+    if (generic.has(action) && typeof flags.timeout === 'string') limits.timeoutMs = parseDuration(flags.timeout, '--timeout');
+    if (typeof flags.maxWait === 'string') limits.maxWaitMs = parseDuration(flags.maxWait, '--max-wait', { allowZero: true });
+    setWaitLimits(limits);
+    waitLimits(); // GANTRY_TIMEOUT and GANTRY_MAX_WAIT checked now: a bad value is exit 2 before anything is sent
+  });
+}
+
+function groupOf(command: Command): string {
+  let current = command;
+  while (current.parent?.parent) current = current.parent;
+  return current.name();
+}
+
+/**
+ * The waits the clients announce (lib/http/waits.ts), said on stderr: every answer that keeps a command waiting and
+ * every rate-limit hold, and a retry when its wait is long or the first of its host (the rest with --verbose).
+ */
+function sayWaits(out: Output, logger: Logger): () => void {
+  const retried = new Set<string>();
+  return onWait((notice) => {
+    const text = describeWait(notice, '--max-wait');
+    if (notice.kind === 'retry' && notice.delayMs < longWaitMs && retried.has(notice.host)) {
+      logger.debug(text);
+      return;
+    }
+    if (notice.kind === 'retry') retried.add(notice.host);
+    out.note(text);
+  });
 }
 
 /**
@@ -107,6 +163,7 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
     },
   };
   const program = buildProgram(context, { versionFlag: argv.length <= 2 || ['-V', '--version', '-h', '--help'].includes(argv[2]!) });
+  const stopSaying = sayWaits(out, logger);
   try {
     if (argv.length <= 2) {
       program.outputHelp();
@@ -116,5 +173,8 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (error) {
     return printError(error, verbose, streams?.stderr ?? process.stderr, argv.slice(2));
+  } finally {
+    stopSaying();
+    setWaitLimits({});
   }
 }

@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { GantryError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RetryNotice } from '../http/index.js';
 import type { StorageClient } from '../storage/index.js';
 import type { ServerFlags } from './authActions.js';
 import { usage } from './context.js';
@@ -46,22 +45,6 @@ export interface StorageSession {
   close(): void;
 }
 
-/**
- * The first retry of the run said at warn level — without it a service that does not answer leaves the command silent
- * for half a minute (the storage policy's backoff) before exit 3. Each retry stays a debug line (--verbose).
- */
-export function retryNotice(logger: Logger, policy: { retries: number; backoff: { initialMs: number; maxMs: number; factor: number }; budgetMs: number }): (retry: RetryNotice) => void {
-  let told = false;
-  let waits = 0;
-  for (let i = 0; i < policy.retries; i += 1) waits += Math.min(policy.backoff.maxMs, policy.backoff.initialMs * policy.backoff.factor ** i);
-  const seconds = Math.ceil(Math.min(waits, policy.budgetMs) / 1000);
-  return (retry) => {
-    if (told) return;
-    told = true;
-    logger.warn(`storage: ${retry.reason} (${retry.method} ${retry.url}); retrying (up to ${policy.retries} times over ~${seconds} s; --verbose shows each attempt)`);
-  };
-}
-
 /** The service root, checked (exit 2 naming both sources when neither is set). */
 export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): Promise<string> {
   if (flags.token !== undefined) {
@@ -85,12 +68,11 @@ export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): 
 export async function openStorage(flags: StorageFlags, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<StorageSession> {
   const baseUrl = await storageBase(flags, env);
   const baseFrom = flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL';
-  const { createStorageClient, storageRetryPolicy } = await import('../storage/index.js');
-  const onRetry = retryNotice(logger, storageRetryPolicy);
+  const { createStorageClient } = await import('../storage/index.js');
   const fixed = env.STORAGE_TOKEN;
   if (fixed !== undefined && fixed !== '') {
     if (fixed.trim() === '' || /\s/.test(fixed.trim())) throw usage('STORAGE_TOKEN holds white space: it must be the bearer token alone');
-    const client = createStorageClient({ baseUrl, token: fixed.trim(), logger, onRetry });
+    const client = createStorageClient({ baseUrl, token: fixed.trim(), logger });
     return { client, tokenFrom: 'STORAGE_TOKEN', baseFrom, close: () => client.close() };
   }
   // The login: gantry auth's own selection (lib/auth's openProfileLogin with the flags, GANTRY_AUTH_* and a Pulumi
@@ -110,7 +92,7 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
     throw error;
   }
   const { session, key } = opened;
-  const client = createStorageClient({ baseUrl, token: session, logger, onRetry });
+  const client = createStorageClient({ baseUrl, token: session, logger });
   return {
     client,
     tokenFrom: `the login of profile ${key.profile} at ${key.authUrl}`,

@@ -18,6 +18,7 @@ import { createProxyAgents, describeProxy, proxySettingsFromEnv, type ProxySetti
 import { redact, redactUrl, registerSecret, sensitiveHeaders } from '../redact.js';
 import { decideRetry, defaultRetryPolicy, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
 import { loadTlsOptions, type TlsOptions } from './tls.js';
+import { announceWait, answerNoticeMs, waitLimits } from './waits.js';
 
 export interface Timeouts {
   /** Until the TCP (and TLS) connection is up, in ms (got's `connect` and `secureConnect`). */
@@ -318,7 +319,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     if (sensitiveHeaders.has(name.toLowerCase())) registerSecret(value.replace(/^(Bearer|Basic)\s+/i, ''));
   }
   const baseRetry = options.retry ?? defaultRetryPolicy;
-  const baseTimeouts = { ...defaultTimeouts, ...options.timeouts };
+  // GANTRY_TIMEOUT and GANTRY_MAX_WAIT (or the command's --timeout, --max-wait) where the client sets no bound of its own.
+  const limits = waitLimits();
+  const baseTimeouts = { ...defaultTimeouts, ...(limits.timeoutMs !== undefined ? { response: limits.timeoutMs } : {}), ...options.timeouts };
   const baseMaxRedirects = options.maxRedirects ?? 10;
   // One keep-alive pool per client for each scheme, its connections direct or through the proxy (proxy.ts).
   const proxySettings = options.proxy ?? proxySettingsFromEnv();
@@ -388,7 +391,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   }
 
   /** One attempt: resolves once got has the final response's headers (redirects followed), rejects without one. */
-  function open(request: RequestOptions, url: URL, timeouts: Timeouts): Promise<Answer> {
+  function open(request: RequestOptions, url: URL, timeouts: Timeouts, attempt: { attempt: number; attempts: number }): Promise<Answer> {
     const headers: Record<string, string> = { ...baseHeaders };
     for (const [name, value] of Object.entries(request.headers ?? {})) {
       if (value === undefined) continue;
@@ -436,7 +439,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       });
       const onAbort = () => stream.destroy(signal?.reason as Error);
       signal?.addEventListener('abort', onAbort, { once: true });
+      const pending = noticeWhilePending(target, timeouts, attempt);
       const finish = () => {
+        clearTimeout(pending);
         signal?.removeEventListener('abort', onAbort);
         if (!stream.destroyed) stream.destroy();
       };
@@ -447,6 +452,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       };
       stream.once('error', onError);
       stream.once('response', (response: PlainResponse) => {
+        clearTimeout(pending);
         // A 407 counts as the proxy's only on a request that went to the proxy itself: through a tunnel or direct,
         // it is the server's answer like any other status.
         const sentWith = streamed ? fresh() : agents;
@@ -488,9 +494,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
    * hands a new stream to a `retry` listener — a loop on the caller's side anyway. The decision is `decideRetry` on
    * the policy (data), with Retry-After, per-status schedules and the budget.
    */
-  function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number): void {
+  function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): void {
     logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
     options.onRetry?.({ method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt });
+    announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
+  }
+
+  /** An attempt still without an answer after `answerNoticeMs` is told (lib/http/waits.ts), with when it gives up. */
+  function noticeWhilePending(url: URL, timeouts: Timeouts, attempt: { attempt: number; attempts: number }): NodeJS.Timeout | undefined {
+    const limit = Math.min(timeouts.response, timeouts.total ?? Number.POSITIVE_INFINITY);
+    if (limit <= answerNoticeMs) return undefined;
+    const started = Date.now();
+    const timer = setTimeout(() => announceWait({ kind: 'answer', host: url.host, afterMs: answerNoticeMs, givesUpAt: started + limit, ...attempt }), answerNoticeMs);
+    timer.unref();
+    return timer;
   }
 
   async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<{ answer: Answer; attempts: number; url: URL }> {
@@ -498,7 +515,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const params = toSearchParams(request.searchParams);
     if (params) for (const [name, value] of params) url.searchParams.append(name, value);
     const method = (request.method ?? 'GET').toUpperCase();
-    const policy = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
+    const chosen = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
+    // A Retry-After longer than the longest wait allowed is not waited for (the error says what the server asked).
+    const policy = limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
     const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
     const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
@@ -516,7 +535,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     for (let attempt = 1; ; attempt += 1) {
       let answer: Answer;
       try {
-        answer = await open(request, url, timeouts);
+        answer = await open(request, url, timeouts, { attempt, attempts: policy.retries + 1 });
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason;
         const typed = failure(error, method, url, attempt, maxRedirects);
@@ -529,7 +548,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         }
         const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
         if (!decision.retry) throw typed;
-        retrying(method, url, decision, attempt);
+        retrying(method, url, decision, attempt, policy);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
         continue;
@@ -548,7 +567,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
       const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
       if (decision.retry) {
-        retrying(method, url, decision, attempt);
+        retrying(method, url, decision, attempt, policy);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
         continue;

@@ -22,3 +22,5 @@ export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
 export { loadTlsOptions } from './tls.js';
 export type { TlsOptions } from './tls.js';
 export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from '../redact.js';
+export { announceWait, clockTime, describeWait, longWaitMs, onWait, setWaitLimits, waitLimits } from './waits.js';
+export type { WaitLimits, WaitNotice } from './waits.js';

@@ -10,7 +10,7 @@
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import { createHttpClient, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions } from '../http/index.js';
+import { announceWait, createHttpClient, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
@@ -156,6 +156,8 @@ export class PlatformClient {
   readonly baseUrl: string;
   readonly identity: Identity;
   readonly limits: PlatformLimits;
+  /** Where the longest wait for a rate limit came from, as an error names it. */
+  private readonly maxWaitFrom: string;
   /** Where the token came from (`token option`, `GANTRY_PLATFORM_TOKEN`, `PLATFORM_TOKEN`), never the token. */
   readonly tokenSource: string | undefined;
   private readonly http: HttpClient;
@@ -231,6 +233,11 @@ export class PlatformClient {
       ? { ...resolveIdentity({ options: { ...options.identity, kind: auth.kind } }), inferredFrom: 'configured', key: auth.key }
       : resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
     this.limits = resolveLimits(typeof options.limits === 'string' ? undefined : options.limits, where);
+    // The longest wait for a rate limit: limits.maxWaitMs, else GANTRY_MAX_WAIT (or the command's --max-wait).
+    const givenMaxWait = typeof options.limits === 'object' && options.limits !== null && (options.limits as { maxWaitMs?: unknown }).maxWaitMs !== undefined;
+    const maxWait = givenMaxWait ? undefined : waitLimits(env).maxWaitMs;
+    if (maxWait !== undefined) this.limits.maxWaitMs = maxWait;
+    this.maxWaitFrom = maxWait !== undefined ? '--max-wait, GANTRY_MAX_WAIT' : 'limits.maxWaitMs';
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? getLogger();
     const limitsUrl = options.limitsUrl ?? (typeof options.limits === 'string' ? options.limits : undefined) ?? (env.GANTRY_PLATFORM_LIMITS_URL || undefined);
@@ -318,7 +325,15 @@ export class PlatformClient {
     for (;;) {
       attempt += 1;
       const queued = this.clock.now();
-      await this.limiter.acquire(reservation, { first: attempt > 1, signal });
+      await this.limiter.acquire(reservation, {
+        first: attempt > 1,
+        signal,
+        maxWaitMs: this.limits.maxWaitMs,
+        tooLong: (retryAt, reason) => new PlatformRateLimitError({
+          kind: reason.includes('resource:') || reason.includes('budget') ? 'primary' : 'secondary', method: verb, url: url.toString(), status: 0, waitedMs, attempts: attempt - 1,
+          reason: `${reason}: a wait of ${duration(retryAt - this.clock.now())}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`, resumeAt: retryAt,
+        }),
+      });
       let token: string | undefined;
       try {
         token = this.auth ? await this.auth.token(signal) : undefined;
@@ -346,6 +361,7 @@ export class PlatformClient {
         const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, errorCode: error.errorCode, waitedMs: serverWaitedMs });
         if (!decision.retry) throw error;
         this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
+        announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: serverRetries + 2, attempts: this.limits.serverErrorRetries + 1 });
         serverRetries += 1;
         serverWaitedMs += decision.delayMs;
         await this.clock.sleep(decision.delayMs, signal);
@@ -412,7 +428,7 @@ export class PlatformClient {
             }
             const give = (reason: string) => new PlatformRateLimitError({ kind, method: verb, url: url.toString(), status, waitedMs, attempts: attempt, body: jsonBody, reason, resumeAt: remainingZero ? resumeAt : now + waitMs });
             if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
-            if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (limits.maxWaitMs)`);
+            if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`);
             limitRetries += 1;
             const until = now + waitMs;
             const store = this.limiter.store;
@@ -424,7 +440,8 @@ export class PlatformClient {
               await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
               if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
             }
-            this.logger.warn(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
+            announceWait({ kind: 'rate-limit', what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`, until });
+            this.logger.info(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
             continue;
           }
         }
@@ -432,6 +449,7 @@ export class PlatformClient {
           const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, status, retryAfter: header(headers, 'retry-after'), waitedMs: serverWaitedMs });
           if (decision.retry) {
             this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
+            announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: serverRetries + 2, attempts: this.limits.serverErrorRetries + 1 });
             serverRetries += 1;
             serverWaitedMs += decision.delayMs;
             await release(); // the slot is not kept through the wait

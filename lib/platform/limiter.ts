@@ -8,6 +8,7 @@
 import type { BudgetStore, Reservation, Scope } from './budget.js';
 import type { Clock } from './clock.js';
 import type { Logger } from '../log.js';
+import { announceWait, longWaitMs } from '../http/index.js';
 
 interface Waiter {
   reservation: Reservation;
@@ -16,6 +17,9 @@ interface Waiter {
   reject(error: unknown): void;
   reason: string | undefined;
   since: number;
+  /** The longest hold this request accepts; a reset further away rejects it with `tooLong`'s error. */
+  maxWaitMs: number;
+  tooLong: ((retryAt: number, reason: string) => Error) | undefined;
 }
 
 function scopesOf(r: Reservation): string[] {
@@ -50,7 +54,7 @@ export class Limiter {
   }
 
   /** Resolves when the reservation is granted; `first` puts a retried request ahead of those that came after it. */
-  acquire(reservation: Reservation, options: { first?: boolean; signal?: AbortSignal | undefined } = {}): Promise<void> {
+  acquire(reservation: Reservation, options: { first?: boolean; signal?: AbortSignal | undefined; maxWaitMs?: number; tooLong?: (retryAt: number, reason: string) => Error } = {}): Promise<void> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -66,6 +70,8 @@ export class Limiter {
         reject,
         reason: undefined,
         since: this.clock.now(),
+        maxWaitMs: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
+        tooLong: options.tooLong,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       if (options.first) this.queue.unshift(waiter);
@@ -113,9 +119,17 @@ export class Limiter {
           waiter.resolve();
           continue;
         }
+        const holdMs = result.retryAt !== undefined ? result.retryAt - this.clock.now() : 0;
+        if (result.retryAt !== undefined && holdMs > waiter.maxWaitMs && waiter.tooLong) {
+          this.remove(waiter);
+          waiter.reject(waiter.tooLong(result.retryAt, result.reason));
+          continue;
+        }
         if (result.retryAt !== undefined) earliest = Math.min(earliest, result.retryAt);
-        if (waiter.reason !== result.reason && result.retryAt !== undefined && result.retryAt - this.clock.now() >= 5_000) {
+        if (waiter.reason !== result.reason && result.retryAt !== undefined && holdMs >= longWaitMs) {
           this.logger.info(`platform: holding ${waiter.reservation.endpoint}: ${result.reason}`);
+          const what = result.scope === 'resource' ? `the ${waiter.reservation.resource} resource` : result.scope === 'endpoint' ? waiter.reservation.endpoint : result.scope === 'creation' ? 'content creation' : `the platform's ${result.scope}`;
+          announceWait({ kind: 'rate-limit', what, until: result.retryAt });
         }
         waiter.reason = result.reason;
         const scope = blockedScope(waiter.reservation, result.scope);

@@ -1,4 +1,6 @@
 import { registerSecret } from '../redact.js';
+import { parseDuration as parseDurationArgument } from '../arguments.js';
+import { waitLimits } from '../http/waits.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';
@@ -207,7 +209,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     skipVerify: skipPick ? parseBoolean(skipPick.raw, skipPick.from) : false,
     tlsServerName: text('tlsServerName', options.tlsServerName),
     maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
-    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, origin.timeoutMs === 'option') : defaults.timeoutMs,
+    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, origin.timeoutMs === 'option') : waitLimits(env).timeoutMs ?? defaults.timeoutMs,
     tokenHeader,
     namespaceIn,
     retryWaitMinMs,
@@ -306,27 +308,15 @@ export function parsePositiveInteger(raw: unknown, from: string, unit?: string):
   return value;
 }
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /**
  * A timeout. Environment and Pulumi values follow the Vault CLI: a bare number is seconds, or a Go-style duration
- * (`500ms`, `30s`, `1m30s`). Numbers given as options are milliseconds.
+ * (`500ms`, `30s`, `1m30s`). Numbers given as options are milliseconds. The one duration parser (lib/arguments.ts),
+ * its refusal said as this area's configuration error.
  */
 export function parseDuration(raw: unknown, from: string, numberIsMilliseconds = false): number {
-  if (typeof raw === 'number') {
-    if (!(raw > 0) || !Number.isFinite(raw)) throw new SecretsConfigError(`${from} must be a positive duration, got ${raw}`);
-    return numberIsMilliseconds ? raw : raw * 1000;
+  try {
+    return parseDurationArgument(raw, from, { numberIsMilliseconds });
+  } catch (error) {
+    throw new SecretsConfigError((error as Error).message);
   }
-  const value = String(raw).trim();
-  if (/^\d+(\.\d+)?$/.test(value)) {
-    const n = Number(value);
-    if (n > 0) return numberIsMilliseconds ? n : n * 1000;
-  }
-  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  const consumed = parts.map((p) => p[0]).join('');
-  if (parts.length > 0 && consumed === value) {
-    const total = parts.reduce((sum, p) => sum + Number(p[1]) * durationUnits[p[2]!]!, 0);
-    if (total > 0) return total;
-  }
-  throw new SecretsConfigError(`${from} must be a positive duration such as 60, 30s or 1m30s, got ${shown(value)}`);
 }

@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import type { HttpClient, StreamResponse } from '../../http/index.js';
-import { definePolicy, networkErrorCodes } from '../../http/index.js';
+import { definePolicy, networkErrorCodes, waitLimits } from '../../http/index.js';
 import { ContextClientError } from './errors.js';
 import type { Authorizer } from './session.js';
 import { bearerChallenge } from './www-authenticate.js';
@@ -67,7 +67,8 @@ function toResponse(answer: StreamResponse, method: string): Response {
 /** A fetch for `StreamableHTTPClientTransport({ fetch })`, signed in through `authorizer`. */
 export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
   const { http, authorizer } = options;
-  const idle = options.idleTimeoutMs ?? 300_000;
+  // GANTRY_TIMEOUT bounds it when set: a person who asked for short waits gets them here too.
+  const idle = options.idleTimeoutMs ?? waitLimits().timeoutMs ?? 300_000;
   return async (input, init = {}) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     if (url.searchParams.has('access_token')) throw new ContextClientError('refusing to send an access token in a URL query (CTX-AUTH-NO-QUERY-TOKEN)', { code: 'CTX_UNAUTHORIZED' });
