@@ -3,7 +3,8 @@
 // their own (the platform's budgets) announce them here, and whoever listens (the command prints them on stderr)
 // hears them all. And the two bounds a person sets for every group: the longest wait for an answer (GANTRY_TIMEOUT,
 // `--timeout`) and the longest wait for a rate limit (GANTRY_MAX_WAIT, `--max-wait`).
-import { parseDuration } from '../arguments.js';
+import { UsageError } from '../errors.js';
+import { expectFunction, expectObject, expectOptions, parseDuration } from '../arguments.js';
 
 export type WaitNotice =
   /** An attempt has had no answer for `afterMs`; it gives up at `givesUpAt` (epoch ms). */
@@ -22,11 +23,14 @@ const listeners = new Set<(notice: WaitNotice) => void>();
 
 /** `listener` hears every wait announced from now on; returns what stops it. */
 export function onWait(listener: (notice: WaitNotice) => void): () => void {
+  expectFunction('onWait', 'listener', listener);
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-export function announceWait(notice: WaitNotice): void {
+/** Tells every listener; false when nobody listens (a library caller then says it in its own log). */
+export function announceWait(notice: WaitNotice): boolean {
+  expectObject('announceWait', 'notice', notice, 'a wait notice: { kind, … }');
   for (const listener of [...listeners]) {
     try {
       listener(notice);
@@ -34,15 +38,18 @@ export function announceWait(notice: WaitNotice): void {
       // a listener's failure is not the request's
     }
   }
+  return listeners.size > 0;
 }
 
 /** `HH:MM:SS`, local time: when a wait ends, as a person reads a clock. */
 export function clockTime(epochMs: number): string {
+  if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) throw new UsageError(`clockTime: epochMs must be a number of milliseconds, got ${typeof epochMs}`, { code: 'INVALID_ARGUMENT' });
   return new Date(epochMs).toTimeString().slice(0, 8);
 }
 
 /** One line for a notice; `maxWaitFlag` names how to stop a rate-limit wait sooner (`--max-wait` in the command). */
 export function describeWait(notice: WaitNotice, maxWaitFlag = 'GANTRY_MAX_WAIT'): string {
+  expectObject('describeWait', 'notice', notice, 'a wait notice: { kind, … }');
   switch (notice.kind) {
     case 'answer':
       return `waiting for ${notice.host}: no answer yet after ${Math.round(notice.afterMs / 1000)} s (${notice.attempts && notice.attempts > 1 ? `attempt ${notice.attempt ?? 1} of ${notice.attempts}, ` : ''}gives up at ${clockTime(notice.givesUpAt)})`;
@@ -64,6 +71,7 @@ let given: WaitLimits = {};
 
 /** The command's flags (`--timeout`, `--max-wait`): above the environment for every client made from now on. */
 export function setWaitLimits(limits: WaitLimits): void {
+  expectObject('setWaitLimits', 'limits', limits, 'an object: { timeoutMs?, maxWaitMs? }');
   given = { ...limits };
 }
 
@@ -72,6 +80,7 @@ export function setWaitLimits(limits: WaitLimits): void {
  * may be 0: never wait), else none — each client's own default then. A bad value is a UsageError before anything is sent.
  */
 export function waitLimits(env: NodeJS.ProcessEnv = process.env): WaitLimits {
+  expectOptions('waitLimits', env, 'env');
   const timeout = given.timeoutMs ?? (env.GANTRY_TIMEOUT ? parseDuration(env.GANTRY_TIMEOUT, 'GANTRY_TIMEOUT') : undefined);
   const maxWait = given.maxWaitMs ?? (env.GANTRY_MAX_WAIT ? parseDuration(env.GANTRY_MAX_WAIT, 'GANTRY_MAX_WAIT', { allowZero: true }) : undefined);
   return { ...(timeout !== undefined ? { timeoutMs: timeout } : {}), ...(maxWait !== undefined ? { maxWaitMs: maxWait } : {}) };

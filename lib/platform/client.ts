@@ -440,8 +440,11 @@ export class PlatformClient {
               await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
               if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
             }
-            announceWait({ kind: 'rate-limit', what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`, until });
-            this.logger.info(`platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`);
+            const said = announceWait({ kind: 'rate-limit', what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`, until });
+            // Said once: to whoever listens to the waits (the command), else in the log.
+            const line = `platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`;
+            if (said) this.logger.info(line);
+            else this.logger.warn(line);
             continue;
           }
         }
