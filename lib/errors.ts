@@ -1,3 +1,5 @@
+import { terminalText } from './terminal-text.js';
+
 /**
  * Exit codes shared by the command and by every error the library throws; each means one thing. The table of error
  * classes and their codes is in docs/architecture.md ("Exit codes"), and test/architecture/exit-codes.test.ts holds
@@ -101,13 +103,11 @@ export function isGantryError(error: unknown): error is GantryError {
   return error instanceof GantryError;
 }
 
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
 /**
- * A path or value as a message shows it: as it is, or JSON-quoted (`"secret/app/d\nb"`) when it holds a control
- * character, so a newline, a tab or an escape sequence in it can neither break the message's lines nor hide.
+ * A path or value as a message shows it: as it is, or JSON-quoted (`"secret/app/d\nb"`) when it holds a character a
+ * terminal acts on or that hides text (`terminalText`), so a newline, a tab or an escape sequence in it can neither
+ * break the message's lines nor hide.
  */
 export function shown(text: string): string {
-  return controlCharacters.test(text) ? JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return terminalText(text) === text ? text : `"${terminalText(text.replace(/["\\]/g, '\\$&'))}"`;
 }

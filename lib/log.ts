@@ -1,4 +1,5 @@
 import { redact } from './redact.js';
+import { terminalText } from './terminal-text.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -25,17 +26,21 @@ function levelFromEnvironment(write: (line: string) => void): LogLevel {
   if (Object.hasOwn(order, value)) return value as LogLevel;
   if (raw !== '' && !warnedAbout.has(raw)) {
     warnedAbout.add(raw);
-    write(redact(`warn: GANTRY_LOG=${raw} is not a log level; using warn (the levels are ${LOG_LEVELS.join(', ')})`));
+    write(terminalText(redact(`warn: GANTRY_LOG=${raw} is not a log level; using warn (the levels are ${LOG_LEVELS.join(', ')})`)));
   }
   return 'warn';
 }
 
-/** A logger whose every line passes through redaction. Writes to stderr by default. */
+/**
+ * A logger whose every line passes through redaction, then `terminalText`: a log line is one line, whatever a server
+ * or a payload put in it (a line break cannot forge a second line, an escape sequence cannot drive the terminal).
+ * Writes to stderr by default.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const threshold = order[options.level ?? levelFromEnvironment(write)];
   const emit = (level: LogLevel) => (message: string) => {
-    if (order[level] >= threshold) write(redact(level === 'info' ? message : `${level}: ${message}`));
+    if (order[level] >= threshold) write(terminalText(redact(level === 'info' ? message : `${level}: ${message}`)));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -1,4 +1,5 @@
 import { redact } from '../redact.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface Column<Row> {
   header: string;
@@ -6,6 +7,12 @@ export interface Column<Row> {
   align?: 'left' | 'right';
 }
 
+/**
+ * Everything but `json` and `raw` shows text as `terminalText` escapes it, since much of it came from a server: a line
+ * or a note keeps its own line breaks (several lines given on purpose) and escapes every other control character; a
+ * table cell and a progress label escape line breaks too, so a row stays one line. `json` escapes what JSON.stringify
+ * leaves raw (DEL, C1, bidi controls) as `\uXXXX`, the same document; `raw` is byte-exact, for pipes.
+ */
 export interface Output {
   /** Human output, one line per call, on stdout. */
   line(text?: string): void;
@@ -33,11 +40,13 @@ export interface OutputStreams {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 }
 
+/** A table cell as it is shown: `-` for nothing, one line, nothing a terminal would act on. */
+export function tableCell(value: string | number | boolean | null | undefined): string {
+  return value === null || value === undefined ? '-' : terminalText(String(value));
+}
+
 export function formatTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {
-  const cells = rows.map((row) => columns.map((column) => {
-    const value = column.value(row);
-    return value === null || value === undefined ? '-' : String(value);
-  }));
+  const cells = rows.map((row) => columns.map((column) => tableCell(column.value(row))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => row[i]!.length)));
   const render = (values: string[]) => values
     .map((value, i) => (columns[i]!.align === 'right' ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
@@ -51,29 +60,30 @@ const noProgress: Progress = { update() {}, done() {} };
 export function createOutput(streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Output {
   return {
     line(text = '') {
-      streams.stdout.write(`${text}\n`);
+      streams.stdout.write(`${terminalText(text, { lineBreaks: 'keep' })}\n`);
     },
     json(value) {
-      streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      streams.stdout.write(`${terminalText(JSON.stringify(value, null, 2), { lineBreaks: 'keep' })}\n`);
     },
     table(rows, columns) {
       streams.stdout.write(`${formatTable(rows, columns)}\n`);
     },
     note(text) {
-      streams.stderr.write(`${redact(text)}\n`);
+      streams.stderr.write(`${terminalText(redact(text), { lineBreaks: 'keep' })}\n`);
     },
     raw(text) {
       streams.stdout.write(streams.stdout.isTTY ? `${text}\n` : text);
     },
-    progress(label, initialTotal) {
+    progress(given, initialTotal) {
       if (!streams.stderr.isTTY) return noProgress;
+      const label = terminalText(given);
       let total = initialTotal;
       let last = 0;
       const draw = (done: number, detail = '') => {
         const width = 24;
         const ratio = total ? Math.min(1, done / total) : 0;
         const bar = total ? `[${'#'.repeat(Math.round(ratio * width)).padEnd(width, '.')}] ${Math.round(ratio * 100)}%` : `${done}`;
-        const text = `${label} ${bar} ${detail}`.slice(0, (streams.stderr.columns || 80) - 1);
+        const text = `${label} ${bar} ${terminalText(detail)}`.slice(0, (streams.stderr.columns || 80) - 1);
         streams.stderr.write(`\r\x1b[2K${text}`);
       };
       return {
@@ -85,7 +95,7 @@ export function createOutput(streams: OutputStreams = { stdout: process.stdout, 
           draw(done, detail);
         },
         done(detail) {
-          streams.stderr.write(`\r\x1b[2K${detail ? `${label} ${detail}\n` : ''}`);
+          streams.stderr.write(`\r\x1b[2K${detail ? `${label} ${terminalText(detail)}\n` : ''}`);
         },
       };
     },

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, GantryError, cliHintOf, exitCodeForSystemError, shown } from '../errors.js';
 import { redact } from '../redact.js';
+import { terminalText } from '../terminal-text.js';
 import { createLogger, setLogger, type Logger } from '../log.js';
 import { parseDuration } from '../arguments.js';
 import { describeWait, longWaitMs, onWait, setWaitLimits, waitLimits, type WaitLimits } from '../http/waits.js';
@@ -25,7 +26,7 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
     .exitOverride();
   program.configureOutput({
     writeOut: (text) => context.out.line(text.replace(/\n$/, '')),
-    writeErr: (text) => process.stderr.write(text),
+    writeErr: (text) => process.stderr.write(terminalText(text, { lineBreaks: 'keep' })),
   });
   for (const group of groups) group.register(program, context);
   for (const command of program.commands) command.exitOverride();
@@ -115,17 +116,17 @@ function withPath(message: string, error: unknown): string {
 }
 
 /**
- * What a message shows of the command line, escaped: an argument holding a control character (a path with a newline,
- * a value with an escape sequence) appears in the message escaped as JSON escapes it (`secret/app/d\nb`), wherever it
- * appears — alone or inside a longer path — so it can neither break the message's lines nor hide. Any other control
- * character but the message's own line breaks is escaped too.
+ * What a message shows, escaped by `terminalText`: an argument of the command line holding a control character (a path
+ * with a newline, a value with an escape sequence) appears escaped whole (`secret/app/d\nb`), wherever it appears —
+ * alone or inside a longer path — so it can neither break the message's lines nor hide. Any other such character
+ * but the message's own line breaks (a server's error body, a title) is escaped too.
  */
 function escapedForTerminal(text: string, argv: readonly string[]): string {
   let out = text;
   for (const argument of argv) {
-    if (argument.length > 0 && shown(argument) !== argument) out = out.split(argument).join(shown(argument).slice(1, -1));
+    if (argument.length > 0 && terminalText(argument) !== argument) out = out.split(argument).join(terminalText(argument));
   }
-  return out.split('\n').map((line) => (shown(line) === line ? line : shown(line).slice(1, -1))).join('\n');
+  return terminalText(out, { lineBreaks: 'keep' });
 }
 
 function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStream, argv: readonly string[] = []): number {
@@ -141,7 +142,7 @@ function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStr
   // Several failures at once (an AggregateError): every distinct hint, each naming what it fixes.
   const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => hintOf(gantryErrorBehind(e))).filter((h): h is string => !!h))] : hintOf(known) ? [hintOf(known)!] : [];
   for (const hint of hints) stderr.write(`hint: ${escapedForTerminal(redact(hint), argv)}\n`);
-  if (verbose && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
+  if (verbose && error instanceof Error && error.stack) stderr.write(`${terminalText(redact(error.stack), { lineBreaks: 'keep' })}\n`);
   const exitCode = known ? known.exitCode : exitCodeForSystemError(error);
   if (!known && exitCode === ExitCode.usage) stderr.write('hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n');
   else if (!known && !verbose) stderr.write('hint: run again with --verbose for details\n');

@@ -2,7 +2,7 @@
 // reader that went away turned into an abort, tables printed as rows arrive, progress with bytes and rate, and the
 // library's hints said in the command's terms. Loaded with the first action (it imports lib/storage's types only).
 import { ExitCode, GantryError } from '../errors.js';
-import type { Column, Output } from './output.js';
+import { tableCell, type Column, type Output } from './output.js';
 import type { CliContext } from './context.js';
 import { onStdoutReaderGone } from './readerGone.js';
 import { openStorage, type StorageFlags, type StorageSession } from './storageClient.js';
@@ -118,7 +118,7 @@ export class StreamTable<Row> {
     if (rows.length === 0) return;
     const cells = rows.map((row) => this.columns.map((column) => {
       const value = column.value(row);
-      return value === null || value === undefined || value === '' ? '-' : String(value);
+      return tableCell(value === '' ? undefined : value);
     }));
     for (const row of cells) row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i]!, cell.length)));
     const render = (values: string[]) => values.map((value, i) => (this.columns[i]!.align === 'right' ? value.padStart(this.widths[i]!) : value.padEnd(this.widths[i]!))).join('  ').trimEnd();
