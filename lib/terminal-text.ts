@@ -8,6 +8,10 @@
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const unsafeButLineFeed = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export interface TerminalTextOptions {
+  lineBreaks?: 'keep' | 'escape';
+}
+
 const short: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
 
 function escape(char: string): string {
@@ -23,6 +27,8 @@ function escape(char: string): string {
  * document is still that JSON document, since the escapes are JSON's. The one escaping of text for the terminal:
  * tables, lines, notes, progress labels, log lines and error messages all pass through it.
  */
-export function terminalText(text: string, options: { lineBreaks?: 'keep' | 'escape' } = {}): string {
-  return text.replace(options.lineBreaks === 'keep' ? unsafeButLineFeed : unsafe, escape);
+export function terminalText(text: string, options?: TerminalTextOptions): string;
+export function terminalText(text: string | undefined, options?: TerminalTextOptions): string | undefined;
+export function terminalText(text: string | undefined, options: TerminalTextOptions = {}): string | undefined {
+  return text?.replace(options.lineBreaks === 'keep' ? unsafeButLineFeed : unsafe, escape);
 }

@@ -2,6 +2,7 @@
  * Gate reports: a JSON summary (always), every run's v5 response, Lighthouse's HTML report for local runs, a
  * terminal table, and an optional archive to S3 under a stable key per URL and time.
  */
+import { terminalText } from '../terminal-text.js';
 import { expectArray, expectObject } from '../arguments.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
@@ -97,7 +98,8 @@ function formatThreshold(check: CheckResult): string {
   return `${check.operator} ${check.kind === 'category' ? formatNumber(Math.round(check.threshold * 100)) : formatNumber(check.threshold)}`;
 }
 
-function renderColumns(rows: string[][]): string {
+function renderColumns(given: string[][]): string {
+  const rows = given.map((row) => row.map((cell) => terminalText(cell)));
   const widths = rows[0].map((_cell, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
 }
@@ -116,7 +118,7 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
     check.verdict.toUpperCase(),
     check.values.map((v) => formatValue(check, v)).join(' '),
   ]);
-  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${c.name}: ${redact(c.reason ?? '')}`);
+  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${terminalText(c.name)}: ${terminalText(redact(c.reason ?? ''))}`);
   const uniqueReasons = [...new Set(reasons)];
   const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
   const warned = result.status === 'pass' && result.checks.some((c) => c.verdict === 'warn') ? ' with warnings' : '';

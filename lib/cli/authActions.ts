@@ -1,5 +1,6 @@
 // The actions of `gantry auth`: which server, client and profile the flags and environment select, where the tokens
 // live, and what each verb prints. lib/auth loads with the first action.
+import { terminalText } from '../terminal-text.js';
 import type { Command } from 'commander';
 import { ExitCode, GantryError } from '../errors.js';
 import type { AuthEndpoints, DeviceCode, ProfileKey, StoredLogin, TokenStore } from '../auth/index.js';
@@ -154,9 +155,9 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
         }
         const terminal = stderr.isTTY === true;
         const lines = lib.renderPrompt(device, { columns: terminal ? stderr.columns : undefined, rows: terminal ? stderr.rows : undefined, qr: flags.qr && terminal, hideScheme: flags.hideScheme === true });
-        stderr.write(`${lines.join('\n')}\n`);
+        stderr.write(`${terminalText(lines.join('\n'), { lineBreaks: 'keep' })}\n`);
         if (terminal) {
-          countdown = setInterval(() => stderr.write(`\r\x1b[2K${lib.formatSeconds((device.expiresAt - Date.now()) / 1000)} left for code ${device.userCode}`), 1000);
+          countdown = setInterval(() => stderr.write(`\r\x1b[2K${lib.formatSeconds((device.expiresAt - Date.now()) / 1000)} left for code ${terminalText(device.userCode)}`), 1000);
           countdown.unref();
         }
       },
@@ -181,8 +182,8 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
     if (json) {
       context.out.json({ authUrl, clientId, profile, account: result.account ?? null, scope: result.tokens.scope, expiresAt: new Date(result.tokens.expiresAt).toISOString(), refreshToken: result.tokens.refreshToken !== undefined, store: { kind: opened.store.kind, location: opened.store.location }, ...(replaced ? { replaced } : {}) });
     } else {
-      context.out.line(`Logged in to ${authUrl} as ${accountOf(login)} (profile ${profile}).`);
-      context.out.line(`Scopes: ${result.tokens.scope || '(none named by the server)'}`);
+      context.out.line(`Logged in to ${authUrl} as ${terminalText(accountOf(login))} (profile ${profile}).`);
+      context.out.line(`Scopes: ${terminalText(result.tokens.scope) || '(none named by the server)'}`);
       context.out.line(`Tokens kept in ${opened.store.location}.`);
     }
   } catch (error) {
@@ -327,12 +328,12 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   else {
     for (const row of rows) {
       context.out.line(`${row.authUrl} — client ${row.clientId}, profile ${row.profile}`);
-      context.out.line(`  ${row.state}${row.account ? ` as ${row.account}` : ''}`);
+      context.out.line(`  ${terminalText(String(row.state))}${row.account ? ` as ${terminalText(String(row.account))}` : ''}`);
       if (row.location) context.out.line(`  tokens kept in: ${row.location}`);
       if (row.accessToken) context.out.line(`  access token: ${row.accessToken}`);
       if (row.refreshToken) context.out.line(`  refresh token: ${row.refreshToken}`);
-      if (row.scope) context.out.line(`  scopes: ${row.scope}`);
-      if (row.server) context.out.line(`  at the server: ${row.server}`);
+      if (row.scope) context.out.line(`  scopes: ${terminalText(String(row.scope))}`);
+      if (row.server) context.out.line(`  at the server: ${terminalText(String(row.server))}`);
     }
   }
   if (loggedIn === 0) process.exitCode = ExitCode.checkFailed;
@@ -448,9 +449,9 @@ export async function whoamiAction(flags: WhoamiFlags, command: Command, context
       });
       if (json) context.out.json({ account: login.account ?? null, channels });
       else {
-        context.out.line(`${accountOf(login)} on ${key.authUrl}`);
+        context.out.line(`${terminalText(accountOf(login))} on ${key.authUrl}`);
         if (channels.length === 0) context.out.line('No channel on the video API for this account.');
-        for (const channel of channels) context.out.line(`channel ${channel.id}${channel.title ? `: ${channel.title}` : ''}${channel.customUrl ? ` (${channel.customUrl})` : ''}`);
+        for (const channel of channels) context.out.line(`channel ${terminalText(channel.id)}${channel.title ? `: ${terminalText(channel.title)}` : ''}${channel.customUrl ? ` (${terminalText(channel.customUrl)})` : ''}`);
       }
     } finally {
       http.close();

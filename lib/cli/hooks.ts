@@ -3,6 +3,7 @@
  * check a saved delivery's signature (`verify`); list the event catalogue (`events`). lib/webhooks is imported inside
  * the actions, so `gantry --help` loads none of it.
  */
+import { terminalText } from '../terminal-text.js';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Command } from 'commander';
@@ -109,7 +110,7 @@ async function registerGates(receiver: WebhookReceiver, configFlag: string | und
   receiver.on('deployment_protection_rule.requested', deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
     const line = { at: new Date().toISOString(), delivery: job.id, environment: decision.environment, decision: decision.state, gate: decision.gate?.status ?? null };
     if (json) context.out.line(JSON.stringify(line));
-    else context.out.line(`${line.at} deployment to ${decision.environment} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${job.id}`);
+    else context.out.line(`${line.at} deployment to ${terminalText(decision.environment)} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${terminalText(job.id)}`);
   }));
   if (rules.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config: rules, app, logger: context.logger }));
   return { config, closeApp };
@@ -235,7 +236,7 @@ ${SECRET_HELP}`)
         // The JSON line written out, not built as an object and stringified: the same text, at half the cost.
         pendingLines.push(json
           ? `{"at":"${stamp}"${member('event', record.event)}${member('action', record.action)}${member('delivery', record.id)},"status":${record.status},"outcome":${JSON.stringify(record.outcome)},"ms":${record.ms}}`
-          : `${stamp} ${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.id ?? '-'} ${record.status} ${record.outcome} ${record.ms}ms`);
+          : `${stamp} ${terminalText(record.event ?? '-')}${record.action ? `.${terminalText(record.action)}` : ''} ${terminalText(record.id ?? '-')} ${record.status} ${record.outcome} ${record.ms}ms`);
         if (pendingLines.length >= 64) flushLines();
         else flushTimer ??= setTimeout(flushLines, 10);
       });
@@ -316,7 +317,7 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
         } finally {
           const line = { at: new Date().toISOString(), event: job.event, action: job.action, delivery: job.id, attempt: jobContext.attempt, outcome, ms: Date.now() - started };
           if (json) context.out.line(JSON.stringify(line));
-          else context.out.line(`${line.at} ${job.event}${job.action ? `.${job.action}` : ''} ${job.id} attempt ${line.attempt} ${outcome} ${line.ms}ms`);
+          else context.out.line(`${line.at} ${terminalText(job.event)}${job.action ? `.${terminalText(job.action)}` : ''} ${terminalText(job.id)} attempt ${line.attempt} ${outcome} ${line.ms}ms`);
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
@@ -376,7 +377,7 @@ Example:
         if (!check.ok) problem = check.message;
       }
       if (json) context.out.json({ valid: true, algorithm: result.algorithm, event, delivery, ...(problem ? { payloadProblem: problem } : {}) });
-      else context.out.line(`valid ${result.algorithm} signature${event ? ` on ${event}` : ''}${delivery ? ` delivery ${delivery}` : ''}`);
+      else context.out.line(`valid ${result.algorithm} signature${event ? ` on ${terminalText(event)}` : ''}${delivery ? ` delivery ${terminalText(delivery)}` : ''}`);
       if (problem) throw new GantryError(`the signature is valid but the payload is not: ${problem}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_PAYLOAD' });
     });
 

@@ -1,6 +1,7 @@
 // The client actions of `gantry mcp`: `tools` lists a protected context server's tools, `call` calls one. Everything
 // the command line says is checked before anything is sent (exit 2); signing in opens the browser (or prints the
 // address) and keeps the tokens where `gantry auth` keeps them. lib/mcp/client and the MCP SDK load with the action.
+import { terminalText } from '../terminal-text.js';
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { CheckFailedError, shown } from '../errors.js';
@@ -92,9 +93,9 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
     logger: context.logger,
     openUrl: (url) => {
       if (flags.browser !== false && openInBrowser(url)) {
-        stderr.write(`Opening the sign-in page in your browser. If it does not open, visit:\n  ${url}\n`);
+        stderr.write(`Opening the sign-in page in your browser. If it does not open, visit:\n  ${terminalText(url)}\n`);
       } else {
-        stderr.write(`To sign in, open this address in a browser on this machine (the answer comes back to 127.0.0.1):\n  ${url}\n`);
+        stderr.write(`To sign in, open this address in a browser on this machine (the answer comes back to 127.0.0.1):\n  ${terminalText(url)}\n`);
       }
     },
   };
@@ -185,8 +186,8 @@ export async function callAction(server: string, tool: string, rawArgs: string |
     else {
       for (const item of result.content ?? []) {
         if (item.type === 'text') context.out.line(item.text);
-        else if (item.type === 'resource_link') context.out.line(`${item.name}: ${item.uri}`);
-        else context.out.note(`(${item.type} content${'mimeType' in item && item.mimeType ? `, ${String(item.mimeType)}` : ''}: use --json to see it)`);
+        else if (item.type === 'resource_link') context.out.line(`${terminalText(item.name)}: ${terminalText(item.uri)}`);
+        else context.out.note(`(${item.type} content${'mimeType' in item && item.mimeType ? `, ${terminalText(String(item.mimeType))}` : ''}: use --json to see it)`);
       }
       if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) context.out.line(JSON.stringify(result.structuredContent, null, 2));
     }

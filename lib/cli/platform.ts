@@ -3,6 +3,7 @@
  * as `gh api` does for GitHub (`api`), the rate limits as the platform and the client see them (`rate-limit`), and a
  * commit status (`status`). lib/platform is imported inside the actions, so `gantry --help` loads none of it.
  */
+import { terminalText } from '../terminal-text.js';
 import type { Command } from 'commander';
 import type { PlatformBudgets } from '../platform/index.js';
 import { usage, type CliContext } from './context.js';
@@ -183,7 +184,7 @@ ${PLATFORM_EXIT_HELP}`)
       try {
         const status = await client.createCommitStatus(input);
         if (json) context.out.json({ repository, sha, ...status });
-        else context.out.line(`${status.state} for ${status.context} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
+        else context.out.line(`${status.state} for ${terminalText(status.context)} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
       } finally {
         close();
       }

@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import type { Command } from 'commander';
 import { CheckFailedError, UsageError } from '../errors.js';
 import type { KvEngine, KvReadResult, KvVersion, KvVersionMetadata, SecretsClient, TokenInfo } from '../secrets/index.js';
@@ -205,7 +206,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         readOutcome(result, path, version);
         const data = result.data ?? {};
         if (options.field !== undefined) {
-          if (!(options.field in data)) throw new CheckFailedError(`${path} has no key "${options.field}"`, { code: 'SECRETS_NO_FIELD', hint: `its keys are: ${Object.keys(data).join(', ') || 'none'}` });
+          if (!(options.field in data)) throw new CheckFailedError(`${path} has no key "${options.field}"`, { code: 'SECRETS_NO_FIELD', hint: `its keys are: ${terminalText(Object.keys(data).join(', ')) || 'none'}` });
           // The raw value for a pipe: no newline added unless stdout is a terminal (as `vault kv get -field`).
           if (out.raw) out.raw(valueText(data[options.field]));
           else out.line(valueText(data[options.field]));
@@ -217,7 +218,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
           { header: 'key', value: ([k]) => k },
           { header: 'value', value: ([, v]) => (options.reveal ? valueText(v) : mask(v)) },
         ]);
-        for (const warning of result.warnings) out.note(`warning: ${warning}`);
+        for (const warning of result.warnings) out.note(`warning: ${terminalText(warning)}`);
       });
     });
 
@@ -238,7 +239,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         }
         if (result.metadata) printPairs(out, 'Secret Metadata', versionRows(result.metadata));
         else out.line(`Success! Data written to: ${path}`);
-        for (const warning of result.warnings) out.note(`warning: ${warning}`);
+        for (const warning of result.warnings) out.note(`warning: ${terminalText(warning)}`);
       });
     });
   writeCommand('put', 'create or replace a secret: key=value, key=@file, key=- (stdin), @data.json or - (JSON on stdin)');
@@ -251,7 +252,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         const keys = await kv.list(name);
         if (json) out.json(keys);
         else if (keys.length === 0) out.note(`no keys under ${path}`);
-        else for (const key of keys) out.line(key);
+        else for (const key of keys) out.line(terminalText(key));
       });
     });
 
@@ -420,7 +421,7 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         else {
           out.line(help.help.trimEnd());
           out.line();
-          out.line(`Paths (relative to ${path}): ${Object.keys(help.openapi.paths).join(', ') || 'none'}`);
+          out.line(`Paths (relative to ${path}): ${terminalText(Object.keys(help.openapi.paths).join(', ')) || 'none'}`);
         }
       });
     });

@@ -1,6 +1,7 @@
 // The authorization server's security events received beside the platform's webhooks (`gantry hooks serve
 // --security-events <path>`): RFC 8935 pushes verified against the server's published keys, and the stored logins of
 // the account an event names dropped (docs/auth.md, "Security events").
+import { terminalText } from '../terminal-text.js';
 import type http from 'node:http';
 import type { Logger } from '../log.js';
 import { usage } from './context.js';
@@ -31,7 +32,7 @@ export async function securityEventsRoute(env: NodeJS.ProcessEnv, logger: Logger
     onEvent: async (event) => {
       const dropped = await lib.applySecurityEvent(event);
       const kind = event.type.split('/').at(-1);
-      report(`${new Date().toISOString()} security-event ${kind}${event.jti ? ` ${event.jti}` : ''}: ${dropped.length > 0 ? `dropped the stored login of ${dropped.join(', ')}` : 'no stored login of that account here'}`);
+      report(`${new Date().toISOString()} security-event ${kind}${event.jti ? ` ${terminalText(event.jti)}` : ''}: ${dropped.length > 0 ? `dropped the stored login of ${dropped.join(', ')}` : 'no stored login of that account here'}`);
     },
   });
   return { handle: handler, describe: `${endpoints.issuer} (keys ${endpoints.jwksUri})`, close: () => http.close() };

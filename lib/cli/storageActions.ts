@@ -1,5 +1,6 @@
 // The metadata actions of `gantry storage`: ls, mkdir, mv, trash, untrash, rm, share, revisions, about. Each checks
 // what it was given before opening the client (exit 2, nothing sent), then calls one or two storage methods.
+import { terminalText } from '../terminal-text.js';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { CheckFailedError, shown, UsageError } from '../errors.js';
@@ -149,7 +150,7 @@ export async function mkdirAction(title: string, flags: StorageFlags & { parent?
   await withStorage(flags, context, async ({ client }) => {
     const folder = await client.files.insert({ requestBody: { title, mimeType: FOLDER_MIME, ...(parent ? { parents: [{ id: parent }] } : {}) } });
     if (json) context.out.json(folder);
-    else context.out.line(`Created folder ${folder.title} (${folder.id})${parent ? ` in ${parent}` : ''}`);
+    else context.out.line(`Created folder ${terminalText(folder.title)} (${terminalText(folder.id)})${parent ? ` in ${parent}` : ''}`);
   });
 }
 
@@ -174,7 +175,7 @@ export async function mvAction(id: string, flags: StorageFlags & { to: string },
       throw error;
     });
     if (json) context.out.json(moved);
-    else context.out.line(`Moved ${moved.title} (${moved.id}) to ${target.title} (${target.id})`);
+    else context.out.line(`Moved ${terminalText(moved.title)} (${terminalText(moved.id)}) to ${terminalText(target.title)} (${terminalText(target.id)})`);
   });
 }
 
@@ -187,7 +188,7 @@ export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: 
       const before = await client.files.get({ fileId: id });
       if (before.labels?.trashed !== true) {
         if (json) context.out.json(before);
-        else context.out.line(`${before.title} (${before.id}) is not in the trash: nothing to restore`);
+        else context.out.line(`${terminalText(before.title)} (${terminalText(before.id)}) is not in the trash: nothing to restore`);
         return;
       }
     }
@@ -202,7 +203,7 @@ export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: 
         hint: above ? `gantry storage untrash ${above.id} restores that folder with everything in it` : 'untrash the trashed folder it is in (gantry storage ls --trashed lists the trash)',
       });
     }
-    if (!json) context.out.line(verb === 'trash' ? `Trashed ${file.title} (${file.id}); gantry storage untrash ${file.id} brings it back` : `Restored ${file.title} (${file.id}) from the trash`);
+    if (!json) context.out.line(verb === 'trash' ? `Trashed ${terminalText(file.title)} (${terminalText(file.id)}); gantry storage untrash ${terminalText(file.id)} brings it back` : `Restored ${terminalText(file.title)} (${terminalText(file.id)}) from the trash`);
   });
 }
 
@@ -255,7 +256,7 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
     }
     await client.files.delete({ fileId: id });
     if (json) context.out.json({ id, title: file.title, deleted: true });
-    else context.out.line(`Deleted ${folder ? 'the folder ' : ''}${file.title} (${file.id})${folder ? ' and everything in it' : ''} permanently`);
+    else context.out.line(`Deleted ${folder ? 'the folder ' : ''}${terminalText(file.title)} (${terminalText(file.id)})${folder ? ' and everything in it' : ''} permanently`);
   });
 }
 
@@ -290,7 +291,7 @@ export async function shareAction(id: string, flags: ShareFlags, command: Comman
     else {
       const whom = target.type === 'anyone' ? 'anyone with the link' : `${target.type} ${permission.emailAddress ?? permission.domain ?? target.value}`;
       const role = [permission.role, ...(permission.additionalRoles ?? [])].join('+');
-      context.out.line(`Shared ${id} with ${whom} as ${role} (permission ${permission.id})`);
+      context.out.line(`Shared ${id} with ${terminalText(whom)} as ${terminalText(role)} (permission ${terminalText(permission.id)})`);
     }
   });
 }

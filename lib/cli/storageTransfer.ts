@@ -1,6 +1,7 @@
 // The content actions of `gantry storage`: put (media, multipart, or resumable above 5 MiB with a session file that a
 // later `put --resume` goes on from), get (a download resumed from its partial file, or to stdout), export. Progress
 // with bytes and rate on a terminal; Ctrl-C leaves what can be resumed and says how.
+import { terminalText } from '../terminal-text.js';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { lstat, readFile, rm, stat } from 'node:fs/promises';
@@ -182,7 +183,7 @@ async function putLocked(file: string, flags: PutFlags, command: Command, contex
     if (json) out.json(uploaded);
     else {
       const size = Number(uploaded.fileSize ?? source.size);
-      out.line(`Uploaded ${source.path} as ${uploaded.title} (${uploaded.id}), ${formatBytes(size)}${uploaded.md5Checksum ? `, md5 ${uploaded.md5Checksum}` : ''}${replace !== undefined ? ': a new revision' : ''}`);
+      out.line(`Uploaded ${source.path} as ${terminalText(uploaded.title)} (${terminalText(uploaded.id)}), ${formatBytes(size)}${uploaded.md5Checksum ? `, md5 ${uploaded.md5Checksum}` : ''}${replace !== undefined ? ': a new revision' : ''}`);
     }
   });
 }
@@ -286,7 +287,7 @@ export async function getAction(id: string, flags: GetFlags, command: Command, c
       }
       if (result.resumedFrom > 0) out.note(`Went on from byte ${result.resumedFrom}, which an earlier run had received.`);
       if (json) out.json({ id, title: meta.title, path: result.path, bytes: result.bytes, md5Checksum: result.md5Checksum ?? null, resumedFrom: result.resumedFrom, ...(revision !== undefined ? { revisionId: revision } : {}) });
-      else out.line(`Downloaded ${meta.title} (${id}) to ${result.path}, ${formatBytes(result.bytes)}${result.md5Checksum ? `, md5 ${result.md5Checksum} checked` : ''}`);
+      else out.line(`Downloaded ${terminalText(meta.title)} (${id}) to ${result.path}, ${formatBytes(result.bytes)}${result.md5Checksum ? `, md5 ${result.md5Checksum} checked` : ''}`);
     } catch (error) {
       if (stop.reason() === 'reader') return;
       if (stop.reason()) {
@@ -345,7 +346,7 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
         progress.done();
       }
       if (json) out.json({ id, title: meta.title, path: result.path, bytes: result.bytes, mimeType: result.mimeType });
-      else out.line(`Exported ${meta.title} (${id}) as ${mime} to ${result.path}, ${formatBytes(result.bytes)}`);
+      else out.line(`Exported ${terminalText(meta.title)} (${id}) as ${mime} to ${result.path}, ${formatBytes(result.bytes)}`);
     } catch (error) {
       if (stop.reason()) {
         process.exitCode = stop.exitCode();
