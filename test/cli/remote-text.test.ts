@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { startOAuthServer } from '../../lib/devserver/oauth/index.js';
 import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
 import type { RegistryServer } from '../../lib/devserver/registry/index.js';
 import { silentLogger } from '../../lib/log.js';
@@ -132,6 +133,43 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assertTerminalSafe(json, 'storage ls --trashed --json');
       assert.equal(JSON.parse(json.stdout.trim()).title, HOSTILE);
     });
+  });
+
+  it('TERM-REMOTE-TEXT: auth login, status and whoami show an account name from the authorization server escaped', async () => {
+    const email = `dev${HOSTILE}@gantry.test`;
+    const server = await startOAuthServer({ host: '127.0.0.1', port: 0, interval: 1, users: [{ username: 'dev', email, name: `Dev\n${HOSTILE}` }] });
+    try {
+      const client = server.registerClient({ name: 'remote text' });
+      const env = { GANTRY_CONFIG_DIR: join(dir, 'auth-config'), HOME: join(dir, 'home'), GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url };
+      const login = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(process.execPath, [bin, 'auth', 'login', '--store', 'file', '--insecure-storage', '--scope', 'openid,email,video.readonly'], { env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', ...env } });
+        let stdout = '';
+        let stderr = '';
+        let approved = false;
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString();
+          const code = /\b([A-Z]{4}-[A-Z]{4})\b/.exec(stderr)?.[1];
+          if (code && !approved) {
+            approved = true;
+            setTimeout(() => server.approve(code), 300).unref();
+          }
+        });
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, stdout, stderr }));
+      });
+      assert.equal(login.code, 0, login.stderr);
+      assertTerminalSafe(login, 'auth login');
+      assert.ok(login.stdout.includes(`as dev${SHOWN}@gantry.test`), login.stdout);
+      for (const args of [['auth', 'status', '--offline'], ['auth', 'whoami']]) {
+        const run = await gantry(args, env);
+        assertTerminalSafe(run, args.join(' '));
+        assert.ok(run.stdout.includes(`dev${SHOWN}@gantry.test`), `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+        assert.ok(!run.stdout.split('\n').some((line) => line.startsWith('evil')), `no line split by the name's line break: ${run.stdout}`);
+      }
+    } finally {
+      await server.stop();
+    }
   });
 
   describe('modules, secrets, platform, mcp, doctor, hooks', () => {
