@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createOutput } from '../lib/cli/output.js';
 import { renderGateTable } from '../lib/analysis/report.js';
+import { renderBrowserCheck } from '../lib/automation/check.js';
 import { shown } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
 import { terminalText } from '../lib/terminal-text.js';
@@ -104,5 +105,12 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
     assert.equal(lines.length, 5, table);
     assert.match(lines[2]!, /^lcpevil\\u001b\]0;pwned/);
     assert.match(lines[4]!, /the API said\\nevil\\u001b/);
+  });
+
+  it('TERM-REMOTE-TEXT: the browser check table escapes the page title it read, its row one line', () => {
+    const text = renderBrowserCheck({ url: 'https://example.com/', passed: false, reason: 'title', checks: [{ name: 'title', expected: 'Shop', actual: `Shop\n${HOSTILE}`, passed: false }] } as unknown as Parameters<typeof renderBrowserCheck>[0]);
+    assert.ok(!UNSAFE.test(text.replace(/\n/g, '')), text);
+    assert.equal(text.split('\n').length, 3, text);
+    assert.match(text, /Shop\\nevil\\u001b\]0;pwned/);
   });
 });

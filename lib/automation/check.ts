@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { expectArray, expectObject } from '../arguments.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
@@ -130,10 +131,10 @@ export function validateBrowserCheckOptions(options: BrowserCheckOptions): Requi
 export function renderBrowserCheck(result: BrowserCheckResult): string {
   expectObject('renderBrowserCheck', 'result', result, 'a BrowserCheckResult from runBrowserCheck');
   expectArray('renderBrowserCheck', 'result.checks', result.checks, 'an array (a BrowserCheckResult from runBrowserCheck)');
-  const rows = [['check', 'expected', 'actual', 'result'], ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'])];
+  const rows = [['check', 'expected', 'actual', 'result'], ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'].map((cell) => terminalText(cell)))];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
-  return [`${result.passed ? 'passed' : 'FAILED'}: ${result.url}`, ...lines].join('\n');
+  return [`${result.passed ? 'passed' : 'FAILED'}: ${terminalText(result.url)}`, ...lines].join('\n');
 }
 
 function titleMatches(actual: string, expected: string, match: TitleMatch): boolean {
