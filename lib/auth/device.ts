@@ -2,6 +2,7 @@
  * Asking for the device and user codes (DEV-EP-DEVICE-CODE), with the spec's quota error backed off and retried
  * (DEV-ERR-CODE-QUOTA), and the answer checked before anything of it reaches a terminal.
  */
+import { terminalText } from '../terminal-text.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
@@ -115,6 +116,6 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
     }
     const error = answer.json?.error;
     if (typeof error === 'string') throw oauthError(error, typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined, answer.status);
-    throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${answer.text}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'));
+    throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${terminalText(answer.text)}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'));
   }
 }

@@ -2,6 +2,7 @@
  * The device login's outcomes as typed errors. Each OAuth error of the spec's table is its own code and message, with
  * what to do next; none carries a token (messages pass through the redactor).
  */
+import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
 import { redact } from '../redact.js';
 
@@ -69,9 +70,9 @@ const pollErrors: Record<string, Known> = {
 /** The error for an OAuth `error` the server answered with. */
 export function oauthError(error: string, description: string | undefined, status: number): DeviceLoginError {
   const known = pollErrors[error];
-  const said = description && description !== error ? ` (${description.slice(0, 200)})` : '';
+  const said = terminalText(description && description !== error ? ` (${description.slice(0, 200)})` : '');
   if (known) return new DeviceLoginError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, ...(known.cliHint ? { cliHint: known.cliHint } : {}), oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
-  return new DeviceLoginError(`the authorization server answered ${status} ${error}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, ...checkAuthServer('is it the right server, and the client id one it knows?') });
+  return new DeviceLoginError(`the authorization server answered ${status} ${terminalText(error)}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, ...checkAuthServer('is it the right server, and the client id one it knows?') });
 }
 
 export function expiredError(): DeviceLoginError {

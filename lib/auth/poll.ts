@@ -6,6 +6,7 @@
  * whatever the server says after it, the code has expired (AMB-17). A transient failure (a 5xx, a dropped connection)
  * is polled through until the deadline. The abort signal stops it at once.
  */
+import { terminalText } from '../terminal-text.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
 import { NetworkError, ProtocolError, type HttpClient } from '../http/index.js';
@@ -105,6 +106,6 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
       options.onPoll?.({ kind: 'retry', nextInMs: nextWait, detail: `${answer.status}` });
       continue;
     }
-    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${answer.text}` : ''}`, checkAuthServer('is it an authorization server with the device grant?'));
+    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${terminalText(answer.text)}` : ''}`, checkAuthServer('is it an authorization server with the device grant?'));
   }
 }

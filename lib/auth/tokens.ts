@@ -3,6 +3,7 @@
  * token it had unless the server sends a new one (Google's answer has none; a rotating server's does: AMB-16). Revoke
  * sends the token in a form body, never in the URL (AMB-18), where proxies and access logs would keep it.
  */
+import { terminalText } from '../terminal-text.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
 import { DeviceLoginError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
@@ -64,7 +65,7 @@ export async function refreshTokens(http: HttpClient, endpoints: AuthEndpoints, 
     });
   }
   if (refused) throw oauthError(refused.error, refused.description, answer.status);
-  throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} to a refresh${answer.text ? `: ${answer.text}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : undefined);
+  throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} to a refresh${answer.text ? `: ${terminalText(answer.text)}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : undefined);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError } from '../errors.js';
 import { redact } from '../redact.js';
 
@@ -131,7 +132,7 @@ export class WebDriverError extends GantryError {
 
   constructor(details: WebDriverErrorDetails) {
     const firstLine = details.remoteMessage.split('\n')[0]?.trim() ?? '';
-    const said = firstLine && firstLine !== details.code ? `: ${firstLine}` : '';
+    const said = firstLine && firstLine !== details.code ? `: ${terminalText(firstLine)}` : '';
     super(redact(`${details.method} ${details.path} answered ${details.status} ${details.code}${said}`), {
       hint: hints[details.code],
       exitCode: ExitCode.remote,

@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { ProtocolError } from '../http/errors.js';
 import { WebDriverError, codeForLegacyStatus, isWebDriverErrorCode, type WebDriverErrorCode } from './errors.js';
 
@@ -72,7 +73,7 @@ export function interpretAnswer(answer: RemoteAnswer, context: CommandContext): 
   if (answer.status >= 400) throw errorFromStatus(answer, context);
   if (!isJson) {
     throw new ProtocolError(
-      `${context.method} ${context.path} answered ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`,
+      `${context.method} ${context.path} answered ${answer.status} with a body that is not JSON: ${terminalText(answer.text.slice(0, 200))}`,
       'check that the address points at a WebDriver remote end',
     );
   }

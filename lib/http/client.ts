@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { expectOptions } from '../arguments.js';
 import type http from 'node:http';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -631,7 +632,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         } catch {
           const contentType = answer.headers['content-type'] ?? 'no content type';
           throw new ProtocolError(
-            `${method} ${redactUrl(url)} answered ${answer.status} with a body that is not JSON (${contentType}): ${raw.toString('utf8').slice(0, 200)}`,
+            `${method} ${redactUrl(url)} answered ${answer.status} with a body that is not JSON (${terminalText(contentType)}): ${terminalText(raw.toString('utf8').slice(0, 200))}`,
             'check that the address points at the service and not at a proxy or web page',
           );
         }

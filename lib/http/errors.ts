@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { GantryError, ExitCode, exitCodeForStatus } from '../errors.js';
 import { redact, redactHeaders, redactUrl, redactValue } from '../redact.js';
 
@@ -61,10 +62,11 @@ export class HttpError extends GantryError {
   constructor(details: HttpErrorDetails) {
     const url = redactUrl(details.url);
     const errors = serviceErrors(details.body);
+    // The service's own words, on the message's one line (lib/terminal-text.ts).
     const detail = errors && errors.length > 0
-      ? errors.join('; ')
+      ? terminalText(errors.join('; '))
       : details.rawBody
-        ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage)}`
+        ? `non-JSON body: ${terminalText(details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage))}`
         : '';
     const attempts = details.attempts ?? 1;
     const tried = attempts > 1 ? ` after ${attempts} attempts` : '';

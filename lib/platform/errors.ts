@@ -2,6 +2,7 @@
  * The platform's answers as typed errors. Each carries what the platform said (`message`, `documentation_url`,
  * `errors`), what was asked (method and path, never the token: messages pass through the redactor) and what to do.
  */
+import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
 import { redact, redactUrl } from '../redact.js';
 
@@ -73,7 +74,7 @@ export class PlatformApiError extends GantryError {
     const said = parsed.message ?? (details.rawBody ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300)}` : '');
     const attempts = details.attempts ?? 1;
     const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
-    super(redact(`${details.method} ${url} answered ${details.status}${tried}${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`), {
+    super(redact(`${details.method} ${url} answered ${details.status}${tried}${terminalText(`${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`)}`), {
       hint: redact(details.hint ?? hintFor(details.status, parsed.documentationUrl)),
       exitCode: exitCodeForStatus(details.status),
       code: `PLATFORM_${details.status}`,

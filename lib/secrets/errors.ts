@@ -1,3 +1,4 @@
+import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, UsageError, exitCodeForStatus } from '../errors.js';
 import { NetworkError } from '../http/errors.js';
 import { redact } from '../redact.js';
@@ -46,7 +47,7 @@ export class SecretsError extends GantryError {
 
   constructor(details: SecretsErrorDetails, options: FaceHints & { code?: string } = {}) {
     const where = `${details.method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`;
-    const said = details.errors.length > 0 ? `: ${details.errors.join('; ')}` : '';
+    const said = details.errors.length > 0 ? `: ${terminalText(details.errors.join('; '))}` : '';
     const tries = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
     const hints = options.hint !== undefined ? options : isLoginPath(details.path) ? loginHintsFor(details.status) : hintsFor(details.status);
     super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {

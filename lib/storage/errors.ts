@@ -2,6 +2,7 @@
  * The storage API's answers as typed errors. Drive v2's error body is `{error: {code, message, errors: [{domain,
  * reason, message, location, locationType}]}}`; the first reason says what happened and picks the advice.
  */
+import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
 import { HttpError } from '../http/index.js';
 import { redact, redactUrl } from '../redact.js';
@@ -113,7 +114,7 @@ export class StorageError extends GantryError {
     const rateLimited = reason !== undefined && (rateLimitReasons as readonly string[]).includes(reason);
     super(
       `${details.method} ${url} answered ${details.status}${attempts > 1 ? ` after ${attempts} attempts` : ''}` +
-        `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
+        terminalText(`${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`),
       {
         hint: hintFor(details.status, reason, message, location),
         exitCode: rateLimited ? ExitCode.remote : exitCodeForStatus(details.status),

@@ -237,7 +237,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.equal(field.stdout, HOSTILE, 'a value asked for with --field comes as it is, for a pipe');
     });
 
-    it('TERM-REMOTE-TEXT: platform api prints a text body and a 404\'s message escaped (the body keeps its own line breaks)', async () => {
+    it('TERM-REMOTE-TEXT: platform api prints a text body escaped (keeping its own line breaks) and a 404\'s message on its one line', async () => {
       const env = { PLATFORM_API_URL: hostileUrl, GANTRY_PLATFORM_TOKEN: 'a-platform-token-for-the-test', HOME: join(dir, 'home') };
       const text = await gantry(['platform', 'api', '/text'], env);
       assert.equal(text.code, 0, text.stderr);
@@ -246,7 +246,8 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       const missing = await gantry(['platform', 'api', '/nothing'], env);
       assert.equal(missing.code, 1, missing.stderr);
       assertTerminalSafe(missing, 'platform api (404)');
-      assert.ok(missing.stderr.includes(SHOWN), missing.stderr);
+      assert.ok(missing.stderr.includes(`${SHOWN}\\nhint: a forged hint`), missing.stderr);
+      assert.ok(!missing.stderr.split('\n').includes('hint: a forged hint'), `the service's line break cannot forge a hint line: ${missing.stderr}`);
     });
 
     it('TERM-REMOTE-TEXT: mcp tools shows a tool\'s description escaped on its row; mcp call prints a text result escaped', async () => {

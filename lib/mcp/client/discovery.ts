@@ -2,6 +2,7 @@
  * Discovery (CTX-STD-RFC9728, CTX-STD-RFC8414): from a context server to its protected resource metadata, the
  * authorization server it names, and that server's metadata — every document checked before anything of it is used.
  */
+import { terminalText } from '../../terminal-text.js';
 import { ExitCode, shown } from '../../errors.js';
 import type { HttpClient } from '../../http/index.js';
 import { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
@@ -202,7 +203,7 @@ export function requireS256(server: DiscoveredAuthorizationServer): void {
 export function peerError(what: string, status: number, body: unknown, code: 'CTX_TOKEN_ERROR' | 'CTX_REGISTRATION_FAILED'): ContextClientError {
   const error = isObject(body) && typeof body.error === 'string' ? body.error : undefined;
   const description = isObject(body) && typeof body.error_description === 'string' ? body.error_description : undefined;
-  const said = error ? `: ${error}${description ? ` (${description.slice(0, 200)})` : ''}` : '';
+  const said = terminalText(error ? `: ${error}${description ? ` (${description.slice(0, 200)})` : ''}` : '');
   return new ContextClientError(`${what} answered ${status}${said}`, {
     code, status, ...(error ? { oauthError: error } : {}),
     exitCode: peerFailed(status) ? ExitCode.remote : ExitCode.checkFailed,

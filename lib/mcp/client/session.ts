@@ -5,6 +5,7 @@
  * token requests — `resource` in every one (CTX-AUTH-RESOURCE-ALWAYS). One flow runs at a time (concurrent requests
  * wait for it). Tokens live in the token store `gantry auth` uses; none reaches a log line or an error.
  */
+import { terminalText } from '../../terminal-text.js';
 import { ExitCode, UsageError, bothFaces } from '../../errors.js';
 import { getLogger, type Logger } from '../../log.js';
 import { registerSecret, redactUrl } from '../../redact.js';
@@ -355,7 +356,7 @@ export class AuthSession implements Authorizer {
     const error = query.get('error');
     if (error !== null) {
       const description = query.get('error_description');
-      const said = description ? ` (${description.slice(0, 200)})` : '';
+      const said = description ? ` (${terminalText(description.slice(0, 200))})` : '';
       if (error === 'access_denied') {
         return { page: 'Access was denied.', error: new ContextClientError(`access was denied on the authorization page${said}`, { code: 'CTX_ACCESS_DENIED', oauthError: error, hint: 'run the command again and allow access' }) };
       }
