@@ -150,7 +150,7 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
       onCode: (device: DeviceCode, endpoints: AuthEndpoints) => {
         context.logger.debug(`endpoints from ${endpoints.source}: device ${endpoints.deviceAuthorization}, token ${endpoints.token}`);
         if (json) {
-          stderr.write(`${JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval, ...(warnings.length > 0 ? { warnings } : {}) })}\n`);
+          stderr.write(`${terminalText(JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval, ...(warnings.length > 0 ? { warnings } : {}) }))}\n`);
           return;
         }
         const terminal = stderr.isTTY === true;
