@@ -2,6 +2,7 @@
  * `gantry gate <url>…`: page analysis as a deployment gate. Exit 0 when every check passes, 1 when a check fails,
  * 3 when the engine could not produce a trustworthy result (unreachable page, API failure).
  */
+import { terminalText } from '../terminal-text.js';
 import type { Command } from 'commander';
 import { ExitCode, GantryError, CheckFailedError } from '../errors.js';
 import { redact, redactUrl } from '../redact.js';
@@ -143,7 +144,7 @@ are checked before the gate runs: a bad setting is exit 2, a report folder that 
       }
       if (commitStatus) {
         const posted = await commitStatus.verdict(result);
-        out.note(`commit status ${posted.state} set on ${flags.commitStatus}: ${posted.description}`);
+        out.note(`commit status ${posted.state} set on ${flags.commitStatus}: ${terminalText(posted.description)}`);
       }
 
       // Local reports first: an S3 failure then still leaves them on disk.

@@ -1,5 +1,6 @@
 // What `gantry storage` checks before anything is sent — ids, flags, local paths — every refusal a usage error (exit 2)
 // naming what was typed, and where an upload keeps its session file. Light at load: no library of lib/storage.
+import { terminalText } from '../terminal-text.js';
 import { createHash } from 'node:crypto';
 import { chmod, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -157,10 +158,13 @@ export async function ensureUploadStateDir(env: NodeJS.ProcessEnv = process.env)
   return dir;
 }
 
-/** A title as a local file name: path separators and control characters become `_`; `.`/`..`/empty become the id. */
+/**
+ * A title as a local file name: path separators, and every character `terminalText` would escape (controls, bidi and
+ * invisible format characters: a name `invoice\u202efdp.exe` that `ls` would show as `invoiceexe.pdf`), become `_`;
+ * `.`/`..`/empty become the id.
+ */
 export function localNameFor(title: string | undefined, id: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
-  const name = (title ?? '').replace(/[/\\\u0000-\u001f\u007f]/g, '_').trim().slice(0, 200);
+  const name = [...(title ?? '')].map((char) => (char === '/' || char === '\\' || terminalText(char) !== char ? '_' : char)).join('').trim().slice(0, 200);
   return name === '' || name === '.' || name === '..' ? id : name;
 }
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -110,7 +110,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.ok(!run.stdout.split('\n').some((line) => line.startsWith('lines')), `no row split by the title's line break:\n${run.stdout}`);
     });
 
-    it('TERM-REMOTE-TEXT: storage get says "Downloaded …" with the title escaped (the file itself gets a safe name)', async () => {
+    it('TERM-REMOTE-TEXT: storage get says "Downloaded …" with the title escaped, and writes the bytes unchanged', async () => {
       const run = await gantry(['storage', 'get', evilId, '-o', join(dir, 'work', 'copy.txt')], env(), join(dir, 'work'));
       assert.equal(run.code, 0, run.stderr);
       assertTerminalSafe(run, 'storage get');
@@ -132,6 +132,18 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       const json = await gantry(['storage', 'ls', '--trashed', '--json'], env());
       assertTerminalSafe(json, 'storage ls --trashed --json');
       assert.equal(JSON.parse(json.stdout.trim()).title, HOSTILE);
+    });
+
+    it('TERM-REMOTE-TEXT: storage get names the file it writes from the title with controls and bidi overrides replaced by _', async () => {
+      const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
+      const { id } = await upload(transport, { source: Buffer.from('pdf?'), metadata: { title: 'invoice\u202efdp.exe\u0007' } });
+      const folder = join(dir, 'work', 'named');
+      await mkdir(folder);
+      const run = await gantry(['storage', 'get', id], env(), folder);
+      assert.equal(run.code, 0, run.stderr);
+      assertTerminalSafe(run, 'storage get (name from the title)');
+      assert.deepEqual(await readdir(folder), ['invoice_fdp.exe_']);
+      assert.ok(run.stdout.startsWith(`Downloaded invoice\\u202efdp.exe\\u0007 (${id}) to `), run.stdout);
     });
   });
 
