@@ -10,6 +10,7 @@ import { createLogger } from '../lib/log.js';
 import { terminalText } from '../lib/terminal-text.js';
 
 /** Every character a terminal acts on, or that hides or reorders text. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
 const HOSTILE = 'evil\u001b]0;pwned\u0007\u001b[2J\u001b[31mRED';
 
@@ -84,6 +85,7 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
     out.note(`note ${HOSTILE}`);
     const bar = out.progress(`get ${HOSTILE}\nx`, 10);
     bar.done('done');
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     assert.ok(!/\u0007|\u001b\]|\u001b\[2J|\u001b\[31m/.test(stderr), stderr);
     assert.match(stderr, /note evil\\u001b\]0;pwned/);
     assert.match(stderr, /get evil\\u001b\]0;pwned\\u0007\\u001b\[2J\\u001b\[31mRED\\nx done\n/);

@@ -1,3 +1,4 @@
+import { shown } from '../errors.js';
 import { SecretsPathError } from './errors.js';
 
 /**
@@ -42,7 +43,7 @@ function checkSegment(segment: string, index: number, input: string, what: strin
   if (segment === '') throw new SecretsPathError(`${what} "${input}" has an empty ${position} ("//"); nothing was sent`, input);
   if (segment === '..' || segment === '.') throw new SecretsPathError(`${what} "${input}" has a "${segment}" ${position}; relative segments are refused, nothing was sent`, input);
   if (segment.endsWith('.')) throw new SecretsPathError(`${what} "${input}": ${position} "${segment}" ends in a period, which the service refuses as an unsupported path; nothing was sent`, input);
-  if (controlCharacter.test(segment)) throw new SecretsPathError(`${what} "${JSON.stringify(input).slice(1, -1)}" has a control character in ${position}; nothing was sent`, input);
+  if (controlCharacter.test(segment)) throw new SecretsPathError(`${what} ${shown(input)} has a control character in ${position}; nothing was sent`, input);
 }
 
 /** Encode checked segments for a URL path: each segment URL-encoded, joined with `/`. */

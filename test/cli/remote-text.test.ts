@@ -32,6 +32,7 @@ const SHOWN = 'evil\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[31mRED';
 const SPLIT = 'two\nlines\u202etxt.exe';
 const SPLIT_SHOWN = 'two\\nlines\\u202etxt.exe';
 /** Anything a terminal acts on, or that hides text, but the line feed that ends each line. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
 
 interface Run {

@@ -5,6 +5,7 @@
  */
 import { expectOptions } from '../../arguments.js';
 import { UsageError } from '../../errors.js';
+import { terminalText } from '../../terminal-text.js';
 import { FileTokenStore } from './file-store.js';
 import { authDir, checkProfileName, defaultKvPath, resolveConfigDir, selectedProfile } from './key.js';
 import { KeyringTokenStore, probeKeyring } from './keyring-store.js';
@@ -20,7 +21,7 @@ export function parseStoreSpec(spec: string, names: StoreNames = storeOptionName
   if (text === 'keyring' || text === 'file') return { kind: text };
   if (text === 'kv') return { kind: 'kv', path: undefined };
   if (text.startsWith('kv:')) return { kind: 'kv', path: checkKvPath(text.slice(3), names) };
-  throw new UsageError(`${names.store(JSON.stringify(text).slice(1, -1) || '(empty)')} is no token store`, {
+  throw new UsageError(`${names.store(terminalText(text) || '(empty)')} is no token store`, {
     hint: `give ${names.store('keyring')}, ${names.store('kv:<mount>/<path>')} (e.g. ${names.store('kv:secret/gantry/auth/default')}, with SECRETS_ADDR and SECRETS_TOKEN set) or ${names.store('file')} (plain text)`, code: 'AUTH_STORE_SPEC',
   });
 }
