@@ -2,34 +2,16 @@
 // pasted into the next (dev's exports into doctor and modules, doctor's issuer into mcp serve), hints name the right
 // kind of value, and a "no" says why it is a no (a file name Node could not receive, a file with no content yet).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
 import { redactUrl } from '../../lib/redact.js';
 import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
-import { startGantry, stopGantry } from './gantry-process.js';
+import { runBuiltGantry, startGantry, stopGantry, type GantryRun } from './gantry-process.js';
 
-const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function gantry(args: string[], env: Record<string, string | undefined>, options: { shell?: string; cwd?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const fullEnv = Object.fromEntries(Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
-    const child = options.shell
-      ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: bin, NODE: process.execPath }, ...(options.cwd ? { cwd: options.cwd } : {}) })
-      : spawn(process.execPath, [bin, ...args], { env: fullEnv, ...(options.cwd ? { cwd: options.cwd } : {}) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const gantry = (args: string[], env: Record<string, string | undefined>, options: { shell?: string; cwd?: string } = {}): Promise<GantryRun> =>
+  runBuiltGantry(args, { HOME: process.env.HOME, ...env }, options);
 
 /** `export A=1 B=2` lines as a gantry dev user pastes them. */
 function exported(stdout: string): Record<string, string> {

@@ -43,3 +43,33 @@ export async function stopGantry(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await ended;
 }
+
+/** What a finished `gantry` run printed and how it ended. */
+export interface GantryRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const built = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+
+/**
+ * Runs the built command (`dist/lib/cli/main.js`, as a user runs it) to its end with exactly `env` (plus PATH and
+ * GANTRY_LOG=warn unless given; a value of undefined leaves the variable out); with `shell`, runs that bash line
+ * instead, where "$NODE" "$GANTRY" is the command — for arguments that must reach it as raw bytes.
+ */
+export function runBuiltGantry(args: readonly string[], env: Record<string, string | undefined> = {}, options: { cwd?: string; shell?: string } = {}): Promise<GantryRun> {
+  return new Promise((resolve, reject) => {
+    const fullEnv = Object.fromEntries(Object.entries({ PATH: process.env.PATH, GANTRY_LOG: 'warn', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+    const where = options.cwd ? { cwd: options.cwd } : {};
+    const child = options.shell
+      ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: built, NODE: process.execPath }, ...where })
+      : spawn(process.execPath, [built, ...args], { env: fullEnv, ...where });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -23,6 +23,7 @@ import { startContextServer, type ContextServer, type ToolDefinition } from '../
 import { createStorageTransport } from '../../lib/storage/transport.js';
 import { upload } from '../../lib/storage/upload/index.js';
 import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
+import { runBuiltGantry } from './gantry-process.js';
 import { startRegistry, writeModules } from '../registry/fixtures.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
@@ -41,17 +42,7 @@ interface Run {
   stderr: string;
 }
 
-function gantry(args: string[], env: Record<string, string>, cwd?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', ...env }, ...(cwd ? { cwd } : {}) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const gantry = (args: string[], env: Record<string, string>, cwd?: string): Promise<Run> => runBuiltGantry(args, env, cwd ? { cwd } : {});
 
 /** Nothing in either stream the terminal would act on. */
 function assertTerminalSafe(run: Run, what: string): void {
