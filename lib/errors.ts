@@ -109,5 +109,7 @@ export function isGantryError(error: unknown): error is GantryError {
  * break the message's lines nor hide.
  */
 export function shown(text: string): string {
-  return terminalText(text) === text ? text : `"${terminalText(text.replace(/["\\]/g, '\\$&'))}"`;
+  // A public function: whatever a caller passes is shown as its text, not a TypeError.
+  const value = typeof text === 'string' ? text : String(text);
+  return terminalText(value) === value ? value : `"${terminalText(value.replace(/["\\]/g, '\\$&'))}"`;
 }
