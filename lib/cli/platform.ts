@@ -184,7 +184,7 @@ ${PLATFORM_EXIT_HELP}`)
       try {
         const status = await client.createCommitStatus(input);
         if (json) context.out.json({ repository, sha, ...status });
-        else context.out.line(`${status.state} for ${terminalText(status.context)} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
+        else context.out.line(`${terminalText(status.state)} for ${terminalText(status.context)} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
       } finally {
         close();
       }

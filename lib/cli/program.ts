@@ -76,14 +76,18 @@ function groupOf(command: Command): string {
  * every rate-limit hold, and a retry when its wait is long or the first of its host (the rest with --verbose).
  */
 function sayWaits(out: Output, logger: Logger): () => void {
-  const retried = new Set<string>();
+  // When each host was last said to be waited for: a retry is said when, with its delay, that would be 5 s ago or more,
+  // so short attempts (--timeout 3s) and short delays never add up to a silence of more than a few seconds.
+  const lastSaid = new Map<string, number>();
   return onWait((notice) => {
     const text = describeWait(notice, '--max-wait');
-    if (notice.kind === 'retry' && notice.delayMs < longWaitMs && retried.has(notice.host)) {
+    const who = 'host' in notice ? notice.host : notice.what;
+    const said = lastSaid.get(who);
+    if (notice.kind === 'retry' && said !== undefined && Date.now() + notice.delayMs - said < longWaitMs) {
       logger.debug(text);
       return;
     }
-    if (notice.kind === 'retry') retried.add(notice.host);
+    lastSaid.set(who, Date.now());
     out.note(text);
   });
 }

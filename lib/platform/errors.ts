@@ -48,8 +48,13 @@ export interface PlatformApiErrorDetails {
   hint?: string;
 }
 
+/** `; see <the platform's documentation_url>`, escaped whole: it is the server's text, and ends up in a hint line. */
+function see(documentationUrl: string | undefined): string {
+  return documentationUrl ? `; see ${terminalText(documentationUrl)}` : '';
+}
+
 function hintFor(status: number, documentationUrl: string | undefined): string {
-  const docs = documentationUrl ? `; see ${documentationUrl}` : '';
+  const docs = see(documentationUrl);
   if (status === 403) return `the token is valid but not allowed to do this: check its scopes or the app's permissions${docs}`;
   if (status === 404) return `check the owner, repository and path; the platform also answers 404 when the token may not see the repository${docs}`;
   if (status === 422) return `the platform refused the request's content${docs}`;
@@ -102,7 +107,7 @@ export class PlatformCredentialsError extends GantryError {
     const url = redactUrl(details.url);
     const where = details.tokenSource ? ` (from ${details.tokenSource})` : '';
     super(redact(`${details.method} ${url} answered 401: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`), {
-      hint: redact(`${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${parsed.documentationUrl ? `; see ${parsed.documentationUrl}` : ''}`),
+      hint: redact(`${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${see(parsed.documentationUrl)}`),
       exitCode: ExitCode.checkFailed,
       code: 'PLATFORM_BAD_CREDENTIALS',
     });
@@ -150,7 +155,7 @@ export class PlatformRateLimitError extends GantryError {
     const what = details.kind === 'primary' ? 'primary rate limit' : 'secondary rate limit';
     const resume = details.resumeAt !== undefined ? `; the platform allows it again at ${new Date(details.resumeAt).toISOString()}` : '';
     super(redact(`${details.method} ${url}: gave up on the ${what} after waiting ${seconds(details.waitedMs)} over ${details.attempts} attempts (${details.reason})${resume}${parsed.message ? `: ${parsed.message}` : ''}`), {
-      hint: `try again later; keep fewer requests going at once, or raise the limits only if the platform allows more${parsed.documentationUrl ? `; see ${parsed.documentationUrl}` : ''}`,
+      hint: `try again later; keep fewer requests going at once, or raise the limits only if the platform allows more${see(parsed.documentationUrl)}`,
       exitCode: ExitCode.remote,
       code: details.kind === 'primary' ? 'PLATFORM_PRIMARY_LIMIT' : 'PLATFORM_SECONDARY_LIMIT',
     });

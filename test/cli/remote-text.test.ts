@@ -194,6 +194,12 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
         if (request.url?.startsWith('/text')) {
           response.writeHead(200, { 'content-type': 'text/plain' });
           response.end(`first line\n${HOSTILE}\rOVERWRITTEN\u202e`);
+        } else if (request.url?.startsWith('/repos/o/r/statuses/')) {
+          response.writeHead(201, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ id: 1, state: `${HOSTILE}\nsecond line`, context: 'ci' }));
+        } else if (request.url?.startsWith('/unprocessable')) {
+          response.writeHead(422, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ message: 'Validation Failed', documentation_url: `https://docs.example/${HOSTILE}\nhint: a forged hint` }));
         } else if (request.url?.startsWith('/v1/sys/health')) {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify({ initialized: true, sealed: false, standby: false, version: `${HOSTILE}\nforged row` }));
@@ -252,6 +258,20 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assertTerminalSafe(missing, 'platform api (404)');
       assert.ok(missing.stderr.includes(`${SHOWN}\\nhint: a forged hint`), missing.stderr);
       assert.ok(!missing.stderr.split('\n').includes('hint: a forged hint'), `the service's line break cannot forge a hint line: ${missing.stderr}`);
+    });
+
+    it('TERM-REMOTE-TEXT: platform status shows the state the platform answered escaped on its one line; a 422\'s documentation_url in the hint cannot forge a line', async () => {
+      const env = { PLATFORM_API_URL: hostileUrl, GANTRY_PLATFORM_TOKEN: 'a-platform-token-for-the-test', HOME: join(dir, 'home') };
+      const status = await gantry(['platform', 'status', 'o/r', '0123456789abcdef0123456789abcdef01234567', '--state', 'success', '--context', 'ci'], env);
+      assert.equal(status.code, 0, status.stderr);
+      assertTerminalSafe(status, 'platform status');
+      assert.equal(status.stdout.trimEnd().split('\n').length, 1, status.stdout);
+      assert.ok(status.stdout.includes(`${SHOWN}\\nsecond line for ci on o/r@0123456789ab`), status.stdout);
+      const refused = await gantry(['platform', 'api', '/unprocessable'], env);
+      assert.equal(refused.code, 1, refused.stderr);
+      assertTerminalSafe(refused, 'platform api (422)');
+      assert.ok(!refused.stderr.split('\n').includes('hint: a forged hint'), `documentation_url cannot forge a hint line: ${refused.stderr}`);
+      assert.match(refused.stderr, /^hint: the platform refused the request's content; see https:\/\/docs\.example\/.*\\nhint: a forged hint$/m);
     });
 
     it('TERM-REMOTE-TEXT: mcp tools shows a tool\'s description escaped on its row; mcp call prints a text result escaped', async () => {

@@ -112,6 +112,31 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
     assert.match(run.stderr, new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of 6\\)$`, 'm'));
   });
 
+  it('WAIT-SAID-AND-BOUNDED: short attempts and short delays never add up to a silence: storage ls --timeout 1s says a retry at least every few seconds until it gives up', async () => {
+    const started = Date.now();
+    // When each line came, and until when it said the command would wait (a retry's "trying again at HH:MM:SS").
+    const said: Array<{ at: number; until: number }> = [{ at: started, until: started }];
+    let lines = 0;
+    const run = await gantry(['storage', 'ls', '--base-url', silent.url, '--timeout', '1s'], { STORAGE_TOKEN: 'ya29.waits-test-token' }, {
+      onStderr: (all) => {
+        const allLines = all.split('\n');
+        for (; lines < allLines.length - 1; lines += 1) {
+          const at = Date.now();
+          const clockTime = /trying again at (\d\d):(\d\d):(\d\d)/.exec(allLines[lines]!);
+          const until = clockTime ? new Date(at).setHours(Number(clockTime[1]), Number(clockTime[2]), Number(clockTime[3]), 999) : at;
+          said.push({ at, until: Math.max(at, until) });
+        }
+      },
+      killAfterMs: 90_000,
+    });
+    assert.equal(run.code, 3, run.stderr);
+    // A silence starts when a line was written, or when the wait it announced ends; each is at most the 5 s after
+    // which a retry is said again, plus one attempt of 1 s and some slack.
+    const silences = said.slice(1).map((line, i) => line.at - said[i]!.until);
+    assert.ok(Math.max(...silences) < 8_000, `silences of ${silences.join(', ')} ms in: ${run.stderr}`);
+    assert.ok((run.stderr.match(/trying again at/g) ?? []).length >= 2, run.stderr);
+  });
+
   it('WAIT-SAID-AND-BOUNDED: an answer that does not come for 10 s is said with the attempt and when it gives up', async () => {
     let saidAt = 0;
     const started = Date.now();
