@@ -250,6 +250,32 @@ session.close();`;
       }
     });
 
+    it('LIB-CLI-SAME-SETTINGS: a sign-in kept in the kv engine is used from another configuration folder (a CI job, a second machine) — by the command and by the example — without a second sign-in that the store would then refuse', async () => {
+      const first = await mkdtemp(path.join(tmpdir(), 'gantry-same-settings-first-'));
+      const second = await mkdtemp(path.join(tmpdir(), 'gantry-same-settings-second-'));
+      const third = await mkdtemp(path.join(tmpdir(), 'gantry-same-settings-third-'));
+      const sharedKv = await startSecretsServer({});
+      const shared = (dir: string) => env({ GANTRY_CONFIG_DIR: dir, SECRETS_ADDR: sharedKv.url, SECRETS_TOKEN: sharedKv.rootToken });
+      try {
+        const signIns = { n: 0 };
+        const tools = await gantry(['mcp', 'tools', server.url, '--no-browser'], shared(first), signer(new FormBrowser(), signIns));
+        assert.equal(tools.code, 0, tools.stderr);
+        assert.equal(signIns.n, 1);
+        const again = { n: 0 };
+        const elsewhere = await gantry(['mcp', 'tools', server.url, '--no-browser'], shared(second), signer(new FormBrowser(), again));
+        assert.equal(elsewhere.code, 0, elsewhere.stderr);
+        assert.equal(again.n, 0, `the kept sign-in was used: ${elsewhere.stderr}`);
+        const file = path.join(third, 'mcp-example.mjs');
+        await writeFile(file, await mcpExample());
+        const library = await runProcess(process.execPath, [file], shared(third));
+        assert.equal(library.code, 0, library.stderr);
+        assert.doesNotMatch(library.stderr, /sign in:|refusing to mix/);
+      } finally {
+        await sharedKv.stop();
+        for (const dir of [first, second, third]) await rm(dir, { recursive: true, force: true });
+      }
+    });
+
     it('LIB-CLI-SAME-SETTINGS: with no safe place for the tokens, the example stops before the browser opens, naming options; the command names flags', async () => {
       const noKv = env({ SECRETS_ADDR: undefined, SECRETS_TOKEN: undefined });
       const file = path.join(configDir, 'mcp-example.mjs');

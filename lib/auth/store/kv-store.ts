@@ -73,6 +73,11 @@ export class KvTokenStore implements TokenStore {
     return (await this.#current(key)).login;
   }
 
+  /** The login at this path, whoever's it is: one kv path is shared by every machine and folder that uses it. */
+  async peek(): Promise<StoredLogin | undefined> {
+    return (await this.#current(undefined)).login;
+  }
+
   /**
    * That the engine answers this token at this path, before anyone is asked to approve a login that would then have
    * nowhere to go: the mount found, the secret readable. A broken record there is no obstacle: a write replaces it.

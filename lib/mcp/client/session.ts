@@ -10,7 +10,7 @@ import { ExitCode, UsageError, bothFaces } from '../../errors.js';
 import { getLogger, type Logger } from '../../log.js';
 import { registerSecret, redactUrl } from '../../redact.js';
 import type { HttpClient } from '../../http/index.js';
-import { normaliseAuthUrl, openTokenStore, type KvLike, type StoreNames, type TokenStore } from '../../auth/store/index.js';
+import { KvTokenStore, normaliseAuthUrl, openTokenStore, type KvLike, type StoreNames, type TokenStore } from '../../auth/store/index.js';
 import { sealTokens } from '../../auth/store/login.js';
 import type { TokenSet } from '../../auth/store/types.js';
 import { canonicalServerUri, isLoopbackHost } from './canonical.js';
@@ -98,7 +98,7 @@ export class AuthSession implements Authorizer {
   #loaded = false;
   #resourceInfo: DiscoveredResource | undefined;
   #servers = new Map<string, DiscoveredAuthorizationServer>();
-  #store: { store: TokenStore; spec: string } | undefined;
+  #store: { store: TokenStore; spec: string; unsaid?: string[] } | undefined;
   #flow: Promise<void> | undefined;
   /** Counts the authorization code flows run (tests and the CLI's messages read it). */
   authorizations = 0;
@@ -138,7 +138,11 @@ export class AuthSession implements Authorizer {
   /** The token store; its warnings (a plain-text file, the keyring unreachable) are said when a sign-in will write to it. */
   async #openStore(spec?: string, announce = false): Promise<{ store: TokenStore; spec: string }> {
     if (this.#options.tokenStore) return { store: this.#options.tokenStore, spec: 'custom' };
-    if (this.#store && (spec === undefined || spec === this.#store.spec)) return this.#store;
+    if (this.#store && (spec === undefined || spec === this.#store.spec)) {
+      // Opened earlier without a sign-in in view (to look for a shared one): its warnings are said now, once.
+      if (announce && this.#store.unsaid) for (const line of this.#store.unsaid.splice(0)) this.#logger.warn(line);
+      return this.#store;
+    }
     const wanted = spec === 'custom' ? this.#options.store : spec ?? this.#options.store;
     const opened = await openTokenStore(wanted, {
       // The profile names the kv path where the kv engine keeps logins (secret/gantry/auth/<profile>): one per server,
@@ -150,8 +154,9 @@ export class AuthSession implements Authorizer {
       ...(this.#options.kv ? { kv: this.#options.kv } : {}),
       ...(this.#options.storeNames ? { names: this.#options.storeNames } : {}),
     });
-    if (announce) for (const line of [opened.fallbackReason, opened.warning]) if (line) this.#logger.warn(line);
-    this.#store = { store: opened.store, spec: opened.store.spec };
+    const warnings = [opened.fallbackReason, opened.warning].filter((line): line is string => !!line);
+    if (announce) for (const line of warnings) this.#logger.warn(line);
+    this.#store = { store: opened.store, spec: opened.store.spec, ...(announce ? {} : { unsaid: warnings }) };
     return this.#store;
   }
 
@@ -164,7 +169,10 @@ export class AuthSession implements Authorizer {
     if (this.#loaded) return;
     this.#loaded = true;
     const entry = await this.#state.login(this.resource);
-    if (!entry) return;
+    if (!entry) {
+      await this.#adoptShared();
+      return;
+    }
     if (this.#options.clientId !== undefined && entry.clientId !== this.#options.clientId) return;
     const { store } = await this.#openStore(entry.store);
     const stored = await store.read(this.#key(entry.issuer, entry.clientId)).catch((error: unknown) => {
@@ -172,6 +180,25 @@ export class AuthSession implements Authorizer {
       return undefined;
     });
     if (stored) this.#login = { issuer: entry.issuer, clientId: entry.clientId, tokens: stored.tokens };
+  }
+
+  /**
+   * No sign-in recorded in this config folder, but one in the kv engine at this server's path — made by the command
+   * or a script with another config folder (a CI job, a second machine): used as it is, since this server's path holds
+   * only its logins, and a public client's refresh needs only its id. Otherwise a sign-in here would be approved and
+   * then refused by the store, which will not mix two clients' logins at one path.
+   */
+  async #adoptShared(): Promise<void> {
+    const env = this.#options.env ?? process.env;
+    const kvAsked = this.#options.kv !== undefined || (this.#options.store ?? '').startsWith('kv') || (this.#options.store === undefined && !!env.SECRETS_ADDR);
+    if (!kvAsked || this.#options.tokenStore) return;
+    const opened = await this.#openStore().catch(() => undefined);
+    if (!(opened?.store instanceof KvTokenStore)) return;
+    const found = await opened.store.peek().catch(() => undefined);
+    if (!found || found.profile !== profileFor(this.resource)) return;
+    if (this.#options.clientId !== undefined && found.clientId !== this.#options.clientId) return;
+    this.#logger.info(`using the sign-in kept in ${opened.store.describe(found)} (client ${found.clientId})`);
+    this.#login = { issuer: found.authUrl, clientId: found.clientId, tokens: found.tokens };
   }
 
   async accessToken(signal?: AbortSignal): Promise<string | undefined> {
