@@ -112,6 +112,19 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
     assert.match(run.stderr, new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of 6\\)$`, 'm'));
   });
 
+  it('WAIT-SAID-AND-BOUNDED: doctor against an endpoint that never answers says it is still checking, and how long a probe may take, before its table', async () => {
+    let notedAt = 0;
+    const started = Date.now();
+    const run = await gantry(['doctor', '--timeout', '8000'], { SECRETS_ADDR: silent.url }, {
+      onStderr: (all) => {
+        if (!notedAt && /still checking/.test(all)) notedAt = Date.now();
+      },
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^still checking: a probe has not answered yet; each gives up after 8 s \(--timeout\)$/m);
+    assert.ok(notedAt - started < 7_500, `said after ${notedAt - started} ms`);
+  });
+
   it('WAIT-SAID-AND-BOUNDED: short attempts and short delays never add up to a silence: storage ls --timeout 1s says a retry at least every few seconds until it gives up', async () => {
     const started = Date.now();
     // When each line came, and until when it said the command would wait (a retry's "trying again at HH:MM:SS").
