@@ -64,5 +64,7 @@ export function parseDuration(raw: unknown, from: string, options: { numberIsMil
     const total = parts.reduce((sum, p) => sum + Number(p[1]) * durationUnits[p[2]!]!, 0);
     if (ok(total)) return total;
   }
-  throw new UsageError(`${takes}, got ${shown(value)}`, { code: 'INVALID_ARGUMENT' });
+  // A duration is short; a long value is more likely a token set in the wrong variable than a typo: not echoed.
+  const got = value.length <= 16 ? shown(value) : `a value of ${value.length} characters (not shown)`;
+  throw new UsageError(`${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
 }
