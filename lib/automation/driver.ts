@@ -61,6 +61,7 @@ const startupPolicy = definePolicy({
   methods: ['GET'],
   backoff: { initialMs: 50, maxMs: 50, factor: 1, jitter: 0 },
   retryAfterMaxMs: 0,
+  quiet: true,
 }, noRetry);
 
 async function freeLoopbackPort(): Promise<number> {

@@ -498,7 +498,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): void {
     logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
     options.onRetry?.({ method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt });
-    announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
+    if (!policy.quiet) announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
   }
 
   /** An attempt still without an answer after `answerNoticeMs` is told (lib/http/waits.ts), with when it gives up. */

@@ -21,6 +21,8 @@ export interface RetryPolicy {
   errorCodes: readonly string[];
   /** Methods that may be retried; all when absent. */
   methods?: readonly string[];
+  /** A poll for something expected to come up (a driver binding its port), not a failure: its retries are not said. */
+  quiet?: boolean;
   backoff: Backoff;
   /**
    * Statuses retried only when the error body names one of these reasons (the `error.errors[].reason` of Google's
