@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
-import { loginAction, logoutAction, refreshAction, releaseClients, statusAction, tokenAction, whoamiAction } from './authActions.js';
+import { loginAction, logoutAction, refreshAction, releaseClients, statusAction, tokenAction, whoamiAction } from './auth-actions.js';
 
 export const AUTH_HELP = `The authorization server is --auth-url, else GANTRY_AUTH_URL (its endpoints are read from its metadata).
 The client is --client-id, else GANTRY_OAUTH_CLIENT_ID — a "TVs and Limited Input devices" client; its secret is

@@ -200,7 +200,7 @@ ${SECRET_HELP}`)
       if (flags.securityEvents !== undefined && (!flags.securityEvents.startsWith('/') || /[?#\s]/.test(flags.securityEvents) || flags.securityEvents === flags.path)) {
         throw usage(`--security-events must be a path such as /security-events, other than --path, got "${flags.securityEvents.slice(0, 60)}"`);
       }
-      const securityEvents = flags.securityEvents === undefined ? undefined : await (await import('./securityEvents.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
+      const securityEvents = flags.securityEvents === undefined ? undefined : await (await import('./security-events.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
       const { WebhookReceiver } = await import('../webhooks/receiver.js');
       const { webhookQueueFor } = await import('../webhooks/redis-queue.js');
       const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });

@@ -88,7 +88,7 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
     env,
     // The kv engine as `gantry auth` and the library reach it (SECRETS_ADDR and SECRETS_TOKEN); its sockets are
     // released at the end. Messages about the store name the flags.
-    kv: (await import('./authActions.js')).kvFactory(env),
+    kv: (await import('./auth-actions.js')).kvFactory(env),
     storeNames: (await import('../auth/store/wording.js')).storeFlagNames,
     logger: context.logger,
     openUrl: (url) => {
@@ -104,7 +104,7 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
 /** Runs `use` with a connection, closed however it ends; the reader of stdout going away ends it quietly. */
 async function withConnection(server: string, options: ConnectOptions, use: (connection: ContextServerConnection, signal: AbortSignal) => Promise<void>): Promise<void> {
   const { connectContextServer } = await mcpClient();
-  const { releaseClients } = await import('./authActions.js');
+  const { releaseClients } = await import('./auth-actions.js');
   const controller = new AbortController();
   const unregister = onStdoutReaderGone(() => controller.abort());
   try {

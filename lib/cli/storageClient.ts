@@ -6,7 +6,7 @@ import { Option } from 'commander';
 import { GantryError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { StorageClient } from '../storage/index.js';
-import type { ServerFlags } from './authActions.js';
+import type { ServerFlags } from './auth-actions.js';
 import { usage } from './context.js';
 
 export const STORAGE_AUTH_HELP = `The service root is --base-url, else STORAGE_BASE_URL (\`gantry dev\` prints it). The token is STORAGE_TOKEN, else
@@ -77,7 +77,7 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
   }
   // The login: gantry auth's own selection (lib/auth's openProfileLogin with the flags, GANTRY_AUTH_* and a Pulumi
   // program's gantry:* config), the function the storage resources use in the Pulumi plugin.
-  const { openAuthSession, releaseClients } = await import('./authActions.js');
+  const { openAuthSession, releaseClients } = await import('./auth-actions.js');
   let opened: Awaited<ReturnType<typeof openAuthSession>>;
   try {
     opened = await openAuthSession(flags, env);

@@ -13,7 +13,7 @@ import {
   type ModuleEntry,
   type VersionEntry,
 } from './catalog.js';
-import type { ModuleStore } from './folderStore.js';
+import type { ModuleStore } from './folder-store.js';
 import type { S3StoreOptions } from './s3Options.js';
 
 export class S3Store implements ModuleStore {

@@ -30,7 +30,7 @@ import {
 import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
 import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
-import { FolderStore, type ModuleStore } from './folderStore.js';
+import { FolderStore, type ModuleStore } from './folder-store.js';
 import type { S3Store } from './s3Store.js';
 import type { S3StoreOptions } from './s3Options.js';
 import { archiveDirectory, contentTypeOf } from './archive.js';

@@ -8,10 +8,10 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { ListMethodShim } from './methodShim.js';
+import { ListMethodShim } from './method-shim.js';
 import { UsageError } from '../../errors.js';
 import { AtomicJsonFile, dataFileHint } from './persist.js';
-import { checkJsonLimits, DEFAULT_JSON_LIMITS, JsonLimitError, type JsonLimits } from './jsonLimits.js';
+import { checkJsonLimits, DEFAULT_JSON_LIMITS, JsonLimitError, type JsonLimits } from './json-limits.js';
 import { FaultInjector, defaultFaultMessage, validateFaults, type FaultRule } from './faults.js';
 import { badRequest, envelope, Failure, fail, notFound, permissionDenied, unsupportedOperation, unsupportedPath, type Outcome } from './reply.js';
 import type { Operation, RequestContext } from './context.js';
@@ -35,7 +35,7 @@ import { handleKv } from './kv.js';
 import { genericHelp, mountHelp } from './help.js';
 
 export type { FaultRule } from './faults.js';
-export type { JsonLimits } from './jsonLimits.js';
+export type { JsonLimits } from './json-limits.js';
 
 export interface SecretsServerOptions {
   /** 0 (default) picks a free port */
