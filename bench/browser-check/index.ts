@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromeCapabilities, runBrowserCheck, startChromeDriver, type ChromeDriver } from '../../lib/automation/index.js';
-import { serveDemoSite } from '../../lib/cli/demo/site.js';
+import { serveDemoSite } from '../../lib/cli/commands/demo/site.js';
 import { examplesDir } from '../../lib/paths.js';
 
 const checks = Number(process.argv[2] ?? 5);

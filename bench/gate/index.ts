@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { serveDemoSite } from '../../lib/cli/demo/site.js';
+import { serveDemoSite } from '../../lib/cli/commands/demo/site.js';
 import { examplesDir } from '../../lib/paths.js';
 
 const runs = Number(process.argv[2] ?? 3);

@@ -1,16 +1,16 @@
 import type { CommandGroup } from './context.js';
-import * as auth from './auth.js';
-import * as dev from './dev.js';
-import * as demo from './demo.js';
-import * as doctor from './doctor.js';
-import * as browser from './browser.js';
-import * as gate from './gate.js';
-import * as hooks from './hooks.js';
-import * as mcp from './mcp.js';
-import * as modules from './modules.js';
-import * as platform from './platform.js';
-import * as secrets from './secrets.js';
-import * as storage from './storage.js';
+import * as auth from './commands/auth/index.js';
+import * as dev from './commands/dev/index.js';
+import * as demo from './commands/demo/index.js';
+import * as doctor from './commands/doctor/index.js';
+import * as browser from './commands/browser/index.js';
+import * as gate from './commands/gate/index.js';
+import * as hooks from './commands/hooks/index.js';
+import * as mcp from './commands/mcp/index.js';
+import * as modules from './commands/modules/index.js';
+import * as platform from './commands/platform/index.js';
+import * as secrets from './commands/secrets/index.js';
+import * as storage from './commands/storage/index.js';
 
 /** Every command group, in the order `gantry --help` lists them. Heavy libraries are imported inside actions. */
 export const groups: CommandGroup[] = [dev, demo, modules, gate, browser, secrets, platform, hooks, auth, storage, mcp, doctor];

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { stdoutReaderGone } from './readerGone.js';
+import { stdoutReaderGone } from './reader-gone.js';
 import { run } from './program.js';
 
 // Output that cannot be written ends the command quietly, never with a stack. A closed pipe (`gantry doctor | head -1`)

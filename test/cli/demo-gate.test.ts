@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gateStep } from '../../lib/cli/demo/gate.js';
-import { serveDemoSite } from '../../lib/cli/demo/site.js';
+import { gateStep } from '../../lib/cli/commands/demo/gate.js';
+import { serveDemoSite } from '../../lib/cli/commands/demo/site.js';
 import type { Output } from '../../lib/cli/output.js';
 import { examplesDir } from '../../lib/paths.js';
 

@@ -301,7 +301,7 @@ describe('gantry dev storage', function () {
     assert.doesNotMatch(stdout, /--token </, 'no --token flag is offered');
     assert.match(stdout, /STORAGE_TOKEN from the environment/);
     const loaded = [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!);
-    assert.ok(loaded.some((url) => url.includes('/lib/cli/devstorage.ts')), `the hook saw the imports: ${loaded.length}`);
+    assert.ok(loaded.some((url) => url.includes('/lib/cli/commands/dev/storage.ts')), `the hook saw the imports: ${loaded.length}`);
     const heavy = loaded.filter((url) => /\/lib\/devserver\/storage\/(?!starter\.ts)|\/lib\/devserver\/\w+\/server\.ts|\/node_modules\/(got|@aws-sdk|lighthouse|@pulumi)\//.test(url));
     assert.deepEqual(heavy, []);
   });

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
-import { parseFields } from '../../lib/cli/platform.js';
+import { parseFields } from '../../lib/cli/commands/platform/index.js';
 import { exited, spawnGantry } from './gantry-process.js';
 
 const sha = 'c'.repeat(40);

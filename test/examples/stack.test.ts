@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { serveDemoSite, type DemoSite } from '../../lib/cli/demo/site.js';
+import { serveDemoSite, type DemoSite } from '../../lib/cli/commands/demo/site.js';
 import { startDevPageanalysis, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
 import { startExampleRegistry, type RegistryServer } from '../../lib/devserver/registry/index.js';
 import { startDevSecrets, type SecretsServer } from '../../lib/devserver/secrets/index.js';

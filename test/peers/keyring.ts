@@ -7,7 +7,7 @@
 //
 // libdbus reads DBUS_SESSION_BUS_ADDRESS once per process, at the keyring binding's first use, and keeps that bus
 // (or that failure) for the life of the process: tests that use the binding run it in a child process given
-// `peer.env` (test/auth/store/helpers/storeChild.ts), so no test depends on which one touched the binding first.
+// `peer.env` (test/auth/store/helpers/store-child.ts), so no test depends on which one touched the binding first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

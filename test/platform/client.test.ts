@@ -1,4 +1,4 @@
-// The platform client against a scripted stand-in for the platform (test/platform/helpers/mockPlatform.ts), on real
+// The platform client against a scripted stand-in for the platform (test/platform/helpers/mock-platform.ts), on real
 // sockets, with a virtual clock for the waits of a minute and more. Each test names the RATE-* rules it holds.
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
@@ -7,8 +7,8 @@ import {
   MemoryBudgetStore, PlatformApiError, PlatformClient, PlatformCredentialsError, PlatformRateLimitError, platformRetryPolicy, type PlatformClientOptions,
 } from '../../lib/platform/index.js';
 import type { Logger } from '../../lib/log.js';
-import { bodies, startMockPlatform, type MockPlatform, type PlatformScript } from './helpers/mockPlatform.js';
-import { VirtualClock } from './helpers/virtualClock.js';
+import { bodies, startMockPlatform, type MockPlatform, type PlatformScript } from './helpers/mock-platform.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 const token = 'ghp_canaryCANARYcanary0123456789abcdefXYZ';
 

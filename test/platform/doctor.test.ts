@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { checkEndpoints } from '../../lib/doctor/endpoints.js';
 import { silentLogger } from '../../lib/log.js';
-import { startMockPlatform } from './helpers/mockPlatform.js';
-import { VirtualClock } from './helpers/virtualClock.js';
+import { startMockPlatform } from './helpers/mock-platform.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 describe('doctor: the platform API endpoint (PLATFORM_API_URL)', function () {
   this.timeout(20_000);

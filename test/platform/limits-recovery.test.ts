@@ -1,6 +1,6 @@
 // How PlatformClient recovers from the rate-limit answers it could not foresee, against the embedded platform API
 // (lib/devserver/platform, an independent reading of the specification) on real sockets, in real time with shortened
-// windows: every wait is measured on the server's side (test/platform/helpers/serverJournal.ts — when each request
+// windows: every wait is measured on the server's side (test/platform/helpers/server-journal.ts — when each request
 // arrived), as the platform would see it. Then two worker processes that find a real redis-server through
 // GANTRY_PLATFORM_LIMITS_URL, as deployed workers do, keeping one budget between them (issue 12's test list).
 import assert from 'node:assert/strict';
@@ -13,9 +13,9 @@ import { ExitCode } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, PlatformRateLimitError, type PlatformClientOptions } from '../../lib/platform/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
-import { serverJournal, until, type Arrival, type ServerJournal } from './helpers/serverJournal.js';
+import { serverJournal, until, type Arrival, type ServerJournal } from './helpers/server-journal.js';
 
-const WORKER = fileURLToPath(new URL('./helpers/limitsUrlWorker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./helpers/limits-url-worker.ts', import.meta.url));
 const SECONDARY_MESSAGE = 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.';
 
 /** The gaps between consecutive arrivals, in ms. */

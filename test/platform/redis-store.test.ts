@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from '../../lib/log.js';
 import { budgetStoreFor, defaultPlatformLimits, PlatformClient, PlatformLimitsStoreError, RedisBudgetStore, type Reservation } from '../../lib/platform/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
 
-const WORKER = fileURLToPath(new URL('./helpers/redisWorker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./helpers/redis-worker.ts', import.meta.url));
 
 function reservation(overrides: Partial<Reservation> = {}, limits: Partial<typeof defaultPlatformLimits> = {}): Reservation {
   return { identity: 'id-1', endpoint: 'GET /repos/{}/{}', resource: 'core', points: 1, creation: false, countsPrimary: false, limits: { ...defaultPlatformLimits, ...limits }, ...overrides };

@@ -1,14 +1,14 @@
 // The RATE-* rules of ../shared/spec/rules.md that no other test named: each exercised where it can be honestly —
 // against the embedded platform API (lib/devserver/platform) on real sockets, measured on the server's side
-// (helpers/serverJournal.ts), or, for GraphQL, which the embedded API does not serve, against the scripted platform.
+// (helpers/server-journal.ts), or, for GraphQL, which the embedded API does not serve, against the scripted platform.
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, type Clock, type PlatformClientOptions } from '../../lib/platform/index.js';
-import { startMockPlatform, type MockPlatform } from './helpers/mockPlatform.js';
-import { serverJournal, until, type ServerJournal } from './helpers/serverJournal.js';
-import { VirtualClock } from './helpers/virtualClock.js';
+import { startMockPlatform, type MockPlatform } from './helpers/mock-platform.js';
+import { serverJournal, until, type ServerJournal } from './helpers/server-journal.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 interface RateLimitBody {
   resources: Record<string, { limit: number; used: number; remaining: number; reset: number }>;

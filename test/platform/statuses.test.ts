@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { ExitCode, UsageError } from '../../lib/errors.js';
 import { MemoryBudgetStore, PlatformClient, createCommitStatus, listCommitStatuses } from '../../lib/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
-import { startMockPlatform, type MockPlatform } from './helpers/mockPlatform.js';
-import { VirtualClock } from './helpers/virtualClock.js';
+import { startMockPlatform, type MockPlatform } from './helpers/mock-platform.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 const sha = '0123456789abcdef0123456789abcdef01234567';
 

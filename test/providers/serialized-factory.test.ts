@@ -91,7 +91,7 @@ describe('serialized provider methods come from one factory (providers/serialize
     const resources = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source));
 
     it('finds the eight dynamic resources of providers/', () => {
-      assert.deepEqual(resources.map(({ file }) => file).sort(), ['browserCheck.ts', 'commitStatus.ts', 'kvSecret.ts', 'pageAnalysisGate.ts', 'registryModule.ts', 'storageFile.ts', 'storageFolder.ts', 'storagePermission.ts']);
+      assert.deepEqual(resources.map(({ file }) => file).sort(), ['browser-check.ts', 'commit-status.ts', 'kv-secret.ts', 'page-analysis-gate.ts', 'registry-module.ts', 'storage-file.ts', 'storage-folder.ts', 'storage-permission.ts']);
     });
 
     it('only serialized.ts loads code at run time or writes a ResourceProvider: no import(), no configure method, no provider object literal elsewhere', () => {
@@ -205,7 +205,7 @@ describe('serialized provider methods come from one factory (providers/serialize
           const methods = Object.keys(provider);
           // The handler, Configure, and one function per engine method: nothing else was captured.
           assert.equal(text.match(/^function __/gm)?.length, 1 + methods.length, `${name}: __provider holds functions besides its methods`);
-          const file = readFileSync(path.join(providersDir, `${lowerFirst(type.split(':').at(-2)!)}.ts`), 'utf8');
+          const file = readFileSync(path.join(providersDir, `${kebab(type.split(':').at(-2)!)}.ts`), 'utf8');
           for (const identifier of implementationNames(file)) {
             assert.doesNotMatch(text, new RegExp(`\\b${identifier}\\b`), `${name}: __provider mentions ${identifier}, implementation code`);
           }
@@ -261,4 +261,9 @@ function implementationNames(source: string): string[] {
   }
   for (const [, name] of source.matchAll(/^(?:async\s+)?function\s+(\w+)/gm)) names.add(name!);
   return [...names];
+}
+
+/** `StorageFolder` → `storage-folder`: a resource type's file name. */
+function kebab(text: string): string {
+  return text.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 }

@@ -12,7 +12,7 @@ import { FileTokenStore } from '../../lib/auth/store/index.js';
 import type { StoredLogin } from '../../lib/auth/index.js';
 import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
 import { startStorageServer, type StorageServer } from '../../lib/devserver/storage/index.js';
-import { storageFolderOperations } from '../../providers/storageFolder.js';
+import { storageFolderOperations } from '../../providers/storage-folder.js';
 import { exited, spawnGantry } from '../cli/gantry-process.js';
 import { makeTempDir, removeTempDir } from '../harness/consumer.js';
 import { assertProviderHygiene, Harness, type Stack } from '../harness/index.js';

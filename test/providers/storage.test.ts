@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { startStorageServer, type StorageServer } from '../../lib/devserver/storage/index.js';
 import { createStorageClient, StorageError, type StorageClient } from '../../lib/storage/index.js';
 import { upload } from '../../lib/storage/upload/index.js';
-import { storageFileOperations } from '../../providers/storageFile.js';
-import { storageFolderOperations } from '../../providers/storageFolder.js';
-import { storagePermissionOperations } from '../../providers/storagePermission.js';
+import { storageFileOperations } from '../../providers/storage-file.js';
+import { storageFolderOperations } from '../../providers/storage-folder.js';
+import { storagePermissionOperations } from '../../providers/storage-permission.js';
 import { makeTempDir, removeTempDir } from '../harness/consumer.js';
 import { assertProviderHygiene, expectDeploymentFailure, Harness, UNKNOWN, type Stack } from '../harness/index.js';
 

@@ -12,9 +12,9 @@ import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secr
 import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
 import { UsageError } from '../../lib/errors.js';
 import { mask } from '../../lib/cli/output.js';
-import { kvSecretOperations } from '../../providers/kvSecret.js';
-import { runNode, withEnv, type Ran } from './helpers/runProcess.js';
-import { startScriptedPeer } from './helpers/scriptedPeer.js';
+import { kvSecretOperations } from '../../providers/kv-secret.js';
+import { runNode, withEnv, type Ran } from './helpers/run-process.js';
+import { startScriptedPeer } from './helpers/scripted-peer.js';
 
 const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { runNode, withEnv, type Ran } from './helpers/runProcess.js';
+import { runNode, withEnv, type Ran } from './helpers/run-process.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@ import { decideRetry } from '../../lib/http/index.js';
 import {
   SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsPathError, secretsRetryPolicy,
 } from '../../lib/secrets/index.js';
-import { envelope, startScriptedPeer, type ScriptedPeer } from './helpers/scriptedPeer.js';
+import { envelope, startScriptedPeer, type ScriptedPeer } from './helpers/scripted-peer.js';
 
 const token = 'canary-token-7f3a9b1c';
 const fast = { retryWaitMinMs: 5, retryWaitMaxMs: 10 };

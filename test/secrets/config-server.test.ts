@@ -1,7 +1,7 @@
 // The settings that came from code only before — token header, namespace placement, request limits — set from the
 // environment, Pulumi config and the command's flags, against the embedded kv server over real sockets.
 import assert from 'node:assert/strict';
-import { runNode, type Ran } from './helpers/runProcess.js';
+import { runNode, type Ran } from './helpers/run-process.js';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';

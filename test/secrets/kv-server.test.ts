@@ -8,7 +8,7 @@ import {
   SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, resplit, type CreateSecretsClientOptions,
 } from '../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../peers/tls.js';
-import { startServerProcess } from './helpers/serverProcess.js';
+import { startServerProcess } from './helpers/server-process.js';
 
 const fast = { retryWaitMinMs: 10, retryWaitMaxMs: 20 };
 

@@ -4,7 +4,7 @@
 // logger. Every token that crossed the wire (sent or issued), the passwords and the secret_ids are canaries searched
 // for in everything printed or logged.
 import assert from 'node:assert/strict';
-import { runNode, withEnv, type Ran } from './helpers/runProcess.js';
+import { runNode, withEnv, type Ran } from './helpers/run-process.js';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -31,8 +31,8 @@ import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExte
 import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
 import { FolderStore, type ModuleStore } from './folder-store.js';
-import type { S3Store } from './s3Store.js';
-import type { S3StoreOptions } from './s3Options.js';
+import type { S3Store } from './s3-store.js';
+import type { S3StoreOptions } from './s3-options.js';
 import { archiveDirectory, contentTypeOf } from './archive.js';
 import { escapeHtml, holdUntil, parseTarget, pathOnly, readJson, safeDecode, segmentsAfter, sendErrors, sendJson } from './respond.js';
 
@@ -124,7 +124,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   if (!options.dir === !options.s3) throw new CatalogError('the registry serves either a folder (dir) or an S3 bucket (s3), exactly one');
   const store: ModuleStore & { location?: S3Store['location']; open?: S3Store['open']; stop?: () => void } = options.dir
     ? new FolderStore(options.dir)
-    : new (await import('./s3Store.js')).S3Store(options.s3!); // the AWS SDK loads only when a bucket is served
+    : new (await import('./s3-store.js')).S3Store(options.s3!); // the AWS SDK loads only when a bucket is served
   const basePath = options.basePath ?? '/v1/modules/';
   if (!basePath.startsWith('/') || !basePath.endsWith('/')) throw new CatalogError(`basePath must start and end with "/": ${basePath}`);
   const v2BasePath = basePath.endsWith('/v1/modules/') ? basePath.slice(0, -'/v1/modules/'.length) + '/v2/modules/' : '/v2/modules/';

@@ -85,7 +85,7 @@ describe('auth token store: plain-text file (only when asked)', function () {
     await new FileTokenStore(configDir).write(makeLogin(key, old));
     const file = new FileTokenStore(configDir).path(key);
     const before = readFileSync(file, 'utf8');
-    const child = fileURLToPath(new URL('./helpers/bigWrite.ts', import.meta.url));
+    const child = fileURLToPath(new URL('./helpers/big-write.ts', import.meta.url));
     // ulimit -f counts 1024-byte blocks: 64 KiB, while the child writes a login of about 1 MiB.
     const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
       const proc = spawn('bash', ['-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx "${child}" "${configDir}"`], { env: { ...process.env, TSX_DISABLE_CACHE: '1' } });

@@ -1,5 +1,5 @@
 // The OS keyring store against a real Secret Service: gnome-keyring on a private D-Bus session bus
-// (test/peers/keyring.ts). Each scenario runs in its own process (helpers/storeChild.ts): libdbus keeps the first
+// (test/peers/keyring.ts). Each scenario runs in its own process (helpers/store-child.ts): libdbus keeps the first
 // bus it finds for the life of a process.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
 import { keyringAccount, profileKey, type ProfileKey } from '../../../lib/auth/store/index.js';
 import { startKeyringPeer, type KeyringPeer } from '../../peers/keyring.js';
-import { runStoreChild, type ChildRun } from './helpers/runStoreChild.js';
+import { runStoreChild, type ChildRun } from './helpers/run-store-child.js';
 import { assertNoCanary, canaries, makeLogin, type Canaries } from './helpers/logins.js';
 
 describe('auth token store: OS keyring (Secret Service through gnome-keyring on a private D-Bus bus)', function () {

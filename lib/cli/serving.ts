@@ -1,0 +1,120 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { devServers, type DevContext, type DevServer } from '../devserver/index.js';
+import type { Command } from 'commander';
+import { signalsHandledGracefully } from '../cleanup.js';
+import { UsageError } from '../errors.js';
+import { getLogger } from '../log.js';
+import { examplesDir } from '../paths.js';
+import { devPort } from '../devserver/port.js';
+import { onStdoutReaderGone } from './reader-gone.js';
+
+/**
+ * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
+ * unless GANTRY_DEV_ALLOW_REMOTE=1 says the wider exposure is meant (a container whose port is published).
+ */
+export function checkDevHost(host: string, flag = '--host'): void {
+  if (['localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(host)) return;
+  if (process.env.GANTRY_DEV_ALLOW_REMOTE === '1') {
+    getLogger().warn(`listening on ${host}, which is not loopback (GANTRY_DEV_ALLOW_REMOTE=1): anyone who reaches it gets the dev servers' root token`);
+    return;
+  }
+  throw new UsageError(`${flag} ${host} is not a loopback address: the dev servers hand out a root token over plain http, to this machine only`, {
+    hint: 'use 127.0.0.1 (the default), ::1 or localhost; to serve beyond this machine on purpose (a container with a published port), set GANTRY_DEV_ALLOW_REMOTE=1',
+  });
+}
+
+/**
+ * The --host of a dev server started alone, checked: its own flag, or the one given to `gantry dev` (commander hands
+ * a flag that both commands declare to the parent, so `gantry dev registry --host X` arrives there).
+ */
+export function devHostOf(command: Command): string {
+  const own = (command.opts() as { host?: string }).host;
+  const host = own ?? (command.parent?.opts() as { host?: string } | undefined)?.host ?? '127.0.0.1';
+  checkDevHost(host);
+  return host;
+}
+
+/** Starts a server on an address the user chose, turning what `listen` refuses into a usage error that says why. */
+export async function listenAsAsked<S>(where: { host: string; port: number; portFlag: string }, start: () => Promise<S>): Promise<S> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const at = `${where.host}:${where.port}`;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${where.port} on ${where.host} is in use (${where.portFlag})`, { code: 'DEV_PORT_IN_USE', hint: `stop what listens there, or choose another port with ${where.portFlag} (0 for any free port)` });
+    if (code === 'EACCES') throw new UsageError(`listening on ${at} is not permitted (${where.portFlag}): ports below 1024 need privileges`, { hint: `choose a port from 1024 up with ${where.portFlag} (0 for any free port)` });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where.host}: no interface of this machine has that address (${code})`, { hint: 'use 127.0.0.1 (the default), ::1 or localhost' });
+    throw error;
+  }
+}
+
+export interface RunningDevServers {
+  servers: DevServer[];
+  context: DevContext;
+  stop(): Promise<void>;
+}
+
+/** Starts every embedded dev server on loopback; on a failure, stops those already started. */
+export async function startDevServers(options: { host?: string; keepState?: boolean; oauthDialect?: DevContext['oauthDialect'] } = {}): Promise<RunningDevServers> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'gantry-dev-'));
+  const servers: DevServer[] = [];
+  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir, started: servers, ...(options.oauthDialect ? { oauthDialect: options.oauthDialect } : {}) };
+  const stop = async () => {
+    await Promise.allSettled(servers.reverse().map((server) => server.stop()));
+    if (!options.keepState) await rm(stateDir, { recursive: true, force: true });
+  };
+  try {
+    for (const starter of devServers) servers.push(await starter.start(context));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { servers, context, stop };
+}
+
+/**
+ * Resolves on Ctrl-C, SIGTERM or stdout's reader going away (`gantry dev | head -1`: its lines were its output), after
+ * `stop` has run; every command that serves until stopped waits here, so all stop alike. A second signal while `stop`
+ * runs ends the process at once (130 for SIGINT, 143 for SIGTERM); one after `stop` is done finds it stopped cleanly
+ * and ends it with 0. The handlers stay installed until the process ends, so the last-resort clean-ups
+ * (lib/cleanup.ts) see a graceful shutdown under way and leave a browser a finishing gate uses alone, and a signal
+ * sent the moment the first line is read never meets Node's default action.
+ */
+export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    const undoGraceful = signalsHandledGracefully();
+    let state: 'serving' | 'stopping' | 'stopped' = 'serving';
+    const begin = () => {
+      state = 'stopping';
+      unregister();
+      void stop().finally(() => {
+        state = 'stopped';
+        undoGraceful();
+        resolve();
+      });
+    };
+    const handler = (signal: NodeJS.Signals) => {
+      if (state === 'stopped') process.exit(0);
+      if (state === 'stopping') process.exit(signal === 'SIGINT' ? 130 : 143);
+      begin();
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    const unregister = onStdoutReaderGone(() => {
+      if (state === 'serving') begin();
+    });
+  });
+}
+
+/** A `--port` value: a whole number from 0 (any free port) to 65535. */
+export function checkPortFlag(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** The port a dev server alone listens on: `--port`, else its variable (GANTRY_DEV_…_PORT), else its default. */
+export function devServerPort(flag: string | undefined, variable: string, fallback: number): number {
+  return flag !== undefined ? checkPortFlag(flag) : devPort(variable, fallback).port;
+}
