@@ -18,10 +18,6 @@ export function register(program: Command, context: CliContext): void {
     .option('--oauth-dialect <dialect>', "the authorization server's dialect: google (verification_url; Gantry's default) or rfc8628 (verification_uri, for RFC 8628 clients such as openid-client); default GANTRY_DEV_OAUTH_DIALECT or google")
     .action(async (options: { host: string; oauthDialect?: string }, command: Command) => {
       const { json } = context.globals(command);
-      if (devServers.length === 0) {
-        context.out.line('No embedded dev servers yet: the module registry, the kv secrets server and the page-analysis API arrive with their capabilities.');
-        return;
-      }
       checkDevHost(options.host);
       const oauthDialect = devOAuthDialect({ name: '--oauth-dialect', value: options.oauthDialect });
       const running = await startDevServers({ host: options.host, oauthDialect });
@@ -48,5 +44,5 @@ export function register(program: Command, context: CliContext): void {
   registerDevOAuth(dev, context);
   registerDevStorage(dev, context);
   const alone = dev.commands.map((command) => `gantry dev ${command.name()}`);
-  dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ') || 'none yet'}.${alone.length > 0 ? ` Started alone, with their own options: ${alone.join(', ')}.` : ''}`);
+  dev.addHelpText('after', `\nServers: ${devServers.map((s) => s.name).join(', ')}. Started alone, with their own options: ${alone.join(', ')}.`);
 }
