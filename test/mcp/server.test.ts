@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
 import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
@@ -293,6 +294,30 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.deepEqual(progress.map((p) => p.progress), [0, 1, 2, 3, 4]);
     assert.ok(progress.every((p) => p.total === 4));
     assert.match(progress[0]!.message!, /run 1 of 2: https:\/\/example\.com\//);
+  });
+
+  it('logging: the server declares the logging capability; logging/setLevel is kept for the caller across stateless requests, and a tool\'s lines reach the caller at that level (notifications/message)', async () => {
+    const heard = async (level: LoggingLevel | undefined) => {
+      const client = await sdkClient(server.url, await token('gates:run'));
+      const messages: Array<{ level: string; logger?: string; data: unknown }> = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params));
+      try {
+        assert.ok(client.getServerCapabilities()?.logging, 'initialize declares logging');
+        if (level) assert.deepEqual(await client.setLoggingLevel(level), {});
+        const result = await client.callTool({ name: 'gate_run', arguments: { urls: ['https://example.com/'], categories: { performance: 0.5 } } });
+        assert.equal(result.isError, undefined, JSON.stringify(result.content));
+      } finally {
+        await client.close();
+      }
+      return messages;
+    };
+    const quiet = await heard('warning');
+    assert.deepEqual(quiet.filter((m) => m.level === 'info'), [], 'nothing under the level set');
+    // A later connection of the same caller (a new server per request) keeps the level it set.
+    const still = await heard(undefined);
+    assert.deepEqual(still.filter((m) => m.level === 'info'), [], 'the level outlives the request that set it');
+    const loud = await heard('info');
+    assert.ok(loud.some((m) => m.level === 'info' && m.logger === 'gantry.gate_run' && /run 1 of 1: https:\/\/example\.com\//.test(String(m.data))), JSON.stringify(loud));
   });
 
   it('a tool\'s failure is a tool error result with the reason, not a protocol error', async () => {

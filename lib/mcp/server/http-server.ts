@@ -16,6 +16,7 @@ import { checkEndpoint } from '../client/canonical.js';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from '../client/discovery.js';
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
+import { createLogLevels } from './log-levels.js';
 import { createMcpServer } from './mcp-server.js';
 import { createTokenValidator, IntrospectionFailed, InvalidTokenError, type IntrospectionCredentials, type TokenInfo, type TokenValidator } from './tokens.js';
 import { createToolClients, MCP_SCOPES, TOOLS, type ToolDefinition } from './tools.js';
@@ -111,6 +112,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}), ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
   const tools = options.tools ?? TOOLS;
   const clients = createToolClients(env, logger);
+  const logLevels = createLogLevels();
   const prmPaths = new Set([new URL(resourceMetadataUrl).pathname, '/.well-known/oauth-protected-resource']);
   const allowedOrigins = new Set([new URL(url).origin, new URL(resource).origin, ...extraOrigins]);
   const originAllowed = (origin: string) => allowedOrigins.has(origin) || (isLoopbackOrigin(origin) && isLoopbackHost(new URL(url).hostname));
@@ -180,7 +182,8 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         if (missing.length > 0) return refuse(res, { status: 403, error: 'insufficient_scope', description: `this call needs the scope ${missing.join(' ')}`, scopes: [...new Set([...token.scopes, ...needed])] });
       }
     }
-    const server = createMcpServer({ env, logger, tools, clients });
+    const caller = token ? JSON.stringify([token.clientId ?? '', token.subject ?? '']) : '';
+    const server = createMcpServer({ env, logger, tools, clients, logLevels, caller });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

@@ -1,10 +1,11 @@
 // One McpServer with Gantry's tools registered: the protocol is the SDK's; what each tool does is tools.ts's.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SetLevelRequestSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { isGantryError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { redact } from '../../redact.js';
 import { version } from '../../version.js';
+import { createLogLevels, heard, type LogLevels } from './log-levels.js';
 import { TOOLS, type ToolClients, type ToolDefinition } from './tools.js';
 
 export interface ToolHost {
@@ -12,10 +13,21 @@ export interface ToolHost {
   logger: Logger;
   clients: ToolClients;
   tools?: readonly ToolDefinition[];
+  /** Levels set with logging/setLevel, kept across the stateless HTTP server's per-request servers. */
+  logLevels?: LogLevels;
+  /** Who is calling, for its log level: the token's client and subject; one caller without authorization. */
+  caller?: string;
 }
 
 export function createMcpServer(host: ToolHost): McpServer {
-  const server = new McpServer({ name: 'gantry', title: 'Gantry', version });
+  const server = new McpServer({ name: 'gantry', title: 'Gantry', version }, { capabilities: { logging: {} } });
+  const levels = host.logLevels ?? createLogLevels(1);
+  const caller = host.caller ?? '';
+  // The SDK keeps the level per session; a stateless server has none, so the level is the caller's (log-levels.ts).
+  server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    levels.set(caller, request.params.level);
+    return {};
+  });
   for (const tool of host.tools ?? TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
@@ -25,12 +37,26 @@ export function createMcpServer(host: ToolHost): McpServer {
       _meta: { 'gantry/scope': tool.scope },
     }, async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
       const token = extra._meta?.progressToken;
+      // A tool's log lines go to the server's log and, at the caller's level, to the caller (notifications/message),
+      // masked as every other line; sent on the call's own stream, so a client without a standalone stream hears them.
+      const tell = (level: LoggingLevel) => (message: string) => {
+        if (!heard(level, levels.get(caller))) return;
+        void extra.sendNotification({ method: 'notifications/message', params: { level, logger: `gantry.${tool.name}`, data: redact(message) } }).catch(() => undefined);
+      };
+      const toCaller = { debug: tell('debug'), info: tell('info'), warn: tell('warning'), error: tell('error') };
+      const logger = {
+        debug: (message: string) => (host.logger.debug(message), toCaller.debug(message)),
+        info: (message: string) => (host.logger.info(message), toCaller.info(message)),
+        warn: (message: string) => (host.logger.warn(message), toCaller.warn(message)),
+        error: (message: string) => (host.logger.error(message), toCaller.error(message)),
+      };
       const context = {
         env: host.env,
-        logger: host.logger,
+        logger,
         clients: host.clients,
         signal: extra.signal,
         progress: async (progress: number, total: number, message: string) => {
+          toCaller.info(message);
           if (token === undefined) return;
           await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
         },
