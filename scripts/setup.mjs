@@ -111,4 +111,10 @@ if (!args.has('--no-npm')) {
   }
 }
 
+if (!args.has('--no-npm')) {
+  // After npm: a test runtime is never what makes the project's own install fail, only a missing feature.
+  const { installNodeRuntimes } = await import('./node-runtimes.mjs');
+  for (const line of installNodeRuntimes()) say(line);
+}
+
 if (missing.length > 0 && args.has('--strict')) process.exit(1);
