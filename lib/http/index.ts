@@ -13,7 +13,7 @@ export type {
   SearchParams,
   PaginateOptions,
   PageContext,
-} from './client.js';
+} from './types.js';
 export { createProxyAgents, noProxyMatcher, proxySettingsFromEnv } from './proxy.js';
 export type { ProxyAgents, ProxyAgentOptions, ProxySettings } from './proxy.js';
 export { HttpError, NetworkError, ProtocolError, serviceErrors, type NetworkDiagnosis } from './errors.js';

@@ -1,0 +1,66 @@
+/** Request parameters and response bodies: query strings, accepted statuses, bounded reads. */
+import { Transform, type Readable } from 'node:stream';
+import { redactUrl } from '../redact.js';
+import { ProtocolError } from './errors.js';
+import type { RequestOptions, SearchParams } from './types.js';
+
+export function isAccepted(accept: RequestOptions['accept'], status: number): boolean {
+  if (!accept) return status >= 200 && status < 300;
+  return typeof accept === 'function' ? accept(status) : accept.includes(status);
+}
+
+export function toSearchParams(params: SearchParams | undefined): URLSearchParams | undefined {
+  if (!params) return undefined;
+  if (params instanceof URLSearchParams) return params;
+  const out = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) out.append(name, String(item));
+    else out.append(name, String(value));
+  }
+  return out;
+}
+
+/** Reads a whole body, refusing it past `limit` bytes; `what` is only built when the limit is hit. */
+export function readLimited(stream: Readable, limit: number, what: () => string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stream.destroy();
+        reject(new ProtocolError(`${what()} is larger than ${limit} bytes`, 'raise the limit if this response is expected to be this large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
+}
+
+export function parseErrorBody(raw: Buffer): { body?: unknown; rawBody?: string } {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return { rawBody: text };
+  }
+}
+
+/** Passes the body on, refusing it past `maxBytes` (counted after decoding). */
+export function limiter(maxBytes: number | undefined, url: URL): Transform {
+  let transferred = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      transferred += chunk.length;
+      if (maxBytes !== undefined && transferred > maxBytes) {
+        callback(new ProtocolError(`the body of ${redactUrl(url)} is larger than the ${maxBytes} bytes allowed`));
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+}

@@ -1,0 +1,36 @@
+/** Paged lists in got's pagination terms, each page one `request` of the core. */
+import { parseLinkHeader } from 'got';
+import { redactUrl } from '../redact.js';
+import { ProtocolError } from './errors.js';
+import type { HttpResponse, PaginateOptions, RequestOptions } from './types.js';
+
+const defaultRequestLimit = 10_000;
+
+/** got's default paging: the `Link` header's rel="next", resolved against the page's URL; false without one. */
+export function nextLink({ response }: { response: HttpResponse<unknown> }): Partial<RequestOptions> | false {
+  const header = response.headers.link;
+  if (!header) return false;
+  const next = parseLinkHeader(Array.isArray(header) ? header.join(', ') : header).find((link) => link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'));
+  return next ? { url: new URL(next.reference, response.url), searchParams: undefined } : false;
+}
+
+/** The items of a paged list, page after page, each page fetched by `request`. */
+export async function* paginate<T>(request: (options: RequestOptions) => Promise<HttpResponse<unknown>>, resolveUrl: (url: string | URL) => URL, options: PaginateOptions<T>): AsyncGenerator<T> {
+  const { transform, paginate: nextPage = nextLink, countLimit = Number.POSITIVE_INFINITY, requestLimit = defaultRequestLimit, ...first } = options;
+  let current: RequestOptions = first;
+  let count = 0;
+  for (let page = 0; page < requestLimit; page += 1) {
+    const response = await request(current);
+    const currentItems = transform(response);
+    for (const item of currentItems) {
+      if (count >= countLimit) return;
+      count += 1;
+      yield item;
+    }
+    if (count >= countLimit) return;
+    const next = nextPage({ response, currentItems, request: current });
+    if (next === false) return;
+    current = { ...current, ...next };
+  }
+  throw new ProtocolError(`${(first.method ?? 'GET').toUpperCase()} ${redactUrl(resolveUrl(first.url))}: more than ${requestLimit} pages; the server's paging never ends`);
+}

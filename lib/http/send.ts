@@ -1,0 +1,130 @@
+/** The core's retry loop: attempts under the retry policy until a final accepted answer, or a typed error. */
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../log.js';
+import { redactUrl } from '../redact.js';
+import { failedOnReused, type Answer, type Attempts } from './attempt.js';
+import { isAccepted, parseErrorBody, readLimited, toSearchParams } from './bodies.js';
+import { HttpError, NetworkError } from './errors.js';
+import { failure } from './failures.js';
+import { decideRetry, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
+import type { HttpClientOptions, RequestOptions, Timeouts } from './types.js';
+import { announceWait, type WaitLimits } from './waits.js';
+
+const errorBodyLimit = 64 * 1024;
+/** A streamed request body is gone once sent: such a request gets no second attempt. */
+const noRetries = definePolicy({ retries: 0 });
+/** Methods a server must treat as idempotent (RFC 9110 §9.2.2): a second copy of one changes nothing more. */
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+/** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
+const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
+
+export interface SendSettings {
+  attempts: Attempts;
+  logger: Logger;
+  onRetry: HttpClientOptions['onRetry'];
+  baseRetry: RetryPolicy;
+  limits: WaitLimits;
+  baseTimeouts: Timeouts;
+  baseMaxRedirects: number;
+  resolveUrl(url: string | URL): URL;
+}
+
+export interface Sent {
+  answer: Answer;
+  attempts: number;
+  url: URL;
+}
+
+/**
+ * Runs attempts under the retry policy until a final accepted response, or throws a typed error.
+ *
+ * The loop is ours, not got's `retry`, because got's cannot express the policies: it retries a status only with
+ * `throwHttpErrors`, by got's fixed idea of success (2xx, 304) rather than the caller's `accept` (204, 404, a 302
+ * handed back, any status); it reads the whole error body into memory first (we keep 64 KiB); and in stream mode,
+ * which every call here uses so that body limits hold while the body streams in, got does not resend by itself but
+ * hands a new stream to a `retry` listener — a loop on the caller's side anyway. The decision is `decideRetry` on
+ * the policy (data), with Retry-After, per-status schedules and the budget.
+ */
+export function createSender(settings: SendSettings): (request: RequestOptions, defaultTotal: number | undefined) => Promise<Sent> {
+  const { attempts: { open, agents }, logger, baseRetry, limits, baseTimeouts, baseMaxRedirects, resolveUrl } = settings;
+
+  function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): void {
+    logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
+    settings.onRetry?.({ method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt });
+    if (!policy.quiet) announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
+  }
+
+  return async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<Sent> {
+    const url = resolveUrl(request.url);
+    const params = toSearchParams(request.searchParams);
+    if (params) for (const [name, value] of params) url.searchParams.append(name, value);
+    const method = (request.method ?? 'GET').toUpperCase();
+    const chosen = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
+    // A Retry-After longer than the longest wait allowed is not waited for (the error says what the server asked).
+    const policy = limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
+    const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
+    const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
+    const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
+    // A reused connection the server ended before any answer is the pool's race (its idle timeout, a close it did not
+    // announce), not the service failing: the request goes once more, at once and outside the policy's count — as Go's
+    // net/http decides (shouldRetryRequest): whatever its method when the write itself failed (EPIPE: nothing reached
+    // the server), else only when it may be repeated (an idempotent method, or an Idempotency-Key), since a server may
+    // have acted on a POST before it dropped the connection — a second authorization-code exchange revokes the first
+    // one's tokens (RFC 6749 §4.1.2). keep-alive.ts keeps a pooled connection whose close has arrived from being written
+    // to, so what remains here is the narrow race. Never a streamed body: it is gone once read.
+    const resendable = !(request.body instanceof Readable);
+    const replayable = idempotentMethods.has(method) || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+    let resent = false;
+    let waitedMs = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      let answer: Answer;
+      try {
+        answer = await open(request, url, timeouts, { attempt, attempts: policy.retries + 1 });
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason;
+        const typed = failure(agents, error, method, url, attempt, maxRedirects);
+        if (!(typed instanceof NetworkError)) throw typed;
+        if (resendable && !resent && failedOnReused(error) && (typed.errorCode === 'EPIPE' || (replayable && endedConnectionCodes.has(typed.errorCode)))) {
+          resent = true;
+          logger.debug(`${method} ${redactUrl(url)}: the reused connection ended before an answer (${typed.errorCode}); sending again on a new one`);
+          attempt -= 1;
+          continue;
+        }
+        const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
+        if (!decision.retry) throw typed;
+        retrying(method, url, decision, attempt, policy);
+        waitedMs += decision.delayMs;
+        await wait(decision.delayMs);
+        continue;
+      }
+      if (isAccepted(request.accept, answer.status)) return { answer, attempts: attempt, url };
+
+      let raw: Buffer;
+      try {
+        raw = await readLimited(answer.body, errorBodyLimit, () => 'the error body');
+      } catch {
+        raw = Buffer.alloc(0);
+      } finally {
+        answer.finish();
+      }
+      const errorBody = parseErrorBody(raw);
+      const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
+      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
+      if (decision.retry) {
+        retrying(method, url, decision, attempt, policy);
+        waitedMs += decision.delayMs;
+        await wait(decision.delayMs);
+        continue;
+      }
+      throw new HttpError({
+        status: answer.status,
+        method,
+        url: answer.url || url.toString(),
+        headers: answer.headers,
+        attempts: attempt,
+        ...errorBody,
+      });
+    }
+  };
+}

@@ -1,0 +1,144 @@
+/** The HTTP core's public shapes: the client, its options, requests and responses. */
+import type http from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Logger } from '../log.js';
+import type { ProxySettings } from './proxy.js';
+import type { RetryPolicy } from './retry.js';
+import type { TlsOptions } from './tls.js';
+
+export interface Timeouts {
+  /** Until the TCP (and TLS) connection is up, in ms (got's `connect` and `secureConnect`). */
+  connect: number;
+  /**
+   * Until the response headers arrive (got's `response`), and then the longest pause between two pieces of the body
+   * (got's `socket`, the socket's idle timer), in ms.
+   */
+  response: number;
+  /** The whole request including the body, in ms (got's `request`). Unset for downloads unless given. */
+  total?: number;
+}
+
+export interface HttpClientOptions {
+  baseUrl?: string;
+  headers?: Record<string, string | undefined>;
+  timeouts?: Partial<Timeouts>;
+  tls?: TlsOptions;
+  retry?: RetryPolicy;
+  logger?: Logger;
+  /** Redirects followed at most (default 10). */
+  maxRedirects?: number;
+  /** Largest buffered response body (default 64 MiB); downloads are streamed and use their own limit. */
+  maxBodyBytes?: number;
+  userAgent?: string;
+  /** Outgoing proxies; by default HTTPS_PROXY, HTTP_PROXY and NO_PROXY from the environment. `{}` goes direct. */
+  proxy?: ProxySettings;
+  /** Told of each retry before its wait (a command can say once that it is retrying; the log has every one at debug). */
+  onRetry?: (retry: RetryNotice) => void;
+}
+
+export interface RetryNotice {
+  method: string;
+  /** Redacted. */
+  url: string;
+  /** Why: the status or network error, and the reason the body gave. */
+  reason: string;
+  delayMs: number;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+}
+
+export type SearchParams = Record<string, string | number | boolean | undefined | ReadonlyArray<string | number>> | URLSearchParams;
+
+export interface RequestOptions {
+  method?: string;
+  /** Relative to the client's base URL, or absolute. */
+  url: string | URL;
+  searchParams?: SearchParams;
+  headers?: Record<string, string | undefined>;
+  json?: unknown;
+  /**
+   * A stream is sent as it is read (for bodies too large to hold); it can be sent only once, so a request with a
+   * streamed body is never retried and a redirect that would send it again (307, 308) is handed back.
+   */
+  body?: string | Buffer | Readable;
+  /** How the body is read (default json; an empty body reads as undefined). */
+  responseType?: 'json' | 'text' | 'buffer';
+  /** Statuses that are not errors (default 200–299). */
+  accept?: readonly number[] | ((status: number) => boolean);
+  followRedirects?: boolean;
+  maxRedirects?: number;
+  maxBodyBytes?: number;
+  retry?: RetryPolicy;
+  timeouts?: Partial<Omit<Timeouts, 'connect'>>;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: T;
+  /** The final URL, after redirects. */
+  url: string;
+  redirectUrls: string[];
+  attempts: number;
+}
+
+export interface DownloadProgress {
+  transferred: number;
+  /** From Content-Length, when the server sent one. */
+  total: number | undefined;
+}
+
+export interface StreamOptions extends Omit<RequestOptions, 'responseType' | 'maxBodyBytes'> {
+  /** Fed by got's `downloadProgress` events. */
+  onProgress?: (progress: DownloadProgress) => void;
+  /** Refuse bodies larger than this many bytes (default unlimited). */
+  maxBytes?: number;
+}
+
+export interface StreamResponse extends Omit<HttpResponse, 'body'> {
+  body: Readable;
+}
+
+export interface DownloadResult extends Omit<HttpResponse, 'body'> {
+  path: string;
+  bytes: number;
+}
+
+/** One page's place in a paged list, as got's `pagination.paginate` sees it. */
+export interface PageContext<T> {
+  response: HttpResponse<unknown>;
+  /** The items `transform` took from this page. */
+  currentItems: T[];
+  /** The request that fetched this page. */
+  request: RequestOptions;
+}
+
+/** A paged list, in the terms of got's `pagination` options; each page is one `request` of the core. */
+export interface PaginateOptions<T> extends Omit<RequestOptions, 'responseType'> {
+  /** The items of one page (got's `pagination.transform`). */
+  transform: (response: HttpResponse<unknown>) => T[];
+  /**
+   * The next page's request, merged over the current one, or false after the last page (got's
+   * `pagination.paginate`). By default the `Link` header's rel="next" (RFC 8288), as got's default.
+   */
+  paginate?: (context: PageContext<T>) => Partial<RequestOptions> | false;
+  /** Items yielded at most (got's `countLimit`; default all). */
+  countLimit?: number;
+  /** Pages fetched at most (got's `requestLimit`, default 10 000); a server still paging then is a ProtocolError. */
+  requestLimit?: number;
+}
+
+export interface HttpClient {
+  readonly baseUrl: string | undefined;
+  request<T = unknown>(options: RequestOptions): Promise<HttpResponse<T>>;
+  /** Opens a response body as a stream once a final, accepted status is in; retries happen before that. */
+  stream(options: StreamOptions): Promise<StreamResponse>;
+  /** Streams a body into `path`, written under a temporary name and renamed into place when complete. */
+  download(options: StreamOptions & { path: string }): Promise<DownloadResult>;
+  /** The items of a paged list, page after page (each page a `request`, with its retries and errors). */
+  paginate<T>(options: PaginateOptions<T>): AsyncGenerator<T>;
+  /** Releases the keep-alive sockets. */
+  close(): void;
+}
+
