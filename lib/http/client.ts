@@ -26,7 +26,7 @@ import { failure } from './failures.js';
 import { addHeaders } from './headers.js';
 import { paginate } from './paginate.js';
 import { createSender } from './send.js';
-import type { DownloadResult, HttpClient, HttpClientOptions, HttpResponse, PaginateOptions, RequestOptions, StreamOptions, StreamResponse, Timeouts } from './types.js';
+import type { DownloadResult, HttpClient, HttpClientOptions, HttpHooks, RetryNotice, HttpResponse, PaginateOptions, RequestOptions, StreamOptions, StreamResponse, Timeouts } from './types.js';
 
 export { nextLink } from './paginate.js';
 export type * from './types.js';
@@ -61,7 +61,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     return new URL(url.replace(/^\//, ''), base);
   }
 
-  const send = createSender({ attempts, logger, onRetry: options.onRetry, baseRetry: options.retry ?? defaultRetryPolicy, limits, baseTimeouts, baseMaxRedirects, resolveUrl });
+  const { onRetry } = options;
+  const hooks: HttpHooks = { ...options.hooks, beforeRetry: [...(onRetry ? [(retry: RetryNotice) => onRetry(retry)] : []), ...(options.hooks?.beforeRetry ?? [])] };
+  const send = createSender({ attempts, logger, hooks, baseRetry: options.retry ?? defaultRetryPolicy, limits, baseTimeouts, baseMaxRedirects, resolveUrl });
 
   const httpClient: HttpClient = {
     baseUrl: options.baseUrl,

@@ -13,6 +13,9 @@ export type {
   SearchParams,
   PaginateOptions,
   PageContext,
+  HttpHooks,
+  HookContext,
+  AnswerHead,
 } from './types.js';
 export { createProxyAgents, noProxyMatcher, proxySettingsFromEnv } from './proxy.js';
 export type { ProxyAgents, ProxyAgentOptions, ProxySettings } from './proxy.js';
@@ -24,3 +27,5 @@ export type { TlsOptions } from './tls.js';
 export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from '../redact.js';
 export { announceWait, clockTime, describeWait, longWaitMs, onWait, setWaitLimits, waitLimits } from './waits.js';
 export type { WaitLimits, WaitNotice } from './waits.js';
+export { bearerAuth, toCredentials } from './credentials.js';
+export type { AccessTokenSession, BearerAuthOptions, Credentials, Refusal } from './credentials.js';

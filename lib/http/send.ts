@@ -8,7 +8,7 @@ import { isAccepted, parseErrorBody, readLimited, toSearchParams } from './bodie
 import { HttpError, NetworkError } from './errors.js';
 import { failure } from './failures.js';
 import { decideRetry, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
-import type { HttpClientOptions, RequestOptions, Timeouts } from './types.js';
+import type { HookContext, HttpHooks, RequestOptions, RetryNotice, Timeouts } from './types.js';
 import { announceWait, type WaitLimits } from './waits.js';
 
 const errorBodyLimit = 64 * 1024;
@@ -18,16 +18,29 @@ const noRetries = definePolicy({ retries: 0 });
 const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
 const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
+/** Resends hooks may ask for in one request (a renewed credential, a step-up), so that none can loop. */
+const maxHookResends = 3;
 
 export interface SendSettings {
   attempts: Attempts;
   logger: Logger;
-  onRetry: HttpClientOptions['onRetry'];
+  /** The client's hooks (its `onRetry` among the `beforeRetry` ones). */
+  hooks: HttpHooks;
   baseRetry: RetryPolicy;
   limits: WaitLimits;
   baseTimeouts: Timeouts;
   baseMaxRedirects: number;
   resolveUrl(url: string | URL): URL;
+}
+
+/** The client's hooks, then the request's. */
+function joinHooks(client: HttpHooks, request: HttpHooks | undefined): HttpHooks {
+  if (!request) return client;
+  return {
+    beforeRequest: [...(client.beforeRequest ?? []), ...(request.beforeRequest ?? [])],
+    afterResponse: [...(client.afterResponse ?? []), ...(request.afterResponse ?? [])],
+    beforeRetry: [...(client.beforeRetry ?? []), ...(request.beforeRetry ?? [])],
+  };
 }
 
 export interface Sent {
@@ -49,9 +62,11 @@ export interface Sent {
 export function createSender(settings: SendSettings): (request: RequestOptions, defaultTotal: number | undefined) => Promise<Sent> {
   const { attempts: { open, agents }, logger, baseRetry, limits, baseTimeouts, baseMaxRedirects, resolveUrl } = settings;
 
-  function retrying(method: string, url: URL, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): void {
+  async function retrying(context: HookContext, hooks: HttpHooks, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): Promise<void> {
+    const { method, url } = context;
     logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
-    settings.onRetry?.({ method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt });
+    const notice: RetryNotice = { method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt };
+    for (const hook of hooks.beforeRetry ?? []) await hook(notice, context);
     if (!policy.quiet) announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
   }
 
@@ -76,11 +91,17 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     const resendable = !(request.body instanceof Readable);
     const replayable = idempotentMethods.has(method) || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
     let resent = false;
+    let hookResends = 0;
     let waitedMs = 0;
+    const hooks = joinHooks(settings.hooks, request.hooks);
+    const context: HookContext = { method, url: new URL(url), request, headers: {}, attempt: 1, state: new Map() };
     for (let attempt = 1; ; attempt += 1) {
+      context.attempt = attempt;
+      for (const hook of hooks.beforeRequest ?? []) await hook(context);
+      const sent = Object.keys(context.headers).length === 0 ? request : { ...request, headers: { ...request.headers, ...context.headers } };
       let answer: Answer;
       try {
-        answer = await open(request, url, timeouts, { attempt, attempts: policy.retries + 1 });
+        answer = await open(sent, url, timeouts, { attempt, attempts: policy.retries + 1 });
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason;
         const typed = failure(agents, error, method, url, attempt, maxRedirects);
@@ -93,9 +114,26 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
         }
         const decision = decideRetry({ policy, retryIndex: attempt - 1, method, errorCode: typed.errorCode, waitedMs });
         if (!decision.retry) throw typed;
-        retrying(method, url, decision, attempt, policy);
+        await retrying(context, hooks, decision, attempt, policy);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
+        continue;
+      }
+      let resend: 'resend' | void = undefined;
+      try {
+        for (const hook of hooks.afterResponse ?? []) {
+          if ((await hook({ status: answer.status, headers: answer.headers, url: answer.url }, context)) === 'resend') resend = 'resend';
+        }
+      } catch (error) {
+        answer.finish();
+        throw error;
+      }
+      if (resend && resendable && hookResends < maxHookResends) {
+        hookResends += 1;
+        // Read to its end (within the error body's limit) so the connection can serve the resend.
+        await readLimited(answer.body, errorBodyLimit, () => 'the body').catch(() => undefined).finally(answer.finish);
+        logger.debug(`${method} ${redactUrl(url)}: answered ${answer.status}; a hook sends it once more`);
+        attempt -= 1;
         continue;
       }
       if (isAccepted(request.accept, answer.status)) return { answer, attempts: attempt, url };
@@ -112,7 +150,7 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
       const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
       const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
       if (decision.retry) {
-        retrying(method, url, decision, attempt, policy);
+        await retrying(context, hooks, decision, attempt, policy);
         waitedMs += decision.delayMs;
         await wait(decision.delayMs);
         continue;

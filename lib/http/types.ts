@@ -34,6 +34,45 @@ export interface HttpClientOptions {
   proxy?: ProxySettings;
   /** Told of each retry before its wait (a command can say once that it is retrying; the log has every one at debug). */
   onRetry?: (retry: RetryNotice) => void;
+  /** Run on every request of this client, before a request's own (see `HttpHooks`). */
+  hooks?: HttpHooks;
+}
+
+/**
+ * One request's place among its attempts, as its hooks see it (got's `context`): the same object from the first
+ * attempt to the last, including a resend a hook asked for.
+ */
+export interface HookContext {
+  readonly method: string;
+  /** The resolved URL, query included (not redacted: never log it as it is). */
+  readonly url: URL;
+  readonly request: RequestOptions;
+  /** Headers set over the request's for the next attempt (a hook's credentials); undefined removes one. */
+  headers: Record<string, string | undefined>;
+  /** The attempt about to go, or just answered, from 1 (a hook's resend does not count). */
+  attempt: number;
+  /** What hooks keep across the attempts of this request, each under a key of its own. */
+  readonly state: Map<unknown, unknown>;
+}
+
+/** What `afterResponse` sees of an answer: its status and headers; the body is not read yet. */
+export interface AnswerHead {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The final URL, after redirects. */
+  url: string;
+}
+
+/**
+ * Hooks, in got's terms and order (`beforeRequest`, `afterResponse`, `beforeRetry`), each run in turn and awaited.
+ * `afterResponse` sees every answer before the core decides whether it is accepted or retried; resolving 'resend'
+ * sends the request once more at once, outside the retry policy's count (got's `retryWithMergedOptions`: a renewed
+ * credential) — `beforeRequest` runs again first. A request with a streamed body is never resent.
+ */
+export interface HttpHooks {
+  beforeRequest?: ReadonlyArray<(context: HookContext) => void | Promise<void>>;
+  afterResponse?: ReadonlyArray<(answer: AnswerHead, context: HookContext) => 'resend' | void | Promise<'resend' | void>>;
+  beforeRetry?: ReadonlyArray<(retry: RetryNotice, context: HookContext) => void | Promise<void>>;
 }
 
 export interface RetryNotice {
@@ -71,6 +110,8 @@ export interface RequestOptions {
   retry?: RetryPolicy;
   timeouts?: Partial<Omit<Timeouts, 'connect'>>;
   signal?: AbortSignal;
+  /** This request's hooks, run after the client's. */
+  hooks?: HttpHooks;
 }
 
 export interface HttpResponse<T = unknown> {

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { bearerAuth, createHttpClient, definePolicy, HttpError, toCredentials, type Credentials, type RetryNotice } from '../../lib/http/index.js';
+import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
+
+const fast = definePolicy({ retries: 2, statuses: [503], backoff: { initialMs: 5, maxMs: 10, factor: 2, jitter: 0 }, budgetMs: 5_000 });
+
+/** A token source that hands out `token-1`, `token-2` … and counts its renewals. */
+function counting(): Credentials & { renewals: Array<string | undefined>; current: number } {
+  const source = {
+    current: 1,
+    renewals: [] as Array<string | undefined>,
+    token: async () => `token-${source.current}`,
+    renew: async (refused: string | undefined) => {
+      source.renewals.push(refused);
+      source.current += 1;
+    },
+  };
+  return source;
+}
+
+describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (lib/http)', () => {
+  let peer: HttpPeer;
+  /** Tokens the peer takes. */
+  let good = new Set<string>();
+  before(async () => {
+    peer = await startHttpPeer((req, res) => {
+      const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (req.url === '/busy' && peer.requests.length === 1) return sendJson(res, 503, { error: 'busy' });
+      if (!good.has(token)) return sendJson(res, 401, { error: 'invalid_token' });
+      sendJson(res, 200, { token });
+    });
+  });
+  after(() => peer.close());
+  beforeEach(() => {
+    peer.requests.length = 0;
+    good = new Set(['token-2']);
+  });
+
+  it('LAYER-HOOKS: beforeRequest runs before every attempt, beforeRetry before every wait, afterResponse sees every answer; the client\'s hooks run before the request\'s', async () => {
+    const seen: string[] = [];
+    const notices: RetryNotice[] = [];
+    const client = createHttpClient({
+      baseUrl: peer.url,
+      retry: fast,
+      onRetry: (notice) => notices.push(notice),
+      hooks: {
+        beforeRequest: [(context) => { seen.push(`client before ${context.attempt}`); context.headers.authorization = 'Bearer token-2'; }],
+        afterResponse: [(answer) => { seen.push(`client after ${answer.status}`); }],
+        beforeRetry: [(retry) => { seen.push(`client retry ${retry.attempt}`); }],
+      },
+    });
+    const response = await client.request<{ token: string }>({ url: '/busy', hooks: { beforeRequest: [(context) => { seen.push(`request before ${context.attempt}`); }] } });
+    assert.equal(response.body.token, 'token-2');
+    assert.equal(response.attempts, 2);
+    assert.deepEqual(seen, ['client before 1', 'request before 1', 'client after 503', 'client retry 1', 'client before 2', 'request before 2', 'client after 200']);
+    assert.equal(notices.length, 1, 'onRetry is heard as before');
+    client.close();
+  });
+
+  it('LAYER-CREDENTIALS: a 401 renews the token once and sends the request once more, outside the retry count', async () => {
+    const source = counting();
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(source) });
+    const response = await client.request<{ token: string }>({ url: '/x' });
+    assert.equal(response.body.token, 'token-2');
+    assert.equal(response.attempts, 1, 'the resend is not a retry');
+    assert.deepEqual(source.renewals, ['token-1'], 'told which token was refused');
+    assert.deepEqual(peer.requests.map((r) => r.headers.authorization), ['Bearer token-1', 'Bearer token-2']);
+    client.close();
+  });
+
+  it('LAYER-CREDENTIALS: a second 401 stands (one renewal per request); a source without renew, or one that says false, is not resent', async () => {
+    good = new Set();
+    const source = counting();
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(source) });
+    const error = await client.request({ url: '/x' }).catch((e: unknown) => e);
+    assert.ok(error instanceof HttpError && error.status === 401, String(error));
+    assert.equal(source.renewals.length, 1);
+    assert.equal(peer.requests.length, 2);
+
+    peer.requests.length = 0;
+    for (const fixed of [toCredentials('token-1'), { ...counting(), renew: async () => false }]) {
+      const once = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(fixed) });
+      await assert.rejects(once.request({ url: '/x' }), (e: unknown) => e instanceof HttpError && e.status === 401);
+      once.close();
+    }
+    assert.equal(peer.requests.length, 2, 'each sent once');
+    client.close();
+  });
+
+  it('LAYER-CREDENTIALS: a streamed body is never renewed for (it cannot be sent again); an accepted 401 is renewed for too', async () => {
+    const source = counting();
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(source) });
+    await assert.rejects(client.request({ method: 'PUT', url: '/x', body: Readable.from([Buffer.from('data')]) }), (e: unknown) => e instanceof HttpError && e.status === 401);
+    assert.deepEqual(source.renewals, [], 'no renewal for a request that cannot be resent');
+    const answer = await client.stream({ url: '/x', accept: () => true });
+    answer.body.resume();
+    assert.equal(answer.status, 200);
+    assert.deepEqual(source.renewals, ['token-1']);
+    client.close();
+  });
+
+  it('LAYER-CREDENTIALS: a login\'s getAccessToken/refresh face (AuthSession, the storage client\'s StorageTokenSource) is Credentials', async () => {
+    let current = 'token-1';
+    let refreshed = 0;
+    const credentials = toCredentials({ getAccessToken: async () => current, refresh: async () => { refreshed += 1; current = 'token-2'; } });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(credentials) });
+    assert.equal((await client.request<{ token: string }>({ url: '/x' })).body.token, 'token-2');
+    assert.equal(refreshed, 1);
+    client.close();
+  });
+});
