@@ -8,17 +8,17 @@ import { exportFile, type ExportOptions, type ExportResult } from './export.js';
 import { resumeUpload, upload, type ResumeOptions, type UploadedFile, type UploadOptions } from './upload/index.js';
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import type { ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/index.js';
+import type { AccessTokenSession, Credentials, ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { createMethods, type StorageMethods } from './methods.js';
-import { createStorageTransport, type StorageTokenSource, type StorageTransport } from './transport.js';
+import { createStorageTransport, type StorageTransport } from './transport.js';
 import { keepWatchingChanges, keepWatchingFile, watchChanges, watchFile, type KeepWatchingChangesOptions, type KeepWatchingFileOptions, type RenewingWatch, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
 
 export interface StorageClientOptions {
   /** The service root; default STORAGE_BASE_URL. https, or http on loopback. */
   baseUrl?: string;
-  /** A bearer token or a source of them (an AuthSession); default STORAGE_TOKEN. */
-  token?: string | StorageTokenSource;
+  /** A bearer token or a source of them (`Credentials`, an AuthSession); default STORAGE_TOKEN. */
+  token?: string | Credentials | AccessTokenSession;
   /** Share a transport (and its connections) instead of making one; baseUrl and token are then its own. */
   transport?: StorageTransport;
   /** Default: storageRetryPolicy (Drive's truncated exponential backoff). */
@@ -44,8 +44,8 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
   expectString(where, 'options.baseUrl', baseUrl, 'the service root URL (or set STORAGE_BASE_URL)');
   const token = options?.token ?? process.env.STORAGE_TOKEN;
   if (typeof token === 'string') expectString(where, 'options.token', token.trim(), 'a bearer token (or set STORAGE_TOKEN, or pass an AuthSession)');
-  else if (!token || typeof token !== 'object' || typeof token.getAccessToken !== 'function') {
-    throw new UsageError(`${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession), got ${token === undefined ? 'nothing' : typeof token}`, {
+  else if (!token || typeof token !== 'object' || (typeof (token as AccessTokenSession).getAccessToken !== 'function' && typeof (token as Credentials).token !== 'function')) {
+    throw new UsageError(`${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession) or token() (Credentials), got ${token === undefined ? 'nothing' : typeof token}`, {
       code: 'INVALID_ARGUMENT',
       hint: 'set STORAGE_TOKEN, or log in with `gantry auth login --scope storage.file` and pass the session',
     });

@@ -1,18 +1,20 @@
 /**
  * The storage API's one way to the service: the HTTP core with the storage retry policy, a bearer token asked for
- * each request (a device-grant login refreshes itself; a 401 gets one forced refresh), errors as `StorageError`, and
+ * each attempt (a device-grant login refreshes itself; a 401 gets one forced refresh: the core's `bearerAuth`), errors as `StorageError`, and
  * list paging that cannot silently stop early. Methods (methods.ts), uploads and downloads all go through here.
  */
-import { Readable } from 'node:stream';
 import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import {
+  bearerAuth,
   createHttpClient,
   definePolicy,
-  HttpError,
   networkErrorCodes,
   ProtocolError,
   registerSecret,
+  toCredentials,
+  type AccessTokenSession,
+  type Credentials,
   type HttpClient,
   type HttpResponse,
   type RequestOptions,
@@ -24,17 +26,18 @@ import {
 import type { Logger } from '../log.js';
 import { rateLimitReasons, toStorageError } from './errors.js';
 
-/** Where tokens come from: a fixed bearer token, or a login that renews its own (`AuthSession` is one). */
-export interface StorageTokenSource {
-  getAccessToken(): Promise<string>;
-  /** A new token now; called once after a 401 before giving up. */
-  refresh?(): Promise<unknown>;
-}
+/**
+ * Where tokens come from: the core's `Credentials` (`{ token(), renew() }`), or a login's `getAccessToken()` and
+ * `refresh()` (`AuthSession`), as this option has always taken.
+ * @deprecated the name only: give `Credentials` (lib/http) or an `AuthSession`; this alias stays for existing code.
+ */
+export type StorageTokenSource = Credentials | AccessTokenSession;
 
 export interface StorageTransportOptions {
   /** The service root, e.g. `https://storage.example.com` (STORAGE_BASE_URL); a trailing `/storage/v2` is allowed. */
   baseUrl: string;
-  token: string | StorageTokenSource;
+  /** A bearer token, `Credentials`, or a login such as an `AuthSession`; a 401 renews it once (lib/http's `bearerAuth`). */
+  token: string | Credentials | AccessTokenSession;
   retry?: RetryPolicy;
   logger?: Logger;
   userAgent?: string;
@@ -91,7 +94,7 @@ export function storageBaseUrl(raw: string): string {
 /** Query parameters of a storage method. */
 export type StorageParams = Record<string, string | number | boolean | undefined | ReadonlyArray<string | number>>;
 
-export interface StorageRequest extends Omit<RequestOptions, 'url'> {
+export interface StorageRequest extends Omit<RequestOptions, 'url' | 'hooks'> {
   /** Below the service root, e.g. `/storage/v2/files/abc` or an absolute session URI. */
   path: string;
   /** Whether sending it twice is harmless; by default every method but POST. */
@@ -164,10 +167,12 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
   if (typeof options.token === 'string') {
     if (options.token.trim() === '') throw new UsageError('the storage token is empty', { hint: 'set STORAGE_TOKEN, or log in with `gantry auth login`' });
     registerSecret(options.token);
-  } else if (!options.token || typeof options.token.getAccessToken !== 'function') {
-    throw new UsageError('createStorageTransport: options.token takes a bearer token (a string) or an object with getAccessToken(), such as an AuthSession');
+  } else if (!options.token || (typeof (options.token as Credentials).token !== 'function' && typeof (options.token as AccessTokenSession).getAccessToken !== 'function')) {
+    throw new UsageError('createStorageTransport: options.token takes a bearer token (a string), Credentials ({ token(), renew() }) or an object with getAccessToken(), such as an AuthSession');
   }
-  const source = options.token;
+  const credentials = toCredentials(options.token);
+  // Per request, never on the client: `http` also sends to upload session URIs on other origins, which get no token.
+  const auth = bearerAuth(credentials);
   const policy = options.retry ?? storageRetryPolicy;
   const http = createHttpClient({
     baseUrl: `${baseUrl}/`,
@@ -180,7 +185,8 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
   });
 
   async function authorization(): Promise<string> {
-    const token = typeof source === 'string' ? source : await source.getAccessToken();
+    const token = await credentials.token();
+    if (token === undefined) throw new UsageError('the storage token source gave no token', { hint: 'log in with `gantry auth login`, or set STORAGE_TOKEN' });
     registerSecret(token);
     return `Bearer ${token}`;
   }
@@ -190,19 +196,11 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
     const method = (rest.method ?? 'GET').toUpperCase();
     const retry = rest.retry ?? ((idempotent ?? method !== 'POST') ? policy : notCarriedOutOnly(policy));
     const url = /^https?:\/\//.test(path) ? path : path.replace(/^\/+/, '');
-    const send = async () => http.request<T>({ ...rest, url, retry, headers: { ...rest.headers, authorization: await authorization() } });
+    // A login whose access token was revoked or expired early gets one new token (the core's bearerAuth).
     try {
-      return await send();
+      return await http.request<T>({ ...rest, url, retry, hooks: auth });
     } catch (error) {
-      // A login whose access token was revoked or expired early gets one new token; a stream can be sent only once.
-      const renewable = error instanceof HttpError && error.status === 401 && typeof source !== 'string' && source.refresh && !(rest.body instanceof Readable);
-      if (!renewable) throw toStorageError(error);
-      await source.refresh!();
-      try {
-        return await send();
-      } catch (again) {
-        throw toStorageError(again);
-      }
+      throw toStorageError(error);
     }
   }
 
