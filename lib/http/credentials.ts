@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { registerSecret } from '../redact.js';
-import type { AnswerHead, HookContext, HttpHooks } from './types.js';
+import type { AnswerHead, HttpHooks } from './types.js';
 
 /** The refused answer a `renew` is told of. */
 export interface Refusal extends AnswerHead {
@@ -46,13 +46,28 @@ export function toCredentials(source: string | Credentials | AccessTokenSession)
   };
 }
 
-const sentKey = Symbol('bearer token sent');
-const renewedKey = Symbol('bearer token renewed');
-
 export interface BearerAuthOptions {
   /** Told when a refused token is being renewed (before `renew` runs): the client's log line. */
-  onRenew?: (refusal: Refusal, context: HookContext) => void;
+  onRenew?: (refusal: Refusal) => void;
 }
+
+/**
+ * The 401 renewal, for one request: the first refusal renews (`renew` told the refused token), later ones stand.
+ * Resolves true when the request is to go once more. `bearerAuth` makes one per request; a client that runs its own
+ * attempt loop (the platform's, whose every attempt waits in its limiter) makes one per request the same way.
+ */
+export function renewalFor(credentials: Credentials, options: BearerAuthOptions = {}): (refused: string | undefined, refusal: Refusal) => Promise<boolean> {
+  let renewed = false;
+  return async (refused, refusal) => {
+    if (renewed || !credentials.renew || refusal.status !== 401) return false;
+    renewed = true;
+    options.onRenew?.(refusal);
+    return (await credentials.renew(refused, refusal)) !== false;
+  };
+}
+
+const sentKey = Symbol('bearer token sent');
+const renewalKey = Symbol('bearer token renewal');
 
 /** Hooks that send `Authorization: Bearer <token>` on every attempt and renew the token once on a 401. */
 export function bearerAuth(credentials: Credentials, options: BearerAuthOptions = {}): HttpHooks {
@@ -71,14 +86,11 @@ export function bearerAuth(credentials: Credentials, options: BearerAuthOptions 
     ],
     afterResponse: [
       async (answer, context) => {
-        if (answer.status !== 401 || !credentials.renew || context.state.has(renewedKey)) return undefined;
         // A streamed body is gone once sent: nothing to resend, so nothing to renew for.
-        if (context.request.body instanceof Readable) return undefined;
-        context.state.set(renewedKey, true);
-        const refusal: Refusal = { ...answer, signal: context.request.signal };
-        options.onRenew?.(refusal, context);
-        const renewed = await credentials.renew(context.state.get(sentKey) as string | undefined, refusal);
-        return renewed === false ? undefined : 'resend';
+        if (answer.status !== 401 || context.request.body instanceof Readable) return undefined;
+        let renewal = context.state.get(renewalKey) as ReturnType<typeof renewalFor> | undefined;
+        if (!renewal) context.state.set(renewalKey, (renewal = renewalFor(credentials, options)));
+        return (await renewal(context.state.get(sentKey) as string | undefined, { ...answer, signal: context.request.signal })) ? 'resend' : undefined;
       },
     ],
   };

@@ -27,5 +27,5 @@ export type { TlsOptions } from './tls.js';
 export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from '../redact.js';
 export { announceWait, clockTime, describeWait, longWaitMs, onWait, setWaitLimits, waitLimits } from './waits.js';
 export type { WaitLimits, WaitNotice } from './waits.js';
-export { bearerAuth, toCredentials } from './credentials.js';
+export { bearerAuth, renewalFor, toCredentials } from './credentials.js';
 export type { AccessTokenSession, BearerAuthOptions, Credentials, Refusal } from './credentials.js';

@@ -142,7 +142,7 @@ export class PlatformApp {
       describe: `app ${this.appId}`,
       renewHint: `the platform refused the app's JWT: check the app id (${this.appId}) and that the private key is the app's current one (a key deleted on the app's settings page stops working), and that this machine's clock is right`,
       token: () => Promise.resolve(this.jwt()),
-      refused: () => {
+      renew: async () => {
         this.jwtCache = undefined;
       },
     };
@@ -206,7 +206,7 @@ export class PlatformApp {
       describe: `app ${this.appId}'s installation ${id}`,
       renewHint: `the platform refused a fresh token for installation ${id} of app ${this.appId}: the app may have been uninstalled or suspended there`,
       token: async (signal) => (await this.cachedToken(id, signal)).token,
-      refused: (token) => {
+      renew: async (token) => {
         if (this.tokens.get(id)?.token === token) this.tokens.delete(id);
       },
     };

@@ -10,7 +10,7 @@
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import { announceWait, createHttpClient, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
+import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
@@ -61,8 +61,11 @@ export interface PlatformClientOptions {
   proxy?: ProxySettings;
 }
 
-/** Tokens that change over time, and who they are to the platform (for the budgets). */
-export interface PlatformTokenSource {
+/**
+ * Tokens that change over time (the core's `Credentials`), and who they are to the platform (for the budgets). A
+ * 401 to one of them renews it once (`renew`, lib/http's `renewalFor`), and the request waits in the limiter again.
+ */
+export interface PlatformTokenSource extends Credentials {
   /** The identity's kind, for its primary budget: `installation` or `app`. */
   kind: IdentityKind;
   /** A stable key for the budgets this identity shares (an app's id, an installation's), never a token. */
@@ -73,8 +76,11 @@ export interface PlatformTokenSource {
   renewHint: string;
   /** A token good for one request; registered with the redactor by the source. */
   token(signal?: AbortSignal): Promise<string>;
-  /** The platform refused this token (401): forget it, so the next `token()` gets a new one. */
-  refused(token: string): void;
+  /**
+   * The platform refused this token (401): forget it, so the next `token()` gets a new one.
+   * @deprecated give `renew` (Credentials); `refused` is still taken when `renew` is absent.
+   */
+  refused?(token: string): void;
 }
 
 export type QueryValue = string | number | boolean | undefined;
@@ -167,6 +173,8 @@ export class PlatformClient {
   private readonly basePath: string;
   private readonly origin: string;
   private readonly auth: PlatformTokenSource | undefined;
+  /** `auth` as the core's Credentials (an older source's `refused` as its `renew`). */
+  private readonly credentials: Credentials | undefined;
 
   constructor(options: PlatformClientOptions = {}) {
     const where = 'PlatformClient';
@@ -192,9 +200,10 @@ export class PlatformClient {
     let tokenSource: string | undefined;
     const { auth } = options;
     if (auth !== undefined) {
-      expectObject(where, 'auth', auth, 'a token source: { kind, key, describe, renewHint, token(), refused() } (PlatformApp makes them)');
+      expectObject(where, 'auth', auth, 'a token source: { kind, key, describe, renewHint, token(), renew() } (PlatformApp makes them)');
       expectFunction(where, 'auth.token', auth.token, 'a function giving a token');
-      expectFunction(where, 'auth.refused', auth.refused, 'a function told of a refused token');
+      if (auth.renew === undefined) expectFunction(where, 'auth.renew', auth.refused, 'a function told of a refused token (or the older refused)');
+      else expectFunction(where, 'auth.renew', auth.renew, 'a function told of a refused token');
       if (options.token !== undefined || options.clientId !== undefined || options.clientSecret !== undefined) {
         throw new UsageError(`${where}: give auth, a token or client credentials — one of them`, { code: 'INVALID_ARGUMENT' });
       }
@@ -229,6 +238,8 @@ export class PlatformClient {
     }
     if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
     this.auth = auth;
+    const { refused } = auth ?? {};
+    this.credentials = auth === undefined ? undefined : auth.renew ? auth : { token: (signal) => auth.token(signal), renew: async (token) => { if (token !== undefined) refused?.call(auth, token); } };
     this.identity = auth !== undefined
       ? { ...resolveIdentity({ options: { ...options.identity, kind: auth.kind } }), inferredFrom: 'configured', key: auth.key }
       : resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
@@ -321,7 +332,8 @@ export class PlatformClient {
     let waitedMs = 0;
     let serverRetries = 0;
     let serverWaitedMs = 0;
-    let renewed = false;
+    const auth = this.auth;
+    const renewal = this.credentials && auth ? renewalFor(this.credentials, { onRenew: () => this.logger.warn(`platform: ${shown} answered 401 to ${auth.describe}'s token; getting a new one`) }) : undefined;
     for (;;) {
       attempt += 1;
       const queued = this.clock.now();
@@ -392,12 +404,7 @@ export class PlatformClient {
         const jsonBody = typeof body === 'string' ? undefined : body;
         if (status === 401) {
           // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
-          if (this.auth && token !== undefined && !renewed) {
-            renewed = true;
-            this.auth.refused(token);
-            this.logger.warn(`platform: ${shown} answered 401 to ${this.auth.describe}'s token; getting a new one`);
-            continue;
-          }
+          if (renewal && token !== undefined && await renewal(token, { status, headers: answer.headers, url: answer.url, signal })) continue;
           throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource, ...(this.auth ? { hint: this.auth.renewHint } : {}) });
         }
 
