@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import type { HttpClient, StreamResponse } from '../../http/index.js';
-import { definePolicy, networkErrorCodes, waitLimits } from '../../http/index.js';
+import { bearerAuth, definePolicy, networkErrorCodes, waitLimits } from '../../http/index.js';
 import { ContextClientError } from './errors.js';
 import type { Authorizer } from './session.js';
 import { bearerChallenge } from './www-authenticate.js';
@@ -80,28 +80,33 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
     });
     delete given.authorization;
     const signal = init.signal ?? undefined;
+    // The 401 is the core's bearerAuth: one refresh or fresh authorization per fetch, however many step-ups follow.
     let recovered401 = false;
+    let sent: string | undefined;
+    const hooks = bearerAuth({
+      token: async (attemptSignal) => (sent = await authorizer.accessToken(attemptSignal)),
+      renew: async (refused, refusal) => {
+        if (recovered401) return false;
+        recovered401 = true;
+        await authorizer.unauthorized(refusal.headers['www-authenticate'], refused, refusal.signal);
+        return true;
+      },
+    });
     let steppedUp = false;
     for (;;) {
-      const token = await authorizer.accessToken(signal ?? undefined);
       const answer = await http.stream({
         method,
         url,
-        headers: { ...given, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: given,
         ...(body !== undefined ? { body } : {}),
         accept: () => true,
         followRedirects: init.redirect !== 'manual',
         retry: contextServerRetry,
         timeouts: { response: idle },
+        hooks,
         ...(signal ? { signal } : {}),
       });
-      if (answer.status === 401 && !recovered401) {
-        drain(answer);
-        recovered401 = true;
-        await authorizer.unauthorized(answer.headers['www-authenticate'], token, signal ?? undefined);
-        continue;
-      }
-      if (answer.status === 401 && token) {
+      if (answer.status === 401 && sent) {
         drain(answer);
         throw new ContextClientError(`${authorizer.resource} still answered 401 to a fresh token`, {
           code: 'CTX_UNAUTHORIZED', status: 401, hint: 'the server does not accept tokens of its own authorization server for itself: check its resource and audience settings',
