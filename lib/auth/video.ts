@@ -3,7 +3,7 @@
  * ?part=snippet&mine=true`. The token goes in `Authorization: Bearer` (DEV-AUTH-ACCESS-TOKEN-TRANSPORT: query strings
  * are logged); the `access_token` query parameter only when asked, and the redactor masks it in every URL we print.
  */
-import { HttpError, registerSecret, type HttpClient } from '../http/index.js';
+import { bearerAuth, HttpError, toCredentials, type Credentials, type HttpClient } from '../http/index.js';
 import { bothFaces } from '../errors.js';
 import { DeviceLoginError } from './errors.js';
 
@@ -13,15 +13,19 @@ export interface Channel {
   customUrl: string | undefined;
 }
 
-export async function listMyChannels(http: HttpClient, apiBase: string, accessToken: string, options: { tokenInQuery?: boolean; part?: string; signal?: AbortSignal } = {}): Promise<Channel[]> {
-  registerSecret(accessToken);
+/**
+ * `access` is the token, or `Credentials` (a login's `{ token: getAccessToken, renew: refresh }`): a 401 then renews
+ * it once and asks again (the core's `bearerAuth`).
+ */
+export async function listMyChannels(http: HttpClient, apiBase: string, access: string | Credentials, options: { tokenInQuery?: boolean; part?: string; signal?: AbortSignal } = {}): Promise<Channel[]> {
+  const hooks = bearerAuth(toCredentials(access), options.tokenInQuery ? { queryParameter: 'access_token' } : {});
   const url = `${apiBase.replace(/\/+$/, '')}/video/v3/channels`;
   try {
     const response = await http.request<{ items?: Array<{ id?: unknown; snippet?: { title?: unknown; customUrl?: unknown } }> }>({
       method: 'GET',
       url,
-      searchParams: { part: options.part ?? 'snippet', mine: 'true', ...(options.tokenInQuery ? { access_token: accessToken } : {}) },
-      ...(options.tokenInQuery ? {} : { headers: { authorization: `Bearer ${accessToken}` } }),
+      searchParams: { part: options.part ?? 'snippet', mine: 'true' },
+      hooks,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return (response.body?.items ?? []).map((item) => ({

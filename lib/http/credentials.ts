@@ -47,6 +47,11 @@ export function toCredentials(source: string | Credentials | AccessTokenSession)
 }
 
 export interface BearerAuthOptions {
+  /**
+   * Send the token in this query parameter instead of `Authorization` — only where a spec allows it and the caller
+   * asked (DEV-AUTH-ACCESS-TOKEN-TRANSPORT: query strings are logged; the redactor masks `access_token`).
+   */
+  queryParameter?: string;
   /** Told when a refused token is being renewed (before `renew` runs): the client's log line. */
   onRenew?: (refusal: Refusal) => void;
 }
@@ -78,10 +83,12 @@ export function bearerAuth(credentials: Credentials, options: BearerAuthOptions 
         context.state.set(sentKey, token);
         if (token === undefined) {
           delete context.headers.authorization;
+          if (options.queryParameter) delete context.searchParams[options.queryParameter];
           return;
         }
         registerSecret(token);
-        context.headers.authorization = `Bearer ${token}`;
+        if (options.queryParameter) context.searchParams[options.queryParameter] = token;
+        else context.headers.authorization = `Bearer ${token}`;
       },
     ],
     afterResponse: [

@@ -94,14 +94,19 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     let hookResends = 0;
     let waitedMs = 0;
     const hooks = joinHooks(settings.hooks, request.hooks);
-    const context: HookContext = { method, url: new URL(url), request, headers: {}, attempt: 1, state: new Map() };
+    const context: HookContext = { method, url: new URL(url), request, headers: {}, searchParams: {}, attempt: 1, state: new Map() };
     for (let attempt = 1; ; attempt += 1) {
       context.attempt = attempt;
       for (const hook of hooks.beforeRequest ?? []) await hook(context);
       const sent = Object.keys(context.headers).length === 0 ? request : { ...request, headers: { ...request.headers, ...context.headers } };
+      let target = url;
+      if (Object.keys(context.searchParams).length > 0) {
+        target = new URL(url);
+        for (const [name, value] of Object.entries(context.searchParams)) target.searchParams.set(name, value);
+      }
       let answer: Answer;
       try {
-        answer = await open(sent, url, timeouts, { attempt, attempts: policy.retries + 1 });
+        answer = await open(sent, target, timeouts, { attempt, attempts: policy.retries + 1 });
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason;
         const typed = failure(agents, error, method, url, attempt, maxRedirects);

@@ -49,6 +49,8 @@ export interface HookContext {
   readonly request: RequestOptions;
   /** Headers set over the request's for the next attempt (a hook's credentials); undefined removes one. */
   headers: Record<string, string | undefined>;
+  /** Query parameters set over the URL's for the next attempt (a token a spec lets travel in the query). */
+  searchParams: Record<string, string>;
   /** The attempt about to go, or just answered, from 1 (a hook's resend does not count). */
   attempt: number;
   /** What hooks keep across the attempts of this request, each under a key of its own. */

@@ -436,17 +436,15 @@ export async function whoamiAction(flags: WhoamiFlags, command: Command, context
   await withSession(flags, env, async (session, key) => {
     const rawApi = flags.apiUrl ?? (env.GANTRY_API_URL || new URL(key.authUrl).origin);
     const apiBase = lib.checkAuthUrl(rawApi, flags.apiUrl ? '--api-url' : env.GANTRY_API_URL ? 'GANTRY_API_URL' : 'the API address');
-    const token = await session.getAccessToken();
+    // A login about to expire is refreshed before anything is asked.
+    await session.getAccessToken();
     const login = await session.current();
     const { createHttpClient } = await import('../../../http/index.js');
     const http = createHttpClient({ logger: context.logger });
     try {
-      const ask = (accessToken: string) => lib.listMyChannels(http, apiBase, accessToken, { tokenInQuery: flags.tokenInQuery === true });
-      // A 401 to a token the server ended early (revoked, rotated): one refresh, then once more.
-      const channels = await ask(token).catch(async (error: unknown) => {
-        if (!(error instanceof lib.DeviceLoginError) || error.status !== 401) throw error;
-        return ask((await session.refresh()).tokens.accessToken);
-      });
+      // A 401 to a token the server ended early (revoked, rotated): one refresh, then once more (the core's bearerAuth).
+      const credentials = { token: () => session.getAccessToken(), renew: async () => void (await session.refresh()) };
+      const channels = await lib.listMyChannels(http, apiBase, credentials, { tokenInQuery: flags.tokenInQuery === true });
       if (json) context.out.json({ account: login.account ?? null, channels });
       else {
         context.out.line(`${terminalText(accountOf(login))} on ${key.authUrl}`);
