@@ -1,4 +1,5 @@
-export { createHttpClient, nextLink } from './client.js';
+export { createHttpClient } from './client.js';
+export { nextLink, paginate } from './paginate.js';
 export type {
   HttpClient,
   HttpClientOptions,

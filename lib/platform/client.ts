@@ -10,7 +10,7 @@
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, nextLink, noRetry, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
+import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, noRetry, paginate, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type RequestOptions, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
@@ -475,8 +475,8 @@ export class PlatformClient {
   }
 
   /**
-   * The items of a list, page after page, following the Link header's rel="next" (lib/http's `nextLink`). A page is
-   * an array, or an object holding one (search's `items`, `statuses`, `repositories` …).
+   * The items of a list, page after page, following the Link header's rel="next" (lib/http's `paginate` and its
+   * default, `nextLink`). A page is an array, or an object holding one (search's `items`, `statuses`, `repositories` …).
    */
   async *paginate<T = unknown>(path: string, options: Omit<PlatformRequestOptions, 'body'> & { limit?: number } = {}): AsyncGenerator<T> {
     const where = 'PlatformClient.paginate';
@@ -484,22 +484,15 @@ export class PlatformClient {
     expectOptions(where, options);
     const { limit = Number.POSITIVE_INFINITY, ...rest } = options;
     if (typeof limit !== 'number' || !(limit >= 0)) throw new UsageError(`${where}: limit must be a number ≥ 0`, { code: 'INVALID_ARGUMENT' });
-    let next: string | undefined = path;
-    let first = true;
-    let count = 0;
-    for (let page = 0; next !== undefined && page < 10_000; page += 1) {
-      const response = await this.request<unknown>('GET', next, first ? rest : { headers: rest.headers, signal: rest.signal });
-      first = false;
-      for (const item of itemsOf(response.body)) {
-        if (count >= limit) return;
-        count += 1;
-        yield item as T;
-      }
-      if (count >= limit) return;
-      const link = nextLink({ response: { ...response, url: page === 0 ? this.target(where, path, rest.params).url.toString() : next, redirectUrls: [], attempts: 1 } as HttpResponse<unknown> });
-      next = link === false ? undefined : String(link.url);
-    }
-    if (next !== undefined) throw new ProtocolError(`GET ${redactUrl(path)}: more than 10000 pages; the platform's paging never ends`);
+    const firstUrl = this.target(where, path, rest.params).url;
+    // The core's paginator over this client's request (its limiter and rate-limit recovery): the first page with the
+    // query and params given, each next one the Link header's absolute URL.
+    const page = async (request: RequestOptions): Promise<HttpResponse<unknown>> => {
+      const first = typeof request.url === 'string';
+      const response = await this.request<unknown>('GET', String(request.url), first ? rest : { headers: rest.headers, signal: rest.signal });
+      return { ...response, url: first ? firstUrl.toString() : String(request.url), redirectUrls: [], attempts: 1 };
+    };
+    yield* paginate<T>(page, () => firstUrl, { url: path, countLimit: limit, transform: (response) => itemsOf(response.body) as T[] });
   }
 
   /** `GET /rate_limit` (not counted against the primary budget, RATE-EP-STATUS). */

@@ -10,6 +10,7 @@ import {
   createHttpClient,
   definePolicy,
   networkErrorCodes,
+  paginate,
   ProtocolError,
   registerSecret,
   toCredentials,
@@ -206,29 +207,36 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
 
   async function* list<T>(path: string, searchParams: StorageParams = {}, itemsKey = 'items', options: ListOptions = {}): AsyncGenerator<T> {
     const fields = withPageToken(searchParams.fields as string | undefined);
-    let pageToken = searchParams.pageToken as string | undefined;
-    const seen = new Set<string>(pageToken ? [pageToken] : []);
+    const first = searchParams.pageToken as string | undefined;
+    const seen = new Set<string>(first ? [first] : []);
     let emptyInARow = 0;
-    for (;;) {
-      const params = { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken };
-      const { body } = await request<StoragePage<T>>({ path, searchParams: params, ...(options.signal ? { signal: options.signal } : {}) });
-      options.onPage?.(body ?? {});
-      const items = (body?.[itemsKey] as T[] | undefined) ?? [];
-      for (const item of items) yield item;
-      const next = body?.nextPageToken;
-      if (!next) return;
-      if (items.length === 0) {
-        // An empty page that still carries a token is not the end: Drive returns them while it searches, and may
-        // hand back the token it was asked with. Only an endless run of them is given up.
-        if (++emptyInARow > maxEmptyPages) throw new ProtocolError(`${path}: ${maxEmptyPages} empty pages in a row, each with a next page token; the list is given up as endless`);
-      } else {
-        emptyInARow = 0;
-        // A page with items that leads back to a page already read would repeat the list forever.
-        if (seen.has(next)) throw new ProtocolError(`${path}: the service sent a page token it had sent before; the list would never end`);
-      }
-      seen.add(next);
-      pageToken = next;
-    }
+    // The core's paginator, paging by the body's nextPageToken; Drive's lists have no page limit of their own.
+    yield* paginate<T>((page) => request<StoragePage<T>>({ ...page, path: String(page.url) }), (url) => new URL(String(url), `${baseUrl}/`), {
+      url: path,
+      searchParams: { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken: first },
+      ...(options.signal ? { signal: options.signal } : {}),
+      requestLimit: Number.POSITIVE_INFINITY,
+      transform: (response) => {
+        const body = response.body as StoragePage<T> | undefined;
+        options.onPage?.(body ?? {});
+        return (body?.[itemsKey] as T[] | undefined) ?? [];
+      },
+      paginate: ({ response, currentItems, request: current }) => {
+        const next = (response.body as StoragePage<T> | undefined)?.nextPageToken;
+        if (!next) return false;
+        if (currentItems.length === 0) {
+          // An empty page that still carries a token is not the end: Drive returns them while it searches, and may
+          // hand back the token it was asked with. Only an endless run of them is given up.
+          if (++emptyInARow > maxEmptyPages) throw new ProtocolError(`${path}: ${maxEmptyPages} empty pages in a row, each with a next page token; the list is given up as endless`);
+        } else {
+          emptyInARow = 0;
+          // A page with items that leads back to a page already read would repeat the list forever.
+          if (seen.has(next)) throw new ProtocolError(`${path}: the service sent a page token it had sent before; the list would never end`);
+        }
+        seen.add(next);
+        return { searchParams: { ...(current.searchParams as StorageParams), pageToken: next } };
+      },
+    });
   }
 
   return { baseUrl, http, authorization, request, list, close: () => http.close() };

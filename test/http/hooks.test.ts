@@ -110,3 +110,22 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
     client.close();
   });
 });
+
+describe('LAYER-PAGINATE: one paginator (lib/http paginate) under the core, the platform client and storage list', () => {
+  it('LAYER-PAGINATE: paginate runs over any request function: got\'s transform/paginate terms, countLimit, and requestLimit as a ProtocolError', async () => {
+    const { paginate, ProtocolError } = await import('../../lib/http/index.js');
+    const asked: string[] = [];
+    const page = async (request: { url: string | URL; searchParams?: unknown }) => {
+      const n = Number((request.searchParams as { page?: number } | undefined)?.page ?? 0);
+      asked.push(`${String(request.url)}#${n}`);
+      return { status: 200, headers: {}, body: [n * 2, n * 2 + 1], url: 'https://x.example/list', redirectUrls: [], attempts: 1 };
+    };
+    const resolve = (url: string | URL) => new URL(String(url), 'https://x.example/');
+    const numbers: unknown[] = [];
+    for await (const n of paginate(page, resolve, { url: 'list', transform: (r) => r.body as number[], paginate: ({ request }) => ({ searchParams: { page: Number((request.searchParams as { page?: number } | undefined)?.page ?? 0) + 1 } }), countLimit: 5 })) numbers.push(n);
+    assert.deepEqual(numbers, [0, 1, 2, 3, 4]);
+    assert.equal(asked.length, 3);
+    const endless = paginate(page, resolve, { url: 'list', transform: () => [], paginate: () => ({}), requestLimit: 3 });
+    await assert.rejects(endless.next(), (e: unknown) => e instanceof ProtocolError && /more than 3 pages/.test(e.message));
+  });
+});
