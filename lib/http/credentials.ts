@@ -5,6 +5,7 @@
  * sign-in) renews through `bearerAuth`; nothing else in lib/ answers a 401 by renewing.
  */
 import { Readable } from 'node:stream';
+import { expectFunction, expectObject, expectString } from '../arguments.js';
 import { registerSecret } from '../redact.js';
 import type { AnswerHead, HttpHooks } from './types.js';
 
@@ -33,12 +34,15 @@ export interface AccessTokenSession {
 
 /** Credentials from a fixed token, a `Credentials` source, or a login's `getAccessToken`/`refresh`. */
 export function toCredentials(source: string | Credentials | AccessTokenSession): Credentials {
+  if (typeof source !== 'string') expectObject('toCredentials', 'source', source, 'a token, Credentials ({ token(), renew() }) or an object with getAccessToken() (an AuthSession)');
   if (typeof source === 'string') {
+    expectString('toCredentials', 'source', source, 'a token');
     registerSecret(source);
     return { token: () => Promise.resolve(source) };
   }
-  if ('token' in source && typeof source.token === 'function') return source;
+  if ('token' in source && typeof source.token === 'function') return source as Credentials;
   const session = source as AccessTokenSession;
+  expectFunction('toCredentials', 'source.getAccessToken', session.getAccessToken, 'a function giving the access token (or give token())');
   const { refresh } = session;
   return {
     token: () => session.getAccessToken(),
@@ -62,6 +66,7 @@ export interface BearerAuthOptions {
  * attempt loop (the platform's, whose every attempt waits in its limiter) makes one per request the same way.
  */
 export function renewalFor(credentials: Credentials, options: BearerAuthOptions = {}): (refused: string | undefined, refusal: Refusal) => Promise<boolean> {
+  expectCredentials('renewalFor', credentials, options);
   let renewed = false;
   return async (refused, refusal) => {
     if (renewed || !credentials.renew || refusal.status !== 401) return false;
@@ -71,11 +76,19 @@ export function renewalFor(credentials: Credentials, options: BearerAuthOptions 
   };
 }
 
+function expectCredentials(where: string, credentials: Credentials, options: BearerAuthOptions): void {
+  expectObject(where, 'credentials', credentials, 'Credentials: { token(), renew() }');
+  expectFunction(where, 'credentials.token', credentials.token, 'a function giving a token');
+  if (credentials.renew !== undefined) expectFunction(where, 'credentials.renew', credentials.renew, 'a function told of a refused token');
+  expectObject(where, 'options', options, 'an object (or left out)');
+}
+
 const sentKey = Symbol('bearer token sent');
 const renewalKey = Symbol('bearer token renewal');
 
 /** Hooks that send `Authorization: Bearer <token>` on every attempt and renew the token once on a 401. */
 export function bearerAuth(credentials: Credentials, options: BearerAuthOptions = {}): HttpHooks {
+  expectCredentials('bearerAuth', credentials, options);
   return {
     beforeRequest: [
       async (context) => {

@@ -1,5 +1,6 @@
 /** Paged lists in got's pagination terms, each page one `request` of the core. */
 import { parseLinkHeader } from 'got';
+import { expectFunction, expectObject } from '../arguments.js';
 import { redactUrl } from '../redact.js';
 import { ProtocolError } from './errors.js';
 import type { HttpResponse, PaginateOptions, RequestOptions } from './types.js';
@@ -16,6 +17,10 @@ export function nextLink({ response }: { response: HttpResponse<unknown> }): Par
 
 /** The items of a paged list, page after page, each page fetched by `request`. */
 export async function* paginate<T>(request: (options: RequestOptions) => Promise<HttpResponse<unknown>>, resolveUrl: (url: string | URL) => URL, options: PaginateOptions<T>): AsyncGenerator<T> {
+  expectFunction('paginate', 'request', request, 'a function sending one page\'s request');
+  expectFunction('paginate', 'resolveUrl', resolveUrl, 'a function resolving a URL');
+  expectObject('paginate', 'options', options, 'an object: { url, transform, paginate?, countLimit?, requestLimit? }');
+  expectFunction('paginate', 'options.transform', options.transform, 'a function taking a page\'s items');
   const { transform, paginate: nextPage = nextLink, countLimit = Number.POSITIVE_INFINITY, requestLimit = defaultRequestLimit, ...first } = options;
   let current: RequestOptions = first;
   let count = 0;
