@@ -4,5 +4,5 @@ export { type TokenSpec, type TokenKind, type AppSpec, type AppWebhookSpec, type
 export { DELIVERY_TIMEOUT_MS, MAX_PAYLOAD_BYTES, type RepositoryHookSpec, type DeliveryReport, type DroppedDelivery } from './webhooks.js';
 export { MAX_STATUS_REPORTS, MAX_COMMENT_CHARACTERS, type EnvironmentSpec, type ProtectedDeploymentReport } from './protection.js';
 export { type RepositorySpec, combinedState } from './api.js';
-export { type Fault, checkFault } from '../registry/faults.js';
+export { type Fault, checkFault } from '../kit/faults.js';
 export { startDevPlatform, devWindowScale, devAppWebhook, parseWindowScale, DEV_PLATFORM_PORT, DEV_APP_ID, DEV_INSTALLATION_ID, DEV_PROTECTED_ENVIRONMENT } from './starter.js';

@@ -5,7 +5,7 @@ import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
-import { applyFault, checkFault, FaultSet, type Fault } from '../registry/faults.js';
+import { applyFault, checkFault, FaultSet, type Fault } from '../kit/faults.js';
 import { ApiFailure, apiTime, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';
 import {
   AuthError,

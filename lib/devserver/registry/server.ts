@@ -29,7 +29,7 @@ import {
 } from './api.js';
 import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
 import { readVersionContent, type VersionContent } from './content.js';
-import { applyFault, checkFault, FaultError, FaultSet, type Fault } from './faults.js';
+import { applyFault, checkFault, FaultError, FaultSet, type Fault } from '../kit/faults.js';
 import { FolderStore, type ModuleStore } from './folder-store.js';
 import type { S3Store } from './s3-store.js';
 import type { S3StoreOptions } from './s3-options.js';
