@@ -1,5 +1,7 @@
-// Fault injection: make the registry misbehave the way real registries and proxies do, on chosen paths,
-// for a chosen number of requests. Faults are plain data so tests can send them over the admin endpoint too.
+// Fault injection: make a dev server misbehave the way real servers and proxies in front of them do, on chosen paths,
+// for a chosen number of requests. Faults are plain data so tests can send them over an admin endpoint too. A
+// `status` fault is the one the server answers itself, in its own error format; the others are the same on the wire
+// whatever the protocol (a reset, a proxy's HTML page, a cut body, any answer given in full).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 interface FaultScope {
@@ -16,7 +18,7 @@ interface FaultScope {
 export type Fault = FaultScope &
   (
     | { kind: 'latency'; ms: number }
-    /** A JSON `{errors: [...]}` answer: 429 (add retryAfter), 500, 503, 4xx... */
+    /** An error the server answers in its own format: 429 (add retryAfter), 500, 503, 4xx... */
     | { kind: 'status'; status: number; retryAfter?: number | string; message?: string }
     /** What an intermediate proxy sends: a non-JSON (HTML) error page, 502 by default. */
     | { kind: 'non-json'; status?: number; body?: string }
@@ -132,23 +134,18 @@ export class FaultSet {
   }
 }
 
+/** What a server answers itself: a `status` fault, in its own error format. */
+export type StatusFault = Extract<Fault, { kind: 'status' }>;
+
 /**
- * Applies a terminal fault. Returns false for 'truncate', which instead wraps the response so the normal
- * handler's body gets cut short.
+ * Applies a terminal fault that is no server's own answer. Returns false for 'truncate', which instead wraps the
+ * response so the normal handler's body gets cut short.
  */
-export function applyFault(action: NonNullable<FaultDecision['action']>, req: IncomingMessage, res: ServerResponse): boolean {
+export function applyFault(action: Exclude<NonNullable<FaultDecision['action']>, StatusFault>, req: IncomingMessage, res: ServerResponse): boolean {
   switch (action.kind) {
     case 'reset':
       req.socket.resetAndDestroy();
       return true;
-    case 'status': {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (action.retryAfter !== undefined) headers['retry-after'] = String(action.retryAfter);
-      const body = JSON.stringify({ errors: [action.message ?? defaultMessage(action.status)] });
-      res.writeHead(action.status, { ...headers, 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-      return true;
-    }
     case 'non-json': {
       const status = action.status ?? 502;
       const body = action.body ?? `<html><head><title>${status} Bad Gateway</title></head><body><center><h1>${status} Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n`;
@@ -166,13 +163,6 @@ export function applyFault(action: NonNullable<FaultDecision['action']>, req: In
       truncateResponse(res, action.bytes);
       return false;
   }
-}
-
-function defaultMessage(status: number): string {
-  if (status === 429) return 'too many requests: slow down and retry later';
-  if (status === 503) return 'service unavailable: shedding load, retry later';
-  if (status >= 500) return 'internal error';
-  return 'request refused';
 }
 
 /** Cuts the body after `bytes` (default: half of a known Content-Length, else 512) and closes the connection. */

@@ -3,6 +3,7 @@
 // `download` win over the `:namespace` / `:version` placeholders.
 import { latestVersion, moduleKey, type ModuleEntry, type VersionEntry } from './catalog.js';
 import type { VersionContent } from './content.js';
+import { HttpFailure } from '../kit/index.js';
 
 /** Default and maximum page size of each list endpoint (REG-PAGE-DEFAULTS); deliberately not all alike. */
 export interface PageLimits {
@@ -17,14 +18,8 @@ export const DEFAULT_PAGE_LIMITS: PageLimits = {
   providers: { default: 10, max: 25 },
 };
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A failure the registry answers as `{errors: [message]}` (REG-ERR-BODY). */
+export class ApiError extends HttpFailure {}
 
 export type Route =
   | { kind: 'list'; namespace?: string }

@@ -1,6 +1,7 @@
 // Request and response plumbing of the registry server: targets, path segments, JSON and {errors} bodies, and the
 // latency floor that holds a response back.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseJson, readBody, sendReply, type ReplyStyle } from '../kit/index.js';
 import { ApiError } from './api.js';
 
 export function segmentsAfter(pathname: string, base: string): string[] {
@@ -75,29 +76,19 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+const STYLE: ReplyStyle = { json: 'application/json' };
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  sendReply(res, { status, body, ...(headers ? { headers } : {}) }, STYLE);
 }
 
 /** REG-ERR-BODY: every 4xx/5xx the registry itself produces is {errors: [...]}. */
-export function sendErrors(res: ServerResponse, status: number, errors: string[]): void {
-  sendJson(res, status, { errors });
+export function sendErrors(res: ServerResponse, status: number, errors: string[], headers?: Record<string, string>): void {
+  sendJson(res, status, { errors }, headers);
 }
 
 /** Reads a JSON request body of at most `maxBytes` (413 beyond, 400 when it does not parse). */
 export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new ApiError(413, `request body larger than ${maxBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new ApiError(400, 'request body is not valid JSON');
-  }
+  const body = await readBody(req, { limit: maxBytes, tooLarge: (limit) => new ApiError(413, `request body larger than ${limit} bytes`) });
+  return parseJson(body, { notJson: () => new ApiError(400, 'request body is not valid JSON') });
 }

@@ -5,7 +5,6 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -29,7 +28,8 @@ import {
 } from './api.js';
 import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
 import { readVersionContent, type VersionContent } from './content.js';
-import { applyFault, checkFault, FaultError, FaultSet, type Fault } from '../kit/faults.js';
+import { applyFault, checkFault, FaultError, FaultSet, type Fault, type StatusFault } from '../kit/faults.js';
+import { close, listen } from '../kit/index.js';
 import { FolderStore, type ModuleStore } from './folder-store.js';
 import type { S3Store } from './s3-store.js';
 import type { S3StoreOptions } from './s3-options.js';
@@ -239,6 +239,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     }
     if (action?.kind === 'truncate') applyFault(action, req, res); // wraps the body writers; the floor goes outside
     if (floor) holdUntil(res, floor);
+    if (action?.kind === 'status') return sendFault(res, action);
     if (action && action.kind !== 'truncate') {
       applyFault(action, req, res);
       return;
@@ -495,17 +496,8 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
 
   const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handler) : http.createServer(handler);
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const host = `${hostPart}:${address.port}`;
-  origin = `${options.tls ? 'https' : 'http'}://${host}`;
+  ({ origin } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0, options.tls ? 'https' : 'http'));
+  const host = origin.slice(origin.indexOf('//') + 2);
   log(`module registry (${store.description}) listening on ${origin}`);
 
   return {
@@ -514,12 +506,10 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     host,
     credentials: options.token !== undefined ? { token: options.token } : {},
     source: store.description,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        store.stop?.();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    stop: () => {
+      store.stop?.();
+      return close(server);
+    },
     setFaults: (list) => faults.set(list),
     addFaults: (list) => faults.add(list),
     faults: () => faults.list(),
@@ -536,4 +526,16 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       await load();
     },
   };
+}
+
+/** An injected `status` fault, answered as the registry answers its own errors. */
+function sendFault(res: ServerResponse, fault: StatusFault): void {
+  sendErrors(res, fault.status, [fault.message ?? faultMessage(fault.status)], fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined);
+}
+
+function faultMessage(status: number): string {
+  if (status === 429) return 'too many requests: slow down and retry later';
+  if (status === 503) return 'service unavailable: shedding load, retry later';
+  if (status >= 500) return 'internal error';
+  return 'request refused';
 }
