@@ -7,7 +7,8 @@
  * Shares no code with lib/analysis.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { close, countBody, HttpFailure, listen, sendReply, type ReplyStyle } from '../kit/index.js';
+import { FaultSet } from '../kit/faults.js';
 import { runLighthouseCli } from './lighthouse.js';
 
 export const RUN_PAGEANALYSIS_PATH = '/pageanalysis/v5/runPageanalysis';
@@ -73,13 +74,14 @@ export interface PageanalysisServer {
   stop(): Promise<void>;
 }
 
-interface ApiFailure {
-  status: number;
-  message: string;
-  reason: string;
-  statusText: string;
-  location?: string;
-  retryAfter?: number;
+/** A failure the API answers as `{error: {code, message, errors: [{message, domain, reason, location?}], status}}`. */
+class ApiFailure extends HttpFailure {
+  readonly statusText: string;
+
+  constructor(status: number, message: string, readonly reason: string, readonly location?: string, headers?: Record<string, string>) {
+    super(status, message, headers);
+    this.statusText = STATUS_TEXT[status] ?? 'UNKNOWN';
+  }
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -94,14 +96,10 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 function failure(status: number, message: string, reason: string, location?: string): ApiFailure {
-  return { status, message, reason, statusText: STATUS_TEXT[status] ?? 'UNKNOWN', ...(location ? { location } : {}) };
+  return new ApiFailure(status, message, reason, location);
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
+const STYLE: ReplyStyle = { json: 'application/json; charset=UTF-8' };
 
 function sendFailure(res: http.ServerResponse, f: ApiFailure): void {
   const body = {
@@ -112,12 +110,20 @@ function sendFailure(res: http.ServerResponse, f: ApiFailure): void {
       status: f.statusText,
     },
   };
-  sendJson(res, f.status, body, f.retryAfter !== undefined ? { 'retry-after': String(f.retryAfter) } : {});
+  sendReply(res, { status: f.status, body, headers: f.headers }, STYLE);
 }
+
+const FAULT_REASONS: Record<number, string> = { 400: 'badRequest', 429: 'rateLimitExceeded', 500: 'backendError', 503: 'backendError' };
+const FAULT_MESSAGES: Record<number, string> = {
+  400: 'Invalid request (injected fault).',
+  429: "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute'.",
+  500: 'Internal error encountered.',
+  503: 'The service is currently unavailable.',
+};
 
 function parseAsk(query: URLSearchParams): AnalysisAsk | ApiFailure {
   const url = query.get('url');
-  if (!url) return failure(400, "Required parameter: url", 'required', 'url');
+  if (!url) return failure(400, 'Required parameter: url', 'required', 'url');
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -200,7 +206,10 @@ function authorize(req: http.IncomingMessage, query: URLSearchParams, options: P
 }
 
 export async function startPageanalysisServer(options: PageanalysisServerOptions = {}): Promise<PageanalysisServer> {
-  const faults: Fault[] = [...(options.faults ?? [])];
+  // Faults answer a request that got past the path, method and body checks, one each, first armed first.
+  const faults = new FaultSet();
+  const injectFault = (fault: Fault) => faults.add([{ kind: 'status', status: fault.status, times: Math.max(1, fault.times ?? 1), ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}), ...(fault.message !== undefined ? { message: fault.message } : {}) }]);
+  for (const fault of options.faults ?? []) injectFault(fault);
   const requests: RecordedRequest[] = [];
   const analyser: Analyser = typeof options.analyser === 'function'
     ? options.analyser
@@ -208,73 +217,52 @@ export async function startPageanalysisServer(options: PageanalysisServerOptions
   // One analysis at a time: each one is a whole browser and a gigabyte of memory.
   let queue: Promise<unknown> = Promise.resolve();
 
-  const server = http.createServer((req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const target = new URL(req.url ?? '/', 'http://localhost');
-    const chunks: Buffer[] = [];
-    let bodyBytes = 0;
-    req.on('data', (chunk: Buffer) => {
-      bodyBytes += chunk.length;
-      if (bodyBytes <= 1024) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const record: RecordedRequest = { method: req.method ?? '', path: target.pathname, query: [...target.searchParams], headers: req.headers, bodyBytes, status: 0 };
-      requests.push(record);
-      const reply = (status: number, send: () => void) => {
-        record.status = status;
-        send();
-      };
-      const fail = (f: ApiFailure) => reply(f.status, () => sendFailure(res, f));
+    const bodyBytes = await countBody(req);
+    const record: RecordedRequest = { method: req.method ?? '', path: target.pathname, query: [...target.searchParams], headers: req.headers, bodyBytes, status: 0 };
+    requests.push(record);
+    const fail = (f: ApiFailure) => {
+      record.status = f.status;
+      sendFailure(res, f);
+    };
 
-      if (target.pathname !== RUN_PAGEANALYSIS_PATH) return fail(failure(404, `The requested URL ${target.pathname} was not found on this server.`, 'notFound'));
-      if (req.method !== 'GET') {
-        res.setHeader('allow', 'GET');
-        return fail(failure(405, `Method ${req.method} is not allowed: runPageanalysis is GET only.`, 'methodNotAllowed'));
-      }
-      if (bodyBytes > 0) return fail(failure(400, 'The request body of runPageanalysis must be empty.', 'invalid'));
-      const fault = faults[0];
-      if (fault) {
-        fault.times = (fault.times ?? 1) - 1;
-        if (fault.times <= 0) faults.shift();
-        const reasons: Record<number, string> = { 400: 'badRequest', 429: 'rateLimitExceeded', 500: 'backendError', 503: 'backendError' };
-        const messages: Record<number, string> = {
-          400: 'Invalid request (injected fault).',
-          429: "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute'.",
-          500: 'Internal error encountered.',
-          503: 'The service is currently unavailable.',
-        };
-        return fail({ ...failure(fault.status, fault.message ?? messages[fault.status], reasons[fault.status]), ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}) });
-      }
-      const denied = authorize(req, target.searchParams, options);
-      if (denied) return fail(denied);
-      const ask = parseAsk(target.searchParams);
-      if ('status' in ask) return fail(ask);
-      const job = queue.then(() => analyser(ask));
-      queue = job.catch(() => undefined);
-      job.then(
-        (lhr) => reply(200, () => sendJson(res, 200, toV5(lhr, ask))),
-        (error: unknown) => fail(failure(500, `Lighthouse failed: ${error instanceof Error ? error.message : String(error)}`, 'backendError')),
-      );
-    });
-  });
+    if (target.pathname !== RUN_PAGEANALYSIS_PATH) return fail(failure(404, `The requested URL ${target.pathname} was not found on this server.`, 'notFound'));
+    if (req.method !== 'GET') {
+      res.setHeader('allow', 'GET');
+      return fail(failure(405, `Method ${req.method} is not allowed: runPageanalysis is GET only.`, 'methodNotAllowed'));
+    }
+    if (bodyBytes > 0) return fail(failure(400, 'The request body of runPageanalysis must be empty.', 'invalid'));
+    const fault = faults.decide(req.method, target.pathname).action;
+    if (fault?.kind === 'status') {
+      const headers = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined;
+      return fail(new ApiFailure(fault.status, fault.message ?? FAULT_MESSAGES[fault.status]!, FAULT_REASONS[fault.status]!, undefined, headers));
+    }
+    const denied = authorize(req, target.searchParams, options);
+    if (denied) return fail(denied);
+    const ask = parseAsk(target.searchParams);
+    if (ask instanceof ApiFailure) return fail(ask);
+    const job = queue.then(() => analyser(ask));
+    queue = job.catch(() => undefined);
+    try {
+      const lhr = await job;
+      record.status = 200;
+      sendReply(res, { status: 200, body: toV5(lhr, ask) }, STYLE);
+    } catch (error) {
+      fail(failure(500, `Lighthouse failed: ${error instanceof Error ? error.message : String(error)}`, 'backendError'));
+    }
+  };
+  const server = http.createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { origin } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   const credentials: Record<string, string> = {};
   if (options.apiKeys?.[0]) credentials.PAGEANALYSIS_API_KEY = options.apiKeys[0];
   return {
     name: 'pageanalysis',
-    url: `http://${host}:${address.port}`,
+    url: origin,
     credentials,
     requests,
-    injectFault: (fault) => void faults.push(fault),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    injectFault,
+    stop: () => close(server),
   };
 }
