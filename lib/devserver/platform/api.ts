@@ -2,6 +2,7 @@
 // statuses, issues and comments, search — as GitHub's REST API shapes them, in memory. Routing and limits are the
 // server's (server.ts); here are the routes' templates, what each costs, and the handlers.
 import { createHash } from 'node:crypto';
+import { HttpFailure, RouteTable, type Reply } from '../kit/index.js';
 import type { Identity } from './identity.js';
 import type { Resource } from './limits.js';
 
@@ -12,14 +13,15 @@ export function apiTime(ms: number = Date.now()): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export class ApiFailure extends Error {
+/** A failure the API answers as GitHub does: `{message, …extra, documentation_url, status}`. */
+export class ApiFailure extends HttpFailure {
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly documentation = DOCS,
   ) {
-    super(message);
+    super(status, message);
   }
 }
 
@@ -140,11 +142,7 @@ export interface RequestContext {
   pathname: string;
 }
 
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type { Reply } from '../kit/index.js';
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 
@@ -168,7 +166,7 @@ export interface RouteDef {
 export class PlatformState {
   private repos = new Map<string, Repository>();
   private nextId = 1;
-  private routes: RouteDef[] = [];
+  private readonly routes: RouteTable<RouteDef>;
   private listeners: ((event: StateEvent) => void)[] = [];
 
   constructor(
@@ -176,7 +174,8 @@ export class PlatformState {
     private readonly extraRoutes: RouteDef[] = [],
   ) {
     for (const spec of repositories) this.addRepository(spec);
-    this.routes = [...this.defineRoutes(), ...extraRoutes];
+    // A trailing slash is tolerated and literal segments are compared decoded, as the platform's router does.
+    this.routes = new RouteTable([...this.defineRoutes(), ...extraRoutes], { ignoreTrailingSlash: true, decodeLiterals: true });
   }
 
   addRepository(spec: RepositorySpec): void {
@@ -236,41 +235,18 @@ export class PlatformState {
 
   /** Finds the route of a request; undefined when no endpoint matches (a 404). */
   route(method: string, pathname: string): RouteMatch | undefined {
-    const segments = pathname.split('/').slice(1);
-    if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
-    const lookup = method === 'HEAD' ? 'GET' : method;
-    for (const def of this.routes) {
-      if (def.method !== lookup) continue;
-      const parts = def.template.split('/').slice(1);
-      if (parts.length !== segments.length) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < parts.length && ok; i++) {
-        const part = parts[i]!;
-        let segment: string;
-        try {
-          segment = decodeURIComponent(segments[i]!);
-        } catch {
-          ok = false;
-          break;
-        }
-        if (part.startsWith('{')) {
-          if (segment === '') ok = false;
-          else params[part.slice(1, -1)] = segment;
-        } else if (part !== segment) ok = false;
-      }
-      if (!ok) continue;
-      return {
-        endpoint: `${method} ${def.template}`,
-        resource: def.resource ?? 'core',
-        ...(def.uncounted ? { uncounted: true } : {}),
-        ...(def.creation ? { creation: true } : {}),
-        ...(def.app ? { app: true } : {}),
-        params,
-        handler: def.handler,
-      };
-    }
-    return undefined;
+    const found = this.routes.match(method, pathname);
+    if (!('route' in found)) return undefined;
+    const def = found.route;
+    return {
+      endpoint: `${method} ${def.template}`,
+      resource: def.resource ?? 'core',
+      ...(def.uncounted ? { uncounted: true } : {}),
+      ...(def.creation ? { creation: true } : {}),
+      ...(def.app ? { app: true } : {}),
+      params: found.params,
+      handler: def.handler,
+    };
   }
 
   /** The methods allowed on a path, for a 404 versus 405 decision. */

@@ -3,6 +3,7 @@
 // identity comes from its own table, never from a token's prefix; the prefixes only follow GitHub's forms.
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { PlatformLimits } from './limits.js';
+import { HttpFailure } from '../kit/index.js';
 
 export type TokenKind = 'personal' | 'user-to-server' | 'oauth' | 'installation' | 'workflow';
 
@@ -84,12 +85,10 @@ export function newToken(kind: TokenKind): string {
   return PREFIX[kind] + randomBytes(27).toString('base64url').replace(/[-_]/g, 'x').slice(0, 36);
 }
 
-export class AuthError extends Error {
-  constructor(
-    message: string,
-    readonly status = 401,
-  ) {
-    super(message);
+/** A credential refused: 401 unless said otherwise, answered as any other ApiFailure. */
+export class AuthError extends HttpFailure {
+  constructor(message: string, status = 401) {
+    super(status, message);
   }
 }
 

@@ -3,9 +3,9 @@
 // admin endpoints for tests. It shares no code with lib/platform (the client): a second, independent reading of the spec.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { applyFault, checkFault, FaultSet, type Fault } from '../kit/faults.js';
+import { close, listen, parseJson, readBody as readRaw, sendReply, type ReplyStyle } from '../kit/index.js';
 import { ApiFailure, apiTime, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';
 import {
   AuthError,
@@ -119,6 +119,8 @@ export interface PlatformServer {
 
 const ADMIN_PREFIX = '/_gantry/';
 const MAX_BODY = 1024 * 1024;
+/** Every reply states its length; a body is JSON. */
+const STYLE: ReplyStyle = { json: 'application/json; charset=utf-8', emptyLength: 'zero', framing: 'style' };
 const MAX_VIOLATIONS = 1000;
 const RATE_DOCS = `${DOCS}/using-the-rest-api/rate-limits-for-the-rest-api`;
 const SECONDARY_DOCS = `${RATE_DOCS}#about-secondary-rate-limits`;
@@ -339,11 +341,7 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
   for (const spec of options.tokens ?? []) issueToken(spec);
 
   // ---- answering ----
-  const send = (res: ServerResponse, method: string, reply: Reply) => {
-    const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
-    res.writeHead(reply.status, { ...(reply.headers ?? {}), ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), 'content-length': Buffer.byteLength(text) });
-    res.end(method === 'HEAD' ? undefined : text);
-  };
+  const send = (res: ServerResponse, method: string, reply: Reply) => sendReply(res, reply, STYLE, method);
   const failure = (error: ApiFailure): Reply => ({
     status: error.status,
     body: { message: error.message, ...error.extra, documentation_url: error.documentation, status: String(error.status) },
@@ -549,16 +547,7 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
   });
   listener.keepAliveTimeout = 5_000;
   listener.maxRequestsPerSocket = 0;
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  const address = listener.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostPart}:${address.port}`;
+  ({ origin } = await listen(listener, options.host ?? '127.0.0.1', options.port ?? 0));
   log(`platform API listening on ${origin}`);
 
   const server: PlatformServer = {
@@ -567,10 +556,7 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     credentials: {},
     stop: async () => {
       await webhooks.stop();
-      await new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        listener.closeAllConnections();
-      });
+      await close(listener);
     },
     violations: () => ({ total: Object.values(counts).reduce((a, b) => a + b, 0), byKind: { ...counts }, violations: [...violations] }),
     clearViolations: () => {
@@ -653,18 +639,8 @@ function faultMessage(status: number): string {
   return 'Injected fault';
 }
 
+/** The JSON of a request body; no body at all is `{}`. */
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new ApiFailure(413, 'Payload Too Large');
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return {};
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new ApiFailure(400, 'Problems parsing JSON');
-  }
+  const raw = await readRaw(req, { limit: MAX_BODY, tooLarge: () => new ApiFailure(413, 'Payload Too Large') });
+  return parseJson(raw, { empty: 'no-bytes', notJson: () => new ApiFailure(400, 'Problems parsing JSON') });
 }
