@@ -1,69 +1,37 @@
-// Small node:http helpers of the authorization server: bodies in, JSON and HTML out.
+// The authorization server's side of the kit: bodies in, JSON and HTML out, in its style (never cached, chunked).
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpFailure, parseForm, parseJson, readBody, sendReply, sendText, type Reply as KitReply, type ReplyStyle } from '../kit/index.js';
 
-export interface Reply {
-  status: number;
-  body?: unknown;
+export interface Reply extends KitReply {
   /** Sent as text/html when set. */
   html?: string;
-  headers?: Record<string, string>;
 }
 
-export class BadBody extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
+/** A body the server cannot read; answered as `invalid_request` (at /token in the dialect's own way). */
+export class BadBody extends HttpFailure {}
 
 const MAX_BODY = 256 * 1024;
 
+const STYLE: ReplyStyle = { json: 'application/json; charset=utf-8', headers: { 'cache-control': 'no-store', pragma: 'no-cache' }, length: false };
+const PAGE_HEADERS = { 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'" };
+
 export async function readRaw(req: IncomingMessage, max = MAX_BODY): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new BadBody(413, 'request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readBody(req, { limit: max, tooLarge: () => new BadBody(413, 'request body too large') })).toString('utf8');
 }
 
 /** A form body (application/x-www-form-urlencoded); an empty body is an empty form. */
 export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  const text = await readRaw(req);
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (text.length > 0 && type !== 'application/x-www-form-urlencoded') throw new BadBody(400, 'the body must be application/x-www-form-urlencoded');
-  return new URLSearchParams(text);
+  return parseForm(await readRaw(req), req, () => new BadBody(400, 'the body must be application/x-www-form-urlencoded'));
 }
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const text = await readRaw(req);
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new BadBody(400, 'the body is not JSON');
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new BadBody(400, 'the body must be a JSON object');
-  return value as Record<string, unknown>;
+  return parseJson(await readRaw(req), { empty: 'blank', notJson: () => new BadBody(400, 'the body is not JSON'), notObject: () => new BadBody(400, 'the body must be a JSON object') }) as Record<string, unknown>;
 }
 
 export function send(res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string> = { 'cache-control': 'no-store', pragma: 'no-cache', ...(reply.headers ?? {}) };
-  if (reply.html !== undefined) {
-    res.writeHead(reply.status, { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'", ...headers });
-    res.end(reply.html);
-    return;
-  }
-  if (reply.body === undefined) {
-    res.writeHead(reply.status, headers);
-    res.end();
-    return;
-  }
-  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-  res.end(JSON.stringify(reply.body));
+  if (reply.html === undefined) return sendReply(res, reply, STYLE);
+  sendText(res, reply.status, reply.html, 'text/html; charset=utf-8', { ...PAGE_HEADERS, ...STYLE.headers, ...(reply.headers ?? {}) }, STYLE);
 }
 
 /** The client credentials of RFC 6749 §2.3.1 HTTP Basic, if the request has them. */

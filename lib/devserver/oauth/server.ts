@@ -2,13 +2,13 @@
 // DEV-*), or RFC 8628 with `dialect: 'rfc8628'`. node:http only. It shares no code with lib/auth (the client): a
 // second, independent reading of the spec.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isGantryError } from '../../errors.js';
 import * as accounts from './accounts.js';
 import { handleAdmin } from './admin.js';
 import { channels, tokeninfo, userinfo } from './api.js';
 import { newStats, oauthError, tokenError, type OAuthContext, type OAuthStats } from './context.js';
 import { SecurityEvents, type SecurityEventDelivery } from './events.js';
+import { close, listen } from '../kit/index.js';
 import { BadBody, readForm, send, type Reply } from './http.js';
 import { newSigningKey } from './jwt.js';
 import { CODE_GRANT, DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, resolveOptions, type ClientSpec, type Dialect, type OAuthServerOptions, type UserSpec } from './options.js';
@@ -205,15 +205,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
   // a few seconds later (Node's 5 s default races a 5 s interval: ECONNRESET on the reused socket).
   listener.keepAliveTimeout = 65_000;
   listener.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  const address = listener.address() as AddressInfo;
-  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  ({ origin } = await listen(listener, options.host ?? '127.0.0.1', options.port ?? 0));
   log(`authorization server (${resolved.dialect}) listening on ${origin}`);
 
   const publicClient = (client: Client) => ({ id: client.id, secret: client.secret });
@@ -227,10 +219,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     credentials: {},
     stop: async () => {
       await context.events.idle();
-      await new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        listener.closeAllConnections();
-      });
+      await close(listener);
     },
     registerClient: (spec = {}) => publicClient(store.registerClient(spec)),
     issueAccessToken: (spec) => codeflow.issueTestAccessToken(context, spec),
