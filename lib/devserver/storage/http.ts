@@ -1,24 +1,21 @@
 // Drive v2's error shape and small node:http helpers of the embedded storage server: JSON bodies in (with a limit),
 // JSON out, `{error: {code, message, errors: [{domain, reason, message, location?, locationType?}]}}` for failures.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpFailure, parseJson, readBody, sendReply, sendText, type Reply, type ReplyStyle } from '../kit/index.js';
 
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type { Reply };
 
 /** A failure answered in Drive's error shape. */
-export class StorageFailure extends Error {
+export class StorageFailure extends HttpFailure {
   constructor(
-    readonly status: number,
+    status: number,
     readonly reason: string,
     message: string,
     readonly location?: string,
     readonly locationType: 'parameter' | 'header' | 'other' = 'parameter',
-    readonly headers: Record<string, string> = {},
+    headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(status, message, headers);
   }
 }
 
@@ -43,46 +40,27 @@ export function failureReply(failure: StorageFailure): Reply {
 export const MAX_JSON = 1024 * 1024;
 
 export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${limit} bytes`, undefined, 'other');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${limit} bytes`, undefined, 'other');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return readBody(req, { limit, refuseDeclared: true, tooLarge: (n) => new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${n} bytes`, undefined, 'other') });
 }
 
 export function parseJsonObject(raw: Buffer | string): Record<string, unknown> {
-  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new StorageFailure(400, 'parseError', 'Parse Error', undefined, 'other');
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new StorageFailure(400, 'parseError', 'The body must be a JSON object', undefined, 'other');
-  return value as Record<string, unknown>;
+  return parseJson(raw, {
+    empty: 'blank',
+    notJson: () => new StorageFailure(400, 'parseError', 'Parse Error', undefined, 'other'),
+    notObject: () => new StorageFailure(400, 'parseError', 'The body must be a JSON object', undefined, 'other'),
+  }) as Record<string, unknown>;
 }
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   return parseJsonObject(await readRaw(req, MAX_JSON));
 }
 
+const NO_CACHE = { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' };
+/** Drive's framing: pretty-printed JSON, never cached, a length on every reply that may have a body. */
+const STYLE: ReplyStyle = { json: 'application/json; charset=UTF-8', headers: NO_CACHE, indent: 1, emptyLength: 'zero-unless-no-content' };
+
 export function send(res: ServerResponse, method: string, reply: Reply): void {
-  const headers: Record<string, string> = { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate', ...(reply.headers ?? {}) };
-  if (reply.body === undefined) {
-    if (reply.status !== 204 && reply.status !== 304 && headers['content-length'] === undefined) headers['content-length'] = '0';
-    res.writeHead(reply.status, headers);
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(reply.body, null, 1);
-  res.writeHead(reply.status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(method === 'HEAD' ? undefined : text);
+  sendReply(res, reply, STYLE, method);
 }
 
 /** Whether a path is the API's (Drive's front end answers any other path itself, before the API sees it). */
@@ -98,6 +76,5 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
  */
 export function sendOutsideApi(res: ServerResponse, method: string, pathname: string): void {
   const text = `<!DOCTYPE html>\n<html lang=en>\n<meta charset=utf-8>\n<title>Error 404 (Not Found)</title>\n<p><b>404.</b> That's an error.\n<p>The requested URL <code>${escapeHtml(pathname.slice(0, 2000))}</code> was not found on this server.\n`;
-  res.writeHead(404, { 'content-type': 'text/html; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' });
-  res.end(method === 'HEAD' ? undefined : text);
+  sendText(res, 404, text, 'text/html; charset=UTF-8', NO_CACHE, STYLE, method);
 }

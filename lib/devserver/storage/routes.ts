@@ -1,5 +1,6 @@
 // The route table of the storage API (STO-BASE-PREFIX, AMB-23, AMB-24): templates are matched in order, so the
 // literal paths `files/trash`, `files/generateIds` and `files/generateCseToken` come before `files/{fileId}`.
+import { RouteTable, type RouteResult } from '../kit/index.js';
 import type { Handler } from './context.js';
 import * as changes from './changes.js';
 import * as channels from './channels.js';
@@ -98,35 +99,9 @@ export const ROUTES: Route[] = [
   { method: 'POST', template: '/upload/storage/v2/files/{fileId}', name: 'files.update', handler: upload },
 ];
 
-function match(template: string, pathname: string): Record<string, string> | undefined {
-  const want = template.split('/');
-  const got = pathname.split('/');
-  if (want.length !== got.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i]!;
-    if (w.startsWith('{')) {
-      if (got[i] === '') return undefined;
-      let value: string;
-      try {
-        value = decodeURIComponent(got[i]!);
-      } catch {
-        return undefined;
-      }
-      params[w.slice(1, -1)] = value;
-    } else if (w !== got[i]) return undefined;
-  }
-  return params;
-}
+const TABLE = new RouteTable(ROUTES);
 
 /** The first route whose template and method match; `allowed` lists the methods of a path matched by template only. */
-export function route(method: string, pathname: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
-  const allowed: string[] = [];
-  for (const r of ROUTES) {
-    const params = match(r.template, pathname);
-    if (!params) continue;
-    if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { route: r, params };
-    allowed.push(r.method);
-  }
-  return { allowed };
+export function route(method: string, pathname: string): RouteResult<Route> {
+  return TABLE.match(method, pathname);
 }

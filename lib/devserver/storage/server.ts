@@ -4,7 +4,7 @@
 import { TokenInfo } from './tokeninfo.js';
 import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { close, listen } from '../kit/index.js';
 import { adminRequest } from './admin.js';
 import type { Ctx, Stats } from './context.js';
 import { Channels, type Delivery } from './channels.js';
@@ -133,15 +133,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   });
   listener.keepAliveTimeout = 5_000;
   listener.requestTimeout = 0;
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(resolved.port, resolved.host, () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  const address = listener.address() as AddressInfo;
-  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  ({ origin } = await listen(listener, resolved.host, resolved.port));
   log(`storage API listening on ${origin}`);
   return {
     name: 'storage',
@@ -151,10 +143,7 @@ export async function startStorageServer(options: StorageServerOptions): Promise
     dir: resolved.dir,
     stop: async () => {
       await channels.idle();
-      await new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        listener.closeAllConnections();
-      });
+      await close(listener);
       await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
       await store.save();
     },
