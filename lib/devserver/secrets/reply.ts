@@ -1,9 +1,7 @@
 /** Responses in the service's shapes: the envelope every success carries, and `{errors: [...]}` for failures. */
-export interface Reply {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+import { HttpFailure } from '../kit/index.js';
+
+export type { Reply } from '../kit/index.js';
 
 export interface EnvelopeParts {
   data?: unknown;
@@ -14,14 +12,14 @@ export interface EnvelopeParts {
   mount_type?: string;
 }
 
-/** A failure carried up from deep inside a handler to the dispatcher. */
-export class Failure extends Error {
+/** A failure carried up from deep inside a handler to the dispatcher, answered as `{errors}` (or `body` when given). */
+export class Failure extends HttpFailure {
   constructor(
-    readonly status: number,
+    status: number,
     readonly errors: string[],
     readonly body?: unknown,
   ) {
-    super(errors.join('; ') || `status ${status}`);
+    super(status, errors.join('; ') || `status ${status}`);
   }
 }
 

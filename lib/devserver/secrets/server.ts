@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { listen, parseJson, readBody as readLimited, sendReply, type ReplyStyle } from '../kit/index.js';
 import { ListMethodShim } from './method-shim.js';
 import { UsageError } from '../../errors.js';
 import { AtomicJsonFile, dataFileHint } from './persist.js';
@@ -33,6 +33,9 @@ import { handleSys, isUnauthenticatedSys, matchMount, worksWhileSealed } from '.
 import { handleAuth, isUnauthenticated, newRoleId, newSecretId } from './auth.js';
 import { handleKv } from './kv.js';
 import { genericHelp, mountHelp } from './help.js';
+
+/** The service's framing: compact JSON with its length, never cached. */
+const STYLE: ReplyStyle = { json: 'application/json', headers: { 'Cache-Control': 'no-store' }, framing: 'style' };
 
 export type { FaultRule } from './faults.js';
 export type { JsonLimits } from './json-limits.js';
@@ -233,38 +236,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
 
   function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
     if (res.headersSent || res.destroyed) return;
-    const common = { 'Cache-Control': 'no-store', ...headers };
-    if (status === 204 || body === undefined) {
-      res.writeHead(status, common);
-      res.end();
-      return;
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { ...common, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
-    res.end(text);
+    sendReply(res, { status, headers, ...(status === 204 ? {} : { body }) }, STYLE);
   }
 
   /** Reads the body, refusing more than the limit with 413 (after draining it, so the connection stays usable). */
-  async function readBody(req: http.IncomingMessage): Promise<Buffer> {
-    const declared = Number(req.headers['content-length'] ?? '0');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = declared > maxRequestSize;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxRequestSize) tooLarge = true;
-      if (tooLarge) {
-        chunks.length = 0;
-        if (size > maxRequestSize * 4) {
-          req.socket.destroy();
-          break;
-        }
-        continue;
-      }
-      chunks.push(chunk);
-    }
-    if (tooLarge) throw new Failure(413, ['http: request body too large']);
-    return Buffer.concat(chunks);
+  function readBody(req: http.IncomingMessage): Promise<Buffer> {
+    return readLimited(req, { limit: maxRequestSize, refuseDeclared: true, drainUpTo: maxRequestSize * 4, tooLarge: () => new Failure(413, ['http: request body too large']) });
   }
 
   async function handleFaultsAdmin(req: http.IncomingMessage, res: http.ServerResponse, method: string) {
@@ -276,13 +253,7 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
       return send(res, 204, undefined);
     }
     if (method === 'PUT' || method === 'POST') {
-      const body = await readBody(req);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw fail(400, 'error parsing JSON');
-      }
+      const parsed = parseJson(await readBody(req), { notJson: () => fail(400, 'error parsing JSON') });
       try {
         faults.set((parsed as { faults?: unknown }).faults as FaultRule[]);
       } catch (error) {
@@ -419,14 +390,8 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
           if (!(error instanceof JsonLimitError)) throw error;
           if (!error.syntax) throw fail(400, error.message);
         }
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(rawBody.toString('utf8'));
-        } catch {
-          throw fail(400, 'error parsing JSON');
-        }
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail(400, 'error parsing JSON');
-        body = parsed as Record<string, unknown>;
+        const notJson = () => fail(400, 'error parsing JSON');
+        body = parseJson(rawBody, { notJson, notObject: notJson }) as Record<string, unknown>;
       }
     }
 
@@ -535,14 +500,7 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   // A refused handshake (no client certificate, one from another CA, a client that does not trust ours) has no HTTP
   // request to log: say why here, since the client often sees only a closed connection.
   listener.on('tlsClientError', (error: Error & { code?: string }) => log(`TLS handshake refused: ${error.code ?? 'error'} (${error.message.replace(/^[\dA-F]+:error:[\dA-F]+:SSL routines:/, '').replace(/:\.\.\/.*$/s, '')})`));
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(options.port ?? 0, host, () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (listener.address() as AddressInfo).port;
+  const { port } = await listen(listener, host, options.port ?? 0);
   const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   return {
