@@ -4,7 +4,7 @@ import { redact } from '../redact.js';
 import { terminalText } from '../terminal-text.js';
 import { createLogger, setLogger, type Logger } from '../log.js';
 import { parseDuration } from '../arguments.js';
-import { describeWait, longWaitMs, onWait, setWaitLimits, waitLimits, type WaitLimits } from '../http/waits.js';
+import { describeWait, longWaitMs, onWait, setWaitLimits, waitLimits, type WaitLimits } from '../waits.js';
 import { version } from '../version.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { groups } from './groups.js';
@@ -72,7 +72,7 @@ function groupOf(command: Command): string {
 }
 
 /**
- * The waits the clients announce (lib/http/waits.ts), said on stderr: every answer that keeps a command waiting and
+ * The waits the clients announce (lib/waits.ts), said on stderr: every answer that keeps a command waiting and
  * every rate-limit hold, and a retry when its wait is long or the first of its host (the rest with --verbose).
  */
 function sayWaits(out: Output, logger: Logger): () => void {

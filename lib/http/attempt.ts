@@ -13,7 +13,7 @@ import { addHeaders } from './headers.js';
 import { createProxyAgents, type ProxyAgents, type ProxySettings } from './proxy.js';
 import type { AgentTlsOptions } from './tls.js';
 import type { RequestOptions, Timeouts } from './types.js';
-import { announceWait, answerNoticeMs } from './waits.js';
+import { announceWait, answerNoticeMs } from '../waits.js';
 
 /** Methods got ends by itself when they carry no body; any other gets an empty body, sent with Content-Length: 0. */
 const bodilessMethods = new Set(['GET', 'HEAD']);

@@ -19,7 +19,7 @@ import { proxySettingsFromEnv } from './proxy.js';
 import { redactUrl } from '../redact.js';
 import { defaultRetryPolicy } from './retry.js';
 import { loadTlsOptions } from './tls.js';
-import { waitLimits } from './waits.js';
+import { waitLimits } from '../waits.js';
 import { createAttempts, type Answer } from './attempt.js';
 import { limiter, readLimited } from './bodies.js';
 import { failure } from './failures.js';

@@ -9,7 +9,7 @@ import { HttpError, NetworkError } from './errors.js';
 import { failure } from './failures.js';
 import { decideRetry, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
 import type { HookContext, HttpHooks, RequestOptions, RetryNotice, Timeouts } from './types.js';
-import { announceWait, type WaitLimits } from './waits.js';
+import { announceWait, type WaitLimits } from '../waits.js';
 
 const errorBodyLimit = 64 * 1024;
 /** A streamed request body is gone once sent: such a request gets no second attempt. */

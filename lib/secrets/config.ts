@@ -1,6 +1,6 @@
 import { registerSecret } from '../redact.js';
 import { parseDuration as parseDurationArgument } from '../arguments.js';
-import { waitLimits } from '../http/waits.js';
+import { waitLimits } from '../waits.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';

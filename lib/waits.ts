@@ -3,8 +3,8 @@
 // their own (the platform's budgets) announce them here, and whoever listens (the command prints them on stderr)
 // hears them all. And the two bounds a person sets for every group: the longest wait for an answer (GANTRY_TIMEOUT,
 // `--timeout`) and the longest wait for a rate limit (GANTRY_MAX_WAIT, `--max-wait`).
-import { UsageError } from '../errors.js';
-import { expectFunction, expectObject, expectOptions, parseDuration } from '../arguments.js';
+import { UsageError } from './errors.js';
+import { expectFunction, expectObject, expectOptions, parseDuration } from './arguments.js';
 
 export type WaitNotice =
   /** An attempt has had no answer for `afterMs`; it gives up at `givesUpAt` (epoch ms). */
