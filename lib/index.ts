@@ -54,7 +54,9 @@ export { RedisBudgetStore, PlatformLimitsStoreError, PlatformApp } from './platf
 export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformLimits, BudgetStore, Clock as PlatformClock, Identity as PlatformIdentity, CommitStatus, CommitStatusInput, PlatformAppOptions, InstallationToken, PlatformTokenSource } from './platform/index.js';
 // Webhooks: the receiver (verified deliveries, the event catalogue, a job queue) and deployment protection by gates.
 export * as webhooks from './webhooks/index.js';
-export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, WebhookQueueError, deploymentProtection, deploymentStatusGate, loadHooksConfig, webhookEvents } from './webhooks/index.js';
+export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, WebhookQueueError, webhookEvents } from './webhooks/index.js';
+export { loadHooksConfig } from './webhooks/config.js';
+export { deploymentProtection, deploymentStatusGate } from './webhooks/protection.js';
 export type { ReceiverOptions, WebhookContext, WebhookHandler, JobQueue, WebhookJob, HooksConfig, ProtectionOptions, DeploymentProtectionRulePayload } from './webhooks/index.js';
 // Device login: the OAuth 2.0 device grant (Google's dialect and RFC 8628), tokens that refresh, where they are kept.
 export * as auth from './auth/index.js';

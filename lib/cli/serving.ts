@@ -1,13 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devServers, type DevContext, type DevServer } from '../devserver/index.js';
+import { devPort, devServers, type DevContext, type DevServer } from '../devserver/index.js';
 import type { Command } from 'commander';
 import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
 import { examplesDir } from '../paths.js';
-import { devPort } from '../devserver/port.js';
 import { onStdoutReaderGone } from './reader-gone.js';
 
 /**

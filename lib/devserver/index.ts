@@ -2,7 +2,30 @@
  * The embedded dev servers that `gantry dev` starts and `gantry demo` runs against. Each area adds its starter here.
  * Dev servers share no code with the clients they serve: they are independent implementations of the specification.
  */
-// Each server's code loads when it starts, so listing them (`gantry --help`) costs nothing.
+// Each server's code loads when it starts, so listing them (`gantry --help`) costs nothing: what the command needs
+// before that — default ports, settings read from the environment — comes from the small starter modules, the rest
+// through `devServerModules` and type-only exports.
+
+export { devPort, startOnDevPort } from './port.js';
+export { DEV_OAUTH_PORT, devOAuthDialect } from './oauth/starter.js';
+export { DEV_PLATFORM_PORT } from './platform/starter.js';
+export { DEV_REGISTRY_PORT, registryClientEnv } from './registry/starter.js';
+export { DEV_SECRETS_PORT } from './secrets/starter.js';
+export { DEV_STORAGE_PORT } from './storage/starter.js';
+export type { OAuthServerOptions } from './oauth/index.js';
+export type { PlatformServerOptions } from './platform/index.js';
+export type { RegistryServerOptions } from './registry/index.js';
+export type { JsonLimits, SecretsServerOptions } from './secrets/index.js';
+export type { StorageFault, StorageServerOptions } from './storage/index.js';
+
+/** Each server's module, loaded when `gantry dev <server>` starts it. */
+export const devServerModules = {
+  oauth: () => import('./oauth/index.js'),
+  platform: () => import('./platform/index.js'),
+  registry: () => import('./registry/index.js'),
+  secrets: () => import('./secrets/index.js'),
+  storage: () => import('./storage/index.js'),
+};
 
 export interface DevServer {
   name: string;

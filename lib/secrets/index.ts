@@ -5,6 +5,7 @@ export type { CallOptions, CallResult, SecretsCaller, SecretsMethod } from './ca
 export { KvEngine } from './kv.js';
 export type { KvEngineOptions, WriteOptions } from './kv.js';
 export { resolveSecretsConfig, pulumiConfigFromEnvironment, settings as secretsSettings, defaults as secretsDefaults } from './config.js';
+export { parseDuration, parseNamespaceIn, parsePositiveInteger, parseTokenHeader } from './config.js';
 export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup, ResolveSources } from './config.js';
 export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError, SecretsNoTokenError, cliHintOf } from './errors.js';
 export type { FaceHints } from './errors.js';

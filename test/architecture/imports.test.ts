@@ -177,6 +177,19 @@ function describeCycle(cycle: string[], witness?: (from: string, to: string) => 
   return [`  ${arrows}`, ...why].join('\n');
 }
 
+/** An area's entry point: `lib/<area>/index.ts`, or a root file of lib/ (`lib/errors.ts` …, `lib/index.ts`). */
+function isEntryPoint(file: File): boolean {
+  const parts = file.split('/');
+  return parts[0] === 'lib' && (parts.length === 2 || (parts.length === 3 && parts[2] === 'index.ts'));
+}
+
+/** The imports of lib/cli/ that reach into another area of lib/ past its entry point, as `from → to`. */
+function cliPastEntryPoints(list: readonly Edge[]): string[] {
+  return list
+    .filter(({ from, to }) => from.startsWith('lib/cli/') && to.startsWith('lib/') && !to.startsWith('lib/cli/') && !isEntryPoint(to))
+    .map(({ from, to }) => `${from} → ${to}`);
+}
+
 describe('architecture: the direction of imports (docs/architecture.md)', () => {
   it('reads the whole of lib/ and providers/, references of every kind included', () => {
     assert.ok(files.length > 50, `only ${files.length} files found`);
@@ -230,11 +243,28 @@ describe('architecture: the direction of imports (docs/architecture.md)', () => 
     const wrong = edges.filter(({ from, to }) => {
       if (!from.startsWith('providers/') || !to.startsWith('lib/')) return false;
       if (to.startsWith('lib/http/')) return true;
-      const parts = to.split('/');
-      const entry = parts.length === 2 || (parts.length === 3 && parts[2] === 'index.ts');
-      return !entry || to.startsWith('lib/cli/');
+      return !isEntryPoint(to) || to.startsWith('lib/cli/');
     });
     assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+  });
+
+  it('LAYER-CLI: lib/cli/ reaches the other areas only through their entry points (lib/<area>/index.ts, a root file of lib/), as providers/ do', () => {
+    const wrong = cliPastEntryPoints(edges);
+    assert.deepEqual(wrong, [], `the command reaches past an area's entry point: import the name from lib/<area>/index.ts (export it there), or, for a part costly to load, through a loader the entry point offers (devServerModules, loadDeploymentGates):\n${wrong.join('\n')}`);
+  });
+
+  it('LAYER-CLI: the rule refuses a deep import of the command, a type-only or lazy one included, and lets entry points and root files through', () => {
+    // A file importing lib/webhooks/redis-queue.ts, whatever the form of the reference: specifiers() reads every form.
+    assert.deepEqual(cliPastEntryPoints([
+      { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/redis-queue.ts' },
+      { from: 'lib/cli/commands/dev/oauth.ts', to: 'lib/devserver/oauth/index.ts' },
+      { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/index.ts' },
+      { from: 'lib/cli/program.ts', to: 'lib/waits.ts' },
+      { from: 'lib/cli/program.ts', to: 'lib/cli/groups.ts' },
+    ]), [
+      'lib/cli/commands/hooks/index.ts → lib/webhooks/redis-queue.ts',
+      'lib/cli/commands/dev/oauth.ts → lib/devserver/oauth/index.ts',
+    ]);
   });
 
   it('lib/devserver/ shares no code with the clients it serves: besides itself it imports only the root files of lib/ (errors, log …)', () => {

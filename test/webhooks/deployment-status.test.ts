@@ -9,7 +9,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { PlatformApp } from '../../lib/platform/index.js';
-import { WebhookReceiver, parseHooksConfig } from '../../lib/webhooks/index.js';
+import { WebhookReceiver } from '../../lib/webhooks/index.js';
+import { parseHooksConfig } from '../../lib/webhooks/config.js';
 import { deploymentStatusGate } from '../../lib/webhooks/protection.js';
 
 const SECRET = 'deployment status secret';

@@ -10,7 +10,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { PlatformApp } from '../../lib/platform/index.js';
-import { WebhookReceiver, deploymentProtection, parseHooksConfig, type HooksConfig } from '../../lib/webhooks/index.js';
+import { WebhookReceiver, type HooksConfig } from '../../lib/webhooks/index.js';
+import { parseHooksConfig } from '../../lib/webhooks/config.js';
+import { deploymentProtection } from '../../lib/webhooks/protection.js';
 
 const SECRET = 'protection reasons secret';
 const APP_ID = 12;

@@ -24,7 +24,7 @@ interface LoginFlags extends ServerFlags {
 
 const auth = () => import('../../../auth/index.js');
 
-const stores = () => import('../../../auth/store/index.js');
+const stores = () => import('../../../auth/index.js');
 
 /** How messages name what the flags gave. */
 const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--client-id', scopeBase: '--scope-base' };
@@ -34,7 +34,7 @@ const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--c
  * (`loginSettings`, `selectLogin`), the library's too.
  */
 async function selection(flags: ServerFlags & { scopeBase?: string }, env: NodeJS.ProcessEnv): Promise<import('../../../auth/index.js').LoginSelection> {
-  const { pulumiConfigFromEnvironment } = await import('../../../secrets/config.js');
+  const { pulumiConfigFromEnvironment } = await import('../../../secrets/index.js');
   return {
     profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId, scopeBase: flags.scopeBase,
     clientSecret: flags.clientSecretFile ? await (await auth()).readClientSecretFile(flags.clientSecretFile, '--client-secret-file') : undefined,
@@ -261,7 +261,7 @@ async function checkOnline(key: ProfileKey, store: TokenStore, env: NodeJS.Proce
     if (!endpoints.userinfo) return 'valid at the server';
     const http = lib.authHttpClient();
     try {
-      const { getJson } = await import('../../../auth/transport.js');
+      const { getJson } = await import('../../../auth/index.js');
       const answer = await getJson(http, endpoints.userinfo, { authorization: `Bearer ${token}` });
       if (answer.status === 200) return 'valid at the server';
       if (answer.status !== 401) return `the server answered ${answer.status} to userinfo`;

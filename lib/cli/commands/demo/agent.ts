@@ -15,10 +15,10 @@ export const agentStep: DemoStep = {
     const registry = servers.get('registry');
     if (!oauth || !registry) throw new Error('the embedded authorization server and registry must be running');
     const { startContextServer } = await import('../../../mcp/index.js');
-    const { connectContextServer } = await import('../../../mcp/client/index.js');
+    const { connectContextServer } = await import('../../../mcp/index.js');
     const automation = await import('../../../automation/index.js');
     const { silentLogger } = await import('../../../log.js');
-    const { openTokenStore } = await import('../../../auth/store/index.js');
+    const { openTokenStore } = await import('../../../auth/index.js');
     const server = await startContextServer({ authorizationServer: oauth.url, env: {}, logger: silentLogger });
     const pages: string[] = [];
     try {

@@ -22,7 +22,8 @@ export const deployStep: DemoStep = {
     if (!platform) throw new Error('the embedded platform API is not running');
     const { appId, installationId, appPrivateKeyFile, webhookSecret, token } = platform.credentials;
     const { PlatformApp, PlatformClient } = await import('../../../platform/index.js');
-    const { WebhookReceiver, deploymentProtection, parseHooksConfig } = await import('../../../webhooks/index.js');
+    const { WebhookReceiver, loadDeploymentGates } = await import('../../../webhooks/index.js');
+    const { deploymentProtection, parseHooksConfig } = await loadDeploymentGates();
     const site = await serveDemoSite(examplesDir);
     const app = new PlatformApp({ baseUrl: platform.url, appId: appId!, privateKeyFile: appPrivateKeyFile!, env: {}, proxy: {}, logger: silentLogger });
     const deployer = new PlatformClient({ baseUrl: platform.url, token: token!, env: {}, proxy: {}, logger: silentLogger });

@@ -22,7 +22,7 @@ export const loginStep: DemoStep = {
     const clientSecret = server.env.GANTRY_OAUTH_CLIENT_SECRET;
     const apiUrl = server.env.GANTRY_API_URL ?? authUrl;
     const lib = await import('../../../auth/index.js');
-    const { openTokenStore, recordProfile } = await import('../../../auth/store/index.js');
+    const { openTokenStore, recordProfile } = await import('../../../auth/index.js');
     const automation = await import('../../../automation/index.js');
     // storage.file: the publish step puts the gate's reports on the storage API with this login.
     const scopes = lib.resolveScopes(['openid', 'email', 'video.readonly', 'storage.file']);

@@ -1,5 +1,4 @@
 import type { GateResult } from '../../../analysis/index.js';
-import { FOLDER_MIME } from '../../../storage/media-types.js';
 import { gateResultKey } from './gate.js';
 import type { DemoStep } from './step.js';
 
@@ -28,7 +27,7 @@ export const publishStep: DemoStep = {
     if (!result) throw new Error('the gate step produced no result to publish');
 
     const auth = await import('../../../auth/index.js');
-    const { createStorageClient } = await import('../../../storage/index.js');
+    const { createStorageClient, FOLDER_MIME } = await import('../../../storage/index.js');
     const analysis = await import('../../../analysis/index.js');
     const { store } = await auth.openTokenStore('file', { configDir: workDir, profile: 'demo', insecureStorage: true });
     const key = { authUrl: auth.checkAuthUrl(oauth.env.GANTRY_AUTH_URL), clientId: oauth.env.GANTRY_OAUTH_CLIENT_ID, profile: 'demo' };

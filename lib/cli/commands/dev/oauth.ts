@@ -4,8 +4,7 @@
 // indicators giving JWT access tokens, introspection), whose endpoints it prints.
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import type { OAuthServerOptions } from '../../../devserver/oauth/index.js';
-import { DEV_OAUTH_PORT, devOAuthDialect } from '../../../devserver/oauth/starter.js';
+import { DEV_OAUTH_PORT, devOAuthDialect, devServerModules, type OAuthServerOptions } from '../../../devserver/index.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
@@ -87,7 +86,7 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
     .option('--client-secret <secret>', 'its secret (default: random)')
     .addHelpText('after', '\nAdmin endpoints under <url>/_gantry/: clients, users, device/approve|deny|expire, users/{user}/revoke-access|revoke-sessions|disable,\nsecurity-events, requests, stats, reset (GET <url>/_gantry/ lists them; see docs/auth.md).')
     .action(async (flags: DevOAuthFlags, command: Command) => {
-      const { startOAuthServer } = await import('../../../devserver/oauth/index.js');
+      const { startOAuthServer } = await devServerModules.oauth();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       const port = devServerPort(flags.port, 'GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT);

@@ -2,8 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import type { PlatformServerOptions } from '../../../devserver/platform/index.js';
-import { DEV_PLATFORM_PORT } from '../../../devserver/platform/starter.js';
+import { DEV_PLATFORM_PORT, devServerModules, type PlatformServerOptions } from '../../../devserver/index.js';
 import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
@@ -36,7 +35,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
     .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"kind":"non-json","status":502,"times":1}\'', collect, [] as string[])
     .addHelpText('after', '\nAdmin endpoints: GET/DELETE <url>/_gantry/violations, POST <url>/_gantry/reset, GET <url>/_gantry/stats,\nGET/POST/PUT/DELETE <url>/_gantry/faults, POST <url>/_gantry/tokens {"kind": ...}, POST <url>/_gantry/tokens/revoke {"token": ...} (see docs/platform.md).')
     .action(async (flags: DevPlatformFlags, command: Command) => {
-      const { checkFault, devWindowScale, parseWindowScale, startPlatformServer } = await import('../../../devserver/platform/index.js');
+      const { checkFault, devWindowScale, parseWindowScale, startPlatformServer } = await devServerModules.platform();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       checkPortFlag(flags.port);

@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { examplesDir } from '../../../paths.js';
-import type { RegistryServerOptions } from '../../../devserver/registry/index.js';
-import { DEV_REGISTRY_PORT, registryClientEnv } from '../../../devserver/registry/starter.js';
+import { DEV_REGISTRY_PORT, devServerModules, registryClientEnv, type RegistryServerOptions } from '../../../devserver/index.js';
 import { exportLine } from '../../shell-quote.js';
 import { devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
@@ -47,7 +46,7 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"path":"/v1/modules/*/*/*/versions","kind":"status","status":429,"retryAfter":1,"times":2}\'', (value: string, all: string[]) => [...all, value], [] as string[])
     .addHelpText('after', '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.\nChange faults while it runs: POST/PUT/DELETE <url>/_gantry/faults (see docs/modules.md).')
     .action(async (flags: DevRegistryFlags, command: Command) => {
-      const { checkFault, parseS3Url, startRegistryServer } = await import('../../../devserver/registry/index.js');
+      const { checkFault, parseS3Url, startRegistryServer } = await devServerModules.registry();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       if (flags.dir && flags.s3) throw new UsageError('choose --dir or --s3, not both');

@@ -3,8 +3,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import type { JsonLimits, SecretsServerOptions } from '../../../devserver/secrets/index.js';
-import { DEV_SECRETS_PORT } from '../../../devserver/secrets/starter.js';
+import { DEV_SECRETS_PORT, devServerModules, type JsonLimits, type SecretsServerOptions } from '../../../devserver/index.js';
 import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
@@ -89,7 +88,7 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .option('--max-json-object-entry-count <n>', 'answer 400 to JSON objects with more entries (default 10000)')
     .option('--max-json-array-element-count <n>', 'answer 400 to JSON arrays with more elements (default 10000)')
     .action(async (flags: DevSecretsFlags, command: Command) => {
-      const { startSecretsServer } = await import('../../../devserver/secrets/index.js');
+      const { startSecretsServer } = await devServerModules.secrets();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       checkPortFlag(flags.port);

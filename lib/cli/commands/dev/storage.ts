@@ -8,9 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import type { StorageFault, StorageServerOptions } from '../../../devserver/storage/index.js';
-import { DEV_STORAGE_PORT } from '../../../devserver/storage/starter.js';
-import { devPort, startOnDevPort } from '../../../devserver/port.js';
+import { DEV_STORAGE_PORT, devPort, devServerModules, startOnDevPort, type StorageFault, type StorageServerOptions } from '../../../devserver/index.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
 import { exportLine } from '../../shell-quote.js';
 import type { CliContext } from '../../context.js';
@@ -111,7 +109,7 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       const portFrom = flags.port !== undefined ? '--port' : devPort(PORT_VARIABLE, DEV_STORAGE_PORT).explicit ? PORT_VARIABLE : undefined;
       const sessionTtlMs = flags.sessionTtl !== undefined ? parseSessionTtl(flags.sessionTtl) : undefined;
       if (flags.quotaStatus !== '403' && flags.quotaStatus !== '429') throw new UsageError(`--quota-status must be 403 or 429, got "${flags.quotaStatus}"`);
-      const { checkStorageFault, startStorageServer } = await import('../../../devserver/storage/index.js');
+      const { checkStorageFault, startStorageServer } = await devServerModules.storage();
       const faults: StorageFault[] = flags.fault.map((text) => {
         let parsed: unknown;
         try {

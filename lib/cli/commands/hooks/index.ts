@@ -10,12 +10,9 @@ import type { Command } from 'commander';
 import { ExitCode, GantryError } from '../../../errors.js';
 import { readLocalFile } from '../../../local-paths.js';
 import { redactUrl } from '../../../redact.js';
-// Types only: each action imports the modules it uses (receiver, queue …) directly, not the webhooks entry point,
-// which would also load config.js and protection.js — lib/analysis and the S3 client with them (~25 MB of RSS that
-// a receiver without gates never uses).
-import type { HooksConfig } from '../../../webhooks/config.js';
-import type { JobQueue } from '../../../webhooks/queue.js';
-import type { WebhookReceiver } from '../../../webhooks/receiver.js';
+// Types only: each action loads lib/webhooks when it runs, and the gates (lib/analysis and the S3 client with them,
+// ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
+import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { untilInterrupted } from '../../serving.js';
 
@@ -84,8 +81,9 @@ function parseConcurrency(text: string): number {
 async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext, json: boolean): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
   const { existsSync } = await import('node:fs');
   const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
-  // config.js (and protection.js below) load lib/analysis: only when there is a configuration or an app to use them.
-  const config = configFile !== undefined ? await (await import('../../../webhooks/config.js')).loadHooksConfig(configFile) : undefined;
+  // The gates load lib/analysis: only when there is a configuration or an app to use them.
+  const { loadDeploymentGates } = await import('../../../webhooks/index.js');
+  const config = configFile !== undefined ? await (await loadDeploymentGates()).loadHooksConfig(configFile) : undefined;
   let closeApp = () => {};
   const gated = config !== undefined && (config.environments.size > 0 || config.deploymentStatus.gate);
   if (!process.env.GANTRY_APP_ID) {
@@ -96,8 +94,7 @@ async function registerGates(receiver: WebhookReceiver, configFlag: string | und
     return { config, closeApp };
   }
   const { PlatformApp } = await import('../../../platform/index.js');
-  const { parseHooksConfig } = await import('../../../webhooks/config.js');
-  const { deploymentProtection, deploymentStatusGate } = await import('../../../webhooks/protection.js');
+  const { deploymentProtection, deploymentStatusGate, parseHooksConfig } = await loadDeploymentGates();
   const app = new PlatformApp({ logger: context.logger });
   closeApp = () => app.close();
   try {
@@ -118,7 +115,7 @@ async function registerGates(receiver: WebhookReceiver, configFlag: string | und
 
 /** Checks that a Redis queue answers before taking work (exit 3 when it does not); closes it and the app then. */
 async function queueReady(queue: JobQueue, closeApp: () => void): Promise<void> {
-  const { RedisQueue } = await import('../../../webhooks/redis-queue.js');
+  const { RedisQueue } = await import('../../../webhooks/index.js');
   if (!(queue instanceof RedisQueue)) return;
   try {
     await queue.ready();
@@ -201,8 +198,7 @@ ${SECRET_HELP}`)
         throw usage(`--security-events must be a path such as /security-events, other than --path, got "${flags.securityEvents.slice(0, 60)}"`);
       }
       const securityEvents = flags.securityEvents === undefined ? undefined : await (await import('./security-events.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
-      const { WebhookReceiver } = await import('../../../webhooks/receiver.js');
-      const { webhookQueueFor } = await import('../../../webhooks/redis-queue.js');
+      const { WebhookReceiver, webhookQueueFor } = await import('../../../webhooks/index.js');
       const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
       // The receiver runs the handlers itself (work) once the queue is known to answer, below.
       const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: context.logger, queue, work: false });
@@ -298,8 +294,7 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
       if (queueUrl === undefined) throw usage('gantry hooks worker takes its jobs from the Redis queue the receivers share, and none is set', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue redis://host:port/db) as for gantry hooks serve --no-work');
-      const { RedisQueue } = await import('../../../webhooks/redis-queue.js');
-      const { WebhookReceiver } = await import('../../../webhooks/receiver.js');
+      const { RedisQueue, WebhookReceiver } = await import('../../../webhooks/index.js');
       const queue = new RedisQueue({ url: queueUrl, concurrency, logger: context.logger });
       // The receiver only dispatches jobs to the handlers here (receiver.run); it never reads a delivery, so the secret
       // it insists on is a random one nobody knows.
@@ -352,10 +347,7 @@ Example:
       if (!secret) throw usage(conventional ? `the variable ${flags.secretEnv} is not set or empty` : 'the variable --secret-env names is not set or empty', `export the webhook's secret in it first${conventional ? `: export ${flags.secretEnv}='<secret>'` : ''}`);
       const bytes = await readLocalFile(file ?? '/dev/stdin', { what: file ? 'the saved delivery' : 'the saved delivery (stdin)', maxBytes: 26 * 1024 * 1024, allowPipe: true });
       const { headers, body } = parseSavedDelivery(bytes);
-      const { verify } = await import('../../../webhooks/verify.js');
-      const { checkPayload } = await import('../../../webhooks/payload.js');
-      const { deliveryBodyPayload } = await import('../../../webhooks/delivery.js');
-      const { WebhookDeliveryError } = await import('../../../webhooks/errors.js');
+      const { checkPayload, deliveryBodyPayload, verify, WebhookDeliveryError } = await import('../../../webhooks/index.js');
       const result = verify(secret, body, headers, { allowSha1: flags.sha1 });
       const event = headers['x-platform-event'];
       const delivery = headers['x-platform-delivery'];
@@ -386,7 +378,7 @@ Example:
     .description('the event catalogue: each event, where it is available, the permission it needs and its required properties')
     .action(async (_flags: unknown, command: Command) => {
       const { json } = context.globals(command);
-      const { webhookEvents } = await import('../../../webhooks/catalogue.js');
+      const { webhookEvents } = await import('../../../webhooks/index.js');
       const rows = webhookEvents.map((event) => ({
         event: event.name,
         availability: event.availability ?? null,

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { CheckFailedError, shown } from '../../../errors.js';
 import { describeJsonSyntaxProblem } from '../../../json-syntax.js';
-import type { ConnectOptions, ContextServerConnection } from '../../../mcp/client/index.js';
+import type { ConnectOptions, ContextServerConnection } from '../../../mcp/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { onStdoutReaderGone } from '../../reader-gone.js';
 
@@ -20,7 +20,7 @@ export interface ClientFlags {
   timeout?: string;
 }
 
-const mcpClient = () => import('../../../mcp/client/index.js');
+const mcpClient = () => import('../../../mcp/index.js');
 
 /** The server URL, checked as the client will use it (exit 2 before anything is sent). */
 async function serverUrl(raw: string): Promise<string> {
@@ -89,7 +89,7 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
     // The kv engine as `gantry auth` and the library reach it (SECRETS_ADDR and SECRETS_TOKEN); its sockets are
     // released at the end. Messages about the store name the flags.
     kv: (await import('../auth/actions.js')).kvFactory(env),
-    storeNames: (await import('../../../auth/store/wording.js')).storeFlagNames,
+    storeNames: (await import('../../../auth/index.js')).storeFlagNames,
     logger: context.logger,
     openUrl: (url) => {
       if (flags.browser !== false && openInBrowser(url)) {

@@ -6,9 +6,7 @@
 import type { Command } from 'commander';
 import { dirname, join, resolve } from 'node:path';
 import { CheckFailedError, GantryError } from '../../../errors.js';
-import type { RegistryClient } from '../../../registry/client.js';
-import type { ModuleEvent } from '../../../registry/modules.js';
-import type { ModuleRecord } from '../../../registry/types.js';
+import type { ModuleEvent, ModuleRecord, RegistryClient } from '../../../registry/index.js';
 import type { Column, Output } from '../../output.js';
 import { usage, type CliContext } from '../../context.js';
 

@@ -43,7 +43,7 @@ async function openClient(command: Command): Promise<{ client: SecretsClient; fl
   const flags = command.optsWithGlobals() as ConnectionFlags;
   const { SecretsClient, parseDurationOption } = await import('./client-factory.js');
   const env = process.env;
-  const { parseTokenHeader, parseNamespaceIn, parsePositiveInteger } = await import('../../../secrets/config.js');
+  const { parseTokenHeader, parseNamespaceIn, parsePositiveInteger } = await import('../../../secrets/index.js');
   if (flags.bearer && flags.tokenHeader !== undefined && parseTokenHeader(flags.tokenHeader, '--token-header') !== 'authorization') {
     throw new UsageError('--bearer and --token-header x-secrets-token contradict each other', { hint: 'give one of them' });
   }
@@ -494,7 +494,7 @@ async function versionSettings(options: VersionSettingFlags): Promise<{ maxVersi
   }
   if (options.deleteVersionAfter !== undefined) {
     // Loaded here, like the secrets client, so that `gantry --help` loads nothing of the secrets area.
-    const { checkVaultDuration } = await import('../../../secrets/duration.js');
+    const { checkVaultDuration } = await import('../../../secrets/index.js');
     settings.deleteVersionAfter = checkVaultDuration(options.deleteVersionAfter, '--delete-version-after');
   }
   return settings;

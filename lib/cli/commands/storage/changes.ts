@@ -5,8 +5,7 @@
 // then (lib/storage/watch.ts keepWatchingChanges), and while none can be registered the change log is polled.
 import type { Command } from 'commander';
 import { shown } from '../../../errors.js';
-import type { Change, StorageClient } from '../../../storage/index.js';
-import type { RenewingWatch, WatchEvent } from '../../../storage/watch.js';
+import type { Change, RenewingWatch, StorageClient, WatchEvent } from '../../../storage/index.js';
 import { usage, type CliContext } from '../../context.js';
 import type { Output } from '../../output.js';
 import type { StorageFlags } from './client.js';
@@ -113,7 +112,7 @@ async function watch(
   const { out, logger } = context;
   const { listen, address, lifetimeMs } = where;
   const { createChannelReceiver } = await import('../../../storage/index.js');
-  const { keepWatchingChanges } = await import('../../../storage/watch.js');
+  const { keepWatchingChanges } = await import('../../../storage/index.js');
   const receiver = createChannelReceiver({ logger });
   const stopReceiving = () => void receiver.close();
   signal.addEventListener('abort', stopReceiving, { once: true });

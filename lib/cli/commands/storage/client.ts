@@ -52,7 +52,7 @@ export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): 
   }
   const raw = flags.baseUrl ?? (env.STORAGE_BASE_URL || undefined);
   if (raw === undefined) throw usage('no storage service: pass --base-url or set STORAGE_BASE_URL', 'e.g. STORAGE_BASE_URL=https://storage.example.com (`gantry dev` serves one locally and prints it)');
-  const { storageBaseUrl } = await import('../../../storage/transport.js');
+  const { storageBaseUrl } = await import('../../../storage/index.js');
   try {
     return storageBaseUrl(raw);
   } catch (error) {

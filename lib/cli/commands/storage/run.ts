@@ -158,4 +158,4 @@ export function shortDate(value: string | undefined): string | undefined {
   return value?.replace(/\.\d+Z$/, 'Z');
 }
 
-export { FOLDER_MIME } from '../../../storage/media-types.js';
+export { FOLDER_MIME } from '../../../storage/index.js';

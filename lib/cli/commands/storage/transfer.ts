@@ -12,9 +12,7 @@ import { CheckFailedError, ExitCode, GantryError, shown } from '../../../errors.
 import { checkWritableFile, ensureFolder } from '../../../local-paths.js';
 import type { Logger } from '../../../log.js';
 import { takeProcessLock, type ProcessLock } from '../../../process-lock.js';
-import { isServiceDocument } from '../../../storage/media-types.js';
-import type { StorageClient } from '../../../storage/index.js';
-import type { UploadedFile } from '../../../storage/upload/index.js';
+import { isServiceDocument, type StorageClient, type UploadedFile } from '../../../storage/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { storageBase, type StorageFlags } from './client.js';
 import { checkId, checkMediaType, checkTitle, checkUploadSource, ensureUploadStateDir, EXPORT_EXTENSIONS, formatBytes, localNameFor, sessionFileFor, stampChange, stampOf } from './input.js';
@@ -56,7 +54,7 @@ export async function putAction(file: string, flags: PutFlags, command: Command,
   const mime = flags.mime !== undefined ? checkMediaType(flags.mime) : undefined;
   const source = await checkUploadSource(file);
   const baseUrl = await storageBase(flags, process.env);
-  const { SIMPLE_UPLOAD_LIMIT } = await import('../../../storage/upload/index.js');
+  const { SIMPLE_UPLOAD_LIMIT } = await import('../../../storage/index.js');
   const sessionFile = sessionFileFor(baseUrl, source.path);
   const resumable = flags.resume === true || source.size > SIMPLE_UPLOAD_LIMIT;
   let lock: ProcessLock | undefined;
@@ -115,7 +113,7 @@ async function putLocked(file: string, flags: PutFlags, command: Command, contex
   }
 
   await withStorage(flags, context, async ({ client }) => {
-    const { resumeUpload, upload } = await import('../../../storage/upload/index.js');
+    const { resumeUpload, upload } = await import('../../../storage/index.js');
     if (replace !== undefined && !flags.resume) {
       // A folder has no content to replace: said from its metadata, before a byte is sent.
       const target = await client.files.get({ fileId: replace, fields: 'id,title,mimeType' });
@@ -271,7 +269,7 @@ export async function getAction(id: string, flags: GetFlags, command: Command, c
         return;
       }
       const path = await targetIn(output, localNameFor(meta.title, id));
-      const { download } = await import('../../../storage/download.js');
+      const { download } = await import('../../../storage/index.js');
       const progress = transferProgress(out, `get ${label}`, meta.fileSize !== undefined ? Number(meta.fileSize) : undefined);
       let result;
       try {
@@ -337,7 +335,7 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
       const extension = EXPORT_EXTENSIONS[mime] ?? '';
       const base = localNameFor(meta.title, id);
       const path = await targetIn(output, extension && !base.toLowerCase().endsWith(extension) ? `${base}${extension}` : base);
-      const { exportFile } = await import('../../../storage/export.js');
+      const { exportFile } = await import('../../../storage/index.js');
       const progress = transferProgress(out, `export ${label}`, undefined);
       let result;
       try {
@@ -389,7 +387,7 @@ async function drained(stdout: NodeJS.WriteStream, signal: AbortSignal): Promise
  * checked at the end; a reader that goes away stops it quietly.
  */
 async function contentToStdout(client: StorageClient, content: StdoutContent, stop: Interruption, logger: Logger, progress: ReturnType<typeof transferProgress>): Promise<number> {
-  const [{ NetworkError, ProtocolError }, { toStorageError, StorageError }] = await Promise.all([import('../../../http/index.js'), import('../../../storage/errors.js')]);
+  const [{ NetworkError, ProtocolError }, { toStorageError, StorageError }] = await Promise.all([import('../../../http/index.js'), import('../../../storage/index.js')]);
   const hash = content.md5 ? createHash('md5') : undefined;
   const stdout = process.stdout;
   let offset = 0;
