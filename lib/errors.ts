@@ -1,3 +1,4 @@
+import { redact } from './redact.js';
 import { terminalText } from './terminal-text.js';
 
 /**
@@ -48,7 +49,10 @@ export interface GantryErrorOptions {
   code?: string;
 }
 
-/** Base of every error Gantry throws on purpose. Messages must already be redacted. */
+/**
+ * Base of every error Gantry throws on purpose. Its message, hint and cliHint pass through `redact` here, so no error
+ * needs to remember to: a token in a service's words or an echoed URL never reaches a terminal or a log.
+ */
 export class GantryError extends Error {
   readonly hint: string | undefined;
   readonly cliHint: string | undefined;
@@ -56,10 +60,10 @@ export class GantryError extends Error {
   readonly code: string;
 
   constructor(message: string, options: GantryErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(redact(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.hint = options.hint;
-    this.cliHint = options.cliHint;
+    this.hint = options.hint === undefined ? undefined : redact(options.hint);
+    this.cliHint = options.cliHint === undefined ? undefined : redact(options.cliHint);
     this.exitCode = options.exitCode;
     this.code = options.code ?? 'GANTRY_ERROR';
   }

@@ -4,7 +4,6 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
-import { redact } from '../redact.js';
 
 export type DeviceLoginErrorCode =
   | 'AUTH_ACCESS_DENIED'
@@ -29,9 +28,9 @@ export class DeviceLoginError extends GantryError {
   readonly status: number | undefined;
 
   constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown }) {
-    super(redact(message), {
-      code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: redact(options.hint) } : {}),
-      ...(options.cliHint ? { cliHint: redact(options.cliHint) } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}),
+    super(message, {
+      code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: options.hint } : {}),
+      ...(options.cliHint ? { cliHint: options.cliHint } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });
     this.oauthError = options.oauthError;
     this.status = options.status;

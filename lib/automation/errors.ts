@@ -133,7 +133,7 @@ export class WebDriverError extends GantryError {
   constructor(details: WebDriverErrorDetails) {
     const firstLine = details.remoteMessage.split('\n')[0]?.trim() ?? '';
     const said = firstLine && firstLine !== details.code ? `: ${terminalText(firstLine)}` : '';
-    super(redact(`${details.method} ${details.path} answered ${details.status} ${details.code}${said}`), {
+    super(`${details.method} ${details.path} answered ${details.status} ${details.code}${said}`, {
       hint: hints[details.code],
       exitCode: ExitCode.remote,
       code: details.code,
@@ -160,6 +160,6 @@ export function isWebDriverError<C extends WebDriverErrorCode>(error: unknown, c
 /** The driver process could not be started, or stopped answering. */
 export class DriverProcessError extends GantryError {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(redact(message), { ...options, exitCode: ExitCode.remote, code: 'WEBDRIVER_PROCESS' });
+    super(message, { ...options, exitCode: ExitCode.remote, code: 'WEBDRIVER_PROCESS' });
   }
 }

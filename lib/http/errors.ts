@@ -142,7 +142,7 @@ export class NetworkError extends GantryError {
     const through = proxy ? ` through the proxy ${proxy}` : '';
     const reason = details.cause instanceof Error ? details.cause.message : String(details.cause);
     const diagnosis = diagnose(details.errorCode, reason, url);
-    super(redact(`${details.method} ${url} failed${through}${tried}: ${details.errorCode} (${reason})`), {
+    super(`${details.method} ${url} failed${through}${tried}: ${details.errorCode} (${reason})`, {
       hint: networkHint(diagnosis, url, details.errorCode, proxy),
       exitCode: ExitCode.remote,
       code: details.errorCode,
@@ -161,6 +161,6 @@ export class NetworkError extends GantryError {
 export class ProtocolError extends GantryError {
   /** `hint`: advice, or the library's and the command's (`bothFaces`). */
   constructor(message: string, hint?: string | { hint: string; cliHint: string }) {
-    super(redact(message), { ...(typeof hint === 'object' ? hint : { hint }), exitCode: ExitCode.remote, code: 'PROTOCOL' });
+    super(message, { ...(typeof hint === 'object' ? hint : { hint }), exitCode: ExitCode.remote, code: 'PROTOCOL' });
   }
 }

@@ -85,7 +85,7 @@ export class SecretsConnectionError extends GantryError {
       ? ' The connection broke after the request was sent: the change may or may not have been applied; read it back before retrying.'
       : '';
     const hints = connectionHints(description.cause);
-    super(redact(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`), {
+    super(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`, {
       code: 'SECRETS_CONNECTION',
       exitCode: ExitCode.remote,
       hint: hints.hint,
@@ -195,7 +195,7 @@ export class SecretsNoTokenError extends UsageError {
 /** Client configuration that cannot work (bad address, unparsable number). */
 export class SecretsConfigError extends UsageError {
   constructor(message: string, hint?: string) {
-    super(redact(message), { code: 'SECRETS_CONFIG', ...(hint ? { hint } : {}) });
+    super(message, { code: 'SECRETS_CONFIG', ...(hint ? { hint } : {}) });
   }
 }
 

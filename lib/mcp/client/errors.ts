@@ -4,7 +4,6 @@
  * the same answer; an authorization server that fails (5xx) is 3.
  */
 import { ExitCode, GantryError, type ExitCodeValue } from '../../errors.js';
-import { redact } from '../../redact.js';
 
 export type ContextClientErrorCode =
   /** The protected resource metadata could not be found, or is not RFC 9728's shape. */
@@ -47,10 +46,10 @@ export class ContextClientError extends GantryError {
   readonly status: number | undefined;
 
   constructor(message: string, options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
-    super(redact(message), {
+    super(message, {
       code: options.code,
       exitCode: options.exitCode ?? ExitCode.checkFailed,
-      ...(options.hint ? { hint: redact(options.hint) } : {}),
+      ...(options.hint ? { hint: options.hint } : {}),
       ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });
     this.oauthError = options.oauthError;
