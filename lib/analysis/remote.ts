@@ -5,8 +5,8 @@
  * response timeout is generous.
  */
 import { expectObject } from '../arguments.js';
-import { GantryError, UsageError, exitCodeForStatus } from '../errors.js';
-import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
+import { UsageError } from '../errors.js';
+import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, ServiceError, httpHints, type HintTable, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
@@ -59,16 +59,21 @@ interface ApiErrorBody {
   error?: { code?: unknown; message?: unknown; status?: unknown; errors?: Array<{ reason?: unknown; message?: unknown; domain?: unknown }> };
 }
 
-function hintFor(status: number): string | undefined {
-  if (status === 400) return 'the API rejected the request: check the URL to analyse, the categories, the strategy and the API key';
-  if (status === 401) return 'set PAGEANALYSIS_API_KEY, or PAGEANALYSIS_TOKEN to an OAuth access token';
-  if (status === 403) return 'the credentials are not allowed to run analyses: an OAuth token needs the openid scope';
-  return undefined;
-}
+/** The API's advice by status, over the HTTP core's. */
+const pageanalysisHints: HintTable = {
+  ...httpHints,
+  400: 'the API rejected the request: check the URL to analyse, the categories, the strategy and the API key',
+  401: 'set PAGEANALYSIS_API_KEY, or PAGEANALYSIS_TOKEN to an OAuth access token',
+  403: 'the credentials are not allowed to run analyses: an OAuth token needs the openid scope',
+};
+
+/** Every `code` the page analysis API's errors carry: `PAGEANALYSIS_<status>` for an answer, and these. */
+export const pageanalysisErrorCodes = ['PAGEANALYSIS_INVALID_RESPONSE'] as const;
+export type PageanalysisErrorCode = (typeof pageanalysisErrorCodes)[number] | `PAGEANALYSIS_${number}`;
 
 /** The API said no: carries the status and the API's own error code, message and reasons. */
-export class PageanalysisApiError extends GantryError {
-  readonly status: number;
+export class PageanalysisApiError extends ServiceError {
+  declare readonly code: PageanalysisErrorCode;
   readonly apiCode: number | undefined;
   readonly reasons: string[];
   constructor(error: HttpError) {
@@ -79,16 +84,14 @@ export class PageanalysisApiError extends GantryError {
       .map((e) => [e?.reason, e?.message === message ? undefined : e?.message].filter((part) => typeof part === 'string' && part !== '').join(': '))
       .filter((text) => text !== '');
     const detail = message ?? (error.rawBody ? error.rawBody.slice(0, 300) : 'no error body');
-    const reasonNote = reasons.length > 0 ? ` (${reasons.join('; ')})` : '';
-    const tried = error.attempts > 1 ? ` after ${error.attempts} attempts` : '';
+    const { status, method, url, body: kept, rawBody, headers, attempts } = error;
     // The URL (already redacted) stands before the colon: a redacted query value runs to the next space.
-    super(`page analysis API: GET ${error.url} answered ${error.status}${tried}: ${detail}${reasonNote}`, {
-      code: `PAGEANALYSIS_${error.status}`,
-      exitCode: exitCodeForStatus(error.status),
-      hint: hintFor(error.status) ?? error.hint,
-      cause: error,
-    });
-    this.status = error.status;
+    super({ status, method, url, body: kept, rawBody, headers, attempts, cause: error }, {
+      by: `page analysis API: GET ${url}`,
+      said: `: ${detail}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`,
+      errors: error.errors,
+      code: `PAGEANALYSIS_${status}`,
+    }, pageanalysisHints);
     this.apiCode = typeof apiError?.code === 'number' ? apiError.code : undefined;
     this.reasons = reasons;
   }

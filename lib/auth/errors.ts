@@ -5,23 +5,51 @@
 import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
 
-export type DeviceLoginErrorCode =
-  | 'AUTH_ACCESS_DENIED'
-  | 'AUTH_EXPIRED'
-  | 'AUTH_ADMIN_POLICY'
-  | 'AUTH_INVALID_CLIENT'
-  | 'AUTH_INVALID_GRANT'
-  | 'AUTH_UNSUPPORTED_GRANT_TYPE'
-  | 'AUTH_ORG_INTERNAL'
-  | 'AUTH_INVALID_SCOPE'
-  | 'AUTH_QUOTA'
-  | 'AUTH_REFRESH_REVOKED'
-  | 'AUTH_NOT_LOGGED_IN'
-  | 'AUTH_REVOKE_FAILED'
-  | 'AUTH_CANCELLED'
-  | 'AUTH_SERVER';
+/**
+ * Each code a device login ends with, and its exit code: a definite "no" is 1, the authorization server failing 3.
+ * Where the server's status decides (`AUTH_SERVER`, `AUTH_REVOKE_FAILED`), the raising code passes it.
+ */
+export const deviceLoginErrorCodes = {
+  AUTH_ACCESS_DENIED: ExitCode.checkFailed,
+  AUTH_EXPIRED: ExitCode.checkFailed,
+  AUTH_ADMIN_POLICY: ExitCode.checkFailed,
+  AUTH_INVALID_CLIENT: ExitCode.checkFailed,
+  AUTH_INVALID_GRANT: ExitCode.checkFailed,
+  AUTH_UNSUPPORTED_GRANT_TYPE: ExitCode.checkFailed,
+  AUTH_ORG_INTERNAL: ExitCode.checkFailed,
+  AUTH_INVALID_SCOPE: ExitCode.checkFailed,
+  AUTH_QUOTA: ExitCode.remote,
+  AUTH_REFRESH_REVOKED: ExitCode.checkFailed,
+  AUTH_NOT_LOGGED_IN: ExitCode.checkFailed,
+  AUTH_REVOKE_FAILED: ExitCode.checkFailed,
+  AUTH_CANCELLED: ExitCode.checkFailed,
+  AUTH_SERVER: ExitCode.checkFailed,
+} as const satisfies Record<string, ExitCodeValue>;
+export type DeviceLoginErrorCode = keyof typeof deviceLoginErrorCodes;
 
+/** Every `code` the auth area raises: a device login's, and its stores' and settings' (test/architecture/exit-codes.test.ts holds lib/ and providers/ to it). */
+export const authErrorCodes = [
+  ...(Object.keys(deviceLoginErrorCodes) as DeviceLoginErrorCode[]),
+  'AUTH_CLIENT_ID',
+  'AUTH_FILE',
+  'AUTH_FILE_PERMISSIONS',
+  'AUTH_INDEX_CORRUPT',
+  'AUTH_KEYRING',
+  'AUTH_KEYRING_UNREACHABLE',
+  'AUTH_KV_NOT_CONFIGURED',
+  'AUTH_NO_SAFE_STORE',
+  'AUTH_PROFILE',
+  'AUTH_SCOPE_NOT_ALLOWED',
+  'AUTH_STORE_CORRUPT',
+  'AUTH_STORE_MISMATCH',
+  'AUTH_STORE_SPEC',
+  'AUTH_URL',
+] as const;
+export type AuthErrorCode = (typeof authErrorCodes)[number];
+
+/** A device login's outcome; its exit code is its code's (`deviceLoginErrorCodes`) unless the server's status decides. */
 export class DeviceLoginError extends GantryError {
+  declare readonly code: DeviceLoginErrorCode;
   /** The OAuth `error` (or `error_code`) the server sent, when it sent one. */
   readonly oauthError: string | undefined;
   /** The HTTP status of the answer that ended the flow, when there was one. */
@@ -29,7 +57,7 @@ export class DeviceLoginError extends GantryError {
 
   constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown }) {
     super(message, {
-      code: options.code, exitCode: options.exitCode ?? ExitCode.checkFailed, ...(options.hint ? { hint: options.hint } : {}),
+      code: options.code, exitCode: options.exitCode ?? deviceLoginErrorCodes[options.code], ...(options.hint ? { hint: options.hint } : {}),
       ...(options.cliHint ? { cliHint: options.cliHint } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });
     this.oauthError = options.oauthError;

@@ -4,17 +4,32 @@ import { redact, redactHeaders, redactUrl, redactValue } from '../redact.js';
 
 const maxBodyInMessage = 500;
 
-function hintForStatus(status: number): string {
-  if (status === 401) return 'check the credentials: the token is missing, wrong or expired';
-  if (status === 403) return 'the credentials are valid but not allowed here: check the policy or scope for this path';
-  if (status === 404) return 'check the address or path; it does not exist on this server';
-  if (status === 405) return 'the server does not allow this method on this path';
-  if (status === 413) return 'the request body is too large for the server';
-  if (status === 429) return 'the server is rate limiting; try again later or lower the concurrency';
-  if (status === 503) return 'the service is unavailable (sealed, in maintenance or overloaded); try again later';
-  if (status >= 500) return 'the server failed; try again later, and check the service if it persists';
-  return 'check the request';
+/** Advice: the library's words, and the command's (`cliHint`) where they differ. */
+export type Hint = string | { hint: string | undefined; cliHint?: string | undefined };
+
+/**
+ * A service's advice per status: the exact status first, then `5xx` for any server failure, then `other`. Each
+ * service's error is its body reader and one of these.
+ */
+export type HintTable = Readonly<{ [status: number]: Hint | undefined; '5xx'?: Hint | undefined; other?: Hint | undefined }>;
+
+/** The advice a table gives for a status. */
+export function hintFrom(table: HintTable, status: number): Hint | undefined {
+  return table[status] ?? (status >= 500 ? table['5xx'] : undefined) ?? table.other;
 }
+
+/** The HTTP core's advice, for any service that has none of its own for a status. */
+export const httpHints: HintTable = {
+  401: 'check the credentials: the token is missing, wrong or expired',
+  403: 'the credentials are valid but not allowed here: check the policy or scope for this path',
+  404: 'check the address or path; it does not exist on this server',
+  405: 'the server does not allow this method on this path',
+  413: 'the request body is too large for the server',
+  429: 'the server is rate limiting; try again later or lower the concurrency',
+  503: 'the service is unavailable (sealed, in maintenance or overloaded); try again later',
+  '5xx': 'the server failed; try again later, and check the service if it persists',
+  other: 'check the request',
+};
 
 /** Extracts the service's error strings from the shapes in use: `{errors: [...]}` and `{error: {message, errors}}`. */
 export function serviceErrors(body: unknown): string[] | undefined {
@@ -37,21 +52,56 @@ export interface HttpErrorDetails {
   /** The parsed JSON body, when it was JSON. */
   body?: unknown;
   /** The raw text, when the body was not JSON (a proxy's HTML 502, say). */
-  rawBody?: string;
+  rawBody?: string | undefined;
   headers?: Record<string, string | string[] | undefined>;
-  attempts?: number;
+  attempts?: number | undefined;
   retryNote?: string;
-  hint?: string;
+  /** Advice that replaces the status's. */
+  hint?: string | undefined;
+  cause?: unknown;
 }
 
-/** A response with a status the caller did not accept. */
-export class HttpError extends GantryError {
+/** What a service reads in an answer it refused: its own words, entries, advice and code. */
+export interface ServiceAnswer<Item = string> {
+  /** The service's words as they follow the status in the message (`: Not Found`, ` notFound (fileId): …`). */
+  said: string;
+  /** The entries of the body's error list, kept (redacted) on the error. */
+  errors?: readonly Item[] | undefined;
+  /** Advice the body itself calls for (a reason the service names), before the status's. */
+  hint?: Hint | undefined;
+  /** Where the service documents this answer: added to the status's advice. */
+  seeAlso?: string | undefined;
+  code: string;
+  /** A 4xx the service means as "not now" (a rate-limit reason, replication lag): exit 3, like a 5xx. */
+  notNow?: boolean;
+  /** Who answered, where the message names the service rather than the request (`secrets service`); and then the request (` to GET /v1/x`). */
+  by?: string;
+  to?: string;
+}
+
+/** The core's reading of an answer: the `{errors: [...]}` / `{error: {message}}` shapes, or the first 500 characters of a body that is not JSON. */
+function coreAnswer(details: HttpErrorDetails): ServiceAnswer {
+  const errors = serviceErrors(details.body);
+  const detail = errors && errors.length > 0
+    ? errors.join('; ')
+    : details.rawBody
+      ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage)}`
+      : '';
+  return { said: detail ? `: ${detail}` : '', errors, code: `HTTP_${details.status}` };
+}
+
+/**
+ * A response with a status the caller did not accept. Owns what every service's refusal has: status, method, URL,
+ * attempts, the body kept redacted, the message (`GET <url> answered 404 after 3 attempts: …`), the exit code of the
+ * status and the advice for it. A service says what its body means through `ServiceError`.
+ */
+export class HttpError<Item = string> extends GantryError {
   readonly status: number;
   readonly method: string;
   /** Redacted. */
   readonly url: string;
   /** The service's `errors` array, when it sent one (possibly empty). */
-  readonly errors: string[] | undefined;
+  readonly errors: readonly Item[] | undefined;
   /** The parsed body, redacted (registered secrets and credential-named fields masked). */
   readonly body: unknown;
   readonly rawBody: string | undefined;
@@ -59,32 +109,50 @@ export class HttpError extends GantryError {
   readonly headers: Record<string, string | string[] | undefined>;
   readonly attempts: number;
 
-  constructor(details: HttpErrorDetails) {
+  /** `answer` and `hints`: how a service reads its body (`ServiceError`); the core's reading otherwise. */
+  constructor(details: HttpErrorDetails, answer?: ServiceAnswer<Item>, hints: HintTable = httpHints) {
+    const read = answer ?? (coreAnswer(details) as ServiceAnswer<unknown> as ServiceAnswer<Item>);
     const url = redactUrl(details.url);
-    const errors = serviceErrors(details.body);
-    // The service's own words, on the message's one line (lib/terminal-text.ts).
-    const detail = errors && errors.length > 0
-      ? terminalText(errors.join('; '))
-      : details.rawBody
-        ? `non-JSON body: ${terminalText(details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage))}`
-        : '';
     const attempts = details.attempts ?? 1;
     const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
-    const message = redact(`${details.method} ${url} answered ${details.status}${tried}${detail ? `: ${detail}` : ''}`);
+    // The service's own words, on the message's one line (lib/terminal-text.ts).
+    const message = `${read.by ?? `${details.method} ${url}`} answered ${details.status}${read.to ?? ''}${tried}${terminalText(read.said)}`;
     super(message, {
-      hint: details.hint ?? hintForStatus(details.status),
-      exitCode: exitCodeForStatus(details.status),
-      code: `HTTP_${details.status}`,
+      ...adviceFor(details, read, hints),
+      exitCode: read.notNow ? ExitCode.remote : exitCodeForStatus(details.status),
+      code: read.code,
+      cause: details.cause,
     });
     this.status = details.status;
     this.method = details.method;
     this.url = url;
-    this.errors = errors?.map(redact);
     // Errors get logged, printed with --verbose and serialized: what they keep of the answer is redacted too.
+    this.errors = read.errors === undefined ? undefined : (redactValue(read.errors) as Item[]);
     this.body = redactValue(details.body);
     this.rawBody = details.rawBody === undefined ? undefined : redact(details.rawBody);
     this.headers = redactHeaders(details.headers ?? {});
     this.attempts = attempts;
+  }
+}
+
+/** The hint and cliHint of an answer: the caller's, else the body's, else the status's (with the service's link). */
+function adviceFor(details: HttpErrorDetails, answer: ServiceAnswer<unknown>, hints: HintTable): { hint: string | undefined; cliHint: string | undefined } {
+  if (details.hint !== undefined) return { hint: details.hint, cliHint: undefined };
+  const chosen = answer.hint ?? hintFrom(hints, details.status);
+  const { hint, cliHint } = typeof chosen === 'object' ? chosen : { hint: chosen, cliHint: undefined };
+  const see = answer.seeAlso && answer.hint === undefined ? `; see ${terminalText(answer.seeAlso)}` : '';
+  return { hint: hint === undefined ? undefined : `${hint}${see}`, cliHint: cliHint === undefined ? undefined : `${cliHint}${see}` };
+}
+
+/**
+ * A service's refusal: an `HttpError` (so `error instanceof HttpError && error.status === 404` holds for every
+ * service) whose subclass gives only how to read the service's body (`ServiceAnswer`) and its advice (`HintTable`).
+ * No subclass sets its exit code: a 4xx is 1, 408, 429 and 5xx are 3, and an answer the service means as "not now"
+ * (`notNow`) is 3.
+ */
+export class ServiceError<Item = string> extends HttpError<Item> {
+  constructor(details: HttpErrorDetails, answer: ServiceAnswer<Item>, hints: HintTable) {
+    super(details, answer, hints);
   }
 }
 

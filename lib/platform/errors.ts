@@ -3,8 +3,27 @@
  * `errors`), what was asked (method and path, never the token: messages pass through the redactor) and what to do.
  */
 import { terminalText } from '../terminal-text.js';
-import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
+import { ExitCode, GantryError } from '../errors.js';
+import { ServiceError, type HintTable } from '../http/errors.js';
 import { redact, redactUrl } from '../redact.js';
+
+/**
+ * Every `code` the platform area raises: `PLATFORM_<status>` for an answer, and these (test/architecture/
+ * exit-codes.test.ts holds lib/ and providers/ to the list).
+ */
+export const platformErrorCodes = [
+  'PLATFORM_BAD_CREDENTIALS',
+  'PLATFORM_PRIMARY_LIMIT',
+  'PLATFORM_SECONDARY_LIMIT',
+  'PLATFORM_LIMITS_STORE',
+  'PLATFORM_NO_URL',
+  'PLATFORM_CLIENT_SECRET',
+  'PLATFORM_APP_BAD_KEY',
+  'PLATFORM_APP_NO_ID',
+  'PLATFORM_APP_NO_KEY',
+  'PLATFORM_APP_KEY_NOT_FOUND',
+] as const;
+export type PlatformErrorCode = (typeof platformErrorCodes)[number] | `PLATFORM_${number}`;
 
 /** The platform's error body: `{ message, documentation_url, errors?, status? }`. */
 export interface PlatformErrorBody {
@@ -53,66 +72,52 @@ function see(documentationUrl: string | undefined): string {
   return documentationUrl ? `; see ${terminalText(documentationUrl)}` : '';
 }
 
-function hintFor(status: number, documentationUrl: string | undefined): string {
-  const docs = see(documentationUrl);
-  if (status === 403) return `the token is valid but not allowed to do this: check its scopes or the app's permissions${docs}`;
-  if (status === 404) return `check the owner, repository and path; the platform also answers 404 when the token may not see the repository${docs}`;
-  if (status === 422) return `the platform refused the request's content${docs}`;
-  if (status >= 500) return `the platform failed; try again later${docs}`;
-  return `check the request${docs}`;
-}
+/** The platform's advice by status; its `documentation_url` for the answer is added. */
+const platformHints: HintTable = {
+  403: "the token is valid but not allowed to do this: check its scopes or the app's permissions",
+  404: 'check the owner, repository and path; the platform also answers 404 when the token may not see the repository',
+  422: "the platform refused the request's content",
+  '5xx': 'the platform failed; try again later',
+  other: 'check the request',
+};
 
 /** An answer the platform refused: 4xx (exit 1, 429 and 408 3) or 5xx (3) after the retries that were safe. */
-export class PlatformApiError extends GantryError {
-  readonly status: number;
-  readonly method: string;
-  readonly url: string;
+export class PlatformApiError extends ServiceError<unknown> {
+  declare readonly code: PlatformErrorCode;
   /** The platform's `message`. */
   readonly platformMessage: string | undefined;
   readonly documentationUrl: string | undefined;
-  readonly errors: unknown[] | undefined;
-  readonly attempts: number;
 
   constructor(details: PlatformApiErrorDetails) {
     const parsed = readErrorBody(details.body);
-    const url = redactUrl(details.url);
     const said = parsed.message ?? (details.rawBody ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300)}` : '');
-    const attempts = details.attempts ?? 1;
-    const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
-    super(redact(`${details.method} ${url} answered ${details.status}${tried}${terminalText(`${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`)}`), {
-      hint: redact(details.hint ?? hintFor(details.status, parsed.documentationUrl)),
-      exitCode: exitCodeForStatus(details.status),
+    super(details, {
+      said: `${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`,
+      errors: parsed.errors,
+      seeAlso: parsed.documentationUrl,
       code: `PLATFORM_${details.status}`,
-    });
-    this.status = details.status;
-    this.method = details.method;
-    this.url = url;
+    }, platformHints);
     this.platformMessage = parsed.message === undefined ? undefined : redact(parsed.message);
     this.documentationUrl = parsed.documentationUrl;
-    this.errors = parsed.errors;
-    this.attempts = attempts;
   }
 }
 
 /** 401: the token is wrong, expired or revoked (RATE-REVOKED-TOKEN-401). Never retried; exit 1. */
-export class PlatformCredentialsError extends GantryError {
-  readonly status = 401;
-  readonly method: string;
-  readonly url: string;
+export class PlatformCredentialsError extends ServiceError<unknown> {
+  declare readonly code: 'PLATFORM_BAD_CREDENTIALS';
+  declare readonly status: 401;
   readonly platformMessage: string | undefined;
   readonly documentationUrl: string | undefined;
 
   constructor(details: { method: string; url: string; body?: unknown; tokenSource?: string | undefined; hint?: string }) {
     const parsed = readErrorBody(details.body);
-    const url = redactUrl(details.url);
     const where = details.tokenSource ? ` (from ${details.tokenSource})` : '';
-    super(redact(`${details.method} ${url} answered 401: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`), {
-      hint: redact(`${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${see(parsed.documentationUrl)}`),
-      exitCode: ExitCode.checkFailed,
+    super({ status: 401, method: details.method, url: details.url, body: details.body }, {
+      said: `: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`,
+      errors: parsed.errors,
+      hint: `${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${see(parsed.documentationUrl)}`,
       code: 'PLATFORM_BAD_CREDENTIALS',
-    });
-    this.method = details.method;
-    this.url = url;
+    }, platformHints);
     this.platformMessage = parsed.message === undefined ? undefined : redact(parsed.message);
     this.documentationUrl = parsed.documentationUrl;
   }

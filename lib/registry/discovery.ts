@@ -3,7 +3,7 @@ import { expectOptions, expectString } from '../arguments.js';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { GantryError, ExitCode } from '../errors.js';
+import { GantryError, ExitCode, type ExitCodeValue } from '../errors.js';
 import { ensureFolder } from '../local-paths.js';
 import { HttpError, NetworkError, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { plainHttpAllowed } from './plain-http.js';
@@ -23,9 +23,18 @@ export interface RegistryServices {
   modulesV2: string | undefined;
 }
 
+/** Each way service discovery ends, and its exit code: a host that is no module registry is 2, a failed discovery 3. */
+export const discoveryErrorCodes = {
+  DISCOVERY_FAILED: ExitCode.remote,
+  DISCOVERY_INVALID: ExitCode.remote,
+  NO_MODULE_REGISTRY: ExitCode.usage,
+} as const satisfies Record<string, ExitCodeValue>;
+export type DiscoveryErrorCode = keyof typeof discoveryErrorCodes;
+
 export class DiscoveryError extends GantryError {
-  constructor(message: string, options: { hint?: string; exitCode?: 1 | 2 | 3; code?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'DISCOVERY_FAILED', exitCode: options.exitCode ?? ExitCode.remote, hint: options.hint, cause: options.cause });
+  declare readonly code: DiscoveryErrorCode;
+  constructor(message: string, options: { hint?: string; code: DiscoveryErrorCode; cause?: unknown }) {
+    super(message, { code: options.code, exitCode: discoveryErrorCodes[options.code], hint: options.hint, cause: options.cause });
   }
 }
 
@@ -187,7 +196,6 @@ export class Discovery {
     if (response.status === 404) {
       throw new DiscoveryError(`${host} offers no module registry: ${redactUrl(url)} answered 404`, {
         code: 'NO_MODULE_REGISTRY',
-        exitCode: ExitCode.usage,
         hint: 'check the host part of the module address; a registry publishes /.well-known/terraform.json',
       });
     }
@@ -207,7 +215,7 @@ export class Discovery {
     }
     if (!isObject(document)) throw new DiscoveryError(`the discovery document of ${host} is not a JSON object`, { code: 'DISCOVERY_INVALID' });
     if (!(moduleServiceId in document)) {
-      throw new DiscoveryError(`${host} offers no module registry: its discovery document has no "${moduleServiceId}"`, { code: 'NO_MODULE_REGISTRY', exitCode: ExitCode.usage });
+      throw new DiscoveryError(`${host} offers no module registry: its discovery document has no "${moduleServiceId}"`, { code: 'NO_MODULE_REGISTRY' });
     }
     const finalUrl = response.url || url.toString();
     const modulesV1 = resolveServiceUrl(document[moduleServiceId], finalUrl, host, moduleServiceId, this.options.env);

@@ -1,6 +1,5 @@
-import { terminalText } from '../terminal-text.js';
-import { ExitCode, GantryError, UsageError, exitCodeForStatus } from '../errors.js';
-import { NetworkError } from '../http/errors.js';
+import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { NetworkError, ServiceError, type HintTable } from '../http/errors.js';
 import { redact } from '../redact.js';
 
 /** What was asked when a request failed: never carries the token; the path is shown as sent (segments encoded). */
@@ -14,10 +13,10 @@ export interface SecretsRequestDescription {
 
 export interface SecretsErrorDetails extends SecretsRequestDescription {
   status: number;
-  errors: string[];
-  warnings: string[];
+  errors: readonly string[];
+  warnings: readonly string[];
   retryable?: boolean;
-  attempts?: number;
+  attempts?: number | undefined;
   cause?: unknown;
 }
 
@@ -34,37 +33,119 @@ export interface FaceHints {
 /** The hint for the `gantry` command of any error, where it has one of its own. */
 export { cliHintOf } from '../errors.js';
 
-/** A secrets-service response with status >= 400, kept with everything the service said. */
-export class SecretsError extends GantryError {
-  readonly status: number;
-  readonly errors: readonly string[];
+/** The code of each status the service answers with; any other is `SECRETS_SERVER_ERROR` (5xx) or `SECRETS_REQUEST_FAILED`. */
+const statusCodes = {
+  400: 'SECRETS_BAD_REQUEST',
+  403: 'SECRETS_PERMISSION_DENIED',
+  404: 'SECRETS_NOT_FOUND',
+  405: 'SECRETS_METHOD_NOT_ALLOWED',
+  412: 'SECRETS_NOT_READY',
+  413: 'SECRETS_TOO_LARGE',
+  415: 'SECRETS_UNSUPPORTED_MEDIA_TYPE',
+  429: 'SECRETS_STANDBY',
+  472: 'SECRETS_DR_SECONDARY',
+  473: 'SECRETS_PERFORMANCE_STANDBY',
+  501: 'SECRETS_NOT_INITIALIZED',
+  503: 'SECRETS_UNAVAILABLE',
+} as const satisfies Record<number, string>;
+
+/** Every `code` the secrets area raises (test/architecture/exit-codes.test.ts holds lib/ and providers/ to it). */
+export const secretsErrorCodes = [
+  ...Object.values(statusCodes),
+  'SECRETS_SERVER_ERROR',
+  'SECRETS_REQUEST_FAILED',
+  // A SecretsError for what the service's answer meant to the caller.
+  'SECRETS_CAS_MISMATCH',
+  'SECRETS_CAS_REQUIRED',
+  'SECRETS_MOUNT_UNKNOWN',
+  'SECRETS_PROTOCOL',
+  'SECRETS_LOGIN_NO_TOKEN',
+  'SECRETS_DELETED',
+  'SECRETS_DESTROYED',
+  'SECRETS_CONNECTION',
+  // Refused before sending (exit 2).
+  'SECRETS_PATH_INVALID',
+  'SECRETS_LIMIT',
+  'SECRETS_NO_TOKEN',
+  'SECRETS_CONFIG',
+  'SECRETS_BAD_ARGUMENT',
+  'SECRETS_BAD_DATA',
+  'SECRETS_BAD_DURATION',
+  'SECRETS_BAD_JSON',
+  'SECRETS_BAD_METADATA',
+  'SECRETS_BAD_VERSION',
+  'SECRETS_BINARY_VALUE',
+  'SECRETS_INPUT_FILE',
+  'SECRETS_KV_VERSION',
+  'SECRETS_MISSING',
+  'SECRETS_NAMESPACE_IN',
+  'SECRETS_NO_FIELD',
+] as const;
+export type SecretsErrorCode = (typeof secretsErrorCodes)[number];
+
+/** `auth/<mount>/login` and `auth/<mount>/login/<name>`, in any namespace prefix. */
+function isLoginPath(path: string): boolean {
+  return /(^|\/)auth\/(?:[^/]+\/)+login(\/[^/]*)?$/.test(path);
+}
+
+/** The secrets service's advice by status; statuses not here have none. */
+const secretsHints: HintTable = {
+  403: {
+    hint: 'The token is wrong, expired, or lacks a policy for this path: check the token (the `token` option, SECRETS_TOKEN or gantry:secretsToken), or log in again (loginUserpass, loginAppRole, loginWithToken).',
+    cliHint: 'The token is wrong, expired, or lacks a policy for this path: check SECRETS_TOKEN, or log in again with `gantry secrets login userpass --username <name>` (also approle, token).',
+  },
+  404: {
+    hint: 'Check the mount and the path (client.mounts() lists the mounts, kv.list(<folder>) the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
+    cliHint: 'Check the mount and the path (`gantry secrets mounts` lists the mounts, `gantry secrets list <mount>/<folder>/` the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
+  },
+  405: 'This operation is not supported on this path; check the kv version of the mount.',
+  412: 'The service is not consistent yet (replication); retry shortly.',
+  413: 'The request is larger than the listener accepts.',
+  472: 'This node is a disaster-recovery secondary (or in active replication mode): send requests to the primary.',
+  473: 'This node is a performance standby: send writes to the active node.',
+  501: 'The secrets service is not initialized.',
+  503: 'The service is sealed or down for maintenance; retry when it is unsealed.',
+};
+
+const refusedLogin = 'The login was refused: check the username and password (userpass) or the role id and secret id (approle), and the auth mount';
+
+/** A login's advice: the refusal and a missing auth mount in the words of a login, the rest as any request. */
+const loginHints: HintTable = {
+  ...secretsHints,
+  400: { hint: `${refusedLogin} (the \`mount\` option) they belong to.`, cliHint: `${refusedLogin} (--path) they belong to.` },
+  403: { hint: `${refusedLogin} (the \`mount\` option) they belong to.`, cliHint: `${refusedLogin} (--path) they belong to.` },
+  404: {
+    hint: 'No auth method is enabled at that mount: check the `mount` option (the default is userpass/ or approle/).',
+    cliHint: 'No auth method is enabled at that mount: check --path (the default is userpass or approle).',
+  },
+};
+
+/**
+ * A secrets-service response with status >= 400, kept with everything the service said. Its `url` is the path asked
+ * under the service's address (`/v1/<path>`).
+ */
+export class SecretsError extends ServiceError {
+  declare readonly code: SecretsErrorCode;
+  declare readonly errors: readonly string[];
   readonly warnings: readonly string[];
-  readonly method: string;
   readonly path: string;
   readonly namespace: string | undefined;
-  /** How many attempts were made (1 + retries). */
-  readonly attempts: number;
 
-  constructor(details: SecretsErrorDetails, options: FaceHints & { code?: string } = {}) {
-    const where = `${details.method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`;
-    const said = details.errors.length > 0 ? `: ${terminalText(details.errors.join('; '))}` : '';
-    const tries = details.attempts && details.attempts > 1 ? ` after ${details.attempts} attempts` : '';
-    const hints = options.hint !== undefined ? options : isLoginPath(details.path) ? loginHintsFor(details.status) : hintsFor(details.status);
-    super(redact(`secrets service answered ${details.status} to ${where}${tries}${said}`), {
-      hint: hints.hint,
-      cliHint: hints.cliHint,
-      code: options.code ?? codeFor(details.status),
+  constructor(details: SecretsErrorDetails, options: FaceHints & { code?: SecretsErrorCode } = {}) {
+    const { status, method, errors } = details;
+    super({ status, method, url: `/v1/${details.path}`, attempts: details.attempts, cause: details.cause }, {
+      by: 'secrets service',
+      to: ` to ${method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`,
+      said: errors.length > 0 ? `: ${errors.join('; ')}` : '',
+      errors,
+      ...(options.hint !== undefined ? { hint: { hint: options.hint, cliHint: options.cliHint } } : {}),
+      code: options.code ?? (statusCodes[status as keyof typeof statusCodes] ?? (status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED')),
       // 412 (not yet consistent) and 472/473 (replication, standby) are the service's own "not now", retried like 5xx.
-      exitCode: details.status === 412 || details.status === 472 || details.status === 473 ? ExitCode.remote : exitCodeForStatus(details.status),
-      cause: details.cause,
-    });
-    this.status = details.status;
-    this.errors = details.errors.map(redact);
+      notNow: status === 412 || status === 472 || status === 473,
+    }, isLoginPath(details.path) ? loginHints : secretsHints);
     this.warnings = details.warnings.map(redact);
-    this.method = details.method;
     this.path = redact(details.path);
     this.namespace = details.namespace;
-    this.attempts = details.attempts ?? 1;
   }
 }
 
@@ -196,69 +277,5 @@ export class SecretsNoTokenError extends UsageError {
 export class SecretsConfigError extends UsageError {
   constructor(message: string, hint?: string) {
     super(message, { code: 'SECRETS_CONFIG', ...(hint ? { hint } : {}) });
-  }
-}
-
-function codeFor(status: number): string {
-  switch (status) {
-    case 400: return 'SECRETS_BAD_REQUEST';
-    case 403: return 'SECRETS_PERMISSION_DENIED';
-    case 404: return 'SECRETS_NOT_FOUND';
-    case 405: return 'SECRETS_METHOD_NOT_ALLOWED';
-    case 412: return 'SECRETS_NOT_READY';
-    case 413: return 'SECRETS_TOO_LARGE';
-    case 415: return 'SECRETS_UNSUPPORTED_MEDIA_TYPE';
-    case 429: return 'SECRETS_STANDBY';
-    case 472: return 'SECRETS_DR_SECONDARY';
-    case 473: return 'SECRETS_PERFORMANCE_STANDBY';
-    case 501: return 'SECRETS_NOT_INITIALIZED';
-    case 503: return 'SECRETS_UNAVAILABLE';
-    default: return status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED';
-  }
-}
-
-/** `auth/<mount>/login` and `auth/<mount>/login/<name>`, in any namespace prefix. */
-function isLoginPath(path: string): boolean {
-  return /(^|\/)auth\/(?:[^/]+\/)+login(\/[^/]*)?$/.test(path);
-}
-
-function loginHintsFor(status: number): FaceHints {
-  if (status === 400 || status === 403) {
-    const refused = 'The login was refused: check the username and password (userpass) or the role id and secret id (approle), and the auth mount';
-    return { hint: `${refused} (the \`mount\` option) they belong to.`, cliHint: `${refused} (--path) they belong to.` };
-  }
-  if (status === 404) {
-    return {
-      hint: 'No auth method is enabled at that mount: check the `mount` option (the default is userpass/ or approle/).',
-      cliHint: 'No auth method is enabled at that mount: check --path (the default is userpass or approle).',
-    };
-  }
-  return hintsFor(status);
-}
-
-function hintsFor(status: number): FaceHints {
-  switch (status) {
-    case 403: return {
-      hint: 'The token is wrong, expired, or lacks a policy for this path: check the token (the `token` option, SECRETS_TOKEN or gantry:secretsToken), or log in again (loginUserpass, loginAppRole, loginWithToken).',
-      cliHint: 'The token is wrong, expired, or lacks a policy for this path: check SECRETS_TOKEN, or log in again with `gantry secrets login userpass --username <name>` (also approle, token).',
-    };
-    case 404: return {
-      hint: 'Check the mount and the path (client.mounts() lists the mounts, kv.list(<folder>) the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
-      cliHint: 'Check the mount and the path (`gantry secrets mounts` lists the mounts, `gantry secrets list <mount>/<folder>/` the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
-    };
-    default: return { hint: hintFor(status) };
-  }
-}
-
-function hintFor(status: number): string | undefined {
-  switch (status) {
-    case 405: return 'This operation is not supported on this path; check the kv version of the mount.';
-    case 412: return 'The service is not consistent yet (replication); retry shortly.';
-    case 413: return 'The request is larger than the listener accepts.';
-    case 472: return 'This node is a disaster-recovery secondary (or in active replication mode): send requests to the primary.';
-    case 473: return 'This node is a performance standby: send writes to the active node.';
-    case 501: return 'The secrets service is not initialized.';
-    case 503: return 'The service is sealed or down for maintenance; retry when it is unsealed.';
-    default: return undefined;
   }
 }

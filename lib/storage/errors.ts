@@ -2,10 +2,36 @@
  * The storage API's answers as typed errors. Drive v2's error body is `{error: {code, message, errors: [{domain,
  * reason, message, location, locationType}]}}`; the first reason says what happened and picks the advice.
  */
-import { terminalText } from '../terminal-text.js';
-import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
-import { HttpError } from '../http/index.js';
-import { redact, redactUrl } from '../redact.js';
+import { HttpError, ServiceError, type HintTable } from '../http/index.js';
+import { redact } from '../redact.js';
+
+/**
+ * Every `code` the storage area raises: `STORAGE_<REASON>` (or `STORAGE_<status>`) for an answer, and these
+ * (test/architecture/exit-codes.test.ts holds lib/ and providers/ to the list).
+ */
+export const storageErrorCodes = [
+  'STORAGE_NO_TOKEN',
+  'STORAGE_NO_BASE_URL',
+  'STORAGE_CONFIRM',
+  'STORAGE_FOLDER_NOT_EMPTY',
+  'STORAGE_MD5_MISMATCH',
+  'STORAGE_MD5_UNCHECKED',
+  'STORAGE_MOVE_INTO_ITSELF',
+  'STORAGE_NOT_A_FILE',
+  'STORAGE_NOT_A_FOLDER',
+  'STORAGE_NOT_EXPORTABLE',
+  'STORAGE_REPORT_FOLDER_NOT_FOLDER',
+  'STORAGE_REPORT_FOLDER_NOT_FOUND',
+  'STORAGE_REPORT_FOLDER_TRASHED',
+  'STORAGE_SESSION_FILE',
+  'STORAGE_SOURCE_CHANGED',
+  'STORAGE_SOURCE_CHANGED_DURING_UPLOAD',
+  'STORAGE_STILL_TRASHED',
+  'STORAGE_TRANSFER_GAVE_UP',
+  'STORAGE_UPLOAD_IN_PROGRESS',
+  'STORAGE_UPLOAD_PENDING',
+] as const;
+export type StorageErrorCode = (typeof storageErrorCodes)[number] | `STORAGE_${string}`;
 
 /** One entry of the error body's `errors` array. */
 export interface StorageErrorItem {
@@ -64,18 +90,21 @@ const locationHints: Record<string, string> = {
   '404 revisionId': 'no such revision of the file: `gantry storage revisions <id>` lists them',
 };
 
-function hintFor(status: number, reason: string | undefined, message: string | undefined, location?: string): string {
+/** The advice for an answer's reason, or for where it points; undefined leaves it to the status. */
+function reasonHint(status: number, reason: string | undefined, message: string | undefined, location: string | undefined): string | undefined {
   // Google answers a token without the API's scope with insufficientPermissions too; only its message tells them apart.
   if (reason === 'insufficientPermissions' && message && /authentication scopes/i.test(message)) return hints.insufficientScopes!;
-  const byLocation = location !== undefined ? locationHints[`${status} ${location}`] : undefined;
-  if (byLocation) return byLocation;
-  if (reason && hints[reason]) return hints[reason];
-  if (status === 401) return hints.authError!;
-  if (status === 404) return hints.notFound!;
-  if (status === 412) return hints.conditionNotMet!;
-  if (status >= 500) return 'the storage service failed; try again later';
-  return 'check the request';
+  return (location !== undefined ? locationHints[`${status} ${location}`] : undefined) ?? (reason ? hints[reason] : undefined);
 }
+
+/** The advice by status, for an answer whose reason has none. */
+const statusHints: HintTable = {
+  401: hints.authError,
+  404: hints.notFound,
+  412: hints.conditionNotMet,
+  '5xx': 'the storage service failed; try again later',
+  other: 'check the request',
+};
 
 export interface StorageErrorDetails {
   status: number;
@@ -90,45 +119,31 @@ export interface StorageErrorDetails {
  * A refused or failed storage request. Exit 1 for a definite "no" (404, 403 permission, 412 conflict, 400), 3 for
  * the service failing or still rate-limiting after the retries (5xx, 429, 403 with a rate-limit reason).
  */
-export class StorageError extends GantryError {
-  readonly status: number;
-  readonly method: string;
-  /** Redacted. */
-  readonly url: string;
+export class StorageError extends ServiceError<StorageErrorItem> {
+  declare readonly code: StorageErrorCode;
+  declare readonly errors: StorageErrorItem[];
   /** The first `errors[].reason` (`notFound`, `conditionNotMet`, `userRateLimitExceeded`, …). */
   readonly reason: string | undefined;
   /** The first error's `location` (a parameter or header name), when the service gave one. */
   readonly location: string | undefined;
-  readonly errors: StorageErrorItem[];
   /** The service's own message. */
   readonly storageMessage: string | undefined;
-  readonly attempts: number;
 
   constructor(details: StorageErrorDetails) {
     const { message, items } = readItems(details.body);
     const reason = items[0]?.reason;
     const location = items[0]?.location;
-    const url = redactUrl(details.url);
-    const attempts = details.attempts ?? 1;
-    const said = message ?? (details.rawBody ? `non-JSON body: ${redact(details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300))}` : undefined);
-    const rateLimited = reason !== undefined && (rateLimitReasons as readonly string[]).includes(reason);
-    super(
-      `${details.method} ${url} answered ${details.status}${attempts > 1 ? ` after ${attempts} attempts` : ''}` +
-        terminalText(`${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`),
-      {
-        hint: hintFor(details.status, reason, message, location),
-        exitCode: rateLimited ? ExitCode.remote : exitCodeForStatus(details.status),
-        code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
-      },
-    );
-    this.status = details.status;
-    this.method = details.method;
-    this.url = url;
+    const said = message ?? (details.rawBody ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300)}` : undefined);
+    super(details, {
+      said: `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
+      errors: items,
+      hint: reasonHint(details.status, reason, message, location),
+      code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
+      notNow: reason !== undefined && (rateLimitReasons as readonly string[]).includes(reason),
+    }, statusHints);
     this.reason = reason;
     this.location = location;
-    this.errors = items;
     this.storageMessage = message;
-    this.attempts = attempts;
   }
 }
 

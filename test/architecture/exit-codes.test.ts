@@ -6,27 +6,27 @@ import ts from 'typescript';
 import { DriverProcessError, WebDriverError } from '../../lib/automation/errors.js';
 import { PageanalysisResponseError } from '../../lib/analysis/model.js';
 import { LocalEngineError } from '../../lib/analysis/local.js';
-import { PageanalysisApiError } from '../../lib/analysis/remote.js';
+import { PageanalysisApiError, pageanalysisErrorCodes } from '../../lib/analysis/remote.js';
 import { BrowserLaunchError } from '../../lib/browser/locate.js';
 import { CatalogError } from '../../lib/devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
-import { HttpError, NetworkError, ProtocolError } from '../../lib/http/errors.js';
-import { StorageError } from '../../lib/storage/errors.js';
-import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from '../../lib/platform/errors.js';
+import { HttpError, NetworkError, ProtocolError, ServiceError } from '../../lib/http/errors.js';
+import { StorageError, storageErrorCodes } from '../../lib/storage/errors.js';
+import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, platformErrorCodes } from '../../lib/platform/errors.js';
 import { PlatformLimitsStoreError } from '../../lib/platform/redis-store.js';
 import { AddressError } from '../../lib/registry/address.js';
 import { CliConfigError } from '../../lib/registry/cliconfig.js';
 import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
-import { DiscoveryError } from '../../lib/registry/discovery.js';
+import { DiscoveryError, discoveryErrorCodes } from '../../lib/registry/discovery.js';
 import { LocationError } from '../../lib/registry/location.js';
 import { LockFileError } from '../../lib/registry/lockfile.js';
-import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, SecretsPathError } from '../../lib/secrets/errors.js';
+import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, SecretsPathError, secretsErrorCodes } from '../../lib/secrets/errors.js';
 import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
-import { DeviceLoginError } from '../../lib/auth/errors.js';
-import { ContextClientError } from '../../lib/mcp/client/errors.js';
+import { DeviceLoginError, authErrorCodes, deviceLoginErrorCodes } from '../../lib/auth/errors.js';
+import { ContextClientError, contextClientErrorCodes, mcpClientErrorCodes } from '../../lib/mcp/client/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -78,6 +78,26 @@ interface Construction {
 }
 
 /** Every error class declared under lib/ (extending GantryError, transitively) and every construction with options. */
+/** Every string literal given as a `code:` (in the value's expression, as `a ? 'X' : 'Y'`) under lib/ and providers/. */
+function codeLiterals(): { code: string; where: string }[] {
+  const found: { code: string; where: string }[] = [];
+  for (const file of [...listTs('lib'), ...listTs('providers')]) {
+    const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const literals = (node: ts.Node): void => {
+      if (ts.isStringLiteralLike(node) && /^[A-Z][A-Z0-9_]+$/.test(node.text)) {
+        found.push({ code: node.text, where: `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}` });
+      }
+      ts.forEachChild(node, literals);
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertyAssignment(node) && node.name.getText(source) === 'code') literals(node.initializer);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
 function scanCode(): { classes: Map<string, string>; constructions: Construction[] } {
   const parents = new Map<string, { parent: string; file: string }>();
   const constructions: Construction[] = [];
@@ -149,8 +169,9 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   SecretsNoTokenError: () => new SecretsNoTokenError('secret/app'),
   SecretsConfigError: () => new SecretsConfigError('bad address'),
   BrowserLaunchError: () => [new BrowserLaunchError('no Chromium found'), new BrowserLaunchError('Chromium exited before it was ready', { started: true })],
-  DiscoveryError: () => [new DiscoveryError('discovery failed'), new DiscoveryError('no registry', { exitCode: ExitCode.usage })],
+  DiscoveryError: () => [new DiscoveryError('discovery failed', { code: 'DISCOVERY_FAILED' }), new DiscoveryError('no registry', { code: 'NO_MODULE_REGISTRY' })],
   HttpError: (status) => http(status),
+  ServiceError: (status) => new ServiceError({ status, method: 'GET', url: 'https://service.example/v1/x' }, { said: ': refused', code: `TEST_${status}` }, {}),
   SecretsError: (status) => new SecretsError({ status, method: 'POST', path: 'secret/data/app', errors: ['check-and-set parameter did not match the current version'], warnings: [] }),
   PageanalysisApiError: (status) => new PageanalysisApiError(http(status)),
   NetworkError: () => new NetworkError({ method: 'GET', url: 'https://x.example/', errorCode: 'ECONNREFUSED', cause: new Error('refused') }),
@@ -247,6 +268,37 @@ describe('exit codes: docs/architecture.md "Exit codes" against the code', () =>
     for (const status of [412, 472, 473]) {
       const error = new SecretsError({ status, method: 'GET', path: 'secret/data/app', errors: [], warnings: [] });
       assert.equal(error.exitCode, ExitCode.remote, String(status));
+    }
+  });
+
+  it('LAYER-ERRORS: every `code:` an area raises is in its `as const` catalogue, and each code of a class with several outcomes exits as the table allows', () => {
+    const catalogues: { area: string; prefix: RegExp; codes: readonly string[]; byStatus?: RegExp }[] = [
+      { area: 'secrets', prefix: /^SECRETS_/, codes: secretsErrorCodes },
+      { area: 'platform', prefix: /^PLATFORM_/, codes: platformErrorCodes, byStatus: /^PLATFORM_\d{3}$/ },
+      { area: 'storage', prefix: /^STORAGE_/, codes: storageErrorCodes },
+      { area: 'analysis (page analysis API)', prefix: /^PAGEANALYSIS_/, codes: pageanalysisErrorCodes, byStatus: /^PAGEANALYSIS_\d{3}$/ },
+      { area: 'auth', prefix: /^AUTH_/, codes: authErrorCodes },
+      { area: 'mcp client', prefix: /^CTX_/, codes: mcpClientErrorCodes },
+      { area: 'registry discovery', prefix: /^(?:DISCOVERY_|NO_MODULE_REGISTRY$)/, codes: Object.keys(discoveryErrorCodes) },
+    ];
+    const literals = codeLiterals();
+    for (const { area, prefix, codes, byStatus } of catalogues) {
+      const raised = literals.filter((l) => prefix.test(l.code));
+      assert.ok(raised.length > 0, `the scan finds the ${area} codes`);
+      const outside = raised.filter((l) => !codes.includes(l.code) && !byStatus?.test(l.code)).map((l) => `${l.code} (${l.where})`);
+      assert.deepEqual(outside, [], `codes missing from the ${area} catalogue`);
+      assert.equal(new Set(codes).size, codes.length, `the ${area} catalogue lists each code once`);
+    }
+    for (const [name, catalogue, raise] of [
+      ['DeviceLoginError', deviceLoginErrorCodes, (code: string) => new DeviceLoginError('x', { code: code as keyof typeof deviceLoginErrorCodes })],
+      ['ContextClientError', contextClientErrorCodes, (code: string) => new ContextClientError('x', { code: code as keyof typeof contextClientErrorCodes })],
+      ['DiscoveryError', discoveryErrorCodes, (code: string) => new DiscoveryError('x', { code: code as keyof typeof discoveryErrorCodes })],
+    ] as const) {
+      const expected = table.get(name)!;
+      for (const [code, exit] of Object.entries(catalogue) as [string, number][]) {
+        assert.ok(allowed(expected, { kind: 'fixed', codes: [exit] }), `${name} ${code} exits ${exit}, which the table does not allow`);
+        assert.equal(raise(code).exitCode, exit, `${name} raised with ${code} alone exits as its catalogue says`);
+      }
     }
   });
 });

@@ -5,41 +5,58 @@
  */
 import { ExitCode, GantryError, type ExitCodeValue } from '../../errors.js';
 
-export type ContextClientErrorCode =
+/**
+ * Each reason a context-server sign-in is refused, and its exit code: the peers' answer refused is 1. Where the peer
+ * failed instead (5xx, 429, 408, a JSON-RPC internal error), the raising code passes 3.
+ */
+export const contextClientErrorCodes = {
   /** The protected resource metadata could not be found, or is not RFC 9728's shape. */
-  | 'CTX_NO_RESOURCE_METADATA'
+  CTX_NO_RESOURCE_METADATA: ExitCode.checkFailed,
   /** The metadata's `resource` is not the server that was called (RFC 9728 §3.3). */
-  | 'CTX_RESOURCE_MISMATCH'
+  CTX_RESOURCE_MISMATCH: ExitCode.checkFailed,
   /** No authorization server metadata (RFC 8414 / OpenID configuration) at any of the well-known addresses. */
-  | 'CTX_NO_AS_METADATA'
+  CTX_NO_AS_METADATA: ExitCode.checkFailed,
   /** The authorization server metadata's `issuer` is not the issuer it was looked up for. */
-  | 'CTX_ISSUER_MISMATCH'
+  CTX_ISSUER_MISMATCH: ExitCode.checkFailed,
   /** The authorization server does not advertise PKCE S256. */
-  | 'CTX_NO_S256'
+  CTX_NO_S256: ExitCode.checkFailed,
   /** An endpoint over plain http on a host that is not loopback (CTX-AS-HTTPS). */
-  | 'CTX_INSECURE_ENDPOINT'
+  CTX_INSECURE_ENDPOINT: ExitCode.checkFailed,
   /** Dynamic client registration was refused. */
-  | 'CTX_REGISTRATION_FAILED'
+  CTX_REGISTRATION_FAILED: ExitCode.checkFailed,
   /** The callback's `state` is not the one sent. */
-  | 'CTX_STATE_MISMATCH'
+  CTX_STATE_MISMATCH: ExitCode.checkFailed,
   /** The callback's `iss` is missing (when the server promised it) or not the issuer (RFC 9207). */
-  | 'CTX_ISS_MISMATCH'
+  CTX_ISS_MISMATCH: ExitCode.checkFailed,
   /** The person refused on the authorization page (`error=access_denied`). */
-  | 'CTX_ACCESS_DENIED'
+  CTX_ACCESS_DENIED: ExitCode.checkFailed,
   /** The authorization server answered the authorization request with another error. */
-  | 'CTX_AUTHORIZATION_ERROR'
+  CTX_AUTHORIZATION_ERROR: ExitCode.checkFailed,
   /** Nobody completed the authorization in the browser in time. */
-  | 'CTX_AUTHORIZATION_TIMEOUT'
+  CTX_AUTHORIZATION_TIMEOUT: ExitCode.checkFailed,
   /** The token endpoint refused the code or the refresh token. */
-  | 'CTX_TOKEN_ERROR'
+  CTX_TOKEN_ERROR: ExitCode.checkFailed,
   /** The server still answered 403 insufficient_scope after the one re-authorization with the merged scopes. */
-  | 'CTX_STEP_UP_REFUSED'
+  CTX_STEP_UP_REFUSED: ExitCode.checkFailed,
   /** The server still answered 401 after a fresh token. */
-  | 'CTX_UNAUTHORIZED'
+  CTX_UNAUTHORIZED: ExitCode.checkFailed,
   /** The context server answered a request with a JSON-RPC error or an HTTP error status (the SDK's errors, typed). */
-  | 'CTX_PROTOCOL_ERROR';
+  CTX_PROTOCOL_ERROR: ExitCode.checkFailed,
+} as const satisfies Record<string, ExitCodeValue>;
+export type ContextClientErrorCode = keyof typeof contextClientErrorCodes;
+
+/** Every `code` the context-server client raises: its refusals, and its settings refused before sending (exit 2). */
+export const mcpClientErrorCodes = [
+  ...(Object.keys(contextClientErrorCodes) as ContextClientErrorCode[]),
+  'CTX_SERVER_URL',
+  'CTX_CLIENT',
+  'CTX_NO_CLIENT',
+  'CTX_CALLBACK_PORT',
+] as const;
+export type McpClientErrorCode = (typeof mcpClientErrorCodes)[number];
 
 export class ContextClientError extends GantryError {
+  declare readonly code: ContextClientErrorCode;
   /** The OAuth `error` the peer sent, when it sent one. */
   readonly oauthError: string | undefined;
   /** The HTTP status of the answer that ended the flow, when there was one. */
@@ -48,7 +65,7 @@ export class ContextClientError extends GantryError {
   constructor(message: string, options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
     super(message, {
       code: options.code,
-      exitCode: options.exitCode ?? ExitCode.checkFailed,
+      exitCode: options.exitCode ?? contextClientErrorCodes[options.code],
       ...(options.hint ? { hint: options.hint } : {}),
       ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });
