@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import { pulumiConfigFromEnvironment } from '../secrets/config.js';
+import { pulumiConfigFromEnvironment } from '../settings.js';
 import { checkAuthUrl } from './discovery.js';
 import { DeviceLoginError } from './errors.js';
 import { AuthSession } from './session.js';

@@ -1,6 +1,7 @@
 import { expectOptions } from '../arguments.js';
 import { createHttpClient, HttpError, NetworkError, registerSecret, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { describeJsonSyntaxProblem } from '../json-syntax.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
 import { getLogger, type Logger } from '../log.js';
 import { resolveSecretsConfig, settings, type ResolvedSecretsConfig, type ResolveSources, type SecretsClientOptions } from './config.js';
 import { SecretsConnectionError, SecretsError, SecretsNoTokenError, SecretsPathError } from './errors.js';
@@ -17,6 +18,11 @@ export interface CreateSecretsClientOptions extends SecretsClientOptions {
   /** Where environment and Pulumi config are read from (tests; defaults to process.env and PULUMI_CONFIG). */
   sources?: ResolveSources;
 }
+
+const clientOptionKeys = optionKeys<CreateSecretsClientOptions>({
+  address: true, token: true, namespace: true, caCert: true, caPath: true, clientCert: true, clientKey: true, skipVerify: true, tlsServerName: true,
+  maxRetries: true, timeoutMs: true, tokenHeader: true, namespaceIn: true, retryWaitMinMs: true, retryWaitMaxMs: true, limits: true, logger: true, sources: true,
+});
 
 const listFallbackStatuses = new Set([400, 405, 501]);
 const notRetried = (status: number) => !(retriedStatuses as readonly number[]).includes(status);
@@ -41,6 +47,7 @@ export class SecretsClient {
 
   constructor(options: CreateSecretsClientOptions = {}) {
     expectOptions('SecretsClient', options);
+    refuseUnknownOptions('SecretsClient', options, clientOptionKeys);
     const { token, ...config } = resolveSecretsConfig(options, options.sources);
     this.config = Object.freeze(config);
     this.#token = token;

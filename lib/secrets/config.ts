@@ -4,6 +4,7 @@ import { waitLimits } from '../waits.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';
+import { pulumiConfigFromEnvironment, refuseUnknownOptions, settingsReader, type PulumiConfigLookup, type SettingOrigin, type SettingSources, type SettingSpec } from '../settings.js';
 
 /**
  * Client configuration. Each setting comes from, in order: the options given in code (or command flags), the
@@ -62,11 +63,10 @@ export interface ResolvedSecretsConfig {
   retryWaitMaxMs: number;
   limits: RequestLimits;
   /** Where each setting came from, for `--verbose` and error messages (never the values). */
-  sources: Record<string, 'option' | 'environment' | 'pulumi' | 'default'>;
+  sources: Record<string, SettingOrigin>;
 }
 
-/** A Pulumi config lookup: `key` is the full key, e.g. `gantry:secretsAddr`. */
-export type PulumiConfigLookup = (key: string) => string | undefined;
+export type { PulumiConfigLookup };
 
 export const defaults = {
   address: 'https://127.0.0.1:8200',
@@ -75,11 +75,6 @@ export const defaults = {
   retryWaitMinMs: 1000,
   retryWaitMaxMs: 1500,
 } as const;
-
-interface Setting {
-  env: string;
-  pulumi: string;
-}
 
 export const settings = {
   address: { env: 'SECRETS_ADDR', pulumi: 'gantry:secretsAddr' },
@@ -101,34 +96,13 @@ export const settings = {
   maxJsonStringValueLength: { env: 'SECRETS_MAX_JSON_STRING_VALUE_LENGTH', pulumi: 'gantry:secretsMaxJsonStringValueLength' },
   maxJsonObjectEntryCount: { env: 'SECRETS_MAX_JSON_OBJECT_ENTRY_COUNT', pulumi: 'gantry:secretsMaxJsonObjectEntryCount' },
   maxJsonArrayElementCount: { env: 'SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT', pulumi: 'gantry:secretsMaxJsonArrayElementCount' },
-} as const satisfies Record<string, Setting>;
+} as const satisfies Record<string, Required<SettingSpec>>;
 
 const limitKeys = ['maxRequestBytes', 'maxJsonDepth', 'maxJsonStringValueLength', 'maxJsonObjectEntryCount', 'maxJsonArrayElementCount'] as const satisfies ReadonlyArray<keyof RequestLimits & keyof typeof settings>;
 
-/**
- * Pulumi config as the Pulumi runtime passes it to a program or a dynamic provider: the `PULUMI_CONFIG`
- * environment variable, a JSON object keyed `project:key`. Returns undefined outside Pulumi.
- */
-export function pulumiConfigFromEnvironment(env: NodeJS.ProcessEnv = process.env): PulumiConfigLookup | undefined {
-  const raw = env.PULUMI_CONFIG;
-  if (!raw) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  if (!parsed || typeof parsed !== 'object') return undefined;
-  const map = parsed as Record<string, unknown>;
-  return (key) => {
-    const value = map[key];
-    return typeof value === 'string' ? value : value === undefined || value === null ? undefined : JSON.stringify(value);
-  };
-}
+export { pulumiConfigFromEnvironment };
 
-export interface ResolveSources {
-  env?: NodeJS.ProcessEnv;
-  pulumi?: PulumiConfigLookup | undefined;
+export interface ResolveSources extends Omit<SettingSources, 'optionNames'> {
   /**
    * How errors name a setting given as an option: `option address` by default; the command passes its flags
    * (`--address`), so that a bad value is reported by the name the user typed.
@@ -138,35 +112,14 @@ export interface ResolveSources {
 
 /** Resolve the configuration: options, then environment, then Pulumi config, then defaults. */
 export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources: ResolveSources = {}): ResolvedSecretsConfig {
-  const env = sources.env ?? process.env;
-  const pulumi = 'pulumi' in sources ? sources.pulumi : pulumiConfigFromEnvironment(env);
-  const origin: ResolvedSecretsConfig['sources'] = {};
-
-  function pick<K extends keyof typeof settings>(key: K, option: unknown): { raw: unknown; from: string } | undefined {
-    const setting = settings[key];
-    if (option !== undefined && option !== null && option !== '') {
-      origin[key] = 'option';
-      const limit = (limitKeys as readonly string[]).includes(key);
-      return { raw: option, from: sources.optionNames?.[key] ?? `option ${limit ? 'limits.' : ''}${key}` };
-    }
-    const fromEnv = env[setting.env];
-    if (fromEnv !== undefined && fromEnv !== '') {
-      origin[key] = 'environment';
-      return { raw: fromEnv, from: setting.env };
-    }
-    const fromPulumi = pulumi?.(setting.pulumi);
-    if (fromPulumi !== undefined && fromPulumi !== '') {
-      origin[key] = 'pulumi';
-      return { raw: fromPulumi, from: setting.pulumi };
-    }
-    origin[key] = 'default';
-    return undefined;
-  }
-
-  const text = (key: keyof typeof settings, option: unknown): string | undefined => {
-    const got = pick(key, option);
-    return got === undefined ? undefined : String(got.raw);
+  const reader = settingsReader(settings, sources);
+  const { env } = reader;
+  const pick = (key: keyof typeof settings, option: unknown): { raw: unknown; from: string } | undefined => {
+    const limit = (limitKeys as readonly string[]).includes(key);
+    const got = reader.pick(key, option, `option ${limit ? 'limits.' : ''}${key}`);
+    return got && { raw: got.value, from: got.from };
   };
+  const text = (key: keyof typeof settings, option: unknown): string | undefined => reader.text(key, option);
 
   // The token first, and registered with the redactor at once: an error about any other setting must not show it
   // (a token pasted into SECRETS_ADDR, say).
@@ -181,6 +134,7 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
   const timeoutPick = pick('timeoutMs', options.timeoutMs);
 
   const namespaceText = text('namespace', options.namespace);
+  if (options.limits !== undefined && options.limits !== null && typeof options.limits === 'object') refuseUnknownOptions('SecretsClient', options.limits, limitKeys, 'options.limits');
   const limits: RequestLimits = { ...defaultLimits };
   for (const key of limitKeys) {
     const got = pick(key, options.limits?.[key]);
@@ -209,13 +163,13 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     skipVerify: skipPick ? parseBoolean(skipPick.raw, skipPick.from) : false,
     tlsServerName: text('tlsServerName', options.tlsServerName),
     maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
-    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, origin.timeoutMs === 'option') : waitLimits(env).timeoutMs ?? defaults.timeoutMs,
+    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, reader.origins.timeoutMs === 'option') : waitLimits(env).timeoutMs ?? defaults.timeoutMs,
     tokenHeader,
     namespaceIn,
     retryWaitMinMs,
     retryWaitMaxMs,
     limits,
-    sources: origin,
+    sources: reader.origins as ResolvedSecretsConfig['sources'],
   };
 }
 
