@@ -9,3 +9,14 @@ export function isLoopbackHost(hostname: string): boolean {
   if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
   return false;
 }
+
+/**
+ * The one rule for where a credential may travel over plain http: https anywhere, http only to this machine (a bearer
+ * token, an API key or a notification's channel token crosses the connection).
+ */
+export function isHttpsOrLoopback(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+}
+
+/** The rule as messages say it. */
+export const httpsOrLoopbackText = 'https (http only on loopback: localhost, 127.0.0.0/8 or [::1])';

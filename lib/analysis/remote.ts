@@ -7,6 +7,7 @@
 import { expectObject } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, ServiceError, httpHints, type HintTable, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
+import { parseServiceUrl } from '../service-url.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
@@ -105,12 +106,7 @@ export interface PageanalysisClient {
 export function createPageanalysisClient(options: RemoteEngineOptions): PageanalysisClient {
   expectObject('createPageanalysisClient', 'options', options, 'an object with baseUrl and apiKey or token');
   if (!options.baseUrl) throw new UsageError('the page analysis API needs a base URL (PAGEANALYSIS_BASE_URL)');
-  let base: URL;
-  try {
-    base = new URL(options.baseUrl);
-  } catch {
-    throw new UsageError(`the page analysis base URL "${options.baseUrl}" is not a URL`);
-  }
+  const base = parseServiceUrl(options.baseUrl, { name: 'the page analysis base URL', plainHttp: 'anywhere', userinfo: true, query: true });
   registerSecret(options.apiKey);
   registerSecret(options.oauthToken);
   const http: HttpClient = createHttpClient({

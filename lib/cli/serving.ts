@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
 import { getLogger } from '../log.js';
+import { isLoopbackHost } from '../loopback.js';
 import { examplesDir } from '../paths.js';
 import { onStdoutReaderGone } from './reader-gone.js';
 
@@ -14,7 +15,7 @@ import { onStdoutReaderGone } from './reader-gone.js';
  * unless GANTRY_DEV_ALLOW_REMOTE=1 says the wider exposure is meant (a container whose port is published).
  */
 export function checkDevHost(host: string, flag = '--host'): void {
-  if (['localhost', '::1', '[::1]'].includes(host.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(host)) return;
+  if (isLoopbackHost(host)) return;
   if (process.env.GANTRY_DEV_ALLOW_REMOTE === '1') {
     getLogger().warn(`listening on ${host}, which is not loopback (GANTRY_DEV_ALLOW_REMOTE=1): anyone who reaches it gets the dev servers' root token`);
     return;

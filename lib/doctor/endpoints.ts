@@ -7,6 +7,7 @@
 import { GantryError } from '../errors.js';
 import { createHttpClient, NetworkError, noRetry, redact, redactUrl } from '../http/index.js';
 import type { Logger } from '../log.js';
+import { parseServiceUrl } from '../service-url.js';
 import type { DoctorCheck } from './types.js';
 
 export interface EndpointProbeOptions {
@@ -101,9 +102,9 @@ const pageAnalysis: Endpoint = {
     const { RUN_PATH } = await import('../analysis/remote.js');
     let base: URL;
     try {
-      base = new URL(target);
-    } catch {
-      return { status: 'error', detail: 'PAGEANALYSIS_BASE_URL is not a URL' };
+      base = parseServiceUrl(target, { name: 'PAGEANALYSIS_BASE_URL', showValue: false, plainHttp: 'anywhere', userinfo: true, query: true });
+    } catch (error) {
+      return { status: 'error', detail: (error as Error).message };
     }
     const where = redactUrl(base);
     // runPageanalysis without a page and without the key or token: the API says 400 (or 401/403), nothing is analysed.

@@ -10,6 +10,7 @@
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import { parseServiceUrl } from '../service-url.js';
 import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, noRetry, paginate, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type RequestOptions, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
@@ -185,13 +186,7 @@ export class PlatformClient {
       throw new UsageError(`${where}: no platform API address: pass baseUrl or set PLATFORM_API_URL`, { code: 'PLATFORM_NO_URL', hint: 'e.g. PLATFORM_API_URL=https://api.platform.example (gantry dev serves one locally)' });
     }
     expectString(where, 'baseUrl', baseUrl, 'the REST API address, e.g. https://api.platform.example');
-    let base: URL;
-    try {
-      base = new URL(baseUrl);
-    } catch {
-      throw new UsageError(`${where}: the platform API address ${redactUrl(baseUrl)} is not a URL`, { code: 'INVALID_ARGUMENT', hint: 'check PLATFORM_API_URL or baseUrl' });
-    }
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`${where}: the platform API address must be http(s), got ${base.protocol}`, { code: 'INVALID_ARGUMENT' });
+    const base = parseServiceUrl(baseUrl, { name: `${where}: the platform API address`, plainHttp: 'anywhere', userinfo: true, query: true, code: 'INVALID_ARGUMENT', hint: 'check PLATFORM_API_URL or baseUrl' });
     this.baseUrl = base.toString().replace(/\/$/, '');
     this.basePath = base.pathname.replace(/\/$/, '');
     this.origin = base.origin;

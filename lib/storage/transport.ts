@@ -25,6 +25,7 @@ import {
   type Timeouts,
 } from '../http/index.js';
 import type { Logger } from '../log.js';
+import { parseServiceUrl } from '../service-url.js';
 import { rateLimitReasons, toStorageError } from './errors.js';
 
 /**
@@ -73,22 +74,9 @@ export function notCarriedOutOnly(policy: RetryPolicy): RetryPolicy {
   return { ...policy, statuses: policy.statuses.filter((status) => status === 429), errorCodes: ['ECONNREFUSED'] };
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 /** The service root: https, or http on loopback only (a bearer token crosses it); no query, fragment or userinfo. */
 export function storageBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`the storage base URL "${raw}" is not a URL`, { hint: 'set STORAGE_BASE_URL to the service root, e.g. https://storage.example.com' });
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHosts.has(url.hostname))) {
-    throw new UsageError(`the storage base URL must be https (http only on 127.0.0.1, localhost or [::1]): ${url.protocol}//${url.host}`, { hint: 'bearer tokens cross this connection' });
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`the storage base URL ${url.protocol}//${url.host}${url.pathname} must have no user, query or fragment`);
-  }
+  const url = parseServiceUrl(raw, { name: 'the storage base URL', hint: 'set STORAGE_BASE_URL to the service root, e.g. https://storage.example.com', schemeHint: 'bearer tokens cross this connection' });
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/storage\/v2$/, '')}`;
 }
 

@@ -13,6 +13,7 @@ import { expectObject, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { registerSecret } from '../redact.js';
+import { parseServiceUrl } from '../service-url.js';
 import type { ChannelNotification, ChannelReceiver } from './channels.js';
 import type { StorageMethods } from './methods.js';
 import type { ChangesListParams, FilesGetParams } from './params.js';
@@ -51,20 +52,10 @@ export interface Watch {
   stop(): Promise<void>;
 }
 
-const loopback = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 function channelBody(where: string, options: WatchOptions): { id: string; token: string; body: Channel } {
   expectObject(where, 'options', options, 'an object with the address to notify');
   expectString(where, 'options.address', options.address, 'the https URL the service notifies');
-  let url: URL;
-  try {
-    url = new URL(options.address);
-  } catch {
-    throw new UsageError(`${where}: options.address is not a URL`, { code: 'INVALID_ARGUMENT' });
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback.has(url.hostname))) {
-    throw new UsageError(`${where}: options.address must be https (http only on 127.0.0.1, localhost or [::1]), got ${url.protocol}//${url.host}`, { code: 'INVALID_ARGUMENT' });
-  }
+  const url = parseServiceUrl(options.address, { name: `${where}: options.address`, userinfo: true, query: true, code: 'INVALID_ARGUMENT' });
   const id = options.id ?? randomUUID();
   expectString(where, 'options.id', id);
   if (!/^[A-Za-z0-9\-_+/=]{1,64}$/.test(id)) throw new UsageError(`${where}: options.id must be 1-64 characters of A-Za-z0-9-_+/=`, { code: 'INVALID_ARGUMENT' });

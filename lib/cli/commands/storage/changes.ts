@@ -5,6 +5,7 @@
 // then (lib/storage/watch.ts keepWatchingChanges), and while none can be registered the change log is polled.
 import type { Command } from 'commander';
 import { shown } from '../../../errors.js';
+import { isLoopbackHost } from '../../../loopback.js';
 import type { Change, RenewingWatch, StorageClient, WatchEvent } from '../../../storage/index.js';
 import { usage, type CliContext } from '../../context.js';
 import type { Output } from '../../output.js';
@@ -76,7 +77,7 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
     : undefined;
   const listen = flags.listen !== undefined ? checkListen(flags.listen) : { host: '127.0.0.1', port: 0 };
   const address = flags.address !== undefined ? checkNotifyAddress(flags.address) : undefined;
-  if (flags.watch && address === undefined && !['127.0.0.1', 'localhost', '::1'].includes(listen.host)) {
+  if (flags.watch && address === undefined && !isLoopbackHost(listen.host)) {
     throw usage(`--listen ${flags.listen}: notifications go over plain http only on loopback`, 'give --address https://… (forwarded to the --listen address) for a service on another machine');
   }
   await withStorage(flags, context, async ({ client }) => {

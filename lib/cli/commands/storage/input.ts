@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { shown, UsageError } from '../../../errors.js';
 import { ensureFolder, missingPathHint, missingPathText } from '../../../local-paths.js';
+import { parseServiceUrl } from '../../../service-url.js';
 import { usage } from '../../context.js';
 
 /** Drive's ids are letters, digits, `-` and `_` (`root` names the root folder). */
@@ -91,16 +92,7 @@ export function checkListen(value: string): { host: string; port: number } {
 
 /** `--address <url>`: what the service is told to POST notifications to (https, or http on loopback). */
 export function checkNotifyAddress(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usage(`--address ${shown(value.slice(0, 120))} is not a URL`, 'e.g. --address https://hooks.example.com/storage (forwarded to --listen)');
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw usage(`--address must be https (http only on 127.0.0.1, localhost or [::1]), got ${url.protocol}//${url.host}`);
-  if (url.username || url.password) throw usage('--address must carry no user or password');
-  return url.href;
+  return parseServiceUrl(value, { name: '--address', query: true, hint: 'e.g. --address https://hooks.example.com/storage (forwarded to --listen)' }).href;
 }
 
 /** A local file `put` is to upload: it must exist and be a regular file (a folder, a device, a FIFO are refused). */
