@@ -6,6 +6,7 @@
  * `{ adress }` would otherwise pass silently and the client fall back to a default (got refuses them alike).
  */
 import { UsageError } from './errors.js';
+import { closestName } from './spelling.js';
 
 /** Where a setting came from, for `--verbose` and error messages (never the value). */
 export type SettingOrigin = 'option' | 'environment' | 'pulumi' | 'default';
@@ -125,32 +126,6 @@ export function optionKeys<T extends object>(keys: { readonly [K in keyof Requir
   return Object.freeze(Object.keys(keys));
 }
 
-/** Edit distance (insertions, deletions, substitutions, and swaps of two neighbours), case-insensitive. */
-function distance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= s.length; i += 1) {
-    for (let j = 1; j <= t.length; j += 1) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[s.length]![t.length]!;
-}
-
-/** The known key nearest to `key`, when it is near enough to be a typing mistake. */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const d = distance(key, candidate);
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
 /**
  * Refuses an option key the client does not read (exit 2), naming it and the closest known key. `name` is how
  * messages call the object (`options`, `options.limits`). Keys of an object's prototype are not looked at.
@@ -160,7 +135,7 @@ export function refuseUnknownOptions(where: string, options: object | undefined,
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const shownKey = JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}…` : key);
-    const near = closestKey(key, known);
+    const near = closestName(key, known);
     throw new UsageError(`${where}: unknown option ${shownKey} in ${name}${near ? ` (did you mean "${near}"?)` : ''}`, {
       code: 'UNKNOWN_OPTION',
       hint: `${name} takes ${known.join(', ')}`,

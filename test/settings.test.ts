@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { ExitCode, UsageError } from '../lib/errors.js';
-import { closestKey, optionKeys, pulumiConfigFromEnvironment, refuseUnknownOptions, settingsReader } from '../lib/settings.js';
+import { optionKeys, pulumiConfigFromEnvironment, refuseUnknownOptions, settingsReader } from '../lib/settings.js';
 import { SecretsClient } from '../lib/secrets/index.js';
+import { closestName } from '../lib/spelling.js';
+import { PlatformApp, PlatformClient } from '../lib/platform/index.js';
+import { createStorageClient } from '../lib/storage/index.js';
+import { createEngine, createPageanalysisClient } from '../lib/analysis/index.js';
+import { RegistryClient } from '../lib/registry/index.js';
+import { WebhookReceiver } from '../lib/webhooks/index.js';
 
 const table = {
   address: { env: 'X_ADDR', pulumi: 'gantry:xAddr' },
@@ -53,12 +59,35 @@ describe('settings resolver (lib/settings.ts)', () => {
     });
     assert.throws(() => refuseUnknownOptions('XClient', { colour: 1 }, known), (e: unknown) => e instanceof UsageError && !/did you mean/.test(e.message));
     assert.doesNotThrow(() => refuseUnknownOptions('XClient', { address: undefined, token: 't' }, known));
-    assert.equal(closestKey('Namespace', known), 'namespace');
-    assert.equal(closestKey('tokne', known), 'token');
+    assert.equal(closestName('Namespace', known), 'namespace');
+    assert.equal(closestName('tokne', known), 'token');
   });
 
   it('LAYER-SETTINGS: new SecretsClient({ adress }) is refused rather than falling back to the default address', () => {
     assert.throws(() => new SecretsClient({ adress: 'http://127.0.0.1:1' } as never), (e: unknown) => e instanceof UsageError && e.exitCode === 2 && /"adress".*"address"/.test(e.message));
     assert.throws(() => new SecretsClient({ limits: { maxJsonDeph: 3 } } as never), (e: unknown) => e instanceof UsageError && /options\.limits.*"maxJsonDepth"/.test(e.message));
+  });
+
+  it('LAYER-SETTINGS: every client that takes settings refuses a mistyped option key (exit 2), naming the key it meant', () => {
+    const cases: Array<[string, () => unknown, string]> = [
+      ['PlatformClient', () => new PlatformClient({ baseURL: 'http://127.0.0.1:1', env: {} } as never), 'baseUrl'],
+      ['PlatformApp', () => new PlatformApp({ appID: 1, env: {} } as never), 'appId'],
+      ['createStorageClient', () => createStorageClient({ baseUrl: 'http://127.0.0.1:1', tokn: 't' } as never), 'token'],
+      ['createEngine', () => createEngine({ baseurl: 'http://127.0.0.1:1', env: {} } as never), 'baseUrl'],
+      ['createPageanalysisClient', () => createPageanalysisClient({ baseUrl: 'http://127.0.0.1:1', apikey: 'k' } as never), 'apiKey'],
+      ['new RegistryClient', () => new RegistryClient({ token: {} } as never), 'tokens'],
+      ['WebhookReceiver', () => new WebhookReceiver({ secret: 's' } as never), 'secrets'],
+    ];
+    for (const [where, make, meant] of cases) {
+      assert.throws(make, (e: unknown) => e instanceof UsageError && e.exitCode === ExitCode.usage && e.message.startsWith(`${where}: unknown option`) && e.message.includes(`"${meant}"`), where);
+    }
+  });
+
+  it('LAYER-SETTINGS: the platform and page-analysis clients read their stack configuration after the environment', () => {
+    const PULUMI_CONFIG = JSON.stringify({ 'gantry:platformApiUrl': 'http://127.0.0.1:7/api', 'gantry:pageanalysisBaseUrl': 'http://127.0.0.1:8' });
+    assert.equal(new PlatformClient({ env: { PULUMI_CONFIG } }).baseUrl, 'http://127.0.0.1:7/api');
+    assert.equal(new PlatformClient({ env: { PULUMI_CONFIG, PLATFORM_API_URL: 'http://127.0.0.1:9' } }).baseUrl, 'http://127.0.0.1:9');
+    assert.equal(createEngine({ env: { PULUMI_CONFIG } }).name, 'api');
+    assert.equal(createEngine({ env: {} }).name, 'local');
   });
 });

@@ -5,6 +5,7 @@
  * test/analysis/audits.test.ts holds it to Lighthouse's own default configuration.
  */
 import type { CategoryId } from './enums.js';
+import { editDistance } from '../spelling.js';
 
 /** Audit ids by the first category that lists them (three are listed by two: see `SECOND_CATEGORY`). */
 export const AUDITS_BY_CATEGORY: Readonly<Record<CategoryId, readonly string[]>> = {
@@ -114,20 +115,6 @@ const ABBREVIATIONS: Readonly<Record<string, string>> = {
   inp: 'interaction-to-next-paint',
 };
 
-function distance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = previous[0]!;
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const above = previous[j]!;
-      previous[j] = Math.min(previous[j]! + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return previous[b.length]!;
-}
-
 /** Up to `limit` ids close to `text`: its expansion when it is an abbreviation, near spellings, ids containing it. */
 export function closeMatches(text: string, candidates: readonly string[], limit = 3): string[] {
   const wanted = text.trim().toLowerCase();
@@ -135,7 +122,7 @@ export function closeMatches(text: string, candidates: readonly string[], limit 
   const expanded = ABBREVIATIONS[wanted];
   if (expanded) found.push(expanded);
   const scored = candidates
-    .map((id) => ({ id, score: distance(wanted, id) }))
+    .map((id) => ({ id, score: editDistance(wanted, id) }))
     .filter(({ id, score }) => score <= Math.max(2, Math.floor(id.length / 4)) || (wanted.length >= 4 && id.includes(wanted)))
     .sort((a, b) => a.score - b.score || a.id.localeCompare(b.id));
   for (const { id } of scored) if (!found.includes(id)) found.push(id);

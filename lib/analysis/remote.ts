@@ -8,6 +8,7 @@ import { expectObject } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, ServiceError, httpHints, type HintTable, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
 import { parseServiceUrl } from '../service-url.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
 import type { Logger } from '../log.js';
 import { idToCategory, type Category, type Strategy } from './enums.js';
 import type { AnalysisEngine, AnalysisRequest, AnalysisRun } from './engine.js';
@@ -41,6 +42,10 @@ export interface RemoteEngineOptions {
   utmSource?: string;
   captchaToken?: string;
 }
+
+const remoteEngineOptionKeys = optionKeys<RemoteEngineOptions>({
+  baseUrl: true, apiKey: true, oauthToken: true, retry: true, timeoutMs: true, logger: true, utmCampaign: true, utmSource: true, captchaToken: true,
+});
 
 export interface RunPageanalysisParams {
   /** PAG-Q-URL: required. */
@@ -105,6 +110,7 @@ export interface PageanalysisClient {
 
 export function createPageanalysisClient(options: RemoteEngineOptions): PageanalysisClient {
   expectObject('createPageanalysisClient', 'options', options, 'an object with baseUrl and apiKey or token');
+  refuseUnknownOptions('createPageanalysisClient', options, remoteEngineOptionKeys);
   if (!options.baseUrl) throw new UsageError('the page analysis API needs a base URL (PAGEANALYSIS_BASE_URL)');
   const base = parseServiceUrl(options.baseUrl, { name: 'the page analysis base URL', plainHttp: 'anywhere', userinfo: true, query: true });
   registerSecret(options.apiKey);

@@ -14,6 +14,8 @@ import { getLogger, type Logger } from '../log.js';
 import { PlatformClient, type PlatformClientOptions, type PlatformTokenSource } from './client.js';
 import { systemClock } from './clock.js';
 import { credentialKey, type IdentityOptions } from './identity.js';
+import { platformSettings, sharedPlatformOptionKeys } from './settings.js';
+import { optionKeys, refuseUnknownOptions, settingsReader } from '../settings.js';
 
 /** GitHub: a JWT lives at most 10 minutes; `iat` 60 s in the past allows for clock drift. */
 const JWT_BACKDATE_S = 60;
@@ -31,6 +33,8 @@ export interface PlatformAppOptions extends Omit<PlatformClientOptions, 'token' 
   /** A PEM file holding the private key. */
   privateKeyFile?: string;
 }
+
+const platformAppOptionKeys = optionKeys<PlatformAppOptions>({ ...sharedPlatformOptionKeys, appId: true, privateKey: true, privateKeyFile: true });
 
 export interface InstallationToken {
   token: string;
@@ -57,16 +61,17 @@ function checkId(where: string, name: string, value: unknown): string {
 function loadKey(where: string, options: PlatformAppOptions, env: NodeJS.ProcessEnv): KeyObject {
   let material: string | Buffer | KeyObject;
   let from: string;
-  if (options.privateKey !== undefined) {
-    [material, from] = [options.privateKey, 'the privateKey option'];
-  } else if (options.privateKeyFile !== undefined) {
-    expectString(where, 'privateKeyFile', options.privateKeyFile, 'the path of a PEM file');
-    [material, from] = [readLocalTextSync(options.privateKeyFile, { what: `${where}: the app's private key file` }), options.privateKeyFile];
-  } else if (env.GANTRY_APP_PRIVATE_KEY) {
-    [material, from] = [env.GANTRY_APP_PRIVATE_KEY, 'GANTRY_APP_PRIVATE_KEY'];
-  } else if (env.GANTRY_APP_PRIVATE_KEY_FILE) {
-    const file = env.GANTRY_APP_PRIVATE_KEY_FILE;
-    [material, from] = [readLocalTextSync(file, { what: `${where}: the app's private key file (GANTRY_APP_PRIVATE_KEY_FILE)` }), file];
+  const settings = settingsReader(platformSettings, { env });
+  const key = settings.pick('privateKey', options.privateKey, 'the privateKey option');
+  const file = settings.pick('privateKeyFile', options.privateKeyFile);
+  // The options first, then the environment; in each, the key itself before a file.
+  const chosen = [key, file].find((picked) => picked?.origin === 'option') ?? key ?? file;
+  if (chosen !== undefined && chosen === key) {
+    [material, from] = [chosen.value as string | Buffer | KeyObject, chosen.from];
+  } else if (chosen !== undefined) {
+    const path = chosen.value;
+    expectString(where, 'privateKeyFile', path, 'the path of a PEM file');
+    [material, from] = [readLocalTextSync(path, { what: `${where}: the app's private key file${chosen.origin === 'option' ? '' : ` (${chosen.from})`}` }), path];
   } else {
     throw new UsageError(`${where}: no private key for the app: pass privateKey or privateKeyFile, or set GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, {
       code: 'PLATFORM_APP_NO_KEY',
@@ -110,8 +115,9 @@ export class PlatformApp {
   constructor(options: PlatformAppOptions = {}) {
     const where = 'PlatformApp';
     expectOptions(where, options);
+    refuseUnknownOptions(where, options, platformAppOptionKeys);
     const env = options.env ?? process.env;
-    const appId = options.appId ?? (env.GANTRY_APP_ID || undefined);
+    const appId = settingsReader(platformSettings, { env }).pick('appId', options.appId)?.value as string | number | undefined;
     if (appId === undefined) throw new UsageError(`${where}: no app id: pass appId or set GANTRY_APP_ID`, { code: 'PLATFORM_APP_NO_ID', hint: 'the id is on the app\'s settings page (gantry dev prints its app\'s)' });
     this.appId = checkId(where, 'appId', appId);
     this.key = loadKey(where, options, env);

@@ -11,6 +11,8 @@
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { parseServiceUrl } from '../service-url.js';
+import { optionKeys, refuseUnknownOptions, settingsReader } from '../settings.js';
+import { platformSettings, sharedPlatformOptionKeys } from './settings.js';
 import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, noRetry, paginate, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type RequestOptions, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
@@ -61,6 +63,10 @@ export interface PlatformClientOptions {
   tls?: TlsOptions;
   proxy?: ProxySettings;
 }
+
+const platformClientOptionKeys = optionKeys<PlatformClientOptions>({
+  ...sharedPlatformOptionKeys, token: true, auth: true, clientId: true, clientSecret: true, serverSide: true, identity: true,
+});
 
 /**
  * Tokens that change over time (the core's `Credentials`), and who they are to the platform (for the budgets). A
@@ -180,8 +186,10 @@ export class PlatformClient {
   constructor(options: PlatformClientOptions = {}) {
     const where = 'PlatformClient';
     expectOptions(where, options);
+    refuseUnknownOptions(where, options, platformClientOptionKeys);
     const env = options.env ?? process.env;
-    const baseUrl = options.baseUrl ?? (env.PLATFORM_API_URL || undefined);
+    const settings = settingsReader(platformSettings, { env });
+    const baseUrl = settings.pick('baseUrl', options.baseUrl, 'baseUrl')?.value;
     if (baseUrl === undefined) {
       throw new UsageError(`${where}: no platform API address: pass baseUrl or set PLATFORM_API_URL`, { code: 'PLATFORM_NO_URL', hint: 'e.g. PLATFORM_API_URL=https://api.platform.example (gantry dev serves one locally)' });
     }
@@ -246,7 +254,7 @@ export class PlatformClient {
     this.maxWaitFrom = maxWait !== undefined ? '--max-wait, GANTRY_MAX_WAIT' : 'limits.maxWaitMs';
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? getLogger();
-    const limitsUrl = options.limitsUrl ?? (typeof options.limits === 'string' ? options.limits : undefined) ?? (env.GANTRY_PLATFORM_LIMITS_URL || undefined);
+    const limitsUrl = settings.pick('limitsUrl', options.limitsUrl ?? (typeof options.limits === 'string' ? options.limits : undefined))?.value;
     if (limitsUrl !== undefined) expectString(where, 'limitsUrl', limitsUrl, 'a redis:// address of the shared budgets');
     const store = options.store ?? (limitsUrl !== undefined ? budgetStoreFor(limitsUrl, { logger: this.logger }) : processBudgetStore);
     this.limiter = limiterFor(store, this.clock, this.logger);

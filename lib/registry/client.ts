@@ -2,6 +2,7 @@ import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { ExitCode, GantryError, UsageError } from '../errors.js';
 import { createHttpClient, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
 import { defaultRegistryHost, modulePackage, normaliseHost, toModuleAddress, type ModuleAddress } from './address.js';
 import { createTokenSource, type TokenSource } from './credentials.js';
 import { Discovery, type DiscoveryCache, type RegistryServices } from './discovery.js';
@@ -20,6 +21,8 @@ export interface RegistryClientOptions {
   discoveryCache?: DiscoveryCache;
   logger?: Logger;
 }
+
+const registryClientOptionKeys = optionKeys<RegistryClientOptions>({ env: true, tokens: true, terraformConfig: true, http: true, retry: true, discoveryCache: true, logger: true });
 
 /** Where a version's source is, as the registry said (REG-EP-DOWNLOAD). */
 export interface DownloadLocation {
@@ -51,6 +54,7 @@ export class RegistryClient {
 
   constructor(options: RegistryClientOptions = {}) {
     expectOptions('new RegistryClient', options);
+    refuseUnknownOptions('new RegistryClient', options, registryClientOptionKeys);
     if (options.env !== undefined) expectObject('new RegistryClient', 'options.env', options.env);
     if (options.tokens !== undefined) expectObject('new RegistryClient', 'options.tokens', options.tokens, 'an object mapping hosts to tokens');
     this.env = options.env ?? process.env;

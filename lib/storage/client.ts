@@ -10,6 +10,7 @@ import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import type { AccessTokenSession, Credentials, ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/index.js';
 import type { Logger } from '../log.js';
+import { optionKeys, refuseUnknownOptions, settingsReader, type SettingSpec } from '../settings.js';
 import { createMethods, type StorageMethods } from './methods.js';
 import { createStorageTransport, type StorageTransport } from './transport.js';
 import { keepWatchingChanges, keepWatchingFile, watchChanges, watchFile, type KeepWatchingChangesOptions, type KeepWatchingFileOptions, type RenewingWatch, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
@@ -31,8 +32,19 @@ export interface StorageClientOptions {
   onRetry?: (retry: RetryNotice) => void;
 }
 
+/** Where the base URL and token are read besides the options (lib/settings.ts: options, environment, Pulumi config). */
+export const storageSettings = {
+  baseUrl: { env: 'STORAGE_BASE_URL', pulumi: 'gantry:storageBaseUrl' },
+  token: { env: 'STORAGE_TOKEN' },
+} as const satisfies Record<string, SettingSpec>;
+
+const storageClientOptionKeys = optionKeys<StorageClientOptions>({
+  baseUrl: true, token: true, transport: true, retry: true, logger: true, userAgent: true, proxy: true, timeouts: true, onRetry: true,
+});
+
 function resolveTransport(where: string, options: StorageClientOptions | undefined): { transport: StorageTransport; owned: boolean } {
   expectOptions(where, options as unknown);
+  refuseUnknownOptions(where, options, storageClientOptionKeys);
   if (options?.transport !== undefined) {
     expectObject(where, 'options.transport', options.transport, 'a storage transport (createStorageTransport)');
     if (typeof options.transport.request !== 'function' || typeof options.transport.list !== 'function') {
@@ -40,9 +52,10 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
     }
     return { transport: options.transport, owned: false };
   }
-  const baseUrl = options?.baseUrl ?? process.env.STORAGE_BASE_URL;
+  const settings = settingsReader(storageSettings);
+  const baseUrl = settings.pick('baseUrl', options?.baseUrl)?.value;
   expectString(where, 'options.baseUrl', baseUrl, 'the service root URL (or set STORAGE_BASE_URL)');
-  const token = options?.token ?? process.env.STORAGE_TOKEN;
+  const token = settings.pick('token', options?.token)?.value as StorageClientOptions['token'];
   if (typeof token === 'string') expectString(where, 'options.token', token.trim(), 'a bearer token (or set STORAGE_TOKEN, or pass an AuthSession)');
   else if (!token || typeof token !== 'object' || (typeof (token as AccessTokenSession).getAccessToken !== 'function' && typeof (token as Credentials).token !== 'function')) {
     throw new UsageError(`${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession) or token() (Credentials), got ${token === undefined ? 'nothing' : typeof token}`, {

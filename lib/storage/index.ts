@@ -1,6 +1,6 @@
 // The storage API v2 client (Drive v2 with `drive` renamed `storage`): all 70 methods, paging, errors and retries,
 // changes and push notifications. Uploads, downloads and exports build on the same transport.
-export { StorageClient, createStorageClient } from './client.js';
+export { StorageClient, createStorageClient, storageSettings } from './client.js';
 export type { StorageClientOptions } from './client.js';
 export { createStorageTransport, storageRetryPolicy, storageBaseUrl, maxEmptyPages } from './transport.js';
 export type { StorageTransport, StorageTransportOptions, StorageTokenSource, StorageRequest, StorageParams, StoragePage, ListOptions } from './transport.js';

@@ -16,6 +16,7 @@ import { deliveryPayloadReader, sendRefusal, type DeliveryPayload } from './deli
 import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
 
 /** The answer to a delivery handled (or recorded) in full. */
 const DONE = `${JSON.stringify({ status: 'done' })}\n`;
@@ -66,6 +67,8 @@ export interface ReceiverOptions {
   logger?: Logger;
   env?: NodeJS.ProcessEnv;
 }
+
+const receiverOptionKeys = optionKeys<ReceiverOptions>({ secrets: true, allowSha1: true, maxBytes: true, largeReads: true, ackWithinMs: true, queue: true, work: true, logger: true, env: true });
 
 /** One line per delivery, for logs and tests. */
 export interface DeliveryRecord {
@@ -120,6 +123,7 @@ export class WebhookReceiver {
   constructor(options: ReceiverOptions = {}) {
     const where = 'WebhookReceiver';
     expectOptions(where, options);
+    refuseUnknownOptions(where, options, receiverOptionKeys);
     const secrets = webhookSecrets(where, options.secrets, options.env ?? process.env);
     this.readPayload = deliveryPayloadReader({ secrets, allowSha1: options.allowSha1 ?? true, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}) });
     const ack = options.ackWithinMs ?? 5_000;
