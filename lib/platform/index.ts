@@ -1,6 +1,7 @@
 export { PlatformClient, platformRetryPolicy, readRateLimitHeaders } from './client.js';
 export type { PlatformClientOptions, PlatformRequestOptions, PlatformResponse, PlatformBudgets, PlatformTokenSource, QueryValue } from './client.js';
 export { PlatformApp } from './app.js';
+export { platformSettings } from './settings.js';
 export type { PlatformAppOptions, InstallationToken } from './app.js';
 export { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError } from './errors.js';
 export { resolveIdentity, installationBudget, kindOfToken, identityKinds } from './identity.js';

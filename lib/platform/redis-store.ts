@@ -21,11 +21,13 @@
  * The `redis` package (node-redis) is imported only when such a store first talks to Redis.
  */
 import { expectObject, expectString } from '../arguments.js';
-import { UsageError, GantryError, ExitCode } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redact, redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
+import { openRedis, RedisStoreError, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import type { BudgetSnapshot, BudgetStore, Reservation, ReleaseInfo, ReserveResult, ResourceState, Scope } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
 
@@ -46,14 +48,15 @@ export interface RedisBudgetStoreOptions {
   logger?: Logger;
 }
 
+const budgetStoreOptionKeys = optionKeys<RedisBudgetStoreOptions>({ url: true, prefix: true, leaseMs: true, pollMs: true, connectTimeoutMs: true, windowScale: true, clock: true, logger: true });
+
 /** Redis could not be reached or answered an error: the request is not sent (the store fails closed). */
-export class PlatformLimitsStoreError extends GantryError {
+export class PlatformLimitsStoreError extends RedisStoreError {
   constructor(message: string, cause?: unknown) {
     super(message, {
       code: 'PLATFORM_LIMITS_STORE',
-      exitCode: ExitCode.remote,
       hint: 'the shared rate-limit budgets live in Redis (GANTRY_PLATFORM_LIMITS_URL, or the client option limitsUrl); start it or fix the address, or unset it to keep the budgets in this process',
-      ...(cause !== undefined ? { cause } : {}),
+      cause,
     });
   }
 }
@@ -245,21 +248,6 @@ end
 return cjson.encode(out)
 `;
 
-interface Script { source: string; sha?: string }
-
-/** The part of node-redis this store uses. */
-interface RedisConnection {
-  isReady: boolean;
-  connect(): Promise<unknown>;
-  close?(): Promise<unknown>;
-  destroy(): void;
-  ref(): void;
-  unref(): void;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  scriptLoad(script: string): Promise<string>;
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
-
 const minuteMs = 60_000;
 const hourMs = 60 * minuteMs;
 let slotCounter = 0;
@@ -295,6 +283,7 @@ export class RedisBudgetStore implements BudgetStore {
     const where = 'RedisBudgetStore';
     expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379' }");
     expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
+    refuseUnknownOptions(where, options, budgetStoreOptionKeys);
     parseRedisAddress(where, options.url, 'the limits store', 'e.g. redis://127.0.0.1:6379 — the budgets stay in this process when none is given');
     const positive = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
@@ -326,29 +315,18 @@ export class RedisBudgetStore implements BudgetStore {
   private connect(): Promise<RedisConnection> {
     if (this.closed) return Promise.reject(new PlatformLimitsStoreError(`the limits store ${this.shownUrl} is closed`));
     this.connection ??= (async () => {
-      const { createClient } = await import('redis');
-      const client = createClient({
+      const client = await openRedis({
         url: this.url,
-        // Fail closed and fast: commands while disconnected are refused at once instead of queued.
-        disableOfflineQueue: true,
-        socket: { connectTimeout: this.connectTimeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-      }) as unknown as RedisConnection;
-      client.on('error', (error: Error) => {
-        const message = error.message || String(error);
-        this.outage.down();
-        if (message !== this.lastError) this.logger.warn(`platform: the limits store ${this.shownUrl}: ${message}`);
-        this.lastError = message;
+        connectTimeoutMs: this.connectTimeoutMs,
+        reconnectBeforeReady: true,
+        onError: (error) => {
+          const message = error.message || String(error);
+          this.outage.down();
+          if (message !== this.lastError) this.logger.warn(`platform: the limits store ${this.shownUrl}: ${message}`);
+          this.lastError = message;
+        },
+        onReady: () => this.answered(),
       });
-      (client as RedisConnection & { on(event: 'ready', listener: () => void): unknown }).on('ready', () => this.answered());
-      try {
-        await Promise.race([
-          client.connect(),
-          new Promise((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs).unref()),
-        ]);
-      } catch (error) {
-        client.destroy();
-        throw error;
-      }
       client.unref();
       return client;
     })().catch((error: unknown) => {
@@ -371,16 +349,7 @@ export class RedisBudgetStore implements BudgetStore {
       client = await this.connect();
       // The socket keeps the process alive only while a command is waiting for its answer.
       client.ref();
-      const options = { keys, arguments: args.map(String) };
-      script.sha ??= await client.scriptLoad(script.source);
-      let reply: unknown;
-      try {
-        reply = await client.evalSha(script.sha, options);
-      } catch (error) {
-        if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-        script.sha = await client.scriptLoad(script.source);
-        reply = await client.evalSha(script.sha, options);
-      }
+      const reply = await runScript(client, script, keys, args);
       this.answered();
       return reply;
     } catch (error) {

@@ -27,11 +27,13 @@
  */
 import { hostname } from 'node:os';
 import { expectFunction, expectObject, expectString } from '../arguments.js';
-import { ExitCode, GantryError, UsageError } from '../errors.js';
+import { GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redact, redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
+import { optionKeys, refuseUnknownOptions } from '../settings.js';
+import { openRedis, RedisStoreError, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import { MemoryQueue, type AddResult, type JobOutcome, type JobQueue, type JobRunner, type JobState, type MemoryQueueOptions, type WebhookJob } from './queue.js';
 
 export interface RedisQueueOptions {
@@ -60,14 +62,17 @@ export interface RedisQueueOptions {
   logger?: Logger;
 }
 
+const redisQueueOptionKeys = optionKeys<RedisQueueOptions>({
+  url: true, prefix: true, concurrency: true, remember: true, jobTimeoutMs: true, leaseMs: true, retryDelayMs: true, maxRetryDelayMs: true, maxAttempts: true, pollMs: true, connectTimeoutMs: true, logger: true,
+});
+
 /** Redis could not be reached or answered an error: the delivery was not queued (the queue fails closed). */
-export class WebhookQueueError extends GantryError {
+export class WebhookQueueError extends RedisStoreError {
   constructor(message: string, cause?: unknown) {
     super(message, {
       code: 'WEBHOOK_QUEUE',
-      exitCode: ExitCode.remote,
       hint: 'the webhook queue lives in Redis (GANTRY_HOOKS_QUEUE_URL, --queue); start it or fix the address — the platform can redeliver what was refused',
-      ...(cause !== undefined ? { cause } : {}),
+      cause,
     });
   }
 }
@@ -218,21 +223,6 @@ redis.call('PUBLISH', channel, '{"type":"added"}')
 return 1
 `;
 
-interface Script { source: string; sha?: string }
-
-/** The part of node-redis this queue uses. */
-interface RedisConnection {
-  isReady: boolean;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): void;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  scriptLoad(script: string): Promise<string>;
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  hmGet(key: string, fields: string[]): Promise<Array<string | null>>;
-  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
-}
-
 interface Held {
   id: string;
   token: string;
@@ -288,6 +278,7 @@ export class RedisQueue implements JobQueue {
     const where = 'RedisQueue';
     expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379/0' }");
     expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
+    refuseUnknownOptions(where, options, redisQueueOptionKeys);
     parseRedisAddress(where, options.url, 'the queue', 'e.g. redis://127.0.0.1:6379/0 — without one the jobs stay in this process (MemoryQueue)');
     const whole = (name: string, value: number | undefined, fallback: number, min = 1) => {
       if (value === undefined) return fallback;
@@ -477,36 +468,16 @@ export class RedisQueue implements JobQueue {
    * A new connection: commands fail at once while it is down (no offline queue); reconnects once it has been up. The
    * commands' connection (`commands`) is the one whose return ends an outage; the subscription's may come back first.
    */
-  private async open(commands: boolean): Promise<RedisConnection> {
-    const { createClient } = await import('redis');
-    let up = false;
-    const client = createClient({
+  private open(commands: boolean): Promise<RedisConnection> {
+    // The first connection fails at once (refused, wrong password) rather than retrying while a delivery waits.
+    return openRedis({
       url: this.url,
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: this.connectTimeoutMs,
-        // The first connection fails at once (refused, wrong password) rather than retrying while a delivery waits.
-        reconnectStrategy: (retries: number) => (up ? Math.min(100 * 2 ** retries, 2_000) : false),
+      connectTimeoutMs: this.connectTimeoutMs,
+      onError: (error) => this.warnOnce(`the webhook queue ${this.shownUrl}: ${error.message || String(error)}`),
+      onReady: () => {
+        if (commands) this.answered();
       },
-    }) as unknown as RedisConnection & { on(event: 'ready', listener: () => void): unknown };
-    client.on('error', (error: Error) => this.warnOnce(`the webhook queue ${this.shownUrl}: ${error.message || String(error)}`));
-    client.on('ready', () => {
-      up = true;
-      if (commands) this.answered();
     });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        client.connect(),
-        new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs); }),
-      ]);
-    } catch (error) {
-      client.destroy();
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-    return client;
   }
 
   private connect(): Promise<RedisConnection> {
@@ -566,17 +537,7 @@ export class RedisQueue implements JobQueue {
 
   /** Runs a script by its SHA (loading it on first use and after a NOSCRIPT). */
   private script(script: Script, keys: string[], args: Array<string | number>, consequence?: string): Promise<unknown> {
-    return this.call(async (client) => {
-      const options = { keys, arguments: args.map(String) };
-      script.sha ??= await client.scriptLoad(script.source);
-      try {
-        return await client.evalSha(script.sha, options);
-      } catch (error) {
-        if (!/NOSCRIPT/.test((error as Error).message)) throw error;
-        script.sha = await client.scriptLoad(script.source);
-        return await client.evalSha(script.sha, options);
-      }
-    }, consequence);
+    return this.call((client) => runScript(client, script, keys, args), consequence);
   }
 
   /** The job's outcome as Redis has it, or undefined when there is no such job (never added, or forgotten). */

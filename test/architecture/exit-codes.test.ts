@@ -25,6 +25,7 @@ import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
+import { RedisStoreError } from '../../lib/redis-connection.js';
 import { DeviceLoginError, authErrorCodes, deviceLoginErrorCodes } from '../../lib/auth/errors.js';
 import { ContextClientError, contextClientErrorCodes, mcpClientErrorCodes } from '../../lib/mcp/client/errors.js';
 
@@ -198,6 +199,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new DeviceLoginError('access was denied on the approval page', { code: 'AUTH_ACCESS_DENIED' }),
     new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),
   ],
+  RedisStoreError: () => [new RedisStoreError('the store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED', { code: 'REDIS_STORE', hint: 'start it' })],
   WebhookQueueError: () => [new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued')],
 };
 
