@@ -5,10 +5,11 @@
 import { terminalText } from '../terminal-text.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
-import { ProtocolError, type HttpClient } from '../http/index.js';
-import { DeviceLoginError, checkAuthServer, oauthError } from './errors.js';
+import { ProtocolError, parseRetryAfter, type HttpClient } from '../http/index.js';
+import { deviceAuthorizationRequest, errorResponse, optionalSeconds, requiredString, type OAuthAnswer } from '../oauth/index.js';
+import { DeviceLoginError, checkAuthServer, fromOAuth, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
-import { optionalSeconds, postForm, requiredString, retryAfterMs, type OAuthAnswer } from './transport.js';
+import { oauthConfig } from './tokens.js';
 
 export interface DeviceCode {
   deviceCode: string;
@@ -72,6 +73,14 @@ function checkUrl(value: string, field: string, url: string): string {
 }
 
 export function readDeviceCode(answer: OAuthAnswer, now: number): DeviceCode {
+  try {
+    return deviceCodeOf(answer, now);
+  } catch (error) {
+    throw fromOAuth(error);
+  }
+}
+
+function deviceCodeOf(answer: OAuthAnswer, now: number): DeviceCode {
   const what = 'the device code answer';
   const deviceCode = requiredString(answer, 'device_code', what);
   const userCode = checkDisplayable(requiredString(answer, 'user_code', what), 'user_code', answer.url);
@@ -99,8 +108,9 @@ function isQuotaRefusal(answer: OAuthAnswer): boolean {
 export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoints, request: DeviceCodeRequest): Promise<DeviceCode> {
   const now = request.now ?? Date.now;
   const backoff = { ...defaultQuotaBackoff, ...request.quotaBackoff };
+  const config = oauthConfig(http, endpoints, request);
   for (let attempt = 0; ; attempt++) {
-    const answer = await postForm(http, endpoints.deviceAuthorization, { client_id: request.clientId, client_secret: request.clientSecret, scope: request.scopes.join(' ') }, request.signal);
+    const answer = await deviceAuthorizationRequest(config, { scope: request.scopes.join(' ') }, request.signal);
     if (answer.status === 200) return readDeviceCode(answer, now());
     if (isQuotaRefusal(answer)) {
       if (attempt >= backoff.retries) {
@@ -109,13 +119,13 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
           hint: 'wait a few minutes and run `gantry auth login` again; many logins at once with one client id share its quota',
         });
       }
-      const wait = Math.min(retryAfterMs(answer, now()) ?? backoff.initialMs * 2 ** attempt, backoff.maxMs);
+      const wait = Math.min(parseRetryAfter(answer.headers['retry-after'], now()) ?? backoff.initialMs * 2 ** attempt, backoff.maxMs);
       request.onQuotaWait?.(wait, attempt + 1);
       await sleep(wait, undefined, request.signal ? { signal: request.signal } : undefined);
       continue;
     }
-    const error = answer.json?.error;
-    if (typeof error === 'string') throw oauthError(error, typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined, answer.status);
+    const refused = errorResponse(answer);
+    if (refused) throw oauthError(refused.error, refused.description, answer.status);
     throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${terminalText(answer.text)}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'));
   }
 }

@@ -7,8 +7,9 @@
  */
 import { UsageError } from '../errors.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
-import { getJson } from './transport.js';
-import { checkAuthServer } from './errors.js';
+import { isLoopbackHost } from '../loopback.js';
+import { checkMetadata, findMetadata, optionalEndpoint, wellKnownUrl, type MetadataDocument } from '../oauth/index.js';
+import { checkAuthServer, fromOAuth } from './errors.js';
 
 export interface AuthEndpoints {
   /** The address the user gave, normalised (no trailing slash). */
@@ -23,8 +24,6 @@ export interface AuthEndpoints {
   source: 'openid-configuration' | 'oauth-authorization-server' | 'defaults';
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 /** An authorization-server address: https, or http on loopback only (tokens cross it), no query, no fragment, no userinfo. */
 export function checkAuthUrl(raw: string, name = 'the authorization server address'): string {
   let url: URL;
@@ -33,73 +32,55 @@ export function checkAuthUrl(raw: string, name = 'the authorization server addre
   } catch {
     throw new UsageError(`${name} "${raw.slice(0, 200)}" is not a URL`, { hint: 'e.g. https://oauth2.example.com (`gantry dev` prints GANTRY_AUTH_URL)' });
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHosts.has(url.hostname))) {
-    throw new UsageError(`${name} must be https (http only on 127.0.0.1, ::1 or localhost): tokens and the client secret travel to it`, { hint: `got ${url.protocol}//${url.host}` });
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new UsageError(`${name} must be https (http only on a loopback address: 127.0.0.1, ::1, localhost): tokens and the client secret travel to it`, { hint: `got ${url.protocol}//${url.host}` });
   }
   if (url.username || url.password) throw new UsageError(`${name} must not carry a user name or password`);
   if (url.search || url.hash) throw new UsageError(`${name} must not have a query or fragment`);
   return url.href.replace(/\/+$/, '');
 }
 
-function endpointOf(value: unknown, field: string, origin: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ProtocolError(`the authorization server's metadata has a ${field} that is not a string`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ProtocolError(`the authorization server's metadata has a ${field} that is not a URL: ${value.slice(0, 120)}`);
+/**
+ * The OpenID configuration first, then RFC 8414's document; each at the address given with the well-known segment
+ * appended, then inserted after the host (RFC 8414 §3.1) — one address each for a server without a path.
+ */
+function documentUrls(base: string): Array<[MetadataDocument, string]> {
+  const urls: Array<[MetadataDocument, string]> = [];
+  for (const document of ['openid-configuration', 'oauth-authorization-server'] as const) {
+    for (const placement of ['appended', 'inserted'] as const) {
+      const url = wellKnownUrl(base, document, placement);
+      if (!urls.some(([, seen]) => seen === url)) urls.push([document, url]);
+    }
   }
-  // Metadata naming plain http for a remote host would send tokens in clear text.
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackHosts.has(url.hostname))) {
-    throw new ProtocolError(`the authorization server's metadata points ${field} at ${url.protocol}//${url.host}, which is not https`, `metadata fetched from ${origin}`);
-  }
-  return url.href;
-}
-
-async function metadata(http: HttpClient, url: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-  const answer = await getJson(http, url, {}, signal);
-  if (answer.status === 404 || answer.status === 405 || answer.status === 410) return undefined;
-  if (answer.status !== 200) {
-    if (answer.status >= 500) throw new ProtocolError(`${url} answered ${answer.status}`, 'the authorization server failed; try again later');
-    return undefined;
-  }
-  if (!answer.json) throw new ProtocolError(`${url} is not a JSON object`, checkAuthServer('it should be the authorization server, not a web page'));
-  return answer.json;
-}
-
-/** RFC 8414 §3.1: the well-known segment goes between the host and the issuer's path. */
-function wellKnown(authUrl: string, name: string): string[] {
-  const url = new URL(authUrl);
-  const path = url.pathname.replace(/\/+$/, '');
-  const candidates = [`${url.origin}${path}/.well-known/${name}`];
-  if (path) candidates.push(`${url.origin}/.well-known/${name}${path}`);
-  return candidates;
+  return urls;
 }
 
 export async function discoverEndpoints(http: HttpClient, authUrl: string, signal?: AbortSignal): Promise<AuthEndpoints> {
   const base = checkAuthUrl(authUrl);
-  const documents: Array<['openid-configuration' | 'oauth-authorization-server', string]> = [
-    ...wellKnown(base, 'openid-configuration').map((u) => ['openid-configuration', u] as ['openid-configuration', string]),
-    ...wellKnown(base, 'oauth-authorization-server').map((u) => ['oauth-authorization-server', u] as ['oauth-authorization-server', string]),
-  ];
-  for (const [source, url] of documents) {
-    const document = await metadata(http, url, signal);
-    if (!document) continue;
-    const device = endpointOf(document.device_authorization_endpoint, 'device_authorization_endpoint', url);
-    const token = endpointOf(document.token_endpoint, 'token_endpoint', url);
+  const documents = documentUrls(base);
+  // A server that fails (5xx) is raised by the core: the metadata may be there once it is back.
+  const { found, notJson } = await findMetadata(http, documents.map(([, url]) => url), { signal, serverFailure: (status) => status >= 500 });
+  if (!found) {
+    if (notJson.length > 0) throw new ProtocolError(`${notJson[0]} is not a JSON object`, checkAuthServer('it should be the authorization server, not a web page'));
+    return { authUrl: base, issuer: undefined, deviceAuthorization: `${base}/device/code`, token: `${base}/token`, revocation: `${base}/revoke`, userinfo: undefined, jwksUri: undefined, source: 'defaults' };
+  }
+  const { document, url } = found;
+  try {
+    // Metadata naming plain http for a remote host would send tokens in clear text.
+    checkMetadata(found, { server: base });
     // Metadata without a device endpoint (an OpenID provider listing only its web flows) still says where its token
     // and revocation endpoints are; the device endpoint then takes the spec's shape.
     return {
       authUrl: base,
       issuer: typeof document.issuer === 'string' ? document.issuer : undefined,
-      deviceAuthorization: device ?? `${base}/device/code`,
-      token: token ?? `${base}/token`,
-      revocation: endpointOf(document.revocation_endpoint, 'revocation_endpoint', url) ?? `${base}/revoke`,
-      userinfo: endpointOf(document.userinfo_endpoint, 'userinfo_endpoint', url),
-      jwksUri: endpointOf(document.jwks_uri, 'jwks_uri', url),
-      source,
+      deviceAuthorization: optionalEndpoint(document.device_authorization_endpoint, 'device_authorization_endpoint', base) ?? `${base}/device/code`,
+      token: optionalEndpoint(document.token_endpoint, 'token_endpoint', base) ?? `${base}/token`,
+      revocation: optionalEndpoint(document.revocation_endpoint, 'revocation_endpoint', base) ?? `${base}/revoke`,
+      userinfo: optionalEndpoint(document.userinfo_endpoint, 'userinfo_endpoint', base),
+      jwksUri: optionalEndpoint(document.jwks_uri, 'jwks_uri', base),
+      source: documents.find(([, candidate]) => candidate === url)![0],
     };
+  } catch (error) {
+    throw fromOAuth(error);
   }
-  return { authUrl: base, issuer: undefined, deviceAuthorization: `${base}/device/code`, token: `${base}/token`, revocation: `${base}/revoke`, userinfo: undefined, jwksUri: undefined, source: 'defaults' };
 }

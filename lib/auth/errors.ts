@@ -4,6 +4,8 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
+import { ProtocolError } from '../http/index.js';
+import { OAuthError, oauthErrorCodes } from '../oauth/index.js';
 
 /**
  * Each code a device login ends with, and its exit code: a definite "no" is 1, the authorization server failing 3.
@@ -104,4 +106,15 @@ export function oauthError(error: string, description: string | undefined, statu
 
 export function expiredError(): DeviceLoginError {
   return new DeviceLoginError('the code expired before it was approved: run `gantry auth login` again', { code: 'AUTH_EXPIRED', oauthError: 'expired_token', hint: 'enter the code on the approval page before it expires' });
+}
+
+/**
+ * The OAuth core's neutral error in the device login's terms: an error body the server sent is its AUTH_* code (the
+ * table above); an answer or metadata that breaks the protocol stays what lib/http calls it, a ProtocolError (3).
+ * Anything else passes unchanged.
+ */
+export function fromOAuth(error: unknown): unknown {
+  if (!(error instanceof OAuthError)) return error;
+  if (error.code === oauthErrorCodes.errorResponse && error.error !== undefined) return oauthError(error.error, error.description, error.status ?? 400);
+  return new ProtocolError(error.message, error.hint ?? checkAuthServer('it does not speak the OAuth 2.0 device grant as expected'));
 }

@@ -10,7 +10,7 @@ export { AuthSession, refreshMarginMs, type AuthSessionOptions } from './session
 export { openProfileLogin, selectLogin, selectedProfile, loginSettings, readClientSecretFile, loginConfigKeys, type LoginSelection, type LoginSettings, type ProfileLogin } from './profile-login.js';
 export { renderPrompt, displayUrl, formatSeconds, type PromptOptions } from './display.js';
 export { listMyChannels, type Channel } from './video.js';
-export { authHttpClient, getJson } from './transport.js';
+export { oauthHttpClient as authHttpClient, getJson } from '../oauth/index.js';
 export type { TokenSet, ProfileKey, StoredLogin, StoreKind, TokenStore } from './store/types.js';
 export { verifySecurityEventToken, securityEventHandler, applySecurityEvent, jwksKeys, tokenIdentifier, droppingEvents, SecurityEventError, type SecurityEvent, type SecurityEventKeys, type SecurityEventHandlerOptions } from './security-events.js';
 export { storeFlagNames, type StoreNames } from './store/index.js';

@@ -13,7 +13,7 @@ import { loginSettings } from './profile-login.js';
 import { defaultScopeNames, resolveScopes } from './scopes.js';
 import type { ProfileKey, TokenSet } from './store/types.js';
 import { idTokenClaims } from './tokens.js';
-import { authHttpClient } from './transport.js';
+import { oauthHttpClient as authHttpClient } from '../oauth/index.js';
 
 export interface DeviceLoginOptions {
   /** The authorization server; default GANTRY_AUTH_URL (else a Pulumi program's gantry:authUrl), as the command reads it. */

@@ -9,15 +9,15 @@
 import { terminalText } from '../terminal-text.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode } from '../errors.js';
-import { NetworkError, ProtocolError, type HttpClient } from '../http/index.js';
+import { NetworkError, ProtocolError, parseRetryAfter, type HttpClient } from '../http/index.js';
+import { deviceCodeGrantRequest, errorResponse, grantTypes } from '../oauth/index.js';
 import { DeviceLoginError, checkAuthServer, expiredError, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import type { DeviceCode } from './device.js';
 import type { TokenSet } from './store/types.js';
-import { readTokens, type ClientCredentials } from './tokens.js';
-import { postForm, retryAfterMs } from './transport.js';
+import { oauthConfig, readTokens, type ClientCredentials } from './tokens.js';
 
-export const deviceGrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+export const deviceGrantType = grantTypes.deviceCode;
 /** RFC 8628 §3.5: what each slow_down adds to the interval. */
 export const slowDownStepMs = 5_000;
 /** Failures in a row (5xx, connection errors) after which polling gives up before the deadline. */
@@ -55,6 +55,7 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
   let intervalMs = device.interval * 1000;
   let nextWait = intervalMs;
   let failures = 0;
+  const config = oauthConfig(http, endpoints, options);
   for (;;) {
     if (options.signal?.aborted) throw cancelled();
     const remaining = device.expiresAt - now();
@@ -67,12 +68,7 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
     await wait(nextWait, options.signal);
     let answer;
     try {
-      answer = await postForm(http, endpoints.token, {
-        client_id: options.clientId,
-        client_secret: options.clientSecret,
-        device_code: device.deviceCode,
-        grant_type: deviceGrantType,
-      }, options.signal);
+      answer = await deviceCodeGrantRequest(config, device.deviceCode, options.signal);
     } catch (error) {
       if (options.signal?.aborted) throw cancelled();
       if (!(error instanceof NetworkError) || ++failures >= maxTransientFailures) throw error;
@@ -82,8 +78,9 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
     }
     if (now() >= device.expiresAt) throw expiredError();
     if (answer.status === 200 && answer.json?.access_token !== undefined) return readTokens(answer, now());
-    const error = typeof answer.json?.error === 'string' ? answer.json.error : undefined;
-    const retryAfter = retryAfterMs(answer, now());
+    const refused = errorResponse(answer);
+    const error = refused?.error;
+    const retryAfter = parseRetryAfter(answer.headers['retry-after'], now());
     if (error === 'authorization_pending') {
       failures = 0;
       nextWait = Math.max(intervalMs, retryAfter ?? 0);
@@ -99,7 +96,7 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
       continue;
     }
     if (error === 'expired_token') throw expiredError();
-    if (error) throw oauthError(error, typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined, answer.status);
+    if (error) throw oauthError(error, refused?.description, answer.status);
     if (answer.status >= 500 || answer.status === 429) {
       if (++failures >= maxTransientFailures) throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} ${failures} times in a row while polling`, 'the authorization server is failing; run `gantry auth login` again later');
       nextWait = Math.max(intervalMs, retryAfter ?? 0);

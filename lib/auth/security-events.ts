@@ -9,7 +9,7 @@ import { createHash, createPublicKey, verify as verifySignature, type JsonWebKey
 import type http from 'node:http';
 import type { HttpClient } from '../http/index.js';
 import type { OpenTokenStoreOptions } from './store/types.js';
-import { getJson } from './transport.js';
+import { getJson } from '../oauth/index.js';
 
 export const secEventBase = 'https://schemas.openid.net/secevent';
 export const droppingEvents = [

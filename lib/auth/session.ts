@@ -10,7 +10,7 @@ import { DeviceLoginError } from './errors.js';
 import { discoverEndpoints, type AuthEndpoints } from './discovery.js';
 import type { ProfileKey, StoredLogin, TokenSet, TokenStore } from './store/types.js';
 import { refreshTokens, revokeToken, type ClientCredentials } from './tokens.js';
-import { authHttpClient } from './transport.js';
+import { oauthHttpClient as authHttpClient } from '../oauth/index.js';
 
 /** Refresh this long before the access token expires, so a token handed out still works for the call it is for. */
 export const refreshMarginMs = 60_000;

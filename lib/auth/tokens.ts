@@ -5,11 +5,14 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { ProtocolError, type HttpClient } from '../http/index.js';
-import { DeviceLoginError, oauthError } from './errors.js';
+import {
+  errorResponse, processTokenResponse, refreshTokenGrantRequest, revocationRequest,
+  type OAuthAnswer, type OAuthConfig, type TokenResponse,
+} from '../oauth/index.js';
+import { DeviceLoginError, fromOAuth, oauthError } from './errors.js';
 import type { AuthEndpoints } from './discovery.js';
 import { sealTokens } from './store/login.js';
 import type { TokenSet } from './store/types.js';
-import { optionalSeconds, postForm, requiredString, type OAuthAnswer } from './transport.js';
 
 export interface ClientCredentials {
   clientId: string;
@@ -17,24 +20,32 @@ export interface ClientCredentials {
   clientSecret?: string | undefined;
 }
 
-/** A token answer (200) as a TokenSet; `previous` supplies what a refresh answer leaves out. */
-export function readTokens(answer: OAuthAnswer, now: number, previous?: TokenSet): TokenSet {
-  const what = 'the token answer';
-  const accessToken = requiredString(answer, 'access_token', what);
-  const tokenType = answer.json?.token_type;
-  if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') throw new ProtocolError(`${what} from ${answer.url} has token_type ${JSON.stringify(tokenType ?? null)}, not Bearer`, 'Gantry sends only bearer tokens');
-  const expiresIn = optionalSeconds(answer, 'expires_in', what) ?? 3600;
-  const refreshToken = typeof answer.json?.refresh_token === 'string' && answer.json.refresh_token !== '' ? answer.json.refresh_token : previous?.refreshToken;
-  const refreshIn = optionalSeconds(answer, 'refresh_token_expires_in', what);
-  const scope = typeof answer.json?.scope === 'string' ? answer.json.scope : (previous?.scope ?? '');
-  const idToken = typeof answer.json?.id_token === 'string' ? answer.json.id_token : previous?.idToken;
-  const refreshTokenExpiresAt = refreshIn !== undefined ? now + refreshIn * 1000 : refreshToken === previous?.refreshToken ? previous?.refreshTokenExpiresAt : undefined;
+/**
+ * The OAuth core's configuration for these endpoints and client. The id and secret go in the body
+ * (client_secret_post; `none` without a secret), where Google's device endpoints read them.
+ */
+export function oauthConfig(http: HttpClient, endpoints: AuthEndpoints, client?: ClientCredentials): OAuthConfig {
+  return {
+    http,
+    server: { issuer: endpoints.issuer, token_endpoint: endpoints.token, device_authorization_endpoint: endpoints.deviceAuthorization, revocation_endpoint: endpoints.revocation },
+    ...(client ? { client: { clientId: client.clientId, clientSecret: client.clientSecret, authMethod: client.clientSecret === undefined ? 'none' : 'client_secret_post' } } : {}),
+  };
+}
+
+/**
+ * A token response as a TokenSet: what it leaves out comes from `previous` (a refresh answer without a refresh token
+ * keeps the one it had: AMB-16), else the defaults — an hour, `defaultScope`.
+ */
+export function tokenSetOf(response: TokenResponse, now: number, previous?: Partial<TokenSet>, defaultScope = ''): TokenSet {
+  const refreshToken = response.refreshToken ?? previous?.refreshToken;
+  const refreshTokenExpiresAt = response.refreshTokenExpiresIn !== undefined ? now + response.refreshTokenExpiresIn * 1000 : refreshToken === previous?.refreshToken ? previous?.refreshTokenExpiresAt : undefined;
+  const idToken = response.idToken ?? previous?.idToken;
   // Sealed: a caller's console.log(result) shows `[hidden]`, not the tokens.
   return sealTokens({
-    accessToken,
+    accessToken: response.accessToken,
     tokenType: 'Bearer',
-    expiresAt: now + expiresIn * 1000,
-    scope,
+    expiresAt: now + (response.expiresIn ?? 3600) * 1000,
+    scope: response.scope ?? previous?.scope ?? defaultScope,
     obtainedAt: now,
     ...(refreshToken ? { refreshToken } : {}),
     ...(refreshTokenExpiresAt !== undefined ? { refreshTokenExpiresAt } : {}),
@@ -42,10 +53,13 @@ export function readTokens(answer: OAuthAnswer, now: number, previous?: TokenSet
   });
 }
 
-function errorOf(answer: OAuthAnswer): { error: string; description: string | undefined } | undefined {
-  const error = answer.json?.error;
-  if (typeof error !== 'string') return undefined;
-  return { error, description: typeof answer.json?.error_description === 'string' ? answer.json.error_description : undefined };
+/** A token answer (200) as a TokenSet; `previous` supplies what a refresh answer leaves out. */
+export function readTokens(answer: OAuthAnswer, now: number, previous?: TokenSet): TokenSet {
+  try {
+    return tokenSetOf(processTokenResponse(answer), now, previous);
+  } catch (error) {
+    throw fromOAuth(error);
+  }
 }
 
 /** A new access token for the refresh token (DEV-TL-REFRESH). A refused refresh token asks for a new login. */
@@ -55,9 +69,9 @@ export async function refreshTokens(http: HttpClient, endpoints: AuthEndpoints, 
   if (tokens.refreshTokenExpiresAt !== undefined && now() >= tokens.refreshTokenExpiresAt) {
     throw new DeviceLoginError('the refresh token has expired: this login had time-based access, and its time is up', { code: 'AUTH_REFRESH_REVOKED', oauthError: 'invalid_grant', hint: 'run `gantry auth login` again' });
   }
-  const answer = await postForm(http, endpoints.token, { client_id: client.clientId, client_secret: client.clientSecret, grant_type: 'refresh_token', refresh_token: tokens.refreshToken }, options.signal);
+  const answer = await refreshTokenGrantRequest(oauthConfig(http, endpoints, client), tokens.refreshToken, {}, options.signal);
   if (answer.status === 200) return readTokens(answer, now(), tokens);
-  const refused = errorOf(answer);
+  const refused = errorResponse(answer);
   if (refused?.error === 'invalid_grant') {
     throw new DeviceLoginError(`the authorization server no longer accepts this login's refresh token (invalid_grant${refused.description ? `: ${refused.description.slice(0, 200)}` : ''})`, {
       code: 'AUTH_REFRESH_REVOKED', oauthError: 'invalid_grant', status: answer.status,
@@ -73,9 +87,9 @@ export async function refreshTokens(http: HttpClient, endpoints: AuthEndpoints, 
  * counts as revoked: the goal is that it works nowhere.
  */
 export async function revokeToken(http: HttpClient, endpoints: AuthEndpoints, token: string, client?: ClientCredentials, signal?: AbortSignal): Promise<'revoked' | 'already-invalid'> {
-  const answer = await postForm(http, endpoints.revocation, { token, ...(client ? { client_id: client.clientId, client_secret: client.clientSecret } : {}) }, signal);
+  const answer = await revocationRequest(oauthConfig(http, endpoints, client), token, {}, signal);
   if (answer.status === 200 || answer.status === 204) return 'revoked';
-  const refused = errorOf(answer);
+  const refused = errorResponse(answer);
   if (answer.status === 400 && (refused?.error === 'invalid_token' || refused?.error === 'invalid_request' || refused?.error === 'invalid_grant')) return 'already-invalid';
   throw new DeviceLoginError(`the authorization server refused to revoke the token: ${answer.status}${refused ? ` ${refused.error}` : ''}${refused?.description ? ` (${refused.description.slice(0, 200)})` : ''}`, {
     code: 'AUTH_REVOKE_FAILED', status: answer.status, ...(refused ? { oauthError: refused.error } : {}),

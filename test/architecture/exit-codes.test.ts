@@ -28,6 +28,7 @@ import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 import { RedisStoreError } from '../../lib/redis-connection.js';
 import { DeviceLoginError, authErrorCodes, deviceLoginErrorCodes } from '../../lib/auth/errors.js';
 import { ContextClientError, contextClientErrorCodes, mcpClientErrorCodes } from '../../lib/mcp/client/errors.js';
+import { OAuthError } from '../../lib/oauth/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
 // and what the table says is what the code does.
@@ -200,6 +201,7 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),
   ],
   RedisStoreError: () => [new RedisStoreError('the store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED', { code: 'REDIS_STORE', hint: 'start it' })],
+  OAuthError: (status) => new OAuthError('the token endpoint answered', { code: 'OAUTH_ERROR_RESPONSE', status, error: 'invalid_grant' }),
   WebhookQueueError: () => [new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued')],
 };
 

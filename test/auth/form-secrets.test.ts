@@ -2,7 +2,8 @@
 // field whose name looks like a credential's (token_type_hint=access_token, code_challenge_method=S256) stays readable.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { authHttpClient, postForm } from '../../lib/auth/transport.js';
+import { authHttpClient } from '../../lib/auth/index.js';
+import { postForm } from '../../lib/oauth/index.js';
 import { redact } from '../../lib/redact.js';
 
 describe('postForm: what it registers as secret', () => {

@@ -5,7 +5,8 @@
 // the core's connection policy — and where the server drops a post it has read, none sends it a second time.
 import assert from 'node:assert/strict';
 import { createHttpClient, noRetry } from '../../lib/http/index.js';
-import { authHttpClient, postForm } from '../../lib/auth/transport.js';
+import { authHttpClient } from '../../lib/auth/index.js';
+import { postForm } from '../../lib/oauth/index.js';
 import { requestDeviceCode } from '../../lib/auth/device.js';
 import { refreshTokens, revokeToken } from '../../lib/auth/tokens.js';
 import type { AuthEndpoints } from '../../lib/auth/discovery.js';

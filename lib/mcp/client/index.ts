@@ -7,7 +7,7 @@ export {
   type AuthorizationServerMetadata, type DiscoveredAuthorizationServer, type DiscoveredResource, type ProtectedResourceMetadata,
 } from './discovery.js';
 export { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
-export { createPkce, randomState, s256, type Pkce } from './pkce.js';
+export { createPkce, randomState, s256, type Pkce } from '../../oauth/index.js';
 export { startCallbackServer, type CallbackServer } from './loopback.js';
 export { registerClient, registrationRequest, type RegisteredClientAnswer } from './registration.js';
 export { ClientState, profileFor, type LoginEntry, type RegisteredClient } from './state.js';

@@ -20,7 +20,7 @@ import {
 } from './discovery.js';
 import { ContextClientError } from './errors.js';
 import { refusedPage, startCallbackServer, type CallbackServer } from './loopback.js';
-import { createPkce, randomState } from './pkce.js';
+import { createPkce, randomState } from '../../oauth/index.js';
 import { registerClient } from './registration.js';
 import { ClientState, profileFor, type LoginEntry } from './state.js';
 import { bearerChallenge } from './www-authenticate.js';

@@ -8,8 +8,7 @@
 import { hash } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import type { HttpClient } from '../../http/index.js';
-import { getJson, postForm } from '../../auth/transport.js';
-import type { AuthorizationServerMetadata } from '../client/discovery.js';
+import { getJson, introspectionRequest, type AuthorizationServerMetadata } from '../../oauth/index.js';
 import { sameResource } from '../resource-uri.js';
 
 export interface TokenInfo {
@@ -116,7 +115,8 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
   const fromIntrospection = async (token: string): Promise<TokenInfo> => {
     if (typeof metadata.introspection_endpoint !== 'string' || !options.introspection) throw new InvalidTokenError('the token is not a JWT, and introspection is not configured');
     const { clientId, clientSecret } = options.introspection;
-    const answer = await postForm(http, metadata.introspection_endpoint, { token, token_type_hint: 'access_token', client_id: clientId, client_secret: clientSecret });
+    const config = { http, server: metadata, client: { clientId, clientSecret, authMethod: 'client_secret_post' as const } };
+    const answer = await introspectionRequest(config, token, { token_type_hint: 'access_token' });
     if (answer.status !== 200 || !answer.json) throw new IntrospectionFailed(`the introspection endpoint answered ${answer.status}`);
     const body = answer.json;
     if (body.active !== true) throw new InvalidTokenError('the token is not active (expired, revoked or unknown)');

@@ -262,7 +262,7 @@ async function checkOnline(key: ProfileKey, store: TokenStore, env: NodeJS.Proce
     const http = lib.authHttpClient();
     try {
       const { getJson } = await import('../../../auth/index.js');
-      const answer = await getJson(http, endpoints.userinfo, { authorization: `Bearer ${token}` });
+      const answer = await getJson(http, endpoints.userinfo, { headers: { authorization: `Bearer ${token}` } });
       if (answer.status === 200) return 'valid at the server';
       if (answer.status !== 401) return `the server answered ${answer.status} to userinfo`;
       await session.refresh();
