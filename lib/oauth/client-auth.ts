@@ -15,6 +15,11 @@ export interface OAuthClient {
   authMethod: ClientAuthMethod;
 }
 
+/** A method named by a server or a registration; one Gantry does not speak sends the client id alone, as `none`. */
+export function authMethodOf(name: string | undefined): ClientAuthMethod {
+  return clientAuthMethods.find((method) => method === name) ?? 'none';
+}
+
 /** The method for a client: `none` without a secret, else `preferred` — the server's first choice when it lists it. */
 export function clientAuthFor(clientSecret: string | undefined, supported?: readonly string[]): ClientAuthMethod {
   if (clientSecret === undefined) return 'none';

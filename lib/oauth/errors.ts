@@ -6,6 +6,7 @@
  */
 import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
 import { redact } from '../redact.js';
+import { terminalText } from '../terminal-text.js';
 import type { OAuthAnswer } from './answer.js';
 
 /** What went wrong, one code each. */
@@ -40,6 +41,7 @@ export interface OAuthErrorOptions {
 }
 
 export class OAuthError extends GantryError {
+  declare readonly code: OAuthErrorCode;
   readonly error: string | undefined;
   readonly description: string | undefined;
   readonly errorUri: string | undefined;
@@ -80,7 +82,8 @@ export function errorResponse(answer: OAuthAnswer): ErrorResponse | undefined {
 /** The neutral error for an answer that is no success: its §5.2 body when it has one, else its status. */
 export function errorOfAnswer(answer: OAuthAnswer, what: string): OAuthError {
   const body = errorResponse(answer);
-  return new OAuthError(`${what} answered ${answer.status}${body ? `: ${body.error}` : ''}`, {
+  const said = terminalText(body ? `: ${body.error}${body.description ? ` (${body.description.slice(0, 200)})` : ''}` : '');
+  return new OAuthError(`${what} answered ${answer.status}${said}`, {
     code: oauthErrorCodes.errorResponse, status: answer.status, url: answer.url,
     ...(body ? { error: body.error, description: body.description, errorUri: body.uri } : {}),
   });

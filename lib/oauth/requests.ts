@@ -8,7 +8,7 @@
 import type { HttpClient } from '../http/index.js';
 import { clientAuthentication, type OAuthClient } from './client-auth.js';
 import { OAuthError, errorOfAnswer, oauthErrorCodes } from './errors.js';
-import { optionalSeconds, optionalString, postForm, requiredString, type OAuthAnswer } from './transport.js';
+import { optionalSeconds, optionalString, postForm, postJson, requiredString, type OAuthAnswer, type SendOptions } from './transport.js';
 
 /** The endpoints a configuration sends to, by their RFC 8414 names. */
 export interface OAuthEndpoints {
@@ -121,4 +121,17 @@ export function processIntrospectionResponse(answer: OAuthAnswer, what = 'the in
   if (answer.status !== 200 || !answer.json) throw errorOfAnswer(answer, what);
   if (typeof answer.json.active !== 'boolean') throw new OAuthError(`${what} answered without a boolean active`, { code: oauthErrorCodes.invalidResponse, status: answer.status, url: answer.url, field: 'active' });
   return answer.json as Record<string, unknown> & { active: boolean };
+}
+
+/** RFC 7591 §3.1: a client registered at the server's registration endpoint. */
+export function registrationRequest(http: HttpClient, url: string, metadata: Record<string, unknown>, options: SendOptions = {}): Promise<OAuthAnswer> {
+  return postJson(http, url, metadata, options);
+}
+
+/** RFC 7591 §3.2.1: the client the server registered (201, or 200 as some send); an error answer is an OAuthError. */
+export function processRegistrationResponse(answer: OAuthAnswer, what = 'the registration endpoint'): { clientId: string; clientSecret: string | undefined; tokenEndpointAuthMethod: string | undefined } {
+  if (answer.status !== 201 && answer.status !== 200) throw errorOfAnswer(answer, what);
+  const clientId = optionalString(answer, 'client_id');
+  if (clientId === undefined) throw new OAuthError(`${what} answered without a client_id`, { code: oauthErrorCodes.invalidResponse, status: answer.status, url: answer.url, field: 'client_id' });
+  return { clientId, clientSecret: optionalString(answer, 'client_secret'), tokenEndpointAuthMethod: optionalString(answer, 'token_endpoint_auth_method') };
 }

@@ -82,6 +82,12 @@ export async function postForm(http: HttpClient, url: string, form: Record<strin
   return answerOf(response);
 }
 
+/** POST a JSON document (RFC 7591's registration request). */
+export async function postJson(http: HttpClient, url: string, json: Record<string, unknown>, options: SendOptions = {}): Promise<OAuthAnswer> {
+  const response = await http.request<string>({ method: 'POST', url, json, headers: { accept: 'application/json', ...options.headers }, ...sent(options) });
+  return answerOf(response);
+}
+
 export async function getJson(http: HttpClient, url: string, options: SendOptions = {}): Promise<OAuthAnswer> {
   const response = await http.request<string>({ method: 'GET', url, headers: { accept: 'application/json', ...options.headers }, ...sent(options) });
   return answerOf(response);

@@ -2,11 +2,13 @@
  * Discovery (CTX-STD-RFC9728, CTX-STD-RFC8414): from a context server to its protected resource metadata, the
  * authorization server it names, and that server's metadata — every document checked before anything of it is used.
  */
-import { terminalText } from '../../terminal-text.js';
-import { ExitCode, shown } from '../../errors.js';
+import { shown } from '../../errors.js';
 import type { HttpClient } from '../../http/index.js';
+import { checkMetadata, findMetadata, wellKnownUrl, type AuthorizationServerMetadata, type SendOptions } from '../../oauth/index.js';
 import { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
-import { ContextClientError, peerFailed } from './errors.js';
+import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
+
+export type { AuthorizationServerMetadata };
 
 /** RFC 9728 §2, as far as the client uses it. */
 export interface ProtectedResourceMetadata {
@@ -14,22 +16,6 @@ export interface ProtectedResourceMetadata {
   authorization_servers: string[];
   scopes_supported?: string[];
   bearer_methods_supported?: string[];
-  [field: string]: unknown;
-}
-
-/** RFC 8414 §2 (and what OAuth 2.1 clients read of it), as far as the client uses it. */
-export interface AuthorizationServerMetadata {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  registration_endpoint?: string;
-  scopes_supported?: string[];
-  response_types_supported?: string[];
-  grant_types_supported?: string[];
-  token_endpoint_auth_methods_supported?: string[];
-  code_challenge_methods_supported?: string[];
-  authorization_response_iss_parameter_supported?: boolean;
-  client_id_metadata_document_supported?: boolean;
   [field: string]: unknown;
 }
 
@@ -48,7 +34,6 @@ export interface DiscoveredAuthorizationServer {
   metadata: AuthorizationServerMetadata;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const stringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 /**
@@ -70,32 +55,15 @@ export function protectedResourceMetadataUrls(serverUrl: string): string[] {
  * path, the two root forms.
  */
 export function authorizationServerMetadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/+$/, '');
-  if (path === '') return [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}/.well-known/openid-configuration${path}`,
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
+  const urls = [wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'appended')];
+  return [...new Set(urls)];
 }
 
-/** GETs a JSON document; undefined when the address has none (a 4xx, or a body that is no JSON object). */
-async function fetchDocument(http: HttpClient, url: string, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
-  const response = await http.request<unknown>({
-    url,
-    responseType: 'text',
-    accept: (status) => status === 200 || (status >= 400 && status < 500 && status !== 408 && status !== 429),
-    ...(signal ? { signal } : {}),
-  });
-  if (response.status !== 200) return { status: response.status, body: undefined };
-  try {
-    const body: unknown = JSON.parse(String(response.body));
-    return { status: 200, body: isObject(body) ? body : undefined };
-  } catch {
-    return { status: 200, body: undefined };
-  }
-}
+/**
+ * How the documents are read: a 4xx (but 408 and 429) means "not here", a peer that fails is raised by the HTTP core
+ * after its retries, a redirect is followed.
+ */
+const reading = (signal: AbortSignal | undefined): SendOptions => ({ signal, serverFailure: peerFailed, followRedirects: true });
 
 function checkMetadataUrl(value: string, serverUrl: string): string {
   let url: URL;
@@ -119,11 +87,9 @@ function checkMetadataUrl(value: string, serverUrl: string): string {
 export async function discoverProtectedResource(serverUrl: string, options: { http: HttpClient; resourceMetadataUrl?: string | undefined; signal?: AbortSignal }): Promise<DiscoveredResource> {
   const resource = canonicalServerUri(serverUrl);
   const candidates = options.resourceMetadataUrl ? [checkMetadataUrl(options.resourceMetadataUrl, resource)] : protectedResourceMetadataUrls(resource);
-  const tried: string[] = [];
-  for (const url of candidates) {
-    const { status, body } = await fetchDocument(options.http, url, options.signal);
-    tried.push(`${url} (${status === 200 ? 'not a JSON object' : status})`);
-    if (!body) continue;
+  const { found, tried } = await findMetadata(options.http, candidates, reading(options.signal));
+  if (found) {
+    const { url, document: body } = found;
     if (typeof body.resource !== 'string') {
       throw new ContextClientError(`the protected resource metadata at ${url} has no resource`, { code: 'CTX_NO_RESOURCE_METADATA', hint: 'RFC 9728 §2 requires it' });
     }
@@ -147,14 +113,10 @@ export async function discoverProtectedResource(serverUrl: string, options: { ht
 
 /**
  * The metadata of `issuer` (CTX-STD-RFC8414), from the first of its well-known addresses that has it. Its `issuer`
- * must be `issuer` exactly (RFC 8414 §3.3, and the MCP revision of 2026-07-28), and its authorization and token
- * endpoints (and registration endpoint, when named) https unless on a loopback host (CTX-AS-HTTPS).
+ * must be `issuer` exactly (RFC 8414 §3.3, and the MCP revision of 2026-07-28), its authorization and token
+ * endpoints named, and every endpoint it names https unless on a loopback host (CTX-AS-HTTPS): the OAuth core's
+ * checks (lib/oauth), its refusals as CTX_* codes.
  */
-/** `https://as.example` and `https://as.example/`: a mismatch the person can fix by copying the server's spelling. */
-function onlySlashApart(named: unknown, given: string): named is string {
-  return typeof named === 'string' && named !== given && named.replace(/\/+$/, '') === given.replace(/\/+$/, '');
-}
-
 export async function discoverAuthorizationServer(issuer: string, options: { http: HttpClient; signal?: AbortSignal }): Promise<DiscoveredAuthorizationServer> {
   let issuerUrl: URL;
   try {
@@ -164,25 +126,13 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
   }
   if (issuerUrl.search !== '' || issuerUrl.hash !== '') throw new ContextClientError(`the issuer ${shown(issuer)} has a query or fragment (RFC 8414 §2)`, { code: 'CTX_NO_AS_METADATA' });
   checkEndpoint(issuer, 'issuer', issuer);
-  const tried: string[] = [];
-  for (const url of authorizationServerMetadataUrls(issuer)) {
-    const { status, body } = await fetchDocument(options.http, url, options.signal);
-    tried.push(`${url} (${status === 200 ? 'not a JSON object' : status})`);
-    if (!body) continue;
-    if (body.issuer !== issuer) {
-      throw new ContextClientError(`the authorization server metadata at ${url} is for issuer ${typeof body.issuer === 'string' ? shown(body.issuer.slice(0, 200)) : '(none)'}, not ${issuer}; refusing it (RFC 8414 §3.3)`, {
-        code: 'CTX_ISSUER_MISMATCH', hint: onlySlashApart(body.issuer, issuer)
-          ? `give the issuer exactly as the server names it: ${body.issuer} (RFC 8414 compares issuers character for character, a trailing slash included)`
-          : 'the metadata must name the very issuer it was looked up for: a mix-up or a misconfigured server',
-      });
+  const { found, tried } = await findMetadata(options.http, authorizationServerMetadataUrls(issuer), reading(options.signal));
+  if (found) {
+    try {
+      return { issuer, metadataUrl: found.url, metadata: checkMetadata(found, { issuer, required: ['authorization_endpoint', 'token_endpoint'] }) };
+    } catch (error) {
+      throw fromOAuth(error);
     }
-    checkEndpoint(body.authorization_endpoint, 'authorization_endpoint', issuer);
-    checkEndpoint(body.token_endpoint, 'token_endpoint', issuer);
-    if (body.registration_endpoint !== undefined) checkEndpoint(body.registration_endpoint, 'registration_endpoint', issuer);
-    for (const field of ['scopes_supported', 'code_challenge_methods_supported', 'token_endpoint_auth_methods_supported', 'grant_types_supported', 'response_types_supported']) {
-      if (body[field] !== undefined && !stringList(body[field])) throw new ContextClientError(`the authorization server metadata at ${url} has a ${field} that is no list of strings`, { code: 'CTX_NO_AS_METADATA' });
-    }
-    return { issuer, metadataUrl: url, metadata: body as AuthorizationServerMetadata };
   }
   throw new ContextClientError(`no authorization server metadata for ${issuer}: tried ${tried.join(', ')}`, {
     code: 'CTX_NO_AS_METADATA', hint: 'the authorization server must publish RFC 8414 metadata (or an OpenID configuration)',
@@ -197,15 +147,4 @@ export function requireS256(server: DiscoveredAuthorizationServer): void {
       code: 'CTX_NO_S256', hint: 'the authorization server must support PKCE with S256 and say so in its metadata',
     });
   }
-}
-
-/** The error for a peer's error answer (status ≥ 400) that the core handed back. */
-export function peerError(what: string, status: number, body: unknown, code: 'CTX_TOKEN_ERROR' | 'CTX_REGISTRATION_FAILED'): ContextClientError {
-  const error = isObject(body) && typeof body.error === 'string' ? body.error : undefined;
-  const description = isObject(body) && typeof body.error_description === 'string' ? body.error_description : undefined;
-  const said = terminalText(error ? `: ${error}${description ? ` (${description.slice(0, 200)})` : ''}` : '');
-  return new ContextClientError(`${what} answered ${status}${said}`, {
-    code, status, ...(error ? { oauthError: error } : {}),
-    exitCode: peerFailed(status) ? ExitCode.remote : ExitCode.checkFailed,
-  });
 }

@@ -4,6 +4,7 @@
  * the same answer; an authorization server that fails (5xx) is 3.
  */
 import { ExitCode, GantryError, type ExitCodeValue } from '../../errors.js';
+import { OAuthError, oauthErrorCodes, type OAuthErrorCode } from '../../oauth/index.js';
 
 /**
  * Each reason a context-server sign-in is refused, and its exit code: the peers' answer refused is 1. Where the peer
@@ -77,4 +78,24 @@ export class ContextClientError extends GantryError {
 /** A peer that failed (5xx, 429, 408) rather than answered: exit 3 instead of 1. */
 export function peerFailed(status: number | undefined): boolean {
   return status !== undefined && (status >= 500 || status === 429 || status === 408);
+}
+
+const fromCore: Record<Exclude<OAuthErrorCode, 'OAUTH_ERROR_RESPONSE' | 'OAUTH_INVALID_RESPONSE'>, ContextClientErrorCode> = {
+  [oauthErrorCodes.invalidMetadata]: 'CTX_NO_AS_METADATA',
+  [oauthErrorCodes.issuerMismatch]: 'CTX_ISSUER_MISMATCH',
+  [oauthErrorCodes.insecureEndpoint]: 'CTX_INSECURE_ENDPOINT',
+};
+
+/**
+ * The OAuth core's neutral error as the client's: a metadata problem by its kind; a refusal or a broken answer of the
+ * endpoint asked as `answered` (the token endpoint's CTX_TOKEN_ERROR, the registration's CTX_REGISTRATION_FAILED),
+ * 3 when the peer failed. Anything else passes unchanged.
+ */
+export function fromOAuth(error: unknown, answered: 'CTX_TOKEN_ERROR' | 'CTX_REGISTRATION_FAILED' = 'CTX_TOKEN_ERROR'): unknown {
+  if (!(error instanceof OAuthError)) return error;
+  const code = error.code === oauthErrorCodes.errorResponse || error.code === oauthErrorCodes.invalidResponse ? answered : fromCore[error.code];
+  return new ContextClientError(error.message, {
+    code, ...(error.hint ? { hint: error.hint } : {}), ...(error.error !== undefined ? { oauthError: error.error } : {}), ...(error.status !== undefined ? { status: error.status } : {}),
+    exitCode: peerFailed(error.status) ? ExitCode.remote : ExitCode.checkFailed,
+  });
 }

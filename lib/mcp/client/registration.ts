@@ -4,9 +4,9 @@
  */
 import { ExitCode } from '../../errors.js';
 import type { HttpClient } from '../../http/index.js';
-import { registerSecret } from '../../redact.js';
-import { peerError, type DiscoveredAuthorizationServer } from './discovery.js';
-import { ContextClientError } from './errors.js';
+import { processRegistrationResponse, registrationRequest as sendRegistration } from '../../oauth/index.js';
+import type { DiscoveredAuthorizationServer } from './discovery.js';
+import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
 
 export interface RegisteredClientAnswer {
   clientId: string;
@@ -31,22 +31,15 @@ export function registrationRequest(redirectUri: string): Record<string, unknown
 export async function registerClient(http: HttpClient, server: DiscoveredAuthorizationServer, redirectUri: string, options: { signal?: AbortSignal } = {}): Promise<RegisteredClientAnswer> {
   const endpoint = server.metadata.registration_endpoint;
   if (!endpoint) throw new ContextClientError(`${server.issuer} offers no dynamic client registration`, { code: 'CTX_REGISTRATION_FAILED', exitCode: ExitCode.checkFailed });
-  const response = await http.request<unknown>({
-    method: 'POST',
-    url: endpoint,
-    json: registrationRequest(redirectUri),
-    accept: (status) => status < 500 && status !== 408 && status !== 429,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  if (response.status !== 201 && response.status !== 200) throw peerError(`the registration endpoint of ${server.issuer}`, response.status, response.body, 'CTX_REGISTRATION_FAILED');
-  const body = response.body as Record<string, unknown> | undefined;
-  if (body === null || typeof body !== 'object' || typeof body.client_id !== 'string' || body.client_id === '') {
-    throw new ContextClientError(`the registration endpoint of ${server.issuer} answered without a client_id`, { code: 'CTX_REGISTRATION_FAILED' });
+  let registered;
+  try {
+    const answer = await sendRegistration(http, endpoint, registrationRequest(redirectUri), { signal: options.signal, serverFailure: peerFailed, followRedirects: true });
+    registered = processRegistrationResponse(answer, `the registration endpoint of ${server.issuer}`);
+  } catch (error) {
+    throw fromOAuth(error, 'CTX_REGISTRATION_FAILED');
   }
-  const clientSecret = typeof body.client_secret === 'string' && body.client_secret !== '' ? body.client_secret : undefined;
-  registerSecret(clientSecret);
-  const method = typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : 'none';
-  return clientSecret !== undefined && method !== 'none'
-    ? { clientId: body.client_id, clientSecret, tokenEndpointAuthMethod: method }
-    : { clientId: body.client_id, tokenEndpointAuthMethod: 'none' };
+  const method = registered.tokenEndpointAuthMethod ?? 'none';
+  return registered.clientSecret !== undefined && method !== 'none'
+    ? { clientId: registered.clientId, clientSecret: registered.clientSecret, tokenEndpointAuthMethod: method }
+    : { clientId: registered.clientId, tokenEndpointAuthMethod: 'none' };
 }

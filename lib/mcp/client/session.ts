@@ -11,16 +11,16 @@ import { getLogger, type Logger } from '../../log.js';
 import { registerSecret, redactUrl } from '../../redact.js';
 import type { HttpClient } from '../../http/index.js';
 import { KvTokenStore, normaliseAuthUrl, openTokenStore, type KvLike, type StoreNames, type TokenStore } from '../../auth/store/index.js';
-import { sealTokens } from '../../auth/store/login.js';
 import type { TokenSet } from '../../auth/store/types.js';
+import { tokenSetOf } from '../../auth/tokens.js';
 import { canonicalServerUri, isLoopbackHost } from './canonical.js';
 import {
-  discoverAuthorizationServer, discoverProtectedResource, peerError, requireS256,
-  type DiscoveredAuthorizationServer, type DiscoveredResource,
-} from './discovery.js';
-import { ContextClientError } from './errors.js';
+  authMethodOf, authorizationCodeGrantRequest, clientAuthFor, createPkce, processTokenResponse, randomState, refreshTokenGrantRequest,
+  type OAuthAnswer, type OAuthConfig,
+} from '../../oauth/index.js';
+import { discoverAuthorizationServer, discoverProtectedResource, requireS256, type DiscoveredAuthorizationServer, type DiscoveredResource } from './discovery.js';
+import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
 import { refusedPage, startCallbackServer, type CallbackServer } from './loopback.js';
-import { createPkce, randomState } from '../../oauth/index.js';
 import { registerClient } from './registration.js';
 import { ClientState, profileFor, type LoginEntry } from './state.js';
 import { bearerChallenge } from './www-authenticate.js';
@@ -84,7 +84,6 @@ interface Client {
 
 const refreshMarginMs = 30_000;
 const defaultTimeoutMs = 5 * 60_000;
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const splitScopes = (text: string | undefined) => (text ?? '').split(/\s+/).filter(Boolean);
 const union = (...lists: string[][]) => [...new Set(lists.flat())];
 
@@ -287,9 +286,8 @@ export class AuthSession implements Authorizer {
     const server = await this.#server(login.issuer, signal);
     const client = await this.#clientForRefresh(login);
     try {
-      const tokens = await this.#tokenRequest(server, client, {
-        grant_type: 'refresh_token', refresh_token: login.tokens.refreshToken, resource: this.resource,
-      }, splitScopes(login.tokens.scope), login.tokens.refreshToken, signal);
+      const refreshToken = login.tokens.refreshToken;
+      const tokens = await this.#tokenRequest(server, client, (config) => refreshTokenGrantRequest(config, refreshToken, { resource: this.resource }, signal), login.tokens);
       this.refreshes += 1;
       await this.#keep(login.issuer, client.clientId, tokens);
     } catch (error) {
@@ -350,9 +348,7 @@ export class AuthSession implements Authorizer {
       if (problem) throw problem.error;
       const code = query.get('code')!;
       registerSecret(code);
-      const tokens = await this.#tokenRequest(server, client, {
-        grant_type: 'authorization_code', code, redirect_uri: callback.redirectUri, code_verifier: pkce.verifier, resource: this.resource,
-      }, scopes, undefined, signal);
+      const tokens = await this.#tokenRequest(server, client, (config) => authorizationCodeGrantRequest(config, { code, redirectUri: callback.redirectUri, codeVerifier: pkce.verifier }, { resource: this.resource }, signal), { scope: scopes.join(' ') });
       await this.#keep(issuer, client.clientId, tokens);
     } finally {
       await callback.close();
@@ -403,8 +399,7 @@ export class AuthSession implements Authorizer {
   async #client(server: DiscoveredAuthorizationServer, signal?: AbortSignal): Promise<{ client: Client; callback: CallbackServer }> {
     const { clientId, clientSecret, clientMetadataUrl, callbackPort } = this.#options;
     if (clientId !== undefined) {
-      const methods = server.metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-      const authMethod = clientSecret === undefined ? 'none' : methods.includes('client_secret_basic') ? 'client_secret_basic' : 'client_secret_post';
+      const authMethod = clientAuthFor(clientSecret, server.metadata.token_endpoint_auth_methods_supported);
       return { client: { clientId, clientSecret, authMethod, source: 'pre-registered' }, callback: await startCallbackServer(callbackPort ?? 0) };
     }
     if (clientMetadataUrl !== undefined && server.metadata.client_id_metadata_document_supported === true) {
@@ -448,45 +443,23 @@ export class AuthSession implements Authorizer {
     return { clientId: registered.clientId, clientSecret: registered.clientSecret, authMethod: registered.tokenEndpointAuthMethod, source: 'dynamic' };
   }
 
-  /** A token request (form-encoded, the client authenticated as registered); the checked token response. */
-  async #tokenRequest(server: DiscoveredAuthorizationServer, client: Client, form: Record<string, string>, requested: string[], previousRefresh: string | undefined, signal?: AbortSignal): Promise<TokenSet> {
-    const body = new URLSearchParams(form);
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    if (client.authMethod === 'client_secret_basic' && client.clientSecret !== undefined) {
-      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
-    } else {
-      body.set('client_id', client.clientId);
-      if (client.authMethod === 'client_secret_post' && client.clientSecret !== undefined) body.set('client_secret', client.clientSecret);
+  /**
+   * A token request through the OAuth core (the client authenticated as registered, `resource` in it), its answer
+   * checked; what it leaves out comes from `previous` (a refresh keeps its refresh token and scope), a refusal is
+   * CTX_TOKEN_ERROR (3 when the server failed).
+   */
+  async #tokenRequest(server: DiscoveredAuthorizationServer, client: Client, request: (config: OAuthConfig) => Promise<OAuthAnswer>, previous: Partial<TokenSet>): Promise<TokenSet> {
+    const config: OAuthConfig = {
+      http: this.#http,
+      server: server.metadata,
+      client: { clientId: client.clientId, clientSecret: client.clientSecret, authMethod: authMethodOf(client.authMethod) },
+      serverFailure: peerFailed,
+    };
+    try {
+      return tokenSetOf(processTokenResponse(await request(config), `the token endpoint of ${server.issuer}`), Date.now(), previous);
+    } catch (error) {
+      throw fromOAuth(error);
     }
-    const response = await this.#http.request<unknown>({
-      method: 'POST',
-      url: server.metadata.token_endpoint,
-      headers,
-      body: body.toString(),
-      accept: (status) => status < 500 && status !== 408 && status !== 429,
-      ...(signal ? { signal } : {}),
-    });
-    if (response.status !== 200) throw peerError(`the token endpoint of ${server.issuer}`, response.status, response.body, 'CTX_TOKEN_ERROR');
-    const answer = response.body;
-    if (!isObject(answer) || typeof answer.access_token !== 'string' || answer.access_token === '') {
-      throw new ContextClientError(`the token endpoint of ${server.issuer} answered without an access_token`, { code: 'CTX_TOKEN_ERROR' });
-    }
-    registerSecret(answer.access_token);
-    if (typeof answer.refresh_token === 'string') registerSecret(answer.refresh_token);
-    if (typeof answer.token_type !== 'string' || answer.token_type.toLowerCase() !== 'bearer') {
-      throw new ContextClientError(`the token endpoint of ${server.issuer} issued a token of type ${String(answer.token_type).slice(0, 40)}, not Bearer`, { code: 'CTX_TOKEN_ERROR' });
-    }
-    const now = Date.now();
-    const expiresIn = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : 3600;
-    const refreshToken = typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : previousRefresh;
-    return sealTokens({
-      accessToken: answer.access_token,
-      tokenType: 'Bearer',
-      expiresAt: now + expiresIn * 1000,
-      scope: typeof answer.scope === 'string' ? answer.scope : requested.join(' '),
-      ...(refreshToken !== undefined ? { refreshToken } : {}),
-      obtainedAt: now,
-    });
   }
 
   /** Keeps new tokens: in memory, in the token store (a rotated refresh token replaces the old one), in the index. */

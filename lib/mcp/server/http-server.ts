@@ -12,7 +12,6 @@ import { UsageError } from '../../errors.js';
 import { createHttpClient, noRetry, type HttpClient } from '../../http/index.js';
 import { getLogger, type Logger } from '../../log.js';
 import { isLoopbackHost } from '../../loopback.js';
-import { checkEndpoint } from '../client/canonical.js';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from '../client/discovery.js';
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
 import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
@@ -89,12 +88,9 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   let metadata: AuthorizationServerMetadata | undefined;
   if (authOn) {
     canonicalResourceUri(issuer!, '--authorization-server', 'MCP_BAD_AUTHORIZATION_SERVER', 'https://auth.example.com');
-    // Found and checked as a client finds it (RFC 8414 addresses, the issuer matching exactly, https off loopback),
-    // plus the two endpoints a resource server reads.
+    // Found and checked as a client finds it (RFC 8414 addresses, the issuer matching exactly, every endpoint it
+    // names https off loopback — the two a resource server reads, jwks_uri and introspection_endpoint, included).
     metadata = (await discoverAuthorizationServer(issuer!, { http: httpClient })).metadata;
-    for (const field of ['jwks_uri', 'introspection_endpoint'] as const) {
-      if (metadata[field] !== undefined) checkEndpoint(metadata[field], field, issuer!);
-    }
   }
 
   const listener = http.createServer();
