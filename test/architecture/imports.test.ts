@@ -267,6 +267,14 @@ describe('architecture: the direction of imports (docs/architecture.md)', () => 
     ]);
   });
 
+  it('LAYER-OAUTH: lib/oauth/ imports only lib/http and the root files of lib/ — lib/auth and lib/mcp build on the one OAuth core, never it on them', () => {
+    const wrong = edges.filter(({ from, to }) =>
+      from.startsWith('lib/oauth/') && !to.startsWith('lib/oauth/') && !to.startsWith('lib/http/') && (to.split('/').length !== 2 || to === 'lib/index.ts'));
+    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    const users = new Set(edges.filter(({ from, to }) => to.startsWith('lib/oauth/') && !from.startsWith('lib/oauth/')).map(({ from }) => folderOf(from)));
+    for (const area of ['lib/auth', 'lib/mcp']) assert.ok(users.has(area), `${area} does not use lib/oauth`);
+  });
+
   it('lib/devserver/ shares no code with the clients it serves: besides itself it imports only the root files of lib/ (errors, log …)', () => {
     const wrong = edges.filter(({ from, to }) =>
       from.startsWith('lib/devserver/') && !to.startsWith('lib/devserver/') && (to.split('/').length !== 2 || to === 'lib/index.ts'));
