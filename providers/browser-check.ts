@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
 import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type BrowserCheckOptions, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 
 export interface BrowserCheckArgs {

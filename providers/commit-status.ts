@@ -14,7 +14,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { commitStatusStates, createCommitStatus, maxStatusDescription, parseRepository, PlatformClient, type CommitStatusState } from '../lib/platform/index.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 
 export interface CommitStatusArgs {

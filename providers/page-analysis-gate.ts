@@ -34,7 +34,7 @@ import {
   type StorageReports,
   type Threshold,
 } from '../lib/analysis/index.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 import { storageConfig, withStorage } from './storage-shared.js';
 

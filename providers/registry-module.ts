@@ -20,7 +20,7 @@ import { resolve as resolvePath } from 'node:path';
 import { CheckFailedError, GantryError } from '../lib/errors.js';
 import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
 import { fetchSource, hashTree } from '../lib/sources/index.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 
 export interface RegistryModuleArgs {

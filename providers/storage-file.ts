@@ -27,7 +27,7 @@ import {
   getFile, inParent, isGone, isTrashed, knownFailures, md5OfFile, md5OfText, moveTo, parentOf, storageConfig, withStorage,
   type CheckFailure, type StorageSettings,
 } from './storage-shared.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 
 export interface StorageFileArgs {
   /** The id of the folder the file sits in (`root` for the root folder). A new parent moves the file. */

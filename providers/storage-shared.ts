@@ -16,7 +16,7 @@ import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
 import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
-import { containsUnknown } from './unknown.js';
+import { containsUnknown } from './inputs.js';
 
 /** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`, the login's `gantry:*` keys). */
 export type StorageSettings = Record<string, string | undefined>;
