@@ -11,12 +11,11 @@
  * /usr/bin/chromedriver.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
 import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type BrowserCheckOptions, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
-import { containsUnknown } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
 export interface BrowserCheckArgs {
   /** An absolute http(s) URL. */
@@ -51,8 +50,6 @@ export interface BrowserCheckOutputs extends BrowserCheckInputs {
   checkedAt: string;
 }
 
-export type BrowserCheckSettings = Record<string, string | undefined>;
-
 const providerType = 'gantry:automation:BrowserCheck';
 
 const browserCheckProvider = serializedProvider('browserCheckOperations', {
@@ -60,6 +57,8 @@ const browserCheckProvider = serializedProvider('browserCheckOperations', {
   withSettings: ['create', 'update'],
   withoutSettings: ['check', 'diff', 'read'],
 });
+
+export type BrowserCheckSettings = ProviderSettings<typeof browserCheckProvider>;
 
 export class BrowserCheck extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string>;
@@ -101,12 +100,6 @@ export class BrowserCheck extends pulumi.dynamic.Resource {
 
 const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
 
-function pickInputs(values: Record<string, unknown>): BrowserCheckInputs {
-  const inputs: Record<string, unknown> = {};
-  for (const key of inputKeys) if (values[key] !== undefined) inputs[key] = values[key];
-  return inputs as unknown as BrowserCheckInputs;
-}
-
 async function runCheck(settings: BrowserCheckSettings | undefined, inputs: BrowserCheckInputs): Promise<BrowserCheckOutputs> {
   const { triggers: _triggers, ...options } = inputs;
   // Environment first, then the stack configuration; the library falls back to the Debian paths.
@@ -133,33 +126,32 @@ async function runCheck(settings: BrowserCheckSettings | undefined, inputs: Brow
 }
 
 export const browserCheckOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const inputs = pickInputs(news);
-    const failures: Array<{ property: string; reason: string }> = browserCheckProblems(inputs);
-    const { triggers } = inputs;
+  async check(_olds, news) {
+    const inputs = pickInputs<BrowserCheckInputs>(news, inputKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = browserCheckProblems(inputs);
+    const { triggers } = news;
     if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
       failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
     }
     // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.
-    return { inputs, failures: failures.filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property])) };
+    return { inputs, failures: knownFailures(inputs, failures) };
   },
 
-  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const changed = inputKeys.filter((key) => !isDeepStrictEqual(olds[key], news[key]));
-    return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+  async diff(_id, olds, news) {
+    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: BrowserCheckSettings | undefined, inputs: Record<string, unknown>) {
-    const outs = await runCheck(settings, pickInputs(inputs));
+  async create(settings, inputs) {
+    const outs = await runCheck(settings, pickInputs<BrowserCheckInputs>(inputs, inputKeys));
     return { id: `browsercheck-${randomUUID()}`, outs };
   },
 
-  async read(id: string, props: Record<string, unknown> | undefined) {
+  async read(id, props?) {
     // Refresh does not re-run the check (triggers do): the recorded result stays.
-    return { id, props: props ?? {} };
+    return { id, props };
   },
 
-  async update(settings: BrowserCheckSettings | undefined, _id: string, _olds: Record<string, unknown>, news: Record<string, unknown>) {
-    return { outs: await runCheck(settings, pickInputs(news)) };
+  async update(settings, _id, _olds, news) {
+    return { outs: await runCheck(settings, pickInputs<BrowserCheckInputs>(news, inputKeys)) };
   },
-};
+} satisfies Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>;

@@ -12,10 +12,9 @@
  * stack config gantry:platformApiUrl.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { isDeepStrictEqual } from 'node:util';
 import { commitStatusStates, createCommitStatus, maxStatusDescription, parseRepository, PlatformClient, type CommitStatusState } from '../lib/platform/index.js';
-import { containsUnknown } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations, type PropertyBag, type ProviderSettings } from './serialized.js';
 
 export interface CommitStatusArgs {
   /** `owner/repo`. */
@@ -48,8 +47,6 @@ export interface CommitStatusOutputs extends CommitStatusInputs {
   createdAt: string | null;
 }
 
-export type CommitStatusSettings = Record<string, string | undefined>;
-
 const providerType = 'gantry:platform:CommitStatus';
 
 // No delete: a status cannot be deleted on the platform. It stays on the commit; the plugin, finding no delete
@@ -59,6 +56,8 @@ const commitStatusProvider = serializedProvider('commitStatusOperations', {
   withSettings: ['create', 'update'],
   withoutSettings: ['check', 'diff', 'read'],
 });
+
+export type CommitStatusSettings = ProviderSettings<typeof commitStatusProvider>;
 
 export class CommitStatus extends pulumi.dynamic.Resource {
   declare readonly repository: pulumi.Output<string>;
@@ -90,14 +89,9 @@ export class CommitStatus extends pulumi.dynamic.Resource {
 
 const inputKeys = ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'] as const;
 
-function pickInputs(values: Record<string, unknown>): CommitStatusInputs {
-  const inputs: Record<string, unknown> = {};
-  for (const key of inputKeys) if (values[key] !== undefined) inputs[key] = values[key];
-  return inputs as unknown as CommitStatusInputs;
-}
-
-function problems(inputs: Record<string, unknown>): Array<{ property: string; reason: string }> {
-  const failures: Array<{ property: string; reason: string }> = [];
+/** What is wrong with the program's values (Check's bag: nothing is taken as typed yet). */
+function problems(inputs: PropertyBag): pulumi.dynamic.CheckFailure[] {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
   try {
     parseRepository('CommitStatus', inputs.repository);
   } catch {
@@ -147,29 +141,27 @@ async function post(settings: CommitStatusSettings | undefined, inputs: CommitSt
 }
 
 export const commitStatusOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const inputs = pickInputs(news);
+  async check(_olds, news) {
+    const inputs = pickInputs<CommitStatusInputs>(news, inputKeys);
     // A value not known yet (the gate's verdict in a preview) is checked once known.
-    const failures = problems(inputs as unknown as Record<string, unknown>).filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property]));
-    return { inputs, failures };
+    return { inputs, failures: knownFailures(inputs, problems(news)) };
   },
 
-  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const changed = inputKeys.filter((key) => !isDeepStrictEqual(olds[key], news[key]));
-    return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+  async diff(_id, olds, news) {
+    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: CommitStatusSettings | undefined, inputs: Record<string, unknown>) {
-    return post(settings, pickInputs(inputs));
+  async create(settings, inputs) {
+    return post(settings, pickInputs<CommitStatusInputs>(inputs, inputKeys));
   },
 
-  async read(id: string, props: Record<string, unknown> | undefined) {
-    return { id, props: props ?? {} };
+  async read(id, props?) {
+    return { id, props };
   },
 
-  async update(settings: CommitStatusSettings | undefined, _id: string, _olds: Record<string, unknown>, news: Record<string, unknown>) {
+  async update(settings, _id, _olds, news) {
     // Statuses are append-only: an update posts a new status (the resource keeps its first id).
-    const { outs } = await post(settings, pickInputs(news));
+    const { outs } = await post(settings, pickInputs<CommitStatusInputs>(news, inputKeys));
     return { outs };
   },
-};
+} satisfies Operations<typeof commitStatusProvider, CommitStatusInputs, CommitStatusOutputs>;

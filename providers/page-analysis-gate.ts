@@ -15,7 +15,6 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import {
   AGGREGATION_METHODS,
   archiveReportsToS3,
@@ -34,8 +33,8 @@ import {
   type StorageReports,
   type Threshold,
 } from '../lib/analysis/index.js';
-import { containsUnknown } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 import { storageConfig, withStorage } from './storage-shared.js';
 
 export interface PageAnalysisGateArgs {
@@ -94,8 +93,6 @@ export interface PageAnalysisGateOutputs extends PageAnalysisGateInputs {
   engineVersion: string | null;
 }
 
-export type PageAnalysisGateSettings = Record<string, string | undefined>;
-
 const providerType = 'gantry:analysis:PageAnalysisGate';
 
 const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations', {
@@ -103,6 +100,8 @@ const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations'
   withSettings: ['create', 'update'],
   withoutSettings: ['check', 'diff', 'read'],
 });
+
+export type PageAnalysisGateSettings = ProviderSettings<typeof pageAnalysisGateProvider>;
 
 export class PageAnalysisGate extends pulumi.dynamic.Resource {
   declare readonly url: pulumi.Output<string>;
@@ -143,13 +142,7 @@ export class PageAnalysisGate extends pulumi.dynamic.Resource {
 
 const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'] as const;
 
-function pickInputs(values: Record<string, unknown>): PageAnalysisGateInputs {
-  const inputs: Record<string, unknown> = {};
-  for (const key of inputKeys) if (values[key] !== undefined) inputs[key] = values[key];
-  return inputs as unknown as PageAnalysisGateInputs;
-}
-
-function problem(property: string, run: () => unknown): Array<{ property: string; reason: string }> {
+function problem(property: string, run: () => unknown): pulumi.dynamic.CheckFailure[] {
   try {
     run();
     return [];
@@ -162,8 +155,8 @@ function thresholdsOf(inputs: PageAnalysisGateInputs): Threshold[] {
   return [...categoryThresholdsFromRecord(inputs.thresholds ?? {}), ...(inputs.audits ? auditThresholdsFromInput(inputs.audits) : [])];
 }
 
-function inputProblems(inputs: PageAnalysisGateInputs): Array<{ property: string; reason: string }> {
-  const failures: Array<{ property: string; reason: string }> = [];
+function inputProblems(inputs: PageAnalysisGateInputs): pulumi.dynamic.CheckFailure[] {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
   let url: URL | undefined;
   try {
     url = new URL(String(inputs.url));
@@ -176,7 +169,8 @@ function inputProblems(inputs: PageAnalysisGateInputs): Array<{ property: string
   } else {
     failures.push(...problem('thresholds', () => categoryThresholdsFromRecord(inputs.thresholds)));
   }
-  if (inputs.audits !== undefined) failures.push(...problem('audits', () => auditThresholdsFromInput(inputs.audits as Record<string, unknown>)));
+  const { audits } = inputs;
+  if (audits !== undefined) failures.push(...problem('audits', () => auditThresholdsFromInput(audits)));
   if (inputs.runs !== undefined && (!Number.isInteger(inputs.runs) || inputs.runs < 1 || inputs.runs > 25)) failures.push({ property: 'runs', reason: 'runs must be a whole number from 1 to 25' });
   if (inputs.aggregation !== undefined && !parseAggregationMethod(String(inputs.aggregation))) failures.push({ property: 'aggregation', reason: `aggregation is one of ${AGGREGATION_METHODS.join(', ')}` });
   if (inputs.strategy !== undefined && !parseStrategy(String(inputs.strategy))) failures.push({ property: 'strategy', reason: 'strategy is mobile or desktop' });
@@ -236,29 +230,27 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
 }
 
 export const pageAnalysisGateOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const inputs = pickInputs(news);
+  async check(_olds, news) {
+    const inputs = pickInputs<PageAnalysisGateInputs>(news, inputKeys);
     // A value not known yet (the site's URL before the site exists) is checked when it is known, not refused now.
-    const failures = inputProblems(inputs).filter((failure) => !containsUnknown((inputs as unknown as Record<string, unknown>)[failure.property]));
-    return { inputs, failures };
+    return { inputs, failures: knownFailures(inputs, inputProblems(inputs)) };
   },
 
-  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>) {
-    const changed = inputKeys.filter((key) => !isDeepStrictEqual(olds[key], news[key]));
-    return { changes: changed.length > 0, replaces: [], deleteBeforeReplace: false };
+  async diff(_id, olds, news) {
+    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: PageAnalysisGateSettings | undefined, inputs: Record<string, unknown>) {
-    const outs = await runPageGate(settings, pickInputs(inputs));
+  async create(settings, inputs) {
+    const outs = await runPageGate(settings, pickInputs<PageAnalysisGateInputs>(inputs, inputKeys));
     return { id: `pageanalysisgate-${randomUUID()}`, outs };
   },
 
-  async read(id: string, props: Record<string, unknown> | undefined) {
+  async read(id, props?) {
     // Refresh does not analyse again (triggers and input changes do): the recorded result stays.
-    return { id, props: props ?? {} };
+    return { id, props };
   },
 
-  async update(settings: PageAnalysisGateSettings | undefined, _id: string, _olds: Record<string, unknown>, news: Record<string, unknown>) {
-    return { outs: await runPageGate(settings, pickInputs(news)) };
+  async update(settings, _id, _olds, news) {
+    return { outs: await runPageGate(settings, pickInputs<PageAnalysisGateInputs>(news, inputKeys)) };
   },
-};
+} satisfies Operations<typeof pageAnalysisGateProvider, PageAnalysisGateInputs, PageAnalysisGateOutputs>;

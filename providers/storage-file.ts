@@ -21,10 +21,11 @@ import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { GantryError } from '../lib/errors.js';
 import { upload, type File } from '../lib/storage/index.js';
+import { defined, knownFailures } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 import {
-  checkId, checkName, checkOptionalBoolean, checkOptionalString, defined, describeValue, descriptionWanted, FOLDER_MIME, gantryMarker,
-  getFile, inParent, isGone, isTrashed, knownFailures, md5OfFile, md5OfText, moveTo, parentOf, storageConfig, withStorage,
+  checkId, checkName, checkOptionalBoolean, checkOptionalString, describeValue, descriptionWanted, FOLDER_MIME, gantryMarker,
+  getFile, inParent, isGone, isTrashed, md5OfFile, md5OfText, moveTo, parentOf, storageConfig, withStorage,
   type CheckFailure, type StorageSettings,
 } from './storage-shared.js';
 import { containsUnknown } from './inputs.js';

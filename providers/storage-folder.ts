@@ -17,10 +17,11 @@ import * as pulumi from '@pulumi/pulumi';
 import { isDeepStrictEqual } from 'node:util';
 import { UsageError } from '../lib/errors.js';
 import type { File, StorageClient } from '../lib/storage/index.js';
+import { defined, knownFailures } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 import {
-  checkId, checkName, checkOptionalBoolean, checkOptionalString, defined, descriptionWanted, FOLDER_MIME, gantryMarker, getFile, inParent,
-  isGone, isTrashed, knownFailures, madeByGantry, moveTo, parentOf, storageConfig, withStorage, type CheckFailure, type StorageSettings,
+  checkId, checkName, checkOptionalBoolean, checkOptionalString, descriptionWanted, FOLDER_MIME, gantryMarker, getFile, inParent,
+  isGone, isTrashed, madeByGantry, moveTo, parentOf, storageConfig, withStorage, type CheckFailure, type StorageSettings,
 } from './storage-shared.js';
 
 export interface StorageFolderArgs {

@@ -12,9 +12,10 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import type { Permission, StorageClient } from '../lib/storage/index.js';
+import { defined, knownFailures } from './inputs.js';
 import { serializedProvider } from './serialized.js';
 import {
-  checkId, checkOptionalBoolean, checkOptionalString, defined, describeValue, isGone, knownFailures, storageConfig, withStorage,
+  checkId, checkOptionalBoolean, checkOptionalString, describeValue, isGone, storageConfig, withStorage,
   type CheckFailure, type StorageSettings,
 } from './storage-shared.js';
 

@@ -16,7 +16,6 @@ import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
 import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
-import { containsUnknown } from './inputs.js';
 
 /** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`, the login's `gantry:*` keys). */
 export type StorageSettings = Record<string, string | undefined>;
@@ -152,11 +151,6 @@ export function descriptionWanted(olds: { description?: unknown } | undefined, n
 
 const idPattern = /^[A-Za-z0-9_-]{1,256}$/;
 
-/** Runs the checks, leaving out a property whose value is not known yet (a preview): it is checked once known. */
-export function knownFailures(inputs: Record<string, unknown>, failures: CheckFailure[]): CheckFailure[] {
-  return failures.filter((failure) => !containsUnknown(inputs[failure.property]));
-}
-
 export function checkName(failures: CheckFailure[], value: unknown, property = 'name'): void {
   if (typeof value !== 'string' || value.trim() === '') failures.push({ property, reason: `${property} must be a non-empty string, got ${describeValue(value)}` });
   // eslint-disable-next-line no-control-regex
@@ -184,11 +178,6 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') return value.length > 80 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return Array.isArray(value) ? 'an array' : typeof value;
-}
-
-/** Keeps the keys whose value is defined: the engine's property structs have no `undefined`. */
-export function defined<T extends Record<string, unknown>>(values: T): T {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
 }
 
 // ---- content ----

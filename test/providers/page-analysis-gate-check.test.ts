@@ -25,7 +25,10 @@ describe('PageAnalysisGate: Check and Diff', () => {
   });
 
   it('any input change (triggers, thresholds, URL) means an update; outputs alone do not', async () => {
-    const olds = { url: 'https://a/', thresholds: { performance: 0.9 }, triggers: { version: '1' }, analyzedAt: 'then', scores: { performance: 1 } };
+    const olds = {
+      url: 'https://a/', thresholds: { performance: 0.9 }, triggers: { version: '1' },
+      passed: true, analyzedAt: 'then', scores: { performance: 1 }, checks: [], reportUrl: null, storageReports: null, engineUsed: 'local', engineVersion: null,
+    };
     assert.equal((await pageAnalysisGateOperations.diff('id', olds, { url: 'https://a/', thresholds: { performance: 0.9 }, triggers: { version: '1' } })).changes, false);
     assert.equal((await pageAnalysisGateOperations.diff('id', olds, { ...olds, triggers: { version: '2' } })).changes, true);
     assert.equal((await pageAnalysisGateOperations.diff('id', olds, { ...olds, thresholds: { performance: 0.95 } })).changes, true);
