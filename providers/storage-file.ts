@@ -15,20 +15,17 @@
  *
  * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
  * `__provider`: its methods capture nothing and load `storageFileOperations` through `gantry/providers` in the
- * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storageShared.ts).
+ * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import * as pulumi from '@pulumi/pulumi';
-import { isDeepStrictEqual } from 'node:util';
 import { GantryError } from '../lib/errors.js';
 import { upload, type File } from '../lib/storage/index.js';
-import { defined, knownFailures } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, containsUnknown, defined, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations } from './serialized.js';
 import {
   checkId, checkName, checkOptionalBoolean, checkOptionalString, describeValue, descriptionWanted, FOLDER_MIME, gantryMarker,
   getFile, inParent, isGone, isTrashed, md5OfFile, md5OfText, moveTo, parentOf, storageConfig, withStorage,
-  type CheckFailure, type StorageSettings,
 } from './storage-shared.js';
-import { containsUnknown } from './inputs.js';
 
 export interface StorageFileArgs {
   /** The id of the folder the file sits in (`root` for the root folder). A new parent moves the file. */
@@ -127,17 +124,8 @@ const resource = 'StorageFile';
 /** A media type as a header carries it: type/subtype and parameters. */
 const mediaTypePattern = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;[\x20-\x7e]*)?$/;
 
-function pickInputs(values: Record<string, unknown>): StorageFileInputs {
-  return defined({
-    parent: values.parent as string,
-    name: values.name as string,
-    source: values.source as string | undefined,
-    content: values.content as string | undefined,
-    mimeType: values.mimeType as string | undefined,
-    description: values.description as string | undefined,
-    permanentDelete: values.permanentDelete as boolean | undefined,
-  });
-}
+/** What the program gives; `contentMd5`, an input too, is Check's. */
+const givenKeys = ['parent', 'name', 'source', 'content', 'mimeType', 'description', 'permanentDelete'] as const;
 
 function outputsOf(inputs: StorageFileInputs, file: File): StorageFileOutputs {
   const { content: _content, ...rest } = inputs;
@@ -173,9 +161,9 @@ function drift(live: File, olds: Partial<StorageFileOutputs> | undefined, news: 
 }
 
 export const storageFileOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: StorageFileInputs; failures: CheckFailure[] }> {
-    const inputs = pickInputs(news);
-    const failures: CheckFailure[] = [];
+  async check(_olds, news) {
+    const inputs = pickInputs<StorageFileInputs>(news, givenKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = [];
     checkId(failures, inputs.parent, 'parent', 'a folder id or "root"');
     checkName(failures, inputs.name);
     checkOptionalString(failures, inputs.description, 'description');
@@ -207,13 +195,11 @@ export const storageFileOperations = {
         failures.push({ property: 'source', reason: `source ${error.message}${error.hint ? ` (${error.hint})` : ''}` });
       }
     }
-    return { inputs, failures: knownFailures(inputs as unknown as Record<string, unknown>, failures) };
+    return { inputs, failures: knownFailures(inputs, failures) };
   },
 
-  async diff(settings: StorageSettings | undefined, id: string, olds: StorageFileOutputs, news: StorageFileInputs): Promise<pulumi.dynamic.DiffResult> {
-    const changed = new Set<string>();
-    if ((olds.permanentDelete ?? false) !== (news.permanentDelete ?? false)) changed.add('permanentDelete');
-    for (const key of ['name', 'parent', 'source', 'contentMd5', 'description'] as const) if (!isDeepStrictEqual(olds[key], news[key])) changed.add(key);
+  async diff(settings, id, olds, news) {
+    const changed = new Set<string>(changedInputs(olds, news, ['permanentDelete', 'name', 'parent', 'source', 'contentMd5', 'description'], { permanentDelete: false }));
     if (news.mimeType !== undefined && olds.mimeType !== news.mimeType) changed.add('mimeType');
     // Content not known yet (a preview): it may change.
     if (containsUnknown(news.content) || containsUnknown(news.source)) changed.add('content');
@@ -225,7 +211,7 @@ export const storageFileOperations = {
     return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: StorageSettings | undefined, inputs: StorageFileInputs): Promise<pulumi.dynamic.CreateResult<StorageFileOutputs>> {
+  async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
       const file = await upload(client.transport, {
         source: sourceOf(inputs),
@@ -242,10 +228,11 @@ export const storageFileOperations = {
     });
   },
 
-  async read(settings: StorageSettings | undefined, id: string, props?: StorageFileOutputs): Promise<pulumi.dynamic.ReadResult<StorageFileOutputs>> {
-    return withStorage(settings, resource, async (client) => {
+  async read(settings, id, props?) {
+    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StorageFileOutputs>> => {
       const live = await getFile(client, id);
-      if (!live) return { id: '', props: {} as StorageFileOutputs };
+      // Deleted outside Pulumi: no id, so the engine forgets the file.
+      if (!live) return { id: '' };
       const inputs: StorageFileInputs = defined({
         parent: parentOf(live.parents, props?.parent),
         name: String(live.title),
@@ -258,12 +245,12 @@ export const storageFileOperations = {
     });
   },
 
-  async update(settings: StorageSettings | undefined, id: string, olds: StorageFileOutputs, news: StorageFileInputs): Promise<pulumi.dynamic.UpdateResult<StorageFileOutputs>> {
+  async update(settings, id, olds, news) {
     return withStorage(settings, resource, async (client) => {
       let live = await client.files.get({ fileId: id });
       if (isTrashed(live)) live = await client.files.untrash({ fileId: id });
       const newContent = news.contentMd5 === undefined || live.md5Checksum?.toLowerCase() !== news.contentMd5;
-      const body: Record<string, unknown> = {};
+      const body: File = {};
       if (live.title !== news.name) body.title = news.name;
       const description = descriptionWanted(olds, news);
       if (description !== undefined && (live.description ?? '') !== description) body.description = description;
@@ -278,7 +265,7 @@ export const storageFileOperations = {
     });
   },
 
-  async delete(settings: StorageSettings | undefined, id: string, props: StorageFileOutputs): Promise<void> {
+  async delete(settings, id, props) {
     await withStorage(settings, resource, async (client) => {
       try {
         if (props.permanentDelete === true) await client.files.delete({ fileId: id });
@@ -289,4 +276,4 @@ export const storageFileOperations = {
       }
     });
   },
-};
+} satisfies Operations<typeof storageFileProvider, StorageFileInputs, StorageFileOutputs>;

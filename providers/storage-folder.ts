@@ -11,17 +11,16 @@
  *
  * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
  * `__provider`: its methods capture nothing and load `storageFolderOperations` through `gantry/providers` in the
- * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storageShared.ts).
+ * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import * as pulumi from '@pulumi/pulumi';
-import { isDeepStrictEqual } from 'node:util';
 import { UsageError } from '../lib/errors.js';
 import type { File, StorageClient } from '../lib/storage/index.js';
-import { defined, knownFailures } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, defined, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations } from './serialized.js';
 import {
   checkId, checkName, checkOptionalBoolean, checkOptionalString, descriptionWanted, FOLDER_MIME, gantryMarker, getFile, inParent,
-  isGone, isTrashed, madeByGantry, moveTo, parentOf, storageConfig, withStorage, type CheckFailure, type StorageSettings,
+  isGone, isTrashed, madeByGantry, moveTo, parentOf, storageConfig, withStorage,
 } from './storage-shared.js';
 
 export interface StorageFolderArgs {
@@ -87,14 +86,7 @@ export class StorageFolder extends pulumi.dynamic.Resource {
 
 const resource = 'StorageFolder';
 
-function pickInputs(values: Record<string, unknown>): StorageFolderInputs {
-  return defined({
-    name: values.name as string,
-    parent: (values.parent ?? 'root') as string,
-    description: values.description as string | undefined,
-    permanentDelete: values.permanentDelete as boolean | undefined,
-  });
-}
+const inputKeys = ['name', 'parent', 'description', 'permanentDelete'] as const;
 
 function outputsOf(inputs: StorageFolderInputs, folder: File): StorageFolderOutputs {
   return defined({
@@ -134,20 +126,18 @@ async function blockers(client: StorageClient, folderId: string, permanent: bool
 }
 
 export const storageFolderOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: StorageFolderInputs; failures: CheckFailure[] }> {
-    const inputs = pickInputs(news);
-    const failures: CheckFailure[] = [];
+  async check(_olds, news) {
+    const inputs = pickInputs<StorageFolderInputs>({ ...news, parent: news.parent ?? 'root' }, inputKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = [];
     checkName(failures, inputs.name);
     checkId(failures, inputs.parent, 'parent', 'a folder id or "root"');
     checkOptionalString(failures, inputs.description, 'description');
     checkOptionalBoolean(failures, inputs.permanentDelete, 'permanentDelete');
-    return { inputs, failures: knownFailures(inputs as unknown as Record<string, unknown>, failures) };
+    return { inputs, failures: knownFailures(inputs, failures) };
   },
 
-  async diff(settings: StorageSettings | undefined, id: string, olds: StorageFolderOutputs, news: StorageFolderInputs): Promise<pulumi.dynamic.DiffResult> {
-    const changed = new Set<string>();
-    if ((olds.permanentDelete ?? false) !== (news.permanentDelete ?? false)) changed.add('permanentDelete');
-    for (const key of ['name', 'parent', 'description'] as const) if (!isDeepStrictEqual(olds[key], news[key])) changed.add(key);
+  async diff(settings, id, olds, news) {
+    const changed = new Set<string>(changedInputs(olds, news, inputKeys, { permanentDelete: false }));
     // The state may be stale: the folder is compared with the service, so a rename, a move or a trash done outside
     // Pulumi is put right on this update without a refresh; a folder deleted outside is created again.
     const live = await withStorage(settings, resource, (client) => getFile(client, id));
@@ -156,7 +146,7 @@ export const storageFolderOperations = {
     return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: StorageSettings | undefined, inputs: StorageFolderInputs): Promise<pulumi.dynamic.CreateResult<StorageFolderOutputs>> {
+  async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
       const folder = await client.files.insert({
         requestBody: defined({
@@ -171,10 +161,11 @@ export const storageFolderOperations = {
     });
   },
 
-  async read(settings: StorageSettings | undefined, id: string, props?: StorageFolderOutputs): Promise<pulumi.dynamic.ReadResult<StorageFolderOutputs>> {
-    return withStorage(settings, resource, async (client) => {
+  async read(settings, id, props?) {
+    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StorageFolderOutputs>> => {
       const live = await getFile(client, id);
-      if (!live) return { id: '', props: {} as StorageFolderOutputs };
+      // Deleted outside Pulumi: no id, so the engine forgets the folder.
+      if (!live) return { id: '' };
       const inputs = defined({
         name: String(live.title),
         parent: parentOf(live.parents, props?.parent),
@@ -185,11 +176,11 @@ export const storageFolderOperations = {
     });
   },
 
-  async update(settings: StorageSettings | undefined, id: string, olds: StorageFolderOutputs, news: StorageFolderInputs): Promise<pulumi.dynamic.UpdateResult<StorageFolderOutputs>> {
+  async update(settings, id, olds, news) {
     return withStorage(settings, resource, async (client) => {
       let live = await client.files.get({ fileId: id });
       if (isTrashed(live)) live = await client.files.untrash({ fileId: id });
-      const body: Record<string, unknown> = {};
+      const body: File = {};
       if (live.title !== news.name) body.title = news.name;
       const description = descriptionWanted(olds, news);
       if (description !== undefined && (live.description ?? '') !== description) body.description = description;
@@ -199,7 +190,7 @@ export const storageFolderOperations = {
     });
   },
 
-  async delete(settings: StorageSettings | undefined, id: string, props: StorageFolderOutputs): Promise<void> {
+  async delete(settings, id, props) {
     await withStorage(settings, resource, async (client) => {
       const permanent = props.permanentDelete === true;
       try {
@@ -218,4 +209,4 @@ export const storageFolderOperations = {
       }
     });
   },
-};
+} satisfies Operations<typeof storageFolderProvider, StorageFolderInputs, StorageFolderOutputs>;

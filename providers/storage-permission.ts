@@ -8,16 +8,13 @@
  *
  * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
  * `__provider`: its methods capture nothing and load `storagePermissionOperations` through `gantry/providers` in
- * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storageShared.ts).
+ * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import * as pulumi from '@pulumi/pulumi';
 import type { Permission, StorageClient } from '../lib/storage/index.js';
-import { defined, knownFailures } from './inputs.js';
-import { serializedProvider } from './serialized.js';
-import {
-  checkId, checkOptionalBoolean, checkOptionalString, describeValue, isGone, storageConfig, withStorage,
-  type CheckFailure, type StorageSettings,
-} from './storage-shared.js';
+import { changedInputs, defined, knownFailures, pickInputs } from './inputs.js';
+import { serializedProvider, type Operations } from './serialized.js';
+import { checkId, checkOptionalBoolean, checkOptionalString, describeValue, isGone, storageConfig, withStorage } from './storage-shared.js';
 
 export const storagePermissionRoles = ['reader', 'commenter', 'writer', 'owner'] as const;
 export const storagePermissionTypes = ['user', 'group', 'domain', 'anyone'] as const;
@@ -103,19 +100,10 @@ const domainPattern = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0
 /** Changing these makes another permission. */
 const replacing = ['fileId', 'type', 'emailAddress', 'domain', 'withLink'] as const;
 
-function pickInputs(values: Record<string, unknown>): StoragePermissionInputs {
-  const lower = (value: unknown) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
-  return defined({
-    fileId: values.fileId as string,
-    role: values.role as StoragePermissionRole,
-    type: values.type as StoragePermissionType,
-    emailAddress: lower(values.emailAddress) as string | undefined,
-    domain: lower(values.domain) as string | undefined,
-    withLink: values.withLink as boolean | undefined,
-    sendNotificationEmails: values.sendNotificationEmails as boolean | undefined,
-    emailMessage: values.emailMessage as string | undefined,
-  });
-}
+const inputKeys = ['fileId', 'role', 'type', 'emailAddress', 'domain', 'withLink', 'sendNotificationEmails', 'emailMessage'] as const;
+
+/** An e-mail address or a domain as the service compares them. */
+const lower = (value: unknown) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 /** Drive v2's body for a role: commenter is reader with the additional role. */
 function roleBody(role: StoragePermissionRole): Pick<Permission, 'role' | 'additionalRoles'> {
@@ -147,9 +135,9 @@ async function getPermission(client: StorageClient, fileId: string, permissionId
 }
 
 export const storagePermissionOperations = {
-  async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<{ inputs: StoragePermissionInputs; failures: CheckFailure[] }> {
-    const inputs = pickInputs(news);
-    const failures: CheckFailure[] = [];
+  async check(_olds, news) {
+    const inputs = pickInputs<StoragePermissionInputs>({ ...news, emailAddress: lower(news.emailAddress), domain: lower(news.domain) }, inputKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = [];
     checkId(failures, inputs.fileId, 'fileId', 'a file or folder id');
     if (!(storagePermissionRoles as readonly unknown[]).includes(inputs.role)) {
       failures.push({ property: 'role', reason: `role must be one of ${storagePermissionRoles.join(', ')}, got ${describeValue(inputs.role)}` });
@@ -175,14 +163,13 @@ export const storagePermissionOperations = {
     checkOptionalBoolean(failures, inputs.sendNotificationEmails, 'sendNotificationEmails');
     checkOptionalString(failures, inputs.emailMessage, 'emailMessage');
     if (inputs.emailMessage !== undefined && !forEmail) failures.push({ property: 'emailMessage', reason: 'emailMessage is sent to users and groups only' });
-    return { inputs, failures: knownFailures(inputs as unknown as Record<string, unknown>, failures) };
+    return { inputs, failures: knownFailures(inputs, failures) };
   },
 
-  async diff(settings: StorageSettings | undefined, id: string, olds: StoragePermissionOutputs, news: StoragePermissionInputs): Promise<pulumi.dynamic.DiffResult> {
-    const replaces = replacing.filter((key) => (olds[key] ?? null) !== (news[key] ?? null));
+  async diff(settings, id, olds, news) {
+    const replaces = changedInputs(olds, news, replacing);
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-    const changed = new Set<string>();
-    for (const key of ['role', 'sendNotificationEmails', 'emailMessage'] as const) if ((olds[key] ?? null) !== (news[key] ?? null)) changed.add(key);
+    const changed = new Set<string>(changedInputs(olds, news, ['role', 'sendNotificationEmails', 'emailMessage']));
     // Compared with the service: a role changed outside Pulumi is put back on this update; a permission removed
     // outside is inserted again.
     const { fileId, permissionId } = splitId(id, olds);
@@ -192,7 +179,7 @@ export const storagePermissionOperations = {
     return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: StorageSettings | undefined, inputs: StoragePermissionInputs): Promise<pulumi.dynamic.CreateResult<StoragePermissionOutputs>> {
+  async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
       const permission = await client.permissions.insert(defined({
         fileId: inputs.fileId,
@@ -209,11 +196,12 @@ export const storagePermissionOperations = {
     });
   },
 
-  async read(settings: StorageSettings | undefined, id: string, props?: StoragePermissionOutputs): Promise<pulumi.dynamic.ReadResult<StoragePermissionOutputs>> {
-    return withStorage(settings, resource, async (client) => {
+  async read(settings, id, props?) {
+    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StoragePermissionOutputs>> => {
       const { fileId, permissionId } = splitId(id, props);
       const live = await getPermission(client, fileId, permissionId);
-      if (!live) return { id: '', props: {} as StoragePermissionOutputs };
+      // Removed outside Pulumi: no id, so the engine forgets the permission.
+      if (!live) return { id: '' };
       const inputs: StoragePermissionInputs = defined({
         ...props,
         fileId,
@@ -227,7 +215,7 @@ export const storagePermissionOperations = {
     });
   },
 
-  async update(settings: StorageSettings | undefined, id: string, olds: StoragePermissionOutputs, news: StoragePermissionInputs): Promise<pulumi.dynamic.UpdateResult<StoragePermissionOutputs>> {
+  async update(settings, id, olds, news) {
     return withStorage(settings, resource, async (client) => {
       const { fileId, permissionId } = splitId(id, olds);
       let live = await client.permissions.get({ fileId, permissionId });
@@ -243,7 +231,7 @@ export const storagePermissionOperations = {
     });
   },
 
-  async delete(settings: StorageSettings | undefined, id: string, props: StoragePermissionOutputs): Promise<void> {
+  async delete(settings, id, props) {
     await withStorage(settings, resource, async (client) => {
       const { fileId, permissionId } = splitId(id, props);
       try {
@@ -254,4 +242,4 @@ export const storagePermissionOperations = {
       }
     });
   },
-};
+} satisfies Operations<typeof storagePermissionProvider, StoragePermissionInputs, StoragePermissionOutputs>;

@@ -10,15 +10,14 @@
  * `gantry:oauthClientId`, else the one login the profile index records), its access token refreshed as it runs out.
  * Read in the plugin for each operation: never an input, never in the state or `__provider`.
  */
+import type * as pulumi from '@pulumi/pulumi';
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
 import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
-
-/** What Configure keeps from the stack configuration (`gantry:storageBaseUrl`, the login's `gantry:*` keys). */
-export type StorageSettings = Record<string, string | undefined>;
+import type { SettingsOf } from './serialized.js';
 
 /**
  * The stack configuration keys of the storage resources: the service root, and the device login's server, client and
@@ -31,7 +30,11 @@ export const storageConfig = {
   oauthClientSecret: loginConfigKeys.clientSecret,
 } as const;
 
-export type CheckFailure = { property: string; reason: string };
+/**
+ * What Configure keeps of `storageConfig` — or more: a provider whose settings hold these keys among others (the
+ * gate's) hands its settings over as they are.
+ */
+export type StorageSettings = SettingsOf<typeof storageConfig> & Readonly<Record<string, string | undefined>>;
 
 export { FOLDER_MIME } from '../lib/storage/index.js';
 
@@ -148,6 +151,8 @@ export function descriptionWanted(olds: { description?: unknown } | undefined, n
 }
 
 // ---- checks of inputs ----
+
+type CheckFailure = pulumi.dynamic.CheckFailure;
 
 const idPattern = /^[A-Za-z0-9_-]{1,256}$/;
 
