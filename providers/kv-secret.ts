@@ -13,7 +13,8 @@ import {
   SecretsClient, SecretsError, checkNoBinary, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
   type KvMetadata, type KvVersion, type ResolveSources, type SecretData,
 } from '../lib/secrets/index.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, defined, pickInputs, sameValue } from './inputs.js';
+import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
 export interface KvSecretArgs {
   /** The kv mount, e.g. `secret`. Changing it replaces the resource. */
@@ -57,9 +58,6 @@ export interface KvSecretOutputs extends KvSecretInputs {
   metadata: Omit<KvMetadata, 'versions'> | undefined;
 }
 
-/** Stack configuration keys the provider reads in Configure (the rest of the stack config is ignored). */
-export type KvSecretSettings = Record<string, string | undefined>;
-
 const providerType = 'gantry:secrets:KvSecret';
 
 /**
@@ -77,6 +75,9 @@ const kvSecretProvider = serializedProvider('kvSecretOperations', {
   withSettings: ['diff', 'create', 'read', 'update', 'delete'],
   withoutSettings: ['check'],
 });
+
+/** The stack configuration the provider read in Configure (the `gantry:secrets*` keys; the rest is ignored). */
+export type KvSecretSettings = ProviderSettings<typeof kvSecretProvider>;
 
 export class KvSecret extends pulumi.dynamic.Resource {
   declare readonly mount: pulumi.Output<string>;
@@ -111,22 +112,12 @@ export class KvSecret extends pulumi.dynamic.Resource {
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
-type CheckFailure = { property: string; reason: string };
+const inputKeys = ['mount', 'path', 'data', 'kvVersion', 'cas', 'customMetadata', 'deleteAllVersions', 'namespace'] as const;
 
 function connect(settings: KvSecretSettings | undefined): SecretsClient {
   const sources: ResolveSources = { env: process.env, pulumi: (key) => settings?.[key] };
   return new SecretsClient({ sources });
 }
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-const sameJson = (a: unknown, b: unknown) => stableJson(a ?? null) === stableJson(b ?? null);
 
 async function engineFor(client: SecretsClient, inputs: KvSecretInputs) {
   return client.kv(inputs.mount, {
@@ -141,18 +132,20 @@ async function outputsOf(client: SecretsClient, inputs: KvSecretInputs, data: Se
   let metadata: KvMetadata | undefined;
   if (kvVersion === 2) metadata = await kv.readMetadata(inputs.path);
   const current = metadata?.versions[String(metadata.currentVersion)];
-  const { versions: _versions, ...summary } = metadata ?? { versions: undefined };
-  const outputs: KvSecretOutputs = {
+  // Absent outputs (kv v1 has no versions) are left out.
+  return defined({
     ...inputs,
     data,
     kvVersion,
     version: metadata?.currentVersion,
     createdTime: current?.createdTime,
-    metadata: metadata ? (summary as Omit<KvMetadata, 'versions'>) : undefined,
-  };
-  // The engine's property structs have no `undefined`: absent outputs (kv v1 has no versions) are left out.
-  for (const key of Object.keys(outputs) as (keyof KvSecretOutputs)[]) if (outputs[key] === undefined) delete outputs[key];
-  return outputs;
+    metadata: metadata ? summaryOf(metadata) : undefined,
+  });
+}
+
+function summaryOf(metadata: KvMetadata): Omit<KvMetadata, 'versions'> {
+  const { versions: _versions, ...summary } = metadata;
+  return summary;
 }
 
 function idOf(inputs: Pick<KvSecretInputs, 'mount' | 'path'>): string {
@@ -160,8 +153,9 @@ function idOf(inputs: Pick<KvSecretInputs, 'mount' | 'path'>): string {
 }
 
 export const kvSecretOperations = {
-  async check(_olds: unknown, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult<KvSecretInputs>> {
-    const failures: CheckFailure[] = [];
+  async check(_olds, news) {
+    const given = pickInputs<KvSecretInputs>(news, inputKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = [];
     const attempt = <T>(property: string, f: () => T): T | undefined => {
       try {
         return f();
@@ -170,11 +164,11 @@ export const kvSecretOperations = {
         return undefined;
       }
     };
-    const mount = typeof news.mount === 'string' ? attempt('mount', () => normaliseMount(news.mount as string)) : (failures.push({ property: 'mount', reason: 'mount must be a string such as "secret"' }), undefined);
-    const path = typeof news.path === 'string' ? news.path.replace(/^\//, '') : undefined;
+    const mount = typeof given.mount === 'string' ? attempt('mount', () => normaliseMount(given.mount)) : (failures.push({ property: 'mount', reason: 'mount must be a string such as "secret"' }), undefined);
+    const path = typeof given.path === 'string' ? given.path.replace(/^\//, '') : undefined;
     if (path === undefined) failures.push({ property: 'path', reason: 'path must be a string such as "app/db"' });
     else attempt('path', () => encodePath(path));
-    const data = news.data;
+    const { data } = given;
     if (!data || typeof data !== 'object' || Array.isArray(data)) failures.push({ property: 'data', reason: 'data must be an object of keys and values' });
     // Only the shape is reported, never a value.
     else {
@@ -183,59 +177,52 @@ export const kvSecretOperations = {
         return serializeWithinLimits({ data });
       });
     }
-    if (news.kvVersion !== undefined && news.kvVersion !== 1 && news.kvVersion !== 2) failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
+    if (given.kvVersion !== undefined && given.kvVersion !== 1 && given.kvVersion !== 2) failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
     for (const flag of ['cas', 'deleteAllVersions'] as const) {
-      if (news[flag] !== undefined && typeof news[flag] !== 'boolean') failures.push({ property: flag, reason: `${flag} must be true or false` });
+      if (given[flag] !== undefined && typeof given[flag] !== 'boolean') failures.push({ property: flag, reason: `${flag} must be true or false` });
     }
-    const custom = news.customMetadata;
+    const custom = given.customMetadata;
     if (custom !== undefined) {
       if (!custom || typeof custom !== 'object' || Array.isArray(custom)) failures.push({ property: 'customMetadata', reason: 'customMetadata must be an object of strings' });
       else {
-        const entries = Object.entries(custom as Record<string, unknown>);
+        const entries = Object.entries(custom);
         if (entries.length > 64) failures.push({ property: 'customMetadata', reason: `customMetadata has ${entries.length} keys; at most 64` });
         for (const [k, v] of entries) {
           if (typeof v !== 'string') failures.push({ property: 'customMetadata', reason: `customMetadata.${k} must be a string` });
           else if (Buffer.byteLength(k) > 128 || k === '') failures.push({ property: 'customMetadata', reason: `customMetadata key "${k.slice(0, 40)}" must be 1 to 128 bytes` });
           else if (Buffer.byteLength(v) > 512) failures.push({ property: 'customMetadata', reason: `customMetadata.${k} is over 512 bytes` });
         }
-        if (news.kvVersion === 1) failures.push({ property: 'customMetadata', reason: 'kv v1 keeps no metadata' });
+        if (given.kvVersion === 1) failures.push({ property: 'customMetadata', reason: 'kv v1 keeps no metadata' });
       }
     }
+    // No namespace (undefined or null) is the provider's; one that does not normalise is left out with its failure.
+    const { namespace: givenNamespace, ...rest } = given;
     let namespace: string | undefined;
-    if (news.namespace !== undefined && news.namespace !== null) {
-      if (typeof news.namespace !== 'string') failures.push({ property: 'namespace', reason: 'namespace must be a string' });
-      else namespace = attempt('namespace', () => normaliseNamespace(news.namespace as string));
+    if (givenNamespace !== undefined && givenNamespace !== null) {
+      if (typeof givenNamespace !== 'string') failures.push({ property: 'namespace', reason: 'namespace must be a string' });
+      else namespace = attempt('namespace', () => normaliseNamespace(givenNamespace));
     }
     const inputs: KvSecretInputs = {
-      mount: mount ?? String(news.mount),
-      path: path ?? String(news.path),
-      data: (data ?? {}) as SecretData,
-      ...(news.kvVersion !== undefined ? { kvVersion: news.kvVersion as KvVersion } : {}),
-      ...(news.cas !== undefined ? { cas: news.cas as boolean } : {}),
-      ...(custom !== undefined ? { customMetadata: custom as Record<string, string> } : {}),
-      ...(news.deleteAllVersions !== undefined ? { deleteAllVersions: news.deleteAllVersions as boolean } : {}),
+      ...rest,
+      mount: mount ?? String(given.mount),
+      path: path ?? String(given.path),
+      data: data ?? {},
       ...(namespace !== undefined ? { namespace } : {}),
     };
     return { inputs, failures };
   },
 
-  async diff(settings: KvSecretSettings | undefined, _id: string, olds: KvSecretOutputs, news: KvSecretInputs): Promise<pulumi.dynamic.DiffResult> {
-    const replaces: string[] = [];
-    if (olds.mount !== news.mount) replaces.push('mount');
-    if (olds.path !== news.path) replaces.push('path');
-    if ((olds.namespace ?? '') !== (news.namespace ?? '')) replaces.push('namespace');
+  async diff(settings, _id, olds, news) {
+    const replaces: string[] = changedInputs(olds, news, ['mount', 'path', 'namespace'], { namespace: '' });
     if (news.kvVersion !== undefined && olds.kvVersion !== news.kvVersion) replaces.push('kvVersion');
-    const changed = new Set<string>(replaces);
-    if (!sameJson(olds.data, news.data)) changed.add('data');
-    if (!sameJson(olds.customMetadata, news.customMetadata)) changed.add('customMetadata');
-    for (const flag of ['cas', 'deleteAllVersions'] as const) if ((olds[flag] ?? false) !== (news[flag] ?? false)) changed.add(flag);
+    const changed = new Set<string>([...replaces, ...changedInputs(olds, news, ['data', 'customMetadata', 'cas', 'deleteAllVersions'], { cas: false, deleteAllVersions: false })]);
     if (replaces.length === 0 && !changed.has('data')) {
       // The state may be stale: a secret changed or deleted outside Pulumi is put back on this update, without a
       // refresh (the Terraform vault provider's open complaints #2534 and #1131). Only "changed" is reported.
       const client = connect(settings);
       try {
         const live = await (await engineFor(client, { ...news, kvVersion: olds.kvVersion })).read(news.path);
-        if (live.state !== 'current' || !sameJson(live.data, news.data)) changed.add('data');
+        if (live.state !== 'current' || !sameValue(live.data, news.data)) changed.add('data');
       } finally {
         client.close();
       }
@@ -243,7 +230,7 @@ export const kvSecretOperations = {
     return { changes: changed.size > 0, replaces, deleteBeforeReplace: false, ...(replaces.length === 0 ? { stables: ['kvVersion'] } : {}) };
   },
 
-  async create(settings: KvSecretSettings | undefined, inputs: KvSecretInputs): Promise<pulumi.dynamic.CreateResult<KvSecretOutputs>> {
+  async create(settings, inputs) {
     const client = connect(settings);
     try {
       const kv = await engineFor(client, inputs);
@@ -256,7 +243,7 @@ export const kvSecretOperations = {
     }
   },
 
-  async read(settings: KvSecretSettings | undefined, id: string, props?: KvSecretOutputs): Promise<pulumi.dynamic.ReadResult<KvSecretOutputs>> {
+  async read(settings, id, props?): Promise<pulumi.dynamic.ReadResult<KvSecretOutputs>> {
     const client = connect(settings);
     try {
       let inputs: KvSecretInputs;
@@ -272,7 +259,7 @@ export const kvSecretOperations = {
       const kv = await engineFor(client, inputs);
       const live = await kv.read(inputs.path);
       // Deleted, destroyed or missing: gone for the engine, so the next update creates it again.
-      if (live.state !== 'current') return { id: '', props: {} as KvSecretOutputs };
+      if (live.state !== 'current') return { id: '' };
       const outs = await outputsOf(client, inputs, live.data);
       // Custom metadata is reported when imported, or when the resource manages it (so a change by hand is drift).
       const custom = outs.metadata?.customMetadata;
@@ -283,12 +270,12 @@ export const kvSecretOperations = {
     }
   },
 
-  async update(settings: KvSecretSettings | undefined, _id: string, olds: KvSecretOutputs, news: KvSecretInputs): Promise<pulumi.dynamic.UpdateResult<KvSecretOutputs>> {
+  async update(settings, _id, olds, news) {
     const client = connect(settings);
     try {
       const kv = await engineFor(client, { ...news, kvVersion: news.kvVersion ?? olds.kvVersion });
       const kvVersion = await kv.version();
-      if (kvVersion === 2 && !sameJson(olds.customMetadata, news.customMetadata)) {
+      if (kvVersion === 2 && !sameValue(olds.customMetadata, news.customMetadata)) {
         await kv.writeMetadata(news.path, { customMetadata: news.customMetadata ?? {} });
       }
       let cas: number | undefined;
@@ -314,7 +301,7 @@ export const kvSecretOperations = {
     }
   },
 
-  async delete(settings: KvSecretSettings | undefined, _id: string, props: KvSecretOutputs): Promise<void> {
+  async delete(settings, _id, props) {
     const client = connect(settings);
     try {
       const kv = await engineFor(client, props);
@@ -324,4 +311,4 @@ export const kvSecretOperations = {
       client.close();
     }
   },
-};
+} satisfies Operations<typeof kvSecretProvider, KvSecretInputs, KvSecretOutputs>;

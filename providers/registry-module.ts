@@ -17,11 +17,11 @@
 import * as pulumi from '@pulumi/pulumi';
 import { readdir, rm } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { CheckFailedError, GantryError } from '../lib/errors.js';
+import { CheckFailedError, GantryError, UsageError } from '../lib/errors.js';
 import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
 import { fetchSource, hashTree } from '../lib/sources/index.js';
-import { containsUnknown } from './inputs.js';
-import { serializedProvider } from './serialized.js';
+import { changedInputs, containsUnknown, pickInputs, sameValue } from './inputs.js';
+import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
 export interface RegistryModuleArgs {
   /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
@@ -60,8 +60,6 @@ export interface RegistryModuleOutputs extends Omit<RegistryModuleInputs, 'versi
   latestAllowed: string;
 }
 
-export type RegistryModuleSettings = Record<string, string | undefined>;
-
 const providerType = 'gantry:modules:RegistryModule';
 
 const registryModuleProvider = serializedProvider('registryModuleOperations', {
@@ -69,6 +67,8 @@ const registryModuleProvider = serializedProvider('registryModuleOperations', {
   withSettings: ['check', 'create', 'read', 'update'],
   withoutSettings: ['diff', 'delete'],
 });
+
+export type RegistryModuleSettings = ProviderSettings<typeof registryModuleProvider>;
 
 export class RegistryModule extends pulumi.dynamic.Resource {
   declare readonly source: pulumi.Output<string>;
@@ -101,7 +101,7 @@ export class RegistryModule extends pulumi.dynamic.Resource {
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
-type CheckFailure = { property: string; reason: string };
+const inputKeys = ['source', 'version', 'dir', 'triggers'] as const;
 
 function envFor(settings: RegistryModuleSettings | undefined): NodeJS.ProcessEnv {
   const host = settings?.['gantry:registryHost'];
@@ -114,12 +114,9 @@ function installDirOf(inputs: RegistryModuleInputs, env: NodeJS.ProcessEnv): str
   return resolvePath('.gantry', 'modules', `${address.namespace}-${address.name}-${address.provider}`);
 }
 
-const sameTriggers = (a: Record<string, string> | undefined, b: Record<string, string> | undefined) =>
-  JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b ?? {}).sort());
-
-/** Whether the pin must be re-resolved: the constraint, the source or the triggers changed. */
+/** Whether the pin must be re-resolved: the constraint (the state's `constraint` is the input `version`), the source or the triggers changed. */
 function needsResolve(olds: RegistryModuleOutputs, news: RegistryModuleInputs): boolean {
-  return olds.source !== news.source || (olds.constraint ?? '') !== (news.version ?? '') || !sameTriggers(olds.triggers, news.triggers);
+  return !sameValue(olds.constraint ?? '', news.version ?? '') || changedInputs(olds, news, ['source', 'triggers'], { triggers: {} }).length > 0;
 }
 
 /** What is in `folder`: nothing (absent or empty), exactly what this resource installed (`ownHash`), or something else. */
@@ -189,59 +186,60 @@ function failureOf(error: unknown): string {
 }
 
 export const registryModuleOperations = {
-  async check(settings: RegistryModuleSettings | undefined, _olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
-    const failures: CheckFailure[] = [];
-    const inputs: RegistryModuleInputs = { source: news.source as string };
-    if (typeof news.source !== 'string') failures.push({ property: 'source', reason: 'source must be a module address string' });
+  async check(settings, _olds, news) {
+    // No version, dir or triggers (undefined or null) is the default; the source is required.
+    const given = pickInputs<RegistryModuleInputs>(news, inputKeys);
+    const failures: pulumi.dynamic.CheckFailure[] = [];
+    const { source, version, dir, triggers } = given;
+    if (typeof source !== 'string') failures.push({ property: 'source', reason: 'source must be a module address string' });
     // A value not known yet (in a preview, before the resource it comes from exists) is checked once known.
-    else if (!containsUnknown(news.source)) {
+    else if (!containsUnknown(source)) {
       try {
         // The default host as the deployment will use it: the environment, else the stack's gantry:registryHost.
-        parseModuleAddress(news.source, envFor(settings));
+        parseModuleAddress(source, envFor(settings));
       } catch (error) {
         failures.push({ property: 'source', reason: failureOf(error) });
       }
     }
-    if (news.version !== undefined && news.version !== null) {
-      if (typeof news.version !== 'string') failures.push({ property: 'version', reason: 'version must be a constraint string such as "~> 1.2"' });
-      else if (containsUnknown(news.version)) inputs.version = news.version;
-      else {
+    if (version !== undefined && version !== null) {
+      if (typeof version !== 'string') failures.push({ property: 'version', reason: 'version must be a constraint string such as "~> 1.2"' });
+      else if (!containsUnknown(version)) {
         try {
-          parseConstraints(news.version);
-          inputs.version = news.version;
+          parseConstraints(version);
         } catch (error) {
           failures.push({ property: 'version', reason: failureOf(error) });
         }
       }
     }
-    if (news.dir !== undefined && news.dir !== null) {
-      if (typeof news.dir !== 'string' || news.dir.trim() === '') failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
-      else inputs.dir = news.dir;
+    if (dir !== undefined && dir !== null && (typeof dir !== 'string' || dir.trim() === '')) failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
+    if (triggers !== undefined && triggers !== null && (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
+      failures.push({ property: 'triggers', reason: 'triggers must map names to strings' });
     }
-    if (news.triggers !== undefined && news.triggers !== null) {
-      const triggers = news.triggers as Record<string, unknown>;
-      if (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string')) {
-        failures.push({ property: 'triggers', reason: 'triggers must map names to strings' });
-      } else inputs.triggers = triggers as Record<string, string>;
-    }
-    return failures.length ? { failures } : { inputs: inputs as unknown as Record<string, unknown> };
+    if (failures.length > 0) return { failures };
+    return {
+      inputs: {
+        source,
+        ...(version !== null && version !== undefined ? { version } : {}),
+        ...(dir !== null && dir !== undefined ? { dir } : {}),
+        ...(triggers !== null && triggers !== undefined ? { triggers } : {}),
+      },
+    };
   },
 
-  async diff(_id: string, olds: RegistryModuleOutputs, news: RegistryModuleInputs): Promise<pulumi.dynamic.DiffResult> {
-    const replaces: string[] = [];
-    const changed = needsResolve(olds, news) || (olds.dir ?? '') !== (news.dir ?? '');
+  async diff(_id, olds, news) {
+    const changed = needsResolve(olds, news) || changedInputs(olds, news, ['dir'], { dir: '' }).length > 0;
     // The pinned tree must be on this machine as pinned (a fresh CI runner, a deleted folder): reinstall it if not.
     const present = olds.installDir ? await hashTree(olds.installDir).catch(() => undefined) : undefined;
     const missing = present !== olds.hash;
-    return { changes: changed || missing, replaces, deleteBeforeReplace: false };
+    return { changes: changed || missing, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs): Promise<pulumi.dynamic.CreateResult> {
+  async create(settings, inputs) {
     const outs = await install(settings, inputs);
     return { id: outs.address, outs };
   },
 
-  async update(settings: RegistryModuleSettings | undefined, _id: string, olds: RegistryModuleOutputs, news: RegistryModuleInputs): Promise<pulumi.dynamic.UpdateResult> {
+  async update(settings, _id, olds, news) {
     const keepPin = !needsResolve(olds, news);
     const installed = olds.installDir ? { dir: olds.installDir, hash: olds.hash } : undefined;
     const outs = await install(settings, news, keepPin ? { version: olds.version, hash: olds.hash } : undefined, installed);
@@ -251,7 +249,10 @@ export const registryModuleOperations = {
   },
 
   /** Refresh: the pin stays; `latestAllowed` shows whether a newer version is allowed now. */
-  async read(settings: RegistryModuleSettings | undefined, id: string, props: RegistryModuleOutputs): Promise<pulumi.dynamic.ReadResult> {
+  async read(settings, id, props?) {
+    // The plugin always hands the state's outputs; only an import would not, and Pulumi cannot import a dynamic
+    // resource (pulumi/pulumi#3550).
+    if (!props) throw new UsageError(`RegistryModule ${id}: nothing to refresh without the resource's state`);
     const env = envFor(settings);
     const address = parseModuleAddress(props.source, env);
     const client = new RegistryClient({ env });
@@ -264,7 +265,7 @@ export const registryModuleOperations = {
     }
   },
 
-  async delete(_id: string, props: RegistryModuleOutputs): Promise<void> {
+  async delete(_id, props) {
     if (props.installDir) await removeIfOurs(props.installDir, props.hash);
   },
-};
+} satisfies Operations<typeof registryModuleProvider, RegistryModuleInputs, RegistryModuleOutputs>;
