@@ -81,14 +81,19 @@ describe('LAYER-PROVIDERS: Operations<typeof provider, Inputs, Outputs> follows 
 
   it('LAYER-PROVIDERS: an operation the spec does not list, one missing, settings where none are passed or a settings key Configure does not keep are compile errors', () => {
     const { create, check } = operations;
+    // prettier-ignore
     // @ts-expect-error update is in neither list: the serialized provider has no update to call it
     const _extra = { ...operations, async update() { return {}; } } satisfies FakeOperations;
+    // prettier-ignore
     // @ts-expect-error create is listed: the provider needs it
     const _missing = { check, async delete() {} } satisfies FakeOperations;
+    // prettier-ignore
     // @ts-expect-error delete is listed without settings: its first argument is the id
     const _settingsFirst = { check, create, async delete(_settings: { address?: string } | undefined, _id: string) {} } satisfies FakeOperations;
+    // prettier-ignore
     // @ts-expect-error create is listed with settings: its first argument is them, not the inputs
     const _noSettings = { check, async create(inputs: FakeInputs) { return { id: inputs.name }; }, async delete() {} } satisfies FakeOperations;
+    // prettier-ignore
     // @ts-expect-error Configure keeps `address` only
     const _typo = { check, async create(settings) { return { id: String(settings?.adress) }; }, async delete() {} } satisfies FakeOperations;
     assert.ok(_extra && _missing && _settingsFirst && _noSettings && _typo);

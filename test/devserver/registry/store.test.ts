@@ -194,7 +194,8 @@ describe('devserver/registry: folder store', function () {
     const temp = await tempDir('rescan');
     const lines: string[] = [];
     /** Asks until the answer satisfies `done` (a background rescan needs a request to start it and a moment to finish). */
-    const until = async (url: string, done: (body: any) => boolean) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const until = async (url: string, done: (body: any) => boolean) => {
       for (let i = 0; i < 250; i++) {
         const response = await get(url);
         if (done(response.body)) return response;
