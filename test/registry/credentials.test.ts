@@ -76,7 +76,7 @@ EOT
 
   it('TF_CLI_CONFIG_FILE (JSON content, as Terraform\'s parser also reads) replaces ~/.terraformrc, and ~/.terraform.d is then not read', async () => {
     const HOME = await home({
-      '.terraformrc': `credentials "${secured.host}" { token = "wrong" }`,
+      '.terraformrc': `credentials "${secured.host}" { token = "not-this-token-0002" }`,
       '.terraform.d/credentials.tfrc.json': JSON.stringify({ credentials: { [secured.host]: { token: 'wrong-too' } } }),
       'ci.tfrc': JSON.stringify({ credentials: { [secured.host]: { token } } }),
     });
@@ -93,7 +93,7 @@ EOT
     assert.equal(await authorised({ HOME }), true);
     const variable = `TF_TOKEN_${secured.host.replace(/:\d+$/, '').replace(/\./g, '_')}`;
     assert.equal(await authorised({ HOME, [variable]: 'from-env-and-wrong' }), false, 'the variable comes first, as in Terraform');
-    const swapped = await home({ '.terraform.d/credentials.tfrc.json': JSON.stringify({ credentials: { [secured.host]: { token: 'wrong' } } }) });
+    const swapped = await home({ '.terraform.d/credentials.tfrc.json': JSON.stringify({ credentials: { [secured.host]: { token: 'not-this-token-0001' } } }) });
     assert.equal(await authorised({ HOME: swapped, [variable]: token }), true);
   });
 
