@@ -110,7 +110,9 @@ export async function ensureFolder(path: string, what = 'the folder'): Promise<s
   const { existing, info, missing } = await nearestExisting(target, what);
   if (!info.isDirectory()) {
     throw pathError(
-      existing === target ? `${what} ${target} is ${kind(info)}, not a folder` : `${what} ${target} cannot be created: ${existing} is ${kind(info)}, not a folder`,
+      existing === target
+        ? `${what} ${target} is ${kind(info)}, not a folder`
+        : `${what} ${target} cannot be created: ${existing} is ${kind(info)}, not a folder`,
       'give the path of a folder (it is created when missing)',
     );
   }
@@ -143,12 +145,17 @@ export async function checkWritableFile(file: string, what = 'the file'): Promis
     if (error.code === 'ENOTDIR') return undefined; // reported below, through the folder
     throw pathError(`${what} ${target} cannot be read (${reason(error)})`);
   });
-  if (present && !present.isFile()) throw pathError(`${what} ${target} is ${kind(present)}, not ${present.isDirectory() ? 'a file' : 'a regular file'}`, 'give the path of a regular file (it is created when missing)');
+  if (present && !present.isFile())
+    throw pathError(
+      `${what} ${target} is ${kind(present)}, not ${present.isDirectory() ? 'a file' : 'a regular file'}`,
+      'give the path of a regular file (it is created when missing)',
+    );
   const folder = dirname(target);
   const { existing, info } = await nearestExisting(folder, what);
   if (existing !== folder) throw pathError(`${what} ${target} cannot be written: the folder ${folder} does not exist`);
   if (!info.isDirectory()) throw pathError(`${what} ${target} cannot be written: ${folder} is ${kind(info)}, not a folder`);
-  if (!(await writable(folder))) throw pathError(`${what} ${target} cannot be written: no permission to write in ${folder}`, 'fix the folder\'s permissions or run where you can write');
+  if (!(await writable(folder)))
+    throw pathError(`${what} ${target} cannot be written: no permission to write in ${folder}`, "fix the folder's permissions or run where you can write");
   const refused = await probe(folder, 'file');
   if (refused) throw pathError(`${what} ${target} cannot be written: ${refused}`, 'choose a folder on a writable file system that you can write in');
   return target;
@@ -167,7 +174,9 @@ export function missingPathText(path: string): string {
 
 /** The hint for a path `missingPathText` explains, or `fallback`. */
 export function missingPathHint(path: string, fallback?: string): string | undefined {
-  return path.includes('\uFFFD') ? 'rename the file to a UTF-8 name (`convmv -f latin1 -t utf8 --notest <file>`), or link it under one (`ln -s <file> upload.bin`) and give that' : fallback;
+  return path.includes('\uFFFD')
+    ? 'rename the file to a UTF-8 name (`convmv -f latin1 -t utf8 --notest <file>`), or link it under one (`ln -s <file> upload.bin`) and give that'
+    : fallback;
 }
 
 /**
@@ -238,7 +247,8 @@ function checkPath(path: unknown, options: ReadLocalFileOptions): string {
 function refusal(info: Stats, path: string, options: ReadLocalFileOptions): UsageError | undefined {
   if (info.isFile()) {
     const limit = options.maxBytes ?? localFileLimits.config;
-    if (info.size > limit) return readError(options, `${options.what} ${path} is ${info.size} bytes, more than the ${sizeText(limit)} it may be`, 'EFBIG', 'FILE_TOO_LARGE');
+    if (info.size > limit)
+      return readError(options, `${options.what} ${path} is ${info.size} bytes, more than the ${sizeText(limit)} it may be`, 'EFBIG', 'FILE_TOO_LARGE');
     return undefined;
   }
   if (options.allowPipe && (info.isFIFO() || info.isSocket())) return undefined;
@@ -273,7 +283,12 @@ export async function readLocalFile(path: string, options: ReadLocalFileOptions)
   try {
     // A FIFO the caller reads (`<(…)`) is opened to wait for its writer, and its data kept: no probe that would
     // take the writer's bytes and close. Anything else is probed without blocking, then looked at through the handle.
-    const pipe = options.allowPipe === true && (await stat(path).then((info) => info.isFIFO(), () => false));
+    const pipe =
+      options.allowPipe === true &&
+      (await stat(path).then(
+        (info) => info.isFIFO(),
+        () => false,
+      ));
     handle = await open(path, pipe ? 'r' : probeFlags);
   } catch (error) {
     if (options.missingOk && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -8,18 +8,23 @@
  */
 export const REDACTED = '[REDACTED]';
 
-export const sensitiveHeaders = new Set([
-  'authorization',
-  'proxy-authorization',
-  'x-secrets-token',
-  'x-api-key',
-  'cookie',
-  'set-cookie',
-]);
+export const sensitiveHeaders = new Set(['authorization', 'proxy-authorization', 'x-secrets-token', 'x-api-key', 'cookie', 'set-cookie']);
 
 export const sensitiveQueryParameters = new Set([
-  'access_token', 'refresh_token', 'id_token', 'key', 'api_key', 'apikey', 'token', 'password', 'client_secret', 'secret_id',
-  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token', 'signature',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'key',
+  'api_key',
+  'apikey',
+  'token',
+  'password',
+  'client_secret',
+  'secret_id',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'signature',
 ]);
 
 const knownSecrets = new Set<string>();
@@ -47,17 +52,32 @@ export function registerSecret(value: string | undefined | null): void {
 function secretsPattern(): RegExp | undefined {
   if (knownSecrets.size === 0) return undefined;
   if (!knownSecretsPattern) {
-    const alternatives = [...knownSecrets]
-      .sort((a, b) => b.length - a.length)
-      .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const alternatives = [...knownSecrets].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
     knownSecretsPattern = new RegExp(alternatives.join('|'), 'g');
   }
   return knownSecretsPattern;
 }
 
 // The IANA HTTP authentication schemes (and GitHub's `token`): the scheme stays readable, the credential is masked.
-const authSchemes = ['Bearer', 'Basic', 'token', 'Digest', 'Negotiate', 'NTLM', 'OAuth', 'DPoP', 'GNAP', 'HOBA', 'Mutual',
-  'PrivateToken', 'Concealed', 'SCRAM-SHA-1', 'SCRAM-SHA-256', 'vapid', 'AWS4-HMAC-SHA256'];
+const authSchemes = [
+  'Bearer',
+  'Basic',
+  'token',
+  'Digest',
+  'Negotiate',
+  'NTLM',
+  'OAuth',
+  'DPoP',
+  'GNAP',
+  'HOBA',
+  'Mutual',
+  'PrivateToken',
+  'Concealed',
+  'SCRAM-SHA-1',
+  'SCRAM-SHA-256',
+  'vapid',
+  'AWS4-HMAC-SHA256',
+];
 const valueHeaders = [...sensitiveHeaders].filter((name) => !name.endsWith('cookie'));
 // `Name: value`, `name=value`, and the JSON or quoted forms `"Name": "value"` / `'name': 'value'`.
 const headerLine = new RegExp(`\\b(${valueHeaders.join('|')})(["']?\\s*[:=]\\s*)(["']?)(?:(${authSchemes.join('|')})\\s+)?([^\\s"',;]+)`, 'gi');
@@ -73,7 +93,8 @@ const bareBearer = /\b(Bearer\s+)(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{8,}
 const envAssignment = /\b((?:[A-Z][A-Z0-9]*_)*(?:TOKEN|API_KEY|SECRET|SECRET_ID|PASSWORD)(?:_[A-Za-z0-9_]+)?=)[^\s"'<>&[\]]+/g;
 // A credential-named string field of a JSON body echoed in an error (`"client_token": "…"`, `"password": "…"`),
 // also when that body is itself quoted inside a JSON string (`\"password\":\"…\"`).
-const jsonField = /((\\*)"(?:access_token|refresh_token|id_token|client_token|token|password|secret_id|client_secret|api_key|apikey)\2"\s*:\s*\2")[^\r\n]*?(?<!\\)\2"/gi;
+const jsonField =
+  /((\\*)"(?:access_token|refresh_token|id_token|client_token|token|password|secret_id|client_secret|api_key|apikey)\2"\s*:\s*\2")[^\r\n]*?(?<!\\)\2"/gi;
 // A value ends where a URL or the prose around it does; tokens never hold brackets, quotes or separators.
 // An already masked value is matched whole, so that redacting twice changes nothing.
 const queryValue = new RegExp(`([?&#;](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
@@ -82,12 +103,15 @@ const queryValue = new RegExp(`([?&#;](?:${[...sensitiveQueryParameters].join('|
 const pct = (hex: string) => `%(?:25)*(?:${hex})`;
 const encodedQueryValue = new RegExp(
   `(${pct('3F|26|23|3B')}(?:${[...sensitiveQueryParameters].join('|')})${pct('3D')})` +
-  `(?:\\[REDACTED\\]|(?:%(?:25)*5BREDACTED%(?:25)*5D)|(?:[^&#\\s"'<>()\\[\\]{},;%]|%(?!(?:25)*(?:26|23|3B))[0-9A-Fa-f]{2})*)`,
+    `(?:\\[REDACTED\\]|(?:%(?:25)*5BREDACTED%(?:25)*5D)|(?:[^&#\\s"'<>()\\[\\]{},;%]|%(?!(?:25)*(?:26|23|3B))[0-9A-Fa-f]{2})*)`,
   'gi',
 );
 // Userinfo of an encoded URL (`https%3A%2F%2Fuser%3Apass%40host`): up to the first encoded `@` before its path. The
 // scheme starts a word, or follows an escape (`%3Dhttp%253A…` in a URL nested twice).
-const encodedUserinfo = new RegExp(`(?<=^|[^a-z0-9+.-]|%(?:25)*[0-9A-F]{2})([a-z][a-z0-9+.-]*${pct('3A')}${pct('2F')}${pct('2F')})(?:(?!${pct('2F|3F|23|40')})[^/\\s?#&@])+${pct('40')}`, 'gi');
+const encodedUserinfo = new RegExp(
+  `(?<=^|[^a-z0-9+.-]|%(?:25)*[0-9A-F]{2})([a-z][a-z0-9+.-]*${pct('3A')}${pct('2F')}${pct('2F')})(?:(?!${pct('2F|3F|23|40')})[^/\\s?#&@])+${pct('40')}`,
+  'gi',
+);
 // Userinfo runs to the last `@` before the path, as URL parsers read it (a password may hold `@`; the user may be empty).
 const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s?#@]*(?:@[^/\s?#@]*)*@/gi;
 
@@ -97,7 +121,8 @@ export function redact(text: string): string {
   const pattern = secretsPattern();
   if (pattern) out = out.replace(pattern, REDACTED);
   out = out.replace(headerLine, (match: string, name: string, sep: string, quote: string, scheme: string | undefined, value: string) =>
-    placeholder.test(value) || (!scheme && schemeAlone.test(value)) ? match : `${name}${sep}${quote}${scheme ? `${scheme} ` : ''}${REDACTED}`);
+    placeholder.test(value) || (!scheme && schemeAlone.test(value)) ? match : `${name}${sep}${quote}${scheme ? `${scheme} ` : ''}${REDACTED}`,
+  );
   out = out.replace(cookieLine, `$1$2$3${REDACTED}`);
   out = out.replace(bareBearer, `$1${REDACTED}`);
   out = out.replace(envAssignment, `$1${REDACTED}`);
@@ -146,7 +171,6 @@ function maskUrl(text: string, depth: number): string {
   return parsed.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
 }
 
-
 /** JSON field names whose values are credentials, whatever the text (kept in step with `jsonField` above). */
 const credentialFields = /^(?:access_token|refresh_token|id_token|client_token|token|password|secret_id|client_secret|api_key|apikey)$/i;
 
@@ -158,16 +182,17 @@ export function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redact(value);
   if (!value || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [
-    key,
-    credentialFields.test(key) && typeof item === 'string' ? REDACTED : redactValue(item, depth + 1),
-  ]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, credentialFields.test(key) && typeof item === 'string' ? REDACTED : redactValue(item, depth + 1)]),
+  );
 }
 
 /** A copy of the headers safe to keep: credential-carrying ones masked, the others through `redact`. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [
-    name,
-    value === undefined ? undefined : sensitiveHeaders.has(name.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.map(redact) : redact(value),
-  ]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      value === undefined ? undefined : sensitiveHeaders.has(name.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.map(redact) : redact(value),
+    ]),
+  );
 }

@@ -11,7 +11,9 @@ export function parseRedisAddress(where: string, url: string, what: string, hint
   try {
     parsed = new URL(url);
   } catch {
-    throw new UsageError(`${where}: ${what} must be a redis:// or rediss:// URL, got ${JSON.stringify(redactUrl(String(url)).slice(0, 120))}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(`${where}: ${what} must be a redis:// or rediss:// URL, got ${JSON.stringify(redactUrl(String(url)).slice(0, 120))}`, {
+      code: 'INVALID_ARGUMENT',
+    });
   }
   if (parsed.password) {
     registerSecret(decodeURIComponent(parsed.password));

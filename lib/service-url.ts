@@ -43,7 +43,8 @@ export function parseServiceUrl(raw: string, check: ServiceUrlCheck): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${name} must be ${check.plainHttp === 'anywhere' ? 'http(s)' : httpsOrLoopbackText}, got ${url.protocol}`, { ...code, ...hint });
   }
-  if (check.plainHttp !== 'anywhere' && !isHttpsOrLoopback(url)) throw new UsageError(`${name} must be ${httpsOrLoopbackText}, got ${where}`, { ...code, ...hint });
+  if (check.plainHttp !== 'anywhere' && !isHttpsOrLoopback(url))
+    throw new UsageError(`${name} must be ${httpsOrLoopbackText}, got ${where}`, { ...code, ...hint });
   if (!check.userinfo && (url.username || url.password)) throw new UsageError(`${name} must carry no user or password: ${redactUrl(url)}`, code);
   if (!check.query && (url.search || url.hash)) throw new UsageError(`${name} must have no query or fragment: ${where}${url.pathname}`, code);
   return url;

@@ -92,7 +92,7 @@ export function settingsReader<T extends Readonly<Record<string, SettingSpec>>>(
     if (given(option)) {
       found = { value: option, from: sources.optionNames?.[key] ?? optionName ?? `option ${key}`, origin: 'option' };
     } else {
-      const variables: readonly string[] = typeof spec.env === 'string' ? [spec.env] : spec.env ?? [];
+      const variables: readonly string[] = typeof spec.env === 'string' ? [spec.env] : (spec.env ?? []);
       const variable = variables.find((name) => given(env[name]));
       if (variable !== undefined) found = { value: env[variable], from: variable, origin: 'environment' };
       else if (spec.pulumi !== undefined) {

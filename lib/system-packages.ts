@@ -43,10 +43,9 @@ export function installCommand(packages: readonly SystemPackage[], platform: Nod
   if (platform !== 'darwin') return `${process.getuid?.() === 0 ? '' : 'sudo '}apt-get install -y ${packages.map((pkg) => pkg.debian).join(' ')}`;
   const casks = packages.filter((pkg) => pkg.brew.startsWith('--cask ')).map((pkg) => pkg.brew.slice('--cask '.length));
   const formulae = packages.filter((pkg) => !pkg.brew.startsWith('--cask ')).map((pkg) => pkg.brew);
-  return [
-    ...(formulae.length > 0 ? [`brew install ${formulae.join(' ')}`] : []),
-    ...(casks.length > 0 ? [`brew install --cask ${casks.join(' ')}`] : []),
-  ].join(' && ');
+  return [...(formulae.length > 0 ? [`brew install ${formulae.join(' ')}`] : []), ...(casks.length > 0 ? [`brew install --cask ${casks.join(' ')}`] : [])].join(
+    ' && ',
+  );
 }
 
 /** True in a clone of the repository, where `npm run setup` exists; false in an installed package. */

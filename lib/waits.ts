@@ -43,7 +43,8 @@ export function announceWait(notice: WaitNotice): boolean {
 
 /** `HH:MM:SS`, local time: when a wait ends, as a person reads a clock. */
 export function clockTime(epochMs: number): string {
-  if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) throw new UsageError(`clockTime: epochMs must be a number of milliseconds, got ${typeof epochMs}`, { code: 'INVALID_ARGUMENT' });
+  if (typeof epochMs !== 'number' || !Number.isFinite(epochMs))
+    throw new UsageError(`clockTime: epochMs must be a number of milliseconds, got ${typeof epochMs}`, { code: 'INVALID_ARGUMENT' });
   return new Date(epochMs).toTimeString().slice(0, 8);
 }
 

@@ -13,7 +13,16 @@
 import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
-import { browserCheckProblems, renderBrowserCheck, runBrowserCheck, type BrowserCheckItem, type BrowserCheckOptions, type ExpectedStatus, type StatusSource, type TitleMatch } from '../lib/automation/index.js';
+import {
+  browserCheckProblems,
+  renderBrowserCheck,
+  runBrowserCheck,
+  type BrowserCheckItem,
+  type BrowserCheckOptions,
+  type ExpectedStatus,
+  type StatusSource,
+  type TitleMatch,
+} from '../lib/automation/index.js';
 import { changedInputs, knownFailures, pickInputs } from './inputs.js';
 import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
@@ -34,7 +43,10 @@ export interface BrowserCheckArgs {
 }
 
 /** The check's own options as the library takes them, plus the values that re-run it. */
-export interface BrowserCheckInputs extends Pick<BrowserCheckOptions, 'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'> {
+export interface BrowserCheckInputs extends Pick<
+  BrowserCheckOptions,
+  'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'
+> {
   triggers?: Record<string, string>;
 }
 
@@ -75,24 +87,30 @@ export class BrowserCheck extends pulumi.dynamic.Resource {
   declare readonly checkedAt: pulumi.Output<string>;
 
   constructor(name: string, args: BrowserCheckArgs, opts?: pulumi.CustomResourceOptions) {
-    super(browserCheckProvider, name, {
-      url: args.url,
-      title: args.title,
-      titleMatch: args.titleMatch,
-      status: args.status,
-      statusSource: args.statusSource,
-      pageLoadTimeoutMs: args.pageLoadTimeoutMs,
-      titleWaitMs: args.titleWaitMs,
-      triggers: args.triggers,
-      passed: undefined,
-      finalUrl: undefined,
-      pageTitle: undefined,
-      httpStatus: undefined,
-      statusFrom: undefined,
-      checks: undefined,
-      browserVersion: undefined,
-      checkedAt: undefined,
-    }, opts, providerType);
+    super(
+      browserCheckProvider,
+      name,
+      {
+        url: args.url,
+        title: args.title,
+        titleMatch: args.titleMatch,
+        status: args.status,
+        statusSource: args.statusSource,
+        pageLoadTimeoutMs: args.pageLoadTimeoutMs,
+        titleWaitMs: args.titleWaitMs,
+        triggers: args.triggers,
+        passed: undefined,
+        finalUrl: undefined,
+        pageTitle: undefined,
+        httpStatus: undefined,
+        statusFrom: undefined,
+        checks: undefined,
+        browserVersion: undefined,
+        checkedAt: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -130,7 +148,10 @@ export const browserCheckOperations = {
     const inputs = pickInputs<BrowserCheckInputs>(news, inputKeys);
     const failures: pulumi.dynamic.CheckFailure[] = browserCheckProblems(inputs);
     const { triggers } = news;
-    if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
+    if (
+      triggers !== undefined &&
+      (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
+    ) {
       failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
     }
     // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.

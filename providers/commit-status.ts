@@ -12,7 +12,14 @@
  * stack config gantry:platformApiUrl.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { commitStatusStates, createCommitStatus, maxStatusDescription, parseRepository, PlatformClient, type CommitStatusState } from '../lib/platform/index.js';
+import {
+  commitStatusStates,
+  createCommitStatus,
+  maxStatusDescription,
+  parseRepository,
+  PlatformClient,
+  type CommitStatusState,
+} from '../lib/platform/index.js';
 import { changedInputs, knownFailures, pickInputs } from './inputs.js';
 import { serializedProvider, type Operations, type PropertyBag, type ProviderSettings } from './serialized.js';
 
@@ -71,17 +78,23 @@ export class CommitStatus extends pulumi.dynamic.Resource {
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: CommitStatusArgs, opts?: pulumi.CustomResourceOptions) {
-    super(commitStatusProvider, name, {
-      repository: args.repository,
-      sha: args.sha,
-      context: args.context,
-      state: args.state,
-      description: args.description,
-      targetUrl: args.targetUrl,
-      statusId: undefined,
-      url: undefined,
-      createdAt: undefined,
-    }, opts, providerType);
+    super(
+      commitStatusProvider,
+      name,
+      {
+        repository: args.repository,
+        sha: args.sha,
+        context: args.context,
+        state: args.state,
+        description: args.description,
+        targetUrl: args.targetUrl,
+        statusId: undefined,
+        url: undefined,
+        createdAt: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -109,7 +122,10 @@ function problems(inputs: PropertyBag): pulumi.dynamic.CheckFailure[] {
   if (inputs.description !== undefined) {
     if (typeof inputs.description !== 'string') failures.push({ property: 'description', reason: 'description must be a string' });
     else if ([...inputs.description].length > maxStatusDescription) {
-      failures.push({ property: 'description', reason: `description is ${[...inputs.description].length} characters; the platform takes at most ${maxStatusDescription}` });
+      failures.push({
+        property: 'description',
+        reason: `description is ${[...inputs.description].length} characters; the platform takes at most ${maxStatusDescription}`,
+      });
     }
   }
   if (inputs.targetUrl !== undefined) {

@@ -15,4 +15,10 @@ export type { StorageFolderArgs, StorageFolderInputs, StorageFolderOutputs } fro
 export { StorageFile, storageFileOperations } from './storage-file.js';
 export type { StorageFileArgs, StorageFileInputs, StorageFileOutputs } from './storage-file.js';
 export { StoragePermission, storagePermissionOperations } from './storage-permission.js';
-export type { StoragePermissionArgs, StoragePermissionInputs, StoragePermissionOutputs, StoragePermissionRole, StoragePermissionType } from './storage-permission.js';
+export type {
+  StoragePermissionArgs,
+  StoragePermissionInputs,
+  StoragePermissionOutputs,
+  StoragePermissionRole,
+  StoragePermissionType,
+} from './storage-permission.js';

@@ -54,6 +54,10 @@ export function containsUnknown(value: unknown): boolean {
 
 /** The failures of Check but those of a property whose value is not known yet: it is checked once known. */
 export function knownFailures(inputs: object, failures: pulumi.dynamic.CheckFailure[]): pulumi.dynamic.CheckFailure[] {
-  const unknown = new Set(Object.entries(inputs).filter(([, value]) => containsUnknown(value)).map(([key]) => key));
+  const unknown = new Set(
+    Object.entries(inputs)
+      .filter(([, value]) => containsUnknown(value))
+      .map(([key]) => key),
+  );
   return failures.filter((failure) => !unknown.has(failure.property));
 }

@@ -10,8 +10,17 @@
 import * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
 import {
-  SecretsClient, SecretsError, checkNoBinary, encodePath, normaliseMount, normaliseNamespace, serializeWithinLimits,
-  type KvMetadata, type KvVersion, type ResolveSources, type SecretData,
+  SecretsClient,
+  SecretsError,
+  checkNoBinary,
+  encodePath,
+  normaliseMount,
+  normaliseNamespace,
+  serializeWithinLimits,
+  type KvMetadata,
+  type KvVersion,
+  type ResolveSources,
+  type SecretData,
 } from '../lib/secrets/index.js';
 import { changedInputs, defined, pickInputs, sameValue } from './inputs.js';
 import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
@@ -65,9 +74,24 @@ const providerType = 'gantry:secrets:KvSecret';
  * equal). Written out rather than imported: Configure's closure is serialized, and a list of names is all it needs.
  */
 export const kvSecretConfigKeys = [
-  'Addr', 'Token', 'Namespace', 'CaCert', 'CaPath', 'ClientCert', 'ClientKey', 'SkipVerify', 'TlsServerName', 'MaxRetries',
-  'ClientTimeout', 'TokenHeader', 'NamespaceIn', 'MaxRequestSize', 'MaxJsonDepth', 'MaxJsonStringValueLength',
-  'MaxJsonObjectEntryCount', 'MaxJsonArrayElementCount',
+  'Addr',
+  'Token',
+  'Namespace',
+  'CaCert',
+  'CaPath',
+  'ClientCert',
+  'ClientKey',
+  'SkipVerify',
+  'TlsServerName',
+  'MaxRetries',
+  'ClientTimeout',
+  'TokenHeader',
+  'NamespaceIn',
+  'MaxRequestSize',
+  'MaxJsonDepth',
+  'MaxJsonStringValueLength',
+  'MaxJsonObjectEntryCount',
+  'MaxJsonArrayElementCount',
 ].map((name) => `gantry:secrets${name}`);
 
 const kvSecretProvider = serializedProvider('kvSecretOperations', {
@@ -94,19 +118,25 @@ export class KvSecret extends pulumi.dynamic.Resource {
    * see docs/secrets.md for how to take over an existing secret.
    */
   constructor(name: string, args: KvSecretArgs, opts?: pulumi.CustomResourceOptions) {
-    super(kvSecretProvider, name, {
-      mount: args.mount,
-      path: args.path,
-      data: pulumi.secret(args.data),
-      kvVersion: args.kvVersion,
-      cas: args.cas,
-      customMetadata: args.customMetadata,
-      deleteAllVersions: args.deleteAllVersions,
-      namespace: args.namespace,
-      version: undefined,
-      createdTime: undefined,
-      metadata: undefined,
-    }, { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), 'data'] }, providerType);
+    super(
+      kvSecretProvider,
+      name,
+      {
+        mount: args.mount,
+        path: args.path,
+        data: pulumi.secret(args.data),
+        kvVersion: args.kvVersion,
+        cas: args.cas,
+        customMetadata: args.customMetadata,
+        deleteAllVersions: args.deleteAllVersions,
+        namespace: args.namespace,
+        version: undefined,
+        createdTime: undefined,
+        metadata: undefined,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), 'data'] },
+      providerType,
+    );
   }
 }
 
@@ -164,7 +194,10 @@ export const kvSecretOperations = {
         return undefined;
       }
     };
-    const mount = typeof given.mount === 'string' ? attempt('mount', () => normaliseMount(given.mount)) : (failures.push({ property: 'mount', reason: 'mount must be a string such as "secret"' }), undefined);
+    const mount =
+      typeof given.mount === 'string'
+        ? attempt('mount', () => normaliseMount(given.mount))
+        : (failures.push({ property: 'mount', reason: 'mount must be a string such as "secret"' }), undefined);
     const path = typeof given.path === 'string' ? given.path.replace(/^\//, '') : undefined;
     if (path === undefined) failures.push({ property: 'path', reason: 'path must be a string such as "app/db"' });
     else attempt('path', () => encodePath(path));
@@ -177,19 +210,22 @@ export const kvSecretOperations = {
         return serializeWithinLimits({ data });
       });
     }
-    if (given.kvVersion !== undefined && given.kvVersion !== 1 && given.kvVersion !== 2) failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
+    if (given.kvVersion !== undefined && given.kvVersion !== 1 && given.kvVersion !== 2)
+      failures.push({ property: 'kvVersion', reason: 'kvVersion must be 1 or 2 (or absent: detected from the mount)' });
     for (const flag of ['cas', 'deleteAllVersions'] as const) {
       if (given[flag] !== undefined && typeof given[flag] !== 'boolean') failures.push({ property: flag, reason: `${flag} must be true or false` });
     }
     const custom = given.customMetadata;
     if (custom !== undefined) {
-      if (!custom || typeof custom !== 'object' || Array.isArray(custom)) failures.push({ property: 'customMetadata', reason: 'customMetadata must be an object of strings' });
+      if (!custom || typeof custom !== 'object' || Array.isArray(custom))
+        failures.push({ property: 'customMetadata', reason: 'customMetadata must be an object of strings' });
       else {
         const entries = Object.entries(custom);
         if (entries.length > 64) failures.push({ property: 'customMetadata', reason: `customMetadata has ${entries.length} keys; at most 64` });
         for (const [k, v] of entries) {
           if (typeof v !== 'string') failures.push({ property: 'customMetadata', reason: `customMetadata.${k} must be a string` });
-          else if (Buffer.byteLength(k) > 128 || k === '') failures.push({ property: 'customMetadata', reason: `customMetadata key "${k.slice(0, 40)}" must be 1 to 128 bytes` });
+          else if (Buffer.byteLength(k) > 128 || k === '')
+            failures.push({ property: 'customMetadata', reason: `customMetadata key "${k.slice(0, 40)}" must be 1 to 128 bytes` });
           else if (Buffer.byteLength(v) > 512) failures.push({ property: 'customMetadata', reason: `customMetadata.${k} is over 512 bytes` });
         }
         if (given.kvVersion === 1) failures.push({ property: 'customMetadata', reason: 'kv v1 keeps no metadata' });
@@ -215,7 +251,10 @@ export const kvSecretOperations = {
   async diff(settings, _id, olds, news) {
     const replaces: string[] = changedInputs(olds, news, ['mount', 'path', 'namespace'], { namespace: '' });
     if (news.kvVersion !== undefined && olds.kvVersion !== news.kvVersion) replaces.push('kvVersion');
-    const changed = new Set<string>([...replaces, ...changedInputs(olds, news, ['data', 'customMetadata', 'cas', 'deleteAllVersions'], { cas: false, deleteAllVersions: false })]);
+    const changed = new Set<string>([
+      ...replaces,
+      ...changedInputs(olds, news, ['data', 'customMetadata', 'cas', 'deleteAllVersions'], { cas: false, deleteAllVersions: false }),
+    ]);
     if (replaces.length === 0 && !changed.has('data')) {
       // The state may be stale: a secret changed or deleted outside Pulumi is put back on this update, without a
       // refresh (the Terraform vault provider's open complaints #2534 and #1131). Only "changed" is reported.
@@ -282,15 +321,27 @@ export const kvSecretOperations = {
       if (news.cas && kvVersion === 2) {
         // Check-and-set against the version this stack last saw; a key removed entirely starts again at 0.
         const metadata = await kv.readMetadata(news.path);
-        cas = metadata ? olds.version ?? 0 : 0;
+        cas = metadata ? (olds.version ?? 0) : 0;
       }
       try {
         await kv.write(news.path, news.data, cas !== undefined ? { cas } : {});
       } catch (error) {
         if (cas !== undefined && error instanceof SecretsError && error.code === 'SECRETS_CAS_MISMATCH') {
           throw new SecretsError(
-            { method: error.method, path: error.path, namespace: error.namespace, status: error.status, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
-            { code: 'SECRETS_CAS_MISMATCH', hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.` },
+            {
+              method: error.method,
+              path: error.path,
+              namespace: error.namespace,
+              status: error.status,
+              errors: [...error.errors],
+              warnings: [...error.warnings],
+              attempts: error.attempts,
+              cause: error,
+            },
+            {
+              code: 'SECRETS_CAS_MISMATCH',
+              hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.`,
+            },
           );
         }
         throw error;

@@ -115,26 +115,32 @@ export class PageAnalysisGate extends pulumi.dynamic.Resource {
   declare readonly engineVersion: pulumi.Output<string | null>;
 
   constructor(name: string, args: PageAnalysisGateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(pageAnalysisGateProvider, name, {
-      url: args.url,
-      thresholds: args.thresholds,
-      audits: args.audits,
-      runs: args.runs,
-      aggregation: args.aggregation,
-      strategy: args.strategy,
-      engine: args.engine,
-      reportS3: args.reportS3,
-      reportStorage: args.reportStorage,
-      triggers: args.triggers,
-      passed: undefined,
-      scores: undefined,
-      checks: undefined,
-      reportUrl: undefined,
-      storageReports: undefined,
-      analyzedAt: undefined,
-      engineUsed: undefined,
-      engineVersion: undefined,
-    }, opts, providerType);
+    super(
+      pageAnalysisGateProvider,
+      name,
+      {
+        url: args.url,
+        thresholds: args.thresholds,
+        audits: args.audits,
+        runs: args.runs,
+        aggregation: args.aggregation,
+        strategy: args.strategy,
+        engine: args.engine,
+        reportS3: args.reportS3,
+        reportStorage: args.reportStorage,
+        triggers: args.triggers,
+        passed: undefined,
+        scores: undefined,
+        checks: undefined,
+        reportUrl: undefined,
+        storageReports: undefined,
+        analyzedAt: undefined,
+        engineUsed: undefined,
+        engineVersion: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -171,14 +177,21 @@ function inputProblems(inputs: PageAnalysisGateInputs): pulumi.dynamic.CheckFail
   }
   const { audits } = inputs;
   if (audits !== undefined) failures.push(...problem('audits', () => auditThresholdsFromInput(audits)));
-  if (inputs.runs !== undefined && (!Number.isInteger(inputs.runs) || inputs.runs < 1 || inputs.runs > 25)) failures.push({ property: 'runs', reason: 'runs must be a whole number from 1 to 25' });
-  if (inputs.aggregation !== undefined && !parseAggregationMethod(String(inputs.aggregation))) failures.push({ property: 'aggregation', reason: `aggregation is one of ${AGGREGATION_METHODS.join(', ')}` });
-  if (inputs.strategy !== undefined && !parseStrategy(String(inputs.strategy))) failures.push({ property: 'strategy', reason: 'strategy is mobile or desktop' });
-  if (inputs.engine !== undefined && inputs.engine !== 'local' && inputs.engine !== 'api') failures.push({ property: 'engine', reason: 'engine is local or api' });
+  if (inputs.runs !== undefined && (!Number.isInteger(inputs.runs) || inputs.runs < 1 || inputs.runs > 25))
+    failures.push({ property: 'runs', reason: 'runs must be a whole number from 1 to 25' });
+  if (inputs.aggregation !== undefined && !parseAggregationMethod(String(inputs.aggregation)))
+    failures.push({ property: 'aggregation', reason: `aggregation is one of ${AGGREGATION_METHODS.join(', ')}` });
+  if (inputs.strategy !== undefined && !parseStrategy(String(inputs.strategy)))
+    failures.push({ property: 'strategy', reason: 'strategy is mobile or desktop' });
+  if (inputs.engine !== undefined && inputs.engine !== 'local' && inputs.engine !== 'api')
+    failures.push({ property: 'engine', reason: 'engine is local or api' });
   if (inputs.reportS3 !== undefined) failures.push(...problem('reportS3', () => parseS3Url(String(inputs.reportS3))));
   if (inputs.reportStorage !== undefined) failures.push(...problem('reportStorage', () => checkStorageFolderId(inputs.reportStorage, 'reportStorage')));
   const { triggers } = inputs;
-  if (triggers !== undefined && (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
+  if (
+    triggers !== undefined &&
+    (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
+  ) {
     failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
   }
   return failures;
@@ -211,7 +224,8 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   // The URL may carry a token (a secret input): the error shows it with credentials masked.
   if (result.status !== 'pass') throw gateRunError(result, inputs.url);
   if (inputs.reportS3) await archiveReportsToS3(result, inputs.reportS3);
-  const published = folderId !== undefined ? await withStorage(settings, storageResource, (client) => publishReportsToStorage(result, folderId, { client })) : undefined;
+  const published =
+    folderId !== undefined ? await withStorage(settings, storageResource, (client) => publishReportsToStorage(result, folderId, { client })) : undefined;
   const [page] = result.urls;
   const scores: Record<string, number | null> = {};
   for (const [id, score] of Object.entries(page.scores)) scores[id] = score ?? null;

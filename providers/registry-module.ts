@@ -83,19 +83,25 @@ export class RegistryModule extends pulumi.dynamic.Resource {
   declare readonly latestAllowed: pulumi.Output<string>;
 
   constructor(name: string, args: RegistryModuleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(registryModuleProvider, name, {
-      source: args.source,
-      version: args.version,
-      dir: args.dir,
-      triggers: args.triggers,
-      address: undefined,
-      constraint: undefined,
-      location: undefined,
-      hash: undefined,
-      path: undefined,
-      installDir: undefined,
-      latestAllowed: undefined,
-    }, opts, providerType);
+    super(
+      registryModuleProvider,
+      name,
+      {
+        source: args.source,
+        version: args.version,
+        dir: args.dir,
+        triggers: args.triggers,
+        address: undefined,
+        constraint: undefined,
+        location: undefined,
+        hash: undefined,
+        path: undefined,
+        installDir: undefined,
+        latestAllowed: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -132,13 +138,13 @@ async function refuseForeignFolder(folder: string, ownHash: string | undefined):
   if ((await folderState(folder, ownHash)) !== 'other') return;
   throw ownHash === undefined
     ? new CheckFailedError(`${folder} exists and is not empty, and this resource did not install it; it was left as it is`, {
-      code: 'NOT_INSTALLED_BY_GANTRY',
-      hint: 'move the folder away, or give the resource another `dir`',
-    })
+        code: 'NOT_INSTALLED_BY_GANTRY',
+        hint: 'move the folder away, or give the resource another `dir`',
+      })
     : new CheckFailedError(`${folder} has local changes: its content no longer hashes to what this resource installed (${ownHash}); nothing was replaced`, {
-      code: 'LOCAL_CHANGES',
-      hint: 'copy your changes elsewhere, then delete the folder: the next `pulumi up` installs the pinned content again',
-    });
+        code: 'LOCAL_CHANGES',
+        hint: 'copy your changes elsewhere, then delete the folder: the next `pulumi up` installs the pinned content again',
+      });
 }
 
 /** Removes `folder` only if it holds exactly what this resource installed; otherwise keeps it and says so. */
@@ -148,7 +154,12 @@ async function removeIfOurs(folder: string, ownHash: string): Promise<void> {
   else if (state === 'other') console.warn(`gantry: kept ${folder}: its content changed since it was installed, so it is no longer only Gantry's to delete`);
 }
 
-async function install(settings: RegistryModuleSettings | undefined, inputs: RegistryModuleInputs, pinned?: { version: string; hash: string }, installed?: { dir: string; hash: string }): Promise<RegistryModuleOutputs> {
+async function install(
+  settings: RegistryModuleSettings | undefined,
+  inputs: RegistryModuleInputs,
+  pinned?: { version: string; hash: string },
+  installed?: { dir: string; hash: string },
+): Promise<RegistryModuleOutputs> {
   const env = envFor(settings);
   const address = parseModuleAddress(inputs.source, env);
   const constraint = parseConstraints(inputs.version);
@@ -211,8 +222,13 @@ export const registryModuleOperations = {
         }
       }
     }
-    if (dir !== undefined && dir !== null && (typeof dir !== 'string' || dir.trim() === '')) failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
-    if (triggers !== undefined && triggers !== null && (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))) {
+    if (dir !== undefined && dir !== null && (typeof dir !== 'string' || dir.trim() === ''))
+      failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
+    if (
+      triggers !== undefined &&
+      triggers !== null &&
+      (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
+    ) {
       failures.push({ property: 'triggers', reason: 'triggers must map names to strings' });
     }
     if (failures.length > 0) return { failures };

@@ -87,8 +87,9 @@ type EngineResult<Inputs, Outputs, Method extends EngineMethod> = ReturnType<Typ
  */
 export type Operations<Provider, Inputs, Outputs> =
   Provider extends SerializedProvider<infer Config, infer With, infer Without>
-    ? { [Method in With]: (settings: SettingsOf<Config> | undefined, ...args: EngineArgs<Inputs, Outputs, Method>) => EngineResult<Inputs, Outputs, Method> }
-      & { [Method in Without]: (...args: EngineArgs<Inputs, Outputs, Method>) => EngineResult<Inputs, Outputs, Method> }
+    ? {
+        [Method in With]: (settings: SettingsOf<Config> | undefined, ...args: EngineArgs<Inputs, Outputs, Method>) => EngineResult<Inputs, Outputs, Method>;
+      } & { [Method in Without]: (...args: EngineArgs<Inputs, Outputs, Method>) => EngineResult<Inputs, Outputs, Method> }
     : never;
 
 /** The settings the operations of a provider made by `serializedProvider` take first. */

@@ -23,8 +23,24 @@ import { upload, type File } from '../lib/storage/index.js';
 import { changedInputs, containsUnknown, defined, knownFailures, pickInputs } from './inputs.js';
 import { serializedProvider, type Operations } from './serialized.js';
 import {
-  checkId, checkName, checkOptionalBoolean, checkOptionalString, describeValue, descriptionWanted, FOLDER_MIME, gantryMarker,
-  getFile, inParent, isGone, isTrashed, md5OfFile, md5OfText, moveTo, parentOf, storageConfig, withStorage,
+  checkId,
+  checkName,
+  checkOptionalBoolean,
+  checkOptionalString,
+  describeValue,
+  descriptionWanted,
+  FOLDER_MIME,
+  gantryMarker,
+  getFile,
+  inParent,
+  isGone,
+  isTrashed,
+  md5OfFile,
+  md5OfText,
+  moveTo,
+  parentOf,
+  storageConfig,
+  withStorage,
 } from './storage-shared.js';
 
 export interface StorageFileArgs {
@@ -97,23 +113,29 @@ export class StorageFile extends pulumi.dynamic.Resource {
   declare readonly trashed: pulumi.Output<boolean>;
 
   constructor(name: string, args: StorageFileArgs, opts?: pulumi.CustomResourceOptions) {
-    super(storageFileProvider, name, {
-      parent: args.parent,
-      name: args.name,
-      source: args.source,
-      content: args.content,
-      mimeType: args.mimeType,
-      description: args.description,
-      permanentDelete: args.permanentDelete,
-      contentMd5: undefined,
-      md5Checksum: undefined,
-      fileSize: undefined,
-      headRevisionId: undefined,
-      alternateLink: undefined,
-      webContentLink: undefined,
-      createdDate: undefined,
-      trashed: undefined,
-    }, opts, providerType);
+    super(
+      storageFileProvider,
+      name,
+      {
+        parent: args.parent,
+        name: args.name,
+        source: args.source,
+        content: args.content,
+        mimeType: args.mimeType,
+        description: args.description,
+        permanentDelete: args.permanentDelete,
+        contentMd5: undefined,
+        md5Checksum: undefined,
+        fileSize: undefined,
+        headRevisionId: undefined,
+        alternateLink: undefined,
+        webContentLink: undefined,
+        createdDate: undefined,
+        trashed: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -176,13 +198,24 @@ export const storageFileOperations = {
     const hasSource = inputs.source !== undefined;
     const hasContent = inputs.content !== undefined;
     if (hasSource === hasContent) {
-      failures.push({ property: hasSource ? 'content' : 'source', reason: `give exactly one of source (a local file) and content (text), ${hasSource ? 'not both' : 'got neither'}` });
+      failures.push({
+        property: hasSource ? 'content' : 'source',
+        reason: `give exactly one of source (a local file) and content (text), ${hasSource ? 'not both' : 'got neither'}`,
+      });
     } else if (hasContent) {
       // Never echo the content: it may be a secret.
-      if (typeof inputs.content !== 'string') failures.push({ property: 'content', reason: `content must be a string (UTF-8 text), got ${Array.isArray(inputs.content) ? 'an array' : typeof inputs.content}` });
+      if (typeof inputs.content !== 'string')
+        failures.push({
+          property: 'content',
+          reason: `content must be a string (UTF-8 text), got ${Array.isArray(inputs.content) ? 'an array' : typeof inputs.content}`,
+        });
       else if (!containsUnknown(inputs.content)) {
         const bytes = Buffer.byteLength(inputs.content, 'utf8');
-        if (bytes > maxContentBytes) failures.push({ property: 'content', reason: `content is ${bytes} bytes, over ${maxContentBytes}: give a larger content as a file (source), which is streamed and kept out of the state` });
+        if (bytes > maxContentBytes)
+          failures.push({
+            property: 'content',
+            reason: `content is ${bytes} bytes, over ${maxContentBytes}: give a larger content as a file (source), which is streamed and kept out of the state`,
+          });
         else inputs.contentMd5 = md5OfText(inputs.content);
       }
     } else if (typeof inputs.source !== 'string' || inputs.source.trim() === '') {
@@ -199,7 +232,9 @@ export const storageFileOperations = {
   },
 
   async diff(settings, id, olds, news) {
-    const changed = new Set<string>(changedInputs(olds, news, ['permanentDelete', 'name', 'parent', 'source', 'contentMd5', 'description'], { permanentDelete: false }));
+    const changed = new Set<string>(
+      changedInputs(olds, news, ['permanentDelete', 'name', 'parent', 'source', 'contentMd5', 'description'], { permanentDelete: false }),
+    );
     if (news.mimeType !== undefined && olds.mimeType !== news.mimeType) changed.add('mimeType');
     // Content not known yet (a preview): it may change.
     if (containsUnknown(news.content) || containsUnknown(news.source)) changed.add('content');
@@ -259,7 +294,11 @@ export const storageFileOperations = {
       if (Object.keys(body).length > 0 || move) live = await client.files.patch({ fileId: id, ...move, requestBody: body });
       if (newContent) {
         // A new revision of the same file: files.update with media.
-        live = (await upload(client.transport, { source: sourceOf(news), fileId: id, mimeType: news.mimeType ?? live.mimeType ?? 'application/octet-stream' })) as File;
+        live = (await upload(client.transport, {
+          source: sourceOf(news),
+          fileId: id,
+          mimeType: news.mimeType ?? live.mimeType ?? 'application/octet-stream',
+        })) as File;
       }
       return { outs: outputsOf(news, live) };
     });

@@ -19,8 +19,22 @@ import type { File, StorageClient } from '../lib/storage/index.js';
 import { changedInputs, defined, knownFailures, pickInputs } from './inputs.js';
 import { serializedProvider, type Operations } from './serialized.js';
 import {
-  checkId, checkName, checkOptionalBoolean, checkOptionalString, descriptionWanted, FOLDER_MIME, gantryMarker, getFile, inParent,
-  isGone, isTrashed, madeByGantry, moveTo, parentOf, storageConfig, withStorage,
+  checkId,
+  checkName,
+  checkOptionalBoolean,
+  checkOptionalString,
+  descriptionWanted,
+  FOLDER_MIME,
+  gantryMarker,
+  getFile,
+  inParent,
+  isGone,
+  isTrashed,
+  madeByGantry,
+  moveTo,
+  parentOf,
+  storageConfig,
+  withStorage,
 } from './storage-shared.js';
 
 export interface StorageFolderArgs {
@@ -69,16 +83,22 @@ export class StorageFolder extends pulumi.dynamic.Resource {
   declare readonly trashed: pulumi.Output<boolean>;
 
   constructor(name: string, args: StorageFolderArgs, opts?: pulumi.CustomResourceOptions) {
-    super(storageFolderProvider, name, {
-      name: args.name,
-      parent: args.parent,
-      description: args.description,
-      permanentDelete: args.permanentDelete,
-      alternateLink: undefined,
-      webViewLink: undefined,
-      createdDate: undefined,
-      trashed: undefined,
-    }, opts, providerType);
+    super(
+      storageFolderProvider,
+      name,
+      {
+        name: args.name,
+        parent: args.parent,
+        description: args.description,
+        permanentDelete: args.permanentDelete,
+        alternateLink: undefined,
+        webViewLink: undefined,
+        createdDate: undefined,
+        trashed: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -196,10 +216,13 @@ export const storageFolderOperations = {
       try {
         const found = await blockers(client, id, permanent);
         if (found.length > 0) {
-          throw new UsageError(`${resource} "${props.name}" (${id}) is not ${permanent ? 'deleted' : 'trashed'}: it holds what Gantry did not create or remove: ${found.join('; ')}`, {
-            code: 'STORAGE_FOLDER_NOT_EMPTY',
-            hint: 'move those items out of the folder (or trash them yourself) and run again; `pulumi state delete <urn>` makes the stack forget the folder and leaves it as it is',
-          });
+          throw new UsageError(
+            `${resource} "${props.name}" (${id}) is not ${permanent ? 'deleted' : 'trashed'}: it holds what Gantry did not create or remove: ${found.join('; ')}`,
+            {
+              code: 'STORAGE_FOLDER_NOT_EMPTY',
+              hint: 'move those items out of the folder (or trash them yourself) and run again; `pulumi state delete <urn>` makes the stack forget the folder and leaves it as it is',
+            },
+          );
         }
         if (permanent) await client.files.delete({ fileId: id });
         else await client.files.trash({ fileId: id });

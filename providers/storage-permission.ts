@@ -77,18 +77,24 @@ export class StoragePermission extends pulumi.dynamic.Resource {
   declare readonly displayName: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: StoragePermissionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(storagePermissionProvider, name, {
-      fileId: args.fileId,
-      role: args.role,
-      type: args.type,
-      emailAddress: args.emailAddress,
-      domain: args.domain,
-      withLink: args.withLink,
-      sendNotificationEmails: args.sendNotificationEmails,
-      emailMessage: args.emailMessage,
-      permissionId: undefined,
-      displayName: undefined,
-    }, opts, providerType);
+    super(
+      storagePermissionProvider,
+      name,
+      {
+        fileId: args.fileId,
+        role: args.role,
+        type: args.type,
+        emailAddress: args.emailAddress,
+        domain: args.domain,
+        withLink: args.withLink,
+        sendNotificationEmails: args.sendNotificationEmails,
+        emailMessage: args.emailMessage,
+        permissionId: undefined,
+        displayName: undefined,
+      },
+      opts,
+      providerType,
+    );
   }
 }
 
@@ -149,12 +155,19 @@ export const storagePermissionOperations = {
     const forEmail = type === 'user' || type === 'group';
     if (forEmail) {
       if (typeof inputs.emailAddress !== 'string' || !emailPattern.test(inputs.emailAddress)) {
-        failures.push({ property: 'emailAddress', reason: `a ${type} permission needs emailAddress, an e-mail address, got ${describeValue(inputs.emailAddress)}` });
+        failures.push({
+          property: 'emailAddress',
+          reason: `a ${type} permission needs emailAddress, an e-mail address, got ${describeValue(inputs.emailAddress)}`,
+        });
       }
-    } else if (inputs.emailAddress !== undefined) failures.push({ property: 'emailAddress', reason: `emailAddress is for user and group permissions, not ${describeValue(type)}` });
+    } else if (inputs.emailAddress !== undefined)
+      failures.push({ property: 'emailAddress', reason: `emailAddress is for user and group permissions, not ${describeValue(type)}` });
     if (type === 'domain') {
       if (typeof inputs.domain !== 'string' || !domainPattern.test(inputs.domain)) {
-        failures.push({ property: 'domain', reason: `a domain permission needs domain, a domain name such as example.com, got ${describeValue(inputs.domain)}` });
+        failures.push({
+          property: 'domain',
+          reason: `a domain permission needs domain, a domain name such as example.com, got ${describeValue(inputs.domain)}`,
+        });
       }
     } else if (inputs.domain !== undefined) failures.push({ property: 'domain', reason: `domain is for domain permissions, not ${describeValue(type)}` });
     if (inputs.withLink !== undefined && type !== 'anyone') failures.push({ property: 'withLink', reason: 'withLink is for anyone permissions' });
@@ -181,17 +194,19 @@ export const storagePermissionOperations = {
 
   async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
-      const permission = await client.permissions.insert(defined({
-        fileId: inputs.fileId,
-        sendNotificationEmails: inputs.sendNotificationEmails,
-        emailMessage: inputs.emailMessage,
-        requestBody: defined({
-          ...roleBody(inputs.role),
-          type: inputs.type,
-          value: inputs.emailAddress ?? inputs.domain,
-          withLink: inputs.withLink,
+      const permission = await client.permissions.insert(
+        defined({
+          fileId: inputs.fileId,
+          sendNotificationEmails: inputs.sendNotificationEmails,
+          emailMessage: inputs.emailMessage,
+          requestBody: defined({
+            ...roleBody(inputs.role),
+            type: inputs.type,
+            value: inputs.emailAddress ?? inputs.domain,
+            withLink: inputs.withLink,
+          }),
         }),
-      }));
+      );
       return { id: `${inputs.fileId}/${permission.id}`, outs: outputsOf(inputs, permission) };
     });
   },

@@ -45,11 +45,12 @@ export function madeByGantry(file: File): boolean {
   return (file.properties ?? []).some((p) => p.key === gantryMarker.key && p.value === gantryMarker.value);
 }
 
-const noToken = (resource: string, why: string, cause?: unknown) => new UsageError(`${resource}: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in, and ${why}`, {
-  code: 'STORAGE_NO_TOKEN',
-  hint: 'export STORAGE_TOKEN before `pulumi up`, or log in with `gantry auth login --scope storage.file` (with GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID, and the same GANTRY_AUTH_PROFILE) as the user who runs it; either is read at run time and never stored',
-  ...(cause !== undefined ? { cause } : {}),
-});
+const noToken = (resource: string, why: string, cause?: unknown) =>
+  new UsageError(`${resource}: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in, and ${why}`, {
+    code: 'STORAGE_NO_TOKEN',
+    hint: 'export STORAGE_TOKEN before `pulumi up`, or log in with `gantry auth login --scope storage.file` (with GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID, and the same GANTRY_AUTH_PROFILE) as the user who runs it; either is read at run time and never stored',
+    ...(cause !== undefined ? { cause } : {}),
+  });
 
 /**
  * A client for one operation, and what closes it. The token is read here, in the plugin: STORAGE_TOKEN, else the
@@ -157,7 +158,8 @@ type CheckFailure = pulumi.dynamic.CheckFailure;
 const idPattern = /^[A-Za-z0-9_-]{1,256}$/;
 
 export function checkName(failures: CheckFailure[], value: unknown, property = 'name'): void {
-  if (typeof value !== 'string' || value.trim() === '') failures.push({ property, reason: `${property} must be a non-empty string, got ${describeValue(value)}` });
+  if (typeof value !== 'string' || value.trim() === '')
+    failures.push({ property, reason: `${property} must be a non-empty string, got ${describeValue(value)}` });
   // eslint-disable-next-line no-control-regex
   else if (/[\u0000-\u001f\u007f]/.test(value)) failures.push({ property, reason: `${property} must not hold control characters (a new line, a tab …)` });
 }
@@ -193,9 +195,14 @@ export function describeValue(value: unknown): string {
  */
 export async function md5OfFile(path: string): Promise<{ md5: string; size: number }> {
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`${path} cannot be read (${error.code ?? error.message})`, { hint: 'give the path of a regular file, relative to the Pulumi program\'s folder or absolute' });
+    throw new UsageError(`${path} cannot be read (${error.code ?? error.message})`, {
+      hint: "give the path of a regular file, relative to the Pulumi program's folder or absolute",
+    });
   });
-  if (!info.isFile()) throw new UsageError(`${path} is not a regular file`, { hint: 'give the path of a regular file (a folder\'s files are StorageFile resources of their own)' });
+  if (!info.isFile())
+    throw new UsageError(`${path} is not a regular file`, {
+      hint: "give the path of a regular file (a folder's files are StorageFile resources of their own)",
+    });
   const handle = await open(path, 'r');
   try {
     const hash = createHash('md5');

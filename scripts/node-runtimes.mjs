@@ -28,8 +28,14 @@ export function nodeRuntimeList() {
 export function nodeBinary(major) {
   const runtime = nodeRuntimeList().find((r) => r.major === major);
   if (!runtime) throw new Error(`no Node ${major} in scripts/system-packages.json's nodeRuntimes`);
-  if (!supported) throw new Error(`Node ${runtime.version} comes from npm's ${nodeRuntimes.package}, which is for Linux x64 only; this is ${process.platform} ${process.arch}`);
-  if (!existsSync(runtime.binary)) throw new Error(`Node ${runtime.version} is not installed at ${runtime.binary}; run npm run setup (it installs ${nodeRuntimes.package}@${runtime.version} there)`);
+  if (!supported)
+    throw new Error(
+      `Node ${runtime.version} comes from npm's ${nodeRuntimes.package}, which is for Linux x64 only; this is ${process.platform} ${process.arch}`,
+    );
+  if (!existsSync(runtime.binary))
+    throw new Error(
+      `Node ${runtime.version} is not installed at ${runtime.binary}; run npm run setup (it installs ${nodeRuntimes.package}@${runtime.version} there)`,
+    );
   return runtime.binary;
 }
 
@@ -43,7 +49,9 @@ export function installNodeRuntimes() {
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
     const spec = `${nodeRuntimes.package}@${runtime.version}`;
-    const result = spawnSync(npm, ['install', '--prefix', partial, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const result = spawnSync(npm, ['install', '--prefix', partial, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (result.status !== 0) {
       rmSync(partial, { recursive: true, force: true });
       return `Node ${runtime.version}: npm install ${spec} failed; needed for ${runtime.features}`;

@@ -61,8 +61,10 @@ function installSystemPackages(missing) {
   if (!how.prefix) return how.reason;
   const names = missing.map((pkg) => pkg.debian);
   const [sudo, ...sudoArgs] = how.prefix;
-  const apt = (aptArgs) => (sudo ? run(sudo, [...sudoArgs, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...aptArgs])
-    : run('apt-get', aptArgs, { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }));
+  const apt = (aptArgs) =>
+    sudo
+      ? run(sudo, [...sudoArgs, 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...aptArgs])
+      : run('apt-get', aptArgs, { ...process.env, DEBIAN_FRONTEND: 'noninteractive' });
   if (!apt(['update', '-qq'])) return 'apt-get update failed';
   // Dpkg::Use-Pty=0: no "Reading database ... 5%" progress, which fills a CI log with one unreadable line.
   if (!apt(['install', '-y', '-qq', '--no-install-recommends', '-o', 'Dpkg::Use-Pty=0', ...names])) return 'apt-get install failed';
@@ -72,7 +74,7 @@ function installSystemPackages(missing) {
 function instructions(missing) {
   const lines = ['still missing — install these by hand:'];
   for (const pkg of missing) lines.push(`  ${pkg.name.padEnd(13)} needed for ${pkg.features}`);
-  lines.push(`  Debian/Ubuntu: ${process.getuid?.() === 0 ? "" : "sudo "}apt-get install -y ${missing.map((pkg) => pkg.debian).join(' ')}`);
+  lines.push(`  Debian/Ubuntu: ${process.getuid?.() === 0 ? '' : 'sudo '}apt-get install -y ${missing.map((pkg) => pkg.debian).join(' ')}`);
   const formulae = missing.filter((pkg) => !pkg.brew.startsWith('--cask')).map((pkg) => pkg.brew);
   const casks = missing.filter((pkg) => pkg.brew.startsWith('--cask')).map((pkg) => pkg.brew.replace('--cask ', ''));
   if (formulae.length > 0) lines.push(`  macOS:         brew install ${formulae.join(' ')}`);
@@ -96,7 +98,10 @@ if (missing.length === 0) {
 if (!args.has('--no-npm')) {
   // npm ci only when the lock file changed since the last install here: a second run is a no-op.
   const stampPath = join(root, 'node_modules/.gantry-setup');
-  const stamp = createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).update(readFileSync(join(root, 'package.json'))).digest('hex');
+  const stamp = createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .update(readFileSync(join(root, 'package.json')))
+    .digest('hex');
   const current = existsSync(stampPath) ? readFileSync(stampPath, 'utf8').trim() : '';
   if (current === stamp && existsSync(join(root, 'dist/lib/cli/main.js'))) {
     say('npm packages: up to date');

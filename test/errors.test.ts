@@ -32,7 +32,9 @@ describe('errors: GantryError', () => {
   });
 
   it('LAYER-ERRORS: a message without credentials, and the placeholders hints use, are kept as they are', () => {
-    const error = new UsageError('no token for secret/app; nothing was sent', { hint: 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or send Authorization: Bearer <token>' });
+    const error = new UsageError('no token for secret/app; nothing was sent', {
+      hint: 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or send Authorization: Bearer <token>',
+    });
     assert.equal(error.message, 'no token for secret/app; nothing was sent');
     assert.equal(error.hint, 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or send Authorization: Bearer <token>');
   });
@@ -66,16 +68,26 @@ describe('errors: one service-error layer (HttpError, ServiceError)', () => {
         assert.equal(error.exitCode, status >= 500 || status === 408 || status === 429 ? ExitCode.remote : ExitCode.checkFailed, `${service} ${status}`);
       }
     }
-    const rateLimited = new StorageError({ status: 403, method: 'GET', url, body: { error: { message: 'slow down', errors: [{ reason: 'userRateLimitExceeded' }] } } });
+    const rateLimited = new StorageError({
+      status: 403,
+      method: 'GET',
+      url,
+      body: { error: { message: 'slow down', errors: [{ reason: 'userRateLimitExceeded' }] } },
+    });
     assert.equal(rateLimited.exitCode, ExitCode.remote);
     assert.equal(new SecretsError({ status: 412, method: 'GET', path: 'secret/x', errors: [], warnings: [] }).exitCode, ExitCode.remote);
     assert.ok(new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user' }) instanceof HttpError);
   });
 
-  it('LAYER-ERRORS: a service\'s words are escaped to one line and its credentials redacted, in the message and what the error keeps', () => {
+  it("LAYER-ERRORS: a service's words are escaped to one line and its credentials redacted, in the message and what the error keeps", () => {
     const token = 'svc_layer_0123456789abcdef';
     registerSecret(token);
-    const error = new PlatformApiError({ status: 422, method: 'POST', url: `${url}?access_token=abc123def`, body: { message: `bad\nhint: forged ${token}`, errors: [{ message: `field ${token}` }], documentation_url: 'https://docs.example/x' } });
+    const error = new PlatformApiError({
+      status: 422,
+      method: 'POST',
+      url: `${url}?access_token=abc123def`,
+      body: { message: `bad\nhint: forged ${token}`, errors: [{ message: `field ${token}` }], documentation_url: 'https://docs.example/x' },
+    });
     assert.equal(error.message.split('\n').length, 1);
     assert.doesNotMatch(`${error.message} ${error.url} ${JSON.stringify(error.errors)} ${JSON.stringify(error.body)}`, new RegExp(`${token}|abc123def`));
     assert.match(error.hint!, /refused the request's content; see https:\/\/docs\.example\/x$/);

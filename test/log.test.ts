@@ -24,8 +24,14 @@ describe('log: GANTRY_LOG', () => {
 
   it('an unknown level warns once naming the accepted levels, then logs at warn', () => {
     const lines = linesWith('loud', 3);
-    assert.deepEqual(lines.filter((l) => l.includes('GANTRY_LOG')), ['warn: GANTRY_LOG=loud is not a log level; using warn (the levels are debug, info, warn, error, silent)']);
-    assert.deepEqual(lines.filter((l) => !l.includes('GANTRY_LOG')), ['warn: warn line', 'warn: warn line', 'warn: warn line']);
+    assert.deepEqual(
+      lines.filter((l) => l.includes('GANTRY_LOG')),
+      ['warn: GANTRY_LOG=loud is not a log level; using warn (the levels are debug, info, warn, error, silent)'],
+    );
+    assert.deepEqual(
+      lines.filter((l) => !l.includes('GANTRY_LOG')),
+      ['warn: warn line', 'warn: warn line', 'warn: warn line'],
+    );
   });
 
   it('a name from Object.prototype is no level either (it once disabled all logging)', () => {

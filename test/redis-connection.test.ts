@@ -9,7 +9,10 @@ describe('one Redis connector (lib/redis-connection.ts)', () => {
   it('LAYER-REDIS: the limits store and the webhook queue errors share one base, keeping their names, codes and hints', () => {
     const store = new PlatformLimitsStoreError('the limits store redis://127.0.0.1:1 is unavailable', new Error('ECONNREFUSED'));
     const queue = new WebhookQueueError('the webhook queue redis://127.0.0.1:1/0 is unavailable');
-    for (const [error, name, code, hint] of [[store, 'PlatformLimitsStoreError', 'PLATFORM_LIMITS_STORE', /GANTRY_PLATFORM_LIMITS_URL/], [queue, 'WebhookQueueError', 'WEBHOOK_QUEUE', /GANTRY_HOOKS_QUEUE_URL/]] as const) {
+    for (const [error, name, code, hint] of [
+      [store, 'PlatformLimitsStoreError', 'PLATFORM_LIMITS_STORE', /GANTRY_PLATFORM_LIMITS_URL/],
+      [queue, 'WebhookQueueError', 'WEBHOOK_QUEUE', /GANTRY_HOOKS_QUEUE_URL/],
+    ] as const) {
       assert.ok(error instanceof RedisStoreError);
       assert.equal(error.name, name);
       assert.equal(error.code, code);
@@ -28,7 +31,10 @@ describe('one Redis connector (lib/redis-connection.ts)', () => {
     await import('redis'); // loaded once, before the clock starts
     const errors: string[] = [];
     const started = Date.now();
-    await assert.rejects(openRedis({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 2_000, onError: (error) => errors.push(error.message) }), /ECONNREFUSED/);
+    await assert.rejects(
+      openRedis({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 2_000, onError: (error) => errors.push(error.message) }),
+      /ECONNREFUSED/,
+    );
     assert.ok(Date.now() - started < 1_500, 'no wait for the timeout');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.ok(errors.length <= 1, `reconnected in the background: ${errors.join(', ')}`);

@@ -17,13 +17,19 @@ class GantryReporter extends Mocha.reporters.Spec {
     let testsFailed = 0;
     let hooksFailed = 0;
     let skipped = 0;
-    runner.once(EVENT_RUN_BEGIN, () => { planned = runner.total; });
-    runner.on(EVENT_TEST_PASS, () => { passed += 1; });
+    runner.once(EVENT_RUN_BEGIN, () => {
+      planned = runner.total;
+    });
+    runner.on(EVENT_TEST_PASS, () => {
+      passed += 1;
+    });
     runner.on(EVENT_TEST_FAIL, (runnable) => {
       if (runnable.type === 'hook') hooksFailed += 1;
       else testsFailed += 1;
     });
-    runner.on(EVENT_TEST_PENDING, () => { skipped += 1; });
+    runner.on(EVENT_TEST_PENDING, () => {
+      skipped += 1;
+    });
     runner.once(EVENT_RUN_END, () => {
       const notRun = Math.max(0, planned - passed - testsFailed - skipped);
       const failed = testsFailed + Math.max(hooksFailed, notRun);

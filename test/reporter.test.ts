@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function lastLine(...fixtures: string[]): { status: number | null; last: string; stdout: string } {
-  const run = spawnSync(process.execPath, [
-    'node_modules/mocha/bin/mocha.js', '--no-config', '--reporter', './test/reporter.cjs', ...fixtures.map((f) => `test/reporter-fixtures/${f}`),
-  ], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(
+    process.execPath,
+    ['node_modules/mocha/bin/mocha.js', '--no-config', '--reporter', './test/reporter.cjs', ...fixtures.map((f) => `test/reporter-fixtures/${f}`)],
+    { cwd: root, encoding: 'utf8', timeout: 60_000 },
+  );
   return { status: run.status, last: run.stdout.trim().split('\n').at(-1) ?? '', stdout: run.stdout };
 }
 

@@ -20,7 +20,10 @@ describe('service URLs: one rule for "https, or http on loopback"', () => {
     assert.equal(storageBaseUrl('http://[::1]:9/storage/v2'), 'http://[::1]:9');
     assert.equal(storageBaseUrl('http://127.0.0.2:9/'), 'http://127.0.0.2:9');
     assert.equal(checkNotifyAddress('http://127.0.0.2:8765/hook?x=1'), 'http://127.0.0.2:8765/hook?x=1');
-    refused(() => storageBaseUrl('http://storage.example.com'), /^the storage base URL must be https \(http only on loopback.*got http:\/\/storage\.example\.com$/);
+    refused(
+      () => storageBaseUrl('http://storage.example.com'),
+      /^the storage base URL must be https \(http only on loopback.*got http:\/\/storage\.example\.com$/,
+    );
     refused(() => checkNotifyAddress('http://example.com/hook'), /^--address must be https/);
   });
 
@@ -28,11 +31,21 @@ describe('service URLs: one rule for "https, or http on loopback"', () => {
     refused(() => parseServiceUrl('nope', { name: 'the X base URL' }), /^the X base URL "nope" is not a URL$/);
     refused(() => parseServiceUrl('nope', { name: 'X_URL', showValue: false }), /^X_URL is not a URL$/);
     refused(() => parseServiceUrl('ftp://127.0.0.1', { name: 'X', plainHttp: 'anywhere' }), /^X must be http\(s\), got ftp:$/);
-    assert.throws(() => parseServiceUrl('https://user:hunter2secret@x.example', { name: 'X' }), (e: unknown) => e instanceof UsageError && /no user or password/.test(e.message) && !e.message.includes('hunter2secret'));
+    assert.throws(
+      () => parseServiceUrl('https://user:hunter2secret@x.example', { name: 'X' }),
+      (e: unknown) => e instanceof UsageError && /no user or password/.test(e.message) && !e.message.includes('hunter2secret'),
+    );
     refused(() => parseServiceUrl('https://x.example/?a=1', { name: 'X' }), /^X must have no query or fragment/);
     assert.equal(parseServiceUrl('http://x.example/api', { name: 'X', plainHttp: 'anywhere' }).href, 'http://x.example/api');
     assert.equal(parseServiceUrl('https://x.example/?a=1', { name: 'X', query: true }).search, '?a=1');
-    const coded = (() => { try { parseServiceUrl('::', { name: 'X', code: 'INVALID_ARGUMENT' }); } catch (e) { return e as UsageError; } return undefined; })();
+    const coded = (() => {
+      try {
+        parseServiceUrl('::', { name: 'X', code: 'INVALID_ARGUMENT' });
+      } catch (e) {
+        return e as UsageError;
+      }
+      return undefined;
+    })();
     assert.equal(coded?.code, 'INVALID_ARGUMENT');
   });
 });

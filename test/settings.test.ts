@@ -49,23 +49,35 @@ describe('settings resolver (lib/settings.ts)', () => {
   it('LAYER-SETTINGS: an unknown option key is a usage error naming it and the closest known key', () => {
     const known = optionKeys<{ address?: string; token?: string; namespace?: string }>({ address: true, token: true, namespace: true });
     assert.deepEqual([...known], ['address', 'token', 'namespace']);
-    assert.throws(() => refuseUnknownOptions('XClient', { adress: 'http://x' }, known), (e: unknown) => {
-      assert.ok(e instanceof UsageError);
-      assert.equal(e.exitCode, ExitCode.usage);
-      assert.equal(e.code, 'UNKNOWN_OPTION');
-      assert.match(e.message, /^XClient: unknown option "adress" in options \(did you mean "address"\?\)$/);
-      assert.match(e.hint ?? '', /address, token, namespace/);
-      return true;
-    });
-    assert.throws(() => refuseUnknownOptions('XClient', { colour: 1 }, known), (e: unknown) => e instanceof UsageError && !/did you mean/.test(e.message));
+    assert.throws(
+      () => refuseUnknownOptions('XClient', { adress: 'http://x' }, known),
+      (e: unknown) => {
+        assert.ok(e instanceof UsageError);
+        assert.equal(e.exitCode, ExitCode.usage);
+        assert.equal(e.code, 'UNKNOWN_OPTION');
+        assert.match(e.message, /^XClient: unknown option "adress" in options \(did you mean "address"\?\)$/);
+        assert.match(e.hint ?? '', /address, token, namespace/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => refuseUnknownOptions('XClient', { colour: 1 }, known),
+      (e: unknown) => e instanceof UsageError && !/did you mean/.test(e.message),
+    );
     assert.doesNotThrow(() => refuseUnknownOptions('XClient', { address: undefined, token: 't' }, known));
     assert.equal(closestName('Namespace', known), 'namespace');
     assert.equal(closestName('tokne', known), 'token');
   });
 
   it('LAYER-SETTINGS: new SecretsClient({ adress }) is refused rather than falling back to the default address', () => {
-    assert.throws(() => new SecretsClient({ adress: 'http://127.0.0.1:1' } as never), (e: unknown) => e instanceof UsageError && e.exitCode === 2 && /"adress".*"address"/.test(e.message));
-    assert.throws(() => new SecretsClient({ limits: { maxJsonDeph: 3 } } as never), (e: unknown) => e instanceof UsageError && /options\.limits.*"maxJsonDepth"/.test(e.message));
+    assert.throws(
+      () => new SecretsClient({ adress: 'http://127.0.0.1:1' } as never),
+      (e: unknown) => e instanceof UsageError && e.exitCode === 2 && /"adress".*"address"/.test(e.message),
+    );
+    assert.throws(
+      () => new SecretsClient({ limits: { maxJsonDeph: 3 } } as never),
+      (e: unknown) => e instanceof UsageError && /options\.limits.*"maxJsonDepth"/.test(e.message),
+    );
   });
 
   it('LAYER-SETTINGS: every client that takes settings refuses a mistyped option key (exit 2), naming the key it meant', () => {
@@ -79,7 +91,12 @@ describe('settings resolver (lib/settings.ts)', () => {
       ['WebhookReceiver', () => new WebhookReceiver({ secret: 's' } as never), 'secrets'],
     ];
     for (const [where, make, meant] of cases) {
-      assert.throws(make, (e: unknown) => e instanceof UsageError && e.exitCode === ExitCode.usage && e.message.startsWith(`${where}: unknown option`) && e.message.includes(`"${meant}"`), where);
+      assert.throws(
+        make,
+        (e: unknown) =>
+          e instanceof UsageError && e.exitCode === ExitCode.usage && e.message.startsWith(`${where}: unknown option`) && e.message.includes(`"${meant}"`),
+        where,
+      );
     }
   });
 

@@ -31,7 +31,9 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
   });
 
   it('TERM-REMOTE-TEXT: bidi embeddings, overrides and isolates, zero-width characters, line separators and the BOM are escaped', () => {
-    const hidden = [0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff];
+    const hidden = [
+      0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff,
+    ];
     for (const code of hidden) {
       const hex = code.toString(16).padStart(4, '0');
       assert.equal(terminalText(`x${String.fromCharCode(code)}y`), `x\\u${hex}y`, `U+${hex}`);
@@ -41,7 +43,16 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
   });
 
   it('TERM-REMOTE-TEXT: printable text is unchanged, whatever its script: accents, CJK, emoji, quotes, backslashes, box drawing', () => {
-    const printable = ['plain ASCII ~!@#$%^&*()_+{}|:"<>?`-=[]\\;\',./', 'Grüße, façade, ñandú', '日本語のテキスト', 'العربية', 'emoji 😀🚀', '┌─┐│└┘ ▀▄█', '\u00a0non-breaking\u00a0space', 'tab-free'];
+    const printable = [
+      'plain ASCII ~!@#$%^&*()_+{}|:"<>?`-=[]\\;\',./',
+      'Grüße, façade, ñandú',
+      '日本語のテキスト',
+      'العربية',
+      'emoji 😀🚀',
+      '┌─┐│└┘ ▀▄█',
+      '\u00a0non-breaking\u00a0space',
+      'tab-free',
+    ];
     for (const text of printable) {
       assert.equal(terminalText(text), text);
       assert.equal(terminalText(text, { lineBreaks: 'keep' }), text);
@@ -62,12 +73,27 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
     assert.equal(shown('plain "quoted" \\ path'), 'plain "quoted" \\ path');
   });
 
-  it('TERM-REMOTE-TEXT: the command\'s output — a table row stays one line, a line keeps its own line breaks only, json stays the same document, raw stays byte-exact', () => {
+  it("TERM-REMOTE-TEXT: the command's output — a table row stays one line, a line keeps its own line breaks only, json stays the same document, raw stays byte-exact", () => {
     let stdout = '';
     let stderr = '';
-    const sink = (append: (text: string) => void) => Object.assign(new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } }), { isTTY: true, columns: 200 });
+    const sink = (append: (text: string) => void) =>
+      Object.assign(
+        new Writable({
+          write(chunk, _encoding, callback) {
+            append(String(chunk));
+            callback();
+          },
+        }),
+        { isTTY: true, columns: 200 },
+      );
     const out = createOutput({ stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)) });
-    out.table([{ title: `${HOSTILE}\nsecond line`, size: 3 }], [{ header: 'title', value: (r) => r.title }, { header: 'size', value: (r) => r.size }]);
+    out.table(
+      [{ title: `${HOSTILE}\nsecond line`, size: 3 }],
+      [
+        { header: 'title', value: (r) => r.title },
+        { header: 'size', value: (r) => r.size },
+      ],
+    );
     const rows = stdout.split('\n').filter(Boolean);
     assert.equal(rows.length, 2, stdout);
     assert.match(rows[1]!, /^evil\\u001b\]0;pwned\\u0007\\u001b\[2J\\u001b\[31mRED\\nsecond line {2}3$/);
@@ -100,8 +126,26 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
   });
 
   it('TERM-REMOTE-TEXT: the gate table escapes an audit name and a reason from the engine, each row one line', () => {
-    const check = { url: 'https://example.com/', kind: 'audit', name: `lcp${HOSTILE}`, operator: '<=', threshold: 2500, value: null, values: [], verdict: 'fail', reason: `the API said\n${HOSTILE}`, level: 'error' };
-    const table = renderGateTable({ status: 'fail', checks: [check], aggregation: 'median', runs: 1, engine: 'remote', strategy: 'MOBILE' } as unknown as Parameters<typeof renderGateTable>[0]);
+    const check = {
+      url: 'https://example.com/',
+      kind: 'audit',
+      name: `lcp${HOSTILE}`,
+      operator: '<=',
+      threshold: 2500,
+      value: null,
+      values: [],
+      verdict: 'fail',
+      reason: `the API said\n${HOSTILE}`,
+      level: 'error',
+    };
+    const table = renderGateTable({
+      status: 'fail',
+      checks: [check],
+      aggregation: 'median',
+      runs: 1,
+      engine: 'remote',
+      strategy: 'MOBILE',
+    } as unknown as Parameters<typeof renderGateTable>[0]);
     assert.ok(!UNSAFE.test(table.replace(/\n/g, '')), table);
     const lines = table.split('\n');
     assert.equal(lines.length, 5, table);
@@ -110,7 +154,12 @@ describe('terminal-text: text from a server as the terminal shows it', () => {
   });
 
   it('TERM-REMOTE-TEXT: the browser check table escapes the page title it read, its row one line', () => {
-    const text = renderBrowserCheck({ url: 'https://example.com/', passed: false, reason: 'title', checks: [{ name: 'title', expected: 'Shop', actual: `Shop\n${HOSTILE}`, passed: false }] } as unknown as Parameters<typeof renderBrowserCheck>[0]);
+    const text = renderBrowserCheck({
+      url: 'https://example.com/',
+      passed: false,
+      reason: 'title',
+      checks: [{ name: 'title', expected: 'Shop', actual: `Shop\n${HOSTILE}`, passed: false }],
+    } as unknown as Parameters<typeof renderBrowserCheck>[0]);
     assert.ok(!UNSAFE.test(text.replace(/\n/g, '')), text);
     assert.equal(text.split('\n').length, 3, text);
     assert.match(text, /Shop\\nevil\\u001b\]0;pwned/);

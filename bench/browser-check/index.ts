@@ -24,7 +24,11 @@ async function bareSide(driver: ChromeDriver, url: string): Promise<void> {
   const profile = mkdtempSync(join(tmpdir(), 'gantry-bench-profile-'));
   try {
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${driver.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${driver.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return (await response.json()) as { value: Record<string, unknown> & { sessionId?: string } };
     };
     const created = await call('POST', '/session', { capabilities: chromeCapabilities({ binary: driver.chromePath, userDataDir: profile }) });
@@ -54,21 +58,23 @@ try {
       perRound[side].push(Number(elapsed.toFixed(2)));
     }
   }
-  console.log(JSON.stringify({
-    bench: 'browser-check',
-    page: 'examples/site on 127.0.0.1, headless Chromium through Debian chromedriver, fresh session per check',
-    checksPerRound: checks,
-    rounds,
-    gantrySeconds: Number(seconds.gantry.toFixed(2)),
-    baselineSeconds: Number(seconds.bare.toFixed(2)),
-    ratio: Number((seconds.gantry / seconds.bare).toFixed(3)),
-    gantrySecondsPerCheck: Number((seconds.gantry / (checks * rounds)).toFixed(3)),
-    baselineSecondsPerCheck: Number((seconds.bare / (checks * rounds)).toFixed(3)),
-    gantrySecondsPerRound: perRound.gantry,
-    baselineSecondsPerRound: perRound.bare,
-    baseline: 'bare fetch: POST /session, POST url, GET title, DELETE session',
-    node: process.version,
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'browser-check',
+      page: 'examples/site on 127.0.0.1, headless Chromium through Debian chromedriver, fresh session per check',
+      checksPerRound: checks,
+      rounds,
+      gantrySeconds: Number(seconds.gantry.toFixed(2)),
+      baselineSeconds: Number(seconds.bare.toFixed(2)),
+      ratio: Number((seconds.gantry / seconds.bare).toFixed(3)),
+      gantrySecondsPerCheck: Number((seconds.gantry / (checks * rounds)).toFixed(3)),
+      baselineSecondsPerCheck: Number((seconds.bare / (checks * rounds)).toFixed(3)),
+      gantrySecondsPerRound: perRound.gantry,
+      baselineSecondsPerRound: perRound.bare,
+      baseline: 'bare fetch: POST /session, POST url, GET title, DELETE session',
+      node: process.version,
+    }),
+  );
 } finally {
   await driver.stop();
   await site.stop();

@@ -76,28 +76,33 @@ try {
   }
   const total = (list: typeof sides.gantry) => list.reduce((sum, m) => sum + m.seconds, 0);
   const peak = (list: typeof sides.gantry) => Math.max(...list.map((m) => m.peakRssMB));
-  const gantryScores = sides.gantry.map((m) => (JSON.parse(m.stdout) as { urls: Array<{ runs: Array<{ scores: { performance: number } }> }> }).urls[0].runs.map((r) => r.scores.performance));
+  const gantryScores = sides.gantry.map((m) =>
+    (JSON.parse(m.stdout) as { urls: Array<{ runs: Array<{ scores: { performance: number } }> }> }).urls[0].runs.map((r) => r.scores.performance),
+  );
   const baselineScores = sides.baseline.map((m) => (JSON.parse(m.stdout.trim().split('\n').at(-1) ?? '{}') as { scores: number[] }).scores);
-  const lighthouseVersion = (JSON.parse(readFileSync(new URL('../../node_modules/lighthouse/package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  console.log(JSON.stringify({
-    bench: 'gate',
-    page: 'examples/site on 127.0.0.1, desktop preset, performance only',
-    runsPerSide: runs,
-    rounds,
-    gantrySeconds: Number(total(sides.gantry).toFixed(2)),
-    baselineSeconds: Number(total(sides.baseline).toFixed(2)),
-    ratio: Number((total(sides.gantry) / total(sides.baseline)).toFixed(3)),
-    target: '<= 1.05',
-    gantryPeakRssMB: peak(sides.gantry),
-    baselinePeakRssMB: peak(sides.baseline),
-    memoryRatio: Number((peak(sides.gantry) / peak(sides.baseline)).toFixed(3)),
-    gantrySecondsPerRound: sides.gantry.map((m) => Number(m.seconds.toFixed(2))),
-    baselineSecondsPerRound: sides.baseline.map((m) => Number(m.seconds.toFixed(2))),
-    gantryScores,
-    baselineScores,
-    lighthouse: lighthouseVersion,
-    node: process.version,
-  }));
+  const lighthouseVersion = (JSON.parse(readFileSync(new URL('../../node_modules/lighthouse/package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
+  console.log(
+    JSON.stringify({
+      bench: 'gate',
+      page: 'examples/site on 127.0.0.1, desktop preset, performance only',
+      runsPerSide: runs,
+      rounds,
+      gantrySeconds: Number(total(sides.gantry).toFixed(2)),
+      baselineSeconds: Number(total(sides.baseline).toFixed(2)),
+      ratio: Number((total(sides.gantry) / total(sides.baseline)).toFixed(3)),
+      target: '<= 1.05',
+      gantryPeakRssMB: peak(sides.gantry),
+      baselinePeakRssMB: peak(sides.baseline),
+      memoryRatio: Number((peak(sides.gantry) / peak(sides.baseline)).toFixed(3)),
+      gantrySecondsPerRound: sides.gantry.map((m) => Number(m.seconds.toFixed(2))),
+      baselineSecondsPerRound: sides.baseline.map((m) => Number(m.seconds.toFixed(2))),
+      gantryScores,
+      baselineScores,
+      lighthouse: lighthouseVersion,
+      node: process.version,
+    }),
+  );
 } finally {
   await site.stop();
 }

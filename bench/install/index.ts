@@ -31,7 +31,8 @@ async function makeArchive(version: string, mb: number): Promise<string> {
   await mkdir(join(content, 'data'), { recursive: true });
   await writeFile(join(content, 'main.tf'), 'variable "name" {}\n');
   const text = Buffer.from('resource "null_resource" "x" { triggers = { a = "b" } }\n'.repeat(4800)).subarray(0, 256 * 1024);
-  for (let i = 0; i < files; i += 1) await writeFile(join(content, 'data', `blob-${String(i).padStart(4, '0')}.bin`), Buffer.concat([randomBytes(768 * 1024), text]));
+  for (let i = 0; i < files; i += 1)
+    await writeFile(join(content, 'data', `blob-${String(i).padStart(4, '0')}.bin`), Buffer.concat([randomBytes(768 * 1024), text]));
   const archive = join(dir, 'registry', 'bench', 'big', 'null', `${version}.tar.gz`);
   await mkdir(dirname(archive), { recursive: true });
   const made = spawnSync('tar', ['czf', archive, '-C', content, '.']);
@@ -79,21 +80,23 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const doubled = install(server.host, '2.0.0');
   const mbPerSecond = (ms: number) => Number((archiveBytes / 1024 / 1024 / (ms / 1000)).toFixed(1));
-  console.log(JSON.stringify({
-    bench: 'install',
-    archiveMb: Number((archiveBytes / 1024 / 1024).toFixed(1)),
-    gantryMs: Math.round(median(gantry)),
-    gantryMbPerSecond: mbPerSecond(median(gantry)),
-    baseline: 'tar xzf (same file, local disk, no download)',
-    tarMs: Math.round(median(tar)),
-    tarMbPerSecond: mbPerSecond(median(tar)),
-    ratio: Number((median(tar) / median(gantry)).toFixed(3)),
-    target: 'ratio >= 0.8, peak RSS <= 128 MB and flat when the archive doubles',
-    peakRssMb: Math.max(...rss),
-    doubledArchiveMb: Number(((await stat(large)).size / 1024 / 1024).toFixed(1)),
-    doubledPeakRssMb: doubled.maxRssMb,
-    doubledGantryMs: Math.round(doubled.ms),
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'install',
+      archiveMb: Number((archiveBytes / 1024 / 1024).toFixed(1)),
+      gantryMs: Math.round(median(gantry)),
+      gantryMbPerSecond: mbPerSecond(median(gantry)),
+      baseline: 'tar xzf (same file, local disk, no download)',
+      tarMs: Math.round(median(tar)),
+      tarMbPerSecond: mbPerSecond(median(tar)),
+      ratio: Number((median(tar) / median(gantry)).toFixed(3)),
+      target: 'ratio >= 0.8, peak RSS <= 128 MB and flat when the archive doubles',
+      peakRssMb: Math.max(...rss),
+      doubledArchiveMb: Number(((await stat(large)).size / 1024 / 1024).toFixed(1)),
+      doubledPeakRssMb: doubled.maxRssMb,
+      doubledGantryMs: Math.round(doubled.ms),
+    }),
+  );
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });

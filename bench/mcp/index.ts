@@ -39,7 +39,13 @@ for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'n
 type Side = 'off' | 'on' | 'onOpaque';
 const SIDES: Side[] = ['off', 'on', 'onOpaque'];
 type Operation = 'call' | 'list';
-interface Figures { callsPerSec: number; p50Ms: number; p99Ms: number; serverCpuUsPerCall: number | undefined; clientCpuUsPerCall: number }
+interface Figures {
+  callsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverCpuUsPerCall: number | undefined;
+  clientCpuUsPerCall: number;
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -52,7 +58,11 @@ const median = (values: number[]) => {
 const registry = await startRegistryProcess(path.join(root, 'examples/modules'), 0);
 const peer = await startOidcResourcePeer();
 peer.setTtl(4 * 3600); // outlives any run: an expiring token would turn into 401s mid-round
-const servers = await startContextServers({ issuer: peer.issuer, introspection: peer.introspection }, PLACEMENT, CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : []);
+const servers = await startContextServers(
+  { issuer: peer.issuer, introspection: peer.introspection },
+  PLACEMENT,
+  CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF] : [],
+);
 const clients: Record<Side, Client[]> = { off: [], on: [], onOpaque: [] };
 try {
   const source = `${registry.host}/gantry/network/aws`;
@@ -60,12 +70,21 @@ try {
   for (let i = 0; i < CONCURRENCY; i++) tokens.on.push(await peer.token(servers.on.resource, SCOPE));
   peer.setFormat('opaque');
   for (let i = 0; i < CONCURRENCY; i++) tokens.onOpaque.push(await peer.token(servers.on.resource, SCOPE));
-  if (tokens.on.some((t) => t!.split('.').length !== 3) || tokens.onOpaque.some((t) => t!.split('.').length === 3)) throw new Error('oidc-provider did not give the token formats asked for');
+  if (tokens.on.some((t) => t!.split('.').length !== 3) || tokens.onOpaque.some((t) => t!.split('.').length === 3))
+    throw new Error('oidc-provider did not give the token formats asked for');
 
   // The authorization really is on for one server and off for the other.
-  const bare = async (url: string) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status;
+  const bare = async (url: string) =>
+    (
+      await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+    ).status;
   const [onBare, offBare] = [await bare(servers.on.url), await bare(servers.off.url)];
-  if (onBare !== 401 || offBare !== 200) throw new Error(`without a token the servers answered ${onBare} (auth on) and ${offBare} (auth off); expected 401 and 200`);
+  if (onBare !== 401 || offBare !== 200)
+    throw new Error(`without a token the servers answered ${onBare} (auth on) and ${offBare} (auth off); expected 401 and 200`);
 
   for (const side of SIDES) {
     for (const token of tokens[side]) {
@@ -80,7 +99,8 @@ try {
     async call(client) {
       const result = await client.callTool({ name: 'modules_versions', arguments: { source } });
       const versions = (result.structuredContent as { versions?: unknown[] } | undefined)?.versions;
-      if (result.isError || !Array.isArray(versions) || versions.length === 0) throw new Error(`modules_versions failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+      if (result.isError || !Array.isArray(versions) || versions.length === 0)
+        throw new Error(`modules_versions failed: ${JSON.stringify(result.content).slice(0, 300)}`);
     },
     async list(client) {
       const { tools } = await client.listTools();
@@ -94,14 +114,16 @@ try {
     const serverCpu = await servers.cpuMicros();
     const clientCpu = process.cpuUsage();
     const started = performance.now();
-    await Promise.all(clients[side].map(async (client) => {
-      while (next < calls) {
-        next += 1;
-        const t = performance.now();
-        await operations[operation](client);
-        latencies.push(performance.now() - t);
-      }
-    }));
+    await Promise.all(
+      clients[side].map(async (client) => {
+        while (next < calls) {
+          next += 1;
+          const t = performance.now();
+          await operations[operation](client);
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
     const elapsed = (performance.now() - started) / 1000;
     const clientUsed = process.cpuUsage(clientCpu);
     const serverUsed = serverCpu === undefined ? undefined : (await servers.cpuMicros())! - serverCpu;
@@ -122,8 +144,12 @@ try {
   // What the authorization server is asked during the measured rounds (JWKS, introspection): the cache at work.
   const askedBefore = peer.paths.length;
   const orders: Side[][] = [
-    ['off', 'on', 'onOpaque'], ['onOpaque', 'on', 'off'], ['on', 'onOpaque', 'off'],
-    ['off', 'onOpaque', 'on'], ['onOpaque', 'off', 'on'], ['on', 'off', 'onOpaque'],
+    ['off', 'on', 'onOpaque'],
+    ['onOpaque', 'on', 'off'],
+    ['on', 'onOpaque', 'off'],
+    ['off', 'onOpaque', 'on'],
+    ['onOpaque', 'off', 'on'],
+    ['on', 'off', 'onOpaque'],
   ];
   const results: Record<Operation, Record<Side, Figures[]>> = { call: { off: [], on: [], onOpaque: [] }, list: { off: [], on: [], onOpaque: [] } };
   const runStarted = performance.now();
@@ -145,7 +171,10 @@ try {
       clientCpuUsPerCall: Math.round(median(list.map((f) => f.clientCpuUsPerCall))),
     });
     const perRound = (side: Side) => figures[side].map((f, i) => round(f.callsPerSec / figures.off[i]!.callsPerSec));
-    const cpuRatio = (side: Side) => (figures.off[0]!.serverCpuUsPerCall === undefined ? undefined : round(median(figures[side].map((f) => f.serverCpuUsPerCall!)) / median(figures.off.map((f) => f.serverCpuUsPerCall!))));
+    const cpuRatio = (side: Side) =>
+      figures.off[0]!.serverCpuUsPerCall === undefined
+        ? undefined
+        : round(median(figures[side].map((f) => f.serverCpuUsPerCall!)) / median(figures.off.map((f) => f.serverCpuUsPerCall!)));
     const on = perRound('on');
     const onOpaque = perRound('onOpaque');
     return {
@@ -163,28 +192,33 @@ try {
   const list = summary(results.list);
   const sdkVersion = (createRequire(import.meta.url)(path.join(root, 'node_modules/@modelcontextprotocol/sdk/package.json')) as { version: string }).version;
 
-  process.stdout.write(`${JSON.stringify({
-    bench: 'mcp',
-    what: 'MCP tool calls through startContextServer with authorization on (oidc-provider JWT access tokens; opaque introspected tokens as a second figure) vs the same server with auth: false; the MCP SDK client, one client and token per concurrent caller; medians of rotating rounds',
-    operations: { call: `tools/call modules_versions {source: "<registry>/gantry/network/aws"} (embedded registry, own process)`, list: 'tools/list (no upstream)' },
-    calls: CALLS,
-    concurrency: CONCURRENCY,
-    rounds: ROUNDS,
-    serverPlacement: servers.placement,
-    call,
-    list,
-    goal: {
-      ratioAuthOnToOff: GOAL,
-      met: call.ratioAuthOnToOff >= GOAL && list.ratioAuthOnToOff >= GOAL,
-      metOpaque: call.ratioOpaqueToOff >= GOAL && list.ratioOpaqueToOff >= GOAL,
-    },
-    authorizationServerRequestsDuringRounds: asked,
-    measuredSeconds: round(measuredSeconds),
-    loadAverage: loadavg().map(round),
-    cpus: cpus().length,
-    node: process.version,
-    sdk: sdkVersion,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'mcp',
+      what: 'MCP tool calls through startContextServer with authorization on (oidc-provider JWT access tokens; opaque introspected tokens as a second figure) vs the same server with auth: false; the MCP SDK client, one client and token per concurrent caller; medians of rotating rounds',
+      operations: {
+        call: `tools/call modules_versions {source: "<registry>/gantry/network/aws"} (embedded registry, own process)`,
+        list: 'tools/list (no upstream)',
+      },
+      calls: CALLS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      serverPlacement: servers.placement,
+      call,
+      list,
+      goal: {
+        ratioAuthOnToOff: GOAL,
+        met: call.ratioAuthOnToOff >= GOAL && list.ratioAuthOnToOff >= GOAL,
+        metOpaque: call.ratioOpaqueToOff >= GOAL && list.ratioOpaqueToOff >= GOAL,
+      },
+      authorizationServerRequestsDuringRounds: asked,
+      measuredSeconds: round(measuredSeconds),
+      loadAverage: loadavg().map(round),
+      cpus: cpus().length,
+      node: process.version,
+      sdk: sdkVersion,
+    })}\n`,
+  );
 } finally {
   for (const side of SIDES) for (const client of clients[side]) await client.close().catch(() => undefined);
   await servers.stop();

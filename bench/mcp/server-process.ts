@@ -37,20 +37,28 @@ export async function startContextServers(setup: ServerSetup, placement: 'child'
       off: { url: off!.url },
       placement,
       cpuMicros: async () => undefined,
-      stop: async () => { await Promise.all([on!.stop(), off!.stop()]); },
+      stop: async () => {
+        await Promise.all([on!.stop(), off!.stop()]);
+      },
     };
   }
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(import.meta.url)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(import.meta.url)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the context-server process exited with ${code}`))));
   exited.catch(() => undefined);
-  const next = <T>(type: string) => Promise.race([exited, new Promise<T>((resolve) => {
-    const listen = (message: { type: string } & T) => {
-      if (message.type !== type) return;
-      child.off('message', listen);
-      resolve(message);
-    };
-    child.on('message', listen);
-  })]);
+  const next = <T>(type: string) =>
+    Promise.race([
+      exited,
+      new Promise<T>((resolve) => {
+        const listen = (message: { type: string } & T) => {
+          if (message.type !== type) return;
+          child.off('message', listen);
+          resolve(message);
+        };
+        child.on('message', listen);
+      }),
+    ]);
   child.send({ type: 'setup', setup });
   const ready = await next<{ on: { url: string; resource: string }; off: { url: string } }>('ready');
   return {

@@ -32,7 +32,11 @@ for (const tail of tails) {
 }
 const server = await startRegistryProcess(join(dir, 'modules'), latencyMs);
 try {
-  const manifest = parseManifest(JSON.stringify(Object.fromEntries(tails.map((tail, i) => [`m${i}`, { source: `${server.host}/${tail}`, version: '~> 1.0' }]))), 'bench', {});
+  const manifest = parseManifest(
+    JSON.stringify(Object.fromEntries(tails.map((tail, i) => [`m${i}`, { source: `${server.host}/${tail}`, version: '~> 1.0' }]))),
+    'bench',
+    {},
+  );
 
   const run = async (limit: number) => {
     const client = new RegistryClient({ env: {}, logger: silentLogger });
@@ -61,27 +65,29 @@ try {
   const discoveries = parallel.requests.filter((r) => r.path.startsWith('/.well-known/')).length;
   const perModule = delayed.length / count;
   const idealMs = discoveries * latencyMs + Math.ceil(count / concurrency) * perModule * latencyMs;
-  console.log(JSON.stringify({
-    bench: 'pin',
-    modules: count,
-    latencyMs,
-    concurrency,
-    delayedRequestsPerModule: Number(perModule.toFixed(2)),
-    gantryMs: Math.round(parallel.ms),
-    idealMs: Math.round(idealMs),
-    ratioToIdeal: Number((parallel.ms / idealMs).toFixed(3)),
-    target: '<= 1.25 x ideal',
-    warmRunsMs: warm.map((r) => Math.round(r.ms)),
-    coldMs: Math.round(cold.ms),
-    coldRatioToIdeal: Number((cold.ms / idealMs).toFixed(3)),
-    coldClientCpuMsPerModule: Number((cold.cpuMs / count).toFixed(2)),
-    sequentialMs: Math.round(sequential.ms),
-    speedupVsSequential: Number((sequential.ms / parallel.ms).toFixed(2)),
-    clientCpuMsPerModule: Number((parallel.cpuMs / count).toFixed(2)),
-    clientCpuUsPerRequest: Math.round((parallel.cpuMs * 1000) / delayed.length),
-    sequentialClientCpuMsPerModule: Number((sequential.cpuMs / count).toFixed(2)),
-    loadAverage: Number(loadavg()[0]?.toFixed(1)),
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'pin',
+      modules: count,
+      latencyMs,
+      concurrency,
+      delayedRequestsPerModule: Number(perModule.toFixed(2)),
+      gantryMs: Math.round(parallel.ms),
+      idealMs: Math.round(idealMs),
+      ratioToIdeal: Number((parallel.ms / idealMs).toFixed(3)),
+      target: '<= 1.25 x ideal',
+      warmRunsMs: warm.map((r) => Math.round(r.ms)),
+      coldMs: Math.round(cold.ms),
+      coldRatioToIdeal: Number((cold.ms / idealMs).toFixed(3)),
+      coldClientCpuMsPerModule: Number((cold.cpuMs / count).toFixed(2)),
+      sequentialMs: Math.round(sequential.ms),
+      speedupVsSequential: Number((sequential.ms / parallel.ms).toFixed(2)),
+      clientCpuMsPerModule: Number((parallel.cpuMs / count).toFixed(2)),
+      clientCpuUsPerRequest: Math.round((parallel.cpuMs * 1000) / delayed.length),
+      sequentialClientCpuMsPerModule: Number((sequential.cpuMs / count).toFixed(2)),
+      loadAverage: Number(loadavg()[0]?.toFixed(1)),
+    }),
+  );
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });

@@ -84,11 +84,29 @@ function workload(): Job[] {
     [100, { route: 'GET /orgs/{org}/repos', params: { org: 'gantry' } }],
   ];
   const groups: Job[][] = gets.map(([count, job]) => Array.from({ length: count }, () => ({ kind: 'get' as const, ...job })));
-  groups.push(Array.from({ length: 100 }, (_, i) => ({ kind: 'create' as const, route: 'POST /repos/{owner}/{repo}/statuses/{sha}', params: { ...repo, sha }, body: { state: 'success', context: `bench/${i}`, description: `check ${i}` } })));
-  groups.push(Array.from({ length: 50 }, (_, i) => ({ kind: 'create' as const, route: 'POST /repos/{owner}/{repo}/issues/{number}/comments', params: { ...repo, number: 1 }, body: { body: `comment ${i}` } })));
-  groups.push(Array.from({ length: 60 }, (_, i) => (i % 2 === 0
-    ? { kind: 'search' as const, route: 'GET /search/issues', params: {}, query: { q: `bench repo:gantry/demo` } }
-    : { kind: 'search' as const, route: 'GET /search/repositories', params: {}, query: { q: 'gantry' } })));
+  groups.push(
+    Array.from({ length: 100 }, (_, i) => ({
+      kind: 'create' as const,
+      route: 'POST /repos/{owner}/{repo}/statuses/{sha}',
+      params: { ...repo, sha },
+      body: { state: 'success', context: `bench/${i}`, description: `check ${i}` },
+    })),
+  );
+  groups.push(
+    Array.from({ length: 50 }, (_, i) => ({
+      kind: 'create' as const,
+      route: 'POST /repos/{owner}/{repo}/issues/{number}/comments',
+      params: { ...repo, number: 1 },
+      body: { body: `comment ${i}` },
+    })),
+  );
+  groups.push(
+    Array.from({ length: 60 }, (_, i) =>
+      i % 2 === 0
+        ? { kind: 'search' as const, route: 'GET /search/issues', params: {}, query: { q: `bench repo:gantry/demo` } }
+        : { kind: 'search' as const, route: 'GET /search/repositories', params: {}, query: { q: 'gantry' } },
+    ),
+  );
   // Interleaved evenly: the i-th of n jobs of a group sits at (i + 0.5) / n of the run.
   return groups
     .flatMap((group) => group.map((job, i) => ({ job, at: (i + 0.5) / group.length })))
@@ -216,7 +234,9 @@ async function runSide(name: string, jobs: Job[], minimumMs: number, base: Omit<
       failed: outcome.failed,
       ...outcome.extra,
     };
-    console.error(`ratelimit: ${name}: ${result.ms} ms (${result.ratioToMinimum} × the minimum), ${result.violations} violations, ${result.sent} sent, ${Object.values(result.failed).reduce((a, b) => a + b, 0)} failed`);
+    console.error(
+      `ratelimit: ${name}: ${result.ms} ms (${result.ratioToMinimum} × the minimum), ${result.violations} violations, ${result.sent} sent, ${Object.values(result.failed).reduce((a, b) => a + b, 0)} failed`,
+    );
     return result;
   } finally {
     await server.stop();
@@ -239,23 +259,28 @@ async function fireAll(jobs: Job[], send: (job: Job) => Promise<unknown>, label:
   let done = 0;
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const progress = setInterval(() => console.error(`ratelimit: ${label}: ${done}/${jobs.length} done after ${((performance.now() - started) / 1000).toFixed(1)} s`), 5_000);
+  const progress = setInterval(
+    () => console.error(`ratelimit: ${label}: ${done}/${jobs.length} done after ${((performance.now() - started) / 1000).toFixed(1)} s`),
+    5_000,
+  );
   try {
-    await Promise.all(jobs.map(async (job) => {
-      try {
-        await send(job);
-      } catch (error) {
-        const status = (error as { status?: unknown }).status;
-        const key = `${(error as Error).name ?? 'Error'}${typeof status === 'number' ? ` ${status}` : ''}`;
-        failed[key] = (failed[key] ?? 0) + 1;
-      } finally {
-        done += 1;
-        for (const key of [job.kind, job.route]) {
-          if (!finished.has(key)) finished.set(key, []);
-          finished.get(key)!.push(performance.now() - started);
+    await Promise.all(
+      jobs.map(async (job) => {
+        try {
+          await send(job);
+        } catch (error) {
+          const status = (error as { status?: unknown }).status;
+          const key = `${(error as Error).name ?? 'Error'}${typeof status === 'number' ? ` ${status}` : ''}`;
+          failed[key] = (failed[key] ?? 0) + 1;
+        } finally {
+          done += 1;
+          for (const key of [job.kind, job.route]) {
+            if (!finished.has(key)) finished.set(key, []);
+            finished.get(key)!.push(performance.now() - started);
+          }
         }
-      }
-    }));
+      }),
+    );
   } finally {
     clearInterval(progress);
   }
@@ -275,7 +300,8 @@ async function fireAll(jobs: Job[], send: (job: Job) => Promise<unknown>, label:
 function platformClock(origin: number, scale: number): Clock {
   return {
     now: () => origin + (Date.now() - origin) / scale,
-    sleep: (ms, signal) => (ms <= 0 ? (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()) : delay(ms * scale, undefined, signal ? { signal } : undefined)),
+    sleep: (ms, signal) =>
+      ms <= 0 ? (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()) : delay(ms * scale, undefined, signal ? { signal } : undefined),
   };
 }
 
@@ -310,15 +336,23 @@ async function runGantry(server: ServerProcess, settings: ServerSettings, warmed
     // budget of the workload (not the primary one, RATE-EP-STATUS, and points on its own endpoint).
     await client.request('GET', '/rate_limit');
     await warmedUp();
-    const { ms, failed, milestones, clientCpuUsPerRequest } = await fireAll(jobs, async (job) => {
-      const [method, path] = job.route.split(' ') as [string, string];
-      try {
-        return await client.request(method, path, { params: job.params, ...(job.query ? { query: job.query } : {}), ...(job.body ? { body: job.body } : {}) });
-      } catch (error) {
-        if (error instanceof PlatformRateLimitError) refused += 1;
-        throw error;
-      }
-    }, 'gantry');
+    const { ms, failed, milestones, clientCpuUsPerRequest } = await fireAll(
+      jobs,
+      async (job) => {
+        const [method, path] = job.route.split(' ') as [string, string];
+        try {
+          return await client.request(method, path, {
+            params: job.params,
+            ...(job.query ? { query: job.query } : {}),
+            ...(job.body ? { body: job.body } : {}),
+          });
+        } catch (error) {
+          if (error instanceof PlatformRateLimitError) refused += 1;
+          throw error;
+        }
+      },
+      'gantry',
+    );
     return { ms, failed, refused, extra: { clientCpuUsPerRequest, milestones } };
   } finally {
     client.close();
@@ -345,9 +379,12 @@ async function runOctokit(server: ServerProcess, settings: ServerSettings, warme
   const statuses: Record<number, number> = {};
   let retriesAsked = { primary: 0, secondary: 0 };
   // The Bottleneck plugin-throttling itself loads, for groups with its own settings and each minTime shortened.
-  const Bottleneck = createRequire(import.meta.resolve('@octokit/plugin-throttling'))('bottleneck/light.js') as { Group: new (options: Record<string, unknown>) => Group };
+  const Bottleneck = createRequire(import.meta.resolve('@octokit/plugin-throttling'))('bottleneck/light.js') as {
+    Group: new (options: Record<string, unknown>) => Group;
+  };
   const id = `bench-${origin}`;
-  const group = (name: string, minTime: number) => new Bottleneck.Group({ id: `octokit-${name}`, maxConcurrent: 1, minTime: minTime * scale, timeout: 120_000 });
+  const group = (name: string, minTime: number) =>
+    new Bottleneck.Group({ id: `octokit-${name}`, maxConcurrent: 1, minTime: minTime * scale, timeout: 120_000 });
   const MyOctokit = Octokit.plugin(retry, throttling);
   const octokit = new MyOctokit({
     auth: server.token,
@@ -387,7 +424,11 @@ async function runOctokit(server: ServerProcess, settings: ServerSettings, warme
   for (const status of Object.keys(statuses)) delete statuses[Number(status)];
   await warmedUp();
   retriesAsked = { primary: 0, secondary: 0 };
-  const { ms, failed, milestones, clientCpuUsPerRequest } = await fireAll(jobs, (job) => octokit.request(job.route, { ...job.params, ...job.query, ...job.body }), 'octokit');
+  const { ms, failed, milestones, clientCpuUsPerRequest } = await fireAll(
+    jobs,
+    (job) => octokit.request(job.route, { ...job.params, ...job.query, ...job.body }),
+    'octokit',
+  );
   const refused = (statuses[403] ?? 0) + (statuses[429] ?? 0);
   return { ms, failed, refused, extra: { clientCpuUsPerRequest, milestones, statuses, rateLimitHandlerCalls: retriesAsked } };
 }
@@ -402,24 +443,32 @@ async function main(): Promise<void> {
   const windowMs = 60_000 * scale;
   const minimumMs = windows * windowMs;
   const base = { scale, limitStatus, unlimited: false } as const;
-  const floor = await runSide('gantry, every limit lifted', jobs, minimumMs, { ...base, unlimited: true }, (server, settings, warmedUp) => runGantry(server, settings, warmedUp, jobs));
+  const floor = await runSide('gantry, every limit lifted', jobs, minimumMs, { ...base, unlimited: true }, (server, settings, warmedUp) =>
+    runGantry(server, settings, warmedUp, jobs),
+  );
   const gantry = await runSide('gantry', jobs, minimumMs, base, (server, settings, warmedUp) => runGantry(server, settings, warmedUp, jobs));
   const octokit = await runSide('octokit', jobs, minimumMs, base, (server, settings, warmedUp) => runOctokit(server, settings, warmedUp, jobs));
-  console.log(JSON.stringify({
-    name: 'ratelimit',
-    workload: { gets: jobs.filter((j) => j.kind === 'get').length, creations: jobs.filter((j) => j.kind === 'create').length, searches: jobs.filter((j) => j.kind === 'search').length },
-    scale,
-    windowMs,
-    limitStatus,
-    minimum: { ms: minimumMs, windows, windowsBy: parts },
-    gantry: { ...gantry, cpuEstimate: process.env.BENCH_RATELIMIT_CPU_ESTIMATE === 'on' ? 'on' : 'off' },
-    octokit,
-    // The same workload through Gantry against a platform with every limit lifted: what this machine needs to send it.
-    floor: { ms: floor.ms, clientCpuUsPerRequest: floor.clientCpuUsPerRequest },
-    ratio: { gantry: gantry.ratioToMinimum, octokit: octokit.ratioToMinimum, octokitOverGantry: Number((octokit.ms / gantry.ms).toFixed(3)) },
-    target: 'gantry <= 1.10 x minimum, 0 violations',
-    loadAverage: Number(loadavg()[0]?.toFixed(1)),
-  }));
+  console.log(
+    JSON.stringify({
+      name: 'ratelimit',
+      workload: {
+        gets: jobs.filter((j) => j.kind === 'get').length,
+        creations: jobs.filter((j) => j.kind === 'create').length,
+        searches: jobs.filter((j) => j.kind === 'search').length,
+      },
+      scale,
+      windowMs,
+      limitStatus,
+      minimum: { ms: minimumMs, windows, windowsBy: parts },
+      gantry: { ...gantry, cpuEstimate: process.env.BENCH_RATELIMIT_CPU_ESTIMATE === 'on' ? 'on' : 'off' },
+      octokit,
+      // The same workload through Gantry against a platform with every limit lifted: what this machine needs to send it.
+      floor: { ms: floor.ms, clientCpuUsPerRequest: floor.clientCpuUsPerRequest },
+      ratio: { gantry: gantry.ratioToMinimum, octokit: octokit.ratioToMinimum, octokitOverGantry: Number((octokit.ms / gantry.ms).toFixed(3)) },
+      target: 'gantry <= 1.10 x minimum, 0 violations',
+      loadAverage: Number(loadavg()[0]?.toFixed(1)),
+    }),
+  );
 }
 
 // ---- child mode: one platform server on a fast clock ----------------------------------------------------------
@@ -432,7 +481,9 @@ if (process.env[childFlag]) {
   const server = await startPlatformServer({
     host: '127.0.0.1',
     limitStatus: { primary: limitStatus, secondary: limitStatus },
-    ...(unlimited ? { limits: { user: lifted, searchAuthenticated: lifted, pointsPerMinute: lifted, creationPerMinute: lifted, creationPerHour: lifted } } : {}),
+    ...(unlimited
+      ? { limits: { user: lifted, searchAuthenticated: lifted, pointsPerMinute: lifted, creationPerMinute: lifted, creationPerHour: lifted } }
+      : {}),
   });
   const token = server.issueToken({ kind: 'personal', login: 'bench' });
   const setupToken = server.issueToken({ kind: 'personal', login: 'setup' });

@@ -25,15 +25,25 @@ const WIRE_OPS = 50;
 
 // Every client goes straight to the loopback server: no proxy (gantry's core and axios both read these variables) and
 // no stray token or namespace header from the environment (node-vault reads VAULT_TOKEN and VAULT_NAMESPACE).
-for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY', 'VAULT_TOKEN', 'VAULT_NAMESPACE']) delete process.env[name];
+for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY', 'VAULT_TOKEN', 'VAULT_NAMESPACE'])
+  delete process.env[name];
 
 type Side = 'gantry' | 'nodeVault' | 'nodeHttp';
 const SIDES: Side[] = ['gantry', 'nodeVault', 'nodeHttp'];
 /** One operation: resolves with the HTTP status it got (anything but 200 fails the run), throws on a wrong body. */
 type Op = (i: number) => Promise<number>;
-interface Client { write: Op; read: Op; close(): void }
+interface Client {
+  write: Op;
+  read: Op;
+  close(): void;
+}
 
-interface Figures { opsPerSec: number; p50Ms: number; p99Ms: number; cpuUsPerOp: number }
+interface Figures {
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerOp: number;
+}
 
 const statuses: Record<Side, Record<string, number>> = { gantry: {}, nodeVault: {}, nodeHttp: {} };
 
@@ -43,15 +53,17 @@ async function measure(side: Side, op: Op): Promise<Figures> {
   let next = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < OPS) {
-      const i = next++;
-      const t = performance.now();
-      const status = await op(i);
-      latencies.push(performance.now() - t);
-      seen.set(status, (seen.get(status) ?? 0) + 1);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < OPS) {
+        const i = next++;
+        const t = performance.now();
+        const status = await op(i);
+        latencies.push(performance.now() - t);
+        seen.set(status, (seen.get(status) ?? 0) + 1);
+      }
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   for (const [status, count] of seen) statuses[side][status] = (statuses[side][status] ?? 0) + count;
@@ -118,7 +130,9 @@ function gantryClient(url: string, token: string): Client {
         const r = await kv.write(key('g', i), payload(i));
         checkVersion(r.metadata?.version, 'gantry');
         return 200;
-      } catch (error) { return statusOf(error); }
+      } catch (error) {
+        return statusOf(error);
+      }
     },
     async read(i) {
       try {
@@ -126,7 +140,9 @@ function gantryClient(url: string, token: string): Client {
         if (r.state !== 'current') throw new Error(`gantry: read ${r.state}`);
         checkRead(r.data, 'gantry');
         return 200;
-      } catch (error) { return statusOf(error); }
+      } catch (error) {
+        return statusOf(error);
+      }
     },
     close: () => client.close(),
   };
@@ -138,7 +154,11 @@ function nodeVaultClient(url: string, token: string): Client {
   // with X-Secrets-Request as gantry sends it. Its own keep-alive agent, as many sockets as requests in flight (axios
   // would otherwise use Node's global agent, also keep-alive since Node 19, with no socket limit).
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const vault = NodeVault({ apiVersion: 'v1', endpoint: url, requestOptions: { headers: { 'X-Secrets-Token': token, 'X-Secrets-Request': 'true' }, httpAgent: agent } });
+  const vault = NodeVault({
+    apiVersion: 'v1',
+    endpoint: url,
+    requestOptions: { headers: { 'X-Secrets-Token': token, 'X-Secrets-Request': 'true' }, httpAgent: agent },
+  });
   // node-vault resolves with the body on 200 and 204 and rejects with `response.statusCode` on anything else.
   const statusOf = (error: unknown) => {
     const status = (error as { response?: { statusCode?: unknown } }).response?.statusCode;
@@ -151,14 +171,18 @@ function nodeVaultClient(url: string, token: string): Client {
         const body = (await vault.write(`secret/data/${key('v', i)}`, { data: payload(i) })) as { data?: { version?: unknown } } | undefined;
         checkVersion(body?.data?.version, 'node-vault');
         return 200;
-      } catch (error) { return statusOf(error); }
+      } catch (error) {
+        return statusOf(error);
+      }
     },
     async read(i) {
       try {
         const body = (await vault.read(`secret/data/${key('v', i)}`)) as { data?: { data?: unknown } } | undefined;
         checkRead(body?.data?.data, 'node-vault');
         return 200;
-      } catch (error) { return statusOf(error); }
+      } catch (error) {
+        return statusOf(error);
+      }
     },
     close: () => agent.destroy(),
   };
@@ -167,25 +191,28 @@ function nodeVaultClient(url: string, token: string): Client {
 function nodeHttpClient(url: string, token: string): Client {
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const send = (method: string, path: string, body?: string) => new Promise<{ status: number; json: unknown }>((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'x-secrets-token': token, 'x-secrets-request': 'true' };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = Buffer.byteLength(body);
-    }
-    const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch (error) { reject(error as Error); }
+  const send = (method: string, path: string, body?: string) =>
+    new Promise<{ status: number; json: unknown }>((resolve, reject) => {
+      const headers: Record<string, string | number> = { 'x-secrets-token': token, 'x-secrets-request': 'true' };
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(body);
+      }
+      const req = http.request({ agent, hostname, port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+        res.on('error', reject);
       });
-      res.on('error', reject);
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
   return {
     async write(i) {
       const r = await send('POST', `/v1/secret/data/${key('h', i)}`, JSON.stringify({ data: payload(i) }));
@@ -213,8 +240,12 @@ async function wireBytes(side: Side, target: URL, token: string) {
   let down = 0;
   const relay = net.createServer((inbound) => {
     const outbound = net.connect(Number(target.port), target.hostname);
-    inbound.on('data', (chunk: Buffer) => { up += chunk.length; });
-    outbound.on('data', (chunk: Buffer) => { down += chunk.length; });
+    inbound.on('data', (chunk: Buffer) => {
+      up += chunk.length;
+    });
+    outbound.on('data', (chunk: Buffer) => {
+      down += chunk.length;
+    });
     inbound.pipe(outbound).pipe(inbound);
     inbound.on('error', () => outbound.destroy());
     outbound.on('error', () => inbound.destroy());
@@ -254,10 +285,17 @@ try {
   // Six orders of the three sides: over six rounds each side runs first, second and last twice each, so warm-up and
   // drift in the machine's load fall on all of them alike. Reads run in the reverse order of the round's writes.
   const orders: Side[][] = [
-    ['gantry', 'nodeVault', 'nodeHttp'], ['nodeHttp', 'nodeVault', 'gantry'], ['nodeVault', 'nodeHttp', 'gantry'],
-    ['gantry', 'nodeHttp', 'nodeVault'], ['nodeHttp', 'gantry', 'nodeVault'], ['nodeVault', 'gantry', 'nodeHttp'],
+    ['gantry', 'nodeVault', 'nodeHttp'],
+    ['nodeHttp', 'nodeVault', 'gantry'],
+    ['nodeVault', 'nodeHttp', 'gantry'],
+    ['gantry', 'nodeHttp', 'nodeVault'],
+    ['nodeHttp', 'gantry', 'nodeVault'],
+    ['nodeVault', 'gantry', 'nodeHttp'],
   ];
-  const results = { write: { gantry: [], nodeVault: [], nodeHttp: [] }, read: { gantry: [], nodeVault: [], nodeHttp: [] } } as Record<'write' | 'read', Record<Side, Figures[]>>;
+  const results = { write: { gantry: [], nodeVault: [], nodeHttp: [] }, read: { gantry: [], nodeVault: [], nodeHttp: [] } } as Record<
+    'write' | 'read',
+    Record<Side, Figures[]>
+  >;
   for (let r = 0; r < ROUNDS; r++) {
     const order = orders[r % orders.length]!;
     for (const side of order) results.write[side].push(await measure(side, clients[side].write));
@@ -265,22 +303,24 @@ try {
   }
   for (const side of SIDES) clients[side].close();
 
-  process.stdout.write(`${JSON.stringify({
-    bench: 'secrets',
-    what: 'kv v2 writes and reads against the embedded kv server (own process): gantry SecretsClient vs node-vault (the anchor) and raw node:http (the floor); medians of rotating rounds',
-    ops: OPS,
-    concurrency: CONCURRENCY,
-    rounds: ROUNDS,
-    write: summary(results.write),
-    read: summary(results.read),
-    target: { ratioToNodeVault: 1.0 },
-    statuses,
-    wire,
-    anchor: { client: 'node-vault', version: nodeVaultVersion, tokenHeader: 'X-Secrets-Token via requestOptions.headers' },
-    loadAverage: round(loadavg()[0]!),
-    cpus: cpus().length,
-    node: process.version,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'secrets',
+      what: 'kv v2 writes and reads against the embedded kv server (own process): gantry SecretsClient vs node-vault (the anchor) and raw node:http (the floor); medians of rotating rounds',
+      ops: OPS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      write: summary(results.write),
+      read: summary(results.read),
+      target: { ratioToNodeVault: 1.0 },
+      statuses,
+      wire,
+      anchor: { client: 'node-vault', version: nodeVaultVersion, tokenHeader: 'X-Secrets-Token via requestOptions.headers' },
+      loadAverage: round(loadavg()[0]!),
+      cpus: cpus().length,
+      node: process.version,
+    })}\n`,
+  );
 } finally {
   await server.stop();
 }

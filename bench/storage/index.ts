@@ -78,14 +78,19 @@ try {
   const twoMd5 = await patternFile(two, size * 2);
 
   /** DELETE through a connection of its own (a kept-alive one may just have been closed by the server). */
-  const remove = (fileId: string) => new Promise<void>((resolve, reject) => {
-    const request = http.request(`${server.url}/storage/v2/files/${fileId}`, { method: 'DELETE', agent: false, headers: { authorization: `Bearer ${server.token}` } }, (response) => {
-      response.resume();
-      response.once('end', () => (response.statusCode === 204 ? resolve() : reject(new Error(`DELETE answered ${response.statusCode}`))));
+  const remove = (fileId: string) =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request(
+        `${server.url}/storage/v2/files/${fileId}`,
+        { method: 'DELETE', agent: false, headers: { authorization: `Bearer ${server.token}` } },
+        (response) => {
+          response.resume();
+          response.once('end', () => (response.statusCode === 204 ? resolve() : reject(new Error(`DELETE answered ${response.statusCode}`))));
+        },
+      );
+      request.once('error', reject);
+      request.end();
     });
-    request.once('error', reject);
-    request.end();
-  });
 
   const uploadWith = async (mode: 'gantry' | 'raw', file: string, md5: string, flags: string[] = []): Promise<Run> => {
     const args = [join(here, 'worker.mjs'), mode, server.url, file, ...flags];
@@ -95,7 +100,9 @@ try {
     if (run.md5 !== md5) throw new Error(`the ${mode} upload stored md5 ${run.md5}, not ${md5}`);
     // Keep the server's folder to one file at a time.
     await remove(run.fileId);
-    console.error(`${mode} ${flags.join(' ')} ${(run.bytes / MIB).toFixed(0)} MiB: ${Math.round(run.ms)} ms (CPU ${run.cpuMs} ms, user ${run.userMs} ms), peak RSS ${run.maxRssMb} MB`);
+    console.error(
+      `${mode} ${flags.join(' ')} ${(run.bytes / MIB).toFixed(0)} MiB: ${Math.round(run.ms)} ms (CPU ${run.cpuMs} ms, user ${run.userMs} ms), peak RSS ${run.maxRssMb} MB`,
+    );
     return run;
   };
 
@@ -127,31 +134,33 @@ try {
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const mbps = (ms: number) => Number((size / MIB / (ms / 1000)).toFixed(1));
-  console.log(JSON.stringify({
-    bench: 'storage',
-    fileMiB: sizeMiB,
-    chunkMiB: chunk / MIB,
-    gantryMs: Math.round(median(gantry.map((r) => r.ms))),
-    gantryMiBPerSecond: mbps(median(gantry.map((r) => r.ms))),
-    baseline: 'one uploadType=media POST of the same file streamed with node:http, same server, same run',
-    rawMs: Math.round(median(raw.map((r) => r.ms))),
-    rawMiBPerSecond: mbps(median(raw.map((r) => r.ms))),
-    ratio: Number((median(raw.map((r) => r.ms)) / median(gantry.map((r) => r.ms))).toFixed(3)),
-    target: 'ratio >= 0.9; peak RSS <= 128 MB at 1 GiB and 2 GiB; bytes resent after a cut at 50 % <= one chunk',
-    chunks8MiBMs: Math.round(median(smallChunks.map((r) => r.ms))),
-    chunks8MiBRatio: Number((median(raw.map((r) => r.ms)) / median(smallChunks.map((r) => r.ms))).toFixed(3)),
-    noMd5CheckMs: Math.round(median(noMd5.map((r) => r.ms))),
-    noMd5CheckRatio: Number((median(raw.map((r) => r.ms)) / median(noMd5.map((r) => r.ms))).toFixed(3)),
-    peakRssMb: Math.max(...gantry.map((r) => r.maxRssMb)),
-    rawPeakRssMb: Math.max(...raw.map((r) => r.maxRssMb)),
-    doubledFileMiB: sizeMiB * 2,
-    doubledPeakRssMb: doubled.maxRssMb,
-    doubledGantryMs: Math.round(doubled.ms),
-    cutAtBytes: size / 2,
-    cutGantryMs: Math.round(cut.ms),
-    resentBytes: resent,
-    resentChunks: Number((resent / chunk).toFixed(3)),
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'storage',
+      fileMiB: sizeMiB,
+      chunkMiB: chunk / MIB,
+      gantryMs: Math.round(median(gantry.map((r) => r.ms))),
+      gantryMiBPerSecond: mbps(median(gantry.map((r) => r.ms))),
+      baseline: 'one uploadType=media POST of the same file streamed with node:http, same server, same run',
+      rawMs: Math.round(median(raw.map((r) => r.ms))),
+      rawMiBPerSecond: mbps(median(raw.map((r) => r.ms))),
+      ratio: Number((median(raw.map((r) => r.ms)) / median(gantry.map((r) => r.ms))).toFixed(3)),
+      target: 'ratio >= 0.9; peak RSS <= 128 MB at 1 GiB and 2 GiB; bytes resent after a cut at 50 % <= one chunk',
+      chunks8MiBMs: Math.round(median(smallChunks.map((r) => r.ms))),
+      chunks8MiBRatio: Number((median(raw.map((r) => r.ms)) / median(smallChunks.map((r) => r.ms))).toFixed(3)),
+      noMd5CheckMs: Math.round(median(noMd5.map((r) => r.ms))),
+      noMd5CheckRatio: Number((median(raw.map((r) => r.ms)) / median(noMd5.map((r) => r.ms))).toFixed(3)),
+      peakRssMb: Math.max(...gantry.map((r) => r.maxRssMb)),
+      rawPeakRssMb: Math.max(...raw.map((r) => r.maxRssMb)),
+      doubledFileMiB: sizeMiB * 2,
+      doubledPeakRssMb: doubled.maxRssMb,
+      doubledGantryMs: Math.round(doubled.ms),
+      cutAtBytes: size / 2,
+      cutGantryMs: Math.round(cut.ms),
+      resentBytes: resent,
+      resentChunks: Number((resent / chunk).toFixed(3)),
+    }),
+  );
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });

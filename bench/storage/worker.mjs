@@ -22,23 +22,32 @@ const token = process.env.STORAGE_TOKEN;
 const size = statSync(file).size;
 // The library is loaded before the clock starts: the baseline loads nothing either.
 const dist = process.env.BENCH_STORAGE_DIST ? pathToFileURL(`${process.env.BENCH_STORAGE_DIST}/`) : new URL('../../dist/', import.meta.url);
-const gantry = mode === 'raw' ? undefined : {
-  ...(await import(new URL('lib/storage/transport.js', dist).href)),
-  ...(await import(new URL('lib/storage/upload/index.js', dist).href)),
-  ...(await import(new URL('lib/log.js', dist).href)),
-};
+const gantry =
+  mode === 'raw'
+    ? undefined
+    : {
+        ...(await import(new URL('lib/storage/transport.js', dist).href)),
+        ...(await import(new URL('lib/storage/upload/index.js', dist).href)),
+        ...(await import(new URL('lib/log.js', dist).href)),
+      };
 const started = performance.now();
 let result;
 if (mode === 'raw') {
   result = await new Promise((resolve, reject) => {
-    const request = http.request(`${url}/upload/storage/v2/files?uploadType=media`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
-    }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => (response.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks).toString())) : reject(new Error(`raw upload: ${response.statusCode}`))));
-    });
+    const request = http.request(
+      `${url}/upload/storage/v2/files?uploadType=media`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks).toString())) : reject(new Error(`raw upload: ${response.statusCode}`)),
+        );
+      },
+    );
     request.on('error', reject);
     createReadStream(file).pipe(request);
   });
@@ -59,7 +68,9 @@ if (mode === 'raw') {
         armed = true;
         // The next chunk request is cut by the server 3 MiB and a bit into its body. Armed with node:http, not fetch:
         // fetch loads undici (~10 MB), which the peak RSS would count as the uploader's.
-        http.request(`${url}/_gantry/faults`, { method: 'POST' }, (response) => response.resume()).end(JSON.stringify({ kind: 'cut', afterBytes: 3 * 1024 * 1024 + 4321, direction: 'upload' }));
+        http
+          .request(`${url}/_gantry/faults`, { method: 'POST' }, (response) => response.resume())
+          .end(JSON.stringify({ kind: 'cut', afterBytes: 3 * 1024 * 1024 + 4321, direction: 'upload' }));
       }
     },
   });
@@ -67,4 +78,14 @@ if (mode === 'raw') {
 }
 const ms = performance.now() - started;
 const cpu = process.cpuUsage();
-console.log(JSON.stringify({ ms, cpuMs: Math.round((cpu.user + cpu.system) / 1000), userMs: Math.round(cpu.user / 1000), bytes: Number(result.fileSize), md5: result.md5Checksum, fileId: result.id, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+console.log(
+  JSON.stringify({
+    ms,
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    userMs: Math.round(cpu.user / 1000),
+    bytes: Number(result.fileSize),
+    md5: result.md5Checksum,
+    fileId: result.id,
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }),
+);

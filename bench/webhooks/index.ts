@@ -87,7 +87,8 @@ const SAMPLE_MS = 20;
 const RSS_GOAL_MB = 256;
 
 // The receivers run on loopback: no proxy, and no queue or extra secrets from the environment.
-for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'GANTRY_HOOKS_QUEUE_URL', 'GANTRY_WEBHOOK_SECRETS', 'GANTRY_LOG']) delete process.env[name];
+for (const name of ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'GANTRY_HOOKS_QUEUE_URL', 'GANTRY_WEBHOOK_SECRETS', 'GANTRY_LOG'])
+  delete process.env[name];
 
 const PARTS = new Set((process.env.BENCH_WEBHOOKS_PARTS ?? 'throughput,memory').split(','));
 const NODE_FLAGS = (process.env.BENCH_WEBHOOKS_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
@@ -130,14 +131,18 @@ function signed(name: string, githubEvent: string, body: Buffer): Delivery {
   };
 }
 
-interface Definition { name: string; examples: Array<Record<string, unknown>> }
+interface Definition {
+  name: string;
+  examples: Array<Record<string, unknown>>;
+}
 const examplesFile = require.resolve('@octokit/webhooks-examples/api.github.com/index.json');
 const examplesVersion = (require('@octokit/webhooks-examples/package.json') as { version: string }).version;
 const octokitVersion = (JSON.parse(readFileSync(join(root, 'node_modules', '@octokit', 'webhooks', 'package.json'), 'utf8')) as { version: string }).version;
 const definitions = JSON.parse(readFileSync(examplesFile, 'utf8')) as Definition[];
 
 function exampleDeliveries(): Delivery[] {
-  const list = definitions.flatMap((definition) => definition.examples.map((payload, index) => ({ definition, payload, name: `${definition.name}#${index}` })))
+  const list = definitions
+    .flatMap((definition) => definition.examples.map((payload, index) => ({ definition, payload, name: `${definition.name}#${index}` })))
     .filter(({ name }) => !refusedExamples.has(name))
     .map(({ definition, payload, name }) => signed(name, definition.name, Buffer.from(JSON.stringify(payload))));
   // A fixed shuffle, so consecutive deliveries are of different events and sizes, the same order for both sides.
@@ -150,19 +155,20 @@ function largePush(bytes: number): Delivery {
   const push = definitions.find((d) => d.name === 'push')!.examples.find((e) => Array.isArray(e.commits) && e.commits.length > 0)!;
   const author = { name: 'Octo Cat', email: '21031067+octocat@users.noreply.github.com', username: 'octocat' };
   const hex = (n: number) => createHash('sha1').update(String(n)).digest('hex');
-  const commit = (i: number) => JSON.stringify({
-    id: hex(i),
-    tree_id: hex(-i - 1),
-    distinct: true,
-    message: `bench: change ${i} of a very large push\n\nMoves module ${i} and updates its documentation.`,
-    timestamp: '2026-11-26T10:00:00Z',
-    url: `https://platform.example/octo-org/octo-repo/commit/${hex(i)}`,
-    author,
-    committer: author,
-    added: [`src/modules/module-${i}/index.ts`, `src/modules/module-${i}/index.test.ts`],
-    removed: [`lib/old/module-${i}.js`],
-    modified: [`docs/modules/module-${i}.md`, 'package.json'],
-  });
+  const commit = (i: number) =>
+    JSON.stringify({
+      id: hex(i),
+      tree_id: hex(-i - 1),
+      distinct: true,
+      message: `bench: change ${i} of a very large push\n\nMoves module ${i} and updates its documentation.`,
+      timestamp: '2026-11-26T10:00:00Z',
+      url: `https://platform.example/octo-org/octo-repo/commit/${hex(i)}`,
+      author,
+      committer: author,
+      added: [`src/modules/module-${i}/index.ts`, `src/modules/module-${i}/index.test.ts`],
+      removed: [`lib/old/module-${i}.js`],
+      modified: [`docs/modules/module-${i}.md`, 'package.json'],
+    });
   const text = JSON.stringify({ ...push, commits: [] });
   const at = text.indexOf('"commits":[]') + '"commits":['.length;
   const parts: string[] = [];
@@ -178,10 +184,31 @@ function largePush(bytes: number): Delivery {
 }
 
 function headersFor(side: Side, delivery: Delivery, guid: string): http.OutgoingHttpHeaders {
-  const common = { 'content-type': 'application/json', 'content-length': delivery.body.length, 'x-hub-signature-256': delivery.sha256, 'x-hub-signature': delivery.sha1 };
+  const common = {
+    'content-type': 'application/json',
+    'content-length': delivery.body.length,
+    'x-hub-signature-256': delivery.sha256,
+    'x-hub-signature': delivery.sha1,
+  };
   return side === 'gantry'
-    ? { ...common, 'user-agent': 'Platform-Hookshot/7a5e2f1', 'x-platform-event': delivery.platformEvent, 'x-platform-delivery': guid, 'x-platform-hook-id': '424242', 'x-platform-hook-installation-target-type': 'repository', 'x-platform-hook-installation-target-id': '186853002' }
-    : { ...common, 'user-agent': 'GitHub-Hookshot/7a5e2f1', 'x-github-event': delivery.githubEvent, 'x-github-delivery': guid, 'x-github-hook-id': '424242', 'x-github-hook-installation-target-type': 'repository', 'x-github-hook-installation-target-id': '186853002' };
+    ? {
+        ...common,
+        'user-agent': 'Platform-Hookshot/7a5e2f1',
+        'x-platform-event': delivery.platformEvent,
+        'x-platform-delivery': guid,
+        'x-platform-hook-id': '424242',
+        'x-platform-hook-installation-target-type': 'repository',
+        'x-platform-hook-installation-target-id': '186853002',
+      }
+    : {
+        ...common,
+        'user-agent': 'GitHub-Hookshot/7a5e2f1',
+        'x-github-event': delivery.githubEvent,
+        'x-github-delivery': guid,
+        'x-github-hook-id': '424242',
+        'x-github-hook-installation-target-type': 'repository',
+        'x-github-hook-installation-target-id': '186853002',
+      };
 }
 
 /** The body each side answers a delivery it verified, parsed and handled with. */
@@ -203,24 +230,31 @@ async function startReceiver(side: Side): Promise<Receiver> {
   spawnSync('mkdir', ['-p', folder]);
   const stdoutFile = join(folder, 'stdout');
   const out = openSync(stdoutFile, 'w');
-  const args = side === 'gantry'
-    ? [gantryMain, 'hooks', 'serve', '--port', '0', '--host', '127.0.0.1', '--path', '/hooks', '--json']
-    : [join(here, 'octokit-server.mjs')];
+  const args =
+    side === 'gantry' ? [gantryMain, 'hooks', 'serve', '--port', '0', '--host', '127.0.0.1', '--path', '/hooks', '--json'] : [join(here, 'octokit-server.mjs')];
   const env = side === 'gantry' ? { ...process.env, GANTRY_WEBHOOK_SECRET: secret } : { ...process.env, BENCH_WEBHOOKS_SECRET: secret };
   // Gantry runs in an empty folder so that no gantry.hooks.json is picked up; octokit resolves its package from here.
-  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: side === 'gantry' ? folder : root, env, stdio: ['ignore', out, 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, ...args], {
+    cwd: side === 'gantry' ? folder : root,
+    env,
+    stdio: ['ignore', out, 'inherit'],
+  });
   closeSync(out);
   let exited: string | undefined;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    exited = `exited with ${code ?? signal}`;
-    resolve();
-  }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = `exited with ${code ?? signal}`;
+      resolve();
+    }),
+  );
   const deadline = Date.now() + 30_000;
   let url: URL | undefined;
   while (!url) {
     if (exited) throw new Error(`the ${side} receiver ${exited} before listening`);
     if (Date.now() > deadline) throw new Error(`the ${side} receiver printed no address within 30 s`);
-    const first = readFileSync(stdoutFile, 'utf8').split('\n').find((line) => line.startsWith('{"listening"'));
+    const first = readFileSync(stdoutFile, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('{"listening"'));
     if (first?.endsWith('}')) url = new URL((JSON.parse(first) as { listening: string }).listening);
     else await delay(50);
   }
@@ -257,14 +291,20 @@ function memory(pid: number): { rssMb: number; hwmMb: number } {
 }
 
 // ---- sending ------------------------------------------------------------------------------------------------------
-interface Answer { status: number; body: string; error?: string }
+interface Answer {
+  status: number;
+  body: string;
+  error?: string;
+}
 
 function post(agent: http.Agent, url: URL, headers: http.OutgoingHttpHeaders, body: Buffer): Promise<Answer> {
   return new Promise((resolve) => {
     const request = http.request({ agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (response) => {
       let text = '';
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { text += chunk; });
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
       response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: '', error: error.code ?? error.message }));
     });
@@ -298,21 +338,30 @@ async function load(receiver: Receiver, agent: http.Agent, deliveries: Delivery[
   const cpuBefore = cpuMs(receiver.pid);
   const startedAt = performance.now();
   const deadline = startedAt + seconds * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < deadline) {
-      const delivery = deliveries[next % deliveries.length]!;
-      next += 1;
-      const sent = performance.now();
-      const answer = await post(agent, receiver.url, headersFor(receiver.side, delivery, randomUUID()), delivery.body);
-      latenciesMs.push(performance.now() - sent);
-      const key = answer.error ?? String(answer.status);
-      statuses[key] = (statuses[key] ?? 0) + 1;
-      const failure = failureOf(receiver.side, answer);
-      if (failure) failures[failure] = (failures[failure] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const delivery = deliveries[next % deliveries.length]!;
+        next += 1;
+        const sent = performance.now();
+        const answer = await post(agent, receiver.url, headersFor(receiver.side, delivery, randomUUID()), delivery.body);
+        latenciesMs.push(performance.now() - sent);
+        const key = answer.error ?? String(answer.status);
+        statuses[key] = (statuses[key] ?? 0) + 1;
+        const failure = failureOf(receiver.side, answer);
+        if (failure) failures[failure] = (failures[failure] ?? 0) + 1;
+      }
+    }),
+  );
   const elapsed = (performance.now() - startedAt) / 1000;
-  return { deliveries: latenciesMs.length, perSecond: latenciesMs.length / elapsed, latenciesMs, failures, statuses, serverCpuMs: cpuMs(receiver.pid) - cpuBefore };
+  return {
+    deliveries: latenciesMs.length,
+    perSecond: latenciesMs.length / elapsed,
+    latenciesMs,
+    failures,
+    statuses,
+    serverCpuMs: cpuMs(receiver.pid) - cpuBefore,
+  };
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -330,7 +379,9 @@ function add(into: Record<string, number>, from: Record<string, number>): void {
 }
 /** Delivery lines the receiver wrote on stdout: Gantry's one per delivery. */
 function loggedLines(receiver: Receiver): number {
-  return readFileSync(receiver.stdoutFile, 'utf8').split('\n').filter((line) => line.startsWith('{"at"')).length;
+  return readFileSync(receiver.stdoutFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{"at"')).length;
 }
 
 async function throughput(deliveries: Delivery[]) {
@@ -352,7 +403,9 @@ async function throughput(deliveries: Delivery[]) {
       for (const side of order) {
         const result = await load(receivers[side], agents[side], deliveries, SECONDS);
         rounds[side].push(result);
-        console.error(`webhooks: round ${r + 1}/${ROUNDS} ${side}: ${Math.round(result.perSecond)} deliveries/s, receiver CPU ${Math.round((result.serverCpuMs * 1000) / result.deliveries)} µs each, failures ${JSON.stringify(result.failures)}`);
+        console.error(
+          `webhooks: round ${r + 1}/${ROUNDS} ${side}: ${Math.round(result.perSecond)} deliveries/s, receiver CPU ${Math.round((result.serverCpuMs * 1000) / result.deliveries)} µs each, failures ${JSON.stringify(result.failures)}`,
+        );
       }
     }
     const figures = (side: Side) => {
@@ -410,14 +463,16 @@ async function largeAtOnce(side: Side, large: Delivery, count: number) {
     const startedAt = performance.now();
     const answeredMs: number[] = [];
     try {
-      await Promise.all(Array.from({ length: count }, async () => {
-        const answer = await post(agent, receiver.url, headersFor(side, large, randomUUID()), large.body);
-        answeredMs.push(performance.now() - startedAt);
-        const key = answer.error ?? String(answer.status);
-        statuses[key] = (statuses[key] ?? 0) + 1;
-        const failure = failureOf(side, answer);
-        if (failure) failures[failure] = (failures[failure] ?? 0) + 1;
-      }));
+      await Promise.all(
+        Array.from({ length: count }, async () => {
+          const answer = await post(agent, receiver.url, headersFor(side, large, randomUUID()), large.body);
+          answeredMs.push(performance.now() - startedAt);
+          const key = answer.error ?? String(answer.status);
+          statuses[key] = (statuses[key] ?? 0) + 1;
+          const failure = failureOf(side, answer);
+          if (failure) failures[failure] = (failures[failure] ?? 0) + 1;
+        }),
+      );
       await delay(1000);
     } finally {
       clearInterval(sampler);
@@ -442,7 +497,9 @@ async function largeAtOnce(side: Side, large: Delivery, count: number) {
       ...(side === 'gantry' ? { loggedLines: loggedLines(receiver) - 1 } : {}),
       ...(process.env.BENCH_WEBHOOKS_KEEP ? { stdoutFile: receiver.stdoutFile } : {}),
     };
-    console.error(`webhooks: ${count} × ${round1(large.body.length / 1024 / 1024)} MiB at once to ${side}: peak RSS ${result.peakRssMb} MB (baseline ${result.baselineRssMb}), ${result.handled}/${count} handled, statuses ${JSON.stringify(statuses)}, ${result.answeredWithin10s} answered within 10 s, the last after ${result.lastAnsweredMs} ms`);
+    console.error(
+      `webhooks: ${count} × ${round1(large.body.length / 1024 / 1024)} MiB at once to ${side}: peak RSS ${result.peakRssMb} MB (baseline ${result.baselineRssMb}), ${result.handled}/${count} handled, statuses ${JSON.stringify(statuses)}, ${result.answeredWithin10s} answered within 10 s, the last after ${result.lastAnsweredMs} ms`,
+    );
     return result;
   } finally {
     agent.destroy();
@@ -455,14 +512,22 @@ try {
   const sizes = deliveries.map((d) => d.body.length).sort((a, b) => a - b);
   let throughputPart;
   if (PARTS.has('throughput')) {
-    console.error(`webhooks: ${deliveries.length} example deliveries (${sizes[0]} to ${sizes.at(-1)} bytes, median ${median(sizes)}), ${CONCURRENCY} in flight, ${ROUNDS} rounds of ${SECONDS} s per side`);
+    console.error(
+      `webhooks: ${deliveries.length} example deliveries (${sizes[0]} to ${sizes.at(-1)} bytes, median ${median(sizes)}), ${CONCURRENCY} in flight, ${ROUNDS} rounds of ${SECONDS} s per side`,
+    );
     const small = await throughput(deliveries);
     // A side whose answers are not the handled ones is not doing the work: no ratio from that.
     for (const side of SIDES) {
       if (small[side].failures > 0) throw new Error(`${side}: ${small[side].failures} deliveries not handled: ${JSON.stringify(small[side].failuresBy)}`);
     }
     throughputPart = {
-      deliveries: { count: deliveries.length, source: `@octokit/webhooks-examples ${examplesVersion}`, minBytes: sizes[0], medianBytes: median(sizes), maxBytes: sizes.at(-1) },
+      deliveries: {
+        count: deliveries.length,
+        source: `@octokit/webhooks-examples ${examplesVersion}`,
+        minBytes: sizes[0],
+        medianBytes: median(sizes),
+        maxBytes: sizes.at(-1),
+      },
       concurrency: CONCURRENCY,
       rounds: ROUNDS,
       secondsPerRound: SECONDS,
@@ -495,17 +560,19 @@ try {
     };
   }
 
-  process.stdout.write(`${JSON.stringify({
-    bench: 'webhooks',
-    what: `deliveries verified, parsed and acknowledged per second by gantry hooks serve vs @octokit/webhooks createNodeMiddleware (each receiver its own process, one load generator, same signed payloads); peak RSS with ${LARGE} large deliveries at once`,
-    throughput: throughputPart,
-    memory: memoryPart,
-    octokitWebhooks: octokitVersion,
-    gantry: gantryMain === join(root, 'dist', 'lib', 'cli', 'main.js') ? 'dist' : gantryMain,
-    loadAverage: round1(loadavg()[0]!),
-    cpus: cpus().length,
-    node: process.version,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'webhooks',
+      what: `deliveries verified, parsed and acknowledged per second by gantry hooks serve vs @octokit/webhooks createNodeMiddleware (each receiver its own process, one load generator, same signed payloads); peak RSS with ${LARGE} large deliveries at once`,
+      throughput: throughputPart,
+      memory: memoryPart,
+      octokitWebhooks: octokitVersion,
+      gantry: gantryMain === join(root, 'dist', 'lib', 'cli', 'main.js') ? 'dist' : gantryMain,
+      loadAverage: round1(loadavg()[0]!),
+      cpus: cpus().length,
+      node: process.version,
+    })}\n`,
+  );
 } finally {
   if (!process.env.BENCH_WEBHOOKS_KEEP) rmSync(work, { recursive: true, force: true });
 }

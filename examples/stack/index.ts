@@ -32,19 +32,27 @@ const database = new KvSecret('database', {
 });
 
 // The deployment stops here when the page falls below its thresholds; `release` re-runs the gate on each release.
-const gate = new PageAnalysisGate('home', {
-  url: siteUrl,
-  thresholds: { performance: 0.9, accessibility: 0.9, 'best-practices': 0.9, seo: 0.9 },
-  audits: { 'largest-contentful-paint': 2500, 'total-blocking-time': 200 },
-  runs: 3,
-  triggers: { release },
-}, { dependsOn: [database] });
+const gate = new PageAnalysisGate(
+  'home',
+  {
+    url: siteUrl,
+    thresholds: { performance: 0.9, accessibility: 0.9, 'best-practices': 0.9, seo: 0.9 },
+    audits: { 'largest-contentful-paint': 2500, 'total-blocking-time': 200 },
+    runs: 3,
+    triggers: { release },
+  },
+  { dependsOn: [database] },
+);
 
-export const browser = new BrowserCheck('home-title', {
-  url: siteUrl,
-  title: 'Gantry',
-  triggers: { release },
-}, { dependsOn: [gate] });
+export const browser = new BrowserCheck(
+  'home-title',
+  {
+    url: siteUrl,
+    title: 'Gantry',
+    triggers: { release },
+  },
+  { dependsOn: [gate] },
+);
 
 export const moduleVersion = network.version;
 export const modulePath = network.path;

@@ -55,12 +55,7 @@ export function median(values: readonly number[]): number {
  * `>=` limits: higher is better; timings under `<=` limits: lower is better). For median-run, pass the
  * representative run's index.
  */
-export function aggregate(
-  values: readonly number[],
-  method: AggregationMethod,
-  higherIsBetter: boolean,
-  representative: number,
-): number {
+export function aggregate(values: readonly number[], method: AggregationMethod, higherIsBetter: boolean, representative: number): number {
   switch (method) {
     case 'median-run':
       return values[representative];

@@ -138,7 +138,13 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     const port = await new Promise<number>((resolve, reject) => {
       let stderr = '';
       const timeout = setTimeout(
-        () => reject(new BrowserLaunchError(`Chromium (${chromePath}) did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms: ${stderr.trim().slice(-500)}`, { started: true })),
+        () =>
+          reject(
+            new BrowserLaunchError(
+              `Chromium (${chromePath}) did not open its DevTools port within ${options.startTimeoutMs ?? 30_000} ms: ${stderr.trim().slice(-500)}`,
+              { started: true },
+            ),
+          ),
         options.startTimeoutMs ?? 30_000,
       );
       child.on('error', (error) => {
@@ -147,7 +153,11 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       });
       child.on('exit', (code, signal) => {
         clearTimeout(timeout);
-        reject(new BrowserLaunchError(`Chromium (${chromePath}) exited before it was ready (${signal ?? `code ${code}`}): ${stderr.trim().slice(-500)}`, { started: true }));
+        reject(
+          new BrowserLaunchError(`Chromium (${chromePath}) exited before it was ready (${signal ?? `code ${code}`}): ${stderr.trim().slice(-500)}`, {
+            started: true,
+          }),
+        );
       });
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (chunk: string) => {

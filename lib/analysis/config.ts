@@ -29,7 +29,16 @@ export const analysisSettings = {
   oauthToken: { env: 'PAGEANALYSIS_TOKEN' },
 } as const satisfies Record<string, SettingSpec>;
 
-const engineChoiceKeys = optionKeys<EngineChoice>({ engine: true, baseUrl: true, apiKey: true, oauthToken: true, chromePath: true, retry: true, logger: true, env: true });
+const engineChoiceKeys = optionKeys<EngineChoice>({
+  engine: true,
+  baseUrl: true,
+  apiKey: true,
+  oauthToken: true,
+  chromePath: true,
+  retry: true,
+  logger: true,
+  env: true,
+});
 
 export function parseEngineName(text: string): EngineName {
   const token = text.trim().toLowerCase();

@@ -35,7 +35,10 @@ export function idToCategory(id: CategoryId): Category {
 }
 
 function normalizeToken(text: string): string {
-  return text.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_]+/g, '-');
 }
 
 /** Accepts `best-practices`, `BEST_PRACTICES`, `Best Practices`; undefined for anything else. */

@@ -175,7 +175,11 @@ export function evaluateRuns(
       value,
       values,
       verdict: passed ? 'pass' : notPassed(threshold),
-      ...(passed ? {} : { reason: `${what} ${readable(value)} is not ${base.operator} ${base.threshold} (${describeThreshold(threshold)}, ${own}${threshold.level === 'warn' ? ', warn' : ''})` }),
+      ...(passed
+        ? {}
+        : {
+            reason: `${what} ${readable(value)} is not ${base.operator} ${base.threshold} (${describeThreshold(threshold)}, ${own}${threshold.level === 'warn' ? ', warn' : ''})`,
+          }),
     };
   });
 

@@ -66,7 +66,10 @@ export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs' | 'l
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`"${url}" is not an http(s) URL`);
   }
   const runs = options.runs ?? DEFAULT_RUNS;
-  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new UsageError(`runs must be a whole number from 1 to ${MAX_RUNS}, not ${runs}`, { hint: 'more runs steady the verdict; 3 is the default, 5 is common for noisy pages' });
+  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS)
+    throw new UsageError(`runs must be a whole number from 1 to ${MAX_RUNS}, not ${runs}`, {
+      hint: 'more runs steady the verdict; 3 is the default, 5 is common for noisy pages',
+    });
   // A locale that is no BCP 47 tag made Lighthouse fail after Chromium had started ("Incorrect locale information
   // provided", exit 3): refused here, before any engine runs.
   if (options.locale !== undefined) {
@@ -77,7 +80,10 @@ export function checkGateOptions(options: Pick<GateOptions, 'urls' | 'runs' | 'l
       canonical = [];
     }
     if (canonical.length !== 1) {
-      throw new UsageError(`the locale ${JSON.stringify(options.locale)} is not a language tag`, { code: 'GATE_BAD_LOCALE', hint: 'give a BCP 47 language tag such as en-US, de or pt-BR (Lighthouse formats in English when it has no translation)' });
+      throw new UsageError(`the locale ${JSON.stringify(options.locale)} is not a language tag`, {
+        code: 'GATE_BAD_LOCALE',
+        hint: 'give a BCP 47 language tag such as en-US, de or pt-BR (Lighthouse formats in English when it has no translation)',
+      });
     }
   }
 }
@@ -111,7 +117,12 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
       const error = outcome.response.beaconResult?.runtimeError?.code;
       if (!outcome.response.beaconResult || (error && error !== 'NO_ERROR')) break;
     }
-    const evaluation = evaluateRuns(url, collected.map((c) => c.response), thresholds, aggregation);
+    const evaluation = evaluateRuns(
+      url,
+      collected.map((c) => c.response),
+      thresholds,
+      aggregation,
+    );
     results.push({
       ...evaluation,
       responses: collected.map((c) => c.response),

@@ -11,7 +11,12 @@ import { parsePageanalysisResponse, type PageanalysisApiResponse } from './model
 export class LocalEngineError extends GantryError {
   constructor(message: string, cause?: unknown) {
     // Lighthouse's own error names the page, which may carry a credential: the cause kept is a redacted copy.
-    super(redact(message), { code: 'LOCAL_ENGINE', exitCode: ExitCode.remote, hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)', ...(cause === undefined ? {} : { cause: redactedCopy(cause) }) });
+    super(redact(message), {
+      code: 'LOCAL_ENGINE',
+      exitCode: ExitCode.remote,
+      hint: 'run with --verbose for the engine log; check that Chromium starts (CHROME_PATH)',
+      ...(cause === undefined ? {} : { cause: redactedCopy(cause) }),
+    });
   }
 }
 

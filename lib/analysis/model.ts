@@ -7,19 +7,7 @@
  */
 import { ExitCode, GantryError } from '../errors.js';
 import { redact } from '../redact.js';
-import {
-  anyValue,
-  arrayOf,
-  boolean,
-  isPlainObject,
-  lazy,
-  mapOf,
-  nullable,
-  number,
-  object,
-  string,
-  type Check,
-} from './shape.js';
+import { anyValue, arrayOf, boolean, isPlainObject, lazy, mapOf, nullable, number, object, string, type Check } from './shape.js';
 
 type Open = { [unknownField: string]: unknown };
 

@@ -5,6 +5,26 @@ export { createEngine, createLocalEngine, createRemoteEngine, createPageanalysis
 export { runGate, evaluateRuns, parseCategoryThresholds, parseAuditThreshold, CATEGORIES, STRATEGIES, AGGREGATION_METHODS } from './index.js';
 export { renderGateTable, renderGateMarkdown, writeLocalReports, archiveReportsToS3, publishReportsToStorage } from './index.js';
 export { PageanalysisApiError, PageanalysisResponseError, LocalEngineError } from './index.js';
-export type { AnalysisEngine, EngineChoice, EngineName, FormFactor, RemoteEngineOptions, LocalEngineOptions, PageanalysisClient, RunPageanalysisParams } from './index.js';
-export type { GateOptions, GateResult, UrlGateResult, GateStatus, CheckResult, Threshold, AggregationMethod, GateSummary, S3ArchiveOptions, StoragePublishOptions } from './index.js';
+export type {
+  AnalysisEngine,
+  EngineChoice,
+  EngineName,
+  FormFactor,
+  RemoteEngineOptions,
+  LocalEngineOptions,
+  PageanalysisClient,
+  RunPageanalysisParams,
+} from './index.js';
+export type {
+  GateOptions,
+  GateResult,
+  UrlGateResult,
+  GateStatus,
+  CheckResult,
+  Threshold,
+  AggregationMethod,
+  GateSummary,
+  S3ArchiveOptions,
+  StoragePublishOptions,
+} from './index.js';
 export type { PageanalysisApiResponse, BeaconResult } from './index.js';

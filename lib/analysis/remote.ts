@@ -6,7 +6,19 @@
  */
 import { expectObject } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import { createHttpClient, definePolicy, HttpError, redactUrl, registerSecret, ServiceError, httpHints, type HintTable, type HttpClient, type RetryPolicy, waitLimits } from '../http/index.js';
+import {
+  createHttpClient,
+  definePolicy,
+  HttpError,
+  redactUrl,
+  registerSecret,
+  ServiceError,
+  httpHints,
+  type HintTable,
+  type HttpClient,
+  type RetryPolicy,
+  waitLimits,
+} from '../http/index.js';
 import { parseServiceUrl } from '../service-url.js';
 import { optionKeys, refuseUnknownOptions } from '../settings.js';
 import type { Logger } from '../log.js';
@@ -44,7 +56,15 @@ export interface RemoteEngineOptions {
 }
 
 const remoteEngineOptionKeys = optionKeys<RemoteEngineOptions>({
-  baseUrl: true, apiKey: true, oauthToken: true, retry: true, timeoutMs: true, logger: true, utmCampaign: true, utmSource: true, captchaToken: true,
+  baseUrl: true,
+  apiKey: true,
+  oauthToken: true,
+  retry: true,
+  timeoutMs: true,
+  logger: true,
+  utmCampaign: true,
+  utmSource: true,
+  captchaToken: true,
 });
 
 export interface RunPageanalysisParams {
@@ -92,12 +112,16 @@ export class PageanalysisApiError extends ServiceError {
     const detail = message ?? (error.rawBody ? error.rawBody.slice(0, 300) : 'no error body');
     const { status, method, url, body: kept, rawBody, headers, attempts } = error;
     // The URL (already redacted) stands before the colon: a redacted query value runs to the next space.
-    super({ status, method, url, body: kept, rawBody, headers, attempts, cause: error }, {
-      by: `page analysis API: GET ${url}`,
-      said: `: ${detail}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`,
-      errors: error.errors,
-      code: `PAGEANALYSIS_${status}`,
-    }, pageanalysisHints);
+    super(
+      { status, method, url, body: kept, rawBody, headers, attempts, cause: error },
+      {
+        by: `page analysis API: GET ${url}`,
+        said: `: ${detail}${reasons.length > 0 ? ` (${reasons.join('; ')})` : ''}`,
+        errors: error.errors,
+        code: `PAGEANALYSIS_${status}`,
+      },
+      pageanalysisHints,
+    );
     this.apiCode = typeof apiError?.code === 'number' ? apiError.code : undefined;
     this.reasons = reasons;
   }

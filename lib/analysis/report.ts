@@ -101,7 +101,14 @@ function formatThreshold(check: CheckResult): string {
 function renderColumns(given: string[][]): string {
   const rows = given.map((row) => row.map((cell) => terminalText(cell)));
   const widths = rows[0].map((_cell, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** The table people see in a terminal, a deployment log or a failed Pulumi update. */
@@ -118,7 +125,9 @@ export function renderGateTable(result: Pick<GateResult, 'status' | 'checks' | '
     check.verdict.toUpperCase(),
     check.values.map((v) => formatValue(check, v)).join(' '),
   ]);
-  const reasons = result.checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `  ${terminalText(c.name)}: ${terminalText(redact(c.reason ?? ''))}`);
+  const reasons = result.checks
+    .filter((c) => c.verdict !== 'pass' && c.reason)
+    .map((c) => `  ${terminalText(c.name)}: ${terminalText(redact(c.reason ?? ''))}`);
   const uniqueReasons = [...new Set(reasons)];
   const verdict = { pass: 'PASSED', fail: 'FAILED', error: 'ERROR' }[result.status];
   const warned = result.status === 'pass' && result.checks.some((c) => c.verdict === 'warn') ? ' with warnings' : '';
@@ -138,10 +147,21 @@ export function renderGateMarkdown(result: Pick<GateResult, 'status' | 'checks' 
   const order = { fail: 0, warn: 1, pass: 2 } as Record<string, number>;
   const checks = [...result.checks].sort((a, b) => (order[a.verdict] ?? 0) - (order[b.verdict] ?? 0));
   const multipleUrls = new Set(result.checks.map((c) => c.url)).size > 1;
-  const head = [`**Page analysis gate ${verdict}** (${result.engine} engine, ${result.runs} run${result.runs === 1 ? '' : 's'})`, '', `|${multipleUrls ? ' URL |' : ''} Check | Value | Threshold | Result |`, `|${multipleUrls ? ' --- |' : ''} --- | --- | --- | --- |`];
-  const rows = checks.map((check) => `|${multipleUrls ? ` ${cell(redactUrl(check.url))} |` : ''} ${cell(check.kind === 'category' ? `${check.name} score` : check.name)} | ${formatValue(check, check.value)} | ${cell(formatThreshold(check))} | ${check.verdict === 'pass' ? 'pass' : `**${check.verdict}**`} |`);
+  const head = [
+    `**Page analysis gate ${verdict}** (${result.engine} engine, ${result.runs} run${result.runs === 1 ? '' : 's'})`,
+    '',
+    `|${multipleUrls ? ' URL |' : ''} Check | Value | Threshold | Result |`,
+    `|${multipleUrls ? ' --- |' : ''} --- | --- | --- | --- |`,
+  ];
+  const rows = checks.map(
+    (check) =>
+      `|${multipleUrls ? ` ${cell(redactUrl(check.url))} |` : ''} ${cell(check.kind === 'category' ? `${check.name} score` : check.name)} | ${formatValue(check, check.value)} | ${cell(formatThreshold(check))} | ${check.verdict === 'pass' ? 'pass' : `**${check.verdict}**`} |`,
+  );
   // Why a check did not pass (a page that answered 404, an audit without a value), once each, before the table.
-  const reasons = [...new Set(checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `- ${cell(c.name)}: ${cell(redact(c.reason ?? ''))}`))].slice(0, 3);
+  const reasons = [...new Set(checks.filter((c) => c.verdict !== 'pass' && c.reason).map((c) => `- ${cell(c.name)}: ${cell(redact(c.reason ?? ''))}`))].slice(
+    0,
+    3,
+  );
   if (reasons.length > 0) head.splice(1, 0, '', ...reasons.map((r) => (r.length > 200 ? `${r.slice(0, 199)}…` : r)));
   const lines = [...head];
   for (const [index, row] of rows.entries()) {
@@ -162,12 +182,14 @@ export function renderGateMarkdown(result: Pick<GateResult, 'status' | 'checks' 
  * "below", a maximum (`<=`) failing is "above", a check without a value "has no value"; each name once.
  */
 export function describeFailures(checks: readonly CheckResult[], verdict: 'fail' | 'warn' = 'fail'): string {
-  const parts = checks.filter((c) => c.verdict === verdict).map((c) => {
-    if (c.value === null) return `${c.name} has no value`;
-    const minimum = c.kind === 'category' || c.operator === '>=' || c.operator === '>';
-    const strict = c.operator === '>' || c.operator === '<';
-    return `${c.name} ${strict ? 'at or ' : ''}${minimum ? 'below' : 'above'} ${formatThreshold(c).replace(/^\S+ /, '')}`;
-  });
+  const parts = checks
+    .filter((c) => c.verdict === verdict)
+    .map((c) => {
+      if (c.value === null) return `${c.name} has no value`;
+      const minimum = c.kind === 'category' || c.operator === '>=' || c.operator === '>';
+      const strict = c.operator === '>' || c.operator === '<';
+      return `${c.name} ${strict ? 'at or ' : ''}${minimum ? 'below' : 'above'} ${formatThreshold(c).replace(/^\S+ /, '')}`;
+    });
   return [...new Set(parts)].join(', ');
 }
 
@@ -188,7 +210,11 @@ export function gateRunError(result: GateResult, url: string): GantryError {
 /** A file-name-safe, stable name for a URL: host, path, and a short hash of the whole URL. */
 export function urlSlug(url: string): string {
   const parsed = new URL(url);
-  const path = parsed.pathname.replace(/^\/+|\/+$/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'root';
+  const path =
+    parsed.pathname
+      .replace(/^\/+|\/+$/g, '')
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 80) || 'root';
   const host = parsed.host.replace(/[^A-Za-z0-9.-]+/g, '_');
   const hash = createHash('sha256').update(url).digest('hex').slice(0, 8);
   return `${host}/${path}-${hash}`;
@@ -333,7 +359,9 @@ export async function archiveReportsToS3(result: GateResult, s3Url: string, opti
     result.reportUrl = first ? extra.get(first.url)?.reportUrl : undefined;
     const summary = summarize(result, extra);
     const summaryKey = `${archiveKeyPrefix(location, first.url, result.analyzedAt)}/gate.json`;
-    await client.send(new PutObjectCommand({ Bucket: location.bucket, Key: summaryKey, Body: JSON.stringify(summary, null, 2), ContentType: 'application/json' }));
+    await client.send(
+      new PutObjectCommand({ Bucket: location.bucket, Key: summaryKey, Body: JSON.stringify(summary, null, 2), ContentType: 'application/json' }),
+    );
     return summary;
   } finally {
     if (!options.client) client.destroy();

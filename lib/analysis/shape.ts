@@ -20,8 +20,7 @@ function expect(ok: boolean, what: string): Check {
 }
 
 export const string: Check = (value, path, problems) => expect(typeof value !== 'string', 'a string')(value, path, problems);
-export const number: Check = (value, path, problems) =>
-  expect(typeof value !== 'number' || !Number.isFinite(value), 'a finite number')(value, path, problems);
+export const number: Check = (value, path, problems) => expect(typeof value !== 'number' || !Number.isFinite(value), 'a finite number')(value, path, problems);
 export const boolean: Check = (value, path, problems) => expect(typeof value !== 'boolean', 'a boolean')(value, path, problems);
 
 export function nullable(check: Check): Check {

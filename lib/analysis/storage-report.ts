@@ -95,7 +95,7 @@ export async function checkReportFolder(client: StorageClient, folderId: string,
 /** A title's stem per URL: the S3 archive's key prefix `<host>/<path>-<hash8>/<YYYYMMDDTHHMMSSZ>` with `-` for `/`. */
 export function storageTitlePrefix(url: string, analyzedAt: string): string {
   expectString('storageTitlePrefix', 'url', url, 'a page URL');
-  expectString('storageTitlePrefix', 'analyzedAt', analyzedAt, 'the gate\'s analyzedAt (an ISO time)');
+  expectString('storageTitlePrefix', 'analyzedAt', analyzedAt, "the gate's analyzedAt (an ISO time)");
   return archiveKeyPrefix({ bucket: '', prefix: '' }, url, analyzedAt).replaceAll('/', '-');
 }
 
@@ -119,7 +119,15 @@ function bareType(contentType: string): string {
   return contentType.split(';')[0]!.trim();
 }
 
-async function put(client: StorageClient, folderId: string, name: string, title: string, contentType: string, content: string, signal?: AbortSignal): Promise<StoredReportFile> {
+async function put(
+  client: StorageClient,
+  folderId: string,
+  name: string,
+  title: string,
+  contentType: string,
+  content: string,
+  signal?: AbortSignal,
+): Promise<StoredReportFile> {
   const mimeType = bareType(contentType);
   // One report in memory at a time; above 5 MiB upload() sends it resumable, a chunk at a time, resuming after a cut.
   const file = await upload(client.transport, {

@@ -74,8 +74,16 @@ function parseNumber(text: string, what: string, hint: string): number {
 export function parseCategory(text: string, what: string): CategoryId {
   const id = parseCategoryId(text);
   if (!id) {
-    const near = closeMatches(text.trim().toLowerCase().replace(/[\s_]+/g, '-'), CATEGORY_IDS);
-    throw new UsageError(`${what}: unknown category "${text}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`, { hint: `the categories are ${CATEGORY_IDS.join(', ')}` });
+    const near = closeMatches(
+      text
+        .trim()
+        .toLowerCase()
+        .replace(/[\s_]+/g, '-'),
+      CATEGORY_IDS,
+    );
+    throw new UsageError(`${what}: unknown category "${text}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`, {
+      hint: `the categories are ${CATEGORY_IDS.join(', ')}`,
+    });
   }
   return id;
 }
@@ -114,7 +122,15 @@ export function parseCategoryThresholds(text: string): CategoryThreshold[] {
         throw new UsageError(`--min: "${part}" is not a category threshold`, { hint: 'write it as performance=0.9 or performance>=90' });
       }
       const category = parseCategory(match[1], `--min ${part}`);
-      return { kind: 'category' as const, category, min: normalizeMinScore(parseNumber(match[3], `--min ${part}`, `a score is 0–1 or a whole percentage: ${category}=0.9 or ${category}=90`), `--min ${part}`, (score) => `${category}=${score}`) };
+      return {
+        kind: 'category' as const,
+        category,
+        min: normalizeMinScore(
+          parseNumber(match[3], `--min ${part}`, `a score is 0–1 or a whole percentage: ${category}=0.9 or ${category}=90`),
+          `--min ${part}`,
+          (score) => `${category}=${score}`,
+        ),
+      };
     });
 }
 
@@ -122,7 +138,9 @@ export function parseCategoryThresholds(text: string): CategoryThreshold[] {
 export function parseAuditThreshold(text: string, what = `--audit ${text.trim()}`): AuditThreshold {
   const match = /^\s*([a-z0-9][a-z0-9-]*)\s*(<=|>=|<|>)\s*(.+)$/i.exec(text);
   if (!match) {
-    throw new UsageError(`${what}: "${text}" is not an audit threshold`, { hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)' });
+    throw new UsageError(`${what}: "${text}" is not an audit threshold`, {
+      hint: 'write it as largest-contentful-paint<=2500 (an audit id, <=, <, >= or >, a number)',
+    });
   }
   const audit = match[1].toLowerCase();
   checkAuditId(audit, what);

@@ -56,7 +56,11 @@ export interface DeviceCodeRequest {
 const printableAscii = /^[\x20-\x7e]+$/;
 
 function checkDisplayable(value: string, field: string, url: string): string {
-  if (!printableAscii.test(value)) throw new ProtocolError(`the device code answer from ${url} has a ${field} with characters outside printable US-ASCII`, 'refused rather than printed: it could drive the terminal');
+  if (!printableAscii.test(value))
+    throw new ProtocolError(
+      `the device code answer from ${url} has a ${field} with characters outside printable US-ASCII`,
+      'refused rather than printed: it could drive the terminal',
+    );
   return value;
 }
 
@@ -68,7 +72,8 @@ function checkUrl(value: string, field: string, url: string): string {
   } catch {
     throw new ProtocolError(`the device code answer from ${url} has a ${field} that is not a URL`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ProtocolError(`the device code answer from ${url} has a ${field} that is not http(s)`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new ProtocolError(`the device code answer from ${url} has a ${field} that is not http(s)`);
   return value;
 }
 
@@ -114,10 +119,16 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
     if (answer.status === 200) return readDeviceCode(answer, now());
     if (isQuotaRefusal(answer)) {
       if (attempt >= backoff.retries) {
-        throw new DeviceLoginError(`the authorization server refused the code request ${attempt + 1} times: the quota for this client id is used up (rate_limit_exceeded)`, {
-          code: 'AUTH_QUOTA', exitCode: ExitCode.remote, oauthError: 'rate_limit_exceeded', status: answer.status,
-          hint: 'wait a few minutes and run `gantry auth login` again; many logins at once with one client id share its quota',
-        });
+        throw new DeviceLoginError(
+          `the authorization server refused the code request ${attempt + 1} times: the quota for this client id is used up (rate_limit_exceeded)`,
+          {
+            code: 'AUTH_QUOTA',
+            exitCode: ExitCode.remote,
+            oauthError: 'rate_limit_exceeded',
+            status: answer.status,
+            hint: 'wait a few minutes and run `gantry auth login` again; many logins at once with one client id share its quota',
+          },
+        );
       }
       const wait = Math.min(parseRetryAfter(answer.headers['retry-after'], now()) ?? backoff.initialMs * 2 ** attempt, backoff.maxMs);
       request.onQuotaWait?.(wait, attempt + 1);
@@ -126,6 +137,9 @@ export async function requestDeviceCode(http: HttpClient, endpoints: AuthEndpoin
     }
     const refused = errorResponse(answer);
     if (refused) throw oauthError(refused.error, refused.description, answer.status);
-    throw new ProtocolError(`POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${terminalText(answer.text)}` : ''}`, answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'));
+    throw new ProtocolError(
+      `POST ${endpoints.deviceAuthorization} answered ${answer.status}${answer.text ? `: ${terminalText(answer.text)}` : ''}`,
+      answer.status >= 500 ? 'the authorization server failed; try again later' : checkAuthServer('is it an authorization server with the device grant?'),
+    );
   }
 }

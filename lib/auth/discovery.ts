@@ -33,7 +33,9 @@ export function checkAuthUrl(raw: string, name = 'the authorization server addre
     throw new UsageError(`${name} "${raw.slice(0, 200)}" is not a URL`, { hint: 'e.g. https://oauth2.example.com (`gantry dev` prints GANTRY_AUTH_URL)' });
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new UsageError(`${name} must be https (http only on a loopback address: 127.0.0.1, ::1, localhost): tokens and the client secret travel to it`, { hint: `got ${url.protocol}//${url.host}` });
+    throw new UsageError(`${name} must be https (http only on a loopback address: 127.0.0.1, ::1, localhost): tokens and the client secret travel to it`, {
+      hint: `got ${url.protocol}//${url.host}`,
+    });
   }
   if (url.username || url.password) throw new UsageError(`${name} must not carry a user name or password`);
   if (url.search || url.hash) throw new UsageError(`${name} must not have a query or fragment`);
@@ -59,10 +61,24 @@ export async function discoverEndpoints(http: HttpClient, authUrl: string, signa
   const base = checkAuthUrl(authUrl);
   const documents = documentUrls(base);
   // A server that fails (5xx) is raised by the core: the metadata may be there once it is back.
-  const { found, notJson } = await findMetadata(http, documents.map(([, url]) => url), { signal, serverFailure: (status) => status >= 500 });
+  const { found, notJson } = await findMetadata(
+    http,
+    documents.map(([, url]) => url),
+    { signal, serverFailure: (status) => status >= 500 },
+  );
   if (!found) {
-    if (notJson.length > 0) throw new ProtocolError(`${notJson[0]} is not a JSON object`, checkAuthServer('it should be the authorization server, not a web page'));
-    return { authUrl: base, issuer: undefined, deviceAuthorization: `${base}/device/code`, token: `${base}/token`, revocation: `${base}/revoke`, userinfo: undefined, jwksUri: undefined, source: 'defaults' };
+    if (notJson.length > 0)
+      throw new ProtocolError(`${notJson[0]} is not a JSON object`, checkAuthServer('it should be the authorization server, not a web page'));
+    return {
+      authUrl: base,
+      issuer: undefined,
+      deviceAuthorization: `${base}/device/code`,
+      token: `${base}/token`,
+      revocation: `${base}/revoke`,
+      userinfo: undefined,
+      jwksUri: undefined,
+      source: 'defaults',
+    };
   }
   const { document, url } = found;
   try {

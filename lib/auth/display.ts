@@ -43,10 +43,17 @@ export function renderPrompt(device: DeviceCode, options: PromptOptions = {}): s
   ];
   const target = device.verificationUrlComplete ?? device.verificationUrl;
   if (options.qr !== false && options.columns !== undefined) {
-    const qr = renderUnicodeCompact(target, { border: 1 }).split('\n').filter((line) => line !== '');
+    const qr = renderUnicodeCompact(target, { border: 1 })
+      .split('\n')
+      .filter((line) => line !== '');
     const width = Math.max(...qr.map((line) => [...line].length));
     if (width + 4 <= options.columns) {
-      lines.push(device.verificationUrlComplete ? 'or scan this (the code is filled in):' : 'or scan this for the address:', '', ...qr.map((line) => `    ${line}`), '');
+      lines.push(
+        device.verificationUrlComplete ? 'or scan this (the code is filled in):' : 'or scan this for the address:',
+        '',
+        ...qr.map((line) => `    ${line}`),
+        '',
+      );
       if (options.rows !== undefined && lines.length + 2 > options.rows) lines.push(`Code: ${device.userCode}    Address: ${url}`, '');
     } else {
       lines.push(`(a QR code of the address needs a terminal ${width + 4} columns wide)`, '');

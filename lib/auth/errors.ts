@@ -57,10 +57,16 @@ export class DeviceLoginError extends GantryError {
   /** The HTTP status of the answer that ended the flow, when there was one. */
   readonly status: number | undefined;
 
-  constructor(message: string, options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown },
+  ) {
     super(message, {
-      code: options.code, exitCode: options.exitCode ?? deviceLoginErrorCodes[options.code], ...(options.hint ? { hint: options.hint } : {}),
-      ...(options.cliHint ? { cliHint: options.cliHint } : {}), ...(options.cause !== undefined ? { cause: options.cause } : {}),
+      code: options.code,
+      exitCode: options.exitCode ?? deviceLoginErrorCodes[options.code],
+      ...(options.hint ? { hint: options.hint } : {}),
+      ...(options.cliHint ? { cliHint: options.cliHint } : {}),
+      ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });
     this.oauthError = options.oauthError;
     this.status = options.status;
@@ -78,7 +84,11 @@ interface Known {
 
 /** "check the authorization server address: …", naming the setting as each face does. */
 export function checkAuthServer(why: string): { hint: string; cliHint: string } {
-  return bothFaces((name) => `check ${name}: ${why}`, 'the authorization server address (the authUrl option, GANTRY_AUTH_URL)', '--auth-url (or GANTRY_AUTH_URL)');
+  return bothFaces(
+    (name) => `check ${name}: ${why}`,
+    'the authorization server address (the authUrl option, GANTRY_AUTH_URL)',
+    '--auth-url (or GANTRY_AUTH_URL)',
+  );
 }
 
 const fewerScopes = bothFaces((name) => `ask for fewer scopes (${name}), ones this client may have`, 'resolveScopes', '--scope');
@@ -86,26 +96,72 @@ const fewerScopes = bothFaces((name) => `ask for fewer scopes (${name}), ones th
 /** What each error of the spec's poll table (and RFC 8628's `expired_token`) means to the person at the terminal. */
 const pollErrors: Record<string, Known> = {
   access_denied: { code: 'AUTH_ACCESS_DENIED', message: 'access was denied on the approval page', hint: 'run `gantry auth login` again and choose Allow' },
-  expired_token: { code: 'AUTH_EXPIRED', message: 'the code expired before it was approved', hint: 'run `gantry auth login` again and enter the new code sooner' },
-  admin_policy_enforced: { code: 'AUTH_ADMIN_POLICY', message: "the account's administrator does not allow one of the requested scopes", ...bothFaces((name) => `ask the administrator to allow the scopes, or log in with fewer (${name})`, 'resolveScopes', '--scope') },
-  invalid_client: { code: 'AUTH_INVALID_CLIENT', message: 'the authorization server refused the client: an unknown client id, a wrong client secret, or a client of the wrong type', ...bothFaces((secret) => `check the client id and its secret (${secret}); the client must be a "TVs and Limited Input devices" client — create one if it is not`, 'the clientId and clientSecret options, GANTRY_OAUTH_CLIENT_ID and GANTRY_OAUTH_CLIENT_SECRET', '--client-id or GANTRY_OAUTH_CLIENT_ID, --client-secret-file or GANTRY_OAUTH_CLIENT_SECRET') },
+  expired_token: {
+    code: 'AUTH_EXPIRED',
+    message: 'the code expired before it was approved',
+    hint: 'run `gantry auth login` again and enter the new code sooner',
+  },
+  admin_policy_enforced: {
+    code: 'AUTH_ADMIN_POLICY',
+    message: "the account's administrator does not allow one of the requested scopes",
+    ...bothFaces((name) => `ask the administrator to allow the scopes, or log in with fewer (${name})`, 'resolveScopes', '--scope'),
+  },
+  invalid_client: {
+    code: 'AUTH_INVALID_CLIENT',
+    message: 'the authorization server refused the client: an unknown client id, a wrong client secret, or a client of the wrong type',
+    ...bothFaces(
+      (secret) => `check the client id and its secret (${secret}); the client must be a "TVs and Limited Input devices" client — create one if it is not`,
+      'the clientId and clientSecret options, GANTRY_OAUTH_CLIENT_ID and GANTRY_OAUTH_CLIENT_SECRET',
+      '--client-id or GANTRY_OAUTH_CLIENT_ID, --client-secret-file or GANTRY_OAUTH_CLIENT_SECRET',
+    ),
+  },
   invalid_grant: { code: 'AUTH_INVALID_GRANT', message: 'the device code is invalid or was already used', hint: 'run `gantry auth login` again' },
-  unsupported_grant_type: { code: 'AUTH_UNSUPPORTED_GRANT_TYPE', message: 'the authorization server does not support the device grant at this token endpoint', ...checkAuthServer('it must be a server with the OAuth 2.0 device authorization grant') },
-  org_internal: { code: 'AUTH_ORG_INTERNAL', message: "this client belongs to a project limited to one organization's accounts, and the account chosen is outside it", hint: "approve with an account of that organization, or use a client that isn't internal" },
+  unsupported_grant_type: {
+    code: 'AUTH_UNSUPPORTED_GRANT_TYPE',
+    message: 'the authorization server does not support the device grant at this token endpoint',
+    ...checkAuthServer('it must be a server with the OAuth 2.0 device authorization grant'),
+  },
+  org_internal: {
+    code: 'AUTH_ORG_INTERNAL',
+    message: "this client belongs to a project limited to one organization's accounts, and the account chosen is outside it",
+    hint: "approve with an account of that organization, or use a client that isn't internal",
+  },
   invalid_scope: { code: 'AUTH_INVALID_SCOPE', message: 'the authorization server refused the requested scopes', ...fewerScopes },
-  unauthorized_client: { code: 'AUTH_INVALID_CLIENT', message: 'this client may not use the device grant', hint: 'create a "TVs and Limited Input devices" OAuth client and use its id' },
+  unauthorized_client: {
+    code: 'AUTH_INVALID_CLIENT',
+    message: 'this client may not use the device grant',
+    hint: 'create a "TVs and Limited Input devices" OAuth client and use its id',
+  },
 };
 
 /** The error for an OAuth `error` the server answered with. */
 export function oauthError(error: string, description: string | undefined, status: number): DeviceLoginError {
   const known = pollErrors[error];
   const said = terminalText(description && description !== error ? ` (${description.slice(0, 200)})` : '');
-  if (known) return new DeviceLoginError(`${known.message}: ${error}${said}`, { code: known.code, hint: known.hint, ...(known.cliHint ? { cliHint: known.cliHint } : {}), oauthError: error, status, ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}) });
-  return new DeviceLoginError(`the authorization server answered ${status} ${terminalText(error)}${said}`, { code: 'AUTH_SERVER', oauthError: error, status, exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed, ...checkAuthServer('is it the right server, and the client id one it knows?') });
+  if (known)
+    return new DeviceLoginError(`${known.message}: ${error}${said}`, {
+      code: known.code,
+      hint: known.hint,
+      ...(known.cliHint ? { cliHint: known.cliHint } : {}),
+      oauthError: error,
+      status,
+      ...(known.exitCode !== undefined ? { exitCode: known.exitCode } : {}),
+    });
+  return new DeviceLoginError(`the authorization server answered ${status} ${terminalText(error)}${said}`, {
+    code: 'AUTH_SERVER',
+    oauthError: error,
+    status,
+    exitCode: status >= 500 ? ExitCode.remote : ExitCode.checkFailed,
+    ...checkAuthServer('is it the right server, and the client id one it knows?'),
+  });
 }
 
 export function expiredError(): DeviceLoginError {
-  return new DeviceLoginError('the code expired before it was approved: run `gantry auth login` again', { code: 'AUTH_EXPIRED', oauthError: 'expired_token', hint: 'enter the code on the approval page before it expires' });
+  return new DeviceLoginError('the code expired before it was approved: run `gantry auth login` again', {
+    code: 'AUTH_EXPIRED',
+    oauthError: 'expired_token',
+    hint: 'enter the code on the approval page before it expires',
+  });
 }
 
 /**

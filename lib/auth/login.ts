@@ -53,18 +53,31 @@ export interface DeviceLoginResult {
  */
 export async function deviceLogin(options: DeviceLoginOptions): Promise<DeviceLoginResult> {
   expectObject('deviceLogin', 'options', options);
-  if (options.authUrl !== undefined) expectString('deviceLogin', 'options.authUrl', options.authUrl, 'the authorization server\'s address');
+  if (options.authUrl !== undefined) expectString('deviceLogin', 'options.authUrl', options.authUrl, "the authorization server's address");
   if (options.clientId !== undefined) expectString('deviceLogin', 'options.clientId', options.clientId);
   if (options.scopes !== undefined) expectArray('deviceLogin', 'options.scopes', options.scopes, 'the scopes, as resolveScopes returns them');
   expectFunction('deviceLogin', 'options.onCode', options.onCode, 'a function that shows the code and the address');
-  const settings = loginSettings({ authUrl: options.authUrl, clientId: options.clientId, clientSecret: options.clientSecret, ...(options.env ? { env: options.env } : {}) });
-  if (!settings.authUrl) throw new UsageError('deviceLogin: no authorization server', { hint: 'give the authUrl option or set GANTRY_AUTH_URL (`gantry dev` serves one locally and prints it)', code: 'AUTH_URL' });
-  if (!settings.clientId) throw new UsageError('deviceLogin: no client id', { hint: 'give the clientId option or set GANTRY_OAUTH_CLIENT_ID: a "TVs and Limited Input devices" client (`gantry dev` prints one)', code: 'AUTH_CLIENT_ID' });
+  const settings = loginSettings({
+    authUrl: options.authUrl,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  if (!settings.authUrl)
+    throw new UsageError('deviceLogin: no authorization server', {
+      hint: 'give the authUrl option or set GANTRY_AUTH_URL (`gantry dev` serves one locally and prints it)',
+      code: 'AUTH_URL',
+    });
+  if (!settings.clientId)
+    throw new UsageError('deviceLogin: no client id', {
+      hint: 'give the clientId option or set GANTRY_OAUTH_CLIENT_ID: a "TVs and Limited Input devices" client (`gantry dev` prints one)',
+      code: 'AUTH_CLIENT_ID',
+    });
   const { authUrl, clientId, clientSecret } = settings;
   const scopes = options.scopes ?? resolveScopes(defaultScopeNames, settings.scopeBase);
   const http = options.http ?? authHttpClient();
   try {
-    const endpoints = options.endpoints ?? await discoverEndpoints(http, authUrl, options.signal);
+    const endpoints = options.endpoints ?? (await discoverEndpoints(http, authUrl, options.signal));
     const device = await requestDeviceCode(http, endpoints, {
       clientId,
       clientSecret,

@@ -38,7 +38,11 @@ export interface PollOptions extends ClientCredentials {
 }
 
 function cancelled(): DeviceLoginError {
-  return new DeviceLoginError('login cancelled while waiting for approval', { code: 'AUTH_CANCELLED', exitCode: ExitCode.checkFailed, hint: 'run `gantry auth login` again when ready' });
+  return new DeviceLoginError('login cancelled while waiting for approval', {
+    code: 'AUTH_CANCELLED',
+    exitCode: ExitCode.checkFailed,
+    hint: 'run `gantry auth login` again when ready',
+  });
 }
 
 async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -98,11 +102,18 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
     if (error === 'expired_token') throw expiredError();
     if (error) throw oauthError(error, refused?.description, answer.status);
     if (answer.status >= 500 || answer.status === 429) {
-      if (++failures >= maxTransientFailures) throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} ${failures} times in a row while polling`, 'the authorization server is failing; run `gantry auth login` again later');
+      if (++failures >= maxTransientFailures)
+        throw new ProtocolError(
+          `POST ${endpoints.token} answered ${answer.status} ${failures} times in a row while polling`,
+          'the authorization server is failing; run `gantry auth login` again later',
+        );
       nextWait = Math.max(intervalMs, retryAfter ?? 0);
       options.onPoll?.({ kind: 'retry', nextInMs: nextWait, detail: `${answer.status}` });
       continue;
     }
-    throw new ProtocolError(`POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${terminalText(answer.text)}` : ''}`, checkAuthServer('is it an authorization server with the device grant?'));
+    throw new ProtocolError(
+      `POST ${endpoints.token} answered ${answer.status} without an OAuth error${answer.text ? `: ${terminalText(answer.text)}` : ''}`,
+      checkAuthServer('is it an authorization server with the device grant?'),
+    );
   }
 }

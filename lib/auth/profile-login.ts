@@ -53,7 +53,13 @@ export interface ProfileLogin {
   key: ProfileKey;
 }
 
-function pick(explicit: string | undefined, env: NodeJS.ProcessEnv, variable: string, config: LoginSelection['config'], key: string): { value: string; from: 'explicit' | 'env' | 'config' } | undefined {
+function pick(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  config: LoginSelection['config'],
+  key: string,
+): { value: string; from: 'explicit' | 'env' | 'config' } | undefined {
   if (explicit !== undefined && explicit !== '') return { value: explicit, from: 'explicit' };
   if (env[variable]) return { value: env[variable]!, from: 'env' };
   const configured = config?.(key);
@@ -84,16 +90,27 @@ export function loginSettings(selection: LoginSelection = {}): LoginSettings {
   const profile = selectedProfile(selection);
   const url = pick(selection.authUrl, env, 'GANTRY_AUTH_URL', config, loginConfigKeys.authUrl);
   const client = pick(selection.clientId, env, 'GANTRY_OAUTH_CLIENT_ID', config, loginConfigKeys.clientId);
-  const authUrl = url ? checkAuthUrl(url.value, url.from === 'explicit' ? (selection.names?.authUrl ?? 'the authUrl option') : url.from === 'env' ? 'GANTRY_AUTH_URL' : loginConfigKeys.authUrl) : undefined;
+  const authUrl = url
+    ? checkAuthUrl(
+        url.value,
+        url.from === 'explicit' ? (selection.names?.authUrl ?? 'the authUrl option') : url.from === 'env' ? 'GANTRY_AUTH_URL' : loginConfigKeys.authUrl,
+      )
+    : undefined;
   // A secret from the environment belongs to the client id there: not sent for another one given explicitly.
   const configuredClient = pick(undefined, env, 'GANTRY_OAUTH_CLIENT_ID', config, loginConfigKeys.clientId)?.value;
   const secretApplies = client?.from !== 'explicit' || configuredClient === undefined || configuredClient === client.value;
-  const secret = selection.clientSecret !== undefined && selection.clientSecret !== ''
-    ? selection.clientSecret
-    : secretApplies ? pick(undefined, env, 'GANTRY_OAUTH_CLIENT_SECRET', config, loginConfigKeys.clientSecret)?.value.trim() || undefined : undefined;
-  const scopeBase = selection.scopeBase !== undefined
-    ? checkScopeBase(selection.scopeBase, selection.names?.scopeBase ?? 'the scopeBase option')
-    : env.GANTRY_OAUTH_SCOPE_BASE ? checkScopeBase(env.GANTRY_OAUTH_SCOPE_BASE, 'GANTRY_OAUTH_SCOPE_BASE') : defaultScopeBase;
+  const secret =
+    selection.clientSecret !== undefined && selection.clientSecret !== ''
+      ? selection.clientSecret
+      : secretApplies
+        ? pick(undefined, env, 'GANTRY_OAUTH_CLIENT_SECRET', config, loginConfigKeys.clientSecret)?.value.trim() || undefined
+        : undefined;
+  const scopeBase =
+    selection.scopeBase !== undefined
+      ? checkScopeBase(selection.scopeBase, selection.names?.scopeBase ?? 'the scopeBase option')
+      : env.GANTRY_OAUTH_SCOPE_BASE
+        ? checkScopeBase(env.GANTRY_OAUTH_SCOPE_BASE, 'GANTRY_OAUTH_SCOPE_BASE')
+        : defaultScopeBase;
   return { authUrl, clientId: client?.value, clientSecret: secret, profile, scopeBase };
 }
 
@@ -103,7 +120,9 @@ export async function selectLogin(selection: LoginSelection = {}): Promise<Profi
   const env = selection.env ?? process.env;
   const { authUrl, clientId, profile } = loginSettings(selection);
   if (authUrl && clientId) return { authUrl, clientId, profile };
-  const matches = (await listProfiles({ env })).filter((entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId));
+  const matches = (await listProfiles({ env })).filter(
+    (entry) => entry.profile === profile && (!authUrl || entry.authUrl === authUrl) && (!clientId || entry.clientId === clientId),
+  );
   if (matches.length === 1) return { authUrl: matches[0]!.authUrl, clientId: matches[0]!.clientId, profile };
   if (matches.length === 0) {
     throw new DeviceLoginError(`not logged in${authUrl ? ` to ${authUrl}` : ''} (profile ${profile})`, {
@@ -113,7 +132,9 @@ export async function selectLogin(selection: LoginSelection = {}): Promise<Profi
     });
   }
   const say = `${selection.names?.authUrl ?? 'the authUrl option or GANTRY_AUTH_URL'} and ${selection.names?.clientId ?? 'the clientId option or GANTRY_OAUTH_CLIENT_ID'}`;
-  throw new UsageError(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with ${say}`, { hint: matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; ') });
+  throw new UsageError(`profile ${profile} is logged in to ${matches.length} servers or clients: say which with ${say}`, {
+    hint: matches.map((m) => `${m.authUrl} client ${m.clientId}`).join('; '),
+  });
 }
 
 /**
@@ -126,7 +147,10 @@ export async function openProfileLogin(selection: LoginSelection = {}): Promise<
   const key = await selectLogin(selection);
   const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, env, ...(selection.kv ? { kv: selection.kv } : {}) });
   if (!opened) {
-    throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+    throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, {
+      code: 'AUTH_NOT_LOGGED_IN',
+      hint: 'run `gantry auth login`',
+    });
   }
   const secret = loginSettings({ ...selection, clientId: key.clientId }).clientSecret;
   return { session: new AuthSession({ store: opened.store, key, clientSecret: secret }), key };
@@ -138,7 +162,9 @@ export async function readClientSecretFile(path: string, label = 'the client sec
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`${label} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { hint: 'give a readable file holding only the client secret' });
+    throw new UsageError(`${label} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      hint: 'give a readable file holding only the client secret',
+    });
   }
   const secret = text.trim();
   if (secret === '' || /\s/.test(secret)) throw new UsageError(`${label} ${path} must hold the client secret alone, on one line`);

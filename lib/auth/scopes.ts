@@ -26,7 +26,8 @@ export function checkScopeBase(raw: string, name = '--scope-base'): string {
   } catch {
     throw new UsageError(`${name} "${raw.slice(0, 120)}" is not a URL`, { hint: `the prefix of the scope URIs, e.g. ${defaultScopeBase}` });
   }
-  if (url.search || url.hash || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new UsageError(`${name} must be an http(s) URL without query or fragment, e.g. ${defaultScopeBase}`);
+  if (url.search || url.hash || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new UsageError(`${name} must be an http(s) URL without query or fragment, e.g. ${defaultScopeBase}`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -36,7 +37,7 @@ export function checkScopeBase(raw: string, name = '--scope-base'): string {
  * allow-list is a usage error naming the allowed ones.
  */
 export function resolveScopes(requested: readonly string[], scopeBase = defaultScopeBase): string[] {
-  expectArray('resolveScopes', 'requested', requested, 'an array of scopes, e.g. [\'openid\', \'video.readonly\']');
+  expectArray('resolveScopes', 'requested', requested, "an array of scopes, e.g. ['openid', 'video.readonly']");
   if (requested.some((entry) => typeof entry !== 'string')) throw new UsageError('resolveScopes: every scope must be a string');
   const words = requested.flatMap((entry) => entry.split(/[\s,]+/)).filter((word) => word !== '');
   if (words.length === 0) throw new UsageError('no scope requested', { hint: `ask for one or more of: ${allowedScopes(scopeBase).join(' ')}` });
@@ -49,10 +50,13 @@ export function resolveScopes(requested: readonly string[], scopeBase = defaultS
     else if (!out.includes(scope)) out.push(scope);
   }
   if (refused.length > 0) {
-    throw new UsageError(`the device flow does not permit ${refused.length === 1 ? 'the scope' : 'the scopes'} ${refused.map((s) => JSON.stringify(s.slice(0, 120))).join(', ')}`, {
-      hint: `it permits only: ${[...identityScopes, ...deviceApiScopes].join(', ')} (the last four under ${scopeBase}/auth/)`,
-      code: 'AUTH_SCOPE_NOT_ALLOWED',
-    });
+    throw new UsageError(
+      `the device flow does not permit ${refused.length === 1 ? 'the scope' : 'the scopes'} ${refused.map((s) => JSON.stringify(s.slice(0, 120))).join(', ')}`,
+      {
+        hint: `it permits only: ${[...identityScopes, ...deviceApiScopes].join(', ')} (the last four under ${scopeBase}/auth/)`,
+        code: 'AUTH_SCOPE_NOT_ALLOWED',
+      },
+    );
   }
   return out;
 }

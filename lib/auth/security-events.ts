@@ -31,7 +31,10 @@ export interface SecurityEvent {
 
 export class SecurityEventError extends Error {
   /** RFC 8935 §2.3's error codes. */
-  constructor(readonly err: 'invalid_request' | 'invalid_key' | 'invalid_issuer' | 'invalid_audience' | 'authentication_failed', message: string) {
+  constructor(
+    readonly err: 'invalid_request' | 'invalid_key' | 'invalid_issuer' | 'invalid_audience' | 'authentication_failed',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -90,10 +93,12 @@ export async function verifySecurityEventToken(token: string, keys: SecurityEven
   const key = await keys.key(typeof header.kid === 'string' ? header.kid : undefined);
   if (!key) throw new SecurityEventError('invalid_key', `no published key ${JSON.stringify(header.kid ?? null)} of ${keys.issuer}`);
   const signed = Buffer.from(`${segments[0]}.${segments[1]}`);
-  if (!verifySignature('RSA-SHA256', signed, key, Buffer.from(segments[2]!, 'base64url'))) throw new SecurityEventError('authentication_failed', 'the signature does not match');
+  if (!verifySignature('RSA-SHA256', signed, key, Buffer.from(segments[2]!, 'base64url')))
+    throw new SecurityEventError('authentication_failed', 'the signature does not match');
   if (claims.iss !== keys.issuer) throw new SecurityEventError('invalid_issuer', `issuer ${JSON.stringify(claims.iss)} is not ${keys.issuer}`);
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audiences.some((aud) => typeof aud === 'string' && keys.audiences.includes(aud))) throw new SecurityEventError('invalid_audience', 'the token is for another client');
+  if (!audiences.some((aud) => typeof aud === 'string' && keys.audiences.includes(aud)))
+    throw new SecurityEventError('invalid_audience', 'the token is for another client');
   if (typeof claims.exp === 'number' && claims.exp * 1000 < now - 60_000) throw new SecurityEventError('invalid_request', 'the token has expired');
   const events = claims.events;
   if (!events || typeof events !== 'object' || Array.isArray(events)) throw new SecurityEventError('invalid_request', 'the token has no events claim');
@@ -128,7 +133,8 @@ export function securityEventHandler(options: SecurityEventHandlerOptions): (req
   return (request, response) => {
     if (request.method !== 'POST') return answer(response, 405, { err: 'invalid_request', description: 'POST a security event token' });
     const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/secevent+jwt') return answer(response, 400, { err: 'invalid_request', description: 'Content-Type must be application/secevent+jwt' });
+    if (type !== 'application/secevent+jwt')
+      return answer(response, 400, { err: 'invalid_request', description: 'Content-Type must be application/secevent+jwt' });
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
@@ -171,7 +177,10 @@ export async function applySecurityEvent(event: SecurityEvent, storeOptions: Ope
   const { dropAccountLogins, listProfiles, openStoreFor, forgetProfile } = await import('./store/index.js');
   const label = (entry: { authUrl: string; profile: string }) => `${entry.authUrl} (profile ${entry.profile})`;
   if (event.sub !== undefined || event.email !== undefined) {
-    const { dropped, failed } = await dropAccountLogins({ issuer: event.issuer, ...(event.sub !== undefined ? { sub: event.sub } : {}), ...(event.email !== undefined ? { email: event.email } : {}) }, storeOptions);
+    const { dropped, failed } = await dropAccountLogins(
+      { issuer: event.issuer, ...(event.sub !== undefined ? { sub: event.sub } : {}), ...(event.email !== undefined ? { email: event.email } : {}) },
+      storeOptions,
+    );
     if (failed.length > 0 && dropped.length === 0) throw new Error(`the logins of the account could not be dropped: ${failed.map((f) => f.reason).join('; ')}`);
     return dropped.map(label);
   }

@@ -58,7 +58,10 @@ export class AuthSession {
   async current(): Promise<StoredLogin> {
     const login = await this.#options.store.read(this.#options.key);
     if (!login) {
-      throw new DeviceLoginError(`not logged in to ${this.#options.key.authUrl} as client ${this.#options.key.clientId} (profile ${this.#options.key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+      throw new DeviceLoginError(
+        `not logged in to ${this.#options.key.authUrl} as client ${this.#options.key.clientId} (profile ${this.#options.key.profile})`,
+        { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' },
+      );
     }
     for (const value of [login.tokens.accessToken, login.tokens.refreshToken, login.tokens.idToken]) registerSecret(value);
     return login;

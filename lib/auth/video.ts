@@ -17,7 +17,12 @@ export interface Channel {
  * `access` is the token, or `Credentials` (a login's `{ token: getAccessToken, renew: refresh }`): a 401 then renews
  * it once and asks again (the core's `bearerAuth`).
  */
-export async function listMyChannels(http: HttpClient, apiBase: string, access: string | Credentials, options: { tokenInQuery?: boolean; part?: string; signal?: AbortSignal } = {}): Promise<Channel[]> {
+export async function listMyChannels(
+  http: HttpClient,
+  apiBase: string,
+  access: string | Credentials,
+  options: { tokenInQuery?: boolean; part?: string; signal?: AbortSignal } = {},
+): Promise<Channel[]> {
   const hooks = bearerAuth(toCredentials(access), options.tokenInQuery ? { queryParameter: 'access_token' } : {});
   const url = `${apiBase.replace(/\/+$/, '')}/video/v3/channels`;
   try {
@@ -35,10 +40,24 @@ export async function listMyChannels(http: HttpClient, apiBase: string, access: 
     }));
   } catch (error) {
     if (error instanceof HttpError && error.status === 401) {
-      throw new DeviceLoginError(`the video API refused the access token (401): ${error.message}`, { code: 'AUTH_NOT_LOGGED_IN', status: 401, hint: 'run `gantry auth refresh`, or `gantry auth login` if the login was revoked', cause: error });
+      throw new DeviceLoginError(`the video API refused the access token (401): ${error.message}`, {
+        code: 'AUTH_NOT_LOGGED_IN',
+        status: 401,
+        hint: 'run `gantry auth refresh`, or `gantry auth login` if the login was revoked',
+        cause: error,
+      });
     }
     if (error instanceof HttpError && error.status === 403) {
-      throw new DeviceLoginError(`the video API refused the call (403): ${error.message}`, { code: 'AUTH_INVALID_SCOPE', status: 403, ...bothFaces((how) => `log in with a video scope: ${how}`, "deviceLogin with resolveScopes(['openid', 'email', 'video.readonly'])", 'gantry auth login --scope openid,email,video.readonly'), cause: error });
+      throw new DeviceLoginError(`the video API refused the call (403): ${error.message}`, {
+        code: 'AUTH_INVALID_SCOPE',
+        status: 403,
+        ...bothFaces(
+          (how) => `log in with a video scope: ${how}`,
+          "deviceLogin with resolveScopes(['openid', 'email', 'video.readonly'])",
+          'gantry auth login --scope openid,email,video.readonly',
+        ),
+        cause: error,
+      });
     }
     throw error;
   }

@@ -82,7 +82,10 @@ export function browserCheckProblems(options: Partial<BrowserCheckOptions>): Bro
   try {
     parsed = new URL(String(options.url));
   } catch {
-    problems.push({ property: 'url', reason: `the URL to check is not an absolute URL: ${redactUrl(String(options.url))}; give the full address, e.g. https://example.com/` });
+    problems.push({
+      property: 'url',
+      reason: `the URL to check is not an absolute URL: ${redactUrl(String(options.url))}; give the full address, e.g. https://example.com/`,
+    });
   }
   if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     problems.push({ property: 'url', reason: `the browser check only opens http and https pages, not ${parsed.protocol}` });
@@ -94,7 +97,12 @@ export function browserCheckProblems(options: Partial<BrowserCheckOptions>): Bro
     problems.push({ property: 'titleMatch', reason: `the title match must be contains or equals, not ${String(options.titleMatch)}` });
   }
   const status = options.status;
-  if (status !== undefined && status !== '2xx' && status !== 'any' && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) {
+  if (
+    status !== undefined &&
+    status !== '2xx' &&
+    status !== 'any' &&
+    !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)
+  ) {
     problems.push({ property: 'status', reason: `the expected status must be an HTTP status code (100-599), 2xx or any, not ${String(status)}` });
   }
   if (options.statusSource !== undefined && options.statusSource !== 'browser' && options.statusSource !== 'http') {
@@ -103,7 +111,10 @@ export function browserCheckProblems(options: Partial<BrowserCheckOptions>): Bro
   // A page-load timeout of 0 would fail every page as "timed out after 0 ms" (a lie about the page, exit 1), so it
   // starts at 1; the title wait may be 0 (do not wait). Both are whole milliseconds up to an hour: beyond that a
   // timer or the driver would overflow or never answer.
-  for (const [property, what, min] of [['pageLoadTimeoutMs', 'the page-load timeout', 1], ['titleWaitMs', 'the title wait', 0]] as const) {
+  for (const [property, what, min] of [
+    ['pageLoadTimeoutMs', 'the page-load timeout', 1],
+    ['titleWaitMs', 'the title wait', 0],
+  ] as const) {
     const value = options[property];
     if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > maxBrowserWaitMs)) {
       problems.push({ property, reason: `${what} must be a whole number of milliseconds from ${min} to ${maxBrowserWaitMs}, not ${String(value)}` });
@@ -113,7 +124,9 @@ export function browserCheckProblems(options: Partial<BrowserCheckOptions>): Bro
 }
 
 /** Validates and normalises the options at the boundary; every face (command, resource, library) goes through here. */
-export function validateBrowserCheckOptions(options: BrowserCheckOptions): Required<Pick<BrowserCheckOptions, 'url' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'>> & { title: string | undefined } {
+export function validateBrowserCheckOptions(
+  options: BrowserCheckOptions,
+): Required<Pick<BrowserCheckOptions, 'url' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'>> & { title: string | undefined } {
   const [problem] = browserCheckProblems(options);
   if (problem) throw new UsageError(problem.reason);
   return {
@@ -131,9 +144,17 @@ export function validateBrowserCheckOptions(options: BrowserCheckOptions): Requi
 export function renderBrowserCheck(result: BrowserCheckResult): string {
   expectObject('renderBrowserCheck', 'result', result, 'a BrowserCheckResult from runBrowserCheck');
   expectArray('renderBrowserCheck', 'result.checks', result.checks, 'an array (a BrowserCheckResult from runBrowserCheck)');
-  const rows = [['check', 'expected', 'actual', 'result'], ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'].map((cell) => terminalText(cell)))];
+  const rows = [
+    ['check', 'expected', 'actual', 'result'],
+    ...result.checks.map((c) => [c.name, c.expected, c.actual ?? '-', c.passed ? 'pass' : 'FAIL'].map((cell) => terminalText(cell))),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
   return [`${result.passed ? 'passed' : 'FAILED'}: ${terminalText(result.url)}`, ...lines].join('\n');
 }
 
@@ -284,7 +305,18 @@ async function checkInSession(session: Session, settings: ReturnType<typeof vali
 
   const failedLoad = (loadError: string): BrowserCheckResult => {
     const checks: BrowserCheckItem[] = [{ name: 'load', expected: 'the page loads', actual: loadError, passed: false }];
-    return { ...base, finalUrl: null, title: null, status: null, statusSource: null, loadError, passed: false, checks, reason: summarise(checks), durationMs: Date.now() - started };
+    return {
+      ...base,
+      finalUrl: null,
+      title: null,
+      status: null,
+      statusSource: null,
+      loadError,
+      passed: false,
+      checks,
+      reason: summarise(checks),
+      durationMs: Date.now() - started,
+    };
   };
   const { pageLoadTimeoutMs } = settings;
 

@@ -93,7 +93,7 @@ export class Session {
 
   /** `POST /session/{id}/element` with a CSS selector: the element's reference (W3C's element identifier key). */
   async findElement(selector: string): Promise<string> {
-    const found = await this.client.command('POST', `${this.path}/element`, { using: 'css selector', value: selector }) as Record<string, unknown> | null;
+    const found = (await this.client.command('POST', `${this.path}/element`, { using: 'css selector', value: selector })) as Record<string, unknown> | null;
     const reference = found?.[elementKey] ?? found?.ELEMENT;
     if (typeof reference !== 'string') throw new TypeError(`the remote end found ${selector} but gave no element reference`);
     return reference;
@@ -140,7 +140,12 @@ export function createWebDriverClient(options: WebDriverClientOptions): WebDrive
   });
   const open = new Set<Session>();
 
-  async function send(method: HttpMethod, path: string, body?: Record<string, unknown>, extra: { retry?: RetryPolicy; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ answer: RemoteAnswer; context: CommandContext }> {
+  async function send(
+    method: HttpMethod,
+    path: string,
+    body?: Record<string, unknown>,
+    extra: { retry?: RetryPolicy; signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<{ answer: RemoteAnswer; context: CommandContext }> {
     const context: CommandContext = { method, path };
     logger.debug(`webdriver: ${method} ${path}`);
     const response = await http.request<string>({
@@ -193,7 +198,12 @@ export function createWebDriverClient(options: WebDriverClientOptions): WebDrive
 }
 
 /** Runs `work` in a new session and always deletes the session afterwards, also when `work` throws. */
-export async function withSession<T>(client: WebDriverClient, capabilities: CapabilitiesRequest, work: (session: Session) => Promise<T>, logger: Logger = getLogger()): Promise<T> {
+export async function withSession<T>(
+  client: WebDriverClient,
+  capabilities: CapabilitiesRequest,
+  work: (session: Session) => Promise<T>,
+  logger: Logger = getLogger(),
+): Promise<T> {
   expectObject('withSession', 'client', client, 'a WebDriverClient from createWebDriverClient');
   expectFunction('withSession', 'client.newSession', client.newSession, 'a method (client must come from createWebDriverClient)');
   expectFunction('withSession', 'work', work, 'a function (session) => Promise');

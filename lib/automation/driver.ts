@@ -54,15 +54,18 @@ const sessionDeleteGraceMs = 5_000;
 const outputTailBytes = 4_096;
 
 /** Connection refused while the driver binds its port is expected: retry it quickly, as data. */
-const startupPolicy = definePolicy({
-  retries: 1_000,
-  statuses: [],
-  errorCodes: ['ECONNREFUSED', 'ECONNRESET'],
-  methods: ['GET'],
-  backoff: { initialMs: 50, maxMs: 50, factor: 1, jitter: 0 },
-  retryAfterMaxMs: 0,
-  quiet: true,
-}, noRetry);
+const startupPolicy = definePolicy(
+  {
+    retries: 1_000,
+    statuses: [],
+    errorCodes: ['ECONNREFUSED', 'ECONNRESET'],
+    methods: ['GET'],
+    backoff: { initialMs: 50, maxMs: 50, factor: 1, jitter: 0 },
+    retryAfterMaxMs: 0,
+    quiet: true,
+  },
+  noRetry,
+);
 
 async function freeLoopbackPort(): Promise<number> {
   const server = createServer();
@@ -175,7 +178,11 @@ export async function startChromeDriver(options: ChromeDriverOptions = {}): Prom
         if (pid !== undefined) killGroup(pid, 'SIGKILL');
         removeProfilesNow();
       });
-      client = createWebDriverClient({ url: `http://127.0.0.1:${port}`, logger, ...(options.commandTimeoutMs ? { commandTimeoutMs: options.commandTimeoutMs } : {}) });
+      client = createWebDriverClient({
+        url: `http://127.0.0.1:${port}`,
+        logger,
+        ...(options.commandTimeoutMs ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      });
       try {
         await waitUntilReady(client, spawned, options.startupTimeoutMs ?? 15_000);
         break;

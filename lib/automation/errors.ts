@@ -94,7 +94,8 @@ const hints: Partial<Record<WebDriverErrorCode, string>> = {
   'unknown command': 'the driver does not know this endpoint: check the path, and that the driver speaks the W3C protocol',
   'invalid session id': 'the session does not exist or has ended (deleted, or the browser crashed): start a new session',
   'invalid argument': 'check the command arguments: a URL must be absolute (with its scheme), a body must be a JSON object',
-  'session not created': 'the browser did not start: check CHROME_PATH (or /usr/bin/chromium), that chromium and chromedriver have the same major version, and the capabilities',
+  'session not created':
+    'the browser did not start: check CHROME_PATH (or /usr/bin/chromium), that chromium and chromedriver have the same major version, and the capabilities',
   timeout: 'the page did not load within the page-load timeout: raise it, or check that the page answers',
   'insecure certificate': 'the page has a TLS certificate the browser does not trust',
   'unknown error': 'the driver failed: its message above says why',

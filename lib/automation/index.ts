@@ -16,5 +16,13 @@ export {
 export type { WebDriverErrorCode, WebDriverErrorDetails } from './errors.js';
 export { interpretAnswer, commandValue, parseNewSession } from './protocol.js';
 export type { RemoteAnswer, NewSessionResult } from './protocol.js';
-export { runBrowserCheck, validateBrowserCheckOptions, browserCheckProblems, renderBrowserCheck, defaultPageLoadTimeoutMs, defaultTitleWaitMs, maxBrowserWaitMs } from './check.js';
+export {
+  runBrowserCheck,
+  validateBrowserCheckOptions,
+  browserCheckProblems,
+  renderBrowserCheck,
+  defaultPageLoadTimeoutMs,
+  defaultTitleWaitMs,
+  maxBrowserWaitMs,
+} from './check.js';
 export type { BrowserCheckOptions, BrowserCheckResult, BrowserCheckItem, BrowserCheckProblem, TitleMatch, ExpectedStatus, StatusSource } from './check.js';

@@ -79,7 +79,10 @@ export function interpretAnswer(answer: RemoteAnswer, context: CommandContext): 
   }
   if (json === undefined) return {};
   if (!isRecord(json)) {
-    throw new ProtocolError(`${context.method} ${context.path} answered ${answer.status} with JSON that is not an object`, 'check that the address points at a WebDriver remote end');
+    throw new ProtocolError(
+      `${context.method} ${context.path} answered ${answer.status} with JSON that is not an object`,
+      'check that the address points at a WebDriver remote end',
+    );
   }
   return json;
 }

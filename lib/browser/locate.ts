@@ -73,7 +73,13 @@ export function resolveChromeDriverPath(explicit?: string, env: NodeJS.ProcessEn
     if (!isExecutable(chosen)) throw new BrowserLaunchError(`the driver ${chosen} is not an executable file`, { hint: driverHint() });
     return chosen;
   }
-  const candidates = ['/usr/bin/chromedriver', ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'chromedriver'))];
+  const candidates = [
+    '/usr/bin/chromedriver',
+    ...(env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'chromedriver')),
+  ];
   const found = candidates.find(isExecutable);
   if (!found) throw new BrowserLaunchError('no chromedriver found (looked at /usr/bin/chromedriver and PATH)', { hint: driverHint() });
   return found;

@@ -39,7 +39,9 @@ const code = await run(process.argv);
 await new Promise((resolve) => setImmediate(resolve));
 if (lost) {
   const { code: errno, message } = lost.error;
-  process.stderr.write(`error: the output could not be written to ${lost.stream}: ${errno ?? message}${errno === 'ENOSPC' ? ' (no space left on the device)' : ''}\n`);
+  process.stderr.write(
+    `error: the output could not be written to ${lost.stream}: ${errno ?? message}${errno === 'ENOSPC' ? ' (no space left on the device)' : ''}\n`,
+  );
   process.exitCode = code === 0 ? 2 : code;
 } else {
   process.exitCode = code;

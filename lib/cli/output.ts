@@ -48,10 +48,11 @@ export function tableCell(value: string | number | boolean | null | undefined): 
 export function formatTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {
   const cells = rows.map((row) => columns.map((column) => tableCell(column.value(row))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => row[i]!.length)));
-  const render = (values: string[]) => values
-    .map((value, i) => (columns[i]!.align === 'right' ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
-    .join('  ')
-    .trimEnd();
+  const render = (values: string[]) =>
+    values
+      .map((value, i) => (columns[i]!.align === 'right' ? value.padStart(widths[i]!) : value.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [render(columns.map((c) => c.header.toUpperCase())), ...cells.map(render)].join('\n');
 }
 

@@ -15,8 +15,9 @@ import { createOutput, type Output, type OutputStreams } from './output.js';
  * anywhere on the line, so the program's `-V, --version` is only registered when it can apply (first argument, help).
  */
 export function buildProgram(context: CliContext, options: { versionFlag?: boolean } = {}): Command {
-  const program = new Command('gantry')
-    .description('Pinned registry modules, kv secrets, page-analysis deployment gates, the platform API and its webhooks, device login and the storage API, for scripts, pipelines and Pulumi.');
+  const program = new Command('gantry').description(
+    'Pinned registry modules, kv secrets, page-analysis deployment gates, the platform API and its webhooks, device login and the storage API, for scripts, pipelines and Pulumi.',
+  );
   if (options.versionFlag !== false) program.version(version, '-V, --version', 'print the version');
   program
     .option('--json', 'print machine-readable JSON on stdout', false)
@@ -44,14 +45,23 @@ const waitingGroups = new Set(['modules', 'secrets', 'gate', 'browser', 'platfor
  * requests — keeps it). Their values are parsed before the action runs: a bad one is exit 2 before anything is sent.
  */
 function offerWaitBounds(program: Command): void {
-  const leaves = (command: Command): Command[] => (command.commands.length === 0 ? [command] : command.commands.filter((c) => c.name() !== 'help').flatMap(leaves));
+  const leaves = (command: Command): Command[] =>
+    command.commands.length === 0 ? [command] : command.commands.filter((c) => c.name() !== 'help').flatMap(leaves);
   const generic = new WeakSet<Command>();
   for (const group of program.commands.filter((c) => waitingGroups.has(c.name()))) {
     for (const command of leaves(group)) {
       const has = (flag: string) => command.options.some((option) => option.long === flag);
       if (!has('--timeout')) generic.add(command);
-      if (generic.has(command)) command.option('--timeout <duration>', 'the longest wait for an answer from a server, per attempt, e.g. 30s (GANTRY_TIMEOUT; default 60s, or the service\'s own)');
-      if (!has('--max-wait')) command.option('--max-wait <duration>', 'the longest wait for a rate limit to reset, e.g. 5m; 0 fails at once (GANTRY_MAX_WAIT; default 61m for the platform)');
+      if (generic.has(command))
+        command.option(
+          '--timeout <duration>',
+          "the longest wait for an answer from a server, per attempt, e.g. 30s (GANTRY_TIMEOUT; default 60s, or the service's own)",
+        );
+      if (!has('--max-wait'))
+        command.option(
+          '--max-wait <duration>',
+          'the longest wait for a rate limit to reset, e.g. 5m; 0 fails at once (GANTRY_MAX_WAIT; default 61m for the platform)',
+        );
     }
   }
   program.hook('preAction', (_program, action) => {
@@ -142,13 +152,21 @@ function printError(error: unknown, verbose: boolean, stderr: NodeJS.WritableStr
   stderr.write(`error: ${escapedForTerminal(redact(message), argv)}\n`);
   const known = gantryErrorBehind(error);
   // The command's hint where an error has one (flags, environment), never the library's (options): for every group.
-  const hintOf = (e: GantryError | undefined) => (e ? cliHintOf(e) ?? e.hint : undefined);
+  const hintOf = (e: GantryError | undefined) => (e ? (cliHintOf(e) ?? e.hint) : undefined);
   // Several failures at once (an AggregateError): every distinct hint, each naming what it fixes.
-  const hints = error instanceof AggregateError ? [...new Set(error.errors.map((e) => hintOf(gantryErrorBehind(e))).filter((h): h is string => !!h))] : hintOf(known) ? [hintOf(known)!] : [];
+  const hints =
+    error instanceof AggregateError
+      ? [...new Set(error.errors.map((e) => hintOf(gantryErrorBehind(e))).filter((h): h is string => !!h))]
+      : hintOf(known)
+        ? [hintOf(known)!]
+        : [];
   for (const hint of hints) stderr.write(`hint: ${escapedForTerminal(redact(hint), argv)}\n`);
   if (verbose && error instanceof Error && error.stack) stderr.write(`${terminalText(redact(error.stack), { lineBreaks: 'keep' })}\n`);
   const exitCode = known ? known.exitCode : exitCodeForSystemError(error);
-  if (!known && exitCode === ExitCode.usage) stderr.write('hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n');
+  if (!known && exitCode === ExitCode.usage)
+    stderr.write(
+      'hint: check the path given on the command line or in the configuration: it must exist, be of the right kind (file or folder) and be readable or writable\n',
+    );
   else if (!known && !verbose) stderr.write('hint: run again with --verbose for details\n');
   return exitCode;
 }

@@ -43,9 +43,19 @@ export async function listenAsAsked<S>(where: { host: string; port: number; port
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const at = `${where.host}:${where.port}`;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${where.port} on ${where.host} is in use (${where.portFlag})`, { code: 'DEV_PORT_IN_USE', hint: `stop what listens there, or choose another port with ${where.portFlag} (0 for any free port)` });
-    if (code === 'EACCES') throw new UsageError(`listening on ${at} is not permitted (${where.portFlag}): ports below 1024 need privileges`, { hint: `choose a port from 1024 up with ${where.portFlag} (0 for any free port)` });
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UsageError(`cannot listen on ${where.host}: no interface of this machine has that address (${code})`, { hint: 'use 127.0.0.1 (the default), ::1 or localhost' });
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`port ${where.port} on ${where.host} is in use (${where.portFlag})`, {
+        code: 'DEV_PORT_IN_USE',
+        hint: `stop what listens there, or choose another port with ${where.portFlag} (0 for any free port)`,
+      });
+    if (code === 'EACCES')
+      throw new UsageError(`listening on ${at} is not permitted (${where.portFlag}): ports below 1024 need privileges`, {
+        hint: `choose a port from 1024 up with ${where.portFlag} (0 for any free port)`,
+      });
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new UsageError(`cannot listen on ${where.host}: no interface of this machine has that address (${code})`, {
+        hint: 'use 127.0.0.1 (the default), ::1 or localhost',
+      });
     throw error;
   }
 }
@@ -57,10 +67,18 @@ export interface RunningDevServers {
 }
 
 /** Starts every embedded dev server on loopback; on a failure, stops those already started. */
-export async function startDevServers(options: { host?: string; keepState?: boolean; oauthDialect?: DevContext['oauthDialect'] } = {}): Promise<RunningDevServers> {
+export async function startDevServers(
+  options: { host?: string; keepState?: boolean; oauthDialect?: DevContext['oauthDialect'] } = {},
+): Promise<RunningDevServers> {
   const stateDir = await mkdtemp(join(tmpdir(), 'gantry-dev-'));
   const servers: DevServer[] = [];
-  const context: DevContext = { host: options.host ?? '127.0.0.1', examplesDir: examplesDir(), stateDir, started: servers, ...(options.oauthDialect ? { oauthDialect: options.oauthDialect } : {}) };
+  const context: DevContext = {
+    host: options.host ?? '127.0.0.1',
+    examplesDir: examplesDir(),
+    stateDir,
+    started: servers,
+    ...(options.oauthDialect ? { oauthDialect: options.oauthDialect } : {}),
+  };
   const stop = async () => {
     await Promise.allSettled(servers.reverse().map((server) => server.stop()));
     if (!options.keepState) await rm(stateDir, { recursive: true, force: true });

@@ -7,5 +7,7 @@ export function shellQuote(value: string): string {
 
 /** `export A=… B=…`: the variables as one line a POSIX shell takes as it is. */
 export function exportLine(env: Record<string, string>): string {
-  return `export ${Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`;
+  return `export ${Object.entries(env)
+    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .join(' ')}`;
 }

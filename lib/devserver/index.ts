@@ -78,12 +78,14 @@ export const devServers: DevServerStarter[] = [
   },
   {
     name: 'oauth',
-    description: "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
+    description:
+      "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
     start: async (context) => (await import('./oauth/starter.js')).startDevOAuth(context),
   },
   {
     name: 'storage',
-    description: 'storage API v2 (all 70 methods, resumable uploads, persisted in the run\'s scratch folder) on 127.0.0.1:5763, a random token or a device login\'s with a storage scope',
+    description:
+      "storage API v2 (all 70 methods, resumable uploads, persisted in the run's scratch folder) on 127.0.0.1:5763, a random token or a device login's with a storage scope",
     start: async (context) => (await import('./storage/starter.js')).startDevStorage(context),
   },
 ];

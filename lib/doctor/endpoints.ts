@@ -62,7 +62,8 @@ const secrets: Endpoint = {
       return { status: 'ok', detail: `${where} answers${typeof health.version === 'string' ? ` (version ${health.version})` : ''}` };
     } catch (error) {
       // The health endpoint's own codes: 429, 472 and 473 are standbys (serving), 501 not initialised, 503 sealed.
-      if (error instanceof SecretsError && [429, 472, 473].includes(error.status)) return { status: 'ok', detail: `${where} answers (a standby, ${error.status})` };
+      if (error instanceof SecretsError && [429, 472, 473].includes(error.status))
+        return { status: 'ok', detail: `${where} answers (a standby, ${error.status})` };
       if (error instanceof SecretsError && error.status === 503) return { status: 'error', detail: `${where} answers but is sealed (503)` };
       return failed(error, where);
     } finally {
@@ -110,7 +111,14 @@ const pageAnalysis: Endpoint = {
     // runPageanalysis without a page and without the key or token: the API says 400 (or 401/403), nothing is analysed.
     const http = createHttpClient({ baseUrl: base.toString(), timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
     try {
-      const response = await http.request({ method: 'GET', url: RUN_PATH, responseType: 'text', accept: () => true, followRedirects: false, maxBodyBytes: 256 * 1024 });
+      const response = await http.request({
+        method: 'GET',
+        url: RUN_PATH,
+        responseType: 'text',
+        accept: () => true,
+        followRedirects: false,
+        maxBodyBytes: 256 * 1024,
+      });
       if (response.status === 404) return { status: 'error', detail: `${where} answers, but has no page analysis API (404 for ${RUN_PATH})` };
       if (response.status >= 500) return { status: 'error', detail: `${where} answers ${response.status}` };
       return { status: 'ok', detail: `${where} answers (${response.status} without a page)` };
@@ -134,7 +142,12 @@ const platform: Endpoint = {
     try {
       // GET /rate_limit, with the token the platform commands send to this platform: it costs no primary budget
       // (RATE-EP-STATUS). No retries, no waiting on a limit.
-      client = new PlatformClient({ env, timeouts: timeouts(timeoutMs), limits: { serverErrorRetries: 0, rateLimitRetries: 0, maxWaitMs: 0 }, ...(logger ? { logger } : {}) });
+      client = new PlatformClient({
+        env,
+        timeouts: timeouts(timeoutMs),
+        limits: { serverErrorRetries: 0, rateLimitRetries: 0, maxWaitMs: 0 },
+        ...(logger ? { logger } : {}),
+      });
       where = redactUrl(client.baseUrl);
       const body = (await client.rateLimit()) as { resources?: { core?: { limit?: unknown; remaining?: unknown } } } | undefined;
       const core = body?.resources?.core;
@@ -166,7 +179,7 @@ const authorization: Endpoint = {
     const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
     try {
       const found = await discoverEndpoints(http, base);
-      const from = found.source === 'defaults' ? 'no metadata; the spec\'s paths' : `from ${found.source}`;
+      const from = found.source === 'defaults' ? "no metadata; the spec's paths" : `from ${found.source}`;
       return { status: 'ok', detail: `${base}: device endpoint ${redactUrl(found.deviceAuthorization)} (${from})` };
     } catch (error) {
       return failed(error, redactUrl(base));
@@ -187,9 +200,19 @@ const contextAuthorization: Endpoint = {
     const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
     try {
       const { metadata } = await discoverAuthorizationServer(target, { http });
-      const how = [metadata.jwks_uri ? 'JWTs by its JWKS' : undefined, metadata.introspection_endpoint ? 'others by introspection' : undefined].filter(Boolean).join(', ');
-      if (!how) return { status: 'error', detail: `${redactUrl(target)} publishes neither jwks_uri nor introspection_endpoint: no token could be checked`, fix: 'point GANTRY_MCP_AUTHORIZATION_SERVER at the issuer of the tokens' };
-      return { status: 'ok', detail: `${redactUrl(target)}: issuer matches; tokens checked as ${how}${metadata.code_challenge_methods_supported?.includes('S256') ? '' : '; no S256 advertised: clients will refuse to sign in'}` };
+      const how = [metadata.jwks_uri ? 'JWTs by its JWKS' : undefined, metadata.introspection_endpoint ? 'others by introspection' : undefined]
+        .filter(Boolean)
+        .join(', ');
+      if (!how)
+        return {
+          status: 'error',
+          detail: `${redactUrl(target)} publishes neither jwks_uri nor introspection_endpoint: no token could be checked`,
+          fix: 'point GANTRY_MCP_AUTHORIZATION_SERVER at the issuer of the tokens',
+        };
+      return {
+        status: 'ok',
+        detail: `${redactUrl(target)}: issuer matches; tokens checked as ${how}${metadata.code_challenge_methods_supported?.includes('S256') ? '' : '; no S256 advertised: clients will refuse to sign in'}`,
+      };
     } catch (error) {
       return failed(error, redactUrl(target));
     } finally {
@@ -204,7 +227,10 @@ const storage: Endpoint = {
   neededFor: 'gantry storage, Storage* resources and --report-storage',
   target: ({ env }) => env.STORAGE_BASE_URL || undefined,
   async probe(target, { env, timeoutMs, logger }) {
-    const [{ createStorageTransport, storageBaseUrl }, { StorageError }] = await Promise.all([import('../storage/transport.js'), import('../storage/errors.js')]);
+    const [{ createStorageTransport, storageBaseUrl }, { StorageError }] = await Promise.all([
+      import('../storage/transport.js'),
+      import('../storage/errors.js'),
+    ]);
     let base: string;
     try {
       base = storageBaseUrl(target);
@@ -226,7 +252,10 @@ const storage: Endpoint = {
           // no token is read).
           const profile = env.GANTRY_AUTH_PROFILE || 'default';
           const { listProfiles } = await import('../auth/store/index.js');
-          const logins = await listProfiles({ env }).then((all) => all.filter((entry) => entry.profile === profile), () => []);
+          const logins = await listProfiles({ env }).then(
+            (all) => all.filter((entry) => entry.profile === profile),
+            () => [],
+          );
           if (logins.length > 0) {
             const who = logins.map((entry) => entry.account?.email ?? entry.authUrl).join(', ');
             return { status: 'ok', detail: `${base} answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile ${profile} (${who})` };
@@ -244,11 +273,18 @@ const storage: Endpoint = {
     }
     const transport = createStorageTransport({ baseUrl: base, token, retry: noRetry, timeouts: timeouts(timeoutMs), ...(logger ? { logger } : {}) });
     try {
-      const { body } = await transport.request<{ user?: { emailAddress?: string } }>({ path: '/storage/v2/about', searchParams: { fields: 'user(emailAddress)' } });
+      const { body } = await transport.request<{ user?: { emailAddress?: string } }>({
+        path: '/storage/v2/about',
+        searchParams: { fields: 'user(emailAddress)' },
+      });
       return { status: 'ok', detail: `${base} answers as ${body?.user?.emailAddress ?? 'an unnamed user'}` };
     } catch (error) {
       if (error instanceof StorageError && error.status === 401) {
-        return { status: 'error', detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''})`, fix: 'set a valid STORAGE_TOKEN (or unset it to use a gantry auth login)' };
+        return {
+          status: 'error',
+          detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''})`,
+          fix: 'set a valid STORAGE_TOKEN (or unset it to use a gantry auth login)',
+        };
       }
       return failed(error, base);
     } finally {

@@ -62,17 +62,30 @@ function isExecutableFile(path: string): boolean {
 
 /** Where `spawn(command)` would find it: the first executable file of that name on PATH. */
 function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  return (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command)).find(isExecutableFile);
+  return (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, command))
+    .find(isExecutableFile);
 }
 
 /** What a version command printed, within `timeoutMs`; stderr only when stdout has nothing (bzip2 --help). */
-function versionOf(path: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ version?: string; problem?: string; said?: string }> {
+function versionOf(
+  path: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ version?: string; problem?: string; said?: string }> {
   return new Promise((resolve) => {
     const child = spawn(path, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => { if (stdout.length < 8192) stdout += text; });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => { if (stderr.length < 8192) stderr += text; });
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      if (stdout.length < 8192) stdout += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      if (stderr.length < 8192) stderr += text;
+    });
     child.on('error', (error: NodeJS.ErrnoException) => resolve({ problem: `cannot run it (${error.code ?? error.message})` }));
     child.on('close', (_code, signal) => {
       // Chromium's wrapper script may complain on stderr before printing its version: stderr is the fallback only.
@@ -102,7 +115,9 @@ async function checkPackage(pkg: SystemPackage, env: NodeJS.ProcessEnv, timeoutM
       path = locator.resolve(env);
     } catch (error) {
       const detail = redact(error instanceof Error ? error.message : String(error));
-      const fix = env[locator.variable] ? `point ${locator.variable} at a working binary, or unset it and ${install}` : `${install}, or set ${locator.variable}`;
+      const fix = env[locator.variable]
+        ? `point ${locator.variable} at a working binary, or unset it and ${install}`
+        : `${install}, or set ${locator.variable}`;
       return { ...common, status: 'missing', detail, fix };
     }
   } else {
@@ -113,7 +128,13 @@ async function checkPackage(pkg: SystemPackage, env: NodeJS.ProcessEnv, timeoutM
   if (problem) return { ...common, status: 'error', detail: `${path}: ${problem}`, path, fix: locator ? `${install}, or set ${locator.variable}` : install };
   // Any program answers --version with a number (`CHROME_PATH=/bin/sleep`): the browser and driver must also say what they are.
   if (locator && !locator.identity.test(said ?? '')) {
-    return { ...common, status: 'error', detail: `${path} is not ${locator.kind}: its ${pkg.versionArgs.join(' ')} said ${JSON.stringify(said ?? '')}`, path, fix: env[locator.variable] ? `point ${locator.variable} at ${locator.kind}, or unset it` : install };
+    return {
+      ...common,
+      status: 'error',
+      detail: `${path} is not ${locator.kind}: its ${pkg.versionArgs.join(' ')} said ${JSON.stringify(said ?? '')}`,
+      path,
+      fix: env[locator.variable] ? `point ${locator.variable} at ${locator.kind}, or unset it` : install,
+    };
   }
   return { ...common, status: 'ok', detail: `${version} (${path})`, path, ...(version ? { version } : {}) };
 }
@@ -130,9 +151,10 @@ function markMismatch(checks: DoctorCheck[], env: NodeJS.ProcessEnv, platform: N
   driver.status = 'mismatch';
   driver.detail = `${driver.detail}: major ${driverMajor}, Chromium is ${browserMajor}`;
   driver.neededFor = `browser checks, which need a chromedriver of Chromium's major (${browserMajor})`;
-  driver.fix = env.CHROMEDRIVER_PATH || env.CHROME_PATH
-    ? `point CHROMEDRIVER_PATH and CHROME_PATH at a matching pair (both major ${browserMajor}, or both ${driverMajor})`
-    : `${installCommand(pair, platform)} (a matching pair), or set CHROMEDRIVER_PATH to a chromedriver ${browserMajor}`;
+  driver.fix =
+    env.CHROMEDRIVER_PATH || env.CHROME_PATH
+      ? `point CHROMEDRIVER_PATH and CHROME_PATH at a matching pair (both major ${browserMajor}, or both ${driverMajor})`
+      : `${installCommand(pair, platform)} (a matching pair), or set CHROMEDRIVER_PATH to a chromedriver ${browserMajor}`;
 }
 
 /** Runs every check (packages and endpoints in parallel) and says whether anything a feature needs is missing. */

@@ -62,7 +62,10 @@ function noticeWhilePending(url: URL, timeouts: Timeouts, attempt: { attempt: nu
   const limit = Math.min(timeouts.response, timeouts.total ?? Number.POSITIVE_INFINITY);
   if (limit <= answerNoticeMs) return undefined;
   const started = Date.now();
-  const timer = setTimeout(() => announceWait({ kind: 'answer', host: url.host, afterMs: answerNoticeMs, givesUpAt: started + limit, ...attempt }), answerNoticeMs);
+  const timer = setTimeout(
+    () => announceWait({ kind: 'answer', host: url.host, afterMs: answerNoticeMs, givesUpAt: started + limit, ...attempt }),
+    answerNoticeMs,
+  );
   timer.unref();
   return timer;
 }
@@ -181,8 +184,11 @@ export function createAttempts(settings: AttemptSettings): Attempts {
         // Until a reader takes the body, an error on it must not go unheard.
         stream.on('error', () => undefined);
         const finalMethod = response.request.options.method;
-        const decoded = decodedEncodings.has(String(response.headers['content-encoding'] ?? '').toLowerCase())
-          && finalMethod !== 'HEAD' && ![204, 205, 304].includes(response.statusCode) && response.statusCode >= 200;
+        const decoded =
+          decodedEncodings.has(String(response.headers['content-encoding'] ?? '').toLowerCase()) &&
+          finalMethod !== 'HEAD' &&
+          ![204, 205, 304].includes(response.statusCode) &&
+          response.statusCode >= 200;
         const answerHeaders = { ...response.headers };
         if (decoded) {
           delete answerHeaders['content-length'];

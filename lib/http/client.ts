@@ -26,7 +26,19 @@ import { failure } from './failures.js';
 import { addHeaders } from './headers.js';
 import { paginate } from './paginate.js';
 import { createSender } from './send.js';
-import type { DownloadResult, HttpClient, HttpClientOptions, HttpHooks, RetryNotice, HttpResponse, PaginateOptions, RequestOptions, StreamOptions, StreamResponse, Timeouts } from './types.js';
+import type {
+  DownloadResult,
+  HttpClient,
+  HttpClientOptions,
+  HttpHooks,
+  RetryNotice,
+  HttpResponse,
+  PaginateOptions,
+  RequestOptions,
+  StreamOptions,
+  StreamResponse,
+  Timeouts,
+} from './types.js';
 
 export { nextLink } from './paginate.js';
 export type * from './types.js';
@@ -50,7 +62,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const limits = waitLimits();
   const baseTimeouts = { ...defaultTimeouts, ...(limits.timeoutMs !== undefined ? { response: limits.timeoutMs } : {}), ...options.timeouts };
   const baseMaxRedirects = options.maxRedirects ?? 10;
-  const attempts = createAttempts({ tls, proxy: options.proxy ?? proxySettingsFromEnv(), connectTimeoutMs: baseTimeouts.connect, baseHeaders, baseMaxRedirects });
+  const attempts = createAttempts({
+    tls,
+    proxy: options.proxy ?? proxySettingsFromEnv(),
+    connectTimeoutMs: baseTimeouts.connect,
+    baseHeaders,
+    baseMaxRedirects,
+  });
   const { agents } = attempts;
 
   function resolveUrl(url: string | URL): URL {
@@ -62,7 +80,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   }
 
   const { onRetry } = options;
-  const hooks: HttpHooks = { ...options.hooks, beforeRetry: [...(onRetry ? [(retry: RetryNotice) => onRetry(retry)] : []), ...(options.hooks?.beforeRetry ?? [])] };
+  const hooks: HttpHooks = {
+    ...options.hooks,
+    beforeRetry: [...(onRetry ? [(retry: RetryNotice) => onRetry(retry)] : []), ...(options.hooks?.beforeRetry ?? [])],
+  };
   const send = createSender({ attempts, logger, hooks, baseRetry: options.retry ?? defaultRetryPolicy, limits, baseTimeouts, baseMaxRedirects, resolveUrl });
 
   const httpClient: HttpClient = {
@@ -114,7 +135,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (onProgress) answer.body.on('downloadProgress', (progress: Progress) => onProgress({ transferred: progress.transferred, total }));
       const body = answer.body.pipe(limiter(request.maxBytes, url));
       answer.body.on('error', (error) => {
-        body.destroy(signal?.aborted ? signal.reason as Error : failure(agents, error, (request.method ?? 'GET').toUpperCase(), url, count, 0));
+        body.destroy(signal?.aborted ? (signal.reason as Error) : failure(agents, error, (request.method ?? 'GET').toUpperCase(), url, count, 0));
       });
       body.once('close', answer.finish);
       return { ...responseFields(answer, count), body };
@@ -127,7 +148,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       try {
         const opened = await httpClient.stream(request);
         let bytes = 0;
-        opened.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+        opened.body.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
         file = createWriteStream(temporary, { flags: 'wx' });
         await pipeline(opened.body, file);
         await rename(temporary, request.path);

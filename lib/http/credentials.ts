@@ -34,7 +34,8 @@ export interface AccessTokenSession {
 
 /** Credentials from a fixed token, a `Credentials` source, or a login's `getAccessToken`/`refresh`. */
 export function toCredentials(source: string | Credentials | AccessTokenSession): Credentials {
-  if (typeof source !== 'string') expectObject('toCredentials', 'source', source, 'a token, Credentials ({ token(), renew() }) or an object with getAccessToken() (an AuthSession)');
+  if (typeof source !== 'string')
+    expectObject('toCredentials', 'source', source, 'a token, Credentials ({ token(), renew() }) or an object with getAccessToken() (an AuthSession)');
   if (typeof source === 'string') {
     expectString('toCredentials', 'source', source, 'a token');
     registerSecret(source);

@@ -82,11 +82,12 @@ export interface ServiceAnswer<Item = string> {
 /** The core's reading of an answer: the `{errors: [...]}` / `{error: {message}}` shapes, or the first 500 characters of a body that is not JSON. */
 function coreAnswer(details: HttpErrorDetails): ServiceAnswer {
   const errors = serviceErrors(details.body);
-  const detail = errors && errors.length > 0
-    ? errors.join('; ')
-    : details.rawBody
-      ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage)}`
-      : '';
+  const detail =
+    errors && errors.length > 0
+      ? errors.join('; ')
+      : details.rawBody
+        ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, maxBodyInMessage)}`
+        : '';
   return { said: detail ? `: ${detail}` : '', errors, code: `HTTP_${details.status}` };
 }
 
@@ -160,7 +161,8 @@ export class ServiceError<Item = string> extends HttpError<Item> {
 export type NetworkDiagnosis = 'plain-http-server' | 'untrusted-certificate' | 'client-certificate-refused' | 'unreachable';
 
 /** TLS alerts a server sends when it wants a client certificate and got none, or one it does not trust. */
-const clientCertificateAlert = /ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_HANDSHAKE_FAILURE|certificate required|alert number (?:116|42|48|40)\b/i;
+const clientCertificateAlert =
+  /ALERT_CERTIFICATE_REQUIRED|ALERT_BAD_CERTIFICATE|ALERT_UNKNOWN_CA|ALERT_HANDSHAKE_FAILURE|certificate required|alert number (?:116|42|48|40)\b/i;
 
 function diagnose(errorCode: string, reason: string, url: string): NetworkDiagnosis {
   // OpenSSL's answer when the bytes back are not a TLS record: an `HTTP/1.1 400` from a plain-http server, typically.

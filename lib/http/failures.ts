@@ -57,8 +57,18 @@ export function failure(agents: ProxyAgents, error: unknown, method: string, url
   const raised = gantryErrorIn(error);
   if (raised) return raised;
   if ((error as { code?: unknown }).code === 'ERR_TOO_MANY_REDIRECTS') {
-    return new ProtocolError(`${method} ${redactUrl(url)} was redirected more than ${maxRedirects} times`, 'check the address: the server may be redirecting in a loop');
+    return new ProtocolError(
+      `${method} ${redactUrl(url)} was redirected more than ${maxRedirects} times`,
+      'check the address: the server may be redirecting in a loop',
+    );
   }
   const proxy = agents.proxyFor(url);
-  return new NetworkError({ method, url: url.toString(), errorCode: errorCodeOf(error), cause: causeOf(error), attempts, ...(proxy ? { proxy: describeProxy(proxy) } : {}) });
+  return new NetworkError({
+    method,
+    url: url.toString(),
+    errorCode: errorCodeOf(error),
+    cause: causeOf(error),
+    attempts,
+    ...(proxy ? { proxy: describeProxy(proxy) } : {}),
+  });
 }

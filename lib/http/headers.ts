@@ -10,7 +10,8 @@ import { registerSecret, sensitiveHeaders } from '../redact.js';
 function checkHeaderValue(name: string, value: string): void {
   const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value);
   if (!bad) return;
-  const what = bad[0] === '\n' || bad[0] === '\r' ? 'a line break' : `the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const what =
+    bad[0] === '\n' || bad[0] === '\r' ? 'a line break' : `the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   throw new UsageError(`the ${name.toLowerCase()} header's value contains ${what} at position ${bad.index + 1} of ${value.length}; nothing was sent`, {
     code: 'INVALID_HEADER_VALUE',
     hint: 'strip it from the token, name or setting this header carries: a value read from a file, an env file or an HCL heredoc often ends with a newline',

@@ -20,7 +20,19 @@ export type {
 } from './types.js';
 export { createProxyAgents, noProxyMatcher, proxySettingsFromEnv } from './proxy.js';
 export type { ProxyAgents, ProxyAgentOptions, ProxySettings } from './proxy.js';
-export { HttpError, NetworkError, ProtocolError, ServiceError, httpHints, serviceErrors, type Hint, type HintTable, type HttpErrorDetails, type NetworkDiagnosis, type ServiceAnswer } from './errors.js';
+export {
+  HttpError,
+  NetworkError,
+  ProtocolError,
+  ServiceError,
+  httpHints,
+  serviceErrors,
+  type Hint,
+  type HintTable,
+  type HttpErrorDetails,
+  type NetworkDiagnosis,
+  type ServiceAnswer,
+} from './errors.js';
 export { decideRetry, definePolicy, defaultRetryPolicy, errorReasons, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';
 export { loadTlsOptions } from './tls.js';

@@ -43,15 +43,18 @@ export function applyConnectionPolicy<A extends http.Agent>(agent: A): A {
   pooled.addRequest = (request, options) => {
     // Node decides to pool a connection by `shouldKeepAlive`, which only a server's `Connection: close` clears; the
     // request's own header must clear it too, or the socket goes back to the pool for the server to close under it.
-    if (connectionClose.test(String(request.getHeader('connection') ?? ''))) (request as http.ClientRequest & { shouldKeepAlive: boolean }).shouldKeepAlive = false;
+    if (connectionClose.test(String(request.getHeader('connection') ?? '')))
+      (request as http.ClientRequest & { shouldKeepAlive: boolean }).shouldKeepAlive = false;
     if (!hasIdleSockets(agent)) {
       addRequest(request, options);
       return;
     }
-    setImmediate(() => setImmediate(() => {
-      dropEnded(agent);
-      addRequest(request, options);
-    }));
+    setImmediate(() =>
+      setImmediate(() => {
+        dropEnded(agent);
+        addRequest(request, options);
+      }),
+    );
   };
   return agent;
 }

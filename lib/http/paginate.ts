@@ -11,16 +11,22 @@ const defaultRequestLimit = 10_000;
 export function nextLink({ response }: { response: HttpResponse<unknown> }): Partial<RequestOptions> | false {
   const header = response.headers.link;
   if (!header) return false;
-  const next = parseLinkHeader(Array.isArray(header) ? header.join(', ') : header).find((link) => link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'));
+  const next = parseLinkHeader(Array.isArray(header) ? header.join(', ') : header).find((link) =>
+    link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'),
+  );
   return next ? { url: new URL(next.reference, response.url), searchParams: undefined } : false;
 }
 
 /** The items of a paged list, page after page, each page fetched by `request`. */
-export async function* paginate<T>(request: (options: RequestOptions) => Promise<HttpResponse<unknown>>, resolveUrl: (url: string | URL) => URL, options: PaginateOptions<T>): AsyncGenerator<T> {
-  expectFunction('paginate', 'request', request, 'a function sending one page\'s request');
+export async function* paginate<T>(
+  request: (options: RequestOptions) => Promise<HttpResponse<unknown>>,
+  resolveUrl: (url: string | URL) => URL,
+  options: PaginateOptions<T>,
+): AsyncGenerator<T> {
+  expectFunction('paginate', 'request', request, "a function sending one page's request");
   expectFunction('paginate', 'resolveUrl', resolveUrl, 'a function resolving a URL');
   expectObject('paginate', 'options', options, 'an object: { url, transform, paginate?, countLimit?, requestLimit? }');
-  expectFunction('paginate', 'options.transform', options.transform, 'a function taking a page\'s items');
+  expectFunction('paginate', 'options.transform', options.transform, "a function taking a page's items");
   const { transform, paginate: nextPage = nextLink, countLimit = Number.POSITIVE_INFINITY, requestLimit = defaultRequestLimit, ...first } = options;
   let current: RequestOptions = first;
   let count = 0;
@@ -37,5 +43,7 @@ export async function* paginate<T>(request: (options: RequestOptions) => Promise
     if (next === false) return;
     current = { ...current, ...next };
   }
-  throw new ProtocolError(`${(first.method ?? 'GET').toUpperCase()} ${redactUrl(resolveUrl(first.url))}: more than ${requestLimit} pages; the server's paging never ends`);
+  throw new ProtocolError(
+    `${(first.method ?? 'GET').toUpperCase()} ${redactUrl(resolveUrl(first.url))}: more than ${requestLimit} pages; the server's paging never ends`,
+  );
 }

@@ -51,7 +51,10 @@ interface NoProxyRule {
 }
 
 function bare(host: string): string {
-  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 function ipRule(address: string, prefix: number | undefined): (host: string) => boolean {
@@ -87,8 +90,12 @@ function parseRule(entry: string): NoProxyRule | undefined {
 
 /** A predicate telling whether a host (and port) goes direct under a NO_PROXY value. */
 export function noProxyMatcher(noProxy: string | undefined): (host: string, port: number) => boolean {
-  if (noProxy !== undefined && typeof noProxy !== 'string') expectString('noProxyMatcher', 'noProxy', noProxy, 'a NO_PROXY list such as "localhost,.internal" (or left out)');
-  const entries = (noProxy ?? '').split(/[\s,]+/).map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  if (noProxy !== undefined && typeof noProxy !== 'string')
+    expectString('noProxyMatcher', 'noProxy', noProxy, 'a NO_PROXY list such as "localhost,.internal" (or left out)');
+  const entries = (noProxy ?? '')
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
   if (entries.includes('*')) return () => true;
   const rules = entries.map(parseRule).filter((rule): rule is NoProxyRule => rule !== undefined);
   return (host, port) => {
@@ -178,9 +185,10 @@ type AddRequest = (request: http.ClientRequest, options: http.RequestOptions) =>
 function forwarding(agent: http.Agent, proxy: URL, proxied: (host: string, port: number) => boolean, forwarded: WeakSet<http.ClientRequest>): http.Agent {
   const addRequest = (agent as unknown as { addRequest: AddRequest }).addRequest.bind(agent);
   const endpoint = proxyEndpoint(proxy);
-  const authorization = proxy.username || proxy.password
-    ? `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`
-    : undefined;
+  const authorization =
+    proxy.username || proxy.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}`
+      : undefined;
   (agent as unknown as { addRequest: AddRequest }).addRequest = (request, options) => {
     const host = String(options.host ?? options.hostname ?? 'localhost');
     const port = Number(options.port ?? 80);
@@ -195,7 +203,13 @@ function forwarding(agent: http.Agent, proxy: URL, proxied: (host: string, port:
       // The head is rendered already when the request was given its headers as an array, or waits for `100 Continue`
       // (Expect, as the S3 SDK sends with a body; then the head is queued for the socket too): its request line is
       // rewritten in place, and the credentials added.
-      if (!rewriteHead(rendered, `${request.method} ${origin} HTTP/1.1\r\n`, `${request.method} ${request.path} HTTP/1.1\r\n${authorization ? `Proxy-Authorization: ${authorization}\r\n` : ''}`)) {
+      if (
+        !rewriteHead(
+          rendered,
+          `${request.method} ${origin} HTTP/1.1\r\n`,
+          `${request.method} ${request.path} HTTP/1.1\r\n${authorization ? `Proxy-Authorization: ${authorization}\r\n` : ''}`,
+        )
+      ) {
         request.destroy(new Error('the request could not be rewritten for the proxy'));
         return;
       }
@@ -257,10 +271,13 @@ export function createProxyAgents(settings: ProxySettings = proxySettingsFromEnv
   const httpTunnel = tunnel(httpProxyAgent);
   const httpsTunnel = tunnel(httpsProxyAgent);
   const forwarded = new WeakSet<http.ClientRequest>();
-  const httpAgent = httpProxy?.protocol === 'http:'
-    ? forwarding(applyConnectionPolicy(new http.Agent(poolOptions)), httpProxy, (host, port) => !bypass(host, port), forwarded)
-    : routed(applyConnectionPolicy(new http.Agent(poolOptions)), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
-  const httpsAgent = routed(applyConnectionPolicy(new https.Agent(poolOptions)), 443, (host, port) => (httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined));
+  const httpAgent =
+    httpProxy?.protocol === 'http:'
+      ? forwarding(applyConnectionPolicy(new http.Agent(poolOptions)), httpProxy, (host, port) => !bypass(host, port), forwarded)
+      : routed(applyConnectionPolicy(new http.Agent(poolOptions)), 80, (host, port) => (httpTunnel && !bypass(host, port) ? httpTunnel : undefined));
+  const httpsAgent = routed(applyConnectionPolicy(new https.Agent(poolOptions)), 443, (host, port) =>
+    httpsTunnel && !bypass(host, port) ? httpsTunnel : undefined,
+  );
   return {
     http: httpAgent,
     https: httpsAgent,

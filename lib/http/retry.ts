@@ -109,7 +109,8 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (retryIndex >= policy.retries) return { retry: false, reason: `${what}; no retries left (${policy.retries} allowed)` };
   if (policy.methods && !policy.methods.includes(method.toUpperCase())) return { retry: false, reason: `${what}; ${method} is not retried` };
   const named = status !== undefined ? input.reasons?.find((reason) => policy.reasons?.[status]?.includes(reason)) : undefined;
-  const retriable = status !== undefined ? policy.statuses.includes(status) || named !== undefined : errorCode !== undefined && policy.errorCodes.includes(errorCode);
+  const retriable =
+    status !== undefined ? policy.statuses.includes(status) || named !== undefined : errorCode !== undefined && policy.errorCodes.includes(errorCode);
   if (!retriable) return { retry: false, reason: `${what}${input.reasons?.length ? ` (${input.reasons.join(', ')})` : ''} is not retried` };
 
   const backoff = { ...policy.backoff, ...(status !== undefined ? policy.statusBackoff?.[status] : undefined) };
@@ -121,7 +122,10 @@ export function decideRetry(input: RetryInput): RetryDecision {
     const asked = parseRetryAfter(input.retryAfter);
     if (asked !== undefined) {
       if (asked > policy.retryAfterMaxMs) {
-        return { retry: false, reason: `${what}; the server asked to wait ${Math.ceil(asked / 1000)} s, more than the ${Math.ceil(policy.retryAfterMaxMs / 1000)} s allowed` };
+        return {
+          retry: false,
+          reason: `${what}; the server asked to wait ${Math.ceil(asked / 1000)} s, more than the ${Math.ceil(policy.retryAfterMaxMs / 1000)} s allowed`,
+        };
       }
       delayMs = Math.max(delayMs, asked);
     }

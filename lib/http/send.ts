@@ -60,14 +60,37 @@ export interface Sent {
  * the policy (data), with Retry-After, per-status schedules and the budget.
  */
 export function createSender(settings: SendSettings): (request: RequestOptions, defaultTotal: number | undefined) => Promise<Sent> {
-  const { attempts: { open, agents }, logger, baseRetry, limits, baseTimeouts, baseMaxRedirects, resolveUrl } = settings;
+  const {
+    attempts: { open, agents },
+    logger,
+    baseRetry,
+    limits,
+    baseTimeouts,
+    baseMaxRedirects,
+    resolveUrl,
+  } = settings;
 
-  async function retrying(context: HookContext, hooks: HttpHooks, decision: { reason: string; delayMs: number }, attempt: number, policy: RetryPolicy): Promise<void> {
+  async function retrying(
+    context: HookContext,
+    hooks: HttpHooks,
+    decision: { reason: string; delayMs: number },
+    attempt: number,
+    policy: RetryPolicy,
+  ): Promise<void> {
     const { method, url } = context;
     logger.debug(`${method} ${redactUrl(url)}: ${decision.reason}; retrying in ${decision.delayMs} ms`);
     const notice: RetryNotice = { method, url: redactUrl(url), reason: decision.reason, delayMs: decision.delayMs, attempt };
     for (const hook of hooks.beforeRetry ?? []) await hook(notice, context);
-    if (!policy.quiet) announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: attempt + 1, attempts: policy.retries + 1 });
+    if (!policy.quiet)
+      announceWait({
+        kind: 'retry',
+        host: url.host,
+        reason: decision.reason,
+        at: Date.now() + decision.delayMs,
+        delayMs: decision.delayMs,
+        attempt: attempt + 1,
+        attempts: policy.retries + 1,
+      });
   }
 
   return async function send(request: RequestOptions, defaultTotal: number | undefined): Promise<Sent> {
@@ -75,9 +98,10 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     const params = toSearchParams(request.searchParams);
     if (params) for (const [name, value] of params) url.searchParams.append(name, value);
     const method = (request.method ?? 'GET').toUpperCase();
-    const chosen = request.body instanceof Readable ? noRetries : request.retry ?? baseRetry;
+    const chosen = request.body instanceof Readable ? noRetries : (request.retry ?? baseRetry);
     // A Retry-After longer than the longest wait allowed is not waited for (the error says what the server asked).
-    const policy = limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
+    const policy =
+      limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
     const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
     const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
@@ -136,7 +160,9 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
       if (resend && resendable && hookResends < maxHookResends) {
         hookResends += 1;
         // Read to its end (within the error body's limit) so the connection can serve the resend.
-        await readLimited(answer.body, errorBodyLimit, () => 'the body').catch(() => undefined).finally(answer.finish);
+        await readLimited(answer.body, errorBodyLimit, () => 'the body')
+          .catch(() => undefined)
+          .finally(answer.finish);
         logger.debug(`${method} ${redactUrl(url)}: answered ${answer.status}; a hook sends it once more`);
         attempt -= 1;
         continue;
@@ -153,7 +179,15 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
       }
       const errorBody = parseErrorBody(raw);
       const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
-      const decision = decideRetry({ policy, retryIndex: attempt - 1, method, status: answer.status, retryAfter: answer.headers['retry-after'], reasons, waitedMs });
+      const decision = decideRetry({
+        policy,
+        retryIndex: attempt - 1,
+        method,
+        status: answer.status,
+        retryAfter: answer.headers['retry-after'],
+        reasons,
+        waitedMs,
+      });
       if (decision.retry) {
         await retrying(context, hooks, decision, attempt, policy);
         waitedMs += decision.delayMs;

@@ -56,7 +56,10 @@ export function loadTlsOptions(options: TlsOptions = {}): AgentTlsOptions {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const problem = code === 'ENOTDIR' ? 'is not a folder' : code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (error as Error).message})`;
-      throw new UsageError(`${named('CA folder', sources.caPath)} ${options.caPath} ${problem}`, { code: 'PATH_NOT_READABLE', hint: 'give a folder of PEM files, or a CA bundle file with the CA certificate file setting' });
+      throw new UsageError(`${named('CA folder', sources.caPath)} ${options.caPath} ${problem}`, {
+        code: 'PATH_NOT_READABLE',
+        hint: 'give a folder of PEM files, or a CA bundle file with the CA certificate file setting',
+      });
     }
     // Any name: OpenSSL's c_rehash folders hold `<hash>.0` links. A file that holds no PEM certificate (a README, a
     // CRL) and a link to nothing are passed over; a folder with no certificate at all is a mistake worth stopping on.
@@ -68,7 +71,9 @@ export function loadTlsOptions(options: TlsOptions = {}): AgentTlsOptions {
       if (pem.includes('-----BEGIN CERTIFICATE-----')) found.push(pem);
     }
     if (found.length === 0) {
-      throw new UsageError(`${named('CA folder', sources.caPath)} ${options.caPath} holds no PEM certificate`, { hint: 'point it at a folder of PEM files (any name, such as c_rehash\'s <hash>.0), or use a CA bundle file instead' });
+      throw new UsageError(`${named('CA folder', sources.caPath)} ${options.caPath} holds no PEM certificate`, {
+        hint: "point it at a folder of PEM files (any name, such as c_rehash's <hash>.0), or use a CA bundle file instead",
+      });
     }
     extra.push(...found);
   }

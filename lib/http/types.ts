@@ -184,4 +184,3 @@ export interface HttpClient {
   /** Releases the keep-alive sockets. */
   close(): void;
 }
-

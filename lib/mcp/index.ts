@@ -3,4 +3,11 @@
 export * from './server/index.js';
 export { canonicalResourceUri, sameResource, protectedResourceMetadataUrl } from './resource-uri.js';
 export { canonicalServerUri } from './client/index.js';
-export { connectContextServer, ContextClientError, type ConnectOptions, type ContextServerConnection, type CallOptions, type ContextClientErrorCode } from './client/index.js';
+export {
+  connectContextServer,
+  ContextClientError,
+  type ConnectOptions,
+  type ContextServerConnection,
+  type CallOptions,
+  type ContextClientErrorCode,
+} from './client/index.js';

@@ -22,8 +22,10 @@ export function canonicalResourceUri(input: string | URL, what = 'the resource',
     throw new UsageError(`${what} ${shown(text.slice(0, 200))} is not an absolute URL`, { code, hint: `give it with its scheme, e.g. ${example}` });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what} must be http(s), not ${url.protocol}`, { code });
-  if (url.username !== '' || url.password !== '') throw new UsageError(`${what} must not carry credentials`, { code, hint: 'tokens come from OAuth; leave user:password@ out' });
-  if (text.includes('#')) throw new UsageError(`${what} must have no fragment (CTX-URI-NO-FRAGMENT)`, { code, hint: 'the canonical server URI has no fragment (RFC 8707 §2)' });
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(`${what} must not carry credentials`, { code, hint: 'tokens come from OAuth; leave user:password@ out' });
+  if (text.includes('#'))
+    throw new UsageError(`${what} must have no fragment (CTX-URI-NO-FRAGMENT)`, { code, hint: 'the canonical server URI has no fragment (RFC 8707 §2)' });
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.protocol}//${url.host}${path}${url.search}`;
 }

@@ -34,7 +34,10 @@ export function clientAuthentication(client: OAuthClient): { form: Record<string
   if (clientSecret !== undefined) registerSecret(clientSecret);
   if (authMethod === 'client_secret_basic' && clientSecret !== undefined) {
     // RFC 6749 §2.3.1: each part form-urlencoded before the Basic encoding.
-    return { form: {}, headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}` } };
+    return {
+      form: {},
+      headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}` },
+    };
   }
   if (authMethod === 'client_secret_post' && clientSecret !== undefined) return { form: { client_id: clientId, client_secret: clientSecret }, headers: {} };
   return { form: { client_id: clientId }, headers: {} };

@@ -55,7 +55,11 @@ export interface MetadataFound {
  * The first of `urls` that answers 200 with a JSON object, and what the others answered (`tried`, for messages:
  * `<url> (404)`, `<url> (not a JSON object)`). A status `options.serverFailure` names is raised by the HTTP core.
  */
-export async function findMetadata(http: HttpClient, urls: readonly string[], options: SendOptions = {}): Promise<{ found: MetadataFound | undefined; tried: string[]; notJson: string[] }> {
+export async function findMetadata(
+  http: HttpClient,
+  urls: readonly string[],
+  options: SendOptions = {},
+): Promise<{ found: MetadataFound | undefined; tried: string[]; notJson: string[] }> {
   const tried: string[] = [];
   const notJson: string[] = [];
   for (const url of urls) {
@@ -73,17 +77,26 @@ export async function findMetadata(http: HttpClient, urls: readonly string[], op
  */
 export function checkEndpoint(value: unknown, field: string, server: string): URL {
   if (typeof value !== 'string' || value === '') {
-    throw new OAuthError(`the authorization server ${server} names no ${field}`, { code: oauthErrorCodes.invalidMetadata, field, hint: 'its RFC 8414 metadata must list it' });
+    throw new OAuthError(`the authorization server ${server} names no ${field}`, {
+      code: oauthErrorCodes.invalidMetadata,
+      field,
+      hint: 'its RFC 8414 metadata must list it',
+    });
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new OAuthError(`the authorization server ${server}'s ${field} ${shown(value.slice(0, 200))} is no URL`, { code: oauthErrorCodes.invalidMetadata, field });
+    throw new OAuthError(`the authorization server ${server}'s ${field} ${shown(value.slice(0, 200))} is no URL`, {
+      code: oauthErrorCodes.invalidMetadata,
+      field,
+    });
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return url;
   throw new OAuthError(`the authorization server ${server}'s ${field} ${url.protocol}//${url.host}${url.pathname} is not https`, {
-    code: oauthErrorCodes.insecureEndpoint, field, hint: 'an authorization server must serve every endpoint over https; plain http is accepted only on a loopback address',
+    code: oauthErrorCodes.insecureEndpoint,
+    field,
+    hint: 'an authorization server must serve every endpoint over https; plain http is accepted only on a loopback address',
   });
 }
 
@@ -93,8 +106,23 @@ export function optionalEndpoint(value: unknown, field: string, server: string):
 }
 
 const stringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
-const listFields = ['scopes_supported', 'code_challenge_methods_supported', 'token_endpoint_auth_methods_supported', 'grant_types_supported', 'response_types_supported'];
-const endpointFields = ['authorization_endpoint', 'token_endpoint', 'device_authorization_endpoint', 'revocation_endpoint', 'introspection_endpoint', 'registration_endpoint', 'userinfo_endpoint', 'jwks_uri'];
+const listFields = [
+  'scopes_supported',
+  'code_challenge_methods_supported',
+  'token_endpoint_auth_methods_supported',
+  'grant_types_supported',
+  'response_types_supported',
+];
+const endpointFields = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'device_authorization_endpoint',
+  'revocation_endpoint',
+  'introspection_endpoint',
+  'registration_endpoint',
+  'userinfo_endpoint',
+  'jwks_uri',
+];
 
 /** `https://as.example` and `https://as.example/`: a mismatch the person can fix by copying the server's spelling. */
 function onlySlashApart(named: unknown, given: string): named is string {
@@ -115,16 +143,27 @@ export function checkMetadata(found: MetadataFound, checks: MetadataChecks = {})
   const { url, document } = found;
   const server = checks.server ?? checks.issuer ?? url;
   if (checks.issuer !== undefined && document.issuer !== checks.issuer) {
-    throw new OAuthError(`the authorization server metadata at ${url} is for issuer ${typeof document.issuer === 'string' ? shown(document.issuer.slice(0, 200)) : '(none)'}, not ${checks.issuer}; refusing it (RFC 8414 §3.3)`, {
-      code: oauthErrorCodes.issuerMismatch, url, field: 'issuer', hint: onlySlashApart(document.issuer, checks.issuer)
-        ? `give the issuer exactly as the server names it: ${document.issuer} (RFC 8414 compares issuers character for character, a trailing slash included)`
-        : 'the metadata must name the very issuer it was looked up for: a mix-up or a misconfigured server',
-    });
+    throw new OAuthError(
+      `the authorization server metadata at ${url} is for issuer ${typeof document.issuer === 'string' ? shown(document.issuer.slice(0, 200)) : '(none)'}, not ${checks.issuer}; refusing it (RFC 8414 §3.3)`,
+      {
+        code: oauthErrorCodes.issuerMismatch,
+        url,
+        field: 'issuer',
+        hint: onlySlashApart(document.issuer, checks.issuer)
+          ? `give the issuer exactly as the server names it: ${document.issuer} (RFC 8414 compares issuers character for character, a trailing slash included)`
+          : 'the metadata must name the very issuer it was looked up for: a mix-up or a misconfigured server',
+      },
+    );
   }
   for (const field of checks.required ?? []) checkEndpoint(document[field], field, server);
   for (const field of endpointFields) optionalEndpoint(document[field], field, server);
   for (const field of listFields) {
-    if (document[field] !== undefined && !stringList(document[field])) throw new OAuthError(`the authorization server metadata at ${url} has a ${field} that is no list of strings`, { code: oauthErrorCodes.invalidMetadata, url, field });
+    if (document[field] !== undefined && !stringList(document[field]))
+      throw new OAuthError(`the authorization server metadata at ${url} has a ${field} that is no list of strings`, {
+        code: oauthErrorCodes.invalidMetadata,
+        url,
+        field,
+      });
   }
   return document as AuthorizationServerMetadata;
 }

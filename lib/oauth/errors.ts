@@ -84,7 +84,9 @@ export function errorOfAnswer(answer: OAuthAnswer, what: string): OAuthError {
   const body = errorResponse(answer);
   const said = terminalText(body ? `: ${body.error}${body.description ? ` (${body.description.slice(0, 200)})` : ''}` : '');
   return new OAuthError(`${what} answered ${answer.status}${said}`, {
-    code: oauthErrorCodes.errorResponse, status: answer.status, url: answer.url,
+    code: oauthErrorCodes.errorResponse,
+    status: answer.status,
+    url: answer.url,
     ...(body ? { error: body.error, description: body.description, errorUri: body.uri } : {}),
   });
 }

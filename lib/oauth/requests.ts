@@ -39,7 +39,11 @@ type Parameters = Record<string, string | undefined>;
 
 function endpoint(config: OAuthConfig, field: 'token_endpoint' | 'device_authorization_endpoint' | 'revocation_endpoint' | 'introspection_endpoint'): string {
   const url = config.server[field];
-  if (!url) throw new OAuthError(`the authorization server${config.server.issuer ? ` ${config.server.issuer}` : ''} names no ${field}`, { code: oauthErrorCodes.invalidMetadata, field });
+  if (!url)
+    throw new OAuthError(`the authorization server${config.server.issuer ? ` ${config.server.issuer}` : ''} names no ${field}`, {
+      code: oauthErrorCodes.invalidMetadata,
+      field,
+    });
   return url;
 }
 
@@ -60,10 +64,24 @@ export function deviceCodeGrantRequest(config: OAuthConfig, deviceCode: string, 
 }
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: the code redeemed with its verifier. */
-export function authorizationCodeGrantRequest(config: OAuthConfig, grant: { code: string; redirectUri: string; codeVerifier: string }, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'token_endpoint'), {
-    grant_type: grantTypes.authorizationCode, code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.codeVerifier, ...parameters,
-  }, signal);
+export function authorizationCodeGrantRequest(
+  config: OAuthConfig,
+  grant: { code: string; redirectUri: string; codeVerifier: string },
+  parameters: Parameters = {},
+  signal?: AbortSignal,
+): Promise<OAuthAnswer> {
+  return send(
+    config,
+    endpoint(config, 'token_endpoint'),
+    {
+      grant_type: grantTypes.authorizationCode,
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.codeVerifier,
+      ...parameters,
+    },
+    signal,
+  );
 }
 
 /** RFC 6749 §6. */
@@ -103,7 +121,13 @@ export function processTokenResponse(answer: OAuthAnswer, what = 'the token answ
   const accessToken = requiredString(answer, 'access_token', what);
   const tokenType = answer.json?.token_type;
   if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') {
-    throw new OAuthError(`${what} from ${answer.url} has token_type ${JSON.stringify(tokenType ?? null).slice(0, 40)}, not Bearer`, { code: oauthErrorCodes.invalidResponse, status: answer.status, url: answer.url, field: 'token_type', hint: 'Gantry sends only bearer tokens' });
+    throw new OAuthError(`${what} from ${answer.url} has token_type ${JSON.stringify(tokenType ?? null).slice(0, 40)}, not Bearer`, {
+      code: oauthErrorCodes.invalidResponse,
+      status: answer.status,
+      url: answer.url,
+      field: 'token_type',
+      hint: 'Gantry sends only bearer tokens',
+    });
   }
   return {
     accessToken,
@@ -119,7 +143,13 @@ export function processTokenResponse(answer: OAuthAnswer, what = 'the token answ
 /** RFC 7662 §2.2: the introspection answer, `active` a boolean; an error answer is an OAuthError. */
 export function processIntrospectionResponse(answer: OAuthAnswer, what = 'the introspection endpoint'): Record<string, unknown> & { active: boolean } {
   if (answer.status !== 200 || !answer.json) throw errorOfAnswer(answer, what);
-  if (typeof answer.json.active !== 'boolean') throw new OAuthError(`${what} answered without a boolean active`, { code: oauthErrorCodes.invalidResponse, status: answer.status, url: answer.url, field: 'active' });
+  if (typeof answer.json.active !== 'boolean')
+    throw new OAuthError(`${what} answered without a boolean active`, {
+      code: oauthErrorCodes.invalidResponse,
+      status: answer.status,
+      url: answer.url,
+      field: 'active',
+    });
   return answer.json as Record<string, unknown> & { active: boolean };
 }
 
@@ -129,9 +159,18 @@ export function registrationRequest(http: HttpClient, url: string, metadata: Rec
 }
 
 /** RFC 7591 §3.2.1: the client the server registered (201, or 200 as some send); an error answer is an OAuthError. */
-export function processRegistrationResponse(answer: OAuthAnswer, what = 'the registration endpoint'): { clientId: string; clientSecret: string | undefined; tokenEndpointAuthMethod: string | undefined } {
+export function processRegistrationResponse(
+  answer: OAuthAnswer,
+  what = 'the registration endpoint',
+): { clientId: string; clientSecret: string | undefined; tokenEndpointAuthMethod: string | undefined } {
   if (answer.status !== 201 && answer.status !== 200) throw errorOfAnswer(answer, what);
   const clientId = optionalString(answer, 'client_id');
-  if (clientId === undefined) throw new OAuthError(`${what} answered without a client_id`, { code: oauthErrorCodes.invalidResponse, status: answer.status, url: answer.url, field: 'client_id' });
+  if (clientId === undefined)
+    throw new OAuthError(`${what} answered without a client_id`, {
+      code: oauthErrorCodes.invalidResponse,
+      status: answer.status,
+      url: answer.url,
+      field: 'client_id',
+    });
   return { clientId, clientSecret: optionalString(answer, 'client_secret'), tokenEndpointAuthMethod: optionalString(answer, 'token_endpoint_auth_method') };
 }

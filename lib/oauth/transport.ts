@@ -27,7 +27,13 @@ export interface SendOptions {
 
 /** A client for authorization servers: no retries (a token request is not repeated), no redirects, GANTRY_TIMEOUT. */
 export function oauthHttpClient(options: { logger?: import('../log.js').Logger; userAgent?: string } = {}): HttpClient {
-  return createHttpClient({ retry: noRetry, timeouts: { connect: 10_000, response: waitLimits().timeoutMs ?? 30_000 }, maxRedirects: 0, ...(options.logger ? { logger: options.logger } : {}), ...(options.userAgent ? { userAgent: options.userAgent } : {}) });
+  return createHttpClient({
+    retry: noRetry,
+    timeouts: { connect: 10_000, response: waitLimits().timeoutMs ?? 30_000 },
+    maxRedirects: 0,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+  });
 }
 
 function answerOf(response: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown; url: string }): OAuthAnswer {
@@ -115,6 +121,7 @@ export function optionalSeconds(answer: OAuthAnswer, field: string, what: string
   const value = answer.json?.[field];
   if (value === undefined || value === null) return undefined;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) throw invalid(answer, `${what} from ${answer.url}: ${field} is not a number of seconds (${JSON.stringify(value).slice(0, 40)})`, field);
+  if (typeof number !== 'number' || !Number.isFinite(number) || number < 0)
+    throw invalid(answer, `${what} from ${answer.url}: ${field} is not a number of seconds (${JSON.stringify(value).slice(0, 40)})`, field);
   return number;
 }

@@ -52,7 +52,10 @@ interface Cached {
 function checkId(where: string, name: string, value: unknown): string {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text !== 'string' || !/^[1-9]\d{0,18}$/.test(text.trim())) {
-    throw new UsageError(`${where}: ${name} must be a whole number above 0 (as the platform shows it), got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value)}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(
+      `${where}: ${name} must be a whole number above 0 (as the platform shows it), got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 40) : value)}`,
+      { code: 'INVALID_ARGUMENT' },
+    );
   }
   return text.trim();
 }
@@ -71,12 +74,18 @@ function loadKey(where: string, options: PlatformAppOptions, env: NodeJS.Process
   } else if (chosen !== undefined) {
     const path = chosen.value;
     expectString(where, 'privateKeyFile', path, 'the path of a PEM file');
-    [material, from] = [readLocalTextSync(path, { what: `${where}: the app's private key file${chosen.origin === 'option' ? '' : ` (${chosen.from})`}` }), path];
+    [material, from] = [
+      readLocalTextSync(path, { what: `${where}: the app's private key file${chosen.origin === 'option' ? '' : ` (${chosen.from})`}` }),
+      path,
+    ];
   } else {
-    throw new UsageError(`${where}: no private key for the app: pass privateKey or privateKeyFile, or set GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, {
-      code: 'PLATFORM_APP_NO_KEY',
-      hint: 'the key is the .pem file made on the app\'s settings page (gantry dev writes one and prints its path)',
-    });
+    throw new UsageError(
+      `${where}: no private key for the app: pass privateKey or privateKeyFile, or set GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`,
+      {
+        code: 'PLATFORM_APP_NO_KEY',
+        hint: "the key is the .pem file made on the app's settings page (gantry dev writes one and prints its path)",
+      },
+    );
   }
   if (typeof material === 'string' || Buffer.isBuffer(material)) {
     const text = material.toString();
@@ -84,14 +93,20 @@ function loadKey(where: string, options: PlatformAppOptions, env: NodeJS.Process
     try {
       material = createPrivateKey(text);
     } catch {
-      throw new UsageError(`${where}: the app's private key from ${from} is not a PEM private key`, { code: 'PLATFORM_APP_BAD_KEY', hint: 'give the whole .pem file, from -----BEGIN … PRIVATE KEY----- to the END line' });
+      throw new UsageError(`${where}: the app's private key from ${from} is not a PEM private key`, {
+        code: 'PLATFORM_APP_BAD_KEY',
+        hint: 'give the whole .pem file, from -----BEGIN … PRIVATE KEY----- to the END line',
+      });
     }
   }
   if (typeof material !== 'object' || material === null || (material as KeyObject).type !== 'private') {
     throw new UsageError(`${where}: the app's private key from ${from} is not a private key`, { code: 'PLATFORM_APP_BAD_KEY' });
   }
   if (material.asymmetricKeyType !== 'rsa') {
-    throw new UsageError(`${where}: the app's private key from ${from} is ${material.asymmetricKeyType ?? 'not asymmetric'}; the platform signs apps' JWTs with RSA (RS256)`, { code: 'PLATFORM_APP_BAD_KEY' });
+    throw new UsageError(
+      `${where}: the app's private key from ${from} is ${material.asymmetricKeyType ?? 'not asymmetric'}; the platform signs apps' JWTs with RSA (RS256)`,
+      { code: 'PLATFORM_APP_BAD_KEY' },
+    );
   }
   return material;
 }
@@ -118,7 +133,11 @@ export class PlatformApp {
     refuseUnknownOptions(where, options, platformAppOptionKeys);
     const env = options.env ?? process.env;
     const appId = settingsReader(platformSettings, { env }).pick('appId', options.appId)?.value as string | number | undefined;
-    if (appId === undefined) throw new UsageError(`${where}: no app id: pass appId or set GANTRY_APP_ID`, { code: 'PLATFORM_APP_NO_ID', hint: 'the id is on the app\'s settings page (gantry dev prints its app\'s)' });
+    if (appId === undefined)
+      throw new UsageError(`${where}: no app id: pass appId or set GANTRY_APP_ID`, {
+        code: 'PLATFORM_APP_NO_ID',
+        hint: "the id is on the app's settings page (gantry dev prints its app's)",
+      });
     this.appId = checkId(where, 'appId', appId);
     this.key = loadKey(where, options, env);
     this.options = options;
@@ -174,18 +193,25 @@ export class PlatformApp {
   }
 
   private async fetchToken(id: string, signal?: AbortSignal): Promise<Cached> {
-    const response = await this.appClient.request<Record<string, unknown>>('POST', '/app/installations/{installation_id}/access_tokens', { params: { installation_id: id }, creates: false, ...(signal ? { signal } : {}) });
+    const response = await this.appClient.request<Record<string, unknown>>('POST', '/app/installations/{installation_id}/access_tokens', {
+      params: { installation_id: id },
+      creates: false,
+      ...(signal ? { signal } : {}),
+    });
     const body = response.body;
     const token = body && typeof body === 'object' ? body.token : undefined;
     const expiresAtMs = body && typeof body === 'object' && typeof body.expires_at === 'string' ? Date.parse(body.expires_at) : Number.NaN;
     if (typeof token !== 'string' || token === '' || /\s/.test(token) || !Number.isFinite(expiresAtMs)) {
-      throw new ProtocolError(`POST /app/installations/${id}/access_tokens answered ${response.status} without a token and its expires_at`, 'check that the address points at the platform API');
+      throw new ProtocolError(
+        `POST /app/installations/${id}/access_tokens answered ${response.status} without a token and its expires_at`,
+        'check that the address points at the platform API',
+      );
     }
     registerSecret(token);
     const answer: InstallationToken = {
       token,
       expiresAt: new Date(expiresAtMs),
-      permissions: body.permissions && typeof body.permissions === 'object' ? body.permissions as Record<string, string> : undefined,
+      permissions: body.permissions && typeof body.permissions === 'object' ? (body.permissions as Record<string, string>) : undefined,
       repositorySelection: typeof body.repository_selection === 'string' ? body.repository_selection : undefined,
     };
     const cached = { token, expiresAtMs, answer };

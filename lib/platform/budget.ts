@@ -152,10 +152,19 @@ export class MemoryBudgetStore implements BudgetStore {
   private reserveNow(r: Reservation, now: number): ReserveResult {
     const { limits } = r;
     if (this.inFlight >= limits.concurrency) {
-      return { granted: false, scope: 'concurrency', retryAt: undefined, reason: `${this.inFlight} requests in flight, the most allowed (RATE-SEC-CONCURRENCY)` };
+      return {
+        granted: false,
+        scope: 'concurrency',
+        retryAt: undefined,
+        reason: `${this.inFlight} requests in flight, the most allowed (RATE-SEC-CONCURRENCY)`,
+      };
     }
     const state = this.state(r.identity);
-    for (const [scope, key] of [['resource', `resource:${r.resource}`], ['endpoint', `endpoint:${r.endpoint}`], ...(r.creation ? [['creation', 'creation']] : [])] as Array<[Scope, string]>) {
+    for (const [scope, key] of [
+      ['resource', `resource:${r.resource}`],
+      ['endpoint', `endpoint:${r.endpoint}`],
+      ...(r.creation ? [['creation', 'creation']] : []),
+    ] as Array<[Scope, string]>) {
       const until = state.holds.get(key);
       if (until !== undefined && until > now) return { granted: false, scope, retryAt: until, reason: `${key} is held until ${new Date(until).toISOString()}` };
     }
@@ -170,7 +179,12 @@ export class MemoryBudgetStore implements BudgetStore {
       }
       if (resource.remaining !== undefined && resource.reset !== undefined && resource.remaining - resource.inFlight <= 0) {
         const until = resource.reset * 1000 + limits.resetSkewMs;
-        return { granted: false, scope: 'resource', retryAt: until, reason: `the ${r.resource} budget is spent until ${new Date(resource.reset * 1000).toISOString()} (RATE-HDR-REMAINING)` };
+        return {
+          granted: false,
+          scope: 'resource',
+          retryAt: until,
+          reason: `the ${r.resource} budget is spent until ${new Date(resource.reset * 1000).toISOString()} (RATE-HDR-REMAINING)`,
+        };
       }
       if (!resource.answered && resource.inFlight > 0) {
         // The first request to a resource goes alone: its answer tells the budget before the others spend it.
@@ -184,7 +198,12 @@ export class MemoryBudgetStore implements BudgetStore {
     }
     const used = windowSum(points, now, minute);
     if (used + r.points > limits.pointsPerMinute) {
-      return { granted: false, scope: 'endpoint', retryAt: whenFits(points, minute, limits.pointsPerMinute, r.points), reason: `${r.endpoint} used ${used} of ${limits.pointsPerMinute} points this minute (RATE-SEC-POINTS-REST)` };
+      return {
+        granted: false,
+        scope: 'endpoint',
+        retryAt: whenFits(points, minute, limits.pointsPerMinute, r.points),
+        reason: `${r.endpoint} used ${used} of ${limits.pointsPerMinute} points this minute (RATE-SEC-POINTS-REST)`,
+      };
     }
     if (r.creation) {
       state.creations = state.creations.filter((at) => at > now - hour);
@@ -192,15 +211,30 @@ export class MemoryBudgetStore implements BudgetStore {
       const lastHour = creations.length;
       const recent = creations.filter(([at]) => at > now - minute);
       if (recent.length + 1 > limits.creationsPerMinute) {
-        return { granted: false, scope: 'creation', retryAt: whenFits(recent, minute, limits.creationsPerMinute, 1), reason: `${recent.length} content-creating requests this minute, the most allowed (RATE-SEC-CONTENT-CREATION)` };
+        return {
+          granted: false,
+          scope: 'creation',
+          retryAt: whenFits(recent, minute, limits.creationsPerMinute, 1),
+          reason: `${recent.length} content-creating requests this minute, the most allowed (RATE-SEC-CONTENT-CREATION)`,
+        };
       }
       if (lastHour + 1 > limits.creationsPerHour) {
-        return { granted: false, scope: 'creation', retryAt: whenFits(creations, hour, limits.creationsPerHour, 1), reason: `${lastHour} content-creating requests this hour, the most allowed (RATE-SEC-CONTENT-CREATION)` };
+        return {
+          granted: false,
+          scope: 'creation',
+          retryAt: whenFits(creations, hour, limits.creationsPerHour, 1),
+          reason: `${lastHour} content-creating requests this hour, the most allowed (RATE-SEC-CONTENT-CREATION)`,
+        };
       }
     }
     const cpu = windowSum(state.cpu, now, minute);
     if (cpu >= limits.cpuMsPerMinute) {
-      return { granted: false, scope: 'cpu', retryAt: whenFits(state.cpu, minute, limits.cpuMsPerMinute, 1), reason: `an estimated ${Math.round(cpu / 1000)} s of the platform's CPU time this minute (RATE-SEC-CPU-TIME)` };
+      return {
+        granted: false,
+        scope: 'cpu',
+        retryAt: whenFits(state.cpu, minute, limits.cpuMsPerMinute, 1),
+        reason: `an estimated ${Math.round(cpu / 1000)} s of the platform's CPU time this minute (RATE-SEC-CPU-TIME)`,
+      };
     }
     this.inFlight += 1;
     const entry: [number, number] = [now, r.points];
@@ -264,7 +298,14 @@ export class MemoryBudgetStore implements BudgetStore {
     const resources: Record<string, ResourceState> = {};
     for (const [name, r] of state.resources) {
       const heldUntil = state.holds.get(`resource:${name}`);
-      resources[name] = { limit: r.limit, remaining: r.remaining, used: r.used, reset: r.reset, inFlight: r.inFlight, heldUntil: heldUntil !== undefined && heldUntil > now ? heldUntil : undefined };
+      resources[name] = {
+        limit: r.limit,
+        remaining: r.remaining,
+        used: r.used,
+        reset: r.reset,
+        inFlight: r.inFlight,
+        heldUntil: heldUntil !== undefined && heldUntil > now ? heldUntil : undefined,
+      };
     }
     const points: Record<string, number> = {};
     for (const [endpoint, entries] of state.points) {

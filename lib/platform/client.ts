@@ -13,7 +13,29 @@ import { UsageError } from '../errors.js';
 import { parseServiceUrl } from '../service-url.js';
 import { optionKeys, refuseUnknownOptions, settingsReader } from '../settings.js';
 import { platformSettings, sharedPlatformOptionKeys } from './settings.js';
-import { announceWait, createHttpClient, renewalFor, type Credentials, decideRetry, definePolicy, NetworkError, noRetry, paginate, parseRetryAfter, ProtocolError, redactUrl, registerSecret, type HttpClient, type HttpResponse, type RequestOptions, type ProxySettings, type RetryPolicy, type Timeouts, type TlsOptions, waitLimits } from '../http/index.js';
+import {
+  announceWait,
+  createHttpClient,
+  renewalFor,
+  type Credentials,
+  decideRetry,
+  definePolicy,
+  NetworkError,
+  noRetry,
+  paginate,
+  parseRetryAfter,
+  ProtocolError,
+  redactUrl,
+  registerSecret,
+  type HttpClient,
+  type HttpResponse,
+  type RequestOptions,
+  type ProxySettings,
+  type RetryPolicy,
+  type Timeouts,
+  type TlsOptions,
+  waitLimits,
+} from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
 import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
@@ -65,7 +87,13 @@ export interface PlatformClientOptions {
 }
 
 const platformClientOptionKeys = optionKeys<PlatformClientOptions>({
-  ...sharedPlatformOptionKeys, token: true, auth: true, clientId: true, clientSecret: true, serverSide: true, identity: true,
+  ...sharedPlatformOptionKeys,
+  token: true,
+  auth: true,
+  clientId: true,
+  clientSecret: true,
+  serverSide: true,
+  identity: true,
 });
 
 /**
@@ -140,7 +168,13 @@ export function readRateLimitHeaders(headers: Record<string, string | string[] |
   const remaining = numberHeader(headers, 'x-ratelimit-remaining');
   const reset = numberHeader(headers, 'x-ratelimit-reset');
   if (remaining === undefined || reset === undefined) return undefined;
-  return { resource: header(headers, 'x-ratelimit-resource') ?? fallbackResource, limit: limit ?? remaining, remaining, used: numberHeader(headers, 'x-ratelimit-used'), reset };
+  return {
+    resource: header(headers, 'x-ratelimit-resource') ?? fallbackResource,
+    limit: limit ?? remaining,
+    remaining,
+    used: numberHeader(headers, 'x-ratelimit-used'),
+    reset,
+  };
 }
 
 function duration(ms: number): string {
@@ -191,10 +225,20 @@ export class PlatformClient {
     const settings = settingsReader(platformSettings, { env });
     const baseUrl = settings.pick('baseUrl', options.baseUrl, 'baseUrl')?.value;
     if (baseUrl === undefined) {
-      throw new UsageError(`${where}: no platform API address: pass baseUrl or set PLATFORM_API_URL`, { code: 'PLATFORM_NO_URL', hint: 'e.g. PLATFORM_API_URL=https://api.platform.example (gantry dev serves one locally)' });
+      throw new UsageError(`${where}: no platform API address: pass baseUrl or set PLATFORM_API_URL`, {
+        code: 'PLATFORM_NO_URL',
+        hint: 'e.g. PLATFORM_API_URL=https://api.platform.example (gantry dev serves one locally)',
+      });
     }
     expectString(where, 'baseUrl', baseUrl, 'the REST API address, e.g. https://api.platform.example');
-    const base = parseServiceUrl(baseUrl, { name: `${where}: the platform API address`, plainHttp: 'anywhere', userinfo: true, query: true, code: 'INVALID_ARGUMENT', hint: 'check PLATFORM_API_URL or baseUrl' });
+    const base = parseServiceUrl(baseUrl, {
+      name: `${where}: the platform API address`,
+      plainHttp: 'anywhere',
+      userinfo: true,
+      query: true,
+      code: 'INVALID_ARGUMENT',
+      hint: 'check PLATFORM_API_URL or baseUrl',
+    });
     this.baseUrl = base.toString().replace(/\/$/, '');
     this.basePath = base.pathname.replace(/\/$/, '');
     this.origin = base.origin;
@@ -221,7 +265,11 @@ export class PlatformClient {
     }
     if (token !== undefined) {
       token = token.trim();
-      if (/\s/.test(token) || token === '') throw new UsageError(`${where}: the token from ${tokenSource} is empty or holds spaces`, { code: 'INVALID_ARGUMENT', hint: 'check that the variable holds the token alone' });
+      if (/\s/.test(token) || token === '')
+        throw new UsageError(`${where}: the token from ${tokenSource} is empty or holds spaces`, {
+          code: 'INVALID_ARGUMENT',
+          hint: 'check that the variable holds the token alone',
+        });
       registerSecret(token);
     }
     this.tokenSource = tokenSource;
@@ -242,10 +290,27 @@ export class PlatformClient {
     if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
     this.auth = auth;
     const { refused } = auth ?? {};
-    this.credentials = auth === undefined ? undefined : auth.renew ? auth : { token: (signal) => auth.token(signal), renew: async (token) => { if (token !== undefined) refused?.call(auth, token); } };
-    this.identity = auth !== undefined
-      ? { ...resolveIdentity({ options: { ...options.identity, kind: auth.kind } }), inferredFrom: 'configured', key: auth.key }
-      : resolveIdentity({ token, tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined, clientId, clientSecret, options: options.identity });
+    this.credentials =
+      auth === undefined
+        ? undefined
+        : auth.renew
+          ? auth
+          : {
+              token: (signal) => auth.token(signal),
+              renew: async (token) => {
+                if (token !== undefined) refused?.call(auth, token);
+              },
+            };
+    this.identity =
+      auth !== undefined
+        ? { ...resolveIdentity({ options: { ...options.identity, kind: auth.kind } }), inferredFrom: 'configured', key: auth.key }
+        : resolveIdentity({
+            token,
+            tokenSource: tokenSource === 'PLATFORM_TOKEN' ? 'PLATFORM_TOKEN' : undefined,
+            clientId,
+            clientSecret,
+            options: options.identity,
+          });
     this.limits = resolveLimits(typeof options.limits === 'string' ? undefined : options.limits, where);
     // The longest wait for a rate limit: limits.maxWaitMs, else GANTRY_MAX_WAIT (or the command's --max-wait).
     const givenMaxWait = typeof options.limits === 'object' && options.limits !== null && (options.limits as { maxWaitMs?: unknown }).maxWaitMs !== undefined;
@@ -259,11 +324,12 @@ export class PlatformClient {
     const store = options.store ?? (limitsUrl !== undefined ? budgetStoreFor(limitsUrl, { logger: this.logger }) : processBudgetStore);
     this.limiter = limiterFor(store, this.clock, this.logger);
 
-    const authorization = token !== undefined
-      ? `Bearer ${token}`
-      : clientId !== undefined && clientSecret !== undefined
-        ? `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
-        : undefined;
+    const authorization =
+      token !== undefined
+        ? `Bearer ${token}`
+        : clientId !== undefined && clientSecret !== undefined
+          ? `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
+          : undefined;
     this.http = createHttpClient({
       baseUrl: this.baseUrl,
       headers: { authorization, accept: 'application/json' },
@@ -286,12 +352,15 @@ export class PlatformClient {
       }
       if (url.origin !== this.origin) {
         // The token goes to the platform only.
-        throw new UsageError(`${where}: ${redactUrl(url)} is not on the platform API (${this.origin}); the token is not sent there`, { code: 'INVALID_ARGUMENT' });
+        throw new UsageError(`${where}: ${redactUrl(url)} is not on the platform API (${this.origin}); the token is not sent there`, {
+          code: 'INVALID_ARGUMENT',
+        });
       }
       const relative = url.pathname.startsWith(this.basePath) ? url.pathname.slice(this.basePath.length) || '/' : url.pathname;
       return { url, path: relative, template: relative };
     }
-    if (!path.startsWith('/')) throw new UsageError(`${where}: the path must start with / (e.g. /repos/octo-org/site), got "${path.slice(0, 80)}"`, { code: 'INVALID_ARGUMENT' });
+    if (!path.startsWith('/'))
+      throw new UsageError(`${where}: the path must start with / (e.g. /repos/octo-org/site), got "${path.slice(0, 80)}"`, { code: 'INVALID_ARGUMENT' });
     const [rawPath, rawQuery] = path.split('?', 2) as [string, string | undefined];
     const concrete = substitute(where, rawPath, params);
     const url = new URL(`${this.baseUrl}${concrete}${rawQuery !== undefined ? `?${rawQuery}` : ''}`);
@@ -308,7 +377,8 @@ export class PlatformClient {
     expectString(where, 'path', path, 'a path such as "/repos/octo-org/site"');
     expectOptions(where, options);
     const verb = method.toUpperCase();
-    if (!methods.has(verb)) throw new UsageError(`${where}: ${JSON.stringify(method)} is not a method the REST API takes (${[...methods].join(', ')})`, { code: 'INVALID_ARGUMENT' });
+    if (!methods.has(verb))
+      throw new UsageError(`${where}: ${JSON.stringify(method)} is not a method the REST API takes (${[...methods].join(', ')})`, { code: 'INVALID_ARGUMENT' });
     if (options.query !== undefined) expectObject(where, 'query', options.query, 'an object of query parameters');
     if (options.headers !== undefined) expectObject(where, 'headers', options.headers, 'an object of headers');
     if (options.params !== undefined) expectObject(where, 'params', options.params, 'an object of path parameters');
@@ -336,7 +406,10 @@ export class PlatformClient {
     let serverRetries = 0;
     let serverWaitedMs = 0;
     const auth = this.auth;
-    const renewal = this.credentials && auth ? renewalFor(this.credentials, { onRenew: () => this.logger.warn(`platform: ${shown} answered 401 to ${auth.describe}'s token; getting a new one`) }) : undefined;
+    const renewal =
+      this.credentials && auth
+        ? renewalFor(this.credentials, { onRenew: () => this.logger.warn(`platform: ${shown} answered 401 to ${auth.describe}'s token; getting a new one`) })
+        : undefined;
     for (;;) {
       attempt += 1;
       const queued = this.clock.now();
@@ -344,10 +417,17 @@ export class PlatformClient {
         first: attempt > 1,
         signal,
         maxWaitMs: this.limits.maxWaitMs,
-        tooLong: (retryAt, reason) => new PlatformRateLimitError({
-          kind: reason.includes('resource:') || reason.includes('budget') ? 'primary' : 'secondary', method: verb, url: url.toString(), status: 0, waitedMs, attempts: attempt - 1,
-          reason: `${reason}: a wait of ${duration(retryAt - this.clock.now())}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`, resumeAt: retryAt,
-        }),
+        tooLong: (retryAt, reason) =>
+          new PlatformRateLimitError({
+            kind: reason.includes('resource:') || reason.includes('budget') ? 'primary' : 'secondary',
+            method: verb,
+            url: url.toString(),
+            status: 0,
+            waitedMs,
+            attempts: attempt - 1,
+            reason: `${reason}: a wait of ${duration(retryAt - this.clock.now())}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`,
+            resumeAt: retryAt,
+          }),
       });
       let token: string | undefined;
       try {
@@ -373,10 +453,24 @@ export class PlatformClient {
       } catch (error) {
         await this.limiter.store.release(reservation, { now: this.clock.now(), durationMs: this.clock.now() - started, answered: false });
         if (!(error instanceof NetworkError)) throw error;
-        const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, errorCode: error.errorCode, waitedMs: serverWaitedMs });
+        const decision = decideRetry({
+          policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries },
+          retryIndex: serverRetries,
+          method: verb,
+          errorCode: error.errorCode,
+          waitedMs: serverWaitedMs,
+        });
         if (!decision.retry) throw error;
         this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
-        announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: serverRetries + 2, attempts: this.limits.serverErrorRetries + 1 });
+        announceWait({
+          kind: 'retry',
+          host: url.host,
+          reason: decision.reason,
+          at: Date.now() + decision.delayMs,
+          delayMs: decision.delayMs,
+          attempt: serverRetries + 2,
+          attempts: this.limits.serverErrorRetries + 1,
+        });
         serverRetries += 1;
         serverWaitedMs += decision.delayMs;
         await this.clock.sleep(decision.delayMs, signal);
@@ -396,10 +490,15 @@ export class PlatformClient {
       try {
         const body = parseBody(answer.body);
         const status = answer.status;
-        this.logger.debug(`platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`);
+        this.logger.debug(
+          `platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`,
+        );
         if (status < 400) {
           if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
-            throw new ProtocolError(`${shown} answered ${status} with a body that is not JSON`, 'check that the address points at the platform API and not at a proxy or web page');
+            throw new ProtocolError(
+              `${shown} answered ${status} with a body that is not JSON`,
+              'check that the address points at the platform API and not at a proxy or web page',
+            );
           }
           return { ...answer, body };
         }
@@ -407,8 +506,14 @@ export class PlatformClient {
         const jsonBody = typeof body === 'string' ? undefined : body;
         if (status === 401) {
           // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
-          if (renewal && token !== undefined && await renewal(token, { status, headers: answer.headers, url: answer.url, signal })) continue;
-          throw new PlatformCredentialsError({ method: verb, url: url.toString(), body: jsonBody, tokenSource: this.tokenSource, ...(this.auth ? { hint: this.auth.renewHint } : {}) });
+          if (renewal && token !== undefined && (await renewal(token, { status, headers: answer.headers, url: answer.url, signal }))) continue;
+          throw new PlatformCredentialsError({
+            method: verb,
+            url: url.toString(),
+            body: jsonBody,
+            tokenSource: this.tokenSource,
+            ...(this.auth ? { hint: this.auth.renewHint } : {}),
+          });
         }
 
         if (status === 403 || status === 429) {
@@ -436,9 +541,21 @@ export class PlatformClient {
               backoffs += 1;
               why = `backing off ${duration(waitMs)}`;
             }
-            const give = (reason: string) => new PlatformRateLimitError({ kind, method: verb, url: url.toString(), status, waitedMs, attempts: attempt, body: jsonBody, reason, resumeAt: remainingZero ? resumeAt : now + waitMs });
+            const give = (reason: string) =>
+              new PlatformRateLimitError({
+                kind,
+                method: verb,
+                url: url.toString(),
+                status,
+                waitedMs,
+                attempts: attempt,
+                body: jsonBody,
+                reason,
+                resumeAt: remainingZero ? resumeAt : now + waitMs,
+              });
             if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
-            if (waitMs > this.limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`);
+            if (waitMs > this.limits.maxWaitMs)
+              throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`);
             limitRetries += 1;
             const until = now + waitMs;
             const store = this.limiter.store;
@@ -448,9 +565,14 @@ export class PlatformClient {
               if (reservation.creation) await store.hold(reservation.identity, 'creation', until);
             } else {
               await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
-              if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
+              if (observation && observation.resource !== reservation.resource)
+                await store.hold(reservation.identity, `resource:${observation.resource}`, until);
             }
-            const said = announceWait({ kind: 'rate-limit', what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`, until });
+            const said = announceWait({
+              kind: 'rate-limit',
+              what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`,
+              until,
+            });
             // Said once: to whoever listens to the waits (the command), else in the log.
             const line = `platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`;
             if (said) this.logger.info(line);
@@ -459,10 +581,25 @@ export class PlatformClient {
           }
         }
         if (status >= 500) {
-          const decision = decideRetry({ policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries }, retryIndex: serverRetries, method: verb, status, retryAfter: header(headers, 'retry-after'), waitedMs: serverWaitedMs });
+          const decision = decideRetry({
+            policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries },
+            retryIndex: serverRetries,
+            method: verb,
+            status,
+            retryAfter: header(headers, 'retry-after'),
+            waitedMs: serverWaitedMs,
+          });
           if (decision.retry) {
             this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
-            announceWait({ kind: 'retry', host: url.host, reason: decision.reason, at: Date.now() + decision.delayMs, delayMs: decision.delayMs, attempt: serverRetries + 2, attempts: this.limits.serverErrorRetries + 1 });
+            announceWait({
+              kind: 'retry',
+              host: url.host,
+              reason: decision.reason,
+              at: Date.now() + decision.delayMs,
+              delayMs: decision.delayMs,
+              attempt: serverRetries + 2,
+              attempts: this.limits.serverErrorRetries + 1,
+            });
             serverRetries += 1;
             serverWaitedMs += decision.delayMs;
             await release(); // the slot is not kept through the wait
@@ -505,7 +642,12 @@ export class PlatformClient {
 
   /** What the client expects (identity, limits) beside what it keeps and what the headers last said. */
   async budgets(): Promise<PlatformBudgets> {
-    return { identity: this.identity, limits: { ...this.limits }, kept: await this.limiter.store.snapshot(this.identity.key, this.clock.now()), waiting: this.limiter.waiting };
+    return {
+      identity: this.identity,
+      limits: { ...this.limits },
+      kept: await this.limiter.store.snapshot(this.identity.key, this.clock.now()),
+      waiting: this.limiter.waiting,
+    };
   }
 
   createCommitStatus(input: CommitStatusInput): Promise<CommitStatus> {

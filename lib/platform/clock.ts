@@ -13,5 +13,6 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) => (ms <= 0 ? (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()) : delay(ms, undefined, signal ? { signal } : undefined)),
+  sleep: (ms, signal) =>
+    ms <= 0 ? (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()) : delay(ms, undefined, signal ? { signal } : undefined),
 };

@@ -91,12 +91,16 @@ export class PlatformApiError extends ServiceError<unknown> {
   constructor(details: PlatformApiErrorDetails) {
     const parsed = readErrorBody(details.body);
     const said = parsed.message ?? (details.rawBody ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300)}` : '');
-    super(details, {
-      said: `${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`,
-      errors: parsed.errors,
-      seeAlso: parsed.documentationUrl,
-      code: `PLATFORM_${details.status}`,
-    }, platformHints);
+    super(
+      details,
+      {
+        said: `${said ? `: ${said}` : ''}${describeErrors(parsed.errors)}`,
+        errors: parsed.errors,
+        seeAlso: parsed.documentationUrl,
+        code: `PLATFORM_${details.status}`,
+      },
+      platformHints,
+    );
     this.platformMessage = parsed.message === undefined ? undefined : redact(parsed.message);
     this.documentationUrl = parsed.documentationUrl;
   }
@@ -112,12 +116,16 @@ export class PlatformCredentialsError extends ServiceError<unknown> {
   constructor(details: { method: string; url: string; body?: unknown; tokenSource?: string | undefined; hint?: string }) {
     const parsed = readErrorBody(details.body);
     const where = details.tokenSource ? ` (from ${details.tokenSource})` : '';
-    super({ status: 401, method: details.method, url: details.url, body: details.body }, {
-      said: `: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`,
-      errors: parsed.errors,
-      hint: `${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${see(parsed.documentationUrl)}`,
-      code: 'PLATFORM_BAD_CREDENTIALS',
-    }, platformHints);
+    super(
+      { status: 401, method: details.method, url: details.url, body: details.body },
+      {
+        said: `: ${parsed.message ?? 'Bad credentials'} — the platform does not accept the token${where}`,
+        errors: parsed.errors,
+        hint: `${details.hint ?? 'renew the token: it is wrong, expired or revoked; set a valid one in PLATFORM_TOKEN or GANTRY_PLATFORM_TOKEN (or the token option)'}${see(parsed.documentationUrl)}`,
+        code: 'PLATFORM_BAD_CREDENTIALS',
+      },
+      platformHints,
+    );
     this.platformMessage = parsed.message === undefined ? undefined : redact(parsed.message);
     this.documentationUrl = parsed.documentationUrl;
   }
@@ -159,11 +167,16 @@ export class PlatformRateLimitError extends GantryError {
     const url = redactUrl(details.url);
     const what = details.kind === 'primary' ? 'primary rate limit' : 'secondary rate limit';
     const resume = details.resumeAt !== undefined ? `; the platform allows it again at ${new Date(details.resumeAt).toISOString()}` : '';
-    super(redact(`${details.method} ${url}: gave up on the ${what} after waiting ${seconds(details.waitedMs)} over ${details.attempts} attempts (${details.reason})${resume}${parsed.message ? `: ${parsed.message}` : ''}`), {
-      hint: `try again later; keep fewer requests going at once, or raise the limits only if the platform allows more${see(parsed.documentationUrl)}`,
-      exitCode: ExitCode.remote,
-      code: details.kind === 'primary' ? 'PLATFORM_PRIMARY_LIMIT' : 'PLATFORM_SECONDARY_LIMIT',
-    });
+    super(
+      redact(
+        `${details.method} ${url}: gave up on the ${what} after waiting ${seconds(details.waitedMs)} over ${details.attempts} attempts (${details.reason})${resume}${parsed.message ? `: ${parsed.message}` : ''}`,
+      ),
+      {
+        hint: `try again later; keep fewer requests going at once, or raise the limits only if the platform allows more${see(parsed.documentationUrl)}`,
+        exitCode: ExitCode.remote,
+        code: details.kind === 'primary' ? 'PLATFORM_PRIMARY_LIMIT' : 'PLATFORM_SECONDARY_LIMIT',
+      },
+    );
     this.kind = details.kind;
     this.status = details.status;
     this.method = details.method;

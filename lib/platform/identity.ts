@@ -8,17 +8,18 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 
-export type IdentityKind =
-  | 'unauthenticated'
-  | 'personal'
-  | 'user-app'
-  | 'oauth-app-token'
-  | 'installation'
-  | 'oauth-app-client'
-  | 'workflow'
-  | 'app';
+export type IdentityKind = 'unauthenticated' | 'personal' | 'user-app' | 'oauth-app-token' | 'installation' | 'oauth-app-client' | 'workflow' | 'app';
 
-export const identityKinds: readonly IdentityKind[] = ['unauthenticated', 'personal', 'user-app', 'oauth-app-token', 'installation', 'oauth-app-client', 'workflow', 'app'];
+export const identityKinds: readonly IdentityKind[] = [
+  'unauthenticated',
+  'personal',
+  'user-app',
+  'oauth-app-token',
+  'installation',
+  'oauth-app-client',
+  'workflow',
+  'app',
+];
 
 export interface IdentityOptions {
   kind?: IdentityKind;
@@ -52,15 +53,21 @@ export function installationBudget(options: { enterprise?: boolean; repositories
 function budgetOf(kind: IdentityKind, options: IdentityOptions): { expectedPerHour: number; per: string } {
   const enterprise = options.enterprise === true;
   switch (kind) {
-    case 'unauthenticated': return { expectedPerHour: 60, per: 'originating IP address' };
+    case 'unauthenticated':
+      return { expectedPerHour: 60, per: 'originating IP address' };
     case 'personal':
     case 'user-app':
-    case 'oauth-app-token': return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'user (every token acting for the user combined)' };
-    case 'installation': return { expectedPerHour: installationBudget(options), per: 'installation' };
-    case 'oauth-app-client': return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'OAuth app' };
-    case 'workflow': return { expectedPerHour: enterprise ? 15_000 : 1_000, per: 'repository' };
+    case 'oauth-app-token':
+      return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'user (every token acting for the user combined)' };
+    case 'installation':
+      return { expectedPerHour: installationBudget(options), per: 'installation' };
+    case 'oauth-app-client':
+      return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'OAuth app' };
+    case 'workflow':
+      return { expectedPerHour: enterprise ? 15_000 : 1_000, per: 'repository' };
     // An app as itself (its JWT, on /app endpoints): the platform documents no number; a user's is assumed.
-    case 'app': return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'app (its JWT)' };
+    case 'app':
+      return { expectedPerHour: enterprise ? 15_000 : 5_000, per: 'app (its JWT)' };
   }
 }
 
@@ -83,10 +90,18 @@ export function credentialKey(credential: string | undefined): string {
  * `PLATFORM_TOKEN` is the workflow token (that is the variable automation workflows set) unless its prefix says it
  * is a personal or user token. A token of no known form counts as a user's (5,000 per hour).
  */
-export function resolveIdentity(input: { token?: string | undefined; tokenSource?: string | undefined; clientId?: string | undefined; clientSecret?: string | undefined; options?: IdentityOptions | undefined }): Identity {
+export function resolveIdentity(input: {
+  token?: string | undefined;
+  tokenSource?: string | undefined;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
+  options?: IdentityOptions | undefined;
+}): Identity {
   const options = input.options ?? {};
   if (options.kind !== undefined && !identityKinds.includes(options.kind)) {
-    throw new UsageError(`PlatformClient: identity.kind must be one of ${identityKinds.join(', ')}, got ${JSON.stringify(options.kind)}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(`PlatformClient: identity.kind must be one of ${identityKinds.join(', ')}, got ${JSON.stringify(options.kind)}`, {
+      code: 'INVALID_ARGUMENT',
+    });
   }
   for (const name of ['repositories', 'users'] as const) {
     const value = options[name];

@@ -40,7 +40,11 @@ export class Limiter {
   private wakeAt: number | undefined;
   private wakeTimer: AbortController | undefined;
 
-  constructor(readonly store: BudgetStore, readonly clock: Clock, private readonly logger: Logger) {
+  constructor(
+    readonly store: BudgetStore,
+    readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
     // A release wakes the queue on the next turn of the event loop, not inside the release: the request that released
     // still has its answer to read, and a rate-limit answer must hold its endpoint (or resource) before a waiter takes
     // the budget it freed. Woken at once, a request queued behind a refused one (for the first answer about a
@@ -54,7 +58,10 @@ export class Limiter {
   }
 
   /** Resolves when the reservation is granted; `first` puts a retried request ahead of those that came after it. */
-  acquire(reservation: Reservation, options: { first?: boolean; signal?: AbortSignal | undefined; maxWaitMs?: number; tooLong?: (retryAt: number, reason: string) => Error } = {}): Promise<void> {
+  acquire(
+    reservation: Reservation,
+    options: { first?: boolean; signal?: AbortSignal | undefined; maxWaitMs?: number; tooLong?: (retryAt: number, reason: string) => Error } = {},
+  ): Promise<void> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -66,7 +73,10 @@ export class Limiter {
       const waiter: Waiter = {
         reservation,
         scopes: scopesOf(reservation),
-        resolve: () => { signal?.removeEventListener('abort', onAbort); resolve(); },
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
         reject,
         reason: undefined,
         since: this.clock.now(),
@@ -128,7 +138,14 @@ export class Limiter {
         if (result.retryAt !== undefined) earliest = Math.min(earliest, result.retryAt);
         if (waiter.reason !== result.reason && result.retryAt !== undefined && holdMs >= longWaitMs) {
           this.logger.info(`platform: holding ${waiter.reservation.endpoint}: ${result.reason}`);
-          const what = result.scope === 'resource' ? `the ${waiter.reservation.resource} resource` : result.scope === 'endpoint' ? waiter.reservation.endpoint : result.scope === 'creation' ? 'content creation' : `the platform's ${result.scope}`;
+          const what =
+            result.scope === 'resource'
+              ? `the ${waiter.reservation.resource} resource`
+              : result.scope === 'endpoint'
+                ? waiter.reservation.endpoint
+                : result.scope === 'creation'
+                  ? 'content creation'
+                  : `the platform's ${result.scope}`;
           announceWait({ kind: 'rate-limit', what, until: result.retryAt });
         }
         waiter.reason = result.reason;

@@ -54,13 +54,17 @@ export const defaultPlatformLimits: Readonly<PlatformLimits> = Object.freeze({
 export function resolveLimits(overrides: unknown, where = 'PlatformClient'): PlatformLimits {
   if (overrides === undefined) return { ...defaultPlatformLimits };
   if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
-    throw new UsageError(`${where}: limits must be an object of numbers (e.g. { concurrency: 50 }), got ${overrides === null ? 'null' : typeof overrides}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(`${where}: limits must be an object of numbers (e.g. { concurrency: 50 }), got ${overrides === null ? 'null' : typeof overrides}`, {
+      code: 'INVALID_ARGUMENT',
+    });
   }
   const limits: PlatformLimits = { ...defaultPlatformLimits };
   const atLeastOne = new Set(['concurrency', 'pointsPerMinute', 'creationsPerMinute', 'creationsPerHour', 'cpuMsPerMinute', 'backoffFactor']);
   for (const [name, value] of Object.entries(overrides)) {
     if (!(name in defaultPlatformLimits)) {
-      throw new UsageError(`${where}: limits.${name} is not a limit; the limits are ${Object.keys(defaultPlatformLimits).join(', ')}`, { code: 'INVALID_ARGUMENT' });
+      throw new UsageError(`${where}: limits.${name} is not a limit; the limits are ${Object.keys(defaultPlatformLimits).join(', ')}`, {
+        code: 'INVALID_ARGUMENT',
+      });
     }
     if (value === undefined) continue;
     const least = atLeastOne.has(name) ? 1 : 0;
@@ -107,9 +111,69 @@ export function resourceOf(path: string): string {
 }
 
 /** After these, every remaining segment is one value (a ref like `heads/main`, a file path). */
-const restIsValue = new Set(['statuses', 'status', 'check-runs', 'check-suites', 'commits', 'refs', 'ref', 'branches', 'contents', 'tags', 'compare', 'tarball', 'zipball', 'readme']);
+const restIsValue = new Set([
+  'statuses',
+  'status',
+  'check-runs',
+  'check-suites',
+  'commits',
+  'refs',
+  'ref',
+  'branches',
+  'contents',
+  'tags',
+  'compare',
+  'tarball',
+  'zipball',
+  'readme',
+]);
 /** After these, the next segment is a name or number. */
-const nextIsValue = new Set(['repos', 'users', 'orgs', 'enterprises', 'gists', 'teams', 'installations', 'issues', 'pulls', 'comments', 'releases', 'hooks', 'deployments', 'runs', 'jobs', 'workflows', 'milestones', 'labels', 'keys', 'assets', 'artifacts', 'reviews', 'invitations', 'projects', 'columns', 'cards', 'members', 'collaborators', 'environments', 'secrets', 'variables', 'rulesets', 'alerts', 'marketplace_listing', 'memberships', 'threads', 'notifications', 'codespaces', 'packages', 'versions', 'events', 'deliveries', 'autolinks', 'check_runs']);
+const nextIsValue = new Set([
+  'repos',
+  'users',
+  'orgs',
+  'enterprises',
+  'gists',
+  'teams',
+  'installations',
+  'issues',
+  'pulls',
+  'comments',
+  'releases',
+  'hooks',
+  'deployments',
+  'runs',
+  'jobs',
+  'workflows',
+  'milestones',
+  'labels',
+  'keys',
+  'assets',
+  'artifacts',
+  'reviews',
+  'invitations',
+  'projects',
+  'columns',
+  'cards',
+  'members',
+  'collaborators',
+  'environments',
+  'secrets',
+  'variables',
+  'rulesets',
+  'alerts',
+  'marketplace_listing',
+  'memberships',
+  'threads',
+  'notifications',
+  'codespaces',
+  'packages',
+  'versions',
+  'events',
+  'deliveries',
+  'autolinks',
+  'check_runs',
+]);
 
 /**
  * The endpoint a path belongs to, as a template (`/repos/{}/{}/statuses/{}`): the secondary points budget is per

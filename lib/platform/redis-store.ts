@@ -48,7 +48,16 @@ export interface RedisBudgetStoreOptions {
   logger?: Logger;
 }
 
-const budgetStoreOptionKeys = optionKeys<RedisBudgetStoreOptions>({ url: true, prefix: true, leaseMs: true, pollMs: true, connectTimeoutMs: true, windowScale: true, clock: true, logger: true });
+const budgetStoreOptionKeys = optionKeys<RedisBudgetStoreOptions>({
+  url: true,
+  prefix: true,
+  leaseMs: true,
+  pollMs: true,
+  connectTimeoutMs: true,
+  windowScale: true,
+  clock: true,
+  logger: true,
+});
 
 /** Redis could not be reached or answered an error: the request is not sent (the store fails closed). */
 export class PlatformLimitsStoreError extends RedisStoreError {
@@ -269,7 +278,13 @@ export class RedisBudgetStore implements BudgetStore {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly listeners = new Set<() => void>();
-  private readonly scripts = { reserve: { source: RESERVE } as Script, release: { source: RELEASE } as Script, hold: { source: HOLD } as Script, renew: { source: RENEW } as Script, snapshot: { source: SNAPSHOT } as Script };
+  private readonly scripts = {
+    reserve: { source: RESERVE } as Script,
+    release: { source: RELEASE } as Script,
+    hold: { source: HOLD } as Script,
+    renew: { source: RENEW } as Script,
+    snapshot: { source: SNAPSHOT } as Script,
+  };
   /** The slot each granted reservation holds, and the resource in-flight key it is also counted in ('' for none). */
   private readonly slots = new Map<Reservation, { slot: string; rif: string; id: string }>();
   private connection: Promise<RedisConnection> | undefined;
@@ -287,7 +302,8 @@ export class RedisBudgetStore implements BudgetStore {
     parseRedisAddress(where, options.url, 'the limits store', 'e.g. redis://127.0.0.1:6379 — the budgets stay in this process when none is given');
     const positive = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new UsageError(`${where}: ${name} must be a number above 0, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+        throw new UsageError(`${where}: ${name} must be a number above 0, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
       return value;
     };
     this.url = options.url;
@@ -355,7 +371,10 @@ export class RedisBudgetStore implements BudgetStore {
     } catch (error) {
       if (error instanceof PlatformLimitsStoreError) throw error;
       this.outage.down();
-      throw new PlatformLimitsStoreError(`the limits store ${this.shownUrl} is unavailable: ${redact((error as Error).message ?? String(error))}; the request was not sent (the shared budgets fail closed)`, error);
+      throw new PlatformLimitsStoreError(
+        `the limits store ${this.shownUrl} is unavailable: ${redact((error as Error).message ?? String(error))}; the request was not sent (the shared budgets fail closed)`,
+        error,
+      );
     } finally {
       this.pending -= 1;
       if (this.pending === 0) client?.unref();
@@ -366,20 +385,37 @@ export class RedisBudgetStore implements BudgetStore {
     const slot = `${process.pid}:${Date.now().toString(36)}:${(slotCounter += 1).toString(36)}:${Math.random().toString(36).slice(2, 8)}`;
     const rif = r.countsPrimary ? this.key(r.identity, `rif:${r.resource}`) : '';
     const { limits } = r;
-    const reply = await this.run(this.scripts.reserve, [
-      `${this.prefix}inflight`,
-      this.key(r.identity, `pts:${r.endpoint}`),
-      this.key(r.identity, 'cre'),
-      this.key(r.identity, 'cpu'),
-      this.key(r.identity, `res:${r.resource}`),
-      this.key(r.identity, `rif:${r.resource}`),
-      this.key(r.identity, 'holds'),
-      `${this.prefix}seq`,
-      this.key(r.identity, 'known'),
-    ], [
-      slot, limits.concurrency, r.points, limits.pointsPerMinute, r.creation ? 1 : 0, limits.creationsPerMinute, limits.creationsPerHour,
-      limits.cpuMsPerMinute, r.countsPrimary ? 1 : 0, limits.resetSkewMs, this.leaseMs, this.minute, this.hour, r.endpoint, r.resource,
-    ]) as [number, string, number, string, number, number?];
+    const reply = (await this.run(
+      this.scripts.reserve,
+      [
+        `${this.prefix}inflight`,
+        this.key(r.identity, `pts:${r.endpoint}`),
+        this.key(r.identity, 'cre'),
+        this.key(r.identity, 'cpu'),
+        this.key(r.identity, `res:${r.resource}`),
+        this.key(r.identity, `rif:${r.resource}`),
+        this.key(r.identity, 'holds'),
+        `${this.prefix}seq`,
+        this.key(r.identity, 'known'),
+      ],
+      [
+        slot,
+        limits.concurrency,
+        r.points,
+        limits.pointsPerMinute,
+        r.creation ? 1 : 0,
+        limits.creationsPerMinute,
+        limits.creationsPerHour,
+        limits.cpuMsPerMinute,
+        r.countsPrimary ? 1 : 0,
+        limits.resetSkewMs,
+        this.leaseMs,
+        this.minute,
+        this.hour,
+        r.endpoint,
+        r.resource,
+      ],
+    )) as [number, string, number, string, number, number?];
     const [granted, scope, retryAtRedis, reason, redisNow, id] = reply;
     if (Number(granted) === 1) {
       this.slots.set(r, { slot, rif, id: String(id) });
@@ -397,21 +433,37 @@ export class RedisBudgetStore implements BudgetStore {
     if (this.slots.size === 0) this.stopRenewal();
     const o = info.observation;
     try {
-      await this.run(this.scripts.release, [
-        `${this.prefix}inflight`,
-        held?.rif || this.key(r.identity, `rif:${r.resource}`),
-        this.key(r.identity, 'cpu'),
-        this.key(r.identity, `res:${r.resource}`),
-        this.key(r.identity, `res:${o?.resource ?? r.resource}`),
-        `${this.prefix}seq`,
-        this.key(r.identity, 'known'),
-        this.key(r.identity, `pts:${r.endpoint}`),
-        this.key(r.identity, 'cre'),
-      ], [
-        held?.slot ?? '', Math.max(0, Math.round(info.durationMs)), r.countsPrimary ? 1 : 0, info.answered ? 1 : 0, this.minute, this.hour,
-        o ? 1 : 0, o?.limit ?? 0, o?.remaining ?? 0, o?.used ?? '', o?.reset ?? 0, o?.resource ?? '',
-        held?.id ?? '', r.points, r.creation ? 1 : 0,
-      ]);
+      await this.run(
+        this.scripts.release,
+        [
+          `${this.prefix}inflight`,
+          held?.rif || this.key(r.identity, `rif:${r.resource}`),
+          this.key(r.identity, 'cpu'),
+          this.key(r.identity, `res:${r.resource}`),
+          this.key(r.identity, `res:${o?.resource ?? r.resource}`),
+          `${this.prefix}seq`,
+          this.key(r.identity, 'known'),
+          this.key(r.identity, `pts:${r.endpoint}`),
+          this.key(r.identity, 'cre'),
+        ],
+        [
+          held?.slot ?? '',
+          Math.max(0, Math.round(info.durationMs)),
+          r.countsPrimary ? 1 : 0,
+          info.answered ? 1 : 0,
+          this.minute,
+          this.hour,
+          o ? 1 : 0,
+          o?.limit ?? 0,
+          o?.remaining ?? 0,
+          o?.used ?? '',
+          o?.reset ?? 0,
+          o?.resource ?? '',
+          held?.id ?? '',
+          r.points,
+          r.creation ? 1 : 0,
+        ],
+      );
     } catch (error) {
       // The slot is a lease: unreleased, it expires on its own within leaseMs. Nothing to undo here.
       this.logger.warn(`platform: could not release a slot in ${this.shownUrl} (it expires within ${this.leaseMs} ms): ${(error as Error).message}`);
@@ -426,8 +478,21 @@ export class RedisBudgetStore implements BudgetStore {
 
   async snapshot(identity: string, now: number): Promise<BudgetSnapshot> {
     const base = this.key(identity, '');
-    const text = await this.run(this.scripts.snapshot, [`${this.prefix}inflight`, this.key(identity, 'cre'), this.key(identity, 'cpu'), this.key(identity, 'holds'), this.key(identity, 'known')], [base, this.minute, this.hour]);
-    const raw = JSON.parse(String(text)) as { now: number; inFlight: number; resources: Record<string, Record<string, unknown>> | unknown[]; points: Record<string, number> | unknown[]; holds: Record<string, number> | unknown[]; creationsLastMinute: number; creationsLastHour: number; cpuMsLastMinute: number };
+    const text = await this.run(
+      this.scripts.snapshot,
+      [`${this.prefix}inflight`, this.key(identity, 'cre'), this.key(identity, 'cpu'), this.key(identity, 'holds'), this.key(identity, 'known')],
+      [base, this.minute, this.hour],
+    );
+    const raw = JSON.parse(String(text)) as {
+      now: number;
+      inFlight: number;
+      resources: Record<string, Record<string, unknown>> | unknown[];
+      points: Record<string, number> | unknown[];
+      holds: Record<string, number> | unknown[];
+      creationsLastMinute: number;
+      creationsLastHour: number;
+      cpuMsLastMinute: number;
+    };
     // cjson encodes an empty table as {} — or [] — so both are read as empty.
     const object = <T>(value: Record<string, T> | unknown[]): Record<string, T> => (Array.isArray(value) ? {} : value);
     const toLocal = (at: number) => now + (at - raw.now);
@@ -436,9 +501,24 @@ export class RedisBudgetStore implements BudgetStore {
     const resources: Record<string, ResourceState> = {};
     for (const [name, r] of Object.entries(object(raw.resources))) {
       const heldUntil = holds[`resource:${name}`];
-      resources[name] = { limit: numberOrUndefined(r.limit), remaining: numberOrUndefined(r.remaining), used: numberOrUndefined(r.used), reset: numberOrUndefined(r.reset), inFlight: Number(r.inFlight) || 0, heldUntil };
+      resources[name] = {
+        limit: numberOrUndefined(r.limit),
+        remaining: numberOrUndefined(r.remaining),
+        used: numberOrUndefined(r.used),
+        reset: numberOrUndefined(r.reset),
+        inFlight: Number(r.inFlight) || 0,
+        heldUntil,
+      };
     }
-    return { inFlight: raw.inFlight, resources, points: object(raw.points), creationsLastMinute: raw.creationsLastMinute, creationsLastHour: raw.creationsLastHour, cpuMsLastMinute: raw.cpuMsLastMinute, holds };
+    return {
+      inFlight: raw.inFlight,
+      resources,
+      points: object(raw.points),
+      creationsLastMinute: raw.creationsLastMinute,
+      creationsLastHour: raw.creationsLastHour,
+      cpuMsLastMinute: raw.cpuMsLastMinute,
+      holds,
+    };
   }
 
   onRelease(listener: () => void): () => void {

@@ -14,5 +14,14 @@ export const platformSettings = {
 
 /** The option keys PlatformClient and PlatformApp both take. */
 export const sharedPlatformOptionKeys = {
-  baseUrl: true, limits: true, limitsUrl: true, store: true, clock: true, logger: true, env: true, timeouts: true, tls: true, proxy: true,
+  baseUrl: true,
+  limits: true,
+  limitsUrl: true,
+  store: true,
+  clock: true,
+  logger: true,
+  env: true,
+  timeouts: true,
+  tls: true,
+  proxy: true,
 } as const;

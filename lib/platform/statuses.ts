@@ -37,8 +37,15 @@ export interface CommitStatus {
 
 /** What the helpers need of a client: `PlatformClient` is one. */
 export interface PlatformRequester {
-  request(method: string, path: string, options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined>; params?: Record<string, string | number> }): Promise<{ status: number; headers: Record<string, unknown>; body: unknown }>;
-  paginate<T = unknown>(path: string, options?: { query?: Record<string, string | number | boolean | undefined>; params?: Record<string, string | number>; limit?: number }): AsyncGenerator<T>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; query?: Record<string, string | number | boolean | undefined>; params?: Record<string, string | number> },
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: unknown }>;
+  paginate<T = unknown>(
+    path: string,
+    options?: { query?: Record<string, string | number | boolean | undefined>; params?: Record<string, string | number>; limit?: number },
+  ): AsyncGenerator<T>;
 }
 
 /** `owner/repo` into its parts, as the platform names them (letters, digits, `-`, `_`, `.`; not `.` or `..`). */
@@ -66,7 +73,9 @@ export function commitStatusBody(input: unknown, where = 'createCommitStatus'): 
   const sha = expectRef(where, 'sha', input.sha);
   const { state, context, description, targetUrl } = input;
   if (typeof state !== 'string' || !(commitStatusStates as readonly string[]).includes(state)) {
-    throw new UsageError(`${where}: state must be one of ${commitStatusStates.join(', ')}, got ${JSON.stringify(state) ?? 'nothing'}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(`${where}: state must be one of ${commitStatusStates.join(', ')}, got ${JSON.stringify(state) ?? 'nothing'}`, {
+      code: 'INVALID_ARGUMENT',
+    });
   }
   const body: Record<string, string> = { state };
   if (context !== undefined) {
@@ -77,7 +86,10 @@ export function commitStatusBody(input: unknown, where = 'createCommitStatus'): 
     if (typeof description !== 'string') throw new UsageError(`${where}: description must be a string`, { code: 'INVALID_ARGUMENT' });
     const length = [...description].length;
     if (length > maxStatusDescription) {
-      throw new UsageError(`${where}: the description is ${length} characters; the platform takes at most ${maxStatusDescription}`, { code: 'INVALID_ARGUMENT', hint: 'shorten it, or put the details behind the target URL' });
+      throw new UsageError(`${where}: the description is ${length} characters; the platform takes at most ${maxStatusDescription}`, {
+        code: 'INVALID_ARGUMENT',
+        hint: 'shorten it, or put the details behind the target URL',
+      });
     }
     body.description = description;
   }
@@ -133,7 +145,11 @@ export async function listCommitStatuses(client: PlatformRequester, input: { rep
   const { owner, repo } = parseRepository('listCommitStatuses', input.repository);
   const ref = expectRef('listCommitStatuses', 'ref', input.ref);
   const statuses: CommitStatus[] = [];
-  for await (const item of client.paginate('/repos/{owner}/{repo}/commits/{ref}/statuses', { params: { owner, repo, ref }, query: { per_page: 100 }, ...(input.limit !== undefined ? { limit: input.limit } : {}) })) {
+  for await (const item of client.paginate('/repos/{owner}/{repo}/commits/{ref}/statuses', {
+    params: { owner, repo, ref },
+    query: { per_page: 100 },
+    ...(input.limit !== undefined ? { limit: input.limit } : {}),
+  })) {
     statuses.push(toStatus(item));
   }
   return statuses;

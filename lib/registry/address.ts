@@ -34,7 +34,8 @@ export class AddressError extends UsageError {
  * leading zeros of the port dropped, port ≤ 65535. Throws an AddressError naming what is wrong.
  */
 export function normaliseHost(given: string): string {
-  if (typeof given !== 'string') throw new AddressError(`normaliseHost: the registry host must be a string such as "registry.example.com", got ${given === null ? 'null' : typeof given}`);
+  if (typeof given !== 'string')
+    throw new AddressError(`normaliseHost: the registry host must be a string such as "registry.example.com", got ${given === null ? 'null' : typeof given}`);
   const raw = given.trim();
   if (raw === '') throw new AddressError('the registry host is empty');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
@@ -76,7 +77,10 @@ export function defaultRegistryHost(env: NodeJS.ProcessEnv = process.env): strin
 
 /** Cleans a sub-directory path; refuses one that escapes the package with `..` or is absolute. */
 export function cleanSubdir(subdir: string, what = 'sub-directory'): string {
-  if (typeof subdir !== 'string') throw new AddressError(`cleanSubdir: the ${typeof what === 'string' ? what : 'sub-directory'} must be a string, got ${subdir === null ? 'null' : typeof subdir}`);
+  if (typeof subdir !== 'string')
+    throw new AddressError(
+      `cleanSubdir: the ${typeof what === 'string' ? what : 'sub-directory'} must be a string, got ${subdir === null ? 'null' : typeof subdir}`,
+    );
   if (typeof what !== 'string') what = 'sub-directory';
   if (subdir.includes('\0') || subdir.includes('\\')) throw new AddressError(`the ${what} "${subdir}" contains a backslash or NUL`);
   if (subdir.startsWith('/')) throw new AddressError(`the ${what} "${subdir}" is absolute`);
@@ -95,7 +99,8 @@ export function cleanSubdir(subdir: string, what = 'sub-directory'): string {
 
 /** Parses `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. Errors name the part that is wrong. */
 export function parseModuleAddress(source: string, env: NodeJS.ProcessEnv = process.env): ModuleAddress {
-  if (typeof source !== 'string') throw new AddressError(`a module address must be a string such as "hashicorp/consul/aws", got ${source === null ? 'null' : typeof source}`);
+  if (typeof source !== 'string')
+    throw new AddressError(`a module address must be a string such as "hashicorp/consul/aws", got ${source === null ? 'null' : typeof source}`);
   if (source.trim() === '') throw new AddressError('the module address is empty');
   expectOptions('parseModuleAddress', env, 'env');
   const text = source.trim();
@@ -118,17 +123,26 @@ export function parseModuleAddress(source: string, env: NodeJS.ProcessEnv = proc
     host = normaliseHost(parts.shift() as string);
     const bare = host.replace(/:\d+$/, '');
     if (forgeHosts.has(bare)) {
-      throw new AddressError(`${bare} is not a module registry`, `to use a repository on ${bare}, give a git source such as git::https://${bare}/<owner>/<repo>.git`);
+      throw new AddressError(
+        `${bare} is not a module registry`,
+        `to use a repository on ${bare}, give a git source such as git::https://${bare}/<owner>/<repo>.git`,
+      );
     }
   } else {
     host = defaultRegistryHost(env);
   }
   const [namespace, name, provider] = parts as [string, string, string];
   if (!namePattern.test(namespace)) {
-    throw new AddressError(`the namespace "${namespace}" of "${text}" is invalid`, 'use 1-64 letters, digits, "-" or "_", starting and ending with a letter or digit');
+    throw new AddressError(
+      `the namespace "${namespace}" of "${text}" is invalid`,
+      'use 1-64 letters, digits, "-" or "_", starting and ending with a letter or digit',
+    );
   }
   if (!namePattern.test(name)) {
-    throw new AddressError(`the module name "${name}" of "${text}" is invalid`, 'use 1-64 letters, digits, "-" or "_", starting and ending with a letter or digit');
+    throw new AddressError(
+      `the module name "${name}" of "${text}" is invalid`,
+      'use 1-64 letters, digits, "-" or "_", starting and ending with a letter or digit',
+    );
   }
   if (!providerPattern.test(provider)) {
     throw new AddressError(`the provider "${provider}" of "${text}" is invalid`, 'use 1-64 lowercase letters and digits');
@@ -144,7 +158,13 @@ export function toModuleAddress(value: ModuleAddress | string, env: NodeJS.Proce
   if (typeof value === 'string') return parseModuleAddress(value, env);
   const v = value as unknown as Record<string, unknown> | null;
   if (v !== null && typeof v === 'object' && ['host', 'namespace', 'name', 'provider'].every((field) => typeof v[field] === 'string' && v[field] !== '')) {
-    return { host: v.host as string, namespace: v.namespace as string, name: v.name as string, provider: v.provider as string, subdir: typeof v.subdir === 'string' ? v.subdir : '' };
+    return {
+      host: v.host as string,
+      namespace: v.namespace as string,
+      name: v.name as string,
+      provider: v.provider as string,
+      subdir: typeof v.subdir === 'string' ? v.subdir : '',
+    };
   }
   throw new AddressError(
     `a module address must be a string such as "hashicorp/consul/aws" or an object from parseModuleAddress, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object without host, namespace, name and provider' : typeof value}`,

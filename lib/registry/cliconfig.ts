@@ -329,7 +329,10 @@ export function readCliConfigCredentials(env: NodeJS.ProcessEnv = process.env, n
   if (dir) {
     let names: string[] = [];
     try {
-      if (statSync(dir).isDirectory()) names = readdirSync(dir).filter((name) => name.endsWith('.tfrc') || name.endsWith('.tfrc.json')).sort();
+      if (statSync(dir).isDirectory())
+        names = readdirSync(dir)
+          .filter((name) => name.endsWith('.tfrc') || name.endsWith('.tfrc.json'))
+          .sort();
     } catch {
       names = [];
     }

@@ -22,7 +22,15 @@ export interface RegistryClientOptions {
   logger?: Logger;
 }
 
-const registryClientOptionKeys = optionKeys<RegistryClientOptions>({ env: true, tokens: true, terraformConfig: true, http: true, retry: true, discoveryCache: true, logger: true });
+const registryClientOptionKeys = optionKeys<RegistryClientOptions>({
+  env: true,
+  tokens: true,
+  terraformConfig: true,
+  http: true,
+  retry: true,
+  discoveryCache: true,
+  logger: true,
+});
 
 /** Where a version's source is, as the registry said (REG-EP-DOWNLOAD). */
 export interface DownloadLocation {
@@ -66,7 +74,13 @@ export class RegistryClient {
       ...(options.terraformConfig === undefined ? {} : { terraformConfig: options.terraformConfig }),
       note: (message) => this.logger.debug(message),
     });
-    this.discovery = new Discovery({ http: this.http, tokens: this.tokens, retry: this.retry, env: this.env, ...(options.discoveryCache ? { cache: options.discoveryCache } : {}) });
+    this.discovery = new Discovery({
+      http: this.http,
+      tokens: this.tokens,
+      retry: this.retry,
+      env: this.env,
+      ...(options.discoveryCache ? { cache: options.discoveryCache } : {}),
+    });
   }
 
   close(): void {
@@ -96,7 +110,8 @@ export class RegistryClient {
   private async get<T>(host: string, url: URL, what: string): Promise<T> {
     const token = this.tokens.tokenFor(host);
     const response = await this.http.request<unknown>({ url, retry: this.retry, headers: token ? { authorization: `Bearer ${token}` } : {} });
-    if (!isObject(response.body)) throw new ProtocolError(`${what}: ${redactUrl(url)} answered with ${response.body === undefined ? 'an empty body' : 'JSON that is not an object'}`);
+    if (!isObject(response.body))
+      throw new ProtocolError(`${what}: ${redactUrl(url)} answered with ${response.body === undefined ? 'an empty body' : 'JSON that is not an object'}`);
     return response.body as T;
   }
 
@@ -109,7 +124,14 @@ export class RegistryClient {
    * Pages of `{meta, modules[]}`, following `meta.next_offset` with the applied `meta.limit` (REG-META-*), through the
    * core's paging (got's pagination terms: each page one item here, the next page's URL from its meta).
    */
-  async *pages(host: string, path: string, params: Record<string, string | number | undefined>, what: string, offset = 0, limit?: number): AsyncGenerator<ModulePage> {
+  async *pages(
+    host: string,
+    path: string,
+    params: Record<string, string | number | undefined>,
+    what: string,
+    offset = 0,
+    limit?: number,
+  ): AsyncGenerator<ModulePage> {
     const base = await this.v1(host, path);
     const pageUrl = (pageOffset: number, pageLimit: number | undefined) => {
       const url = new URL(base);
@@ -128,7 +150,8 @@ export class RegistryClient {
       requestLimit: maxPages,
       transform: (response) => {
         const { body } = response;
-        if (!isObject(body)) throw new ProtocolError(`${what}: ${redactUrl(response.url)} answered with ${body === undefined ? 'an empty body' : 'JSON that is not an object'}`);
+        if (!isObject(body))
+          throw new ProtocolError(`${what}: ${redactUrl(response.url)} answered with ${body === undefined ? 'an empty body' : 'JSON that is not an object'}`);
         if (!Array.isArray(body.modules)) throw new ProtocolError(`${what}: ${redactUrl(response.url)} answered without a "modules" array`);
         const meta = (isObject(body.meta) ? body.meta : {}) as ModulePage['meta'];
         return [{ meta, modules: body.modules.filter(isObject) as unknown as ModuleRecord[] }];
@@ -168,18 +191,27 @@ export class RegistryClient {
   /** REG-EP-SEARCH: `q` is required; its syntax is the registry's. */
   search(options: SearchOptions & { host?: string }): AsyncGenerator<ModuleRecord> {
     expectObject('RegistryClient.search', 'options', options, 'an object with a query');
-    if (typeof options.query !== 'string' || options.query.trim() === '') throw new UsageError('a search needs a query: options.query must be a non-empty string');
+    if (typeof options.query !== 'string' || options.query.trim() === '')
+      throw new UsageError('a search needs a query: options.query must be a non-empty string');
     const host = normaliseHost(options.host ?? this.defaultHost());
     const params = { q: options.query, provider: options.provider, namespace: options.namespace, verified: options.verified ? 'true' : undefined };
     return this.items(this.pages(host, 'search', params, 'searching modules', options.offset, options.limit), options.max);
   }
 
   /** REG-EP-LATEST-ALL-PROVIDERS: the latest version of a module for each provider. */
-  latestForAllProviders(host: string, namespace: string, name: string, options: { limit?: number; offset?: number; max?: number } = {}): AsyncGenerator<ModuleRecord> {
+  latestForAllProviders(
+    host: string,
+    namespace: string,
+    name: string,
+    options: { limit?: number; offset?: number; max?: number } = {},
+  ): AsyncGenerator<ModuleRecord> {
     expectString('RegistryClient.latestForAllProviders', 'namespace', namespace);
     expectString('RegistryClient.latestForAllProviders', 'name', name);
     expectOptions('RegistryClient.latestForAllProviders', options);
-    return this.items(this.pages(normaliseHost(host), `${seg(namespace)}/${seg(name)}`, {}, `reading ${namespace}/${name}`, options.offset, options.limit), options.max);
+    return this.items(
+      this.pages(normaliseHost(host), `${seg(namespace)}/${seg(name)}`, {}, `reading ${namespace}/${name}`, options.offset, options.limit),
+      options.max,
+    );
   }
 
   /** REG-EP-LIST-VERSIONS: the versions of one module (the first element of `modules` is the one asked for). */
@@ -191,7 +223,9 @@ export class RegistryClient {
     if (!isObject(first) || !Array.isArray(first.versions)) {
       throw new ProtocolError(`listing versions of ${modulePackage(address)}: ${redactUrl(url)} answered without modules[0].versions`);
     }
-    return first.versions.map((item) => (isObject(item) && typeof item.version === 'string' ? item.version : String((item as { version?: unknown })?.version ?? item)));
+    return first.versions.map((item) =>
+      isObject(item) && typeof item.version === 'string' ? item.version : String((item as { version?: unknown })?.version ?? item),
+    );
   }
 
   /** The raw versions response, for callers that want dependencies too. */
@@ -258,7 +292,10 @@ export class RegistryClient {
     const header = response.headers['x-registry-get'];
     location ??= Array.isArray(header) ? header[0] : header;
     if (location === undefined || location.trim() === '') {
-      throw new ProtocolError(`${what}: ${redactUrl(response.url || url)} answered ${response.status} without an X-Registry-Get header or a "location"`, 'the registry did not say where the module source is; report this to the registry operator');
+      throw new ProtocolError(
+        `${what}: ${redactUrl(response.url || url)} answered ${response.status} without an X-Registry-Get header or a "location"`,
+        'the registry did not say where the module source is; report this to the registry operator',
+      );
     }
     return { location: location.trim(), downloadUrl: response.url || url.toString() };
   }
@@ -267,10 +304,12 @@ export class RegistryClient {
   async downloadsSummary(address: ModuleAddress | string): Promise<DownloadsSummary> {
     address = toModuleAddress(address, this.env);
     const { modulesV2 } = await this.services(address.host);
-    if (!modulesV2) throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: ExitCode.checkFailed });
+    if (!modulesV2)
+      throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: ExitCode.checkFailed });
     const url = new URL(`${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/downloads/summary`, modulesV2);
     const body = await this.get<DownloadsSummary>(address.host, url, `reading download metrics of ${modulePackage(address)}`);
-    if (!isObject(body.data) || !isObject(body.data.attributes)) throw new ProtocolError(`reading download metrics: ${redactUrl(url)} answered without data.attributes`);
+    if (!isObject(body.data) || !isObject(body.data.attributes))
+      throw new ProtocolError(`reading download metrics: ${redactUrl(url)} answered without data.attributes`);
     return body;
   }
 }

@@ -55,7 +55,8 @@ export function parseVersion(text: string): ParsedVersion | undefined {
 
 /** Parses `">= 1.2, < 2.0"`-style constraints; an empty string allows any released version. */
 export function parseConstraints(text: string | undefined): ConstraintSet {
-  if (text !== undefined && text !== null && typeof text !== 'string') throw new UsageError(`a version constraint must be a string such as "~> 1.2", got ${typeof text}`, { code: 'INVALID_CONSTRAINT' });
+  if (text !== undefined && text !== null && typeof text !== 'string')
+    throw new UsageError(`a version constraint must be a string such as "~> 1.2", got ${typeof text}`, { code: 'INVALID_CONSTRAINT' });
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { text: '', parts: [] };
   const parts = trimmed.split(',').map((piece) => {
@@ -121,7 +122,8 @@ export function allows(set: ConstraintSet, version: ParsedVersion): boolean {
 
 function expectConstraintSet(where: string, set: unknown): asserts set is ConstraintSet {
   expectObject(where, 'set', set, 'a constraint set from parseConstraints');
-  if (!Array.isArray((set as { parts?: unknown }).parts) || typeof (set as { text?: unknown }).text !== 'string') expectObject(where, 'set', null, 'a constraint set from parseConstraints');
+  if (!Array.isArray((set as { parts?: unknown }).parts) || typeof (set as { text?: unknown }).text !== 'string')
+    expectObject(where, 'set', null, 'a constraint set from parseConstraints');
 }
 
 export interface Selection {

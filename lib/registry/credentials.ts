@@ -19,7 +19,10 @@ export function hostFromVariable(name: string, prefix: string): string | undefin
   if (!name.toUpperCase().startsWith(prefix)) return undefined;
   const encoded = name.slice(prefix.length);
   if (encoded === '') return undefined;
-  const decoded = encoded.split('__').map((part) => part.replace(/_/g, '.')).join('-');
+  const decoded = encoded
+    .split('__')
+    .map((part) => part.replace(/_/g, '.'))
+    .join('-');
   try {
     return normaliseHost(decoded);
   } catch {

@@ -111,9 +111,13 @@ export function resolveServiceUrl(value: unknown, documentUrl: string, host: str
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new DiscoveryError(`the ${key} URL of ${host} uses ${url.protocol}, not http or https`, { code: 'DISCOVERY_INVALID' });
   }
-  if (url.username || url.password) throw new DiscoveryError(`the ${key} URL of ${host} carries credentials, which Gantry refuses`, { code: 'DISCOVERY_INVALID' });
+  if (url.username || url.password)
+    throw new DiscoveryError(`the ${key} URL of ${host} carries credentials, which Gantry refuses`, { code: 'DISCOVERY_INVALID' });
   if (url.protocol === 'http:' && !plainHttpAllowed(url, env)) {
-    throw new DiscoveryError(`the ${key} URL of ${host} uses plain http`, { code: 'DISCOVERY_INVALID', hint: 'only loopback hosts, or hosts opted in with GANTRY_REGISTRY_ALLOW_HTTP, may use plain http' });
+    throw new DiscoveryError(`the ${key} URL of ${host} uses plain http`, {
+      code: 'DISCOVERY_INVALID',
+      hint: 'only loopback hosts, or hosts opted in with GANTRY_REGISTRY_ALLOW_HTTP, may use plain http',
+    });
   }
   url.hash = '';
   // REG-SD-TRAILING-SLASH: endpoint paths are appended to it.
@@ -189,7 +193,10 @@ export class Discovery {
         throw new DiscoveryError(`the discovery document of ${host} is larger than 1 MiB`, { code: 'DISCOVERY_INVALID', cause: error });
       }
       if (error instanceof NetworkError && error.errorCode === 'ERR_TOO_MANY_REDIRECTS') {
-        throw new DiscoveryError(`service discovery for ${host} was redirected more than ${maxDiscoveryRedirects} times`, { code: 'DISCOVERY_INVALID', cause: error });
+        throw new DiscoveryError(`service discovery for ${host} was redirected more than ${maxDiscoveryRedirects} times`, {
+          code: 'DISCOVERY_INVALID',
+          cause: error,
+        });
       }
       throw error;
     }

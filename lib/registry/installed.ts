@@ -36,7 +36,8 @@ export async function readInstalled(dir: string): Promise<InstalledRecord> {
   } catch {
     throw new UsageError(`${file} is not valid JSON`, { code: 'INSTALLED_RECORD_INVALID', hint });
   }
-  if (!isObject(data) || data.version !== 1 || !isObject(data.modules)) throw new UsageError(`${file} is not a record Gantry wrote (version 1 with "modules")`, { code: 'INSTALLED_RECORD_INVALID', hint });
+  if (!isObject(data) || data.version !== 1 || !isObject(data.modules))
+    throw new UsageError(`${file} is not a record Gantry wrote (version 1 with "modules")`, { code: 'INSTALLED_RECORD_INVALID', hint });
   const record: InstalledRecord = {};
   for (const [name, entry] of Object.entries(data.modules)) {
     if (isObject(entry) && typeof entry.source === 'string' && typeof entry.version === 'string' && typeof entry.hash === 'string') {

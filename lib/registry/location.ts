@@ -62,8 +62,10 @@ export function parseChecksum(value: string): Checksum {
   } else {
     algorithm = value.slice(0, colon).toLowerCase();
     hex = value.slice(colon + 1).toLowerCase();
-    if (algorithm === 'file') throw new LocationError('checksum files (checksum=file:...) are not supported', 'give the digest inline, e.g. checksum=sha256:<hex>');
-    if (!checksumAlgorithms.has(algorithm as ChecksumAlgorithm)) throw new LocationError(`the checksum type "${algorithm}" is not one of md5, sha1, sha256, sha512`);
+    if (algorithm === 'file')
+      throw new LocationError('checksum files (checksum=file:...) are not supported', 'give the digest inline, e.g. checksum=sha256:<hex>');
+    if (!checksumAlgorithms.has(algorithm as ChecksumAlgorithm))
+      throw new LocationError(`the checksum type "${algorithm}" is not one of md5, sha1, sha256, sha512`);
     if (checksumLengths[hex.length] !== algorithm) throw new LocationError(`the ${algorithm} checksum "${hex}" has the wrong length`);
   }
   if (!/^[0-9a-f]+$/.test(hex)) throw new LocationError(`the checksum "${value}" is not hexadecimal`);
@@ -123,9 +125,13 @@ function parseUrl(text: string, what: string): URL {
 }
 
 function requireSecure(url: URL, env: NodeJS.ProcessEnv | undefined): void {
-  if (url.username || url.password) throw new LocationError(`the location ${url.protocol}//${url.host}${url.pathname} carries credentials in its URL, which Gantry refuses`);
+  if (url.username || url.password)
+    throw new LocationError(`the location ${url.protocol}//${url.host}${url.pathname} carries credentials in its URL, which Gantry refuses`);
   if (url.protocol === 'http:' && !plainHttpAllowed(url, env)) {
-    throw new LocationError(`the location http://${url.host}${url.pathname} uses plain http`, 'use https, or opt in for this host with GANTRY_REGISTRY_ALLOW_HTTP');
+    throw new LocationError(
+      `the location http://${url.host}${url.pathname} uses plain http`,
+      'use https, or opt in for this host with GANTRY_REGISTRY_ALLOW_HTTP',
+    );
   }
 }
 
@@ -141,7 +147,8 @@ function parseHttp(text: string, subdir: string, env: NodeJS.ProcessEnv | undefi
 
 function parseS3(text: string, subdir: string, env: NodeJS.ProcessEnv | undefined): S3Location {
   const url = parseUrl(text, 's3 URL');
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LocationError(`the s3 location "${text}" must be an http or https URL, e.g. s3::https://s3.amazonaws.com/bucket/key`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new LocationError(`the s3 location "${text}" must be an http or https URL, e.g. s3::https://s3.amazonaws.com/bucket/key`);
   requireSecure(url, env);
   const params = url.searchParams;
   const archive = takeArchive(params, url.pathname);
@@ -208,11 +215,14 @@ function parseGit(text: string, subdir: string, trusted: boolean, env: NodeJS.Pr
     const allowed = trusted ? ['https:', 'http:', 'ssh:', 'git:', 'file:'] : ['https:', 'http:', 'ssh:'];
     if (!allowed.includes(url.protocol)) {
       throw new LocationError(
-        url.protocol === 'file:' ? `the git location "${repo}" is a local repository, which a remote registry may not name` : `the git location "${repo}" uses the unsupported scheme ${url.protocol}`,
+        url.protocol === 'file:'
+          ? `the git location "${repo}" is a local repository, which a remote registry may not name`
+          : `the git location "${repo}" uses the unsupported scheme ${url.protocol}`,
       );
     }
     if (url.protocol === 'http:' || url.protocol === 'https:') requireSecure(url, env);
-    else if (url.password) throw new LocationError(`the git location ${url.protocol}//${url.host}${url.pathname} carries a password in its URL, which Gantry refuses`);
+    else if (url.password)
+      throw new LocationError(`the git location ${url.protocol}//${url.host}${url.pathname} carries a password in its URL, which Gantry refuses`);
   }
   return { getter: 'git', url: repo, ref, depth, subdir };
 }
@@ -282,7 +292,8 @@ export function parseLocation(value: string, options: ParseLocationOptions = {})
   }
 }
 
-const secretParams = /^(x-amz-(signature|credential|security-token)|signature|sig|token|access_token|aws_access_key_id|aws_access_key_secret|aws_access_token|googleaccessid|x-goog-signature|x-goog-credential)$/i;
+const secretParams =
+  /^(x-amz-(signature|credential|security-token)|signature|sig|token|access_token|aws_access_key_id|aws_access_key_secret|aws_access_token|googleaccessid|x-goog-signature|x-goog-credential)$/i;
 
 /** A query string that keeps `:` and `/` readable (checksums, refs), as people write them. */
 function readableQuery(params: URLSearchParams): string {
@@ -301,7 +312,8 @@ export function formatLocation(location: SourceLocation): string {
       url.username = '';
       url.password = '';
       for (const name of [...url.searchParams.keys()]) if (secretParams.test(name)) url.searchParams.delete(name);
-      if (location.archive !== undefined && location.archive !== archiveTypeFromPath(url.pathname)) url.searchParams.set('archive', location.archive === 'none' ? 'false' : location.archive);
+      if (location.archive !== undefined && location.archive !== archiveTypeFromPath(url.pathname))
+        url.searchParams.set('archive', location.archive === 'none' ? 'false' : location.archive);
       if (location.checksum) url.searchParams.set('checksum', `${location.checksum.algorithm}:${location.checksum.hex}`);
       const query = readableQuery(url.searchParams);
       url.search = '';
@@ -312,7 +324,8 @@ export function formatLocation(location: SourceLocation): string {
       const params = new URLSearchParams();
       if (location.region && location.endpoint) params.set('region', location.region);
       if (location.versionId) params.set('version', location.versionId);
-      if (location.archive !== undefined && location.archive !== archiveTypeFromPath(location.key)) params.set('archive', location.archive === 'none' ? 'false' : location.archive);
+      if (location.archive !== undefined && location.archive !== archiveTypeFromPath(location.key))
+        params.set('archive', location.archive === 'none' ? 'false' : location.archive);
       if (location.checksum) params.set('checksum', `${location.checksum.algorithm}:${location.checksum.hex}`);
       const query = readableQuery(params);
       return `s3::${base}/${location.bucket}/${location.key}${sub}${query}`;

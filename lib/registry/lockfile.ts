@@ -29,7 +29,11 @@ export interface LockFile {
 
 export class LockFileError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'LOCK_FILE_INVALID', exitCode: ExitCode.usage, hint: hint ?? 'the lock file is never rewritten silently: fix it, restore it from version control, or delete it and run `gantry modules pin`' });
+    super(message, {
+      code: 'LOCK_FILE_INVALID',
+      exitCode: ExitCode.usage,
+      hint: hint ?? 'the lock file is never rewritten silently: fix it, restore it from version control, or delete it and run `gantry modules pin`',
+    });
   }
 }
 
@@ -49,11 +53,15 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate) {
-    throw new LockFileError(`${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one — a merge may have left both`);
+    throw new LockFileError(
+      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one — a merge may have left both`,
+    );
   }
   if (!isObject(data)) throw new LockFileError(`${file} is not a JSON object`);
-  if (!('version' in data)) throw new LockFileError(`${file} has no "version" field; a Gantry lock file starts with "version": ${lockFileVersion} and has a "modules" object`);
-  if (data.version !== lockFileVersion) throw new LockFileError(`${file} has "version": ${JSON.stringify(data.version)}; this Gantry reads version ${lockFileVersion}`);
+  if (!('version' in data))
+    throw new LockFileError(`${file} has no "version" field; a Gantry lock file starts with "version": ${lockFileVersion} and has a "modules" object`);
+  if (data.version !== lockFileVersion)
+    throw new LockFileError(`${file} has "version": ${JSON.stringify(data.version)}; this Gantry reads version ${lockFileVersion}`);
   if (!isObject(data.modules)) throw new LockFileError(`${file} has no "modules" object`);
   const modules: Record<string, LockEntry> = {};
   const written = new Map<string, string>();
@@ -72,17 +80,21 @@ export function parseLockFile(text: string, file = lockFileName): LockFile {
     }
     const earlier = written.get(key);
     if (earlier !== undefined) {
-      throw new LockFileError(`${file}: the entries "${earlier}" and "${source}" are the same module ${key} (host, namespace and name are compared without regard to case); a lock pins one version per address`);
+      throw new LockFileError(
+        `${file}: the entries "${earlier}" and "${source}" are the same module ${key} (host, namespace and name are compared without regard to case); a lock pins one version per address`,
+      );
     }
     written.set(key, source);
-    if (parseVersion(entry.version as string) === undefined) throw new LockFileError(`${where} has "version": ${JSON.stringify(entry.version)}, which is not a version`);
+    if (parseVersion(entry.version as string) === undefined)
+      throw new LockFileError(`${where} has "version": ${JSON.stringify(entry.version)}, which is not a version`);
     try {
       parseConstraints(entry.constraint as string);
     } catch (error) {
       throw new LockFileError(`${where} has an invalid "constraint": ${(error as Error).message}`);
     }
     if ((entry.location as string).trim() === '') throw new LockFileError(`${where} has an empty "location"`);
-    if (!/^h1:[A-Za-z0-9+/]{43}=$/.test(entry.hash as string)) throw new LockFileError(`${where} has a malformed hash ${JSON.stringify(entry.hash)} (expected h1: and 44 base64 characters)`);
+    if (!/^h1:[A-Za-z0-9+/]{43}=$/.test(entry.hash as string))
+      throw new LockFileError(`${where} has a malformed hash ${JSON.stringify(entry.hash)} (expected h1: and 44 base64 characters)`);
     modules[key] = { constraint: entry.constraint as string, version: entry.version as string, location: entry.location as string, hash: entry.hash as string };
   }
   return { version: lockFileVersion, modules };
@@ -93,7 +105,11 @@ export async function readLockFile(file: string): Promise<LockFile> {
   expectString('readLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
   // Opened once and looked at: a folder, a device (a link to /dev/full), a FIFO or more than a few MB is a usage error
   // naming the file, never a read without end or a wait for a writer.
-  const text = await readLocalText(file, { what: 'the lock file', missingOk: true, hint: 'give the path of a lock file (a regular file next to the manifest)' });
+  const text = await readLocalText(file, {
+    what: 'the lock file',
+    missingOk: true,
+    hint: 'give the path of a lock file (a regular file next to the manifest)',
+  });
   if (text === undefined) return { version: lockFileVersion, modules: {} };
   return parseLockFile(text, file);
 }

@@ -36,20 +36,26 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate) {
-    throw new UsageError(`${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one`, {
-      code: 'MANIFEST_INVALID',
-      hint: 'give each module its own local name, or remove one of the two entries',
-    });
+    throw new UsageError(
+      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one`,
+      {
+        code: 'MANIFEST_INVALID',
+        hint: 'give each module its own local name, or remove one of the two entries',
+      },
+    );
   }
   if (!isObject(data)) throw new UsageError(`${file} must be a JSON object mapping local names to { "source", "version" }`, { code: 'MANIFEST_INVALID' });
   const modules: ManifestModule[] = [];
   const byKey = new Map<string, ManifestModule>();
   for (const [name, entry] of Object.entries(data)) {
     if (!localNamePattern.test(name) || name.endsWith('.')) {
-      throw new UsageError(`${file}: the local name "${name}" must be 1-64 letters, digits, ".", "-" or "_", starting with a letter or digit`, { code: 'MANIFEST_INVALID' });
+      throw new UsageError(`${file}: the local name "${name}" must be 1-64 letters, digits, ".", "-" or "_", starting with a letter or digit`, {
+        code: 'MANIFEST_INVALID',
+      });
     }
     if (!isObject(entry) || typeof entry.source !== 'string') throw new UsageError(`${file}: "${name}" needs a "source" string`, { code: 'MANIFEST_INVALID' });
-    if (entry.version !== undefined && typeof entry.version !== 'string') throw new UsageError(`${file}: the "version" of "${name}" must be a string`, { code: 'MANIFEST_INVALID' });
+    if (entry.version !== undefined && typeof entry.version !== 'string')
+      throw new UsageError(`${file}: the "version" of "${name}" must be a string`, { code: 'MANIFEST_INVALID' });
     let address: ModuleAddress;
     let constraint: ConstraintSet;
     try {
@@ -62,10 +68,13 @@ export function parseManifest(text: string, file = manifestFileName, env: NodeJS
     const module = { name, source: entry.source, address, key, constraint };
     const same = byKey.get(key);
     if (same && same.constraint.text !== constraint.text) {
-      throw new UsageError(`${file}: "${same.name}" (${same.source}) and "${name}" (${entry.source}) are the same module ${key} with different constraints ("${same.constraint.text}" and "${constraint.text}")`, {
-        code: 'MANIFEST_INVALID',
-        hint: 'the lock file pins one version per source address (host, namespace and name compared without regard to case); give both the same constraint',
-      });
+      throw new UsageError(
+        `${file}: "${same.name}" (${same.source}) and "${name}" (${entry.source}) are the same module ${key} with different constraints ("${same.constraint.text}" and "${constraint.text}")`,
+        {
+          code: 'MANIFEST_INVALID',
+          hint: 'the lock file pins one version per source address (host, namespace and name compared without regard to case); give both the same constraint',
+        },
+      );
     }
     byKey.set(key, module);
     modules.push(module);
@@ -77,6 +86,10 @@ export async function readManifest(file: string, env?: NodeJS.ProcessEnv): Promi
   expectString('readManifest', 'file', file, `the path of a manifest such as ${manifestFileName}`);
   // A folder, a device, a FIFO or more than a few MB is refused naming the file, never read without end.
   const text = await readLocalText(file, { what: 'the manifest', missingOk: true, hint: `give the path of a manifest file such as ${manifestFileName}` });
-  if (text === undefined) throw new UsageError(`${file} does not exist`, { code: 'MANIFEST_MISSING', hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }` });
+  if (text === undefined)
+    throw new UsageError(`${file} does not exist`, {
+      code: 'MANIFEST_MISSING',
+      hint: `write ${manifestFileName} mapping local names to { "source": "namespace/name/provider", "version": "~> 1.0" }`,
+    });
   return parseManifest(text, file, env);
 }

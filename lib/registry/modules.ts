@@ -50,10 +50,12 @@ export async function mapConcurrent<T, R>(items: readonly T[], limit: number, ta
  */
 async function mapAll<T, R>(items: readonly T[], limit: number, verb: string, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const failures: unknown[] = [];
-  const results = await mapConcurrent(items, limit, (item, index) => task(item, index).catch((error: unknown) => {
-    failures.push(error);
-    return undefined as R;
-  }));
+  const results = await mapConcurrent(items, limit, (item, index) =>
+    task(item, index).catch((error: unknown) => {
+      failures.push(error);
+      return undefined as R;
+    }),
+  );
   failIfAny(failures, verb);
   return results;
 }
@@ -74,7 +76,12 @@ function expectClient(where: string, client: unknown): asserts client is Registr
 function expectManifest(where: string, manifest: unknown): asserts manifest is ManifestModule[] {
   expectArray(where, 'manifest', manifest, 'the modules of a manifest (readManifest or parseManifest)');
   for (const module of manifest) {
-    if (typeof module !== 'object' || module === null || typeof (module as ManifestModule).key !== 'string' || typeof (module as ManifestModule).name !== 'string') {
+    if (
+      typeof module !== 'object' ||
+      module === null ||
+      typeof (module as ManifestModule).key !== 'string' ||
+      typeof (module as ManifestModule).name !== 'string'
+    ) {
       expectArray(where, 'manifest', null, 'the modules of a manifest (readManifest or parseManifest)');
     }
   }
@@ -107,7 +114,12 @@ export interface Resolution {
 }
 
 /** Picks the newest allowed version and asks where its source is (REG-PROTO-MINIMAL). */
-export async function resolveModule(client: RegistryClient, address: ModuleAddress | string, constraint: ConstraintSet | string, logger: Logger = getLogger()): Promise<Resolution> {
+export async function resolveModule(
+  client: RegistryClient,
+  address: ModuleAddress | string,
+  constraint: ConstraintSet | string,
+  logger: Logger = getLogger(),
+): Promise<Resolution> {
   expectClient('resolveModule', client);
   address = toModuleAddress(address);
   if (typeof constraint === 'string' || constraint === undefined) constraint = parseConstraints(constraint);
@@ -254,7 +266,8 @@ export function moduleOfError(error: unknown): string | undefined {
 /** Prefixes a failure with the module it concerns, keeping its class, code and exit code. */
 function aboutModule(error: unknown, module: ManifestModule, version?: string): unknown {
   if (error instanceof GantryError && !failedModules.has(error)) {
-    if (!error.message.includes(`"${module.name}" (${module.key}`)) error.message = `${module.name} (${module.key}${version ? ` ${version}` : ''}): ${error.message}`;
+    if (!error.message.includes(`"${module.name}" (${module.key}`))
+      error.message = `${module.name} (${module.key}${version ? ` ${version}` : ''}): ${error.message}`;
     failedModules.set(error, module.name);
   }
   return error;
@@ -291,15 +304,25 @@ async function checkKeptPin(module: ManifestModule, entry: LockEntry, installed:
   if (fetched.hash === entry.hash) return;
   throw new CheckFailedError(
     `the lock pins ${entry.version} for "${module.name}" (${module.key}) with the hash ${entry.hash}, but the registry's archive of ${entry.version} hashes to ${fetched.hash}; the lock was edited by hand, or the registry changed that version's content`,
-    { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}'] (review the new content first)` },
+    {
+      code: 'LOCK_MISMATCH',
+      hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}'] (review the new content first)`,
+    },
   );
 }
 
 function lockEntryFor(module: ManifestModule, lock: LockFile): LockEntry {
   const entry = lock.modules[module.key];
-  if (!entry) throw new UsageError(`"${module.name}" (${module.key}) is not in the lock file`, { code: 'NOT_PINNED', hint: 'pin the manifest first (pin(), then writeLockFile())' });
+  if (!entry)
+    throw new UsageError(`"${module.name}" (${module.key}) is not in the lock file`, {
+      code: 'NOT_PINNED',
+      hint: 'pin the manifest first (pin(), then writeLockFile())',
+    });
   if (entry.constraint !== module.constraint.text) {
-    throw new UsageError(`the constraint of "${module.name}" changed from "${entry.constraint}" to "${module.constraint.text}" since it was pinned`, { code: 'CONSTRAINT_CHANGED', hint: 'pin the manifest again to re-resolve it' });
+    throw new UsageError(`the constraint of "${module.name}" changed from "${entry.constraint}" to "${module.constraint.text}" since it was pinned`, {
+      code: 'CONSTRAINT_CHANGED',
+      hint: 'pin the manifest again to re-resolve it',
+    });
   }
   checkLockedVersion(module, entry);
   return entry;
@@ -365,9 +388,11 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
     saving = saving.then(() => writeInstalled(root, record));
     return saving;
   };
-  const results = await mapAll(entries, options.concurrency ?? defaultConcurrency, 'install', ({ module, entry }) => installOne(module, entry).catch((error: unknown) => {
-    throw aboutModule(error, module, entry.version);
-  })).finally(() => saving.catch(() => undefined));
+  const results = await mapAll(entries, options.concurrency ?? defaultConcurrency, 'install', ({ module, entry }) =>
+    installOne(module, entry).catch((error: unknown) => {
+      throw aboutModule(error, module, entry.version);
+    }),
+  ).finally(() => saving.catch(() => undefined));
   await saving;
   return results;
 
@@ -392,16 +417,22 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
     }
     if (present && !options.force) {
       if (!mine) {
-        throw new CheckFailedError(`${dest} exists and was not installed by Gantry (it is not in ${installedFileName}); it was left as it is and "${module.name}" was not installed`, {
-          code: 'NOT_INSTALLED_BY_GANTRY',
-          hint: 'move the folder away or install into another folder; force: true replaces it, deleting its content',
-        });
+        throw new CheckFailedError(
+          `${dest} exists and was not installed by Gantry (it is not in ${installedFileName}); it was left as it is and "${module.name}" was not installed`,
+          {
+            code: 'NOT_INSTALLED_BY_GANTRY',
+            hint: 'move the folder away or install into another folder; force: true replaces it, deleting its content',
+          },
+        );
       }
       if (current !== mine.hash) {
-        throw new CheckFailedError(`"${module.name}" has local changes in ${dest}: its content no longer hashes to what Gantry installed (${mine.version}); nothing was replaced`, {
-          code: 'LOCAL_CHANGES',
-          hint: 'copy your changes elsewhere first if you want them; force: true replaces the folder with the pinned content',
-        });
+        throw new CheckFailedError(
+          `"${module.name}" has local changes in ${dest}: its content no longer hashes to what Gantry installed (${mine.version}); nothing was replaced`,
+          {
+            code: 'LOCAL_CHANGES',
+            hint: 'copy your changes elsewhere first if you want them; force: true replaces the folder with the pinned content',
+          },
+        );
       }
     }
     const resolution = await locate(options.client, module.address, entry.version);
@@ -444,9 +475,10 @@ export async function verify(manifest: ManifestModule[], lock: LockFile, dir: st
     else if (actual === undefined) problem = 'not installed';
     else if (actual !== expected && mine && mine.source === module.key && mine.hash === actual) {
       // The tree is as Gantry installed it: the lock changed since, not the folder.
-      problem = mine.version === entry.version
-        ? `lock hash for ${entry.version} is not the one installed (the folder is unchanged): the lock was edited`
-        : `pinned ${entry.version}, installed ${mine.version}: not installed yet`;
+      problem =
+        mine.version === entry.version
+          ? `lock hash for ${entry.version} is not the one installed (the folder is unchanged): the lock was edited`
+          : `pinned ${entry.version}, installed ${mine.version}: not installed yet`;
     } else if (actual !== expected) problem = 'content differs from the lock';
     else if (mine && mine.hash === actual && mine.version !== entry.version) problem = `lock says ${entry.version}, installed as ${mine.version}`;
     return { name: module.name, source: module.key, expected, actual, ok: problem === undefined, ...(problem ? { problem } : {}) };
@@ -460,4 +492,3 @@ export async function resolveAddress(client: RegistryClient, source: string, con
   const address = parseModuleAddress(source, env);
   return resolveModule(client, address, parseConstraints(constraint));
 }
-

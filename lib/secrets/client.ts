@@ -20,8 +20,24 @@ export interface CreateSecretsClientOptions extends SecretsClientOptions {
 }
 
 const clientOptionKeys = optionKeys<CreateSecretsClientOptions>({
-  address: true, token: true, namespace: true, caCert: true, caPath: true, clientCert: true, clientKey: true, skipVerify: true, tlsServerName: true,
-  maxRetries: true, timeoutMs: true, tokenHeader: true, namespaceIn: true, retryWaitMinMs: true, retryWaitMaxMs: true, limits: true, logger: true, sources: true,
+  address: true,
+  token: true,
+  namespace: true,
+  caCert: true,
+  caPath: true,
+  clientCert: true,
+  clientKey: true,
+  skipVerify: true,
+  tlsServerName: true,
+  maxRetries: true,
+  timeoutMs: true,
+  tokenHeader: true,
+  namespaceIn: true,
+  retryWaitMinMs: true,
+  retryWaitMaxMs: true,
+  limits: true,
+  logger: true,
+  sources: true,
 });
 
 const listFallbackStatuses = new Set([400, 405, 501]);
@@ -76,7 +92,12 @@ export class SecretsClient {
         ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
         skipVerify: config.skipVerify,
         // A message about a TLS file names the flag, variable or Pulumi setting the path came from.
-        sources: { caFile: settingSource('caCert'), caPath: settingSource('caPath'), certFile: settingSource('clientCert'), keyFile: settingSource('clientKey') },
+        sources: {
+          caFile: settingSource('caCert'),
+          caPath: settingSource('caPath'),
+          certFile: settingSource('clientCert'),
+          keyFile: settingSource('clientKey'),
+        },
       },
       logger: this.#logger,
       // The secrets service never redirects API calls in a way a client should follow with its token.
@@ -158,7 +179,8 @@ export class SecretsClient {
       if (firstListAttempt && error instanceof NetworkError) return this.#fallBackToGetList(options, error.errorCode);
       throw this.#translate(error, description);
     }
-    const parsed = parseBody(response.body as string, response.status, description) as (ResponseEnvelope<Data> & { errors?: unknown; notJson?: boolean }) | undefined;
+    const parsed = parseBody(response.body as string, response.status, description) as
+      (ResponseEnvelope<Data> & { errors?: unknown; notJson?: boolean }) | undefined;
     // A server that does not route LIST answers 405 (or its HTTP parser a bare 400); the service itself explains a real error.
     if (firstListAttempt && listFallbackStatuses.has(response.status) && (!hasErrorStrings(parsed) || parsed?.notJson)) {
       return this.#fallBackToGetList(options, `status ${response.status}`);
@@ -202,19 +224,31 @@ export class SecretsClient {
   // ---- generic logical operations (any engine) ----
 
   /** GET a path; undefined when it does not exist. */
-  async read<Data = Record<string, unknown>>(path: string, options: { namespace?: string; query?: Record<string, string> } = {}): Promise<ResponseEnvelope<Data> | undefined> {
+  async read<Data = Record<string, unknown>>(
+    path: string,
+    options: { namespace?: string; query?: Record<string, string> } = {},
+  ): Promise<ResponseEnvelope<Data> | undefined> {
     const result = await this.call<Data>({ method: 'GET', path: encodePath(path), allowNotFound: true, ...options });
     return result.status === 404 ? undefined : result.envelope;
   }
 
   /** POST a JSON object to a path. SEC-STATUS-204: 204 and 200-with-warnings are both a success. */
-  async write<Data = Record<string, unknown>>(path: string, data: Record<string, unknown>, options: { namespace?: string; method?: 'POST' | 'PUT' } = {}): Promise<CallResult<Data>> {
+  async write<Data = Record<string, unknown>>(
+    path: string,
+    data: Record<string, unknown>,
+    options: { namespace?: string; method?: 'POST' | 'PUT' } = {},
+  ): Promise<CallResult<Data>> {
     return this.call<Data>({ method: options.method ?? 'POST', path: encodePath(path), body: data, namespace: options.namespace });
   }
 
   /** List keys under a directory; an empty or missing directory is [] (SEC-LIST-EMPTY-404). */
   async list(path: string, options: { namespace?: string } = {}): Promise<string[]> {
-    const result = await this.call<{ keys?: unknown }>({ method: 'LIST', path: encodePath(path, { directory: true }), allowNotFound: true, namespace: options.namespace });
+    const result = await this.call<{ keys?: unknown }>({
+      method: 'LIST',
+      path: encodePath(path, { directory: true }),
+      allowNotFound: true,
+      namespace: options.namespace,
+    });
     return keysOf(result);
   }
 
@@ -257,11 +291,25 @@ export class SecretsClient {
     const encoded = encodePath(path, { directory: true });
     let result: CallResult<{ path?: unknown; type?: unknown; options?: { version?: unknown } | null }>;
     try {
-      result = await this.call({ method: 'GET', path: `sys/internal/ui/mounts/${encoded.replace(/\/$/, '')}`, allowNotFound: true, namespace: options.namespace });
+      result = await this.call({
+        method: 'GET',
+        path: `sys/internal/ui/mounts/${encoded.replace(/\/$/, '')}`,
+        allowNotFound: true,
+        namespace: options.namespace,
+      });
     } catch (error) {
       if (error instanceof SecretsError && error.status === 403) {
         throw new SecretsError(
-          { method: error.method, path: error.path, namespace: error.namespace, status: 403, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error },
+          {
+            method: error.method,
+            path: error.path,
+            namespace: error.namespace,
+            status: 403,
+            errors: [...error.errors],
+            warnings: [...error.warnings],
+            attempts: error.attempts,
+            cause: error,
+          },
           {
             code: 'SECRETS_MOUNT_UNKNOWN',
             hint: `No mount holds "${path}", or the token is wrong, expired or lacks a policy for it (the service answers 403 to all three). Check the token and the mount (client.mounts() lists those the token may see), or pass kvVersion (and mount) to skip detection.`,
@@ -310,7 +358,7 @@ export class SecretsClient {
         return {
           path: path.endsWith('/') ? path : `${path}/`,
           type,
-          kvVersion: type === 'kv' ? (String(version ?? '1') === '2' ? 2 : 1) as KvVersion : undefined,
+          kvVersion: type === 'kv' ? ((String(version ?? '1') === '2' ? 2 : 1) as KvVersion) : undefined,
           description: typeof mount.description === 'string' ? mount.description : '',
         };
       })
@@ -326,7 +374,10 @@ export class SecretsClient {
    * Split `<mount>/<path>` at its mount. With `kvVersion` (or `mount`) given nothing is asked: the mount is the given
    * one, or the first segment. Otherwise the service says which mount holds the path.
    */
-  async kvAt(path: string, options: { kvVersion?: KvVersion | undefined; mount?: string | undefined; namespace?: string | undefined } = {}): Promise<{ kv: KvEngine; name: string }> {
+  async kvAt(
+    path: string,
+    options: { kvVersion?: KvVersion | undefined; mount?: string | undefined; namespace?: string | undefined } = {},
+  ): Promise<{ kv: KvEngine; name: string }> {
     const clean = path.startsWith('/') ? path.slice(1) : path;
     const ns = options.namespace !== undefined ? { namespace: options.namespace } : {};
     if (options.mount) {
@@ -377,7 +428,12 @@ export class SecretsClient {
     const mount = normaliseMount(options.mount ?? 'userpass');
     // A service (or a proxy) echoing the body in an error must not put the password in our messages.
     registerSecret(password);
-    const result = await this.call({ method: 'POST', path: `auth/${mount}login/${encodePath(username, { what: 'username' })}`, body: { password }, authenticated: false });
+    const result = await this.call({
+      method: 'POST',
+      path: `auth/${mount}login/${encodePath(username, { what: 'username' })}`,
+      body: { password },
+      authenticated: false,
+    });
     return this.#adoptAuth(result.envelope?.auth, true);
   }
 
@@ -393,7 +449,16 @@ export class SecretsClient {
 
   #adoptAuth(auth: WireAuth | null | undefined, login: boolean): TokenInfo {
     if (!auth || typeof auth.client_token !== 'string' || auth.client_token === '') {
-      throw new SecretsError({ method: 'POST', path: login ? 'auth/.../login' : 'auth/token/renew-self', status: 200, errors: ['the response carried no auth.client_token'], warnings: [] }, { code: 'SECRETS_LOGIN_NO_TOKEN' });
+      throw new SecretsError(
+        {
+          method: 'POST',
+          path: login ? 'auth/.../login' : 'auth/token/renew-self',
+          status: 200,
+          errors: ['the response carried no auth.client_token'],
+          warnings: [],
+        },
+        { code: 'SECRETS_LOGIN_NO_TOKEN' },
+      );
     }
     // SEC-AUTH-LOGIN-JSON: the token is saved and sent on later requests.
     registerSecret(auth.client_token);
@@ -408,7 +473,6 @@ export class SecretsClient {
       displayName: undefined,
     };
   }
-
 }
 
 export function createSecretsClient(options: CreateSecretsClientOptions = {}): SecretsClient {
@@ -424,10 +488,18 @@ function parseBody(text: string, status: number, description: { method: string; 
     if (status >= 400) return { errors: [`(not JSON) ${text.replace(/\s+/g, ' ').trim().slice(0, 200)}`], notJson: true };
     // A success body may be secret material (a read cut short by a proxy): it is described, never quoted.
     const looksLike = text.trimStart().startsWith('<') ? ' (it looks like HTML: a proxy or web server page?)' : '';
-    throw new SecretsError({ ...description, status, errors: [`the answer (${Buffer.byteLength(text)} bytes) is not JSON${looksLike}: ${describeJsonSyntaxProblem(text)}`], warnings: [] }, {
-      code: 'SECRETS_PROTOCOL',
-      hint: 'Check that SECRETS_ADDR points at the secrets service itself, not at a proxy login page or a web server.',
-    });
+    throw new SecretsError(
+      {
+        ...description,
+        status,
+        errors: [`the answer (${Buffer.byteLength(text)} bytes) is not JSON${looksLike}: ${describeJsonSyntaxProblem(text)}`],
+        warnings: [],
+      },
+      {
+        code: 'SECRETS_PROTOCOL',
+        hint: 'Check that SECRETS_ADDR points at the secrets service itself, not at a proxy login page or a web server.',
+      },
+    );
   }
 }
 
@@ -452,11 +524,17 @@ function relativeMount(requested: string, returned: string): string {
 function parseHelp(body: unknown, path: string): HelpResult {
   const record = body as { help?: unknown; openapi?: unknown } | undefined;
   if (!record || typeof record.help !== 'string' || !record.openapi || typeof record.openapi !== 'object') {
-    throw new SecretsError({ method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help response is not {help, openapi}'], warnings: [] }, { code: 'SECRETS_PROTOCOL' });
+    throw new SecretsError(
+      { method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help response is not {help, openapi}'], warnings: [] },
+      { code: 'SECRETS_PROTOCOL' },
+    );
   }
   const openapi = record.openapi as HelpResult['openapi'];
   if (typeof openapi.openapi !== 'string' || !openapi.paths || typeof openapi.paths !== 'object') {
-    throw new SecretsError({ method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help openapi object has no openapi version or paths'], warnings: [] }, { code: 'SECRETS_PROTOCOL' });
+    throw new SecretsError(
+      { method: 'GET', path: `${path}?help=1`, status: 200, errors: ['the help openapi object has no openapi version or paths'], warnings: [] },
+      { code: 'SECRETS_PROTOCOL' },
+    );
   }
   return { help: record.help, openapi };
 }

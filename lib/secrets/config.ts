@@ -4,7 +4,15 @@ import { waitLimits } from '../waits.js';
 import { SecretsConfigError } from './errors.js';
 import { defaultLimits, type RequestLimits } from './limits.js';
 import { normaliseNamespace } from './namespace.js';
-import { pulumiConfigFromEnvironment, refuseUnknownOptions, settingsReader, type PulumiConfigLookup, type SettingOrigin, type SettingSources, type SettingSpec } from '../settings.js';
+import {
+  pulumiConfigFromEnvironment,
+  refuseUnknownOptions,
+  settingsReader,
+  type PulumiConfigLookup,
+  type SettingOrigin,
+  type SettingSources,
+  type SettingSpec,
+} from '../settings.js';
 
 /**
  * Client configuration. Each setting comes from, in order: the options given in code (or command flags), the
@@ -98,7 +106,13 @@ export const settings = {
   maxJsonArrayElementCount: { env: 'SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT', pulumi: 'gantry:secretsMaxJsonArrayElementCount' },
 } as const satisfies Record<string, Required<SettingSpec>>;
 
-const limitKeys = ['maxRequestBytes', 'maxJsonDepth', 'maxJsonStringValueLength', 'maxJsonObjectEntryCount', 'maxJsonArrayElementCount'] as const satisfies ReadonlyArray<keyof RequestLimits & keyof typeof settings>;
+const limitKeys = [
+  'maxRequestBytes',
+  'maxJsonDepth',
+  'maxJsonStringValueLength',
+  'maxJsonObjectEntryCount',
+  'maxJsonArrayElementCount',
+] as const satisfies ReadonlyArray<keyof RequestLimits & keyof typeof settings>;
 
 export { pulumiConfigFromEnvironment };
 
@@ -134,7 +148,8 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
   const timeoutPick = pick('timeoutMs', options.timeoutMs);
 
   const namespaceText = text('namespace', options.namespace);
-  if (options.limits !== undefined && options.limits !== null && typeof options.limits === 'object') refuseUnknownOptions('SecretsClient', options.limits, limitKeys, 'options.limits');
+  if (options.limits !== undefined && options.limits !== null && typeof options.limits === 'object')
+    refuseUnknownOptions('SecretsClient', options.limits, limitKeys, 'options.limits');
   const limits: RequestLimits = { ...defaultLimits };
   for (const key of limitKeys) {
     const got = pick(key, options.limits?.[key]);
@@ -163,7 +178,9 @@ export function resolveSecretsConfig(options: SecretsClientOptions = {}, sources
     skipVerify: skipPick ? parseBoolean(skipPick.raw, skipPick.from) : false,
     tlsServerName: text('tlsServerName', options.tlsServerName),
     maxRetries: retriesPick ? parseRetries(retriesPick.raw, retriesPick.from) : defaults.maxRetries,
-    timeoutMs: timeoutPick ? parseDuration(timeoutPick.raw, timeoutPick.from, reader.origins.timeoutMs === 'option') : waitLimits(env).timeoutMs ?? defaults.timeoutMs,
+    timeoutMs: timeoutPick
+      ? parseDuration(timeoutPick.raw, timeoutPick.from, reader.origins.timeoutMs === 'option')
+      : (waitLimits(env).timeoutMs ?? defaults.timeoutMs),
     tokenHeader,
     namespaceIn,
     retryWaitMinMs,
@@ -180,10 +197,16 @@ function parseAddress(raw: string, from: string): string {
   // Said for what it is: a port alone, or a host and port without the scheme (both safe to show: no credential has
   // these shapes). Anything else that is no URL is described, not shown: it may be a credential in the wrong variable.
   if (/^\d{1,5}$/.test(text)) {
-    throw new SecretsConfigError(`${from} is "${text}", a port number alone, not an address: give the scheme and host too, e.g. http://127.0.0.1:${text}`, addressHint);
+    throw new SecretsConfigError(
+      `${from} is "${text}", a port number alone, not an address: give the scheme and host too, e.g. http://127.0.0.1:${text}`,
+      addressHint,
+    );
   }
   if (/^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]):\d{1,5}\/?$/.test(text)) {
-    throw new SecretsConfigError(`${from} is "${text}", a host and port without a scheme: write https://${text} (or http://${text} for a plain-http server)`, addressHint);
+    throw new SecretsConfigError(
+      `${from} is "${text}", a host and port without a scheme: write https://${text} (or http://${text} for a plain-http server)`,
+      addressHint,
+    );
   }
   let url: URL;
   try {

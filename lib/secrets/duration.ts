@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
  * of days (`7d`), or a Go duration (`30s`, `1h30m`, `1.5h`, `500ms`, optionally signed). Anything else (`3x`, `1 h`,
  * `1d12h`) the service would refuse with a 400, so it is a usage error here and nothing is sent.
  */
-const goUnitSeconds: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+const goUnitSeconds: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 const goDuration = /^[-+]?(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/;
 /** Go's time.Duration is an int64 of nanoseconds: about 292 years. */
 const maxSeconds = 9_223_372_036;

@@ -92,11 +92,13 @@ function isLoginPath(path: string): boolean {
 const secretsHints: HintTable = {
   403: {
     hint: 'The token is wrong, expired, or lacks a policy for this path: check the token (the `token` option, SECRETS_TOKEN or gantry:secretsToken), or log in again (loginUserpass, loginAppRole, loginWithToken).',
-    cliHint: 'The token is wrong, expired, or lacks a policy for this path: check SECRETS_TOKEN, or log in again with `gantry secrets login userpass --username <name>` (also approle, token).',
+    cliHint:
+      'The token is wrong, expired, or lacks a policy for this path: check SECRETS_TOKEN, or log in again with `gantry secrets login userpass --username <name>` (also approle, token).',
   },
   404: {
     hint: 'Check the mount and the path (client.mounts() lists the mounts, kv.list(<folder>) the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
-    cliHint: 'Check the mount and the path (`gantry secrets mounts` lists the mounts, `gantry secrets list <mount>/<folder>/` the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
+    cliHint:
+      'Check the mount and the path (`gantry secrets mounts` lists the mounts, `gantry secrets list <mount>/<folder>/` the keys in a folder), and that the token may read it: the service answers 404 for paths it hides.',
   },
   405: 'This operation is not supported on this path; check the kv version of the mount.',
   412: 'The service is not consistent yet (replication); retry shortly.',
@@ -133,16 +135,20 @@ export class SecretsError extends ServiceError {
 
   constructor(details: SecretsErrorDetails, options: FaceHints & { code?: SecretsErrorCode } = {}) {
     const { status, method, errors } = details;
-    super({ status, method, url: `/v1/${details.path}`, attempts: details.attempts, cause: details.cause }, {
-      by: 'secrets service',
-      to: ` to ${method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`,
-      said: errors.length > 0 ? `: ${errors.join('; ')}` : '',
-      errors,
-      ...(options.hint !== undefined ? { hint: { hint: options.hint, cliHint: options.cliHint } } : {}),
-      code: options.code ?? (statusCodes[status as keyof typeof statusCodes] ?? (status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED')),
-      // 412 (not yet consistent) and 472/473 (replication, standby) are the service's own "not now", retried like 5xx.
-      notNow: status === 412 || status === 472 || status === 473,
-    }, isLoginPath(details.path) ? loginHints : secretsHints);
+    super(
+      { status, method, url: `/v1/${details.path}`, attempts: details.attempts, cause: details.cause },
+      {
+        by: 'secrets service',
+        to: ` to ${method} /v1/${details.path}${details.namespace ? ` (namespace ${details.namespace})` : ''}`,
+        said: errors.length > 0 ? `: ${errors.join('; ')}` : '',
+        errors,
+        ...(options.hint !== undefined ? { hint: { hint: options.hint, cliHint: options.cliHint } } : {}),
+        code: options.code ?? statusCodes[status as keyof typeof statusCodes] ?? (status >= 500 ? 'SECRETS_SERVER_ERROR' : 'SECRETS_REQUEST_FAILED'),
+        // 412 (not yet consistent) and 472/473 (replication, standby) are the service's own "not now", retried like 5xx.
+        notNow: status === 412 || status === 472 || status === 473,
+      },
+      isLoginPath(details.path) ? loginHints : secretsHints,
+    );
     this.warnings = details.warnings.map(redact);
     this.path = redact(details.path);
     this.namespace = details.namespace;
@@ -160,11 +166,14 @@ export class SecretsConnectionError extends GantryError {
   /** True when the request may have reached the server (the write may or may not have been applied). */
   readonly maybeApplied: boolean;
 
-  constructor(description: SecretsRequestDescription & { attempts: number; errno?: string | undefined; maybeApplied: boolean; cause?: unknown; detail: string }) {
+  constructor(
+    description: SecretsRequestDescription & { attempts: number; errno?: string | undefined; maybeApplied: boolean; cause?: unknown; detail: string },
+  ) {
     const where = `${description.method} /v1/${description.path}`;
-    const applied = description.maybeApplied && description.method !== 'GET' && description.method !== 'LIST'
-      ? ' The connection broke after the request was sent: the change may or may not have been applied; read it back before retrying.'
-      : '';
+    const applied =
+      description.maybeApplied && description.method !== 'GET' && description.method !== 'LIST'
+        ? ' The connection broke after the request was sent: the change may or may not have been applied; read it back before retrying.'
+        : '';
     const hints = connectionHints(description.cause);
     super(`could not complete ${where} with the secrets service after ${description.attempts} attempt(s): ${description.detail}.${applied}`, {
       code: 'SECRETS_CONNECTION',
@@ -195,7 +204,8 @@ const addressSetting = setting('address', 'SECRETS_ADDR', 'gantry:secretsAddr', 
 
 function connectionHints(cause: unknown): Required<FaceHints> {
   const both = (f: (s: string, t?: string) => string, s: { library: string; cli: string }, t?: { library: string; cli: string }) => ({
-    hint: f(s.library, t?.library), cliHint: f(s.cli, t?.cli),
+    hint: f(s.library, t?.library),
+    cliHint: f(s.cli, t?.cli),
   });
   if (cause instanceof NetworkError && cause.diagnosis === 'plain-http-server') {
     const { host } = new URL(cause.url);
@@ -204,7 +214,8 @@ function connectionHints(cause: unknown): Required<FaceHints> {
   if (cause instanceof NetworkError && cause.diagnosis === 'untrusted-certificate') {
     return {
       hint: 'The TLS certificate was not trusted: give the CA that signed it (the `caCert` or `caPath` option, SECRETS_CACERT / SECRETS_CAPATH, gantry:secretsCaCert / gantry:secretsCaPath), or the name in it (`tlsServerName`, SECRETS_TLS_SERVER_NAME).',
-      cliHint: 'The TLS certificate was not trusted: give the CA that signed it (SECRETS_CACERT / SECRETS_CAPATH, or --ca-cert <file> / --ca-path <dir> in gantry secrets), or the name in it (SECRETS_TLS_SERVER_NAME, or --tls-server-name).',
+      cliHint:
+        'The TLS certificate was not trusted: give the CA that signed it (SECRETS_CACERT / SECRETS_CAPATH, or --ca-cert <file> / --ca-path <dir> in gantry secrets), or the name in it (SECRETS_TLS_SERVER_NAME, or --tls-server-name).',
     };
   }
   const clientCert = {
@@ -268,7 +279,8 @@ export class SecretsNoTokenError extends UsageError {
     super(`no token for ${what}; nothing was sent`, {
       code: 'SECRETS_NO_TOKEN',
       hint: 'Give a token: the `token` option of SecretsClient, SECRETS_TOKEN, or in a Pulumi program gantry:secretsToken (pulumi config set --secret gantry:secretsToken <token>); or log in first with loginUserpass, loginAppRole or loginWithToken.',
-      cliHint: 'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or log in: `gantry secrets login userpass --username <name>` (also approle, token); add --token-only to print the token for SECRETS_TOKEN.',
+      cliHint:
+        'Set SECRETS_TOKEN (export SECRETS_TOKEN=<token>), or log in: `gantry secrets login userpass --username <name>` (also approle, token); add --token-only to print the token for SECRETS_TOKEN.',
     });
   }
 }

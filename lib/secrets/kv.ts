@@ -4,9 +4,7 @@ import { keysOf, type CallResult, type SecretsCaller } from './call.js';
 import { checkVaultDuration } from './duration.js';
 import { SecretsError } from './errors.js';
 import { encodePath, normaliseMount } from './paths.js';
-import type {
-  KvConfig, KvMetadata, KvMetadataInput, KvReadResult, KvVersion, KvVersionMetadata, KvWriteResult, SecretData,
-} from './types.js';
+import type { KvConfig, KvMetadata, KvMetadataInput, KvReadResult, KvVersion, KvVersionMetadata, KvWriteResult, SecretData } from './types.js';
 
 export interface KvEngineOptions {
   /** Skip detection: the mount is known to be kv v1 or v2. */
@@ -85,7 +83,11 @@ export class KvEngine {
     const query = options.version !== undefined ? { version: String(checkVersionNumber(options.version)) } : undefined;
     const path = this.#path('data/', name);
     const result = await this.#client.call<{ data?: SecretData | null; metadata?: WireVersionMetadata | null }>({
-      method: 'GET', path, allowNotFound: true, ...(query ? { query } : {}), ...this.#ns(),
+      method: 'GET',
+      path,
+      allowNotFound: true,
+      ...(query ? { query } : {}),
+      ...this.#ns(),
     });
     const metadataWire = result.envelope?.data?.metadata;
     if (result.status === 404 && !metadataWire) return this.#missingOrThrow(result, 'GET', path, 2);
@@ -119,7 +121,11 @@ export class KvEngine {
     const body: Record<string, unknown> = { data };
     if (options.cas !== undefined) body.options = { cas: checkVersionNumber(options.cas, true) };
     const path = this.#path('data/', name);
-    const result = await casConflict(this.#client.call<WireVersionMetadata>({ method: this.#options.writeMethod ?? 'POST', path, body, ...this.#ns() }), `${this.mount}${name}`, options.cas);
+    const result = await casConflict(
+      this.#client.call<WireVersionMetadata>({ method: this.#options.writeMethod ?? 'POST', path, body, ...this.#ns() }),
+      `${this.mount}${name}`,
+      options.cas,
+    );
     return { kvVersion: 2, metadata: result.envelope?.data ? versionMetadata(result.envelope.data) : undefined, warnings: result.warnings };
   }
 
@@ -131,8 +137,15 @@ export class KvEngine {
     if (options.cas !== undefined) body.options = { cas: checkVersionNumber(options.cas, true) };
     // The service answers 415 to a PATCH that is not application/merge-patch+json.
     const result = await casConflict(
-      this.#client.call<WireVersionMetadata>({ method: 'PATCH', path: this.#path('data/', name), body, contentType: 'application/merge-patch+json', ...this.#ns() }),
-      `${this.mount}${name}`, options.cas,
+      this.#client.call<WireVersionMetadata>({
+        method: 'PATCH',
+        path: this.#path('data/', name),
+        body,
+        contentType: 'application/merge-patch+json',
+        ...this.#ns(),
+      }),
+      `${this.mount}${name}`,
+      options.cas,
     );
     return { kvVersion: 2, metadata: result.envelope?.data ? versionMetadata(result.envelope.data) : undefined, warnings: result.warnings };
   }
@@ -183,7 +196,8 @@ export class KvEngine {
     const path = this.#path('metadata/', name);
     const result = await this.#client.call<WireMetadata>({ method: 'GET', path, allowNotFound: true, ...this.#ns() });
     if (result.status === 404) {
-      if (result.errors.length > 0) throw new SecretsError({ method: 'GET', path, namespace: this.namespace, status: 404, errors: result.errors, warnings: result.warnings });
+      if (result.errors.length > 0)
+        throw new SecretsError({ method: 'GET', path, namespace: this.namespace, status: 404, errors: result.errors, warnings: result.warnings });
       return undefined;
     }
     return metadataFromWire(result.envelope?.data ?? {});
@@ -207,7 +221,11 @@ export class KvEngine {
 
   async readConfig(): Promise<KvConfig> {
     await this.#v2('config');
-    const result = await this.#client.call<{ max_versions?: number; cas_required?: boolean; delete_version_after?: string }>({ method: 'GET', path: `${this.mount}config`, ...this.#ns() });
+    const result = await this.#client.call<{ max_versions?: number; cas_required?: boolean; delete_version_after?: string }>({
+      method: 'GET',
+      path: `${this.mount}config`,
+      ...this.#ns(),
+    });
     const data = result.envelope?.data ?? {};
     return { maxVersions: data.max_versions ?? 0, casRequired: data.cas_required ?? false, deleteVersionAfter: data.delete_version_after ?? '0s' };
   }
@@ -286,10 +304,13 @@ export function checkNoBinary(data: unknown): void {
   while (stack.length > 0) {
     const { value, where } = stack.pop()!;
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
-      throw new UsageError(`secret data at ${where || 'the top level'} is binary (${value.constructor.name}); bytes have no JSON form and would be mangled, so nothing was sent`, {
-        code: 'SECRETS_BINARY_VALUE',
-        hint: 'Store binary values as base64 text, e.g. Buffer.from(bytes).toString(\'base64\'), and decode them after reading.',
-      });
+      throw new UsageError(
+        `secret data at ${where || 'the top level'} is binary (${value.constructor.name}); bytes have no JSON form and would be mangled, so nothing was sent`,
+        {
+          code: 'SECRETS_BINARY_VALUE',
+          hint: "Store binary values as base64 text, e.g. Buffer.from(bytes).toString('base64'), and decode them after reading.",
+        },
+      );
     }
     if (value && typeof value === 'object') {
       for (const [key, inner] of Object.entries(value)) stack.push({ value: inner, where: `${where}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
@@ -307,25 +328,34 @@ async function casConflict<T>(call: Promise<T>, where: string, cas: number | und
   } catch (error) {
     if (!(error instanceof SecretsError) || error.status !== 400 || !/check-and-set/i.test(error.errors.join(' '))) throw error;
     const required = cas === undefined && /required/i.test(error.errors.join(' '));
-    const details = { method: error.method, path: error.path, namespace: error.namespace, status: error.status, errors: [...error.errors], warnings: [...error.warnings], attempts: error.attempts, cause: error };
+    const details = {
+      method: error.method,
+      path: error.path,
+      namespace: error.namespace,
+      status: error.status,
+      errors: [...error.errors],
+      warnings: [...error.warnings],
+      attempts: error.attempts,
+      cause: error,
+    };
     throw required
       ? new SecretsError(details, {
-        code: 'SECRETS_CAS_REQUIRED',
-        hint: `${where} (or its mount) requires check-and-set: read the current version (readMetadata) and write with { cas: <version> } ({ cas: 0 } for a new key).`,
-        cliHint: `${where} (or its mount) requires check-and-set: see the current version with \`gantry secrets meta get ${where}\` and write with --cas <version> (--cas 0 for a new key).`,
-      })
-      : cas === 0
-        // cas 0 means "write only if the key does not exist": no one wrote it "since"; it was there already.
-        ? new SecretsError(details, {
-          code: 'SECRETS_CAS_MISMATCH',
-          hint: `${where} already exists; cas: 0 writes only a new key. To replace it, read its current version (readMetadata) and write with that version as cas.`,
-          cliHint: `${where} already exists; --cas 0 writes only a new key. To replace it, see its current version with \`gantry secrets meta get ${where}\` and write with --cas <version>.`,
+          code: 'SECRETS_CAS_REQUIRED',
+          hint: `${where} (or its mount) requires check-and-set: read the current version (readMetadata) and write with { cas: <version> } ({ cas: 0 } for a new key).`,
+          cliHint: `${where} (or its mount) requires check-and-set: see the current version with \`gantry secrets meta get ${where}\` and write with --cas <version> (--cas 0 for a new key).`,
         })
+      : cas === 0
+        ? // cas 0 means "write only if the key does not exist": no one wrote it "since"; it was there already.
+          new SecretsError(details, {
+            code: 'SECRETS_CAS_MISMATCH',
+            hint: `${where} already exists; cas: 0 writes only a new key. To replace it, read its current version (readMetadata) and write with that version as cas.`,
+            cliHint: `${where} already exists; --cas 0 writes only a new key. To replace it, see its current version with \`gantry secrets meta get ${where}\` and write with --cas <version>.`,
+          })
         : new SecretsError(details, {
-          code: 'SECRETS_CAS_MISMATCH',
-          hint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
-          cliHint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
-        });
+            code: 'SECRETS_CAS_MISMATCH',
+            hint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
+            cliHint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
+          });
   }
 }
 
@@ -352,7 +382,8 @@ function checkCustomMetadata(custom: Record<string, string>): Record<string, str
   if (entries.length > 64) throw new UsageError(`custom metadata has ${entries.length} keys; at most 64 are allowed`, { code: 'SECRETS_BAD_METADATA' });
   for (const [key, value] of entries) {
     if (typeof value !== 'string') throw new UsageError(`custom metadata value of "${key}" must be a string`, { code: 'SECRETS_BAD_METADATA' });
-    if (key === '' || Buffer.byteLength(key) > 128) throw new UsageError(`custom metadata key "${key.slice(0, 40)}" must be 1 to 128 bytes`, { code: 'SECRETS_BAD_METADATA' });
+    if (key === '' || Buffer.byteLength(key) > 128)
+      throw new UsageError(`custom metadata key "${key.slice(0, 40)}" must be 1 to 128 bytes`, { code: 'SECRETS_BAD_METADATA' });
     if (Buffer.byteLength(value) > 512) throw new UsageError(`custom metadata value of "${key}" is over 512 bytes`, { code: 'SECRETS_BAD_METADATA' });
   }
   return custom;

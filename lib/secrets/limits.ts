@@ -62,9 +62,7 @@ export function serializeWithinLimits(value: unknown, limits: RequestLimits = de
 
 export function checkBodySize(body: string | Buffer, limits: RequestLimits = defaultLimits): void {
   // Cheap bound first: a string of n code units is at most 3n bytes.
-  const size = typeof body === 'string'
-    ? (body.length * 3 <= limits.maxRequestBytes ? 0 : Buffer.byteLength(body, 'utf8'))
-    : body.length;
+  const size = typeof body === 'string' ? (body.length * 3 <= limits.maxRequestBytes ? 0 : Buffer.byteLength(body, 'utf8')) : body.length;
   if (size > limits.maxRequestBytes) throw new SecretsLimitError('max_request_size', limits.maxRequestBytes, size, 'the request body');
 }
 
@@ -75,7 +73,8 @@ export function checkJsonLimits(value: unknown, limits: RequestLimits = defaultL
     const v = item.value;
     if (typeof v === 'string') {
       const length = utf8Length(v, limits.maxJsonStringValueLength);
-      if (length > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, length, pointer(item.place));
+      if (length > limits.maxJsonStringValueLength)
+        throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, length, pointer(item.place));
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -83,14 +82,17 @@ export function checkJsonLimits(value: unknown, limits: RequestLimits = defaultL
     const depth = item.depth + 1;
     if (depth > limits.maxJsonDepth) throw new SecretsLimitError('max_json_depth', limits.maxJsonDepth, depth, pointer(item.place));
     if (Array.isArray(v)) {
-      if (v.length > limits.maxJsonArrayElementCount) throw new SecretsLimitError('max_json_array_element_count', limits.maxJsonArrayElementCount, v.length, pointer(item.place));
+      if (v.length > limits.maxJsonArrayElementCount)
+        throw new SecretsLimitError('max_json_array_element_count', limits.maxJsonArrayElementCount, v.length, pointer(item.place));
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth, place: { parent: item.place, key: i } });
     } else {
       const keys = Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
-      if (keys.length > limits.maxJsonObjectEntryCount) throw new SecretsLimitError('max_json_object_entry_count', limits.maxJsonObjectEntryCount, keys.length, pointer(item.place));
+      if (keys.length > limits.maxJsonObjectEntryCount)
+        throw new SecretsLimitError('max_json_object_entry_count', limits.maxJsonObjectEntryCount, keys.length, pointer(item.place));
       for (const key of keys) {
         const keyLength = utf8Length(key, limits.maxJsonStringValueLength);
-        if (keyLength > limits.maxJsonStringValueLength) throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, keyLength, `a key in ${pointer(item.place)}`);
+        if (keyLength > limits.maxJsonStringValueLength)
+          throw new SecretsLimitError('max_json_string_value_length', limits.maxJsonStringValueLength, keyLength, `a key in ${pointer(item.place)}`);
         stack.push({ value: (v as Record<string, unknown>)[key], depth, place: { parent: item.place, key } });
       }
     }

@@ -41,8 +41,13 @@ export function pathSegments(input: string, options: PathOptions = {}): string[]
 function checkSegment(segment: string, index: number, input: string, what: string): void {
   const position = `segment ${index + 1}`;
   if (segment === '') throw new SecretsPathError(`${what} "${input}" has an empty ${position} ("//"); nothing was sent`, input);
-  if (segment === '..' || segment === '.') throw new SecretsPathError(`${what} "${input}" has a "${segment}" ${position}; relative segments are refused, nothing was sent`, input);
-  if (segment.endsWith('.')) throw new SecretsPathError(`${what} "${input}": ${position} "${segment}" ends in a period, which the service refuses as an unsupported path; nothing was sent`, input);
+  if (segment === '..' || segment === '.')
+    throw new SecretsPathError(`${what} "${input}" has a "${segment}" ${position}; relative segments are refused, nothing was sent`, input);
+  if (segment.endsWith('.'))
+    throw new SecretsPathError(
+      `${what} "${input}": ${position} "${segment}" ends in a period, which the service refuses as an unsupported path; nothing was sent`,
+      input,
+    );
   if (controlCharacter.test(segment)) throw new SecretsPathError(`${what} ${shown(input)} has a control character in ${position}; nothing was sent`, input);
 }
 

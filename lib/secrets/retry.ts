@@ -22,7 +22,10 @@ export function isIdempotent(method: string): boolean {
   return idempotentMethods.has(method.toUpperCase());
 }
 
-export function secretsRetryPolicy(config: Pick<ResolvedSecretsConfig, 'maxRetries' | 'retryWaitMinMs' | 'retryWaitMaxMs' | 'timeoutMs'>, method: string): RetryPolicy {
+export function secretsRetryPolicy(
+  config: Pick<ResolvedSecretsConfig, 'maxRetries' | 'retryWaitMinMs' | 'retryWaitMaxMs' | 'timeoutMs'>,
+  method: string,
+): RetryPolicy {
   const max = Math.max(config.retryWaitMaxMs, 1);
   return {
     retries: config.maxRetries,

@@ -43,18 +43,30 @@ const xzMemoryLimit = '256MiB';
  * The decompressed bytes of a tar-family archive read from `input`. gzip goes through zlib; bzip2 and xz through the
  * system `bzip2` and `xz` as streaming filters (fast, native, no install-time build; see docs/modules.md).
  */
-function decompress(input: Readable, type: ArchiveType, compressedBytes: number | undefined): { stream: Readable; done: Promise<void>; stop: () => void; inParser?: boolean } {
+function decompress(
+  input: Readable,
+  type: ArchiveType,
+  compressedBytes: number | undefined,
+): { stream: Readable; done: Promise<void>; stop: () => void; inParser?: boolean } {
   if (type === 'tar') return { stream: input, done: Promise.resolve(), stop: () => input.destroy() };
   if (type === 'tar.gz') {
     // A small archive (a pin's module: a few KiB) is inflated by the tar parser itself, synchronously as its bytes
     // come: no zlib stream, output buffer and two thread-pool round trips per module (the largest single item of
     // bench/pin's client profile after the sockets). `relay` hands it the bytes in slices of `parserSliceBytes`.
-    if (compressedBytes !== undefined && compressedBytes <= smallArchiveBytes) return { stream: input, done: Promise.resolve(), stop: () => input.destroy(), inParser: true };
+    if (compressedBytes !== undefined && compressedBytes <= smallArchiveBytes)
+      return { stream: input, done: Promise.resolve(), stop: () => input.destroy(), inParser: true };
     // Large output chunks: fewer hops through the parser, the hash and the file writes for every MiB.
     const gunzip = createGunzip({ chunkSize: 256 * 1024 });
     input.on('error', (error) => gunzip.destroy(error));
     feedStaged(input, gunzip);
-    return { stream: gunzip, done: Promise.resolve(), stop: () => { input.destroy(); gunzip.destroy(); } };
+    return {
+      stream: gunzip,
+      done: Promise.resolve(),
+      stop: () => {
+        input.destroy();
+        gunzip.destroy();
+      },
+    };
   }
   const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc']] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`]];
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -75,7 +87,11 @@ function decompress(input: Readable, type: ArchiveType, compressedBytes: number 
     child.on('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'ENOENT'
-          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, { code: 'MISSING_TOOL', exitCode: ExitCode.usage, hint: missingToolHint(command) })
+          ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, {
+              code: 'MISSING_TOOL',
+              exitCode: ExitCode.usage,
+              hint: missingToolHint(command),
+            })
           : error,
       );
     });
@@ -305,7 +321,8 @@ function zipHeader(entry: yauzl.Entry): EntryHeader {
   const format = attributes & S_IFMT;
   const isDirectoryName = entry.fileName.endsWith('/');
   const mode = attributes & 0o7777;
-  if (format === 0) return { path: entry.fileName, type: isDirectoryName ? 'directory' : 'file', rawType: isDirectoryName ? 'Directory' : 'File', mode: mode || 0o644 };
+  if (format === 0)
+    return { path: entry.fileName, type: isDirectoryName ? 'directory' : 'file', rawType: isDirectoryName ? 'Directory' : 'File', mode: mode || 0o644 };
   const type = zipTypes[format] ?? 'other';
   return { path: entry.fileName, type, rawType: zipTypeNames[format] ?? (type === 'other' ? `type 0${format.toString(8)}` : type), mode };
 }

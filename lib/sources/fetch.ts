@@ -57,7 +57,10 @@ async function verifyChecksum(file: string, checksum: Checksum): Promise<void> {
   await pipeline(createReadStream(file), hash);
   const actual = hash.digest('hex');
   if (actual !== checksum.hex) {
-    throw new SourceRefusedError(`the download's ${checksum.algorithm} checksum is ${actual}, not the ${checksum.hex} the location requires`, 'the archive changed or was tampered with; nothing was installed');
+    throw new SourceRefusedError(
+      `the download's ${checksum.algorithm} checksum is ${actual}, not the ${checksum.hex} the location requires`,
+      'the archive changed or was tampered with; nothing was installed',
+    );
   }
 }
 
@@ -109,7 +112,8 @@ async function resolveSubdir(probe: TreeProbe, subdir: string): Promise<string> 
     resolved = [top[0].name, subdir.slice(2)].filter(Boolean).join('/');
   }
   if (resolved === '') return '';
-  if (!(await probe.isDirectory(resolved))) throw new SourceRefusedError(`the module package has no folder "${resolved}"`, 'check the //subdir of the address or of the location');
+  if (!(await probe.isDirectory(resolved)))
+    throw new SourceRefusedError(`the module package has no folder "${resolved}"`, 'check the //subdir of the address or of the location');
   return resolved;
 }
 
@@ -119,19 +123,36 @@ interface Fetched {
   probe: TreeProbe;
 }
 
-async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, workFolder: () => Promise<string>, tree: string, options: FetchOptions, limits: ExtractLimits): Promise<Fetched> {
+async function fetchArchive(
+  location: Exclude<SourceLocation, GitLocation>,
+  workFolder: () => Promise<string>,
+  tree: string,
+  options: FetchOptions,
+  limits: ExtractLimits,
+): Promise<Fetched> {
   const hashOnly = options.hashOnly ?? false;
   const progress = (p: DownloadProgress) => options.onProgress?.({ ...p, phase: 'download' });
   const http = location.getter === 'http' && !location.url.startsWith('file:') ? (options.http ?? createHttpClient()) : undefined;
   try {
     // Stream straight into the extractor when nothing must be checked first: no checksum, a tar-family type known.
-    if (http && location.getter === 'http' && !location.checksum && location.archive !== undefined && location.archive !== 'none' && location.archive !== 'zip') {
+    if (
+      http &&
+      location.getter === 'http' &&
+      !location.checksum &&
+      location.archive !== undefined &&
+      location.archive !== 'none' &&
+      location.archive !== 'zip'
+    ) {
       const url = new URL(location.url);
       const response = await http.stream({ url, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress });
       let bytes = 0;
       let transferError: unknown;
-      response.body.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      response.body.on('error', (error) => { transferError ??= error; });
+      response.body.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.body.on('error', (error) => {
+        transferError ??= error;
+      });
       const writer = new TreeWriter(tree, limits, hashOnly);
       const length = Number(response.headers['content-length']);
       await extractTarStream(response.body, location.archive, writer, Number.isFinite(length) ? length : undefined).catch((error: unknown) => {
@@ -161,7 +182,8 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
         await pipeline(createReadStream(url), createWriteStream(file, { flags: 'wx' }));
         bytes = (await lstat(file)).size;
       } else {
-        bytes = (await http.download({ url, path: file, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress })).bytes;
+        bytes = (await http.download({ url, path: file, headers: options.headersFor?.(url) ?? {}, maxBytes: limits.maxDownloadBytes, onProgress: progress }))
+          .bytes;
       }
     }
     if (location.checksum) await verifyChecksum(file, location.checksum);
@@ -172,7 +194,11 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
       return { bytes, hash: await hashTree(tree), probe: diskProbe(tree) };
     }
     const type: ArchiveType | undefined = location.archive ?? (await sniffArchiveType(file));
-    if (!type) throw new SourceRefusedError('the download is not an archive Gantry knows (tar, tar.gz, tar.bz2, tar.xz, zip)', 'name the type with ?archive=<type>, or archive=false for a single file');
+    if (!type)
+      throw new SourceRefusedError(
+        'the download is not an archive Gantry knows (tar, tar.gz, tar.bz2, tar.xz, zip)',
+        'name the type with ?archive=<type>, or archive=false for a single file',
+      );
     options.onProgress?.({ phase: 'extract', transferred: bytes, total: bytes });
     const extracted = await extractArchive(file, type, tree, limits, hashOnly);
     return { bytes, hash: extracted.hash, probe: extracted.writer };
@@ -189,7 +215,8 @@ async function fetchArchive(location: Exclude<SourceLocation, GitLocation>, work
  */
 export async function fetchSource(location: SourceLocation, options: FetchOptions): Promise<FetchResult> {
   expectObject('fetchSource', 'location', location, 'a location from parseLocation');
-  if (!['http', 's3', 'git'].includes(location.getter as string) || typeof location.subdir !== 'string') expectObject('fetchSource', 'location', null, 'a location from parseLocation');
+  if (!['http', 's3', 'git'].includes(location.getter as string) || typeof location.subdir !== 'string')
+    expectObject('fetchSource', 'location', null, 'a location from parseLocation');
   expectObject('fetchSource', 'options', options, 'an object with dest');
   expectString('fetchSource', 'options.dest', options.dest, 'the path of the install folder');
   const limits = resolveLimits(options.limits);

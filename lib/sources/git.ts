@@ -22,7 +22,18 @@ function subcommand(args: string[]): string {
 
 function run(args: string[], cwd: string | undefined, allowFile: boolean): Promise<string> {
   // Only the transports a module source may use; `ext::` and friends never run, file:// only for trusted callers.
-  const protocol = ['-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.http.allow=always', '-c', 'protocol.ssh.allow=always', '-c', `protocol.file.allow=${allowFile ? 'always' : 'never'}`];
+  const protocol = [
+    '-c',
+    'protocol.allow=never',
+    '-c',
+    'protocol.https.allow=always',
+    '-c',
+    'protocol.http.allow=always',
+    '-c',
+    'protocol.ssh.allow=always',
+    '-c',
+    `protocol.file.allow=${allowFile ? 'always' : 'never'}`,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...protocol, ...args], {
       cwd,
@@ -31,10 +42,18 @@ function run(args: string[], cwd: string | undefined, allowFile: boolean): Promi
     });
     let out = '';
     let err = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => { out += text; });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => { if (err.length < 4000) err += text; });
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      if (err.length < 4000) err += text;
+    });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' ? new GitError('git sources need the "git" program, which is not installed (not found on PATH)', missingToolHint('git')) : error);
+      reject(
+        error.code === 'ENOENT'
+          ? new GitError('git sources need the "git" program, which is not installed (not found on PATH)', missingToolHint('git'))
+          : error,
+      );
     });
     child.on('close', (code) => {
       if (code === 0) resolve(out);
@@ -72,10 +91,18 @@ export async function fetchGit(location: GitLocation, target: string, options: {
     } else {
       const depth = `--depth=${location.depth ?? 1}`;
       const branch = ref === undefined ? [] : [`--branch=${ref}`];
-      await run(['-c', 'advice.detachedHead=false', 'clone', '--quiet', depth, '--single-branch', ...branch, '--end-of-options', location.url, target], undefined, allowFile);
+      await run(
+        ['-c', 'advice.detachedHead=false', 'clone', '--quiet', depth, '--single-branch', ...branch, '--end-of-options', location.url, target],
+        undefined,
+        allowFile,
+      );
     }
   } catch (error) {
-    if (error instanceof GitError) throw new GitError(`cloning ${describe(location)} failed: ${error.message.replace(/^git \w+ failed: /, '')}`, error.hint ?? 'check the repository URL, the ref and your git credentials');
+    if (error instanceof GitError)
+      throw new GitError(
+        `cloning ${describe(location)} failed: ${error.message.replace(/^git \w+ failed: /, '')}`,
+        error.hint ?? 'check the repository URL, the ref and your git credentials',
+      );
     throw error;
   }
   await rm(join(target, '.git'), { recursive: true, force: true });

@@ -37,14 +37,19 @@ export async function fetchS3(location: S3Location, file: string, options: S3Fet
   try {
     let response;
     try {
-      response = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: location.key, ...(location.versionId ? { VersionId: location.versionId } : {}) }));
+      response = await client.send(
+        new GetObjectCommand({ Bucket: location.bucket, Key: location.key, ...(location.versionId ? { VersionId: location.versionId } : {}) }),
+      );
     } catch (error) {
       const name = (error as { name?: string }).name ?? 'Error';
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       throw new GantryError(`reading ${where} failed: ${name}${status ? ` (HTTP ${status})` : ''}`, {
         code: 'S3_FAILED',
         exitCode: status === undefined ? ExitCode.remote : exitCodeForStatus(status),
-        hint: name === 'NoSuchKey' || name === 'NoSuchBucket' ? 'check the bucket and key' : 'check the AWS credentials (the default chain: environment, profile, instance role) and the region',
+        hint:
+          name === 'NoSuchKey' || name === 'NoSuchBucket'
+            ? 'check the bucket and key'
+            : 'check the AWS credentials (the default chain: environment, profile, instance role) and the region',
         cause: error,
       });
     }

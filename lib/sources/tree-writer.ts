@@ -119,7 +119,10 @@ export class TreeWriter {
     if (relative === '') return;
     this.entries += 1;
     if (this.entries > this.limits.maxFiles) {
-      throw new SourceRefusedError(`the archive has more than ${this.limits.maxFiles} entries`, 'raise the entry cap (maxFiles) if this module really is that large');
+      throw new SourceRefusedError(
+        `the archive has more than ${this.limits.maxFiles} entries`,
+        'raise the entry cap (maxFiles) if this module really is that large',
+      );
     }
     const parts = relative.split('/');
     for (let i = 1; i < parts.length; i += 1) {
@@ -150,7 +153,10 @@ export class TreeWriter {
         await this.writeHardlink(relative, target, header);
         return;
       default:
-        throw new SourceRefusedError(`the archive entry "${header.path}" is a ${header.rawType}, which Gantry never extracts`, 'modules contain only files, folders and links');
+        throw new SourceRefusedError(
+          `the archive entry "${header.path}" is a ${header.rawType}, which Gantry never extracts`,
+          'modules contain only files, folders and links',
+        );
     }
   }
 
@@ -179,7 +185,10 @@ export class TreeWriter {
     const take = (chunk: Buffer): SourceRefusedError | undefined => {
       this.bytes += chunk.length;
       if (this.bytes > this.limits.maxBytes) {
-        return new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`, 'raise the byte cap (maxBytes) if this module really is that large');
+        return new SourceRefusedError(
+          `the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`,
+          'raise the byte cap (maxBytes) if this module really is that large',
+        );
       }
       digest.update(chunk);
       size += chunk.length;

@@ -91,7 +91,8 @@ export function createChannelReceiver(options?: ChannelReceiverOptions): Channel
   const onNotification = options?.onNotification;
   if (onNotification !== undefined) expectFunction('createChannelReceiver', 'options.onNotification', onNotification);
   const maxQueued = options?.maxQueued ?? 1000;
-  if (!Number.isSafeInteger(maxQueued) || maxQueued < 1) throw new UsageError('createChannelReceiver: options.maxQueued must be a whole number of at least 1', { code: 'INVALID_ARGUMENT' });
+  if (!Number.isSafeInteger(maxQueued) || maxQueued < 1)
+    throw new UsageError('createChannelReceiver: options.maxQueued must be a whole number of at least 1', { code: 'INVALID_ARGUMENT' });
   const logger = options?.logger ?? getLogger();
   const channels = new Map<string, Known>();
   const queue: ChannelNotification[] = [];
@@ -136,12 +137,14 @@ export function createChannelReceiver(options?: ChannelReceiverOptions): Channel
     const known = channels.get(channelId);
     if (!known) return refuse(res, 404, `unknown channel ${JSON.stringify(channelId.slice(0, 64))}`);
     const token = header(req, 'x-goog-channel-token');
-    if (known.token !== undefined && (token === undefined || !sameToken(token, known.token))) return refuse(res, 403, `channel ${channelId}: the channel token does not match`);
+    if (known.token !== undefined && (token === undefined || !sameToken(token, known.token)))
+      return refuse(res, 403, `channel ${channelId}: the channel token does not match`);
     const resourceId = header(req, 'x-goog-resource-id');
     const resourceUri = header(req, 'x-goog-resource-uri');
     const state = header(req, 'x-goog-resource-state');
     const number = header(req, 'x-goog-message-number');
-    if (!resourceId || !resourceUri || !state || !number || !/^\d{1,15}$/.test(number)) return refuse(res, 400, `channel ${channelId}: a notification needs X-Goog-Resource-ID, -URI, -State and X-Goog-Message-Number`);
+    if (!resourceId || !resourceUri || !state || !number || !/^\d{1,15}$/.test(number))
+      return refuse(res, 400, `channel ${channelId}: a notification needs X-Goog-Resource-ID, -URI, -State and X-Goog-Message-Number`);
     if (known.resourceId !== undefined && resourceId !== known.resourceId) return refuse(res, 403, `channel ${channelId}: the message names another resource`);
     const messageNumber = Number(number);
     if (messageNumber <= known.lastMessage) return answer(res, 200);
@@ -149,9 +152,20 @@ export function createChannelReceiver(options?: ChannelReceiverOptions): Channel
     const expiration = expirationHeader ? new Date(expirationHeader) : undefined;
     const changed = header(req, 'x-goog-changed');
     const notification: ChannelNotification = {
-      channelId, messageNumber, state, resourceId, resourceUri,
+      channelId,
+      messageNumber,
+      state,
+      resourceId,
+      resourceUri,
       ...(expiration && !Number.isNaN(expiration.getTime()) ? { expiration } : {}),
-      ...(changed ? { changed: changed.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+      ...(changed
+        ? {
+            changed: changed
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          }
+        : {}),
       receivedAt: new Date(),
     };
     if (onNotification) {

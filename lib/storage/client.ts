@@ -13,7 +13,18 @@ import type { Logger } from '../log.js';
 import { optionKeys, refuseUnknownOptions, settingsReader, type SettingSpec } from '../settings.js';
 import { createMethods, type StorageMethods } from './methods.js';
 import { createStorageTransport, type StorageTransport } from './transport.js';
-import { keepWatchingChanges, keepWatchingFile, watchChanges, watchFile, type KeepWatchingChangesOptions, type KeepWatchingFileOptions, type RenewingWatch, type Watch, type WatchChangesOptions, type WatchFileOptions } from './watch.js';
+import {
+  keepWatchingChanges,
+  keepWatchingFile,
+  watchChanges,
+  watchFile,
+  type KeepWatchingChangesOptions,
+  type KeepWatchingFileOptions,
+  type RenewingWatch,
+  type Watch,
+  type WatchChangesOptions,
+  type WatchFileOptions,
+} from './watch.js';
 
 export interface StorageClientOptions {
   /** The service root; default STORAGE_BASE_URL. https, or http on loopback. */
@@ -39,7 +50,15 @@ export const storageSettings = {
 } as const satisfies Record<string, SettingSpec>;
 
 const storageClientOptionKeys = optionKeys<StorageClientOptions>({
-  baseUrl: true, token: true, transport: true, retry: true, logger: true, userAgent: true, proxy: true, timeouts: true, onRetry: true,
+  baseUrl: true,
+  token: true,
+  transport: true,
+  retry: true,
+  logger: true,
+  userAgent: true,
+  proxy: true,
+  timeouts: true,
+  onRetry: true,
 });
 
 function resolveTransport(where: string, options: StorageClientOptions | undefined): { transport: StorageTransport; owned: boolean } {
@@ -57,13 +76,21 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
   expectString(where, 'options.baseUrl', baseUrl, 'the service root URL (or set STORAGE_BASE_URL)');
   const token = settings.pick('token', options?.token)?.value as StorageClientOptions['token'];
   if (typeof token === 'string') expectString(where, 'options.token', token.trim(), 'a bearer token (or set STORAGE_TOKEN, or pass an AuthSession)');
-  else if (!token || typeof token !== 'object' || (typeof (token as AccessTokenSession).getAccessToken !== 'function' && typeof (token as Credentials).token !== 'function')) {
-    throw new UsageError(`${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession) or token() (Credentials), got ${token === undefined ? 'nothing' : typeof token}`, {
-      code: 'INVALID_ARGUMENT',
-      hint: 'set STORAGE_TOKEN, or log in with `gantry auth login --scope storage.file` and pass the session',
-    });
+  else if (
+    !token ||
+    typeof token !== 'object' ||
+    (typeof (token as AccessTokenSession).getAccessToken !== 'function' && typeof (token as Credentials).token !== 'function')
+  ) {
+    throw new UsageError(
+      `${where}: options.token must be a bearer token or an object with getAccessToken() (an AuthSession) or token() (Credentials), got ${token === undefined ? 'nothing' : typeof token}`,
+      {
+        code: 'INVALID_ARGUMENT',
+        hint: 'set STORAGE_TOKEN, or log in with `gantry auth login --scope storage.file` and pass the session',
+      },
+    );
   }
-  if (options?.onRetry !== undefined && typeof options.onRetry !== 'function') throw new UsageError(`${where}: options.onRetry must be a function`, { code: 'INVALID_ARGUMENT' });
+  if (options?.onRetry !== undefined && typeof options.onRetry !== 'function')
+    throw new UsageError(`${where}: options.onRetry must be a function`, { code: 'INVALID_ARGUMENT' });
   for (const name of ['retry', 'proxy', 'timeouts'] as const) {
     if (options?.[name] !== undefined) expectObject(where, `options.${name}`, options[name]);
   }

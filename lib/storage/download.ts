@@ -82,7 +82,12 @@ async function sizeOf(path: string): Promise<number> {
   return (await stat(path).catch(() => undefined))?.size ?? 0;
 }
 
-function checkTarget(where: string, transport: unknown, fileId: unknown, options: { path?: unknown; onProgress?: unknown; signal?: unknown } | undefined): void {
+function checkTarget(
+  where: string,
+  transport: unknown,
+  fileId: unknown,
+  options: { path?: unknown; onProgress?: unknown; signal?: unknown } | undefined,
+): void {
   const t = transport as Partial<StorageTransport> | null;
   if (!t || typeof t.request !== 'function' || !t.http) throw new UsageError(`${where}: the first argument takes a storage transport (createStorageTransport)`);
   if (typeof fileId !== 'string' || fileId.trim() === '') throw new UsageError(`${where}: fileId takes a non-empty string`);
@@ -96,7 +101,10 @@ function checkTarget(where: string, transport: unknown, fileId: unknown, options
 export async function prepareTarget(where: string, path: string): Promise<string> {
   const target = resolve(path);
   const present = await stat(target).catch(() => undefined);
-  if (present && !present.isFile()) throw new UsageError(`${where}: ${target} exists and is not a regular file`, { hint: 'give the path of a file to write (it is replaced only once the transfer is complete)' });
+  if (present && !present.isFile())
+    throw new UsageError(`${where}: ${target} exists and is not a regular file`, {
+      hint: 'give the path of a file to write (it is replaced only once the transfer is complete)',
+    });
   await ensureFolder(dirname(target), 'the download folder');
   return target;
 }
@@ -108,7 +116,8 @@ export async function prepareTarget(where: string, path: string): Promise<string
  */
 export async function download(transport: StorageTransport, fileId: string, options: DownloadOptions): Promise<DownloadResult> {
   checkTarget('download', transport, fileId, options);
-  if (options.revisionId !== undefined && (typeof options.revisionId !== 'string' || options.revisionId === '')) throw new UsageError('download: options.revisionId takes a non-empty string');
+  if (options.revisionId !== undefined && (typeof options.revisionId !== 'string' || options.revisionId === ''))
+    throw new UsageError('download: options.revisionId takes a non-empty string');
   const retry = resolveRetry('download', options.retry);
   const logger = options.logger ?? getLogger();
   const verify = options.verifyMd5 ?? true;
@@ -134,10 +143,16 @@ export async function download(transport: StorageTransport, fileId: string, opti
     etag: md5 === undefined && typeof meta?.etag === 'string' ? meta.etag : null,
   };
 
-  const key = createHash('sha256').update(`${fileId}\0${revisionId ?? ''}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${fileId}\0${revisionId ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
   const partial = join(dirname(target), `.${label}.${key}.gantry-download`);
   const partialInfo = `${partial}.json`;
-  const saved = await readFile(partialInfo, 'utf8').then((text) => JSON.parse(text) as Partial<PartialInfo>, () => undefined);
+  const saved = await readFile(partialInfo, 'utf8').then(
+    (text) => JSON.parse(text) as Partial<PartialInfo>,
+    () => undefined,
+  );
   let offset = 0;
   if (samePartial(info, saved)) {
     offset = await sizeOf(partial);
@@ -192,7 +207,9 @@ export async function download(transport: StorageTransport, fileId: string, opti
         const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(String(opened.headers['content-range'] ?? ''));
         if (!m || Number(m[1]) !== offset) {
           opened.body.destroy();
-          throw new ProtocolError(`the service answered bytes ${String(opened.headers['content-range'] ?? '(no Content-Range)')} to a request for bytes ${offset}-`);
+          throw new ProtocolError(
+            `the service answered bytes ${String(opened.headers['content-range'] ?? '(no Content-Range)')} to a request for bytes ${offset}-`,
+          );
         }
         if (m[3] !== '*') total ??= Number(m[3]);
       } else if (opened.status === 200) {
@@ -240,10 +257,17 @@ export async function download(transport: StorageTransport, fileId: string, opti
     }
     failures += 1;
     if (failures >= retry.attempts) {
-      throw gaveUp(`the download of ${label}`, failures, failure, `the ${offset} bytes received are kept in ${partial}: run the download again to go on from there`);
+      throw gaveUp(
+        `the download of ${label}`,
+        failures,
+        failure,
+        `the ${offset} bytes received are kept in ${partial}: run the download again to go on from there`,
+      );
     }
     const delay = backoffMs(retry, failures);
-    logger.warn(`download of ${label}: ${describeFailure(failure)} at byte ${offset}${total !== undefined ? ` of ${total}` : ''}; asking for the rest in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
+    logger.warn(
+      `download of ${label}: ${describeFailure(failure)} at byte ${offset}${total !== undefined ? ` of ${total}` : ''}; asking for the rest in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`,
+    );
     await wait(delay, signal);
   }
 

@@ -50,13 +50,15 @@ function readItems(body: unknown): { message?: string; items: StorageErrorItem[]
   if (!error || typeof error !== 'object') return { items: [] };
   const { message, errors } = error as { message?: unknown; errors?: unknown };
   const items = Array.isArray(errors)
-    ? errors.filter((e): e is Record<string, unknown> => !!e && typeof e === 'object').map((e) => {
-        const item: StorageErrorItem = {};
-        for (const key of ['domain', 'reason', 'message', 'location', 'locationType'] as const) {
-          if (typeof e[key] === 'string') item[key] = redact(e[key]);
-        }
-        return item;
-      })
+    ? errors
+        .filter((e): e is Record<string, unknown> => !!e && typeof e === 'object')
+        .map((e) => {
+          const item: StorageErrorItem = {};
+          for (const key of ['domain', 'reason', 'message', 'location', 'locationType'] as const) {
+            if (typeof e[key] === 'string') item[key] = redact(e[key]);
+          }
+          return item;
+        })
     : [];
   return { ...(typeof message === 'string' ? { message: redact(message) } : {}), items };
 }
@@ -134,13 +136,17 @@ export class StorageError extends ServiceError<StorageErrorItem> {
     const reason = items[0]?.reason;
     const location = items[0]?.location;
     const said = message ?? (details.rawBody ? `non-JSON body: ${details.rawBody.replace(/\s+/g, ' ').trim().slice(0, 300)}` : undefined);
-    super(details, {
-      said: `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
-      errors: items,
-      hint: reasonHint(details.status, reason, message, location),
-      code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
-      notNow: reason !== undefined && (rateLimitReasons as readonly string[]).includes(reason),
-    }, statusHints);
+    super(
+      details,
+      {
+        said: `${reason ? ` ${reason}` : ''}${location ? ` (${location})` : ''}${said ? `: ${said}` : ''}`,
+        errors: items,
+        hint: reasonHint(details.status, reason, message, location),
+        code: `STORAGE_${reason ? reason.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase() : details.status}`,
+        notNow: reason !== undefined && (rateLimitReasons as readonly string[]).includes(reason),
+      },
+      statusHints,
+    );
     this.reason = reason;
     this.location = location;
     this.storageMessage = message;

@@ -26,10 +26,13 @@ const mediaType = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}$/;
 /** Exports a storage document as `mimeType` (text/plain, application/pdf, text/csv …) to `options.path`. */
 export async function exportFile(transport: StorageTransport, fileId: string, mimeType: string, options: ExportOptions): Promise<ExportResult> {
   const t = transport as Partial<StorageTransport> | null;
-  if (!t || typeof t.request !== 'function' || !t.http) throw new UsageError('exportFile: the first argument takes a storage transport (createStorageTransport)');
+  if (!t || typeof t.request !== 'function' || !t.http)
+    throw new UsageError('exportFile: the first argument takes a storage transport (createStorageTransport)');
   if (typeof fileId !== 'string' || fileId.trim() === '') throw new UsageError('exportFile: fileId takes a non-empty string');
-  if (typeof mimeType !== 'string' || !mediaType.test(mimeType)) throw new UsageError('exportFile: mimeType takes a media type such as application/pdf or text/plain');
-  if (!options || typeof options !== 'object' || typeof options.path !== 'string' || options.path.trim() === '') throw new UsageError('exportFile: options.path takes the path of the file to write');
+  if (typeof mimeType !== 'string' || !mediaType.test(mimeType))
+    throw new UsageError('exportFile: mimeType takes a media type such as application/pdf or text/plain');
+  if (!options || typeof options !== 'object' || typeof options.path !== 'string' || options.path.trim() === '')
+    throw new UsageError('exportFile: options.path takes the path of the file to write');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new UsageError('exportFile: options.onProgress takes a function');
   const target = await prepareTarget('exportFile', options.path);
   const { onProgress, signal } = options;

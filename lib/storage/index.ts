@@ -17,7 +17,18 @@ export type { MethodSpec, StorageMethodName, StorageMethods, StorageResource, Li
 export { createChannelReceiver, sameToken } from './channels.js';
 export type { ChannelReceiver, ChannelReceiverOptions, ChannelNotification, ExpectedChannel, ResourceState } from './channels.js';
 export { keepWatchingChanges, keepWatchingFile, renewalMarginMs } from './watch.js';
-export type { Watch, WatchOptions, WatchChangesOptions, WatchFileOptions, KeepWatchingOptions, KeepWatchingChangesOptions, KeepWatchingFileOptions, RenewingWatch, WatchEvent, WatchedChannel } from './watch.js';
+export type {
+  Watch,
+  WatchOptions,
+  WatchChangesOptions,
+  WatchFileOptions,
+  KeepWatchingOptions,
+  KeepWatchingChangesOptions,
+  KeepWatchingFileOptions,
+  RenewingWatch,
+  WatchEvent,
+  WatchedChannel,
+} from './watch.js';
 export { FOLDER_MIME, isServiceDocument } from './media-types.js';
 export type * from './types.js';
 export type * from './params.js';

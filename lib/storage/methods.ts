@@ -40,12 +40,29 @@ const driveScope = { driveId: 'string', teamDriveId: 'string', ...allDrives } as
 const conversion = { convert: 'bool', ocr: 'bool', ocrLanguage: 'string', pinned: 'bool', timedTextLanguage: 'string', timedTextTrackName: 'string' } as const;
 const fileRead = { acknowledgeAbuse: 'bool', projection: 'string', revisionId: 'string', updateViewedDate: 'bool', ...allDrives, ...view } as const;
 const changesList = {
-  ...driveScope, ...view, ...page, includeCorpusRemovals: 'bool', includeDeleted: 'bool', includeItemsFromAllDrives: 'bool',
-  includeSubscribed: 'bool', includeTeamDriveItems: 'bool', spaces: 'string', startChangeId: 'int64',
+  ...driveScope,
+  ...view,
+  ...page,
+  includeCorpusRemovals: 'bool',
+  includeDeleted: 'bool',
+  includeItemsFromAllDrives: 'bool',
+  includeSubscribed: 'bool',
+  includeTeamDriveItems: 'bool',
+  spaces: 'string',
+  startChangeId: 'int64',
 } as const;
 const fileUpdate = {
-  ...allDrives, ...view, ...conversion, addParents: 'string', removeParents: 'string', enforceSingleParent: 'bool', modifiedDateBehavior: 'string',
-  newRevision: 'bool', setModifiedDate: 'bool', updateViewedDate: 'bool', useContentAsIndexableText: 'bool',
+  ...allDrives,
+  ...view,
+  ...conversion,
+  addParents: 'string',
+  removeParents: 'string',
+  enforceSingleParent: 'bool',
+  modifiedDateBehavior: 'string',
+  newRevision: 'bool',
+  setModifiedDate: 'bool',
+  updateViewedDate: 'bool',
+  useContentAsIndexableText: 'bool',
 } as const;
 const fileState = { ...allDrives, ...view } as const;
 const permissionRef = { ...allDrives, useDomainAdminAccess: 'bool' } as const;
@@ -80,17 +97,43 @@ export const STORAGE_METHODS = {
   'drives.list': { http: 'GET', path: 'drives', query: { ...page, q: 'string', useDomainAdminAccess: 'bool' }, items: 'items' },
   'drives.unhide': { http: 'POST', path: 'drives/{driveId}/unhide', query: {}, idempotent: true },
   'drives.update': { http: 'PUT', path: 'drives/{driveId}', query: { useDomainAdminAccess: 'bool' }, body: 'required' },
-  'files.copy': { http: 'POST', path: `${F}/copy`, query: { ...allDrives, ...view, ...conversion, enforceSingleParent: 'bool', visibility: 'string' }, body: 'optional' },
+  'files.copy': {
+    http: 'POST',
+    path: `${F}/copy`,
+    query: { ...allDrives, ...view, ...conversion, enforceSingleParent: 'bool', visibility: 'string' },
+    body: 'optional',
+  },
   'files.delete': { http: 'DELETE', path: F, query: { ...allDrives, enforceSingleParent: 'bool' }, ifMatch: true, response: 'none' },
   'files.emptyTrash': { http: 'DELETE', path: 'files/trash', query: { driveId: 'string', enforceSingleParent: 'bool' }, response: 'none' },
   'files.export': { http: 'GET', path: `${F}/export`, query: { mimeType: 'string!' }, response: 'bytes' },
   'files.generateCseToken': { http: 'GET', path: 'files/generateCseToken', query: { fileId: 'string', parent: 'string' } },
   'files.generateIds': { http: 'GET', path: 'files/generateIds', query: { maxResults: 'int', space: 'string', type: 'string' } },
   'files.get': { http: 'GET', path: F, query: fileRead },
-  'files.insert': { http: 'POST', path: 'files', query: { ...allDrives, ...view, ...conversion, enforceSingleParent: 'bool', useContentAsIndexableText: 'bool', visibility: 'string' }, body: 'optional' },
+  'files.insert': {
+    http: 'POST',
+    path: 'files',
+    query: { ...allDrives, ...view, ...conversion, enforceSingleParent: 'bool', useContentAsIndexableText: 'bool', visibility: 'string' },
+    body: 'optional',
+  },
   'files.list': {
-    http: 'GET', path: 'files', items: 'items',
-    query: { ...allDrives, ...view, ...page, corpora: 'string', corpus: 'string', driveId: 'string', includeItemsFromAllDrives: 'bool', includeTeamDriveItems: 'bool', orderBy: 'string', projection: 'string', q: 'string', spaces: 'string', teamDriveId: 'string' },
+    http: 'GET',
+    path: 'files',
+    items: 'items',
+    query: {
+      ...allDrives,
+      ...view,
+      ...page,
+      corpora: 'string',
+      corpus: 'string',
+      driveId: 'string',
+      includeItemsFromAllDrives: 'bool',
+      includeTeamDriveItems: 'bool',
+      orderBy: 'string',
+      projection: 'string',
+      q: 'string',
+      spaces: 'string',
+      teamDriveId: 'string',
+    },
   },
   'files.listLabels': { http: 'GET', path: `${F}/listLabels`, query: page, items: 'items' },
   'files.modifyLabels': { http: 'POST', path: `${F}/modifyLabels`, query: {}, body: 'required' },
@@ -104,12 +147,27 @@ export const STORAGE_METHODS = {
   'parents.get': { http: 'GET', path: `${F}/parents/{parentId}`, query: {} },
   'parents.insert': { http: 'POST', path: `${F}/parents`, query: { enforceSingleParent: 'bool', ...allDrives }, body: 'required' },
   'parents.list': { http: 'GET', path: `${F}/parents`, query: {}, items: 'items' },
-  'permissions.delete': { http: 'DELETE', path: `${F}/permissions/{permissionId}`, query: { ...permissionRef, enforceExpansiveAccess: 'bool' }, response: 'none' },
+  'permissions.delete': {
+    http: 'DELETE',
+    path: `${F}/permissions/{permissionId}`,
+    query: { ...permissionRef, enforceExpansiveAccess: 'bool' },
+    response: 'none',
+  },
   'permissions.get': { http: 'GET', path: `${F}/permissions/{permissionId}`, query: permissionRef },
   'permissions.getIdForEmail': { http: 'GET', path: 'permissionIds/{email}', query: {} },
   'permissions.insert': {
-    http: 'POST', path: `${F}/permissions`, body: 'required',
-    query: { ...allDrives, emailMessage: 'string', enforceExpansiveAccess: 'bool', enforceSingleParent: 'bool', moveToNewOwnersRoot: 'bool', sendNotificationEmails: 'bool', useDomainAdminAccess: 'bool' },
+    http: 'POST',
+    path: `${F}/permissions`,
+    body: 'required',
+    query: {
+      ...allDrives,
+      emailMessage: 'string',
+      enforceExpansiveAccess: 'bool',
+      enforceSingleParent: 'bool',
+      moveToNewOwnersRoot: 'bool',
+      sendNotificationEmails: 'bool',
+      useDomainAdminAccess: 'bool',
+    },
   },
   'permissions.list': { http: 'GET', path: `${F}/permissions`, query: { ...permissionRef, ...page, includePermissionsForView: 'string' }, items: 'items' },
   'permissions.patch': { http: 'PATCH', path: `${F}/permissions/{permissionId}`, query: permissionUpdate, body: 'required' },
@@ -253,16 +311,20 @@ const commonQuery: Record<string, QueryType> = { fields: 'string', alt: 'string'
 /** One path segment: encoded whole, so `a/b`, `?` or `#` stay inside it; `.` and `..` would be resolved away. */
 export function pathSegment(where: string, name: string, value: unknown): string {
   expectString(where, `params.${name}`, value, 'a non-empty string (an id)');
-  if (value === '.' || value === '..') throw new UsageError(`${where}: params.${name} cannot be "${value}": a URL would resolve it to another path`, { code: 'INVALID_ARGUMENT' });
+  if (value === '.' || value === '..')
+    throw new UsageError(`${where}: params.${name} cannot be "${value}": a URL would resolve it to another path`, { code: 'INVALID_ARGUMENT' });
   return encodeURIComponent(value);
 }
 
 function checkQuery(where: string, name: string, type: QueryType, value: unknown): string | number | boolean {
   const ok =
-    type === 'bool' ? typeof value === 'boolean'
-    : type === 'int' ? Number.isSafeInteger(value) && (value as number) >= 0
-    : type === 'int64' ? (Number.isSafeInteger(value) && (value as number) >= 0) || (typeof value === 'string' && /^\d{1,19}$/.test(value))
-    : typeof value === 'string';
+    type === 'bool'
+      ? typeof value === 'boolean'
+      : type === 'int'
+        ? Number.isSafeInteger(value) && (value as number) >= 0
+        : type === 'int64'
+          ? (Number.isSafeInteger(value) && (value as number) >= 0) || (typeof value === 'string' && /^\d{1,19}$/.test(value))
+          : typeof value === 'string';
   if (!ok) {
     const takes = { bool: 'true or false', int: 'a whole number of at least 0', int64: 'a whole number (or its decimal string)', string: 'a string' }[type];
     throw new UsageError(`${where}: params.${name} must be ${takes}, got ${JSON.stringify(value) ?? typeof value}`, { code: 'INVALID_ARGUMENT' });
@@ -285,11 +347,21 @@ export function prepareCall(name: StorageMethodName, params: unknown, where: str
   const given = (params ?? {}) as Record<string, unknown>;
   const pathNames = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   // Unknown names first: `fileID` for `fileId` is a typo to point at, not a missing fileId.
-  const known = [...pathNames, ...Object.keys(spec.query), ...Object.keys(commonQuery), ...(spec.body ? ['requestBody'] : []), ...(spec.ifMatch ? ['ifMatch'] : []), 'signal'];
+  const known = [
+    ...pathNames,
+    ...Object.keys(spec.query),
+    ...Object.keys(commonQuery),
+    ...(spec.body ? ['requestBody'] : []),
+    ...(spec.ifMatch ? ['ifMatch'] : []),
+    'signal',
+  ];
   for (const key of Object.keys(given)) {
     if (given[key] === undefined || known.includes(key)) continue;
     const meant = known.find((name) => name.toLowerCase() === key.toLowerCase());
-    throw new UsageError(`${where}: unknown parameter "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}`, { code: 'INVALID_ARGUMENT', hint: `${name} takes ${known.join(', ')}` });
+    throw new UsageError(`${where}: unknown parameter "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}`, {
+      code: 'INVALID_ARGUMENT',
+      hint: `${name} takes ${known.join(', ')}`,
+    });
   }
   const path = `/storage/v2/${spec.path.replace(/\{(\w+)\}/g, (_, key: string) => pathSegment(where, key, given[key]))}`;
   const searchParams: StorageParams = {};
@@ -314,7 +386,8 @@ export function prepareCall(name: StorageMethodName, params: unknown, where: str
   for (const [key, declared] of Object.entries(spec.query as Record<string, string>)) {
     if (declared.endsWith('!') && searchParams[key] === undefined) throw new UsageError(`${where}: params.${key} is required`, { code: 'INVALID_ARGUMENT' });
   }
-  if (spec.body === 'required' && prepared.json === undefined) throw new UsageError(`${where}: params.requestBody is required (the ${name.split('.')[0]} resource as JSON)`, { code: 'INVALID_ARGUMENT' });
+  if (spec.body === 'required' && prepared.json === undefined)
+    throw new UsageError(`${where}: params.requestBody is required (the ${name.split('.')[0]} resource as JSON)`, { code: 'INVALID_ARGUMENT' });
   if (searchParams.alt !== undefined && searchParams.alt !== 'json') {
     throw new UsageError(`${where}: alt=${String(searchParams.alt)} is not a metadata call`, {
       code: 'INVALID_ARGUMENT',

@@ -4,7 +4,19 @@
  * body, `ifMatch` (an etag) where Drive honours it, and `signal` to abort. The runtime table in methods.ts refuses
  * any other key, so a misspelt parameter is an error, not silently ignored.
  */
-import type { Channel, ChildReference, Comment, CommentReply, Drive, File, ModifyLabelsRequest, ParentReference, Permission, Property, Revision } from './types.js';
+import type {
+  Channel,
+  ChildReference,
+  Comment,
+  CommentReply,
+  Drive,
+  File,
+  ModifyLabelsRequest,
+  ParentReference,
+  Permission,
+  Property,
+  Revision,
+} from './types.js';
 
 /** What every method takes. */
 export interface CommonParams {
@@ -65,15 +77,19 @@ interface DriveScope extends AllDrives {
 }
 export type ChangesGetParams = P<DriveScope & { changeId: string }>;
 export type ChangesGetStartPageTokenParams = P<DriveScope>;
-export type ChangesListParams = P<DriveScope & ViewParams & PageParams & {
-  includeCorpusRemovals?: boolean;
-  includeDeleted?: boolean;
-  includeItemsFromAllDrives?: boolean;
-  includeSubscribed?: boolean;
-  includeTeamDriveItems?: boolean;
-  spaces?: string;
-  startChangeId?: Int64;
-}>;
+export type ChangesListParams = P<
+  DriveScope &
+    ViewParams &
+    PageParams & {
+      includeCorpusRemovals?: boolean;
+      includeDeleted?: boolean;
+      includeItemsFromAllDrives?: boolean;
+      includeSubscribed?: boolean;
+      includeTeamDriveItems?: boolean;
+      spaces?: string;
+      startChangeId?: Int64;
+    }
+>;
 export type ChangesWatchParams = ChangesListParams & { requestBody: Channel };
 export type ChannelsStopParams = P<{ requestBody: Channel }>;
 
@@ -129,33 +145,43 @@ interface FileRead extends FileId, FileView {
 }
 export type FilesGetParams = P<FileRead>;
 /** Metadata only: uploads with content are lib/storage/upload/. */
-export type FilesInsertParams = P<FileView & Conversion & { enforceSingleParent?: boolean; useContentAsIndexableText?: boolean; visibility?: string; requestBody?: File }>;
-export type FilesListParams = P<FileView & PageParams & {
-  corpora?: string;
-  corpus?: string;
-  driveId?: string;
-  includeItemsFromAllDrives?: boolean;
-  includeTeamDriveItems?: boolean;
-  orderBy?: string;
-  projection?: 'BASIC' | 'FULL';
-  q?: string;
-  spaces?: string;
-  teamDriveId?: string;
-}>;
+export type FilesInsertParams = P<
+  FileView & Conversion & { enforceSingleParent?: boolean; useContentAsIndexableText?: boolean; visibility?: string; requestBody?: File }
+>;
+export type FilesListParams = P<
+  FileView &
+    PageParams & {
+      corpora?: string;
+      corpus?: string;
+      driveId?: string;
+      includeItemsFromAllDrives?: boolean;
+      includeTeamDriveItems?: boolean;
+      orderBy?: string;
+      projection?: 'BASIC' | 'FULL';
+      q?: string;
+      spaces?: string;
+      teamDriveId?: string;
+    }
+>;
 export type FilesListLabelsParams = P<FileId & PageParams>;
 export type FilesModifyLabelsParams = P<FileId & { requestBody: ModifyLabelsRequest }>;
 /** files.patch and files.update (metadata; content updates are lib/storage/upload/). */
-export type FilesUpdateParams = P<FileId & FileView & Conversion & IfMatch & {
-  addParents?: string;
-  removeParents?: string;
-  enforceSingleParent?: boolean;
-  modifiedDateBehavior?: string;
-  newRevision?: boolean;
-  setModifiedDate?: boolean;
-  updateViewedDate?: boolean;
-  useContentAsIndexableText?: boolean;
-  requestBody?: File;
-}>;
+export type FilesUpdateParams = P<
+  FileId &
+    FileView &
+    Conversion &
+    IfMatch & {
+      addParents?: string;
+      removeParents?: string;
+      enforceSingleParent?: boolean;
+      modifiedDateBehavior?: string;
+      newRevision?: boolean;
+      setModifiedDate?: boolean;
+      updateViewedDate?: boolean;
+      useContentAsIndexableText?: boolean;
+      requestBody?: File;
+    }
+>;
 /** files.touch, files.trash, files.untrash */
 export type FilesStateParams = P<FileId & FileView & IfMatch>;
 export type FilesWatchParams = P<FileRead & { requestBody: Channel }>;
@@ -175,17 +201,22 @@ interface PermissionRef extends FileId, AllDrives {
 export type PermissionsDeleteParams = P<PermissionRef & { enforceExpansiveAccess?: boolean }>;
 export type PermissionsGetParams = P<PermissionRef>;
 export type PermissionsGetIdForEmailParams = P<{ email: string }>;
-export type PermissionsInsertParams = P<FileId & AllDrives & {
-  emailMessage?: string;
-  enforceExpansiveAccess?: boolean;
-  enforceSingleParent?: boolean;
-  moveToNewOwnersRoot?: boolean;
-  sendNotificationEmails?: boolean;
-  useDomainAdminAccess?: boolean;
-  requestBody: Permission;
-}>;
+export type PermissionsInsertParams = P<
+  FileId &
+    AllDrives & {
+      emailMessage?: string;
+      enforceExpansiveAccess?: boolean;
+      enforceSingleParent?: boolean;
+      moveToNewOwnersRoot?: boolean;
+      sendNotificationEmails?: boolean;
+      useDomainAdminAccess?: boolean;
+      requestBody: Permission;
+    }
+>;
 export type PermissionsListParams = P<FileId & AllDrives & PageParams & { includePermissionsForView?: string; useDomainAdminAccess?: boolean }>;
-export type PermissionsUpdateParams = P<PermissionRef & { enforceExpansiveAccess?: boolean; removeExpiration?: boolean; transferOwnership?: boolean; requestBody: Permission }>;
+export type PermissionsUpdateParams = P<
+  PermissionRef & { enforceExpansiveAccess?: boolean; removeExpiration?: boolean; transferOwnership?: boolean; requestBody: Permission }
+>;
 
 interface PropertyRef extends FileId {
   propertyKey: string;

@@ -76,7 +76,11 @@ export function notCarriedOutOnly(policy: RetryPolicy): RetryPolicy {
 
 /** The service root: https, or http on loopback only (a bearer token crosses it); no query, fragment or userinfo. */
 export function storageBaseUrl(raw: string): string {
-  const url = parseServiceUrl(raw, { name: 'the storage base URL', hint: 'set STORAGE_BASE_URL to the service root, e.g. https://storage.example.com', schemeHint: 'bearer tokens cross this connection' });
+  const url = parseServiceUrl(raw, {
+    name: 'the storage base URL',
+    hint: 'set STORAGE_BASE_URL to the service root, e.g. https://storage.example.com',
+    schemeHint: 'bearer tokens cross this connection',
+  });
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/storage\/v2$/, '')}`;
 }
 
@@ -156,8 +160,13 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
   if (typeof options.token === 'string') {
     if (options.token.trim() === '') throw new UsageError('the storage token is empty', { hint: 'set STORAGE_TOKEN, or log in with `gantry auth login`' });
     registerSecret(options.token);
-  } else if (!options.token || (typeof (options.token as Credentials).token !== 'function' && typeof (options.token as AccessTokenSession).getAccessToken !== 'function')) {
-    throw new UsageError('createStorageTransport: options.token takes a bearer token (a string), Credentials ({ token(), renew() }) or an object with getAccessToken(), such as an AuthSession');
+  } else if (
+    !options.token ||
+    (typeof (options.token as Credentials).token !== 'function' && typeof (options.token as AccessTokenSession).getAccessToken !== 'function')
+  ) {
+    throw new UsageError(
+      'createStorageTransport: options.token takes a bearer token (a string), Credentials ({ token(), renew() }) or an object with getAccessToken(), such as an AuthSession',
+    );
   }
   const credentials = toCredentials(options.token);
   // Per request, never on the client: `http` also sends to upload session URIs on other origins, which get no token.
@@ -199,32 +208,37 @@ export function createStorageTransport(options: StorageTransportOptions): Storag
     const seen = new Set<string>(first ? [first] : []);
     let emptyInARow = 0;
     // The core's paginator, paging by the body's nextPageToken; Drive's lists have no page limit of their own.
-    yield* paginate<T>((page) => request<StoragePage<T>>({ ...page, path: String(page.url) }), (url) => new URL(String(url), `${baseUrl}/`), {
-      url: path,
-      searchParams: { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken: first },
-      ...(options.signal ? { signal: options.signal } : {}),
-      requestLimit: Number.POSITIVE_INFINITY,
-      transform: (response) => {
-        const body = response.body as StoragePage<T> | undefined;
-        options.onPage?.(body ?? {});
-        return (body?.[itemsKey] as T[] | undefined) ?? [];
+    yield* paginate<T>(
+      (page) => request<StoragePage<T>>({ ...page, path: String(page.url) }),
+      (url) => new URL(String(url), `${baseUrl}/`),
+      {
+        url: path,
+        searchParams: { ...searchParams, ...(fields !== undefined ? { fields } : {}), pageToken: first },
+        ...(options.signal ? { signal: options.signal } : {}),
+        requestLimit: Number.POSITIVE_INFINITY,
+        transform: (response) => {
+          const body = response.body as StoragePage<T> | undefined;
+          options.onPage?.(body ?? {});
+          return (body?.[itemsKey] as T[] | undefined) ?? [];
+        },
+        paginate: ({ response, currentItems, request: current }) => {
+          const next = (response.body as StoragePage<T> | undefined)?.nextPageToken;
+          if (!next) return false;
+          if (currentItems.length === 0) {
+            // An empty page that still carries a token is not the end: Drive returns them while it searches, and may
+            // hand back the token it was asked with. Only an endless run of them is given up.
+            if (++emptyInARow > maxEmptyPages)
+              throw new ProtocolError(`${path}: ${maxEmptyPages} empty pages in a row, each with a next page token; the list is given up as endless`);
+          } else {
+            emptyInARow = 0;
+            // A page with items that leads back to a page already read would repeat the list forever.
+            if (seen.has(next)) throw new ProtocolError(`${path}: the service sent a page token it had sent before; the list would never end`);
+          }
+          seen.add(next);
+          return { searchParams: { ...(current.searchParams as StorageParams), pageToken: next } };
+        },
       },
-      paginate: ({ response, currentItems, request: current }) => {
-        const next = (response.body as StoragePage<T> | undefined)?.nextPageToken;
-        if (!next) return false;
-        if (currentItems.length === 0) {
-          // An empty page that still carries a token is not the end: Drive returns them while it searches, and may
-          // hand back the token it was asked with. Only an endless run of them is given up.
-          if (++emptyInARow > maxEmptyPages) throw new ProtocolError(`${path}: ${maxEmptyPages} empty pages in a row, each with a next page token; the list is given up as endless`);
-        } else {
-          emptyInARow = 0;
-          // A page with items that leads back to a page already read would repeat the list forever.
-          if (seen.has(next)) throw new ProtocolError(`${path}: the service sent a page token it had sent before; the list would never end`);
-        }
-        seen.add(next);
-        return { searchParams: { ...(current.searchParams as StorageParams), pageToken: next } };
-      },
-    });
+    );
   }
 
   return { baseUrl, http, authorization, request, list, close: () => http.close() };

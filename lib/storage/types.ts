@@ -274,7 +274,13 @@ export interface Drive {
   backgroundImageLink?: string;
   backgroundImageFile?: { id?: string; width?: number; xCoordinate?: number; yCoordinate?: number };
   capabilities?: Record<string, boolean>;
-  restrictions?: { adminManagedRestrictions?: boolean; copyRequiresWriterPermission?: boolean; domainUsersOnly?: boolean; driveMembersOnly?: boolean; sharingFoldersRequiresOrganizerPermission?: boolean };
+  restrictions?: {
+    adminManagedRestrictions?: boolean;
+    copyRequiresWriterPermission?: boolean;
+    domainUsersOnly?: boolean;
+    driveMembersOnly?: boolean;
+    sharingFoldersRequiresOrganizerPermission?: boolean;
+  };
 }
 
 /** `storage#change`: one entry of the change log. */

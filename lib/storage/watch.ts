@@ -58,14 +58,16 @@ function channelBody(where: string, options: WatchOptions): { id: string; token:
   const url = parseServiceUrl(options.address, { name: `${where}: options.address`, userinfo: true, query: true, code: 'INVALID_ARGUMENT' });
   const id = options.id ?? randomUUID();
   expectString(where, 'options.id', id);
-  if (!/^[A-Za-z0-9\-_+/=]{1,64}$/.test(id)) throw new UsageError(`${where}: options.id must be 1-64 characters of A-Za-z0-9-_+/=`, { code: 'INVALID_ARGUMENT' });
+  if (!/^[A-Za-z0-9\-_+/=]{1,64}$/.test(id))
+    throw new UsageError(`${where}: options.id must be 1-64 characters of A-Za-z0-9-_+/=`, { code: 'INVALID_ARGUMENT' });
   const token = options.token ?? randomBytes(32).toString('base64url');
   expectString(where, 'options.token', token, 'a non-empty string');
   registerSecret(token);
   let expiration: string | undefined;
   if (options.expiration !== undefined) {
     const ms = options.expiration instanceof Date ? options.expiration.getTime() : options.expiration;
-    if (!Number.isSafeInteger(ms) || ms <= 0) throw new UsageError(`${where}: options.expiration must be a Date or milliseconds since the epoch`, { code: 'INVALID_ARGUMENT' });
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new UsageError(`${where}: options.expiration must be a Date or milliseconds since the epoch`, { code: 'INVALID_ARGUMENT' });
     expiration = String(ms);
   }
   return { id, token, body: { id, type: 'web_hook', address: url.href, token, ...(expiration ? { expiration } : {}) } };
@@ -86,7 +88,10 @@ async function register(methods: StorageMethods, options: WatchOptions, id: stri
   const expiration = channel.expiration !== undefined && /^\d+$/.test(channel.expiration) ? new Date(Number(channel.expiration)) : undefined;
   let stopped = false;
   return {
-    channel, id, resourceId, expiration,
+    channel,
+    id,
+    resourceId,
+    expiration,
     async stop() {
       if (stopped) return;
       await methods.channels.stop({ requestBody: { id, resourceId } });
@@ -208,17 +213,26 @@ export async function keepWatchingChanges(methods: StorageMethods, options: Keep
   const lifetime = keepWatchingOptions(where, options);
   const params = options.params;
   if (params !== undefined && typeof params !== 'function') expectObject(where, 'options.params', params);
-  return keepWatching(methods, options, lifetime, (channel) => watchChanges(methods, { ...channel, ...(params !== undefined ? { params: typeof params === 'function' ? params() : params } : {}) }, where));
+  return keepWatching(methods, options, lifetime, (channel) =>
+    watchChanges(methods, { ...channel, ...(params !== undefined ? { params: typeof params === 'function' ? params() : params } : {}) }, where),
+  );
 }
 
 /** A watch of one file that registers a new channel before each one expires (see `WatchEvent`). */
 export async function keepWatchingFile(methods: StorageMethods, options: KeepWatchingFileOptions, where = 'keepWatchingFile'): Promise<RenewingWatch> {
   const lifetime = keepWatchingOptions(where, options);
   expectString(where, 'options.fileId', options.fileId, 'a file id');
-  return keepWatching(methods, options, lifetime, (channel) => watchFile(methods, { ...channel, fileId: options.fileId, ...(options.params !== undefined ? { params: options.params } : {}) }, where));
+  return keepWatching(methods, options, lifetime, (channel) =>
+    watchFile(methods, { ...channel, fileId: options.fileId, ...(options.params !== undefined ? { params: options.params } : {}) }, where),
+  );
 }
 
-async function keepWatching(methods: StorageMethods, options: KeepWatchingOptions, lifetimeMs: number | undefined, register: (channel: WatchOptions) => Promise<Watch>): Promise<RenewingWatch> {
+async function keepWatching(
+  methods: StorageMethods,
+  options: KeepWatchingOptions,
+  lifetimeMs: number | undefined,
+  register: (channel: WatchOptions) => Promise<Watch>,
+): Promise<RenewingWatch> {
   const { receiver, logger } = options;
   const base: WatchOptions = { address: options.address, receiver, ...(options.token !== undefined ? { token: options.token } : {}) };
   const ask = async (id: string | undefined): Promise<{ watch: Watch; askedAt: number }> => {
@@ -265,12 +279,15 @@ async function keepWatching(methods: StorageMethods, options: KeepWatchingOption
     // Never sooner than a second after asking: a service answering very short lives must not be asked in a loop.
     renewTimer = setTimeout(() => renew(1), Math.max(0, Math.max(askedAt + 1000, ends - margin) - Date.now()));
     renewTimer.unref();
-    expiryTimer = setTimeout(() => {
-      if (closed || current.id !== watch.id) return;
-      expired = true;
-      logger?.debug(`storage channel ${watch.id} expired with no successor`);
-      push({ type: 'expired', channel: info(watch), error: lastError });
-    }, Math.max(0, ends - Date.now()));
+    expiryTimer = setTimeout(
+      () => {
+        if (closed || current.id !== watch.id) return;
+        expired = true;
+        logger?.debug(`storage channel ${watch.id} expired with no successor`);
+        push({ type: 'expired', channel: info(watch), error: lastError });
+      },
+      Math.max(0, ends - Date.now()),
+    );
     expiryTimer.unref();
   };
 
@@ -324,7 +341,8 @@ async function keepWatching(methods: StorageMethods, options: KeepWatchingOption
   const source = receiver.notifications();
   let pending: Promise<IteratorResult<ChannelNotification>> | undefined;
   let ended = false;
-  const accepts = (notification: ChannelNotification) => notification.channelId === current.id && !(notification.state === 'sync' && notification.channelId !== firstId);
+  const accepts = (notification: ChannelNotification) =>
+    notification.channelId === current.id && !(notification.state === 'sync' && notification.channelId !== firstId);
   const iterator: AsyncIterableIterator<WatchEvent> = {
     async next(): Promise<IteratorResult<WatchEvent>> {
       for (;;) {
@@ -344,7 +362,9 @@ async function keepWatching(methods: StorageMethods, options: KeepWatchingOption
         const notification = arrived.value;
         if (accepts(notification)) return { value: { type: 'notification', notification }, done: false };
         dropped += 1;
-        logger?.debug(`storage notification ${notification.channelId} #${notification.messageNumber} (${notification.state}) dropped: ${notification.channelId === current.id ? 'the sync of a renewal' : 'not the current channel'}`);
+        logger?.debug(
+          `storage notification ${notification.channelId} #${notification.messageNumber} (${notification.state}) dropped: ${notification.channelId === current.id ? 'the sync of a renewal' : 'not the current channel'}`,
+        );
       }
     },
     async return(): Promise<IteratorResult<WatchEvent>> {

@@ -50,7 +50,8 @@ function environmentGate(source: string, name: string, value: unknown): Environm
   if (!isObject(value)) fail(source, where, 'must be an object', 'e.g. {"urls": ["https://staging.example/"], "min": {"performance": 0.9}}');
   unknownKeys(source, where, value, ENVIRONMENT_KEYS);
   const urls = value.urls;
-  if (!Array.isArray(urls) || urls.length === 0 || urls.some((u) => typeof u !== 'string')) fail(source, `${where}.urls`, 'must be a list of one or more page URLs');
+  if (!Array.isArray(urls) || urls.length === 0 || urls.some((u) => typeof u !== 'string'))
+    fail(source, `${where}.urls`, 'must be a list of one or more page URLs');
   for (const [index, url] of (urls as string[]).entries()) {
     let parsed: URL | undefined;
     try {
@@ -66,11 +67,16 @@ function environmentGate(source: string, name: string, value: unknown): Environm
     for (const [category, min] of Object.entries(value.min)) {
       const key = `${where}.min.${category}`;
       if (typeof min !== 'number') fail(source, key, 'must be a number (0.9 or 90)');
-      thresholds.push({ kind: 'category', category: parseCategory(category, `${source}: ${key}`), min: normalizeMinScore(min, `${source}: ${key}`, (score) => `"${category}": ${score}`) });
+      thresholds.push({
+        kind: 'category',
+        category: parseCategory(category, `${source}: ${key}`),
+        min: normalizeMinScore(min, `${source}: ${key}`, (score) => `"${category}": ${score}`),
+      });
     }
   }
   if (value.audits !== undefined) {
-    if (!isObject(value.audits)) fail(source, `${where}.audits`, 'must be an object of audit maxima', 'e.g. {"largest-contentful-paint": 2500} (milliseconds for timings)');
+    if (!isObject(value.audits))
+      fail(source, `${where}.audits`, 'must be an object of audit maxima', 'e.g. {"largest-contentful-paint": 2500} (milliseconds for timings)');
     for (const [audit, max] of Object.entries(value.audits)) {
       const key = `${where}.audits.${audit}`;
       checkAuditId(audit, `${source}: ${key}`);
@@ -86,11 +92,13 @@ function environmentGate(source: string, name: string, value: unknown): Environm
     fail(source, `${where}.runs`, `is not allowed: ${error instanceof Error ? error.message : String(error)}`);
   }
   const engine = value.engine;
-  if (engine !== undefined && engine !== 'local' && engine !== 'api') fail(source, `${where}.engine`, 'must be "local" (Lighthouse here) or "api" (the page analysis API)');
+  if (engine !== undefined && engine !== 'local' && engine !== 'api')
+    fail(source, `${where}.engine`, 'must be "local" (Lighthouse here) or "api" (the page analysis API)');
   const strategy = value.strategy;
   if (strategy !== undefined && strategy !== 'mobile' && strategy !== 'desktop') fail(source, `${where}.strategy`, 'must be "mobile" or "desktop"');
   const timeout = value.timeoutSeconds ?? DEFAULT_TIMEOUT_S;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 10 || timeout > 3_600) fail(source, `${where}.timeoutSeconds`, 'must be a whole number of seconds from 10 to 3600');
+  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 10 || timeout > 3_600)
+    fail(source, `${where}.timeoutSeconds`, 'must be a whole number of seconds from 10 to 3600');
   return {
     urls: urls as string[],
     thresholds,
@@ -116,7 +124,8 @@ export function parseHooksConfig(value: unknown, source = 'gantry.hooks.json'): 
     if (!isObject(ds)) fail(source, 'deploymentStatus', 'must be an object: {"gate": true, "context": "gantry/gate"}');
     unknownKeys(source, 'deploymentStatus', ds, ['gate', 'context']);
     if (ds.gate !== undefined && typeof ds.gate !== 'boolean') fail(source, 'deploymentStatus.gate', 'must be true or false');
-    if (ds.context !== undefined && (typeof ds.context !== 'string' || ds.context.trim() === '')) fail(source, 'deploymentStatus.context', 'must be a non-empty label such as "gantry/gate"');
+    if (ds.context !== undefined && (typeof ds.context !== 'string' || ds.context.trim() === ''))
+      fail(source, 'deploymentStatus.context', 'must be a non-empty label such as "gantry/gate"');
     deploymentStatus = { gate: ds.gate === true, context: (ds.context as string | undefined) ?? 'gantry/gate' };
   }
   return { environments, deploymentStatus, source };
@@ -129,7 +138,10 @@ export async function loadHooksConfig(file: string): Promise<HooksConfig> {
   if (!parsed.ok) throw new UsageError(`${file} is not JSON: ${parsed.reason}`, { code: 'WEBHOOK_CONFIG' });
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) {
-    throw new UsageError(`${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} is given twice in one object (first on line ${duplicate.firstLine})`, { code: 'WEBHOOK_CONFIG', hint: 'JSON keeps only the last silently; give each key once' });
+    throw new UsageError(
+      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} is given twice in one object (first on line ${duplicate.firstLine})`,
+      { code: 'WEBHOOK_CONFIG', hint: 'JSON keeps only the last silently; give each key once' },
+    );
   }
   return parseHooksConfig(parsed.value, file);
 }

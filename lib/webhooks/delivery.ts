@@ -85,7 +85,16 @@ export interface Delivery {
 const where = 'readDelivery';
 
 function refuseArgument(name: string, takes: string, value: unknown): never {
-  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'nothing' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  const got =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : value === undefined
+          ? 'nothing'
+          : typeof value === 'object'
+            ? 'an object'
+            : `a ${typeof value}`;
   throw new UsageError(`${where}: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
 }
 
@@ -109,10 +118,16 @@ function checkRequest(request: unknown): asserts request is IncomingMessage {
 /** The body is still there to read as bytes: no encoding set, nothing read yet. */
 function checkUnread(request: Partial<IncomingMessage>): void {
   if (request.readableEncoding) {
-    throw new UsageError(`${where}: the request has an encoding set (setEncoding), so its raw bytes are lost and no signature can be checked; do not call setEncoding on a webhook request`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(
+      `${where}: the request has an encoding set (setEncoding), so its raw bytes are lost and no signature can be checked; do not call setEncoding on a webhook request`,
+      { code: 'INVALID_ARGUMENT' },
+    );
   }
   if (request.readableEnded || (request as { readableDidRead?: boolean }).readableDidRead) {
-    throw new UsageError(`${where}: the request's body was already read (a body parser ran first?); the signature needs the raw bytes, so read the delivery before any body parser`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(
+      `${where}: the request's body was already read (a body parser ran first?); the signature needs the raw bytes, so read the delivery before any body parser`,
+      { code: 'INVALID_ARGUMENT' },
+    );
   }
 }
 
@@ -152,13 +167,14 @@ function refuseUnread(details: WebhookDeliveryErrorDetails): WebhookDeliveryErro
 /** Content-Type → which body, or a 415. Parameters are allowed; a charset other than UTF-8 (or ASCII) is not. */
 function mediaType(value: string | undefined, deliveryId: string | undefined): 'json' | 'form' {
   const accept = 'application/json, application/x-www-form-urlencoded';
-  const unsupported = (why: string) => refuseUnread({
-    reason: 'unsupported-media-type',
-    message: `${why}: a delivery is application/json or application/x-www-form-urlencoded (HOOK-HDR-CONTENT-TYPE)`,
-    hint: "set the webhook's content type to json or form",
-    headers: { 'accept-post': accept },
-    deliveryId,
-  });
+  const unsupported = (why: string) =>
+    refuseUnread({
+      reason: 'unsupported-media-type',
+      message: `${why}: a delivery is application/json or application/x-www-form-urlencoded (HOOK-HDR-CONTENT-TYPE)`,
+      hint: "set the webhook's content type to json or form",
+      headers: { 'accept-post': accept },
+      deliveryId,
+    });
   if (value === 'application/json') return 'json';
   if (value === undefined) throw unsupported('no Content-Type came');
   const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
@@ -224,7 +240,11 @@ class BytesSink implements BodySink {
   private total = 0;
 
   /** `check`, when given, is fed every chunk too: the signature is computed as the body arrives. */
-  constructor(private readonly declared: number | undefined, private readonly reusable: boolean, private readonly check: SignatureCheck | undefined) {}
+  constructor(
+    private readonly declared: number | undefined,
+    private readonly reusable: boolean,
+    private readonly check: SignatureCheck | undefined,
+  ) {}
 
   add(chunk: Buffer): void {
     this.check?.update(chunk);
@@ -301,7 +321,12 @@ function payloadForCheck(bytes: Buffer): Record<string, unknown> | undefined {
       value = anObject;
     } else {
       const { count, objects, strings, nulls } = member.elements!;
-      value = [...Array<unknown>(objects).fill(anObject), ...Array<unknown>(strings).fill(''), ...Array<unknown>(nulls).fill(null), ...Array<unknown>(count - objects - strings - nulls).fill(0)];
+      value = [
+        ...Array<unknown>(objects).fill(anObject),
+        ...Array<unknown>(strings).fill(''),
+        ...Array<unknown>(nulls).fill(null),
+        ...Array<unknown>(count - objects - strings - nulls).fill(0),
+      ];
     }
     // As JSON.parse makes them: own properties, the last of a repeated key winning, "__proto__" included.
     Object.defineProperty(payload, key, { value, enumerable: true, writable: true, configurable: true });
@@ -334,35 +359,42 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
         // Stop reading: the stream stays paused, so the socket applies back-pressure to the sender instead of
         // Gantry reading (or keeping) what it sends; the answer (sendRefusal) closes the connection.
         request.pause();
-        finish(new WebhookDeliveryError({
-          reason: 'payload-too-large',
-          message: `the delivery's body passed the ${bytesText(maxBytes)} cap while it streamed in (HOOK-LIM-PAYLOAD-25MB); reading stopped after ${total} bytes`,
-          hint: 'the platform never delivers a payload over 25 MB; this did not come from it, or the cap (maxBytes) is set below its payloads',
-          headers: { connection: 'close' },
-          deliveryId,
-        }));
+        finish(
+          new WebhookDeliveryError({
+            reason: 'payload-too-large',
+            message: `the delivery's body passed the ${bytesText(maxBytes)} cap while it streamed in (HOOK-LIM-PAYLOAD-25MB); reading stopped after ${total} bytes`,
+            hint: 'the platform never delivers a payload over 25 MB; this did not come from it, or the cap (maxBytes) is set below its payloads',
+            headers: { connection: 'close' },
+            deliveryId,
+          }),
+        );
         return;
       }
       sink.add(bytes);
     };
     const onEnd = () => {
       if (declared !== undefined && declared !== total) {
-        finish(new WebhookDeliveryError({
-          reason: 'content-length-mismatch',
-          message: `the body has ${total} bytes but Content-Length said ${declared} (HOOK-HDR-CONTENT-LENGTH)`,
-          deliveryId,
-        }));
+        finish(
+          new WebhookDeliveryError({
+            reason: 'content-length-mismatch',
+            message: `the body has ${total} bytes but Content-Length said ${declared} (HOOK-HDR-CONTENT-LENGTH)`,
+            deliveryId,
+          }),
+        );
         return;
       }
       finish(total);
     };
-    const aborted = (cause?: unknown) => finish(new WebhookDeliveryError({
-      reason: 'aborted',
-      message: `the sender closed the connection after ${total}${declared === undefined ? '' : ` of ${declared}`} bytes of the body`,
-      hint: 'the platform redelivers failed deliveries; nothing was handled',
-      deliveryId,
-      ...(cause === undefined ? {} : { cause }),
-    }));
+    const aborted = (cause?: unknown) =>
+      finish(
+        new WebhookDeliveryError({
+          reason: 'aborted',
+          message: `the sender closed the connection after ${total}${declared === undefined ? '' : ` of ${declared}`} bytes of the body`,
+          hint: 'the platform redelivers failed deliveries; nothing was handled',
+          deliveryId,
+          ...(cause === undefined ? {} : { cause }),
+        }),
+      );
     const onError = (error: Error) => {
       if (!settled) aborted(error);
     };
@@ -407,7 +439,11 @@ function parseObject(text: string, what: string, deliveryId: string | undefined)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new WebhookDeliveryError({ reason: 'payload-not-object', message: `${what} is JSON but ${kind}, not an object: a payload is an object (HOOK-DEL-EXAMPLE-BODY)`, deliveryId });
+    throw new WebhookDeliveryError({
+      reason: 'payload-not-object',
+      message: `${what} is JSON but ${kind}, not an object: a payload is an object (HOOK-DEL-EXAMPLE-BODY)`,
+      deliveryId,
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -424,7 +460,11 @@ function decodeFormComponent(text: string): string | undefined {
 function formPayload(text: string, deliveryId: string | undefined): string {
   // A URL-encoded body is ASCII; anything else is no form.
   if (/[^\x20-\x7e\t\n\r]/.test(text)) {
-    throw new WebhookDeliveryError({ reason: 'malformed-form', message: 'the form body holds bytes a URL-encoded form cannot have (non-ASCII or control characters)', deliveryId });
+    throw new WebhookDeliveryError({
+      reason: 'malformed-form',
+      message: 'the form body holds bytes a URL-encoded form cannot have (non-ASCII or control characters)',
+      deliveryId,
+    });
   }
   const payloads: string[] = [];
   for (const field of text.split('&')) {
@@ -439,10 +479,18 @@ function formPayload(text: string, deliveryId: string | undefined): string {
     payloads.push(value);
   }
   if (payloads.length === 0) {
-    throw new WebhookDeliveryError({ reason: 'missing-form-payload', message: 'the form body has no payload field: a form delivery is payload=<the JSON payload>', deliveryId });
+    throw new WebhookDeliveryError({
+      reason: 'missing-form-payload',
+      message: 'the form body has no payload field: a form delivery is payload=<the JSON payload>',
+      deliveryId,
+    });
   }
   if (payloads.length > 1) {
-    throw new WebhookDeliveryError({ reason: 'duplicate-form-payload', message: `the form body has ${payloads.length} payload fields; a delivery has one`, deliveryId });
+    throw new WebhookDeliveryError({
+      reason: 'duplicate-form-payload',
+      message: `the form body has ${payloads.length} payload fields; a delivery has one`,
+      deliveryId,
+    });
   }
   return payloads[0]!;
 }
@@ -458,7 +506,7 @@ function formPayload(text: string, deliveryId: string | undefined): string {
  */
 export async function readDelivery(request: IncomingMessage, options: ReadDeliveryOptions): Promise<Delivery> {
   checkRequest(request);
-  return await receiveDelivery(request, checkOptions(options), 'raw') as Delivery;
+  return (await receiveDelivery(request, checkOptions(options), 'raw')) as Delivery;
 }
 
 /** What readDeliveryPayload gives: the delivery without its raw bytes. */
@@ -508,16 +556,35 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
     });
   }
   if (!identifierPattern.test(id)) {
-    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.delivery });
+    throw refuseUnread({
+      reason: 'invalid-header',
+      message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)',
+      header: deliveryHeaders.delivery,
+    });
   }
   if (!eventPattern.test(event)) {
-    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)', header: deliveryHeaders.event, deliveryId: id });
+    throw refuseUnread({
+      reason: 'invalid-header',
+      message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)',
+      header: deliveryHeaders.event,
+      deliveryId: id,
+    });
   }
   if (!identifierPattern.test(hookId)) {
-    throw refuseUnread({ reason: 'invalid-header', message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)', header: deliveryHeaders.hookId, deliveryId: id });
+    throw refuseUnread({
+      reason: 'invalid-header',
+      message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
+      header: deliveryHeaders.hookId,
+      deliveryId: id,
+    });
   }
   if (!userAgent.startsWith(hookshotUserAgentPrefix)) {
-    throw refuseUnread({ reason: 'bad-user-agent', message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`, header: deliveryHeaders.userAgent, deliveryId: id });
+    throw refuseUnread({
+      reason: 'bad-user-agent',
+      message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`,
+      header: deliveryHeaders.userAgent,
+      deliveryId: id,
+    });
   }
   const targetType = oneHeader(headers, deliveryHeaders.targetType);
   const targetId = oneHeader(headers, deliveryHeaders.targetId);
@@ -528,7 +595,12 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
   let declared: number | undefined;
   if (lengthHeader !== undefined) {
     if (!/^\d{1,16}$/.test(lengthHeader)) {
-      throw refuseUnread({ reason: 'invalid-header', message: 'Content-Length is not a number of bytes (HOOK-HDR-CONTENT-LENGTH)', header: deliveryHeaders.contentLength, deliveryId: id });
+      throw refuseUnread({
+        reason: 'invalid-header',
+        message: 'Content-Length is not a number of bytes (HOOK-HDR-CONTENT-LENGTH)',
+        header: deliveryHeaders.contentLength,
+        deliveryId: id,
+      });
     }
     declared = Number(lengthHeader);
     if (declared > settings.maxBytes) {
@@ -548,7 +620,10 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
     throw refuseUnread({
       reason,
       message: `${claim.message} (HOOK-AUTH-HMAC)`,
-      hint: reason === 'sha1-refused' ? 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)' : "check that the webhook has a secret and that it is one of the receiver's secrets",
+      hint:
+        reason === 'sha1-refused'
+          ? 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)'
+          : "check that the webhook has a secret and that it is one of the receiver's secrets",
       deliveryId: id,
     });
   }
@@ -619,7 +694,8 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
   const lingerMs = options.lingerMs ?? 2000;
   if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0)) refuseSend('options.lingerMs', 'a number of milliseconds', lingerMs);
   const lingerBytes = options.lingerBytes ?? 4 * 1024 * 1024;
-  if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0)) refuseSend('options.lingerBytes', 'a whole number of bytes', lingerBytes);
+  if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0))
+    refuseSend('options.lingerBytes', 'a whole number of bytes', lingerBytes);
   const request = response.req as IncomingMessage | undefined;
   const unread = request !== undefined && !request.readableEnded;
   if (response.headersSent) {
@@ -657,6 +733,15 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
 }
 
 function refuseSend(name: string, takes: string, value: unknown): never {
-  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : value === undefined ? 'nothing' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  const got =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : value === undefined
+          ? 'nothing'
+          : typeof value === 'object'
+            ? 'an object'
+            : `a ${typeof value}`;
   throw new UsageError(`sendRefusal: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
 }

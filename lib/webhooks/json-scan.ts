@@ -165,7 +165,18 @@ export function scanJsonObject(bytes: Uint8Array, from = 0): JsonMember[] | unde
         closed = true;
       }
     } else {
-      const ok = kind === 'string' ? scanString() : kind === 'number' ? scanNumber() : c === 0x74 ? scanLiteral(TRUE) : c === 0x66 ? scanLiteral(FALSE) : c === 0x6e ? scanLiteral(NULL) : false;
+      const ok =
+        kind === 'string'
+          ? scanString()
+          : kind === 'number'
+            ? scanNumber()
+            : c === 0x74
+              ? scanLiteral(TRUE)
+              : c === 0x66
+                ? scanLiteral(FALSE)
+                : c === 0x6e
+                  ? scanLiteral(NULL)
+                  : false;
       if (!ok) return undefined;
       closed = true;
     }

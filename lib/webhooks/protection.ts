@@ -51,10 +51,16 @@ export function deploymentProtection(options: ProtectionOptions, onDecision?: (d
     const environment = text(payload.environment);
     const callback = text(payload.deployment_callback_url);
     if (!environment || !callback) {
-      throw new UsageError(`deployment_protection_rule ${context.id}: the payload has no ${environment ? 'deployment_callback_url' : 'environment'}; there is nowhere to answer`, { code: 'WEBHOOK_PROTECTION_PAYLOAD' });
+      throw new UsageError(
+        `deployment_protection_rule ${context.id}: the payload has no ${environment ? 'deployment_callback_url' : 'environment'}; there is nowhere to answer`,
+        { code: 'WEBHOOK_PROTECTION_PAYLOAD' },
+      );
     }
     if (context.installationId === undefined) {
-      throw new UsageError(`deployment_protection_rule ${context.id}: the payload names no installation; the answer must come from the app's installation`, { code: 'WEBHOOK_PROTECTION_PAYLOAD', hint: 'deployment protection rules are deliveries to an app (availability A)' });
+      throw new UsageError(`deployment_protection_rule ${context.id}: the payload names no installation; the answer must come from the app's installation`, {
+        code: 'WEBHOOK_PROTECTION_PAYLOAD',
+        hint: 'deployment protection rules are deliveries to an app (availability A)',
+      });
     }
     const client = options.app.clientFor(context.installationId);
     const post = async (body: Record<string, string>) => {
@@ -81,16 +87,29 @@ export function deploymentProtection(options: ProtectionOptions, onDecision?: (d
     const gate = gateFor(options.config, environment);
     if (!gate) {
       // The file's name only: the comment is shown on the platform, the server's folders are not its business.
-      await decide('rejected', `Gantry has no gate for the environment \`${environment}\` in ${basename(options.config.source)}; add one under \`environments\` to let deployments through.`, undefined);
+      await decide(
+        'rejected',
+        `Gantry has no gate for the environment \`${environment}\` in ${basename(options.config.source)}; add one under \`environments\` to let deployments through.`,
+        undefined,
+      );
       return;
     }
-    await report(`Gantry is gating ${gate.urls.length} page${gate.urls.length === 1 ? '' : 's'} of \`${environment}\` (${gate.runs} run${gate.runs === 1 ? '' : 's'} each).`);
+    await report(
+      `Gantry is gating ${gate.urls.length} page${gate.urls.length === 1 ? '' : 's'} of \`${environment}\` (${gate.runs} run${gate.runs === 1 ? '' : 's'} each).`,
+    );
     const timeout = AbortSignal.timeout(gate.timeoutMs);
     const signal = AbortSignal.any([context.signal, timeout]);
     let result: GateResult;
     try {
       const engine = options.engineFor ? options.engineFor(gate) : createEngine({ ...(gate.engine ? { engine: gate.engine } : {}) });
-      result = await runGate({ urls: gate.urls, thresholds: gate.thresholds, runs: gate.runs, ...(gate.strategy ? { strategy: gate.strategy } : {}), engine, signal });
+      result = await runGate({
+        urls: gate.urls,
+        thresholds: gate.thresholds,
+        runs: gate.runs,
+        ...(gate.strategy ? { strategy: gate.strategy } : {}),
+        engine,
+        signal,
+      });
     } catch (error) {
       const reason = timeout.aborted
         ? `the gate ran longer than ${Math.round(gate.timeoutMs / 1000)} s (timeoutSeconds)`
@@ -128,14 +147,28 @@ export function deploymentStatusGate(options: ProtectionOptions): WebhookHandler
     let description: string;
     try {
       const engine = options.engineFor && gate ? options.engineFor(gate) : createEngine({ ...(gate?.engine ? { engine: gate.engine } : {}) });
-      const result = await runGate({ urls: [url], thresholds: gate?.thresholds ?? [], runs: gate?.runs ?? 1, ...(gate?.strategy ? { strategy: gate.strategy } : {}), engine, signal: AbortSignal.any([context.signal, AbortSignal.timeout(gate?.timeoutMs ?? 600_000)]) });
+      const result = await runGate({
+        urls: [url],
+        thresholds: gate?.thresholds ?? [],
+        runs: gate?.runs ?? 1,
+        ...(gate?.strategy ? { strategy: gate.strategy } : {}),
+        engine,
+        signal: AbortSignal.any([context.signal, AbortSignal.timeout(gate?.timeoutMs ?? 600_000)]),
+      });
       state = result.status === 'pass' ? 'success' : result.status === 'fail' ? 'failure' : 'error';
-      description = result.status === 'pass' ? 'the page analysis gate passed' : `the page analysis gate ${result.status === 'fail' ? 'failed' : 'could not decide'}`;
+      description =
+        result.status === 'pass' ? 'the page analysis gate passed' : `the page analysis gate ${result.status === 'fail' ? 'failed' : 'could not decide'}`;
     } catch (error) {
       state = 'error';
       description = `the gate could not run: ${error instanceof Error ? error.message : String(error)}`;
     }
-    await client.createCommitStatus({ repository, sha, state, context: statusContext, description: description.length > 140 ? `${description.slice(0, 139)}…` : description });
+    await client.createCommitStatus({
+      repository,
+      sha,
+      state,
+      context: statusContext,
+      description: description.length > 140 ? `${description.slice(0, 139)}…` : description,
+    });
     log.info(`deployment_status ${context.id}: ${url} gated, ${state} posted as ${statusContext} on ${repository}@${sha.slice(0, 12)}`);
   };
 }

@@ -4,7 +4,26 @@ export { WebhookReceiver, MemoryQueue, RedisQueue, WebhookDeliveryError, Webhook
 export { verify, sign, readDelivery, sendRefusal, checkPayload, webhookEvents, eventNamed } from './index.js';
 export { loadHooksConfig, parseHooksConfig } from './config.js';
 export { deploymentProtection, deploymentStatusGate } from './protection.js';
-export type { ReceiverOptions, WebhookContext, WebhookHandler, DeliveryRecord, JobQueue, WebhookJob, JobOutcome, JobState, MemoryQueueOptions, RedisQueueOptions } from './index.js';
+export type {
+  ReceiverOptions,
+  WebhookContext,
+  WebhookHandler,
+  DeliveryRecord,
+  JobQueue,
+  WebhookJob,
+  JobOutcome,
+  JobState,
+  MemoryQueueOptions,
+  RedisQueueOptions,
+} from './index.js';
 export type { VerifyResult, VerifyOptions, SignatureAlgorithm, Delivery, ReadDeliveryOptions, PayloadCheck } from './index.js';
-export type { WebhookEvent, WebhookProperty, DeploymentProtectionRulePayload, DeploymentStatusPayload, PushPayload, StatusPayload, PingPayload } from './index.js';
+export type {
+  WebhookEvent,
+  WebhookProperty,
+  DeploymentProtectionRulePayload,
+  DeploymentStatusPayload,
+  PushPayload,
+  StatusPayload,
+  PingPayload,
+} from './index.js';
 export type { HooksConfig, EnvironmentGate, ProtectionOptions, ProtectionDecision } from './index.js';

@@ -65,7 +65,11 @@ interface Entry {
  * The entry of every delivery recorded as done on its first arrival (`record`: no job, no waiters): one shared
  * object, never changed, instead of three per delivery kept for the thousands remembered.
  */
-const recordedOnce: Entry = Object.freeze({ job: undefined, outcome: Object.freeze({ state: 'done', attempts: 1 }), waiters: Object.freeze([]) as unknown as Entry['waiters'] });
+const recordedOnce: Entry = Object.freeze({
+  job: undefined,
+  outcome: Object.freeze({ state: 'done', attempts: 1 }),
+  waiters: Object.freeze([]) as unknown as Entry['waiters'],
+});
 
 const added: AddResult = Object.freeze({ added: true });
 
@@ -93,7 +97,8 @@ export class MemoryQueue implements JobQueue {
     expectOptions('MemoryQueue', options);
     const whole = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
-      if (!Number.isInteger(value) || value < 1) throw new UsageError(`MemoryQueue: ${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
+      if (!Number.isInteger(value) || value < 1)
+        throw new UsageError(`MemoryQueue: ${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
       return value;
     };
     this.concurrency = whole('concurrency', options.concurrency, 4);
@@ -136,10 +141,13 @@ export class MemoryQueue implements JobQueue {
     if (!entry) return Promise.resolve({ state: 'failed', error: 'no such job', attempts: 0 });
     if (entry.outcome.state === 'done' || entry.outcome.state === 'failed') return Promise.resolve({ ...entry.outcome });
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        entry.waiters.splice(entry.waiters.indexOf(done), 1);
-        resolve({ ...entry.outcome });
-      }, Math.max(0, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          entry.waiters.splice(entry.waiters.indexOf(done), 1);
+          resolve({ ...entry.outcome });
+        },
+        Math.max(0, timeoutMs),
+      );
       const done = (outcome: JobOutcome) => {
         clearTimeout(timer);
         resolve(outcome);

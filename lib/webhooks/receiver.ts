@@ -68,7 +68,17 @@ export interface ReceiverOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const receiverOptionKeys = optionKeys<ReceiverOptions>({ secrets: true, allowSha1: true, maxBytes: true, largeReads: true, ackWithinMs: true, queue: true, work: true, logger: true, env: true });
+const receiverOptionKeys = optionKeys<ReceiverOptions>({
+  secrets: true,
+  allowSha1: true,
+  maxBytes: true,
+  largeReads: true,
+  ackWithinMs: true,
+  queue: true,
+  work: true,
+  logger: true,
+  env: true,
+});
 
 /** One line per delivery, for logs and tests. */
 export interface DeliveryRecord {
@@ -83,9 +93,15 @@ export interface DeliveryRecord {
 
 /** The secrets from the options or GANTRY_WEBHOOK_SECRET and GANTRY_WEBHOOK_SECRETS (comma- or newline-separated). */
 export function webhookSecrets(where: string, option: string | readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
-  const list = option === undefined
-    ? [env.GANTRY_WEBHOOK_SECRET, ...(env.GANTRY_WEBHOOK_SECRETS ?? '').split(/[,\n]/)].filter((s): s is string => typeof s === 'string').map((s) => s.trim()).filter((s) => s !== '')
-    : (typeof option === 'string' ? [option] : [...option]);
+  const list =
+    option === undefined
+      ? [env.GANTRY_WEBHOOK_SECRET, ...(env.GANTRY_WEBHOOK_SECRETS ?? '').split(/[,\n]/)]
+          .filter((s): s is string => typeof s === 'string')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : typeof option === 'string'
+        ? [option]
+        : [...option];
   list.forEach((secret, index) => expectString(where, `secrets[${index}]`, secret, 'a webhook secret'));
   if (list.length === 0) {
     throw new UsageError(`${where}: no webhook secret: set GANTRY_WEBHOOK_SECRET (and GANTRY_WEBHOOK_SECRETS while rotating) or pass secrets`, {
@@ -125,12 +141,18 @@ export class WebhookReceiver {
     expectOptions(where, options);
     refuseUnknownOptions(where, options, receiverOptionKeys);
     const secrets = webhookSecrets(where, options.secrets, options.env ?? process.env);
-    this.readPayload = deliveryPayloadReader({ secrets, allowSha1: options.allowSha1 ?? true, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}) });
+    this.readPayload = deliveryPayloadReader({
+      secrets,
+      allowSha1: options.allowSha1 ?? true,
+      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    });
     const ack = options.ackWithinMs ?? 5_000;
-    if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000)) throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
+    if (typeof ack !== 'number' || !(ack >= 0 && ack <= 10_000))
+      throw new UsageError(`${where}: ackWithinMs must be 0 to 10,000 (the platform waits 10 s), got ${JSON.stringify(ack)}`, { code: 'INVALID_ARGUMENT' });
     this.ackWithinMs = ack;
     const largeReads = options.largeReads ?? 1;
-    if (!Number.isInteger(largeReads) || largeReads < 1) throw new UsageError(`${where}: largeReads must be a whole number ≥ 1, got ${JSON.stringify(largeReads)}`, { code: 'INVALID_ARGUMENT' });
+    if (!Number.isInteger(largeReads) || largeReads < 1)
+      throw new UsageError(`${where}: largeReads must be a whole number ≥ 1, got ${JSON.stringify(largeReads)}`, { code: 'INVALID_ARGUMENT' });
     this.largeReads = largeReads;
     this.logger = options.logger ?? getLogger();
     this.queue = options.queue ?? new MemoryQueue();
@@ -187,7 +209,13 @@ export class WebhookReceiver {
   };
 
   /** Answers a delivery (a JSON body, or its text) at the end of this turn, and tells the onDelivery listeners. */
-  private answer(response: ServerResponse, started: number, status: number, body: Record<string, unknown> | string, record: Omit<DeliveryRecord, 'status' | 'ms'>): DeliveryRecord {
+  private answer(
+    response: ServerResponse,
+    started: number,
+    status: number,
+    body: Record<string, unknown> | string,
+    record: Omit<DeliveryRecord, 'status' | 'ms'>,
+  ): DeliveryRecord {
     if (!response.headersSent) {
       const text = typeof body === 'string' ? body : `${JSON.stringify(body)}\n`;
       const headers = text === DONE ? DONE_HEADERS : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
@@ -206,9 +234,22 @@ export class WebhookReceiver {
       recorded = (this.queue as MemoryQueue).record(id);
     } catch (error) {
       this.logger.error(`webhook ${id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
-      return this.answer(response, started, 503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { id, event, action, outcome: 'queue-error' });
+      return this.answer(
+        response,
+        started,
+        503,
+        { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' },
+        { id, event, action, outcome: 'queue-error' },
+      );
     }
-    if (!recorded.added) return this.answer(response, started, 200, { status: 'duplicate', state: recorded.state, message: `delivery ${id} was received before (${recorded.state}); not run again` }, { id, event, action, outcome: 'duplicate' });
+    if (!recorded.added)
+      return this.answer(
+        response,
+        started,
+        200,
+        { status: 'duplicate', state: recorded.state, message: `delivery ${id} was received before (${recorded.state}); not run again` },
+        { id, event, action, outcome: 'duplicate' },
+      );
     return this.answer(response, started, 200, DONE, { id, event, action, outcome: 'done' });
   }
 
@@ -242,11 +283,24 @@ export class WebhookReceiver {
 
   /** The handlers of a job, as a worker runs them. */
   async run(job: WebhookJob, context: { attempt: number; signal: AbortSignal }): Promise<void> {
-    const handlers = [...(this.handlers.get(job.event) ?? []), ...(job.action ? this.handlers.get(`${job.event}.${job.action}`) ?? [] : []), ...(this.handlers.get('*') ?? [])];
+    const handlers = [
+      ...(this.handlers.get(job.event) ?? []),
+      ...(job.action ? (this.handlers.get(`${job.event}.${job.action}`) ?? []) : []),
+      ...(this.handlers.get('*') ?? []),
+    ];
     const errors: Error[] = [];
     for (const handler of handlers) {
       try {
-        await handler({ id: job.id, event: job.event, action: job.action, installationId: job.installationId, payload: job.payload, attempt: context.attempt, signal: context.signal, log: this.logger });
+        await handler({
+          id: job.id,
+          event: job.event,
+          action: job.action,
+          installationId: job.installationId,
+          payload: job.payload,
+          attempt: context.attempt,
+          signal: context.signal,
+          log: this.logger,
+        });
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         errors.push(failure);
@@ -283,7 +337,12 @@ export class WebhookReceiver {
       }
       // A body parser that ran first consumed the bytes the signature covers: say so instead of refusing every delivery.
       if ((request as IncomingMessage & { body?: unknown }).body !== undefined && request.readableEnded) {
-        next(new UsageError(`WebhookReceiver.middleware: a body parser read the request before the receiver; mount the receiver on ${path} before express.json() or other body parsers`, { code: 'WEBHOOK_BODY_CONSUMED' }));
+        next(
+          new UsageError(
+            `WebhookReceiver.middleware: a body parser read the request before the receiver; mount the receiver on ${path} before express.json() or other body parsers`,
+            { code: 'WEBHOOK_BODY_CONSUMED' },
+          ),
+        );
         return;
       }
       void this.receive(request, response);
@@ -308,10 +367,27 @@ export class WebhookReceiver {
         const event = request.headers['x-platform-event'];
         // Its own headers (Allow, Accept-Post), and a close that lets the answer reach a sender still sending.
         sendRefusal(response, error);
-        return this.answer(response, started, error.status, {}, { id: typeof id === 'string' ? id.slice(0, 64) : undefined, event: typeof event === 'string' ? event.slice(0, 64) : undefined, action: undefined, outcome: error.reason });
+        return this.answer(
+          response,
+          started,
+          error.status,
+          {},
+          {
+            id: typeof id === 'string' ? id.slice(0, 64) : undefined,
+            event: typeof event === 'string' ? event.slice(0, 64) : undefined,
+            action: undefined,
+            outcome: error.reason,
+          },
+        );
       }
       this.logger.error(`webhook: reading a delivery failed: ${error instanceof Error ? error.message : String(error)}`);
-      return this.answer(response, started, 500, { message: 'the receiver failed to read the delivery' }, { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' });
+      return this.answer(
+        response,
+        started,
+        500,
+        { message: 'the receiver failed to read the delivery' },
+        { id: undefined, event: undefined, action: undefined, outcome: 'receiver-error' },
+      );
     } finally {
       if (large) this.releaseLargeSlot();
     }
@@ -323,22 +399,58 @@ export class WebhookReceiver {
     // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
     // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises). A payload
     // that was only checked (checkOnly) never goes further than this.
-    if ((noJob && handlersAdded === this.handlersAdded) || delivery.checkOnly || (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))) return this.recordOnly(response, started, delivery, action);
-    const job: WebhookJob = { id: delivery.id, event: delivery.event, action, hookId: delivery.hookId, installationId: installationOf(delivery.payload), payload: delivery.payload, receivedAt: new Date(started).toISOString() };
+    if (
+      (noJob && handlersAdded === this.handlersAdded) ||
+      delivery.checkOnly ||
+      (this.working && this.queue instanceof MemoryQueue && !this.handles(delivery.event, action))
+    )
+      return this.recordOnly(response, started, delivery, action);
+    const job: WebhookJob = {
+      id: delivery.id,
+      event: delivery.event,
+      action,
+      hookId: delivery.hookId,
+      installationId: installationOf(delivery.payload),
+      payload: delivery.payload,
+      receivedAt: new Date(started).toISOString(),
+    };
     let added;
     try {
       added = await this.queue.add(job);
     } catch (error) {
       this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
-      return this.answer(response, started, 503, { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' }, { ...base, outcome: 'queue-error' });
+      return this.answer(
+        response,
+        started,
+        503,
+        { message: 'the receiver cannot queue deliveries now; the platform can redeliver it' },
+        { ...base, outcome: 'queue-error' },
+      );
     }
-    if (!added.added) return this.answer(response, started, 200, { status: 'duplicate', state: added.state, message: `delivery ${delivery.id} was received before (${added.state}); not run again` }, { ...base, outcome: 'duplicate' });
+    if (!added.added)
+      return this.answer(
+        response,
+        started,
+        200,
+        { status: 'duplicate', state: added.state, message: `delivery ${delivery.id} was received before (${added.state}); not run again` },
+        { ...base, outcome: 'duplicate' },
+      );
     const outcome = await this.queue.waitFor(job.id, this.ackWithinMs - (Date.now() - started));
     if (outcome.state === 'done') return this.answer(response, started, 200, DONE, { ...base, outcome: 'done' });
-    if (outcome.state === 'failed') return this.answer(response, started, 500, { status: 'failed', message: `a handler failed; the receiver's log has it under delivery ${delivery.id}` }, { ...base, outcome: 'failed' });
+    if (outcome.state === 'failed')
+      return this.answer(
+        response,
+        started,
+        500,
+        { status: 'failed', message: `a handler failed; the receiver's log has it under delivery ${delivery.id}` },
+        { ...base, outcome: 'failed' },
+      );
     // Still at it: acknowledged now, and the outcome logged when it comes.
     void this.queue.waitFor(job.id, 24 * 60 * 60_000).then((later) => {
-      if (later.state === 'done') this.logger.info(`webhook ${delivery.id} (${delivery.event}${action ? `.${action}` : ''}): done after ${Math.round((Date.now() - started) / 100) / 10} s`);
+      if (later.state === 'done')
+        this.logger.info(
+          `webhook ${delivery.id} (${delivery.event}${action ? `.${action}` : ''}): done after ${Math.round((Date.now() - started) / 100) / 10} s`,
+        );
     });
     return this.answer(response, started, 202, { status: 'accepted' }, { ...base, outcome: 'accepted' });
   }
@@ -353,7 +465,8 @@ export class WebhookReceiver {
 
   private releaseLargeSlot(): void {
     const next = this.largeWaiting.shift();
-    if (next) next(); // the slot passes on
+    if (next)
+      next(); // the slot passes on
     else this.largeReading -= 1;
   }
 

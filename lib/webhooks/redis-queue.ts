@@ -34,7 +34,16 @@ import { redact, redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { optionKeys, refuseUnknownOptions } from '../settings.js';
 import { openRedis, RedisStoreError, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
-import { MemoryQueue, type AddResult, type JobOutcome, type JobQueue, type JobRunner, type JobState, type MemoryQueueOptions, type WebhookJob } from './queue.js';
+import {
+  MemoryQueue,
+  type AddResult,
+  type JobOutcome,
+  type JobQueue,
+  type JobRunner,
+  type JobState,
+  type MemoryQueueOptions,
+  type WebhookJob,
+} from './queue.js';
 
 export interface RedisQueueOptions {
   /** redis://[user:password@]host[:port][/db] or rediss://… */
@@ -63,7 +72,18 @@ export interface RedisQueueOptions {
 }
 
 const redisQueueOptionKeys = optionKeys<RedisQueueOptions>({
-  url: true, prefix: true, concurrency: true, remember: true, jobTimeoutMs: true, leaseMs: true, retryDelayMs: true, maxRetryDelayMs: true, maxAttempts: true, pollMs: true, connectTimeoutMs: true, logger: true,
+  url: true,
+  prefix: true,
+  concurrency: true,
+  remember: true,
+  jobTimeoutMs: true,
+  leaseMs: true,
+  retryDelayMs: true,
+  maxRetryDelayMs: true,
+  maxAttempts: true,
+  pollMs: true,
+  connectTimeoutMs: true,
+  logger: true,
 });
 
 /** Redis could not be reached or answered an error: the delivery was not queued (the queue fails closed). */
@@ -257,7 +277,13 @@ export class RedisQueue implements JobQueue {
   private readonly connectTimeoutMs: number;
   private readonly logger: Logger;
   private readonly worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-  private readonly scripts = { add: { source: ADD } as Script, claim: { source: CLAIM } as Script, renew: { source: RENEW } as Script, finish: { source: FINISH } as Script, release: { source: RELEASE } as Script };
+  private readonly scripts = {
+    add: { source: ADD } as Script,
+    claim: { source: CLAIM } as Script,
+    renew: { source: RENEW } as Script,
+    finish: { source: FINISH } as Script,
+    release: { source: RELEASE } as Script,
+  };
   private connection: Promise<RedisConnection> | undefined;
   private subscription: Promise<RedisConnection> | undefined;
   private readonly held = new Map<string, Held>();
@@ -282,7 +308,8 @@ export class RedisQueue implements JobQueue {
     parseRedisAddress(where, options.url, 'the queue', 'e.g. redis://127.0.0.1:6379/0 — without one the jobs stay in this process (MemoryQueue)');
     const whole = (name: string, value: number | undefined, fallback: number, min = 1) => {
       if (value === undefined) return fallback;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw new UsageError(`${where}: ${name} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+        throw new UsageError(`${where}: ${name} must be a whole number ≥ ${min}, got ${JSON.stringify(value)}`, { code: 'INVALID_ARGUMENT' });
       return value;
     };
     this.url = options.url;
@@ -318,8 +345,14 @@ export class RedisQueue implements JobQueue {
     if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
     expectObject('RedisQueue.add', 'job', job, 'a WebhookJob');
     expectString('RedisQueue.add', 'job.id', job.id, 'the delivery GUID');
-    if (job.id.length > 200) throw new UsageError(`RedisQueue.add: job.id must be at most 200 characters (a delivery GUID), got ${job.id.length}`, { code: 'INVALID_ARGUMENT' });
-    const reply = await this.script(this.scripts.add, [this.key(job.id), `${this.prefix}ready`, `${this.prefix}finished`, `${this.prefix}events`], [job.id, JSON.stringify(job)], 'the delivery was not queued');
+    if (job.id.length > 200)
+      throw new UsageError(`RedisQueue.add: job.id must be at most 200 characters (a delivery GUID), got ${job.id.length}`, { code: 'INVALID_ARGUMENT' });
+    const reply = await this.script(
+      this.scripts.add,
+      [this.key(job.id), `${this.prefix}ready`, `${this.prefix}finished`, `${this.prefix}events`],
+      [job.id, JSON.stringify(job)],
+      'the delivery was not queued',
+    );
     const [added, state] = reply as [number, JobState];
     return Number(added) === 1 ? { added: true } : { added: false, state };
   }
@@ -391,7 +424,12 @@ export class RedisQueue implements JobQueue {
     // The worker loop stops first (a claim under way ends, and gives back what it took), then the running jobs.
     await this.loopDone?.catch(() => {});
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.running]), new Promise<void>((resolve) => { timer = setTimeout(resolve, Math.max(0, timeoutMs - (Date.now() - started))); })]);
+    await Promise.race([
+      Promise.allSettled([...this.running]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, timeoutMs - (Date.now() - started)));
+      }),
+    ]);
     clearTimeout(timer);
     await Promise.allSettled([...this.held.values()].map((held) => this.giveBack(held)));
     this.stopRenewal();
@@ -402,15 +440,17 @@ export class RedisQueue implements JobQueue {
     const connections = [this.connection, this.subscription];
     this.connection = undefined;
     this.subscription = undefined;
-    await Promise.allSettled(connections.map(async (connection) => {
-      if (!connection) return;
-      const client = await connection;
-      try {
-        await client.close();
-      } catch {
-        client.destroy();
-      }
-    }));
+    await Promise.allSettled(
+      connections.map(async (connection) => {
+        if (!connection) return;
+        const client = await connection;
+        try {
+          await client.close();
+        } catch {
+          client.destroy();
+        }
+      }),
+    );
   }
 
   /** Jobs this process is running, for status lines and tests. */
@@ -423,10 +463,17 @@ export class RedisQueue implements JobQueue {
     held.lost = true;
     held.controller.abort(new Error('the webhook queue closed'));
     try {
-      await this.script(this.scripts.release, [this.key(held.id), `${this.prefix}active`, `${this.prefix}ready`, `${this.prefix}events`], [held.id, held.token], 'the job was not given back');
+      await this.script(
+        this.scripts.release,
+        [this.key(held.id), `${this.prefix}active`, `${this.prefix}ready`, `${this.prefix}events`],
+        [held.id, held.token],
+        'the job was not given back',
+      );
       this.logger.warn(`webhook ${held.id}: still running when the queue closed; given back to the queue for another worker`);
     } catch (error) {
-      this.logger.warn(`webhook ${held.id}: still running when the queue closed; its lease runs out within ${this.leaseMs} ms and another worker takes it (${(error as Error).message})`);
+      this.logger.warn(
+        `webhook ${held.id}: still running when the queue closed; its lease runs out within ${this.leaseMs} ms and another worker takes it (${(error as Error).message})`,
+      );
     }
   }
 
@@ -587,12 +634,15 @@ export class RedisQueue implements JobQueue {
   /** Puts back jobs whose lease ran out and, with `take`, takes the next ready one. */
   private async claim(take: boolean): Promise<{ job?: WebhookJob; attempt: number; token: string; nextReadyMs: number; nextLeaseMs: number }> {
     const token = `${this.worker}:${(tokenCounter += 1).toString(36)}`;
-    const reply = await this.script(this.scripts.claim, [`${this.prefix}ready`, `${this.prefix}active`, `${this.prefix}finished`, `${this.prefix}events`], [
-      this.prefix, take ? 1 : 0, token, this.leaseMs, this.maxAttempts, this.retryDelayMs, this.maxRetryDelayMs, this.remember,
-    ]) as [number, string, string, number, number, number, Array<[string, string, number]>];
+    const reply = (await this.script(
+      this.scripts.claim,
+      [`${this.prefix}ready`, `${this.prefix}active`, `${this.prefix}finished`, `${this.prefix}events`],
+      [this.prefix, take ? 1 : 0, token, this.leaseMs, this.maxAttempts, this.retryDelayMs, this.maxRetryDelayMs, this.remember],
+    )) as [number, string, string, number, number, number, Array<[string, string, number]>];
     const [taken, id, text, attempts, nextReady, nextLease, notes] = reply;
     for (const [guid, what, n] of notes ?? []) {
-      if (what === 'retry') this.logger.warn(`webhook ${guid}: the worker running it stopped (its lease ran out); it runs again in ${Math.round(Number(n) / 100) / 10} s`);
+      if (what === 'retry')
+        this.logger.warn(`webhook ${guid}: the worker running it stopped (its lease ran out); it runs again in ${Math.round(Number(n) / 100) / 10} s`);
       else this.logger.error(`webhook ${guid}: its worker stopped mid-job ${n} times; failed (a redelivery runs it again)`);
     }
     let job: WebhookJob | undefined;
@@ -601,7 +651,11 @@ export class RedisQueue implements JobQueue {
         job = JSON.parse(text) as WebhookJob;
       } catch (error) {
         // Not ours to run; recorded as failed so it is not taken again and again.
-        await this.finish({ id, token, controller: new AbortController(), lastRenewed: Date.now(), lost: false }, 'failed', `the queued job is not JSON: ${(error as Error).message}`);
+        await this.finish(
+          { id, token, controller: new AbortController(), lastRenewed: Date.now(), lost: false },
+          'failed',
+          `the queued job is not JSON: ${(error as Error).message}`,
+        );
       }
     }
     return { ...(job ? { job } : {}), attempt: Number(attempts), token, nextReadyMs: Number(nextReady), nextLeaseMs: Number(nextLease) };
@@ -611,7 +665,10 @@ export class RedisQueue implements JobQueue {
     const held: Held = { id: job.id, token, controller: new AbortController(), lastRenewed: Date.now(), lost: false };
     this.held.set(token, held);
     this.scheduleRenewal();
-    const timeout = setTimeout(() => held.controller.abort(new Error(`the handlers ran longer than ${Math.round(this.jobTimeoutMs / 1000)} s`)), this.jobTimeoutMs);
+    const timeout = setTimeout(
+      () => held.controller.abort(new Error(`the handlers ran longer than ${Math.round(this.jobTimeoutMs / 1000)} s`)),
+      this.jobTimeoutMs,
+    );
     const work = (async () => {
       let state: 'done' | 'failed' = 'done';
       let error = '';
@@ -640,7 +697,11 @@ export class RedisQueue implements JobQueue {
   private async finish(held: Held, state: 'done' | 'failed', error: string): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const recorded = await this.script(this.scripts.finish, [this.key(held.id), `${this.prefix}active`, `${this.prefix}finished`, `${this.prefix}events`], [this.prefix, held.id, held.token, state, error, this.remember]);
+        const recorded = await this.script(
+          this.scripts.finish,
+          [this.key(held.id), `${this.prefix}active`, `${this.prefix}finished`, `${this.prefix}events`],
+          [this.prefix, held.id, held.token, state, error, this.remember],
+        );
         if (Number(recorded) !== 1) {
           this.logger.warn(`webhook ${held.id}: finished here (${state}) after another worker had taken it over (this worker's lease ran out); not recorded`);
         } else if ([...this.waiters].some((waiter) => waiter.id === held.id)) {
@@ -651,7 +712,9 @@ export class RedisQueue implements JobQueue {
         return;
       } catch (failure) {
         if (Date.now() - held.lastRenewed > this.leaseMs || this.closed) {
-          this.logger.error(`webhook ${held.id}: finished here (${state}) but Redis could not be told (${(failure as Error).message}); its lease runs out and another worker runs it again`);
+          this.logger.error(
+            `webhook ${held.id}: finished here (${state}) but Redis could not be told (${(failure as Error).message}); its lease runs out and another worker runs it again`,
+          );
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 2_000)));
@@ -679,14 +742,15 @@ export class RedisQueue implements JobQueue {
     try {
       const lost = new Set((await this.script(this.scripts.renew, [`${this.prefix}active`], args)) as string[]);
       for (const h of mine) {
-        if (lost.has(h.id) && !h.finishing) this.lose(h, 'another worker took it over after this one\'s lease ran out');
+        if (lost.has(h.id) && !h.finishing) this.lose(h, "another worker took it over after this one's lease ran out");
         else h.lastRenewed = asked;
       }
       // A busy worker also looks for jobs whose workers stopped, so they are not left until a worker is idle.
       if (this.held.size >= this.concurrency) await this.claim(false);
     } catch (error) {
       this.warnOnce(`webhook worker: could not renew its leases: ${(error as Error).message}`);
-      for (const h of mine) if (Date.now() - h.lastRenewed > this.leaseMs) this.lose(h, `its lease ran out while Redis could not be reached (${this.leaseMs} ms)`);
+      for (const h of mine)
+        if (Date.now() - h.lastRenewed > this.leaseMs) this.lose(h, `its lease ran out while Redis could not be reached (${this.leaseMs} ms)`);
     }
   }
 

@@ -30,9 +30,7 @@ const hexLength: Readonly<Record<SignatureAlgorithm, number>> = { sha256: 64, sh
 
 export type VerifyFailureReason = 'missing' | 'malformed' | 'mismatch' | 'sha1-refused';
 
-export type VerifyResult =
-  | { ok: true; algorithm: SignatureAlgorithm; secretIndex: number }
-  | { ok: false; reason: VerifyFailureReason; message: string };
+export type VerifyResult = { ok: true; algorithm: SignatureAlgorithm; secretIndex: number } | { ok: false; reason: VerifyFailureReason; message: string };
 
 export interface VerifyOptions {
   /** Accept `X-Hub-Signature` (sha1) when no `X-Hub-Signature-256` came. Default true, for older platforms. */
@@ -61,7 +59,9 @@ function bodyBytes(where: string, body: unknown): Buffer {
   if (Buffer.isBuffer(body)) return body;
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  throw new UsageError(`${where}: body must be a Buffer, a Uint8Array or a string (the raw bytes received), got ${describe(body)}`, { code: 'INVALID_ARGUMENT' });
+  throw new UsageError(`${where}: body must be a Buffer, a Uint8Array or a string (the raw bytes received), got ${describe(body)}`, {
+    code: 'INVALID_ARGUMENT',
+  });
 }
 
 function checkAlgorithm(where: string, algorithm: unknown): asserts algorithm is SignatureAlgorithm {
@@ -131,7 +131,11 @@ function parseClaim(algorithm: SignatureAlgorithm, values: unknown[]): Signature
   const prefix = `${algorithm}=`;
   if (!value.startsWith(prefix)) {
     const named = /^([A-Za-z0-9-]{1,16})=/.exec(value)?.[1];
-    return malformed(named === undefined ? `it does not start with ${prefix}` : `it names ${named.toLowerCase() === algorithm ? `${algorithm} in another case` : 'another algorithm'}, not ${algorithm}`);
+    return malformed(
+      named === undefined
+        ? `it does not start with ${prefix}`
+        : `it names ${named.toLowerCase() === algorithm ? `${algorithm} in another case` : 'another algorithm'}, not ${algorithm}`,
+    );
   }
   const hex = value.slice(prefix.length);
   if (!/^[0-9a-fA-F]*$/.test(hex)) return malformed('the digest holds a character that is not a hex digit');
@@ -174,7 +178,8 @@ function claimOf(sha256: unknown[], sha1Values: () => unknown[], allowSha1: bool
       return {
         ok: false,
         reason: 'sha1-refused',
-        message: 'only X-Hub-Signature (SHA-1) came, and SHA-1 signatures are refused here (allowSha1: false); the platform sends X-Hub-Signature-256 with every delivery of a webhook that has a secret',
+        message:
+          'only X-Hub-Signature (SHA-1) came, and SHA-1 signatures are refused here (allowSha1: false); the platform sends X-Hub-Signature-256 with every delivery of a webhook that has a secret',
       };
     }
     return parseClaim('sha1', sha1);
@@ -235,7 +240,8 @@ export function matchSignatureClaim(secrets: readonly string[], body: Uint8Array
   const bytes = bodyBytes('matchSignatureClaim', body);
   expectObject('matchSignatureClaim', 'claim', claim, 'a claim from readSignatureClaim');
   checkAlgorithm('matchSignatureClaim', claim.algorithm);
-  if (!Buffer.isBuffer(claim.digest)) throw new UsageError(`matchSignatureClaim: claim.digest must be a Buffer, got ${describe(claim.digest)}`, { code: 'INVALID_ARGUMENT' });
+  if (!Buffer.isBuffer(claim.digest))
+    throw new UsageError(`matchSignatureClaim: claim.digest must be a Buffer, got ${describe(claim.digest)}`, { code: 'INVALID_ARGUMENT' });
   const check = signatureCheck(list, claim);
   check.update(bytes);
   return check.result();
@@ -247,7 +253,12 @@ export function matchSignatureClaim(secrets: readonly string[], body: Uint8Array
  * result, never an exception: `missing`, `malformed` (wrong prefix, length or digits), `mismatch`, or
  * `sha1-refused` (only `X-Hub-Signature` came and `allowSha1` is false). Wrong argument types are a UsageError.
  */
-export function verify(secrets: string | readonly string[], body: Uint8Array | string, headers: SignatureHeaderSource, options: VerifyOptions = {}): VerifyResult {
+export function verify(
+  secrets: string | readonly string[],
+  body: Uint8Array | string,
+  headers: SignatureHeaderSource,
+  options: VerifyOptions = {},
+): VerifyResult {
   const list = secretList('verify', secrets);
   const bytes = bodyBytes('verify', body);
   expectObject('verify', 'headers', headers, 'an object of request headers');

@@ -18,7 +18,11 @@ export function recordedLighthouseResult(): Record<string, any> {
 }
 
 /** A response with chosen category scores and metric values, built on the recorded run. */
-export function responseWith(options: { scores?: Record<string, number | null>; metrics?: Record<string, number>; runtimeError?: { code: string; message: string } }): Record<string, any> {
+export function responseWith(options: {
+  scores?: Record<string, number | null>;
+  metrics?: Record<string, number>;
+  runtimeError?: { code: string; message: string };
+}): Record<string, any> {
   const response = recordedResponse();
   for (const [id, score] of Object.entries(options.scores ?? {})) response.beaconResult.categories[id].score = score;
   for (const [id, value] of Object.entries(options.metrics ?? {})) response.beaconResult.audits[id].numericValue = value;

@@ -45,15 +45,28 @@ describe('analysis: thresholds', () => {
   });
 
   it('bad thresholds are usage errors naming the part: unknown category, not a number, out of range', () => {
-    assert.throws(() => parseCategoryThresholds('speed=0.9'), (e: unknown) => e instanceof UsageError && /unknown category "speed"/.test(e.message) && e.exitCode === 2);
+    assert.throws(
+      () => parseCategoryThresholds('speed=0.9'),
+      (e: unknown) => e instanceof UsageError && /unknown category "speed"/.test(e.message) && e.exitCode === 2,
+    );
     assert.throws(() => parseCategoryThresholds('performance=fast'), /"fast" is not a number/);
     assert.throws(() => parseCategoryThresholds('performance=120'), /a fraction from 0 to 1 or a whole percentage from 2 to 100, not 120/);
     // Ambiguous: 1.01 would otherwise read as 1.01 % (a gate that always passes), 1.5 as 1.5 %, 90.5 as a precision no score has.
     for (const text of ['seo=1.01', 'seo=1.5', 'seo=90.5', 'seo=-0.1']) {
-      assert.throws(() => parseCategoryThresholds(text), (e: unknown) => e instanceof UsageError && e.exitCode === 2
-        && /a fraction from 0 to 1 or a whole percentage from 2 to 100/.test(e.message) && e.hint === 'write 90 % as seo=0.9 or seo=90', text);
+      assert.throws(
+        () => parseCategoryThresholds(text),
+        (e: unknown) =>
+          e instanceof UsageError &&
+          e.exitCode === 2 &&
+          /a fraction from 0 to 1 or a whole percentage from 2 to 100/.test(e.message) &&
+          e.hint === 'write 90 % as seo=0.9 or seo=90',
+        text,
+      );
     }
-    assert.throws(() => categoryThresholdsFromRecord({ seo: 1.01 }), (e: unknown) => e instanceof UsageError && /^thresholds\.seo: /.test(e.message) && e.hint === 'write 90 % as { seo: 0.9 } or { seo: 90 }');
+    assert.throws(
+      () => categoryThresholdsFromRecord({ seo: 1.01 }),
+      (e: unknown) => e instanceof UsageError && /^thresholds\.seo: /.test(e.message) && e.hint === 'write 90 % as { seo: 0.9 } or { seo: 90 }',
+    );
     assert.deepEqual(parseCategoryThresholds('seo=1,accessibility=2,performance=0'), [
       { kind: 'category', category: 'seo', min: 1 },
       { kind: 'category', category: 'accessibility', min: 0.02 },
@@ -99,25 +112,44 @@ describe('analysis: aggregation of N runs (as Lighthouse CI)', () => {
   });
 
   it('evaluation lists every check with value, threshold, per-run values and verdict; median-run uses one run for all', () => {
-    const runs = [run(1000, 5000, { performance: 0.95, lcp: 1500 }), run(1050, 5200, { performance: 0.85, lcp: 2600 }), run(900, 9000, { performance: 0.99, lcp: 1000 })];
+    const runs = [
+      run(1000, 5000, { performance: 0.95, lcp: 1500 }),
+      run(1050, 5200, { performance: 0.85, lcp: 2600 }),
+      run(900, 9000, { performance: 0.99, lcp: 1000 }),
+    ];
     const result = evaluateRuns('http://site.test/', runs, [perf(0.9), lcp(2500)], 'median-run');
     assert.equal(result.representativeRun, 1);
     assert.equal(result.status, 'fail');
-    assert.deepEqual(result.checks.map((c) => [c.name, c.value, c.threshold, c.verdict]), [
-      ['performance', 0.85, 0.9, 'fail'],
-      ['largest-contentful-paint', 2600, 2500, 'fail'],
-    ]);
+    assert.deepEqual(
+      result.checks.map((c) => [c.name, c.value, c.threshold, c.verdict]),
+      [
+        ['performance', 0.85, 0.9, 'fail'],
+        ['largest-contentful-paint', 2600, 2500, 'fail'],
+      ],
+    );
     assert.deepEqual(result.checks[0].values, [0.95, 0.85, 0.99]);
     assert.match(result.checks[0].reason ?? '', /score 0.85 is not >= 0.9/);
     assert.equal(result.scores.performance, 0.85);
 
     const optimistic = evaluateRuns('http://site.test/', runs, [perf(0.9), lcp(2500)], 'optimistic');
     assert.equal(optimistic.status, 'pass');
-    assert.deepEqual(optimistic.checks.map((c) => c.value), [0.99, 1000]);
+    assert.deepEqual(
+      optimistic.checks.map((c) => c.value),
+      [0.99, 1000],
+    );
     const median = evaluateRuns('http://site.test/', runs, [perf(0.9), lcp(2500)], 'median');
-    assert.deepEqual(median.checks.map((c) => [c.value, c.verdict]), [[0.95, 'pass'], [1500, 'pass']]);
+    assert.deepEqual(
+      median.checks.map((c) => [c.value, c.verdict]),
+      [
+        [0.95, 'pass'],
+        [1500, 'pass'],
+      ],
+    );
     const pessimistic = evaluateRuns('http://site.test/', runs, [perf(0.9)], 'pessimistic');
-    assert.deepEqual(pessimistic.checks.map((c) => [c.value, c.verdict]), [[0.85, 'fail']]);
+    assert.deepEqual(
+      pessimistic.checks.map((c) => [c.value, c.verdict]),
+      [[0.85, 'fail']],
+    );
   });
 
   it('PAG-OBJ-BEACON-CATEGORY: a null score never passes, under any method; the reason says which run', () => {
@@ -136,11 +168,22 @@ describe('analysis: aggregation of N runs (as Lighthouse CI)', () => {
   it('a category or audit missing from the result fails its check (never passes)', () => {
     const response = run(1, 1);
     delete (response.beaconResult as any).categories.seo;
-    const result = evaluateRuns('http://site.test/', [response], [{ kind: 'category', category: 'seo', min: 0 }, { kind: 'audit', audit: 'no-such-audit', operator: '<=', value: 1e9 }], 'median-run');
-    assert.deepEqual(result.checks.map((c) => [c.verdict, c.reason]), [
-      ['fail', 'the category seo is not in the result'],
-      ['fail', 'the audit no-such-audit is not in the result'],
-    ]);
+    const result = evaluateRuns(
+      'http://site.test/',
+      [response],
+      [
+        { kind: 'category', category: 'seo', min: 0 },
+        { kind: 'audit', audit: 'no-such-audit', operator: '<=', value: 1e9 },
+      ],
+      'median-run',
+    );
+    assert.deepEqual(
+      result.checks.map((c) => [c.verdict, c.reason]),
+      [
+        ['fail', 'the category seo is not in the result'],
+        ['fail', 'the audit no-such-audit is not in the result'],
+      ],
+    );
   });
 
   it('PAG-BR-RUNTIME-ERROR: a runtimeError in any run makes every check an error with the code, even with perfect scores elsewhere', () => {

@@ -10,7 +10,7 @@ import { recordedResponse } from './fixture.js';
 const usageError = (pattern: RegExp) => (error: unknown) => error instanceof UsageError && error.exitCode === 2 && pattern.test(error.message);
 
 describe('analysis: unknown audits are refused before running (the audit list)', () => {
-  it('the list is Lighthouse 12.8.2\'s navigation audits: every audit of its default configuration, by the id its module declares', async () => {
+  it("the list is Lighthouse 12.8.2's navigation audits: every audit of its default configuration, by the id its module declares", async () => {
     const require = createRequire(import.meta.url);
     const configPath = require.resolve('lighthouse/core/config/default-config.js');
     const { default: config } = (await import(configPath)) as { default: { audits: Array<string | { path: string }> } };
@@ -27,8 +27,17 @@ describe('analysis: unknown audits are refused before running (the audit list)',
 
   it('runGate refuses a threshold on an unknown audit before the engine is asked', async () => {
     let asked = 0;
-    const engine = { name: 'api' as const, analyze: async () => { asked += 1; throw new Error('not reached'); } };
-    await assert.rejects(runGate({ urls: ['http://127.0.0.1:8080/'], thresholds: [{ kind: 'audit', audit: 'lcp', operator: '<=', value: 2500 }], engine }), usageError(/unknown audit "lcp"; did you mean largest-contentful-paint/));
+    const engine = {
+      name: 'api' as const,
+      analyze: async () => {
+        asked += 1;
+        throw new Error('not reached');
+      },
+    };
+    await assert.rejects(
+      runGate({ urls: ['http://127.0.0.1:8080/'], thresholds: [{ kind: 'audit', audit: 'lcp', operator: '<=', value: 2500 }], engine }),
+      usageError(/unknown audit "lcp"; did you mean largest-contentful-paint/),
+    );
     assert.equal(asked, 0);
   });
 });
@@ -37,14 +46,24 @@ describe('analysis: Lighthouse CI configuration into thresholds', () => {
   const file = 'lighthouserc.json';
 
   it('levels, properties and defaults as Lighthouse CI reads them: no property means minScore 0.9; aggregation optimistic unless set', () => {
-    const gate = lhciToGate({ ci: { collect: { url: 'http://a/' }, assert: { assertions: {
-      'categories:seo': 'error',
-      'is-on-https': 'warn',
-      'dom-size': ['error', { maxNumericValue: 1500 }],
-      'unused-javascript': ['warn', { maxLength: 0, minScore: 0.5, aggregationMethod: 'median' }],
-      'categories.accessibility': ['error', { minScore: 1 }],
-      'bf-cache': 'off',
-    } } } }, file);
+    const gate = lhciToGate(
+      {
+        ci: {
+          collect: { url: 'http://a/' },
+          assert: {
+            assertions: {
+              'categories:seo': 'error',
+              'is-on-https': 'warn',
+              'dom-size': ['error', { maxNumericValue: 1500 }],
+              'unused-javascript': ['warn', { maxLength: 0, minScore: 0.5, aggregationMethod: 'median' }],
+              'categories.accessibility': ['error', { minScore: 1 }],
+              'bf-cache': 'off',
+            },
+          },
+        },
+      },
+      file,
+    );
     assert.deepEqual(gate.urls, ['http://a/']);
     assert.equal(gate.strategy, 'MOBILE');
     assert.deepEqual(gate.thresholds, [
@@ -57,10 +76,19 @@ describe('analysis: Lighthouse CI configuration into thresholds', () => {
     ]);
   });
 
-  it('presets: the file\'s assertions merge over the preset\'s (level replaced, options merged); onlyCategories drops the preset\'s others', () => {
-    const recommended = lhciToGate({ ci: { assert: { preset: 'lighthouse:recommended', assertions: { 'unused-javascript': ['warn', { minScore: 0.5 }] } } } }, file);
+  it("presets: the file's assertions merge over the preset's (level replaced, options merged); onlyCategories drops the preset's others", () => {
+    const recommended = lhciToGate(
+      { ci: { assert: { preset: 'lighthouse:recommended', assertions: { 'unused-javascript': ['warn', { minScore: 0.5 }] } } } },
+      file,
+    );
     const unused = recommended.thresholds.filter((t) => t.kind === 'audit' && t.audit === 'unused-javascript') as AuditThreshold[];
-    assert.deepEqual(unused.map((t) => [t.property, t.value, t.level]), [['score', 0.5, 'warn'], ['length', 0, 'warn']]);
+    assert.deepEqual(
+      unused.map((t) => [t.property, t.value, t.level]),
+      [
+        ['score', 0.5, 'warn'],
+        ['length', 0, 'warn'],
+      ],
+    );
     const names = (gate: ReturnType<typeof lhciToGate>) => new Set(gate.thresholds.map((t) => (t.kind === 'audit' ? t.audit : `categories:${t.category}`)));
     const all = names(lhciToGate({ ci: { assert: { preset: 'lighthouse:all' } } }, file));
     const rec = names(recommended);
@@ -75,11 +103,17 @@ describe('analysis: Lighthouse CI configuration into thresholds', () => {
 
   it('what would be dropped is refused (exit 2 naming the file): unknown audits, assertMatrix, budgetsFile, extends, resource-summary and user-timings assertions, bad levels and values', () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ ci: { assert: { assertions: { 'first-contentfull-paint': 'error' } } } }, /lighthouserc\.json: assertions\["first-contentfull-paint"\]: unknown audit .*did you mean first-contentful-paint/],
+      [
+        { ci: { assert: { assertions: { 'first-contentfull-paint': 'error' } } } },
+        /lighthouserc\.json: assertions\["first-contentfull-paint"\]: unknown audit .*did you mean first-contentful-paint/,
+      ],
       [{ ci: { assert: { assertMatrix: [] } } }, /ci\.assert\.assertMatrix is not supported/],
       [{ ci: { assert: { budgetsFile: 'budget.json' } } }, /ci\.assert\.budgetsFile is not supported/],
       [{ ci: { extends: './base.json' } }, /ci\.extends is not supported/],
-      [{ ci: { assert: { assertions: { 'resource-summary:font:count': ['warn', { maxNumericValue: 1 }] } } } }, /resource-summary assertions are not supported/],
+      [
+        { ci: { assert: { assertions: { 'resource-summary:font:count': ['warn', { maxNumericValue: 1 }] } } } },
+        /resource-summary assertions are not supported/,
+      ],
       [{ ci: { assert: { assertions: { 'user-timings:my-mark': ['error', { maxNumericValue: 50 }] } } } }, /user-timings assertions are not supported/],
       [{ ci: { assert: { assertions: { 'dom-size': 'fatal' } } } }, /the level must be off, warn or error/],
       [{ ci: { assert: { assertions: { 'categories:performance': ['error', { minScore: 90 }] } } } }, /minScore is a score from 0 to 1, not 90/],
@@ -95,19 +129,31 @@ describe('analysis: Lighthouse CI configuration into thresholds', () => {
 
   it('score and length thresholds on the recorded run: not applicable counts as 1, a manual audit has no score and fails, a missing details list is 0 items; a warn does not fail the URL', () => {
     const response = recordedResponse();
-    const { thresholds } = lhciToGate({ ci: { assert: { assertions: {
-      'redirects-http': 'error', // notApplicable on the recorded page
-      'errors-in-console': ['warn', { minScore: 1 }], // scored 0
-      'uses-responsive-images': ['error', { maxLength: 0 }],
-      'focus-traps': ['error', { minScore: 0.5 }], // manual: no score at all
-    } } } }, file);
+    const { thresholds } = lhciToGate(
+      {
+        ci: {
+          assert: {
+            assertions: {
+              'redirects-http': 'error', // notApplicable on the recorded page
+              'errors-in-console': ['warn', { minScore: 1 }], // scored 0
+              'uses-responsive-images': ['error', { maxLength: 0 }],
+              'focus-traps': ['error', { minScore: 0.5 }], // manual: no score at all
+            },
+          },
+        },
+      },
+      file,
+    );
     const evaluation = evaluateRuns('http://127.0.0.1:8080/', [response as any], thresholds, 'median-run');
-    assert.deepEqual(evaluation.checks.map((c) => [c.name, c.value, c.verdict]), [
-      ['redirects-http.score', 1, 'pass'],
-      ['errors-in-console.score', 0, 'warn'],
-      ['uses-responsive-images.length', 0, 'pass'],
-      ['focus-traps.score', null, 'fail'],
-    ]);
+    assert.deepEqual(
+      evaluation.checks.map((c) => [c.name, c.value, c.verdict]),
+      [
+        ['redirects-http.score', 1, 'pass'],
+        ['errors-in-console.score', 0, 'warn'],
+        ['uses-responsive-images.length', 0, 'pass'],
+        ['focus-traps.score', null, 'fail'],
+      ],
+    );
     assert.match(evaluation.checks[3]!.reason ?? '', /the audit focus-traps has no score \(manual\)/);
     assert.equal(evaluation.status, 'fail');
     const warnOnly = evaluateRuns('http://127.0.0.1:8080/', [response as any], thresholds.slice(0, 2), 'median-run');

@@ -83,9 +83,39 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     // One run each, one at a time: the machine is shared. The light page runs the desktop preset (no CPU
     // slowdown, so a busy shared machine cannot push it under 90); the heavy page fails under either preset and
     // runs the mobile one.
-    light = await gantry(['gate', `${site.url}/`, '--runs', '1', '--min', 'performance=0.9,accessibility=90,seo=0.9', '--audit', 'largest-contentful-paint<=2500', '--report', reportDir]);
-    heavy = await gantry(['gate', `${site.url}/heavy?token=${HEAVY_TOKEN}`, '--runs', '1', '--strategy', 'mobile', '--min', 'performance=0.9', '--audit', 'total-blocking-time<=200', '--json', '--report', heavyReportDir]);
-    notFound = await runGate({ urls: [`${site.url}/missing`], runs: 3, engine: createLocalEngine(), thresholds: [{ kind: 'category', category: 'performance', min: 0 }] });
+    light = await gantry([
+      'gate',
+      `${site.url}/`,
+      '--runs',
+      '1',
+      '--min',
+      'performance=0.9,accessibility=90,seo=0.9',
+      '--audit',
+      'largest-contentful-paint<=2500',
+      '--report',
+      reportDir,
+    ]);
+    heavy = await gantry([
+      'gate',
+      `${site.url}/heavy?token=${HEAVY_TOKEN}`,
+      '--runs',
+      '1',
+      '--strategy',
+      'mobile',
+      '--min',
+      'performance=0.9',
+      '--audit',
+      'total-blocking-time<=200',
+      '--json',
+      '--report',
+      heavyReportDir,
+    ]);
+    notFound = await runGate({
+      urls: [`${site.url}/missing`],
+      runs: 3,
+      engine: createLocalEngine(),
+      thresholds: [{ kind: 'category', category: 'performance', min: 0 }],
+    });
     unreachable = await gantry(['gate', `http://127.0.0.1:${await closedPort()}/`, '--runs', '3', '--min', 'performance=0']);
   });
 
@@ -123,7 +153,12 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     assert.match(html, /<!doctype html>/i);
     assert.match(html, /<title>Lighthouse Report<\/title>/);
     const heavySummary = JSON.parse(readFileSync(join(heavyReportDir, 'gate.json'), 'utf8'));
-    const heavyReport = JSON.parse(readFileSync(heavySummary.urls[0].reportFiles.find((f: string) => f.endsWith('/report.json')), 'utf8'));
+    const heavyReport = JSON.parse(
+      readFileSync(
+        heavySummary.urls[0].reportFiles.find((f: string) => f.endsWith('/report.json')),
+        'utf8',
+      ),
+    );
     assert.equal(heavyReport.beaconResult.configSettings.formFactor, 'mobile');
     assert.equal(heavyReport.beaconResult.configSettings.screenEmulation.mobile, true);
   });
@@ -179,7 +214,10 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     assert.equal(liveBrowserCount(), 0);
     const leaked = [...chromeProfiles()].filter((name) => !profilesBefore.has(name));
     assert.deepEqual(leaked, []);
-    assert.deepEqual(processesMentioning('gantry-chrome-').filter((pid) => pid !== process.pid), []);
+    assert.deepEqual(
+      processesMentioning('gantry-chrome-').filter((pid) => pid !== process.pid),
+      [],
+    );
   });
 
   it('a Lighthouse failure is a LocalEngineError, and the browser is closed all the same', async () => {
@@ -190,18 +228,30 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
       return true;
     });
     assert.equal(liveBrowserCount(), 0);
-    assert.deepEqual([...chromeProfiles()].filter((name) => !before.has(name)), []);
+    assert.deepEqual(
+      [...chromeProfiles()].filter((name) => !before.has(name)),
+      [],
+    );
   });
 
   it('a browser that cannot start is a clear error naming the path, and leaves no profile behind', async () => {
     const before = chromeProfiles();
-    await assert.rejects(createLocalEngine({ chromePath: '/nonexistent/chromium' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }), (error: unknown) => {
-      assert.ok(error instanceof BrowserLaunchError);
-      assert.match(error.message, /the browser \/nonexistent\/chromium \(--chrome-path, gantry:chromePath\) does not exist/);
-      return true;
-    });
-    await assert.rejects(createLocalEngine({ chromePath: '/bin/false' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }), /exited before it was ready/);
-    assert.deepEqual([...chromeProfiles()].filter((name) => !before.has(name)), []);
+    await assert.rejects(
+      createLocalEngine({ chromePath: '/nonexistent/chromium' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }),
+      (error: unknown) => {
+        assert.ok(error instanceof BrowserLaunchError);
+        assert.match(error.message, /the browser \/nonexistent\/chromium \(--chrome-path, gantry:chromePath\) does not exist/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      createLocalEngine({ chromePath: '/bin/false' }).analyze({ url: `${site.url}/`, categories: ['performance'], strategy: 'DESKTOP' }),
+      /exited before it was ready/,
+    );
+    assert.deepEqual(
+      [...chromeProfiles()].filter((name) => !before.has(name)),
+      [],
+    );
     assert.equal(liveBrowserCount(), 0);
   });
 
@@ -213,21 +263,24 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     // The new profile whose Chromium is this gate's (a descendant of the child): in a full run another test's
     // browser may be starting or going away beside it, with a profile of its own.
     while (!profile && Date.now() < deadline) {
-      profile = [...chromeProfiles()].filter((name) => !before.has(name)).find((name) => processesMentioning(name).some((pid) => descendsFrom(pid, child.pid!)));
+      profile = [...chromeProfiles()]
+        .filter((name) => !before.has(name))
+        .find((name) => processesMentioning(name).some((pid) => descendsFrom(pid, child.pid!)));
       if (!profile) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(profile, 'the gate started a browser');
     // Wait for the browser process itself (the one DevTools listens in), however slowly it starts under load; a
     // process may end between listing and reading its command line.
-    const browserArgs = () => processesMentioning(profile!)
-      .map((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        } catch {
-          return [];
-        }
-      })
-      .find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
+    const browserArgs = () =>
+      processesMentioning(profile!)
+        .map((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          } catch {
+            return [];
+          }
+        })
+        .find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
     let browserCommand = browserArgs();
     while (!browserCommand && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));

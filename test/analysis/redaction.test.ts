@@ -65,7 +65,7 @@ describe('one redaction path for every URL that reaches a message (api engine ag
     await broken?.stop();
   });
 
-  it('redactUrl masks a URL nested, percent-encoded, in another URL\'s query, at any depth; redact does the same in free text', () => {
+  it("redactUrl masks a URL nested, percent-encoded, in another URL's query, at any depth; redact does the same in free text", () => {
     const inner = page();
     const outer = `http://127.0.0.1:5760/pageanalysis/v5/runPageanalysis?url=${encodeURIComponent(inner)}&key=abcd1234&strategy=DESKTOP`;
     const twice = `https://ci.example/?next=${encodeURIComponent(outer)}`;
@@ -79,8 +79,10 @@ describe('one redaction path for every URL that reaches a message (api engine ag
     }
     assert.equal(
       redactUrl(outer),
-      'http://127.0.0.1:5760/pageanalysis/v5/runPageanalysis?url=http%3A%2F%2F%5BREDACTED%5D%40127.0.0.1%3A8080%2Fshop%3Ftoken%3D[REDACTED]%26view%3Dfull&key=[REDACTED]&strategy=DESKTOP'
-        .replace('%5BREDACTED%5D', '[REDACTED]'),
+      'http://127.0.0.1:5760/pageanalysis/v5/runPageanalysis?url=http%3A%2F%2F%5BREDACTED%5D%40127.0.0.1%3A8080%2Fshop%3Ftoken%3D[REDACTED]%26view%3Dfull&key=[REDACTED]&strategy=DESKTOP'.replace(
+        '%5BREDACTED%5D',
+        '[REDACTED]',
+      ),
     );
   });
 
@@ -127,7 +129,10 @@ describe('one redaction path for every URL that reaches a message (api engine ag
       api.injectFault({ status: 400 });
       api.injectFault({ status: 503, times: 5 });
       for (const attempt of [() => client.run({ url: page() }), () => client.run({ url: page() }), () => badBody.run({ url: page() })]) {
-        const error = await attempt().then(() => assert.fail('expected an error'), (e: unknown) => e);
+        const error = await attempt().then(
+          () => assert.fail('expected an error'),
+          (e: unknown) => e,
+        );
         assertNoCredential(everythingIn(error), `${(error as Error).name} ${(error as Error).message}`);
       }
     } finally {

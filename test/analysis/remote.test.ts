@@ -21,7 +21,10 @@ const OPENID_TOKEN = 'tok-openid-5a8e2c';
 const PROFILE_TOKEN = 'tok-profile-9d1f4b';
 const fastRetry = definePolicy({ backoff: { initialMs: 5, maxMs: 20, factor: 2, jitter: 0 } }, pageanalysisRetryPolicy);
 
-function raw(url: string, options: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+function raw(
+  url: string,
+  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -88,7 +91,14 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
   });
 
   it('PAG-Q-UTM-CAMPAIGN / PAG-Q-UTM-SOURCE / PAG-Q-CAPTCHA-TOKEN: the engine passes client-wide campaign values and leaves absent ones out', async () => {
-    const engine = createRemoteEngine({ baseUrl: server.url, apiKey: API_KEY, utmCampaign: 'deploy', utmSource: 'ci', captchaToken: 'solved', retry: fastRetry });
+    const engine = createRemoteEngine({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      utmCampaign: 'deploy',
+      utmSource: 'ci',
+      captchaToken: 'solved',
+      retry: fastRetry,
+    });
     await engine.analyze({ url: 'http://127.0.0.1:8080/', categories: ['seo'], strategy: 'DESKTOP' });
     const query = new Map(server.requests[0].query);
     assert.equal(query.get('utm_campaign'), 'deploy');
@@ -98,7 +108,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     const bare = createPageanalysisClient({ baseUrl: server.url, apiKey: API_KEY });
     await bare.run({ url: 'http://127.0.0.1:8080/' });
     bare.close();
-    assert.deepEqual(server.requests[1].query.map(([name]) => name), ['url', 'key']);
+    assert.deepEqual(
+      server.requests[1].query.map(([name]) => name),
+      ['url', 'key'],
+    );
   });
 
   it('PAG-Q-CATEGORY / PAG-Q-STRATEGY defaults: no category runs PERFORMANCE only, no strategy is DESKTOP', async () => {
@@ -140,7 +153,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
   });
 
   it('PAG-EP-EMPTY-BODY: the API refuses a GET that carries a body, and other methods', async () => {
-    const withBody = await raw(`${base()}?key=${API_KEY}&url=http://a.test/`, { body: '{"url":"x"}', headers: { 'content-type': 'application/json', 'content-length': '11' } });
+    const withBody = await raw(`${base()}?key=${API_KEY}&url=http://a.test/`, {
+      body: '{"url":"x"}',
+      headers: { 'content-type': 'application/json', 'content-length': '11' },
+    });
     assert.equal(withBody.status, 400);
     assert.match(withBody.body.error.message, /must be empty/);
     const post = await raw(`${base()}?key=${API_KEY}&url=http://a.test/`, { method: 'POST' });
@@ -156,7 +172,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     good.close();
     assert.equal(response.kind, 'pageanalysis#result');
     assert.equal(server.requests[0].headers.authorization, `Bearer ${OPENID_TOKEN}`);
-    assert.equal(server.requests[0].query.some(([name]) => name === 'key'), false);
+    assert.equal(
+      server.requests[0].query.some(([name]) => name === 'key'),
+      false,
+    );
 
     const narrow = createPageanalysisClient({ baseUrl: server.url, oauthToken: PROFILE_TOKEN, logger, retry: fastRetry });
     await assert.rejects(narrow.run({ url: 'http://127.0.0.1:8080/' }), (error: unknown) => {
@@ -192,7 +211,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     const engine = createRemoteEngine({ baseUrl: server.url, apiKey: API_KEY, retry: fastRetry });
     const run = await engine.analyze({ url: 'http://127.0.0.1:8080/', categories: ['performance'], strategy: 'DESKTOP' });
     assert.equal(run.response.beaconResult?.categories?.performance?.score, 1);
-    assert.deepEqual(server.requests.map((r) => r.status), [429, 429, 200]);
+    assert.deepEqual(
+      server.requests.map((r) => r.status),
+      [429, 429, 200],
+    );
   });
 
   it('honours Retry-After on 429: the retry waits the seconds the API asked for', async () => {
@@ -202,7 +224,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     await client.run({ url: 'http://127.0.0.1:8080/' });
     client.close();
     assert.ok(Date.now() - started >= 1000, `waited ${Date.now() - started} ms`);
-    assert.deepEqual(server.requests.map((r) => r.status), [429, 200]);
+    assert.deepEqual(
+      server.requests.map((r) => r.status),
+      [429, 200],
+    );
   });
 
   it('a response slower than the timeout is a timeout error after the retries; an API that is not listening a network error (exit 3)', async () => {
@@ -244,7 +269,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     assert.ok(error instanceof PageanalysisApiError);
     assert.equal(error.status, 500);
     assert.equal(error.exitCode, 3);
-    assert.match(error.message, /page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?\S+ answered 500 after 3 attempts: Internal error encountered\. \(backendError\)$/);
+    assert.match(
+      error.message,
+      /page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?\S+ answered 500 after 3 attempts: Internal error encountered\. \(backendError\)$/,
+    );
     assert.equal(server.requests.length, 3);
   });
 
@@ -257,7 +285,10 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
     assert.equal(error.status, 400);
     assert.equal(error.apiCode, 400);
     assert.deepEqual(error.reasons, ['badRequest']);
-    assert.match(error.message, /^page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?url=\S+&key=\[REDACTED\] answered 400: Invalid value at 'url' \(ftp:\/\/x\): only http and https \(badRequest\)$/);
+    assert.match(
+      error.message,
+      /^page analysis API: GET http:\/\/127\.0\.0\.1:\d+\/pageanalysis\/v5\/runPageanalysis\?url=\S+&key=\[REDACTED\] answered 400: Invalid value at 'url' \(ftp:\/\/x\): only http and https \(badRequest\)$/,
+    );
     assert.equal(server.requests.length, 1);
   });
 
@@ -285,11 +316,26 @@ describe('analysis: the remote engine against the embedded v5 API (recorded real
 
   it('a gate through the api engine: 3 runs aggregated, pass with the recorded scores, fail on an audit limit', async () => {
     const engine = createRemoteEngine({ baseUrl: server.url, apiKey: API_KEY, retry: fastRetry });
-    const passed = await runGate({ urls: ['http://127.0.0.1:8080/'], engine, thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }, { kind: 'category', category: 'seo', min: 90 / 100 }] });
+    const passed = await runGate({
+      urls: ['http://127.0.0.1:8080/'],
+      engine,
+      thresholds: [
+        { kind: 'category', category: 'performance', min: 0.9 },
+        { kind: 'category', category: 'seo', min: 90 / 100 },
+      ],
+    });
     assert.equal(passed.status, 'pass');
     assert.equal(server.requests.length, 3);
-    assert.deepEqual(server.requests[0].query.filter(([n]) => n === 'category').map(([, v]) => v), ['PERFORMANCE', 'SEO']);
-    const failed = await runGate({ urls: ['http://127.0.0.1:8080/'], engine, runs: 1, thresholds: [{ kind: 'audit', audit: 'first-contentful-paint', operator: '<=', value: 1 }] });
+    assert.deepEqual(
+      server.requests[0].query.filter(([n]) => n === 'category').map(([, v]) => v),
+      ['PERFORMANCE', 'SEO'],
+    );
+    const failed = await runGate({
+      urls: ['http://127.0.0.1:8080/'],
+      engine,
+      runs: 1,
+      thresholds: [{ kind: 'audit', audit: 'first-contentful-paint', operator: '<=', value: 1 }],
+    });
     assert.equal(failed.status, 'fail');
     assert.equal(failed.checks[0].value, recordedLighthouseResult().audits['first-contentful-paint'].numericValue);
   });

@@ -36,8 +36,21 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     s3 = await startS3Peer();
     await s3.createBucket('gate-reports');
     const engine = createRemoteEngine({ baseUrl: api.url });
-    passed = await runGate({ urls: ['http://127.0.0.1:8080/shop/cart'], engine, runs: 2, thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }, { kind: 'audit', audit: 'largest-contentful-paint', operator: '<=', value: 2500 }] });
-    failed = await runGate({ urls: ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/about'], engine, runs: 1, thresholds: [{ kind: 'category', category: 'best-practices', min: 1 }] });
+    passed = await runGate({
+      urls: ['http://127.0.0.1:8080/shop/cart'],
+      engine,
+      runs: 2,
+      thresholds: [
+        { kind: 'category', category: 'performance', min: 0.9 },
+        { kind: 'audit', audit: 'largest-contentful-paint', operator: '<=', value: 2500 },
+      ],
+    });
+    failed = await runGate({
+      urls: ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/about'],
+      engine,
+      runs: 1,
+      thresholds: [{ kind: 'category', category: 'best-practices', min: 1 }],
+    });
   });
   after(async () => {
     await api?.stop();
@@ -73,7 +86,10 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     const url = 'http://127.0.0.1:8080/?token=canary-gate-1';
     const failure = gateRunError(failed, url);
     assert.ok(failure instanceof CheckFailedError);
-    assert.match(failure.message, /^page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\S+ failed: best-practices below \d+\nPage analysis gate FAILED/);
+    assert.match(
+      failure.message,
+      /^page analysis gate for http:\/\/127\.0\.0\.1:8080\/\?token=\S+ failed: best-practices below \d+\nPage analysis gate FAILED/,
+    );
     const engineError = gateRunError({ ...failed, status: 'error' }, url);
     assert.equal(engineError.code, 'GATE_ENGINE_ERROR');
     assert.match(engineError.message, /could not analyse the page\nPage analysis gate/);
@@ -111,7 +127,10 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
       const shown = 'http://[REDACTED]@127.0.0.1:8080/private?token=[REDACTED]&page=2';
       assert.equal(summary.urls[0].url, shown);
       assert.equal(summary.urls[0].finalUrl, shown);
-      assert.deepEqual(summary.urls[0].runs.map((run) => run.finalUrl), [shown, shown]);
+      assert.deepEqual(
+        summary.urls[0].runs.map((run) => run.finalUrl),
+        [shown, shown],
+      );
       assert.equal(summary.checks[0].url, shown);
       const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
       assert.deepEqual(files.map((f) => f.name).sort(), ['gate.json', 'report.json', 'run-1.json', 'run-2.json']);
@@ -145,7 +164,10 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     const summary = await archiveReportsToS3(passed, 's3://gate-reports/gates', { client: s3.client(), endpoint: s3.endpoint, region: s3.region });
     const prefix = archiveKeyPrefix(parseS3Url('s3://gate-reports/gates'), passed.urls[0].url, passed.analyzedAt);
     const listed = await s3.client().send(new ListObjectsV2Command({ Bucket: 'gate-reports', Prefix: 'gates/' }));
-    assert.deepEqual((listed.Contents ?? []).map((o) => o.Key).sort(), ['gate.json', 'report.json', 'run-1.json', 'run-2.json'].map((f) => `${prefix}/${f}`));
+    assert.deepEqual(
+      (listed.Contents ?? []).map((o) => o.Key).sort(),
+      ['gate.json', 'report.json', 'run-1.json', 'run-2.json'].map((f) => `${prefix}/${f}`),
+    );
     assert.equal(passed.reportUrl, `${s3.endpoint}/gate-reports/${prefix}/report.json`);
     assert.equal(summary.reportUrl, passed.reportUrl);
     assert.equal(summary.urls[0].reportUrl, passed.reportUrl);
@@ -163,20 +185,30 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
     // what gantry controls is what it asks for, seen on the requests as they leave the SDK for the peer.
     const client = s3.client();
     const sent: Array<Record<string, string>> = [];
-    client.middlewareStack.add((next) => async (args) => {
-      sent.push({ ...(args.request as { headers: Record<string, string> }).headers });
-      return next(args);
-    }, { step: 'finalizeRequest', name: 'recordHeaders' });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        sent.push({ ...(args.request as { headers: Record<string, string> }).headers });
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'recordHeaders' },
+    );
     const result = structuredClone(passed);
     await archiveReportsToS3(result, 's3://gate-reports/private', { client, endpoint: s3.endpoint, region: s3.region });
     assert.equal(sent.length, 4, 'gate.json, report.json and two runs');
     for (const headers of sent) {
       const names = Object.keys(headers).map((name) => name.toLowerCase());
       assert.ok(names.includes('authorization'), 'each upload is signed');
-      assert.deepEqual(names.filter((name) => name === 'x-amz-acl' || name.startsWith('x-amz-grant-')), []);
+      assert.deepEqual(
+        names.filter((name) => name === 'x-amz-acl' || name.startsWith('x-amz-grant-')),
+        [],
+      );
     }
     assert.ok(result.reportUrl);
-    assert.equal(parsePageanalysisResponse(JSON.parse(await readObjectUrl(result.reportUrl))).id, 'http://127.0.0.1:8080/shop/cart', 'readable with credentials');
+    assert.equal(
+      parsePageanalysisResponse(JSON.parse(await readObjectUrl(result.reportUrl))).id,
+      'http://127.0.0.1:8080/shop/cart',
+      'readable with credentials',
+    );
   });
 
   /** The command's environment: the v5 API and the S3 peer, configured the way a pipeline would. */
@@ -191,7 +223,10 @@ describe('analysis: reports (table, folder, S3 archive on a real S3 peer)', func
   it('gantry gate --report and --report-s3 together: the printed summary carries both the local files and the object URL', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'gantry-both-reports-'));
     try {
-      const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report', folder, '--report-s3', 's3://gate-reports/both', '--json'], gateEnv());
+      const run = await gantry(
+        ['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report', folder, '--report-s3', 's3://gate-reports/both', '--json'],
+        gateEnv(),
+      );
       assert.equal(run.code, 0, run.stderr);
       const summary = JSON.parse(run.stdout) as { reportUrl: string; urls: Array<{ reportUrl?: string; reportFiles?: string[] }> };
       assert.match(summary.urls[0]!.reportUrl ?? '', new RegExp(`^${s3.endpoint}/gate-reports/both/.*/report\\.json$`));

@@ -68,9 +68,10 @@ export async function startTestSite(): Promise<TestSite> {
   return {
     url: `http://127.0.0.1:${port}`,
     hits,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -50,8 +50,18 @@ describe('analysis: gate reports published to the storage API (embedded storage 
     h = await harness();
     client = createStorageClient({ baseUrl: h.server.url, token: TOKEN });
     const engine = createRemoteEngine({ baseUrl: api.url });
-    passed = await runGate({ urls: ['http://127.0.0.1:8080/shop/cart?token=s3cr3t-page-token'], engine, runs: 2, thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }] });
-    twoUrls = await runGate({ urls: ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/about'], engine, runs: 1, thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }] });
+    passed = await runGate({
+      urls: ['http://127.0.0.1:8080/shop/cart?token=s3cr3t-page-token'],
+      engine,
+      runs: 2,
+      thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }],
+    });
+    twoUrls = await runGate({
+      urls: ['http://127.0.0.1:8080/', 'http://127.0.0.1:8080/about'],
+      engine,
+      runs: 1,
+      thresholds: [{ kind: 'category', category: 'performance', min: 0.9 }],
+    });
   });
   after(async () => {
     client?.close();
@@ -86,7 +96,10 @@ describe('analysis: gate reports published to the storage API (embedded storage 
     assert.match(stem, /^127\.0\.0\.1_8080-shop_cart-[0-9a-f]{8}-\d{8}T\d{6}Z$/);
     const names = ['gate.json', 'report.html', 'report.json', 'run-1.html', 'run-1.json', 'run-2.html', 'run-2.json'];
     const files = await children(folderId);
-    assert.deepEqual(files.map((f) => f.title), names.map((name) => `${stem}-${name}`));
+    assert.deepEqual(
+      files.map((f) => f.title),
+      names.map((name) => `${stem}-${name}`),
+    );
     for (const file of files) assert.equal(file.mimeType, file.title!.endsWith('.html') ? 'text/html' : 'application/json', file.title);
 
     // Byte for byte what --report writes for the same result (masked the same way: the page's token is nowhere).
@@ -123,16 +136,19 @@ describe('analysis: gate reports published to the storage API (embedded storage 
       assert.equal(stored.link, file.alternateLink);
       assert.equal(stored.mimeType, file.mimeType);
     }
-    assert.deepEqual(summary.urls[0]!.storage!.files.map((f) => f.name), ['run-1.json', 'run-1.html', 'run-2.json', 'run-2.html', 'report.json', 'report.html']);
+    assert.deepEqual(
+      summary.urls[0]!.storage!.files.map((f) => f.name),
+      ['run-1.json', 'run-1.html', 'run-2.json', 'run-2.html', 'report.json', 'report.html'],
+    );
     assert.equal(summary.urls[0]!.url, 'http://127.0.0.1:8080/shop/cart?token=[REDACTED]');
   });
 
-  it('STO-FILES-INSERT: two URLs get their own stems (gate.json beside the first); an S3 link already set stays the result\'s; publishing again adds files and deletes nothing', async () => {
+  it("STO-FILES-INSERT: two URLs get their own stems (gate.json beside the first); an S3 link already set stays the result's; publishing again adds files and deletes nothing", async () => {
     const folderId = await folder('two-urls');
     const result = structuredClone(twoUrls);
     result.reportUrl = 'http://s3.example/gate-reports/x/report.json';
     const summary = await publishReportsToStorage(result, folderId, { client });
-    assert.equal(result.reportUrl, 'http://s3.example/gate-reports/x/report.json', 'the S3 archive\'s link is kept');
+    assert.equal(result.reportUrl, 'http://s3.example/gate-reports/x/report.json', "the S3 archive's link is kept");
     assert.equal(summary.reportUrl, result.reportUrl);
     const [first, second] = result.urls.map((url) => storageTitlePrefix(url.url, result.analyzedAt));
     assert.notEqual(first, second);
@@ -167,13 +183,16 @@ describe('analysis: gate reports published to the storage API (embedded storage 
       return n;
     };
     const filesBefore = await count();
-    await assert.rejects(publishReportsToStorage(structuredClone(twoUrls), 'noSuchFolder123', { client }), (error: Error & { exitCode?: number; code?: string; hint?: string }) => {
-      assert.equal(error.exitCode, ExitCode.checkFailed);
-      assert.equal(error.code, 'STORAGE_REPORT_FOLDER_NOT_FOUND');
-      assert.match(error.message, /^the report folder noSuchFolder123 was not found in the storage service at http:\/\/127\.0\.0\.1:\d+$/);
-      assert.match(error.hint ?? '', /gantry storage/);
-      return true;
-    });
+    await assert.rejects(
+      publishReportsToStorage(structuredClone(twoUrls), 'noSuchFolder123', { client }),
+      (error: Error & { exitCode?: number; code?: string; hint?: string }) => {
+        assert.equal(error.exitCode, ExitCode.checkFailed);
+        assert.equal(error.code, 'STORAGE_REPORT_FOLDER_NOT_FOUND');
+        assert.match(error.message, /^the report folder noSuchFolder123 was not found in the storage service at http:\/\/127\.0\.0\.1:\d+$/);
+        assert.match(error.hint ?? '', /gantry storage/);
+        return true;
+      },
+    );
     assert.equal(await count(), filesBefore, 'nothing was uploaded');
 
     const plain = await client.files.insert({ requestBody: { title: 'not-a-folder.txt', mimeType: 'text/plain' } });
@@ -190,7 +209,11 @@ describe('analysis: gate reports published to the storage API (embedded storage 
   it('a folder id that cannot be one is exit 2 before anything is sent', async () => {
     const requests = (await h.admin('GET', 'stats')).requests as number;
     for (const bad of ['', '../x', 'a b', 'x/y', 'a'.repeat(300)]) {
-      await assert.rejects(publishReportsToStorage(structuredClone(twoUrls), bad, { client }), (error: unknown) => error instanceof UsageError && /is not a storage folder id/.test(error.message), bad);
+      await assert.rejects(
+        publishReportsToStorage(structuredClone(twoUrls), bad, { client }),
+        (error: unknown) => error instanceof UsageError && /is not a storage folder id/.test(error.message),
+        bad,
+      );
     }
     assert.equal((await h.admin('GET', 'stats')).requests, requests);
   });
@@ -199,14 +222,20 @@ describe('analysis: gate reports published to the storage API (embedded storage 
     const wrong = 'ya29.wrong-token-canary-8d1f3e';
     const refused = createStorageClient({ baseUrl: h.server.url, token: wrong });
     try {
-      const error = await publishReportsToStorage(structuredClone(twoUrls), 'someFolder', { client: refused }).then(() => assert.fail('expected a refusal'), (e: unknown) => e as Error & { hint?: string });
+      const error = await publishReportsToStorage(structuredClone(twoUrls), 'someFolder', { client: refused }).then(
+        () => assert.fail('expected a refusal'),
+        (e: unknown) => e as Error & { hint?: string },
+      );
       const said = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error)].join('\n');
       assert.match(error.message, /401|authError|Invalid Credentials/i);
       assert.ok(!said.includes(wrong), said);
     } finally {
       refused.close();
     }
-    const missing = await publishReportsToStorage(structuredClone(twoUrls), 'goneFolder', { client }).then(() => assert.fail('expected a refusal'), (e: unknown) => e as Error & { hint?: string });
+    const missing = await publishReportsToStorage(structuredClone(twoUrls), 'goneFolder', { client }).then(
+      () => assert.fail('expected a refusal'),
+      (e: unknown) => e as Error & { hint?: string },
+    );
     const said = [missing.message, missing.hint ?? '', missing.stack ?? '', JSON.stringify(missing)].join('\n');
     assert.ok(!said.includes(TOKEN), said);
   });

@@ -20,7 +20,15 @@ import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
 import { DiscoveryError, discoveryErrorCodes } from '../../lib/registry/discovery.js';
 import { LocationError } from '../../lib/registry/location.js';
 import { LockFileError } from '../../lib/registry/lockfile.js';
-import { SecretsConfigError, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, SecretsPathError, secretsErrorCodes } from '../../lib/secrets/errors.js';
+import {
+  SecretsConfigError,
+  SecretsConnectionError,
+  SecretsError,
+  SecretsLimitError,
+  SecretsNoTokenError,
+  SecretsPathError,
+  secretsErrorCodes,
+} from '../../lib/secrets/errors.js';
 import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
@@ -40,7 +48,10 @@ type Expected = { kind: 'fixed'; codes: number[] } | { kind: 'status' };
 function parseExpected(cell: string): Expected {
   if (cell === 'by status') return { kind: 'status' };
   const codes = cell.split(/\s+or\s+/).map(Number);
-  assert.ok(codes.every((c) => [1, 2, 3].includes(c)), `"${cell}" is not an exit column value`);
+  assert.ok(
+    codes.every((c) => [1, 2, 3].includes(c)),
+    `"${cell}" is not an exit column value`,
+  );
   return { kind: 'fixed', codes };
 }
 
@@ -112,7 +123,8 @@ function scanCode(): { classes: Map<string, string>; constructions: Construction
       }
       if (ts.isNewExpression(node) && ts.isIdentifier(node.expression)) {
         const options = node.arguments?.find(ts.isObjectLiteralExpression);
-        const property = (name: string) => options?.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === name)?.initializer;
+        const property = (name: string) =>
+          options?.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === name)?.initializer;
         const code = property('code');
         constructions.push({
           file,
@@ -171,10 +183,14 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   SecretsNoTokenError: () => new SecretsNoTokenError('secret/app'),
   SecretsConfigError: () => new SecretsConfigError('bad address'),
   BrowserLaunchError: () => [new BrowserLaunchError('no Chromium found'), new BrowserLaunchError('Chromium exited before it was ready', { started: true })],
-  DiscoveryError: () => [new DiscoveryError('discovery failed', { code: 'DISCOVERY_FAILED' }), new DiscoveryError('no registry', { code: 'NO_MODULE_REGISTRY' })],
+  DiscoveryError: () => [
+    new DiscoveryError('discovery failed', { code: 'DISCOVERY_FAILED' }),
+    new DiscoveryError('no registry', { code: 'NO_MODULE_REGISTRY' }),
+  ],
   HttpError: (status) => http(status),
   ServiceError: (status) => new ServiceError({ status, method: 'GET', url: 'https://service.example/v1/x' }, { said: ': refused', code: `TEST_${status}` }, {}),
-  SecretsError: (status) => new SecretsError({ status, method: 'POST', path: 'secret/data/app', errors: ['check-and-set parameter did not match the current version'], warnings: [] }),
+  SecretsError: (status) =>
+    new SecretsError({ status, method: 'POST', path: 'secret/data/app', errors: ['check-and-set parameter did not match the current version'], warnings: [] }),
   PageanalysisApiError: (status) => new PageanalysisApiError(http(status)),
   NetworkError: () => new NetworkError({ method: 'GET', url: 'https://x.example/', errorCode: 'ECONNREFUSED', cause: new Error('refused') }),
   ProtocolError: () => new ProtocolError('not JSON'),
@@ -185,24 +201,56 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
   LocalEngineError: () => new LocalEngineError('Lighthouse failed'),
   WebDriverError: () => new WebDriverError({ status: 500, code: 'unknown error', remoteMessage: 'crashed', method: 'POST', path: '/session' }),
   DriverProcessError: () => new DriverProcessError('chromedriver exited'),
-  StorageError: (status) => new StorageError({ status, method: 'GET', url: 'https://storage.example/storage/v2/files/x', body: { error: { code: status, message: 'Not Found', errors: [{ domain: 'global', reason: 'notFound', message: 'Not Found' }] } } }),
-  PlatformApiError: (status) => new PlatformApiError({ status, method: 'GET', url: 'https://api.platform.example/repos/o/r', body: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest' } }),
-  PlatformCredentialsError: () => new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
-  PlatformRateLimitError: () => [new PlatformRateLimitError({ kind: 'secondary', method: 'POST', url: 'https://api.platform.example/repos/o/r/issues', status: 403, waitedMs: 420_000, attempts: 4, reason: '3 retries spent' })],
-  PlatformLimitsStoreError: () => [new PlatformLimitsStoreError('the limits store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED; the request was not sent')],
+  StorageError: (status) =>
+    new StorageError({
+      status,
+      method: 'GET',
+      url: 'https://storage.example/storage/v2/files/x',
+      body: { error: { code: status, message: 'Not Found', errors: [{ domain: 'global', reason: 'notFound', message: 'Not Found' }] } },
+    }),
+  PlatformApiError: (status) =>
+    new PlatformApiError({
+      status,
+      method: 'GET',
+      url: 'https://api.platform.example/repos/o/r',
+      body: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest' },
+    }),
+  PlatformCredentialsError: () =>
+    new PlatformCredentialsError({ method: 'GET', url: 'https://api.platform.example/user', body: { message: 'Bad credentials' } }),
+  PlatformRateLimitError: () => [
+    new PlatformRateLimitError({
+      kind: 'secondary',
+      method: 'POST',
+      url: 'https://api.platform.example/repos/o/r/issues',
+      status: 403,
+      waitedMs: 420_000,
+      attempts: 4,
+      reason: '3 retries spent',
+    }),
+  ],
+  PlatformLimitsStoreError: () => [
+    new PlatformLimitsStoreError('the limits store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED; the request was not sent'),
+  ],
   WebhookDeliveryError: () => [
     new WebhookDeliveryError({ reason: 'signature-mismatch', message: 'X-Hub-Signature-256 does not match the body with the secret' }),
     new WebhookDeliveryError({ reason: 'payload-too-large', message: 'the body passed the 25 MiB cap' }),
     new WebhookDeliveryError({ reason: 'aborted', message: 'the sender closed the connection after 10 of 100 bytes of the body' }),
   ],
-  ContextClientError: () => [new ContextClientError('the metadata names another issuer', { code: 'CTX_ISSUER_MISMATCH' }), new ContextClientError('the token endpoint failed', { code: 'CTX_TOKEN_ERROR', exitCode: ExitCode.remote })],
+  ContextClientError: () => [
+    new ContextClientError('the metadata names another issuer', { code: 'CTX_ISSUER_MISMATCH' }),
+    new ContextClientError('the token endpoint failed', { code: 'CTX_TOKEN_ERROR', exitCode: ExitCode.remote }),
+  ],
   DeviceLoginError: () => [
     new DeviceLoginError('access was denied on the approval page', { code: 'AUTH_ACCESS_DENIED' }),
     new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),
   ],
-  RedisStoreError: () => [new RedisStoreError('the store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED', { code: 'REDIS_STORE', hint: 'start it' })],
+  RedisStoreError: () => [
+    new RedisStoreError('the store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED', { code: 'REDIS_STORE', hint: 'start it' }),
+  ],
   OAuthError: (status) => new OAuthError('the token endpoint answered', { code: 'OAUTH_ERROR_RESPONSE', status, error: 'invalid_grant' }),
-  WebhookQueueError: () => [new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued')],
+  WebhookQueueError: () => [
+    new WebhookQueueError('the webhook queue redis://127.0.0.1:6379/0 is unavailable: connect ECONNREFUSED; the delivery was not queued'),
+  ],
 };
 
 describe('exit codes: docs/architecture.md "Exit codes" against the code', () => {
@@ -246,7 +294,18 @@ describe('exit codes: docs/architecture.md "Exit codes" against the code', () =>
       assert.ok(example, `the test has no example of ${name}: add one to \`examples\``);
       const expected = table.get(name)!;
       if (expected.kind === 'status') {
-        for (const [status, code] of [[400, 1], [403, 1], [404, 1], [409, 1], [422, 1], [408, 3], [429, 3], [500, 3], [502, 3], [503, 3]] as const) {
+        for (const [status, code] of [
+          [400, 1],
+          [403, 1],
+          [404, 1],
+          [409, 1],
+          [422, 1],
+          [408, 3],
+          [429, 3],
+          [500, 3],
+          [502, 3],
+          [503, 3],
+        ] as const) {
           const instance = example(status) as GantryError;
           assert.equal(instance.exitCode, code, `${name} for ${status}`);
         }

@@ -195,10 +195,12 @@ describe('architecture: the direction of imports (docs/architecture.md)', () => 
     assert.ok(files.length > 50, `only ${files.length} files found`);
     assert.ok(edges.length > 100, `only ${edges.length} imports found`);
     // Each form of reference is seen: a type-only import, a re-export and a lazy `import()` of a relative path.
-    const kinds = new Set(files.flatMap((file) => {
-      const text = readFileSync(join(root, file), 'utf8');
-      return [/^import type /m.test(text) && 'import type', /^export \* from /m.test(text) && 'export from', /\bimport\('\.\.?\//.test(text) && 'import()'];
-    }));
+    const kinds = new Set(
+      files.flatMap((file) => {
+        const text = readFileSync(join(root, file), 'utf8');
+        return [/^import type /m.test(text) && 'import type', /^export \* from /m.test(text) && 'export from', /\bimport\('\.\.?\//.test(text) && 'import()'];
+      }),
+    );
     for (const kind of ['import type', 'export from', 'import()']) assert.ok(kinds.has(kind), `no ${kind} in the code: the test would not notice one`);
   });
 
@@ -228,15 +230,21 @@ describe('architecture: the direction of imports (docs/architecture.md)', () => 
 
   it('the root files of lib/ (errors, log, redact, paths …) import only each other, and lib/http only them: every area may use both', () => {
     const isRoot = (file: File) => file.startsWith('lib/') && file.split('/').length === 2 && file !== 'lib/index.ts';
-    const wrong = edges.filter(({ from, to }) =>
-      (isRoot(from) && !isRoot(to)) || (from.startsWith('lib/http/') && !to.startsWith('lib/http/') && !isRoot(to)));
-    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    const wrong = edges.filter(({ from, to }) => (isRoot(from) && !isRoot(to)) || (from.startsWith('lib/http/') && !to.startsWith('lib/http/') && !isRoot(to)));
+    assert.deepEqual(
+      wrong.map(({ from, to }) => `${from} → ${to}`),
+      [],
+    );
   });
 
   it('lib/ imports neither providers/ nor the command (lib/cli/), except lib/cli itself', () => {
-    const wrong = edges.filter(({ from, to }) =>
-      from.startsWith('lib/') && (to.startsWith('providers/') || (to.startsWith('lib/cli/') && !from.startsWith('lib/cli/'))));
-    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    const wrong = edges.filter(
+      ({ from, to }) => from.startsWith('lib/') && (to.startsWith('providers/') || (to.startsWith('lib/cli/') && !from.startsWith('lib/cli/'))),
+    );
+    assert.deepEqual(
+      wrong.map(({ from, to }) => `${from} → ${to}`),
+      [],
+    );
   });
 
   it('providers/ reach lib/ only through an entry point (lib/index.ts, lib/<area>/index.ts, a root file of lib/), never lib/http', () => {
@@ -245,45 +253,80 @@ describe('architecture: the direction of imports (docs/architecture.md)', () => 
       if (to.startsWith('lib/http/')) return true;
       return !isEntryPoint(to) || to.startsWith('lib/cli/');
     });
-    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    assert.deepEqual(
+      wrong.map(({ from, to }) => `${from} → ${to}`),
+      [],
+    );
   });
 
   it('LAYER-CLI: lib/cli/ reaches the other areas only through their entry points (lib/<area>/index.ts, a root file of lib/), as providers/ do', () => {
     const wrong = cliPastEntryPoints(edges);
-    assert.deepEqual(wrong, [], `the command reaches past an area's entry point: import the name from lib/<area>/index.ts (export it there), or, for a part costly to load, through a loader the entry point offers (devServerModules, loadDeploymentGates):\n${wrong.join('\n')}`);
+    assert.deepEqual(
+      wrong,
+      [],
+      `the command reaches past an area's entry point: import the name from lib/<area>/index.ts (export it there), or, for a part costly to load, through a loader the entry point offers (devServerModules, loadDeploymentGates):\n${wrong.join('\n')}`,
+    );
   });
 
   it('LAYER-CLI: the rule refuses a deep import of the command, a type-only or lazy one included, and lets entry points and root files through', () => {
     // A file importing lib/webhooks/redis-queue.ts, whatever the form of the reference: specifiers() reads every form.
-    assert.deepEqual(cliPastEntryPoints([
-      { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/redis-queue.ts' },
-      { from: 'lib/cli/commands/dev/oauth.ts', to: 'lib/devserver/oauth/index.ts' },
-      { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/index.ts' },
-      { from: 'lib/cli/program.ts', to: 'lib/waits.ts' },
-      { from: 'lib/cli/program.ts', to: 'lib/cli/groups.ts' },
-    ]), [
-      'lib/cli/commands/hooks/index.ts → lib/webhooks/redis-queue.ts',
-      'lib/cli/commands/dev/oauth.ts → lib/devserver/oauth/index.ts',
-    ]);
+    assert.deepEqual(
+      cliPastEntryPoints([
+        { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/redis-queue.ts' },
+        { from: 'lib/cli/commands/dev/oauth.ts', to: 'lib/devserver/oauth/index.ts' },
+        { from: 'lib/cli/commands/hooks/index.ts', to: 'lib/webhooks/index.ts' },
+        { from: 'lib/cli/program.ts', to: 'lib/waits.ts' },
+        { from: 'lib/cli/program.ts', to: 'lib/cli/groups.ts' },
+      ]),
+      ['lib/cli/commands/hooks/index.ts → lib/webhooks/redis-queue.ts', 'lib/cli/commands/dev/oauth.ts → lib/devserver/oauth/index.ts'],
+    );
   });
 
   it('LAYER-OAUTH: lib/oauth/ imports only lib/http and the root files of lib/ — lib/auth and lib/mcp build on the one OAuth core, never it on them', () => {
-    const wrong = edges.filter(({ from, to }) =>
-      from.startsWith('lib/oauth/') && !to.startsWith('lib/oauth/') && !to.startsWith('lib/http/') && (to.split('/').length !== 2 || to === 'lib/index.ts'));
-    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    const wrong = edges.filter(
+      ({ from, to }) =>
+        from.startsWith('lib/oauth/') && !to.startsWith('lib/oauth/') && !to.startsWith('lib/http/') && (to.split('/').length !== 2 || to === 'lib/index.ts'),
+    );
+    assert.deepEqual(
+      wrong.map(({ from, to }) => `${from} → ${to}`),
+      [],
+    );
     const users = new Set(edges.filter(({ from, to }) => to.startsWith('lib/oauth/') && !from.startsWith('lib/oauth/')).map(({ from }) => folderOf(from)));
     for (const area of ['lib/auth', 'lib/mcp']) assert.ok(users.has(area), `${area} does not use lib/oauth`);
   });
 
   it('lib/devserver/ shares no code with the clients it serves: besides itself it imports only the root files of lib/ (errors, log …)', () => {
-    const wrong = edges.filter(({ from, to }) =>
-      from.startsWith('lib/devserver/') && !to.startsWith('lib/devserver/') && (to.split('/').length !== 2 || to === 'lib/index.ts'));
-    assert.deepEqual(wrong.map(({ from, to }) => `${from} → ${to}`), []);
+    const wrong = edges.filter(
+      ({ from, to }) => from.startsWith('lib/devserver/') && !to.startsWith('lib/devserver/') && (to.split('/').length !== 2 || to === 'lib/index.ts'),
+    );
+    assert.deepEqual(
+      wrong.map(({ from, to }) => `${from} → ${to}`),
+      [],
+    );
   });
 
   it('the cycle finder reports a cycle as its path (a → b → a), and nothing for a one-way graph', () => {
-    assert.deepEqual(cycles(graphOf([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])), [['a', 'b', 'c', 'a']]);
-    assert.deepEqual(cycles(graphOf([['a', 'b'], ['b', 'c'], ['a', 'c']])), []);
+    assert.deepEqual(
+      cycles(
+        graphOf([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+          ['c', 'd'],
+        ]),
+      ),
+      [['a', 'b', 'c', 'a']],
+    );
+    assert.deepEqual(
+      cycles(
+        graphOf([
+          ['a', 'b'],
+          ['b', 'c'],
+          ['a', 'c'],
+        ]),
+      ),
+      [],
+    );
     assert.deepEqual(cycles(graphOf([['x', 'x']])), [['x', 'x']]);
   });
 });

@@ -68,17 +68,26 @@ describe('architecture: the public API (gantry, gantry/providers) is the list in
   it('LAYER-API: the built entry points are newer than their sources (else run npm run build first)', () => {
     for (const entry of entryPoints) {
       assert.ok(existsSync(join(root, entry.built)), `${entry.built} missing: npm run build`);
-      assert.ok(statSync(join(root, entry.built)).mtimeMs >= statSync(join(root, entry.source)).mtimeMs, `${entry.built} is older than ${entry.source}: npm run build`);
+      assert.ok(
+        statSync(join(root, entry.built)).mtimeMs >= statSync(join(root, entry.source)).mtimeMs,
+        `${entry.built} is older than ${entry.source}: npm run build`,
+      );
     }
   });
 
   it('LAYER-API: the sorted export names of both entry points — values, namespace members and types — are the snapshot', async () => {
     const current = await currentApi();
     if (process.env.GANTRY_UPDATE_PUBLIC_API === '1') writeFileSync(snapshotFile, `${current.join('\n')}\n`);
-    const pinned = readFileSync(snapshotFile, 'utf8').split('\n').filter((line) => line !== '');
+    const pinned = readFileSync(snapshotFile, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const added = current.filter((line) => !pinned.includes(line));
     const removed = pinned.filter((line) => !current.includes(line));
-    assert.deepEqual({ added, removed }, { added: [], removed: [] }, 'the public API changed: if it is meant to, update docs/api.md and the snapshot (GANTRY_UPDATE_PUBLIC_API=1)');
+    assert.deepEqual(
+      { added, removed },
+      { added: [], removed: [] },
+      'the public API changed: if it is meant to, update docs/api.md and the snapshot (GANTRY_UPDATE_PUBLIC_API=1)',
+    );
     assert.deepEqual(pinned, [...pinned].sort(), 'public-api.txt is sorted');
   });
 
@@ -86,8 +95,14 @@ describe('architecture: the public API (gantry, gantry/providers) is the list in
     const pinned = valueLines('gantry', { version: '1', analysis: Object.assign(Object.create(null), { [Symbol.toStringTag]: 'Module', runGate() {} }) });
     assert.deepEqual(pinned, ['gantry: version (string)', 'gantry: analysis (namespace)', 'gantry: analysis.runGate (function)']);
     const grown = valueLines('gantry', { version: '1', decideRetry() {}, analysis: Object.assign(Object.create(null), { [Symbol.toStringTag]: 'Module' }) });
-    assert.deepEqual(grown.filter((line) => !pinned.includes(line)), ['gantry: decideRetry (function)']);
-    assert.deepEqual(pinned.filter((line) => !grown.includes(line)), ['gantry: analysis.runGate (function)']);
+    assert.deepEqual(
+      grown.filter((line) => !pinned.includes(line)),
+      ['gantry: decideRetry (function)'],
+    );
+    assert.deepEqual(
+      pinned.filter((line) => !grown.includes(line)),
+      ['gantry: analysis.runGate (function)'],
+    );
     const types = typeLines('gantry', 'dist/lib/index.d.ts');
     assert.ok(types.includes('gantry: HttpClientOptions (type)'), 'a type-only export is listed');
     assert.ok(!types.some((line) => line.startsWith('gantry: HttpError ')), 'a class is a value, listed once');

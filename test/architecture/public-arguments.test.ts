@@ -10,9 +10,24 @@ import * as gantry from '../../lib/index.js';
 
 /** Exports that take anything by design (redaction, logging, predicates) or are error classes. */
 const takesAnything = new Set([
-  'createLogger', 'getLogger', 'setLogger', 'redact', 'redactHeaders', 'redactUrl', 'registerSecret', 'isGantryError',
-  'isWebDriverError', 'exitCodeForStatus', 'exitCodeForSystemError', 'serviceErrors', 'decideRetry', 'nextLink',
-  'parseRetryAfter', 'definePolicy', 'silentLogger', 'version',
+  'createLogger',
+  'getLogger',
+  'setLogger',
+  'redact',
+  'redactHeaders',
+  'redactUrl',
+  'registerSecret',
+  'isGantryError',
+  'isWebDriverError',
+  'exitCodeForStatus',
+  'exitCodeForSystemError',
+  'serviceErrors',
+  'decideRetry',
+  'nextLink',
+  'parseRetryAfter',
+  'definePolicy',
+  'silentLogger',
+  'version',
 ]);
 
 const badArguments: unknown[][] = [[], [undefined], [null], [42], [{}], ['x'], ['x', 42], [{}, {}], [null, null, null]];

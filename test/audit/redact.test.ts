@@ -28,8 +28,13 @@ describe('audit: redaction of echoed credentials (lib/redact)', () => {
     assertMasked('Authorization: DPoP canary-5f1e-b3', 'canary-5f1e-b3');
   });
 
-  it('placeholders and a scheme named alone survive: Gantry\'s own hints stay readable', () => {
-    for (const text of ['must be x-secrets-token or authorization (Authorization: Bearer), got "cookie"', 'send Authorization: Bearer <token>', 'set X-Secrets-Token: <token>.', 'authorization=Basic']) {
+  it("placeholders and a scheme named alone survive: Gantry's own hints stay readable", () => {
+    for (const text of [
+      'must be x-secrets-token or authorization (Authorization: Bearer), got "cookie"',
+      'send Authorization: Bearer <token>',
+      'set X-Secrets-Token: <token>.',
+      'authorization=Basic',
+    ]) {
       assert.equal(redact(text), text);
     }
     assertMasked('Authorization: Bearer canary-5f1e-p1)', 'canary-5f1e-p1');
@@ -54,16 +59,28 @@ describe('audit: redaction of echoed credentials (lib/redact)', () => {
   });
 
   it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: credential parameters in a fragment or under common names are masked', () => {
-    assertMasked('redirected to https://app.example/cb#access_token=canary-5f1e-e1&state=1', 'canary-5f1e-e1', `redirected to https://app.example/cb#access_token=${REDACTED}&state=1`);
+    assertMasked(
+      'redirected to https://app.example/cb#access_token=canary-5f1e-e1&state=1',
+      'canary-5f1e-e1',
+      `redirected to https://app.example/cb#access_token=${REDACTED}&state=1`,
+    );
     assertMasked('GET https://h.example/x?api_key=canary-5f1e-e2&q=1', 'canary-5f1e-e2');
     assertMasked('GET https://h.example/x?refresh_token=canary-5f1e-e3', 'canary-5f1e-e3');
     assert.equal(redactUrl('https://h.example/cb#id_token=canary-5f1e-e4'), `https://h.example/cb#id_token=${REDACTED}`);
   });
 
   it('credential-named JSON fields of an echoed body and echoed environment assignments are masked', () => {
-    assertMasked('{"auth":{"client_token":"hvs.canary\\"5f1e-f1","policies":["default"]}}', 'canary', `{"auth":{"client_token":"${REDACTED}","policies":["default"]}}`);
+    assertMasked(
+      '{"auth":{"client_token":"hvs.canary\\"5f1e-f1","policies":["default"]}}',
+      'canary',
+      `{"auth":{"client_token":"${REDACTED}","policies":["default"]}}`,
+    );
     assertMasked('{"password": "canary-5f1e-f2", "username": "alice"}', 'canary-5f1e-f2', `{"password": "${REDACTED}", "username": "alice"}`);
-    assertMasked('env: SECRETS_TOKEN=canary-5f1e-f3 SECRETS_ADDR=http://127.0.0.1:8200', 'canary-5f1e-f3', `env: SECRETS_TOKEN=${REDACTED} SECRETS_ADDR=http://127.0.0.1:8200`);
+    assertMasked(
+      'env: SECRETS_TOKEN=canary-5f1e-f3 SECRETS_ADDR=http://127.0.0.1:8200',
+      'canary-5f1e-f3',
+      `env: SECRETS_TOKEN=${REDACTED} SECRETS_ADDR=http://127.0.0.1:8200`,
+    );
     assertMasked('GANTRY_TOKEN_registry_example_com=canary-5f1e-f4', 'canary-5f1e-f4');
     assert.equal(redact('try: SECRETS_TOKEN=<the dev token> gantry secrets get x'), 'try: SECRETS_TOKEN=<the dev token> gantry secrets get x');
   });
@@ -78,7 +95,9 @@ describe('audit: redaction of echoed credentials (lib/redact)', () => {
   describe('through the HTTP core, against a real server that echoes what it got', () => {
     let peer: HttpPeer;
     before(async () => {
-      peer = await startHttpPeer((req, res) => sendJson(res, 400, { errors: [`rejected request: ${JSON.stringify({ headers: req.headers, body: req.body })}`] }));
+      peer = await startHttpPeer((req, res) =>
+        sendJson(res, 400, { errors: [`rejected request: ${JSON.stringify({ headers: req.headers, body: req.body })}`] }),
+      );
     });
     after(async () => {
       await peer.close();

@@ -58,13 +58,19 @@ describe('device login approved in Chromium through WebDriver', function () {
         const browserFailed = new AbortController();
         try {
           return await deviceLogin({
-            authUrl: server.url, clientId: client.id, clientSecret: client.secret ?? undefined, scopes: resolveScopes(['openid', 'email', 'video.readonly']),
+            authUrl: server.url,
+            clientId: client.id,
+            clientSecret: client.secret ?? undefined,
+            scopes: resolveScopes(['openid', 'email', 'video.readonly']),
             signal: browserFailed.signal,
             onCode: (code) => {
-              approval = approveIn(code, decision).then((title) => pages.push(title), (error: Error) => {
-                pages.push(`failed: ${error.message}`);
-                browserFailed.abort(new Error(`the browser step failed: ${error.message}`));
-              });
+              approval = approveIn(code, decision).then(
+                (title) => pages.push(title),
+                (error: Error) => {
+                  pages.push(`failed: ${error.message}`);
+                  browserFailed.abort(new Error(`the browser step failed: ${error.message}`));
+                },
+              );
             },
           });
         } finally {

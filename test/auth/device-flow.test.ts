@@ -3,14 +3,26 @@
 import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../lib/devserver/oauth/index.js';
 import {
-  DeviceLoginError, authHttpClient, deviceLogin, discoverEndpoints, pollForTokens, renderPrompt, requestDeviceCode, resolveScopes,
-  type DeviceCode, type PollEvent,
+  DeviceLoginError,
+  authHttpClient,
+  deviceLogin,
+  discoverEndpoints,
+  pollForTokens,
+  renderPrompt,
+  requestDeviceCode,
+  resolveScopes,
+  type DeviceCode,
+  type PollEvent,
 } from '../../lib/auth/index.js';
 import { createLogger } from '../../lib/log.js';
 
 const scopes = resolveScopes(['openid', 'email', 'video.readonly']);
 
-async function withServer(options: OAuthServerOptions, run: (server: OAuthServer, client: { id: string; secret: string | null }) => Promise<void>, clientSpec: Parameters<OAuthServer['registerClient']>[0] = {}): Promise<void> {
+async function withServer(
+  options: OAuthServerOptions,
+  run: (server: OAuthServer, client: { id: string; secret: string | null }) => Promise<void>,
+  clientSpec: Parameters<OAuthServer['registerClient']>[0] = {},
+): Promise<void> {
   const server = await startOAuthServer({ host: '127.0.0.1', port: 0, interval: 1, ...options });
   try {
     await run(server, server.registerClient(clientSpec));
@@ -30,7 +42,13 @@ async function rejection(promise: Promise<unknown>): Promise<DeviceLoginError> {
 }
 
 /** Logs in, deciding on the code as soon as it is shown (after `delayMs`). */
-async function loginDeciding(server: OAuthServer, client: { id: string; secret: string | null }, decide: (code: DeviceCode) => void, delayMs = 0, events: PollEvent[] = []) {
+async function loginDeciding(
+  server: OAuthServer,
+  client: { id: string; secret: string | null },
+  decide: (code: DeviceCode) => void,
+  delayMs = 0,
+  events: PollEvent[] = [],
+) {
   return deviceLogin({
     authUrl: server.url,
     clientId: client.id,
@@ -76,13 +94,19 @@ describe('device login against the embedded authorization server', function () {
         const lines = renderPrompt(code, { columns: 200, rows: 80 });
         assert.ok(lines.includes(`    ${code.userCode}`), 'the code is printed unaltered on its own line');
         assert.ok(lines.includes(`    ${code.verificationUrl}`), 'the URL is printed unaltered');
-        assert.ok(lines.some((line) => /[▀▄█]/.test(line)), 'a QR code is drawn on a wide terminal');
+        assert.ok(
+          lines.some((line) => /[▀▄█]/.test(line)),
+          'a QR code is drawn on a wide terminal',
+        );
         const hidden = renderPrompt(code, { columns: 200, hideScheme: true });
         assert.ok(hidden.includes(`    ${code.verificationUrl.replace(/^http:\/\//, '')}`), 'the scheme may be hidden, nothing else changes');
         const narrow = renderPrompt(code, { columns: 20 });
         assert.ok(!narrow.some((line) => /[▀▄█]/.test(line)), 'no broken QR code on a narrow terminal');
         const short = renderPrompt(code, { columns: 200, rows: 12 });
-        assert.ok(short.some((line) => line.startsWith('Code: ') && line.includes(code.userCode)), 'the code is shown again below a QR code taller than the terminal');
+        assert.ok(
+          short.some((line) => line.startsWith('Code: ') && line.includes(code.userCode)),
+          'the code is shown again below a QR code taller than the terminal',
+        );
       } finally {
         http.close();
       }
@@ -91,12 +115,15 @@ describe('device login against the embedded authorization server', function () {
 
   it('DEV-SCOPE-DEVICE-ALLOWED: a scope outside the allow-list is refused before anything is sent, naming the allowed ones', async () => {
     await withServer({}, async (server) => {
-      assert.throws(() => resolveScopes(['openid', 'video.upload']), (error: Error & { exitCode?: number }) => {
-        assert.equal(error.exitCode, 2);
-        assert.match(error.message, /video\.upload/);
-        assert.match((error as { hint?: string }).hint ?? '', /storage\.appdata/);
-        return true;
-      });
+      assert.throws(
+        () => resolveScopes(['openid', 'video.upload']),
+        (error: Error & { exitCode?: number }) => {
+          assert.equal(error.exitCode, 2);
+          assert.match(error.message, /video\.upload/);
+          assert.match((error as { hint?: string }).hint ?? '', /storage\.appdata/);
+          return true;
+        },
+      );
       assert.throws(() => resolveScopes(['https://www.googleapis.com/auth/video.force-ssl']), /does not permit/);
       assert.deepEqual(resolveScopes(['openid email', 'video']), ['openid', 'email', 'https://www.googleapis.com/auth/video']);
       assert.equal(server.requestLog().length, 0);
@@ -107,10 +134,16 @@ describe('device login against the embedded authorization server', function () {
     await withServer({ interval: 1 }, async (server, client) => {
       const events: PollEvent[] = [];
       let shownAt = 0;
-      const result = await loginDeciding(server, client, (code) => {
-        shownAt = Date.now();
-        setTimeout(() => server.approve(code.userCode), 2_300).unref();
-      }, 0, events);
+      const result = await loginDeciding(
+        server,
+        client,
+        (code) => {
+          shownAt = Date.now();
+          setTimeout(() => server.approve(code.userCode), 2_300).unref();
+        },
+        0,
+        events,
+      );
       assert.ok(events.filter((e) => e.kind === 'pending').length >= 1, 'polled while pending');
       assert.equal(server.stats().slowDowns ?? 0, 0, 'never polled faster than the interval');
       assert.ok(Date.now() - shownAt >= 2_300);
@@ -142,7 +175,15 @@ describe('device login against the embedded authorization server', function () {
         // Another poller of the same code (a second copy of the script) polls half a second before ours: our first
         // poll is then too soon for the server.
         setTimeout(() => {
-          void fetch(endpoints.token, { method: 'POST', body: new URLSearchParams({ client_id: client.id, client_secret: client.secret!, device_code: code.deviceCode, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }) });
+          void fetch(endpoints.token, {
+            method: 'POST',
+            body: new URLSearchParams({
+              client_id: client.id,
+              client_secret: client.secret!,
+              device_code: code.deviceCode,
+              grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+            }),
+          });
         }, 500).unref();
         const events: PollEvent[] = [];
         const polls: number[] = [];
@@ -186,7 +227,14 @@ describe('device login against the embedded authorization server', function () {
         const endpoints = await discoverEndpoints(http, server.url);
         await requestDeviceCode(http, endpoints, { clientId: client.id, scopes });
         const waits: number[] = [];
-        const error = await rejection(requestDeviceCode(http, endpoints, { clientId: client.id, scopes, quotaBackoff: { retries: 2, initialMs: 100, maxMs: 400 }, onQuotaWait: (ms) => waits.push(ms) }));
+        const error = await rejection(
+          requestDeviceCode(http, endpoints, {
+            clientId: client.id,
+            scopes,
+            quotaBackoff: { retries: 2, initialMs: 100, maxMs: 400 },
+            onQuotaWait: (ms) => waits.push(ms),
+          }),
+        );
         assert.equal(error.code, 'AUTH_QUOTA');
         assert.equal(error.exitCode, 3);
         assert.match(error.message, /quota/);
@@ -200,28 +248,40 @@ describe('device login against the embedded authorization server', function () {
   });
 
   it('DEV-ERR-INVALID-CLIENT DEV-AUTH-CLIENT-TYPE DEV-CLIENT-CREDENTIALS: a client of the wrong type says to create a TVs and Limited Input client', async () => {
-    await withServer({}, async (server, client) => {
-      const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
-      assert.equal(error.code, 'AUTH_INVALID_CLIENT');
-      assert.match(error.hint ?? '', /TVs and Limited Input/);
-      assert.ok(!error.message.includes(client.secret!), 'the secret is never in the message');
-    }, { type: 'web' });
+    await withServer(
+      {},
+      async (server, client) => {
+        const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
+        assert.equal(error.code, 'AUTH_INVALID_CLIENT');
+        assert.match(error.hint ?? '', /TVs and Limited Input/);
+        assert.ok(!error.message.includes(client.secret!), 'the secret is never in the message');
+      },
+      { type: 'web' },
+    );
   });
 
   it('DEV-ERR-ORG-INTERNAL: an internal client approved by an outside account gets its own error', async () => {
-    await withServer({}, async (server, client) => {
-      const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
-      assert.equal(error.code, 'AUTH_ORG_INTERNAL');
-      assert.equal(error.status, 403);
-    }, { orgInternal: 'example.org' });
+    await withServer(
+      {},
+      async (server, client) => {
+        const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
+        assert.equal(error.code, 'AUTH_ORG_INTERNAL');
+        assert.equal(error.status, 403);
+      },
+      { orgInternal: 'example.org' },
+    );
   });
 
   it('DEV-ERR-ADMIN-POLICY-ENFORCED: a scope blocked by the administrator gets its own error', async () => {
-    await withServer({}, async (server, client) => {
-      const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
-      assert.equal(error.code, 'AUTH_ADMIN_POLICY');
-      assert.equal(error.status, 400);
-    }, { adminPolicyScopes: ['https://www.googleapis.com/auth/video.readonly'] });
+    await withServer(
+      {},
+      async (server, client) => {
+        const error = await rejection(loginDeciding(server, client, (code) => server.approve(code.userCode), 200));
+        assert.equal(error.code, 'AUTH_ADMIN_POLICY');
+        assert.equal(error.status, 400);
+      },
+      { adminPolicyScopes: ['https://www.googleapis.com/auth/video.readonly'] },
+    );
   });
 
   it('DEV-ERR-INVALID-GRANT: an unknown or already claimed device code is invalid_grant, its own error', async () => {
@@ -234,7 +294,9 @@ describe('device login against the embedded authorization server', function () {
         await pollForTokens(http, endpoints, code, { clientId: client.id, clientSecret: client.secret ?? undefined });
         const again = await rejection(pollForTokens(http, endpoints, code, { clientId: client.id, clientSecret: client.secret ?? undefined }));
         assert.equal(again.code, 'AUTH_INVALID_GRANT');
-        const forged = await rejection(pollForTokens(http, endpoints, { ...code, deviceCode: 'AH-1Ng2Vgw-forged' }, { clientId: client.id, clientSecret: client.secret ?? undefined }));
+        const forged = await rejection(
+          pollForTokens(http, endpoints, { ...code, deviceCode: 'AH-1Ng2Vgw-forged' }, { clientId: client.id, clientSecret: client.secret ?? undefined }),
+        );
         assert.equal(forged.code, 'AUTH_INVALID_GRANT');
       } finally {
         http.close();
@@ -245,12 +307,14 @@ describe('device login against the embedded authorization server', function () {
   it('DEV-ERR-UNSUPPORTED-GRANT-TYPE: each error of the table maps to its own code and advice', async () => {
     const { oauthError } = await import('../../lib/auth/errors.js');
     const oauthErrorFor = (error: string) => oauthError(error, undefined, 400);
-    const codes = ['access_denied', 'admin_policy_enforced', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'org_internal', 'expired_token'].map((e) => oauthErrorFor(e).code);
+    const codes = ['access_denied', 'admin_policy_enforced', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'org_internal', 'expired_token'].map(
+      (e) => oauthErrorFor(e).code,
+    );
     assert.equal(new Set(codes).size, codes.length, 'seven errors, seven codes');
     assert.match(oauthErrorFor('unsupported_grant_type').hint ?? '', /device authorization grant/);
   });
 
-  it('DEV-EP-DEVICE-CODE AMB-14: the metadata\'s device_authorization_endpoint wins over {auth_url}/device/code; without metadata the spec\'s paths are used', async () => {
+  it("DEV-EP-DEVICE-CODE AMB-14: the metadata's device_authorization_endpoint wins over {auth_url}/device/code; without metadata the spec's paths are used", async () => {
     await withServer({ devicePath: '/oauth2/device' }, async (server, client) => {
       const http = authHttpClient();
       try {
@@ -281,22 +345,35 @@ describe('device login against the embedded authorization server', function () {
     await withServer({ dialect: 'rfc8628' }, async (server, client) => {
       const events: PollEvent[] = [];
       let shown: DeviceCode | undefined;
-      const result = await loginDeciding(server, client, (code) => {
-        shown = code;
-        setTimeout(() => server.approve(code.userCode), 1_500).unref();
-      }, 0, events);
+      const result = await loginDeciding(
+        server,
+        client,
+        (code) => {
+          shown = code;
+          setTimeout(() => server.approve(code.userCode), 1_500).unref();
+        },
+        0,
+        events,
+      );
       assert.ok(shown?.verificationUrlComplete?.includes(encodeURIComponent(shown.userCode)) || shown?.verificationUrlComplete?.includes(shown.userCode));
-      assert.ok(events.some((e) => e.kind === 'pending'), 'a 400 authorization_pending is pending too');
+      assert.ok(
+        events.some((e) => e.kind === 'pending'),
+        'a 400 authorization_pending is pending too',
+      );
       assert.ok(result.tokens.accessToken);
     });
   });
 
   it('AMB-13: a public client (no secret) logs in where the server allows it', async () => {
-    await withServer({ dialect: 'rfc8628' }, async (server, client) => {
-      assert.equal(client.secret, null);
-      const result = await loginDeciding(server, client, (code) => server.approve(code.userCode), 1_200);
-      assert.ok(result.tokens.accessToken);
-    }, { secret: null });
+    await withServer(
+      { dialect: 'rfc8628' },
+      async (server, client) => {
+        assert.equal(client.secret, null);
+        const result = await loginDeciding(server, client, (code) => server.approve(code.userCode), 1_200);
+        assert.ok(result.tokens.accessToken);
+      },
+      { secret: null },
+    );
   });
 
   it('DEV-CLIENT-NO-SECRETS: tokens, device codes and the client secret never reach the log or an error', async () => {
@@ -311,7 +388,8 @@ describe('device login against the embedded authorization server', function () {
         const tokens = await pollForTokens(http, endpoints, code, { clientId: client.id, clientSecret: client.secret ?? undefined });
         const error = await rejection(pollForTokens(http, endpoints, code, { clientId: client.id, clientSecret: client.secret ?? undefined }));
         const seen = [...lines, error.message, error.hint ?? '', JSON.stringify(error)].join('\n');
-        for (const secret of [tokens.accessToken, tokens.refreshToken!, code.deviceCode, client.secret!]) assert.ok(!seen.includes(secret), 'a credential leaked');
+        for (const secret of [tokens.accessToken, tokens.refreshToken!, code.deviceCode, client.secret!])
+          assert.ok(!seen.includes(secret), 'a credential leaked');
       } finally {
         http.close();
       }

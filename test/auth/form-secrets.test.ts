@@ -28,8 +28,13 @@ describe('postForm: what it registers as secret', () => {
     const http = authHttpClient();
     try {
       const answer = await postForm(http, url, {
-        token: 'ya29.form-secret-token-1', token_type_hint: 'access_token', client_secret: 'form-client-secret-2',
-        code: 'form-auth-code-3', code_verifier: 'form-verifier-4', code_challenge_method: 'S256', grant_type: 'authorization_code',
+        token: 'ya29.form-secret-token-1',
+        token_type_hint: 'access_token',
+        client_secret: 'form-client-secret-2',
+        code: 'form-auth-code-3',
+        code_verifier: 'form-verifier-4',
+        code_challenge_method: 'S256',
+        grant_type: 'authorization_code',
       });
       assert.equal(answer.status, 200);
     } finally {

@@ -91,7 +91,11 @@ describe('auth: the device-login client against oidc-provider (an independent RF
    * has come back pending, at the address and with the code the prompt showed. A failed approval cancels the login
    * rather than waiting out the code's lifetime.
    */
-  async function login(clientId: string, clientSecret: string | undefined, decision: 'allow' | 'deny' | 'none'): Promise<{ run: LoginRun; result?: DeviceLoginResult; error?: DeviceLoginError }> {
+  async function login(
+    clientId: string,
+    clientSecret: string | undefined,
+    decision: 'allow' | 'deny' | 'none',
+  ): Promise<{ run: LoginRun; result?: DeviceLoginResult; error?: DeviceLoginError }> {
     const start = peer.exchanges.length;
     const controller = new AbortController();
     let device: DeviceCode | undefined;
@@ -136,7 +140,7 @@ describe('auth: the device-login client against oidc-provider (an independent RF
   async function userinfo(accessToken: string): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     const response = await fetch(`${peer.issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
     const text = await response.text();
-    return { status: response.status, body: response.ok ? JSON.parse(text) as Record<string, unknown> : undefined };
+    return { status: response.status, body: response.ok ? (JSON.parse(text) as Record<string, unknown>) : undefined };
   }
 
   before(async () => {
@@ -154,7 +158,11 @@ describe('auth: the device-login client against oidc-provider (an independent RF
   afterEach(() => {
     peer.setPollInterval(undefined);
     peer.setDeviceCodeTtl(120);
-    assert.deepEqual(peer.serverErrors.map((e) => e.message), [], 'oidc-provider reported server errors');
+    assert.deepEqual(
+      peer.serverErrors.map((e) => e.message),
+      [],
+      'oidc-provider reported server errors',
+    );
   });
 
   it('DEV-EP-DEVICE-CODE AMB-14: discovery takes device_authorization_endpoint (/device/auth) from the metadata, not {auth_url}/device/code', async () => {
@@ -197,7 +205,8 @@ describe('auth: the device-login client against oidc-provider (an independent RF
     const polls = exchangesSince(run.start, 'POST', '/token');
     assert.ok(polls.length >= 2, `${polls.length} polls`);
     assert.ok(polls[0]!.at - codeRequest.answeredAt >= 4_950, `the first poll came ${polls[0]!.at - codeRequest.answeredAt} ms after the codes`);
-    for (let i = 1; i < polls.length; i++) assert.ok(polls[i]!.at - polls[i - 1]!.answeredAt >= 4_950, `poll ${i + 1} came ${polls[i]!.at - polls[i - 1]!.answeredAt} ms after the previous answer`);
+    for (let i = 1; i < polls.length; i++)
+      assert.ok(polls[i]!.at - polls[i - 1]!.answeredAt >= 4_950, `poll ${i + 1} came ${polls[i]!.at - polls[i - 1]!.answeredAt} ms after the previous answer`);
     const pending = polls.slice(0, -1);
     assert.ok(pending.length >= 1);
     for (const poll of pending) assert.deepEqual([poll.status, json(poll).error], [400, 'authorization_pending']);
@@ -268,10 +277,14 @@ describe('auth: the device-login client against oidc-provider (an independent RF
     remember(first);
     const [refresh] = exchangesSince(start, 'POST', '/token');
     assert.ok(refresh);
-    assert.deepEqual(Object.fromEntries(form(refresh)), { client_id: peer.publicClientId, grant_type: 'refresh_token', refresh_token: publicLogin.tokens.refreshToken });
+    assert.deepEqual(Object.fromEntries(form(refresh)), {
+      client_id: peer.publicClientId,
+      grant_type: 'refresh_token',
+      refresh_token: publicLogin.tokens.refreshToken,
+    });
     const answer = json(refresh);
     assert.equal(typeof answer.refresh_token, 'string');
-    assert.notEqual(answer.refresh_token, publicLogin.tokens.refreshToken, 'oidc-provider rotates a public client\'s refresh token');
+    assert.notEqual(answer.refresh_token, publicLogin.tokens.refreshToken, "oidc-provider rotates a public client's refresh token");
     assert.equal(first.refreshToken, answer.refresh_token);
     assert.equal(first.accessToken, answer.access_token);
     assert.notEqual(first.accessToken, publicLogin.tokens.accessToken);
@@ -298,7 +311,10 @@ describe('auth: the device-login client against oidc-provider (an independent RF
     peer.setPollInterval(1);
     const { run, result, error } = await login(peer.clientId, peer.clientSecret, 'allow');
     const [codeRequest] = exchangesSince(run.start, 'POST', '/device/auth');
-    assert.ok(error === undefined, `deviceLogin failed: ${error?.code}: ${error?.message}; the code request's body had ${[...form(codeRequest!).keys()].join(', ')} and oidc-provider answered ${codeRequest!.status} ${codeRequest!.responseBody}`);
+    assert.ok(
+      error === undefined,
+      `deviceLogin failed: ${error?.code}: ${error?.message}; the code request's body had ${[...form(codeRequest!).keys()].join(', ')} and oidc-provider answered ${codeRequest!.status} ${codeRequest!.responseBody}`,
+    );
     assert.ok(result);
     assert.deepEqual(result.account, { issuer: peer.issuer, sub: 'dev', email: 'dev@gantry.test' });
   });
@@ -319,7 +335,7 @@ describe('auth: the device-login client against oidc-provider (an independent RF
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: new URLSearchParams({ client_id: peer.clientId, client_secret: peer.clientSecret, scope: scopes.join(' ') }),
       });
-      const answer = await response.json() as Record<string, unknown>;
+      const answer = (await response.json()) as Record<string, unknown>;
       assert.equal(response.status, 200, JSON.stringify(answer));
       const device = readDeviceCode({ status: 200, headers: {}, json: answer, text: '', url: endpoints.deviceAuthorization }, Date.now());
       canaries.add(device.deviceCode);
@@ -350,11 +366,19 @@ describe('auth: the device-login client against oidc-provider (an independent RF
       remember(refreshed);
       const [refresh] = exchangesSince(start, 'POST', '/token');
       assert.ok(refresh);
-      assert.deepEqual(Object.fromEntries(form(refresh)), { client_id: peer.clientId, client_secret: peer.clientSecret, grant_type: 'refresh_token', refresh_token: tokens.refreshToken });
+      assert.deepEqual(Object.fromEntries(form(refresh)), {
+        client_id: peer.clientId,
+        client_secret: peer.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refreshToken,
+      });
       assert.equal(refresh.status, 200);
       const answer = json(refresh);
       assert.equal(refreshed.refreshToken, tokens.refreshToken);
-      assert.ok(answer.refresh_token === undefined || answer.refresh_token === tokens.refreshToken, 'oidc-provider rotated a confidential client\'s refresh token');
+      assert.ok(
+        answer.refresh_token === undefined || answer.refresh_token === tokens.refreshToken,
+        "oidc-provider rotated a confidential client's refresh token",
+      );
       assert.equal(refreshed.accessToken, answer.access_token);
       assert.notEqual(refreshed.accessToken, tokens.accessToken);
       assert.equal((await userinfo(refreshed.accessToken)).status, 200);
@@ -395,7 +419,6 @@ describe('auth: the device-login client against oidc-provider (an independent RF
     assert.equal(refused.code, 'AUTH_REFRESH_REVOKED');
   });
 
-
   // Mocha runs a describe's own tests before its nested ones: in a describe of its own, the canary runs after all.
   describe('the canary, after every login above', () => {
     it('canary: no token, device code or client secret of these tests in any URL sent, log line or error (message, hint, stack, inspected)', () => {
@@ -404,7 +427,10 @@ describe('auth: the device-login client against oidc-provider (an independent RF
       const places: Array<[string, string]> = [
         ...peer.exchanges.map((e): [string, string] => [`URL ${e.method} ${e.url.slice(0, 60)}`, e.url]),
         // The test's own userinfo calls carry the access token where it belongs (Authorization: Bearer): left out.
-        ...peer.exchanges.map((e): [string, string] => [`request headers of ${e.method} ${e.url.slice(0, 60)}`, JSON.stringify({ ...e.headers, authorization: e.url === '/me' ? undefined : e.headers.authorization })]),
+        ...peer.exchanges.map((e): [string, string] => [
+          `request headers of ${e.method} ${e.url.slice(0, 60)}`,
+          JSON.stringify({ ...e.headers, authorization: e.url === '/me' ? undefined : e.headers.authorization }),
+        ]),
         ...logLines.map((line, i): [string, string] => [`log line ${i + 1}`, line]),
         ...errorsSeen.flatMap((error, i): Array<[string, string]> => [
           [`error ${i + 1} message`, String((error as Error).message)],

@@ -86,9 +86,15 @@ describe('LIB-CLI-SAME-SETTINGS: the library resolves settings and keeps logins 
   /** What a CI machine has: the variables `gantry dev` prints and the kv engine's, no D-Bus session (no keyring). */
   function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const base: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH, HOME: configDir, GANTRY_CONFIG_DIR: configDir, GANTRY_LOG: 'warn',
-      GANTRY_AUTH_URL: oauth.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!,
-      SECRETS_ADDR: secrets.url, SECRETS_TOKEN: secrets.rootToken,
+      PATH: process.env.PATH,
+      HOME: configDir,
+      GANTRY_CONFIG_DIR: configDir,
+      GANTRY_LOG: 'warn',
+      GANTRY_AUTH_URL: oauth.url,
+      GANTRY_OAUTH_CLIENT_ID: client.id,
+      GANTRY_OAUTH_CLIENT_SECRET: client.secret!,
+      SECRETS_ADDR: secrets.url,
+      SECRETS_TOKEN: secrets.rootToken,
     };
     for (const [name, value] of Object.entries(extra)) {
       if (value === undefined) delete base[name];
@@ -96,7 +102,8 @@ describe('LIB-CLI-SAME-SETTINGS: the library resolves settings and keeps logins 
     }
     return base;
   }
-  const gantry = (args: string[], environment = env(), onStderr?: (text: string) => void) => runProcess(process.execPath, [bin, ...args], environment, onStderr ? { onStderr } : {});
+  const gantry = (args: string[], environment = env(), onStderr?: (text: string) => void) =>
+    runProcess(process.execPath, [bin, ...args], environment, onStderr ? { onStderr } : {});
   /** Approves the device code the text shows (the docs example's `enter CODE`, or login --json's user_code). */
   function approver(): (text: string) => void {
     const approved = new Set<string>();
@@ -158,10 +165,21 @@ session.close();`;
     const before = oauthLog.filter((line) => line.includes('/device/code')).length;
     const example = await docsExample('docs/auth.md', 'From the library');
     const file = path.join(configDir, 'example.mjs');
-    await writeFile(file, example.replace("from 'gantry'", `from ${JSON.stringify(libraryEntry)}`).replace('const { store } = await openTokenStore(undefined);', 'const { store } = await openTokenStore(undefined).catch((error) => { console.error(`${error.message}\\nhint: ${error.hint}`); process.exit(2); });'));
+    await writeFile(
+      file,
+      example
+        .replace("from 'gantry'", `from ${JSON.stringify(libraryEntry)}`)
+        .replace(
+          'const { store } = await openTokenStore(undefined);',
+          'const { store } = await openTokenStore(undefined).catch((error) => { console.error(`${error.message}\\nhint: ${error.hint}`); process.exit(2); });',
+        ),
+    );
     const library = await runProcess(process.execPath, [file], noKv, { onStderr: approver() });
     assert.equal(library.code, 2, library.stderr);
-    assert.match(library.stderr, /no safe place for the tokens: the OS keyring is not reachable: .*, and no kv engine is configured \(SECRETS_ADDR is not set\)/);
+    assert.match(
+      library.stderr,
+      /no safe place for the tokens: the OS keyring is not reachable: .*, and no kv engine is configured \(SECRETS_ADDR is not set\)/,
+    );
     assert.match(library.stderr, /hint: choose one: set SECRETS_ADDR and SECRETS_TOKEN.*store: 'file' or insecureStorage: true/);
     assert.doesNotMatch(library.stderr, /--store|--insecure-storage/);
     const command = await gantry(['auth', 'login'], noKv, approver());
@@ -183,7 +201,10 @@ session.close();`;
     const wrongScheme = secrets.url.replace('http://', 'https://');
     const run = await gantry(['auth', 'login'], env({ SECRETS_ADDR: wrongScheme }), approver());
     assert.equal(run.code, 3, run.stderr);
-    assert.match(run.stderr, /hint: The service at 127\.0\.0\.1:\d+ speaks plain http, not TLS: set the address \(SECRETS_ADDR, or --address in gantry secrets\)/);
+    assert.match(
+      run.stderr,
+      /hint: The service at 127\.0\.0\.1:\d+ speaks plain http, not TLS: set the address \(SECRETS_ADDR, or --address in gantry secrets\)/,
+    );
     assert.doesNotMatch(run.stderr, /option/);
   });
 
@@ -219,7 +240,7 @@ session.close();`;
       };
     }
 
-    it('LIB-CLI-SAME-SETTINGS: the login gantry mcp tools kept in the kv engine is used by docs/mcp.md\'s example without signing in, and the example\'s login by the command', async () => {
+    it("LIB-CLI-SAME-SETTINGS: the login gantry mcp tools kept in the kv engine is used by docs/mcp.md's example without signing in, and the example's login by the command", async () => {
       const signIns = { n: 0 };
       const tools = await gantry(['mcp', 'tools', server.url, '--no-browser'], env(), signer(new FormBrowser(), signIns));
       assert.equal(tools.code, 0, tools.stderr);
@@ -229,7 +250,7 @@ session.close();`;
       await writeFile(file, await mcpExample());
       const library = await runProcess(process.execPath, [file], env());
       assert.equal(library.code, 0, library.stderr);
-      assert.doesNotMatch(library.stderr, /sign in:/, 'the command\'s login was used');
+      assert.doesNotMatch(library.stderr, /sign in:/, "the command's login was used");
       assert.match(library.stdout, /^6 [\s\S]*1\.1\.0/);
 
       // The other way: the example signs in (a fresh configuration folder and kv engine), then the command uses its login.
@@ -237,13 +258,22 @@ session.close();`;
       const secondKv = await startSecretsServer({});
       try {
         const libraryFirst = { n: 0 };
-        const signedIn = await runProcess(process.execPath, [file], env({ GANTRY_CONFIG_DIR: other, SECRETS_ADDR: secondKv.url, SECRETS_TOKEN: secondKv.rootToken }), { onStderr: signer(new FormBrowser(), libraryFirst) });
+        const signedIn = await runProcess(
+          process.execPath,
+          [file],
+          env({ GANTRY_CONFIG_DIR: other, SECRETS_ADDR: secondKv.url, SECRETS_TOKEN: secondKv.rootToken }),
+          { onStderr: signer(new FormBrowser(), libraryFirst) },
+        );
         assert.equal(signedIn.code, 0, signedIn.stderr);
         assert.equal(libraryFirst.n, 1);
         const again = { n: 0 };
-        const command = await gantry(['mcp', 'tools', server.url, '--no-browser'], env({ GANTRY_CONFIG_DIR: other, SECRETS_ADDR: secondKv.url, SECRETS_TOKEN: secondKv.rootToken }), signer(new FormBrowser(), again));
+        const command = await gantry(
+          ['mcp', 'tools', server.url, '--no-browser'],
+          env({ GANTRY_CONFIG_DIR: other, SECRETS_ADDR: secondKv.url, SECRETS_TOKEN: secondKv.rootToken }),
+          signer(new FormBrowser(), again),
+        );
         assert.equal(command.code, 0, command.stderr);
-        assert.equal(again.n, 0, 'the example\'s login was used');
+        assert.equal(again.n, 0, "the example's login was used");
       } finally {
         await secondKv.stop();
         await rm(other, { recursive: true, force: true });
@@ -291,4 +321,3 @@ session.close();`;
     });
   });
 });
-

@@ -21,19 +21,30 @@ describe('scopes and display', function () {
   ] as const) {
     it(`${rule} DEV-SCOPE-DEVICE-ALLOWED: the video API's ${name} scope exists but the device flow does not permit it: refused before sending, by short or full name`, () => {
       for (const asked of [name, `${base}/auth/${name}`]) {
-        assert.throws(() => resolveScopes(['openid', asked]), (error: Error & { exitCode?: number; hint?: string }) => {
-          assert.equal(error.exitCode, 2);
-          assert.ok(error.message.includes(asked), error.message);
-          assert.match(error.hint ?? '', /video\.readonly/);
-          return true;
-        });
+        assert.throws(
+          () => resolveScopes(['openid', asked]),
+          (error: Error & { exitCode?: number; hint?: string }) => {
+            assert.equal(error.exitCode, 2);
+            assert.ok(error.message.includes(asked), error.message);
+            assert.match(error.hint ?? '', /video\.readonly/);
+            return true;
+          },
+        );
       }
     });
   }
 
   it('DEV-SCOPE-VIDEO DEV-SCOPE-VIDEO-READONLY DEV-SCOPE-DEVICE-ALLOWED: the seven permitted scopes, under the scope base given', () => {
-    assert.deepEqual(allowedScopes('https://scopes.example'), ['email', 'openid', 'profile', ...['storage.appdata', 'storage.file', 'video', 'video.readonly'].map((s) => `https://scopes.example/auth/${s}`)]);
-    assert.deepEqual(resolveScopes(['video', 'video.readonly'], 'https://scopes.example'), ['https://scopes.example/auth/video', 'https://scopes.example/auth/video.readonly']);
+    assert.deepEqual(allowedScopes('https://scopes.example'), [
+      'email',
+      'openid',
+      'profile',
+      ...['storage.appdata', 'storage.file', 'video', 'video.readonly'].map((s) => `https://scopes.example/auth/${s}`),
+    ]);
+    assert.deepEqual(resolveScopes(['video', 'video.readonly'], 'https://scopes.example'), [
+      'https://scopes.example/auth/video',
+      'https://scopes.example/auth/video.readonly',
+    ]);
   });
 
   it('DEV-ALT-SIGNIN-FLOW DEV-FLOW-PURPOSE: a device that needs only sign-in asks for openid email profile and gets an ID token naming the person, with no API scope', async () => {
@@ -41,7 +52,10 @@ describe('scopes and display', function () {
     try {
       const client = server.registerClient({});
       const result = await deviceLogin({
-        authUrl: server.url, clientId: client.id, clientSecret: client.secret!, scopes: resolveScopes(['openid', 'email', 'profile']),
+        authUrl: server.url,
+        clientId: client.id,
+        clientSecret: client.secret!,
+        scopes: resolveScopes(['openid', 'email', 'profile']),
         onCode: (code) => setTimeout(() => server.approve(code.userCode), 100).unref(),
       });
       assert.equal(result.account?.email, 'dev@gantry.test');
@@ -91,7 +105,10 @@ describe('scopes and display', function () {
     ] as const) {
       it(`${what} is refused, not printed`, async () => {
         answer = { device_code: 'd', user_code: 'ABCD-EFGH', verification_url: 'https://e.example/device', expires_in: 60, [field]: value };
-        await assert.rejects(ask(), (error: Error & { exitCode?: number }) => error instanceof ProtocolError && error.exitCode === 3 && !error.message.includes(value));
+        await assert.rejects(
+          ask(),
+          (error: Error & { exitCode?: number }) => error instanceof ProtocolError && error.exitCode === 3 && !error.message.includes(value),
+        );
       });
     }
   });

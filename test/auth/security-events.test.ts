@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
 import {
-  applySecurityEvent, authHttpClient, deviceLogin, discoverEndpoints, jwksKeys, resolveScopes, securityEventHandler, type SecurityEvent,
+  applySecurityEvent,
+  authHttpClient,
+  deviceLogin,
+  discoverEndpoints,
+  jwksKeys,
+  resolveScopes,
+  securityEventHandler,
+  type SecurityEvent,
 } from '../../lib/auth/index.js';
 import { listProfiles, openTokenStore, saveLogin } from '../../lib/auth/store/index.js';
 
@@ -53,11 +60,18 @@ describe('security events drop the stored logins of the account they name', func
 
   async function loginAs(profile: string): Promise<void> {
     const result = await deviceLogin({
-      authUrl: server.url, clientId: client.id, clientSecret: client.secret!, scopes: resolveScopes(['openid', 'email']),
+      authUrl: server.url,
+      clientId: client.id,
+      clientSecret: client.secret!,
+      scopes: resolveScopes(['openid', 'email']),
       onCode: (code) => setTimeout(() => server.approve(code.userCode), 100).unref(),
     });
     const { store } = await openTokenStore('file', { configDir, insecureStorage: true });
-    await saveLogin(store, { authUrl: server.url, clientId: client.id, profile, tokens: result.tokens, ...(result.account ? { account: result.account } : {}) }, { configDir });
+    await saveLogin(
+      store,
+      { authUrl: server.url, clientId: client.id, profile, tokens: result.tokens, ...(result.account ? { account: result.account } : {}) },
+      { configDir },
+    );
   }
 
   const profiles = async () => (await listProfiles({ configDir })).map((entry) => entry.profile).sort();
@@ -70,7 +84,11 @@ describe('security events drop the stored logins of the account they name', func
     const pushes = (await server.securityEvents()).filter((d) => d.event.endsWith('/sessions-revoked'));
     assert.ok(pushes.length >= 1 && pushes.every((d) => d.accepted && d.status === 202), JSON.stringify(pushes));
     assert.deepEqual(await profiles(), [], 'both logins are gone from the index');
-    assert.deepEqual((await readdir(join(configDir, 'auth'))).filter((name) => name !== 'profiles.json'), [], 'and from the store');
+    assert.deepEqual(
+      (await readdir(join(configDir, 'auth'))).filter((name) => name !== 'profiles.json'),
+      [],
+      'and from the store',
+    );
     assert.ok(received.at(-1)!.sub, 'the event names the account by issuer and subject');
   });
 
@@ -87,14 +105,24 @@ describe('security events drop the stored logins of the account they name', func
     await loginAs('five');
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const claims = { iss: server.url, aud: client.id, iat: Math.floor(Date.now() / 1000), jti: 'forged', events: { 'https://schemas.openid.net/secevent/risc/event-type/account-disabled': { subject: { subject_type: 'iss_sub', iss: server.url, sub: received[0]?.sub ?? '1' } } } };
+    const claims = {
+      iss: server.url,
+      aud: client.id,
+      iat: Math.floor(Date.now() / 1000),
+      jti: 'forged',
+      events: {
+        'https://schemas.openid.net/secevent/risc/event-type/account-disabled': {
+          subject: { subject_type: 'iss_sub', iss: server.url, sub: received[0]?.sub ?? '1' },
+        },
+      },
+    };
     for (const kid of [undefined, 'not-a-published-key']) {
       const head = part({ alg: 'RS256', typ: 'secevent+jwt', ...(kid ? { kid } : {}) });
       const body = part(claims);
       const jwt = `${head}.${body}.${sign('RSA-SHA256', Buffer.from(`${head}.${body}`), privateKey).toString('base64url')}`;
       const answer = await fetch(receiverUrl, { method: 'POST', headers: { 'content-type': 'application/secevent+jwt' }, body: jwt });
       assert.equal(answer.status, 400);
-      const { err } = await answer.json() as { err: string };
+      const { err } = (await answer.json()) as { err: string };
       assert.ok(['authentication_failed', 'invalid_key'].includes(err), err);
     }
     const wrongType = await fetch(receiverUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -104,12 +132,11 @@ describe('security events drop the stored logins of the account they name', func
     assert.deepEqual(await profiles(), ['five'], 'the login is still there');
     assert.ok(existsSync(join(configDir, 'auth', 'profiles.json')));
   });
-  it('DEV-RISC-ACCOUNT-DISABLED: account-disabled drops the account\'s logins (last: the account stays disabled)', async () => {
+  it("DEV-RISC-ACCOUNT-DISABLED: account-disabled drops the account's logins (last: the account stays disabled)", async () => {
     await loginAs('four');
     server.disableAccount('dev', 'test');
     const pushes = (await server.securityEvents()).filter((d) => d.event.endsWith('/account-disabled'));
     assert.ok(pushes.length >= 1 && pushes.every((d) => d.accepted), JSON.stringify(pushes));
     assert.deepEqual(await profiles(), []);
   });
-
 });

@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../lib/devserver/oauth/index.js';
 import {
-  AuthSession, DeviceLoginError, authHttpClient, deviceLogin, discoverEndpoints, listMyChannels, refreshTokens, resolveScopes, revokeToken,
+  AuthSession,
+  DeviceLoginError,
+  authHttpClient,
+  deviceLogin,
+  discoverEndpoints,
+  listMyChannels,
+  refreshTokens,
+  resolveScopes,
+  revokeToken,
   type DeviceLoginResult,
 } from '../../lib/auth/index.js';
 import { openTokenStore, saveLogin } from '../../lib/auth/store/index.js';
@@ -155,9 +163,17 @@ describe('device-login tokens against the embedded authorization server', functi
       assert.deepEqual(calls.at(-1)!.queryKeys.sort(), ['mine', 'part']);
       const query = await listMyChannels(logged, server.url, result.tokens.accessToken, { tokenInQuery: true });
       assert.deepEqual(query, header);
-      assert.equal(server.requestLog().filter((e) => e.path === '/video/v3/channels').at(-1)!.tokenInQuery, true);
+      assert.equal(
+        server
+          .requestLog()
+          .filter((e) => e.path === '/video/v3/channels')
+          .at(-1)!.tokenInQuery,
+        true,
+      );
       // A failing call's error shows the URL: with the token masked.
-      const failing = await listMyChannels(logged, `${server.url}/nothing-here`, result.tokens.accessToken, { tokenInQuery: true }).catch((error: Error) => error);
+      const failing = await listMyChannels(logged, `${server.url}/nothing-here`, result.tokens.accessToken, { tokenInQuery: true }).catch(
+        (error: Error) => error,
+      );
       assert.ok(failing instanceof Error);
       assert.ok(!failing.message.includes(result.tokens.accessToken) && !lines.join('\n').includes(result.tokens.accessToken));
     } finally {

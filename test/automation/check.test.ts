@@ -33,15 +33,29 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
         response.end(body);
       };
       switch (request.url.split('?')[0]) {
-        case '/': return send(200, html('Gantry demo – home'));
-        case '/late-title': return send(200, html('loading', '<script>setTimeout(() => { document.title = "Ready now"; }, 300)</script>'));
-        case '/moved': return send(302, '', { location: '/' });
-        case '/maintenance': return send(503, html('Down for maintenance'));
-        case '/alert': return send(200, html('Nagging page', '<script>alert("subscribe!"); document.title = "Nagging page, after the alert";</script>'));
-        case '/hang': return; // never answers: the page load times out
+        case '/':
+          return send(200, html('Gantry demo – home'));
+        case '/late-title':
+          return send(200, html('loading', '<script>setTimeout(() => { document.title = "Ready now"; }, 300)</script>'));
+        case '/moved':
+          return send(302, '', { location: '/' });
+        case '/maintenance':
+          return send(503, html('Down for maintenance'));
+        case '/alert':
+          return send(200, html('Nagging page', '<script>alert("subscribe!"); document.title = "Nagging page, after the alert";</script>'));
+        case '/hang':
+          return; // never answers: the page load times out
         // Replaces what the check reads: the check still reads what it can, it does not fail as a driver error.
-        case '/hostile': return send(200, html('Hostile page', '<script>Object.defineProperty(window, "performance", { get() { throw new Error("no"); } }); document.querySelector = null;</script>'));
-        default: return send(404, html('Not found'));
+        case '/hostile':
+          return send(
+            200,
+            html(
+              'Hostile page',
+              '<script>Object.defineProperty(window, "performance", { get() { throw new Error("no"); } }); document.querySelector = null;</script>',
+            ),
+          );
+        default:
+          return send(404, html('Not found'));
       }
     });
   });
@@ -58,7 +72,14 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
     assert.equal(result.status, 200);
     assert.equal(result.statusSource, 'browser');
     assert.equal(result.finalUrl, `${site.url}/`);
-    assert.deepEqual(result.checks.map((c) => [c.name, c.passed]), [['load', true], ['title', true], ['status', true]]);
+    assert.deepEqual(
+      result.checks.map((c) => [c.name, c.passed]),
+      [
+        ['load', true],
+        ['title', true],
+        ['status', true],
+      ],
+    );
     assert.equal(result.reason, '');
     assert.match(result.browserVersion ?? '', /^\d+\./);
     // Its own session was deleted; only the shared one stays open.
@@ -145,7 +166,12 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
 
     it('an untrusted TLS certificate and an unknown host fail the load check with the network error name', async () => {
       const pki = makeTestPki();
-      const tls = await startHttpPeer((_request, response) => { response.end(html('TLS page')); }, { tls: { cert: pki.cert, key: pki.key } });
+      const tls = await startHttpPeer(
+        (_request, response) => {
+          response.end(html('TLS page'));
+        },
+        { tls: { cert: pki.cert, key: pki.key } },
+      );
       try {
         const untrusted = await runBrowserCheck({ url: `${tls.url}/`, session });
         assert.equal(untrusted.passed, false);
@@ -186,16 +212,27 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
       { url: `${site.url}/`, titleMatch: 'regex' as 'equals' },
       { url: `${site.url}/`, pageLoadTimeoutMs: -1 },
     ]) {
-      await assert.rejects(runBrowserCheck({ ...options, driver }), (error: unknown) => error instanceof UsageError && error.exitCode === 2, JSON.stringify(options));
+      await assert.rejects(
+        runBrowserCheck({ ...options, driver }),
+        (error: unknown) => error instanceof UsageError && error.exitCode === 2,
+        JSON.stringify(options),
+      );
     }
   });
 
   it('without a driver given, starts one for the check and stops it afterwards', async () => {
-    const before = readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).sort();
+    const before = readdirSync(tmpdir())
+      .filter((name) => name.startsWith('gantry-webdriver-'))
+      .sort();
     const result = await runBrowserCheck({ url: `${site.url}/`, title: 'home' });
     assert.equal(result.passed, true, result.reason);
-    const after = readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).sort();
+    const after = readdirSync(tmpdir())
+      .filter((name) => name.startsWith('gantry-webdriver-'))
+      .sort();
     // Only our shared driver's folder (and any other engineer's) remains: the check's own one is gone.
-    assert.ok(after.every((name) => before.includes(name)), `left behind: ${after.filter((n) => !before.includes(n)).join(', ')}`);
+    assert.ok(
+      after.every((name) => before.includes(name)),
+      `left behind: ${after.filter((n) => !before.includes(n)).join(', ')}`,
+    );
   });
 });

@@ -33,7 +33,13 @@ describe('gantry browser check (the command, as a separate process, against Debi
     assert.equal(run.code, 1, run.stderr);
     const document = JSON.parse(run.stdout) as { passed: boolean; results: Array<{ passed: boolean; status: number; title: string }> };
     assert.equal(document.passed, false);
-    assert.deepEqual(document.results.map((r) => [r.passed, r.status, r.title]), [[true, 200, 'Gantry demo site'], [false, 404, 'Not found']]);
+    assert.deepEqual(
+      document.results.map((r) => [r.passed, r.status, r.title]),
+      [
+        [true, 200, 'Gantry demo site'],
+        [false, 404, 'Not found'],
+      ],
+    );
     assert.match(run.stderr, /browser check failed for .*\/gone \(title: expected contains "Gantry", got "Not found"; status: expected 2xx, got 404\)/);
   });
 
@@ -45,7 +51,10 @@ describe('gantry browser check (the command, as a separate process, against Debi
       assert.match(run.stderr, /^error: /);
     }
     const hints: Array<[string[], RegExp]> = [
-      [['--title', 'Gantry', '--title-match', 'fuzzy'], /neither contains nor equals\nhint: use --title-match contains \(the default\) or --title-match equals/],
+      [
+        ['--title', 'Gantry', '--title-match', 'fuzzy'],
+        /neither contains nor equals\nhint: use --title-match contains \(the default\) or --title-match equals/,
+      ],
       [['--status-source', 'proxy'], /neither browser nor http\nhint: use --status-source browser or --status-source http/],
     ];
     for (const [args, expected] of hints) {
@@ -85,7 +94,10 @@ describe('gantry browser check (the command, as a separate process, against Debi
 
     // And as a shell runs it: head takes the first line and goes; the pipeline's first command ends quietly.
     const piped = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-c', 'set -o pipefail; node --import tsx lib/cli/main.ts browser check "$1" "$1" | head -1', 'sh', `${site.url}/`], { cwd: repoRoot, env: { ...process.env, GANTRY_LOG: 'warn' } });
+      const child = spawn('bash', ['-c', 'set -o pipefail; node --import tsx lib/cli/main.ts browser check "$1" "$1" | head -1', 'sh', `${site.url}/`], {
+        cwd: repoRoot,
+        env: { ...process.env, GANTRY_LOG: 'warn' },
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -49,7 +49,9 @@ describe('automation: protocol errors typed by their W3C code', () => {
     assert.equal(webDriverErrorStatus['invalid session id'], 404);
     assert.equal(webDriverErrorStatus['invalid argument'], 400);
     assert.equal(webDriverErrorStatus['session not created'], 500);
-    const error = thrown(() => interpretAnswer({ status: 404, text: JSON.stringify({ value: { error: 'unknown method', message: '', stacktrace: '' } }) }, context));
+    const error = thrown(() =>
+      interpretAnswer({ status: 404, text: JSON.stringify({ value: { error: 'unknown method', message: '', stacktrace: '' } }) }, context),
+    );
     assert.ok(error instanceof WebDriverError);
     assert.equal(error.code, 'unknown method');
     assert.equal(error.status, 404);
@@ -57,7 +59,9 @@ describe('automation: protocol errors typed by their W3C code', () => {
   });
 
   it('an error code outside the table is `unknown error`, with the code as sent kept', () => {
-    const error = thrown(() => interpretAnswer({ status: 500, text: JSON.stringify({ value: { error: 'flux capacitor', message: 'm', stacktrace: '' } }) }, context));
+    const error = thrown(() =>
+      interpretAnswer({ status: 500, text: JSON.stringify({ value: { error: 'flux capacitor', message: 'm', stacktrace: '' } }) }, context),
+    );
     assert.ok(error instanceof WebDriverError);
     assert.equal(error.code, 'unknown error');
     assert.equal(error.reportedCode, 'flux capacitor');
@@ -83,7 +87,9 @@ describe('automation: protocol errors typed by their W3C code', () => {
     assert.equal(codeForLegacyStatus(33, ''), 'session not created');
     assert.equal(codeForLegacyStatus(999, 'no such element: gone'), 'no such element');
     assert.equal(codeForLegacyStatus(999, 'something odd'), 'unknown error');
-    const error = thrown(() => interpretAnswer({ status: 200, text: JSON.stringify({ sessionId: 'abc', status: 61, value: { message: 'invalid argument: bad' } }) }, context));
+    const error = thrown(() =>
+      interpretAnswer({ status: 200, text: JSON.stringify({ sessionId: 'abc', status: 61, value: { message: 'invalid argument: bad' } }) }, context),
+    );
     assert.ok(error instanceof WebDriverError);
     assert.equal(error.code, 'invalid argument');
   });
@@ -96,10 +102,14 @@ describe('automation: protocol errors typed by their W3C code', () => {
   it('AUT-NEW-SESSION-RESPONSE: both new-session shapes are read; a response without a session id is refused', () => {
     const create = { method: 'POST', path: '/session' };
     assert.deepEqual(parseNewSession({ status: 200, text: JSON.stringify({ value: { sessionId: 's1', capabilities: { browserName: 'b' } } }) }, create), {
-      sessionId: 's1', capabilities: { browserName: 'b' }, shape: 'w3c',
+      sessionId: 's1',
+      capabilities: { browserName: 'b' },
+      shape: 'w3c',
     });
     assert.deepEqual(parseNewSession({ status: 200, text: JSON.stringify({ sessionId: 's2', value: { browserName: 'b' } }) }, create), {
-      sessionId: 's2', capabilities: { browserName: 'b' }, shape: 'legacy',
+      sessionId: 's2',
+      capabilities: { browserName: 'b' },
+      shape: 'legacy',
     });
     assert.ok(thrown(() => parseNewSession({ status: 200, text: JSON.stringify({ value: { capabilities: {} } }) }, create)) instanceof ProtocolError);
     assert.ok(thrown(() => parseNewSession({ status: 200, text: JSON.stringify({ sessionId: '', value: {} }) }, create)) instanceof ProtocolError);

@@ -22,7 +22,8 @@ export async function startW3cRemote(): Promise<HttpPeer> {
   return startHttpPeer((request, response) => {
     const path = request.url.split('?')[0] ?? '';
     if (path === '/session') {
-      if (request.method !== 'POST') return sendJson(response, 405, { value: { error: 'unknown method', message: `${request.method} /session`, stacktrace: '' } });
+      if (request.method !== 'POST')
+        return sendJson(response, 405, { value: { error: 'unknown method', message: `${request.method} /session`, stacktrace: '' } });
       let body: unknown;
       try {
         body = JSON.parse(request.body);

@@ -68,14 +68,24 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 /** The local addresses of the sockets listening on `port`, from /proc/net/tcp and tcp6 (Linux). */
 function listenersOn(port: number): string[] {
   const addresses: string[] = [];
-  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+  for (const [file, v6] of [
+    ['/proc/net/tcp', false],
+    ['/proc/net/tcp6', true],
+  ] as const) {
     const table = existsSync(file) ? readFileSync(file, 'utf8') : '';
     for (const line of table.split('\n').slice(1)) {
       const [, local, , state] = line.trim().split(/\s+/);
       if (!local || state !== '0A') continue; // 0A: LISTEN
       const [hex, portHex] = local.split(':');
       if (parseInt(portHex!, 16) !== port) continue;
-      if (!v6) addresses.push(hex!.match(/../g)!.reverse().map((byte) => parseInt(byte, 16)).join('.'));
+      if (!v6)
+        addresses.push(
+          hex!
+            .match(/../g)!
+            .reverse()
+            .map((byte) => parseInt(byte, 16))
+            .join('.'),
+        );
       else addresses.push(/^0{24}01000000$/i.test(hex!) ? '::1' : /^0{32}$/.test(hex!) ? '::' : hex!);
     }
   }
@@ -121,7 +131,10 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
     assert.match(session.id, /^[0-9a-f]{16,}$/);
     assert.equal(session.shape, 'w3c');
     assert.equal(session.capabilities.browserName, 'chrome');
-    assert.deepEqual(driver.client.openSessions().map((s) => s.id), [session.id]);
+    assert.deepEqual(
+      driver.client.openSessions().map((s) => s.id),
+      [session.id],
+    );
     await session.delete();
     assert.equal(session.isEnded, true);
     assert.deepEqual(driver.client.openSessions(), []);
@@ -163,10 +176,12 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
 
   it('withSession deletes the session when the work throws, and rethrows the work error', async () => {
     let id = '';
-    const error = await rejection(driver.withSession(async (session) => {
-      id = session.id;
-      throw new Error('work failed');
-    }));
+    const error = await rejection(
+      driver.withSession(async (session) => {
+        id = session.id;
+        throw new Error('work failed');
+      }),
+    );
     assert.equal((error as Error).message, 'work failed');
     assert.deepEqual(driver.client.openSessions(), []);
     const gone = await rejection(driver.client.command('GET', `/session/${id}/url`));
@@ -300,7 +315,9 @@ describe('automation: the driver process is always stopped', function () {
     const script = join(dirname(fileURLToPath(import.meta.url)), 'interrupted-run.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     while (!output.includes('\n')) {
       if (child.exitCode !== null) assert.fail(`the child exited early: ${output}`);

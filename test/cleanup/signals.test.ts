@@ -15,7 +15,10 @@ async function run(script: string): Promise<{ code: number | null; signal: NodeJ
   const file = path.join(folder, 'child.ts');
   const log = path.join(folder, 'log.txt');
   await writeFile(log, '');
-  await writeFile(file, `import { appendFileSync } from 'node:fs';\nimport { registerEmergencyCleanup, signalsHandledGracefully } from ${JSON.stringify(cleanupModule)};\nconst note = (line: string) => appendFileSync(${JSON.stringify(log)}, line + '\\n');\n${script}\nnote('ready');\nsetInterval(() => {}, 1000);\n`);
+  await writeFile(
+    file,
+    `import { appendFileSync } from 'node:fs';\nimport { registerEmergencyCleanup, signalsHandledGracefully } from ${JSON.stringify(cleanupModule)};\nconst note = (line: string) => appendFileSync(${JSON.stringify(log)}, line + '\\n');\n${script}\nnote('ready');\nsetInterval(() => {}, 1000);\n`,
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'ignore' });
   try {
     const deadline = Date.now() + 60_000;
@@ -48,7 +51,7 @@ process.on('SIGTERM', () => { note('finishing'); setTimeout(() => { note('finish
     assert.equal(result.log, 'ready\nfinishing\nfinished\ncleaned\n');
   });
 
-  it('beside another handler that is no graceful shutdown (a library\'s own): the clean-ups run on the signal, and the process is left to that handler', async () => {
+  it("beside another handler that is no graceful shutdown (a library's own): the clean-ups run on the signal, and the process is left to that handler", async () => {
     const result = await run(`registerEmergencyCleanup(() => note('cleaned'));
 process.on('SIGTERM', () => { setTimeout(() => { note('handler'); process.exit(7); }, 300); });`);
     assert.equal(result.code, 7);

@@ -36,7 +36,15 @@ describe('DOCS-AGREE-AUTH: gantry auth verbs agree with each other and with docs
   });
 
   function env(extra: Record<string, string | undefined> = {}, at: OAuthServer = server, id = client): NodeJS.ProcessEnv {
-    const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: configDir, GANTRY_CONFIG_DIR: configDir, GANTRY_AUTH_URL: at.url, GANTRY_OAUTH_CLIENT_ID: id.id, GANTRY_OAUTH_CLIENT_SECRET: id.secret!, GANTRY_API_URL: at.url };
+    const base: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: configDir,
+      GANTRY_CONFIG_DIR: configDir,
+      GANTRY_AUTH_URL: at.url,
+      GANTRY_OAUTH_CLIENT_ID: id.id,
+      GANTRY_OAUTH_CLIENT_SECRET: id.secret!,
+      GANTRY_API_URL: at.url,
+    };
     for (const [name, value] of Object.entries(extra)) {
       if (value === undefined) delete base[name];
       else base[name] = value;
@@ -59,7 +67,7 @@ describe('DOCS-AGREE-AUTH: gantry auth verbs agree with each other and with docs
     });
   }
 
-  it('DOCS-AGREE-AUTH: once status has found the login revoked, token exits 1 with status\'s advice and prints no token', async () => {
+  it("DOCS-AGREE-AUTH: once status has found the login revoked, token exits 1 with status's advice and prints no token", async () => {
     const profile = ['--profile', 'revoked'];
     assert.equal((await gantry(['auth', 'login', '--json', '--store', 'file', ...profile])).code, 0);
     const before = await gantry(['auth', 'token', ...profile]);
@@ -75,12 +83,16 @@ describe('DOCS-AGREE-AUTH: gantry auth verbs agree with each other and with docs
     assert.match(token.stderr, /hint: .*run `gantry auth login` again/);
   });
 
-  it('DOCS-AGREE-AUTH: status shows the access token\'s expiry after the refresh its own check made, the one token then hands out', async () => {
+  it("DOCS-AGREE-AUTH: status shows the access token's expiry after the refresh its own check made, the one token then hands out", async () => {
     const profile = ['--profile', 'refreshed'];
     assert.equal((await gantry(['auth', 'login', '--json', '--store', 'file', ...profile])).code, 0);
     const first = JSON.parse((await gantry(['auth', 'token', '--json', ...profile])).stdout) as { accessToken: string; expiresAt: string };
     // The server ends the access token early: status's check gets a 401, refreshes silently and says it is valid.
-    await fetch(`${server.url}/_gantry/tokens/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: first.accessToken }) });
+    await fetch(`${server.url}/_gantry/tokens/expire`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: first.accessToken }),
+    });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const status = await gantry(['auth', 'status', '--json', ...profile]);
     assert.equal(status.code, 0, status.stderr);
@@ -107,7 +119,7 @@ describe('DOCS-AGREE-AUTH: gantry auth verbs agree with each other and with docs
     assert.match((await gantry(['auth', 'status', '--offline', ...profile])).stdout, /tokens kept in: .*\(plain text, mode 0600\)/);
   });
 
-  it('DOCS-AGREE-AUTH: a kv-stored login is reported at the kv engine it is read from now (today\'s SECRETS_ADDR), with the one it was written to', async () => {
+  it("DOCS-AGREE-AUTH: a kv-stored login is reported at the kv engine it is read from now (today's SECRETS_ADDR), with the one it was written to", async () => {
     const first = await startSecretsServer({});
     const second = await startSecretsServer({});
     try {
@@ -118,7 +130,10 @@ describe('DOCS-AGREE-AUTH: gantry auth verbs agree with each other and with docs
       assert.match(here.stdout, new RegExp(`tokens kept in: kv engine secret/gantry/auth/moved at ${first.url}\\n`));
       const moved = await gantry(['auth', 'status', '--offline', '--profile', 'moved'], kvAt(second));
       assert.match(moved.stdout, /missing from its store/);
-      assert.match(moved.stdout, new RegExp(`tokens kept in: kv engine secret/gantry/auth/moved at ${second.url} \\(the login was written to the kv engine at ${first.url}\\)`));
+      assert.match(
+        moved.stdout,
+        new RegExp(`tokens kept in: kv engine secret/gantry/auth/moved at ${second.url} \\(the login was written to the kv engine at ${first.url}\\)`),
+      );
     } finally {
       await first.stop();
       await second.stop();

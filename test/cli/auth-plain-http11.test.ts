@@ -45,10 +45,11 @@ function startPython(args: string[]): Promise<PythonServer> {
           resolve({
             url: `http://127.0.0.1:${listening[1]}`,
             seen,
-            stop: () => new Promise((done) => {
-              child.once('close', () => done());
-              child.kill('SIGTERM');
-            }),
+            stop: () =>
+              new Promise((done) => {
+                child.once('close', () => done());
+                child.kill('SIGTERM');
+              }),
           });
         } else seen.push(JSON.parse(line) as Seen);
       }
@@ -71,12 +72,21 @@ function gantry(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number 
 describe('gantry auth against a plain HTTP/1.1 server (Python http.server)', function () {
   this.timeout(60_000);
 
-  for (const [name, args] of [['closes when asked, without echoing Connection: close', []], ['closes every connection right after answering', ['--close-after-answer']]] as const) {
+  for (const [name, args] of [
+    ['closes when asked, without echoing Connection: close', []],
+    ['closes every connection right after answering', ['--close-after-answer']],
+  ] as const) {
     it(`HTTP-CONN-CLOSE-POLICY: login, then logout revokes both tokens, deletes the login and exits 0 — a server that ${name}`, async () => {
       const server = await startPython([...args]);
       const configDir = await mkdtemp(join(tmpdir(), 'gantry-auth-http11-'));
       try {
-        const env: NodeJS.ProcessEnv = { ...process.env, GANTRY_CONFIG_DIR: configDir, GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: 'plain-client', GANTRY_OAUTH_CLIENT_SECRET: 'plain-secret' };
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          GANTRY_CONFIG_DIR: configDir,
+          GANTRY_AUTH_URL: server.url,
+          GANTRY_OAUTH_CLIENT_ID: 'plain-client',
+          GANTRY_OAUTH_CLIENT_SECRET: 'plain-secret',
+        };
         delete env.DBUS_SESSION_BUS_ADDRESS;
         delete env.SECRETS_ADDR;
         const login = await gantry(['auth', 'login', '--json', '--store', 'file', '--scope', 'openid,email'], env);
@@ -88,8 +98,15 @@ describe('gantry auth against a plain HTTP/1.1 server (Python http.server)', fun
         assert.equal(logout.code, 0, logout.stderr);
         assert.match(logout.stdout, /revoked at the server and deleted/);
         const revokes = server.seen.filter((request) => request.path === '/revoke');
-        assert.deepEqual(revokes.map((request) => request.token).sort(), ['1//refresh-1', 'ya29.access-1'], 'the access token and the refresh token were both revoked');
-        assert.ok(server.seen.every((request) => request.connectionHeader !== 'close'), 'the auth requests leave the connection to the core');
+        assert.deepEqual(
+          revokes.map((request) => request.token).sort(),
+          ['1//refresh-1', 'ya29.access-1'],
+          'the access token and the refresh token were both revoked',
+        );
+        assert.ok(
+          server.seen.every((request) => request.connectionHeader !== 'close'),
+          'the auth requests leave the connection to the core',
+        );
         const status = await gantry(['auth', 'status'], env);
         assert.equal(status.code, 1, 'the login is gone');
         assert.deepEqual(await logins(), [], 'the login file is deleted');

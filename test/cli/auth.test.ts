@@ -36,7 +36,14 @@ describe('gantry auth (the command)', function () {
   });
 
   function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-    const base: NodeJS.ProcessEnv = { ...process.env, GANTRY_CONFIG_DIR: configDir, GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url };
+    const base: NodeJS.ProcessEnv = {
+      ...process.env,
+      GANTRY_CONFIG_DIR: configDir,
+      GANTRY_AUTH_URL: server.url,
+      GANTRY_OAUTH_CLIENT_ID: client.id,
+      GANTRY_OAUTH_CLIENT_SECRET: client.secret!,
+      GANTRY_API_URL: server.url,
+    };
     // No keyring and no kv engine here unless a test asks: the tests say where the tokens go.
     delete base.DBUS_SESSION_BUS_ADDRESS;
     delete base.SECRETS_ADDR;
@@ -44,7 +51,10 @@ describe('gantry auth (the command)', function () {
   }
 
   /** Runs gantry; `onStderrLine` sees each stderr line as it comes (to approve the code it shows, or to interrupt). */
-  function gantry(args: string[], options: { env?: NodeJS.ProcessEnv; onStderrLine?: (line: string, child: ReturnType<typeof spawn>) => void; shell?: string } = {}): Promise<Run> {
+  function gantry(
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; onStderrLine?: (line: string, child: ReturnType<typeof spawn>) => void; shell?: string } = {},
+  ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const child = options.shell
         ? spawn('bash', ['-c', options.shell], { env: options.env ?? env() })
@@ -77,7 +87,9 @@ describe('gantry auth (the command)', function () {
   };
 
   it('DEV-FLOW-DISPLAY DEV-FLOW-REQUEST-CODES: login --json hands the code on as one JSON line on stderr, keeps the tokens and says where', async () => {
-    const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--scope', 'openid,email', '--scope', 'video.readonly'], { onStderrLine: approveShown('allow') });
+    const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--scope', 'openid,email', '--scope', 'video.readonly'], {
+      onStderrLine: approveShown('allow'),
+    });
     assert.equal(run.code, 0, run.stderr);
     const shown = JSON.parse(run.stderr.split('\n').find((line) => line.startsWith('{'))!) as Record<string, unknown>;
     assert.equal(shown.verification_url, `${server.url}/device`);
@@ -139,7 +151,11 @@ describe('gantry auth (the command)', function () {
   });
 
   it('DEV-CLIENT-CREDENTIALS: the client id and secret come from the Pulumi configuration a program passes on (PULUMI_CONFIG) when no flag or variable gives them', async () => {
-    const pulumiEnv = env({ GANTRY_OAUTH_CLIENT_ID: '', GANTRY_OAUTH_CLIENT_SECRET: '', PULUMI_CONFIG: JSON.stringify({ 'gantry:oauthClientId': client.id, 'gantry:oauthClientSecret': client.secret }) });
+    const pulumiEnv = env({
+      GANTRY_OAUTH_CLIENT_ID: '',
+      GANTRY_OAUTH_CLIENT_SECRET: '',
+      PULUMI_CONFIG: JSON.stringify({ 'gantry:oauthClientId': client.id, 'gantry:oauthClientSecret': client.secret }),
+    });
     const run = await gantry(['auth', 'login', '--json', '--store', 'file', '--profile', 'pulumi'], { env: pulumiEnv, onStderrLine: approveShown('allow') });
     assert.equal(run.code, 0, run.stderr);
     assert.equal((JSON.parse(run.stdout) as { clientId: string }).clientId, client.id);
@@ -155,12 +171,19 @@ describe('gantry auth (the command)', function () {
     const firstToken = (await gantry(['auth', 'token', ...profile])).stdout.trim();
     const second = await gantry(['auth', 'login', '--json', '--store', 'file', ...profile], { onStderrLine: approveShown('allow') });
     assert.equal(second.code, 0, second.stderr);
-    assert.match((JSON.parse(second.stdout) as { replaced?: string }).replaced ?? '', /Replaced the earlier login of this profile \(dev@gantry\.test\): revoked at the server/);
+    assert.match(
+      (JSON.parse(second.stdout) as { replaced?: string }).replaced ?? '',
+      /Replaced the earlier login of this profile \(dev@gantry\.test\): revoked at the server/,
+    );
     const old = await fetch(`${server.url}/video/v3/channels?part=id&mine=true`, { headers: { authorization: `Bearer ${firstToken}` } });
     assert.equal(old.status, 401, 'the replaced login no longer works');
     // The server ends the access token early: whoami refreshes once and answers.
     const current = (await gantry(['auth', 'token', ...profile])).stdout.trim();
-    await fetch(`${server.url}/_gantry/tokens/expire`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: current }) });
+    await fetch(`${server.url}/_gantry/tokens/expire`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: current }),
+    });
     const whoami = await gantry(['auth', 'whoami', ...profile]);
     assert.equal(whoami.code, 0, whoami.stderr);
     assert.notEqual((await gantry(['auth', 'token', ...profile])).stdout.trim(), current);
@@ -214,7 +237,10 @@ describe('gantry auth (the command)', function () {
     const { readdir, readFile } = await import('node:fs/promises');
     const files = (await readdir(join(configDir, 'auth'))).filter((name) => name.startsWith('verbose-'));
     const stored = JSON.parse(await readFile(join(configDir, 'auth', files[0]!), 'utf8')) as { tokens: { refreshToken: string } };
-    assert.ok(token.length > 10 && stored.tokens.refreshToken.length > 10, `token ${token.length} chars; stored: ${Object.keys(stored.tokens ?? stored).join(',')}`);
+    assert.ok(
+      token.length > 10 && stored.tokens.refreshToken.length > 10,
+      `token ${token.length} chars; stored: ${Object.keys(stored.tokens ?? stored).join(',')}`,
+    );
     const printed = [...everything, ...runs.flatMap((run) => [run.stdout, run.stderr])].filter((text) => text.trim() !== token).join('\n');
     assert.match(failing.stderr, /access_token=\[REDACTED\]|answered 404/, 'the failing call is reported');
     for (const secret of [token, stored.tokens.refreshToken, client.secret!]) assert.ok(!printed.includes(secret), 'a credential was printed');

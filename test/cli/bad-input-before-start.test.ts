@@ -15,9 +15,25 @@ import { run } from '../../lib/cli/program.js';
 async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (text: string) => void) => Object.assign(new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } }), { isTTY: false, columns: 100 });
+  const sink = (append: (text: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _encoding, callback) {
+          append(String(chunk));
+          callback();
+        },
+      }),
+      { isTTY: false, columns: 100 },
+    );
   const previousExitCode = process.exitCode;
-  const code = await run(['node', 'gantry', ...args], { stdout: sink((t) => { stdout += t; }), stderr: sink((t) => { stderr += t; }) });
+  const code = await run(['node', 'gantry', ...args], {
+    stdout: sink((t) => {
+      stdout += t;
+    }),
+    stderr: sink((t) => {
+      stderr += t;
+    }),
+  });
   process.exitCode = previousExitCode;
   return { code, stdout, stderr };
 }
@@ -27,7 +43,10 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 function inProcessOfItsOwn(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsx, main, ...args], { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' } });
+    const child = spawn(process.execPath, ['--import', tsx, main, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -47,8 +66,15 @@ describe('bad input is refused before a browser starts (class: numbers and local
   it('every numeric flag of browser check: 0 (where it means nothing), negative, non-integer, hex and huge are exit 2 naming the flag; the hint shows the real default', async () => {
     const defaults: Record<string, string> = { '--timeout': '30000', '--title-wait': '2000' };
     const bad: Array<[string, string]> = [
-      ['--timeout', '0'], ['--timeout', '-5'], ['--timeout', '1.5'], ['--timeout', '0x10'], ['--timeout', '99999999999'],
-      ['--title-wait', '-5'], ['--title-wait', '2.5'], ['--title-wait', '1e3'], ['--title-wait', '99999999999'],
+      ['--timeout', '0'],
+      ['--timeout', '-5'],
+      ['--timeout', '1.5'],
+      ['--timeout', '0x10'],
+      ['--timeout', '99999999999'],
+      ['--title-wait', '-5'],
+      ['--title-wait', '2.5'],
+      ['--title-wait', '1e3'],
+      ['--title-wait', '99999999999'],
     ];
     for (const [flag, value] of bad) {
       const result = await gantry('browser', 'check', 'http://127.0.0.1:9/', flag, value, ...noDriver);
@@ -62,8 +88,18 @@ describe('bad input is refused before a browser starts (class: numbers and local
 
   it('the library refuses a page-load timeout of 0, and non-integer or huge waits, as a UsageError', async () => {
     const { validateBrowserCheckOptions } = await import('../../lib/automation/index.js');
-    for (const options of [{ pageLoadTimeoutMs: 0 }, { pageLoadTimeoutMs: 1.5 }, { pageLoadTimeoutMs: 1e12 }, { titleWaitMs: -1 }, { titleWaitMs: Number.NaN }]) {
-      assert.throws(() => validateBrowserCheckOptions({ url: 'http://127.0.0.1:9/', ...options }), (error: unknown) => (error as { exitCode?: number }).exitCode === 2, JSON.stringify(options));
+    for (const options of [
+      { pageLoadTimeoutMs: 0 },
+      { pageLoadTimeoutMs: 1.5 },
+      { pageLoadTimeoutMs: 1e12 },
+      { titleWaitMs: -1 },
+      { titleWaitMs: Number.NaN },
+    ]) {
+      assert.throws(
+        () => validateBrowserCheckOptions({ url: 'http://127.0.0.1:9/', ...options }),
+        (error: unknown) => (error as { exitCode?: number }).exitCode === 2,
+        JSON.stringify(options),
+      );
     }
   });
 
@@ -87,7 +123,10 @@ describe('bad input is refused before a browser starts (class: numbers and local
       assert.match(result.stderr, message, `${args.join(' ')}: ${result.stderr}`);
     }
     const { runGate } = await import('../../lib/analysis/index.js');
-    await assert.rejects(runGate({ urls: ['http://127.0.0.1:9/'], locale: 'xx-!!', engine: { name: 'never', analyze: () => assert.fail('the engine ran') } as never }), /not a language tag/);
+    await assert.rejects(
+      runGate({ urls: ['http://127.0.0.1:9/'], locale: 'xx-!!', engine: { name: 'never', analyze: () => assert.fail('the engine ran') } as never }),
+      /not a language tag/,
+    );
   });
 });
 
@@ -113,14 +152,17 @@ describe('a JavaScript configuration cannot end the gate with success (class: a 
   });
 
   it('process.exit(0) from a timer the configuration set is exit 2, not a pass', async () => {
-    await writeFile(join(dir, '.lighthouserc.js'), 'setTimeout(() => process.exit(0), 1);\nmodule.exports = { ci: { collect: { url: ["http://127.0.0.1:9/"], numberOfRuns: 1 } } };\n');
+    await writeFile(
+      join(dir, '.lighthouserc.js'),
+      'setTimeout(() => process.exit(0), 1);\nmodule.exports = { ci: { collect: { url: ["http://127.0.0.1:9/"], numberOfRuns: 1 } } };\n',
+    );
     const result = await inProcessOfItsOwn(['gate', '--engine', 'local'], dir);
     assert.notEqual(result.code, 0, `${result.stdout}\n${result.stderr}`);
     if (result.code === 2) assert.match(result.stderr, /ended \(process\.exit\) before it had finished/);
   });
 });
 
-describe('exit codes in the gate\'s help and docs agree with the table (class: docs that disagree)', () => {
+describe("exit codes in the gate's help and docs agree with the table (class: docs that disagree)", () => {
   it('a 4xx answer of the API (a bad key: 400) is 1; 5xx or no answer after retries is 3', async () => {
     const help = await gantry('gate', '--help');
     assert.match(help.stdout, /1 a check failed, or the API answered 4xx \(a bad API key: 400\)/);

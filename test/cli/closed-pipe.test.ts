@@ -88,7 +88,7 @@ describe('closed pipe: every command ends quietly when its reader goes away', fu
     }
   });
 
-  it('`gantry <group> help <command> | head -1` shows that command\'s usage, never runs it', async () => {
+  it("`gantry <group> help <command> | head -1` shows that command's usage, never runs it", async () => {
     const pairs = paths.filter((p) => p.length === 2 && p[1] !== 'help');
     const runs = await inBatches(pairs, 4, async (path) => ({ path, run: await throughHead([path[0]!, 'help', path[1]!]) }));
     for (const { path, run } of runs) {

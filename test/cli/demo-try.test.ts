@@ -34,7 +34,11 @@ function capture(): Output & { lines: string[] } {
  */
 async function runPrinted(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; input: string }) {
   const gantry = `gantry() { ${JSON.stringify(process.execPath)} --import ${JSON.stringify(join(repoRoot, 'node_modules/tsx/dist/loader.mjs'))} ${JSON.stringify(join(repoRoot, 'lib/cli/main.ts'))} "$@"; }`;
-  const child = spawn('sh', ['-c', `${gantry}\n${command}`], { cwd: options.cwd, env: { ...process.env, GANTRY_LOG: 'warn', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', `${gantry}\n${command}`], {
+    cwd: options.cwd,
+    env: { ...process.env, GANTRY_LOG: 'warn', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -46,7 +50,11 @@ async function runPrinted(command: string, options: { cwd: string; env: NodeJS.P
 
 describe('demo: the "try:" lines point at what outlives the demo', function () {
   this.timeout(120_000);
-  const saved = { registry: process.env.GANTRY_DEV_REGISTRY_PORT, secrets: process.env.GANTRY_DEV_SECRETS_PORT, platform: process.env.GANTRY_DEV_PLATFORM_PORT };
+  const saved = {
+    registry: process.env.GANTRY_DEV_REGISTRY_PORT,
+    secrets: process.env.GANTRY_DEV_SECRETS_PORT,
+    platform: process.env.GANTRY_DEV_PLATFORM_PORT,
+  };
   const servers = new Map<string, DevServer>();
   let stateDir: string;
   let workDir: string;
@@ -96,7 +104,10 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
     const line = tryLine(out.lines);
     const server = servers.get('secrets')!;
     assert.ok(!line.includes(server.url), line);
-    const match = /^gantry dev, then in another terminal, paste the export line it prints and: (gantry secrets put \S+ username=app password=-) \(the password from stdin\) && (gantry secrets get \S+)$/.exec(line);
+    const match =
+      /^gantry dev, then in another terminal, paste the export line it prints and: (gantry secrets put \S+ username=app password=-) \(the password from stdin\) && (gantry secrets get \S+)$/.exec(
+        line,
+      );
     assert.ok(match, line);
     // What the export line of `gantry dev` sets.
     const env = server.env ?? {};
@@ -108,13 +119,28 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
 
   it('commit-status: gantry dev and its export line; the printed status and rate-limit commands work against its platform API', async () => {
     const out = capture();
-    await commitStatusStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false, results: { gate: { status: 'pass', scores: { performance: 1 } } } });
+    await commitStatusStep.run({
+      servers,
+      out,
+      workDir,
+      examplesDir: examplesDir(),
+      json: false,
+      results: { gate: { status: 'pass', scores: { performance: 1 } } },
+    });
     const line = tryLine(out.lines);
     const server = servers.get('platform')!;
     assert.ok(!line.includes(server.url), line);
-    const match = /^gantry dev, then in another terminal, paste the export line it prints and: (gantry platform status gantry\/demo [0-9a-f]{40} --state success --context gantry\/gate) && (gantry platform rate-limit)$/.exec(line);
+    const match =
+      /^gantry dev, then in another terminal, paste the export line it prints and: (gantry platform status gantry\/demo [0-9a-f]{40} --state success --context gantry\/gate) && (gantry platform rate-limit)$/.exec(
+        line,
+      );
     assert.ok(match, line);
-    assert.deepEqual(Object.keys(server.env ?? {}).filter((k) => k.startsWith('PLATFORM') || k.startsWith('GANTRY_PLATFORM')).sort(), ['GANTRY_PLATFORM_TOKEN', 'PLATFORM_API_URL']);
+    assert.deepEqual(
+      Object.keys(server.env ?? {})
+        .filter((k) => k.startsWith('PLATFORM') || k.startsWith('GANTRY_PLATFORM'))
+        .sort(),
+      ['GANTRY_PLATFORM_TOKEN', 'PLATFORM_API_URL'],
+    );
     const run = await runPrinted(`${match[1]} && ${match[2]}`, { cwd: workDir, env: server.env ?? {}, input: '' });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /^success for gantry\/gate on gantry\/demo@[0-9a-f]{12}/m);

@@ -15,7 +15,10 @@ describe('gantry dev --help', function () {
     assert.match(run.stdout, new RegExp(`^Servers: ${devServers.map((s) => s.name).join(', ')}\\.`, 'm'));
     const alone = /Started alone, with their own options: ([^\n]+)\.$/m.exec(run.stdout);
     assert.ok(alone, run.stdout);
-    assert.deepEqual(alone[1].split(', '), commands.map((name) => `gantry dev ${name}`));
+    assert.deepEqual(
+      alone[1].split(', '),
+      commands.map((name) => `gantry dev ${name}`),
+    );
     assert.doesNotMatch(run.stdout, /[Ee]ach also has a subcommand/);
   });
 });

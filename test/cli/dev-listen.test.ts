@@ -33,7 +33,14 @@ describe('gantry dev: loopback only, and addresses or ports that cannot be had a
   after(() => holder.close());
 
   it('a non-loopback --host is refused before anything listens (exit 2), for dev and each server alone', async () => {
-    for (const args of [['dev', '--host', '0.0.0.0'], ['dev', 'registry', '--host', '0.0.0.0'], ['dev', 'secrets', '--host', '192.0.2.1'], ['dev', 'registry', '--host', 'example.com'], ['dev', 'platform', '--host', '0.0.0.0'], ['dev', '--host', '0.0.0.0', 'secrets']]) {
+    for (const args of [
+      ['dev', '--host', '0.0.0.0'],
+      ['dev', 'registry', '--host', '0.0.0.0'],
+      ['dev', 'secrets', '--host', '192.0.2.1'],
+      ['dev', 'registry', '--host', 'example.com'],
+      ['dev', 'platform', '--host', '0.0.0.0'],
+      ['dev', '--host', '0.0.0.0', 'secrets'],
+    ]) {
       const result = await run(args);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, /^error: --host \S+ is not a loopback address/m);

@@ -28,11 +28,15 @@ interface Started {
 /** Starts `gantry dev storage <args>` and waits for its first lines (the base URL, and the token line it prints). */
 async function startStorage(args: string[], env: Record<string, string> = {}): Promise<Started> {
   const tokenExpected = env.STORAGE_TOKEN === undefined;
-  const { child, value, stdout } = await startGantry(['dev', 'storage', ...args], (out) => {
-    const url = /^STORAGE_BASE_URL=(\S+)$/m.exec(out)?.[1];
-    if (!url || !/Press Ctrl-C to stop\.$/m.test(out)) return undefined;
-    return { url, token: /^STORAGE_TOKEN=(\S+)$/m.exec(out)?.[1] ?? (tokenExpected ? '' : undefined) };
-  }, env);
+  const { child, value, stdout } = await startGantry(
+    ['dev', 'storage', ...args],
+    (out) => {
+      const url = /^STORAGE_BASE_URL=(\S+)$/m.exec(out)?.[1];
+      if (!url || !/Press Ctrl-C to stop\.$/m.test(out)) return undefined;
+      return { url, token: /^STORAGE_TOKEN=(\S+)$/m.exec(out)?.[1] ?? (tokenExpected ? '' : undefined) };
+    },
+    env,
+  );
   return { child, url: value.url, ...(value.token !== undefined ? { token: value.token } : {}), stdout };
 }
 
@@ -53,7 +57,8 @@ function run(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   });
 }
 
-const api = (url: string, token: string, pathAndQuery: string, init: RequestInit = {}) => fetch(`${url}${pathAndQuery}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) } });
+const api = (url: string, token: string, pathAndQuery: string, init: RequestInit = {}) =>
+  fetch(`${url}${pathAndQuery}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) } });
 
 describe('gantry dev storage', function () {
   this.timeout(120_000);
@@ -77,7 +82,11 @@ describe('gantry dev storage', function () {
       const about = await api(server.url, server.token!, '/storage/v2/about');
       assert.equal(about.status, 200);
       assert.equal(((await about.json()) as { kind: string }).kind, 'storage#about');
-      const made = await api(server.url, server.token!, '/storage/v2/files', { method: 'POST', body: JSON.stringify({ title: 'from the cli test' }), headers: { 'content-type': 'application/json' } });
+      const made = await api(server.url, server.token!, '/storage/v2/files', {
+        method: 'POST',
+        body: JSON.stringify({ title: 'from the cli test' }),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(made.status, 200);
       assert.equal((await api(server.url, 'ya29.some-other-token', '/storage/v2/about')).status, 401);
       const ended = exited(server.child);
@@ -95,20 +104,28 @@ describe('gantry dev storage', function () {
     const first = await startStorage(['--port', '0', '--data-dir', dir]);
     let fileId: string;
     try {
-      const made = await api(first.url, first.token!, '/storage/v2/files', { method: 'POST', body: JSON.stringify({ title: 'survives.txt' }), headers: { 'content-type': 'application/json' } });
+      const made = await api(first.url, first.token!, '/storage/v2/files', {
+        method: 'POST',
+        body: JSON.stringify({ title: 'survives.txt' }),
+        headers: { 'content-type': 'application/json' },
+      });
       fileId = ((await made.json()) as { id: string }).id;
     } finally {
       await stopGantry(first.child);
     }
     assert.ok(existsSync(path.join(dir, 'state.json')), '--data-dir is kept');
 
-    const { child, value } = await startGantry(['--json', 'dev', 'storage', '--port', '0', '--data-dir', dir, '--session-ttl', '90'], (out) => {
-      try {
-        return JSON.parse(out) as { url: string; dataDir: string; temporary: boolean; tokenFrom: string; env: Record<string, string> };
-      } catch {
-        return undefined;
-      }
-    }, { STORAGE_TOKEN: SECRET });
+    const { child, value } = await startGantry(
+      ['--json', 'dev', 'storage', '--port', '0', '--data-dir', dir, '--session-ttl', '90'],
+      (out) => {
+        try {
+          return JSON.parse(out) as { url: string; dataDir: string; temporary: boolean; tokenFrom: string; env: Record<string, string> };
+        } catch {
+          return undefined;
+        }
+      },
+      { STORAGE_TOKEN: SECRET },
+    );
     try {
       assert.equal(value.dataDir, dir);
       assert.equal(value.temporary, false);
@@ -116,8 +133,16 @@ describe('gantry dev storage', function () {
       assert.deepEqual(Object.keys(value.env), ['STORAGE_BASE_URL'], 'a token the user gave is not printed back');
       assert.ok(!JSON.stringify(value).includes(SECRET));
       const list = await api(value.url, SECRET, `/storage/v2/files?q=${encodeURIComponent("title = 'survives.txt'")}`);
-      assert.deepEqual(((await list.json()) as { items: { id: string }[] }).items.map((f) => f.id), [fileId], 'the file of the first run');
-      const session = await api(value.url, SECRET, '/upload/storage/v2/files?uploadType=resumable', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-upload-content-length': '10' } });
+      assert.deepEqual(
+        ((await list.json()) as { items: { id: string }[] }).items.map((f) => f.id),
+        [fileId],
+        'the file of the first run',
+      );
+      const session = await api(value.url, SECRET, '/upload/storage/v2/files?uploadType=resumable', {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json', 'x-upload-content-length': '10' },
+      });
       assert.equal(session.status, 200);
       const before = Date.now();
       const { sessions } = (await (await fetch(`${value.url}/_gantry/sessions`)).json()) as { sessions: { expiresAt: string }[] };
@@ -130,10 +155,17 @@ describe('gantry dev storage', function () {
   });
 
   it('--quota 1/60s --quota-status 429: the second request in the window is 429 rateLimitExceeded; --fault arms a fault at start', async () => {
-    const server = await startStorage(['--port', '0', '--quota', '1/60s', '--quota-status', '429', '--fault', '{"kind":"status","status":503,"times":1,"path":"/storage/v2/files"}'], { STORAGE_TOKEN: SECRET });
+    const server = await startStorage(
+      ['--port', '0', '--quota', '1/60s', '--quota-status', '429', '--fault', '{"kind":"status","status":503,"times":1,"path":"/storage/v2/files"}'],
+      { STORAGE_TOKEN: SECRET },
+    );
     try {
       assert.equal(server.token, undefined, 'no STORAGE_TOKEN line for a token from the environment');
-      assert.match(server.stdout(), new RegExp(`^export STORAGE_BASE_URL=${server.url.replace(/[.]/g, '\\.')}$`, 'm'), 'the export line names the address only');
+      assert.match(
+        server.stdout(),
+        new RegExp(`^export STORAGE_BASE_URL=${server.url.replace(/[.]/g, '\\.')}$`, 'm'),
+        'the export line names the address only',
+      );
       assert.doesNotMatch(server.stdout(), new RegExp(SECRET.replace(/\./g, '\\.')));
       assert.equal((await api(server.url, SECRET, '/storage/v2/about')).status, 200);
       const limited = await api(server.url, SECRET, '/storage/v2/about');
@@ -178,10 +210,18 @@ describe('gantry dev storage', function () {
         [['--fault', 'not json'], {}, /^error: --fault not json: not JSON$/m],
         [['--data-dir', notStorage], {}, /^error: --data-dir \S+someone-elses holds other files and no state\.json: it is not a storage server's folder$/m],
         [['--data-dir', aFile], {}, /^error: the data folder \(--data-dir\) \S+a-file is a file, not a folder$/m],
-        [['--data-dir', damaged], {}, /^error: \S+damaged\/state\.json is not JSON \(line 1, column \d+: expected .*\): the storage server's state is damaged$/m],
+        [
+          ['--data-dir', damaged],
+          {},
+          /^error: \S+damaged\/state\.json is not JSON \(line 1, column \d+: expected .*\): the storage server's state is damaged$/m,
+        ],
         [['--token', SECRET], {}, /^error: --token is not accepted: a token on the command line is visible to other users of this machine/m],
         [[], { STORAGE_TOKEN: 'short' }, /^error: STORAGE_TOKEN must be 8 to 4096 printable characters without spaces$/m],
-        [['--token-info-url', 'ftp://127.0.0.1/tokeninfo'], {}, /^error: --token-info-url must be an http\(s\) URL without query, fragment or user, got "ftp:\/\/127\.0\.0\.1\/tokeninfo"$/m],
+        [
+          ['--token-info-url', 'ftp://127.0.0.1/tokeninfo'],
+          {},
+          /^error: --token-info-url must be an http\(s\) URL without query, fragment or user, got "ftp:\/\/127\.0\.0\.1\/tokeninfo"$/m,
+        ],
         [['--token-info-url', 'http://127.0.0.1:5762/tokeninfo?access_token=x'], {}, /^error: --token-info-url must be an http\(s\) URL without query/m],
       ];
       for (const [args, env, message] of cases) {
@@ -194,7 +234,7 @@ describe('gantry dev storage', function () {
         assert.equal(result.stdout, '', `${what}: nothing started, nothing printed`);
         assert.ok(!result.stderr.includes(SECRET), `${what}: the token is not echoed`);
       }
-      assert.ok(existsSync(path.join(notStorage, 'uploads', 'precious.bin')), 'a folder that is not the server\'s is left alone');
+      assert.ok(existsSync(path.join(notStorage, 'uploads', 'precious.bin')), "a folder that is not the server's is left alone");
     } finally {
       holder.close();
     }
@@ -232,13 +272,19 @@ describe('gantry dev storage', function () {
   it('STO-BASE-PREFIX: gantry storage with STORAGE_BASE_URL at a path outside the API (…/foo) says the base URL does not look like a storage API (exit 1), an unknown id inside it says no such file', async () => {
     const server = await startStorage(['--port', '0']);
     try {
-      const storage = (base: string, args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawnGantry(['storage', ...args], { STORAGE_BASE_URL: base, STORAGE_TOKEN: server.token!, XDG_STATE_HOME: path.join(scratch, 'state'), XDG_CONFIG_HOME: path.join(scratch, 'config') });
-        let stderr = '';
-        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stderr }));
-      });
+      const storage = (base: string, args: string[]) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+          const child = spawnGantry(['storage', ...args], {
+            STORAGE_BASE_URL: base,
+            STORAGE_TOKEN: server.token!,
+            XDG_STATE_HOME: path.join(scratch, 'state'),
+            XDG_CONFIG_HOME: path.join(scratch, 'config'),
+          });
+          let stderr = '';
+          child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, stderr }));
+        });
       const wrong = await storage(`${server.url}/foo`, ['ls']);
       assert.equal(wrong.code, 1, wrong.stderr);
       assert.match(wrong.stderr, /does not look like a storage API/, wrong.stderr);
@@ -290,19 +336,38 @@ describe('gantry dev storage', function () {
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', tsx, '--import', `data:text/javascript,${encodeURIComponent(register)}`, main, 'dev', 'storage', '--help'], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const child = spawn(
+      process.execPath,
+      ['--import', tsx, '--import', `data:text/javascript,${encodeURIComponent(register)}`, main, 'dev', 'storage', '--help'],
+      { env: { PATH: process.env.PATH, HOME: process.env.HOME } },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     assert.equal(await exited(child), 0, stderr);
     assert.match(stdout, /^Usage: gantry dev storage \[options\]/m);
-    for (const flag of ['--port <port>', '--host <address>', '--data-dir <folder>', '--session-ttl <seconds>', '--quota <n\\/window>', '--quota-status <status>', '--fault <json>', '--token-info-url <url>']) assert.match(stdout, new RegExp(flag), flag);
+    for (const flag of [
+      '--port <port>',
+      '--host <address>',
+      '--data-dir <folder>',
+      '--session-ttl <seconds>',
+      '--quota <n\\/window>',
+      '--quota-status <status>',
+      '--fault <json>',
+      '--token-info-url <url>',
+    ])
+      assert.match(stdout, new RegExp(flag), flag);
     assert.doesNotMatch(stdout, /--token </, 'no --token flag is offered');
     assert.match(stdout, /STORAGE_TOKEN from the environment/);
     const loaded = [...stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!);
-    assert.ok(loaded.some((url) => url.includes('/lib/cli/commands/dev/storage.ts')), `the hook saw the imports: ${loaded.length}`);
-    const heavy = loaded.filter((url) => /\/lib\/devserver\/storage\/(?!starter\.ts)|\/lib\/devserver\/\w+\/server\.ts|\/node_modules\/(got|@aws-sdk|lighthouse|@pulumi)\//.test(url));
+    assert.ok(
+      loaded.some((url) => url.includes('/lib/cli/commands/dev/storage.ts')),
+      `the hook saw the imports: ${loaded.length}`,
+    );
+    const heavy = loaded.filter((url) =>
+      /\/lib\/devserver\/storage\/(?!starter\.ts)|\/lib\/devserver\/\w+\/server\.ts|\/node_modules\/(got|@aws-sdk|lighthouse|@pulumi)\//.test(url),
+    );
     assert.deepEqual(heavy, []);
   });
 });

@@ -29,7 +29,14 @@ describe('DOCS-AGREE: what one command prints works in the next, and a "no" says
   this.timeout(120_000);
 
   it('DOCS-AGREE-DEV-EXPORTS: gantry dev exports GANTRY_REGISTRY_HOST, so doctor checks the registry and modules resolve without a host, right after pasting', async () => {
-    const ports = { GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0', GANTRY_DEV_PLATFORM_PORT: '0', GANTRY_DEV_OAUTH_PORT: '0', GANTRY_DEV_STORAGE_PORT: '0' };
+    const ports = {
+      GANTRY_DEV_REGISTRY_PORT: '0',
+      GANTRY_DEV_SECRETS_PORT: '0',
+      GANTRY_DEV_PAGEANALYSIS_PORT: '0',
+      GANTRY_DEV_PLATFORM_PORT: '0',
+      GANTRY_DEV_OAUTH_PORT: '0',
+      GANTRY_DEV_STORAGE_PORT: '0',
+    };
     const { child, value: env } = await startGantry(['dev'], (out) => (out.includes('Press Ctrl-C') ? exported(out) : undefined), ports);
     try {
       assert.match(env.GANTRY_REGISTRY_HOST ?? '', /^127\.0\.0\.1:\d+$/, 'the registry host is exported');
@@ -45,8 +52,10 @@ describe('DOCS-AGREE: what one command prints works in the next, and a "no" says
     }
   });
 
-  it('DOCS-AGREE-DEV-EXPORTS: gantry dev registry alone prints the same export line, with the token under its host\'s variable when one is required', async () => {
-    const { child, value: env } = await startGantry(['dev', 'registry', '--port', '0'], (out) => (out.includes('Press Ctrl-C') ? exported(out) : undefined), { GANTRY_DEV_REGISTRY_TOKEN: 'dev-registry-token-1' });
+  it("DOCS-AGREE-DEV-EXPORTS: gantry dev registry alone prints the same export line, with the token under its host's variable when one is required", async () => {
+    const { child, value: env } = await startGantry(['dev', 'registry', '--port', '0'], (out) => (out.includes('Press Ctrl-C') ? exported(out) : undefined), {
+      GANTRY_DEV_REGISTRY_TOKEN: 'dev-registry-token-1',
+    });
     try {
       assert.match(env.GANTRY_REGISTRY_HOST ?? '', /^127\.0\.0\.1:\d+$/);
       assert.equal(env.GANTRY_TOKEN_127_0_0_1, 'dev-registry-token-1');
@@ -57,7 +66,7 @@ describe('DOCS-AGREE: what one command prints works in the next, and a "no" says
     }
   });
 
-  describe('the context server\'s authorization server', () => {
+  describe("the context server's authorization server", () => {
     let oauth: OAuthServer;
     before(async () => {
       oauth = await startOAuthServer({ host: '127.0.0.1', port: 0 });
@@ -67,23 +76,27 @@ describe('DOCS-AGREE: what one command prints works in the next, and a "no" says
     it('DOCS-AGREE-ISSUER: doctor prints the issuer as given (no slash added), and mcp serve starts with what doctor printed', async () => {
       const issuer = oauth.url.replace(/\/$/, '');
       const doctor = await gantry(['doctor', '--json'], { GANTRY_MCP_AUTHORIZATION_SERVER: issuer });
-      const check = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) => /context server/i.test(c.check));
+      const check = (JSON.parse(doctor.stdout) as { checks: { check: string; status: string; detail: string }[] }).checks.find((c) =>
+        /context server/i.test(c.check),
+      );
       assert.equal(check?.status, 'ok', doctor.stdout);
       const printed = /^(\S+): issuer matches/.exec(check!.detail)?.[1];
       assert.equal(printed, issuer, 'the issuer exactly as configured');
-      const { child, value } = await startGantry(['mcp', 'serve', '--port', '0', '--authorization-server', printed!], (out) => (out.includes('context server on') ? out : undefined));
+      const { child, value } = await startGantry(['mcp', 'serve', '--port', '0', '--authorization-server', printed!], (out) =>
+        out.includes('context server on') ? out : undefined,
+      );
       await stopGantry(child);
       assert.ok(value.includes(`from ${issuer}`), value);
     });
 
-    it('DOCS-AGREE-ISSUER: an issuer that differs from the server\'s only by a trailing slash is refused with the spelling to use', async () => {
+    it("DOCS-AGREE-ISSUER: an issuer that differs from the server's only by a trailing slash is refused with the spelling to use", async () => {
       const issuer = oauth.url.replace(/\/$/, '');
       const run = await gantry(['mcp', 'serve', '--port', '0', '--authorization-server', `${issuer}/`], {});
       assert.notEqual(run.code, 0);
       assert.match(run.stderr, new RegExp(`^hint: give the issuer exactly as the server names it: ${issuer.replace(/[.]/g, '\\.')} `, 'm'));
     });
 
-    it('DOCS-AGREE-HINTS: --authorization-server not-a-url is exit 2 with an authorization server\'s URL as the example, not a context server\'s', async () => {
+    it("DOCS-AGREE-HINTS: --authorization-server not-a-url is exit 2 with an authorization server's URL as the example, not a context server's", async () => {
       const run = await gantry(['mcp', 'serve', '--port', '0', '--authorization-server', 'not-a-url'], {});
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, /^error: --authorization-server "?not-a-url"? is not an absolute URL$/m);

@@ -20,7 +20,9 @@ import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 // Every program the package list names, as the set-up script checks for them.
-const programs = systemPackages().filter((p) => p.name !== 'chromium' && p.name !== 'chromedriver').map((p) => p.command);
+const programs = systemPackages()
+  .filter((p) => p.name !== 'chromium' && p.name !== 'chromedriver')
+  .map((p) => p.command);
 /** Root installs without sudo, as the set-up script does. */
 const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
 
@@ -81,7 +83,11 @@ describe('gantry doctor (built, in its own process)', function () {
     noGit = join(dir, 'no-git');
     noOpenssl = join(dir, 'no-openssl');
     const without = (missing: string) => programs.filter((name) => name !== missing);
-    for (const [folder, names] of [[everything, programs], [noGit, without('git')], [noOpenssl, without('openssl')]] as const) {
+    for (const [folder, names] of [
+      [everything, programs],
+      [noGit, without('git')],
+      [noOpenssl, without('openssl')],
+    ] as const) {
       await mkdir(folder);
       for (const name of names) {
         const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
@@ -98,7 +104,8 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.equal(run.stderr, '');
     assert.match(row(run, 'node'), new RegExp(`\\bok\\s+${process.versions.node.replace(/\./g, '\\.')}`));
     for (const pkg of systemPackages()) assert.match(row(run, pkg.name), /\bok\s+\d+\.\d+\S* \(\//, `${pkg.name} found, with version and path`);
-    for (const endpoint of ['secrets service (SECRETS_ADDR)', 'module registry (GANTRY_REGISTRY_HOST)', 'page analysis API (PAGEANALYSIS_BASE_URL)']) assert.match(row(run, endpoint), /\bnot configured\b/);
+    for (const endpoint of ['secrets service (SECRETS_ADDR)', 'module registry (GANTRY_REGISTRY_HOST)', 'page analysis API (PAGEANALYSIS_BASE_URL)'])
+      assert.match(row(run, endpoint), /\bnot configured\b/);
     assert.match(run.stdout, /^everything Gantry needs is here$/m);
   });
 
@@ -124,14 +131,22 @@ describe('gantry doctor (built, in its own process)', function () {
     const file = await writeScript(dir, 'chromium-not-executable', '#!/bin/sh\n', 0o644);
     const run = await doctor([], { PATH: everything, CHROME_PATH: file });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(row(run, 'chromium'), new RegExp(`\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and ${sudo}apt-get install -y chromium`));
+    assert.match(
+      row(run, 'chromium'),
+      new RegExp(
+        `\\bmissing\\s+CHROME_PATH points at ${file}, which is not an executable file\\s+point CHROME_PATH at a working binary, or unset it and ${sudo}apt-get install -y chromium`,
+      ),
+    );
     assert.match(run.stdout, /^chromium \(missing\): needed for gates with the local engine/m);
   });
 
   it('CHROME_PATH at a program that answers --version but is no browser (/bin/sleep): an error naming what it said, exit 1', async () => {
     const run = await doctor([], { PATH: everything, CHROME_PATH: '/bin/sleep' });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(row(run, 'chromium'), /\berror\s+\/bin\/sleep is not Chromium or Chrome: its --version said "sleep \(GNU coreutils\)[^"]*"\s+point CHROME_PATH at Chromium or Chrome, or unset it/);
+    assert.match(
+      row(run, 'chromium'),
+      /\berror\s+\/bin\/sleep is not Chromium or Chrome: its --version said "sleep \(GNU coreutils\)[^"]*"\s+point CHROME_PATH at Chromium or Chrome, or unset it/,
+    );
   });
 
   it('an endpoint given by a flag is named by that flag in the fix (--registry-host, not GANTRY_REGISTRY_HOST)', async () => {
@@ -163,7 +178,20 @@ describe('gantry doctor (built, in its own process)', function () {
     assert.deepEqual(Object.keys(report).sort(), ['checks', 'ok', 'setup']);
     assert.equal(report.ok, false);
     assert.equal(report.setup, 'npm run setup');
-    assert.deepEqual(report.checks.map((c) => c.check), ['node', ...systemPackages().map((pkg) => pkg.name), 'secrets service', 'module registry', 'page analysis API', 'platform API', 'authorization server', 'storage API', 'context server authorization']);
+    assert.deepEqual(
+      report.checks.map((c) => c.check),
+      [
+        'node',
+        ...systemPackages().map((pkg) => pkg.name),
+        'secrets service',
+        'module registry',
+        'page analysis API',
+        'platform API',
+        'authorization server',
+        'storage API',
+        'context server authorization',
+      ],
+    );
     for (const check of report.checks) {
       assert.equal(typeof check.detail, 'string');
       assert.ok(['node', 'package', 'endpoint'].includes(check.kind));
@@ -204,15 +232,27 @@ describe('gantry doctor (built, in its own process)', function () {
       assert.match(row(flag, 'module registry'), /\bok\b/);
     });
 
-    it('GANTRY_AUTH_URL: the authorization server\'s metadata read without the client id or secret; refused when plain http to a remote host', async () => {
+    it("GANTRY_AUTH_URL: the authorization server's metadata read without the client id or secret; refused when plain http to a remote host", async () => {
       const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
       const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0, devicePath: '/oauth2/device' });
       try {
         const secret = 'canary-oauth-client-secret-doctor';
-        const run = await doctor([], { PATH: everything, GANTRY_AUTH_URL: oauth.url, GANTRY_OAUTH_CLIENT_ID: 'some-client', GANTRY_OAUTH_CLIENT_SECRET: secret });
+        const run = await doctor([], {
+          PATH: everything,
+          GANTRY_AUTH_URL: oauth.url,
+          GANTRY_OAUTH_CLIENT_ID: 'some-client',
+          GANTRY_OAUTH_CLIENT_SECRET: secret,
+        });
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        assert.match(row(run, 'authorization server'), new RegExp(`\\bok\\s+${oauth.url}: device endpoint ${oauth.url}/oauth2/device \\(from openid-configuration\\)`));
-        assert.deepEqual(oauth.requestLog().map((entry) => entry.path), ['/.well-known/openid-configuration'], 'only the metadata was asked for');
+        assert.match(
+          row(run, 'authorization server'),
+          new RegExp(`\\bok\\s+${oauth.url}: device endpoint ${oauth.url}/oauth2/device \\(from openid-configuration\\)`),
+        );
+        assert.deepEqual(
+          oauth.requestLog().map((entry) => entry.path),
+          ['/.well-known/openid-configuration'],
+          'only the metadata was asked for',
+        );
         assert.ok(!(run.stdout + run.stderr).includes(secret));
       } finally {
         await oauth.stop();
@@ -222,14 +262,17 @@ describe('gantry doctor (built, in its own process)', function () {
       assert.match(row(remote, 'authorization server'), /\berror\s+GANTRY_AUTH_URL must be https/);
     });
 
-    it('GANTRY_MCP_AUTHORIZATION_SERVER: the issuer\'s RFC 8414 metadata with its issuer checked, as gantry mcp serve reads it; a mismatched issuer is an error', async () => {
+    it("GANTRY_MCP_AUTHORIZATION_SERVER: the issuer's RFC 8414 metadata with its issuer checked, as gantry mcp serve reads it; a mismatched issuer is an error", async () => {
       const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
       const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0 });
       const liar = await startOAuthServer({ host: '127.0.0.1', port: 0, metadataOverrides: { issuer: 'https://elsewhere.example' } });
       try {
         const run = await doctor([], { PATH: everything, GANTRY_MCP_AUTHORIZATION_SERVER: oauth.url });
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        assert.match(row(run, 'context server authorization'), new RegExp(`\\bok\\s+${oauth.url}/?: issuer matches; tokens checked as JWTs by its JWKS, others by introspection`));
+        assert.match(
+          row(run, 'context server authorization'),
+          new RegExp(`\\bok\\s+${oauth.url}/?: issuer matches; tokens checked as JWTs by its JWKS, others by introspection`),
+        );
         const mismatch = await doctor([], { PATH: everything, GANTRY_MCP_AUTHORIZATION_SERVER: liar.url });
         assert.equal(mismatch.code, 1);
         assert.match(row(mismatch, 'context server authorization'), /\berror\s+.*is for issuer "?https:\/\/elsewhere\.example"?, not/);
@@ -238,7 +281,7 @@ describe('gantry doctor (built, in its own process)', function () {
       }
     });
 
-    it('STORAGE_BASE_URL: about.get with STORAGE_TOKEN answers as its user; without a token the service\'s own 401 shows it is there; a wrong token is an error whose fix names the setting, the token never shown', async () => {
+    it("STORAGE_BASE_URL: about.get with STORAGE_TOKEN answers as its user; without a token the service's own 401 shows it is there; a wrong token is an error whose fix names the setting, the token never shown", async () => {
       const { startStorageServer } = await import('../../lib/devserver/storage/index.js');
       const dir = await mkdtemp(join(tmpdir(), 'gantry-doctor-storage-'));
       const token = 'canary-storage-token-doctor-91';
@@ -250,16 +293,42 @@ describe('gantry doctor (built, in its own process)', function () {
         const home = await mkdtemp(join(tmpdir(), 'gantry-doctor-home-'));
         const anonymous = await doctor([], { PATH: everything, HOME: home, STORAGE_BASE_URL: `${storage.url}/storage/v2` });
         assert.equal(anonymous.code, 1, anonymous.stdout + anonymous.stderr);
-        assert.match(row(anonymous, 'storage API'), /\berror\s+.* answers, but STORAGE_TOKEN is not set and profile default has no gantry auth login\s+set STORAGE_TOKEN, or run gantry auth login --scope storage\.file$/);
+        assert.match(
+          row(anonymous, 'storage API'),
+          /\berror\s+.* answers, but STORAGE_TOKEN is not set and profile default has no gantry auth login\s+set STORAGE_TOKEN, or run gantry auth login --scope storage\.file$/,
+        );
         // A login recorded in the profile index (no token is read) is what the commands would use.
         await mkdir(join(home, '.config', 'gantry', 'auth'), { recursive: true });
-        await writeFile(join(home, '.config', 'gantry', 'auth', 'profiles.json'), JSON.stringify({ format: 'gantry-auth-profiles/1', profiles: [{ authUrl: 'http://127.0.0.1:5762', clientId: 'c', profile: 'default', store: { kind: 'file', spec: 'file' }, location: 'a file', account: { email: 'dev@gantry.test' }, writtenAt: new Date().toISOString() }] }));
+        await writeFile(
+          join(home, '.config', 'gantry', 'auth', 'profiles.json'),
+          JSON.stringify({
+            format: 'gantry-auth-profiles/1',
+            profiles: [
+              {
+                authUrl: 'http://127.0.0.1:5762',
+                clientId: 'c',
+                profile: 'default',
+                store: { kind: 'file', spec: 'file' },
+                location: 'a file',
+                account: { email: 'dev@gantry.test' },
+                writtenAt: new Date().toISOString(),
+              },
+            ],
+          }),
+        );
         const withLogin = await doctor([], { PATH: everything, HOME: home, STORAGE_BASE_URL: storage.url });
-        assert.match(row(withLogin, 'storage API'), /\bok\s+.* answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile default \(dev@gantry\.test\)/, withLogin.stdout);
+        assert.match(
+          row(withLogin, 'storage API'),
+          /\bok\s+.* answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile default \(dev@gantry\.test\)/,
+          withLogin.stdout,
+        );
         await rm(home, { recursive: true, force: true });
         const wrong = await doctor([], { PATH: everything, STORAGE_BASE_URL: storage.url, STORAGE_TOKEN: `${token}-wrong` });
         assert.equal(wrong.code, 1);
-        assert.match(row(wrong, 'storage API'), /\berror\s+.* refuses STORAGE_TOKEN \(401 authError\)\s+set a valid STORAGE_TOKEN \(or unset it to use a gantry auth login\)$/);
+        assert.match(
+          row(wrong, 'storage API'),
+          /\berror\s+.* refuses STORAGE_TOKEN \(401 authError\)\s+set a valid STORAGE_TOKEN \(or unset it to use a gantry auth login\)$/,
+        );
         for (const run of [good, anonymous, withLogin, wrong]) assert.ok(!(run.stdout + run.stderr).includes(token), 'the token is never shown');
       } finally {
         await storage.stop();
@@ -274,7 +343,10 @@ describe('gantry doctor (built, in its own process)', function () {
       const port = await closedPort();
       const run = await doctor([], { PATH: everything, SECRETS_ADDR: `http://127.0.0.1:${port}` });
       assert.equal(run.code, 1, run.stdout + run.stderr);
-      assert.match(row(run, 'secrets service'), new RegExp(`\\bunreachable\\s+http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*check SECRETS_ADDR and that the service runs$`));
+      assert.match(
+        row(run, 'secrets service'),
+        new RegExp(`\\bunreachable\\s+http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*check SECRETS_ADDR and that the service runs$`),
+      );
       assert.match(run.stdout, /^secrets service \(unreachable\): needed for gantry secrets and KvSecret resources$/m);
       assert.doesNotMatch(run.stdout, /to set up what is missing/, 'no package to install for an endpoint');
     });
@@ -291,7 +363,11 @@ describe('gantry doctor (built, in its own process)', function () {
       after(() => peer?.close());
 
       it('the probes send no token or key and print none: the kv health and the page-analysis API are asked without', async () => {
-        const canaries = { SECRETS_TOKEN: 'canary-secrets-token-doctor', PAGEANALYSIS_API_KEY: 'canary-api-key-doctor', PAGEANALYSIS_TOKEN: 'canary-oauth-doctor' };
+        const canaries = {
+          SECRETS_TOKEN: 'canary-secrets-token-doctor',
+          PAGEANALYSIS_API_KEY: 'canary-api-key-doctor',
+          PAGEANALYSIS_TOKEN: 'canary-oauth-doctor',
+        };
         const run = await doctor(['--verbose'], { PATH: everything, SECRETS_ADDR: peer.url, PAGEANALYSIS_BASE_URL: `${peer.url}/`, ...canaries });
         assert.equal(run.code, 0, run.stdout + run.stderr);
         assert.deepEqual(peer.requests.map((r) => `${r.method} ${r.url}`).sort(), ['GET /pageanalysis/v5/runPageanalysis', 'GET /v1/sys/health']);
@@ -301,8 +377,11 @@ describe('gantry doctor (built, in its own process)', function () {
     });
   });
 
-  it('a reader that closes early (gantry doctor | head -1): no EPIPE crash, the command\'s own exit code', async () => {
-    for (const [args, env, expected] of [[[], { PATH: everything }, 0], [['--json'], { PATH: noGit }, 1]] as const) {
+  it("a reader that closes early (gantry doctor | head -1): no EPIPE crash, the command's own exit code", async () => {
+    for (const [args, env, expected] of [
+      [[], { PATH: everything }, 0],
+      [['--json'], { PATH: noGit }, 1],
+    ] as const) {
       const result = await new Promise<Run>((resolve, reject) => {
         const child = spawn(process.execPath, [bin, 'doctor', ...args], { env: { HOME: process.env.HOME!, ...env } });
         // The read end closes before doctor writes a byte (its checks take a moment), so every write meets EPIPE.
@@ -318,7 +397,20 @@ describe('gantry doctor (built, in its own process)', function () {
   });
 
   it('the package list doctor checks is the one setup installs (scripts/system-packages.json next to package.json)', () => {
-    const fromDist = spawnSync(process.execPath, ['--input-type=module', '-e', `import { systemPackages } from ${JSON.stringify(join(dirname(bin), '../system-packages.js'))}; console.log(systemPackages().map((p) => p.name).join(' '))`], { encoding: 'utf8' });
-    assert.equal(fromDist.stdout.trim(), systemPackages().map((pkg) => pkg.name).join(' '));
+    const fromDist = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { systemPackages } from ${JSON.stringify(join(dirname(bin), '../system-packages.js'))}; console.log(systemPackages().map((p) => p.name).join(' '))`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(
+      fromDist.stdout.trim(),
+      systemPackages()
+        .map((pkg) => pkg.name)
+        .join(' '),
+    );
   });
 });

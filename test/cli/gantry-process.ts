@@ -9,14 +9,21 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** Spawns `gantry <args>` with a minimal environment (plus `env`), in `cwd` when given. */
 export function spawnGantry(args: readonly string[], env: Record<string, string> = {}, cwd?: string): ChildProcess {
-  return spawn(process.execPath, ['--import', tsx, main, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env }, ...(cwd ? { cwd } : {}) });
+  return spawn(process.execPath, ['--import', tsx, main, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
+    ...(cwd ? { cwd } : {}),
+  });
 }
 
 /**
  * Starts `gantry <args>` and resolves once `ready` finds what it waits for in the output so far (anything but
  * undefined); rejects with the exit code and stderr if the command ends first.
  */
-export function startGantry<T>(args: readonly string[], ready: (stdout: string) => T | undefined, env: Record<string, string> = {}): Promise<{ child: ChildProcess; value: T; stdout: () => string }> {
+export function startGantry<T>(
+  args: readonly string[],
+  ready: (stdout: string) => T | undefined,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; value: T; stdout: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawnGantry(args, env);
     let stdout = '';
@@ -58,9 +65,15 @@ const built = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.ur
  * GANTRY_LOG=warn unless given; a value of undefined leaves the variable out); with `shell`, runs that bash line
  * instead, where "$NODE" "$GANTRY" is the command — for arguments that must reach it as raw bytes.
  */
-export function runBuiltGantry(args: readonly string[], env: Record<string, string | undefined> = {}, options: { cwd?: string; shell?: string } = {}): Promise<GantryRun> {
+export function runBuiltGantry(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  options: { cwd?: string; shell?: string } = {},
+): Promise<GantryRun> {
   return new Promise((resolve, reject) => {
-    const fullEnv = Object.fromEntries(Object.entries({ PATH: process.env.PATH, GANTRY_LOG: 'warn', ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
+    const fullEnv = Object.fromEntries(
+      Object.entries({ PATH: process.env.PATH, GANTRY_LOG: 'warn', ...env }).filter(([, v]) => v !== undefined),
+    ) as NodeJS.ProcessEnv;
     const where = options.cwd ? { cwd: options.cwd } : {};
     const child = options.shell
       ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: built, NODE: process.execPath }, ...where })

@@ -17,7 +17,12 @@ describe('gantry gate --commit-status (against the embedded v5 API and platform 
   const env = () => ({ PAGEANALYSIS_BASE_URL: api.url, PAGEANALYSIS_API_KEY: KEY, PLATFORM_API_URL: platform.url, GANTRY_PLATFORM_TOKEN: token });
   const statuses = async (sha: string) => {
     const answer = await fetch(`${platform.url}/repos/gantry/demo/commits/${sha}/statuses`, { headers: { authorization: `Bearer ${token}` } });
-    return ((await answer.json()) as Array<{ state: string; context: string; description: string; target_url: string | null }>).map((s) => ({ state: s.state, context: s.context, description: s.description, targetUrl: s.target_url }));
+    return ((await answer.json()) as Array<{ state: string; context: string; description: string; target_url: string | null }>).map((s) => ({
+      state: s.state,
+      context: s.context,
+      description: s.description,
+      targetUrl: s.target_url,
+    }));
   };
 
   before(async () => {
@@ -30,24 +35,73 @@ describe('gantry gate --commit-status (against the embedded v5 API and platform 
     await platform?.stop();
   });
 
-  it('a passing gate: pending while it runs, then success with context gantry/gate, the verdict\'s scores and the target URL', async () => {
+  it("a passing gate: pending while it runs, then success with context gantry/gate, the verdict's scores and the target URL", async () => {
     const sha = '1'.repeat(40);
-    const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--runs', '1', '--min', 'performance=0.9', '--commit-status', `gantry/demo@${sha}`, '--status-target-url', 'https://ci.example/runs/7'], env());
+    const run = await gantry(
+      [
+        'gate',
+        'http://127.0.0.1:8080/',
+        '--runs',
+        '1',
+        '--min',
+        'performance=0.9',
+        '--commit-status',
+        `gantry/demo@${sha}`,
+        '--status-target-url',
+        'https://ci.example/runs/7',
+      ],
+      env(),
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /commit status success set on gantry\/demo@1{40}: passed on 1 page: performance 1\.00/);
     const seen = await statuses(sha);
-    assert.deepEqual(seen.map((s) => [s.state, s.context, s.targetUrl]), [['success', 'gantry/gate', 'https://ci.example/runs/7'], ['pending', 'gantry/gate', 'https://ci.example/runs/7']], 'newest first');
+    assert.deepEqual(
+      seen.map((s) => [s.state, s.context, s.targetUrl]),
+      [
+        ['success', 'gantry/gate', 'https://ci.example/runs/7'],
+        ['pending', 'gantry/gate', 'https://ci.example/runs/7'],
+      ],
+      'newest first',
+    );
     assert.match(seen[0]!.description, /^passed on 1 page: performance 1\.00/);
     assert.equal(seen[1]!.description, 'the gate is running');
   });
 
   it('a failing gate is failure (exit 1) with the failed checks, at most 140 characters, under --status-context', async () => {
     const sha = '2'.repeat(40);
-    const audits = ['first-contentful-paint<=10', 'largest-contentful-paint<=10', 'speed-index<=10', 'total-blocking-time<=0', 'interactive<=10', 'server-response-time<=0'];
-    const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--runs', '1', '--min', 'best-practices=1', ...audits.flatMap((a) => ['--audit', a]), '--commit-status', `gantry/demo@${sha}`, '--status-context', 'perf/home'], env());
+    const audits = [
+      'first-contentful-paint<=10',
+      'largest-contentful-paint<=10',
+      'speed-index<=10',
+      'total-blocking-time<=0',
+      'interactive<=10',
+      'server-response-time<=0',
+    ];
+    const run = await gantry(
+      [
+        'gate',
+        'http://127.0.0.1:8080/',
+        '--runs',
+        '1',
+        '--min',
+        'best-practices=1',
+        ...audits.flatMap((a) => ['--audit', a]),
+        '--commit-status',
+        `gantry/demo@${sha}`,
+        '--status-context',
+        'perf/home',
+      ],
+      env(),
+    );
     assert.equal(run.code, 1, run.stderr);
     const seen = await statuses(sha);
-    assert.deepEqual(seen.map((s) => [s.state, s.context]), [['failure', 'perf/home'], ['pending', 'perf/home']]);
+    assert.deepEqual(
+      seen.map((s) => [s.state, s.context]),
+      [
+        ['failure', 'perf/home'],
+        ['pending', 'perf/home'],
+      ],
+    );
     assert.match(seen[0]!.description, /^failed on 1 page: best-practices below 100, first-contentful-paint above 10/);
     assert.ok([...seen[0]!.description].length <= 140, seen[0]!.description);
   });
@@ -59,7 +113,10 @@ describe('gantry gate --commit-status (against the embedded v5 API and platform 
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /API key expired/);
     const seen = await statuses(sha);
-    assert.deepEqual(seen.map((s) => s.state), ['error', 'pending']);
+    assert.deepEqual(
+      seen.map((s) => s.state),
+      ['error', 'pending'],
+    );
     assert.match(seen[0]!.description, /^could not analyse: page analysis API: answered 400: API key expired/);
     assert.ok(!seen[0]!.description.includes(KEY));
   });
@@ -71,7 +128,11 @@ describe('gantry gate --commit-status (against the embedded v5 API and platform 
       [['--commit-status', 'gantry/demo'], {}, /--commit-status: "gantry\/demo" is not <owner\/repo>@<sha>/],
       [['--commit-status', `gantry@${sha}`], {}, /is not <owner\/repo>@<sha>/],
       [['--commit-status', 'gantry/demo@main'], {}, /is not <owner\/repo>@<sha>/],
-      [['--commit-status', `gantry/demo@${sha}`, '--status-target-url', 'javascript:alert(1)'], {}, /--status-target-url: "javascript:alert\(1\)" is not an http\(s\) URL/],
+      [
+        ['--commit-status', `gantry/demo@${sha}`, '--status-target-url', 'javascript:alert(1)'],
+        {},
+        /--status-target-url: "javascript:alert\(1\)" is not an http\(s\) URL/,
+      ],
       [['--commit-status', `gantry/demo@${sha}`, '--status-context', ' '], {}, /--status-context is empty/],
       [['--status-context', 'x'], {}, /--status-context is for the commit status, and --commit-status is not given/],
       [['--commit-status', `gantry/demo@${sha}`], { PLATFORM_API_URL: '' }, /no platform API address/],

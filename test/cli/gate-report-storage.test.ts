@@ -66,18 +66,24 @@ describe('gantry gate --report-storage (embedded v5 API and storage server)', fu
     return titles.sort();
   }
 
-  it('STO-FILES-INSERT: --json carries the storage links (per URL and at the top); reportUrl is report.json\'s link; the files are in the folder', async () => {
+  it("STO-FILES-INSERT: --json carries the storage links (per URL and at the top); reportUrl is report.json's link; the files are in the folder", async () => {
     const folder = (await client.files.insert({ requestBody: { title: 'json', mimeType: FOLDER_MIME, parents: [{ id: folderId }] } })).id!;
     const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-storage', folder, '--json'], withToken());
     assert.equal(run.code, 0, run.stderr);
     const summary = JSON.parse(run.stdout) as any;
     assert.equal(summary.storage.folderId, folder);
-    assert.deepEqual(summary.storage.files.map((f: any) => f.name), ['run-1.json', 'report.json', 'gate.json']);
+    assert.deepEqual(
+      summary.storage.files.map((f: any) => f.name),
+      ['run-1.json', 'report.json', 'gate.json'],
+    );
     const reportJson = summary.storage.files.find((f: any) => f.name === 'report.json');
     assert.match(reportJson.link, new RegExp(`^${storage.server.url}/file/d/${reportJson.id}/view$`));
     assert.equal(summary.reportUrl, reportJson.link);
     assert.equal(summary.storage.reportUrl, reportJson.link);
-    assert.deepEqual(summary.urls[0].storage.files.map((f: any) => f.id), summary.storage.files.slice(0, 2).map((f: any) => f.id));
+    assert.deepEqual(
+      summary.urls[0].storage.files.map((f: any) => f.id),
+      summary.storage.files.slice(0, 2).map((f: any) => f.id),
+    );
     assert.deepEqual(await titlesIn(folder), summary.storage.files.map((f: any) => f.title).sort());
     assert.match(run.stderr, /^reports published: http:\/\/127\.0\.0\.1:\d+\/file\/d\/\S+\/view$/m);
     assert.ok(!(run.stdout + run.stderr).includes(TOKEN), 'the token is printed nowhere');
@@ -85,7 +91,10 @@ describe('gantry gate --report-storage (embedded v5 API and storage server)', fu
 
   it('human output: the table, "Report: <link>" on stdout and "reports published: <link>" on stderr; a failed gate still publishes and exits 1', async () => {
     const folder = (await client.files.insert({ requestBody: { title: 'human', mimeType: FOLDER_MIME } })).id!;
-    const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--min', 'best-practices=1', '--report-storage', folder], withToken());
+    const run = await gantry(
+      ['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--min', 'best-practices=1', '--report-storage', folder],
+      withToken(),
+    );
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /^Page analysis gate FAILED/m);
     const link = /^reports published: (\S+)$/m.exec(run.stderr)?.[1];
@@ -151,7 +160,11 @@ describe('gantry gate --report-storage (embedded v5 API and storage server)', fu
     const other = await openTokenStore('file', { configDir, profile: 'video', insecureStorage: true });
     await saveLogin(other.store, { authUrl: oauth.url, clientId: oauthClient.id, profile: 'video', tokens: videoOnly.tokens }, { configDir });
     const before = api.requests.length;
-    const refused = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-storage', folder], { ...env, GANTRY_AUTH_PROFILE: 'video', GANTRY_LOG: 'warn' });
+    const refused = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-storage', folder], {
+      ...env,
+      GANTRY_AUTH_PROFILE: 'video',
+      GANTRY_LOG: 'warn',
+    });
     assert.equal(refused.code, 1, refused.stderr);
     assert.match(refused.stderr, /403/);
     assert.equal(api.requests.length, before);
@@ -169,12 +182,15 @@ describe('gantry gate --report-storage (embedded v5 API and storage server)', fu
 
     it('both: reportUrl stays the S3 object URL, each URL carries its object URL and its storage files', async () => {
       const folder = (await client.files.insert({ requestBody: { title: 's3-too', mimeType: FOLDER_MIME } })).id!;
-      const run = await gantry(['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-s3', 's3://gate-reports/both', '--report-storage', folder, '--json'], withToken({
-        AWS_ENDPOINT_URL_S3: s3.endpoint,
-        AWS_REGION: s3.region,
-        AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-      }));
+      const run = await gantry(
+        ['gate', 'http://127.0.0.1:8080/', '--engine', 'api', '--runs', '1', '--report-s3', 's3://gate-reports/both', '--report-storage', folder, '--json'],
+        withToken({
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          AWS_REGION: s3.region,
+          AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+        }),
+      );
       assert.equal(run.code, 0, run.stderr);
       const summary = JSON.parse(run.stdout) as any;
       assert.match(summary.reportUrl, new RegExp(`^${s3.endpoint}/gate-reports/both/.*/report\\.json$`));

@@ -26,17 +26,40 @@ describe('gantry hooks serve --security-events', function () {
     await rm(configDir, { recursive: true, force: true });
   });
 
-  const env = () => ({ GANTRY_WEBHOOK_SECRET: 'a webhook secret', GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_CONFIG_DIR: configDir });
+  const env = () => ({
+    GANTRY_WEBHOOK_SECRET: 'a webhook secret',
+    GANTRY_AUTH_URL: server.url,
+    GANTRY_OAUTH_CLIENT_ID: client.id,
+    GANTRY_CONFIG_DIR: configDir,
+  });
 
-  it('DEV-RISC-DELIVERY DEV-RISC-SESSIONS-REVOKED: a verified push to the receiver drops the account\'s stored login, with a line saying so', async () => {
-    const result = await deviceLogin({ authUrl: server.url, clientId: client.id, clientSecret: client.secret!, scopes: resolveScopes(['openid', 'email']), onCode: (code) => setTimeout(() => server.approve(code.userCode), 50).unref() });
+  it("DEV-RISC-DELIVERY DEV-RISC-SESSIONS-REVOKED: a verified push to the receiver drops the account's stored login, with a line saying so", async () => {
+    const result = await deviceLogin({
+      authUrl: server.url,
+      clientId: client.id,
+      clientSecret: client.secret!,
+      scopes: resolveScopes(['openid', 'email']),
+      onCode: (code) => setTimeout(() => server.approve(code.userCode), 50).unref(),
+    });
     const { store } = await openTokenStore('file', { configDir, insecureStorage: true });
-    await saveLogin(store, { authUrl: server.url, clientId: client.id, profile: 'default', tokens: result.tokens, ...(result.account ? { account: result.account } : {}) }, { configDir });
+    await saveLogin(
+      store,
+      { authUrl: server.url, clientId: client.id, profile: 'default', tokens: result.tokens, ...(result.account ? { account: result.account } : {}) },
+      { configDir },
+    );
     assert.equal((await listProfiles({ configDir })).length, 1);
-    const { child, value: listening, stdout } = await startGantry(['hooks', 'serve', '--json', '--port', '0', '--security-events', '/security-events'], (out) => {
-      const first = out.split('\n')[0];
-      return first && out.includes('\n') ? (JSON.parse(first) as { listening: string }).listening : undefined;
-    }, env());
+    const {
+      child,
+      value: listening,
+      stdout,
+    } = await startGantry(
+      ['hooks', 'serve', '--json', '--port', '0', '--security-events', '/security-events'],
+      (out) => {
+        const first = out.split('\n')[0];
+        return first && out.includes('\n') ? (JSON.parse(first) as { listening: string }).listening : undefined;
+      },
+      env(),
+    );
     try {
       server.addSecurityEventReceiver(client.id, new URL('/security-events', listening).href);
       server.revokeSessions('dev');
@@ -45,7 +68,11 @@ describe('gantry hooks serve --security-events', function () {
       for (let i = 0; i < 50 && !stdout().includes('security-event'); i++) await delay(100);
       assert.match(stdout(), /security-event sessions-revoked \S+: dropped the stored login of http:\/\/127\.0\.0\.1:\d+ \(profile default\)/);
       assert.deepEqual(await listProfiles({ configDir }), []);
-      const forged = await fetch(new URL('/security-events', listening), { method: 'POST', headers: { 'content-type': 'application/secevent+jwt' }, body: 'e30.e30.c2ln' });
+      const forged = await fetch(new URL('/security-events', listening), {
+        method: 'POST',
+        headers: { 'content-type': 'application/secevent+jwt' },
+        body: 'e30.e30.c2ln',
+      });
       assert.equal(forged.status, 400);
     } finally {
       await stopGantry(child);

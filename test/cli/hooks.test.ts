@@ -57,7 +57,11 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
   });
 
   it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE: with the app and no gantry.hooks.json, a protection request is rejected with the reason, never left waiting; the decision is a line on stdout', async () => {
-    const child = spawnGantry(['hooks', 'serve', '--port', String(port)], { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_APP_ID: '21', GANTRY_APP_PRIVATE_KEY_FILE: keyFile, PLATFORM_API_URL: platform.url }, folder);
+    const child = spawnGantry(
+      ['hooks', 'serve', '--port', String(port)],
+      { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_APP_ID: '21', GANTRY_APP_PRIVATE_KEY_FILE: keyFile, PLATFORM_API_URL: platform.url },
+      folder,
+    );
     let stdout = '';
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
     try {
@@ -67,7 +71,11 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
         await delay(100);
       }
       const token = platform.issueToken({ kind: 'personal', login: 'deployer' });
-      const created = await fetch(`${platform.url}/repos/gantry/demo/deployments`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ ref: 'a'.repeat(40), environment: 'production', required_contexts: [] }) });
+      const created = await fetch(`${platform.url}/repos/gantry/demo/deployments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ ref: 'a'.repeat(40), environment: 'production', required_contexts: [] }),
+      });
       const { id } = (await created.json()) as { id: number };
       let protection: { state: string; decision?: { comment?: string } | null } = { state: 'waiting' };
       const deadline = Date.now() + 60_000;
@@ -88,7 +96,11 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
   });
 
   it('a wrong app id stops serve at start (exit 1, GET /app refused), before any deployment can wait on it', async () => {
-    const result = await gantry(['hooks', 'serve', '--port', '0'], { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_APP_ID: '99', GANTRY_APP_PRIVATE_KEY_FILE: keyFile, PLATFORM_API_URL: platform.url }, folder);
+    const result = await gantry(
+      ['hooks', 'serve', '--port', '0'],
+      { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_APP_ID: '99', GANTRY_APP_PRIVATE_KEY_FILE: keyFile, PLATFORM_API_URL: platform.url },
+      folder,
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /GET .*\/app answered 401/);
     assert.match(result.stderr, /app id \(99\)/);
@@ -109,14 +121,20 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
     }
   });
 
-  it('DOCS-AGREE-SERVERS: serve reads gantry.hooks.json from the current folder, or --config\'s path; one that gates environments without the app is refused at start, exit 2', async () => {
+  it("DOCS-AGREE-SERVERS: serve reads gantry.hooks.json from the current folder, or --config's path; one that gates environments without the app is refused at start, exit 2", async () => {
     const gating = await mkdtemp(path.join(tmpdir(), 'gantry-hooks-gating-'));
     try {
-      await writeFile(path.join(gating, 'gantry.hooks.json'), JSON.stringify({ environments: { production: { urls: ['https://example.com/'], min: { performance: 0.9 } } } }));
+      await writeFile(
+        path.join(gating, 'gantry.hooks.json'),
+        JSON.stringify({ environments: { production: { urls: ['https://example.com/'], min: { performance: 0.9 } } } }),
+      );
       const env = { GANTRY_WEBHOOK_SECRET: SECRET };
       const here = await gantry(['hooks', 'serve', '--port', '0'], env, gating);
       assert.equal(here.code, 2, here.stderr);
-      assert.match(here.stderr, /gantry\.hooks\.json gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE/);
+      assert.match(
+        here.stderr,
+        /gantry\.hooks\.json gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE/,
+      );
       assert.doesNotMatch(here.stdout, /receiving webhooks/);
       // The same file named by --config from another folder.
       const named = await gantry(['hooks', 'serve', '--port', '0', '--config', path.join(gating, 'gantry.hooks.json')], env, folder);
@@ -138,7 +156,11 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
   it('DOCS-AGREE-SERVERS: hooks verify takes a signed body only when hooks serve would — a body that is not UTF-8 is exit 1 there and 400 here', async () => {
     const cases: Array<[string, string, Buffer]> = [
       ['a JSON body that is not UTF-8', 'application/json', Buffer.concat([Buffer.from('{"zen":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","hook_id":1}')])],
-      ['a form body with bytes that are not ASCII', 'application/x-www-form-urlencoded', Buffer.concat([Buffer.from('payload=%7B%7D&x='), Buffer.from([0xe9])])],
+      [
+        'a form body with bytes that are not ASCII',
+        'application/x-www-form-urlencoded',
+        Buffer.concat([Buffer.from('payload=%7B%7D&x='), Buffer.from([0xe9])]),
+      ],
       ['a form payload that is not percent-encoded UTF-8', 'application/x-www-form-urlencoded', Buffer.from('payload=%7B%22zen%22%3A%22%FF%22%7D')],
       ['a JSON array', 'application/json', Buffer.from('[1]')],
       ['a ping', 'application/json', Buffer.from('{"zen":"Keep it logically awesome.","hook_id":1,"hook":{"id":1,"type":"App"}}')],
@@ -161,7 +183,17 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
         const served = await fetch(url, { method: 'POST', headers, body });
         const answer = (await served.json()) as { error?: string; reason?: string };
         const saved = path.join(folder, `delivery-${index}.http`);
-        await writeFile(saved, Buffer.concat([Buffer.from(`POST /hooks HTTP/1.1\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\ncontent-length: ${body.length}\r\n\r\n`), body]));
+        await writeFile(
+          saved,
+          Buffer.concat([
+            Buffer.from(
+              `POST /hooks HTTP/1.1\r\n${Object.entries(headers)
+                .map(([name, value]) => `${name}: ${value}`)
+                .join('\r\n')}\r\ncontent-length: ${body.length}\r\n\r\n`,
+            ),
+            body,
+          ]),
+        );
         const verified = await gantry(['hooks', 'verify', '--secret-env', 'GANTRY_WEBHOOK_SECRET', saved], { GANTRY_WEBHOOK_SECRET: SECRET });
         if (served.status === 200) {
           assert.equal(what, 'a ping');
@@ -170,7 +202,10 @@ describe('gantry hooks serve and verify (processes of their own)', function () {
         } else {
           assert.equal(served.status, 400, `${what}: serve answered ${served.status}`);
           assert.equal(verified.code, 1, `${what}: verify exited ${verified.code}: ${verified.stderr}`);
-          assert.ok(verified.stderr.includes(`the signature is valid but the payload is not: ${answer.error}`), `${what}: the same reason as serve's (${answer.error}): ${verified.stderr}`);
+          assert.ok(
+            verified.stderr.includes(`the signature is valid but the payload is not: ${answer.error}`),
+            `${what}: the same reason as serve's (${answer.error}): ${verified.stderr}`,
+          );
         }
       }
     } finally {

@@ -21,9 +21,25 @@ async function gantry(...args: string[]): Promise<{ code: number; stdout: string
 async function gantryWith(options: { tty: boolean }, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (text: string) => void) => Object.assign(new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } }), { isTTY: options.tty, columns: 100 });
+  const sink = (append: (text: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _encoding, callback) {
+          append(String(chunk));
+          callback();
+        },
+      }),
+      { isTTY: options.tty, columns: 100 },
+    );
   const previousExitCode = process.exitCode;
-  const code = await run(['node', 'gantry', ...args], { stdout: sink((t) => { stdout += t; }), stderr: sink((t) => { stderr += t; }) });
+  const code = await run(['node', 'gantry', ...args], {
+    stdout: sink((t) => {
+      stdout += t;
+    }),
+    stderr: sink((t) => {
+      stderr += t;
+    }),
+  });
   process.exitCode = previousExitCode;
   return { code, stdout, stderr };
 }
@@ -75,7 +91,12 @@ describe('gantry modules (the command against the embedded registry)', function 
     assert.equal(info.code, 0, info.stderr);
     assert.match(info.stdout, /id\s+acme\/network\/aws\/1\.0\.0/);
     const list = await gantry('modules', 'list', 'acme', '--json');
-    assert.deepEqual(JSON.parse(list.stdout).map((r: { name: string }) => r.name).sort(), ['bucket', 'network']);
+    assert.deepEqual(
+      JSON.parse(list.stdout)
+        .map((r: { name: string }) => r.name)
+        .sort(),
+      ['bucket', 'network'],
+    );
     const verified = await gantry('modules', 'list', '--verified');
     assert.match(verified.stdout, /acme\/network\/aws/);
     assert.doesNotMatch(verified.stdout, /acme\/bucket\/aws/);
@@ -98,7 +119,10 @@ describe('gantry modules (the command against the embedded registry)', function 
 
     const installed = await gantry('modules', 'install', '--file', file, '--dir', modulesDir, '--json');
     assert.equal(installed.code, 0, installed.stderr);
-    assert.deepEqual(JSON.parse(installed.stdout).map((r: { status: string }) => r.status), ['installed', 'installed']);
+    assert.deepEqual(
+      JSON.parse(installed.stdout).map((r: { status: string }) => r.status),
+      ['installed', 'installed'],
+    );
     assert.equal((await gantry('modules', 'verify', '--file', file, '--dir', modulesDir)).code, 0);
 
     await writeFile(join(modulesDir, 'net', 'main.tf'), 'tampered');
@@ -194,7 +218,10 @@ describe('gantry modules (the command against the embedded registry)', function 
     const refused = await gantry('modules', 'install', '--file', file, '--dir', mine);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /mine\/network exists and was not installed by Gantry/);
-    assert.match(refused.stderr, /hint: move the folder away, or install elsewhere with --dir; `gantry modules install --file \S+ --dir \S+ --force` replaces it/);
+    assert.match(
+      refused.stderr,
+      /hint: move the folder away, or install elsewhere with --dir; `gantry modules install --file \S+ --dir \S+ --force` replaces it/,
+    );
     assert.equal(await readFile(join(mine, 'network', 'notes.txt'), 'utf8'), 'my notes');
     assert.equal((await gantry('modules', 'install', '--file', file, '--dir', mine, '--force')).code, 0);
 
@@ -231,7 +258,10 @@ describe('gantry modules (the command against the embedded registry)', function 
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /gantry\.lock\.json has no "version" field/);
     assert.doesNotMatch(empty.stderr, /undefined/);
-    await writeFile(lockPath, JSON.stringify({ version: 1, modules: { [key]: { ...lock.modules[key], version: 'latest' }, [key.replace('/acme/', '/ACME/')]: lock.modules[key] } }));
+    await writeFile(
+      lockPath,
+      JSON.stringify({ version: 1, modules: { [key]: { ...lock.modules[key], version: 'latest' }, [key.replace('/acme/', '/ACME/')]: lock.modules[key] } }),
+    );
     const twice = await gantry('modules', 'install', '--file', file, '--dir', modulesDir);
     assert.equal(twice.code, 2);
     assert.match(twice.stderr, /(not a version|are the same module)/);
@@ -260,12 +290,18 @@ describe('gantry modules (the command against the embedded registry)', function 
     for (const edit of edits) {
       const edited = formatLock({ ...lock, modules: { [key]: { ...lock.modules[key], ...edit } } });
       // With the install record (no network), and without one (the registry's archive of the pinned version).
-      for (const where of [['--dir', modulesDir], ['--dir', join(project, 'elsewhere')]]) {
+      for (const where of [
+        ['--dir', modulesDir],
+        ['--dir', join(project, 'elsewhere')],
+      ]) {
         await writeFile(lockPath, edited);
         const pinned = await gantry('modules', 'pin', '--file', file, ...where);
         assert.equal(pinned.code, 1, `pin with ${JSON.stringify(edit)} ${where.join(' ')}: ${pinned.stderr}`);
         assert.match(pinned.stderr, /edited by hand/);
-        assert.match(pinned.stderr, /hint: restore gantry\.lock\.json from version control, or re-resolve the module with `gantry modules pin --file \S+ --upgrade net`/);
+        assert.match(
+          pinned.stderr,
+          /hint: restore gantry\.lock\.json from version control, or re-resolve the module with `gantry modules pin --file \S+ --upgrade net`/,
+        );
         assert.equal(await readFile(lockPath, 'utf8'), edited, 'the lock is left as it is');
       }
     }
@@ -275,7 +311,7 @@ describe('gantry modules (the command against the embedded registry)', function 
     assert.match(unchanged.stdout, /^unchanged /m, 'a true pin checked against the registry is kept');
   });
 
-  it('every hint leads to a command that fixes the problem (class: hints that cannot work): verify after the lock\'s hash was edited', async () => {
+  it("every hint leads to a command that fixes the problem (class: hints that cannot work): verify after the lock's hash was edited", async () => {
     const project = await mkdtemp(join(dir, 'project-'));
     const file = join(project, 'gantry.modules.json');
     const modulesDir = join(project, 'mods');
@@ -303,7 +339,14 @@ describe('gantry modules (the command against the embedded registry)', function 
   it('pin and install report every failing module, each line naming module and address (class: only the first failure shown)', async () => {
     const project = await mkdtemp(join(dir, 'project-'));
     const file = join(project, 'gantry.modules.json');
-    await writeFile(file, JSON.stringify({ x: { source: 'acme/network/aws', version: '~> 1.0' }, y: { source: 'acme/nothere/aws' }, z: { source: 'acme/bucket/aws', version: '~> 9.0' } }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        x: { source: 'acme/network/aws', version: '~> 1.0' },
+        y: { source: 'acme/nothere/aws' },
+        z: { source: 'acme/bucket/aws', version: '~> 9.0' },
+      }),
+    );
     const pinned = await gantry('modules', 'pin', '--file', file);
     assert.equal(pinned.code, 1, pinned.stderr);
     assert.match(pinned.stderr, /^error: 2 modules failed to pin:$/m);
@@ -334,18 +377,33 @@ describe('gantry modules (the command against the embedded registry)', function 
     await mkdir(join(modulesDir, '.user-folder.tmp-keep'), { recursive: true });
     await mkdir(join(modulesDir, `.net.tmp-${process.pid}-aaaaaaaaaaaa`), { recursive: true });
     assert.equal((await gantry('modules', 'install', '--file', file, '--dir', modulesDir)).code, 0);
-    assert.deepEqual((await readdir(modulesDir)).sort(), ['.gantry-installed.json', `.net.tmp-${process.pid}-aaaaaaaaaaaa`, '.user-folder.tmp-keep', 'net'], 'orphans of dead processes go, a live process\'s and others\' stay');
+    assert.deepEqual(
+      (await readdir(modulesDir)).sort(),
+      ['.gantry-installed.json', `.net.tmp-${process.pid}-aaaaaaaaaaaa`, '.user-folder.tmp-keep', 'net'],
+      "orphans of dead processes go, a live process's and others' stay",
+    );
 
     // A real Ctrl-C: a process stopped by SIGINT while its download is held up.
     server.setFaults([{ kind: 'latency', ms: 4000, path: '/_gantry/archives/**' }]);
     await rm(join(modulesDir, 'net'), { recursive: true });
-    const child = spawnGantry(['modules', 'install', '--file', file, '--dir', modulesDir], { GANTRY_REGISTRY_HOST: server.host, GANTRY_CACHE_DIR: join(dir, 'cache') });
-    for (let i = 0; i < 100 && !(await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))); i += 1) await new Promise((r) => setTimeout(r, 100));
-    assert.ok((await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))), 'the install started');
+    const child = spawnGantry(['modules', 'install', '--file', file, '--dir', modulesDir], {
+      GANTRY_REGISTRY_HOST: server.host,
+      GANTRY_CACHE_DIR: join(dir, 'cache'),
+    });
+    for (let i = 0; i < 100 && !(await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))); i += 1)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      (await readdir(modulesDir)).some((n) => n.startsWith('.net.tmp-') && !n.includes(String(process.pid))),
+      'the install started',
+    );
     const ended = exited(child);
     child.kill('SIGINT');
     await ended;
-    assert.deepEqual((await readdir(modulesDir)).filter((n) => n.startsWith('.net.') && !n.includes(String(process.pid))), [], 'nothing left behind');
+    assert.deepEqual(
+      (await readdir(modulesDir)).filter((n) => n.startsWith('.net.') && !n.includes(String(process.pid))),
+      [],
+      'nothing left behind',
+    );
   });
 
   it('definite answers exit 1, bad input 2 before sending (class: exit codes that lie)', async () => {
@@ -354,10 +412,19 @@ describe('gantry modules (the command against the embedded registry)', function 
     const noVersion = await gantry('modules', 'info', 'acme/network/aws@9.9.9');
     assert.equal(noVersion.code, 1, noVersion.stderr);
     server.clearRequests();
-    for (const args of [['resolve', 'acme/network/aws', '--version', '~> one'], ['versions', 'acme//aws'], ['info', 'acme/network/aws@'], ['search', ' ']]) {
+    for (const args of [
+      ['resolve', 'acme/network/aws', '--version', '~> one'],
+      ['versions', 'acme//aws'],
+      ['info', 'acme/network/aws@'],
+      ['search', ' '],
+    ]) {
       const result = await gantry('modules', ...args);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
     }
-    assert.deepEqual(server.requests().filter((r) => !r.path.startsWith('/.well-known')), [], 'nothing was sent for bad input');
+    assert.deepEqual(
+      server.requests().filter((r) => !r.path.startsWith('/.well-known')),
+      [],
+      'nothing was sent for bad input',
+    );
   });
 });

@@ -50,7 +50,11 @@ function refused(ran: Ran, expected: RegExp, what: string): void {
   assert.equal(ran.signal, null, `${what}: killed after ${killAfterMs} ms (a hang); stderr: ${ran.stderr}`);
   assert.equal(ran.code, 2, `${what}: exit ${ran.code}, stderr: ${ran.stderr}`);
   assert.match(ran.stderr, expected, what);
-  assert.doesNotMatch(ran.stderr, /illegal operation on a directory|EPERM: operation not permitted, mkdir|Invalid string length|\n\s+at /, `${what}: a raw error`);
+  assert.doesNotMatch(
+    ran.stderr,
+    /illegal operation on a directory|EPERM: operation not permitted, mkdir|Invalid string length|\n\s+at /,
+    `${what}: a raw error`,
+  );
 }
 
 describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty path — exit 2 before any work', function () {
@@ -79,7 +83,20 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
 
   it('modules: --file /dev/full, a folder or an empty path; --dir /proc/nope, /sys/kernel, /dev/full or an empty path; TF_CLI_CONFIG_FILE=/dev/zero', async () => {
     const lockDir = project('pinned', (path) =>
-      writeFileSync(path, JSON.stringify({ version: 1, modules: { 'registry.terraform.io/acme/app/aws': { constraint: '1.0.0', version: '1.0.0', location: 'https://127.0.0.1:9/x.tar.gz', hash: `h1:${'A'.repeat(43)}=` } } })),
+      writeFileSync(
+        path,
+        JSON.stringify({
+          version: 1,
+          modules: {
+            'registry.terraform.io/acme/app/aws': {
+              constraint: '1.0.0',
+              version: '1.0.0',
+              location: 'https://127.0.0.1:9/x.tar.gz',
+              hash: `h1:${'A'.repeat(43)}=`,
+            },
+          },
+        }),
+      ),
     );
     const cases: Array<[string[], RegExp, Record<string, string>?, string?]> = [
       [['modules', 'pin', '--file', '/dev/full'], /the manifest \/dev\/full is a device .*not a regular file/],
@@ -87,12 +104,26 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
       [['modules', 'pin', '--file', ''], /--file is empty/],
       [['modules', 'install', '--dir', ''], /--dir is empty/, undefined, lockDir],
       [['modules', 'verify', '--dir', ''], /--dir is empty/, undefined, lockDir],
-      [['modules', 'install', '--dir', '/proc/nope'], /the install folder \(--dir\) \/proc\/nope cannot be created: mkdir \/proc\/nope failed/, undefined, lockDir],
+      [
+        ['modules', 'install', '--dir', '/proc/nope'],
+        /the install folder \(--dir\) \/proc\/nope cannot be created: mkdir \/proc\/nope failed/,
+        undefined,
+        lockDir,
+      ],
       [['modules', 'install', '--dir', '/dev/full'], /the install folder \(--dir\) \/dev\/full is a device/, undefined, lockDir],
-      [['modules', 'versions', 'acme/app/aws'], /the Terraform CLI configuration \(TF_CLI_CONFIG_FILE\) \/dev\/zero is a device/, { TF_CLI_CONFIG_FILE: '/dev/zero' }],
-      [['modules', 'versions', 'acme/app/aws'], /the Terraform CLI configuration \(TF_CLI_CONFIG_FILE\) .* is a folder, not a file/, { TF_CLI_CONFIG_FILE: dir }],
+      [
+        ['modules', 'versions', 'acme/app/aws'],
+        /the Terraform CLI configuration \(TF_CLI_CONFIG_FILE\) \/dev\/zero is a device/,
+        { TF_CLI_CONFIG_FILE: '/dev/zero' },
+      ],
+      [
+        ['modules', 'versions', 'acme/app/aws'],
+        /the Terraform CLI configuration \(TF_CLI_CONFIG_FILE\) .* is a folder, not a file/,
+        { TF_CLI_CONFIG_FILE: dir },
+      ],
     ];
-    if (existsSync('/sys/kernel')) cases.push([['modules', 'install', '--dir', '/sys/kernel'], /the install folder \(--dir\) \/sys\/kernel is not writable/, undefined, lockDir]);
+    if (existsSync('/sys/kernel'))
+      cases.push([['modules', 'install', '--dir', '/sys/kernel'], /the install folder \(--dir\) \/sys\/kernel is not writable/, undefined, lockDir]);
     const runs = await Promise.all(cases.map(([args, , env, cwd]) => gantry(args, { cwd: cwd ?? dir, ...(env ? { env } : {}) })));
     runs.forEach((ran, i) => refused(ran, cases[i]![1], cases[i]![0].join(' ')));
     assert.deepEqual(readdirSync(lockDir).sort(), ['gantry.lock.json', 'gantry.modules.json'], 'an empty --dir installed nothing in the current folder');
@@ -117,8 +148,16 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
       [['secrets', '--ca-cert', '.', 'get', 'secret/app/db'], /the CA certificate file \(--ca-cert\) \. is a folder, not a file/, address],
       [['secrets', 'get', 'secret/app/db'], /the CA folder \(SECRETS_CAPATH\) \/dev\/full is not a folder/, { ...address, SECRETS_CAPATH: '/dev/full' }],
       [['secrets', 'get', 'secret/app/db'], /the CA certificate file \(SECRETS_CACERT\) \/dev\/zero is a device/, { ...address, SECRETS_CACERT: '/dev/zero' }],
-      [['secrets', 'get', 'secret/app/db'], /the client certificate \(SECRETS_CLIENT_CERT\) .*a-fifo is a FIFO/, { ...address, SECRETS_CLIENT_CERT: fifo, SECRETS_CLIENT_KEY: fifo }],
-      [['secrets', 'put', 'secret/app/db', 'password=@/dev/zero'], /cannot read \/dev\/zero: it is a device or another special file.*nothing was sent/, address],
+      [
+        ['secrets', 'get', 'secret/app/db'],
+        /the client certificate \(SECRETS_CLIENT_CERT\) .*a-fifo is a FIFO/,
+        { ...address, SECRETS_CLIENT_CERT: fifo, SECRETS_CLIENT_KEY: fifo },
+      ],
+      [
+        ['secrets', 'put', 'secret/app/db', 'password=@/dev/zero'],
+        /cannot read \/dev\/zero: it is a device or another special file.*nothing was sent/,
+        address,
+      ],
     ];
     const runs = await Promise.all(cases.map(([args, , env]) => gantry(args, { cwd: dir, env })));
     runs.forEach((ran, i) => refused(ran, cases[i]![1], cases[i]![0].join(' ')));
@@ -141,7 +180,7 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
     runs.forEach((ran, i) => refused(ran, cases[i]![1], cases[i]![0].join(' ')));
   });
 
-  it('dev secrets --data-file: /proc/nope/x.json, /dev/full, a FIFO, a folder, an empty path, not JSON, not the server\'s format — exit 2, not 3', async () => {
+  it("dev secrets --data-file: /proc/nope/x.json, /dev/full, a FIFO, a folder, an empty path, not JSON, not the server's format — exit 2, not 3", async () => {
     const cases: Array<[string, RegExp]> = [
       ['/proc/nope/x.json', /the folder of the data file \(--data-file\) \/proc\/nope cannot be created/],
       ['/dev/full', /the data file \(--data-file\) \/dev\/full is a device/],
@@ -153,7 +192,7 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
     ];
     const runs = await Promise.all(cases.map(([file]) => gantry(['dev', 'secrets', '--data-file', file, '--port', '0'], { cwd: dir })));
     runs.forEach((ran, i) => refused(ran, cases[i]![1], `dev secrets --data-file ${cases[i]![0]}`));
-    assert.doesNotMatch(runs.map((ran) => ran.stderr).join('\n'), /not json/, 'the data file\'s text is never quoted');
+    assert.doesNotMatch(runs.map((ran) => ran.stderr).join('\n'), /not json/, "the data file's text is never quoted");
   });
 
   describe('readLocalFile (lib/local-paths.ts)', () => {
@@ -165,7 +204,10 @@ describe('PATHS: /proc/nope, /dev/zero, /dev/full, a FIFO, a folder, an empty pa
       await assert.rejects(readLocalFile('', { what: 'the test file' }), /the test file: the path is empty/);
       const big = join(dir, 'big');
       writeFileSync(big, Buffer.alloc(2048));
-      await assert.rejects(readLocalFile(big, { what: 'the test file', maxBytes: 1024 }), (error: Error & { exitCode?: number }) => error.exitCode === 2 && /2048 bytes, more than the 1024 bytes/.test(error.message));
+      await assert.rejects(
+        readLocalFile(big, { what: 'the test file', maxBytes: 1024 }),
+        (error: Error & { exitCode?: number }) => error.exitCode === 2 && /2048 bytes, more than the 1024 bytes/.test(error.message),
+      );
       assert.equal(await readLocalFile(join(dir, 'missing'), { what: 'the test file', missingOk: true }), undefined);
       assert.ok(localFileLimits.config <= 16 * 1024 * 1024);
       // A pipe with a writer is read to its end; one that writes more than the cap is cut off there.

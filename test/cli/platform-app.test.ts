@@ -47,17 +47,23 @@ describe('gantry platform as an app: --installation and --as-app (against the em
   });
   const sent = () => requests.filter((line) => !/listening/.test(line)).length;
 
-  it('RATE-PRI-INSTALLATION-MIN: --as-app lists the app\'s installations; --installation acts as one (its repositories, its budget in rate-limit, a status by its bot)', async () => {
+  it("RATE-PRI-INSTALLATION-MIN: --as-app lists the app's installations; --installation acts as one (its repositories, its budget in rate-limit, a status by its bot)", async () => {
     const installations = await gantry(['platform', 'api', '/app/installations', '--as-app'], env);
     assert.equal(installations.code, 0, installations.stderr);
-    assert.deepEqual(JSON.parse(installations.stdout).map((i: { id: number }) => i.id), [5]);
+    assert.deepEqual(
+      JSON.parse(installations.stdout).map((i: { id: number }) => i.id),
+      [5],
+    );
     const repositories = await gantry(['platform', 'api', '/installation/repositories', '--installation', '5'], env);
     assert.equal(repositories.code, 0, repositories.stderr);
     assert.ok(JSON.parse(repositories.stdout).total_count >= 1, repositories.stdout);
     const limits = await gantry(['platform', 'rate-limit', '--installation', '5'], env);
     assert.equal(limits.code, 0, limits.stderr);
     assert.match(limits.stdout, /identity: installation \(configured\), 5000 an hour expected per installation/);
-    const status = await gantry(['--json', 'platform', 'status', 'gantry/demo', 'd'.repeat(40), '--state', 'success', '--context', 'gantry/app'], { ...env, GANTRY_APP_INSTALLATION_ID: '5' });
+    const status = await gantry(['--json', 'platform', 'status', 'gantry/demo', 'd'.repeat(40), '--state', 'success', '--context', 'gantry/app'], {
+      ...env,
+      GANTRY_APP_INSTALLATION_ID: '5',
+    });
     assert.equal(status.code, 0, status.stderr);
     assert.match(JSON.parse(status.stdout).creator ?? '', /\[bot\]$/, `GANTRY_APP_INSTALLATION_ID is the default of --installation: ${status.stdout}`);
     for (const output of [installations, repositories, limits, status]) assert.ok(!`${output.stdout}${output.stderr}`.includes(keyLine));
@@ -74,7 +80,10 @@ describe('gantry platform as an app: --installation and --as-app (against the em
       client.close();
     }
     const secretEnv = { PLATFORM_API_URL: server.url, GANTRY_APP_ID: '3', SECRETS_ADDR: secrets.url, SECRETS_TOKEN: secrets.rootToken };
-    const fromKv = await gantry(['platform', 'api', '/installation/repositories', '--installation', '5'], { ...secretEnv, GANTRY_APP_PRIVATE_KEY_SECRET: 'secret/ci/platform-app#private_key' });
+    const fromKv = await gantry(['platform', 'api', '/installation/repositories', '--installation', '5'], {
+      ...secretEnv,
+      GANTRY_APP_PRIVATE_KEY_SECRET: 'secret/ci/platform-app#private_key',
+    });
     assert.equal(fromKv.code, 0, fromKv.stderr);
     const noField = await gantry(['platform', 'api', '/app', '--as-app'], { ...secretEnv, GANTRY_APP_PRIVATE_KEY_SECRET: 'secret/ci/platform-app#pem' });
     assert.equal(noField.code, 1, noField.stderr);
@@ -92,7 +101,11 @@ describe('gantry platform as an app: --installation and --as-app (against the em
       [['platform', 'rate-limit'], { ...env, GANTRY_APP_INSTALLATION_ID: '0' }, /GANTRY_APP_INSTALLATION_ID: "0" is not an installation id/],
       [['platform', 'api', '/app', '--as-app'], { PLATFORM_API_URL: server.url, GANTRY_APP_PRIVATE_KEY_FILE: keyFile }, /needs the app's id in GANTRY_APP_ID/],
       [['platform', 'api', '/app', '--as-app'], { ...env, GANTRY_APP_PRIVATE_KEY_FILE: notPem }, /is not a PEM private key/],
-      [['platform', 'api', '/app', '--as-app'], { ...env, GANTRY_APP_PRIVATE_KEY_FILE: '', GANTRY_APP_PRIVATE_KEY_SECRET: 'no-field' }, /is not <mount>\/<path>#<field>/],
+      [
+        ['platform', 'api', '/app', '--as-app'],
+        { ...env, GANTRY_APP_PRIVATE_KEY_FILE: '', GANTRY_APP_PRIVATE_KEY_SECRET: 'no-field' },
+        /is not <mount>\/<path>#<field>/,
+      ],
     ];
     for (const [args, caseEnv, expected] of cases) {
       const result = await gantry(args, caseEnv);
@@ -105,7 +118,11 @@ describe('gantry platform as an app: --installation and --as-app (against the em
 
   it('RATE-REVOKED-TOKEN-401: a key the platform does not know is exit 1, the message naming the app id and the key, neither quoted', async () => {
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-    const result = await gantry(['platform', 'api', '/installation/repositories', '--installation', '5'], { PLATFORM_API_URL: server.url, GANTRY_APP_ID: '3', GANTRY_APP_PRIVATE_KEY: stranger });
+    const result = await gantry(['platform', 'api', '/installation/repositories', '--installation', '5'], {
+      PLATFORM_API_URL: server.url,
+      GANTRY_APP_ID: '3',
+      GANTRY_APP_PRIVATE_KEY: stranger,
+    });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /answered 401/);
     assert.match(result.stderr, /app id \(3\).*private key/s);

@@ -30,7 +30,7 @@ describe('gantry platform (against the embedded platform API)', function () {
   });
   after(() => server.stop());
 
-  it('api <path> prints the answer\'s JSON; -f fields are a POST\'s JSON body, and go into the query with -X GET; --paginate prints every page\'s items as one array', async () => {
+  it("api <path> prints the answer's JSON; -f fields are a POST's JSON body, and go into the query with -X GET; --paginate prints every page's items as one array", async () => {
     const repo = await gantry(['platform', 'api', '/repos/gantry/demo'], env);
     assert.equal(repo.code, 0, repo.stderr);
     assert.equal(JSON.parse(repo.stdout).full_name, 'gantry/demo');
@@ -38,14 +38,22 @@ describe('gantry platform (against the embedded platform API)', function () {
     assert.equal(created.code, 0, created.stderr);
     const issue = JSON.parse(created.stdout);
     assert.equal(issue.title, 'Broken link');
-    assert.deepEqual(parseFields(['title=a=b', 'labels[]=bug', 'labels[]=ui']), { title: 'a=b', labels: ['bug', 'ui'] }, 'key[]=v makes a list, as gh api reads it');
+    assert.deepEqual(
+      parseFields(['title=a=b', 'labels[]=bug', 'labels[]=ui']),
+      { title: 'a=b', labels: ['bug', 'ui'] },
+      'key[]=v makes a list, as gh api reads it',
+    );
     const listed = await gantry(['platform', 'api', '/repos/gantry/site/issues', '-X', 'GET', '-f', 'state=open', '-f', 'per_page=1', '--paginate'], env);
     assert.equal(listed.code, 0, listed.stderr);
     const items = JSON.parse(listed.stdout);
     assert.ok(Array.isArray(items) && items.some((i: { title: string }) => i.title === 'Broken link'), listed.stdout);
     const one = await gantry(['platform', 'api', '/repos/gantry/demo', '--paginate'], env);
     assert.equal(one.code, 0, one.stderr);
-    assert.deepEqual(JSON.parse(one.stdout).map((r: { full_name: string }) => r.full_name), ['gantry/demo'], '--paginate on one object prints it, as gh api does');
+    assert.deepEqual(
+      JSON.parse(one.stdout).map((r: { full_name: string }) => r.full_name),
+      ['gantry/demo'],
+      '--paginate on one object prints it, as gh api does',
+    );
     const missing = await gantry(['platform', 'api', '/repos/gantry/nope'], env);
     assert.equal(missing.code, 1, 'a 404 is a definite no');
     assert.match(missing.stderr, /^error: GET .*\/repos\/gantry\/nope answered 404: Not Found/m);
@@ -77,21 +85,42 @@ describe('gantry platform (against the embedded platform API)', function () {
   });
 
   it('status posts a commit status that reads back; bad input is exit 2 with nothing sent (state, description over 140, target URL, repository, empty context)', async () => {
-    const posted = await gantry(['platform', 'status', 'gantry/demo', sha, '--state', 'success', '--context', 'gantry/gate', '--description', 'performance 0.93 ≥ 0.90', '--target-url', 'https://ci.example/runs/1'], env);
+    const posted = await gantry(
+      [
+        'platform',
+        'status',
+        'gantry/demo',
+        sha,
+        '--state',
+        'success',
+        '--context',
+        'gantry/gate',
+        '--description',
+        'performance 0.93 ≥ 0.90',
+        '--target-url',
+        'https://ci.example/runs/1',
+      ],
+      env,
+    );
     assert.equal(posted.code, 0, posted.stderr);
     assert.match(posted.stdout, /^success for gantry\/gate on gantry\/demo@cccccccccccc/);
     const read = await fetch(`${server.url}/repos/gantry/demo/commits/${sha}/statuses`, { headers: { authorization: `Bearer ${env.GANTRY_PLATFORM_TOKEN}` } });
     const statuses = (await read.json()) as Array<{ state: string; context: string; description: string; target_url: string }>;
-    assert.deepEqual(statuses.map((s) => [s.state, s.context, s.description, s.target_url]), [['success', 'gantry/gate', 'performance 0.93 ≥ 0.90', 'https://ci.example/runs/1']]);
+    assert.deepEqual(
+      statuses.map((s) => [s.state, s.context, s.description, s.target_url]),
+      [['success', 'gantry/gate', 'performance 0.93 ≥ 0.90', 'https://ci.example/runs/1']],
+    );
 
     const before = server.stats().requests;
-    const refused = await Promise.all([
-      ['--state', 'passed', '--context', 'c'],
-      ['--state', 'failure', '--context', 'c', '--description', 'x'.repeat(141)],
-      ['--state', 'failure', '--context', 'c', '--target-url', 'javascript:alert(1)'],
-      ['--state', 'failure', '--context', ''],
-      ['--state', 'failure'],
-    ].map((flags) => gantry(['platform', 'status', 'gantry/demo', sha, ...flags], env)));
+    const refused = await Promise.all(
+      [
+        ['--state', 'passed', '--context', 'c'],
+        ['--state', 'failure', '--context', 'c', '--description', 'x'.repeat(141)],
+        ['--state', 'failure', '--context', 'c', '--target-url', 'javascript:alert(1)'],
+        ['--state', 'failure', '--context', ''],
+        ['--state', 'failure'],
+      ].map((flags) => gantry(['platform', 'status', 'gantry/demo', sha, ...flags], env)),
+    );
     refused.push(await gantry(['platform', 'status', 'not-a-repo', sha, '--state', 'success', '--context', 'c'], env));
     for (const result of refused) {
       assert.equal(result.code, 2, result.stderr);
@@ -125,7 +154,9 @@ describe('gantry platform (against the embedded platform API)', function () {
     const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
     for (const args of ['platform api /repos/gantry/demo', 'platform api /repos/gantry/demo/issues -X GET --paginate', 'platform rate-limit']) {
       // Asynchronous: the server answering it lives in this process.
-      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" ${args} | head -1; echo "exit=\${PIPESTATUS[0]}"`], { env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env } });
+      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" ${args} | head -1; echo "exit=\${PIPESTATUS[0]}"`], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
+      });
       const run = { stdout: '', stderr: '' };
       child.stdout.on('data', (c: Buffer) => (run.stdout += c.toString()));
       child.stderr.on('data', (c: Buffer) => (run.stderr += c.toString()));

@@ -14,7 +14,7 @@ function gantry(...args: string[]) {
 }
 
 describe('the gantry command (built, as npx runs it)', () => {
-  it('is the package\'s bin', () => {
+  it("is the package's bin", () => {
     assert.equal(pkg.bin.gantry, 'dist/lib/cli/main.js');
     assert.match(readFileSync(bin, 'utf8'), /^#!\/usr\/bin\/env node/);
   });
@@ -31,17 +31,28 @@ describe('the gantry command (built, as npx runs it)', () => {
     // A resolve hook reports every module the command imports; CommonJS packages show up through their entry point.
     const hooks = 'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("LOADED " + r.url + "\\n"); return r; }';
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-    const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, '--help'], { encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, '--help'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(result.status, 0, result.stderr);
     const loaded = [...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((match) => match[1]!);
-    assert.ok(loaded.some((url) => url.includes('/node_modules/commander/')), `the hook saw the imports: ${loaded.join(' ')}`);
-    const heavy = loaded.filter((url) => /\/node_modules\/(@aws-sdk|@smithy|got|hpagent|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation|platform)\b/.test(url));
+    assert.ok(
+      loaded.some((url) => url.includes('/node_modules/commander/')),
+      `the hook saw the imports: ${loaded.join(' ')}`,
+    );
+    const heavy = loaded.filter((url) =>
+      /\/node_modules\/(@aws-sdk|@smithy|got|hpagent|undici|semver|tar|yauzl|lighthouse|chrome-launcher|@pulumi)\/|\/dist\/lib\/(devserver\/\w+\/server|registry|sources|secrets|analysis|automation|platform)\b/.test(
+        url,
+      ),
+    );
     assert.deepEqual(heavy, []);
   });
 
   it('a remote failure is one error line and a hint on stderr, exit 3; --verbose adds the stack', () => {
     const env = { SECRETS_ADDR: 'http://127.0.0.1:1', SECRETS_TOKEN: 'canary-token-program-test', SECRETS_MAX_RETRIES: '0' };
-    const run = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GANTRY_LOG: 'warn', ...env }, timeout: 60_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GANTRY_LOG: 'warn', ...env }, timeout: 60_000 });
     const plain = run('secrets', 'get', 'secret/app');
     assert.equal(plain.status, 3);
     assert.equal(plain.stdout, '');

@@ -21,7 +21,13 @@ const NOTICED_WITHIN_MS = 3000;
 const GUARD_MS = 20_000;
 
 let home: string;
-const baseEnv = () => ({ PATH: process.env.PATH!, HOME: home, XDG_STATE_HOME: join(home, 'state'), GANTRY_CONFIG_DIR: join(home, 'config'), GANTRY_LOG: 'warn' });
+const baseEnv = () => ({
+  PATH: process.env.PATH!,
+  HOME: home,
+  XDG_STATE_HOME: join(home, 'state'),
+  GANTRY_CONFIG_DIR: join(home, 'config'),
+  GANTRY_LOG: 'warn',
+});
 const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
 
 interface Stopped {
@@ -49,10 +55,12 @@ function throughHead(args: string[], env: Record<string, string> = {}): Promise<
     child.on('close', () => {
       const endedAt = Date.now();
       clearTimeout(guard);
-      void readFile(errFile, 'utf8').catch(() => '').then((stderr) => {
-        const exit = /exit=(\d+)/.exec(out);
-        resolve({ code: exit ? Number(exit[1]) : null, firstLine: out.split('\n')[0]!, afterReaderMs: endedAt - firstAt, stderr });
-      });
+      void readFile(errFile, 'utf8')
+        .catch(() => '')
+        .then((stderr) => {
+          const exit = /exit=(\d+)/.exec(out);
+          resolve({ code: exit ? Number(exit[1]) : null, firstLine: out.split('\n')[0]!, afterReaderMs: endedAt - firstAt, stderr });
+        });
     });
   });
 }
@@ -112,9 +120,17 @@ describe('SERVE-READER-GONE: a command that runs until stopped stops when its re
     { args: ['dev', 'oauth', '--port', '0'], first: /^authorization server .* on http:\/\/127\.0\.0\.1:\d+/ },
     { args: ['dev', 'storage', '--port', '0'], first: /^STORAGE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/ },
     { args: ['mcp', 'serve', '--port', '0', '--no-auth'], first: /^context server on http:\/\/127\.0\.0\.1:\d+\/mcp/ },
-    { args: ['hooks', 'serve', '--port', '0'], env: () => ({ GANTRY_WEBHOOK_SECRET: 'reader-gone-secret' }), first: /^receiving webhooks on http:\/\/127\.0\.0\.1:\d+\/hooks/ },
+    {
+      args: ['hooks', 'serve', '--port', '0'],
+      env: () => ({ GANTRY_WEBHOOK_SECRET: 'reader-gone-secret' }),
+      first: /^receiving webhooks on http:\/\/127\.0\.0\.1:\d+\/hooks/,
+    },
     { args: ['hooks', 'worker'], env: () => ({ GANTRY_HOOKS_QUEUE_URL: redis.url }), first: /^working webhook jobs from redis:\/\/127\.0\.0\.1:\d+/ },
-    { args: ['storage', 'changes', '--watch', '--listen', '127.0.0.1:0'], env: () => ({ STORAGE_BASE_URL: storage.server.url, STORAGE_TOKEN: TOKEN }), first: /^notification 1: sync at \S+Z$/ },
+    {
+      args: ['storage', 'changes', '--watch', '--listen', '127.0.0.1:0'],
+      env: () => ({ STORAGE_BASE_URL: storage.server.url, STORAGE_TOKEN: TOKEN }),
+      first: /^notification 1: sync at \S+Z$/,
+    },
   ];
 
   for (const { args, env, first } of servers) {
@@ -147,7 +163,10 @@ describe('SERVE-READER-GONE: a command that runs until stopped stops when its re
       { what: 'a pipe whose reader stays', stdout: writeEnd },
       { what: 'a file', stdout: fileFd },
       { what: '/dev/null', stdout: 'ignore' as const },
-    ].map(({ what, stdout }) => ({ what, child: spawn(process.execPath, [bin, 'dev', 'platform', '--port', '0'], { env: baseEnv(), stdio: ['ignore', stdout, 'pipe'] }) }));
+    ].map(({ what, stdout }) => ({
+      what,
+      child: spawn(process.execPath, [bin, 'dev', 'platform', '--port', '0'], { env: baseEnv(), stdio: ['ignore', stdout, 'pipe'] }),
+    }));
     closeSync(writeEnd);
     closeSync(fileFd);
     try {

@@ -46,7 +46,10 @@ const gantry = (args: string[], env: Record<string, string>, cwd?: string): Prom
 
 /** Nothing in either stream the terminal would act on. */
 function assertTerminalSafe(run: Run, what: string): void {
-  for (const [name, text] of [['stdout', run.stdout], ['stderr', run.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+  ] as const) {
     const found = UNSAFE.exec(text);
     assert.equal(found, null, `${what}: ${name} holds U+${found?.[0].charCodeAt(0).toString(16).padStart(4, '0')}: ${JSON.stringify(text)}`);
   }
@@ -71,7 +74,13 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
   describe('storage', () => {
     let h: Harness;
     let evilId: string;
-    const env = (): Record<string, string> => ({ HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config'), STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: TOKEN });
+    const env = (): Record<string, string> => ({
+      HOME: join(dir, 'home'),
+      XDG_STATE_HOME: join(dir, 'state'),
+      GANTRY_CONFIG_DIR: join(dir, 'config'),
+      STORAGE_BASE_URL: h.server.url,
+      STORAGE_TOKEN: TOKEN,
+    });
 
     before(async () => {
       await Promise.all(['home', 'state', 'config', 'work'].map((name) => mkdir(join(dir, name), { recursive: true })));
@@ -90,8 +99,14 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assertTerminalSafe(run, 'storage ls');
       const lines = run.stdout.trimEnd().split('\n');
       assert.equal(lines.length, 3, `a header and one row per file:\n${run.stdout}`);
-      assert.ok(lines.some((line) => line.startsWith(evilId) && line.includes(SHOWN)), run.stdout);
-      assert.ok(lines.some((line) => line.includes(SPLIT_SHOWN)), run.stdout);
+      assert.ok(
+        lines.some((line) => line.startsWith(evilId) && line.includes(SHOWN)),
+        run.stdout,
+      );
+      assert.ok(
+        lines.some((line) => line.includes(SPLIT_SHOWN)),
+        run.stdout,
+      );
     });
 
     it('TERM-REMOTE-TEXT: storage changes keeps each change on one row', async () => {
@@ -107,7 +122,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.equal(run.code, 0, run.stderr);
       assertTerminalSafe(run, 'storage get');
       assert.match(run.stdout, new RegExp(`^Downloaded ${SHOWN.replace(/[\\[\]]/g, '\\$&')} \\(${evilId}\\) to `));
-      assert.equal(await readFile(join(dir, 'work', 'copy.txt'), 'utf8'), 'hello', 'the bytes are the file\'s, unchanged');
+      assert.equal(await readFile(join(dir, 'work', 'copy.txt'), 'utf8'), 'hello', "the bytes are the file's, unchanged");
     });
 
     it('TERM-REMOTE-TEXT: storage trash and the trash listing show the title escaped', async () => {
@@ -144,9 +159,18 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
     const server = await startOAuthServer({ host: '127.0.0.1', port: 0, interval: 1, users: [{ username: 'dev', email, name: `Dev\n${HOSTILE}` }] });
     try {
       const client = server.registerClient({ name: 'remote text' });
-      const env = { GANTRY_CONFIG_DIR: join(dir, 'auth-config'), HOME: join(dir, 'home'), GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url };
+      const env = {
+        GANTRY_CONFIG_DIR: join(dir, 'auth-config'),
+        HOME: join(dir, 'home'),
+        GANTRY_AUTH_URL: server.url,
+        GANTRY_OAUTH_CLIENT_ID: client.id,
+        GANTRY_OAUTH_CLIENT_SECRET: client.secret!,
+        GANTRY_API_URL: server.url,
+      };
       const login = await new Promise<Run>((resolve, reject) => {
-        const child = spawn(process.execPath, [bin, 'auth', 'login', '--store', 'file', '--insecure-storage', '--scope', 'openid,email,video.readonly'], { env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', ...env } });
+        const child = spawn(process.execPath, [bin, 'auth', 'login', '--store', 'file', '--insecure-storage', '--scope', 'openid,email,video.readonly'], {
+          env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', ...env },
+        });
         let stdout = '';
         let stderr = '';
         let approved = false;
@@ -165,7 +189,10 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.equal(login.code, 0, login.stderr);
       assertTerminalSafe(login, 'auth login');
       assert.ok(login.stdout.includes(`as dev${SHOWN}@gantry.test`), login.stdout);
-      for (const args of [['auth', 'status', '--offline'], ['auth', 'whoami']]) {
+      for (const args of [
+        ['auth', 'status', '--offline'],
+        ['auth', 'whoami'],
+      ]) {
         const run = await gantry(args, env);
         assertTerminalSafe(run, args.join(' '));
         assert.ok(run.stdout.includes(`dev${SHOWN}@gantry.test`), `${args.join(' ')}: ${run.stdout}${run.stderr}`);
@@ -184,10 +211,16 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
     let context: ContextServer;
 
     before(async () => {
-      await writeModules(join(dir, 'registry'), [{ namespace: 'acme', name: 'evil', provider: 'aws', versions: ['1.0.0'], description: `${HOSTILE}\nsecond line` }]);
+      await writeModules(join(dir, 'registry'), [
+        { namespace: 'acme', name: 'evil', provider: 'aws', versions: ['1.0.0'], description: `${HOSTILE}\nsecond line` },
+      ]);
       registry = await startRegistry(join(dir, 'registry'));
       kv = await startSecretsServer({});
-      const written = await fetch(`${kv.url}/v1/secret/data/app/db`, { method: 'POST', headers: { 'x-secrets-token': kv.rootToken, 'content-type': 'application/json' }, body: JSON.stringify({ data: { [HOSTILE]: 'v', 'multi\nline': `${HOSTILE}` } }) });
+      const written = await fetch(`${kv.url}/v1/secret/data/app/db`, {
+        method: 'POST',
+        headers: { 'x-secrets-token': kv.rootToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ data: { [HOSTILE]: 'v', 'multi\nline': `${HOSTILE}` } }),
+      });
       assert.equal(written.status, 200, await written.text());
       // A platform API, a secrets service's health endpoint: answers a hostile server would give.
       hostile = createServer((request, response) => {
@@ -210,7 +243,11 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       });
       hostileUrl = await listen(hostile);
       const tool = {
-        name: 'modules_resolve', title: HOSTILE, description: `${HOSTILE}\nsecond line\u202e`, scope: 'modules:read', readOnly: true,
+        name: 'modules_resolve',
+        title: HOSTILE,
+        description: `${HOSTILE}\nsecond line\u202e`,
+        scope: 'modules:read',
+        readOnly: true,
         input: { source: z.string() },
         async run() {
           return { text: HOSTILE };
@@ -225,7 +262,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       await new Promise((resolve) => hostile?.close(resolve));
     });
 
-    it('TERM-REMOTE-TEXT: modules search shows a module\'s description escaped, on its row', async () => {
+    it("TERM-REMOTE-TEXT: modules search shows a module's description escaped, on its row", async () => {
       const run = await gantry(['modules', 'search', 'evil'], { GANTRY_REGISTRY_HOST: registry.host, GANTRY_CACHE_DIR: join(dir, 'cache') });
       assert.equal(run.code, 0, run.stderr);
       assertTerminalSafe(run, 'modules search');
@@ -240,14 +277,17 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.equal(run.code, 0, run.stderr);
       assertTerminalSafe(run, 'secrets get');
       assert.ok(run.stdout.includes(SHOWN), run.stdout);
-      assert.ok(run.stdout.split('\n').some((line) => line.startsWith('multi\\nline')), run.stdout);
+      assert.ok(
+        run.stdout.split('\n').some((line) => line.startsWith('multi\\nline')),
+        run.stdout,
+      );
       assert.ok(!run.stdout.split('\n').some((line) => line.startsWith('line')), run.stdout);
       const field = await gantry(['secrets', 'get', 'secret/app/db', '--field', 'multi\nline'], env);
       assert.equal(field.code, 0, field.stderr);
       assert.equal(field.stdout, HOSTILE, 'a value asked for with --field comes as it is, for a pipe');
     });
 
-    it('TERM-REMOTE-TEXT: platform api prints a text body escaped (keeping its own line breaks) and a 404\'s message on its one line', async () => {
+    it("TERM-REMOTE-TEXT: platform api prints a text body escaped (keeping its own line breaks) and a 404's message on its one line", async () => {
       const env = { PLATFORM_API_URL: hostileUrl, GANTRY_PLATFORM_TOKEN: 'a-platform-token-for-the-test', HOME: join(dir, 'home') };
       const text = await gantry(['platform', 'api', '/text'], env);
       assert.equal(text.code, 0, text.stderr);
@@ -260,7 +300,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.ok(!missing.stderr.split('\n').includes('hint: a forged hint'), `the service's line break cannot forge a hint line: ${missing.stderr}`);
     });
 
-    it('TERM-REMOTE-TEXT: platform status shows the state the platform answered escaped on its one line; a 422\'s documentation_url in the hint cannot forge a line', async () => {
+    it("TERM-REMOTE-TEXT: platform status shows the state the platform answered escaped on its one line; a 422's documentation_url in the hint cannot forge a line", async () => {
       const env = { PLATFORM_API_URL: hostileUrl, GANTRY_PLATFORM_TOKEN: 'a-platform-token-for-the-test', HOME: join(dir, 'home') };
       const status = await gantry(['platform', 'status', 'o/r', '0123456789abcdef0123456789abcdef01234567', '--state', 'success', '--context', 'ci'], env);
       assert.equal(status.code, 0, status.stderr);
@@ -274,7 +314,7 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
       assert.match(refused.stderr, /^hint: the platform refused the request's content; see https:\/\/docs\.example\/.*\\nhint: a forged hint$/m);
     });
 
-    it('TERM-REMOTE-TEXT: mcp tools shows a tool\'s description escaped on its row; mcp call prints a text result escaped', async () => {
+    it("TERM-REMOTE-TEXT: mcp tools shows a tool's description escaped on its row; mcp call prints a text result escaped", async () => {
       const env = { HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config') };
       const tools = await gantry(['mcp', 'tools', context.url], env);
       assert.equal(tools.code, 0, tools.stderr);
@@ -298,7 +338,10 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
 
     it('TERM-REMOTE-TEXT: hooks serve writes a delivery whose payload holds escape sequences and a line break as one escaped line', async () => {
       const secret = 'remote text hooks secret';
-      const child = spawn(process.execPath, [bin, 'hooks', 'serve', '--port', '0'], { env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', GANTRY_WEBHOOK_SECRET: secret }, cwd: dir });
+      const child = spawn(process.execPath, [bin, 'hooks', 'serve', '--port', '0'], {
+        env: { PATH: process.env.PATH ?? '', GANTRY_LOG: 'warn', GANTRY_WEBHOOK_SECRET: secret },
+        cwd: dir,
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -313,7 +356,18 @@ describe('TERM-REMOTE-TEXT: text from a server reaches the terminal escaped, in 
         const delivery = randomUUID();
         const body = JSON.stringify({ action: `${HOSTILE}\n2026-01-01T00:00:00.000Z push ${randomUUID()} 202 done 1ms`, zen: 'x', hook_id: 1 });
         const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-        const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-platform-event': 'ping', 'x-platform-delivery': delivery, 'x-platform-hook-id': '1', 'user-agent': 'Platform-Hookshot/1a2b3c', 'x-hub-signature-256': signature }, body });
+        const answer = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-platform-event': 'ping',
+            'x-platform-delivery': delivery,
+            'x-platform-hook-id': '1',
+            'user-agent': 'Platform-Hookshot/1a2b3c',
+            'x-hub-signature-256': signature,
+          },
+          body,
+        });
         await answer.arrayBuffer();
         const logged = Date.now() + 10_000;
         while (!stdout.includes(delivery) && Date.now() < logged) await delay(20);

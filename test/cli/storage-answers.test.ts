@@ -51,13 +51,22 @@ describe('gantry storage: what it says when the service or the setup says no', f
 
   function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const base: Record<string, string | undefined> = {
-      PATH: process.env.PATH, HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config'), GANTRY_LOG: 'warn',
-      STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: CANARY, ...extra,
+      PATH: process.env.PATH,
+      HOME: join(dir, 'home'),
+      XDG_STATE_HOME: join(dir, 'state'),
+      GANTRY_CONFIG_DIR: join(dir, 'config'),
+      GANTRY_LOG: 'warn',
+      STORAGE_BASE_URL: h.server.url,
+      STORAGE_TOKEN: CANARY,
+      ...extra,
     };
     return Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
   }
 
-  function gantry(args: string[], options: { env?: NodeJS.ProcessEnv; onStderr?: (all: string, child: ChildProcess) => void; killAfterMs?: number } = {}): Promise<Run> {
+  function gantry(
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; onStderr?: (all: string, child: ChildProcess) => void; killAfterMs?: number } = {},
+  ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const started = Date.now();
       const child = spawn(process.execPath, [bin, ...args], { env: options.env ?? env(), cwd: join(dir, 'work') });
@@ -86,7 +95,7 @@ describe('gantry storage: what it says when the service or the setup says no', f
   const json = async (args: string[]): Promise<Json> => JSON.parse((await ok([...args, '--json'])).stdout);
   const parentsOf = async (id: string): Promise<string[]> => (await h.api('GET', `/storage/v2/files/${id}`)).body.parents.map((p: Json) => p.id);
 
-  it('STO-FILES-PATCH: mv X --to X is exit 2 with nothing sent; mv of a folder into its own subfolder is the service\'s 400 badRequest (exit 1) naming both; the folder stays where it was', async () => {
+  it("STO-FILES-PATCH: mv X --to X is exit 2 with nothing sent; mv of a folder into its own subfolder is the service's 400 badRequest (exit 1) naming both; the folder stays where it was", async () => {
     const root = (await h.api('GET', '/storage/v2/files/root')).body.id as string;
     const a = await json(['storage', 'mkdir', 'outer']);
     const b = await json(['storage', 'mkdir', 'inner', '--parent', a.id]);
@@ -102,7 +111,10 @@ describe('gantry storage: what it says when the service or the setup says no', f
     const down = await gantry(['storage', 'mv', a.id, '--to', b.id]);
     assert.equal(down.code, 1, down.stderr);
     assert.match(down.stderr, /answered 400 badRequest \(addParents\): A folder cannot be placed inside itself or one of its descendants/);
-    assert.match(down.stderr, new RegExp(`^hint: inner \\(${b.id}\\) is inside outer \\(${a.id}\\): a folder cannot be moved into one of its own subfolders$`, 'm'));
+    assert.match(
+      down.stderr,
+      new RegExp(`^hint: inner \\(${b.id}\\) is inside outer \\(${a.id}\\): a folder cannot be moved into one of its own subfolders$`, 'm'),
+    );
     assert.deepEqual(await parentsOf(a.id), [root], 'outer is still in the root');
     assert.match((await ok(['storage', 'ls'])).stdout, new RegExp(`^${a.id}\\s+outer/`, 'm'));
     // The other way round is an ordinary move.
@@ -118,7 +130,10 @@ describe('gantry storage: what it says when the service or the setup says no', f
     const still = await gantry(['storage', 'untrash', file.id]);
     assert.equal(still.code, 1, still.stderr);
     assert.doesNotMatch(still.stdout, /Restored/);
-    assert.match(still.stderr, new RegExp(`^error: inside\\.txt \\(${file.id}\\) is still in the trash because the folder binned \\(${folder.id}\\) above it is$`, 'm'));
+    assert.match(
+      still.stderr,
+      new RegExp(`^error: inside\\.txt \\(${file.id}\\) is still in the trash because the folder binned \\(${folder.id}\\) above it is$`, 'm'),
+    );
     assert.match(still.stderr, new RegExp(`^hint: gantry storage untrash ${folder.id} restores that folder with everything in it$`, 'm'));
     const read = (await h.api('GET', `/storage/v2/files/${file.id}`)).body;
     assert.deepEqual([read.labels.trashed, read.explicitlyTrashed], [true, false], 'how the service says it: trashed through its folder');
@@ -166,7 +181,10 @@ describe('gantry storage: what it says when the service or the setup says no', f
 
   it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: without STORAGE_TOKEN and without a login it is exit 2 (setup, nothing sent), the hint naming both ways in', async () => {
     const before = h.server.stats().requests;
-    for (const args of [['storage', 'ls'], ['storage', 'changes', '--watch']]) {
+    for (const args of [
+      ['storage', 'ls'],
+      ['storage', 'changes', '--watch'],
+    ]) {
       const none = await gantry(args, { env: env({ STORAGE_TOKEN: undefined }), killAfterMs: 20_000 });
       assert.equal(none.code, 2, none.stderr);
       assert.match(none.stderr, /^error: not logged in/m);
@@ -175,7 +193,7 @@ describe('gantry storage: what it says when the service or the setup says no', f
     assert.equal(h.server.stats().requests, before, 'nothing reached the server');
   });
 
-  it('a 401 to STORAGE_TOKEN says to set a valid one; a 404 that is not the storage API\'s own answer says the base URL is not a storage API', async () => {
+  it("a 401 to STORAGE_TOKEN says to set a valid one; a 404 that is not the storage API's own answer says the base URL is not a storage API", async () => {
     const wrong = await gantry(['storage', 'ls'], { env: env({ STORAGE_TOKEN: 'ya29.not-a-token-the-server-knows' }) });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /answered 401 authError/);

@@ -42,8 +42,15 @@ describe('gantry storage with a gantry auth device login (embedded authorization
 
   // No STORAGE_TOKEN, no keyring (no D-Bus session), no kv engine: the login goes to a 0600 file in GANTRY_CONFIG_DIR.
   const env = (): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH, HOME: dir, GANTRY_CONFIG_DIR: join(dir, 'config'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_LOG: 'warn',
-    GANTRY_AUTH_URL: oauth.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret ?? '', STORAGE_BASE_URL: storage.server.url,
+    PATH: process.env.PATH,
+    HOME: dir,
+    GANTRY_CONFIG_DIR: join(dir, 'config'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    GANTRY_LOG: 'warn',
+    GANTRY_AUTH_URL: oauth.url,
+    GANTRY_OAUTH_CLIENT_ID: client.id,
+    GANTRY_OAUTH_CLIENT_SECRET: client.secret ?? '',
+    STORAGE_BASE_URL: storage.server.url,
   });
 
   function gantry(args: string[], approve = false): Promise<Run> {
@@ -86,12 +93,21 @@ describe('gantry storage with a gantry auth device login (embedded authorization
     const about = await gantry(['storage', 'about']);
     assert.equal(about.code, 0, about.stderr);
     assert.match(about.stdout, new RegExp(`^token\\s+from the login of profile default at ${oauth.url.replace(/[.:/]/g, '\\$&')}$`, 'm'));
-    assert.ok(oauth.requestLog().some((entry) => entry.path === '/tokeninfo'), 'the storage server asked the authorization server about the token');
+    assert.ok(
+      oauth.requestLog().some((entry) => entry.path === '/tokeninfo'),
+      'the storage server asked the authorization server about the token',
+    );
 
     // The access token the command used is printed by `gantry auth token` only (its job), never by a storage command.
     const token = (await gantry(['auth', 'token'])).stdout.trim();
     assert.ok(token.length > 10);
-    assert.ok(!printed.filter((text) => text.trim() !== token).join('\n').includes(token), 'a storage command printed the access token');
+    assert.ok(
+      !printed
+        .filter((text) => text.trim() !== token)
+        .join('\n')
+        .includes(token),
+      'a storage command printed the access token',
+    );
   });
 
   it('a login without a storage scope is refused by the service: 403 insufficientPermissions, exit 1, with the hint to log in with the scope', async () => {
@@ -100,7 +116,10 @@ describe('gantry storage with a gantry auth device login (embedded authorization
     const ls = await gantry(['storage', 'ls', '--profile', 'no-storage']);
     assert.equal(ls.code, 1, ls.stderr);
     assert.match(ls.stderr, /answered 403 insufficientPermissions/);
-    assert.match(ls.stderr, /^hint: the login of profile no-storage at \S+ lacks a storage scope: log in again with `gantry auth login --scope storage\.file` \(and the same --profile\)$/m);
+    assert.match(
+      ls.stderr,
+      /^hint: the login of profile no-storage at \S+ lacks a storage scope: log in again with `gantry auth login --scope storage\.file` \(and the same --profile\)$/m,
+    );
   });
 
   it('a login whose token the service refuses: 401 (after the one refresh), exit 1, the hint to refresh or log in again — not to set STORAGE_TOKEN', async () => {
@@ -110,7 +129,10 @@ describe('gantry storage with a gantry auth device login (embedded authorization
       const ls = await gantry(['storage', 'ls', '--base-url', stranger.server.url]);
       assert.equal(ls.code, 1, ls.stderr);
       assert.match(ls.stderr, /answered 401 authError/);
-      assert.match(ls.stderr, /^hint: the token of the login of profile default at \S+ was refused: run `gantry auth refresh`, or `gantry auth login --scope storage\.file` \(with the same --profile\)$/m);
+      assert.match(
+        ls.stderr,
+        /^hint: the token of the login of profile default at \S+ was refused: run `gantry auth refresh`, or `gantry auth login --scope storage\.file` \(with the same --profile\)$/m,
+      );
     } finally {
       await stranger.close();
     }

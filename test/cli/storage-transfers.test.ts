@@ -48,8 +48,13 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
   });
 
   const env = (): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH, HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config'), GANTRY_LOG: 'warn',
-    STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: TOKEN,
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    GANTRY_CONFIG_DIR: join(dir, 'config'),
+    GANTRY_LOG: 'warn',
+    STORAGE_BASE_URL: h.server.url,
+    STORAGE_TOKEN: TOKEN,
   });
 
   /** Runs gantry; `onStderr` sees all of stderr so far each time more comes (to kill or interrupt it at a moment). */
@@ -110,7 +115,10 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     const waiting = await gantry(['storage', 'put', 'big.bin']);
     assert.equal(waiting.code, 2);
     assert.match(waiting.stderr, /^error: an interrupted upload of \S+big\.bin to http:\/\/127\.0\.0\.1:\d+, started \S+, is waiting to be finished/m);
-    assert.match(waiting.stderr, /^hint: go on from where it stopped with: gantry storage put --resume big\.bin — or start over: gantry storage put --restart big\.bin/m);
+    assert.match(
+      waiting.stderr,
+      /^hint: go on from where it stopped with: gantry storage put --resume big\.bin — or start over: gantry storage put --restart big\.bin/m,
+    );
     assert.equal(h.server.stats().requests, requests, 'nothing was sent');
 
     const resumed = await gantry(['storage', 'put', '--resume', 'big.bin', '--json']);
@@ -144,7 +152,10 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     assert.equal((JSON.parse(restarted.stdout.toString()) as Json).md5Checksum, md5(data));
     const sessions = Object.values(h.server.stats().sessions);
     assert.equal(sessions.length, 2, 'a new session');
-    assert.deepEqual(sessions.map((s) => s.completed), [false, true]);
+    assert.deepEqual(
+      sessions.map((s) => s.completed),
+      [false, true],
+    );
     assert.deepEqual(await readdir(uploads), []);
   });
 
@@ -162,20 +173,28 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
       frozen = child;
       child.kill('SIGSTOP');
       // What the first had already sent reaches the server in this half second; then the count stands still.
-      second = new Promise((resolve) => setTimeout(resolve, 500)).then(() => {
-        requests = h.server.stats().requests;
-        return gantry(['storage', 'put', 'big.bin']);
-      }).finally(() => {
-        requestsWhileFrozen = h.server.stats().requests - requests;
-        child.kill('SIGCONT');
-      });
+      second = new Promise((resolve) => setTimeout(resolve, 500))
+        .then(() => {
+          requests = h.server.stats().requests;
+          return gantry(['storage', 'put', 'big.bin']);
+        })
+        .finally(() => {
+          requestsWhileFrozen = h.server.stats().requests - requests;
+          child.kill('SIGCONT');
+        });
     });
     const done = await first;
     assert.ok(second, 'the first put was frozen mid-upload');
     const refused = await second;
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`^error: an upload of \\S+big\\.bin to http://127\\.0\\.0\\.1:\\d+ is in progress in process ${frozen!.pid}, since \\S+$`, 'm'));
-    assert.match(refused.stderr, new RegExp(`^hint: wait for it to finish, or stop it \\(kill ${frozen!.pid}\\) and go on with: gantry storage put --resume big\\.bin$`, 'm'));
+    assert.match(
+      refused.stderr,
+      new RegExp(`^error: an upload of \\S+big\\.bin to http://127\\.0\\.0\\.1:\\d+ is in progress in process ${frozen!.pid}, since \\S+$`, 'm'),
+    );
+    assert.match(
+      refused.stderr,
+      new RegExp(`^hint: wait for it to finish, or stop it \\(kill ${frozen!.pid}\\) and go on with: gantry storage put --resume big\\.bin$`, 'm'),
+    );
     assert.equal(requestsWhileFrozen, 0, 'the second put sent nothing');
     assert.equal(done.code, 0, done.stderr);
     assert.equal((JSON.parse(done.stdout.toString()) as Json).md5Checksum, md5(data));
@@ -217,10 +236,14 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     assert.match(resumed.stderr, new RegExp(`^Went on from byte ${kept}, which an earlier run had received\\.$`, 'm'));
     assert.ok(served.includes(`GET /storage/v2/files/${file.id} 206`), `the rest came as a 206: ${served.join('; ')}`);
     assert.ok((await readFile(join(work, 'out.bin'))).equals(data));
-    assert.deepEqual((await readdir(work)).filter((name) => name.includes('gantry-download')), [], 'no partial left');
+    assert.deepEqual(
+      (await readdir(work)).filter((name) => name.includes('gantry-download')),
+      [],
+      'no partial left',
+    );
   });
 
-  it('STO-FILES-GET: get -o - goes on after a cut within the run (Range), and stdout holds exactly the file\'s bytes', async () => {
+  it("STO-FILES-GET: get -o - goes on after a cut within the run (Range), and stdout holds exactly the file's bytes", async () => {
     const data = randomBytes(9 * MIB);
     const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
     const file = await upload(transport, { source: data, metadata: { title: 'piped.bin' } });
@@ -238,13 +261,14 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
   it('STO-FILES-INSERT STO-FILES-GET: on a terminal put and get draw a progress bar with bytes and rate on stderr; off a terminal, none', async () => {
     await writeFile(join(work, 'shown.bin'), randomBytes(SIZE));
     // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
-    const onTerminal = (command: string) => new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn('script', ['-qfec', command, '/dev/null'], { env: env(), cwd: work });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, output }));
-    });
+    const onTerminal = (command: string) =>
+      new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn('script', ['-qfec', command, '/dev/null'], { env: env(), cwd: work });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
     const put = await onTerminal(`node ${JSON.stringify(bin)} storage put shown.bin --json`);
     assert.equal(put.code, 0, put.output);
     // eslint-disable-next-line no-control-regex -- the bar's terminal codes are what is checked
@@ -271,7 +295,13 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
         if (!changed && /asking the service what it has/.test(all)) changed = change(join(work, name));
       });
       assert.equal(run.code, 1, run.stderr);
-      assert.match(run.stderr, new RegExp(`^error: \\S+${name.replace('.', '\\.')} changed while it was being uploaded \\(its size went from ${SIZE} to ${size} bytes\\): the upload was stopped; nothing was stored$`, 'm'));
+      assert.match(
+        run.stderr,
+        new RegExp(
+          `^error: \\S+${name.replace('.', '\\.')} changed while it was being uploaded \\(its size went from ${SIZE} to ${size} bytes\\): the upload was stopped; nothing was stored$`,
+          'm',
+        ),
+      );
       assert.match(run.stderr, /^hint: upload it again once nothing writes to it/m);
       assert.deepEqual(await readdir(uploads), [], 'no session to resume with other bytes');
       assert.deepEqual((await h.api('GET', `/storage/v2/files?q=${encodeURIComponent(`title = '${name}'`)}`)).body.items, []);

@@ -19,7 +19,12 @@ interface Watching {
 }
 
 function watchChanges(h: Harness, lifetime: string): Watching {
-  const child = spawnGantry(['storage', 'changes', '--watch'], { STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: TOKEN, STORAGE_CHANNEL_LIFETIME: lifetime, GANTRY_LOG: 'info' });
+  const child = spawnGantry(['storage', 'changes', '--watch'], {
+    STORAGE_BASE_URL: h.server.url,
+    STORAGE_TOKEN: TOKEN,
+    STORAGE_CHANNEL_LIFETIME: lifetime,
+    GANTRY_LOG: 'info',
+  });
   const text = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk: Buffer) => (text.stdout += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (text.stderr += chunk));
@@ -68,7 +73,10 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     await h.api('POST', '/storage/v2/files', { title: 'before-renewal' });
     await w.waitFor('stdout', /\sbefore-renewal\s+changed$/m);
 
-    const took = await w.waitFor('stderr', new RegExp(`^Watching changes: channel (\\S+) until \\S+ took over from ${first} \\(its notifications are numbered from 1 again\\)$`, 'm'));
+    const took = await w.waitFor(
+      'stderr',
+      new RegExp(`^Watching changes: channel (\\S+) until \\S+ took over from ${first} \\(its notifications are numbered from 1 again\\)$`, 'm'),
+    );
     const second = took[1]!;
     // A change while both channels may still be alive: printed once all the same.
     await h.api('POST', '/storage/v2/files', { title: 'during-overlap' });
@@ -89,11 +97,14 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     for (const title of ['before-renewal', 'during-overlap', 'after-first-expired']) {
       assert.equal(stdout.split('\n').filter((line) => new RegExp(`\\s${title}\\s+changed$`).test(line)).length, 1, `${title} printed once:\n${stdout}`);
     }
-    assert.equal(stdout.split('\n').filter((line) => /^notification \d+: sync /.test(line)).length, 1, 'one sync printed: a renewal\'s is not');
+    assert.equal(stdout.split('\n').filter((line) => /^notification \d+: sync /.test(line)).length, 1, "one sync printed: a renewal's is not");
     assert.match(w.stderr(), /^Next: gantry storage changes --page-token \d+$/m);
     assert.doesNotMatch(w.stderr(), /^warn:/m, 'no warning');
     const sent = await h.server.notifications();
-    assert.ok(sent.filter((d) => d.channelId === first).every((d) => Date.parse(d.at) <= stoppedAt), 'the first channel sent nothing after it was stopped');
+    assert.ok(
+      sent.filter((d) => d.channelId === first).every((d) => Date.parse(d.at) <= stoppedAt),
+      'the first channel sent nothing after it was stopped',
+    );
     const last = /^channel (\S+) stopped$/m.exec(w.stderr());
     assert.ok(last, w.stderr());
     assert.notEqual(last[1], first);
@@ -107,8 +118,17 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     const started = await w.waitFor('stderr', /^Watching changes: channel (\S+) until (\S+) /m);
     const first = started[1]!;
     await h.admin('POST', 'faults', { kind: 'status', status: 403, path: '/storage/v2/changes/watch', method: 'POST', times: 1000 });
-    await w.waitFor('stderr', new RegExp(`^warn: could not register a channel to take over from ${first} before it expires at \\S+ \\(.*403.*\\); trying again in \\d+ s$`, 'm'));
-    await w.waitFor('stderr', new RegExp(`^warn: channel ${first} expired at \\S+ and no new one could be registered \\(.*403.*\\): the service announces nothing until one is, so the changes are read at each attempt \\(at least once a minute\\) meanwhile$`, 'm'));
+    await w.waitFor(
+      'stderr',
+      new RegExp(`^warn: could not register a channel to take over from ${first} before it expires at \\S+ \\(.*403.*\\); trying again in \\d+ s$`, 'm'),
+    );
+    await w.waitFor(
+      'stderr',
+      new RegExp(
+        `^warn: channel ${first} expired at \\S+ and no new one could be registered \\(.*403.*\\): the service announces nothing until one is, so the changes are read at each attempt \\(at least once a minute\\) meanwhile$`,
+        'm',
+      ),
+    );
     await h.api('POST', '/storage/v2/files', { title: 'made-while-deaf' });
     await w.waitFor('stdout', /\smade-while-deaf\s+changed$/m);
     // stdout and stderr are two pipes: the warning written before the read may reach the test after the change does.
@@ -121,10 +141,20 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
     w.child.kill('SIGINT');
     assert.equal(await ended, 0, w.stderr());
     for (const title of ['made-while-deaf', 'announced-again']) {
-      assert.equal(w.stdout().split('\n').filter((line) => new RegExp(`\\s${title}\\s+changed$`).test(line)).length, 1, `${title} printed once`);
+      assert.equal(
+        w
+          .stdout()
+          .split('\n')
+          .filter((line) => new RegExp(`\\s${title}\\s+changed$`).test(line)).length,
+        1,
+        `${title} printed once`,
+      );
     }
     const sent = await h.server.notifications();
-    assert.ok(sent.some((d) => d.channelId === again[1] && d.state === 'change'), 'the new channel announced the change');
+    assert.ok(
+      sent.some((d) => d.channelId === again[1] && d.state === 'change'),
+      'the new channel announced the change',
+    );
   });
 
   it('a channel lifetime that is no duration (STORAGE_CHANNEL_LIFETIME or --channel-lifetime), or --channel-lifetime without --watch, is exit 2 before anything is sent', async () => {
@@ -145,6 +175,10 @@ describe('gantry storage changes --watch renews its channel (embedded storage se
       assert.equal(await exited(child), 2, stderr);
       assert.match(stderr, message);
     }
-    assert.deepEqual(served.filter((line) => !line.startsWith('storage API listening')), [], 'nothing reached the server');
+    assert.deepEqual(
+      served.filter((line) => !line.startsWith('storage API listening')),
+      [],
+      'nothing reached the server',
+    );
   });
 });

@@ -46,13 +46,27 @@ describe('gantry storage (the command, against the embedded storage server)', fu
 
   function env(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
     const base: Record<string, string | undefined> = {
-      PATH: process.env.PATH, HOME: join(dir, 'home'), XDG_STATE_HOME: join(dir, 'state'), GANTRY_CONFIG_DIR: join(dir, 'config'), GANTRY_LOG: 'warn',
-      STORAGE_BASE_URL: h.server.url, STORAGE_TOKEN: CANARY, ...extra,
+      PATH: process.env.PATH,
+      HOME: join(dir, 'home'),
+      XDG_STATE_HOME: join(dir, 'state'),
+      GANTRY_CONFIG_DIR: join(dir, 'config'),
+      GANTRY_LOG: 'warn',
+      STORAGE_BASE_URL: h.server.url,
+      STORAGE_TOKEN: CANARY,
+      ...extra,
     };
     return Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
   }
 
-  function gantry(args: string[], options: { env?: NodeJS.ProcessEnv; shell?: string; onStderr?: (all: string, child: ChildProcess) => void; onStdout?: (all: string, child: ChildProcess) => void } = {}): Promise<Run> {
+  function gantry(
+    args: string[],
+    options: {
+      env?: NodeJS.ProcessEnv;
+      shell?: string;
+      onStderr?: (all: string, child: ChildProcess) => void;
+      onStdout?: (all: string, child: ChildProcess) => void;
+    } = {},
+  ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const child = options.shell
         ? spawn('bash', ['-c', options.shell], { env: options.env ?? env(), cwd: join(dir, 'work') })
@@ -84,9 +98,14 @@ describe('gantry storage (the command, against the embedded storage server)', fu
   }
 
   const json = async (args: string[]): Promise<Json> => JSON.parse((await ok([...args, '--json'])).stdout);
-  const jsonLines = (text: string): Json[] => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const jsonLines = (text: string): Json[] =>
+    text
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
 
-  it('STO-ABOUT-GET: about prints the account, root folder and quota, and where the token comes from; --json is about.get\'s resource', async () => {
+  it("STO-ABOUT-GET: about prints the account, root folder and quota, and where the token comes from; --json is about.get's resource", async () => {
     const table = await ok(['storage', 'about']);
     assert.match(table.stdout, /^WHAT\s+VALUE$/m);
     assert.match(table.stdout, /^user\s+Gantry Dev <dev@gantry\.test>$/m);
@@ -109,7 +128,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(put.title, 'Report 1.bin');
     assert.equal(put.mimeType, 'application/x-report');
     assert.equal(put.md5Checksum, md5(data));
-    assert.deepEqual(put.parents.map((p: Json) => p.id), [folder.id]);
+    assert.deepEqual(
+      put.parents.map((p: Json) => p.id),
+      [folder.id],
+    );
     const human = await ok(['storage', 'put', 'report.bin']);
     assert.match(human.stdout, /^Uploaded \S+report\.bin as report\.bin \(\S+\), 195 KiB, md5 [0-9a-f]{32}$/m);
 
@@ -124,7 +146,11 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.match(root.stdout, /\sreport\.bin\s/);
     assert.doesNotMatch(root.stdout, /Report 1\.bin/, 'ls without a folder is the root');
     const queried = jsonLines((await ok(['storage', 'ls', '--query', "title contains 'Report 1'", '--json'])).stdout);
-    assert.deepEqual(queried.map((f) => f.id), [put.id], '--query alone searches everywhere');
+    assert.deepEqual(
+      queried.map((f) => f.id),
+      [put.id],
+      '--query alone searches everywhere',
+    );
 
     const got = await json(['storage', 'get', put.id, '-o', 'copy.bin']);
     assert.equal(got.bytes, data.length);
@@ -156,7 +182,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const table = await ok(['storage', 'revisions', file.id]);
     assert.match(table.stdout, /^ID\s+MODIFIED\s+SIZE\s+MD5\s+BY\s+PINNED$/m);
     const revisions = await json(['storage', 'revisions', file.id]);
-    assert.deepEqual(revisions.map((r: Json) => r.md5Checksum), [md5(first), md5(second)]);
+    assert.deepEqual(
+      revisions.map((r: Json) => r.md5Checksum),
+      [md5(first), md5(second)],
+    );
     const old = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${file.id} --revision ${revisions[0].id} -o -` });
     assert.equal(old.stdout, first.toString());
     // A folder has no content to replace: exit 1 from its metadata, with the --parent to use, and no upload.
@@ -172,7 +201,11 @@ describe('gantry storage (the command, against the embedded storage server)', fu
   it('STO-FILES-EXPORT: export writes a storage document as the asked type, to a file named after it or to stdout; a plain file is refused before anything else (exit 1), and by the service with fileNotExportable', async () => {
     const transport = createStorageTransport({ baseUrl: h.server.url, token: TOKEN });
     const text = Buffer.from('Gantry report\n'.repeat(50));
-    const doc = await upload(transport, { source: text, metadata: { title: 'Quarterly', mimeType: 'application/vnd.google-apps.document' }, mimeType: 'text/plain' });
+    const doc = await upload(transport, {
+      source: text,
+      metadata: { title: 'Quarterly', mimeType: 'application/vnd.google-apps.document' },
+      mimeType: 'text/plain',
+    });
     const plain = await upload(transport, { source: Buffer.from('plain'), metadata: { title: 'plain.txt' } });
     const exported = await json(['storage', 'export', doc.id, '--mime', 'text/plain']);
     assert.equal(exported.path, join(dir, 'work', 'Quarterly.txt'));
@@ -184,12 +217,18 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     const exports = h.server.stats().requests;
     const refused = await gantry(['storage', 'export', plain.id, '--mime', 'text/plain']);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /^error: plain\.txt \(\S+\) is a file of its own type \(application\/octet-stream\), not a storage document: only documents can be exported$/m);
+    assert.match(
+      refused.stderr,
+      /^error: plain\.txt \(\S+\) is a file of its own type \(application\/octet-stream\), not a storage document: only documents can be exported$/m,
+    );
     assert.match(refused.stderr, new RegExp(`^hint: download it as it is with: gantry storage get ${plain.id}$`, 'm'));
     assert.equal(h.server.stats().requests - exports, 1, 'only the metadata was asked for');
     assert.equal(await readFile(join(dir, 'work', 'plain.txt'), 'utf8'), 'already here');
     // The service's own refusal, for a client that asks without looking (the library's exportFile), keeps its hint.
-    const direct = await exportFile(transport, plain.id, 'text/plain', { path: join(dir, 'direct.txt') }).then(() => undefined, (error: Error & { hint?: string }) => error);
+    const direct = await exportFile(transport, plain.id, 'text/plain', { path: join(dir, 'direct.txt') }).then(
+      () => undefined,
+      (error: Error & { hint?: string }) => error,
+    );
     assert.match(String(direct?.message), /403 fileNotExportable/);
     assert.match(String(direct?.hint), /^only storage documents .* use `gantry storage get`/);
     transport.close();
@@ -207,7 +246,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     await writeFile(join(dir, 'work', 'moving.txt'), 'moving');
     const file = await json(['storage', 'put', 'moving.txt', '--parent', from.id]);
     const moved = await json(['storage', 'mv', file.id, '--to', to.id]);
-    assert.deepEqual(moved.parents.map((p: Json) => p.id), [to.id]);
+    assert.deepEqual(
+      moved.parents.map((p: Json) => p.id),
+      [to.id],
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.parents.length, 1);
     const trashed = await ok(['storage', 'trash', file.id]);
     assert.match(trashed.stdout, /^Trashed moving\.txt \(\S+\); gantry storage untrash \S+ brings it back$/m);
@@ -219,16 +261,23 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.match(notTrashed.stdout, /^moving\.txt \(\S+\) is not in the trash: nothing to restore$/m, 'no claim of a restore that did not happen');
     // A --query that names trashed decides the trash itself; with --trashed as well it is exit 2, nothing sent.
     await ok(['storage', 'trash', file.id]);
-    assert.deepEqual(jsonLines((await ok(['storage', 'ls', '--query', "trashed = true and title = 'moving.txt'", '--json'])).stdout).map((f) => f.id), [file.id]);
+    assert.deepEqual(
+      jsonLines((await ok(['storage', 'ls', '--query', "trashed = true and title = 'moving.txt'", '--json'])).stdout).map((f) => f.id),
+      [file.id],
+    );
     const both = await gantry(['storage', 'ls', '--trashed', '--query', 'trashed = false']);
     assert.equal(both.code, 2, both.stderr);
     assert.match(both.stderr, /--trashed and a --query that names trashed/);
     const malformed = await gantry(['storage', 'ls', to.id, '--query', "title = 'x' or or title = 'y'"]);
     assert.equal(malformed.code, 1, malformed.stderr);
-    assert.match(malformed.stderr, /^hint: check the --query syntax \(docs\/storage\.md\); it was sent, your query first and the listing's own filters after it, as: \(title = 'x' or or title = 'y'\) and '\S+' in parents and trashed = false$/m);
+    assert.match(
+      malformed.stderr,
+      /^hint: check the --query syntax \(docs\/storage\.md\); it was sent, your query first and the listing's own filters after it, as: \(title = 'x' or or title = 'y'\) and '\S+' in parents and trashed = false$/m,
+    );
     await ok(['storage', 'untrash', file.id]);
     // At a terminal (script(1) gives it one) rm names the file and asks; only y deletes.
-    const asked = (answer: string) => gantry([], { shell: `printf '${answer}\\n' | script -qec ${JSON.stringify(`node ${bin} storage rm ${file.id}`)} /dev/null` });
+    const asked = (answer: string) =>
+      gantry([], { shell: `printf '${answer}\\n' | script -qec ${JSON.stringify(`node ${bin} storage rm ${file.id}`)} /dev/null` });
     const declined = await asked('n');
     assert.equal(declined.code, 1, declined.stdout);
     assert.match(declined.stdout, /Delete moving\.txt \(\S+\) permanently\? It skips the trash and cannot be undone\. \[y\/N\]/);
@@ -299,7 +348,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.match(run.stdout, /\sseen-by-watch\s+changed$/m);
     assert.match(run.stderr, /^Next: gantry storage changes --page-token \d+$/m);
     const sent = await h.server.notifications();
-    assert.deepEqual(sent.filter((d) => d.channelId === channel).map((d) => d.state), ['sync', 'change']);
+    assert.deepEqual(
+      sent.filter((d) => d.channelId === channel).map((d) => d.state),
+      ['sync', 'change'],
+    );
     assert.equal((await h.api('POST', '/storage/v2/channels/stop', { id: channel })).status, 404, 'the command stopped its channel');
   });
 
@@ -312,7 +364,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.match(head.stderr, /^exit 0$/m);
     assert.doesNotMatch(head.stderr, /error|EPIPE|at /);
     const lines = await gantry([], { shell: `node ${JSON.stringify(bin)} storage ls ${folder.id} --all --json | head -2; echo "exit \${PIPESTATUS[0]}" >&2` });
-    assert.deepEqual(jsonLines(lines.stdout).map((f) => f.title), ['f000', 'f001']);
+    assert.deepEqual(
+      jsonLines(lines.stdout).map((f) => f.title),
+      ['f000', 'f001'],
+    );
     assert.match(lines.stderr, /^exit 0$/m);
     assert.ok(h.server.stats().requests - before < 12, `the listing stopped with the reader (${h.server.stats().requests - before} requests)`);
     const counted = await ok(['storage', 'ls', folder.id, '--all', '--json']);
@@ -321,7 +376,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.equal(first.stdout.trimEnd().split('\n').length, 101, 'the first 100 and a header');
     assert.match(first.stderr, /More files than the 100 listed: --max N lists more, --all every one/);
     const five = await ok(['storage', 'ls', folder.id, '--max', '5', '--json']);
-    assert.deepEqual(jsonLines(five.stdout).map((f) => f.title), ['f000', 'f001', 'f002', 'f003', 'f004']);
+    assert.deepEqual(
+      jsonLines(five.stdout).map((f) => f.title),
+      ['f000', 'f001', 'f002', 'f003', 'f004'],
+    );
   });
 
   it('STO-FILES-GET: `get -o - > /dev/full` says the output was lost in one line (exit 2, as every command), not as a failure of the service', async () => {
@@ -330,7 +388,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     transport.close();
     const full = await gantry([], { shell: `node ${JSON.stringify(bin)} storage get ${big.id} -o - > /dev/full; echo "exit $?" >&2` });
     assert.match(full.stderr, /^exit 2$/m);
-    assert.deepEqual(full.stderr.split('\n').filter((line) => /^error:/.test(line)), ['error: the output could not be written to stdout: ENOSPC (no space left on the device)']);
+    assert.deepEqual(
+      full.stderr.split('\n').filter((line) => /^error:/.test(line)),
+      ['error: the output could not be written to stdout: ENOSPC (no space left on the device)'],
+    );
     assert.doesNotMatch(full.stderr, /hint:|at \S+:\d+/);
   });
 
@@ -374,7 +435,10 @@ describe('gantry storage (the command, against the embedded storage server)', fu
       [['storage', 'rm', 'a/b', '--yes'], /is not an id/],
       [['storage', 'share', 'abc', '--role', 'boss', '--email', 'a@example.com'], /--role boss is not a role/],
       [['storage', 'share', 'abc', '--role', 'reader'], /--type user needs --email/],
-      [['storage', 'share', 'abc', '--role', 'reader', '--email', 'a@example.com', '--domain', 'example.com'], /--email and --domain name two grantees: give one/],
+      [
+        ['storage', 'share', 'abc', '--role', 'reader', '--email', 'a@example.com', '--domain', 'example.com'],
+        /--email and --domain name two grantees: give one/,
+      ],
       [['storage', 'share', 'abc', '--role', 'reader', '--email', 'not-an-address'], /--email not-an-address is not an email address/],
       [['storage', 'share', 'abc', '--role', 'reader', '--type', 'anyone', '--email', 'a@example.com'], /--type anyone takes neither/],
       [['storage', 'share', 'abc', '--role', 'writer', '--type', 'anyone'], /--type anyone cannot be given the role writer/],
@@ -418,6 +482,9 @@ describe('gantry storage (the command, against the embedded storage server)', fu
     assert.ok(all.length > 10_000, `the runs printed ${all.length} characters`);
     assert.ok(!all.includes(CANARY), 'the token was printed');
     // Only the test that checks --token's refusal put it on a command line, on purpose.
-    assert.deepEqual(argvs.filter((args) => args.join(' ').includes(CANARY)), [['storage', 'about', '--token', CANARY]]);
+    assert.deepEqual(
+      argvs.filter((args) => args.join(' ').includes(CANARY)),
+      [['storage', 'about', '--token', CANARY]],
+    );
   });
 });

@@ -23,7 +23,11 @@ interface Run {
 
 let home: string;
 
-function gantry(args: string[], env: Record<string, string>, options: { onStderr?: (all: string, child: ChildProcess) => void; killAfterMs?: number } = {}): Promise<Run> {
+function gantry(
+  args: string[],
+  env: Record<string, string>,
+  options: { onStderr?: (all: string, child: ChildProcess) => void; killAfterMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [bin, ...args], {
@@ -81,10 +85,30 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
   });
 
   const groups: Array<{ what: string; args: () => string[]; env: () => Record<string, string>; attempts: number }> = [
-    { what: 'platform api', args: () => ['platform', 'api', '/repos/gantry/demo', '--api-url', silent.url, '--timeout', '2s'], env: () => ({ GANTRY_PLATFORM_TOKEN: 'ghp_waits-test-token' }), attempts: 3 },
-    { what: 'secrets get', args: () => ['secrets', 'get', 'secret/app', '--timeout', '2s'], env: () => ({ SECRETS_ADDR: silent.url, SECRETS_TOKEN: 'waits-test-token' }), attempts: 3 },
-    { what: 'auth login (GANTRY_TIMEOUT)', args: () => ['auth', 'login', '--auth-url', silent.url, '--client-id', 'waits', '--store', 'file'], env: () => ({ GANTRY_TIMEOUT: '2s' }), attempts: 1 },
-    { what: 'mcp tools', args: () => ['mcp', 'tools', `${silent.url}/mcp`, '--timeout', '2', '--no-browser'], env: () => ({ GANTRY_TIMEOUT: '2s' }), attempts: 1 },
+    {
+      what: 'platform api',
+      args: () => ['platform', 'api', '/repos/gantry/demo', '--api-url', silent.url, '--timeout', '2s'],
+      env: () => ({ GANTRY_PLATFORM_TOKEN: 'ghp_waits-test-token' }),
+      attempts: 3,
+    },
+    {
+      what: 'secrets get',
+      args: () => ['secrets', 'get', 'secret/app', '--timeout', '2s'],
+      env: () => ({ SECRETS_ADDR: silent.url, SECRETS_TOKEN: 'waits-test-token' }),
+      attempts: 3,
+    },
+    {
+      what: 'auth login (GANTRY_TIMEOUT)',
+      args: () => ['auth', 'login', '--auth-url', silent.url, '--client-id', 'waits', '--store', 'file'],
+      env: () => ({ GANTRY_TIMEOUT: '2s' }),
+      attempts: 1,
+    },
+    {
+      what: 'mcp tools',
+      args: () => ['mcp', 'tools', `${silent.url}/mcp`, '--timeout', '2', '--no-browser'],
+      env: () => ({ GANTRY_TIMEOUT: '2s' }),
+      attempts: 1,
+    },
   ];
 
   for (const { what, args, env, attempts } of groups) {
@@ -94,32 +118,48 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
       assert.match(run.stderr, /ETIMEDOUT|timed out|no answer/i, run.stderr);
       // Each attempt waits 2 s, not 60: the whole run is bounded by the attempts and their backoff.
       assert.ok(run.ms < attempts * 2000 + 12_000, `${what} took ${run.ms} ms`);
-      if (attempts > 1) assert.match(run.stderr, new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of ${attempts}\\)$`, 'm'), run.stderr);
+      if (attempts > 1)
+        assert.match(
+          run.stderr,
+          new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of ${attempts}\\)$`, 'm'),
+          run.stderr,
+        );
     });
   }
 
   it('WAIT-SAID-AND-BOUNDED: storage about says its first retry at once and when it tries again', async () => {
     let saidAt = 0;
-    const run = await gantry(['storage', 'about', '--base-url', silent.url, '--timeout', '1s'], { STORAGE_TOKEN: 'ya29.waits-test-token' }, {
-      onStderr: (all, child) => {
-        if (!saidAt && /trying again/.test(all)) {
-          saidAt = Date.now();
-          child.kill('SIGINT');
-        }
+    const run = await gantry(
+      ['storage', 'about', '--base-url', silent.url, '--timeout', '1s'],
+      { STORAGE_TOKEN: 'ya29.waits-test-token' },
+      {
+        onStderr: (all, child) => {
+          if (!saidAt && /trying again/.test(all)) {
+            saidAt = Date.now();
+            child.kill('SIGINT');
+          }
+        },
       },
-    });
+    );
     assert.ok(saidAt > 0, run.stderr);
-    assert.match(run.stderr, new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of 6\\)$`, 'm'));
+    assert.match(
+      run.stderr,
+      new RegExp(`^${silent.host.replace(/\./g, '\\.')}: network error ETIMEDOUT; trying again at ${clock.source} \\(attempt 2 of 6\\)$`, 'm'),
+    );
   });
 
   it('WAIT-SAID-AND-BOUNDED: doctor against an endpoint that never answers says it is still checking, and how long a probe may take, before its table', async () => {
     let notedAt = 0;
     const started = Date.now();
-    const run = await gantry(['doctor', '--timeout', '8000'], { SECRETS_ADDR: silent.url }, {
-      onStderr: (all) => {
-        if (!notedAt && /still checking/.test(all)) notedAt = Date.now();
+    const run = await gantry(
+      ['doctor', '--timeout', '8000'],
+      { SECRETS_ADDR: silent.url },
+      {
+        onStderr: (all) => {
+          if (!notedAt && /still checking/.test(all)) notedAt = Date.now();
+        },
       },
-    });
+    );
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /^still checking: a probe has not answered yet; each gives up after 8 s \(--timeout\)$/m);
     assert.ok(notedAt - started < 7_500, `said after ${notedAt - started} ms`);
@@ -130,18 +170,22 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
     // When each line came, and until when it said the command would wait (a retry's "trying again at HH:MM:SS").
     const said: Array<{ at: number; until: number }> = [{ at: started, until: started }];
     let lines = 0;
-    const run = await gantry(['storage', 'ls', '--base-url', silent.url, '--timeout', '1s'], { STORAGE_TOKEN: 'ya29.waits-test-token' }, {
-      onStderr: (all) => {
-        const allLines = all.split('\n');
-        for (; lines < allLines.length - 1; lines += 1) {
-          const at = Date.now();
-          const clockTime = /trying again at (\d\d):(\d\d):(\d\d)/.exec(allLines[lines]!);
-          const until = clockTime ? new Date(at).setHours(Number(clockTime[1]), Number(clockTime[2]), Number(clockTime[3]), 999) : at;
-          said.push({ at, until: Math.max(at, until) });
-        }
+    const run = await gantry(
+      ['storage', 'ls', '--base-url', silent.url, '--timeout', '1s'],
+      { STORAGE_TOKEN: 'ya29.waits-test-token' },
+      {
+        onStderr: (all) => {
+          const allLines = all.split('\n');
+          for (; lines < allLines.length - 1; lines += 1) {
+            const at = Date.now();
+            const clockTime = /trying again at (\d\d):(\d\d):(\d\d)/.exec(allLines[lines]!);
+            const until = clockTime ? new Date(at).setHours(Number(clockTime[1]), Number(clockTime[2]), Number(clockTime[3]), 999) : at;
+            said.push({ at, until: Math.max(at, until) });
+          }
+        },
+        killAfterMs: 90_000,
       },
-      killAfterMs: 90_000,
-    });
+    );
     assert.equal(run.code, 3, run.stderr);
     // A silence starts when a line was written, or when the wait it announced ends; each is at most the 5 s after
     // which a retry is said again, plus one attempt of 1 s and some slack.
@@ -153,18 +197,25 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
   it('WAIT-SAID-AND-BOUNDED: an answer that does not come for 10 s is said with the attempt and when it gives up', async () => {
     let saidAt = 0;
     const started = Date.now();
-    const run = await gantry(['secrets', 'get', 'secret/app', '--timeout', '30s'], { SECRETS_ADDR: silent.url, SECRETS_TOKEN: 'waits-test-token' }, {
-      onStderr: (all, child) => {
-        if (!saidAt && /no answer yet/.test(all)) {
-          saidAt = Date.now();
-          child.kill('SIGINT');
-        }
+    const run = await gantry(
+      ['secrets', 'get', 'secret/app', '--timeout', '30s'],
+      { SECRETS_ADDR: silent.url, SECRETS_TOKEN: 'waits-test-token' },
+      {
+        onStderr: (all, child) => {
+          if (!saidAt && /no answer yet/.test(all)) {
+            saidAt = Date.now();
+            child.kill('SIGINT');
+          }
+        },
+        killAfterMs: 25_000,
       },
-      killAfterMs: 25_000,
-    });
+    );
     assert.ok(saidAt > 0, `nothing said: ${run.stderr}`);
     assert.ok(saidAt - started >= 9_500 && saidAt - started < 14_000, `said after ${saidAt - started} ms`);
-    const line = new RegExp(`^waiting for ${silent.host.replace(/\./g, '\\.')}: no answer yet after 10 s \\(attempt 1 of 3, gives up at (${clock.source})\\)$`, 'm').exec(run.stderr);
+    const line = new RegExp(
+      `^waiting for ${silent.host.replace(/\./g, '\\.')}: no answer yet after 10 s \\(attempt 1 of 3, gives up at (${clock.source})\\)$`,
+      'm',
+    ).exec(run.stderr);
     assert.ok(line, run.stderr);
     const [h, m, s] = line[1]!.split(':').map(Number);
     const givesUp = new Date(started);
@@ -223,7 +274,10 @@ describe('WAIT-SAID-AND-BOUNDED: every wait is said and bounded, in every group'
       const env = await spend(0.002); // the hour is 7.2 s
       const run = await gantry(['platform', 'api', '/repos/gantry/demo', '--max-wait', '1m'], env, { killAfterMs: 30_000 });
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stderr, new RegExp(`^rate limit for the core resource exhausted: waiting until ${clock.source} \\(--max-wait 60s to stop sooner\\)$`, 'm'));
+      assert.match(
+        run.stderr,
+        new RegExp(`^rate limit for the core resource exhausted: waiting until ${clock.source} \\(--max-wait 60s to stop sooner\\)$`, 'm'),
+      );
     });
   });
 });

@@ -32,8 +32,18 @@ describe('dev servers on a taken port', function () {
   });
 
   const starters = [
-    { name: 'secrets', port: DEV_SECRETS_PORT, variable: 'GANTRY_DEV_SECRETS_PORT', start: (env: NodeJS.ProcessEnv) => startDevSecrets({ host: '127.0.0.1', stateDir: dir }, env) },
-    { name: 'pageanalysis', port: DEV_PAGEANALYSIS_PORT, variable: 'GANTRY_DEV_PAGEANALYSIS_PORT', start: (env: NodeJS.ProcessEnv) => startDevPageanalysis({ host: '127.0.0.1' }, env) },
+    {
+      name: 'secrets',
+      port: DEV_SECRETS_PORT,
+      variable: 'GANTRY_DEV_SECRETS_PORT',
+      start: (env: NodeJS.ProcessEnv) => startDevSecrets({ host: '127.0.0.1', stateDir: dir }, env),
+    },
+    {
+      name: 'pageanalysis',
+      port: DEV_PAGEANALYSIS_PORT,
+      variable: 'GANTRY_DEV_PAGEANALYSIS_PORT',
+      start: (env: NodeJS.ProcessEnv) => startDevPageanalysis({ host: '127.0.0.1' }, env),
+    },
   ];
 
   for (const starter of starters) {

@@ -14,7 +14,8 @@ describe('DEV-STOCK-CLIENT: node-vault against gantry dev secrets', () => {
   let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
   beforeEach(async () => ({ server, call } = await withServer()));
   afterEach(() => server.stop());
-  const client = (extra: Partial<vault.VaultOptions> = {}) => vault({ endpoint: server.url, token: ROOT, requestOptions: { headers: { ...headers } }, ...extra });
+  const client = (extra: Partial<vault.VaultOptions> = {}) =>
+    vault({ endpoint: server.url, token: ROOT, requestOptions: { headers: { ...headers } }, ...extra });
 
   for (const noCustomHTTPVerbs of [false, true]) {
     it(`SEC-EP-LIST SEC-LIST-EMPTY-404 DEV-STOCK-CLIENT: list ${noCustomHTTPVerbs ? 'with noCustomHTTPVerbs (GET ?list=1)' : 'with the LIST method'} on kv v1 and on kv v2 metadata; an empty directory is 404`, async () => {
@@ -68,11 +69,23 @@ describe('DEV-STOCK-CLIENT: node-vault against gantry dev secrets', () => {
   it('DEV-STOCK-CLIENT: sys/mounts/<path>/tune reads the TTLs (768 h unset), sets description and TTLs, and upgrades kv v1 to v2 in place', async () => {
     const kv = client();
     const before = await kv.read('sys/mounts/kv/tune');
-    assert.deepEqual(before.data, { default_lease_ttl: 2_764_800, max_lease_ttl: 2_764_800, force_no_cache: false, description: 'key/value secret storage (version 1)', options: { version: '1' } });
+    assert.deepEqual(before.data, {
+      default_lease_ttl: 2_764_800,
+      max_lease_ttl: 2_764_800,
+      force_no_cache: false,
+      description: 'key/value secret storage (version 1)',
+      options: { version: '1' },
+    });
     await kv.write('kv/app/db', { password: 'p1' });
     await kv.write('sys/mounts/kv/tune', { description: 'team secrets', default_lease_ttl: '1h', max_lease_ttl: 7200, options: { version: '2' } });
     const after = await kv.read('sys/mounts/kv/tune');
-    assert.deepEqual(after.data, { default_lease_ttl: 3600, max_lease_ttl: 7200, force_no_cache: false, description: 'team secrets', options: { version: '2' } });
+    assert.deepEqual(after.data, {
+      default_lease_ttl: 3600,
+      max_lease_ttl: 7200,
+      force_no_cache: false,
+      description: 'team secrets',
+      options: { version: '2' },
+    });
     const mounts = await kv.mounts();
     assert.deepEqual([mounts.data['kv/'].config.default_lease_ttl, mounts.data['kv/'].options.version], [3600, '2']);
     const read = await kv.read('kv/data/app/db');
@@ -110,7 +123,7 @@ describe('DEV-STOCK-CLIENT: the kv server reads ?list= as the service does, and 
     }
   });
 
-  it('DEV-STOCK-CLIENT: HEAD sys/health answers GET\'s status and headers without a body (503 sealed); HEAD elsewhere is 405; sys/init takes no token and refuses a second init', async () => {
+  it("DEV-STOCK-CLIENT: HEAD sys/health answers GET's status and headers without a body (503 sealed); HEAD elsewhere is 405; sys/init takes no token and refuses a second init", async () => {
     const response = await fetch(`${server.url}/v1/sys/health`, { method: 'HEAD' });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/json');

@@ -17,19 +17,28 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
   let octokit: Octokit;
   beforeEach(async () => {
     server = await startPlatformServer({
-      tokens: [{ token: TOKEN, kind: 'personal', login: 'octo' }, { token: 'ghs_workflow', kind: 'workflow', repository: 'gantry/demo' }],
-      repositories: [{ owner: 'gantry', name: 'demo', branches: { 'feature/x': 'a'.repeat(40) } }, { owner: 'gantry', name: 'private-infra', private: true }],
+      tokens: [
+        { token: TOKEN, kind: 'personal', login: 'octo' },
+        { token: 'ghs_workflow', kind: 'workflow', repository: 'gantry/demo' },
+      ],
+      repositories: [
+        { owner: 'gantry', name: 'demo', branches: { 'feature/x': 'a'.repeat(40) } },
+        { owner: 'gantry', name: 'private-infra', private: true },
+      ],
     });
     octokit = new Octokit({ auth: TOKEN, baseUrl: server.url, log: quiet });
   });
   afterEach(() => server.stop());
 
-  it('DEV-STOCK-CLIENT: GET /user answers the token\'s user (401 without a token, 403 for an integration\'s); GET /orgs/{org} the organization (404 unknown)', async () => {
+  it("DEV-STOCK-CLIENT: GET /user answers the token's user (401 without a token, 403 for an integration's); GET /orgs/{org} the organization (404 unknown)", async () => {
     const me = await octokit.rest.users.getAuthenticated();
     assert.deepEqual([me.data.login, me.data.type], ['octo', 'User']);
     assert.match(me.data.created_at, SECOND_PRECISION);
     const anonymous = new Octokit({ baseUrl: server.url, log: quiet });
-    await assert.rejects(anonymous.rest.users.getAuthenticated(), (error: { status: number; message: string }) => error.status === 401 && /Requires authentication/.test(error.message));
+    await assert.rejects(
+      anonymous.rest.users.getAuthenticated(),
+      (error: { status: number; message: string }) => error.status === 401 && /Requires authentication/.test(error.message),
+    );
     const workflow = new Octokit({ auth: 'ghs_workflow', baseUrl: server.url, log: quiet });
     await assert.rejects(workflow.rest.users.getAuthenticated(), (error: { status: number }) => error.status === 403);
     const org = await octokit.rest.orgs.get({ org: 'gantry' });
@@ -43,12 +52,18 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
     assert.match(main.data.commit.sha, /^[0-9a-f]{40}$/);
     const feature = await octokit.rest.repos.getBranch({ owner: 'gantry', repo: 'demo', branch: 'feature/x' });
     assert.equal(feature.data.commit.sha, 'a'.repeat(40));
-    await assert.rejects(octokit.rest.repos.getBranch({ owner: 'gantry', repo: 'demo', branch: 'gone' }), (error: { status: number; message: string }) => error.status === 404 && /Branch not found/.test(error.message));
+    await assert.rejects(
+      octokit.rest.repos.getBranch({ owner: 'gantry', repo: 'demo', branch: 'gone' }),
+      (error: { status: number; message: string }) => error.status === 404 && /Branch not found/.test(error.message),
+    );
     const commit = await octokit.rest.repos.getCommit({ owner: 'gantry', repo: 'demo', ref: 'main' });
     assert.equal(commit.data.sha, main.data.commit.sha);
     assert.match(commit.data.commit.committer!.date!, SECOND_PRECISION);
     assert.equal((await octokit.rest.repos.getCommit({ owner: 'gantry', repo: 'demo', ref: 'a'.repeat(40) })).data.sha, 'a'.repeat(40));
-    await assert.rejects(octokit.rest.repos.getCommit({ owner: 'gantry', repo: 'demo', ref: 'no-such-ref' }), (error: { status: number }) => error.status === 422);
+    await assert.rejects(
+      octokit.rest.repos.getCommit({ owner: 'gantry', repo: 'demo', ref: 'no-such-ref' }),
+      (error: { status: number }) => error.status === 422,
+    );
 
     for (const context of ['ci/build', 'ci/test']) {
       const created = await octokit.rest.repos.createCommitStatus({ owner: 'gantry', repo: 'demo', sha: 'main', state: 'success', context });
@@ -57,7 +72,10 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
     const current = await octokit.rest.repos.listCommitStatusesForRef({ owner: 'gantry', repo: 'demo', ref: 'main' });
     const older = await octokit.request('GET /repos/{owner}/{repo}/statuses/{ref}', { owner: 'gantry', repo: 'demo', ref: 'main' });
     assert.deepEqual(older.data, current.data);
-    assert.deepEqual(current.data.map((s) => s.context), ['ci/test', 'ci/build']);
+    assert.deepEqual(
+      current.data.map((s) => s.context),
+      ['ci/test', 'ci/build'],
+    );
     const combined = await octokit.rest.repos.getCombinedStatusForRef({ owner: 'gantry', repo: 'demo', ref: 'main' });
     assert.equal(combined.data.state, 'success');
   });
@@ -65,7 +83,10 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
   it('DEV-STOCK-CLIENT: octokit.paginate follows the Link headers through every page; every time it returns is to the second', async () => {
     for (let i = 1; i <= 12; i++) await octokit.rest.issues.create({ owner: 'gantry', repo: 'demo', title: `issue ${i}` });
     const all = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'gantry', repo: 'demo', per_page: 5 });
-    assert.deepEqual(all.map((i) => i.number), [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      all.map((i) => i.number),
+      [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1],
+    );
     let pages = 0;
     for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, { owner: 'gantry', repo: 'demo', per_page: 5 })) {
       pages++;
@@ -88,12 +109,15 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
     assert.match(etag, /^W\/"[0-9a-f]{64}"$/);
     const remaining = Number(first.headers['x-ratelimit-remaining']);
     for (let i = 0; i < 3; i++) {
-      await assert.rejects(octokit.rest.repos.listCommitStatusesForRef({ owner: 'gantry', repo: 'demo', ref: 'main', headers: { 'if-none-match': etag } }), (error: { status: number; response: { headers: Record<string, string>; data: unknown } }) => {
-        assert.equal(error.status, 304);
-        assert.equal(Number(error.response.headers['x-ratelimit-remaining']), remaining, 'a 304 costs nothing');
-        assert.equal(error.response.headers.etag, etag);
-        return true;
-      });
+      await assert.rejects(
+        octokit.rest.repos.listCommitStatusesForRef({ owner: 'gantry', repo: 'demo', ref: 'main', headers: { 'if-none-match': etag } }),
+        (error: { status: number; response: { headers: Record<string, string>; data: unknown } }) => {
+          assert.equal(error.status, 304);
+          assert.equal(Number(error.response.headers['x-ratelimit-remaining']), remaining, 'a 304 costs nothing');
+          assert.equal(error.response.headers.etag, etag);
+          return true;
+        },
+      );
     }
     const limits = await octokit.rest.rateLimit.get();
     assert.equal(limits.data.resources.core.remaining, remaining, 'GET /rate_limit agrees');
@@ -118,7 +142,10 @@ describe('DEV-STOCK-CLIENT: @octokit/rest against gantry dev platform', function
       const client = new Octokit({ auth: TOKEN, baseUrl: tight.url, log: quiet });
       const first = await client.rest.repos.get({ owner: 'gantry', repo: 'demo' });
       await client.rest.repos.get({ owner: 'gantry', repo: 'demo' });
-      await assert.rejects(client.rest.repos.get({ owner: 'gantry', repo: 'demo', headers: { 'if-none-match': first.headers.etag! } }), (error: { status: number }) => error.status === 403);
+      await assert.rejects(
+        client.rest.repos.get({ owner: 'gantry', repo: 'demo', headers: { 'if-none-match': first.headers.etag! } }),
+        (error: { status: number }) => error.status === 403,
+      );
     } finally {
       await tight.stop();
     }

@@ -21,7 +21,12 @@ async function failure(promise: Promise<unknown>): Promise<{ error?: string; sta
   } catch (thrown) {
     const e = thrown as { error?: string; status?: number; message: string; response?: Response; cause?: { message?: string } };
     const body = e.error === undefined && e.response && !e.response.bodyUsed ? ((await e.response.json()) as { error?: string }) : undefined;
-    return { error: e.error ?? body?.error, status: e.status, message: `${e.message}: ${e.cause?.message ?? ''}`, challenge: e.response?.headers.get('www-authenticate') ?? null };
+    return {
+      error: e.error ?? body?.error,
+      status: e.status,
+      message: `${e.message}: ${e.cause?.message ?? ''}`,
+      challenge: e.response?.headers.get('www-authenticate') ?? null,
+    };
   }
   assert.fail('expected openid-client to reject');
 }
@@ -61,7 +66,7 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
       }
     });
 
-    it('DEV-STOCK-CLIENT DEV-DAR-VERIFICATION-URL: in Google\'s dialect (the default) openid-client refuses the code answer, which has verification_url and no verification_uri — the reason for --oauth-dialect rfc8628', async () => {
+    it("DEV-STOCK-CLIENT DEV-DAR-VERIFICATION-URL: in Google's dialect (the default) openid-client refuses the code answer, which has verification_url and no verification_uri — the reason for --oauth-dialect rfc8628", async () => {
       const server = await startOAuthServer({ interval: 1 });
       try {
         const client = server.registerClient();
@@ -73,7 +78,7 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
       }
     });
 
-    it('DEV-STOCK-CLIENT: the rfc8628 dialect answers standard errors openid-client reports by name: access_denied (also for Google\'s org_internal) and expired_token', async () => {
+    it("DEV-STOCK-CLIENT: the rfc8628 dialect answers standard errors openid-client reports by name: access_denied (also for Google's org_internal) and expired_token", async () => {
       const server = await startOAuthServer({ dialect: 'rfc8628', interval: 1 });
       try {
         const client = server.registerClient({ orgInternal: 'example.org' });
@@ -102,7 +107,13 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
     async function signIn(config: oidc.Configuration, scope = 'modules:read gates:run') {
       const verifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope,
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
       const page = await fetch(url, { redirect: 'manual' });
       assert.equal(page.status, 200);
       const decision = await postDecision(server.url, { transaction: transactionOf(await page.text()), username: 'dev', password: 'dev', decision: 'allow' });
@@ -111,21 +122,31 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
     }
 
     it('DEV-STOCK-CLIENT: a public client registers itself (RFC 7591), signs in with PKCE S256 (iss checked per RFC 9207), refreshes (rotated), and revokes by client_id', async () => {
-      const config = await oidc.dynamicClientRegistration(new URL(server.url), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'openid-client test' }, oidc.None(), insecure);
+      const config = await oidc.dynamicClientRegistration(
+        new URL(server.url),
+        { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'openid-client test' },
+        oidc.None(),
+        insecure,
+      );
       const metadata = config.clientMetadata();
       assert.equal(metadata.client_secret, undefined);
       assert.equal(config.serverMetadata().authorization_response_iss_parameter_supported, true);
       const tokens = await signIn(config);
       assert.equal(tokens.scope, 'modules:read gates:run');
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-      assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'a public client\'s refresh token rotates');
+      assert.notEqual(refreshed.refresh_token, tokens.refresh_token, "a public client's refresh token rotates");
       await oidc.tokenRevocation(config, refreshed.refresh_token!);
       const again = await failure(oidc.refreshTokenGrant(config, refreshed.refresh_token!));
       assert.equal(again.error, 'invalid_grant', 'the revoked grant refreshes no more');
     });
 
     it('DEV-TL-REVOKE DEV-STOCK-CLIENT: a confidential client revokes with its secret; the wrong secret or none is 401 invalid_client (WWW-Authenticate: Basic when Basic was tried) and the token stays live', async () => {
-      const registered = await oidc.dynamicClientRegistration(new URL(server.url), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }, undefined, insecure);
+      const registered = await oidc.dynamicClientRegistration(
+        new URL(server.url),
+        { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
+        undefined,
+        insecure,
+      );
       const { client_id: id, client_secret: secret } = registered.clientMetadata() as { client_id: string; client_secret: string };
       assert.match(secret, /^gcs-/);
       const resourceServer = server.registerClient({ tokenEndpointAuthMethod: 'client_secret_post' });
@@ -139,7 +160,11 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
       const wrongBasic = await oidc.discovery(new URL(server.url), id, undefined, oidc.ClientSecretBasic('gcs-wrong'), insecure);
       const wrongPost = await oidc.discovery(new URL(server.url), id, undefined, oidc.ClientSecretPost('gcs-wrong'), insecure);
       const none = await oidc.discovery(new URL(server.url), id, undefined, oidc.None(), insecure);
-      for (const [attempt, basic] of [[wrongBasic, true], [wrongPost, false], [none, false]] as const) {
+      for (const [attempt, basic] of [
+        [wrongBasic, true],
+        [wrongPost, false],
+        [none, false],
+      ] as const) {
         const refused = await failure(oidc.tokenRevocation(attempt, refreshed.access_token));
         assert.deepEqual([refused.error, refused.status], ['invalid_client', 401]);
         assert.equal(refused.challenge, basic ? 'Basic realm="gantry-dev-oauth"' : null);
@@ -156,13 +181,20 @@ describe('DEV-STOCK-CLIENT: openid-client against gantry dev oauth', function ()
       assert.ok(config.serverMetadata().revocation_endpoint_auth_methods_supported?.includes('client_secret_basic'));
     });
 
-    it('DEV-STOCK-CLIENT: the device client of the google dialect revokes with client_secret_post too (plain form, as Gantry\'s logout sends it)', async () => {
+    it("DEV-STOCK-CLIENT: the device client of the google dialect revokes with client_secret_post too (plain form, as Gantry's logout sends it)", async () => {
       const google = await startOAuthServer({ interval: 0 });
       try {
         const client = google.registerClient();
         const code = (await form(`${google.url}/device/code`, { client_id: client.id, scope: 'email' })).body;
         await admin(google.url, 'POST', 'device/approve', { user_code: code.user_code });
-        const tokens = (await form(`${google.url}/token`, { client_id: client.id, client_secret: client.secret!, device_code: code.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).body;
+        const tokens = (
+          await form(`${google.url}/token`, {
+            client_id: client.id,
+            client_secret: client.secret!,
+            device_code: code.device_code,
+            grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+          })
+        ).body;
         const config = await oidc.discovery(new URL(google.url), client.id, undefined, oidc.ClientSecretPost(client.secret!), insecure);
         await oidc.tokenRevocation(config, tokens.refresh_token);
         const gone = await failure(oidc.refreshTokenGrant(config, tokens.refresh_token));

@@ -11,7 +11,9 @@ import { defaultLimits } from '../../lib/sources/limits.js';
 import { installCommand, isRepositoryClone, missingToolHint, systemPackages } from '../../lib/system-packages.js';
 import { GantryError } from '../../lib/errors.js';
 
-const listed = JSON.parse(await readFile(new URL('../../scripts/system-packages.json', import.meta.url), 'utf8')) as { packages: Array<{ name: string; debian: string }> };
+const listed = JSON.parse(await readFile(new URL('../../scripts/system-packages.json', import.meta.url), 'utf8')) as {
+  packages: Array<{ name: string; debian: string }>;
+};
 
 /** Root installs without sudo, as the set-up script does. */
 const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
@@ -45,11 +47,18 @@ describe('"not found" errors name gantry doctor and the set-up command', () => {
     await chmod(join(dir, 'not-executable'), 0o644);
   });
   after(() => rm(dir, { recursive: true, force: true }));
-  beforeEach(() => { savedPath = process.env.PATH; });
-  afterEach(() => { process.env.PATH = savedPath; });
+  beforeEach(() => {
+    savedPath = process.env.PATH;
+  });
+  afterEach(() => {
+    process.env.PATH = savedPath;
+  });
 
   it('reads the one list, scripts/system-packages.json, and builds apt-get and brew lines from it', () => {
-    assert.deepEqual(systemPackages().map((pkg) => pkg.name), listed.packages.map((pkg) => pkg.name));
+    assert.deepEqual(
+      systemPackages().map((pkg) => pkg.name),
+      listed.packages.map((pkg) => pkg.name),
+    );
     assert.equal(isRepositoryClone(), true);
     const pair = systemPackages().filter((pkg) => pkg.name === 'chromium' || pkg.name === 'git');
     assert.equal(installCommand(pair, 'linux'), `${sudo}apt-get install -y chromium git`);
@@ -86,7 +95,10 @@ describe('"not found" errors name gantry doctor and the set-up command', () => {
     });
   });
 
-  for (const [type, command, debian] of [['tar.xz', 'xz', 'xz-utils'], ['tar.bz2', 'bzip2', 'bzip2']] as const) {
+  for (const [type, command, debian] of [
+    ['tar.xz', 'xz', 'xz-utils'],
+    ['tar.bz2', 'bzip2', 'bzip2'],
+  ] as const) {
     it(`${command} missing from PATH: a ${type} archive fails with the hint`, async () => {
       const file = join(dir, `module.${type}`);
       await writeFile(file, Buffer.alloc(64));

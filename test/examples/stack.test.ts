@@ -45,7 +45,10 @@ async function transpiled(kind: ConsumerKind, dir: string): Promise<string> {
     reportDiagnostics: true,
     compilerOptions: { target: ts.ScriptTarget.ES2022, module, esModuleInterop: true },
   });
-  assert.deepEqual(diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')), []);
+  assert.deepEqual(
+    diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    [],
+  );
   const file = path.join(dir, `stack.${kind === 'esm' ? 'mjs' : 'cjs'}`);
   await writeFile(file, outputText);
   return file;
@@ -206,7 +209,12 @@ describe('examples/stack (the program Pulumi.yaml runs) in a consumer project ag
     const config = { [`${settings.name}:siteUrl`]: 'http://127.0.0.1:9/', [`${settings.name}:dbPassword`]: canaryPassword };
     const { stdout } = await run(process.execPath, [...settings.nodeargs.split(/\s+/), '--input-type=module', '--eval', host], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, PULUMI_CONFIG: JSON.stringify(config), PULUMI_CONFIG_SECRET_KEYS: JSON.stringify([`${settings.name}:dbPassword`]) },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PULUMI_CONFIG: JSON.stringify(config),
+        PULUMI_CONFIG_SECRET_KEYS: JSON.stringify([`${settings.name}:dbPassword`]),
+      },
     });
     for (const name of RESOURCES) assert.match(stdout, new RegExp(`^registered ${name}$`, 'm'));
     assert.match(stdout, new RegExp(`^exports ${EXPORTS.join(',')}$`, 'm'));

@@ -19,7 +19,6 @@ const fixturesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fix
 
 export type ConsumerKind = 'cjs' | 'esm';
 
-
 /** Folders removed when the test process exits (mocha runs with --exit, so after hooks may not run). */
 const temporary = new Set<string>();
 process.once('exit', () => {
@@ -51,7 +50,10 @@ export function packOnce(): Promise<string> {
       });
     }
     const destination = await makeTempDir('gantry-pack-');
-    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const [{ filename }] = JSON.parse(stdout) as Array<{ filename: string }>;
     return path.join(destination, filename!);
   })();

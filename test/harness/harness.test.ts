@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertProviderHygiene, expectDeploymentFailure, Harness, PROVIDER_LIMIT_BYTES, SECRET_SIG, SIG_KEY, UNKNOWN, type ConsumerKind, type Stack } from './index.js';
+import {
+  assertProviderHygiene,
+  expectDeploymentFailure,
+  Harness,
+  PROVIDER_LIMIT_BYTES,
+  SECRET_SIG,
+  SIG_KEY,
+  UNKNOWN,
+  type ConsumerKind,
+  type Stack,
+} from './index.js';
 import { MAX_VALUE_LENGTH, startRecordStore, type RecordStore } from '../peers/record-store.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
@@ -25,9 +35,11 @@ const program = (...list: RecordArgs[]) => ({ records: list });
 
 /** The writes the store received since request number `from`, as `METHOD /path`. */
 function writes(store: RecordStore, from: number): string[] {
-  return store.requests.slice(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+  return store.requests
+    .slice(from)
+    .filter((r) => r.method !== 'GET')
+    .map((r) => `${r.method} ${r.path}`);
 }
-
 
 for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
   describe(`engine harness, ${kind} consumer: a dynamic resource driven through the real plugin`, function () {
@@ -97,12 +109,22 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       const s = await consumerWithEnvToken();
       const applied = await s.up(
         records,
-        program({ name: 'a', key: 'alpha', value: '1' }, { name: 'b', key: 'beta', value: '1' }, { name: 'c', key: 'gamma', value: '1' }, { name: 'd', key: 'delta', value: '1' }),
+        program(
+          { name: 'a', key: 'alpha', value: '1' },
+          { name: 'b', key: 'beta', value: '1' },
+          { name: 'c', key: 'gamma', value: '1' },
+          { name: 'd', key: 'delta', value: '1' },
+        ),
       );
       const requestsBefore = store.requests.length;
       const preview = await s.preview(
         records,
-        program({ name: 'a', key: 'alpha', value: '1' }, { name: 'b', key: 'beta', value: '2' }, { name: 'c', key: 'gamma2', value: '1' }, { name: 'e', key: 'epsilon', value: '1' }),
+        program(
+          { name: 'a', key: 'alpha', value: '1' },
+          { name: 'b', key: 'beta', value: '2' },
+          { name: 'c', key: 'gamma2', value: '1' },
+          { name: 'e', key: 'epsilon', value: '1' },
+        ),
       );
       assert.deepEqual(preview.plan, { a: 'same', b: 'update', c: 'replace', e: 'create', d: 'delete' });
       assert.deepEqual(store.requests.slice(requestsBefore), [], 'a preview sends nothing to the store');
@@ -174,11 +196,10 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       const s = await consumerWithEnvToken();
       await s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }));
       const tooLong = 'x'.repeat(MAX_VALUE_LENGTH + 1);
-      const failure = await expectDeploymentFailure(s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }, { name: 'b', key: 'beta', value: tooLong })));
-      assert.match(
-        failure.message,
-        new RegExp(`resource 'b': record store refused PUT /records/beta: 422 value is ${MAX_VALUE_LENGTH + 1} characters`),
+      const failure = await expectDeploymentFailure(
+        s.up(records, program({ name: 'a', key: 'alpha', value: 'fine' }, { name: 'b', key: 'beta', value: tooLong })),
       );
+      assert.match(failure.message, new RegExp(`resource 'b': record store refused PUT /records/beta: 422 value is ${MAX_VALUE_LENGTH + 1} characters`));
       assert.equal(failure.result.plan.a, 'same');
       assert.equal(store.records.has('beta'), false);
       assert.ok(!failure.message.includes(store.token) && !s.log.includes(store.token));

@@ -171,7 +171,11 @@ export class DynamicProviderPlugin {
   }
 
   async create(urn: string, properties: PropertyMap): Promise<{ id: string; outputs: PropertyMap }> {
-    const response = await this.call('create', message('CreateRequest', { setUrn: urn, setProperties: struct(properties), setTimeout: STEP_TIMEOUT_S }), STEP_TIMEOUT_S * 1000);
+    const response = await this.call(
+      'create',
+      message('CreateRequest', { setUrn: urn, setProperties: struct(properties), setTimeout: STEP_TIMEOUT_S }),
+      STEP_TIMEOUT_S * 1000,
+    );
     return { id: call<string>(response, 'getId'), outputs: toJavaScript(call(response, 'getProperties')) };
   }
 
@@ -188,14 +192,25 @@ export class DynamicProviderPlugin {
   async update(urn: string, id: string, olds: PropertyMap, news: PropertyMap, oldInputs: PropertyMap): Promise<PropertyMap> {
     const response = await this.call(
       'update',
-      message('UpdateRequest', { setUrn: urn, setId: id, setOlds: struct(olds), setNews: struct(news), setOldInputs: struct(oldInputs), setTimeout: STEP_TIMEOUT_S }),
+      message('UpdateRequest', {
+        setUrn: urn,
+        setId: id,
+        setOlds: struct(olds),
+        setNews: struct(news),
+        setOldInputs: struct(oldInputs),
+        setTimeout: STEP_TIMEOUT_S,
+      }),
       STEP_TIMEOUT_S * 1000,
     );
     return toJavaScript(call(response, 'getProperties'));
   }
 
   async delete(urn: string, id: string, properties: PropertyMap, oldInputs: PropertyMap): Promise<void> {
-    await this.call('delete', message('DeleteRequest', { setUrn: urn, setId: id, setProperties: struct(properties), setOldInputs: struct(oldInputs), setTimeout: STEP_TIMEOUT_S }), STEP_TIMEOUT_S * 1000);
+    await this.call(
+      'delete',
+      message('DeleteRequest', { setUrn: urn, setId: id, setProperties: struct(properties), setOldInputs: struct(oldInputs), setTimeout: STEP_TIMEOUT_S }),
+      STEP_TIMEOUT_S * 1000,
+    );
   }
 
   /** Closes the channel, kills the plugin's process group and waits until its output is drained. */

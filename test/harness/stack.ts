@@ -377,11 +377,23 @@ export class Stack {
     if (unsupported.length > 0) {
       return this.#fail(operation, { urn, type }, new Error(`the harness does not implement the resource options ${unsupported.join(', ')}`));
     }
-    const base = { urn, type, custom: message.custom, parent: options.parent, dependencies: options.dependencies, additionalSecretOutputs: options.additionalSecretOutputs };
+    const base = {
+      urn,
+      type,
+      custom: message.custom,
+      parent: options.parent,
+      dependencies: options.dependencies,
+      additionalSecretOutputs: options.additionalSecretOutputs,
+    };
 
     // As the step generator: an import id equal to the id already in state is ignored (the resource is managed).
     if (message.custom && options.importId !== undefined && old?.id !== options.importId) {
-      if (old) return this.#fail(operation, { urn, type }, new Error('the harness does not implement import-replacement (an import id over a resource already in state with another id)'));
+      if (old)
+        return this.#fail(
+          operation,
+          { urn, type },
+          new Error('the harness does not implement import-replacement (an import id over a resource already in state with another id)'),
+        );
       return this.#import(operation, plugin, message, base);
     }
 
@@ -453,7 +465,12 @@ export class Stack {
    * with the import id and nothing else — no properties, no inputs — then Check and Diff of the program's inputs
    * against what was read. A difference fails the import (a preview only warns); nothing is created or updated.
    */
-  async #import(operation: Operation, plugin: DynamicProviderPlugin, message: RegisterMessage, base: Omit<StateResource, 'id' | 'inputs' | 'outputs'>): Promise<{ id?: string; outputs: PropertyMap }> {
+  async #import(
+    operation: Operation,
+    plugin: DynamicProviderPlugin,
+    message: RegisterMessage,
+    base: Omit<StateResource, 'id' | 'inputs' | 'outputs'>,
+  ): Promise<{ id?: string; outputs: PropertyMap }> {
     const { urn, type, options } = message;
     const importId = options.importId!;
     try {

@@ -4,15 +4,7 @@ import { inspect } from 'node:util';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createHttpClient,
-  definePolicy,
-  HttpError,
-  NetworkError,
-  ProtocolError,
-  REDACTED,
-  type RetryPolicy,
-} from '../../lib/http/index.js';
+import { createHttpClient, definePolicy, HttpError, NetworkError, ProtocolError, REDACTED, type RetryPolicy } from '../../lib/http/index.js';
 import { UsageError } from '../../lib/errors.js';
 import { createLogger } from '../../lib/log.js';
 import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
@@ -39,7 +31,10 @@ describe('HTTP core (lib/http)', () => {
 
   it('a header value with a line break or a control character is a usage error before sending (exit 2), never a network error, and the value is not shown', async () => {
     const token = 'canary-header-token-7a1';
-    for (const [value, said] of [[`${token}\n`, /contains a line break at position 24 of 24/], [`${token}\u0000x`, /contains the control character U\+0000/]] as const) {
+    for (const [value, said] of [
+      [`${token}\n`, /contains a line break at position 24 of 24/],
+      [`${token}\u0000x`, /contains the control character U\+0000/],
+    ] as const) {
       const client = createHttpClient({ baseUrl: peer.url, retry: fast });
       const error = await client.request({ url: '/x', headers: { 'X-Secrets-Token': value } }).catch((e: unknown) => e);
       assert.ok(error instanceof UsageError, String(error));
@@ -56,7 +51,12 @@ describe('HTTP core (lib/http)', () => {
   it('sends JSON with a gantry User-Agent, resolves paths against the base URL and parses the answer', async () => {
     peer.handle((req, res) => sendJson(res, 201, { echo: JSON.parse(req.body), path: req.url }));
     const client = createHttpClient({ baseUrl: `${peer.url}/v1/`, retry: fast });
-    const response = await client.request<{ echo: unknown; path: string }>({ method: 'POST', url: 'kv/a b', json: { a: 1 }, searchParams: { x: [1, 2], y: undefined } });
+    const response = await client.request<{ echo: unknown; path: string }>({
+      method: 'POST',
+      url: 'kv/a b',
+      json: { a: 1 },
+      searchParams: { x: [1, 2], y: undefined },
+    });
     assert.equal(response.status, 201);
     assert.deepEqual(response.body, { echo: { a: 1 }, path: '/v1/kv/a%20b?x=1&x=2' });
     assert.match(String(peer.requests[0]!.headers['user-agent']), /^gantry\/\d+\.\d+\.\d+/);
@@ -74,7 +74,7 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('REG-STATUS-5XX-RETRY: stops after the policy\'s retries and reports the attempts and the service errors', async () => {
+  it("REG-STATUS-5XX-RETRY: stops after the policy's retries and reports the attempts and the service errors", async () => {
     peer.handle((_req, res) => sendJson(res, 502, { errors: ['upstream down'] }));
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
     await assert.rejects(client.request({ url: '/x' }), (error: HttpError) => {
@@ -104,8 +104,17 @@ describe('HTTP core (lib/http)', () => {
     const notices: Array<{ method: string; url: string; reason: string; delayMs: number; attempt: number }> = [];
     const client = createHttpClient({ baseUrl: peer.url, retry: fast, onRetry: (notice) => notices.push(notice) });
     await client.request({ url: '/flaky?access_token=canary-on-retry' });
-    assert.deepEqual(notices.map((n) => [n.method, n.reason, n.attempt]), [['GET', 'status 503', 1], ['GET', 'status 503', 2]]);
-    assert.ok(notices.every((n) => !n.url.includes('canary-on-retry') && n.delayMs >= 0), JSON.stringify(notices));
+    assert.deepEqual(
+      notices.map((n) => [n.method, n.reason, n.attempt]),
+      [
+        ['GET', 'status 503', 1],
+        ['GET', 'status 503', 2],
+      ],
+    );
+    assert.ok(
+      notices.every((n) => !n.url.includes('canary-on-retry') && n.delayMs >= 0),
+      JSON.stringify(notices),
+    );
     notices.length = 0;
     await client.request({ url: '/flaky' });
     assert.deepEqual(notices, []);
@@ -122,7 +131,10 @@ describe('HTTP core (lib/http)', () => {
     assert.deepEqual([response.status, response.attempts, calls], [200, 3, 3]);
 
     calls = 0;
-    peer.handle((_req, res) => { calls += 1; sendJson(res, 403, googleError('insufficientPermissions')); });
+    peer.handle((_req, res) => {
+      calls += 1;
+      sendJson(res, 403, googleError('insufficientPermissions'));
+    });
     const error = await client.request({ url: '/forbidden' }).catch((e: unknown) => e);
     assert.ok(error instanceof HttpError, String(error));
     assert.deepEqual([error.status, error.attempts, calls], [403, 1, 1]);
@@ -187,7 +199,9 @@ describe('HTTP core (lib/http)', () => {
   });
 
   it('retries a connection reset, then reports a typed NetworkError when the peer keeps resetting', async () => {
-    peer.handle((_req, _res, socket) => { socket.destroy(); });
+    peer.handle((_req, _res, socket) => {
+      socket.destroy();
+    });
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
     await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) => {
       assert.ok(error instanceof NetworkError, String(error));
@@ -200,12 +214,14 @@ describe('HTTP core (lib/http)', () => {
 
   it('reports a refused connection with what to check next', async () => {
     const client = createHttpClient({ baseUrl: 'http://127.0.0.1:1', retry: definePolicy({ retries: 0 }, fast) });
-    await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) =>
-      error.errorCode === 'ECONNREFUSED' && /server is running/.test(error.hint ?? ''));
+    await assert.rejects(
+      client.request({ url: '/x' }),
+      (error: NetworkError) => error.errorCode === 'ECONNREFUSED' && /server is running/.test(error.hint ?? ''),
+    );
     client.close();
   });
 
-  it('keeps the raw body of a non-JSON error (a proxy\'s HTML 502)', async () => {
+  it("keeps the raw body of a non-JSON error (a proxy's HTML 502)", async () => {
     peer.handle((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
@@ -221,9 +237,11 @@ describe('HTTP core (lib/http)', () => {
   });
 
   it('SEC-ERR-BODY: surfaces the service errors array and the {error: {message}} shape', async () => {
-    peer.handle((req, res) => (req.url === '/a'
-      ? sendJson(res, 403, { errors: ['permission denied'] })
-      : sendJson(res, 400, { error: { code: 400, message: 'Invalid value for url', errors: [] } })));
+    peer.handle((req, res) =>
+      req.url === '/a'
+        ? sendJson(res, 403, { errors: ['permission denied'] })
+        : sendJson(res, 400, { error: { code: 400, message: 'Invalid value for url', errors: [] } }),
+    );
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
     await assert.rejects(client.request({ url: '/a' }), (error: HttpError) => error.errors?.[0] === 'permission denied' && /policy/.test(error.hint ?? ''));
     await assert.rejects(client.request({ url: '/b' }), (error: HttpError) => /Invalid value for url/.test(error.message));
@@ -236,7 +254,10 @@ describe('HTTP core (lib/http)', () => {
       res.end('<html>login page</html>');
     });
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
-    await assert.rejects(client.request({ url: '/x' }), (error: ProtocolError) => error instanceof ProtocolError && /not JSON \(text\/html\)/.test(error.message));
+    await assert.rejects(
+      client.request({ url: '/x' }),
+      (error: ProtocolError) => error instanceof ProtocolError && /not JSON \(text\/html\)/.test(error.message),
+    );
     client.close();
   });
 
@@ -251,7 +272,11 @@ describe('HTTP core (lib/http)', () => {
     const token = 'canary-token-8f2c1d';
     peer.handle((req, res) => {
       res.setHeader('set-cookie', 'session=cookie-value-77x; HttpOnly');
-      sendJson(res, 401, { errors: [`token ${String(req.headers['x-secrets-token'])} is not valid`], auth: { client_token: 'issued-token-5521' }, echo: String(req.headers['x-secrets-token']) });
+      sendJson(res, 401, {
+        errors: [`token ${String(req.headers['x-secrets-token'])} is not valid`],
+        auth: { client_token: 'issued-token-5521' },
+        echo: String(req.headers['x-secrets-token']),
+      });
     });
     const lines: string[] = [];
     const client = createHttpClient({
@@ -274,7 +299,10 @@ describe('HTTP core (lib/http)', () => {
       return true;
     });
     createLogger({ write: (line) => lines.push(line) }).warn(`Authorization: Bearer abc.def.ghi and ${token}`);
-    assert.ok(lines.every((line) => !line.includes(token) && !line.includes('abc.def.ghi')), lines.join('\n'));
+    assert.ok(
+      lines.every((line) => !line.includes(token) && !line.includes('abc.def.ghi')),
+      lines.join('\n'),
+    );
     client.close();
   });
 
@@ -295,7 +323,7 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('the client\'s response timeout applies to every request; a request\'s own timeouts replace it', async () => {
+  it("the client's response timeout applies to every request; a request's own timeouts replace it", async () => {
     peer.handle((_req, res) => {
       setTimeout(() => sendJson(res, 200, { late: true }), 300);
     });
@@ -314,7 +342,7 @@ describe('HTTP core (lib/http)', () => {
     lenient.close();
   });
 
-  it('the client\'s total timeout bounds a buffered request; a stream without its own total has none', async () => {
+  it("the client's total timeout bounds a buffered request; a stream without its own total has none", async () => {
     peer.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('first part ');
@@ -330,7 +358,7 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('a caller\'s signal ends a request waiting for headers and a body being streamed, and is let go of after a request', async () => {
+  it("a caller's signal ends a request waiting for headers and a body being streamed, and is let go of after a request", async () => {
     peer.handle((req, res) => {
       if (req.url === '/quick') return sendJson(res, 200, { quick: true });
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -352,7 +380,9 @@ describe('HTTP core (lib/http)', () => {
     const streaming = new AbortController();
     const opened = await client.stream({ url: '/dribble', signal: streaming.signal });
     const chunks: string[] = [];
-    const reading = (async () => { for await (const chunk of opened.body) chunks.push(String(chunk)); })();
+    const reading = (async () => {
+      for await (const chunk of opened.body) chunks.push(String(chunk));
+    })();
     await new Promise((resolve) => setTimeout(resolve, 50));
     streaming.abort(new Error('stop streaming'));
     await assert.rejects(reading, /stop streaming/);
@@ -407,7 +437,8 @@ describe('HTTP core (lib/http)', () => {
     const json = Buffer.from(JSON.stringify({ packed: true }));
     peer.handle((req, res) => {
       const encoding = req.url!.slice(1);
-      const body = encoding === 'gzip' ? zlib.gzipSync(json) : encoding === 'deflate' ? zlib.deflateSync(json) : encoding === 'br' ? zlib.brotliCompressSync(json) : json;
+      const body =
+        encoding === 'gzip' ? zlib.gzipSync(json) : encoding === 'deflate' ? zlib.deflateSync(json) : encoding === 'br' ? zlib.brotliCompressSync(json) : json;
       res.writeHead(200, { 'content-type': 'application/json', ...(encoding === 'plain' ? {} : { 'content-encoding': encoding }) });
       res.end(body);
     });
@@ -462,7 +493,12 @@ describe('HTTP core (lib/http)', () => {
 
   it('streams a request body as it is read, and never sends a streamed body twice (no retry, a 307 handed back)', async () => {
     const { Readable } = await import('node:stream');
-    const chunks = () => Readable.from((function* () { for (let i = 0; i < 64; i += 1) yield Buffer.alloc(16 * 1024, i); })());
+    const chunks = () =>
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < 64; i += 1) yield Buffer.alloc(16 * 1024, i);
+        })(),
+      );
     let failNext = false;
     peer.handle((req, res) => {
       if (req.url === '/again') return void res.writeHead(307, { location: '/upload' }).end();
@@ -473,7 +509,12 @@ describe('HTTP core (lib/http)', () => {
       sendJson(res, 200, { bytes: Buffer.byteLength(req.body, 'latin1'), chunked: req.headers['transfer-encoding'] === 'chunked' });
     });
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
-    const sent = await client.request<{ bytes: number; chunked: boolean }>({ method: 'PUT', url: '/upload', body: chunks(), headers: { 'content-type': 'application/octet-stream' } });
+    const sent = await client.request<{ bytes: number; chunked: boolean }>({
+      method: 'PUT',
+      url: '/upload',
+      body: chunks(),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.deepEqual(sent.body, { bytes: 1024 * 1024, chunked: true });
     peer.requests.length = 0;
     failNext = true;
@@ -488,9 +529,13 @@ describe('HTTP core (lib/http)', () => {
   it('sends custom methods such as LIST', async () => {
     // Node's own HTTP parser rejects LIST, so this checks the request line the client writes on the wire.
     const net = await import('node:net');
-    const server = net.createServer((socket) => socket.once('data', (chunk) => {
-      socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${JSON.stringify({ line: chunk.toString().split('\r\n')[0] }).length}\r\n\r\n${JSON.stringify({ line: chunk.toString().split('\r\n')[0] })}`);
-    }));
+    const server = net.createServer((socket) =>
+      socket.once('data', (chunk) => {
+        socket.end(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${JSON.stringify({ line: chunk.toString().split('\r\n')[0] }).length}\r\n\r\n${JSON.stringify({ line: chunk.toString().split('\r\n')[0] })}`,
+        );
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     const client = createHttpClient({ baseUrl: `http://127.0.0.1:${port}`, retry: fast });
@@ -577,7 +622,10 @@ describe('HTTP core (lib/http)', () => {
       const empty = join(pki.dir, 'no-certificates');
       await mkdir(empty);
       await writeFile(join(empty, 'README'), 'nothing here\n');
-      assert.throws(() => createHttpClient({ tls: { caPath: empty } }), (error: unknown) => error instanceof UsageError && /holds no PEM certificate/.test(error.message));
+      assert.throws(
+        () => createHttpClient({ tls: { caPath: empty } }),
+        (error: unknown) => error instanceof UsageError && /holds no PEM certificate/.test(error.message),
+      );
     });
 
     it('checks the server name it is told to, and skip-verify works but warns', async () => {
@@ -585,18 +633,29 @@ describe('HTTP core (lib/http)', () => {
       await assert.rejects(wrongName.request({ url: '/x' }), NetworkError);
       wrongName.close();
       const warnings: string[] = [];
-      const insecure = createHttpClient({ baseUrl: tlsPeer.url, retry: fast, tls: { skipVerify: true }, logger: createLogger({ write: (l) => warnings.push(l) }) });
+      const insecure = createHttpClient({
+        baseUrl: tlsPeer.url,
+        retry: fast,
+        tls: { skipVerify: true },
+        logger: createLogger({ write: (l) => warnings.push(l) }),
+      });
       assert.equal((await insecure.request({ url: '/x' })).status, 200);
       assert.match(warnings.join('\n'), /verification is disabled/);
       insecure.close();
     });
 
     it('presents a client certificate when the server requires one', async () => {
-      const mutual = await startHttpPeer((_req, res) => sendJson(res, 200, { ok: true }), { tls: { cert: pki.cert, key: pki.key, ca: pki.ca, requestCert: true } });
+      const mutual = await startHttpPeer((_req, res) => sendJson(res, 200, { ok: true }), {
+        tls: { cert: pki.cert, key: pki.key, ca: pki.ca, requestCert: true },
+      });
       const anonymous = createHttpClient({ baseUrl: mutual.url, retry: definePolicy({ retries: 0 }, fast), tls: { caFile: pki.caFile } });
       await assert.rejects(anonymous.request({ url: '/x' }));
       anonymous.close();
-      const client = createHttpClient({ baseUrl: mutual.url, retry: fast, tls: { caFile: pki.caFile, certFile: pki.clientCertFile, keyFile: pki.clientKeyFile } });
+      const client = createHttpClient({
+        baseUrl: mutual.url,
+        retry: fast,
+        tls: { caFile: pki.caFile, certFile: pki.clientCertFile, keyFile: pki.clientKeyFile },
+      });
       assert.equal((await client.request({ url: '/x' })).status, 200);
       client.close();
       await mutual.close();
@@ -607,8 +666,10 @@ describe('HTTP core (lib/http)', () => {
 describe('redaction (lib/redact)', () => {
   it('masks a key= value without swallowing the prose around the URL', async () => {
     const { redact, redactUrl } = await import('../../lib/redact.js');
-    assert.equal(redact('failed (GET http://h/x?key=abc123) [see http://h/y?a=1&access_token=zz9]'),
-      `failed (GET http://h/x?key=${REDACTED}) [see http://h/y?a=1&access_token=${REDACTED}]`);
+    assert.equal(
+      redact('failed (GET http://h/x?key=abc123) [see http://h/y?a=1&access_token=zz9]'),
+      `failed (GET http://h/x?key=${REDACTED}) [see http://h/y?a=1&access_token=${REDACTED}]`,
+    );
     const once = redactUrl('http://h/x?key=abc123&b=2');
     assert.equal(redact(redact(once)), once, 'redaction is idempotent');
   });

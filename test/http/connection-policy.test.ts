@@ -35,14 +35,22 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     try {
       for (let round = 0; round < 5; round += 1) {
         for (const method of ['POST', 'GET', 'PUT', 'DELETE']) {
-          const response = await http.request<{ ok: boolean }>({ method, url: `${server.url}/x`, headers: { connection: 'close' }, ...(method === 'GET' ? {} : { body: 'a=1' }) });
+          const response = await http.request<{ ok: boolean }>({
+            method,
+            url: `${server.url}/x`,
+            headers: { connection: 'close' },
+            ...(method === 'GET' ? {} : { body: 'a=1' }),
+          });
           assert.deepEqual(response.body, { ok: true });
           assert.equal(response.attempts, 1);
         }
       }
       assert.equal(server.requests.length, 20);
       assert.equal(server.connections, 20, 'each request on a connection of its own');
-      assert.ok(server.requests.every((request) => request.headers.connection === 'close'), 'the header went out as asked');
+      assert.ok(
+        server.requests.every((request) => request.headers.connection === 'close'),
+        'the header went out as asked',
+      );
       assert.deepEqual(resends(), [], 'no request was written to a connection the client had asked to close');
     } finally {
       http.close();
@@ -88,34 +96,64 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
       await http.request({ url: `${server.url}/first` });
       for (const method of ['GET', 'PUT', 'DELETE', 'HEAD', 'POST']) {
         const idempotencyKey = method === 'POST' ? { 'Idempotency-Key': 'k-1' } : {};
-        const response = await http.request({ method, url: `${server.url}/${method}`, responseType: 'text', headers: idempotencyKey, ...(['GET', 'HEAD', 'DELETE'].includes(method) ? {} : { body: `${method} body` }) });
+        const response = await http.request({
+          method,
+          url: `${server.url}/${method}`,
+          responseType: 'text',
+          headers: idempotencyKey,
+          ...(['GET', 'HEAD', 'DELETE'].includes(method) ? {} : { body: `${method} body` }),
+        });
         assert.equal(response.status, 200);
         assert.equal(response.attempts, 1, 'the resend is not an attempt of the policy');
       }
       const sent = server.requests.map((request) => `${request.method} ${request.path} #${request.connection}`);
-      assert.deepEqual(sent, ['GET /first #1', 'GET /GET #1', 'GET /GET #2', 'PUT /PUT #2', 'PUT /PUT #3', 'DELETE /DELETE #3', 'DELETE /DELETE #4',
-        'HEAD /HEAD #4', 'HEAD /HEAD #5', 'POST /POST #5', 'POST /POST #6']);
-      assert.ok(server.requests.filter((request) => ['POST', 'PUT'].includes(request.method)).every((request) => request.body === `${request.method} body`), 'the same body both times');
+      assert.deepEqual(sent, [
+        'GET /first #1',
+        'GET /GET #1',
+        'GET /GET #2',
+        'PUT /PUT #2',
+        'PUT /PUT #3',
+        'DELETE /DELETE #3',
+        'DELETE /DELETE #4',
+        'HEAD /HEAD #4',
+        'HEAD /HEAD #5',
+        'POST /POST #5',
+        'POST /POST #6',
+      ]);
+      assert.ok(
+        server.requests.filter((request) => ['POST', 'PUT'].includes(request.method)).every((request) => request.body === `${request.method} body`),
+        'the same body both times',
+      );
       assert.equal(resends().length, 5);
-      assert.match(resends()[4]!, /^debug: POST http:\/\/127\.0\.0\.1:\d+\/POST: the reused connection ended before an answer \(ECONNRESET\); sending again on a new one$/);
+      assert.match(
+        resends()[4]!,
+        /^debug: POST http:\/\/127\.0\.0\.1:\d+\/POST: the reused connection ended before an answer \(ECONNRESET\); sending again on a new one$/,
+      );
     } finally {
       http.close();
     }
   });
 
-  it('HTTP-CONN-CLOSE-POLICY: a POST or PATCH the server read and then dropped unanswered is not sent again — it may have been acted on (Go\'s shouldRetryRequest; a second code exchange would revoke the first one\'s tokens)', async () => {
+  it("HTTP-CONN-CLOSE-POLICY: a POST or PATCH the server read and then dropped unanswered is not sent again — it may have been acted on (Go's shouldRetryRequest; a second code exchange would revoke the first one's tokens)", async () => {
     const server = await start('drop-reused', () => ({ body: { ok: true } }));
     const { http, resends } = recordingClient();
     try {
       for (const method of ['POST', 'PATCH']) {
         const before = server.requests.length;
         await http.request({ url: `${server.url}/warm-${method}` });
-        await assert.rejects(http.request({ method, url: `${server.url}/${method}`, body: `${method} body` }), (error: NodeJS.ErrnoException & { errorCode?: string }) => {
-          assert.equal(error.name, 'NetworkError', String(error));
-          assert.equal(error.errorCode, 'ECONNRESET');
-          return true;
-        });
-        assert.deepEqual(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), [`GET /warm-${method}`, `${method} /${method}`], 'reached the server once');
+        await assert.rejects(
+          http.request({ method, url: `${server.url}/${method}`, body: `${method} body` }),
+          (error: NodeJS.ErrnoException & { errorCode?: string }) => {
+            assert.equal(error.name, 'NetworkError', String(error));
+            assert.equal(error.errorCode, 'ECONNRESET');
+            return true;
+          },
+        );
+        assert.deepEqual(
+          server.requests.slice(before).map((request) => `${request.method} ${request.path}`),
+          [`GET /warm-${method}`, `${method} /${method}`],
+          'reached the server once',
+        );
       }
       assert.deepEqual(resends(), []);
     } finally {
@@ -140,7 +178,7 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     }
   });
 
-  it('HTTP-CONN-CLOSE-POLICY: a connection that was not reused and ends unanswered is the policy\'s failure, not resent', async () => {
+  it("HTTP-CONN-CLOSE-POLICY: a connection that was not reused and ends unanswered is the policy's failure, not resent", async () => {
     const server = await start('drop-reused', () => ({ body: { ok: true } }));
     const http = createHttpClient({ retry: noRetry });
     try {
@@ -153,9 +191,10 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     }
   });
 
-  it('HTTP-CONN-CLOSE-POLICY: the resend happens once; when it meets an ended connection too, the failure is the policy\'s', async () => {
+  it("HTTP-CONN-CLOSE-POLICY: the resend happens once; when it meets an ended connection too, the failure is the policy's", async () => {
     const server = await start('drop-reused', () => ({ body: { ok: true } }));
-    const warmTwo = (http: ReturnType<typeof createHttpClient>) => Promise.all([http.request({ url: `${server.url}/warm` }), http.request({ url: `${server.url}/warm` })]);
+    const warmTwo = (http: ReturnType<typeof createHttpClient>) =>
+      Promise.all([http.request({ url: `${server.url}/warm` }), http.request({ url: `${server.url}/warm` })]);
     const once = createHttpClient({ retry: noRetry });
     try {
       // Two pooled connections, each of which the server drops at its next request.
@@ -167,7 +206,9 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     } finally {
       once.close();
     }
-    const retrying = createHttpClient({ retry: definePolicy({ retries: 1, errorCodes: ['ECONNRESET'], backoff: { initialMs: 1, maxMs: 1, factor: 1, jitter: 0 } }) });
+    const retrying = createHttpClient({
+      retry: definePolicy({ retries: 1, errorCodes: ['ECONNRESET'], backoff: { initialMs: 1, maxMs: 1, factor: 1, jitter: 0 } }),
+    });
     try {
       await warmTwo(retrying);
       const response = await retrying.request({ url: `${server.url}/counted` });
@@ -178,8 +219,11 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
     }
   });
 
-  it('HTTP-CONN-CLOSE-POLICY: an idle connection stays in the pool 4 s at most, less when the server\'s Keep-Alive says so', async () => {
-    const server = await start('never', (request): ClosingAnswer => ({ body: { ok: true }, ...(request.path === '/hint' ? { headers: { 'keep-alive': 'timeout=3' } } : {}) }));
+  it("HTTP-CONN-CLOSE-POLICY: an idle connection stays in the pool 4 s at most, less when the server's Keep-Alive says so", async () => {
+    const server = await start('never', (request): ClosingAnswer => ({
+      body: { ok: true },
+      ...(request.path === '/hint' ? { headers: { 'keep-alive': 'timeout=3' } } : {}),
+    }));
     const agents = createProxyAgents({});
     try {
       const idleTimeout = async (path: string) => {
@@ -193,7 +237,7 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
         return idle[0]!.timeout;
       };
       assert.equal(await idleTimeout('/plain'), 4_000);
-      assert.equal(await idleTimeout('/hint'), 2_000, 'the server\'s 3 s, less Node\'s 1 s margin');
+      assert.equal(await idleTimeout('/hint'), 2_000, "the server's 3 s, less Node's 1 s margin");
     } finally {
       agents.destroy();
     }

@@ -19,7 +19,7 @@ function counting(): Credentials & { renewals: Array<string | undefined>; curren
   return source;
 }
 
-describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (lib/http)', () => {
+describe("LAYER-HOOKS: the HTTP core's hooks and its one bearer-auth plugin (lib/http)", () => {
   let peer: HttpPeer;
   /** Tokens the peer takes. */
   let good = new Set<string>();
@@ -37,7 +37,7 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
     good = new Set(['token-2']);
   });
 
-  it('LAYER-HOOKS: beforeRequest runs before every attempt, beforeRetry before every wait, afterResponse sees every answer; the client\'s hooks run before the request\'s', async () => {
+  it("LAYER-HOOKS: beforeRequest runs before every attempt, beforeRetry before every wait, afterResponse sees every answer; the client's hooks run before the request's", async () => {
     const seen: string[] = [];
     const notices: RetryNotice[] = [];
     const client = createHttpClient({
@@ -45,15 +45,45 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
       retry: fast,
       onRetry: (notice) => notices.push(notice),
       hooks: {
-        beforeRequest: [(context) => { seen.push(`client before ${context.attempt}`); context.headers.authorization = 'Bearer token-2'; }],
-        afterResponse: [(answer) => { seen.push(`client after ${answer.status}`); }],
-        beforeRetry: [(retry) => { seen.push(`client retry ${retry.attempt}`); }],
+        beforeRequest: [
+          (context) => {
+            seen.push(`client before ${context.attempt}`);
+            context.headers.authorization = 'Bearer token-2';
+          },
+        ],
+        afterResponse: [
+          (answer) => {
+            seen.push(`client after ${answer.status}`);
+          },
+        ],
+        beforeRetry: [
+          (retry) => {
+            seen.push(`client retry ${retry.attempt}`);
+          },
+        ],
       },
     });
-    const response = await client.request<{ token: string }>({ url: '/busy', hooks: { beforeRequest: [(context) => { seen.push(`request before ${context.attempt}`); }] } });
+    const response = await client.request<{ token: string }>({
+      url: '/busy',
+      hooks: {
+        beforeRequest: [
+          (context) => {
+            seen.push(`request before ${context.attempt}`);
+          },
+        ],
+      },
+    });
     assert.equal(response.body.token, 'token-2');
     assert.equal(response.attempts, 2);
-    assert.deepEqual(seen, ['client before 1', 'request before 1', 'client after 503', 'client retry 1', 'client before 2', 'request before 2', 'client after 200']);
+    assert.deepEqual(seen, [
+      'client before 1',
+      'request before 1',
+      'client after 503',
+      'client retry 1',
+      'client before 2',
+      'request before 2',
+      'client after 200',
+    ]);
     assert.equal(notices.length, 1, 'onRetry is heard as before');
     client.close();
   });
@@ -65,7 +95,10 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
     assert.equal(response.body.token, 'token-2');
     assert.equal(response.attempts, 1, 'the resend is not a retry');
     assert.deepEqual(source.renewals, ['token-1'], 'told which token was refused');
-    assert.deepEqual(peer.requests.map((r) => r.headers.authorization), ['Bearer token-1', 'Bearer token-2']);
+    assert.deepEqual(
+      peer.requests.map((r) => r.headers.authorization),
+      ['Bearer token-1', 'Bearer token-2'],
+    );
     client.close();
   });
 
@@ -91,7 +124,10 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
   it('LAYER-CREDENTIALS: a streamed body is never renewed for (it cannot be sent again); an accepted 401 is renewed for too', async () => {
     const source = counting();
     const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(source) });
-    await assert.rejects(client.request({ method: 'PUT', url: '/x', body: Readable.from([Buffer.from('data')]) }), (e: unknown) => e instanceof HttpError && e.status === 401);
+    await assert.rejects(
+      client.request({ method: 'PUT', url: '/x', body: Readable.from([Buffer.from('data')]) }),
+      (e: unknown) => e instanceof HttpError && e.status === 401,
+    );
     assert.deepEqual(source.renewals, [], 'no renewal for a request that cannot be resent');
     const answer = await client.stream({ url: '/x', accept: () => true });
     answer.body.resume();
@@ -100,10 +136,16 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
     client.close();
   });
 
-  it('LAYER-CREDENTIALS: a login\'s getAccessToken/refresh face (AuthSession, the storage client\'s StorageTokenSource) is Credentials', async () => {
+  it("LAYER-CREDENTIALS: a login's getAccessToken/refresh face (AuthSession, the storage client's StorageTokenSource) is Credentials", async () => {
     let current = 'token-1';
     let refreshed = 0;
-    const credentials = toCredentials({ getAccessToken: async () => current, refresh: async () => { refreshed += 1; current = 'token-2'; } });
+    const credentials = toCredentials({
+      getAccessToken: async () => current,
+      refresh: async () => {
+        refreshed += 1;
+        current = 'token-2';
+      },
+    });
     const client = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: bearerAuth(credentials) });
     assert.equal((await client.request<{ token: string }>({ url: '/x' })).body.token, 'token-2');
     assert.equal(refreshed, 1);
@@ -112,7 +154,7 @@ describe('LAYER-HOOKS: the HTTP core\'s hooks and its one bearer-auth plugin (li
 });
 
 describe('LAYER-PAGINATE: one paginator (lib/http paginate) under the core, the platform client and storage list', () => {
-  it('LAYER-PAGINATE: paginate runs over any request function: got\'s transform/paginate terms, countLimit, and requestLimit as a ProtocolError', async () => {
+  it("LAYER-PAGINATE: paginate runs over any request function: got's transform/paginate terms, countLimit, and requestLimit as a ProtocolError", async () => {
     const { paginate, ProtocolError } = await import('../../lib/http/index.js');
     const asked: string[] = [];
     const page = async (request: { url: string | URL; searchParams?: unknown }) => {
@@ -122,7 +164,13 @@ describe('LAYER-PAGINATE: one paginator (lib/http paginate) under the core, the 
     };
     const resolve = (url: string | URL) => new URL(String(url), 'https://x.example/');
     const numbers: unknown[] = [];
-    for await (const n of paginate(page, resolve, { url: 'list', transform: (r) => r.body as number[], paginate: ({ request }) => ({ searchParams: { page: Number((request.searchParams as { page?: number } | undefined)?.page ?? 0) + 1 } }), countLimit: 5 })) numbers.push(n);
+    for await (const n of paginate(page, resolve, {
+      url: 'list',
+      transform: (r) => r.body as number[],
+      paginate: ({ request }) => ({ searchParams: { page: Number((request.searchParams as { page?: number } | undefined)?.page ?? 0) + 1 } }),
+      countLimit: 5,
+    }))
+      numbers.push(n);
     assert.deepEqual(numbers, [0, 1, 2, 3, 4]);
     assert.equal(asked.length, 3);
     const endless = paginate(page, resolve, { url: 'list', transform: () => [], paginate: () => ({}), requestLimit: 3 });

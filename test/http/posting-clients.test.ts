@@ -32,13 +32,55 @@ class Kit {
     }
     return this.#made.get(name) as T;
   }
-  get auth() { return this.#make('auth', () => authHttpClient(), (http) => http.close()); }
-  get mcpServer() { return this.#make('mcpServer', () => createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0 }), (http) => http.close()); }
-  get mcpClient() { return this.#make('mcpClient', () => createHttpClient({ retry: contextServerRetry }), (http) => http.close()); }
-  get platform() { return this.#make('platform', () => new PlatformClient({ baseUrl: this.url, token: 'ghs_posting-clients-test', env: {} }), () => undefined); }
-  get storage() { return this.#make('storage', () => createStorageTransport({ baseUrl: this.url, token: 'ya29.storage' }), (transport) => transport.close()); }
-  get secrets() { return this.#make('secrets', () => createSecretsClient({ address: this.url, token: 's.posting-clients-test' }), () => undefined); }
-  get webdriver() { return this.#make('webdriver', () => createWebDriverClient({ url: this.url }), (client) => client.close()); }
+  get auth() {
+    return this.#make(
+      'auth',
+      () => authHttpClient(),
+      (http) => http.close(),
+    );
+  }
+  get mcpServer() {
+    return this.#make(
+      'mcpServer',
+      () => createHttpClient({ retry: noRetry, timeouts: { connect: 5_000, response: 10_000 }, maxRedirects: 0 }),
+      (http) => http.close(),
+    );
+  }
+  get mcpClient() {
+    return this.#make(
+      'mcpClient',
+      () => createHttpClient({ retry: contextServerRetry }),
+      (http) => http.close(),
+    );
+  }
+  get platform() {
+    return this.#make(
+      'platform',
+      () => new PlatformClient({ baseUrl: this.url, token: 'ghs_posting-clients-test', env: {} }),
+      () => undefined,
+    );
+  }
+  get storage() {
+    return this.#make(
+      'storage',
+      () => createStorageTransport({ baseUrl: this.url, token: 'ya29.storage' }),
+      (transport) => transport.close(),
+    );
+  }
+  get secrets() {
+    return this.#make(
+      'secrets',
+      () => createSecretsClient({ address: this.url, token: 's.posting-clients-test' }),
+      () => undefined,
+    );
+  }
+  get webdriver() {
+    return this.#make(
+      'webdriver',
+      () => createWebDriverClient({ url: this.url }),
+      (client) => client.close(),
+    );
+  }
   close(): void {
     for (const close of this.#closers) close();
   }
@@ -52,7 +94,16 @@ interface Row {
   post: (kit: Kit) => Promise<void>;
 }
 
-const endpoints = (url: string): AuthEndpoints => ({ authUrl: url, issuer: undefined, deviceAuthorization: `${url}/device/code`, token: `${url}/token`, revocation: `${url}/revoke`, userinfo: undefined, jwksUri: undefined, source: 'defaults' });
+const endpoints = (url: string): AuthEndpoints => ({
+  authUrl: url,
+  issuer: undefined,
+  deviceAuthorization: `${url}/device/code`,
+  token: `${url}/token`,
+  revocation: `${url}/revoke`,
+  userinfo: undefined,
+  jwksUri: undefined,
+  source: 'defaults',
+});
 const tokens = { accessToken: 'ya29.old', tokenType: 'Bearer', expiresAt: 0, scope: 'openid', obtainedAt: 0, refreshToken: '1//refresh' } as TokenSet;
 
 /** The clients that post, as `grep -rn "method: 'POST'\|postForm(\|request('POST'" lib` finds them (outside lib/devserver). */
@@ -61,13 +112,13 @@ const rows: Row[] = [
     client: 'auth: device authorization (lib/auth/device.ts)',
     path: '/device/code',
     answer: { body: { device_code: 'dc', user_code: 'ABCD-EFGH', verification_url: 'http://127.0.0.1/device', expires_in: 600, interval: 5 } },
-    post: async (kit) => void await requestDeviceCode(kit.auth, endpoints(kit.url), { clientId: 'client', scopes: ['openid'] }),
+    post: async (kit) => void (await requestDeviceCode(kit.auth, endpoints(kit.url), { clientId: 'client', scopes: ['openid'] })),
   },
   {
     client: 'auth: token, refresh grant (lib/auth/tokens.ts; the device poll posts the same way)',
     path: '/token',
     answer: { body: { access_token: 'ya29.new', token_type: 'Bearer', expires_in: 3600 } },
-    post: async (kit) => void await refreshTokens(kit.auth, endpoints(kit.url), { clientId: 'client' }, tokens),
+    post: async (kit) => void (await refreshTokens(kit.auth, endpoints(kit.url), { clientId: 'client' }, tokens)),
   },
   {
     client: 'auth: revocation (lib/auth/tokens.ts)',
@@ -86,7 +137,11 @@ const rows: Row[] = [
     path: '/register',
     answer: { status: 201, body: { client_id: 'gantry-1' } },
     post: async (kit) => {
-      const server = { issuer: kit.url, metadataUrl: `${kit.url}/.well-known/oauth-authorization-server`, metadata: { issuer: kit.url, registration_endpoint: `${kit.url}/register` } } as unknown as Parameters<typeof registerClient>[1];
+      const server = {
+        issuer: kit.url,
+        metadataUrl: `${kit.url}/.well-known/oauth-authorization-server`,
+        metadata: { issuer: kit.url, registration_endpoint: `${kit.url}/register` },
+      } as unknown as Parameters<typeof registerClient>[1];
       assert.equal((await registerClient(kit.mcpClient, server, 'http://127.0.0.1:1/callback')).clientId, 'gantry-1');
     },
   },
@@ -95,8 +150,18 @@ const rows: Row[] = [
     path: '/mcp',
     answer: { body: { jsonrpc: '2.0', id: 1, result: {} } },
     post: async (kit) => {
-      const authorizer = { resource: `${kit.url}/mcp`, accessToken: async () => 'ya29.ctx', unauthorized: async () => undefined, insufficientScope: async () => undefined, grantedScopes: () => [] };
-      const response = await authorizedFetch({ http: kit.mcpClient, authorizer })(`${kit.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+      const authorizer = {
+        resource: `${kit.url}/mcp`,
+        accessToken: async () => 'ya29.ctx',
+        unauthorized: async () => undefined,
+        insufficientScope: async () => undefined,
+        grantedScopes: () => [],
+      };
+      const response = await authorizedFetch({ http: kit.mcpClient, authorizer })(`${kit.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
       assert.equal(response.status, 200);
       await response.text();
     },
@@ -111,19 +176,24 @@ const rows: Row[] = [
     client: 'webhooks: a deployment protection review (lib/webhooks/protection.ts, through the platform client)',
     path: '/repos/gantry/demo/actions/runs/1/deployment_protection_rule',
     answer: { status: 204 },
-    post: async (kit) => void await kit.platform.request('POST', `${kit.url}/repos/gantry/demo/actions/runs/1/deployment_protection_rule`, { body: { environment_name: 'production', state: 'approved', comment: 'ok' }, creates: false }),
+    post: async (kit) =>
+      void (await kit.platform.request('POST', `${kit.url}/repos/gantry/demo/actions/runs/1/deployment_protection_rule`, {
+        body: { environment_name: 'production', state: 'approved', comment: 'ok' },
+        creates: false,
+      })),
   },
   {
     client: 'storage: a file created (lib/storage/transport.ts)',
     path: '/storage/v2/files',
     answer: { body: { kind: 'drive#file', id: 'f1', title: 'notes' } },
-    post: async (kit) => assert.equal((await kit.storage.request<{ id: string }>({ method: 'POST', path: '/storage/v2/files', json: { title: 'notes' } })).body.id, 'f1'),
+    post: async (kit) =>
+      assert.equal((await kit.storage.request<{ id: string }>({ method: 'POST', path: '/storage/v2/files', json: { title: 'notes' } })).body.id, 'f1'),
   },
   {
     client: 'secrets: a write (lib/secrets/client.ts)',
     path: '/v1/secret/data/app',
     answer: { body: { data: { version: 1 } } },
-    post: async (kit) => void await kit.secrets.write('secret/data/app', { data: { a: 1 } }),
+    post: async (kit) => void (await kit.secrets.write('secret/data/app', { data: { a: 1 } })),
   },
   {
     client: 'automation: a WebDriver session (lib/automation/client.ts)',
@@ -145,7 +215,10 @@ describe('every client that posts, against servers that end connections (HTTP co
       let server: ClosingServer;
       let answers = new Map<string, ClosingAnswer>();
       before(async () => {
-        server = await startClosingServer(mode, (request) => answers.get(request.path.split('?')[0]!) ?? { status: 404, body: { error: `no answer for ${request.path}` } });
+        server = await startClosingServer(
+          mode,
+          (request) => answers.get(request.path.split('?')[0]!) ?? { status: 404, body: { error: `no answer for ${request.path}` } },
+        );
       });
       after(() => server.close());
 
@@ -174,7 +247,10 @@ describe('every client that posts, against servers that end connections (HTTP co
           // Nothing ever followed, on its connection, a request that said Connection: close.
           for (const [index, request] of seen.entries()) {
             if (request.headers.connection !== 'close') continue;
-            assert.ok(!seen.slice(index + 1).some((later) => later.connection === request.connection), `a request followed ${request.method} ${request.path} on its closed connection`);
+            assert.ok(
+              !seen.slice(index + 1).some((later) => later.connection === request.connection),
+              `a request followed ${request.method} ${request.path} on its closed connection`,
+            );
           }
         });
       }

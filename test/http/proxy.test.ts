@@ -76,8 +76,10 @@ describe('outgoing proxies (lib/http/proxy)', () => {
     });
 
     it('reads the lower-case variables first, and an empty value as unset', () => {
-      assert.deepEqual(proxySettingsFromEnv({ https_proxy: 'http://low:1', HTTPS_PROXY: 'http://up:2', HTTP_PROXY: 'http://up:3', no_proxy: '', NO_PROXY: 'a.example' }),
-        { httpsProxy: 'http://low:1', httpProxy: 'http://up:3', noProxy: 'a.example' });
+      assert.deepEqual(
+        proxySettingsFromEnv({ https_proxy: 'http://low:1', HTTPS_PROXY: 'http://up:2', HTTP_PROXY: 'http://up:3', no_proxy: '', NO_PROXY: 'a.example' }),
+        { httpsProxy: 'http://low:1', httpProxy: 'http://up:3', noProxy: 'a.example' },
+      );
       assert.deepEqual(proxySettingsFromEnv({}), { httpsProxy: undefined, httpProxy: undefined, noProxy: undefined });
     });
   });
@@ -126,7 +128,10 @@ describe('outgoing proxies (lib/http/proxy)', () => {
         await client.request({ url: `${other.url}/elsewhere` });
         assert.equal(target.requests.length, 3);
         assert.equal(other.requests.length, 1);
-        assert.deepEqual(proxy.requests, [0, 1, 2].map((i) => `GET http://127.0.0.1:${target.port}/n${i}`).concat(`GET http://127.0.0.1:${other.port}/elsewhere`));
+        assert.deepEqual(
+          proxy.requests,
+          [0, 1, 2].map((i) => `GET http://127.0.0.1:${target.port}/n${i}`).concat(`GET http://127.0.0.1:${other.port}/elsewhere`),
+        );
         assert.deepEqual(proxy.connects, []);
         assert.equal(proxy.connections, 1);
         client.close();
@@ -171,7 +176,11 @@ describe('outgoing proxies (lib/http/proxy)', () => {
     });
 
     it('NO_PROXY sends a listed host direct', async () => {
-      const client = createHttpClient({ baseUrl: target.url, retry: once, proxy: { httpProxy: proxy.url, httpsProxy: proxy.url, noProxy: `example.com, 127.0.0.1:${target.port}` } });
+      const client = createHttpClient({
+        baseUrl: target.url,
+        retry: once,
+        proxy: { httpProxy: proxy.url, httpsProxy: proxy.url, noProxy: `example.com, 127.0.0.1:${target.port}` },
+      });
       assert.equal((await client.request({ url: '/direct' })).status, 200);
       assert.deepEqual(proxy.connects, []);
       assert.deepEqual(proxy.requests, []);
@@ -214,7 +223,10 @@ describe('outgoing proxies (lib/http/proxy)', () => {
 
       it('checks the server certificate through the tunnel as it would direct', async () => {
         const client = createHttpClient({ baseUrl: secure.url, retry: once, proxy: { httpsProxy: proxy.url } });
-        await assert.rejects(client.request({ url: '/x' }), (error: NetworkError) => error instanceof NetworkError && error.diagnosis === 'untrusted-certificate');
+        await assert.rejects(
+          client.request({ url: '/x' }),
+          (error: NetworkError) => error instanceof NetworkError && error.diagnosis === 'untrusted-certificate',
+        );
         client.close();
       });
     });
@@ -270,7 +282,10 @@ describe('outgoing proxies (lib/http/proxy)', () => {
 
     it('a 407 to a CONNECT is the same error', async () => {
       proxy.reset();
-      const client = createHttpClient({ retry: definePolicy({ retries: 3 }), proxy: { httpsProxy: proxy.urlWithCredentials('deploy', 'wrong-tunnel-pass-88') } });
+      const client = createHttpClient({
+        retry: definePolicy({ retries: 3 }),
+        proxy: { httpsProxy: proxy.urlWithCredentials('deploy', 'wrong-tunnel-pass-88') },
+      });
       const error = await client.request({ url: `https://127.0.0.1:${target.port}/x` }).catch((caught: unknown) => caught);
       assert.ok(error instanceof NetworkError, String(error));
       assert.equal(error.errorCode, 'ERR_PROXY_AUTH');
@@ -302,9 +317,20 @@ describe('outgoing proxies (lib/http/proxy)', () => {
     });
 
     it('an S3 GET goes through HTTP_PROXY, and NO_PROXY sends it direct', async () => {
-      const location: S3Location = { getter: 's3', bucket: 'proxied', key: 'module.tgz', region: s3.region, endpoint: s3.endpoint, versionId: undefined, archive: undefined, checksum: undefined, subdir: '' };
+      const location: S3Location = {
+        getter: 's3',
+        bucket: 'proxied',
+        key: 'module.tgz',
+        region: s3.region,
+        endpoint: s3.endpoint,
+        versionId: undefined,
+        archive: undefined,
+        checksum: undefined,
+        subdir: '',
+      };
       const host = new URL(s3.endpoint).host;
-      const fetchVia = (env: NodeJS.ProcessEnv, file: string) => fetchS3(location, join(dir, file), { env, maxBytes: 1024, checksumsWhenRequired: true, clientConfig: { credentials: s3.credentials } });
+      const fetchVia = (env: NodeJS.ProcessEnv, file: string) =>
+        fetchS3(location, join(dir, file), { env, maxBytes: 1024, checksumsWhenRequired: true, clientConfig: { credentials: s3.credentials } });
       assert.equal(await fetchVia({ HTTP_PROXY: proxy.url }, 'a'), 23);
       assert.equal(await readFile(join(dir, 'a'), 'utf8'), 'bytes through the proxy');
       assert.ok(proxy.requests.length === 1 && proxy.requests[0]!.startsWith(`GET http://${host}/proxied/module.tgz`), proxy.requests.join('\n'));

@@ -89,7 +89,14 @@ describe('gantry mcp tools|call', function () {
     assert.match(table.stdout, /^gate_run\s+gates:run\s+Reports progress/m);
     const listed = await gantry(['mcp', 'tools', server.url, '--json', ...flags]);
     const tools = JSON.parse(listed.stdout) as Array<{ name: string; requiredScope: string }>;
-    assert.deepEqual(tools.map((t) => [t.name, t.requiredScope]), [['modules_resolve', 'modules:read'], ['gate_run', 'gates:run'], ['platform_rate_limit', 'platform:read']]);
+    assert.deepEqual(
+      tools.map((t) => [t.name, t.requiredScope]),
+      [
+        ['modules_resolve', 'modules:read'],
+        ['gate_run', 'gates:run'],
+        ['platform_rate_limit', 'platform:read'],
+      ],
+    );
     const child = spawnGantry(['mcp', 'tools', server.url, ...flags], { GANTRY_CONFIG_DIR: configDir });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -135,7 +142,11 @@ describe('gantry mcp tools|call', function () {
         [['mcp', 'tools', 'ftp://127.0.0.1/mcp'], /must be http\(s\)/],
         [['mcp', 'tools', 'http://mcp.example.com/mcp'], /over plain http/],
         [['mcp', 'tools', url, '--callback-port', '70000'], /no port number/],
-        [['mcp', 'tools', url], /GANTRY_MCP_CLIENT_SECRET is set but no client id is given\nhint: give --client-id/, { GANTRY_MCP_CLIENT_SECRET: 'a-secret-value' }],
+        [
+          ['mcp', 'tools', url],
+          /GANTRY_MCP_CLIENT_SECRET is set but no client id is given\nhint: give --client-id/,
+          { GANTRY_MCP_CLIENT_SECRET: 'a-secret-value' },
+        ],
       ];
       for (const [args, message, env] of cases) {
         const run = await gantry([...args, ...flags], env);

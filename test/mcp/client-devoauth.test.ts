@@ -56,7 +56,9 @@ describe('mcp client against gantry dev oauth', function () {
     try {
       assert.deepEqual((await connection.callTool('modules_resolve', { source: 'dev' })).structuredContent, { echoed: 'dev' });
       const progress: number[] = [];
-      assert.deepEqual((await connection.callTool('gate_run', { url: 'https://x.test' }, { onProgress: (p) => progress.push(p.progress) })).structuredContent, { gated: 'https://x.test' });
+      assert.deepEqual((await connection.callTool('gate_run', { url: 'https://x.test' }, { onProgress: (p) => progress.push(p.progress) })).structuredContent, {
+        gated: 'https://x.test',
+      });
       assert.deepEqual(progress, [1, 2, 3]);
       assert.equal(connection.session.authorizations, 2);
       assert.deepEqual(connection.session.grantedScopes().sort(), ['gates:run', 'modules:read']);
@@ -78,23 +80,35 @@ describe('mcp client against gantry dev oauth', function () {
 
   it('RFC 9207: refuses a callback whose iss is not the dev server', async () => {
     const { server } = await pair({ callbackIssuer: 'https://elsewhere.example' });
-    await assert.rejects(connectContextServer(server.url, options()), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ISS_MISMATCH');
+    await assert.rejects(
+      connectContextServer(server.url, options()),
+      (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ISS_MISMATCH',
+    );
     assert.equal(browser.runs.length, 1);
   });
 
-  it('Deny on the dev server\'s consent page is CTX_ACCESS_DENIED', async () => {
+  it("Deny on the dev server's consent page is CTX_ACCESS_DENIED", async () => {
     const { server } = await pair();
-    await assert.rejects(connectContextServer(server.url, options(true)), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED');
+    await assert.rejects(
+      connectContextServer(server.url, options(true)),
+      (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED',
+    );
   });
 
-  it('CTX-AUTH-CLIENT-OWN-AS-TOKENS: two context servers of one authorization server — each gets its own sign-in and token; the first\'s token never reaches the second', async () => {
+  it("CTX-AUTH-CLIENT-OWN-AS-TOKENS: two context servers of one authorization server — each gets its own sign-in and token; the first's token never reaches the second", async () => {
     const { oauth, server: first } = await pair();
     // The second server behind a recording relay: its public URL (and so its resource) is the relay's.
     const target = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger, port: 0 });
     const relay = await startRelay(new URL(target.url).origin);
     started.push(relay);
     await target.stop();
-    const second = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger, port: Number(new URL(target.url).port), publicUrl: `${relay.url}/mcp` });
+    const second = await startContextServer({
+      authorizationServer: oauth.url,
+      tools: testTools,
+      logger: silentLogger,
+      port: Number(new URL(target.url).port),
+      publicUrl: `${relay.url}/mcp`,
+    });
     started.push(second);
     const one = await connectContextServer(first.url, options());
     try {
@@ -112,15 +126,17 @@ describe('mcp client against gantry dev oauth', function () {
     assert.equal(browser.runs.length, 2);
     const { ClientState } = await import('../../lib/mcp/client/index.js');
     const store = new FileTokenStore(configDir);
-    const tokens = await Promise.all([first, second].map(async (server) => {
-      const entry = (await new ClientState(configDir).login(server.resource))!;
-      return (await store.read({ authUrl: entry.issuer, clientId: entry.clientId, profile: entry.profile }))!.tokens.accessToken;
-    }));
+    const tokens = await Promise.all(
+      [first, second].map(async (server) => {
+        const entry = (await new ClientState(configDir).login(server.resource))!;
+        return (await store.read({ authUrl: entry.issuer, clientId: entry.clientId, profile: entry.profile }))!.tokens.accessToken;
+      }),
+    );
     assert.equal(decodeJwt(tokens[0]!).aud, first.resource);
     assert.equal(decodeJwt(tokens[1]!).aud, second.resource);
     const seen = relay.seen.join('\n');
     assert.ok(seen.includes(tokens[1]!), 'the second server got its own token');
-    assert.ok(!seen.includes(tokens[0]!), 'the first server\'s token never went to the second');
+    assert.ok(!seen.includes(tokens[0]!), "the first server's token never went to the second");
   });
 
   it('CTX-PRM-CLIENT-CHOOSES: of several authorization_servers in the metadata, the client picks one (the first) and signs in there alone', async () => {
@@ -135,13 +151,22 @@ describe('mcp client against gantry dev oauth', function () {
     });
     started.push({ stop: () => protectedServer.close() });
     const shown: string[] = [];
-    await assert.rejects(connectContextServer(`${protectedServer.url}/mcp`, { ...options(true), openUrl: async (url) => {
-      shown.push(url);
-      await browser.authorize(url, { deny: true });
-    } }), (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED');
+    await assert.rejects(
+      connectContextServer(`${protectedServer.url}/mcp`, {
+        ...options(true),
+        openUrl: async (url) => {
+          shown.push(url);
+          await browser.authorize(url, { deny: true });
+        },
+      }),
+      (error: unknown) => error instanceof ContextClientError && error.code === 'CTX_ACCESS_DENIED',
+    );
     assert.equal(shown.length, 1);
     assert.equal(new URL(shown[0]!).origin, a.url);
-    assert.ok(!b.requestLog().some((entry) => entry.path !== '/.well-known/oauth-authorization-server'), 'nothing but perhaps its metadata was asked of the second');
+    assert.ok(
+      !b.requestLog().some((entry) => entry.path !== '/.well-known/oauth-authorization-server'),
+      'nothing but perhaps its metadata was asked of the second',
+    );
   });
 
   it('tokens kept in the kv engine: two context servers each have their own kv path (secret/gantry/auth/mcp-<hash>), so the second sign-in does not collide with the first', async () => {
@@ -151,9 +176,15 @@ describe('mcp client against gantry dev oauth', function () {
     const second = await startContextServer({ authorizationServer: oauth.url, tools: testTools, logger: silentLogger });
     started.push(second);
     const client = new SecretsClient({ address: secrets.url, token: secrets.credentials.token, sources: { env: {}, pulumi: undefined } });
-    const kvOptions: ConnectOptions = { configDir, logger: silentLogger, store: 'kv', kv: async () => client, openUrl: async (url) => {
-      await browser.authorize(url);
-    } };
+    const kvOptions: ConnectOptions = {
+      configDir,
+      logger: silentLogger,
+      store: 'kv',
+      kv: async () => client,
+      openUrl: async (url) => {
+        await browser.authorize(url);
+      },
+    };
     for (const server of [first, second]) {
       const connection = await connectContextServer(server.url, kvOptions);
       try {

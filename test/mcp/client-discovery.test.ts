@@ -9,8 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { createHttpClient, type HttpClient } from '../../lib/http/index.js';
 import { silentLogger } from '../../lib/log.js';
 import {
-  AuthSession, ContextClientError, authorizationServerMetadataUrls, bearerChallenge, canonicalServerUri, discoverAuthorizationServer, discoverProtectedResource,
-  parseWwwAuthenticate, protectedResourceMetadataUrls, sameResource,
+  AuthSession,
+  ContextClientError,
+  authorizationServerMetadataUrls,
+  bearerChallenge,
+  canonicalServerUri,
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+  parseWwwAuthenticate,
+  protectedResourceMetadataUrls,
+  sameResource,
 } from '../../lib/mcp/client/index.js';
 
 describe('mcp client discovery', function () {
@@ -45,13 +53,24 @@ describe('mcp client discovery', function () {
   });
 
   it('CTX-EP-401-WWW-AUTHENTICATE: parses challenges as RFC 7235 writes them — quoted strings with escapes and commas, several challenges, token68, several header fields', () => {
-    const header = 'Newauth realm="apps", type=1, title="Login to \\"apps\\", now", Basic realm="simple", Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="a:b c:d", error="insufficient_scope"';
+    const header =
+      'Newauth realm="apps", type=1, title="Login to \\"apps\\", now", Basic realm="simple", Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="a:b c:d", error="insufficient_scope"';
     const challenges = parseWwwAuthenticate(header);
-    assert.deepEqual(challenges.map((c) => c.scheme), ['newauth', 'basic', 'bearer']);
+    assert.deepEqual(
+      challenges.map((c) => c.scheme),
+      ['newauth', 'basic', 'bearer'],
+    );
     assert.equal(challenges[0]!.params.title, 'Login to "apps", now');
     assert.equal(challenges[0]!.params.type, '1');
-    assert.deepEqual(bearerChallenge(header), { resource_metadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp', scope: 'a:b c:d', error: 'insufficient_scope' });
-    assert.deepEqual(parseWwwAuthenticate('Basic dXNlcjpwYXNz==, Bearer'), [{ scheme: 'basic', params: {}, token68: 'dXNlcjpwYXNz==' }, { scheme: 'bearer', params: {} }]);
+    assert.deepEqual(bearerChallenge(header), {
+      resource_metadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+      scope: 'a:b c:d',
+      error: 'insufficient_scope',
+    });
+    assert.deepEqual(parseWwwAuthenticate('Basic dXNlcjpwYXNz==, Bearer'), [
+      { scheme: 'basic', params: {}, token68: 'dXNlcjpwYXNz==' },
+      { scheme: 'bearer', params: {} },
+    ]);
     assert.deepEqual(bearerChallenge(['Basic realm="x"', 'BEARER Scope=read , Resource_Metadata = "u"']), { scope: 'read', resource_metadata: 'u' });
     assert.equal(bearerChallenge('Basic realm="x"'), undefined);
     assert.deepEqual(parseWwwAuthenticate(''), []);
@@ -71,12 +90,20 @@ describe('mcp client discovery', function () {
   });
 
   it('CTX-STD-RFC9728 CTX-STD-RFC8414: the well-known addresses in order — path-inserted first, then the root; for an issuer with a path, RFC 8414 then the two OpenID forms', () => {
-    assert.deepEqual(protectedResourceMetadataUrls('https://mcp.example.com/public/mcp/'), ['https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp', 'https://mcp.example.com/.well-known/oauth-protected-resource']);
+    assert.deepEqual(protectedResourceMetadataUrls('https://mcp.example.com/public/mcp/'), [
+      'https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp',
+      'https://mcp.example.com/.well-known/oauth-protected-resource',
+    ]);
     assert.deepEqual(protectedResourceMetadataUrls('https://mcp.example.com'), ['https://mcp.example.com/.well-known/oauth-protected-resource']);
     assert.deepEqual(authorizationServerMetadataUrls('https://as.example.com/tenant'), [
-      'https://as.example.com/.well-known/oauth-authorization-server/tenant', 'https://as.example.com/.well-known/openid-configuration/tenant', 'https://as.example.com/tenant/.well-known/openid-configuration',
+      'https://as.example.com/.well-known/oauth-authorization-server/tenant',
+      'https://as.example.com/.well-known/openid-configuration/tenant',
+      'https://as.example.com/tenant/.well-known/openid-configuration',
     ]);
-    assert.deepEqual(authorizationServerMetadataUrls('https://as.example.com'), ['https://as.example.com/.well-known/oauth-authorization-server', 'https://as.example.com/.well-known/openid-configuration']);
+    assert.deepEqual(authorizationServerMetadataUrls('https://as.example.com'), [
+      'https://as.example.com/.well-known/oauth-authorization-server',
+      'https://as.example.com/.well-known/openid-configuration',
+    ]);
   });
 
   it('CTX-STD-RFC9728: without resource_metadata in the challenge, the path-inserted then the root well-known address; the resource must be the server called', async () => {
@@ -87,9 +114,15 @@ describe('mcp client discovery', function () {
     assert.equal(found.metadata.authorization_servers[0], `${base}/as`);
 
     documents['/.well-known/oauth-protected-resource/mcp'] = { resource: `${base}/other`, authorization_servers: [`${base}/as`] };
-    await assert.rejects(discoverProtectedResource(`${base}/mcp`, { http: httpClient }), (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_RESOURCE_MISMATCH');
+    await assert.rejects(
+      discoverProtectedResource(`${base}/mcp`, { http: httpClient }),
+      (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_RESOURCE_MISMATCH',
+    );
     documents['/.well-known/oauth-protected-resource/mcp'] = { resource: `${base}/mcp`, authorization_servers: [] };
-    await assert.rejects(discoverProtectedResource(`${base}/mcp`, { http: httpClient }), (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_RESOURCE_METADATA' && /CTX-PRM-AUTHORIZATION-SERVERS/.test(e.message));
+    await assert.rejects(
+      discoverProtectedResource(`${base}/mcp`, { http: httpClient }),
+      (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_RESOURCE_METADATA' && /CTX-PRM-AUTHORIZATION-SERVERS/.test(e.message),
+    );
     // CTX-EP-401-WWW-AUTHENTICATE: the challenge's resource_metadata is used as given, and only it.
     seen = [];
     documents['/meta/here'] = { resource: `${base}/mcp`, authorization_servers: [`${base}/as2`] };
@@ -97,15 +130,22 @@ describe('mcp client discovery', function () {
     assert.deepEqual(seen, ['/meta/here']);
     assert.equal(named.metadata.authorization_servers[0], `${base}/as2`);
     documents = {};
-    await assert.rejects(discoverProtectedResource(`${base}/mcp`, { http: httpClient }), (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_RESOURCE_METADATA');
+    await assert.rejects(
+      discoverProtectedResource(`${base}/mcp`, { http: httpClient }),
+      (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_RESOURCE_METADATA',
+    );
   });
 
-  it('CTX-STD-RFC8414 CTX-AS-HTTPS: the issuer\'s metadata from the first address that has it; an issuer mismatch, an http endpoint off loopback and missing S256 are refused', async () => {
+  it("CTX-STD-RFC8414 CTX-AS-HTTPS: the issuer's metadata from the first address that has it; an issuer mismatch, an http endpoint off loopback and missing S256 are refused", async () => {
     const issuer = `${base}/tenant`;
     const metadata = { issuer, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, code_challenge_methods_supported: ['S256'] };
     documents['/tenant/.well-known/openid-configuration'] = metadata;
     const found = await discoverAuthorizationServer(issuer, { http: httpClient });
-    assert.deepEqual(seen, ['/.well-known/oauth-authorization-server/tenant', '/.well-known/openid-configuration/tenant', '/tenant/.well-known/openid-configuration']);
+    assert.deepEqual(seen, [
+      '/.well-known/oauth-authorization-server/tenant',
+      '/.well-known/openid-configuration/tenant',
+      '/tenant/.well-known/openid-configuration',
+    ]);
     assert.equal(found.metadata.token_endpoint, `${base}/token`);
 
     const refusedWith = async (document: Record<string, unknown>, code: string) => {
@@ -119,10 +159,16 @@ describe('mcp client discovery', function () {
     await refusedWith({ ...metadata, issuer: `${issuer}/` }, 'CTX_ISSUER_MISMATCH');
     await refusedWith({ ...metadata, token_endpoint: 'http://as.example.com/token' }, 'CTX_INSECURE_ENDPOINT');
     await refusedWith({ ...metadata, registration_endpoint: 'http://as.example.com/register' }, 'CTX_INSECURE_ENDPOINT');
-    await assert.rejects(discoverAuthorizationServer('http://as.example.com', { http: httpClient }), (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_INSECURE_ENDPOINT');
+    await assert.rejects(
+      discoverAuthorizationServer('http://as.example.com', { http: httpClient }),
+      (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_INSECURE_ENDPOINT',
+    );
     const { requireS256 } = await import('../../lib/mcp/client/index.js');
     for (const methods of [undefined, ['plain']]) {
-      assert.throws(() => requireS256({ issuer, metadataUrl: '', metadata: { ...metadata, code_challenge_methods_supported: methods } as never }), (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_S256' && e.message.includes(issuer));
+      assert.throws(
+        () => requireS256({ issuer, metadataUrl: '', metadata: { ...metadata, code_challenge_methods_supported: methods } as never }),
+        (e: unknown) => e instanceof ContextClientError && e.code === 'CTX_NO_S256' && e.message.includes(issuer),
+      );
     }
   });
 });

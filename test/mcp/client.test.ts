@@ -88,14 +88,21 @@ describe('mcp client against oidc-provider and the context server', function () 
       assert.ok(token!.params.code_verifier);
       assert.equal(token!.query, '');
       // The access token is a JWT for this server as audience.
-      const stored = await new FileTokenStore(configDir).read({ authUrl: op.issuer, clientId: String(authorization!.params.client_id), profile: profileFor(relay.url) });
-      assert.ok(stored, 'the login is in the token store under issuer, client and the resource\'s profile');
+      const stored = await new FileTokenStore(configDir).read({
+        authUrl: op.issuer,
+        clientId: String(authorization!.params.client_id),
+        profile: profileFor(relay.url),
+      });
+      assert.ok(stored, "the login is in the token store under issuer, client and the resource's profile");
       assert.equal(decodeJwt(stored.tokens.accessToken).aud, relay.url);
       assert.ok(stored.tokens.refreshToken);
       // Every request after the first 401 carried the bearer token; none had one in its query.
       assert.equal(relay.requests[0]!.status, 401);
       const mcpRequests = relay.requests.filter((r) => r.url.startsWith('/mcp'));
-      assert.ok(mcpRequests.slice(1).every((r) => r.bearer), JSON.stringify(mcpRequests));
+      assert.ok(
+        mcpRequests.slice(1).every((r) => r.bearer),
+        JSON.stringify(mcpRequests),
+      );
       assert.ok(relay.requests.every((r) => !/access_token/.test(r.url)));
       assert.equal(browser.runs.length, 1);
       assert.match(browser.runs[0]!.callbackPage, /you can close this tab/i);
@@ -240,17 +247,26 @@ describe('mcp client against oidc-provider and the context server', function () 
     assert.equal(token!.status, 200);
   });
 
-  it('CTX-DCR-FALLBACK: where the server advertises client ID metadata documents, the document\'s URL is the client id (no registration)', async () => {
+  it("CTX-DCR-FALLBACK: where the server advertises client ID metadata documents, the document's URL is the client id (no registration)", async () => {
     op.metadata.extra = { client_id_metadata_document_supported: true };
     const documentUrl = 'https://gantry.example/.well-known/mcp-client.json';
     let asked: URL | undefined;
-    await assert.rejects(connectContextServer(relay.url, options({}, {
-      clientMetadataUrl: documentUrl,
-      openUrl: (url) => {
-        asked = new URL(url);
-        throw new Error('stop here: oidc-provider cannot fetch the document');
-      },
-    })), /stop here/);
+    await assert.rejects(
+      connectContextServer(
+        relay.url,
+        options(
+          {},
+          {
+            clientMetadataUrl: documentUrl,
+            openUrl: (url) => {
+              asked = new URL(url);
+              throw new Error('stop here: oidc-provider cannot fetch the document');
+            },
+          },
+        ),
+      ),
+      /stop here/,
+    );
     assert.equal(asked?.searchParams.get('client_id'), documentUrl);
     assert.equal(asked?.searchParams.get('resource'), relay.url);
     assert.equal(routed('registration').length, 0);

@@ -41,9 +41,10 @@ describe('mcp: the library example of docs/mcp.md in a consumer project (ESM and
       const example = (await libraryExample())
         .replace('https://mcp.example.com/mcp', server.url)
         .replace('hashicorp/consul/aws', `${new URL(registry.url).host}/gantry/network/aws`);
-      const program = kind === 'esm'
-        ? example
-        : `${example.replace("import { connectContextServer } from 'gantry';", "const { connectContextServer } = require('gantry');").replace(/^(?!const \{ connectContextServer \})/m, '(async () => {\n')}\n})();\n`;
+      const program =
+        kind === 'esm'
+          ? example
+          : `${example.replace("import { connectContextServer } from 'gantry';", "const { connectContextServer } = require('gantry');").replace(/^(?!const \{ connectContextServer \})/m, '(async () => {\n')}\n})();\n`;
       const dir = await createConsumer(kind, `mcp-consumer-${kind}`);
       try {
         const file = path.join(dir, kind === 'esm' ? 'example.mjs' : 'example.cjs');

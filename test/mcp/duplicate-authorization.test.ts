@@ -14,8 +14,19 @@ function rawPost(url: string, headers: string[]): Promise<{ status: number; head
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(target.port), target.hostname, () => {
-      socket.write([`POST ${target.pathname} HTTP/1.1`, `Host: ${target.host}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream',
-        `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', ...headers, '', body].join('\r\n'));
+      socket.write(
+        [
+          `POST ${target.pathname} HTTP/1.1`,
+          `Host: ${target.host}`,
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          'Connection: close',
+          ...headers,
+          '',
+          body,
+        ].join('\r\n'),
+      );
     });
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
@@ -41,7 +52,11 @@ describe('mcp serve: two Authorization headers (docs/mcp.md)', function () {
   });
 
   it('DOCS-AGREE-SERVERS: two Authorization headers are a 400 invalid_request, whichever comes first', async () => {
-    for (const headers of [['Authorization: Bearer first-token', 'Authorization: Bearer second-token'], ['Authorization: Bearer one', 'authorization: Basic dXNlcjpwYXNz'], ['Authorization:', 'Authorization: Bearer x']]) {
+    for (const headers of [
+      ['Authorization: Bearer first-token', 'Authorization: Bearer second-token'],
+      ['Authorization: Bearer one', 'authorization: Basic dXNlcjpwYXNz'],
+      ['Authorization:', 'Authorization: Bearer x'],
+    ]) {
       const answer = await rawPost(server.url, headers);
       assert.equal(answer.status, 400, `${headers.join(' | ')}: ${answer.head}`);
       assert.match(answer.head, /www-authenticate: Bearer .*error="invalid_request", error_description="more than one Authorization header"/i);

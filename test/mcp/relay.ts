@@ -23,10 +23,13 @@ export async function startRelay(target: string): Promise<Relay> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen.push(`${req.method} ${req.url}\n${req.rawHeaders.join('\n')}\n\n${body.toString('utf8')}`);
-      const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       forward.on('error', () => res.writeHead(502).end());
       forward.end(body);
     });
@@ -37,9 +40,10 @@ export async function startRelay(target: string): Promise<Relay> {
     url: `http://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     seen,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

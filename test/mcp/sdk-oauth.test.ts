@@ -27,7 +27,8 @@ async function approveInBrowser(authorizationUrl: URL, decision: 'allow' | 'deny
   const transaction = /name="transaction" value="([^"]+)"/.exec(html)?.[1];
   assert.ok(transaction, 'the consent page carries its transaction');
   const answer = await fetch(new URL('/authorize/decision', authorizationUrl), {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ transaction, username: 'dev', password: 'dev', decision }),
   });
@@ -42,20 +43,42 @@ class SdkProvider implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = '';
   authorizationUrls: URL[] = [];
-  get redirectUrl() { return REDIRECT; }
-  get clientMetadata(): OAuthClientMetadata {
-    return { redirect_uris: [REDIRECT], client_name: 'SDK client', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  get redirectUrl() {
+    return REDIRECT;
   }
-  clientInformation() { return this.information; }
-  saveClientInformation(information: OAuthClientInformationMixed) { this.information = information; }
-  tokens() { return this.saved; }
-  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
-  redirectToAuthorization(url: URL) { this.authorizationUrls.push(url); }
-  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      redirect_uris: [REDIRECT],
+      client_name: 'SDK client',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrls.push(url);
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
 }
 
-describe('mcp serve: the MCP SDK\'s own client discovers, registers, authorizes and calls a tool (gantry dev oauth)', function () {
+describe("mcp serve: the MCP SDK's own client discovers, registers, authorizes and calls a tool (gantry dev oauth)", function () {
   this.timeout(60_000);
   let oauth: OAuthServer;
   let registry: RegistryServer;
@@ -82,7 +105,7 @@ describe('mcp serve: the MCP SDK\'s own client discovers, registers, authorizes 
     assert.equal(authorizationUrl.origin, oauth.url);
     assert.equal(authorizationUrl.searchParams.get('resource'), server.resource);
     assert.equal(authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
-    assert.equal(authorizationUrl.searchParams.get('scope'), 'modules:read', 'the scope of the 401\'s challenge');
+    assert.equal(authorizationUrl.searchParams.get('scope'), 'modules:read', "the scope of the 401's challenge");
 
     const callback = await approveInBrowser(authorizationUrl);
     assert.equal(callback.get('iss'), oauth.url);
@@ -95,7 +118,10 @@ describe('mcp serve: the MCP SDK\'s own client discovers, registers, authorizes 
     const client = new Client({ name: 'sdk', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
     try {
-      const result = await client.callTool({ name: 'modules_resolve', arguments: { source: `${new URL(registry.url).host}/gantry/network/aws`, version: '~> 1.0' } });
+      const result = await client.callTool({
+        name: 'modules_resolve',
+        arguments: { source: `${new URL(registry.url).host}/gantry/network/aws`, version: '~> 1.0' },
+      });
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
       assert.match((result.structuredContent as { version: string }).version, /^1\./);
       // The token carries modules:read only: gate_run is refused with 403 until the client steps up.
@@ -127,13 +153,27 @@ describe('mcp serve: the MCP SDK\'s own client discovers, registers, authorizes 
 
   it('CTX-PROXY-CONSENT: every dynamically registered client gets its own consent page, naming it — an approval given to one is never reused for another', async () => {
     const register = async (name: string) => {
-      const answer = await fetch(`${oauth.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+      const answer = await fetch(`${oauth.url}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      });
       assert.equal(answer.status, 201);
       return ((await answer.json()) as { client_id: string }).client_id;
     };
     const authorize = (clientId: string) => {
       const url = new URL(`${oauth.url}/authorize`);
-      for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'modules:read', resource: server.resource, state: 's' })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        scope: 'modules:read',
+        resource: server.resource,
+        state: 's',
+      }))
+        url.searchParams.set(k, v);
       return url;
     };
     const first = await register('Agent One');

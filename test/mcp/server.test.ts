@@ -25,11 +25,20 @@ import { startOidcResourcePeer, type OidcResourcePeer } from '../peers/oidc-reso
 import { startRelay, type Relay } from './relay.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+};
 const call = (name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** The auth-params of a Bearer challenge, e.g. `{resource_metadata, scope, error}`. */
@@ -70,7 +79,9 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     analysis = await startPageanalysisServer({ analyser: recordedAnalyser(() => recordedLighthouseResult()) });
     const [registryRelay, secretsRelay, platformRelay] = await Promise.all([startRelay(registry.url), startRelay(secrets.url), startRelay(platform.url)]);
     relays.push(registryRelay!, secretsRelay!, platformRelay!);
-    await new SecretsClient({ address: secrets.url, token: secrets.credentials.token, sources: { env: {} } }).kv('secret', { kvVersion: 2 }).write('app/db', { password: 'hunter2-canary' });
+    await new SecretsClient({ address: secrets.url, token: secrets.credentials.token, sources: { env: {} } })
+      .kv('secret', { kvVersion: 2 })
+      .write('app/db', { password: 'hunter2-canary' });
     const logger = createLogger({ level: 'debug', write: (line: string) => logLines.push(line) });
     server = await startContextServer({
       authorizationServer: peer.issuer,
@@ -93,7 +104,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     await Promise.all([peer?.stop(), registry?.stop(), secrets?.stop(), platform?.stop(), analysis?.stop()]);
   });
 
-  it('CTX-EP-RESOURCE-METADATA CTX-STD-RFC9728 CTX-PRM-AUTHORIZATION-SERVERS AMB-20: serves its protected resource metadata at the path-inserted and the root well-known URL, and no authorization server metadata (that is the issuer\'s)', async () => {
+  it("CTX-EP-RESOURCE-METADATA CTX-STD-RFC9728 CTX-PRM-AUTHORIZATION-SERVERS AMB-20: serves its protected resource metadata at the path-inserted and the root well-known URL, and no authorization server metadata (that is the issuer's)", async () => {
     assert.equal(server.resourceMetadataUrl, `${new URL(server.url).origin}/.well-known/oauth-protected-resource/mcp`);
     for (const url of [server.resourceMetadataUrl, `${new URL(server.url).origin}/.well-known/oauth-protected-resource`]) {
       const response = await fetch(url);
@@ -128,12 +139,19 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(challengeOf(basic).error, undefined);
   });
 
-  it('CTX-ROLE-RESOURCE-SERVER CTX-TOKEN-AUDIENCE CTX-EP-RESOURCE-REQUEST: a JWT issued for this server lets the MCP SDK\'s client list the tools and call one; every request carries the header', async () => {
+  it("CTX-ROLE-RESOURCE-SERVER CTX-TOKEN-AUDIENCE CTX-EP-RESOURCE-REQUEST: a JWT issued for this server lets the MCP SDK's client list the tools and call one; every request carries the header", async () => {
     const value = await token('modules:read');
     const client = await sdkClient(server.url, value);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['gate_run', 'modules_resolve', 'modules_versions', 'platform_rate_limit', 'secrets_list', 'secrets_metadata']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'gate_run',
+        'modules_resolve',
+        'modules_versions',
+        'platform_rate_limit',
+        'secrets_list',
+        'secrets_metadata',
+      ]);
       assert.equal(tools.find((t) => t.name === 'gate_run')?._meta?.['gantry/scope'], 'gates:run');
       const result = await client.callTool({ name: 'modules_resolve', arguments: { source: `${relays[0]!.host}/gantry/network/aws`, version: '~> 1.0' } });
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
@@ -149,7 +167,10 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
 
   it('CTX-EP-401-WWW-AUTHENTICATE CTX-TRANSPORT-HTTP: a browser page on loopback can read the 401 challenge (CORS exposes WWW-Authenticate) and send its token after a preflight', async () => {
     const origin = 'http://127.0.0.1:6274';
-    const preflight = await fetch(server.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const preflight = await fetch(server.url, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
     assert.equal(preflight.status, 204, 'the preflight carries no token and is not refused for it');
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /\bauthorization\b/);
     const guarded = await post(server.url, initialize, { origin });
@@ -172,7 +193,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(params.resource_metadata, server.resourceMetadataUrl);
   });
 
-  it('AMB-21 CTX-URI-CASE: a token whose audience differs only in the case of scheme and host and a trailing slash is this server\'s', async () => {
+  it("AMB-21 CTX-URI-CASE: a token whose audience differs only in the case of scheme and host and a trailing slash is this server's", async () => {
     const url = new URL(server.resource);
     const variant = `HTTP://${url.host.toUpperCase()}${url.pathname}/`;
     const response = await post(server.url, initialize, { authorization: `Bearer ${await token('modules:read', variant)}` });
@@ -191,11 +212,25 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), scope: 'modules:read gates:run secrets:list platform:read' })).toString('base64url')}.${good.split('.')[2]}`;
     const { privateKey, publicKey } = await generateKeyPair('RS256');
     await exportJWK(publicKey);
-    const strangers = await Promise.all(Array.from({ length: 20 }, (_, i) => new SignJWT({ scope: 'modules:read', client_id: 'x' })
-      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: `made-up-${i}` }).setIssuer(peer.issuer).setAudience(server.resource).setSubject('x').setIssuedAt().setExpirationTime('5m').sign(privateKey)));
+    const strangers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        new SignJWT({ scope: 'modules:read', client_id: 'x' })
+          .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: `made-up-${i}` })
+          .setIssuer(peer.issuer)
+          .setAudience(server.resource)
+          .setSubject('x')
+          .setIssuedAt()
+          .setExpirationTime('5m')
+          .sign(privateKey),
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     const jwksBefore = peer.paths.filter((p) => p.endsWith('/jwks')).length;
-    for (const [value, pattern] of [[shortLived, /expired/], [forged, /signature/], ...strangers.map((s) => [s, /key the authorization server does not publish/] as const)] as const) {
+    for (const [value, pattern] of [
+      [shortLived, /expired/],
+      [forged, /signature/],
+      ...strangers.map((s) => [s, /key the authorization server does not publish/] as const),
+    ] as const) {
       const response = await post(server.url, initialize, { authorization: `Bearer ${value}` });
       assert.equal(response.status, 401);
       const params = challengeOf(response);
@@ -222,7 +257,9 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(params.scope, 'modules:read gates:run');
     assert.equal(params.resource_metadata, server.resourceMetadataUrl);
     // A batch is refused as a whole when any call in it lacks its scope.
-    const batch = await post(server.url, [call('modules_versions', { source: 'a/b/c' }), call('secrets_list', { path: 'secret/' })], { authorization: `Bearer ${value}` });
+    const batch = await post(server.url, [call('modules_versions', { source: 'a/b/c' }), call('secrets_list', { path: 'secret/' })], {
+      authorization: `Bearer ${value}`,
+    });
     assert.equal(batch.status, 403);
     assert.match(challengeOf(batch).scope!, /secrets:list/);
   });
@@ -237,7 +274,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     assert.equal(((await garbage.json()) as { error: { code: number } }).error.code, -32700);
   });
 
-  it('RFC 7662: an opaque token is introspected with the server\'s own client credentials, and the answer is cached', async () => {
+  it("RFC 7662: an opaque token is introspected with the server's own client credentials, and the answer is cached", async () => {
     peer.setFormat('opaque');
     const opaque = await token('modules:read secrets:list');
     peer.setFormat('jwt');
@@ -254,7 +291,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     }
   });
 
-  it('CTX-AUTH-NO-TOKEN-PASSTHROUGH: the tools reach the registry, the secrets service and the platform with Gantry\'s own credentials; the received token is in none of their requests', async () => {
+  it("CTX-AUTH-NO-TOKEN-PASSTHROUGH: the tools reach the registry, the secrets service and the platform with Gantry's own credentials; the received token is in none of their requests", async () => {
     const value = await token('modules:read secrets:list platform:read');
     const client = await sdkClient(server.url, value);
     try {
@@ -272,7 +309,7 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     for (const relay of relays) assert.ok(relay.seen.length > 0, `${relay.url} was used`);
     const upstream = relays.flatMap((relay) => relay.seen).join('\n');
     for (const received of tokens) assert.ok(!upstream.includes(received), 'a received token reached an upstream');
-    assert.ok(upstream.includes(secrets.credentials.token), 'the secrets service got Gantry\'s own token');
+    assert.ok(upstream.includes(secrets.credentials.token), "the secrets service got Gantry's own token");
   });
 
   it('gate_run sends progress notifications while it runs and answers with the verdict; a failed gate is a tool error', async () => {
@@ -280,7 +317,11 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     const client = await sdkClient(server.url, value);
     const progress: Array<{ progress: number; total?: number; message?: string }> = [];
     try {
-      const result = await client.callTool({ name: 'gate_run', arguments: { urls: ['https://example.com/', 'https://example.org/'], runs: 2, categories: { performance: 0.5 } } }, undefined, { onprogress: (p) => progress.push(p) });
+      const result = await client.callTool(
+        { name: 'gate_run', arguments: { urls: ['https://example.com/', 'https://example.org/'], runs: 2, categories: { performance: 0.5 } } },
+        undefined,
+        { onprogress: (p) => progress.push(p) },
+      );
       assert.equal(result.isError, undefined, JSON.stringify(result.content));
       assert.equal((result.structuredContent as { status: string }).status, 'pass');
       // A gate that fails is a tool error carrying the verdict and the checks, never a result that reads as a pass.
@@ -291,12 +332,15 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
     } finally {
       await client.close();
     }
-    assert.deepEqual(progress.map((p) => p.progress), [0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      progress.map((p) => p.progress),
+      [0, 1, 2, 3, 4],
+    );
     assert.ok(progress.every((p) => p.total === 4));
     assert.match(progress[0]!.message!, /run 1 of 2: https:\/\/example\.com\//);
   });
 
-  it('logging: the server declares the logging capability; logging/setLevel is kept for the caller across stateless requests, and a tool\'s lines reach the caller at that level (notifications/message)', async () => {
+  it("logging: the server declares the logging capability; logging/setLevel is kept for the caller across stateless requests, and a tool's lines reach the caller at that level (notifications/message)", async () => {
     const heard = async (level: LoggingLevel | undefined) => {
       const client = await sdkClient(server.url, await token('gates:run'));
       const messages: Array<{ level: string; logger?: string; data: unknown }> = [];
@@ -312,15 +356,26 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
       return messages;
     };
     const quiet = await heard('warning');
-    assert.deepEqual(quiet.filter((m) => m.level === 'info'), [], 'nothing under the level set');
+    assert.deepEqual(
+      quiet.filter((m) => m.level === 'info'),
+      [],
+      'nothing under the level set',
+    );
     // A later connection of the same caller (a new server per request) keeps the level it set.
     const still = await heard(undefined);
-    assert.deepEqual(still.filter((m) => m.level === 'info'), [], 'the level outlives the request that set it');
+    assert.deepEqual(
+      still.filter((m) => m.level === 'info'),
+      [],
+      'the level outlives the request that set it',
+    );
     const loud = await heard('info');
-    assert.ok(loud.some((m) => m.level === 'info' && m.logger === 'gantry.gate_run' && /run 1 of 1: https:\/\/example\.com\//.test(String(m.data))), JSON.stringify(loud));
+    assert.ok(
+      loud.some((m) => m.level === 'info' && m.logger === 'gantry.gate_run' && /run 1 of 1: https:\/\/example\.com\//.test(String(m.data))),
+      JSON.stringify(loud),
+    );
   });
 
-  it('a tool\'s failure is a tool error result with the reason, not a protocol error', async () => {
+  it("a tool's failure is a tool error result with the reason, not a protocol error", async () => {
     const client = await sdkClient(server.url, await token('secrets:list modules:read'));
     try {
       const result = await client.callTool({ name: 'secrets_metadata', arguments: { path: 'secret/app/missing' } });
@@ -337,10 +392,15 @@ describe('mcp serve: the context server as an OAuth 2.1 resource server (oidc-pr
 describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function () {
   this.timeout(60_000);
 
-  it('CTX-TRANSPORT-STDIO: over stdio there is no OAuth; the tools use the environment\'s credentials (the built command, the SDK\'s stdio client)', async () => {
+  it("CTX-TRANSPORT-STDIO: over stdio there is no OAuth; the tools use the environment's credentials (the built command, the SDK's stdio client)", async () => {
     const registry = await startRegistryServer({ dir: path.join(root, 'examples/modules') });
     const client = new Client({ name: 'stdio-test', version: '1' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', '--stdio'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', '--stdio'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stderr: 'pipe',
+    });
     try {
       await client.connect(transport);
       const result = await client.callTool({ name: 'modules_versions', arguments: { source: `${new URL(registry.url).host}/gantry/network/aws` } });
@@ -367,9 +427,15 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
       child.stdin.end(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       assert.equal(code, 0);
-      const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } });
+      const answers = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: number; result?: { isError?: boolean } });
       assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3]);
-      assert.ok(answers.every((a) => a.result && !a.result.isError), stdout);
+      assert.ok(
+        answers.every((a) => a.result && !a.result.isError),
+        stdout,
+      );
     } finally {
       await registry.stop();
     }
@@ -395,17 +461,25 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
       assert.equal(foreign.headers.get('access-control-allow-origin'), null);
       assert.match(((await foreign.json()) as { hint: string }).hint, /--allow-origin/);
       for (const origin of ['http://localhost:6274', 'https://inspector.example.com']) {
-        const preflight = await fetch(open.url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+        const preflight = await fetch(open.url, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+        });
         assert.equal(preflight.status, 204, origin);
         assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
         assert.match(preflight.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
-        for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id']) assert.match(preflight.headers.get('access-control-allow-headers') ?? '', new RegExp(`\\b${header}\\b`));
+        for (const header of ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id'])
+          assert.match(preflight.headers.get('access-control-allow-headers') ?? '', new RegExp(`\\b${header}\\b`));
         const answer = await post(open.url, initialize, { origin });
         assert.equal(answer.status, 200, origin);
         assert.equal(answer.headers.get('access-control-allow-origin'), origin);
         assert.match(answer.headers.get('vary') ?? '', /origin/i);
       }
-      assert.equal((await fetch(open.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status, 403, 'no preflight for a refused origin');
+      assert.equal(
+        (await fetch(open.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status,
+        403,
+        'no preflight for a refused origin',
+      );
     } finally {
       await open.stop();
     }
@@ -415,12 +489,13 @@ describe('mcp serve: without OAuth (stdio, or --no-auth on loopback)', function 
   });
 
   it('CTX-TRANSPORT-OTHER: gantry mcp serve refuses bad input before listening (exit 2)', async () => {
-    const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', ...args], { env: { PATH: process.env.PATH ?? '' } });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [path.join(root, 'dist/lib/cli/main.js'), 'mcp', 'serve', ...args], { env: { PATH: process.env.PATH ?? '' } });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
     const missing = await run(['--port', '0']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /needs its authorization server/);

@@ -6,8 +6,21 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { checkAuthUrl } from '../../lib/auth/index.js';
 import { UsageError } from '../../lib/errors.js';
 import {
-  OAuthError, authorizationCodeGrantRequest, checkEndpoint, checkMetadata, clientAuthFor, findMetadata, introspectionRequest, oauthHttpClient,
-  processIntrospectionResponse, processTokenResponse, refreshTokenGrantRequest, revocationRequest, s256, wellKnownUrl, type OAuthConfig,
+  OAuthError,
+  authorizationCodeGrantRequest,
+  checkEndpoint,
+  checkMetadata,
+  clientAuthFor,
+  findMetadata,
+  introspectionRequest,
+  oauthHttpClient,
+  processIntrospectionResponse,
+  processTokenResponse,
+  refreshTokenGrantRequest,
+  revocationRequest,
+  s256,
+  wellKnownUrl,
+  type OAuthConfig,
 } from '../../lib/oauth/index.js';
 
 interface Seen {
@@ -53,7 +66,9 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
   });
 
   const config = (client: OAuthConfig['client']): OAuthConfig => ({
-    http, client, server: { issuer: base, token_endpoint: `${base}/token`, revocation_endpoint: `${base}/revoke`, introspection_endpoint: `${base}/introspect` },
+    http,
+    client,
+    server: { issuer: base, token_endpoint: `${base}/token`, revocation_endpoint: `${base}/revoke`, introspection_endpoint: `${base}/introspect` },
   });
   const grant = { code: 'code-1', redirectUri: 'http://127.0.0.1:1/callback', codeVerifier: 'verifier-1' };
 
@@ -66,7 +81,14 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
     assert.equal(none!.form.get('client_id'), 'public');
     assert.equal(none!.form.has('client_secret'), false);
     assert.equal(none!.authorization, undefined);
-    assert.deepEqual(Object.fromEntries(none!.form), { client_id: 'public', grant_type: 'authorization_code', code: 'code-1', redirect_uri: grant.redirectUri, code_verifier: 'verifier-1', resource: 'https://mcp.example/' });
+    assert.deepEqual(Object.fromEntries(none!.form), {
+      client_id: 'public',
+      grant_type: 'authorization_code',
+      code: 'code-1',
+      redirect_uri: grant.redirectUri,
+      code_verifier: 'verifier-1',
+      resource: 'https://mcp.example/',
+    });
     assert.equal(post!.form.get('client_secret'), 'post-secret');
     assert.equal(post!.form.get('grant_type'), 'refresh_token');
     assert.equal(post!.form.get('refresh_token'), 'rt-1');
@@ -82,7 +104,9 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
   it('LAYER-OAUTH: revocation and introspection send the token in the form body, never in the URL (RFC 7009, RFC 7662)', async () => {
     answer = { status: 200, body: { active: true, scope: 'a b' } };
     await revocationRequest(config(undefined), 'tok-revoke', { token_type_hint: 'refresh_token' });
-    const introspected = processIntrospectionResponse(await introspectionRequest(config({ clientId: 'rs', clientSecret: 'rs-secret', authMethod: 'client_secret_post' }), 'tok-introspect'));
+    const introspected = processIntrospectionResponse(
+      await introspectionRequest(config({ clientId: 'rs', clientSecret: 'rs-secret', authMethod: 'client_secret_post' }), 'tok-introspect'),
+    );
     assert.equal(introspected.active, true);
     const [revoke, introspect] = seen.splice(0);
     assert.equal(revoke!.url, '/revoke');
@@ -96,26 +120,46 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
     const client = { clientId: 'public', authMethod: 'none' as const };
     answer = { status: 400, body: { error: 'invalid_grant', error_description: 'the refresh token was revoked', error_uri: 'https://as.example/errors' } };
     const refused = await refreshTokenGrantRequest(config(client), 'rt-3');
-    assert.throws(() => processTokenResponse(refused), (error: unknown) => {
-      assert.ok(error instanceof OAuthError, String(error));
-      assert.equal(error.code, 'OAUTH_ERROR_RESPONSE');
-      assert.equal(error.error, 'invalid_grant');
-      assert.equal(error.description, 'the refresh token was revoked');
-      assert.equal(error.errorUri, 'https://as.example/errors');
-      assert.equal(error.status, 400);
-      assert.equal(error.exitCode, 1);
-      assert.doesNotMatch(error.message, /rt-3/);
-      return true;
-    });
+    assert.throws(
+      () => processTokenResponse(refused),
+      (error: unknown) => {
+        assert.ok(error instanceof OAuthError, String(error));
+        assert.equal(error.code, 'OAUTH_ERROR_RESPONSE');
+        assert.equal(error.error, 'invalid_grant');
+        assert.equal(error.description, 'the refresh token was revoked');
+        assert.equal(error.errorUri, 'https://as.example/errors');
+        assert.equal(error.status, 400);
+        assert.equal(error.exitCode, 1);
+        assert.doesNotMatch(error.message, /rt-3/);
+        return true;
+      },
+    );
     answer = { status: 503, body: { error: 'temporarily_unavailable' } };
     const failed = await refreshTokenGrantRequest(config(client), 'rt-4');
-    assert.throws(() => processTokenResponse(failed), (error: unknown) => error instanceof OAuthError && error.exitCode === 3 && error.error === 'temporarily_unavailable');
+    assert.throws(
+      () => processTokenResponse(failed),
+      (error: unknown) => error instanceof OAuthError && error.exitCode === 3 && error.error === 'temporarily_unavailable',
+    );
     answer = { status: 200, body: { access_token: 'at-mac', token_type: 'mac' } };
     const mac = await refreshTokenGrantRequest(config(client), 'rt-5');
-    assert.throws(() => processTokenResponse(mac), (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INVALID_RESPONSE' && error.field === 'token_type');
+    assert.throws(
+      () => processTokenResponse(mac),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INVALID_RESPONSE' && error.field === 'token_type',
+    );
     answer = { status: 200, body: { access_token: 'at-ok', token_type: 'bearer', expires_in: '120', refresh_token: 'rt-new', scope: 'openid' } };
     const ok = processTokenResponse(await refreshTokenGrantRequest(config(client), 'rt-6'));
-    assert.deepEqual({ ...ok }, { accessToken: 'at-ok', tokenType: 'Bearer', expiresIn: 120, refreshToken: 'rt-new', refreshTokenExpiresIn: undefined, scope: 'openid', idToken: undefined });
+    assert.deepEqual(
+      { ...ok },
+      {
+        accessToken: 'at-ok',
+        tokenType: 'Bearer',
+        expiresIn: 120,
+        refreshToken: 'rt-new',
+        refreshTokenExpiresIn: undefined,
+        scope: 'openid',
+        idToken: undefined,
+      },
+    );
     seen.splice(0);
   });
 
@@ -124,30 +168,55 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
     assert.equal(wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'), `${base}/.well-known/oauth-authorization-server/tenant`);
     assert.equal(wellKnownUrl(issuer, 'openid-configuration', 'appended'), `${base}/tenant/.well-known/openid-configuration`);
     assert.equal(wellKnownUrl(`${base}/`, 'openid-configuration', 'inserted'), wellKnownUrl(`${base}/`, 'openid-configuration', 'appended'));
-    const urls = [wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'appended')];
+    const urls = [
+      wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'),
+      wellKnownUrl(issuer, 'openid-configuration', 'inserted'),
+      wellKnownUrl(issuer, 'openid-configuration', 'appended'),
+    ];
     const { found, tried, notJson } = await findMetadata(http, urls);
     seen.splice(0);
     assert.equal(found?.url, urls[2]);
     assert.deepEqual(tried, [`${urls[0]} (not a JSON object)`, `${urls[1]} (404)`]);
     assert.deepEqual(notJson, [urls[0]]);
     assert.equal(checkMetadata(found!, { issuer, required: ['token_endpoint'] }).token_endpoint, `${base}/token`);
-    assert.throws(() => checkMetadata(found!, { issuer: `${issuer}/` }), (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_ISSUER_MISMATCH');
-    assert.throws(() => checkMetadata(found!, { issuer, required: ['authorization_endpoint'] }), (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INVALID_METADATA' && error.field === 'authorization_endpoint');
+    assert.throws(
+      () => checkMetadata(found!, { issuer: `${issuer}/` }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_ISSUER_MISMATCH',
+    );
+    assert.throws(
+      () => checkMetadata(found!, { issuer, required: ['authorization_endpoint'] }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INVALID_METADATA' && error.field === 'authorization_endpoint',
+    );
     const insecure = { url: urls[2]!, document: { ...found!.document, revocation_endpoint: 'http://as.example.com/revoke' } };
-    assert.throws(() => checkMetadata(insecure, { issuer }), (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT' && error.field === 'revocation_endpoint');
+    assert.throws(
+      () => checkMetadata(insecure, { issuer }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT' && error.field === 'revocation_endpoint',
+    );
   });
 
-  it('LAYER-OAUTH: plain http only on this machine, as lib/loopback.ts says (127.0.0.0/8, ::1, *.localhost) — for endpoints and for lib/auth\'s server address alike', () => {
-    for (const url of ['https://as.example.com/token', 'http://127.0.0.1:9/token', 'http://127.0.0.2/token', 'http://[::1]:9/token', 'http://auth.localhost/token']) {
+  it("LAYER-OAUTH: plain http only on this machine, as lib/loopback.ts says (127.0.0.0/8, ::1, *.localhost) — for endpoints and for lib/auth's server address alike", () => {
+    for (const url of [
+      'https://as.example.com/token',
+      'http://127.0.0.1:9/token',
+      'http://127.0.0.2/token',
+      'http://[::1]:9/token',
+      'http://auth.localhost/token',
+    ]) {
       assert.equal(checkEndpoint(url, 'token_endpoint', 'the test').href, new URL(url).href, url);
     }
-    assert.throws(() => checkEndpoint('http://as.example.com/token', 'token_endpoint', 'the test'), (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT');
+    assert.throws(
+      () => checkEndpoint('http://as.example.com/token', 'token_endpoint', 'the test'),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT',
+    );
     assert.equal(checkAuthUrl('http://127.0.0.2:8080/'), 'http://127.0.0.2:8080');
     assert.equal(checkAuthUrl('http://auth.localhost'), 'http://auth.localhost');
-    assert.throws(() => checkAuthUrl('http://auth.example.com'), (error: unknown) => error instanceof UsageError && /must be https/.test(error.message));
+    assert.throws(
+      () => checkAuthUrl('http://auth.example.com'),
+      (error: unknown) => error instanceof UsageError && /must be https/.test(error.message),
+    );
   });
 
-  it('LAYER-OAUTH RFC 7636 appendix B: S256 of the specification\'s verifier is its challenge', () => {
+  it("LAYER-OAUTH RFC 7636 appendix B: S256 of the specification's verifier is its challenge", () => {
     assert.equal(s256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'), 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
   });
 });

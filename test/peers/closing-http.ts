@@ -129,9 +129,10 @@ export async function startClosingServer(mode: CloseMode, handler: (request: Clo
     answer(next) {
       current = next;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

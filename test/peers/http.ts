@@ -54,7 +54,16 @@ export async function startHttpPeer(handler: Handler, options: HttpPeerOptions =
     });
   };
   const server = options.tls
-    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca, requestCert: options.tls.requestCert ?? false, rejectUnauthorized: options.tls.requestCert ?? false }, listener)
+    ? https.createServer(
+        {
+          cert: options.tls.cert,
+          key: options.tls.key,
+          ca: options.tls.ca,
+          requestCert: options.tls.requestCert ?? false,
+          rejectUnauthorized: options.tls.requestCert ?? false,
+        },
+        listener,
+      )
     : http.createServer(listener);
   const destroySockets = trackSockets(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

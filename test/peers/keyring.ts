@@ -31,7 +31,11 @@ const installHint = 'run `npm run setup` (or `sudo apt-get install -y dbus gnome
 
 /** Throws a clear error when dbus-daemon, dbus-send or gnome-keyring-daemon is missing. */
 export function requireKeyringTools(): void {
-  for (const [command, args] of [['dbus-daemon', ['--version']], ['dbus-send', ['--help']], ['gnome-keyring-daemon', ['--version']]] as const) {
+  for (const [command, args] of [
+    ['dbus-daemon', ['--version']],
+    ['dbus-send', ['--help']],
+    ['gnome-keyring-daemon', ['--version']],
+  ] as const) {
     const probe = spawnSync(command, [...args], { encoding: 'utf8' });
     if (probe.error) throw new Error(`keyring peer: ${command} is not installed (needed by the keyring tests of gantry auth) — ${installHint}`);
   }
@@ -53,10 +57,13 @@ function waitForLine(child: ChildProcess, what: string, timeoutMs: number): Prom
       const end = output.indexOf('\n');
       if (end !== -1) finish(undefined, output.slice(0, end).trim());
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => finish(new Error(`keyring peer: ${what} exited (${signal ?? `code ${code}`}) before it was ready: ${errors.slice(-2000)}`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(new Error(`keyring peer: ${what} exited (${signal ?? `code ${code}`}) before it was ready: ${errors.slice(-2000)}`));
     const timer = setTimeout(() => finish(new Error(`keyring peer: ${what} was not ready within ${timeoutMs} ms: ${errors.slice(-2000)}`)), timeoutMs);
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
     child.once('exit', onExit);
     child.once('error', (error) => finish(new Error(`keyring peer: could not start ${what}: ${error.message}`)));
   });
@@ -83,7 +90,9 @@ export async function startKeyringPeer(options: { timeoutMs?: number } = {}): Pr
   mkdirSync(join(home, '.local', 'share'), { recursive: true, mode: 0o700 });
   mkdirSync(runtime, { mode: 0o700 });
   const config = join(dir, 'bus.conf');
-  writeFileSync(config, `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+  writeFileSync(
+    config,
+    `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
   <listen>unix:path=${join(dir, 'bus')}</listen>
@@ -94,7 +103,8 @@ export async function startKeyringPeer(options: { timeoutMs?: number } = {}): Pr
     <allow own="*"/>
   </policy>
 </busconfig>
-`);
+`,
+  );
   const bus = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let keyring: ChildProcess | undefined;
   const password = `peer-${process.pid}-${Date.now()}`;
@@ -111,21 +121,36 @@ export async function startKeyringPeer(options: { timeoutMs?: number } = {}): Pr
 
     const startDaemon = async (unlock: boolean) => {
       await stopChild(keyring);
-      keyring = spawn('gnome-keyring-daemon', ['--foreground', '--components=secrets', ...(unlock ? ['--unlock'] : [])], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+      keyring = spawn('gnome-keyring-daemon', ['--foreground', '--components=secrets', ...(unlock ? ['--unlock'] : [])], {
+        env: childEnv,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let errors = '';
-      keyring.stderr?.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+      keyring.stderr?.on('data', (chunk: Buffer) => {
+        errors += chunk.toString();
+      });
       keyring.stdout?.resume();
       keyring.stdin?.end(unlock ? password : '');
       const deadline = Date.now() + timeoutMs;
       // Ready when the daemon owns org.freedesktop.secrets and the default alias names the login collection.
       for (;;) {
-        if (keyring.exitCode !== null || keyring.signalCode !== null) throw new Error(`keyring peer: gnome-keyring-daemon exited (${keyring.signalCode ?? `code ${keyring.exitCode}`}): ${errors.slice(-2000)}`);
+        if (keyring.exitCode !== null || keyring.signalCode !== null)
+          throw new Error(`keyring peer: gnome-keyring-daemon exited (${keyring.signalCode ?? `code ${keyring.exitCode}`}): ${errors.slice(-2000)}`);
         const alias = dbusSend(['--dest=org.freedesktop.secrets', '/org/freedesktop/secrets', 'org.freedesktop.Secret.Service.ReadAlias', 'string:default']);
         if (alias.status === 0 && /collection\/login/.test(alias.stdout)) {
-          const locked = dbusSend(['--dest=org.freedesktop.secrets', '/org/freedesktop/secrets/collection/login', 'org.freedesktop.DBus.Properties.Get', 'string:org.freedesktop.Secret.Collection', 'string:Locked']);
+          const locked = dbusSend([
+            '--dest=org.freedesktop.secrets',
+            '/org/freedesktop/secrets/collection/login',
+            'org.freedesktop.DBus.Properties.Get',
+            'string:org.freedesktop.Secret.Collection',
+            'string:Locked',
+          ]);
           if (locked.status === 0 && (unlock ? /boolean false/ : /boolean true/).test(locked.stdout)) return;
         }
-        if (Date.now() > deadline) throw new Error(`keyring peer: the login collection was not ${unlock ? 'unlocked' : 'locked'} within ${timeoutMs} ms: ${alias.stderr || alias.stdout} ${errors.slice(-2000)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `keyring peer: the login collection was not ${unlock ? 'unlocked' : 'locked'} within ${timeoutMs} ms: ${alias.stderr || alias.stdout} ${errors.slice(-2000)}`,
+          );
         await sleep(50);
       }
     };

@@ -27,7 +27,10 @@ export function runConformance(mode: 'server' | 'client', args: readonly string[
   const node = nodeBinary(22);
   const out = mkdtempSync(path.join(tmpdir(), 'gantry-conformance-'));
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [suite, mode, ...args, '--expected-failures', baseline, '--output-dir', out], { cwd: out, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(node, [suite, mode, ...args, '--expected-failures', baseline, '--output-dir', out], {
+      cwd: out,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

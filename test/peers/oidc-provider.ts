@@ -98,10 +98,12 @@ async function listen(server: http.Server): Promise<number> {
 /** Holds oidc-provider's console notices (it prints them once per process) while the peer runs. */
 export function holdNotices(into: string[]): () => void {
   const original = { info: console.info, warn: console.warn };
-  const hold = (write: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (typeof args[0] === 'string' && args[0].includes('oidc-provider ')) into.push(args[0]);
-    else write(...args);
-  };
+  const hold =
+    (write: (...args: unknown[]) => void) =>
+    (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('oidc-provider ')) into.push(args[0]);
+      else write(...args);
+    };
   console.info = hold(original.info.bind(console));
   console.warn = hold(original.warn.bind(console));
   return () => {
@@ -135,7 +137,7 @@ const pageStateScript = `
   };`;
 
 async function pageState(session: Session): Promise<PageState> {
-  return await session.executeScript(pageStateScript) as PageState;
+  return (await session.executeScript(pageStateScript)) as PageState;
 }
 
 /** Waits until the page is no longer `before` (a form submission navigates; the click may return first). */
@@ -148,7 +150,8 @@ async function nextPage(session: Session, before: PageState, ms = 10_000): Promi
     } catch {
       state = undefined; // between two documents
     }
-    if (state && (state.url !== before.url || state.heading !== before.heading || state.prompt !== before.prompt || state.message !== before.message)) return state;
+    if (state && (state.url !== before.url || state.heading !== before.heading || state.prompt !== before.prompt || state.message !== before.message))
+      return state;
     if (Date.now() > deadline) throw new Error(`the approval page did not move on from "${before.heading}" (${before.url}) within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -179,7 +182,9 @@ async function approveInBrowser(session: Session, verificationUrl: string, userC
       typed = true;
     } else if (state.confirmForm) {
       shownCode = state.shownCode ?? '';
-      await session.click(await session.findElement(decision === 'allow' ? 'button[autofocus][form="op.deviceConfirmForm"]' : 'button[name=abort][form="op.deviceConfirmForm"]'));
+      await session.click(
+        await session.findElement(decision === 'allow' ? 'button[autofocus][form="op.deviceConfirmForm"]' : 'button[name=abort][form="op.deviceConfirmForm"]'),
+      );
     } else if (state.prompt === 'login') {
       await session.sendKeys(await session.findElement('input[name=login]'), 'dev');
       await session.sendKeys(await session.findElement('input[name=password]'), 'any password: development interactions accept every one');
@@ -221,23 +226,38 @@ export async function startOidcProvider(): Promise<OidcProviderPeer> {
     request.on('end', () => {
       const body = Buffer.concat(chunks);
       const exchange: RelayedExchange = {
-        at: Date.now(), method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: body.toString('utf8'),
-        status: 0, responseHeaders: {}, responseBody: '', answeredAt: 0,
+        at: Date.now(),
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: body.toString('utf8'),
+        status: 0,
+        responseHeaders: {},
+        responseBody: '',
+        answeredAt: 0,
       };
       exchanges.push(exchange);
-      const upstream = http.request({ host: '127.0.0.1', port: innerPort, method: request.method, path: request.url, headers: request.headers, agent }, (answer) => {
-        const out: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => out.push(chunk));
-        answer.on('end', () => {
-          const payload = Buffer.concat(out);
-          Object.assign(exchange, { status: answer.statusCode ?? 0, responseHeaders: answer.headers, responseBody: payload.toString('utf8'), answeredAt: Date.now() });
-          const headers = { ...answer.headers };
-          delete headers['transfer-encoding'];
-          headers['content-length'] = String(payload.length);
-          response.writeHead(answer.statusCode ?? 502, headers);
-          response.end(payload);
-        });
-      });
+      const upstream = http.request(
+        { host: '127.0.0.1', port: innerPort, method: request.method, path: request.url, headers: request.headers, agent },
+        (answer) => {
+          const out: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => out.push(chunk));
+          answer.on('end', () => {
+            const payload = Buffer.concat(out);
+            Object.assign(exchange, {
+              status: answer.statusCode ?? 0,
+              responseHeaders: answer.headers,
+              responseBody: payload.toString('utf8'),
+              answeredAt: Date.now(),
+            });
+            const headers = { ...answer.headers };
+            delete headers['transfer-encoding'];
+            headers['content-length'] = String(payload.length);
+            response.writeHead(answer.statusCode ?? 502, headers);
+            response.end(payload);
+          });
+        },
+      );
       upstream.on('error', (error) => {
         response.writeHead(502, { 'content-type': 'text/plain' });
         response.end(`relay: ${error.message}`);
@@ -253,12 +273,32 @@ export async function startOidcProvider(): Promise<OidcProviderPeer> {
   const clientSecret = `oidc-provider-secret-${randomBytes(16).toString('hex')}`;
   const publicClientId = 'gantry-device-public';
   const account = { id: 'dev', email: 'dev@gantry.test', name: 'Gantry Dev' };
-  const signingKey = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: randomUUID(), use: 'sig', alg: 'RS256' };
+  const signingKey = {
+    ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+    kid: randomUUID(),
+    use: 'sig',
+    alg: 'RS256',
+  };
 
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: clientId, client_secret: clientSecret, client_name: 'Gantry (confidential)', grant_types: [deviceGrant, 'refresh_token'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' },
-      { client_id: publicClientId, client_name: 'Gantry (public)', grant_types: [deviceGrant, 'refresh_token'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'none' },
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        client_name: 'Gantry (confidential)',
+        grant_types: [deviceGrant, 'refresh_token'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        client_id: publicClientId,
+        client_name: 'Gantry (public)',
+        grant_types: [deviceGrant, 'refresh_token'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'none',
+      },
     ],
     scopes: ['openid', 'email', 'profile', 'offline_access'],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
@@ -302,7 +342,18 @@ export async function startOidcProvider(): Promise<OidcProviderPeer> {
     }
   });
   provider.on('server_error', (_ctx, error) => serverErrors.push(error as Error));
-  for (const name of ['device_authorization.success', 'device_authorization.error', 'grant.success', 'grant.error', 'grant.revoked', 'revocation.success', 'revocation.error', 'refresh_token.consumed', 'access_token.destroyed', 'refresh_token.destroyed']) {
+  for (const name of [
+    'device_authorization.success',
+    'device_authorization.error',
+    'grant.success',
+    'grant.error',
+    'grant.revoked',
+    'revocation.success',
+    'revocation.error',
+    'refresh_token.consumed',
+    'access_token.destroyed',
+    'refresh_token.destroyed',
+  ]) {
     provider.on(name, () => events.push(name));
   }
   handler = provider.callback();

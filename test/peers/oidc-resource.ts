@@ -38,7 +38,14 @@ export async function startOidcResourcePeer(): Promise<OidcResourcePeer> {
   const provider = new Provider(issuer, {
     scopes: RESOURCE_SCOPES.split(' '),
     clients: [
-      { client_id: 'agent', client_secret: 'agent-secret-0123456789', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: RESOURCE_SCOPES },
+      {
+        client_id: 'agent',
+        client_secret: 'agent-secret-0123456789',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: RESOURCE_SCOPES,
+      },
       { client_id: 'context-server', client_secret: 'introspection-secret-0123456789', grant_types: [], response_types: [], redirect_uris: [] },
     ],
     features: {
@@ -68,17 +75,21 @@ export async function startOidcResourcePeer(): Promise<OidcResourcePeer> {
       const body = new URLSearchParams({ grant_type: 'client_credentials', resource, scope });
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('agent:agent-secret-0123456789').toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from('agent:agent-secret-0123456789').toString('base64')}`,
+        },
         body,
       });
       const answer = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
       if (!answer.access_token) throw new Error(`oidc-provider refused the token: ${answer.error}: ${answer.error_description}`);
       return answer.access_token;
     },
-    stop: () => new Promise<void>((resolve) => {
-      releaseNotices();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        releaseNotices();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -30,7 +30,9 @@ export async function startProxyPeer(options: { credentials?: { user: string; pa
   const connects: string[] = [];
   let refused = 0;
   let connections = 0;
-  server.on('connection', () => { connections += 1; });
+  server.on('connection', () => {
+    connections += 1;
+  });
   server.prependListener('request', (request: http.IncomingMessage) => requests.push(`${request.method} ${request.url}`));
   server.prependListener('connect', (request: http.IncomingMessage) => connects.push(String(request.url)));
   const { credentials } = options;

@@ -32,7 +32,9 @@ function freePort(): Promise<number> {
 export function requireRedisServer(): void {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
-    throw new Error('Redis peer: redis-server is not installed (needed by the shared-budget tests) — run `npm run setup` (or `sudo apt-get install -y redis-server`)');
+    throw new Error(
+      'Redis peer: redis-server is not installed (needed by the shared-budget tests) — run `npm run setup` (or `sudo apt-get install -y redis-server`)',
+    );
   }
 }
 
@@ -66,10 +68,13 @@ function startOnce(port: number, password: string | undefined, timeoutMs: number
       output += chunk.toString();
       if (/Ready to accept connections/.test(output)) finish();
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => finish(new Error(`Redis peer: redis-server exited (${signal ?? `code ${code}`}) before listening: ${output.slice(-2000)}`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(new Error(`Redis peer: redis-server exited (${signal ?? `code ${code}`}) before listening: ${output.slice(-2000)}`));
     const timer = setTimeout(() => finish(new Error(`Redis peer: redis-server did not listen within ${timeoutMs} ms: ${output.slice(-2000)}`)), timeoutMs);
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     child.once('exit', onExit);
     child.once('error', (error) => finish(new Error(`Redis peer: could not start redis-server: ${error.message}`)));
   });

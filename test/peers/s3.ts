@@ -52,8 +52,12 @@ function waitForPort(child: ChildProcess, output: () => string, timeoutMs: numbe
       finish(new Error(`S3 peer: s3rver printed ${JSON.stringify(stdout.slice(0, newline))} instead of its port: ${output()}`));
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      finish(new Error(`S3 peer: s3rver exited (${signal ?? `code ${code}`}) before listening: ${output()}` +
-        (/ERR_MODULE_NOT_FOUND|Cannot find (module|package) 's3rver'/.test(output()) ? ' — s3rver is a devDependency: run `npm ci`' : '')));
+      finish(
+        new Error(
+          `S3 peer: s3rver exited (${signal ?? `code ${code}`}) before listening: ${output()}` +
+            (/ERR_MODULE_NOT_FOUND|Cannot find (module|package) 's3rver'/.test(output()) ? ' — s3rver is a devDependency: run `npm ci`' : ''),
+        ),
+      );
     const onError = (error: Error) => finish(new Error(`S3 peer: could not start s3rver: ${error.message}`));
     const timer = setTimeout(() => finish(new Error(`S3 peer: s3rver did not listen within ${timeoutMs} ms: ${output()}`)), timeoutMs);
     child.stdout?.on('data', onData);

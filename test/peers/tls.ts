@@ -31,20 +31,79 @@ function openssl(args: string[], cwd: string): void {
 export function makeTestPki(names: string[] = ['localhost', '127.0.0.1']): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-pki-'));
   const san = names.map((n) => (/^[\d.]+$/.test(n) || n.includes(':') ? `IP:${n}` : `DNS:${n}`)).join(',');
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=Gantry Test CA', '-keyout', 'ca.key', '-out', 'ca.pem',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Gantry Test CA',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
   const issue = (name: string, subject: string, extensions: string) => {
-    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subject,
-      '-keyout', `${name}.key`, '-out', `${name}.csr`], dir);
+    openssl(
+      ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`],
+      dir,
+    );
     writeFileSync(join(dir, `${name}.ext`), extensions);
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2',
-      '-out', `${name}.pem`, '-extfile', `${name}.ext`], dir);
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '2',
+        '-out',
+        `${name}.pem`,
+        '-extfile',
+        `${name}.ext`,
+      ],
+      dir,
+    );
   };
   issue('server', `/CN=${names[0]}`, `subjectAltName=${san}\nextendedKeyUsage=serverAuth\n`);
   issue('client', '/CN=gantry-test-client', 'extendedKeyUsage=clientAuth\n');
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=Another CA', '-keyout', 'other.key', '-out', 'other.pem'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Another CA',
+      '-keyout',
+      'other.key',
+      '-out',
+      'other.pem',
+    ],
+    dir,
+  );
   const read = (file: string) => readFileSync(join(dir, file), 'utf8');
   return {
     dir,

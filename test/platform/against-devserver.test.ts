@@ -69,7 +69,10 @@ describe('PlatformClient against the embedded platform API', function () {
     await Promise.all(Array.from({ length: 150 }, worker));
     assert.equal(requestedAtOnce, 150, 'the caller asked for 150 at once');
     assert.equal(statuses.length, 1000);
-    assert.ok(statuses.every((s) => s === 200), 'every request answered 200');
+    assert.ok(
+      statuses.every((s) => s === 200),
+      'every request answered 200',
+    );
     const stats = await admin<PlatformStats>(server, '/_gantry/stats');
     assert.equal(stats.requests, 1000, 'nothing refused and sent again');
     assert.ok(stats.maxInFlight['user:burst']! <= 100, `at most 100 in flight, saw ${stats.maxInFlight['user:burst']}`);
@@ -110,13 +113,21 @@ describe('PlatformClient against the embedded platform API', function () {
     const first = await platform.request('GET', '/repos/gantry/demo');
     const reset = Number(first.headers['x-ratelimit-reset']) * 1000;
     const times: number[] = [];
-    await Promise.all(Array.from({ length: 14 }, async () => {
-      await platform.request('GET', '/repos/gantry/site');
-      times.push(Date.now());
-    }));
+    await Promise.all(
+      Array.from({ length: 14 }, async () => {
+        await platform.request('GET', '/repos/gantry/site');
+        times.push(Date.now());
+      }),
+    );
     times.sort((a, b) => a - b);
-    assert.ok(times.slice(0, 9).every((t) => t < reset), 'the 9 left in the window go at once');
-    assert.ok(times.slice(9).every((t) => t >= reset), `the 5 beyond the budget wait for x-ratelimit-reset (${new Date(reset).toISOString()}), first at ${new Date(times[9]!).toISOString()}`);
+    assert.ok(
+      times.slice(0, 9).every((t) => t < reset),
+      'the 9 left in the window go at once',
+    );
+    assert.ok(
+      times.slice(9).every((t) => t >= reset),
+      `the 5 beyond the budget wait for x-ratelimit-reset (${new Date(reset).toISOString()}), first at ${new Date(times[9]!).toISOString()}`,
+    );
     const violations = await admin<ViolationReport>(server, '/_gantry/violations');
     assert.deepEqual(violations.violations, [], 'no primary refusal: the client did not send to collect a 403');
     assert.equal((await admin<PlatformStats>(server, '/_gantry/stats')).requests, 15);

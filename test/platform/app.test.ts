@@ -18,9 +18,7 @@ const APP_ID = 42;
 const INSTALLATION = 7;
 
 function keyPair(type: 'rsa' | 'ec' = 'rsa'): { publicKey: KeyObject; privatePem: string } {
-  const { publicKey, privateKey } = type === 'rsa'
-    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-    : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { publicKey, privateKey } = type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
   return { publicKey, privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
@@ -33,14 +31,32 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
   const start = async (options: { installationTokenTtlMs?: number } = {}) => {
     lines = [];
     server = await startPlatformServer({
-      apps: [{ id: APP_ID, publicKey: key.publicKey, installations: [{ id: INSTALLATION, account: 'gantry' }, { id: 8, account: 'other' }] }],
+      apps: [
+        {
+          id: APP_ID,
+          publicKey: key.publicKey,
+          installations: [
+            { id: INSTALLATION, account: 'gantry' },
+            { id: 8, account: 'other' },
+          ],
+        },
+      ],
       log: (line) => lines.push(line),
       ...options,
     });
     return server;
   };
   const app = (options: PlatformAppOptions = {}) => {
-    const made = new PlatformApp({ baseUrl: server!.url, appId: APP_ID, privateKey: key.privatePem, env: {}, store: new MemoryBudgetStore(), logger: silentLogger, proxy: {}, ...options });
+    const made = new PlatformApp({
+      baseUrl: server!.url,
+      appId: APP_ID,
+      privateKey: key.privatePem,
+      env: {},
+      store: new MemoryBudgetStore(),
+      logger: silentLogger,
+      proxy: {},
+      ...options,
+    });
     apps.push(made);
     return made;
   };
@@ -55,14 +71,20 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
     await start();
     const platform = app();
     const jwt = platform.jwt();
-    const [header, claims] = jwt.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+    const [header, claims] = jwt
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
     assert.deepEqual(header, { alg: 'RS256', typ: 'JWT' });
     const now = Math.floor(Date.now() / 1000);
     assert.equal(claims!.iss, String(APP_ID));
     assert.ok(Math.abs((claims!.iat as number) - (now - 60)) <= 2, 'iat is backdated a minute for clock drift');
     assert.ok((claims!.exp as number) - (claims!.iat as number) <= 600, 'the platform takes at most 10 minutes');
     assert.equal(platform.jwt(), jwt, 'reused while it has minutes left');
-    assert.deepEqual(await platform.installations(), [{ id: INSTALLATION, account: 'gantry' }, { id: 8, account: 'other' }]);
+    assert.deepEqual(await platform.installations(), [
+      { id: INSTALLATION, account: 'gantry' },
+      { id: 8, account: 'other' },
+    ]);
     assert.equal(platform.appClient.identity.kind, 'app');
   });
 
@@ -113,7 +135,7 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
     assert.ok(s.revokeToken(own));
     const answer = await client.request('GET', '/installation/repositories');
     assert.equal(answer.status, 200);
-    assert.equal(tokenRequests(), 3, 'the first token, the other app\'s, and one replacement');
+    assert.equal(tokenRequests(), 3, "the first token, the other app's, and one replacement");
   });
 
   it('RATE-REVOKED-TOKEN-401: a JWT signed with a key the platform does not know is a PlatformCredentialsError (exit 1) naming the app id and the key, sent twice at most, with neither key nor JWT in it', async () => {
@@ -132,7 +154,7 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
     assert.ok(tokenRequests() <= 2);
   });
 
-  it('RATE-PRI-INSTALLATION-MIN: an installation of another app, or none, is a 404 for the token and for the client\'s requests', async () => {
+  it("RATE-PRI-INSTALLATION-MIN: an installation of another app, or none, is a 404 for the token and for the client's requests", async () => {
     await start();
     await assert.rejects(app().installationToken(999), (error: unknown) => (error as { status?: number }).status === 404);
     await assert.rejects(app().clientFor(999).request('GET', '/installation/repositories'), (error: unknown) => (error as { status?: number }).status === 404);
@@ -155,15 +177,22 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
         [{ privateKey: undefined, privateKeyFile: folder }, /is a folder/],
       ];
       for (const [options, expected] of cases) {
-        assert.throws(() => new PlatformApp({ baseUrl: server!.url, appId: APP_ID, privateKey: key.privatePem, env: {}, logger: silentLogger, ...options }), (error: unknown) => {
-          assert.ok(error instanceof UsageError, `${JSON.stringify(Object.keys(options))}: ${String(error)}`);
-          assert.match(error.message, expected);
-          assert.ok(!error.message.includes('hunter2'), 'the key material is never quoted');
-          return true;
-        });
+        assert.throws(
+          () => new PlatformApp({ baseUrl: server!.url, appId: APP_ID, privateKey: key.privatePem, env: {}, logger: silentLogger, ...options }),
+          (error: unknown) => {
+            assert.ok(error instanceof UsageError, `${JSON.stringify(Object.keys(options))}: ${String(error)}`);
+            assert.match(error.message, expected);
+            assert.ok(!error.message.includes('hunter2'), 'the key material is never quoted');
+            return true;
+          },
+        );
       }
       assert.throws(() => app().clientFor('7; DROP'), /installationId must be a whole number/);
-      assert.deepEqual(lines.filter((line) => !/listening/.test(line)), [], 'nothing was sent');
+      assert.deepEqual(
+        lines.filter((line) => !/listening/.test(line)),
+        [],
+        'nothing was sent',
+      );
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -177,12 +206,19 @@ describe('PlatformApp: app JWTs and installation tokens against the embedded pla
       const file = path.join(folder, 'app.pem');
       await writeFile(file, key.privatePem, { mode: 0o600 });
       const logger = createLogger({ level: 'debug', write: (line: string) => logged.push(line) });
-      const platform = new PlatformApp({ baseUrl: server!.url, env: { GANTRY_APP_ID: String(APP_ID), GANTRY_APP_PRIVATE_KEY_FILE: file }, logger, proxy: {}, store: new MemoryBudgetStore() });
+      const platform = new PlatformApp({
+        baseUrl: server!.url,
+        env: { GANTRY_APP_ID: String(APP_ID), GANTRY_APP_PRIVATE_KEY_FILE: file },
+        logger,
+        proxy: {},
+        store: new MemoryBudgetStore(),
+      });
       apps.push(platform);
       const token = (await platform.installationToken(INSTALLATION)).token;
       await platform.clientFor(INSTALLATION).request('GET', '/installation/repositories');
       const shown = `${inspect(platform, { depth: 10 })} ${JSON.stringify(platform)}`;
-      for (const secret of [token, platform.jwt(), key.privatePem.split('\n')[1]!]) assert.ok(!shown.includes(secret), 'logging the app shows no key, JWT or token');
+      for (const secret of [token, platform.jwt(), key.privatePem.split('\n')[1]!])
+        assert.ok(!shown.includes(secret), 'logging the app shows no key, JWT or token');
       const all = logged.join('\n');
       assert.match(all, /installation 7/);
       for (const secret of [token, platform.jwt(), key.privatePem.split('\n')[1]!]) assert.ok(!all.includes(secret), 'no secret in the log');

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { ExitCode, UsageError } from '../../lib/errors.js';
 import {
-  MemoryBudgetStore, PlatformApiError, PlatformClient, PlatformCredentialsError, PlatformRateLimitError, platformRetryPolicy, type PlatformClientOptions,
+  MemoryBudgetStore,
+  PlatformApiError,
+  PlatformClient,
+  PlatformCredentialsError,
+  PlatformRateLimitError,
+  platformRetryPolicy,
+  type PlatformClientOptions,
 } from '../../lib/platform/index.js';
 import type { Logger } from '../../lib/log.js';
 import { bodies, startMockPlatform, type MockPlatform, type PlatformScript } from './helpers/mock-platform.js';
@@ -21,7 +27,9 @@ interface Setup {
 
 /** A raw logger (no redaction of its own): what the client writes is what is checked. */
 function recordingLogger(lines: string[]): Logger {
-  const push = (level: string) => (message: string) => { lines.push(`${level}: ${message}`); };
+  const push = (level: string) => (message: string) => {
+    lines.push(`${level}: ${message}`);
+  };
   return { debug: push('debug'), info: push('info'), warn: push('warn'), error: push('error') };
 }
 
@@ -31,7 +39,16 @@ async function setup(script: PlatformScript, options: Partial<PlatformClientOpti
   const clock = options.clock ?? new VirtualClock();
   const peer = await startMockPlatform(clock, script);
   const lines: string[] = [];
-  const client = new PlatformClient({ baseUrl: peer.url, token, env: {}, clock, store: new MemoryBudgetStore(), logger: recordingLogger(lines), proxy: {}, ...options });
+  const client = new PlatformClient({
+    baseUrl: peer.url,
+    token,
+    env: {},
+    clock,
+    store: new MemoryBudgetStore(),
+    logger: recordingLogger(lines),
+    proxy: {},
+    ...options,
+  });
   open.push({ peer, client });
   return { clock, peer, client, lines };
 }
@@ -45,19 +62,27 @@ afterEach(async () => {
 
 /** The headers of a budget that has `remaining` left until `reset` (epoch s). */
 function rate(limit: number, remaining: number, reset: number, resource = 'core'): Record<string, string> {
-  return { 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-used': String(limit - remaining), 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': resource };
+  return {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-used': String(limit - remaining),
+    'x-ratelimit-reset': String(reset),
+    'x-ratelimit-resource': resource,
+  };
 }
 
 async function runAll<T>(count: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      results[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        const i = next;
+        next += 1;
+        results[i] = await task(i);
+      }
+    }),
+  );
   return results;
 }
 
@@ -78,14 +103,20 @@ describe('platform client: secondary limits kept before sending (RATE-SEC-*)', f
     }
     assert.ok(most <= 900, `GET /repos/{}/{}/issues/{} is one endpoint: at most 900 points in any minute, saw ${most}`);
     const first = times[0]!;
-    assert.ok(times.slice(900).every((t) => t >= first + 60_000), 'the 901st and later wait for the window');
+    assert.ok(
+      times.slice(900).every((t) => t >= first + 60_000),
+      'the 901st and later wait for the window',
+    );
   });
 
   it('RATE-SEC-CONTENT-CREATION, RATE-COST-REST-WRITE: 90 creations in a row are paced — the 81st waits for the minute', async () => {
     const { peer, client } = await setup(() => ({ status: 201, body: { number: 1 } }));
     for (let i = 0; i < 90; i += 1) await client.request('POST', '/repos/octo-org/site/issues', { body: { title: `t${i}` } });
     const first = peer.seen[0]!.at;
-    assert.ok(peer.seen.slice(0, 80).every((s) => s.at < first + 60_000), 'the first 80 go at once');
+    assert.ok(
+      peer.seen.slice(0, 80).every((s) => s.at < first + 60_000),
+      'the first 80 go at once',
+    );
     assert.ok(peer.seen[80]!.at >= first + 60_000, `the 81st waits a minute (sent ${(peer.seen[80]!.at - first) / 1000} s after the first)`);
     const budgets = await client.budgets();
     assert.equal(budgets.kept.creationsLastHour, 90);
@@ -101,7 +132,7 @@ describe('platform client: secondary limits kept before sending (RATE-SEC-*)', f
     assert.throws(() => new PlatformClient({ baseUrl: peer.url, env: {}, limits: { pointsPerMinit: 5 } as never }), /not a limit/);
   });
 
-  it('RATE-SEC-CPU-TIME: the estimate of the platform\'s CPU time (response time) stays under its cap per minute', async () => {
+  it("RATE-SEC-CPU-TIME: the estimate of the platform's CPU time (response time) stays under its cap per minute", async () => {
     const clock = new VirtualClock();
     // Each answer "takes" 30 s on the virtual clock: the script moves the clock as the platform's work would.
     const peer = await startMockPlatform(clock, () => ({ status: 200, body: {} }));
@@ -119,9 +150,11 @@ describe('platform client: secondary limits kept before sending (RATE-SEC-*)', f
   });
 
   it('RATE-EP-STATUS: GET /rate_limit goes while the core budget is spent (it does not count against the primary limit)', async () => {
-    const { clock, peer, client } = await setup((s) => (s.path === '/rate_limit'
-      ? { status: 200, body: { resources: { core: { limit: 5000, remaining: 0 } } } }
-      : { status: 200, body: {}, headers: rate(5000, 0, Math.ceil(clock.now() / 1000) + 600) }));
+    const { clock, peer, client } = await setup((s) =>
+      s.path === '/rate_limit'
+        ? { status: 200, body: { resources: { core: { limit: 5000, remaining: 0 } } } }
+        : { status: 200, body: {}, headers: rate(5000, 0, Math.ceil(clock.now() / 1000) + 600) },
+    );
     await client.request('GET', '/user');
     const before = clock.now();
     const status = await client.rateLimit();
@@ -157,7 +190,10 @@ describe('platform client: the primary budget from the headers (RATE-HDR-*, RATE
     const firstReset = peer.seen[0]!.at;
     const held = peer.seen.slice(10);
     assert.equal(held.length, 5);
-    assert.ok(held.every((s) => s.at >= firstReset + 29_000), 'the 11th to 15th waited for x-ratelimit-reset');
+    assert.ok(
+      held.every((s) => s.at >= firstReset + 29_000),
+      'the 11th to 15th waited for x-ratelimit-reset',
+    );
     const budgets = await client.budgets();
     assert.equal(budgets.kept.resources.core?.limit, 10);
   });
@@ -176,12 +212,20 @@ describe('platform client: the primary budget from the headers (RATE-HDR-*, RATE
     const other = client.request('GET', '/orgs/octo-org');
     await Promise.all([one, other]);
     assert.equal(peer.seen.length, 3);
-    assert.ok(peer.seen.slice(1).every((s) => s.at >= reset * 1000), 'nothing to core before the reset');
+    assert.ok(
+      peer.seen.slice(1).every((s) => s.at >= reset * 1000),
+      'nothing to core before the reset',
+    );
   });
 
   it('RATE-ERR-PRIMARY: a reset further away than limits.maxWaitMs is an error at once (exit 3) that says when the budget comes back', async () => {
-    const { clock, peer, client } = await setup(() => ({ status: 429, body: bodies.primary, headers: rate(60, 0, Math.ceil(clock.now() / 1000) + 1800) }), { limits: { maxWaitMs: 60_000 } });
-    const error = await client.request('GET', '/repos/octo-org/site').then(() => undefined, (e: unknown) => e);
+    const { clock, peer, client } = await setup(() => ({ status: 429, body: bodies.primary, headers: rate(60, 0, Math.ceil(clock.now() / 1000) + 1800) }), {
+      limits: { maxWaitMs: 60_000 },
+    });
+    const error = await client.request('GET', '/repos/octo-org/site').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformRateLimitError, String(error));
     assert.equal(error.exitCode, ExitCode.remote);
     assert.equal(error.kind, 'primary');
@@ -194,11 +238,12 @@ describe('platform client: the primary budget from the headers (RATE-HDR-*, RATE
 describe('platform client: secondary limit answers (RATE-ERR-SECONDARY-*)', function () {
   this.timeout(30_000);
 
-  it('RATE-ERR-SECONDARY, RATE-ERR-SECONDARY-RETRY-AFTER, RATE-HDR-RETRY-AFTER: 403 with retry-after: 3 waits at least 3 s, and the endpoint\'s queue waits with it while other endpoints go', async () => {
+  it("RATE-ERR-SECONDARY, RATE-ERR-SECONDARY-RETRY-AFTER, RATE-HDR-RETRY-AFTER: 403 with retry-after: 3 waits at least 3 s, and the endpoint's queue waits with it while other endpoints go", async () => {
     const clock = new VirtualClock(Date.now(), { auto: false });
-    const { peer, client } = await setup((s, i) => (i === 0
-      ? { status: 403, body: bodies.secondary, headers: { 'retry-after': '3' } }
-      : { status: 200, body: { path: s.path } }), { clock });
+    const { peer, client } = await setup(
+      (s, i) => (i === 0 ? { status: 403, body: bodies.secondary, headers: { 'retry-after': '3' } } : { status: 200, body: { path: s.path } }),
+      { clock },
+    );
     const refused = client.request('POST', '/repos/octo-org/site/issues', { body: { title: 'a' } });
     while (peer.seen.length === 0) await new Promise((r) => setTimeout(r, 5));
     await new Promise((r) => setTimeout(r, 50));
@@ -206,7 +251,11 @@ describe('platform client: secondary limit answers (RATE-ERR-SECONDARY-*)', func
     const otherEndpoint = await client.request('GET', '/repos/octo-org/site/releases');
     assert.equal(otherEndpoint.status, 200, 'another endpoint is not held');
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(peer.seen.map((s) => s.method), ['POST', 'GET'], 'the endpoint\'s queue waits: neither POST is sent during the 3 s');
+    assert.deepEqual(
+      peer.seen.map((s) => s.method),
+      ['POST', 'GET'],
+      "the endpoint's queue waits: neither POST is sent during the 3 s",
+    );
     clock.advance(2_900);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(peer.seen.length, 2, 'not before 3 s');
@@ -219,8 +268,15 @@ describe('platform client: secondary limit answers (RATE-ERR-SECONDARY-*)', func
   });
 
   it('RATE-ERR-SECONDARY-BACKOFF: without retry-after or remaining 0 it waits at least a minute, then exponentially longer, and gives up after 3 retries saying how long it waited (exit 3)', async () => {
-    const { peer, client, lines } = await setup(() => ({ status: 403, body: bodies.secondary, headers: rate(5000, 4000, Math.ceil(Date.now() / 1000) + 3600) }));
-    const error = await client.request('GET', '/search/issues', { query: { q: 'is:open' } }).then(() => undefined, (e: unknown) => e);
+    const { peer, client, lines } = await setup(() => ({
+      status: 403,
+      body: bodies.secondary,
+      headers: rate(5000, 4000, Math.ceil(Date.now() / 1000) + 3600),
+    }));
+    const error = await client.request('GET', '/search/issues', { query: { q: 'is:open' } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformRateLimitError, String(error));
     assert.equal(error.kind, 'secondary');
     assert.equal(error.exitCode, ExitCode.remote);
@@ -233,25 +289,38 @@ describe('platform client: secondary limit answers (RATE-ERR-SECONDARY-*)', func
     assert.match(error.message, /gave up on the secondary rate limit after waiting \d+ min over 4 attempts/);
     assert.match(error.message, /You have exceeded a secondary rate limit/);
     assert.equal(error.documentationUrl, bodies.secondary.documentation_url);
-    assert.ok(lines.some((l) => l.startsWith('warn:') && /secondary rate limit/.test(l)), 'each wait is said');
+    assert.ok(
+      lines.some((l) => l.startsWith('warn:') && /secondary rate limit/.test(l)),
+      'each wait is said',
+    );
   });
 
   it('RATE-ERR-SECONDARY-RESET: a secondary answer without retry-after but with remaining 0 waits until x-ratelimit-reset', async () => {
     let reset = 0;
-    const { clock, peer, client } = await setup((_s, i) => {
-      if (i === 0) {
-        reset = Math.ceil(clock.now() / 1000) + 300;
-        return { status: 429, body: bodies.secondary, headers: rate(5000, 0, reset) };
-      }
-      return { status: 200, body: {} };
-    }, { limits: { rateLimitRetries: 1 } });
+    const { clock, peer, client } = await setup(
+      (_s, i) => {
+        if (i === 0) {
+          reset = Math.ceil(clock.now() / 1000) + 300;
+          return { status: 429, body: bodies.secondary, headers: rate(5000, 0, reset) };
+        }
+        return { status: 200, body: {} };
+      },
+      { limits: { rateLimitRetries: 1 } },
+    );
     await client.request('GET', '/repos/octo-org/site/commits');
     assert.ok(peer.seen[1]!.at >= reset * 1000);
   });
 
   it('RATE-KINDS: a 403 that names no limit is the platform\'s "no" (exit 1), not retried, with its message and documentation URL', async () => {
-    const { peer, client } = await setup(() => ({ status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.platform.example/rest/commits/statuses' }, headers: rate(5000, 4990, Math.ceil(Date.now() / 1000) + 3600) }));
-    const error = await client.request('POST', '/repos/octo-org/site/statuses/abc', { body: { state: 'success' } }).then(() => undefined, (e: unknown) => e);
+    const { peer, client } = await setup(() => ({
+      status: 403,
+      body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.platform.example/rest/commits/statuses' },
+      headers: rate(5000, 4990, Math.ceil(Date.now() / 1000) + 3600),
+    }));
+    const error = await client.request('POST', '/repos/octo-org/site/statuses/abc', { body: { state: 'success' } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformApiError);
     assert.equal(error.exitCode, ExitCode.checkFailed);
     assert.equal(error.platformMessage, 'Resource not accessible by integration');
@@ -266,7 +335,10 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
 
   it('RATE-REVOKED-TOKEN-401: a 401 bad credentials is never retried, and says to renew the token', async () => {
     const { peer, client } = await setup(() => ({ status: 401, body: bodies.badCredentials }));
-    const error = await client.request('GET', '/user').then(() => undefined, (e: unknown) => e);
+    const error = await client.request('GET', '/user').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformCredentialsError, String(error));
     assert.equal(error.exitCode, ExitCode.checkFailed);
     assert.match(error.message, /401: Bad credentials/);
@@ -275,18 +347,40 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
   });
 
   it('the token goes to the platform as a bearer token and never into an error, its hint, its JSON or a log line', async () => {
-    const { peer, lines } = await setup((s) => {
-      if (s.path === '/user') return { status: 401, body: bodies.badCredentials };
-      if (s.path.startsWith('/search')) return { status: 403, body: bodies.secondary, headers: { 'retry-after': '1' } };
-      if (s.path === '/echo') return { status: 422, body: { message: `Validation failed for ${token}`, errors: [{ resource: 'Issue', field: 'title', code: 'missing_field' }] } };
-      return { status: 404, body: bodies.notFound };
-    }, { logger: undefined });
+    const { peer, lines } = await setup(
+      (s) => {
+        if (s.path === '/user') return { status: 401, body: bodies.badCredentials };
+        if (s.path.startsWith('/search')) return { status: 403, body: bodies.secondary, headers: { 'retry-after': '1' } };
+        if (s.path === '/echo')
+          return { status: 422, body: { message: `Validation failed for ${token}`, errors: [{ resource: 'Issue', field: 'title', code: 'missing_field' }] } };
+        return { status: 404, body: bodies.notFound };
+      },
+      { logger: undefined },
+    );
     const raw: string[] = [];
-    const logged = new PlatformClient({ baseUrl: peer.url, token, env: {}, store: new MemoryBudgetStore(), proxy: {}, clock: new VirtualClock(), logger: recordingLogger(raw) });
+    const logged = new PlatformClient({
+      baseUrl: peer.url,
+      token,
+      env: {},
+      store: new MemoryBudgetStore(),
+      proxy: {},
+      clock: new VirtualClock(),
+      logger: recordingLogger(raw),
+    });
     open.push({ peer, client: logged });
     const errors: unknown[] = [];
-    for (const [method, path] of [['GET', '/user'], ['GET', '/repos/o/r'], ['GET', '/search/code'], ['POST', '/echo']] as const) {
-      errors.push(await logged.request(method, path, { query: { q: 'x' } }).then(() => undefined, (e: unknown) => e));
+    for (const [method, path] of [
+      ['GET', '/user'],
+      ['GET', '/repos/o/r'],
+      ['GET', '/search/code'],
+      ['POST', '/echo'],
+    ] as const) {
+      errors.push(
+        await logged.request(method, path, { query: { q: 'x' } }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
     }
     assert.equal(peer.seen[0]!.headers.authorization, `Bearer ${token}`);
     for (const error of errors) {
@@ -300,7 +394,15 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
 
   it('the token comes from the option, GANTRY_PLATFORM_TOKEN, then PLATFORM_TOKEN (the workflow token); the address from PLATFORM_API_URL', async () => {
     const { peer } = await setup(() => ({ status: 200, body: {} }));
-    const fromEnv = new PlatformClient({ env: { PLATFORM_API_URL: peer.url, PLATFORM_TOKEN: 'ghs_workflowtoken0000000000000000000000', GANTRY_PLATFORM_TOKEN: 'ghp_gantry000000000000000000000000000000' }, store: new MemoryBudgetStore(), proxy: {} });
+    const fromEnv = new PlatformClient({
+      env: {
+        PLATFORM_API_URL: peer.url,
+        PLATFORM_TOKEN: 'ghs_workflowtoken0000000000000000000000',
+        GANTRY_PLATFORM_TOKEN: 'ghp_gantry000000000000000000000000000000',
+      },
+      store: new MemoryBudgetStore(),
+      proxy: {},
+    });
     open.push({ peer, client: fromEnv });
     assert.equal(fromEnv.tokenSource, 'GANTRY_PLATFORM_TOKEN');
     assert.equal(fromEnv.identity.kind, 'personal');
@@ -310,7 +412,10 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
     open.push({ peer, client: workflow });
     assert.equal(workflow.identity.kind, 'workflow');
     assert.equal(workflow.identity.expectedPerHour, 1_000);
-    assert.throws(() => new PlatformClient({ env: {} }), (e: unknown) => e instanceof UsageError && /PLATFORM_API_URL/.test(e.message));
+    assert.throws(
+      () => new PlatformClient({ env: {} }),
+      (e: unknown) => e instanceof UsageError && /PLATFORM_API_URL/.test(e.message),
+    );
   });
 });
 
@@ -325,7 +430,10 @@ describe('platform client: what is retried (one retry layer)', function () {
     assert.equal(response.status, 200);
     assert.equal(peer.seen.length, 2);
     peer.setScript(() => ({ status: 502, body: { message: 'Server Error' } }));
-    const error = await client.request('POST', '/repos/octo-org/site/issues', { body: {} }).then(() => undefined, (e: unknown) => e);
+    const error = await client.request('POST', '/repos/octo-org/site/issues', { body: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformApiError);
     assert.equal(error.exitCode, ExitCode.remote);
     assert.equal(peer.seen.length, 3, 'a POST that may have been applied is not sent again');

@@ -9,11 +9,14 @@ describe('doctor: the platform API endpoint (PLATFORM_API_URL)', function () {
   this.timeout(20_000);
 
   it('RATE-EP-STATUS: probes GET /rate_limit with the token and reports the identity and the core budget; a 401 says to renew the token', async () => {
-    const peer = await startMockPlatform(new VirtualClock(), (s) => (s.headers.authorization === 'Bearer ghp_doctor0000000000000000000000000000'
-      ? { status: 200, body: { resources: { core: { limit: 5000, remaining: 4990, reset: 0, used: 10 } } } }
-      : { status: 401, body: { message: 'Bad credentials' } }));
+    const peer = await startMockPlatform(new VirtualClock(), (s) =>
+      s.headers.authorization === 'Bearer ghp_doctor0000000000000000000000000000'
+        ? { status: 200, body: { resources: { core: { limit: 5000, remaining: 4990, reset: 0, used: 10 } } } }
+        : { status: 401, body: { message: 'Bad credentials' } },
+    );
     try {
-      const find = async (env: NodeJS.ProcessEnv) => (await Promise.all(checkEndpoints({ env, timeoutMs: 5000, logger: silentLogger }))).find((c) => c.setting === 'PLATFORM_API_URL')!;
+      const find = async (env: NodeJS.ProcessEnv) =>
+        (await Promise.all(checkEndpoints({ env, timeoutMs: 5000, logger: silentLogger }))).find((c) => c.setting === 'PLATFORM_API_URL')!;
       const ok = await find({ PLATFORM_API_URL: peer.url, GANTRY_PLATFORM_TOKEN: 'ghp_doctor0000000000000000000000000000', NO_PROXY: '*' });
       assert.equal(ok.status, 'ok', ok.detail);
       assert.match(ok.detail, /as personal, core 4990\/5000 left/);

@@ -5,7 +5,7 @@ import { UsageError } from '../../lib/errors.js';
 import { PlatformClient, endpointOf, installationBudget, isCreation, pathTemplate, resolveIdentity, resourceOf } from '../../lib/platform/index.js';
 
 describe('platform identities (RATE-IDENTITY-KINDS, RATE-PRI-*)', () => {
-  it('RATE-IDENTITY-KINDS, RATE-PRI-UNAUTHENTICATED, RATE-PRI-USER, RATE-PRI-USER-ENTERPRISE: the kind from the token\'s form, and its budget', () => {
+  it("RATE-IDENTITY-KINDS, RATE-PRI-UNAUTHENTICATED, RATE-PRI-USER, RATE-PRI-USER-ENTERPRISE: the kind from the token's form, and its budget", () => {
     const cases: Array<[Parameters<typeof resolveIdentity>[0], string, number]> = [
       [{}, 'unauthenticated', 60],
       [{ token: 'ghp_abc' }, 'personal', 5_000],
@@ -47,7 +47,10 @@ describe('platform identities (RATE-IDENTITY-KINDS, RATE-PRI-*)', () => {
 
   it('RATE-CLIENT-SECRET-PRIVATE: a client secret is refused unless the process says it is a server (serverSide, or CI)', () => {
     const base = { baseUrl: 'http://127.0.0.1:9', clientId: 'Iv1.abc', clientSecret: 'client-secret-canary', proxy: {} };
-    assert.throws(() => new PlatformClient({ ...base, env: {} }), (e: unknown) => e instanceof UsageError && /RATE-CLIENT-SECRET-PRIVATE/.test(e.message) && !e.message.includes('client-secret-canary'));
+    assert.throws(
+      () => new PlatformClient({ ...base, env: {} }),
+      (e: unknown) => e instanceof UsageError && /RATE-CLIENT-SECRET-PRIVATE/.test(e.message) && !e.message.includes('client-secret-canary'),
+    );
     const server = new PlatformClient({ ...base, env: {}, serverSide: true });
     assert.equal(server.identity.kind, 'oauth-app-client');
     server.close();

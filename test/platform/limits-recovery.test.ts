@@ -61,19 +61,34 @@ describe('PlatformClient recovering from rate-limit answers of the embedded plat
     assert.equal(refusal.status, 403);
     assert.equal((await read).status, 200);
     // One more on the endpoint once the client holds it.
-    await until(async () => Object.keys((await platform.budgets()).kept.holds).includes('endpoint:POST /repos/{}/{}/issues'), 10_000, 'the client to hold the endpoint');
+    await until(
+      async () => Object.keys((await platform.budgets()).kept.holds).includes('endpoint:POST /repos/{}/{}/issues'),
+      10_000,
+      'the client to hold the endpoint',
+    );
     const later = platform.request('POST', issues, { body: { title: 'later third' } });
     const answers = await Promise.all([first, queued, later]);
-    assert.deepEqual(answers.map((a) => a.status), [201, 201, 201]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [201, 201, 201],
+    );
     assert.equal((await status).state, 'success');
 
     const posts = journal.of('POST', issues);
-    assert.deepEqual(posts.map((p) => p.status), [403, 201, 201, 201], 'the refused request sent once more, the two others once');
+    assert.deepEqual(
+      posts.map((p) => p.status),
+      [403, 201, 201, 201],
+      'the refused request sent once more, the two others once',
+    );
     const waited = posts[1]!.at - refusal.at;
     assert.ok(waited >= 3_000, `the retry came ${waited} ms after the refusal (retry-after: 3)`);
     assert.ok(waited < 5_000, `and not much later: ${waited} ms`);
     const between = journal.entries.filter((e) => e.at > refusal.at && e.at < refusal.at + 3_000);
-    assert.deepEqual(between.map((e) => `${e.method} ${e.path} ${e.status}`), ['GET /repos/gantry/demo 200'], 'during the 3 s only the other endpoint was sent: the issues queue and every creation waited');
+    assert.deepEqual(
+      between.map((e) => `${e.method} ${e.path} ${e.status}`),
+      ['GET /repos/gantry/demo 200'],
+      'during the 3 s only the other endpoint was sent: the issues queue and every creation waited',
+    );
     const [statusPost] = journal.of('POST', `/repos/gantry/demo/statuses/${sha}`);
     assert.ok(statusPost!.at >= refusal.at + 3_000, 'the commit status (a creation) waited for the hold too');
     // When the hold ended the refused request went first, ahead of the one queued behind it before the refusal.
@@ -101,10 +116,17 @@ describe('PlatformClient recovering from rate-limit answers of the embedded plat
     await slow;
 
     const attempts = journal.of('GET', '/repos/gantry/demo/issues');
-    assert.deepEqual(attempts.map((a) => a.status), [403, 403, 200], 'refused twice (no retry-after, remaining above 0), then served');
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [403, 403, 200],
+      'refused twice (no retry-after, remaining above 0), then served',
+    );
     const violations = server.violations();
     assert.deepEqual([violations.total, violations.byKind.concurrency], [2, 2]);
-    assert.ok(violations.violations.every((v) => v.retryAfter === undefined), 'the refusals carried no retry-after');
+    assert.ok(
+      violations.violations.every((v) => v.retryAfter === undefined),
+      'the refusals carried no retry-after',
+    );
     const [first, second] = gaps(attempts);
     assert.ok(first! >= minute, `the first wait is at least the (scaled) minute: ${first} ms ≥ ${minute} ms`);
     assert.ok(first! <= minute * 1.1 + 1_000, `and about it, not a real minute: ${first} ms`);
@@ -119,7 +141,10 @@ describe('PlatformClient recovering from rate-limit answers of the embedded plat
     server = await startPlatformServer({ windowScale: scale, limits: { pointsPerMinute: 0 }, retryAfter: { points: false }, log: journal.log });
     const token = server.issueToken({ kind: 'personal', login: 'giveup' });
     const platform = client({ token, limits: { secondaryWaitMs: minute } });
-    const error = await platform.request('GET', '/repos/gantry/demo').then(() => undefined, (e: unknown) => e);
+    const error = await platform.request('GET', '/repos/gantry/demo').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformRateLimitError, String(error));
     assert.equal(error.kind, 'secondary');
     assert.equal(error.exitCode, ExitCode.remote);
@@ -144,7 +169,15 @@ describe('PlatformClient recovering from rate-limit answers of the embedded plat
   });
 });
 
-interface WorkerLine { i?: number; at?: number; status?: number; reset?: number; ready?: boolean; done?: boolean; error?: string }
+interface WorkerLine {
+  i?: number;
+  at?: number;
+  status?: number;
+  reset?: number;
+  ready?: boolean;
+  done?: boolean;
+  error?: string;
+}
 
 describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by two processes', function () {
   this.timeout(120_000);
@@ -201,7 +234,11 @@ describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by 
     await until(() => runs.every((r) => r.lines.some((l) => l.ready) || r.child.exitCode !== null), 60_000, 'both workers to be ready');
     for (const { child } of runs) child.stdin!.end('go\n');
     const done = await Promise.all(runs.map((r) => r.exited));
-    assert.deepEqual(done.map((d) => d.code), [0, 0], JSON.stringify(done.map((d) => d.lines.filter((l) => l.error))));
+    assert.deepEqual(
+      done.map((d) => d.code),
+      [0, 0],
+      JSON.stringify(done.map((d) => d.lines.filter((l) => l.error))),
+    );
     return done.map((d) => d.lines);
   }
 
@@ -219,7 +256,10 @@ describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by 
     assert.ok(stats.maxInFlight['user:pair']! >= 4, `the pair used the cap (saw ${stats.maxInFlight['user:pair']})`);
     assert.deepEqual(server.violations().violations, []);
     const keys = await keysIn(url);
-    assert.ok(keys.some((key) => key.endsWith(':pts:GET /repos/{}/{}')), `the budgets were kept in the Redis of GANTRY_PLATFORM_LIMITS_URL: ${keys.join(', ')}`);
+    assert.ok(
+      keys.some((key) => key.endsWith(':pts:GET /repos/{}/{}')),
+      `the budgets were kept in the Redis of GANTRY_PLATFORM_LIMITS_URL: ${keys.join(', ')}`,
+    );
   });
 
   it('RATE-HDR-REMAINING, RATE-ERR-BAN: two processes sending 24 requests together against a primary budget of 15 spend it once — 15 in the window, the rest after its reset, no refusal', async () => {
@@ -227,9 +267,15 @@ describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by 
     const token = server.issueToken({ kind: 'personal', login: 'primary-pair' });
     const url = await database(7);
     const lines = await twoWorkers(url, { baseUrl: server.url, token, path: '/repos/gantry/site', count: 12, parallel: 4, limits: { resetSkewMs: 200 } });
-    const answers = lines.flat().filter((l) => l.at !== undefined).sort((a, b) => a.at! - b.at!);
+    const answers = lines
+      .flat()
+      .filter((l) => l.at !== undefined)
+      .sort((a, b) => a.at! - b.at!);
     assert.equal(answers.length, 24);
-    assert.ok(answers.every((l) => l.status === 200), 'every request answered 200');
+    assert.ok(
+      answers.every((l) => l.status === 200),
+      'every request answered 200',
+    );
     assert.deepEqual(server.violations().violations, [], 'no primary refusal: neither process sent into the spent budget');
     assert.equal(server.stats().requests, 24, 'nothing refused and sent again');
     // The server opened the window with the pair's first request; each answer carries its window's reset. Whichever
@@ -237,6 +283,9 @@ describe('PlatformClient: a budget shared through GANTRY_PLATFORM_LIMITS_URL by 
     const firstReset = Math.min(...answers.map((l) => l.reset!));
     const inFirst = answers.filter((l) => l.reset === firstReset);
     assert.equal(inFirst.length, 15, 'the first window held the one budget of 15, no more');
-    assert.ok(answers.filter((l) => l.reset !== firstReset).every((l) => l.at! >= firstReset * 1000), 'the other 9 came after its reset');
+    assert.ok(
+      answers.filter((l) => l.reset !== firstReset).every((l) => l.at! >= firstReset * 1000),
+      'the other 9 came after its reset',
+    );
   });
 });

@@ -12,13 +12,29 @@ import { createClient } from 'redis';
 import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../lib/devserver/platform/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
-import { budgetStoreFor, defaultPlatformLimits, PlatformClient, PlatformLimitsStoreError, RedisBudgetStore, type Reservation } from '../../lib/platform/index.js';
+import {
+  budgetStoreFor,
+  defaultPlatformLimits,
+  PlatformClient,
+  PlatformLimitsStoreError,
+  RedisBudgetStore,
+  type Reservation,
+} from '../../lib/platform/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
 
 const WORKER = fileURLToPath(new URL('./helpers/redis-worker.ts', import.meta.url));
 
 function reservation(overrides: Partial<Reservation> = {}, limits: Partial<typeof defaultPlatformLimits> = {}): Reservation {
-  return { identity: 'id-1', endpoint: 'GET /repos/{}/{}', resource: 'core', points: 1, creation: false, countsPrimary: false, limits: { ...defaultPlatformLimits, ...limits }, ...overrides };
+  return {
+    identity: 'id-1',
+    endpoint: 'GET /repos/{}/{}',
+    resource: 'core',
+    points: 1,
+    creation: false,
+    countsPrimary: false,
+    limits: { ...defaultPlatformLimits, ...limits },
+    ...overrides,
+  };
 }
 
 async function admin<T>(server: PlatformServer, path: string): Promise<T> {
@@ -27,7 +43,13 @@ async function admin<T>(server: PlatformServer, path: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-interface Line { i?: number; at?: number; status?: number; done?: boolean; error?: string }
+interface Line {
+  i?: number;
+  at?: number;
+  status?: number;
+  done?: boolean;
+  error?: string;
+}
 
 function startWorker(options: Record<string, unknown>): { child: ChildProcess; lines: Line[]; finished: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -83,7 +105,10 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
     const write = () => reservation({ endpoint: 'POST /repos/{}/{}/issues', points: 5, creation: true }, limits);
     const results = [];
     for (let i = 0; i < 4; i += 1) results.push(await (i % 2 ? a : b).reserve(write(), Date.now()));
-    assert.deepEqual(results.map((r) => r.granted), [true, true, true, false]);
+    assert.deepEqual(
+      results.map((r) => r.granted),
+      [true, true, true, false],
+    );
     const refused = results[3]!;
     assert.ok(!refused.granted && refused.scope === 'creation', `refused for creation: ${JSON.stringify(refused)}`);
     assert.match(refused.reason, /3 content-creating requests this minute, the most allowed \(RATE-SEC-CONTENT-CREATION\)/);
@@ -110,7 +135,7 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
     assert.equal((await other.reserve(reservation({ endpoint: 'GET /x' }, limits), Date.now())).granted, false, 'both slots still held');
     await delay(700);
     const snapshot = await other.snapshot('id-1', Date.now());
-    assert.equal(snapshot.inFlight, 1, 'the dead holder\'s slot expired; the renewed one is still held');
+    assert.equal(snapshot.inFlight, 1, "the dead holder's slot expired; the renewed one is still held");
     assert.equal((await other.reserve(reservation({ endpoint: 'GET /x' }, limits), Date.now())).granted, true);
   });
 
@@ -146,8 +171,14 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       assert.doesNotMatch(`${error.message} ${error.hint}`, /hunter2/);
       return true;
     });
-    assert.ok(logged.every((line) => !line.includes('hunter2')), logged.join('\n'));
-    assert.throws(() => new RedisBudgetStore({ url: 'http://:hunter2-x@host/' }), (error: Error) => /redis:\/\//.test(error.message) && !error.message.includes('hunter2-x'));
+    assert.ok(
+      logged.every((line) => !line.includes('hunter2')),
+      logged.join('\n'),
+    );
+    assert.throws(
+      () => new RedisBudgetStore({ url: 'http://:hunter2-x@host/' }),
+      (error: Error) => /redis:\/\//.test(error.message) && !error.message.includes('hunter2-x'),
+    );
   });
 
   it('DOCS-AGREE-SERVERS: after Redis was down, one warning says the limits store answers again', async () => {
@@ -163,7 +194,8 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       await assert.rejects(store.reserve(reservation({ endpoint: 'GET /down' }), Date.now()), PlatformLimitsStoreError);
       own = await startRedis({ password: 'store-outage-pass', port });
       for (let waited = 0; !logged.some((line) => line.endsWith('answers again')) && waited < 10_000; waited += 100) await delay(100);
-      for (let index = 0; index < 3; index += 1) assert.equal((await store.reserve(reservation({ endpoint: `GET /after/${index}` }), Date.now())).granted, true);
+      for (let index = 0; index < 3; index += 1)
+        assert.equal((await store.reserve(reservation({ endpoint: `GET /after/${index}` }), Date.now())).granted, true);
       const again = logged.filter((line) => line.endsWith('answers again'));
       assert.deepEqual(again, [`platform: the limits store redis://[REDACTED]@127.0.0.1:${port}/0 answers again`], logged.join('\n'));
       assert.ok(logged.indexOf(again[0]!) > logged.findIndex((line) => line.startsWith('platform: the limits store')), 'after the outage was said');
@@ -186,7 +218,17 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       const scale = 0.05; // the minute is 3 s
       server = await startPlatformServer({ windowScale: scale });
       const token = server.issueToken({ kind: 'personal', login: 'shared' });
-      const base = { baseUrl: server.url, token, redisUrl: redis.url.replace(/\/?$/, '/3'), windowScale: scale, leaseMs: 5_000, kind: 'create', count: 60, parallel: 4, concurrency: 100 };
+      const base = {
+        baseUrl: server.url,
+        token,
+        redisUrl: redis.url.replace(/\/?$/, '/3'),
+        windowScale: scale,
+        leaseMs: 5_000,
+        kind: 'create',
+        count: 60,
+        parallel: 4,
+        concurrency: 100,
+      };
       const flush = createClient({ url: base.redisUrl });
       await flush.connect();
       await flush.flushDb();
@@ -198,7 +240,10 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       assert.deepEqual(codes, [0, 0], JSON.stringify(workers.map((w) => w.lines.filter((l) => l.error))));
       const answers = workers.flatMap((w) => w.lines.filter((l) => l.at !== undefined)).sort((x, y) => x.at! - y.at!);
       assert.equal(answers.length, 120);
-      assert.ok(answers.every((l) => l.status === 201), 'every creation answered 201');
+      assert.ok(
+        answers.every((l) => l.status === 201),
+        'every creation answered 201',
+      );
       assert.ok(workers.every((w) => w.lines.filter((l) => l.at !== undefined).length === 60));
       const minute = 60_000 * scale;
       assert.ok(answers[80]!.at! - started >= minute * 0.95, `the 81st waits for the window (${answers[80]!.at! - started} ms, the minute is ${minute} ms)`);
@@ -208,11 +253,21 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       assert.equal(stats.requests, 120, 'nothing refused and sent again');
     });
 
-    it('RATE-SEC-CONCURRENCY: two processes with 30 requested at once each keep at most the cap of 8 in flight together; a killed process\'s slots come back within the lease', async function () {
+    it("RATE-SEC-CONCURRENCY: two processes with 30 requested at once each keep at most the cap of 8 in flight together; a killed process's slots come back within the lease", async function () {
       this.timeout(180_000);
       server = await startPlatformServer({ windowScale: 0.05, latencyMs: 150 });
       const token = server.issueToken({ kind: 'personal', login: 'inflight' });
-      const base = { baseUrl: server.url, token, redisUrl: redis.url.replace(/\/?$/, '/4'), windowScale: 0.05, leaseMs: 1_000, kind: 'get', count: 80, parallel: 30, concurrency: 8 };
+      const base = {
+        baseUrl: server.url,
+        token,
+        redisUrl: redis.url.replace(/\/?$/, '/4'),
+        windowScale: 0.05,
+        leaseMs: 1_000,
+        kind: 'get',
+        count: 80,
+        parallel: 30,
+        concurrency: 8,
+      };
       const workers = [startWorker({ ...base, name: 'a' }), startWorker({ ...base, name: 'b' })];
       children.push(...workers.map((w) => w.child));
       assert.deepEqual(await Promise.all(workers.map((w) => w.finished)), [0, 0]);
@@ -240,7 +295,7 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       await victim.finished;
       while ((await watcher.snapshot('x', Date.now())).inFlight > 0 && Date.now() < killedAt + 5_000) await delay(50);
       const back = Date.now() - killedAt;
-      assert.equal((await watcher.snapshot('x', Date.now())).inFlight, 0, 'the killed worker\'s slots expired');
+      assert.equal((await watcher.snapshot('x', Date.now())).inFlight, 0, "the killed worker's slots expired");
       assert.ok(back <= 1_500, `within the 1 s lease (${back} ms)`);
       await server.stop();
       server = await startPlatformServer({ windowScale: 0.05 });
@@ -252,7 +307,7 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
       assert.equal(stats.requests, 16);
     });
 
-    it('PlatformClient chooses the Redis store from limits: \'redis://…\' and from GANTRY_PLATFORM_LIMITS_URL; the password is registered with the redactor', async () => {
+    it("PlatformClient chooses the Redis store from limits: 'redis://…' and from GANTRY_PLATFORM_LIMITS_URL; the password is registered with the redactor", async () => {
       server = await startPlatformServer({});
       const token = server.issueToken({ kind: 'personal', login: 'chooser' });
       const url = redis.url.replace(/\/?$/, '/5');
@@ -267,7 +322,10 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
         await keys.connect();
         const found = await keys.keys('gantry:platform:*');
         await keys.close();
-        assert.ok(found.some((key) => key.includes('pts:GET /repos/{}/{}')), found.join(', '));
+        assert.ok(
+          found.some((key) => key.includes('pts:GET /repos/{}/{}')),
+          found.join(', '),
+        );
         const { redact } = await import('../../lib/redact.js');
         assert.doesNotMatch(redact(`connecting to ${url}`), /s3cret-redis-pass/);
         // Closing the address's store gives the next client a new one, not a closed one.

@@ -61,13 +61,22 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
     ]);
     await platform.request('GET', '/search/issues', { query: { q: 'repo:gantry/demo' } });
     assert.equal(journal.entries.length, 9);
-    assert.deepEqual(journal.entries.filter((e) => e.path === '/rate_limit'), [], 'no GET /rate_limit was sent');
+    assert.deepEqual(
+      journal.entries.filter((e) => e.path === '/rate_limit'),
+      [],
+      'no GET /rate_limit was sent',
+    );
     const { kept } = await platform.budgets();
     const status = await platformStatus(token);
     for (const resource of ['core', 'search']) {
       const said = status.resources[resource]!;
       assert.deepEqual(
-        { limit: kept.resources[resource]?.limit, remaining: kept.resources[resource]?.remaining, used: kept.resources[resource]?.used, reset: kept.resources[resource]?.reset },
+        {
+          limit: kept.resources[resource]?.limit,
+          remaining: kept.resources[resource]?.remaining,
+          used: kept.resources[resource]?.used,
+          reset: kept.resources[resource]?.reset,
+        },
         { limit: said.limit, remaining: said.remaining, used: said.used, reset: said.reset },
         `${resource}: what the headers told the client is what /rate_limit says`,
       );
@@ -97,7 +106,11 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
     assert.equal(during.kept.inFlight, 2, 'two requests in flight, counted by the client');
     await slow;
     const after = await platform.budgets();
-    assert.deepEqual(after.kept.points, { 'GET /repos/{}/{}': 4, 'POST /repos/{}/{}/statuses/{}': 15, 'GET /repos/{}/{}/issues': 2 }, 'points per endpoint, reads 1 and writes 5');
+    assert.deepEqual(
+      after.kept.points,
+      { 'GET /repos/{}/{}': 4, 'POST /repos/{}/{}/statuses/{}': 15, 'GET /repos/{}/{}/issues': 2 },
+      'points per endpoint, reads 1 and writes 5',
+    );
     assert.equal(after.kept.creationsLastMinute, 3);
     assert.equal(after.kept.creationsLastHour, 3);
     assert.equal(after.kept.inFlight, 0);
@@ -117,7 +130,11 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
       for (let i = 0; i < 13; i += 1) statuses.push((await platform.request('GET', path)).status);
       return statuses;
     })();
-    await until(async () => Object.keys((await platform.budgets()).kept.holds).includes('endpoint:GET /repos/{}/{}'), 10_000, 'the client to hold the endpoint');
+    await until(
+      async () => Object.keys((await platform.budgets()).kept.holds).includes('endpoint:GET /repos/{}/{}'),
+      10_000,
+      'the client to hold the endpoint',
+    );
     const other = await platform.request('GET', '/repos/gantry/demo/issues');
     assert.equal(other.status, 200, 'another endpoint goes during the hold');
     assert.deepEqual(await run, Array(13).fill(200), 'every request answered 200 in the end');
@@ -128,14 +145,17 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
     const retryAfter = violations.violations[0]!.retryAfter!;
     assert.ok(retryAfter >= 1 && retryAfter <= 3, `retry-after ${retryAfter} within the 3 s minute`);
     const attempts = journal.of('GET', path);
-    assert.deepEqual(attempts.map((a) => a.status), [...Array(10).fill(200), 403, 200, 200, 200]);
+    assert.deepEqual(
+      attempts.map((a) => a.status),
+      [...Array(10).fill(200), 403, 200, 200, 200],
+    );
     const refusal = attempts[10]!;
     assert.ok(attempts[11]!.at - refusal.at >= retryAfter * 1000, `the retry waited retry-after: ${retryAfter} (${attempts[11]!.at - refusal.at} ms)`);
     const [otherArrival] = journal.of('GET', '/repos/gantry/demo/issues');
     assert.ok(otherArrival!.at < attempts[11]!.at, 'the other endpoint went while this one was held');
   });
 
-  it('RATE-SEC-EXCESSIVE-COMPUTE, RATE-SEC-CPU-TIME: slow answers count as the platform\'s compute — once the (scaled) minute holds the cap\'s worth, nothing is sent until the window frees it', async () => {
+  it("RATE-SEC-EXCESSIVE-COMPUTE, RATE-SEC-CPU-TIME: slow answers count as the platform's compute — once the (scaled) minute holds the cap's worth, nothing is sent until the window frees it", async () => {
     const scale = 0.02; // the minute is 1.2 s, on the server and on the client's clock
     const minuteReal = 60_000 * scale;
     const capReal = 600; // the client's cap, 30 s of compute a minute, in real ms at this scale
@@ -149,11 +169,17 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
     // On the server's side: when each request arrived, the time the server spent on the answers that ended in the
     // minute before stayed under the cap. Six answers of 200 ms back to back would have reached it after three.
     answers.forEach((arrival, i) => {
-      const spent = answers.slice(0, i).filter((a) => a.end > arrival.at - minuteReal).reduce((sum, a) => sum + (a.end - a.at), 0);
+      const spent = answers
+        .slice(0, i)
+        .filter((a) => a.end > arrival.at - minuteReal)
+        .reduce((sum, a) => sum + (a.end - a.at), 0);
       assert.ok(spent < capReal, `request ${i + 1} was sent with ${spent} ms of compute in the last minute (cap ${capReal} ms)`);
     });
     const pauses = answers.slice(1).map((a, i) => a.at - answers[i]!.end);
-    assert.ok(pauses.some((p) => p >= 300), `the client paused for the compute budget: gaps ${pauses.join(', ')} ms`);
+    assert.ok(
+      pauses.some((p) => p >= 300),
+      `the client paused for the compute budget: gaps ${pauses.join(', ')} ms`,
+    );
     assert.equal(server.violations().total, 0);
   });
 });
@@ -169,24 +195,46 @@ describe('RATE-* rules on GraphQL, against the scripted platform (the embedded A
     peer = undefined;
   });
 
-  it('RATE-SEC-POINTS-GRAPHQL, RATE-COST-GRAPHQL-MUTATION, RATE-COST-GRAPHQL-QUERY: GraphQL requests never overrun the endpoint\'s 2,000 points a minute at the spec\'s costs (mutation 5, query 1), count against the graphql resource and create no content — the client charges each as a REST write (5 of 900 points), more careful than the spec', async () => {
+  it("RATE-SEC-POINTS-GRAPHQL, RATE-COST-GRAPHQL-MUTATION, RATE-COST-GRAPHQL-QUERY: GraphQL requests never overrun the endpoint's 2,000 points a minute at the spec's costs (mutation 5, query 1), count against the graphql resource and create no content — the client charges each as a REST write (5 of 900 points), more careful than the spec", async () => {
     const clock = new VirtualClock();
     const reset = Math.ceil(clock.now() / 1000) + 3_600;
-    peer = await startMockPlatform(clock, () => ({ status: 200, body: { data: {} }, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4000', 'x-ratelimit-used': '1000', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'graphql' } }));
-    platform = new PlatformClient({ baseUrl: peer.url, token: 'ghp_graphqlGRAPHQLgraphql0123456789abcdef', env: {}, clock, store: new MemoryBudgetStore(), logger: silentLogger, proxy: {} });
+    peer = await startMockPlatform(clock, () => ({
+      status: 200,
+      body: { data: {} },
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4000',
+        'x-ratelimit-used': '1000',
+        'x-ratelimit-reset': String(reset),
+        'x-ratelimit-resource': 'graphql',
+      },
+    }));
+    platform = new PlatformClient({
+      baseUrl: peer.url,
+      token: 'ghp_graphqlGRAPHQLgraphql0123456789abcdef',
+      env: {},
+      clock,
+      store: new MemoryBudgetStore(),
+      logger: silentLogger,
+      proxy: {},
+    });
     const mutation = 'mutation { addComment(input: { subjectId: "1", body: "x" }) { clientMutationId } }';
     const query = 'query { viewer { login } }';
     // 450 mutations (2,250 points at the spec's cost) and 50 queries, 100 at a time: more than one minute's 2,000.
     let next = 0;
-    await Promise.all(Array.from({ length: 100 }, async () => {
-      while (next < 500) {
-        const i = next;
-        next += 1;
-        await platform!.request('POST', '/graphql', { body: { query: i % 10 === 9 ? query : mutation } });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        while (next < 500) {
+          const i = next;
+          next += 1;
+          await platform!.request('POST', '/graphql', { body: { query: i % 10 === 9 ? query : mutation } });
+        }
+      }),
+    );
     assert.equal(peer.seen.length, 500);
-    const sent = peer.seen.map((s) => ({ at: s.at, points: (JSON.parse(s.body) as { query: string }).query.startsWith('mutation') ? 5 : 1 })).sort((a, b) => a.at - b.at);
+    const sent = peer.seen
+      .map((s) => ({ at: s.at, points: (JSON.parse(s.body) as { query: string }).query.startsWith('mutation') ? 5 : 1 }))
+      .sort((a, b) => a.at - b.at);
     let most = 0;
     for (let i = 0, j = 0, sum = 0; i < sent.length; i += 1) {
       sum += sent[i]!.points;
@@ -194,7 +242,7 @@ describe('RATE-* rules on GraphQL, against the scripted platform (the embedded A
       most = Math.max(most, sum);
     }
     assert.ok(most <= 2_000, `at most 2,000 GraphQL points in any minute, saw ${most}`);
-    assert.ok(sent.at(-1)!.at - sent[0]!.at >= 60_000, 'the requests beyond a minute\'s budget waited for the window');
+    assert.ok(sent.at(-1)!.at - sent[0]!.at >= 60_000, "the requests beyond a minute's budget waited for the window");
     const { kept } = await platform.budgets();
     assert.equal(kept.resources.graphql?.limit, 5000, 'the graphql resource, as the headers said (RATE-PRI-GRAPHQL-SEPARATE)');
     assert.equal(kept.resources.core, undefined, 'nothing counted against core');

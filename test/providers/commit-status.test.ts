@@ -36,16 +36,29 @@ describe('CommitStatus (Pulumi dynamic resource) through the engine harness', fu
     await platform?.stop();
   });
 
-  for (const [kind, sha] of [['cjs', 'c'.repeat(40)], ['esm', 'e'.repeat(40)]] as const) {
+  for (const [kind, sha] of [
+    ['cjs', 'c'.repeat(40)],
+    ['esm', 'e'.repeat(40)],
+  ] as const) {
     it(`${kind} consumer: create posts one status; a change of state posts another; no change posts nothing; delete posts nothing; the token leaks nowhere`, async () => {
       stack = await Harness.consumer({ kind, env: { PLATFORM_API_URL: platform.url, GANTRY_PLATFORM_TOKEN: token } });
-      const args = { repository: 'gantry/demo', sha, context: 'gantry/gate', state: 'pending', description: 'analysing', targetUrl: 'https://ci.example/runs/1' };
+      const args = {
+        repository: 'gantry/demo',
+        sha,
+        context: 'gantry/gate',
+        state: 'pending',
+        description: 'analysing',
+        targetUrl: 'https://ci.example/runs/1',
+      };
 
       const created = await stack.up(program, args);
       assert.deepEqual(created.plan, { status: 'create' });
       let seen = await statuses(sha);
       assert.equal(seen.length, 1, 'one status posted');
-      assert.deepEqual([seen[0]!.state, seen[0]!.context, seen[0]!.description, seen[0]!.target_url], ['pending', 'gantry/gate', 'analysing', 'https://ci.example/runs/1']);
+      assert.deepEqual(
+        [seen[0]!.state, seen[0]!.context, seen[0]!.description, seen[0]!.target_url],
+        ['pending', 'gantry/gate', 'analysing', 'https://ci.example/runs/1'],
+      );
       assert.equal(created.resources.status!.id, String(seen[0]!.id), 'the resource id is the status id');
       assert.equal(created.outputs.statusId, seen[0]!.id);
       assert.ok(!Number.isNaN(Date.parse(String(created.outputs.createdAt))));
@@ -61,7 +74,11 @@ describe('CommitStatus (Pulumi dynamic resource) through the engine harness', fu
       const passed = await stack.up(program, { ...args, state: 'success', description: 'passed' });
       assert.deepEqual(passed.plan, { status: 'update' });
       seen = await statuses(sha);
-      assert.deepEqual(seen.map((s) => s.state), ['success', 'pending'], 'a new status, newest first');
+      assert.deepEqual(
+        seen.map((s) => s.state),
+        ['success', 'pending'],
+        'a new status, newest first',
+      );
       assert.equal(passed.outputs.statusId, seen[0]!.id);
       assert.equal(passed.outputs.state, 'success');
 
@@ -82,8 +99,14 @@ describe('CommitStatus (Pulumi dynamic resource) through the engine harness', fu
   }
 
   it('Check names each bad property: state, description over 140, repository, sha', async () => {
-    const { failures } = await commitStatusOperations.check({}, { repository: 'no-slash', sha: 'xyz', context: 'gantry/gate', state: 'done', description: 'x'.repeat(141), targetUrl: 'ftp://x/' });
-    assert.deepEqual(failures.map((f) => f.property), ['repository', 'sha', 'state', 'description', 'targetUrl']);
+    const { failures } = await commitStatusOperations.check(
+      {},
+      { repository: 'no-slash', sha: 'xyz', context: 'gantry/gate', state: 'done', description: 'x'.repeat(141), targetUrl: 'ftp://x/' },
+    );
+    assert.deepEqual(
+      failures.map((f) => f.property),
+      ['repository', 'sha', 'state', 'description', 'targetUrl'],
+    );
     const fine = await commitStatusOperations.check({}, { repository: 'gantry/demo', sha: 'a'.repeat(40), context: 'c', state: 'success' });
     assert.deepEqual(fine.failures, []);
     // Diff's olds are the state's outputs: the status's own outputs are no input change.

@@ -29,7 +29,9 @@ describe('KvSecret: the stack configuration it reads in Configure', function () 
   });
 
   it('reads exactly the Pulumi keys the secrets client resolves (lib/secrets/config settings)', () => {
-    const clientKeys = Object.values(settings).map((setting) => setting.pulumi).sort();
+    const clientKeys = Object.values(settings)
+      .map((setting) => setting.pulumi)
+      .sort();
     assert.deepEqual([...kvSecretConfigKeys].sort(), clientKeys);
   });
 

@@ -15,7 +15,8 @@ import { assertProviderHygiene, expectDeploymentFailure, Harness, type ConsumerK
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'kv-secret-import.cjs'), esm: path.join(programs, 'kv-secret-import.mjs') };
-const PLUGIN_CANNOT_READ = /pulumi-nodejs:dynamic\/gantry:secrets:KvSecret:Resource resource 'adopted': reading 'secret\/team\/imported' to import it failed: code must be a string, not undefined/;
+const PLUGIN_CANNOT_READ =
+  /pulumi-nodejs:dynamic\/gantry:secrets:KvSecret:Resource resource 'adopted': reading 'secret\/team\/imported' to import it failed: code must be a string, not undefined/;
 
 describe('KvSecret import by <mount>/<path> through the engine harness (consumer mode) against the embedded kv server', function () {
   this.timeout(300_000);
@@ -39,7 +40,14 @@ describe('KvSecret import by <mount>/<path> through the engine harness (consumer
   });
 
   const managed = { name: 'managed', mount: 'secret', path: 'app/managed', data: { key: canarySecret } };
-  const adopted = { name: 'adopted', importId: 'secret/team/imported', mount: 'secret', path: 'team/imported', data: { password: canarySecret }, customMetadata: { owner: 'ops' } };
+  const adopted = {
+    name: 'adopted',
+    importId: 'secret/team/imported',
+    mount: 'secret',
+    path: 'team/imported',
+    data: { password: canarySecret },
+    customMetadata: { owner: 'ops' },
+  };
 
   async function assertUntouched(): Promise<void> {
     const kv = admin.kv('secret');

@@ -66,7 +66,10 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
   for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
     it(`${kind}: SEC-KV2-DATA-PATH, SEC-AUTH-TOKEN-HEADER: create stores data as a secret, outputs version, createdTime and metadata; the token (from the environment) leaks nowhere`, async () => {
       const s = (stack = await Harness.consumer({ kind, env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
-      const created = await s.up(program, secrets({ name: 'db', mount: 'secret', path: 'app/db', data: { password: canarySecret, user: 'app' }, customMetadata: { owner: 'team-a' } }));
+      const created = await s.up(
+        program,
+        secrets({ name: 'db', mount: 'secret', path: 'app/db', data: { password: canarySecret, user: 'app' }, customMetadata: { owner: 'team-a' } }),
+      );
       assert.deepEqual(created.plan, { db: 'create' });
       const db = created.resources.db!;
       assert.equal(db.id, 'secret/app/db');
@@ -80,7 +83,10 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
       assert.deepEqual(live.data, { password: canarySecret, user: 'app' });
       await assertNoLeak(s, created, ['db']);
 
-      const again = await s.up(program, secrets({ name: 'db', mount: 'secret', path: 'app/db', data: { password: canarySecret, user: 'app' }, customMetadata: { owner: 'team-a' } }));
+      const again = await s.up(
+        program,
+        secrets({ name: 'db', mount: 'secret', path: 'app/db', data: { password: canarySecret, user: 'app' }, customMetadata: { owner: 'team-a' } }),
+      );
       assert.deepEqual(again.plan, { db: 'same' });
       assert.equal((await admin.kv('secret').readMetadata('app/db'))?.currentVersion, 1, 'no write for an unchanged secret');
     });
@@ -165,9 +171,22 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
     // The embedded server with a second kv v2 mount (`other/`) besides the default ones.
     admin.close();
     await server.stop();
-    server = await startSecretsServer({ rootToken: canaryToken, mounts: [{ path: 'secret/', version: 2 }, { path: 'other/', version: 2 }, { path: 'kv/', version: 1 }] });
+    server = await startSecretsServer({
+      rootToken: canaryToken,
+      mounts: [
+        { path: 'secret/', version: 2 },
+        { path: 'other/', version: 2 },
+        { path: 'kv/', version: 1 },
+      ],
+    });
     admin = new SecretsClient({ address: server.url, token: canaryToken, sources: { env: {}, pulumi: undefined } });
-    assert.deepEqual(server.mounts().filter((m) => m.version === 2).map((m) => m.path), ['other/', 'secret/']);
+    assert.deepEqual(
+      server
+        .mounts()
+        .filter((m) => m.version === 2)
+        .map((m) => m.path),
+      ['other/', 'secret/'],
+    );
 
     const s = (stack = await Harness.consumer({ env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: canaryToken } }));
     const created = await s.up(program, secrets({ name: 'm', mount: 'secret', path: 'app/moving', data: { v: canarySecret }, deleteAllVersions: true }));

@@ -45,8 +45,16 @@ describe('LAYER-PROVIDERS: the operations read property bags one way', () => {
 
   it('LAYER-PROVIDERS: knownFailures keeps a failure unless its property holds a value not known yet', () => {
     const inputs = { name: pulumi.runtime.unknownValue, tags: { x: pulumi.runtime.unknownValue }, size: -1 };
-    const failures = [{ property: 'name', reason: 'r' }, { property: 'tags', reason: 'r' }, { property: 'size', reason: 'r' }, { property: 'flag', reason: 'r' }];
-    assert.deepEqual(knownFailures(inputs, failures).map((failure) => failure.property), ['size', 'flag']);
+    const failures = [
+      { property: 'name', reason: 'r' },
+      { property: 'tags', reason: 'r' },
+      { property: 'size', reason: 'r' },
+      { property: 'flag', reason: 'r' },
+    ];
+    assert.deepEqual(
+      knownFailures(inputs, failures).map((failure) => failure.property),
+      ['size', 'flag'],
+    );
   });
 });
 
@@ -74,7 +82,10 @@ describe('LAYER-PROVIDERS: Operations<typeof provider, Inputs, Outputs> follows 
     // The serialized methods pass the settings and then the engine's arguments: the arities the factory test checks.
     assert.deepEqual([operations.check.length, operations.create.length, operations.delete.length], [2, 2, 2]);
     assert.deepEqual(await operations.check({}, { name: 'a', __provider: 'text' }), { inputs: { name: 'a' }, failures: [] });
-    assert.deepEqual((await operations.check({}, { name: 1 })).failures.map((failure) => failure.property), ['name']);
+    assert.deepEqual(
+      (await operations.check({}, { name: 1 })).failures.map((failure) => failure.property),
+      ['name'],
+    );
     assert.deepEqual(await operations.create({ address: 'here' }, { name: 'a' }), { id: 'here/a', outs: { name: 'a', createdAt: 'now' } });
     assert.equal((await operations.create(undefined, { name: 'a' })).id, 'nowhere/a');
   });

@@ -13,9 +13,18 @@ import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 
 const FOLDER_MIME = 'application/vnd.google-apps.folder';
-const variables = ['PAGEANALYSIS_BASE_URL', 'PAGEANALYSIS_API_KEY', 'STORAGE_BASE_URL', 'STORAGE_TOKEN', 'GANTRY_CONFIG_DIR', 'GANTRY_AUTH_URL', 'GANTRY_OAUTH_CLIENT_ID', 'GANTRY_AUTH_PROFILE'] as const;
+const variables = [
+  'PAGEANALYSIS_BASE_URL',
+  'PAGEANALYSIS_API_KEY',
+  'STORAGE_BASE_URL',
+  'STORAGE_TOKEN',
+  'GANTRY_CONFIG_DIR',
+  'GANTRY_AUTH_URL',
+  'GANTRY_OAUTH_CLIENT_ID',
+  'GANTRY_AUTH_PROFILE',
+] as const;
 
-describe('PageAnalysisGate: reportStorage (the operations, with the plugin\'s environment)', function () {
+describe("PageAnalysisGate: reportStorage (the operations, with the plugin's environment)", function () {
   this.timeout(60_000);
   let api: PageanalysisServer;
   let storage: Harness;
@@ -53,25 +62,40 @@ describe('PageAnalysisGate: reportStorage (the operations, with the plugin\'s en
     await api?.stop();
   });
 
-  const inputs = (more: Record<string, unknown> = {}) => ({ url: 'http://127.0.0.1:8080/shop', thresholds: { performance: 0.9 }, runs: 1, engine: 'api', ...more });
+  const inputs = (more: Record<string, unknown> = {}) => ({
+    url: 'http://127.0.0.1:8080/shop',
+    thresholds: { performance: 0.9 },
+    runs: 1,
+    engine: 'api',
+    ...more,
+  });
 
   it('Check refuses a reportStorage that is no folder id, by property', async () => {
     const { failures } = await pageAnalysisGateOperations.check({}, inputs({ reportStorage: '../x' }));
-    assert.deepEqual(failures.map((f) => f.property), ['reportStorage']);
+    assert.deepEqual(
+      failures.map((f) => f.property),
+      ['reportStorage'],
+    );
     assert.match(failures[0]!.reason, /is not a storage folder id/);
     assert.deepEqual((await pageAnalysisGateOperations.check({}, inputs({ reportStorage: folderId }))).failures, []);
   });
 
-  it('STO-FILES-INSERT: a pass publishes the reports; storageReports lists them with their links, reportUrl is report.json\'s link; no token in the outputs', async () => {
+  it("STO-FILES-INSERT: a pass publishes the reports; storageReports lists them with their links, reportUrl is report.json's link; no token in the outputs", async () => {
     const { outs } = await pageAnalysisGateOperations.create(undefined, inputs({ reportStorage: folderId }));
     assert.equal(outs.reportStorage, folderId);
     assert.equal(outs.storageReports?.folderId, folderId);
-    assert.deepEqual(outs.storageReports?.files.map((f) => f.name), ['run-1.json', 'report.json', 'gate.json']);
+    assert.deepEqual(
+      outs.storageReports?.files.map((f) => f.name),
+      ['run-1.json', 'report.json', 'gate.json'],
+    );
     const report = outs.storageReports!.files.find((f) => f.name === 'report.json')!;
     assert.equal(outs.reportUrl, report.link);
     const stored = await client.files.get({ fileId: report.id });
     assert.equal(stored.alternateLink, report.link);
-    assert.deepEqual(stored.parents?.map((p) => p.id), [folderId]);
+    assert.deepEqual(
+      stored.parents?.map((p) => p.id),
+      [folderId],
+    );
     assert.ok(!JSON.stringify(outs).includes(TOKEN), 'the token is in no output (so in no state)');
   });
 

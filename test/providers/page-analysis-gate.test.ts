@@ -39,18 +39,27 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
 
   it('cjs consumer, api engine: create gates and records scores; no change analyses nothing; a trigger or a threshold change gates again; below a threshold the update fails with the table and the state keeps the last pass; bad inputs fail Check; the API key and a secret URL leak nowhere', async () => {
     stack = await Harness.consumer({ kind: 'cjs', env: { PAGEANALYSIS_BASE_URL: api.url, PAGEANALYSIS_API_KEY: apiKey } });
-    const args = { url: 'http://127.0.0.1:8080/', thresholds: { performance: 0.9, seo: 90 }, audits: { 'largest-contentful-paint': 2500 }, runs: 2, triggers: { version: '1' } };
+    const args = {
+      url: 'http://127.0.0.1:8080/',
+      thresholds: { performance: 0.9, seo: 90 },
+      audits: { 'largest-contentful-paint': 2500 },
+      runs: 2,
+      triggers: { version: '1' },
+    };
 
     const created = await stack.up(program, args);
     assert.deepEqual(created.plan, { gate: 'create' });
     assert.equal(created.outputs.passed, true);
     assert.deepEqual(created.outputs.scores, { performance: 1, seo: 1 });
     const checks = created.outputs.checks as Array<Record<string, unknown>>;
-    assert.deepEqual(checks.map((c) => [c.name, c.operator, c.threshold, c.verdict]), [
-      ['performance', '>=', 0.9, 'pass'],
-      ['seo', '>=', 0.9, 'pass'],
-      ['largest-contentful-paint', '<=', 2500, 'pass'],
-    ]);
+    assert.deepEqual(
+      checks.map((c) => [c.name, c.operator, c.threshold, c.verdict]),
+      [
+        ['performance', '>=', 0.9, 'pass'],
+        ['seo', '>=', 0.9, 'pass'],
+        ['largest-contentful-paint', '<=', 2500, 'pass'],
+      ],
+    );
     assert.equal(created.outputs.reportUrl, null);
     assert.equal(created.outputs.engineUsed, 'api');
     assert.match(String(created.outputs.engineVersion), /^12\./);
@@ -71,7 +80,9 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
     assert.notEqual(retriggered.outputs.analyzedAt, created.outputs.analyzedAt);
     assert.equal(api.requests.length, 4);
 
-    const stricter = await expectDeploymentFailure(stack.up(program, { ...args, triggers: { version: '2' }, thresholds: { performance: 0.9, 'best-practices': 1 } }));
+    const stricter = await expectDeploymentFailure(
+      stack.up(program, { ...args, triggers: { version: '2' }, thresholds: { performance: 0.9, 'best-practices': 1 } }),
+    );
     assert.match(stricter.message, /page analysis gate for http:\/\/127\.0\.0\.1:8080\/ failed: best-practices below \d+/);
     assert.match(stricter.message, /best-practices score\s+96\s+>= 100\s+FAIL/, 'the table is in the deployment error');
     assert.equal(stricter.result.resources.gate!.outputs.analyzedAt, retriggered.outputs.analyzedAt, 'the state keeps the last passing result');
@@ -116,7 +127,12 @@ describe('PageAnalysisGate (Pulumi dynamic resource) through the engine harness'
           AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
         },
       });
-      const created = await stack.up(program, { url: 'http://127.0.0.1:8080/shop', thresholds: { performance: 0.9 }, runs: 1, reportS3: 's3://gate-archive/deploys' });
+      const created = await stack.up(program, {
+        url: 'http://127.0.0.1:8080/shop',
+        thresholds: { performance: 0.9 },
+        runs: 1,
+        reportS3: 's3://gate-archive/deploys',
+      });
       assert.deepEqual(created.plan, { gate: 'create' });
       const reportUrl = String(created.outputs.reportUrl);
       assert.match(reportUrl, new RegExp(`^${s3.endpoint}/gate-archive/deploys/127\\.0\\.0\\.1_8080/.+/report\\.json$`));

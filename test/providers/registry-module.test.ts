@@ -23,7 +23,9 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
 
     before(async () => {
       dir = await mkdtemp(path.join(tmpdir(), `gantry-regmod-${kind}-`));
-      await writeModules(path.join(dir, 'registry'), [{ namespace: 'acme', name: 'network', provider: 'aws', versions: ['1.0.0', '1.1.0', '2.0.0'], files: { 'modules/vpc/main.tf': 'vpc\n' } }]);
+      await writeModules(path.join(dir, 'registry'), [
+        { namespace: 'acme', name: 'network', provider: 'aws', versions: ['1.0.0', '1.1.0', '2.0.0'], files: { 'modules/vpc/main.tf': 'vpc\n' } },
+      ]);
       server = await startRegistry(path.join(dir, 'registry'), { token: canary });
     });
     after(async () => {
@@ -47,7 +49,10 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.equal(await readFile(path.join(installDir, 'modules', 'vpc', 'main.tf'), 'utf8'), 'vpc\n');
       const provider = created.resources.mod!.provider ?? '';
       assert.ok(Buffer.byteLength(provider) <= PROVIDER_LIMIT_BYTES, `__provider is ${Buffer.byteLength(provider)} bytes`);
-      assert.ok(server.requests().some((r) => r.authorization === 'valid'), 'the token from the environment reached the registry');
+      assert.ok(
+        server.requests().some((r) => r.authorization === 'valid'),
+        'the token from the environment reached the registry',
+      );
 
       // A newer allowed version appears: no silent upgrade.
       await mkdir(path.join(dir, 'registry', 'acme', 'network', 'aws', '1.2.0', 'modules', 'vpc'), { recursive: true });
@@ -82,7 +87,11 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       assert.equal(await readFile(path.join(installDir, 'modules', 'vpc', 'main.tf'), 'utf8'), 'vpc 1.2.0\n');
 
       const state = await readFile(s.statePath, 'utf8');
-      for (const [where, text] of [['__provider', upgraded.resources.mod!.provider ?? ''], ['state', state], ['log', s.log]] as const) {
+      for (const [where, text] of [
+        ['__provider', upgraded.resources.mod!.provider ?? ''],
+        ['state', state],
+        ['log', s.log],
+      ] as const) {
         assert.ok(!text.includes(canary), `the registry token leaked into the ${where}`);
       }
 
@@ -98,14 +107,20 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
         await mkdir(foreign, { recursive: true });
         await writeFile(path.join(foreign, 'notes.txt'), 'mine\n');
         const args = { source: `${server.host}/acme/network/aws`, version: '~> 1.0', dir: foreign };
-        await assert.rejects(withToken.up(program, args), (error: unknown) => error instanceof DeploymentError && /exists and is not empty, and this resource did not install it/.test(error.message));
+        await assert.rejects(
+          withToken.up(program, args),
+          (error: unknown) => error instanceof DeploymentError && /exists and is not empty, and this resource did not install it/.test(error.message),
+        );
         assert.equal(await readFile(path.join(foreign, 'notes.txt'), 'utf8'), 'mine\n', 'the foreign folder is untouched');
 
         const ours = path.join(dir, `ours-${kind}`);
         const created = await withToken.up(program, { ...args, dir: ours });
         assert.equal(created.outputs.version, '1.2.0');
         await writeFile(path.join(ours, 'main.tf'), 'edited by hand\n');
-        await assert.rejects(withToken.up(program, { ...args, dir: ours, triggers: { t: '1' } }), (error: unknown) => error instanceof DeploymentError && /has local changes/.test(error.message));
+        await assert.rejects(
+          withToken.up(program, { ...args, dir: ours, triggers: { t: '1' } }),
+          (error: unknown) => error instanceof DeploymentError && /has local changes/.test(error.message),
+        );
         assert.equal(await readFile(path.join(ours, 'main.tf'), 'utf8'), 'edited by hand\n', 'the local edit survives the refused update');
         await withToken.destroy();
         assert.equal(await readFile(path.join(ours, 'main.tf'), 'utf8'), 'edited by hand\n', 'destroy keeps a folder whose content changed');
@@ -116,15 +131,24 @@ for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
 
     it('Check refuses a malformed address or constraint, naming the property', async () => {
       const s = (stack ??= await Harness.consumer({ kind, env: {} }));
-      await assert.rejects(s.up(program, { source: 'acme/network/AWS', version: '~> 1.0', dir: path.join(dir, 'x') }), (error: unknown) => error instanceof DeploymentError && /provider "AWS"/.test(error.message));
-      await assert.rejects(s.up(program, { source: `${server.host}/acme/network/aws`, version: '=> 1', dir: path.join(dir, 'x') }), (error: unknown) => error instanceof DeploymentError && /version constraint/.test(error.message));
+      await assert.rejects(
+        s.up(program, { source: 'acme/network/AWS', version: '~> 1.0', dir: path.join(dir, 'x') }),
+        (error: unknown) => error instanceof DeploymentError && /provider "AWS"/.test(error.message),
+      );
+      await assert.rejects(
+        s.up(program, { source: `${server.host}/acme/network/aws`, version: '=> 1', dir: path.join(dir, 'x') }),
+        (error: unknown) => error instanceof DeploymentError && /version constraint/.test(error.message),
+      );
     });
 
-    it('Check reads a hostless address with the stack\'s gantry:registryHost, as the deployment will', async () => {
+    it("Check reads a hostless address with the stack's gantry:registryHost, as the deployment will", async () => {
       const configured = await Harness.consumer({ kind, env: {}, config: { 'gantry:registryHost': 'nodot' } });
       try {
         // A preview runs Check and nothing else: the address must already be refused there, before any step.
-        await assert.rejects(configured.preview(program, { source: 'acme/network/aws', version: '~> 1.0', dir: path.join(dir, 'y') }), (error: unknown) => error instanceof DeploymentError && /source/.test(error.message) && /registry host "nodot" has no dot/.test(error.message));
+        await assert.rejects(
+          configured.preview(program, { source: 'acme/network/aws', version: '~> 1.0', dir: path.join(dir, 'y') }),
+          (error: unknown) => error instanceof DeploymentError && /source/.test(error.message) && /registry host "nodot" has no dot/.test(error.message),
+        );
       } finally {
         await configured.dispose();
       }

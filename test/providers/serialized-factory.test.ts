@@ -32,9 +32,7 @@ const engineMethods = Object.keys(engineArity) as EngineMethod[];
 const SMALL_BYTES = 6 * 1024;
 
 type Operations = Record<string, (...args: unknown[]) => unknown>;
-const operationsExports = Object.fromEntries(
-  Object.entries(providers).filter(([name]) => name.endsWith('Operations')),
-) as Record<string, Operations>;
+const operationsExports = Object.fromEntries(Object.entries(providers).filter(([name]) => name.endsWith('Operations'))) as Record<string, Operations>;
 
 const calls = Symbol.for('gantry.test.serialized-factory.calls');
 type Call = { exportName: string; method: string; args: unknown[] };
@@ -91,7 +89,16 @@ describe('serialized provider methods come from one factory (providers/serialize
     const resources = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source));
 
     it('finds the eight dynamic resources of providers/', () => {
-      assert.deepEqual(resources.map(({ file }) => file).sort(), ['browser-check.ts', 'commit-status.ts', 'kv-secret.ts', 'page-analysis-gate.ts', 'registry-module.ts', 'storage-file.ts', 'storage-folder.ts', 'storage-permission.ts']);
+      assert.deepEqual(resources.map(({ file }) => file).sort(), [
+        'browser-check.ts',
+        'commit-status.ts',
+        'kv-secret.ts',
+        'page-analysis-gate.ts',
+        'registry-module.ts',
+        'storage-file.ts',
+        'storage-folder.ts',
+        'storage-permission.ts',
+      ]);
     });
 
     it('only serialized.ts loads code at run time or writes a ResourceProvider: no import(), no configure method, no provider object literal elsewhere', () => {
@@ -166,14 +173,20 @@ describe('serialized provider methods come from one factory (providers/serialize
         const stack = await Harness.consumer({
           kind,
           env: {
-            SECRETS_TOKEN: canaries.envToken, GANTRY_PLATFORM_TOKEN: canaries.envToken, PAGEANALYSIS_API_KEY: canaries.envToken,
-            GANTRY_TOKEN_registry_example_test: canaries.envToken, STORAGE_TOKEN: canaries.envToken,
+            SECRETS_TOKEN: canaries.envToken,
+            GANTRY_PLATFORM_TOKEN: canaries.envToken,
+            PAGEANALYSIS_API_KEY: canaries.envToken,
+            GANTRY_TOKEN_registry_example_test: canaries.envToken,
+            STORAGE_TOKEN: canaries.envToken,
           },
           config: { 'gantry:secretsToken': { secret: canaries.configToken }, 'gantry:pageanalysisApiKey': { secret: canaries.configToken } },
         });
         try {
           previews.set(kind, await stack.preview(program, { resources: everyResource(canaries.secret) }));
-          assert.ok(!stack.log.includes(canaries.secret) && !stack.log.includes(canaries.envToken) && !stack.log.includes(canaries.configToken), 'nothing printed a canary');
+          assert.ok(
+            !stack.log.includes(canaries.secret) && !stack.log.includes(canaries.envToken) && !stack.log.includes(canaries.configToken),
+            'nothing printed a canary',
+          );
         } finally {
           await stack.dispose();
         }
@@ -182,14 +195,26 @@ describe('serialized provider methods come from one factory (providers/serialize
 
     const texts = (kind: ConsumerKind) => {
       const preview = previews.get(kind)!;
-      return preview.steps.filter((step) => step.type.startsWith('pulumi-nodejs:dynamic/')).map((step) => ({ name: step.name, type: step.type, text: step.inputs?.__provider as string }));
+      return preview.steps
+        .filter((step) => step.type.startsWith('pulumi-nodejs:dynamic/'))
+        .map((step) => ({ name: step.name, type: step.type, text: step.inputs?.__provider as string }));
     };
 
     for (const kind of ['cjs', 'esm'] as ConsumerKind[]) {
       it(`${kind}: Configure and Check of every resource run through the factory’s methods; two resources of one type share one text`, () => {
         const preview = previews.get(kind)!;
         assert.deepEqual(preview.errors, []);
-        assert.deepEqual(preview.plan, { 'kv-a': 'create', 'kv-b': 'create', module: 'create', gate: 'create', browser: 'create', status: 'create', folder: 'create', file: 'create', permission: 'create' });
+        assert.deepEqual(preview.plan, {
+          'kv-a': 'create',
+          'kv-b': 'create',
+          module: 'create',
+          gate: 'create',
+          browser: 'create',
+          status: 'create',
+          folder: 'create',
+          file: 'create',
+          permission: 'create',
+        });
         const all = texts(kind);
         assert.equal(all.length, 9);
         for (const { name, text } of all) assert.equal(typeof text, 'string', `${name}: Check's inputs carry __provider`);
@@ -223,9 +248,16 @@ describe('serialized provider methods come from one factory (providers/serialize
           const provider = deserialize(text.replaceAll('"gantry/providers"', JSON.stringify(recordingUrl)));
           const methods = Object.keys(provider).filter((key) => key !== 'configure');
           assert.equal(specifiers, methods.length, `${name}: each method captures the module's name`);
-          assert.deepEqual(methods.sort(), engineMethods.filter((method) => typeof operations[method] === 'function').sort(), `${name}: a method for each operation the engine calls`);
+          assert.deepEqual(
+            methods.sort(),
+            engineMethods.filter((method) => typeof operations[method] === 'function').sort(),
+            `${name}: a method for each operation the engine calls`,
+          );
           await call(provider, 'configure', { config });
-          assert.ok(Object.values(provider.settings ?? {}).every((value) => typeof value === 'string' && value.startsWith('config:gantry:')), `${name}: Configure reads gantry:* keys`);
+          assert.ok(
+            Object.values(provider.settings ?? {}).every((value) => typeof value === 'string' && value.startsWith('config:gantry:')),
+            `${name}: Configure reads gantry:* keys`,
+          );
           for (const method of methods as EngineMethod[]) {
             const engineArgs = Array.from({ length: engineArity[method] }, (_, i) => ({ [`${method}Arg`]: i }));
             recorded().length = 0;
@@ -236,7 +268,11 @@ describe('serialized provider methods come from one factory (providers/serialize
             const withSettings = forwarded.args.length === engineArgs.length + 1;
             assert.deepEqual(forwarded.args, withSettings ? [provider.settings, ...engineArgs] : engineArgs);
             if (withSettings) assert.equal(forwarded.args[0], provider.settings, `${name}.${method}: the settings Configure kept`);
-            assert.equal(operations[method]!.length, forwarded.args.length, `${name}.${method}: ${exportName}.${method} takes ${operations[method]!.length} arguments, the serialized method passes ${forwarded.args.length}`);
+            assert.equal(
+              operations[method]!.length,
+              forwarded.args.length,
+              `${name}.${method}: ${exportName}.${method} takes ${operations[method]!.length} arguments, the serialized method passes ${forwarded.args.length}`,
+            );
           }
           seen.add(exportName);
         }

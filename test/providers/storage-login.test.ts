@@ -49,10 +49,19 @@ describe('StorageFolder, StorageFile without STORAGE_TOKEN: the gantry auth logi
   });
 
   /** What `gantry auth login` and the plugin share: where the login is kept (a 0600 file: no keyring here). */
-  const loginEnv = () => ({ HOME: dir, GANTRY_CONFIG_DIR: configDir, XDG_STATE_HOME: path.join(dir, 'state'), GANTRY_AUTH_URL: oauth.url, GANTRY_OAUTH_CLIENT_ID: client.id });
+  const loginEnv = () => ({
+    HOME: dir,
+    GANTRY_CONFIG_DIR: configDir,
+    XDG_STATE_HOME: path.join(dir, 'state'),
+    GANTRY_AUTH_URL: oauth.url,
+    GANTRY_OAUTH_CLIENT_ID: client.id,
+  });
 
   async function login(scopes: string): Promise<void> {
-    const child = spawnGantry(['auth', 'login', '--json', '--store', 'file', '--scope', scopes], { ...loginEnv(), GANTRY_OAUTH_CLIENT_SECRET: client.secret ?? '' });
+    const child = spawnGantry(['auth', 'login', '--json', '--store', 'file', '--scope', scopes], {
+      ...loginEnv(),
+      GANTRY_OAUTH_CLIENT_SECRET: client.secret ?? '',
+    });
     let stderr = '';
     let approved = false;
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -85,13 +94,19 @@ describe('StorageFolder, StorageFile without STORAGE_TOKEN: the gantry auth logi
       env: { STORAGE_BASE_URL: storage.url, ...loginEnv() },
       ...(client.secret ? { config: { 'gantry:oauthClientSecret': { secret: client.secret } } } : {}),
     }));
-    const created = await s.up(program, { folders: [{ name: 'reports' }], files: [{ name: 'report', parent: '@reports', content: 'made with a device login', mimeType: 'text/plain' }] });
+    const created = await s.up(program, {
+      folders: [{ name: 'reports' }],
+      files: [{ name: 'report', parent: '@reports', content: 'made with a device login', mimeType: 'text/plain' }],
+    });
     assert.deepEqual(created.errors, []);
     assert.deepEqual(created.plan, { reports: 'create', report: 'create' });
     const after = await stored();
     assert.notEqual(after.tokens.accessToken, first.tokens.accessToken, 'the plugin refreshed the login and kept the new access token');
     assert.ok(after.tokens.obtainedAt > first.tokens.obtainedAt);
-    assert.ok(requests.some((line) => line.startsWith('POST /upload/storage/v2/files')), 'the file was uploaded');
+    assert.ok(
+      requests.some((line) => line.startsWith('POST /upload/storage/v2/files')),
+      'the file was uploaded',
+    );
 
     const refreshed = await s.refresh();
     assert.deepEqual(refreshed.errors, []);
@@ -99,7 +114,9 @@ describe('StorageFolder, StorageFile without STORAGE_TOKEN: the gantry auth logi
     assert.deepEqual(destroyed.errors, []);
     const last = await stored();
 
-    const canaries = [first, after, last].flatMap((l) => [l.tokens.accessToken, l.tokens.refreshToken, l.tokens.idToken]).filter((t): t is string => typeof t === 'string');
+    const canaries = [first, after, last]
+      .flatMap((l) => [l.tokens.accessToken, l.tokens.refreshToken, l.tokens.idToken])
+      .filter((t): t is string => typeof t === 'string');
     if (client.secret) canaries.push(client.secret);
     for (const result of [created, refreshed]) await assertProviderHygiene(s, result, canaries);
     for (const result of [created, refreshed, destroyed]) {
@@ -114,13 +131,19 @@ describe('StorageFolder, StorageFile without STORAGE_TOKEN: the gantry auth logi
     Object.assign(process.env, { STORAGE_BASE_URL: storage.url, GANTRY_CONFIG_DIR: configDir, GANTRY_AUTH_PROFILE: 'nobody' });
     const count = requests.length;
     try {
-      await assert.rejects(storageFolderOperations.create({}, { name: 'x', parent: 'root' }), (error: Error & { hint?: string; exitCode?: number; code?: string }) => {
-        assert.equal(error.message, 'StorageFolder: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in, and not logged in (profile nobody)');
-        assert.match(error.hint ?? '', /export STORAGE_TOKEN before `pulumi up`, or log in with `gantry auth login --scope storage\.file`/);
-        assert.equal(error.exitCode, 2);
-        assert.equal(error.code, 'STORAGE_NO_TOKEN');
-        return true;
-      });
+      await assert.rejects(
+        storageFolderOperations.create({}, { name: 'x', parent: 'root' }),
+        (error: Error & { hint?: string; exitCode?: number; code?: string }) => {
+          assert.equal(
+            error.message,
+            'StorageFolder: no storage token: STORAGE_TOKEN is not set in the environment Pulumi runs the provider in, and not logged in (profile nobody)',
+          );
+          assert.match(error.hint ?? '', /export STORAGE_TOKEN before `pulumi up`, or log in with `gantry auth login --scope storage\.file`/);
+          assert.equal(error.exitCode, 2);
+          assert.equal(error.code, 'STORAGE_NO_TOKEN');
+          return true;
+        },
+      );
       assert.equal(requests.length, count, 'nothing reached the storage server');
     } finally {
       process.env = saved;

@@ -38,10 +38,14 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
   let stack: Stack | undefined;
   const uploads = () => requests.filter((line) => / \/upload\/storage\/v2\/files/.test(line)).length;
   const revisions = async (fileId: string) => (await admin.revisions.list({ fileId })).items ?? [];
-  const gone = async (fileId: string) => admin.files.get({ fileId }).then(() => false, (error: unknown) => {
-    if (error instanceof StorageError && error.status === 404) return true;
-    throw error;
-  });
+  const gone = async (fileId: string) =>
+    admin.files.get({ fileId }).then(
+      () => false,
+      (error: unknown) => {
+        if (error instanceof StorageError && error.status === 404) return true;
+        throw error;
+      },
+    );
 
   before(async () => {
     serverDir = await makeTempDir('gantry-storage-provider-');
@@ -70,7 +74,9 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
         { name: 'report', parent: '@reports', content: secretContent, secret: true, mimeType: 'text/plain', ...over.report },
         { name: 'artefact', parent: '@reports', source: 'artefact.bin', ...over.artefact },
       ],
-      permissions: [{ name: 'share', fileId: '@report', role: 'reader', type: 'user', emailAddress: 'Reviewer@Example.com', sendNotificationEmails: false, ...over.share }],
+      permissions: [
+        { name: 'share', fileId: '@report', role: 'reader', type: 'user', emailAddress: 'Reviewer@Example.com', sendNotificationEmails: false, ...over.share },
+      ],
     });
 
     // A preview first: the folder ids are not known yet, so the files' parents and the permission's file reach Check as unknowns.
@@ -91,7 +97,10 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     assert.equal(folder.parents?.[0]?.isRoot, true, 'a folder without parent sits in the root');
     assert.equal(created.resources.reports!.outputs.alternateLink, folder.alternateLink);
     const report = await admin.files.get({ fileId: ids.report! });
-    assert.deepEqual([report.title, report.mimeType, report.parents?.map((p) => p.id), report.md5Checksum], ['report', 'text/plain', [ids.reports], md5(secretContent)]);
+    assert.deepEqual(
+      [report.title, report.mimeType, report.parents?.map((p) => p.id), report.md5Checksum],
+      ['report', 'text/plain', [ids.reports], md5(secretContent)],
+    );
     assert.equal(created.resources.report!.outputs.contentMd5, md5(secretContent), 'the state keeps the md5 of a secret content');
     assert.equal(created.resources.report!.outputs.content, undefined, 'and no content output');
     const artefact = await admin.files.get({ fileId: ids.artefact! });
@@ -110,7 +119,10 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
 
     // New content for the report and a move into the archive; a new name for the artefact; a new role.
     const changedContent = `${secretContent}-v2`;
-    const changed = await s.up(program, declared({ report: { content: changedContent, parent: '@archive' }, artefact: { title: 'artefact-1.0.bin' }, share: { role: 'writer' } }));
+    const changed = await s.up(
+      program,
+      declared({ report: { content: changedContent, parent: '@archive' }, artefact: { title: 'artefact-1.0.bin' }, share: { role: 'writer' } }),
+    );
     assert.deepEqual(changed.plan, { reports: 'same', archive: 'same', report: 'update', artefact: 'update', share: 'update' });
     for (const name of ['report', 'artefact', 'share']) assert.equal(changed.resources[name]!.id, ids[name], `${name} keeps its id`);
     const moved = await admin.files.get({ fileId: ids.report! });
@@ -124,7 +136,14 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     await assertProviderHygiene(s, changed, [token, secretContent, changedContent]);
 
     // permanentDelete on the artefact is a change of the state alone; then the artefact leaves the program.
-    const flagged = await s.up(program, declared({ report: { content: changedContent, parent: '@archive' }, artefact: { title: 'artefact-1.0.bin', permanentDelete: true }, share: { role: 'writer' } }));
+    const flagged = await s.up(
+      program,
+      declared({
+        report: { content: changedContent, parent: '@archive' },
+        artefact: { title: 'artefact-1.0.bin', permanentDelete: true },
+        share: { role: 'writer' },
+      }),
+    );
     assert.deepEqual(flagged.plan, { reports: 'same', archive: 'same', report: 'same', artefact: 'update', share: 'same' });
     const withoutArtefact = declared({ report: { content: changedContent, parent: '@archive' }, share: { role: 'writer' } });
     withoutArtefact.files = withoutArtefact.files!.filter((file) => file.name !== 'artefact');
@@ -137,7 +156,10 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     assert.equal((await admin.files.get({ fileId: ids.report! })).labels?.trashed, true);
     assert.equal((await admin.files.get({ fileId: ids.reports! })).labels?.trashed, true, 'the folder is trashed');
     assert.equal((await admin.files.get({ fileId: ids.archive! })).labels?.trashed, true, 'and the other one');
-    await assert.rejects(admin.permissions.get({ fileId: ids.report!, permissionId: share.id! }), (error: unknown) => error instanceof StorageError && error.status === 404);
+    await assert.rejects(
+      admin.permissions.get({ fileId: ids.report!, permissionId: share.id! }),
+      (error: unknown) => error instanceof StorageError && error.status === 404,
+    );
     assert.deepEqual(destroyed.plan, { share: 'delete', report: 'delete', archive: 'delete', reports: 'delete' });
     await assertProviderHygiene(s, dropped, [token, secretContent, changedContent]);
     const state = await readFile(s.statePath, 'utf8');
@@ -148,7 +170,10 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     const s = (stack = await Harness.consumer({ kind: 'cjs', env: { STORAGE_TOKEN: token }, config: { 'gantry:storageBaseUrl': server.url } }));
     const declared: Args = {
       folders: [{ name: 'site' }],
-      files: [{ name: 'index', parent: '@site', content: '<h1>Gantry</h1>', mimeType: 'text/html' }, { name: 'notes', parent: '@site', content: 'notes' }],
+      files: [
+        { name: 'index', parent: '@site', content: '<h1>Gantry</h1>', mimeType: 'text/html' },
+        { name: 'notes', parent: '@site', content: 'notes' },
+      ],
     };
     const created = await s.up(program, declared);
     const ids = Object.fromEntries(Object.entries(created.resources).map(([name, r]) => [name, r.id!]));
@@ -212,7 +237,10 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
 
   it('Check names each bad property and its reason, never echoing a content; unknown values pass until known', async () => {
     const file = await storageFileOperations.check({}, { parent: 'root', name: '', source: 'a.txt', content: secretContent, mimeType: 'not a type' });
-    assert.deepEqual(file.failures.map((f) => f.property), ['name', 'mimeType', 'content']);
+    assert.deepEqual(
+      file.failures.map((f) => f.property),
+      ['name', 'mimeType', 'content'],
+    );
     assert.match(file.failures[2]!.reason, /exactly one of source .* and content/);
     assert.ok(!JSON.stringify(file.failures).includes(secretContent));
     const neither = await storageFileOperations.check({}, { parent: 'root', name: 'x' });
@@ -232,15 +260,27 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
     assert.equal(unknown.inputs.contentMd5, undefined);
 
     const folder = await storageFolderOperations.check({}, { name: 'ok', parent: '../up', permanentDelete: 'yes' });
-    assert.deepEqual(folder.failures.map((f) => f.property), ['parent', 'permanentDelete']);
+    assert.deepEqual(
+      folder.failures.map((f) => f.property),
+      ['parent', 'permanentDelete'],
+    );
     assert.equal(folder.inputs.parent, '../up');
     assert.equal((await storageFolderOperations.check({}, { name: 'ok' })).inputs.parent, 'root');
 
     const permission = await storagePermissionOperations.check({}, { fileId: 'abc', role: 'editor', type: 'user', emailAddress: 'nobody' });
-    assert.deepEqual(permission.failures.map((f) => f.property), ['role', 'emailAddress']);
+    assert.deepEqual(
+      permission.failures.map((f) => f.property),
+      ['role', 'emailAddress'],
+    );
     assert.match(permission.failures[0]!.reason, /role must be one of reader, commenter, writer, owner, got "editor"/);
-    const domain = await storagePermissionOperations.check({}, { fileId: 'abc', role: 'owner', type: 'domain', domain: 'example.com', emailAddress: 'a@example.com' });
-    assert.deepEqual(domain.failures.map((f) => f.property), ['emailAddress', 'role']);
+    const domain = await storagePermissionOperations.check(
+      {},
+      { fileId: 'abc', role: 'owner', type: 'domain', domain: 'example.com', emailAddress: 'a@example.com' },
+    );
+    assert.deepEqual(
+      domain.failures.map((f) => f.property),
+      ['emailAddress', 'role'],
+    );
     const anyone = await storagePermissionOperations.check({}, { fileId: UNKNOWN, role: 'reader', type: 'anyone', withLink: true });
     assert.deepEqual(anyone.failures, []);
   });

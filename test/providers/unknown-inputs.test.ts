@@ -24,10 +24,42 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { resource: 'KvSecret', kind: 'cjs', property: 'path', template: 'apps/release-{version}', bad: 'apps/../../sys/raw', refusal: /\.\./, args: { mount: 'secret', data: { key: 'value' } } },
-  { resource: 'RegistryModule', kind: 'esm', property: 'source', template: 'registry.example.test/acme/net-{version}/aws', bad: 'acme/network/AWS', refusal: /provider "AWS"/, args: { version: '~> 1.0' } },
-  { resource: 'PageAnalysisGate', kind: 'cjs', property: 'url', template: 'https://site-{version}.example.test/', bad: 'ftp://example.test/', refusal: /only http and https pages/, args: { thresholds: { performance: 0.9 } } },
-  { resource: 'BrowserCheck', kind: 'esm', property: 'url', template: 'https://site-{version}.example.test/', bad: 'ftp://example.test/', refusal: /ftp/, args: { title: 'Home' } },
+  {
+    resource: 'KvSecret',
+    kind: 'cjs',
+    property: 'path',
+    template: 'apps/release-{version}',
+    bad: 'apps/../../sys/raw',
+    refusal: /\.\./,
+    args: { mount: 'secret', data: { key: 'value' } },
+  },
+  {
+    resource: 'RegistryModule',
+    kind: 'esm',
+    property: 'source',
+    template: 'registry.example.test/acme/net-{version}/aws',
+    bad: 'acme/network/AWS',
+    refusal: /provider "AWS"/,
+    args: { version: '~> 1.0' },
+  },
+  {
+    resource: 'PageAnalysisGate',
+    kind: 'cjs',
+    property: 'url',
+    template: 'https://site-{version}.example.test/',
+    bad: 'ftp://example.test/',
+    refusal: /only http and https pages/,
+    args: { thresholds: { performance: 0.9 } },
+  },
+  {
+    resource: 'BrowserCheck',
+    kind: 'esm',
+    property: 'url',
+    template: 'https://site-{version}.example.test/',
+    bad: 'ftp://example.test/',
+    refusal: /ftp/,
+    args: { title: 'Home' },
+  },
 ];
 
 describe('preview with unknown inputs: each provider’s Check accepts a value not known yet (engine harness, consumer mode)', function () {

@@ -5,7 +5,13 @@ describe('registry: module source addresses', () => {
   const env = {};
 
   it('REG-SD-NO-HOSTNAME: an address with no host is on the public registry, or on GANTRY_REGISTRY_HOST', () => {
-    assert.deepEqual(parseModuleAddress('hashicorp/consul/aws', env), { host: 'registry.terraform.io', namespace: 'hashicorp', name: 'consul', provider: 'aws', subdir: '' });
+    assert.deepEqual(parseModuleAddress('hashicorp/consul/aws', env), {
+      host: 'registry.terraform.io',
+      namespace: 'hashicorp',
+      name: 'consul',
+      provider: 'aws',
+      subdir: '',
+    });
     assert.equal(parseModuleAddress('hashicorp/consul/aws', { GANTRY_REGISTRY_HOST: 'Registry.Example.COM:0443' }).host, 'registry.example.com');
   });
 
@@ -39,7 +45,10 @@ describe('registry: module source addresses', () => {
   ];
   for (const [host, message] of badHosts) {
     it(`refuses the malformed host ${JSON.stringify(host)} with an error naming the host`, () => {
-      assert.throws(() => normaliseHost(host), (error: unknown) => error instanceof AddressError && message.test(error.message) && error.exitCode === 2);
+      assert.throws(
+        () => normaliseHost(host),
+        (error: unknown) => error instanceof AddressError && message.test(error.message) && error.exitCode === 2,
+      );
     });
   }
 
@@ -62,11 +71,17 @@ describe('registry: module source addresses', () => {
   ];
   for (const [source, message] of badAddresses) {
     it(`refuses the malformed address ${JSON.stringify(source)}, naming the wrong part`, () => {
-      assert.throws(() => parseModuleAddress(source, env), (error: unknown) => error instanceof AddressError && message.test(error.message));
+      assert.throws(
+        () => parseModuleAddress(source, env),
+        (error: unknown) => error instanceof AddressError && message.test(error.message),
+      );
     });
   }
 
   it('a github.com address gets a hint to use a git source', () => {
-    assert.throws(() => parseModuleAddress('github.com/a/b/c', env), (error: unknown) => /git::https:\/\/github.com/.test((error as AddressError).hint ?? ''));
+    assert.throws(
+      () => parseModuleAddress('github.com/a/b/c', env),
+      (error: unknown) => /git::https:\/\/github.com/.test((error as AddressError).hint ?? ''),
+    );
   });
 });

@@ -25,11 +25,20 @@ describe('registry client against the embedded registry (real sockets)', functio
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-regclient-'));
     await writeModules(join(dir, 'modules'), [
-      { namespace: 'acme', name: 'network', provider: 'aws', versions: ['1.0.0', '1.1.0', '1.2.3', '2.0.0-rc.1'], verified: true, description: 'VPC and subnets' },
+      {
+        namespace: 'acme',
+        name: 'network',
+        provider: 'aws',
+        versions: ['1.0.0', '1.1.0', '1.2.3', '2.0.0-rc.1'],
+        verified: true,
+        description: 'VPC and subnets',
+      },
       { namespace: 'acme', name: 'network', provider: 'google', versions: ['0.3.0'] },
       ...Array.from({ length: 6 }, (_, i) => ({ namespace: 'zeta', name: `mod${i}`, provider: 'null', versions: ['1.0.0'] })),
     ]);
-    server = await startRegistry(join(dir, 'modules'), { pageLimits: { list: { default: 2, max: 3 }, search: { default: 2, max: 3 }, providers: { default: 1, max: 1 } } });
+    server = await startRegistry(join(dir, 'modules'), {
+      pageLimits: { list: { default: 2, max: 3 }, search: { default: 2, max: 3 }, providers: { default: 1, max: 1 } },
+    });
   });
   after(async () => {
     await server?.stop();
@@ -56,7 +65,10 @@ describe('registry client against the embedded registry (real sockets)', functio
 
     it('a 404 means "this host offers no module registry" (exit 2, not a network error)', async () => {
       server.setFaults([{ kind: 'respond', path: '/.well-known/terraform.json', status: 404, body: 'not found' }]);
-      await assert.rejects(client.services(server.host), (error: unknown) => error instanceof DiscoveryError && /offers no module registry/.test(error.message) && error.exitCode === 2);
+      await assert.rejects(
+        client.services(server.host),
+        (error: unknown) => error instanceof DiscoveryError && /offers no module registry/.test(error.message) && error.exitCode === 2,
+      );
     });
 
     it('an HTML document, a non-object JSON body and a document without modules.v1 are clear errors', async () => {
@@ -78,7 +90,15 @@ describe('registry client against the embedded registry (real sockets)', functio
     it('follows at most 3 redirects and reads at most 1 MiB', async () => {
       server.setFaults([{ kind: 'respond', path: '/.well-known/terraform.json', status: 302, headers: { location: '/.well-known/terraform.json' } }]);
       await assert.rejects(client.services(server.host), /redirected more than 3 times/);
-      server.setFaults([{ kind: 'respond', path: '/.well-known/terraform.json', status: 200, headers: { 'content-type': 'application/json' }, body: `{"modules.v1":"/v1/modules/","pad":"${'x'.repeat(1024 * 1024)}"}` }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/.well-known/terraform.json',
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: `{"modules.v1":"/v1/modules/","pad":"${'x'.repeat(1024 * 1024)}"}`,
+        },
+      ]);
       const fresh = new RegistryClient({ env: env(), retry: fastRegistryPolicy });
       await assert.rejects(fresh.services(server.host), /larger than 1 MiB/);
       fresh.close();
@@ -127,24 +147,50 @@ describe('registry client against the embedded registry (real sockets)', functio
     });
 
     it('REG-DL-XGET-RELATIVE: a relative X-Registry-Get resolves against the download URL', async () => {
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 204, headers: { 'x-registry-get': '../../../../../../archives/net.tgz?archive=tar.gz' } }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/v1/modules/acme/network/aws/1.2.3/download',
+          status: 204,
+          headers: { 'x-registry-get': '../../../../../../archives/net.tgz?archive=tar.gz' },
+        },
+      ]);
       const result = await client.download(address('acme/network/aws'), '1.2.3');
       assert.equal((parseLocation(result.location, { base: result.downloadUrl }) as { url: string }).url, `${server.url}/archives/net.tgz`);
     });
 
     it('accepts 200 with a JSON {"location"} body (OpenTofu), preferring the body to the header', async () => {
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 200, headers: { 'content-type': 'application/json', 'x-registry-get': 'https://header.example.com/x.tgz' }, body: '{"location":"https://body.example.com/x.tgz"}' }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/v1/modules/acme/network/aws/1.2.3/download',
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-registry-get': 'https://header.example.com/x.tgz' },
+          body: '{"location":"https://body.example.com/x.tgz"}',
+        },
+      ]);
       assert.equal((await client.download(address('acme/network/aws'), '1.2.3')).location, 'https://body.example.com/x.tgz');
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 200, headers: { 'x-registry-get': 'https://header.example.com/x.tgz' }, body: 'not json' }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/v1/modules/acme/network/aws/1.2.3/download',
+          status: 200,
+          headers: { 'x-registry-get': 'https://header.example.com/x.tgz' },
+          body: 'not json',
+        },
+      ]);
       assert.equal((await client.download(address('acme/network/aws'), '1.2.3')).location, 'https://header.example.com/x.tgz');
     });
 
     it('a 204 without X-Registry-Get is a clear protocol error', async () => {
       server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 204 }]);
-      await assert.rejects(client.download(address('acme/network/aws'), '1.2.3'), (error: unknown) => error instanceof ProtocolError && /without an X-Registry-Get/.test(error.message));
+      await assert.rejects(
+        client.download(address('acme/network/aws'), '1.2.3'),
+        (error: unknown) => error instanceof ProtocolError && /without an X-Registry-Get/.test(error.message),
+      );
     });
 
-    it('REG-EP-DOWNLOAD-LATEST, REG-STATUS-302-307-LATEST: follows the redirect to the latest version\'s download', async () => {
+    it("REG-EP-DOWNLOAD-LATEST, REG-STATUS-302-307-LATEST: follows the redirect to the latest version's download", async () => {
       const latest = await client.downloadLatest(address('acme/network/aws'));
       assert.equal(latest.version, '1.2.3');
       assert.match(latest.downloadUrl, /\/acme\/network\/aws\/1\.2\.3\/download$/);
@@ -195,7 +241,10 @@ describe('registry client against the embedded registry (real sockets)', functio
       // What was asked: no limit and no offset at first (the registry's defaults: list default 2, offset 0), then the
       // limit the registry applied (meta.limit = 2) with each next_offset, to the last page.
       const lists = server.requests().filter((r) => new URL(r.path, server.url).pathname === '/v1/modules/zeta');
-      assert.deepEqual(lists.map((r) => r.status), [200, 200, 200]);
+      assert.deepEqual(
+        lists.map((r) => r.status),
+        [200, 200, 200],
+      );
       const queries = lists.map((r) => Object.fromEntries(new URL(r.path, server.url).searchParams));
       assert.deepEqual(queries, [{}, { offset: '2', limit: '2' }, { offset: '4', limit: '2' }]);
     });
@@ -219,14 +268,37 @@ describe('registry client against the embedded registry (real sockets)', functio
     });
 
     it('REG-META-NEXT-URL: a malformed next_url is survived (next_offset is followed)', async () => {
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/zeta', status: 200, times: 1, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meta: { limit: 2, current_offset: 0, next_offset: 2, next_url: '::::not a url' }, modules: [{ id: 'zeta/mod0/null/1.0.0', namespace: 'zeta', name: 'mod0', provider: 'null', version: '1.0.0' }, { id: 'zeta/mod1/null/1.0.0', namespace: 'zeta', name: 'mod1', provider: 'null', version: '1.0.0' }] }) }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/v1/modules/zeta',
+          status: 200,
+          times: 1,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            meta: { limit: 2, current_offset: 0, next_offset: 2, next_url: '::::not a url' },
+            modules: [
+              { id: 'zeta/mod0/null/1.0.0', namespace: 'zeta', name: 'mod0', provider: 'null', version: '1.0.0' },
+              { id: 'zeta/mod1/null/1.0.0', namespace: 'zeta', name: 'mod1', provider: 'null', version: '1.0.0' },
+            ],
+          }),
+        },
+      ]);
       const names = [];
       for await (const record of client.listModules({ namespace: 'zeta' })) names.push(record.name);
       assert.deepEqual(names.sort(), ['mod0', 'mod1', 'mod2', 'mod3', 'mod4', 'mod5']);
     });
 
     it('a page without a modules array, or a next_offset that does not advance, ends cleanly or errors clearly', async () => {
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/zeta', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ meta: { next_offset: 0 }, modules: [{ id: 'a/b/c/1.0.0' }] }) }]);
+      server.setFaults([
+        {
+          kind: 'respond',
+          path: '/v1/modules/zeta',
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ meta: { next_offset: 0 }, modules: [{ id: 'a/b/c/1.0.0' }] }),
+        },
+      ]);
       const items = [];
       for await (const record of client.listModules({ namespace: 'zeta' })) items.push(record);
       assert.equal(items.length, 1);
@@ -240,7 +312,10 @@ describe('registry client against the embedded registry (real sockets)', functio
   describe('errors and retries', () => {
     it('REG-STATUS-4XX-NO-RETRY, REG-ERR-BODY: a 4xx is never retried and its errors are in the message', async () => {
       server.setFaults([{ kind: 'status', path: '/v1/modules/acme/network/aws/versions', status: 404, message: 'no such module' }]);
-      await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && error.status === 404 && /no such module/.test(error.message) && error.exitCode === 1);
+      await assert.rejects(
+        client.versions(address('acme/network/aws')),
+        (error: unknown) => error instanceof HttpError && error.status === 404 && /no such module/.test(error.message) && error.exitCode === 1,
+      );
       assert.equal(paths().filter((p) => p.endsWith('/versions')).length, 1);
       server.clearRequests();
       server.setFaults([{ kind: 'status', path: '/v1/modules/acme/network/aws/versions', status: 408 }]);
@@ -264,7 +339,10 @@ describe('registry client against the embedded registry (real sockets)', functio
       assert.ok((await client.versions(address('acme/network/aws'))).length > 0);
       server.clearRequests();
       server.setFaults([{ kind: 'status', path: '/v1/modules/acme/network/aws/versions', status: 502 }]);
-      await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && error.status === 502 && error.attempts === registryRetryPolicy.retries + 1 && error.exitCode === 3);
+      await assert.rejects(
+        client.versions(address('acme/network/aws')),
+        (error: unknown) => error instanceof HttpError && error.status === 502 && error.attempts === registryRetryPolicy.retries + 1 && error.exitCode === 3,
+      );
       assert.equal(paths().filter((p) => p.endsWith('/versions')).length, registryRetryPolicy.retries + 1);
     });
 
@@ -285,7 +363,10 @@ describe('registry client against the embedded registry (real sockets)', functio
       server.setFaults([{ kind: 'non-json', path: '/v1/modules/acme/network/aws/versions', status: 502, times: 1 }]);
       assert.ok((await client.versions(address('acme/network/aws'))).length > 0);
       server.setFaults([{ kind: 'non-json', path: '/v1/modules/acme/network/aws/versions', status: 502, body: '<html><body>Bad Gateway</body></html>' }]);
-      await assert.rejects(client.versions(address('acme/network/aws')), (error: unknown) => error instanceof HttpError && /non-JSON body: <html><body>Bad Gateway/.test(error.message));
+      await assert.rejects(
+        client.versions(address('acme/network/aws')),
+        (error: unknown) => error instanceof HttpError && /non-JSON body: <html><body>Bad Gateway/.test(error.message),
+      );
     });
 
     it('network errors: resets, refusals and timeouts are retried, an unresolvable host name is not', () => {
@@ -296,7 +377,9 @@ describe('registry client against the embedded registry (real sockets)', functio
     it('a connection reset is retried; a 200 that is not JSON is a protocol error', async () => {
       server.setFaults([{ kind: 'reset', path: '/v1/modules/acme/network/aws/versions', times: 1 }]);
       assert.ok((await client.versions(address('acme/network/aws'))).length > 0);
-      server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/versions', status: 200, headers: { 'content-type': 'text/html' }, body: '<html/>' }]);
+      server.setFaults([
+        { kind: 'respond', path: '/v1/modules/acme/network/aws/versions', status: 200, headers: { 'content-type': 'text/html' }, body: '<html/>' },
+      ]);
       await assert.rejects(client.versions(address('acme/network/aws')), ProtocolError);
     });
   });
@@ -316,7 +399,12 @@ describe('registry client against the embedded registry (real sockets)', functio
         const c = new RegistryClient({ env: { [variable]: 'sekret-token-123' }, retry: fastRegistryPolicy });
         assert.ok((await c.versions(a)).length > 0, variable);
         c.close();
-        assert.ok(secured.requests().filter((r) => r.path.endsWith('/versions')).every((r) => r.authorization === 'valid'));
+        assert.ok(
+          secured
+            .requests()
+            .filter((r) => r.path.endsWith('/versions'))
+            .every((r) => r.authorization === 'valid'),
+        );
       }
       secured.clearRequests();
       const anonymous = new RegistryClient({ env: {}, retry: fastRegistryPolicy });
@@ -335,14 +423,20 @@ describe('registry client against the embedded registry (real sockets)', functio
         secured.clearRequests();
         await pin(manifest, { version: 1, modules: {} }, { client: c });
         const sameHost = secured.requests().filter((r) => r.path.startsWith('/_gantry/archives/'));
-        assert.deepEqual(sameHost.map((r) => r.authorization), ['valid']);
+        assert.deepEqual(
+          sameHost.map((r) => r.authorization),
+          ['valid'],
+        );
 
         const elsewhere = location.replace('//127.0.0.1:', '//localhost:');
         secured.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.2.3/download', status: 204, headers: { 'x-registry-get': elsewhere } }]);
         secured.clearRequests();
         await pin(manifest, { version: 1, modules: {} }, { client: c });
         const otherHost = secured.requests().filter((r) => r.path.startsWith('/_gantry/archives/'));
-        assert.deepEqual(otherHost.map((r) => r.authorization), ['none']);
+        assert.deepEqual(
+          otherHost.map((r) => r.authorization),
+          ['none'],
+        );
       } finally {
         secured.setFaults([]);
         c.close();
@@ -353,7 +447,7 @@ describe('registry client against the embedded registry (real sockets)', functio
       const c = new RegistryClient({ env: { TF_TOKEN_my__registry_example_com: 't1', GANTRY_TOKEN_xn____bcher_kva_example: 't2' } });
       assert.equal(c.tokens.tokenFor('my-registry.example.com'), 't1');
       assert.equal(c.tokens.tokenFor('xn--bcher-kva.example'), undefined);
-      const d = new RegistryClient({ env: { 'GANTRY_TOKEN_bücher_example': 't3' } });
+      const d = new RegistryClient({ env: { GANTRY_TOKEN_bücher_example: 't3' } });
       assert.equal(d.tokens.tokenFor('xn--bcher-kva.example'), 't3');
       assert.deepEqual(c.headersFor('my-registry.example.com', new URL('https://my-registry.example.com/archives/x.tgz')), { authorization: 'Bearer t1' });
       assert.deepEqual(c.headersFor('my-registry.example.com', new URL('https://cdn.example.com/x.tgz')), {});

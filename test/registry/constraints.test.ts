@@ -49,17 +49,22 @@ describe('registry: version constraints (Terraform semantics on semver)', () => 
   it('"no version matches" names the constraint and the newest available version', () => {
     assert.throws(
       () => pick(listed, '~> 3.0'),
-      (error: unknown) => error instanceof NoMatchingVersionError && /matches "~> 3.0"; the newest available is v2.0.1/.test(error.message) && error.exitCode === 1,
+      (error: unknown) =>
+        error instanceof NoMatchingVersionError && /matches "~> 3.0"; the newest available is v2.0.1/.test(error.message) && error.exitCode === 1,
     );
   });
 
   it('refuses malformed constraints with a clear usage error', () => {
     for (const bad of ['>= ', '=> 1.0', '~> 1.0,', '1.0.0.0', '>= one', '>=1.0 <2.0']) {
-      assert.throws(() => parseConstraints(bad), (error: unknown) => (error as { exitCode?: number }).exitCode === 2 && /version constraint/.test((error as Error).message), bad);
+      assert.throws(
+        () => parseConstraints(bad),
+        (error: unknown) => (error as { exitCode?: number }).exitCode === 2 && /version constraint/.test((error as Error).message),
+        bad,
+      );
     }
   });
 
-  describe('Terraform-exact pre-releases (the cases of OpenTofu\'s module installer, internal/initwd/testdata/prerelease-*)', () => {
+  describe("Terraform-exact pre-releases (the cases of OpenTofu's module installer, internal/initwd/testdata/prerelease-*)", () => {
     // The registry of those cases lists one pre-release above two releases.
     const registry = ['0.0.3-alpha.1', '0.0.2', '0.0.1'];
 

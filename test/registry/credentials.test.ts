@@ -40,7 +40,10 @@ describe('registry: Terraform CLI credentials (credentials blocks of TF_CLI_CONF
     try {
       secured.clearRequests();
       await client.versions(parseModuleAddress(`${secured.host}/acme/network/aws`, {}));
-      return secured.requests().filter((r) => r.path.endsWith('/versions')).every((r) => r.authorization === 'valid');
+      return secured
+        .requests()
+        .filter((r) => r.path.endsWith('/versions'))
+        .every((r) => r.authorization === 'valid');
     } catch {
       return false;
     } finally {
@@ -74,7 +77,7 @@ EOT
     assert.equal(redact(`sent ${token}`).includes(token), false, 'the token is registered with the redactor');
   });
 
-  it('TF_CLI_CONFIG_FILE (JSON content, as Terraform\'s parser also reads) replaces ~/.terraformrc, and ~/.terraform.d is then not read', async () => {
+  it("TF_CLI_CONFIG_FILE (JSON content, as Terraform's parser also reads) replaces ~/.terraformrc, and ~/.terraform.d is then not read", async () => {
     const HOME = await home({
       '.terraformrc': `credentials "${secured.host}" { token = "not-this-token-0002" }`,
       '.terraform.d/credentials.tfrc.json': JSON.stringify({ credentials: { [secured.host]: { token: 'wrong-too' } } }),
@@ -147,9 +150,24 @@ EOT
   });
 
   it('JSON and HCL forms read the same; the last block for a host wins; host names are normalised (case, punycode, :443)', () => {
-    const hcl = parseCliConfigCredentials('credentials "App.Example.COM:443" { token = "one" }\ncredentials "bücher.example" {\n  token = "two"\n}\ncredentials "app.example.com" { token = "three" }\n', 'f');
-    assert.deepEqual([...hcl], [['app.example.com', 'three'], ['xn--bcher-kva.example', 'two']]);
-    const json = parseCliConfigCredentials(JSON.stringify({ credentials: { 'App.Example.COM': { token: 'three' }, 'bücher.example': { token: 'two' } } }), 'f.json');
-    assert.deepEqual([...json].sort(), [['app.example.com', 'three'], ['xn--bcher-kva.example', 'two']]);
+    const hcl = parseCliConfigCredentials(
+      'credentials "App.Example.COM:443" { token = "one" }\ncredentials "bücher.example" {\n  token = "two"\n}\ncredentials "app.example.com" { token = "three" }\n',
+      'f',
+    );
+    assert.deepEqual(
+      [...hcl],
+      [
+        ['app.example.com', 'three'],
+        ['xn--bcher-kva.example', 'two'],
+      ],
+    );
+    const json = parseCliConfigCredentials(
+      JSON.stringify({ credentials: { 'App.Example.COM': { token: 'three' }, 'bücher.example': { token: 'two' } } }),
+      'f.json',
+    );
+    assert.deepEqual([...json].sort(), [
+      ['app.example.com', 'three'],
+      ['xn--bcher-kva.example', 'two'],
+    ]);
   });
 });

@@ -22,7 +22,10 @@ export async function writeModules(root: string, modules: ModuleSpec[]): Promise
     for (const version of module.versions) {
       const dir = join(base, version);
       await mkdir(dir, { recursive: true });
-      await writeFile(join(dir, 'main.tf'), `# ${module.namespace}/${module.name}/${module.provider} ${version}\nvariable "name" {\n  description = "A name"\n  default     = "x"\n}\n`);
+      await writeFile(
+        join(dir, 'main.tf'),
+        `# ${module.namespace}/${module.name}/${module.provider} ${version}\nvariable "name" {\n  description = "A name"\n  default     = "x"\n}\n`,
+      );
       for (const [path, content] of Object.entries(module.files ?? {})) {
         await mkdir(join(dir, path, '..'), { recursive: true });
         await writeFile(join(dir, path), content);
@@ -30,7 +33,13 @@ export async function writeModules(root: string, modules: ModuleSpec[]): Promise
     }
     await writeFile(
       join(base, 'module.json'),
-      JSON.stringify({ owner: module.namespace, description: module.description ?? `${module.name} for ${module.provider}`, source: `https://example.com/${module.namespace}/${module.name}`, verified: module.verified ?? false, downloads: 3 }),
+      JSON.stringify({
+        owner: module.namespace,
+        description: module.description ?? `${module.name} for ${module.provider}`,
+        source: `https://example.com/${module.namespace}/${module.name}`,
+        verified: module.verified ?? false,
+        downloads: 3,
+      }),
     );
   }
 }

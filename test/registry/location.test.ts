@@ -5,7 +5,13 @@ const base = 'https://registry.example.com/v1/modules/acme/vpc/aws/1.2.0/downloa
 
 describe('registry: download locations (X-Registry-Get)', () => {
   it('REG-DL-XGET-RELATIVE: values starting with /, ./ and ../ are resolved against the full download URL', () => {
-    assert.deepEqual(parseLocation('/archives/vpc-1.2.0.tar.gz', { base }), { getter: 'http', url: 'https://registry.example.com/archives/vpc-1.2.0.tar.gz', archive: 'tar.gz', checksum: undefined, subdir: '' });
+    assert.deepEqual(parseLocation('/archives/vpc-1.2.0.tar.gz', { base }), {
+      getter: 'http',
+      url: 'https://registry.example.com/archives/vpc-1.2.0.tar.gz',
+      archive: 'tar.gz',
+      checksum: undefined,
+      subdir: '',
+    });
     assert.equal((parseLocation('./vpc.zip', { base }) as { url: string }).url, 'https://registry.example.com/v1/modules/acme/vpc/aws/1.2.0/vpc.zip');
     assert.equal((parseLocation('../../x/vpc.tgz//sub', { base }) as { url: string }).url, 'https://registry.example.com/v1/modules/acme/vpc/x/vpc.tgz');
     assert.equal(parseLocation('../../x/vpc.tgz//sub', { base }).subdir, 'sub');
@@ -17,23 +23,57 @@ describe('registry: download locations (X-Registry-Get)', () => {
     assert.equal(formatLocation(git), 'git::https://example.com/network.git//modules/vpc?ref=v1.2.0&depth=1');
 
     const forcedHttp = parseLocation('https::https://cdn.example.com/get?id=7&archive=tar.xz&checksum=sha256:' + 'ab'.repeat(32), { base });
-    assert.deepEqual(forcedHttp, { getter: 'http', url: 'https://cdn.example.com/get?id=7', archive: 'tar.xz', checksum: { algorithm: 'sha256', hex: 'ab'.repeat(32) }, subdir: '' });
+    assert.deepEqual(forcedHttp, {
+      getter: 'http',
+      url: 'https://cdn.example.com/get?id=7',
+      archive: 'tar.xz',
+      checksum: { algorithm: 'sha256', hex: 'ab'.repeat(32) },
+      subdir: '',
+    });
 
     assert.equal((parseLocation('https://example.com/a.zip?archive=false', { base }) as { archive: string }).archive, 'none');
     assert.equal((parseLocation('https://example.com/a.tbz2', { base }) as { archive: string }).archive, 'tar.bz2');
     assert.equal((parseLocation('https://example.com/download', { base }) as { archive: unknown }).archive, undefined);
-    assert.deepEqual(parseLocation('github.com/acme/net//vpc?ref=v1', { base }), { getter: 'git', url: 'https://github.com/acme/net', ref: 'v1', depth: undefined, subdir: 'vpc' });
+    assert.deepEqual(parseLocation('github.com/acme/net//vpc?ref=v1', { base }), {
+      getter: 'git',
+      url: 'https://github.com/acme/net',
+      ref: 'v1',
+      depth: undefined,
+      subdir: 'vpc',
+    });
     assert.equal(parseLocation('git::git@github.com:acme/net.git?ref=v2', { base }).getter, 'git');
   });
 
   it('parses s3:: in path style, virtual-hosted style, s3-<region> hosts and custom endpoints', () => {
-    assert.deepEqual(parseLocation('s3::https://s3.amazonaws.com/bucket/path/vpc.zip', { base }), { getter: 's3', bucket: 'bucket', key: 'path/vpc.zip', region: undefined, endpoint: undefined, versionId: undefined, archive: 'zip', checksum: undefined, subdir: '' });
+    assert.deepEqual(parseLocation('s3::https://s3.amazonaws.com/bucket/path/vpc.zip', { base }), {
+      getter: 's3',
+      bucket: 'bucket',
+      key: 'path/vpc.zip',
+      region: undefined,
+      endpoint: undefined,
+      versionId: undefined,
+      archive: 'zip',
+      checksum: undefined,
+      subdir: '',
+    });
     const regional = parseLocation('s3::https://s3-eu-west-1.amazonaws.com/bucket/vpc.tgz', { base });
     assert.equal((regional as { region: string }).region, 'eu-west-1');
     const virtual = parseLocation('s3::https://my-bucket.s3.eu-central-1.amazonaws.com/a/vpc.tar.gz//mod?version=abc', { base });
-    assert.deepEqual([(virtual as { bucket: string }).bucket, (virtual as { key: string }).key, (virtual as { region: string }).region, (virtual as { versionId: string }).versionId, virtual.subdir], ['my-bucket', 'a/vpc.tar.gz', 'eu-central-1', 'abc', 'mod']);
+    assert.deepEqual(
+      [
+        (virtual as { bucket: string }).bucket,
+        (virtual as { key: string }).key,
+        (virtual as { region: string }).region,
+        (virtual as { versionId: string }).versionId,
+        virtual.subdir,
+      ],
+      ['my-bucket', 'a/vpc.tar.gz', 'eu-central-1', 'abc', 'mod'],
+    );
     const custom = parseLocation('s3::http://127.0.0.1:9000/modules/vpc.tgz?region=us-west-2', { base });
-    assert.deepEqual([(custom as { endpoint: string }).endpoint, (custom as { bucket: string }).bucket, (custom as { region: string }).region], ['http://127.0.0.1:9000', 'modules', 'us-west-2']);
+    assert.deepEqual(
+      [(custom as { endpoint: string }).endpoint, (custom as { bucket: string }).bucket, (custom as { region: string }).region],
+      ['http://127.0.0.1:9000', 'modules', 'us-west-2'],
+    );
   });
 
   it('joins the location //subdir with the address subdir; //* means the single top folder', () => {
@@ -74,7 +114,10 @@ describe('registry: download locations (X-Registry-Get)', () => {
   ];
   for (const [value, message] of refused) {
     it(`refuses ${JSON.stringify(value)} with an error naming the value`, () => {
-      assert.throws(() => parseLocation(value, value.startsWith('./') ? {} : { base }), (error: unknown) => error instanceof LocationError && message.test(error.message));
+      assert.throws(
+        () => parseLocation(value, value.startsWith('./') ? {} : { base }),
+        (error: unknown) => error instanceof LocationError && message.test(error.message),
+      );
     });
   }
 
@@ -85,7 +128,10 @@ describe('registry: download locations (X-Registry-Get)', () => {
   });
 
   it('formatLocation drops signing parameters of presigned URLs so the lock file holds no credentials', () => {
-    const signed = parseLocation('https://bucket.s3.amazonaws.com/vpc.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20250101&X-Amz-Signature=deadbeef&X-Amz-Security-Token=tok', { base });
+    const signed = parseLocation(
+      'https://bucket.s3.amazonaws.com/vpc.tgz?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20250101&X-Amz-Signature=deadbeef&X-Amz-Security-Token=tok',
+      { base },
+    );
     const text = formatLocation(signed);
     assert.doesNotMatch(text, /deadbeef|AKIA|tok\b/);
     assert.match(text, /^https:\/\/bucket\.s3\.amazonaws\.com\/vpc\.tgz/);

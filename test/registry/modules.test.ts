@@ -19,7 +19,11 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
 
   const manifestOf = (modules: Record<string, { source: string; version?: string }>) => parseManifest(JSON.stringify(modules), 'gantry.modules.json', {});
   const src = (tail: string) => `${server.host}/${tail}`;
-  const versionCalls = () => server.requests().filter((r) => r.path.endsWith('/versions')).map((r) => r.path);
+  const versionCalls = () =>
+    server
+      .requests()
+      .filter((r) => r.path.endsWith('/versions'))
+      .map((r) => r.path);
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-modules-'));
@@ -49,9 +53,18 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
   });
 
   it('pins with content hashes, installs byte-for-byte, verifies; the lock has stable key order', async () => {
-    const manifest = manifestOf({ net: { source: src('acme/network/aws//modules/vpc'), version: '~> 1.0' }, bucket: { source: src('acme/bucket/aws'), version: '0.1.0' } });
+    const manifest = manifestOf({
+      net: { source: src('acme/network/aws//modules/vpc'), version: '~> 1.0' },
+      bucket: { source: src('acme/bucket/aws'), version: '0.1.0' },
+    });
     const pinned = await pin(manifest, { version: 1, modules: {} }, { client });
-    assert.deepEqual(pinned.modules.map((m) => [m.name, m.version, m.changed]), [['net', '1.2.0', true], ['bucket', '0.1.0', true]]);
+    assert.deepEqual(
+      pinned.modules.map((m) => [m.name, m.version, m.changed]),
+      [
+        ['net', '1.2.0', true],
+        ['bucket', '0.1.0', true],
+      ],
+    );
     const lockFile = join(work, 'gantry.lock.json');
     await writeLockFile(lockFile, pinned.lock);
     const text = await readFile(lockFile, 'utf8');
@@ -61,23 +74,44 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
 
     const events: Array<{ name: string; phase: string; transferred?: number }> = [];
     const installed = await install(manifest, await readLockFile(lockFile), join(work, 'modules'), { client, onEvent: (event) => events.push(event) });
-    assert.deepEqual(installed.map((i) => i.status), ['installed', 'installed']);
-    assert.ok(events.some((e) => e.name === 'net' && e.phase === 'download' && (e.transferred ?? 0) > 0), 'downloads report progress');
-    assert.deepEqual(events.filter((e) => e.phase === 'installed').map((e) => e.name).sort(), ['bucket', 'net']);
+    assert.deepEqual(
+      installed.map((i) => i.status),
+      ['installed', 'installed'],
+    );
+    assert.ok(
+      events.some((e) => e.name === 'net' && e.phase === 'download' && (e.transferred ?? 0) > 0),
+      'downloads report progress',
+    );
+    assert.deepEqual(
+      events
+        .filter((e) => e.phase === 'installed')
+        .map((e) => e.name)
+        .sort(),
+      ['bucket', 'net'],
+    );
     assert.equal(installed[0]?.path, join(work, 'modules', 'net', 'modules', 'vpc'));
     assert.equal(await readFile(join(installed[0]!.path, 'main.tf'), 'utf8'), 'vpc\n');
     assert.equal(installed[1]?.hash, pinned.lock.modules[src('acme/bucket/aws')]?.hash);
 
     server.clearRequests();
     const again = await install(manifest, pinned.lock, join(work, 'modules'), { client });
-    assert.deepEqual(again.map((i) => i.status), ['unchanged', 'unchanged']);
-    assert.deepEqual(again.map((i) => i.path), installed.map((i) => i.path));
+    assert.deepEqual(
+      again.map((i) => i.status),
+      ['unchanged', 'unchanged'],
+    );
+    assert.deepEqual(
+      again.map((i) => i.path),
+      installed.map((i) => i.path),
+    );
     assert.deepEqual(server.requests(), [], 'an installed module at the pinned hash needs no registry call');
     assert.ok((await verify(manifest, pinned.lock, join(work, 'modules'))).every((r) => r.ok));
 
     await writeFile(join(work, 'modules', 'bucket', 'main.tf'), 'tampered\n');
     const checked = await verify(manifest, pinned.lock, join(work, 'modules'));
-    assert.deepEqual(checked.map((r) => r.ok), [true, false]);
+    assert.deepEqual(
+      checked.map((r) => r.ok),
+      [true, false],
+    );
     assert.equal(checked[1]?.problem, 'content differs from the lock');
   });
 
@@ -110,7 +144,10 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     const key = src('acme/bucket/aws');
     const forged = { version: 1 as const, modules: { [key]: { ...lock.modules[key]!, hash: 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } } };
     // force: the local note makes it a changed folder, which only force replaces — and even then a mismatch replaces nothing.
-    await assert.rejects(install(manifest, forged, modulesDir, { client, force: true }), (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /lock file pins h1:AAAA/.test((error as Error).message));
+    await assert.rejects(
+      install(manifest, forged, modulesDir, { client, force: true }),
+      (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /lock file pins h1:AAAA/.test((error as Error).message),
+    );
     assert.equal(await readFile(join(modulesDir, 'bucket', 'local-note.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual(await readdir(modulesDir), ['.gantry-installed.json', 'bucket']);
   });
@@ -121,14 +158,23 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     const wrong = location.replace(/checksum=sha256:[0-9a-f]{64}/, `checksum=sha256:${'1'.repeat(64)}`);
     assert.notEqual(wrong, location, 'the registry adds checksums to its locations');
     server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/bucket/aws/0.2.0/download', status: 204, headers: { 'x-registry-get': wrong } }]);
-    await assert.rejects(pin(manifest, { version: 1, modules: {} }, { client }), (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /checksum is [0-9a-f]{64}, not the 1{64}/.test((error as Error).message));
+    await assert.rejects(
+      pin(manifest, { version: 1, modules: {} }, { client }),
+      (error: unknown) => (error as { exitCode?: number }).exitCode === 1 && /checksum is [0-9a-f]{64}, not the 1{64}/.test((error as Error).message),
+    );
   });
 
   it('REG-DL-XGET-SYNTAX: an unknown getter and a file:// location from the registry are clear errors', async () => {
     const manifest = manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } });
-    for (const [value, message] of [['hg::https://example.com/repo', /unknown getter "hg::"/], ['file:///etc', /local file/]] as const) {
+    for (const [value, message] of [
+      ['hg::https://example.com/repo', /unknown getter "hg::"/],
+      ['file:///etc', /local file/],
+    ] as const) {
       server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/bucket/aws/0.2.0/download', status: 204, headers: { 'x-registry-get': value } }]);
-      await assert.rejects(pin(manifest, { version: 1, modules: {} }, { client }), (error: unknown) => error instanceof LocationError && message.test(error.message));
+      await assert.rejects(
+        pin(manifest, { version: 1, modules: {} }, { client }),
+        (error: unknown) => error instanceof LocationError && message.test(error.message),
+      );
     }
   });
 
@@ -143,7 +189,10 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     try {
       plain.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20 }]);
       const streamed = manifestOf({ bucket: { source: `${plain.host}/acme/bucket/aws`, version: '0.2.0' } });
-      await assert.rejects(pin(streamed, { version: 1, modules: {} }, { client }), (error: unknown) => (error as { exitCode?: number; name?: string }).exitCode === 3 && (error as Error).name === 'NetworkError');
+      await assert.rejects(
+        pin(streamed, { version: 1, modules: {} }, { client }),
+        (error: unknown) => (error as { exitCode?: number; name?: string }).exitCode === 3 && (error as Error).name === 'NetworkError',
+      );
       assert.equal(plain.requests().filter((r) => r.path.startsWith('/_gantry/archives/')).length, 3, 'the whole transfer is tried 3 times');
       // A transfer that breaks off once is simply tried again.
       plain.setFaults([{ kind: 'truncate', path: '/_gantry/archives/**', bytes: 20, times: 1 }]);
@@ -158,7 +207,13 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     const manifest = manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.1.0' } });
     const text = formatLockFile((await pin(manifest, { version: 1, modules: {} }, { client })).lock);
     const file = join(work, 'gantry.lock.json');
-    for (const bad of [text.slice(0, text.length / 2), '[]', '{"version":2,"modules":{}}', text.replace(/"hash": "h1:[^"]+"/, '"hash": "md5:x"'), text.replace(/"version": "0.1.0"/, '"version": 1')]) {
+    for (const bad of [
+      text.slice(0, text.length / 2),
+      '[]',
+      '{"version":2,"modules":{}}',
+      text.replace(/"hash": "h1:[^"]+"/, '"hash": "md5:x"'),
+      text.replace(/"version": "0.1.0"/, '"version": 1'),
+    ]) {
       await writeFile(file, bad);
       await assert.rejects(readLockFile(file), (error: unknown) => error instanceof LockFileError && error.exitCode === 2);
       assert.equal(await readFile(file, 'utf8'), bad);
@@ -169,14 +224,20 @@ describe('modules: resolve, pin, install, verify against the embedded registry',
     const manifest = manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.1.0' } });
     await assert.rejects(install(manifest, { version: 1, modules: {} }, join(work, 'm'), { client }), /not in the lock file/);
     const lock = (await pin(manifest, { version: 1, modules: {} }, { client })).lock;
-    await assert.rejects(install(manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } }), lock, join(work, 'm'), { client }), /constraint of "bucket" changed/);
+    await assert.rejects(
+      install(manifestOf({ bucket: { source: src('acme/bucket/aws'), version: '0.2.0' } }), lock, join(work, 'm'), { client }),
+      /constraint of "bucket" changed/,
+    );
   });
 
   it('the manifest is validated: names, sources, constraints, conflicting constraints for one source', () => {
     assert.throws(() => parseManifest('{"../x": {"source": "a/b/c"}}', 'm', {}), /local name/);
     assert.throws(() => parseManifest('{"x": {"source": "a/b"}}', 'm', {}), /module "x": the module address "a\/b" has 2 parts/);
     assert.throws(() => parseManifest('{"x": {"source": "a/b/c", "version": "=> 1"}}', 'm', {}), /version constraint/);
-    assert.throws(() => parseManifest('{"x": {"source": "a/b/c", "version": "1.0.0"}, "y": {"source": "a/b/c", "version": "2.0.0"}}', 'm', {}), /different constraints/);
+    assert.throws(
+      () => parseManifest('{"x": {"source": "a/b/c", "version": "1.0.0"}, "y": {"source": "a/b/c", "version": "2.0.0"}}', 'm', {}),
+      /different constraints/,
+    );
     assert.throws(() => parseManifest('[1]', 'm', {}), /must be a JSON object/);
   });
 });

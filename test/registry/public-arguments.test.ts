@@ -62,7 +62,18 @@ describe('modules area: public functions take what the docs show, and bad argume
     }
     const client = new registry.RegistryClient({ env: { GANTRY_REGISTRY_HOST: server.host }, retry: fastRegistryPolicy });
     try {
-      const methods = ['services', 'versions', 'versionsResponse', 'latest', 'version', 'download', 'downloadLatest', 'downloadsSummary', 'latestForAllProviders', 'headersFor'] as const;
+      const methods = [
+        'services',
+        'versions',
+        'versionsResponse',
+        'latest',
+        'version',
+        'download',
+        'downloadLatest',
+        'downloadsSummary',
+        'latestForAllProviders',
+        'headersFor',
+      ] as const;
       for (const method of methods) {
         for (const args of bad) {
           const result = await outcome(() => (client[method] as (...a: unknown[]) => unknown).apply(client, args));

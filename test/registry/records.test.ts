@@ -13,10 +13,12 @@ import { fastRegistryPolicy, startRegistry, writeModules } from './fixtures.js';
 
 /** Extra files of acme/network/aws: resources, a module call and required providers in the root and in a submodule. */
 const networkFiles = {
-  'resources.tf': 'resource "aws_vpc" "this" {\n  cidr_block = "10.0.0.0/16"\n}\n\nresource "aws_subnet" "private" {\n  vpc_id = aws_vpc.this.id\n}\n\nmodule "logs" {\n  source  = "./modules/flow-logs"\n}\n\nmodule "labels" {\n  source  = "cloudposse/label/null"\n  version = "0.25.0"\n}\n',
+  'resources.tf':
+    'resource "aws_vpc" "this" {\n  cidr_block = "10.0.0.0/16"\n}\n\nresource "aws_subnet" "private" {\n  vpc_id = aws_vpc.this.id\n}\n\nmodule "logs" {\n  source  = "./modules/flow-logs"\n}\n\nmodule "labels" {\n  source  = "cloudposse/label/null"\n  version = "0.25.0"\n}\n',
   'versions.tf': 'terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n',
   'outputs.tf': 'output "id" { value = 1 }\n',
-  'modules/flow-logs/main.tf': 'variable "x" {}\n\nresource "aws_flow_log" "this" {\n  vpc_id = var.x\n}\n\nmodule "bucket" {\n  source  = "acme/bucket/aws"\n  version = "~> 1.2"\n}\n\nterraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = "~> 5.1"\n    }\n  }\n}\n',
+  'modules/flow-logs/main.tf':
+    'variable "x" {}\n\nresource "aws_flow_log" "this" {\n  vpc_id = var.x\n}\n\nmodule "bucket" {\n  source  = "acme/bucket/aws"\n  version = "~> 1.2"\n}\n\nterraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = "~> 5.1"\n    }\n  }\n}\n',
 };
 
 /** What the client reads from registry responses: record shapes, pages, trimmed and extra fields, minimal registries. */
@@ -85,11 +87,40 @@ describe('registry client: response shapes, pages, moved and minimal registries'
   });
 
   it('REG-CONTENT-TRIMMED, REG-VER-UNDOCUMENTED-CHANGE: trimmed content and unknown extra properties are both accepted', async () => {
-    server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/1.1.0', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'acme/network/aws/1.1.0', namespace: 'acme', name: 'network', provider: 'aws', version: '1.1.0', root: { path: '' }, brand_new_field: { x: 1 } }) }]);
+    server.setFaults([
+      {
+        kind: 'respond',
+        path: '/v1/modules/acme/network/aws/1.1.0',
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'acme/network/aws/1.1.0',
+          namespace: 'acme',
+          name: 'network',
+          provider: 'aws',
+          version: '1.1.0',
+          root: { path: '' },
+          brand_new_field: { x: 1 },
+        }),
+      },
+    ]);
     const detail = await client.version(address('acme/network/aws'), '1.1.0');
     assert.equal(detail.id, 'acme/network/aws/1.1.0');
     assert.equal(detail.root?.readme, undefined);
-    server.setFaults([{ kind: 'respond', path: '/v1/modules/acme/network/aws/versions', status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ modules: [{ source: 'acme/network/aws', versions: [{ version: '1.1.0', extra: true }], unknown: 1 }, { source: 'dep/x/aws', versions: [{ version: '9.9.9' }] }] }) }]);
+    server.setFaults([
+      {
+        kind: 'respond',
+        path: '/v1/modules/acme/network/aws/versions',
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          modules: [
+            { source: 'acme/network/aws', versions: [{ version: '1.1.0', extra: true }], unknown: 1 },
+            { source: 'dep/x/aws', versions: [{ version: '9.9.9' }] },
+          ],
+        }),
+      },
+    ]);
     assert.deepEqual(await client.versions(address('acme/network/aws')), ['1.1.0']);
   });
 
@@ -108,7 +139,11 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     ]);
     assert.ok(Array.isArray(version.submodules));
     assert.deepEqual(version.submodules, [
-      { path: 'modules/flow-logs', providers: [{ name: 'aws', version: '~> 5.1' }], dependencies: [{ name: 'bucket', source: 'acme/bucket/aws', version: '~> 1.2' }] },
+      {
+        path: 'modules/flow-logs',
+        providers: [{ name: 'aws', version: '~> 5.1' }],
+        dependencies: [{ name: 'bucket', source: 'acme/bucket/aws', version: '~> 1.2' }],
+      },
     ]);
   });
 
@@ -116,11 +151,17 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     const pages: ModulePage[] = [];
     for await (const page of client.pages(server.host, 'zeta', {}, 'listing')) pages.push(page);
     assert.equal(pages.length, 3);
-    assert.deepEqual(pages.map((p) => p.meta.current_offset), [0, 2, 4]);
+    assert.deepEqual(
+      pages.map((p) => p.meta.current_offset),
+      [0, 2, 4],
+    );
     assert.equal(pages[0]?.meta.prev_offset, undefined);
     assert.equal(pages[1]?.meta.prev_offset, 0);
     assert.equal(pages[2]?.meta.next_offset, undefined);
-    assert.deepEqual(pages.map((p) => p.modules.length), [2, 2, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.modules.length),
+      [2, 2, 1],
+    );
     const summary = await client.downloadsSummary(address('acme/network/aws'));
     assert.equal(typeof summary.data.id, 'string');
   });
@@ -132,7 +173,10 @@ describe('registry client: response shapes, pages, moved and minimal registries'
     await client.downloadsSummary(address('acme/network/aws'));
     const requests = server.requests().filter((r) => !r.path.startsWith('/.well-known'));
     assert.ok(requests.every((r) => r.method === 'GET'));
-    assert.deepEqual(requests.map((r) => r.status), [200, 204, 200]);
+    assert.deepEqual(
+      requests.map((r) => r.status),
+      [200, 204, 200],
+    );
     assert.ok(requests.slice(0, 2).every((r) => r.path.startsWith('/v1/modules/')));
     assert.ok(requests[2]?.path.startsWith('/v2/modules/'));
   });
@@ -155,9 +199,12 @@ describe('registry client: response shapes, pages, moved and minimal registries'
       const { lock } = await pin(manifest, { version: 1, modules: {} }, { client });
       const [installed] = await install(manifest, lock, join(dir, 'minimal-install'), { client });
       assert.equal(installed?.version, '1.1.0');
-      await assert.rejects(async () => {
-        for await (const _ of client.search({ query: 'x', host: minimal.host })) void _;
-      }, (error: unknown) => error instanceof HttpError && error.status === 404);
+      await assert.rejects(
+        async () => {
+          for await (const _ of client.search({ query: 'x', host: minimal.host })) void _;
+        },
+        (error: unknown) => error instanceof HttpError && error.status === 404,
+      );
     } finally {
       await minimal.stop();
     }

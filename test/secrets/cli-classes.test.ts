@@ -26,11 +26,18 @@ describe('gantry secrets: the classes of issue 11', function () {
   let requests: string[];
 
   function env(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-    return withEnv({ PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' }, overrides);
+    return withEnv(
+      { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' },
+      overrides,
+    );
   }
   function gantry(args: string[], options: { stdin?: string | Buffer; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
     if (Buffer.isBuffer(options.stdin)) return runWithBytes(args, options.stdin, env(options.env));
-    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], { env: env(options.env), cwd: dir, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+      env: env(options.env),
+      cwd: dir,
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    });
   }
   function runWithBytes(args: string[], stdin: Buffer, environment: NodeJS.ProcessEnv): Promise<Ran> {
     return new Promise((resolve, reject) => {
@@ -93,8 +100,12 @@ describe('gantry secrets: the classes of issue 11', function () {
       assert.deepEqual(Buffer.from(field.stdout, 'base64'), bytes, 'the raw value for `| base64 -d`');
       const piped = await gantry(['put', '--base64', 'secret/app/eq2', 'bin=-'], { stdin: bytes });
       assert.equal(piped.code, 0, piped.stderr);
-      const client = vault({ endpoint: server.url, token: server.rootToken, requestOptions: { headers: { 'X-Secrets-Token': server.rootToken, 'X-Secrets-Request': 'true' } } });
-      const read = await client.read('secret/data/app/eq2') as { data: { data: { bin: string } } };
+      const client = vault({
+        endpoint: server.url,
+        token: server.rootToken,
+        requestOptions: { headers: { 'X-Secrets-Token': server.rootToken, 'X-Secrets-Request': 'true' } },
+      });
+      const read = (await client.read('secret/data/app/eq2')) as { data: { data: { bin: string } } };
       assert.deepEqual(Buffer.from(read.data.data.bin, 'base64'), bytes);
       // A text file with a byte order mark is text: kept exactly, not stripped.
       await writeFile(join(dir, 'bom.txt'), '\uFEFFtext');
@@ -109,13 +120,21 @@ describe('gantry secrets: the classes of issue 11', function () {
       const client = new SecretsClient({ address: server.url, token: server.rootToken });
       try {
         const kv = client.kv('secret', { kvVersion: 2 });
-        await sendsNothing('library Buffer', () => assert.rejects(kv.write('app/lib', { cert: bytes }), (e: unknown) => e instanceof UsageError && /at \/cert is binary/.test(e.message) && e.code === 'SECRETS_BINARY_VALUE'));
+        await sendsNothing('library Buffer', () =>
+          assert.rejects(
+            kv.write('app/lib', { cert: bytes }),
+            (e: unknown) => e instanceof UsageError && /at \/cert is binary/.test(e.message) && e.code === 'SECRETS_BINARY_VALUE',
+          ),
+        );
         await assert.rejects(kv.patch('app/lib', { nested: { raw: new Uint8Array(2) } }), /at \/nested\/raw is binary/);
       } finally {
         client.close();
       }
       const checked = await kvSecretOperations.check({}, { mount: 'secret', path: 'app/p', data: { cert: bytes } });
-      assert.deepEqual((checked.failures ?? []).map((f) => f.property), ['data']);
+      assert.deepEqual(
+        (checked.failures ?? []).map((f) => f.property),
+        ['data'],
+      );
     });
   });
 
@@ -135,7 +154,11 @@ describe('gantry secrets: the classes of issue 11', function () {
         [['put', 'secret/app/x', '@pw.txt'], undefined, /pw\.txt is not valid JSON: line 1, column 1: expected a JSON value.*found a letter/],
         [['put', 'secret/app/x', '-'], `${canary}\n`, /stdin is not valid JSON: line 1, column 1/],
         [['patch', 'secret/app/x', '-'], `{"k": ${canary}}`, /stdin is not valid JSON: line 1, column 7/],
-        [['put', 'secret/app/x', '@cut.json'], undefined, /cut\.json is not valid JSON: line 2, column 29: expected the closing '"' of the string that starts at line 2, column 14/],
+        [
+          ['put', 'secret/app/x', '@cut.json'],
+          undefined,
+          /cut\.json is not valid JSON: line 2, column 29: expected the closing '"' of the string that starts at line 2, column 14/,
+        ],
         [['put', 'secret/app/x', '@escape.json'], undefined, /escape\.json is not valid JSON: line 1, column 30: expected an escape/],
         [['put', 'secret/app/x', '@array.json'], undefined, /array\.json must hold a JSON object of keys and values, not an array/],
         [['put', 'secret/app/x', canary], undefined, /data argument 1 is not key=value.*not shown/],
@@ -188,9 +211,12 @@ describe('gantry secrets: the classes of issue 11', function () {
       assert.match(required.stderr, /requires check-and-set.*--cas <version>/);
     });
 
-    it('durations are checked as the service reads them (Vault\'s ParseDurationSecond) before sending', async () => {
+    it("durations are checked as the service reads them (Vault's ParseDurationSecond) before sending", async () => {
       for (const bad of ['3x', '1d12h', '1 h', 'h', '', '1.5d', '99999999999h']) {
-        for (const verb of [['meta', 'put', 'secret/app/cas'], ['config', 'put', 'secret']]) {
+        for (const verb of [
+          ['meta', 'put', 'secret/app/cas'],
+          ['config', 'put', 'secret'],
+        ]) {
           const run = await sendsNothing(`${verb.join(' ')} ${bad}`, () => gantry([...verb, '--delete-version-after', bad]));
           assert.equal(run.code, 2, `${bad}: ${run.stderr}`);
           assert.match(run.stderr, /--delete-version-after must be a duration such as/);
@@ -202,7 +228,12 @@ describe('gantry secrets: the classes of issue 11', function () {
       }
       const client = new SecretsClient({ address: server.url, token: server.rootToken });
       try {
-        await sendsNothing('library', () => assert.rejects(client.kv('secret', { kvVersion: 2 }).writeMetadata('app/cas', { deleteVersionAfter: '3x' }), (e: unknown) => e instanceof UsageError && /deleteVersionAfter must be a duration/.test(e.message)));
+        await sendsNothing('library', () =>
+          assert.rejects(
+            client.kv('secret', { kvVersion: 2 }).writeMetadata('app/cas', { deleteVersionAfter: '3x' }),
+            (e: unknown) => e instanceof UsageError && /deleteVersionAfter must be a duration/.test(e.message),
+          ),
+        );
       } finally {
         client.close();
       }
@@ -250,27 +281,39 @@ describe('gantry secrets: the classes of issue 11', function () {
       if (asRoot) await chmod(where, 0o755);
       await writeFile(join(where, 'locked.txt'), 'x');
       await chmod(join(where, 'locked.txt'), 0o000);
-      const locked = await sendsNothing('EACCES', () => new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', 'put', 'secret/app/f', 'password=@locked.txt'], {
-          cwd: where,
-          env: { PATH: process.env.PATH, HOME: tmpdir(), SECRETS_ADDR: server.url, SECRETS_TOKEN: 'eacces-token' },
-          ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-        });
-        let stderr = '';
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stderr }));
-      }));
+      const locked = await sendsNothing(
+        'EACCES',
+        () =>
+          new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', 'put', 'secret/app/f', 'password=@locked.txt'], {
+              cwd: where,
+              env: { PATH: process.env.PATH, HOME: tmpdir(), SECRETS_ADDR: server.url, SECRETS_TOKEN: 'eacces-token' },
+              ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+            });
+            let stderr = '';
+            child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+            child.on('error', reject);
+            child.on('close', (code) => resolve({ code, stderr }));
+          }),
+      );
       if (asRoot) await rm(where, { recursive: true, force: true });
       assert.equal(locked.code, 2, locked.stderr);
       assert.match(locked.stderr, /cannot read locked\.txt: permission denied/);
     });
   });
 
-  describe('help <command> shows the command\'s help, in every group; it sends nothing', () => {
+  describe("help <command> shows the command's help, in every group; it sends nothing", () => {
     it('secrets help <each command>, help meta put, meta help put, config help get, login help userpass, and help alone', async () => {
       const commands = ['get', 'put', 'patch', 'list', 'rm', 'undelete', 'destroy', 'meta', 'config', 'mounts', 'login', 'help'];
-      for (const words of [...commands.map((c) => ['help', c]), ['help', 'ls'], ['help', 'meta', 'put'], ['help', 'login', 'approle'], ['meta', 'help', 'put'], ['config', 'help', 'get'], ['login', 'help', 'userpass']]) {
+      for (const words of [
+        ...commands.map((c) => ['help', c]),
+        ['help', 'ls'],
+        ['help', 'meta', 'put'],
+        ['help', 'login', 'approle'],
+        ['meta', 'help', 'put'],
+        ['config', 'help', 'get'],
+        ['login', 'help', 'userpass'],
+      ]) {
         const run = await sendsNothing(words.join(' '), () => gantry(words));
         assert.equal(run.code, 0, `${words.join(' ')}: ${run.stderr}`);
         const named = words.filter((w) => w !== 'help').map((w) => (w === 'ls' ? 'list' : w));
@@ -289,14 +332,23 @@ describe('gantry secrets: the classes of issue 11', function () {
   });
 
   describe('hints speak to the face that shows them, with usable examples', () => {
-    const terminalWords = /in code|`token` option|option \w|client\.mounts|kvVersion|\[REDACTED\]|\*\*\*\*|secrets list to list|gantry secrets list <mount>\/\)/;
+    const terminalWords =
+      /in code|`token` option|option \w|client\.mounts|kvVersion|\[REDACTED\]|\*\*\*\*|secrets list to list|gantry secrets list <mount>\/\)/;
 
-    it('the command\'s errors hint flags, environment and gantry commands; mounts are listed by `secrets mounts`', async () => {
+    it("the command's errors hint flags, environment and gantry commands; mounts are listed by `secrets mounts`", async () => {
       const cases: Array<[string[], Record<string, string | undefined>, RegExp]> = [
-        [['get', 'secret/app/db'], { SECRETS_TOKEN: '' }, /hint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/],
+        [
+          ['get', 'secret/app/db'],
+          { SECRETS_TOKEN: '' },
+          /hint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/,
+        ],
         [['get', 'nomount/x'], {}, /`gantry secrets mounts` lists those the token may see.*--kv-version 1\|2/],
         [['help', 'nothing/here'], {}, /`gantry secrets mounts` lists the mounts/],
-        [['get', 'secret/app/db', '--kv-version', '2'], { SECRETS_ADDR: 'http://127.0.0.1:9' }, /hint: Check the address \(SECRETS_ADDR, or --address in gantry secrets\)/],
+        [
+          ['get', 'secret/app/db', '--kv-version', '2'],
+          { SECRETS_ADDR: 'http://127.0.0.1:9' },
+          /hint: Check the address \(SECRETS_ADDR, or --address in gantry secrets\)/,
+        ],
         [['login', 'userpass', '--username', 'nobody'], { SECRETS_TOKEN: undefined }, /--path/],
         [['--max-json-depth', '2', 'put', 'secret/app/deep', '-'], {}, /--max-json-depth <n> or SECRETS_MAX_JSON_DEPTH/],
       ];
@@ -311,12 +363,21 @@ describe('gantry secrets: the classes of issue 11', function () {
       assert.match(mounts.stdout, /^secret\/\s+kv\s+kv v2/m);
       assert.match(mounts.stdout, /^kv\/\s+kv\s+kv v1/m);
       const json = JSON.parse((await gantry(['--json', 'mounts'])).stdout) as Array<{ path: string; kvVersion: number }>;
-      assert.deepEqual(json.filter((m) => m.path === 'secret/').map((m) => m.kvVersion), [2]);
+      assert.deepEqual(
+        json.filter((m) => m.path === 'secret/').map((m) => m.kvVersion),
+        [2],
+      );
     });
 
-    it('the library\'s hints speak of options and methods, never of flags; client.mounts() works for a token without sys/mounts', async () => {
+    it("the library's hints speak of options and methods, never of flags; client.mounts() works for a token without sys/mounts", async () => {
       const none = new SecretsClient({ address: server.url, sources: { env: {}, pulumi: undefined } });
-      await assert.rejects(none.kv('secret').read('app/db'), (e: UsageError) => /the `token` option/.test(e.hint ?? '') && !/gantry secrets/.test(e.hint ?? '') && /gantry secrets login/.test((e as unknown as { cliHint: string }).cliHint));
+      await assert.rejects(
+        none.kv('secret').read('app/db'),
+        (e: UsageError) =>
+          /the `token` option/.test(e.hint ?? '') &&
+          !/gantry secrets/.test(e.hint ?? '') &&
+          /gantry secrets login/.test((e as unknown as { cliHint: string }).cliHint),
+      );
       none.close();
       const root = new SecretsClient({ address: server.url, token: server.rootToken });
       const token = (await root.write<unknown>('auth/token/create', { policies: ['reader'] })).envelope as unknown as { auth: { client_token: string } };
@@ -325,8 +386,14 @@ describe('gantry secrets: the classes of issue 11', function () {
       const reader = new SecretsClient({ address: server.url, token: token.auth.client_token });
       try {
         const mounts = await reader.mounts();
-        assert.ok(mounts.some((m) => m.path === 'secret/' && m.kvVersion === 2), JSON.stringify(mounts));
-        await assert.rejects(reader.kv('nomount').read('x'), (e: SecretsError) => /client\.mounts\(\)/.test(e.hint ?? '') && !/--kv-version|gantry /.test(e.hint ?? ''));
+        assert.ok(
+          mounts.some((m) => m.path === 'secret/' && m.kvVersion === 2),
+          JSON.stringify(mounts),
+        );
+        await assert.rejects(
+          reader.kv('nomount').read('x'),
+          (e: SecretsError) => /client\.mounts\(\)/.test(e.hint ?? '') && !/--kv-version|gantry /.test(e.hint ?? ''),
+        );
       } finally {
         reader.close();
       }
@@ -349,7 +416,7 @@ describe('gantry secrets: the classes of issue 11', function () {
     it('--field and login --token-only print the value alone; mask() counts "1 char"', async () => {
       await gantry(['put', 'secret/app/raw', 'one=x', 'multi=a\nb\n']);
       assert.equal((await gantry(['get', 'secret/app/raw', '--field', 'one'])).stdout, 'x');
-      assert.equal((await gantry(['get', 'secret/app/raw', '--field', 'multi'])).stdout, 'a\nb\n', 'the value\'s own newlines are kept');
+      assert.equal((await gantry(['get', 'secret/app/raw', '--field', 'multi'])).stdout, 'a\nb\n', "the value's own newlines are kept");
       const token = await gantry(['login', '--token-only', 'token'], { stdin: `${server.rootToken}\n`, env: { SECRETS_TOKEN: undefined } });
       assert.equal(token.stdout, server.rootToken);
       assert.equal(mask('x'), '<hidden, 1 char>');
@@ -362,7 +429,11 @@ describe('gantry secrets: the classes of issue 11', function () {
     it('`gantry --json secrets get <big secret> | head -1`: exit 0, no EPIPE, no stack', async () => {
       const big = 'v'.repeat(600_000);
       await gantry(['put', 'secret/app/big', '-'], { stdin: JSON.stringify({ a: big, b: big, c: big }) });
-      for (const args of [['--json', 'secrets', 'get', 'secret/app/big'], ['secrets', 'get', 'secret/app/big', '--field', 'a'], ['secrets', 'get', 'secret/app/big', '--reveal']]) {
+      for (const args of [
+        ['--json', 'secrets', 'get', 'secret/app/big'],
+        ['secrets', 'get', 'secret/app/big', '--field', 'a'],
+        ['secrets', 'get', 'secret/app/big', '--reveal'],
+      ]) {
         const { code, first, stderr } = await new Promise<{ code: number | null; first: string; stderr: string }>((resolve, reject) => {
           const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, ...args], { env: env(), cwd: dir });
           let out = '';
@@ -427,7 +498,8 @@ describe('gantry secrets: the classes of issue 11', function () {
         const run = await runNode(['--import', pathToFileURL(tsx).href, main, ...args], { env: env(), cwd: dir });
         assert.equal(run.code, 2, `${JSON.stringify(args)}: ${run.stderr}`);
         assert.ok(run.stderr.includes(escaped), `${JSON.stringify(args)} shows ${escaped}: ${run.stderr}`);
-        for (const line of run.stderr.split('\n').filter(Boolean)) assert.match(line, /^(error|hint): /, `${JSON.stringify(args)}: a raw control character broke the message: ${JSON.stringify(run.stderr)}`);
+        for (const line of run.stderr.split('\n').filter(Boolean))
+          assert.match(line, /^(error|hint): /, `${JSON.stringify(args)}: a raw control character broke the message: ${JSON.stringify(run.stderr)}`);
         // eslint-disable-next-line no-control-regex -- finding control characters is the point
         assert.doesNotMatch(run.stderr.replace(/\n/g, ''), /[\u0000-\u001f]/, JSON.stringify(run.stderr));
       }

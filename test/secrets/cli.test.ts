@@ -11,7 +11,6 @@ const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 // The command runs from a scratch folder (for relative @files), so tsx is named by its absolute location.
 const tsx = createRequire(import.meta.url).resolve('tsx');
 
-
 describe('gantry secrets (the command, in its own process, against the embedded kv server)', function () {
   this.timeout(120_000);
   let server: SecretsServer;
@@ -21,8 +20,15 @@ describe('gantry secrets (the command, in its own process, against the embedded 
   const password = 'pw-cli-canary-44aa';
 
   function gantry(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
-    const env = withEnv({ PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' }, options.env);
-    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], { env, cwd: dir, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+    const env = withEnv(
+      { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' },
+      options.env,
+    );
+    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+      env,
+      cwd: dir,
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    });
   }
 
   before(async () => {
@@ -62,7 +68,10 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.deepEqual(parsed.data, { user: 'app', password: canary, pin: '4711' });
     assert.equal(parsed.state, 'current');
     const revealed = await gantry(['get', 'secret/app/db', '--reveal']);
-    assert.ok(revealed.stdout.includes(canary), `--reveal shows values (exit ${revealed.code}): ${revealed.stdout.replaceAll(canary, '<canary>')} ${revealed.stderr}`);
+    assert.ok(
+      revealed.stdout.includes(canary),
+      `--reveal shows values (exit ${revealed.code}): ${revealed.stdout.replaceAll(canary, '<canary>')} ${revealed.stderr}`,
+    );
   });
 
   it('put @data.json and - (a JSON object on stdin); patch keeps the other keys; --cas guards writes', async () => {
@@ -111,7 +120,10 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.equal((await gantry(['get', 'secret/app/v'])).code, 1);
     assert.equal((await gantry(['config', 'put', 'secret', '--max-versions', '7'])).code, 0);
     assert.equal((JSON.parse((await gantry(['--json', 'config', 'get', 'secret'])).stdout) as { maxVersions: number }).maxVersions, 7);
-    for (const verb of [['meta', 'put', 'secret/app/v'], ['config', 'put', 'secret']]) {
+    for (const verb of [
+      ['meta', 'put', 'secret/app/v'],
+      ['config', 'put', 'secret'],
+    ]) {
       const bad = await gantry([...verb, '--cas-required', 'maybe']);
       assert.equal(bad.code, 2, `${verb.join(' ')}: ${bad.stderr}`);
       assert.match(bad.stderr, /--cas-required must be true or false\nhint: write --cas-required true/);
@@ -164,7 +176,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     assert.ok(!approle.stdout.includes(role.secretId));
   });
 
-  it('SEC-AUTH-403: a bad token exits 1 (a definite no) with the service\'s message, never the token; a bad path exits 2 and sends nothing', async () => {
+  it("SEC-AUTH-403: a bad token exits 1 (a definite no) with the service's message, never the token; a bad path exits 2 and sends nothing", async () => {
     const bad = 'bad-cli-token-canary-93';
     const denied = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: bad } });
     assert.equal(denied.code, 1);
@@ -192,7 +204,10 @@ describe('gantry secrets (the command, in its own process, against the embedded 
     for (const token of ['', undefined]) {
       const run = await gantry(['get', 'secret/app/db'], { env: { SECRETS_TOKEN: token } });
       assert.equal(run.code, 2, run.stderr);
-      assert.match(run.stderr, /no token for .*; nothing was sent\nhint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/);
+      assert.match(
+        run.stderr,
+        /no token for .*; nothing was sent\nhint: Set SECRETS_TOKEN \(export SECRETS_TOKEN=<token>\), or log in: `gantry secrets login userpass --username <name>`/,
+      );
       assert.doesNotMatch(run.stderr, /403|No mount holds/);
     }
     assert.equal(requests.length, before, 'nothing was sent');

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { decideRetry } from '../../lib/http/index.js';
-import {
-  SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsPathError, secretsRetryPolicy,
-} from '../../lib/secrets/index.js';
+import { SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsPathError, secretsRetryPolicy } from '../../lib/secrets/index.js';
 import { envelope, startScriptedPeer, type ScriptedPeer } from './helpers/scripted-peer.js';
 
 const token = 'canary-token-7f3a9b1c';
@@ -15,8 +13,12 @@ function client(peer: ScriptedPeer, options: ConstructorParameters<typeof Secret
 
 describe('secrets client against a scripted peer (statuses the kv server cannot be asked for)', () => {
   let peer: ScriptedPeer;
-  beforeEach(async () => { peer = await startScriptedPeer(); });
-  afterEach(async () => { await peer.close(); });
+  beforeEach(async () => {
+    peer = await startScriptedPeer();
+  });
+  afterEach(async () => {
+    await peer.close();
+  });
 
   describe('path rules: refused before sending', () => {
     const bad = ['app//db', 'app/../sys', 'app/db.', './x', 'a/\u0000b', '', 'app/'];
@@ -34,7 +36,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     }
 
     it('each segment is URL-encoded: the peer sees the encoded path under /v1/ (SEC-API-PREFIX-V1)', async () => {
-      peer.setScript(() => ({ status: 200, body: envelope({ data: { k: 'v' }, metadata: { version: 1, created_time: 't', deletion_time: '', destroyed: false, custom_metadata: null } }) }));
+      peer.setScript(() => ({
+        status: 200,
+        body: envelope({ data: { k: 'v' }, metadata: { version: 1, created_time: 't', deletion_time: '', destroyed: false, custom_metadata: null } }),
+      }));
       const c = client(peer);
       await c.kv('secret', { kvVersion: 2 }).read('team a/db?x#y/ü%');
       assert.equal(peer.requests[0]!.url, '/v1/secret/data/team%20a/db%3Fx%23y/%C3%BC%25');
@@ -51,16 +56,35 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
 
   describe('limits: refused before sending', () => {
     const cases: [string, () => Record<string, unknown>, SecretsLimitError['limit']][] = [
-      ['SEC-LIMIT-REQUEST-SIZE: a 40 MB body (over 32 MB)', () => Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(1_000_000)])), 'max_request_size'],
-      ['SEC-LIMIT-JSON-DEPTH: depth 501', () => { let v: unknown = 1; for (let i = 0; i < 501; i++) v = { n: v }; return v as Record<string, unknown>; }, 'max_json_depth'],
+      [
+        'SEC-LIMIT-REQUEST-SIZE: a 40 MB body (over 32 MB)',
+        () => Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(1_000_000)])),
+        'max_request_size',
+      ],
+      [
+        'SEC-LIMIT-JSON-DEPTH: depth 501',
+        () => {
+          let v: unknown = 1;
+          for (let i = 0; i < 501; i++) v = { n: v };
+          return v as Record<string, unknown>;
+        },
+        'max_json_depth',
+      ],
       ['SEC-LIMIT-JSON-STRING-LENGTH: a 1 048 577-byte value', () => ({ v: 'x'.repeat(1_048_577) }), 'max_json_string_value_length'],
-      ['SEC-LIMIT-JSON-OBJECT-ENTRIES: 10 001 keys', () => Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, i])), 'max_json_object_entry_count'],
+      [
+        'SEC-LIMIT-JSON-OBJECT-ENTRIES: 10 001 keys',
+        () => Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, i])),
+        'max_json_object_entry_count',
+      ],
       ['SEC-LIMIT-JSON-ARRAY-ELEMENTS: 10 001 elements', () => ({ list: new Array(10_001).fill(1) }), 'max_json_array_element_count'],
     ];
     for (const [title, make, limit] of cases) {
       it(`${title} is a local, clear error and nothing is sent`, async () => {
         const c = client(peer);
-        await assert.rejects(c.kv('secret', { kvVersion: 2 }).write('app', make()), (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && /nothing was sent/.test(e.message));
+        await assert.rejects(
+          c.kv('secret', { kvVersion: 2 }).write('app', make()),
+          (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && /nothing was sent/.test(e.message),
+        );
         await assert.rejects(c.kv('kv', { kvVersion: 1 }).write('app', make()), (e: unknown) => e instanceof SecretsLimitError && e.limit === limit);
         assert.equal(peer.requests.length, 0);
         c.close();
@@ -74,7 +98,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
       for (let i = 0; i < 500; i++) v = { n: v };
       await c.kv('kv', { kvVersion: 1 }).write('app', v as Record<string, unknown>);
       assert.equal(peer.requests.length, 1);
-      await assert.rejects(c.kv('secret', { kvVersion: 2 }).write('app', v as Record<string, unknown>), (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_json_depth');
+      await assert.rejects(
+        c.kv('secret', { kvVersion: 2 }).write('app', v as Record<string, unknown>),
+        (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_json_depth',
+      );
       assert.equal(peer.requests.length, 1);
       c.close();
     });
@@ -139,7 +166,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     it('SEC-ERR-BODY, SEC-STATUS-400: errors are typed with status, errors, warnings, method and path, without the token', async () => {
       peer.setScript(() => ({ status: 400, body: { errors: ['check-and-set parameter did not match the current version'], warnings: ['w1'] } }));
       const c = client(peer);
-      const error = await c.kv('secret', { kvVersion: 2 }).write('app/db', { a: 1 }, { cas: 3 }).catch((e: unknown) => e);
+      const error = await c
+        .kv('secret', { kvVersion: 2 })
+        .write('app/db', { a: 1 }, { cas: 3 })
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsError);
       assert.equal(error.status, 400);
       assert.deepEqual(error.errors, ['check-and-set parameter did not match the current version']);
@@ -170,13 +200,16 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
       peer.setScript(() => ({ status: 404, body: { errors: [] } }));
       assert.equal((await c.kv('kv', { kvVersion: 1 }).read('gone')).state, 'missing');
       peer.setScript(() => ({ status: 404, body: { errors: ["no handler for route 'nomount/gone'. route entry not found."] } }));
-      await assert.rejects(c.kv('nomount', { kvVersion: 1 }).read('gone'), (e: unknown) => e instanceof SecretsError && e.status === 404 && /no handler for route/.test(e.message));
+      await assert.rejects(
+        c.kv('nomount', { kvVersion: 1 }).read('gone'),
+        (e: unknown) => e instanceof SecretsError && e.status === 404 && /no handler for route/.test(e.message),
+      );
       c.close();
     });
   });
 
   describe('robustness', () => {
-    it('SEC-API-JSON: a non-JSON answer (a proxy\'s HTML page) is a clear error, not a crash', async () => {
+    it("SEC-API-JSON: a non-JSON answer (a proxy's HTML page) is a clear error, not a crash", async () => {
       const c = client(peer);
       peer.setScript(() => ({ status: 200, headers: { 'content-type': 'text/html' }, raw: '<html>proxy login</html>' }));
       await assert.rejects(c.kv('kv', { kvVersion: 1 }).read('app'), /not JSON/);
@@ -198,7 +231,12 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     });
 
     it('SEC-PARAMS-QUERY-VS-BODY: secrets travel in bodies, never in the URL; only version, list and help go in the query', async () => {
-      peer.setScript((r) => ({ status: 200, body: r.url.includes('login') ? envelope(null, { auth: { client_token: 'issued-token-1234', policies: ['p'], lease_duration: 60, renewable: true } }) : envelope({ data: { a: 1 }, metadata: { version: 2 } }) }));
+      peer.setScript((r) => ({
+        status: 200,
+        body: r.url.includes('login')
+          ? envelope(null, { auth: { client_token: 'issued-token-1234', policies: ['p'], lease_duration: 60, renewable: true } })
+          : envelope({ data: { a: 1 }, metadata: { version: 2 } }),
+      }));
       const c = client(peer, { token: undefined });
       await c.loginUserpass('alice', 'pw-in-body-only');
       await c.loginAppRole('role-1', 'secret-id-in-body');
@@ -222,7 +260,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
         peer.requests.length = 0;
         peer.setScript(() => ({ status, body: { errors: [`status ${status}`] } }));
         const c = client(peer);
-        const error = await c.kv('secret', { kvVersion: 2 }).write('app', { a: 1 }).catch((e: unknown) => e);
+        const error = await c
+          .kv('secret', { kvVersion: 2 })
+          .write('app', { a: 1 })
+          .catch((e: unknown) => e);
         assert.ok(error instanceof SecretsError, `status ${status}`);
         assert.equal(error.status, status);
         assert.equal(error.attempts, 3);
@@ -236,7 +277,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
         peer.requests.length = 0;
         peer.setScript(() => ({ status, body: { errors: [`status ${status}`] } }));
         const c = client(peer);
-        await assert.rejects(c.kv('secret', { kvVersion: 2 }).write('app', { a: 1 }), (e: unknown) => e instanceof SecretsError && e.status === status && e.attempts === 1);
+        await assert.rejects(
+          c.kv('secret', { kvVersion: 2 }).write('app', { a: 1 }),
+          (e: unknown) => e instanceof SecretsError && e.status === status && e.attempts === 1,
+        );
         if (status === 404) assert.equal(await c.read('secret/data/app'), undefined);
         else await assert.rejects(c.read('secret/data/app'), (e: unknown) => e instanceof SecretsError && e.status === status);
         assert.equal(peer.requests.length, 2, `status ${status} was tried once per call`);
@@ -249,7 +293,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
         peer.requests.length = 0;
         peer.setScript(() => ({ status, body: { errors: [] } }));
         const c = client(peer);
-        await assert.rejects(c.kv('kv', { kvVersion: 1 }).read('app'), (e: unknown) => e instanceof SecretsError && e.status === status && e.attempts === 1 && /standby|secondary/.test(e.hint ?? ''));
+        await assert.rejects(
+          c.kv('kv', { kvVersion: 1 }).read('app'),
+          (e: unknown) => e instanceof SecretsError && e.status === status && e.attempts === 1 && /standby|secondary/.test(e.hint ?? ''),
+        );
         assert.equal(peer.requests.length, 1);
         c.close();
       }
@@ -266,7 +313,9 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     });
 
     it('SEC-STATUS-429: Retry-After is honoured', async () => {
-      peer.setScript((_r, i) => (i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { errors: [] } } : { status: 200, body: envelope({ k: 'v' }) }));
+      peer.setScript((_r, i) =>
+        i === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { errors: [] } } : { status: 200, body: envelope({ k: 'v' }) },
+      );
       const c = client(peer);
       await c.kv('kv', { kvVersion: 1 }).read('app');
       const waited = peer.requests[1]!.at - peer.requests[0]!.at;
@@ -274,7 +323,7 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
       c.close();
     });
 
-    it('defaults are Vault\'s: 2 retries, the first wait jittered in 1-1.5 s, the second in 2-3 s', () => {
+    it("defaults are Vault's: 2 retries, the first wait jittered in 1-1.5 s, the second in 2-3 s", () => {
       const policy = secretsRetryPolicy({ maxRetries: 2, retryWaitMinMs: 1000, retryWaitMaxMs: 1500, timeoutMs: 60_000 }, 'POST');
       const wait = (retryIndex: number, r: number) => {
         const d = decideRetry({ policy, retryIndex, method: 'POST', status: 503, waitedMs: 0, random: () => r });
@@ -287,10 +336,16 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     it('connection refused: retried (nothing was sent), then a clear connection error', async () => {
       const port = await new Promise<number>((resolve) => {
         const s = createServer();
-        s.listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => resolve(p)); });
+        s.listen(0, '127.0.0.1', () => {
+          const p = (s.address() as AddressInfo).port;
+          s.close(() => resolve(p));
+        });
       });
       const c = new SecretsClient({ address: `http://127.0.0.1:${port}`, token, ...fast, sources: { env: {}, pulumi: undefined } });
-      const error = await c.kv('secret', { kvVersion: 2 }).write('app', { a: 1 }).catch((e: unknown) => e);
+      const error = await c
+        .kv('secret', { kvVersion: 2 })
+        .write('app', { a: 1 })
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError);
       assert.equal(error.errno, 'ECONNREFUSED');
       assert.equal(error.attempts, 3);
@@ -302,7 +357,10 @@ describe('secrets client against a scripted peer (statuses the kv server cannot 
     it('a write whose connection breaks after sending is not retried and says it may have been applied', async () => {
       peer.setScript(() => ({ status: 0, reset: true }));
       const c = client(peer);
-      const error = await c.kv('secret', { kvVersion: 2 }).write('app', { a: 1 }).catch((e: unknown) => e);
+      const error = await c
+        .kv('secret', { kvVersion: 2 })
+        .write('app', { a: 1 })
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError, String(error));
       assert.equal(error.maybeApplied, true);
       assert.match(error.message, /may or may not have been applied/);

@@ -13,7 +13,11 @@ const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx');
 
 /** What reached the wire: a forwarding peer in front of the real server records each request's line and headers. */
-interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders }
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
 
 async function startRecordingForwarder(target: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
@@ -27,7 +31,10 @@ async function startRecordingForwarder(target: string): Promise<{ url: string; s
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -53,10 +60,15 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
   before(async () => {
     server = await startSecretsServer({ log: (line) => requests.push(line), namespaces: ['team'] });
   });
-  beforeEach(() => { requests = []; });
-  after(async () => { await server.stop(); });
+  beforeEach(() => {
+    requests = [];
+  });
+  after(async () => {
+    await server.stop();
+  });
 
-  const clientFrom = (env: Record<string, string>) => new SecretsClient({ sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, ...env }, pulumi: undefined } });
+  const clientFrom = (env: Record<string, string>) =>
+    new SecretsClient({ sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, ...env }, pulumi: undefined } });
 
   it('SEC-LIMIT-JSON-DEPTH: a depth lowered in SECRETS_MAX_JSON_DEPTH is refused locally before sending; a shallower write goes through', async () => {
     const client = clientFrom({ SECRETS_MAX_JSON_DEPTH: '4' });
@@ -81,11 +93,19 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
   it('SEC-LIMIT-REQUEST-SIZE, SEC-LIMIT-JSON-ARRAY-ELEMENTS: limits from Pulumi config (PULUMI_CONFIG), the environment winning over it', async () => {
     const pulumiConfig = JSON.stringify({ 'gantry:secretsMaxRequestSize': '200', 'gantry:secretsMaxJsonArrayElementCount': '2' });
     const client = new SecretsClient({ sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, PULUMI_CONFIG: pulumiConfig } } });
-    const envWins = new SecretsClient({ sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, PULUMI_CONFIG: pulumiConfig, SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT: '5' } } });
+    const envWins = new SecretsClient({
+      sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, PULUMI_CONFIG: pulumiConfig, SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT: '5' } },
+    });
     try {
       const kv = client.kv('kv', { kvVersion: 1 });
-      await assert.rejects(kv.write('big', { v: 'x'.repeat(300) }), (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_request_size' && e.maximum === 200);
-      await assert.rejects(kv.write('list', { v: [1, 2, 3] }), (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_json_array_element_count' && e.maximum === 2);
+      await assert.rejects(
+        kv.write('big', { v: 'x'.repeat(300) }),
+        (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_request_size' && e.maximum === 200,
+      );
+      await assert.rejects(
+        kv.write('list', { v: [1, 2, 3] }),
+        (e: unknown) => e instanceof SecretsLimitError && e.limit === 'max_json_array_element_count' && e.maximum === 2,
+      );
       assert.deepEqual(requests, []);
       await envWins.kv('kv', { kvVersion: 1 }).write('list', { v: [1, 2, 3] });
       assert.deepEqual(requests, ['POST /v1/kv/list 204']);
@@ -141,7 +161,6 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
       });
     }
 
-
     it('SEC-LIMIT-JSON-DEPTH: SECRETS_MAX_JSON_DEPTH refuses a put before sending (exit 2); --max-json-depth wins over it', async () => {
       const refused = await gantry(['put', '--kv-version', '2', 'secret/cli-depth', '-'], { SECRETS_MAX_JSON_DEPTH: '3' });
       assert.equal(refused.code, 2, refused.stderr);
@@ -168,7 +187,9 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /SECRETS_TOKEN_HEADER must be/);
       assert.deepEqual(requests, []);
-      const ok = await gantry(['get', '--kv-version', '2', '--token-header', 'Authorization', '--field', 'k', 'secret/cli-depth'], { SECRETS_TOKEN_HEADER: 'cookie' });
+      const ok = await gantry(['get', '--kv-version', '2', '--token-header', 'Authorization', '--field', 'k', 'secret/cli-depth'], {
+        SECRETS_TOKEN_HEADER: 'cookie',
+      });
       assert.equal(ok.code, 0, ok.stderr);
     });
   });

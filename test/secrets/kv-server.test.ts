@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../lib/devserver/secrets/index.js';
 import type { PersistedState } from '../../lib/devserver/secrets/state.js';
 import {
-  SecretsClient, SecretsConnectionError, SecretsError, SecretsLimitError, SecretsNoTokenError, resplit, type CreateSecretsClientOptions,
+  SecretsClient,
+  SecretsConnectionError,
+  SecretsError,
+  SecretsLimitError,
+  SecretsNoTokenError,
+  resplit,
+  type CreateSecretsClientOptions,
 } from '../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../peers/tls.js';
 import { startServerProcess } from './helpers/server-process.js';
@@ -79,7 +85,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       await c2.kv('secret', { kvVersion: 2 }).read('a');
       await c2.kvAt('secret/a', { kvVersion: 2 });
       assert.equal(detections(), 1, 'an explicit kvVersion sends no detection request');
-      assert.ok(requestLog.every((l) => l.includes('/v1/')), requestLog.join('\n'));
+      assert.ok(
+        requestLog.every((l) => l.includes('/v1/')),
+        requestLog.join('\n'),
+      );
       assert.equal((await c.mountInfo('kv/x')).kvVersion, 1);
       // Concurrent first uses of a mount share one detection.
       const c3 = client();
@@ -155,7 +164,7 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       await assert.rejects(kv.patch('absent', { a: 1 }), (e: unknown) => e instanceof SecretsError && e.status === 404);
     });
 
-    it('SEC-STATUS-400: a check-and-set mismatch is a typed 400 with the service\'s message, not retried', async () => {
+    it("SEC-STATUS-400: a check-and-set mismatch is a typed 400 with the service's message, not retried", async () => {
       const kv = client().kv('secret');
       await kv.write('cas', { v: 1 });
       const before = requestLog.length;
@@ -225,7 +234,9 @@ describe('secrets client against the embedded kv server (real sockets)', functio
   });
 
   describe('help', () => {
-    beforeEach(() => start({ users: [{ username: 'reader', password: 'pw-reader-1', policies: ['app'] }], policies: { app: { 'secret/data/app/*': ['read'] } } }));
+    beforeEach(() =>
+      start({ users: [{ username: 'reader', password: 'pw-reader-1', policies: ['app'] }], policies: { app: { 'secret/data/app/*': ['read'] } } }),
+    );
 
     it('SEC-EP-HELP, SEC-HELP-RESPONSE-SHAPE, SEC-HELP-OPENAPI-DOC: help is typed {help, openapi} with paths relative to the queried path', async () => {
       const help = await client().help('secret/');
@@ -234,8 +245,14 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.equal(help.openapi.openapi, '3.0.2');
       const paths = Object.keys(help.openapi.paths);
       assert.ok(paths.includes('/config'), paths.join());
-      assert.ok(paths.some((p) => p.startsWith('/data/')), paths.join());
-      assert.ok(paths.every((p) => !p.startsWith('/secret')), 'relative to the queried path');
+      assert.ok(
+        paths.some((p) => p.startsWith('/data/')),
+        paths.join(),
+      );
+      assert.ok(
+        paths.every((p) => !p.startsWith('/secret')),
+        'relative to the queried path',
+      );
     });
 
     it('SEC-HELP-PERMISSION: help without permission on the path is a 403', async () => {
@@ -247,11 +264,13 @@ describe('secrets client against the embedded kv server (real sockets)', functio
 
   describe('authentication', () => {
     const password = 'pw-canary-9d1e';
-    beforeEach(() => start({
-      users: [{ username: 'deployer', password, policies: ['app'] }],
-      approles: [{ roleName: 'ci', policies: ['app'] }],
-      policies: { app: { 'secret/data/app/*': ['create', 'read', 'update'], 'secret/metadata/app/*': ['list', 'read'] } },
-    }));
+    beforeEach(() =>
+      start({
+        users: [{ username: 'deployer', password, policies: ['app'] }],
+        approles: [{ roleName: 'ci', policies: ['app'] }],
+        policies: { app: { 'secret/data/app/*': ['create', 'read', 'update'], 'secret/metadata/app/*': ['list', 'read'] } },
+      }),
+    );
 
     it('SEC-AUTH-LOGIN-NO-AUTH, SEC-AUTH-LOGIN-JSON, SEC-LOGIN-ENDPOINTS-PER-METHOD: userpass login with no token; the token is used afterwards', async () => {
       const c = client({ token: undefined });
@@ -288,7 +307,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       const info = await c.loginAppRole(role.roleId, role.secretId);
       assert.ok(info.policies.includes('app'));
       await c.kv('secret', { kvVersion: 2 }).write('app/from-ci', { v: 1 });
-      await assert.rejects(client({ token: undefined }).loginAppRole(role.roleId, 'wrong-secret-id'), (e: unknown) => e instanceof SecretsError && (e.status === 400 || e.status === 403));
+      await assert.rejects(
+        client({ token: undefined }).loginAppRole(role.roleId, 'wrong-secret-id'),
+        (e: unknown) => e instanceof SecretsError && (e.status === 400 || e.status === 403),
+      );
     });
 
     it('token login checks the token (lookup-self) and renew-self renews it', async () => {
@@ -307,7 +329,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     it('SEC-AUTH-TOKEN-REQUIRED: a bad token is a 403 whose message never shows it, with a hint that the token may be wrong or lack a policy', async () => {
       const bad = 'bad-token-canary-51c2';
       const c = client({ token: bad });
-      const error = await c.kv('secret', { kvVersion: 2 }).read('app/x').catch((e: unknown) => e);
+      const error = await c
+        .kv('secret', { kvVersion: 2 })
+        .read('app/x')
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsError);
       assert.equal(error.status, 403);
       assert.ok(!`${error.message} ${error.hint} ${error.stack}`.includes(bad));
@@ -326,7 +351,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         { method: 'POST', path: '/v1/auth/approle/login', status: 400, count: 1, errors: [`secret id ${secretId} is not valid`] },
       ]);
       const c = client({ token: undefined });
-      for (const [attempt, canary] of [[() => c.loginUserpass('deployer', pw), pw], [() => c.loginAppRole('role-x', secretId), secretId]] as const) {
+      for (const [attempt, canary] of [
+        [() => c.loginUserpass('deployer', pw), pw],
+        [() => c.loginAppRole('role-x', secretId), secretId],
+      ] as const) {
         const error = await attempt().catch((e: unknown) => e);
         assert.ok(error instanceof SecretsError && error.status === 400, String(error));
         assert.match(error.message, /\[REDACTED\]/);
@@ -381,7 +409,9 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       // As Vault's listener with require_request_header: 412 Precondition Failed, naming the missing header.
       assert.equal(raw.status, 412, `a request without the header is refused with 412 (got ${raw.status})`);
       assert.deepEqual(await raw.json(), { errors: ['missing "X-Secrets-Request" header'] });
-      const wrongValue = await fetch(`${server.url}/v1/secret/data/proxied`, { headers: { 'x-secrets-token': server.rootToken, 'x-secrets-request': 'false' } });
+      const wrongValue = await fetch(`${server.url}/v1/secret/data/proxied`, {
+        headers: { 'x-secrets-token': server.rootToken, 'x-secrets-request': 'false' },
+      });
       assert.equal(wrongValue.status, 412, 'only the value true is accepted');
       await wrongValue.body?.cancel();
     });
@@ -398,7 +428,7 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         const kv = c.kv(path, { kvVersion: 2 });
         const read = await kv.read('foo');
         assert.equal(read.data?.where, 'ns2', `split ${split}: namespace ${namespace} mount ${path}`);
-        assert.equal(read.metadata?.version, split + 1, 'each split sees the previous split\'s write');
+        assert.equal(read.metadata?.version, split + 1, "each split sees the previous split's write");
         await kv.write('foo', { where: 'ns2', split });
       }
       const metadata = await client({ namespace: 'ns1/ns2/' }).kv('secret').readMetadata('foo');
@@ -421,11 +451,17 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     it('SEC-NS-ENDPOINT-SCOPE, SEC-STATUS-404: a namespace that does not exist is a 404 naming the route, not the root namespace', async () => {
       await client().kv('secret', { kvVersion: 2 }).write('foo', { where: 'root' });
       const before = requestLog.length;
-      const error = await client({ namespace: 'nope' }).kv('secret', { kvVersion: 2 }).read('foo').catch((e: unknown) => e);
+      const error = await client({ namespace: 'nope' })
+        .kv('secret', { kvVersion: 2 })
+        .read('foo')
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsError, String(error));
       assert.equal(error.status, 404);
       assert.deepEqual(error.errors, ['no handler for route "nope/secret/data/foo". route entry not found.']);
-      assert.equal(error.message, 'secrets service answered 404 to GET /v1/secret/data/foo: no handler for route "nope/secret/data/foo". route entry not found.');
+      assert.equal(
+        error.message,
+        'secrets service answered 404 to GET /v1/secret/data/foo: no handler for route "nope/secret/data/foo". route entry not found.',
+      );
       assert.equal(error.attempts, 1, 'a 404 is not retried');
       assert.deepEqual(requestLog.slice(before), ['GET /v1/secret/data/foo 404'], 'one request, the namespace in the header');
     });
@@ -442,7 +478,12 @@ describe('secrets client against the embedded kv server (real sockets)', functio
     });
 
     it('SEC-STATUS-429, SEC-STATUS-502: retried, then the retry succeeds', async () => {
-      await start({ faults: [{ path: '/v1/secret/data/*', status: 429, count: 1 }, { path: '/v1/secret/data/*', status: 502, count: 1 }] });
+      await start({
+        faults: [
+          { path: '/v1/secret/data/*', status: 429, count: 1 },
+          { path: '/v1/secret/data/*', status: 502, count: 1 },
+        ],
+      });
       await client().kv('secret', { kvVersion: 2 }).write('flaky', { v: 1 });
       const metadata = await client().kv('secret', { kvVersion: 2 }).readMetadata('flaky');
       assert.equal(metadata?.currentVersion, 1, 'the write was applied once');
@@ -460,7 +501,12 @@ describe('secrets client against the embedded kv server (real sockets)', functio
           // The service seals itself between two writes (deterministic, however loaded the machine), for 400 ms.
           if (i === 5) {
             server.seal();
-            unsealed = new Promise((resolve) => setTimeout(() => { server.unseal(); resolve(); }, 400));
+            unsealed = new Promise((resolve) =>
+              setTimeout(() => {
+                server.unseal();
+                resolve();
+              }, 400),
+            );
           }
           try {
             await kv.write(`sealed/k${i}`, { i });
@@ -474,7 +520,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       })();
       await running;
       await unsealed;
-      assert.ok(requestLog.some((l) => l === 'POST /v1/secret/data/sealed/k5 503'), 'write 5 met the sealed service');
+      assert.ok(
+        requestLog.some((l) => l === 'POST /v1/secret/data/sealed/k5 503'),
+        'write 5 met the sealed service',
+      );
       assert.equal(outcomes[5], 'ok', 'write 5 was retried until the service was unsealed');
       for (let i = 0; i < writes; i++) {
         const metadata = await kv.readMetadata(`sealed/k${i}`);
@@ -483,7 +532,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       }
       // With no retries left the failure is clear.
       server.seal();
-      const error = await client({ maxRetries: 1 }).kv('secret', { kvVersion: 2 }).write('sealed/late', { v: 1 }).catch((e: unknown) => e);
+      const error = await client({ maxRetries: 1 })
+        .kv('secret', { kvVersion: 2 })
+        .write('sealed/late', { v: 1 })
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsError && error.status === 503 && error.attempts === 2, String(error));
       server.unseal();
     });
@@ -492,20 +544,33 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       await start({ maxRequestSize: 64 * 1024 });
       const c = client({ limits: { maxRequestBytes: 1024 * 1024 } });
       const before = requestLog.length;
-      await assert.rejects(c.kv('secret', { kvVersion: 2 }).write('big', { v: 'x'.repeat(100_000) }), (e: unknown) => e instanceof SecretsError && e.status === 413 && e.attempts === 1);
+      await assert.rejects(
+        c.kv('secret', { kvVersion: 2 }).write('big', { v: 'x'.repeat(100_000) }),
+        (e: unknown) => e instanceof SecretsError && e.status === 413 && e.attempts === 1,
+      );
       assert.ok(requestLog.length - before <= 1);
       // With the default client limits, the same body over 32 MB never leaves.
-      await assert.rejects(client().kv('secret', { kvVersion: 2 }).write('huge', Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'x'.repeat(1_048_576)]))), SecretsLimitError);
+      await assert.rejects(
+        client()
+          .kv('secret', { kvVersion: 2 })
+          .write('huge', Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'x'.repeat(1_048_576)]))),
+        SecretsLimitError,
+      );
     });
 
     it('a missing mount: detection says which mount and how to skip detection; an explicit version gets the 404 "no handler"', async () => {
       await start();
-      const detect = await client().kvAt('nomount/app').catch((e: unknown) => e);
+      const detect = await client()
+        .kvAt('nomount/app')
+        .catch((e: unknown) => e);
       assert.ok(detect instanceof SecretsError, String(detect));
       assert.equal(detect.code, 'SECRETS_MOUNT_UNKNOWN');
       assert.match(detect.hint ?? '', /client\.mounts\(\).*pass kvVersion/);
       assert.match(detect.cliHint ?? '', /`gantry secrets mounts`.*--kv-version 1\|2/);
-      const explicit = await client().kv('nomount', { kvVersion: 2 }).read('app').catch((e: unknown) => e);
+      const explicit = await client()
+        .kv('nomount', { kvVersion: 2 })
+        .read('app')
+        .catch((e: unknown) => e);
       assert.ok(explicit instanceof SecretsError && explicit.status === 404, String(explicit));
       assert.ok(explicit.errors.length > 0);
     });
@@ -612,7 +677,10 @@ describe('secrets client against the embedded kv server (real sockets)', functio
         const unacknowledged = new Set(failures.filter((f) => (f.error as SecretsConnectionError).maybeApplied).map((f) => `burst/w${f.w}-i${f.i}`));
         for (const key of expected) assert.ok(key in stored, `the acknowledged write ${key} is in the data file`);
         for (const key of Object.keys(stored)) {
-          assert.ok(expected.has(key) || unacknowledged.has(key), `${key} in the data file is an acknowledged write or one the kill interrupted after it was sent`);
+          assert.ok(
+            expected.has(key) || unacknowledged.has(key),
+            `${key} in the data file is an acknowledged write or one the kill interrupted after it was sent`,
+          );
           const [, w, i] = /^burst\/w(\d+)-i(\d+)$/.exec(key)!;
           const record = stored[key]!;
           assert.equal(record.current_version, 1, `${key} written once`);
@@ -628,7 +696,11 @@ describe('secrets client against the embedded kv server (real sockets)', functio
             const [, w, i] = /^burst\/w(\d+)-i(\d+)$/.exec(key)!;
             assert.deepEqual((await again.read(key)).data, value(Number(w), Number(i)), key);
           }
-          assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), [], 'no temporary of the killed process is left');
+          assert.deepEqual(
+            (await readdir(dir)).filter((n) => n.endsWith('.tmp')),
+            [],
+            'no temporary of the killed process is left',
+          );
         });
       } finally {
         await child.kill();
@@ -640,19 +712,30 @@ describe('secrets client against the embedded kv server (real sockets)', functio
 
   describe('TLS', () => {
     let pki: TestPki;
-    before(() => { pki = makeTestPki(['localhost', '127.0.0.1', 'secrets.internal']); });
+    before(() => {
+      pki = makeTestPki(['localhost', '127.0.0.1', 'secrets.internal']);
+    });
     after(() => pki.remove());
 
     it('SEC-AUTH-TLS: an https address of the plain-http dev server fails at once, with a hint naming the http:// address', async () => {
       await start();
       const { host } = new URL(server.url);
       const started = Date.now();
-      const error = await client({ address: `https://${host}` }).kv('secret', { kvVersion: 2 }).read('x').catch((e: unknown) => e);
+      const error = await client({ address: `https://${host}` })
+        .kv('secret', { kvVersion: 2 })
+        .read('x')
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError, String(error));
       assert.equal(error.attempts, 1, 'a protocol mismatch is not retried');
       assert.ok(Date.now() - started < 5000, 'no hang');
-      assert.equal(error.hint, `The service at ${host} speaks plain http, not TLS: set the address (the \`address\` option, SECRETS_ADDR or gantry:secretsAddr) to http://${host}.`);
-      assert.equal(error.cliHint, `The service at ${host} speaks plain http, not TLS: set the address (SECRETS_ADDR, or --address in gantry secrets) to http://${host}.`);
+      assert.equal(
+        error.hint,
+        `The service at ${host} speaks plain http, not TLS: set the address (the \`address\` option, SECRETS_ADDR or gantry:secretsAddr) to http://${host}.`,
+      );
+      assert.equal(
+        error.cliHint,
+        `The service at ${host} speaks plain http, not TLS: set the address (SECRETS_ADDR, or --address in gantry secrets) to http://${host}.`,
+      );
     });
 
     it('SEC-AUTH-TLS: verified against a CA made in the test; a server name override; skip-verify works and an unknown CA fails clearly', async () => {
@@ -660,11 +743,17 @@ describe('secrets client against the embedded kv server (real sockets)', functio
       assert.match(server.url, /^https:/);
       await client({ caCert: pki.caFile }).kv('secret').write('tls', { v: 1 });
       assert.deepEqual((await client({ caCert: pki.caFile, tlsServerName: 'secrets.internal' }).kv('secret').read('tls')).data, { v: 1 });
-      const untrusted = await client({ caCert: pki.otherCaFile }).kv('secret', { kvVersion: 2 }).read('tls').catch((e: unknown) => e);
+      const untrusted = await client({ caCert: pki.otherCaFile })
+        .kv('secret', { kvVersion: 2 })
+        .read('tls')
+        .catch((e: unknown) => e);
       assert.ok(untrusted instanceof SecretsConnectionError, String(untrusted));
       assert.equal(untrusted.attempts, 1, 'a certificate error is not retried');
       assert.match(untrusted.message, /certificate|self.signed|issuer/i);
-      const wrongName = await client({ caCert: pki.caFile, tlsServerName: 'other.name' }).kv('secret', { kvVersion: 2 }).read('tls').catch((e: unknown) => e);
+      const wrongName = await client({ caCert: pki.caFile, tlsServerName: 'other.name' })
+        .kv('secret', { kvVersion: 2 })
+        .read('tls')
+        .catch((e: unknown) => e);
       assert.ok(wrongName instanceof SecretsConnectionError, String(wrongName));
       assert.deepEqual((await client({ skipVerify: true }).kv('secret', { kvVersion: 2 }).read('tls')).data, { v: 1 });
     });

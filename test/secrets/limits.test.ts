@@ -10,15 +10,30 @@ function nested(depth: number): unknown {
 
 // Each limit error says nothing was sent and names the setting that raises it, as each face names it: the library's
 // hint the option (limits.maxJsonDepth) and SECRETS_MAX_JSON_DEPTH, the command's hint --max-json-depth and the variable.
-const isLimit = (limit: SecretsLimitError['limit']) => (e: unknown) => e instanceof SecretsLimitError && e.limit === limit && e.exitCode === 2 && /nothing was sent/.test(e.message)
-  && (e.hint ?? '').includes(`SECRETS_${limit.toUpperCase()}`) && (e.hint ?? '').includes('`limits.') && !(e.hint ?? '').includes('--')
-  && e.cliHint.includes(`SECRETS_${limit.toUpperCase()}`) && e.cliHint.includes(`--${limit.replaceAll('_', '-')}`) && !e.cliHint.includes('option');
+const isLimit = (limit: SecretsLimitError['limit']) => (e: unknown) =>
+  e instanceof SecretsLimitError &&
+  e.limit === limit &&
+  e.exitCode === 2 &&
+  /nothing was sent/.test(e.message) &&
+  (e.hint ?? '').includes(`SECRETS_${limit.toUpperCase()}`) &&
+  (e.hint ?? '').includes('`limits.') &&
+  !(e.hint ?? '').includes('--') &&
+  e.cliHint.includes(`SECRETS_${limit.toUpperCase()}`) &&
+  e.cliHint.includes(`--${limit.replaceAll('_', '-')}`) &&
+  !e.cliHint.includes('option');
 
 describe('secrets request limits (local checks)', () => {
   it('defaults are the documented ones: 32 MB, depth 500, string 1 048 576, 10 000 entries, 10 000 elements', () => {
-    assert.deepEqual({ ...defaultLimits }, {
-      maxRequestBytes: 33_554_432, maxJsonDepth: 500, maxJsonStringValueLength: 1_048_576, maxJsonObjectEntryCount: 10_000, maxJsonArrayElementCount: 10_000,
-    });
+    assert.deepEqual(
+      { ...defaultLimits },
+      {
+        maxRequestBytes: 33_554_432,
+        maxJsonDepth: 500,
+        maxJsonStringValueLength: 1_048_576,
+        maxJsonObjectEntryCount: 10_000,
+        maxJsonArrayElementCount: 10_000,
+      },
+    );
   });
 
   it('SEC-LIMIT-JSON-DEPTH: depth 500 passes, 501 is refused, and a 100 000-deep value does not overflow the stack', () => {
@@ -33,7 +48,13 @@ describe('secrets request limits (local checks)', () => {
     // 349 526 three-byte characters = 1 048 578 bytes although only 349 526 UTF-16 units.
     assert.throws(() => checkJsonLimits({ v: '€'.repeat(349_526) }), isLimit('max_json_string_value_length'));
     assert.throws(() => checkJsonLimits({ ['k'.repeat(1_048_577)]: 1 }), isLimit('max_json_string_value_length'));
-    const error = (() => { try { checkJsonLimits({ a: { b: ['ok', 'x'.repeat(2_000_000)] } }); } catch (e) { return e as SecretsLimitError; } })();
+    const error = (() => {
+      try {
+        checkJsonLimits({ a: { b: ['ok', 'x'.repeat(2_000_000)] } });
+      } catch (e) {
+        return e as SecretsLimitError;
+      }
+    })();
     assert.match(error!.message, /\/a\/b\/1/);
   });
 

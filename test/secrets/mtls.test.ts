@@ -33,11 +33,14 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
     await server.stop();
     pki.remove();
   });
-  beforeEach(() => { serverLog.length = 0; });
-
-  const clientWith = (env: Record<string, string>) => new SecretsClient({
-    sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined },
+  beforeEach(() => {
+    serverLog.length = 0;
   });
+
+  const clientWith = (env: Record<string, string>) =>
+    new SecretsClient({
+      sources: { env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined },
+    });
   const certEnv = () => ({ SECRETS_CLIENT_CERT: pki.clientCertFile, SECRETS_CLIENT_KEY: pki.clientKeyFile });
 
   it('SEC-AUTH-TLS: SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY with SECRETS_CAPATH (a folder holding the CA) write, read and list', async () => {
@@ -50,7 +53,10 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
       assert.deepEqual(await kv.list('mtls/'), ['db']);
       await client.kv('kv').write('mtls', { v: 1 });
       assert.deepEqual((await client.kv('kv').read('mtls')).data, { v: 1 });
-      assert.ok(serverLog.every((line) => !line.startsWith('TLS handshake refused')), serverLog.join('\n'));
+      assert.ok(
+        serverLog.every((line) => !line.startsWith('TLS handshake refused')),
+        serverLog.join('\n'),
+      );
     } finally {
       client.close();
     }
@@ -59,7 +65,10 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
   it('SEC-AUTH-TLS: without a client certificate the request fails with a connection error after one attempt whose hint names the client certificate settings, the server logs why it refused the handshake, and nothing is written', async () => {
     const anonymous = clientWith({ SECRETS_CAPATH: caFolder });
     try {
-      const error = await anonymous.kv('secret', { kvVersion: 2 }).write('mtls/anonymous', { v: 1 }).catch((e: unknown) => e);
+      const error = await anonymous
+        .kv('secret', { kvVersion: 2 })
+        .write('mtls/anonymous', { v: 1 })
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError, String(error));
       assert.equal(error.code, 'SECRETS_CONNECTION');
       assert.equal(error.exitCode, 3);
@@ -68,15 +77,24 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
       assert.ok(!error.message.includes(server.rootToken));
       // Whether the alert or only a reset reaches the client, the hint names the client certificate settings.
       assert.match(error.hint ?? '', /SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY/);
-      const readError = await anonymous.kv('secret', { kvVersion: 2 }).read('mtls/db').catch((e: unknown) => e);
+      const readError = await anonymous
+        .kv('secret', { kvVersion: 2 })
+        .read('mtls/db')
+        .catch((e: unknown) => e);
       assert.ok(readError instanceof SecretsConnectionError, String(readError));
       assert.match(readError.hint ?? '', /SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY/);
     } finally {
       anonymous.close();
     }
     // the server says why: the client presented no certificate
-    assert.ok(serverLog.some((line) => /^TLS handshake refused: ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE \(.*peer did not return a certificate\)$/.test(line)), serverLog.join('\n'));
-    assert.ok(serverLog.every((line) => line.startsWith('TLS handshake refused')), 'no request reached the API');
+    assert.ok(
+      serverLog.some((line) => /^TLS handshake refused: ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE \(.*peer did not return a certificate\)$/.test(line)),
+      serverLog.join('\n'),
+    );
+    assert.ok(
+      serverLog.every((line) => line.startsWith('TLS handshake refused')),
+      'no request reached the API',
+    );
     const client = clientWith({ SECRETS_CAPATH: caFolder, ...certEnv() });
     try {
       assert.equal((await client.kv('secret', { kvVersion: 2 }).read('mtls/anonymous')).state, 'missing');
@@ -85,11 +103,14 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
     }
   });
 
-  it('SEC-AUTH-TLS: a certificate not made for clients (the server\'s own) is refused too', async () => {
+  it("SEC-AUTH-TLS: a certificate not made for clients (the server's own) is refused too", async () => {
     const wrong = clientWith({ SECRETS_CAPATH: caFolder, SECRETS_CLIENT_CERT: pki.certFile, SECRETS_CLIENT_KEY: pki.keyFile });
     try {
       await assert.rejects(wrong.kv('secret', { kvVersion: 2 }).read('mtls/db'), SecretsConnectionError);
-      assert.ok(serverLog.some((line) => line.startsWith('TLS handshake refused: ')), serverLog.join('\n'));
+      assert.ok(
+        serverLog.some((line) => line.startsWith('TLS handshake refused: ')),
+        serverLog.join('\n'),
+      );
     } finally {
       wrong.close();
     }
@@ -98,7 +119,10 @@ describe('secrets client: mutual TLS and SECRETS_CAPATH against the embedded kv 
   it('SEC-AUTH-TLS: SECRETS_CAPATH is what is trusted: a folder with only another CA fails verification, with the CA hint', async () => {
     const untrusting = clientWith({ SECRETS_CAPATH: otherCaFolder, ...certEnv() });
     try {
-      const error = await untrusting.kv('secret', { kvVersion: 2 }).read('mtls/db').catch((e: unknown) => e);
+      const error = await untrusting
+        .kv('secret', { kvVersion: 2 })
+        .read('mtls/db')
+        .catch((e: unknown) => e);
       assert.ok(error instanceof SecretsConnectionError, String(error));
       assert.match(error.hint ?? '', /SECRETS_CACERT \/ SECRETS_CAPATH/);
     } finally {

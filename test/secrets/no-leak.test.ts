@@ -15,7 +15,6 @@ import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 
-
 /**
  * A pass-through HTTP proxy in front of the kv server that remembers every token it sees: the ones sent in
  * X-Secrets-Token or Authorization, and every `client_token` a login or token call answered with. The tokens a
@@ -58,7 +57,12 @@ async function startRecordingProxy(target: string) {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     tokens,
     bodies,
-    close: () => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()); agent.destroy(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+        agent.destroy();
+      }),
   };
 }
 
@@ -75,13 +79,14 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
   let userToken: string;
 
   /** Every secret the output must not hold: the fixed canaries and every token seen on the wire so far. */
-  const canaries = () => new Map<string, string>([
-    ['the root token', rootToken],
-    ['the password', password],
-    ['the secret_id', secretId],
-    ['the userpass token', userToken],
-    ...[...proxy.tokens].map((t, i): [string, string] => [`token #${i} seen on the wire`, t]),
-  ]);
+  const canaries = () =>
+    new Map<string, string>([
+      ['the root token', rootToken],
+      ['the password', password],
+      ['the secret_id', secretId],
+      ['the userpass token', userToken],
+      ...[...proxy.tokens].map((t, i): [string, string] => [`token #${i} seen on the wire`, t]),
+    ]);
   function assertNoCanary(text: string, where: string) {
     for (const [what, value] of canaries()) {
       assert.ok(value.length >= 16, `${what} is long enough to search for`);
@@ -119,7 +124,6 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
     return runNode([bin, ...args], { env, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
   }
 
-
   // Each run twice: with --verbose (debug log and full error stacks) and with GANTRY_LOG=debug alone.
   const modes: Array<{ name: string; flags: string[] }> = [
     { name: '--verbose', flags: ['--verbose'] },
@@ -149,7 +153,10 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
         assert.equal(json.code, 0, json.stderr);
         assert.ok((JSON.parse(json.stdout) as { policies: string[] }).policies.includes('app'));
         assert.ok(proxy.tokens.size >= tokensBefore + 2, 'both logins were issued a token (now a canary)');
-        assert.ok(proxy.bodies.some((b) => b.includes(password)), 'the password did reach the service');
+        assert.ok(
+          proxy.bodies.some((b) => b.includes(password)),
+          'the password did reach the service',
+        );
         assertNoCanary(`${table.stdout}\n${table.stderr}\n${json.stdout}\n${json.stderr}`, 'the login output');
         const wrong = `${password}-wrong`;
         const refused = await run('login userpass with a wrong password', ['login', 'userpass', '--username', 'deployer'], { stdin: wrong });
@@ -163,11 +170,16 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
         const piped = await run('login approle (stdin)', ['login', 'approle', '--role-id', roleId], { stdin: `${secretId}\n` });
         assert.equal(piped.code, 0, piped.stderr);
         assert.match(piped.stdout, /token\s+<hidden/);
-        const fromEnv = await run('login approle (SECRETS_SECRET_ID)', ['--json', 'login', 'approle', '--role-id', roleId], { env: { SECRETS_SECRET_ID: secretId } });
+        const fromEnv = await run('login approle (SECRETS_SECRET_ID)', ['--json', 'login', 'approle', '--role-id', roleId], {
+          env: { SECRETS_SECRET_ID: secretId },
+        });
         assert.equal(fromEnv.code, 0, fromEnv.stderr);
         assert.ok((JSON.parse(fromEnv.stdout) as { policies: string[] }).policies.includes('app'));
         assert.ok(proxy.tokens.size >= tokensBefore + 2, 'both logins were issued a token (now a canary)');
-        assert.ok(proxy.bodies.some((b) => b.includes(secretId)), 'the secret_id did reach the service');
+        assert.ok(
+          proxy.bodies.some((b) => b.includes(secretId)),
+          'the secret_id did reach the service',
+        );
       });
 
       for (const status of [503, 412]) {
@@ -177,13 +189,20 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
           assert.equal(read.code, 0, read.stderr);
           assert.equal(read.stdout, 'app', 'the raw value, no newline added on a pipe');
           // The debug log is on and says what happened, so the search above looked at real log lines.
-          assert.match(read.stderr, new RegExp(`debug: GET http://127\\.0\\.0\\.1:\\d+/v1/secret/data/app/db: .*${status}.*; retrying in \\d+ ms`), read.stderr);
+          assert.match(
+            read.stderr,
+            new RegExp(`debug: GET http://127\\.0\\.0\\.1:\\d+/v1/secret/data/app/db: .*${status}.*; retrying in \\d+ ms`),
+            read.stderr,
+          );
           assert.equal(server.faults()[0]?.count, 0, 'the fault was met');
         });
       }
 
       it('SEC-AUTH-403, SEC-STATUS-403: a token without a policy for the path gets a 403 (exit 1: a definite no); the error, hint and stack hold no token', async () => {
-        for (const args of [['get', 'secret/other/x', '--kv-version', '2'], ['get', 'secret/other/x']]) {
+        for (const args of [
+          ['get', 'secret/other/x', '--kv-version', '2'],
+          ['get', 'secret/other/x'],
+        ]) {
           const denied = await run(`${args.join(' ')} (403)`, args, { env: { SECRETS_TOKEN: userToken } });
           assert.equal(denied.code, 1, denied.stderr);
           assert.match(denied.stderr, /403/);
@@ -201,10 +220,22 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
     /** What the library hands the logger (before redaction) and what the standard logger writes (after). */
     const writer = createLogger({ level: 'debug', write: (line) => formatted.push(line) });
     const logger: Logger = {
-      debug: (m) => { raw.push(`debug: ${m}`); writer.debug(m); },
-      info: (m) => { raw.push(m); writer.info(m); },
-      warn: (m) => { raw.push(`warn: ${m}`); writer.warn(m); },
-      error: (m) => { raw.push(`error: ${m}`); writer.error(m); },
+      debug: (m) => {
+        raw.push(`debug: ${m}`);
+        writer.debug(m);
+      },
+      info: (m) => {
+        raw.push(m);
+        writer.info(m);
+      },
+      warn: (m) => {
+        raw.push(`warn: ${m}`);
+        writer.warn(m);
+      },
+      error: (m) => {
+        raw.push(`error: ${m}`);
+        writer.error(m);
+      },
     };
     const clients: SecretsClient[] = [];
     const newClient = (token?: string) => {
@@ -213,12 +244,17 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
       return c;
     };
     const failure = async (attempt: Promise<unknown>) => {
-      const error = await attempt.then(() => undefined, (e: unknown) => e);
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof SecretsError, String(error));
       errors.push(`${error.message}\n${error.hint ?? ''}\n${error.errors.join('\n')}\n${error.stack ?? ''}`);
       return error;
     };
-    after(() => { for (const c of clients) c.close(); });
+    after(() => {
+      for (const c of clients) c.close();
+    });
 
     it('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403, SEC-STATUS-412, SEC-STATUS-503: logins, retried reads and 403s log nothing secret, before or after redaction', async () => {
       const user = newClient();
@@ -242,7 +278,10 @@ describe('SEC-AUTH-LOGIN-JSON, SEC-AUTH-403: no token, password or secret_id in 
 
       // The retries were logged (the capture is real), then nothing secret anywhere.
       assert.equal(raw.filter((l) => /^debug: GET .*\/v1\/secret\/data\/app\/db: .*; retrying in \d+ ms$/.test(l)).length, 3, raw.join('\n'));
-      assert.ok(raw.some((l) => /^debug: POST .*\/v1\/secret\/data\/app\/written: .*503.*; retrying in \d+ ms$/.test(l)), raw.join('\n'));
+      assert.ok(
+        raw.some((l) => /^debug: POST .*\/v1\/secret\/data\/app\/written: .*503.*; retrying in \d+ ms$/.test(l)),
+        raw.join('\n'),
+      );
       assert.equal(formatted.length, raw.length);
       assert.ok(proxy.tokens.has(user.revealToken()!) && proxy.tokens.has(approle.revealToken()!), 'the issued tokens are canaries');
       assertNoCanary(raw.join('\n'), 'what the library passed to its logger');

@@ -13,20 +13,30 @@ describe('secrets path rules (local, before sending)', () => {
 
   it('SEC-PATH-TRAILING-PERIOD: a segment ending in a period is refused with a clear error', () => {
     for (const bad of ['app/config.', 'app./x', 'a/b/c...']) {
-      assert.throws(() => encodePath(bad), (e: unknown) => e instanceof SecretsPathError && /ends in a period/.test(e.message) && e.exitCode === 2, bad);
+      assert.throws(
+        () => encodePath(bad),
+        (e: unknown) => e instanceof SecretsPathError && /ends in a period/.test(e.message) && e.exitCode === 2,
+        bad,
+      );
     }
     // A period inside a name is fine.
     assert.equal(encodePath('app/config.json'), 'app/config.json');
   });
 
   it('refuses an empty segment ("//") and says which one', () => {
-    assert.throws(() => encodePath('app//db'), (e: unknown) => e instanceof SecretsPathError && /empty segment 2/.test(e.message));
+    assert.throws(
+      () => encodePath('app//db'),
+      (e: unknown) => e instanceof SecretsPathError && /empty segment 2/.test(e.message),
+    );
     assert.throws(() => encodePath(''), /empty/);
     assert.throws(() => encodePath('/'), SecretsPathError);
   });
 
   it('refuses ".." and "." segments', () => {
-    assert.throws(() => encodePath('app/../sys/seal'), (e: unknown) => e instanceof SecretsPathError && /"\.\."/.test(e.message));
+    assert.throws(
+      () => encodePath('app/../sys/seal'),
+      (e: unknown) => e instanceof SecretsPathError && /"\.\."/.test(e.message),
+    );
     assert.throws(() => encodePath('./app'), SecretsPathError);
     assert.throws(() => encodePath('app/..'), SecretsPathError);
     // Encoded dots are still dots once decoded by the server: refused on the decoded text.

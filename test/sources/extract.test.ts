@@ -75,14 +75,23 @@ describe('sources: hardened extraction and content hash', () => {
     assert.equal(await hashTree(fromZip), await hashTree(fromTar));
     assert.equal(await readlink(join(fromZip, 'mod/link.tf')), 'main.tf');
 
-    const changedByte = await extractInto('c.tgz', tarGz(sample.map((m) => (m.name === 'mod/main.tf' ? { ...m, content: 'resource "x" "z" {}\n' } : m))), 'tar.gz');
+    const changedByte = await extractInto(
+      'c.tgz',
+      tarGz(sample.map((m) => (m.name === 'mod/main.tf' ? { ...m, content: 'resource "x" "z" {}\n' } : m))),
+      'tar.gz',
+    );
     const changedMode = await extractInto('d.tgz', tarGz(sample.map((m) => (m.name === 'mod/run.sh' ? { ...m, mode: 0o644 } : m))), 'tar.gz');
     assert.notEqual(await hashTree(changedByte), await hashTree(fromTar));
     assert.notEqual(await hashTree(changedMode), await hashTree(fromTar));
   });
 
   it('the hash computed while extracting, and in hash-only mode (nothing written), equals the hash of the written tree', async () => {
-    const members: TarMember[] = [...sample, { name: 'mod/main.tf', content: 'replaced\n' }, { name: 'mod/hard.tf', type: '1', linkname: 'mod/run.sh' }, { name: 'mod/nested', content: 'a file replaces a folder' }];
+    const members: TarMember[] = [
+      ...sample,
+      { name: 'mod/main.tf', content: 'replaced\n' },
+      { name: 'mod/hard.tf', type: '1', linkname: 'mod/run.sh' },
+      { name: 'mod/nested', content: 'a file replaces a folder' },
+    ];
     const file = await archiveFile('parity.tgz', tarGz(members));
     await mkdir(join(dir, 'parity'));
     const written = await extractArchive(file, 'tar.gz', join(dir, 'parity'), defaultLimits);
@@ -95,9 +104,18 @@ describe('sources: hardened extraction and content hash', () => {
   });
 
   it('the h1: hash is SHA-256 over sorted "<sha256>  <mode>  <path>" lines (an independent recomputation agrees)', async () => {
-    const root = await extractInto('e.tgz', tarGz([{ name: 'b.txt', content: 'B' }, { name: 'a.txt', content: 'A', mode: 0o700 }]), 'tar.gz');
+    const root = await extractInto(
+      'e.tgz',
+      tarGz([
+        { name: 'b.txt', content: 'B' },
+        { name: 'a.txt', content: 'A', mode: 0o700 },
+      ]),
+      'tar.gz',
+    );
     const line = (content: string, mode: string, path: string) => `${createHash('sha256').update(content).digest('hex')}  ${mode}  ${path}\n`;
-    const expected = `h1:${createHash('sha256').update(line('A', '755', 'a.txt') + line('B', '644', 'b.txt')).digest('base64')}`;
+    const expected = `h1:${createHash('sha256')
+      .update(line('A', '755', 'a.txt') + line('B', '644', 'b.txt'))
+      .digest('base64')}`;
     assert.equal(await hashTree(root), expected);
   });
 
@@ -107,10 +125,39 @@ describe('sources: hardened extraction and content hash', () => {
     ['an absolute path', [{ name: '/tmp/evil.txt', content: 'x' }], /absolute path/],
     ['a symlink to an absolute path', [{ name: 'l', type: '2', linkname: '/etc/passwd' }], /absolute path/],
     ['a symlink escaping with ..', [{ name: 'a/l', type: '2', linkname: '../../outside' }], /points outside/],
-    ['a chain of symlinks that escapes though each link alone stays inside', [{ name: 'p/q/x', type: '2', linkname: '../..' }, { name: 'p/q/l', type: '2', linkname: 'x/../../..' }], /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module once the links/],
-    ['the same chain with the escaping link first', [{ name: 'p/q/l', type: '2', linkname: 'x/../../..' }, { name: 'p/q/x', type: '2', linkname: '../..' }], /"p\/q\/l".*points outside the module once the links/],
-    ['a loop of symlinks', [{ name: 'a', type: '2', linkname: 'b' }, { name: 'b', type: '2', linkname: 'a' }], /loop of links/],
-    ['a file written through a symlink', [{ name: 'a/', type: '5' }, { name: 'a/b', type: '2', linkname: '..' }, { name: 'a/b/c', content: 'x' }], /through the symbolic link/],
+    [
+      'a chain of symlinks that escapes though each link alone stays inside',
+      [
+        { name: 'p/q/x', type: '2', linkname: '../..' },
+        { name: 'p/q/l', type: '2', linkname: 'x/../../..' },
+      ],
+      /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module once the links/,
+    ],
+    [
+      'the same chain with the escaping link first',
+      [
+        { name: 'p/q/l', type: '2', linkname: 'x/../../..' },
+        { name: 'p/q/x', type: '2', linkname: '../..' },
+      ],
+      /"p\/q\/l".*points outside the module once the links/,
+    ],
+    [
+      'a loop of symlinks',
+      [
+        { name: 'a', type: '2', linkname: 'b' },
+        { name: 'b', type: '2', linkname: 'a' },
+      ],
+      /loop of links/,
+    ],
+    [
+      'a file written through a symlink',
+      [
+        { name: 'a/', type: '5' },
+        { name: 'a/b', type: '2', linkname: '..' },
+        { name: 'a/b/c', content: 'x' },
+      ],
+      /through the symbolic link/,
+    ],
     ['a hard link escaping', [{ name: 'h', type: '1', linkname: '../../etc/passwd' }], /points outside/],
     ['a hard link to an absolute path', [{ name: 'h', type: '1', linkname: '/etc/passwd' }], /points outside/],
     ['a hard link to something not extracted', [{ name: 'h', type: '1', linkname: 'nothing' }], /not a file extracted before/],
@@ -136,20 +183,39 @@ describe('sources: hardened extraction and content hash', () => {
   }
 
   it('keeps a chain of symlinks that stays inside, with its hash', async () => {
-    const members: TarMember[] = [{ name: 'p/q/r', content: 'R' }, { name: 'p/q/x', type: '2', linkname: '..' }, { name: 'p/q/l', type: '2', linkname: 'x/q/r' }];
+    const members: TarMember[] = [
+      { name: 'p/q/r', content: 'R' },
+      { name: 'p/q/x', type: '2', linkname: '..' },
+      { name: 'p/q/l', type: '2', linkname: 'x/q/r' },
+    ];
     const root = await extractInto('chain.tgz', tarGz(members), 'tar.gz');
     assert.equal(await readFile(join(root, 'p', 'q', 'l'), 'utf8'), 'R');
     assert.match(await hashTree(root), /^h1:/);
   });
 
   it('copies a hard link inside the archive as a separate file', async () => {
-    const root = await extractInto('h.tgz', tarGz([{ name: 'a.txt', content: 'same' }, { name: 'b.txt', type: '1', linkname: 'a.txt' }]), 'tar.gz');
+    const root = await extractInto(
+      'h.tgz',
+      tarGz([
+        { name: 'a.txt', content: 'same' },
+        { name: 'b.txt', type: '1', linkname: 'a.txt' },
+      ]),
+      'tar.gz',
+    );
     assert.equal(await readFile(join(root, 'b.txt'), 'utf8'), 'same');
     assert.equal((await lstat(join(root, 'b.txt'))).nlink, 1);
   });
 
   it('drops setuid, setgid and sticky bits', async () => {
-    const root = await extractInto('s.tgz', tarGz([{ name: 'suid', content: 'x', mode: 0o4755 }, { name: 'sgid', content: 'x', mode: 0o2644 }, { name: 'd/', type: '5', mode: 0o1777 }]), 'tar.gz');
+    const root = await extractInto(
+      's.tgz',
+      tarGz([
+        { name: 'suid', content: 'x', mode: 0o4755 },
+        { name: 'sgid', content: 'x', mode: 0o2644 },
+        { name: 'd/', type: '5', mode: 0o1777 },
+      ]),
+      'tar.gz',
+    );
     assert.equal((await lstat(join(root, 'suid'))).mode & 0o7777, 0o755);
     assert.equal((await lstat(join(root, 'sgid'))).mode & 0o7777, 0o644);
     assert.equal((await lstat(join(root, 'd'))).mode & 0o7777, 0o755);
@@ -242,7 +308,13 @@ describe('sources: hardened extraction and content hash', () => {
       assert.equal(first.path, join(dest, 'mod'));
       assert.equal(await readFile(join(dest, 'mod/main.tf'), 'utf8'), 'resource "x" "y" {}\n');
 
-      const hostile = await archiveFile('hostile.tgz', tarGz([{ name: 'mod/main.tf', content: 'evil' }, { name: '../x', content: 'x' }]));
+      const hostile = await archiveFile(
+        'hostile.tgz',
+        tarGz([
+          { name: 'mod/main.tf', content: 'evil' },
+          { name: '../x', content: 'x' },
+        ]),
+      );
       await assert.rejects(fetchSource(parseLocation(pathToFileURL(hostile).toString(), { trusted: true }), { dest, trusted: true }), SourceRefusedError);
 
       const wrongSum = `${pathToFileURL(good).toString()}?checksum=sha256:${'0'.repeat(64)}`;
@@ -263,7 +335,10 @@ describe('sources: hardened extraction and content hash', () => {
       const bytes = tarGz(sample);
       const good = await archiveFile('good.tgz', bytes);
       const sha1 = createHash('sha1').update(bytes).digest('hex');
-      const result = await fetchSource(parseLocation(`${pathToFileURL(good).toString()}//*/nested?checksum=${sha1}`, { trusted: true }), { dest: join(dir, 'm'), trusted: true });
+      const result = await fetchSource(parseLocation(`${pathToFileURL(good).toString()}//*/nested?checksum=${sha1}`, { trusted: true }), {
+        dest: join(dir, 'm'),
+        trusted: true,
+      });
       assert.equal(result.subdir, 'mod/nested');
       assert.equal(await readFile(join(result.path, 'README.md'), 'utf8'), '# readme\n');
     });
@@ -273,7 +348,10 @@ describe('sources: hardened extraction and content hash', () => {
       const sniffed = await fetchSource(parseLocation(pathToFileURL(file).toString(), { trusted: true }), { dest: join(dir, 's'), trusted: true });
       assert.equal(await readFile(join(sniffed.dir, 'mod/main.tf'), 'utf8'), 'resource "x" "y" {}\n');
       const plain = await archiveFile('main.tf', Buffer.from('variable "a" {}\n'));
-      const single = await fetchSource(parseLocation(`${pathToFileURL(plain).toString()}?archive=false`, { trusted: true }), { dest: join(dir, 'p'), trusted: true });
+      const single = await fetchSource(parseLocation(`${pathToFileURL(plain).toString()}?archive=false`, { trusted: true }), {
+        dest: join(dir, 'p'),
+        trusted: true,
+      });
       assert.equal(await readFile(join(single.dir, 'main.tf'), 'utf8'), 'variable "a" {}\n');
     });
   });

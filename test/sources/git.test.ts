@@ -15,7 +15,12 @@ describe('sources: git fetcher (system git, real repositories)', () => {
   let repo: string;
   let firstCommit: string;
   const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).toString().trim();
+    execFileSync('git', args, {
+      cwd,
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' },
+    })
+      .toString()
+      .trim();
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gantry-git-'));
@@ -53,9 +58,16 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     const hooks = join(dir, 'report-hooks');
     const report = join(dir, 'clone-report');
     await mkdir(hooks);
-    await writeFile(join(hooks, 'post-checkout'), `#!/bin/sh\n{ git rev-parse --is-shallow-repository; git rev-list --count HEAD; git for-each-ref --format='%(refname)'; } > '${report}'\n`);
+    await writeFile(
+      join(hooks, 'post-checkout'),
+      `#!/bin/sh\n{ git rev-parse --is-shallow-repository; git rev-list --count HEAD; git for-each-ref --format='%(refname)'; } > '${report}'\n`,
+    );
     await chmod(join(hooks, 'post-checkout'), 0o755);
-    const saved = { GIT_CONFIG_COUNT: process.env.GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0: process.env.GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0: process.env.GIT_CONFIG_VALUE_0 };
+    const saved = {
+      GIT_CONFIG_COUNT: process.env.GIT_CONFIG_COUNT,
+      GIT_CONFIG_KEY_0: process.env.GIT_CONFIG_KEY_0,
+      GIT_CONFIG_VALUE_0: process.env.GIT_CONFIG_VALUE_0,
+    };
     Object.assign(process.env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: hooks });
     try {
       await fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, target, { allowFile: true });
@@ -75,7 +87,12 @@ describe('sources: git fetcher (system git, real repositories)', () => {
   });
 
   it('checks out a tag, a branch and a commit named by ?ref=', async () => {
-    for (const [ref, expected] of [['v1.0.0', 'v1\n'], ['feature', 'feature\n'], [firstCommit, 'v1\n'], [firstCommit.slice(0, 10), 'v1\n']] as const) {
+    for (const [ref, expected] of [
+      ['v1.0.0', 'v1\n'],
+      ['feature', 'feature\n'],
+      [firstCommit, 'v1\n'],
+      [firstCommit.slice(0, 10), 'v1\n'],
+    ] as const) {
       const target = join(dir, `out-${ref}`);
       await fetchGit({ getter: 'git', url: url(), ref, depth: undefined, subdir: '' }, target, { allowFile: true });
       assert.equal(await readFile(join(target, 'main.tf'), 'utf8'), expected, ref);
@@ -95,7 +112,10 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     const evil: GitLocation = { getter: 'git', url: url(), ref: '--upload-pack=touch /tmp/gantry-pwned', depth: undefined, subdir: '' };
     await assert.rejects(fetchGit(evil, join(dir, 'out-evil'), { allowFile: true }), /starts with "-"/);
     await assert.rejects(lstat('/tmp/gantry-pwned'));
-    await assert.rejects(fetchGit({ getter: 'git', url: url(), ref: 'no-such-tag', depth: undefined, subdir: '' }, join(dir, 'out-missing'), { allowFile: true }), /^GitError: cloning file:\S+ at no-such-tag failed: (?!git )(.* )?fatal: Remote branch no-such-tag not found in upstream origin$/);
+    await assert.rejects(
+      fetchGit({ getter: 'git', url: url(), ref: 'no-such-tag', depth: undefined, subdir: '' }, join(dir, 'out-missing'), { allowFile: true }),
+      /^GitError: cloning file:\S+ at no-such-tag failed: (?!git )(.* )?fatal: Remote branch no-such-tag not found in upstream origin$/,
+    );
   });
 
   it('a URL that passes the ref guard reaches git only as the repository: "--upload-pack=..." after --end-of-options never runs', async () => {
@@ -112,8 +132,14 @@ describe('sources: git fetcher (system git, real repositories)', () => {
   });
 
   it('a repository URL starting with "-" is refused, and file:// needs a trusted caller', async () => {
-    await assert.rejects(fetchGit({ getter: 'git', url: '--upload-pack=touch /tmp/x', ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o1'), { allowFile: true }), /^GitError: cloning --upload-pack=touch \/tmp\/x failed: fatal: repository '--upload-pack=touch \/tmp\/x' does not exist$/);
-    await assert.rejects(fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o2'), { allowFile: false }), /failed/);
+    await assert.rejects(
+      fetchGit({ getter: 'git', url: '--upload-pack=touch /tmp/x', ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o1'), { allowFile: true }),
+      /^GitError: cloning --upload-pack=touch \/tmp\/x failed: fatal: repository '--upload-pack=touch \/tmp\/x' does not exist$/,
+    );
+    await assert.rejects(
+      fetchGit({ getter: 'git', url: url(), ref: undefined, depth: undefined, subdir: '' }, join(dir, 'o2'), { allowFile: false }),
+      /failed/,
+    );
   });
 
   it('refuses a repository whose symbolic link points outside the module, leaving the previous install', async () => {
@@ -126,7 +152,10 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     git(bad, 'commit', '--quiet', '-m', 'evil');
     const dest = join(dir, 'inst', 'bad');
     await fetchSource(parseLocation(`git::${url()}?ref=v1.0.0`, { trusted: true }), { dest, trusted: true });
-    await assert.rejects(fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }), /points outside the module/);
+    await assert.rejects(
+      fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }),
+      /points outside the module/,
+    );
     assert.equal(await readFile(join(dest, 'main.tf'), 'utf8'), 'v1\n');
   });
 
@@ -141,7 +170,10 @@ describe('sources: git fetcher (system git, real repositories)', () => {
     git(bad, 'commit', '--quiet', '-m', 'evil chain');
     const dest = join(dir, 'inst', 'bad-chain');
     await fetchSource(parseLocation(`git::${url()}?ref=v1.0.0`, { trusted: true }), { dest, trusted: true });
-    await assert.rejects(fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }), /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module/);
+    await assert.rejects(
+      fetchSource(parseLocation(`git::${pathToFileURL(bad).toString()}`, { trusted: true }), { dest, trusted: true }),
+      /"p\/q\/l" \(-> "x\/..\/..\/.."\) is refused: it points outside the module/,
+    );
     assert.equal(await readFile(join(dest, 'main.tf'), 'utf8'), 'v1\n');
   });
 });

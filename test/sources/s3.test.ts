@@ -23,8 +23,22 @@ describe('sources: s3:: fetcher and an S3-backed registry (s3rver)', function ()
     s3 = await startS3Peer();
     dir = await mkdtemp(join(tmpdir(), 'gantry-s3-'));
     await s3.createBucket('modules');
-    await s3.putObject('modules', 'acme/vpc-1.0.0.tgz', tarGz([{ name: 'main.tf', content: 'vpc\n' }, { name: 'sub/x.tf', content: 'x\n' }]));
-    await s3.putObject('modules', 'acme/vpc-1.0.0.zip', await zip([{ name: 'main.tf', content: 'vpc\n' }, { name: 'sub/x.tf', content: 'x\n' }]));
+    await s3.putObject(
+      'modules',
+      'acme/vpc-1.0.0.tgz',
+      tarGz([
+        { name: 'main.tf', content: 'vpc\n' },
+        { name: 'sub/x.tf', content: 'x\n' },
+      ]),
+    );
+    await s3.putObject(
+      'modules',
+      'acme/vpc-1.0.0.zip',
+      await zip([
+        { name: 'main.tf', content: 'vpc\n' },
+        { name: 'sub/x.tf', content: 'x\n' },
+      ]),
+    );
     // The default AWS credential chain reads these: the fetcher is given no credentials.
     for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION']) saved[name] = process.env[name];
     process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
@@ -49,7 +63,10 @@ describe('sources: s3:: fetcher and an S3-backed registry (s3rver)', function ()
   });
 
   it('a missing key is a clear error and leaves nothing behind', async () => {
-    await assert.rejects(fetchSource(parseLocation(`s3::${s3.endpoint}/modules/acme/missing.tgz`), { dest: join(dir, 'c') }), /reading s3:\/\/modules\/acme\/missing\.tgz failed: NoSuchKey/);
+    await assert.rejects(
+      fetchSource(parseLocation(`s3::${s3.endpoint}/modules/acme/missing.tgz`), { dest: join(dir, 'c') }),
+      /reading s3:\/\/modules\/acme\/missing\.tgz failed: NoSuchKey/,
+    );
     await assert.rejects(readFile(join(dir, 'c', 'main.tf')));
   });
 
@@ -59,7 +76,10 @@ describe('sources: s3:: fetcher and an S3-backed registry (s3rver)', function ()
     let server: RegistryServer | undefined;
     const client = new RegistryClient({ env: {} });
     try {
-      server = await startRegistryServer({ s3: { bucket: 'modules', prefix: 'registry', endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials, forcePathStyle: true }, rescanMs: 0 });
+      server = await startRegistryServer({
+        s3: { bucket: 'modules', prefix: 'registry', endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials, forcePathStyle: true },
+        rescanMs: 0,
+      });
       const manifest = parseManifest(JSON.stringify({ bucket: { source: `${server.host}/acme/bucket/aws`, version: '~> 1.0' } }), 'm', {});
       const { lock, modules } = await pin(manifest, { version: 1, modules: {} }, { client });
       assert.equal(modules[0]?.version, '1.1.0');

@@ -39,7 +39,10 @@ describe('storage client: errors and retries', function () {
     assert.equal(error.location, 'fileId');
     assert.equal(error.exitCode, ExitCode.checkFailed);
     assert.equal(error.code, 'STORAGE_NOT_FOUND');
-    assert.match(error.message, /^GET http:\/\/127\.0\.0\.1:\d+\/storage\/v2\/files\/no-such-file answered 404 notFound \(fileId\): File not found: no-such-file$/);
+    assert.match(
+      error.message,
+      /^GET http:\/\/127\.0\.0\.1:\d+\/storage\/v2\/files\/no-such-file answered 404 notFound \(fileId\): File not found: no-such-file$/,
+    );
     assert.match(String(error.hint), /check the id/);
     assert.equal(requests, 1);
   });
@@ -86,7 +89,10 @@ describe('storage client: errors and retries', function () {
     assert.equal(error, undefined, error?.message);
     assert.equal((result as { kind: string }).kind, 'storage#fileList');
     assert.ok(requests >= 2, `retried (${requests} requests)`);
-    assert.ok(s.logs.some((line) => /403/.test(line) && /userRateLimitExceeded/.test(line)), `the retry is logged with its reason: ${s.logs.slice(-3).join(' | ')}`);
+    assert.ok(
+      s.logs.some((line) => /403/.test(line) && /userRateLimitExceeded/.test(line)),
+      `the retry is logged with its reason: ${s.logs.slice(-3).join(' | ')}`,
+    );
   });
 
   it('STO-FILES-LIST: 429 is retried, then succeeds; 403 userRateLimitExceeded that never lets up exits 3 after the retries, with advice', async () => {
@@ -186,9 +192,19 @@ describe('storage client: errors and retries', function () {
 
   it('STO-ABOUT-GET: a 403 insufficientPermissions about authentication scopes (a login without a storage scope) advises logging in with one; about a file, asking its owner', () => {
     const body = (message: string) => ({ error: { code: 403, message, errors: [{ domain: 'global', reason: 'insufficientPermissions', message }] } });
-    const scopes = new StorageError({ status: 403, method: 'GET', url: 'https://storage.example/storage/v2/about', body: body('Request had insufficient authentication scopes.') });
+    const scopes = new StorageError({
+      status: 403,
+      method: 'GET',
+      url: 'https://storage.example/storage/v2/about',
+      body: body('Request had insufficient authentication scopes.'),
+    });
     assert.match(scopes.hint!, /--scope storage\.file/);
-    const file = new StorageError({ status: 403, method: 'GET', url: 'https://storage.example/storage/v2/files/x', body: body('The user does not have sufficient permissions for this file.') });
+    const file = new StorageError({
+      status: 403,
+      method: 'GET',
+      url: 'https://storage.example/storage/v2/files/x',
+      body: body('The user does not have sufficient permissions for this file.'),
+    });
     assert.match(file.hint!, /ask its owner/);
     assert.equal(scopes.exitCode, ExitCode.checkFailed);
   });
@@ -210,7 +226,10 @@ describe('storage client: errors and retries', function () {
     const saved = process.env.STORAGE_TOKEN;
     delete process.env.STORAGE_TOKEN;
     try {
-      assert.throws(() => createStorageClient({ baseUrl: s.h.server.url }), /createStorageClient: options\.token must be a bearer token or an object with getAccessToken\(\)/);
+      assert.throws(
+        () => createStorageClient({ baseUrl: s.h.server.url }),
+        /createStorageClient: options\.token must be a bearer token or an object with getAccessToken\(\)/,
+      );
     } finally {
       if (saved !== undefined) process.env.STORAGE_TOKEN = saved;
     }
@@ -222,7 +241,10 @@ describe('storage client: errors and retries', function () {
       assert.equal((await client.about.get()).kind, 'storage#about');
       client.close();
     } finally {
-      for (const [name, value] of [['STORAGE_BASE_URL', fromEnv.url], ['STORAGE_TOKEN', fromEnv.token]] as const) {
+      for (const [name, value] of [
+        ['STORAGE_BASE_URL', fromEnv.url],
+        ['STORAGE_TOKEN', fromEnv.token],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -43,7 +43,12 @@ export async function setup(options: Partial<StorageServerOptions> = {}): Promis
   };
   const client = clientWith({});
   return {
-    h, client, logs, logger, served, clientWith,
+    h,
+    client,
+    logs,
+    logger,
+    served,
+    clientWith,
     requests: async () => (await h.admin('GET', 'stats')).requests as number,
     admin: (method, sub, body) => h.admin(method, sub, body),
     close: async () => {
@@ -66,7 +71,13 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & Reco
 /** Everything an error shows a user or a log: message, hint, stack, JSON and own fields. */
 export function everythingSaid(error: unknown): string {
   const e = error as Record<string, unknown>;
-  return [String(e.message), String(e.hint ?? ''), String(e.stack ?? ''), JSON.stringify(e), ...Object.values(e).map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''))].join('\n');
+  return [
+    String(e.message),
+    String(e.hint ?? ''),
+    String(e.stack ?? ''),
+    JSON.stringify(e),
+    ...Object.values(e).map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+  ].join('\n');
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

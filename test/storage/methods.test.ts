@@ -20,7 +20,9 @@ describe('storage client: the 70 methods against the embedded server', function 
   /** A file with content, made the way an upload makes one (the upload client is tested elsewhere). */
   const upload = async (text: string, metadata: Record<string, unknown> = { title: 'doc.txt' }, fileId?: string) => {
     const body = `--b\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(metadata)}\r\n--b\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--b--`;
-    const res = await s.h.raw(fileId ? 'PUT' : 'POST', `/upload/storage/v2/files${fileId ? `/${fileId}` : ''}?uploadType=multipart`, body, { 'content-type': 'multipart/related; boundary=b' });
+    const res = await s.h.raw(fileId ? 'PUT' : 'POST', `/upload/storage/v2/files${fileId ? `/${fileId}` : ''}?uploadType=multipart`, body, {
+      'content-type': 'multipart/related; boundary=b',
+    });
     assert.equal(res.status, 200);
     return (await res.json()) as { id: string; headRevisionId: string };
   };
@@ -43,7 +45,9 @@ describe('storage client: the 70 methods against the embedded server', function 
   it('STO-FILES-INSERT STO-FILES-GET STO-FILES-PATCH STO-FILES-UPDATE STO-FILES-COPY STO-FILES-TOUCH: metadata inserted, read, patched, replaced, copied and touched', async () => {
     const folder = await client.files.insert({ requestBody: { title: 'reports', mimeType: FOLDER } });
     assert.equal(folder.kind, 'storage#file');
-    const file = await client.files.insert({ requestBody: { title: 'a.json', mimeType: 'application/json', parents: [{ id: folder.id! }], description: 'first' } });
+    const file = await client.files.insert({
+      requestBody: { title: 'a.json', mimeType: 'application/json', parents: [{ id: folder.id! }], description: 'first' },
+    });
     assert.equal(file.parents?.[0]?.id, folder.id);
     const read = await client.files.get({ fileId: file.id!, fields: 'id,title,description,labels(starred,trashed)' });
     assert.deepEqual(read, { id: file.id, title: 'a.json', description: 'first', labels: { starred: false, trashed: false } });
@@ -61,7 +65,10 @@ describe('storage client: the 70 methods against the embedded server', function 
     const touched = await client.files.touch({ fileId: file.id! });
     assert.ok(touched.modifiedDate! > updated.modifiedDate!);
     const moved = await client.files.patch({ fileId: file.id!, addParents: 'root', removeParents: folder.id! });
-    assert.deepEqual(moved.parents?.map((p) => p.isRoot), [true]);
+    assert.deepEqual(
+      moved.parents?.map((p) => p.isRoot),
+      [true],
+    );
   });
 
   it('STO-FILES-TRASH STO-FILES-UNTRASH STO-FILES-DELETE STO-FILES-EMPTYTRASH: trash and back, delete for good, and the trash emptied', async () => {
@@ -76,7 +83,10 @@ describe('storage client: the 70 methods against the embedded server', function 
     await client.files.trash({ fileId: other.id! });
     assert.equal(await client.files.emptyTrash(), undefined);
     assert.equal((await rejection(client.files.get({ fileId: other.id! }))).status, 404);
-    assert.match(s.served.find((line) => line.startsWith('DELETE /storage/v2/files/trash'))!, / 204$/);
+    assert.match(
+      s.served.find((line) => line.startsWith('DELETE /storage/v2/files/trash'))!,
+      / 204$/,
+    );
   });
 
   it('STO-FILES-LIST: q, orderBy, maxResults and a fields mask; .all() pages to the end', async () => {
@@ -85,12 +95,21 @@ describe('storage client: the 70 methods against the embedded server', function 
     const q = `'${folder.id}' in parents and trashed = false`;
     const first = await client.files.list({ q, orderBy: 'title', maxResults: 2 });
     assert.equal(first.kind, 'storage#fileList');
-    assert.deepEqual(first.items?.map((f) => f.title), ['a', 'b']);
+    assert.deepEqual(
+      first.items?.map((f) => f.title),
+      ['a', 'b'],
+    );
     assert.ok(first.nextPageToken);
     const second = await client.files.list({ q, orderBy: 'title', maxResults: 2, pageToken: first.nextPageToken! });
-    assert.deepEqual(second.items?.map((f) => f.title), ['c']);
+    assert.deepEqual(
+      second.items?.map((f) => f.title),
+      ['c'],
+    );
     assert.equal(second.nextPageToken, undefined);
-    assert.deepEqual((await collect(client.files.list.all({ q, orderBy: 'title desc', maxResults: 1, fields: 'items(title)' }))).map((f) => f.title), ['c', 'b', 'a']);
+    assert.deepEqual(
+      (await collect(client.files.list.all({ q, orderBy: 'title desc', maxResults: 1, fields: 'items(title)' }))).map((f) => f.title),
+      ['c', 'b', 'a'],
+    );
     const refused = await rejection(client.files.list({ q: 'fullText contains "x"' }));
     assert.equal(refused.reason, 'invalid');
     assert.equal(refused.location, 'q');
@@ -111,11 +130,17 @@ describe('storage client: the 70 methods against the embedded server', function 
 
   it('STO-FILES-LISTLABELS STO-FILES-MODIFYLABELS: a label set by field, listed (one page and .all()), removed', async () => {
     const file = await client.files.insert({ requestBody: { title: 'labelled' } });
-    const modified = await client.files.modifyLabels({ fileId: file.id!, requestBody: { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }] }] } });
+    const modified = await client.files.modifyLabels({
+      fileId: file.id!,
+      requestBody: { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }] }] },
+    });
     assert.equal(modified.kind, 'storage#modifyLabelsResponse');
     assert.deepEqual(modified.modifiedLabels?.[0]?.fields?.stage?.text, ['beta']);
     assert.equal((await client.files.listLabels({ fileId: file.id! })).items?.[0]?.id, 'release');
-    assert.deepEqual((await collect(client.files.listLabels.all({ fileId: file.id!, maxResults: 1 }))).map((l) => l.id), ['release']);
+    assert.deepEqual(
+      (await collect(client.files.listLabels.all({ fileId: file.id!, maxResults: 1 }))).map((l) => l.id),
+      ['release'],
+    );
     await client.files.modifyLabels({ fileId: file.id!, requestBody: { labelModifications: [{ labelId: 'release', removeLabel: true }] } });
     assert.deepEqual((await client.files.listLabels({ fileId: file.id! })).items, []);
   });
@@ -141,29 +166,51 @@ describe('storage client: the 70 methods against the embedded server', function 
     const file = await client.files.insert({ requestBody: { title: 'f', parents: [{ id: a.id! }] } });
     const added = await client.parents.insert({ fileId: file.id!, requestBody: { id: b.id! } });
     assert.equal(added.kind, 'storage#parentReference');
-    assert.deepEqual((await client.parents.list({ fileId: file.id! })).items?.map((p) => p.id), [a.id, b.id]);
-    assert.deepEqual((await collect(client.parents.list.all({ fileId: file.id! }))).map((p) => p.id), [a.id, b.id]);
+    assert.deepEqual(
+      (await client.parents.list({ fileId: file.id! })).items?.map((p) => p.id),
+      [a.id, b.id],
+    );
+    assert.deepEqual(
+      (await collect(client.parents.list.all({ fileId: file.id! }))).map((p) => p.id),
+      [a.id, b.id],
+    );
     assert.equal((await client.parents.get({ fileId: file.id!, parentId: b.id! })).id, b.id);
     const children = await client.children.list({ folderId: b.id! });
     assert.equal(children.kind, 'storage#childList');
-    assert.deepEqual(children.items?.map((c) => c.id), [file.id]);
+    assert.deepEqual(
+      children.items?.map((c) => c.id),
+      [file.id],
+    );
     assert.equal((await client.children.get({ folderId: a.id!, childId: file.id! })).kind, 'storage#childReference');
     assert.equal(await client.children.delete({ folderId: a.id!, childId: file.id! }), undefined);
     assert.equal(await client.parents.delete({ fileId: file.id!, parentId: b.id! }), undefined);
     assert.deepEqual((await client.files.get({ fileId: file.id! })).parents, []);
     assert.equal((await client.children.insert({ folderId: a.id!, requestBody: { id: file.id! } })).id, file.id);
-    assert.deepEqual((await collect(client.children.list.all({ folderId: a.id!, maxResults: 1 }))).map((c) => c.id), [file.id]);
+    assert.deepEqual(
+      (await collect(client.children.list.all({ folderId: a.id!, maxResults: 1 }))).map((c) => c.id),
+      [file.id],
+    );
   });
 
   it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-LIST STO-PERMISSIONS-GET STO-PERMISSIONS-PATCH STO-PERMISSIONS-UPDATE STO-PERMISSIONS-DELETE STO-PERMISSIONS-GETIDFOREMAIL: shared, changed, removed; the id for an address', async () => {
     const file = await client.files.insert({ requestBody: { title: 'shared' } });
-    const reader = await client.permissions.insert({ fileId: file.id!, requestBody: { role: 'reader', type: 'user', value: 'ann@example.com' }, sendNotificationEmails: false });
+    const reader = await client.permissions.insert({
+      fileId: file.id!,
+      requestBody: { role: 'reader', type: 'user', value: 'ann@example.com' },
+      sendNotificationEmails: false,
+    });
     assert.equal(reader.kind, 'storage#permission');
     const idFor = await client.permissions.getIdForEmail({ email: 'ann@example.com' });
     assert.equal(idFor.kind, 'storage#permissionId');
     assert.equal(idFor.id, reader.id);
-    assert.deepEqual((await client.permissions.list({ fileId: file.id! })).items?.map((p) => p.role), ['owner', 'reader']);
-    assert.deepEqual((await collect(client.permissions.list.all({ fileId: file.id! }))).map((p) => p.role), ['owner', 'reader']);
+    assert.deepEqual(
+      (await client.permissions.list({ fileId: file.id! })).items?.map((p) => p.role),
+      ['owner', 'reader'],
+    );
+    assert.deepEqual(
+      (await collect(client.permissions.list.all({ fileId: file.id! }))).map((p) => p.role),
+      ['owner', 'reader'],
+    );
     assert.equal((await client.permissions.patch({ fileId: file.id!, permissionId: reader.id!, requestBody: { role: 'writer' } })).role, 'writer');
     assert.equal((await client.permissions.update({ fileId: file.id!, permissionId: reader.id!, requestBody: { role: 'commenter' } })).role, 'commenter');
     assert.equal((await client.permissions.get({ fileId: file.id!, permissionId: reader.id! })).role, 'commenter');
@@ -177,13 +224,26 @@ describe('storage client: the 70 methods against the embedded server', function 
 
   it('STO-PROPERTIES-INSERT STO-PROPERTIES-LIST STO-PROPERTIES-GET STO-PROPERTIES-PATCH STO-PROPERTIES-UPDATE STO-PROPERTIES-DELETE: a public property by key and visibility', async () => {
     const file = await client.files.insert({ requestBody: { title: 'props' } });
-    assert.equal((await client.properties.insert({ fileId: file.id!, requestBody: { key: 'build', value: '41', visibility: 'PUBLIC' } })).kind, 'storage#property');
-    assert.equal((await client.properties.insert({ fileId: file.id!, requestBody: { key: 'build', value: '42', visibility: 'PUBLIC' } })).value, '42', 'insert updates');
+    assert.equal(
+      (await client.properties.insert({ fileId: file.id!, requestBody: { key: 'build', value: '41', visibility: 'PUBLIC' } })).kind,
+      'storage#property',
+    );
+    assert.equal(
+      (await client.properties.insert({ fileId: file.id!, requestBody: { key: 'build', value: '42', visibility: 'PUBLIC' } })).value,
+      '42',
+      'insert updates',
+    );
     assert.equal((await client.properties.get({ fileId: file.id!, propertyKey: 'build', visibility: 'public' })).value, '42');
     assert.equal((await client.properties.patch({ fileId: file.id!, propertyKey: 'build', visibility: 'public', requestBody: { value: '43' } })).value, '43');
     assert.equal((await client.properties.update({ fileId: file.id!, propertyKey: 'build', visibility: 'public', requestBody: { value: '44' } })).value, '44');
-    assert.deepEqual((await client.properties.list({ fileId: file.id! })).items?.map((p) => `${p.key}=${p.value}`), ['build=44']);
-    assert.deepEqual((await collect(client.properties.list.all({ fileId: file.id! }))).map((p) => p.key), ['build']);
+    assert.deepEqual(
+      (await client.properties.list({ fileId: file.id! })).items?.map((p) => `${p.key}=${p.value}`),
+      ['build=44'],
+    );
+    assert.deepEqual(
+      (await collect(client.properties.list.all({ fileId: file.id! }))).map((p) => p.key),
+      ['build'],
+    );
     assert.equal(await client.properties.delete({ fileId: file.id!, propertyKey: 'build', visibility: 'public' }), undefined);
     assert.deepEqual((await client.properties.list({ fileId: file.id! })).items, []);
   });
@@ -209,7 +269,10 @@ describe('storage client: the 70 methods against the embedded server', function 
     assert.equal(await client.comments.delete(ref), undefined);
     assert.deepEqual((await client.comments.list({ fileId: file.id! })).items, []);
     const tombstones = await collect(client.comments.list.all({ fileId: file.id!, includeDeleted: true, maxResults: 1 }));
-    assert.deepEqual(tombstones.map((c) => [c.deleted, c.content]), [[true, undefined]]);
+    assert.deepEqual(
+      tombstones.map((c) => [c.deleted, c.content]),
+      [[true, undefined]],
+    );
   });
 
   it('STO-REVISIONS-LIST STO-REVISIONS-GET STO-REVISIONS-PATCH STO-REVISIONS-UPDATE STO-REVISIONS-DELETE: one revision per content update; the head deleted falls back; the last stays', async () => {
@@ -217,8 +280,14 @@ describe('storage client: the 70 methods against the embedded server', function 
     await upload('v2-', {}, first.id);
     const revisions = await client.revisions.list({ fileId: first.id });
     assert.equal(revisions.kind, 'storage#revisionList');
-    assert.deepEqual(revisions.items?.map((r) => r.fileSize), ['2', '3']);
-    assert.deepEqual((await collect(client.revisions.list.all({ fileId: first.id, maxResults: 1 }))).map((r) => r.fileSize), ['2', '3']);
+    assert.deepEqual(
+      revisions.items?.map((r) => r.fileSize),
+      ['2', '3'],
+    );
+    assert.deepEqual(
+      (await collect(client.revisions.list.all({ fileId: first.id, maxResults: 1 }))).map((r) => r.fileSize),
+      ['2', '3'],
+    );
     const ref = { fileId: first.id, revisionId: first.headRevisionId };
     assert.equal((await client.revisions.get(ref)).md5Checksum?.length, 32);
     assert.equal((await client.revisions.patch({ ...ref, requestBody: { pinned: true } })).pinned, true);
@@ -236,8 +305,14 @@ describe('storage client: the 70 methods against the embedded server', function 
     assert.equal((await client.drives.hide({ driveId: drive.id! })).hidden, true);
     assert.equal((await client.drives.unhide({ driveId: drive.id! })).hidden, false);
     assert.equal((await client.drives.get({ driveId: drive.id! })).name, 'Renamed');
-    assert.deepEqual((await client.drives.list()).items?.map((d) => d.id), [drive.id]);
-    assert.deepEqual((await collect(client.drives.list.all({ maxResults: 1 }))).map((d) => d.id), [drive.id]);
+    assert.deepEqual(
+      (await client.drives.list()).items?.map((d) => d.id),
+      [drive.id],
+    );
+    assert.deepEqual(
+      (await collect(client.drives.list.all({ maxResults: 1 }))).map((d) => d.id),
+      [drive.id],
+    );
     assert.equal(await client.drives.delete({ driveId: drive.id! }), undefined);
     assert.equal((await rejection(client.drives.get({ driveId: drive.id! }))).reason, 'notFound');
   });
@@ -246,7 +321,10 @@ describe('storage client: the 70 methods against the embedded server', function 
     const apps = await client.apps.list();
     assert.equal(apps.kind, 'storage#appList');
     assert.equal((await client.apps.get({ appId: apps.items![0]!.id! })).name, 'Gantry');
-    assert.deepEqual((await collect(client.apps.list.all())).map((a) => a.name), ['Gantry']);
+    assert.deepEqual(
+      (await collect(client.apps.list.all())).map((a) => a.name),
+      ['Gantry'],
+    );
     assert.equal((await rejection(client.apps.get({ appId: '0' }))).status, 404);
   });
 

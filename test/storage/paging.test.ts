@@ -23,7 +23,10 @@ describe('storage client: paging and the change log', function () {
 
   it('STO-FILES-LIST STO-CHILDREN-LIST: .all() with maxResults 2 reads all 7 in 4 pages; each page is one request', async () => {
     const before = await s.requests();
-    assert.deepEqual((await collect(s.client.files.list.all({ q: q(), orderBy: 'title', maxResults: 2 }))).map((f) => f.title), titles);
+    assert.deepEqual(
+      (await collect(s.client.files.list.all({ q: q(), orderBy: 'title', maxResults: 2 }))).map((f) => f.title),
+      titles,
+    );
     assert.equal((await s.requests()) - before, 4);
     assert.equal((await collect(s.client.children.list.all({ folderId: folder, maxResults: 3 }))).length, 7);
   });
@@ -33,7 +36,10 @@ describe('storage client: paging and the change log', function () {
     assert.equal(page.items?.length, 2);
     assert.equal(page.nextPageToken, undefined, 'the server applies the mask as Drive does');
     const all = await collect(s.client.files.list.all({ q: q(), orderBy: 'title', maxResults: 2, fields: 'items(id,title)' }));
-    assert.deepEqual(all.map((f) => f.title), titles);
+    assert.deepEqual(
+      all.map((f) => f.title),
+      titles,
+    );
     assert.deepEqual(Object.keys(all[0]!).sort(), ['id', 'title']);
     assert.ok(s.served.length > 0);
   });
@@ -41,7 +47,10 @@ describe('storage client: paging and the change log', function () {
   it('STO-FILES-LIST STO-CHILDREN-LIST: empty pages that still carry a token (the emptyPage fault, three in a row) are followed, nothing lost or repeated', async () => {
     await s.admin('PUT', 'faults', { kind: 'emptyPage', times: 3 });
     const before = await s.requests();
-    assert.deepEqual((await collect(s.client.files.list.all({ q: q(), orderBy: 'title', maxResults: 3 }))).map((f) => f.title), titles);
+    assert.deepEqual(
+      (await collect(s.client.files.list.all({ q: q(), orderBy: 'title', maxResults: 3 }))).map((f) => f.title),
+      titles,
+    );
     assert.equal((await s.requests()) - before, 3 + 3, 'three empty pages, then three pages of 3, 3 and 1');
     await s.admin('PUT', 'faults', { kind: 'emptyPage', times: 2 });
     assert.equal((await collect(s.client.children.list.all({ folderId: folder, maxResults: 4 }))).length, 7);
@@ -67,11 +76,18 @@ describe('storage client: paging and the change log', function () {
     await s.admin('PUT', 'faults', { kind: 'emptyPage', times: 2 });
     const changes = s.client.changes.list.all({ pageToken: start.startPageToken!, maxResults: 1, fields: 'items(fileId)' });
     assert.equal(changes.newStartPageToken, undefined, 'not known before the end');
-    assert.deepEqual((await collect(changes)).map((c) => c.fileId), made.map((f) => f.id));
+    assert.deepEqual(
+      (await collect(changes)).map((c) => c.fileId),
+      made.map((f) => f.id),
+    );
     assert.equal(changes.newStartPageToken, last.newStartPageToken, 'the token to save, kept although the mask left it out');
     await s.client.files.patch({ fileId: made[1]!.id!, requestBody: { title: 'c2 renamed' } });
     const newer = s.client.changes.list.all({ pageToken: changes.newStartPageToken! });
-    assert.deepEqual((await collect(newer)).map((c) => c.file?.title), ['c2 renamed'], 'only what changed since');
+    assert.deepEqual(
+      (await collect(newer)).map((c) => c.file?.title),
+      ['c2 renamed'],
+      'only what changed since',
+    );
     assert.ok(Number(newer.newStartPageToken) > Number(changes.newStartPageToken));
   });
 });

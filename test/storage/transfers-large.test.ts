@@ -87,7 +87,11 @@ describe('storage transfers: a 300 MB resumable upload cut, resumed, and finishe
       let armed = false;
       let cutAt = 0;
       const file = await upload(transport, {
-        source, metadata: { title: 'big.bin' }, chunkSize: CUT_CHUNK, retry: fast, logger: logger(),
+        source,
+        metadata: { title: 'big.bin' },
+        chunkSize: CUT_CHUNK,
+        retry: fast,
+        logger: logger(),
         onProgress: ({ sent }) => {
           if (!armed && sent >= fraction * SIZE) {
             armed = true;
@@ -103,26 +107,38 @@ describe('storage transfers: a 300 MB resumable upload cut, resumed, and finishe
       assert.ok(session.completed);
       assert.ok(session.bytesReceived >= SIZE, `${session.bytesReceived} bytes received`);
       assert.ok(session.bytesReceived - SIZE <= CUT_CHUNK, `${session.bytesReceived - SIZE} bytes were sent again, more than one chunk`);
-      const broke = logs.map((line) => /the connection failed \(\w+\) sending bytes (\d+)–\d+ of 300000000; asking the service what it has/.exec(line)).find(Boolean);
+      const broke = logs
+        .map((line) => /the connection failed \(\w+\) sending bytes (\d+)–\d+ of 300000000; asking the service what it has/.exec(line))
+        .find(Boolean);
       assert.ok(broke, `the cut was seen: ${logs.join('\n')}`);
       assert.ok(Number(broke[1]) >= cutAt && Number(broke[1]) <= cutAt + 2 * CUT_CHUNK, `cut at byte ${broke[1]}, armed at ${cutAt}`);
-      assert.ok(logs.some((line) => /the service has \d+ of 300000000 bytes; going on from there/.test(line)), 'it went on from the status query');
+      assert.ok(
+        logs.some((line) => /the service has \d+ of 300000000 bytes; going on from there/.test(line)),
+        'it went on from the status query',
+      );
     });
   }
 
   it('STO-FILES-INSERT: an uploading process killed with SIGKILL is finished by resumeUpload from its session file, at most one chunk sent again', async () => {
     const sessionFile = path.join(dir, 'killed.session.json');
     const script = path.join(dir, 'upload-child.mts');
-    await writeFile(script, [
-      `import { createStorageTransport } from ${JSON.stringify(pathToFileURL(path.join(root, 'lib/storage/transport.ts')).href)};`,
-      `import { upload } from ${JSON.stringify(pathToFileURL(path.join(root, 'lib/storage/upload/index.ts')).href)};`,
-      'const [baseUrl, source, sessionFile] = process.argv.slice(2);',
-      'const transport = createStorageTransport({ baseUrl, token: process.env.STORAGE_TOKEN });',
-      "await upload(transport, { source, sessionFile, metadata: { title: 'killed.bin' } });",
-      "process.stdout.write('done\\n');",
-    ].join('\n'));
+    await writeFile(
+      script,
+      [
+        `import { createStorageTransport } from ${JSON.stringify(pathToFileURL(path.join(root, 'lib/storage/transport.ts')).href)};`,
+        `import { upload } from ${JSON.stringify(pathToFileURL(path.join(root, 'lib/storage/upload/index.ts')).href)};`,
+        'const [baseUrl, source, sessionFile] = process.argv.slice(2);',
+        'const transport = createStorageTransport({ baseUrl, token: process.env.STORAGE_TOKEN });',
+        "await upload(transport, { source, sessionFile, metadata: { title: 'killed.bin' } });",
+        "process.stdout.write('done\\n');",
+      ].join('\n'),
+    );
     // The token goes through the environment, never argv.
-    const child = spawn(process.execPath, ['--import', 'tsx', script, h.server.url, source, sessionFile], { cwd: root, env: { ...process.env, STORAGE_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, h.server.url, source, sessionFile], {
+      cwd: root,
+      env: { ...process.env, STORAGE_TOKEN: TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

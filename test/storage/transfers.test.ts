@@ -133,7 +133,12 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const source = path.join(dir, 'six.bin');
     await writeFile(source, data);
     const seen: Array<{ sent: number; total: number }> = [];
-    const file = await upload(transport, { source, metadata: { title: 'six.bin', parents: [{ id: 'root' }] }, chunkSize: MIB, onProgress: (p) => seen.push(p) });
+    const file = await upload(transport, {
+      source,
+      metadata: { title: 'six.bin', parents: [{ id: 'root' }] },
+      chunkSize: MIB,
+      onProgress: (p) => seen.push(p),
+    });
     assert.equal(file.title, 'six.bin');
     assert.equal(file.md5Checksum, md5(data));
     assert.ok((await content(file.id)).equals(data));
@@ -141,7 +146,10 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(session!.bytesReceived, data.length, 'every byte sent once');
     assert.equal(session!.requests, 7, 'six full chunks and the last one');
     assert.deepEqual(seen.at(-1), { sent: data.length, total: data.length });
-    assert.ok(seen.every((p, i) => i === 0 || p.sent >= seen[i - 1]!.sent), 'progress only goes forward without failures');
+    assert.ok(
+      seen.every((p, i) => i === 0 || p.sent >= seen[i - 1]!.sent),
+      'progress only goes forward without failures',
+    );
   });
 
   it('STO-FILES-INSERT: a file that shrinks while it is sent ends the upload with an error naming it (exit 2), not a request waiting forever for bytes that will not come', async () => {
@@ -151,34 +159,51 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const { truncate } = await import('node:fs/promises');
     let cut = false;
     const started = Date.now();
-    const error = await rejection(upload(transport, {
-      source, metadata: { title: 'shrinking.bin' }, chunkSize: MIB, retry: fast,
-      onProgress: ({ sent }) => {
-        if (!cut && sent >= MIB) {
-          cut = true;
-          void truncate(source, 2 * MIB + 100);
-        }
-      },
-    }));
+    const error = await rejection(
+      upload(transport, {
+        source,
+        metadata: { title: 'shrinking.bin' },
+        chunkSize: MIB,
+        retry: fast,
+        onProgress: ({ sent }) => {
+          if (!cut && sent >= MIB) {
+            cut = true;
+            void truncate(source, 2 * MIB + 100);
+          }
+        },
+      }),
+    );
     assert.ok(cut, 'the file was cut during the upload');
     assert.equal(error.exitCode, 2, String(error));
     assert.match(error.message, /shrinking\.bin \(it changed while being sent\) ended after \d+ of the \d+ bytes/);
     assert.ok(Date.now() - started < 30_000, 'it ended by itself');
   });
 
-  it('STO-FILES-UPDATE: files.update of an existing file\'s content, resumable and media, honours If-Match (412 conditionNotMet, exit 1)', async () => {
+  it("STO-FILES-UPDATE: files.update of an existing file's content, resumable and media, honours If-Match (412 conditionNotMet, exit 1)", async () => {
     const first = await upload(transport, { source: Buffer.from('version one'), metadata: { title: 'doc.txt' }, mimeType: 'text/plain' });
     const data = randomBytes(2 * MIB);
-    const conflict = await rejection(upload(transport, { source: data, fileId: first.id, ifMatch: '"not-the-etag"', uploadType: 'resumable', chunkSize: KIB256 }));
+    const conflict = await rejection(
+      upload(transport, { source: data, fileId: first.id, ifMatch: '"not-the-etag"', uploadType: 'resumable', chunkSize: KIB256 }),
+    );
     assert.ok(conflict instanceof StorageError);
     assert.equal(conflict.status, 412);
     assert.equal(conflict.reason, 'conditionNotMet');
     assert.equal(conflict.exitCode, 1);
-    const updated = await upload(transport, { source: data, fileId: first.id, ifMatch: first.etag!, uploadType: 'resumable', chunkSize: KIB256, metadata: { title: 'doc.bin' } });
+    const updated = await upload(transport, {
+      source: data,
+      fileId: first.id,
+      ifMatch: first.etag!,
+      uploadType: 'resumable',
+      chunkSize: KIB256,
+      metadata: { title: 'doc.bin' },
+    });
     assert.equal(updated.id, first.id);
     assert.equal(updated.title, 'doc.bin');
     assert.equal(updated.md5Checksum, md5(data));
-    assert.ok(served.some((line) => line === `PUT /upload/storage/v2/files/${first.id} 200`), 'the session was started with PUT on the file');
+    assert.ok(
+      served.some((line) => line === `PUT /upload/storage/v2/files/${first.id} 200`),
+      'the session was started with PUT on the file',
+    );
     const again = await upload(transport, { source: Buffer.from('three'), fileId: first.id });
     assert.equal(again.md5Checksum, md5(Buffer.from('three')));
     const revisions = await h.api('GET', `/storage/v2/files/${first.id}/revisions`);
@@ -189,7 +214,11 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const data = randomBytes(4 * MIB);
     let armed = false;
     const file = await upload(transport, {
-      source: data, uploadType: 'resumable', chunkSize: KIB256, retry: fast, logger: logger(),
+      source: data,
+      uploadType: 'resumable',
+      chunkSize: KIB256,
+      retry: fast,
+      logger: logger(),
       onProgress: ({ sent }) => {
         if (!armed && sent >= data.length / 2) {
           armed = true;
@@ -198,10 +227,18 @@ describe('storage transfers: uploads, downloads and export against the embedded 
       },
     });
     assert.equal(file.md5Checksum, md5(data));
-    assert.ok(served.some((line) => /^PUT \/upload\/storage\/v2\/files 503$/.test(line)), 'the server answered 503 once');
+    assert.ok(
+      served.some((line) => /^PUT \/upload\/storage\/v2\/files 503$/.test(line)),
+      'the server answered 503 once',
+    );
     // The client sees the 503, or — when the server closes the connection while the chunk is still being written —
     // the connection break; either way it asks what the server has.
-    assert.ok(logs.some((line) => /(the service answered 503 backendError|the connection failed \(E\w+\)) sending bytes \d+–\d+ of 4194304; asking the service what it has/.test(line)), logs.join('\n'));
+    assert.ok(
+      logs.some((line) =>
+        /(the service answered 503 backendError|the connection failed \(E\w+\)) sending bytes \d+–\d+ of 4194304; asking the service what it has/.test(line),
+      ),
+      logs.join('\n'),
+    );
     const [session] = await sessionStats();
     assert.ok(session!.bytesReceived <= data.length + KIB256, `${session!.bytesReceived} bytes received`);
   });
@@ -210,7 +247,12 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const data = randomBytes(4 * MIB);
     let armed = false;
     const file = await upload(transport, {
-      source: data, metadata: { title: 'expiring.bin' }, uploadType: 'resumable', chunkSize: KIB256, retry: fast, logger: logger(),
+      source: data,
+      metadata: { title: 'expiring.bin' },
+      uploadType: 'resumable',
+      chunkSize: KIB256,
+      retry: fast,
+      logger: logger(),
       onProgress: ({ sent }) => {
         if (!armed && sent >= data.length * 0.3) {
           armed = true;
@@ -224,7 +266,10 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(sessions.length, 2, 'a second session');
     assert.ok(sessions[1]!.bytesReceived >= data.length && sessions[1]!.completed, 'the new session received the file from byte 0');
     assert.ok(sessions[0]!.bytesReceived < data.length && !sessions[0]!.completed);
-    assert.ok(logs.some((line) => /upload session expired \(the service answered 404 to it\); starting a new session from byte 0/.test(line)), logs.join('\n'));
+    assert.ok(
+      logs.some((line) => /upload session expired \(the service answered 404 to it\); starting a new session from byte 0/.test(line)),
+      logs.join('\n'),
+    );
     const list = await h.api('GET', `/storage/v2/files?q=${encodeURIComponent("title = 'expiring.bin'")}`);
     assert.equal(list.body.items.length, 1, 'one file, not two');
   });
@@ -233,7 +278,12 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const data = randomBytes(3 * MIB + 1000);
     let armed = false;
     const file = await upload(transport, {
-      source: Readable.from([data.subarray(0, MIB), data.subarray(MIB, 2 * MIB), data.subarray(2 * MIB)]), size: data.length, uploadType: 'resumable', chunkSize: MIB, retry: fast, logger: logger(),
+      source: Readable.from([data.subarray(0, MIB), data.subarray(MIB, 2 * MIB), data.subarray(2 * MIB)]),
+      size: data.length,
+      uploadType: 'resumable',
+      chunkSize: MIB,
+      retry: fast,
+      logger: logger(),
       onProgress: ({ sent }) => {
         if (!armed && sent >= MIB) {
           armed = true;
@@ -256,7 +306,11 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const sessionFile = path.join(dir, 'resume-me.session.json');
     const abort = new AbortController();
     const options: UploadOptions = {
-      source, sessionFile, metadata: { title: 'resume-me.bin' }, chunkSize: KIB256, signal: abort.signal,
+      source,
+      sessionFile,
+      metadata: { title: 'resume-me.bin' },
+      chunkSize: KIB256,
+      signal: abort.signal,
       onProgress: ({ sent }) => {
         if (sent >= data.length / 2) abort.abort(new Error('stopped by the test'));
       },
@@ -270,7 +324,11 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(saved.size, data.length);
     assert.equal(saved.chunkSize, KIB256);
     assert.match(saved.sessionUri, /upload_id=/);
-    assert.deepEqual((await readdir(dir)).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left');
+    assert.deepEqual(
+      (await readdir(dir)).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
     const again = await rejection(upload(transport, options));
     assert.equal(again.exitCode, 2, 'a second upload with the same session file is refused');
     assert.match(again.message, /already exists/);
@@ -314,7 +372,10 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(result.resumedFrom, 0);
     assert.ok((await readFile(target)).equals(data));
     assert.ok(served.includes(`GET /storage/v2/files/${file.id} 206`), `a Range request was answered: ${served.join(', ')}`);
-    assert.ok(logs.some((line) => /download of down\.bin: the connection failed .* at byte \d+ of 3145735; asking for the rest/.test(line)), logs.join('\n'));
+    assert.ok(
+      logs.some((line) => /download of down\.bin: the connection failed .* at byte \d+ of 3145735; asking for the rest/.test(line)),
+      logs.join('\n'),
+    );
     assert.deepEqual((await readdir(path.dirname(target))).sort(), ['down.bin'], 'no partial file left');
   });
 
@@ -348,7 +409,7 @@ describe('storage transfers: uploads, downloads and export against the embedded 
 
     const revision = (await h.api('GET', `/storage/v2/files/${file.id}/revisions`)).body.items[0];
     const old = await download(transport, file.id, { path: path.join(dir, 'old.bin'), revisionId: revision.id });
-    assert.ok((await readFile(path.join(dir, 'old.bin'))).equals(data), 'a revision\'s content');
+    assert.ok((await readFile(path.join(dir, 'old.bin'))).equals(data), "a revision's content");
     const missing = await rejection(download(transport, 'no-such-file', { path: path.join(dir, 'x.bin') }));
     assert.ok(missing instanceof StorageError && missing.status === 404 && missing.exitCode === 1);
     assert.equal(old.md5Checksum, md5(data));
@@ -376,7 +437,10 @@ describe('storage transfers: uploads, downloads and export against the embedded 
       const result = await download(through, file.id, { path: target, retry: fast, logger: logger() });
       assert.ok((await readFile(target)).equals(data));
       assert.equal(result.bytes, data.length);
-      assert.ok(logs.some((line) => /download of norange\.bin: the service answered 200 to a request for bytes \d+- ; starting over from byte 0/.test(line)), logs.join('\n'));
+      assert.ok(
+        logs.some((line) => /download of norange\.bin: the service answered 200 to a request for bytes \d+- ; starting over from byte 0/.test(line)),
+        logs.join('\n'),
+      );
       assert.ok(!served.includes(`GET /storage/v2/files/${file.id} 206`), 'the server never saw a Range');
       assert.deepEqual(await readdir(dir), ['norange.bin']);
     } finally {
@@ -408,12 +472,21 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const through = createStorageTransport({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, token: TOKEN, logger: logger() });
     try {
       for (const from of [source, data]) {
-        const error = await rejection(upload(through, { source: from, metadata: { title: 'flipped.bin' }, uploadType: 'resumable', chunkSize: MIB, retry: fast }));
+        const error = await rejection(
+          upload(through, { source: from, metadata: { title: 'flipped.bin' }, uploadType: 'resumable', chunkSize: MIB, retry: fast }),
+        );
         assert.equal(error.code, 'STORAGE_MD5_MISMATCH', String(error.stack));
         assert.equal(error.exitCode, 1);
         assert.match(error.message, /the service's md5 \([0-9a-f]{32}\) is not that of the (file|bytes sent)/);
       }
-      const file = await upload(through, { source, metadata: { title: 'unchecked.bin' }, uploadType: 'resumable', chunkSize: MIB, retry: fast, verifyMd5: false });
+      const file = await upload(through, {
+        source,
+        metadata: { title: 'unchecked.bin' },
+        uploadType: 'resumable',
+        chunkSize: MIB,
+        retry: fast,
+        verifyMd5: false,
+      });
       assert.notEqual(file.md5Checksum, md5(data), 'the server really holds other bytes');
     } finally {
       through.close();
@@ -423,18 +496,27 @@ describe('storage transfers: uploads, downloads and export against the embedded 
 
   it('STO-FILES-INSERT: an onProgress callback that throws ends the upload with its own error, not as a network failure', async () => {
     const failure = new Error('the progress bar broke');
-    const error = await rejection(upload(transport, {
-      source: randomBytes(2 * MIB), uploadType: 'resumable', chunkSize: KIB256, retry: fast,
-      onProgress: ({ sent }) => {
-        if (sent > KIB256) throw failure;
-      },
-    }));
+    const error = await rejection(
+      upload(transport, {
+        source: randomBytes(2 * MIB),
+        uploadType: 'resumable',
+        chunkSize: KIB256,
+        retry: fast,
+        onProgress: ({ sent }) => {
+          if (sent > KIB256) throw failure;
+        },
+      }),
+    );
     assert.equal(error, failure);
   });
 
   it('STO-FILES-EXPORT: a document is exported to the asked type and written whole; above the limit 403 exportSizeLimitExceeded comes with the hint to download instead', async () => {
     const text = Buffer.from('Gantry report\n'.repeat(1000));
-    const doc = await upload(transport, { source: text, metadata: { title: 'report', mimeType: 'application/vnd.google-apps.document' }, mimeType: 'text/plain' });
+    const doc = await upload(transport, {
+      source: text,
+      metadata: { title: 'report', mimeType: 'application/vnd.google-apps.document' },
+      mimeType: 'text/plain',
+    });
     assert.equal(doc.mimeType, 'application/vnd.google-apps.document');
     const target = path.join(dir, 'report.txt');
     const progress: number[] = [];
@@ -442,14 +524,21 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     assert.equal(result.bytes, text.length);
     assert.ok((await readFile(target)).equals(text));
 
-    const big = await upload(transport, { source: Buffer.alloc(300_000, 'a'), metadata: { title: 'big report', mimeType: 'application/vnd.google-apps.document' }, mimeType: 'text/plain' });
+    const big = await upload(transport, {
+      source: Buffer.alloc(300_000, 'a'),
+      metadata: { title: 'big report', mimeType: 'application/vnd.google-apps.document' },
+      mimeType: 'text/plain',
+    });
     await writeFile(path.join(dir, 'big.txt'), 'kept');
     const refused = await rejection(exportFile(transport, big.id, 'text/plain', { path: path.join(dir, 'big.txt') }));
     assert.ok(refused instanceof StorageError);
     assert.equal(refused.status, 403);
     assert.equal(refused.reason, 'exportSizeLimitExceeded');
     assert.equal(refused.exitCode, 1);
-    assert.match(refused.message, /GET .*\/storage\/v2\/files\/[\w-]+\/export\?mimeType=text%2Fplain answered 403 exportSizeLimitExceeded: This file is too large to be exported/);
+    assert.match(
+      refused.message,
+      /GET .*\/storage\/v2\/files\/[\w-]+\/export\?mimeType=text%2Fplain answered 403 exportSizeLimitExceeded: This file is too large to be exported/,
+    );
     assert.match(String(refused.hint), /limited to 10 MB: download the file itself .*alt=media/);
     assert.equal(await readFile(path.join(dir, 'big.txt'), 'utf8'), 'kept', 'the target is left alone');
     const notDoc = await upload(transport, { source: Buffer.from('plain') });
@@ -463,31 +552,44 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const source = path.join(dir, 'secret.bin');
     await writeFile(source, data);
     let armed = false;
-    const refused = await rejection(upload(transport, {
-      source, uploadType: 'resumable', chunkSize: KIB256, retry: fast, logger: logger(),
-      onProgress: ({ sent }) => {
-        if (!armed && sent > KIB256) {
-          armed = true;
-          // Every PUT, status queries included, so the 400 arrives even if the chunk's connection breaks first.
-          void h.admin('POST', 'faults', { kind: 'status', status: 400, times: 50, path: '/upload/storage/v2/files', method: 'PUT' });
-        }
-      },
-    }));
+    const refused = await rejection(
+      upload(transport, {
+        source,
+        uploadType: 'resumable',
+        chunkSize: KIB256,
+        retry: fast,
+        logger: logger(),
+        onProgress: ({ sent }) => {
+          if (!armed && sent > KIB256) {
+            armed = true;
+            // Every PUT, status queries included, so the 400 arrives even if the chunk's connection breaks first.
+            void h.admin('POST', 'faults', { kind: 'status', status: 400, times: 50, path: '/upload/storage/v2/files', method: 'PUT' });
+          }
+        },
+      }),
+    );
     await h.admin('DELETE', 'faults');
     assert.ok(refused instanceof StorageError && refused.status === 400 && refused.exitCode === 1, String(refused));
     assert.match(refused.message, /upload_id=\[REDACTED\]/, 'the endpoint is named, the session id masked');
 
     armed = false;
     const sessionFile = path.join(dir, 'secret.session.json');
-    const gaveUp = await rejection(upload(transport, {
-      source, uploadType: 'resumable', chunkSize: KIB256, sessionFile, retry: { attempts: 3, initialMs: 5, maxMs: 10 }, logger: logger(),
-      onProgress: ({ sent }) => {
-        if (!armed && sent > KIB256) {
-          armed = true;
-          void h.admin('POST', 'faults', { kind: 'status', status: 503, times: 50, path: '/upload/storage/v2/files', method: 'PUT' });
-        }
-      },
-    }));
+    const gaveUp = await rejection(
+      upload(transport, {
+        source,
+        uploadType: 'resumable',
+        chunkSize: KIB256,
+        sessionFile,
+        retry: { attempts: 3, initialMs: 5, maxMs: 10 },
+        logger: logger(),
+        onProgress: ({ sent }) => {
+          if (!armed && sent > KIB256) {
+            armed = true;
+            void h.admin('POST', 'faults', { kind: 'status', status: 503, times: 50, path: '/upload/storage/v2/files', method: 'PUT' });
+          }
+        },
+      }),
+    );
     await h.admin('DELETE', 'faults');
     assert.equal(gaveUp.exitCode, 3);
     assert.equal(gaveUp.code, 'STORAGE_TRANSFER_GAVE_UP');
@@ -497,7 +599,10 @@ describe('storage transfers: uploads, downloads and export against the embedded 
     const ids = ((await h.admin('GET', 'sessions')).sessions as Json[]).map((s) => s.id as string);
     assert.equal(ids.length, 2);
     const uri = JSON.parse(await readFile(sessionFile, 'utf8')).sessionUri as string;
-    assert.ok(ids.some((id) => uri.includes(id)), 'the session file holds the session URI');
+    assert.ok(
+      ids.some((id) => uri.includes(id)),
+      'the session file holds the session URI',
+    );
     const said = [everythingSaid(refused), everythingSaid(gaveUp), logs.join('\n')].join('\n');
     assert.ok(logs.length > 3, 'there were log lines to search');
     for (const secret of [TOKEN, ...ids]) assert.ok(!said.includes(secret), `a secret leaked: ${secret.slice(0, 6)}…`);

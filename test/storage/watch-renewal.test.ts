@@ -12,7 +12,10 @@ import { setup, type Setup } from './helpers.js';
 async function next(events: AsyncIterator<WatchEvent>, ms = 15_000): Promise<WatchEvent> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const result = await Promise.race([events.next(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no event within ${ms} ms`)), ms)))]);
+    const result = await Promise.race([
+      events.next(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no event within ${ms} ms`)), ms))),
+    ]);
     assert.equal(result.done, false, 'the events ended');
     return result.value;
   } finally {
@@ -58,20 +61,29 @@ describe('storage client: a watch renews its channel before it expires (keepWatc
   });
 
   it('the margin: a tenth of the lifetime, at least a minute, at most an hour, at most half; retries double up to a minute', () => {
-    assert.equal(renewalMarginMs(3600_000), 360_000, 'an hour (Drive\'s default): six minutes before');
+    assert.equal(renewalMarginMs(3600_000), 360_000, "an hour (Drive's default): six minutes before");
     assert.equal(renewalMarginMs(7 * 24 * 3600_000), 3600_000, 'a week: an hour before');
     assert.equal(renewalMarginMs(300_000), 60_000, 'five minutes: a minute before');
     assert.equal(renewalMarginMs(10_000), 5000, 'ten seconds: half of it');
-    assert.deepEqual([1, 2, 3, 4, 5, 9].map((attempt) => renewalRetryMs(attempt, 360_000, () => 0.5)), [15_000, 30_000, 60_000, 60_000, 60_000, 60_000]);
-    assert.equal(renewalRetryMs(1, 5000, () => 0.5), 1000);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 9].map((attempt) => renewalRetryMs(attempt, 360_000, () => 0.5)),
+      [15_000, 30_000, 60_000, 60_000, 60_000, 60_000],
+    );
+    assert.equal(
+      renewalRetryMs(1, 5000, () => 0.5),
+      1000,
+    );
     for (const r of [0, 0.999]) assert.ok(renewalRetryMs(2, 360_000, () => r) >= 24_000 && renewalRetryMs(9, 360_000, () => r) <= 60_000);
   });
 
-  it('STO-CHANGES-WATCH STO-CHANNELS-STOP: a new channel takes over before the first expires, the first is stopped before its expiry (the server no longer has it), changes are announced after the first channel\'s expiry, and the renewal\'s sync and the old channel\'s messages are not handed on', async () => {
+  it("STO-CHANGES-WATCH STO-CHANNELS-STOP: a new channel takes over before the first expires, the first is stopped before its expiry (the server no longer has it), changes are announced after the first channel's expiry, and the renewal's sync and the old channel's messages are not handed on", async () => {
     const pageToken = (await s.client.changes.getStartPageToken()).startPageToken!;
     watch = await keepWatchingChanges(s.client, { address, receiver, lifetimeMs: 8000, token: 'one-token-for-every-channel', params: () => ({ pageToken }) });
     const first = watch.current;
-    assert.ok(first.expiration && first.expiration.getTime() <= Date.now() + 8000 && first.expiration.getTime() > Date.now() + 6000, 'the channel asked to live 8 s');
+    assert.ok(
+      first.expiration && first.expiration.getTime() <= Date.now() + 8000 && first.expiration.getTime() > Date.now() + 6000,
+      'the channel asked to live 8 s',
+    );
     const events = watch.events();
     const sync = await next(events);
     assert.equal(sync.type, 'notification');
@@ -88,21 +100,41 @@ describe('storage client: a watch renews its channel before it expires (keepWatc
     // Renewed about 4 s (half of 8 s) before the first channel's end, and the first is stopped — not left to expire.
     assert.ok(Date.now() < first.expiration!.getTime() - 2000, 'renewed well before the expiry');
     for (let i = 0; i < 100 && !s.served.some((line) => line.startsWith('POST /storage/v2/channels/stop 204')); i += 1) await sleep(50);
-    assert.ok(s.served.some((line) => line.startsWith('POST /storage/v2/channels/stop 204')), 'channels.stop was called and answered 204');
-    assert.equal((await s.h.api('POST', '/storage/v2/channels/stop', { id: first.id, resourceId: first.resourceId })).status, 404, 'the server no longer has the first channel');
+    assert.ok(
+      s.served.some((line) => line.startsWith('POST /storage/v2/channels/stop 204')),
+      'channels.stop was called and answered 204',
+    );
+    assert.equal(
+      (await s.h.api('POST', '/storage/v2/channels/stop', { id: first.id, resourceId: first.resourceId })).status,
+      404,
+      'the server no longer has the first channel',
+    );
     assert.ok(Date.now() < first.expiration!.getTime(), 'and that is the stop, not the expiry');
-    assert.ok(watch.dropped >= 1, 'the new channel\'s sync was not handed on');
+    assert.ok(watch.dropped >= 1, "the new channel's sync was not handed on");
 
     // A message of the replaced channel still arriving (a sender's straggler) is taken (200) but not handed on.
     const dropped = watch.dropped;
-    assert.equal(await post(address, { 'x-goog-channel-id': first.id, 'x-goog-channel-token': 'one-token-for-every-channel', 'x-goog-resource-id': first.resourceId, 'x-goog-resource-uri': 'u', 'x-goog-resource-state': 'change', 'x-goog-message-number': '99' }), 200);
+    assert.equal(
+      await post(address, {
+        'x-goog-channel-id': first.id,
+        'x-goog-channel-token': 'one-token-for-every-channel',
+        'x-goog-resource-id': first.resourceId,
+        'x-goog-resource-uri': 'u',
+        'x-goog-resource-state': 'change',
+        'x-goog-message-number': '99',
+      }),
+      200,
+    );
 
     // After the first channel's expiry, a change is still announced — by the second.
     await sleep(Math.max(0, first.expiration!.getTime() - Date.now() + 500));
     const file = await s.client.files.insert({ requestBody: { title: 'after the first channel expired' } });
     // (The second channel, 8 s long too, may have handed over to a third by now: renewals in between are fine.)
     const seen = await until(events, 'notification');
-    assert.ok(seen.slice(0, -1).every((e) => e.type === 'renewed'), seen.map((e) => e.type).join(', '));
+    assert.ok(
+      seen.slice(0, -1).every((e) => e.type === 'renewed'),
+      seen.map((e) => e.type).join(', '),
+    );
     const change = seen.at(-1)!;
     assert.ok(change.type === 'notification');
     assert.equal(change.notification.state, 'change');
@@ -111,8 +143,16 @@ describe('storage client: a watch renews its channel before it expires (keepWatc
     assert.ok(watch.dropped >= dropped + 1, 'the straggler was dropped');
     assert.ok((await s.client.changes.list({ pageToken })).items?.some((c) => c.fileId === file.id));
     const sent = await s.h.server.notifications();
-    assert.deepEqual(sent.filter((d) => d.channelId === first.id).map((d) => d.state), ['sync'], 'the first channel sent nothing after it was stopped');
-    assert.deepEqual(sent.filter((d) => d.state === 'change').map((d) => [d.channelId, d.status]), [[watch.current.id, 200]], 'the change was sent once, by the current channel');
+    assert.deepEqual(
+      sent.filter((d) => d.channelId === first.id).map((d) => d.state),
+      ['sync'],
+      'the first channel sent nothing after it was stopped',
+    );
+    assert.deepEqual(
+      sent.filter((d) => d.state === 'change').map((d) => [d.channelId, d.status]),
+      [[watch.current.id, 200]],
+      'the change was sent once, by the current channel',
+    );
 
     const last = watch.current;
     await watch.stop();
@@ -135,7 +175,10 @@ describe('storage client: a watch renews its channel before it expires (keepWatc
     assert.match(String((expired.error as Error).message), /403/);
     const attempts = failed.filter((e): e is Extract<WatchEvent, { type: 'renewalFailed' }> => e.type === 'renewalFailed');
     assert.ok(attempts.length >= 1, 'at least one failed attempt before the expiry');
-    assert.deepEqual(attempts.map((a) => a.attempt), attempts.map((_, i) => i + 1));
+    assert.deepEqual(
+      attempts.map((a) => a.attempt),
+      attempts.map((_, i) => i + 1),
+    );
     assert.ok(attempts.every((a) => !a.expired && a.retryInMs >= 800 && a.retryInMs <= 60_000));
     assert.equal(watch.expired, true);
 
@@ -172,10 +215,17 @@ describe('storage client: a watch renews its channel before it expires (keepWatc
     const change = await next(events);
     assert.ok(change.type === 'notification' && change.notification.state === 'change' && change.notification.channelId === renewed.channel.id);
     const sent = await s.h.server.notifications();
-    assert.deepEqual(sent.filter((d) => d.state === 'change').map((d) => d.channelId).sort(), [first.id, renewed.channel.id].sort(), 'both channels announced it');
+    assert.deepEqual(
+      sent
+        .filter((d) => d.state === 'change')
+        .map((d) => d.channelId)
+        .sort(),
+      [first.id, renewed.channel.id].sort(),
+      'both channels announced it',
+    );
     await sleep(300);
     const again = await Promise.race([events.next().then(() => 'an event'), sleep(700).then(() => 'nothing')]);
-    assert.equal(again, 'nothing', 'the replaced channel\'s message was not handed on');
-    assert.ok(Date.now() < first.expiration!.getTime(), 'all within the first channel\'s life');
+    assert.equal(again, 'nothing', "the replaced channel's message was not handed on");
+    assert.ok(Date.now() < first.expiration!.getTime(), "all within the first channel's life");
   });
 });

@@ -12,7 +12,10 @@ import { setup, type Setup } from './helpers.js';
 async function next(iterator: AsyncIterator<ChannelNotification>, ms = 5000): Promise<ChannelNotification> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    const result = await Promise.race([iterator.next(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no notification within ${ms} ms`)), ms)))]);
+    const result = await Promise.race([
+      iterator.next(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no notification within ${ms} ms`)), ms))),
+    ]);
     assert.equal(result.done, false);
     return result.value;
   } finally {
@@ -61,12 +64,31 @@ describe('storage client: changes and files watched through channels', function 
     const change = await next(inbox);
     assert.equal(change.state, 'change');
     assert.equal(change.messageNumber, 2);
-    assert.equal((await s.client.changes.list({ pageToken: '1' })).items?.some((c) => c.fileId === file.id), true);
+    assert.equal(
+      (await s.client.changes.list({ pageToken: '1' })).items?.some((c) => c.fileId === file.id),
+      true,
+    );
     await watch.stop();
     await s.client.files.insert({ requestBody: { title: 'not watched any more' } });
     const sent = await s.h.server.notifications();
-    assert.deepEqual(sent.filter((d) => d.channelId === watch.id).map((d) => [d.state, d.status]), [['sync', 200], ['change', 200]]);
-    assert.equal(await post(address, { 'x-goog-channel-id': watch.id, 'x-goog-resource-id': watch.resourceId, 'x-goog-resource-uri': 'u', 'x-goog-resource-state': 'change', 'x-goog-message-number': '3' }), 404, 'a stopped channel is unknown');
+    assert.deepEqual(
+      sent.filter((d) => d.channelId === watch.id).map((d) => [d.state, d.status]),
+      [
+        ['sync', 200],
+        ['change', 200],
+      ],
+    );
+    assert.equal(
+      await post(address, {
+        'x-goog-channel-id': watch.id,
+        'x-goog-resource-id': watch.resourceId,
+        'x-goog-resource-uri': 'u',
+        'x-goog-resource-state': 'change',
+        'x-goog-message-number': '3',
+      }),
+      404,
+      'a stopped channel is unknown',
+    );
     assert.equal((await s.h.api('POST', '/storage/v2/channels/stop', { id: watch.id })).status, 404, 'the server no longer has it');
   });
 
@@ -90,7 +112,13 @@ describe('storage client: changes and files watched through channels', function 
     const watch = await s.client.watchChanges({ address, receiver });
     const sync = await next(inbox);
     const refusedBefore = receiver.refused;
-    const good = { 'x-goog-channel-id': watch.id, 'x-goog-resource-id': watch.resourceId, 'x-goog-resource-uri': sync.resourceUri, 'x-goog-resource-state': 'change', 'x-goog-message-number': '50' };
+    const good = {
+      'x-goog-channel-id': watch.id,
+      'x-goog-resource-id': watch.resourceId,
+      'x-goog-resource-uri': sync.resourceUri,
+      'x-goog-resource-state': 'change',
+      'x-goog-message-number': '50',
+    };
     const { token } = watch.channel;
     assert.ok(token && token.length >= 40, 'a random token was registered');
     assert.equal(await post(address, { ...good, 'x-goog-channel-token': `${token!.slice(0, -1)}${token!.endsWith('x') ? 'y' : 'x'}` }), 403, 'forged token');
@@ -109,7 +137,7 @@ describe('storage client: changes and files watched through channels', function 
     assert.ok(s.logs.some((line) => /refused \(403\): channel .*: the channel token does not match/.test(line)));
   });
 
-  it('STO-CHANGES-WATCH STO-CHANNELS-STOP: the receiver as a handler in a server of one\'s own, with a callback; a failing callback answers 500 so that the sender tries again', async () => {
+  it("STO-CHANGES-WATCH STO-CHANNELS-STOP: the receiver as a handler in a server of one's own, with a callback; a failing callback answers 500 so that the sender tries again", async () => {
     const seen: ChannelNotification[] = [];
     let fail = false;
     const own = createChannelReceiver({
@@ -125,16 +153,28 @@ describe('storage client: changes and files watched through channels', function 
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/storage`;
       const watch = await s.client.watchChanges({ address: url, receiver: own, params: { includeDeleted: true } });
       await s.h.server.notifications();
-      assert.deepEqual(seen.map((n) => n.state), ['sync']);
+      assert.deepEqual(
+        seen.map((n) => n.state),
+        ['sync'],
+      );
       fail = true;
       await s.client.files.insert({ requestBody: { title: 'while busy' } });
       const delivered = (await s.h.server.notifications()).filter((d) => d.channelId === watch.id);
-      assert.deepEqual(delivered.map((d) => d.status), [200, 500]);
+      assert.deepEqual(
+        delivered.map((d) => d.status),
+        [200, 500],
+      );
       assert.equal(seen.length, 1);
       fail = false;
       await s.client.files.insert({ requestBody: { title: 'free again' } });
       await s.h.server.notifications();
-      assert.deepEqual(seen.map((n) => [n.state, n.messageNumber]), [['sync', 1], ['change', 3]]);
+      assert.deepEqual(
+        seen.map((n) => [n.state, n.messageNumber]),
+        [
+          ['sync', 1],
+          ['change', 3],
+        ],
+      );
       await watch.stop();
     } finally {
       await own.close();
@@ -146,11 +186,29 @@ describe('storage client: changes and files watched through channels', function 
     const file = await s.client.files.insert({ requestBody: { title: 'w' } });
     const first = await s.client.watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id' });
     await next(inbox);
-    const refused = await s.client.watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id', token: 'other' }).catch((e: Error & { reason?: string }) => e);
+    const refused = await s.client
+      .watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id', token: 'other' })
+      .catch((e: Error & { reason?: string }) => e);
     assert.equal((refused as { reason?: string }).reason, 'channelIdNotUnique');
-    assert.equal(await post(address, { 'x-goog-channel-id': 'fixed-channel-id', 'x-goog-channel-token': 'other', 'x-goog-resource-id': first.resourceId, 'x-goog-resource-uri': 'u', 'x-goog-resource-state': 'update', 'x-goog-message-number': '9' }), 404, 'the refused registration was forgotten');
+    assert.equal(
+      await post(address, {
+        'x-goog-channel-id': 'fixed-channel-id',
+        'x-goog-channel-token': 'other',
+        'x-goog-resource-id': first.resourceId,
+        'x-goog-resource-uri': 'u',
+        'x-goog-resource-state': 'update',
+        'x-goog-message-number': '9',
+      }),
+      404,
+      'the refused registration was forgotten',
+    );
     const before = (await s.admin('GET', 'stats')).requests;
-    for (const options of [{ address: 'http://example.com/hook' }, { address: 'not a url' }, { address, id: 'has space' }, { address, expiration: -1 }] as const) {
+    for (const options of [
+      { address: 'http://example.com/hook' },
+      { address: 'not a url' },
+      { address, id: 'has space' },
+      { address, expiration: -1 },
+    ] as const) {
       const error = await s.client.watchChanges(options as never).catch((e: Error & { exitCode?: number }) => e);
       assert.equal((error as { exitCode?: number }).exitCode, 2, JSON.stringify(options));
       assert.match((error as Error).message, /^StorageClient\.watchChanges: options\./);

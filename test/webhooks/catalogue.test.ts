@@ -23,7 +23,12 @@ function tableAfter(text: string, header: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, line.lastIndexOf('|')).split('|').map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, line.lastIndexOf('|'))
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -82,21 +87,33 @@ function parseProperties(cell: string): SpecProperty[] {
   if (cell.startsWith('optional:')) {
     // deployment_protection_rule: "optional: `a`, `b` (strings), `c` (object or null), …"
     return [...cell.slice('optional:'.length).matchAll(/((?:`\w+`,?\s*)+)\(([^)]+)\)/g)].flatMap(([, list, type]) =>
-      names(list!).map((name) => ({ name, type: singular[type!] ?? type!, required: 'optional' as const })));
+      names(list!).map((name) => ({ name, type: singular[type!] ?? type!, required: 'optional' as const })),
+    );
   }
   return segments(cell).flatMap((segment): SpecProperty[] => {
     const parenthetical = [...segment.matchAll(/\(([^)]*)\)/g)].map((match) => match[1]!).join(' ');
-    const bare = segment.replace(/\([^)]*\)/g, '').replace(/\s+/g, ' ').trim();
+    const bare = segment
+      .replace(/\([^)]*\)/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     const listed = names(bare);
     const after = bare.slice(bare.lastIndexOf('`') + 1).trim();
     const conditional = /for the \w+ action/.test(after) || /assignment actions/.test(parenthetical);
     const required = /(^|\s)R(\s|$)/.test(after) ? (conditional ? 'for some actions' : 'always') : 'optional';
-    let type: string | null = after.replace(/(^|\s)R(\s.*)?$/, '').replace(/^optional$/, '').trim() || null;
+    let type: string | null =
+      after
+        .replace(/(^|\s)R(\s.*)?$/, '')
+        .replace(/^optional$/, '')
+        .trim() || null;
     if (type !== null) type = singular[type] ?? type;
     const oneOf = /one of/.test(parenthetical) ? names(parenthetical) : undefined;
     const maxItems = /at most (\d+)/.exec(parenthetical)?.[1];
     return listed.map((name) => ({
-      name, type, required, ...(oneOf ? { oneOf } : {}), ...(maxItems ? { maxItems: Number(maxItems) } : {}),
+      name,
+      type,
+      required,
+      ...(oneOf ? { oneOf } : {}),
+      ...(maxItems ? { maxItems: Number(maxItems) } : {}),
     }));
   });
 }
@@ -146,14 +163,26 @@ function differences(catalogue: readonly WebhookEvent[]): string[] {
       out.push(`${what}: catalogue ${JSON.stringify(actual)}, spec ${JSON.stringify(expected)}`);
     }
   };
-  diff('event names, in the table\'s order', specified.map((event) => event.name), events.map((event) => event.name));
+  diff(
+    "event names, in the table's order",
+    specified.map((event) => event.name),
+    events.map((event) => event.name),
+  );
   for (const row of events) {
     const entry = catalogue.find((event) => event.name === row.name);
     if (entry === undefined) continue;
-    diff(`${row.name} availability`, entry.availability === null ? null : [...entry.availability].sort(), row.availability === null ? null : row.availability.map((letter) => letters[letter]).sort());
+    diff(
+      `${row.name} availability`,
+      entry.availability === null ? null : [...entry.availability].sort(),
+      row.availability === null ? null : row.availability.map((letter) => letters[letter]).sort(),
+    );
     diff(`${row.name} permission`, entry.permission, row.permission);
     diff(`${row.name} notes`, entry.notes, row.notes);
-    const notShown = [...(row.availability === null ? ['availability'] : []), ...(row.permissionShown ? [] : ['permission']), ...(properties.has(row.name) ? [] : ['properties'])];
+    const notShown = [
+      ...(row.availability === null ? ['availability'] : []),
+      ...(row.permissionShown ? [] : ['permission']),
+      ...(properties.has(row.name) ? [] : ['properties']),
+    ];
     diff(`${row.name} not shown`, [...entry.notShown], notShown);
 
     const own = properties.get(row.name) ?? [];
@@ -165,8 +194,11 @@ function differences(catalogue: readonly WebhookEvent[]): string[] {
         continue;
       }
       const requiredness = actual.required ? 'always' : actual.requiredForActions !== undefined ? 'for some actions' : 'optional';
-      diff(`${row.name}.${property.name}`, { type: actual.type, required: requiredness, oneOf: actual.oneOf, maxItems: actual.maxItems },
-        { type: property.type, required: property.required, oneOf: property.oneOf, maxItems: property.maxItems });
+      diff(
+        `${row.name}.${property.name}`,
+        { type: actual.type, required: requiredness, oneOf: actual.oneOf, maxItems: actual.maxItems },
+        { type: property.type, required: property.required, oneOf: property.oneOf, maxItems: property.maxItems },
+      );
     }
     const extra = entry.properties.filter((property) => !property.common && !commonNamed.has(property.name)).map((property) => property.name);
     diff(`${row.name} properties the spec does not name`, extra, []);
@@ -190,18 +222,24 @@ function differences(catalogue: readonly WebhookEvent[]): string[] {
   return out;
 }
 
-describe('webhooks: the event catalogue matches the specification\'s tables', () => {
-  it('HOOK-WEBHOOK-TYPES, HOOK-PERMISSION-READ, HOOK-COMMON-PROPS, HOOK-REQ-DEFAULT, HOOK-REQ-REPOSITORY-OPTIONAL, HOOK-REQ-SENDER-OPTIONAL, HOOK-REQ-ORGANIZATION-REQUIRED, HOOK-REQ-INSTALLATION-REQUIRED, HOOK-EV-*: every event, its availability, permission, notes and top-level properties are the spec\'s', () => {
+describe("webhooks: the event catalogue matches the specification's tables", () => {
+  it("HOOK-WEBHOOK-TYPES, HOOK-PERMISSION-READ, HOOK-COMMON-PROPS, HOOK-REQ-DEFAULT, HOOK-REQ-REPOSITORY-OPTIONAL, HOOK-REQ-SENDER-OPTIONAL, HOOK-REQ-ORGANIZATION-REQUIRED, HOOK-REQ-INSTALLATION-REQUIRED, HOOK-EV-*: every event, its availability, permission, notes and top-level properties are the spec's", () => {
     assert.deepEqual(differences(webhookEvents), []);
   });
 
-  it('HOOK-EV-*: the Events table has 46 rows, one HOOK-EV rule each; the catalogue has those 46 and GitHub\'s ping (specified: false)', () => {
+  it("HOOK-EV-*: the Events table has 46 rows, one HOOK-EV rule each; the catalogue has those 46 and GitHub's ping (specified: false)", () => {
     const rows = specEvents();
     assert.equal(rows.length, 46);
     const ruleEvents = [...rules.matchAll(/^- HOOK-EV-[A-Z0-9-]+: `(\w+)`/gm)].map((match) => match[1]);
-    assert.deepEqual(ruleEvents, rows.map((row) => row.name));
+    assert.deepEqual(
+      ruleEvents,
+      rows.map((row) => row.name),
+    );
     assert.equal(webhookEvents.filter((event) => event.specified).length, 46);
-    assert.deepEqual(webhookEvents.filter((event) => !event.specified).map((event) => event.name), ['ping']);
+    assert.deepEqual(
+      webhookEvents.filter((event) => !event.specified).map((event) => event.name),
+      ['ping'],
+    );
     assert.equal(new Set(webhookEvents.map((event) => event.name)).size, webhookEvents.length, 'no name twice');
   });
 
@@ -210,7 +248,10 @@ describe('webhooks: the event catalogue matches the specification\'s tables', ()
     assert.equal(gollum.availability, null);
     assert.equal(gollum.permission, null);
     assert.deepEqual([...gollum.notShown], ['availability', 'permission', 'properties']);
-    assert.deepEqual(gollum.properties.filter((property) => property.required).map((property) => property.name), ['repository', 'sender']);
+    assert.deepEqual(
+      gollum.properties.filter((property) => property.required).map((property) => property.name),
+      ['repository', 'sender'],
+    );
     assert.ok(gollum.properties.every((property) => property.common));
   });
 
@@ -228,7 +269,10 @@ describe('webhooks: the event catalogue matches the specification\'s tables', ()
     const answer = eventNamed('discussion')!.properties.find((property) => property.name === 'answer')!;
     assert.deepEqual({ required: answer.required, for: answer.requiredForActions }, { required: false, for: ['answered'] });
     const assignee = eventNamed('pull_request')!.properties.find((property) => property.name === 'assignee')!;
-    assert.deepEqual({ required: assignee.required, type: assignee.type, for: assignee.requiredForActions }, { required: false, type: 'object or null', for: ['assigned', 'unassigned'] });
+    assert.deepEqual(
+      { required: assignee.required, type: assignee.type, for: assignee.requiredForActions },
+      { required: false, type: 'object or null', for: ['assigned', 'unassigned'] },
+    );
   });
 
   it('the comparison finds a wrong entry: a letter, a permission, a type, an R, a common exception or a missing event each fail it', () => {
@@ -241,19 +285,70 @@ describe('webhooks: the event catalogue matches the specification\'s tables', ()
       });
     const property = (event: Record<string, unknown>, name: string) => (event.properties as Array<Record<string, unknown>>).find((p) => p.name === name)!;
     const cases: Array<[string, readonly WebhookEvent[], RegExp]> = [
-      ['availability', mutate('fork', (e) => { e.availability = ['repositories', 'organizations', 'apps']; }), /^fork availability/],
-      ['permission', mutate('check_suite', (e) => { e.permission = 'Checks (repository)'; }), /^check_suite permission/],
-      ['type', mutate('status', (e) => { property(e, 'id').type = 'number'; }), /^status\.id/],
-      ['R', mutate('star', (e) => { property(e, 'starred_at').required = false; }), /^star\.starred_at/],
-      ['enum', mutate('status', (e) => { property(e, 'state').oneOf = ['success']; }), /^status\.state/],
-      ['sender exception', mutate('push', (e) => { property(e, 'sender').required = true; }), /^push\.sender \(common\)/],
-      ['installation exception', mutate('repository_dispatch', (e) => { property(e, 'installation').required = false; }), /^repository_dispatch\.installation/],
-      ['an invented property', mutate('release', (e) => { (e.properties as unknown[]).push({ name: 'tag', type: 'string', required: true, common: false }); }), /^release properties the spec does not name/],
+      [
+        'availability',
+        mutate('fork', (e) => {
+          e.availability = ['repositories', 'organizations', 'apps'];
+        }),
+        /^fork availability/,
+      ],
+      [
+        'permission',
+        mutate('check_suite', (e) => {
+          e.permission = 'Checks (repository)';
+        }),
+        /^check_suite permission/,
+      ],
+      [
+        'type',
+        mutate('status', (e) => {
+          property(e, 'id').type = 'number';
+        }),
+        /^status\.id/,
+      ],
+      [
+        'R',
+        mutate('star', (e) => {
+          property(e, 'starred_at').required = false;
+        }),
+        /^star\.starred_at/,
+      ],
+      [
+        'enum',
+        mutate('status', (e) => {
+          property(e, 'state').oneOf = ['success'];
+        }),
+        /^status\.state/,
+      ],
+      [
+        'sender exception',
+        mutate('push', (e) => {
+          property(e, 'sender').required = true;
+        }),
+        /^push\.sender \(common\)/,
+      ],
+      [
+        'installation exception',
+        mutate('repository_dispatch', (e) => {
+          property(e, 'installation').required = false;
+        }),
+        /^repository_dispatch\.installation/,
+      ],
+      [
+        'an invented property',
+        mutate('release', (e) => {
+          (e.properties as unknown[]).push({ name: 'tag', type: 'string', required: true, common: false });
+        }),
+        /^release properties the spec does not name/,
+      ],
       ['a missing event', webhookEvents.filter((event) => event.name !== 'sub_issues'), /^event names/],
     ];
     for (const [what, catalogue, expected] of cases) {
       const found = differences(catalogue);
-      assert.ok(found.some((line) => expected.test(line)), `${what}: ${JSON.stringify(found)}`);
+      assert.ok(
+        found.some((line) => expected.test(line)),
+        `${what}: ${JSON.stringify(found)}`,
+      );
     }
   });
 
@@ -262,7 +357,10 @@ describe('webhooks: the event catalogue matches the specification\'s tables', ()
     assert.equal(eventNamed('issues'), undefined);
     assert.equal(eventNamed('constructor'), undefined);
     assert.equal(eventNamed('__proto__'), undefined);
-    assert.throws(() => eventNamed(42 as never), (error: unknown) => error instanceof UsageError && /^eventNamed: name must be/.test(error.message));
+    assert.throws(
+      () => eventNamed(42 as never),
+      (error: unknown) => error instanceof UsageError && /^eventNamed: name must be/.test(error.message),
+    );
     assert.ok(Object.isFrozen(webhookEvents) && Object.isFrozen(webhookEvents[0]) && Object.isFrozen(webhookEvents[0]!.properties));
   });
 });

@@ -111,19 +111,28 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
   function send(body: string | Buffer, headers: Record<string, string | undefined>, method = 'POST'): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const clean = Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
-      const request = http.request({ host: '127.0.0.1', port, method, path: '/hooks', headers: { 'content-length': String(Buffer.byteLength(body)), ...clean }, agent: false }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      });
+      const request = http.request(
+        { host: '127.0.0.1', port, method, path: '/hooks', headers: { 'content-length': String(Buffer.byteLength(body)), ...clean }, agent: false },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          response.on('error', reject);
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
   }
 
   /** A delivery that must be refused: the answer's status and reason, and the error readDelivery rejected with. */
-  async function refused(body: string | Buffer, headers: Record<string, string | undefined>, status: number, reason: string, method = 'POST'): Promise<{ answer: Answer; error: WebhookDeliveryError; outcome: Outcome }> {
+  async function refused(
+    body: string | Buffer,
+    headers: Record<string, string | undefined>,
+    status: number,
+    reason: string,
+    method = 'POST',
+  ): Promise<{ answer: Answer; error: WebhookDeliveryError; outcome: Outcome }> {
     const [answer, outcome] = await Promise.all([send(body, headers, method), nextOutcome()]);
     assert.ok(outcome.error instanceof WebhookDeliveryError, `expected a refusal, got ${outcome.error ? String(outcome.error) : 'a delivery'}`);
     const error = outcome.error;
@@ -152,19 +161,22 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
   describe('accepted deliveries', () => {
     it('HOOK-DEL-REQUEST, HOOK-HDR-HOOK-ID, HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-USER-AGENT, HOOK-HDR-TARGET-TYPE, HOOK-HDR-TARGET-ID, HOOK-HDR-CONTENT-TYPE, HOOK-HDR-CONTENT-LENGTH, HOOK-HDR-SIGNATURE-SHA256: a signed JSON delivery with every header', async () => {
       const delivery = await accepted(json, await platformHeaders(json));
-      assert.deepEqual({ ...delivery, rawBody: delivery.rawBody.toString('utf8') }, {
-        id: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
-        event: 'issues',
-        hookId: '292430182',
-        targetType: 'repository',
-        targetId: '79929171',
-        userAgent: 'Platform-Hookshot/044aadd',
-        contentType: 'json',
-        contentLength: Buffer.byteLength(json),
-        rawBody: json,
-        payload,
-        signature: 'sha256',
-      });
+      assert.deepEqual(
+        { ...delivery, rawBody: delivery.rawBody.toString('utf8') },
+        {
+          id: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+          event: 'issues',
+          hookId: '292430182',
+          targetType: 'repository',
+          targetId: '79929171',
+          userAgent: 'Platform-Hookshot/044aadd',
+          contentType: 'json',
+          contentLength: Buffer.byteLength(json),
+          rawBody: json,
+          payload,
+          signature: 'sha256',
+        },
+      );
     });
 
     it('HOOK-HDR-SIGNATURE-SHA1: only X-Hub-Signature came — accepted (allowSha1 by default), signature sha1', async () => {
@@ -249,12 +261,24 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
         assert.equal(error.header, header);
         assert.match(error.message, new RegExp(`lacks ${title}:`));
       }
-      const { error } = await refused(json, { ...(await platformHeaders(json)), 'x-platform-event': undefined, 'x-platform-delivery': undefined }, 400, 'missing-header');
+      const { error } = await refused(
+        json,
+        { ...(await platformHeaders(json)), 'x-platform-event': undefined, 'x-platform-delivery': undefined },
+        400,
+        'missing-header',
+      );
       assert.match(error.message, /lacks X-Platform-Event, X-Platform-Delivery: the platform sends them/);
     });
 
     it('HOOK-HDR-USER-AGENT: a User-Agent not starting with Platform-Hookshot/ is 400', async () => {
-      for (const agent of ['GitHub-Hookshot/044aadd', 'curl/8.5.0', 'platform-hookshot/044aadd', 'Platform-Hookshot', 'Platform-Hookshot 1', 'Mozilla/5.0 Platform-Hookshot/1']) {
+      for (const agent of [
+        'GitHub-Hookshot/044aadd',
+        'curl/8.5.0',
+        'platform-hookshot/044aadd',
+        'Platform-Hookshot',
+        'Platform-Hookshot 1',
+        'Mozilla/5.0 Platform-Hookshot/1',
+      ]) {
         const { error } = await refused(json, { ...(await platformHeaders(json)), 'user-agent': agent }, 400, 'bad-user-agent');
         if (!'Platform-Hookshot/'.includes(agent)) assert.ok(!error.message.includes(agent), 'the user agent is not quoted');
       }
@@ -360,7 +384,11 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
         await refused(body, { ...(await platformHeaders(body)), 'content-type': type }, 400, reason);
       }
       const raw = Buffer.concat([Buffer.from('payload='), Buffer.from('{"a":"é"}')]);
-      const headers = { ...(await platformHeaders('')), 'content-type': 'application/x-www-form-urlencoded', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}` };
+      const headers = {
+        ...(await platformHeaders('')),
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`,
+      };
       await refused(raw, headers, 400, 'malformed-form');
     });
   });
@@ -389,7 +417,11 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
      * when the answer arrives (or, with `ignoreAnswer`, only when the socket fails). Samples this process's memory
      * all along; one chunk buffer is reused, so the sender itself keeps nothing.
      */
-    async function streamSlowly(headText: string, total: number, settings: { chunked: boolean; chunkBytes?: number; pauseMs?: number; ignoreAnswer?: boolean }): Promise<Stream> {
+    async function streamSlowly(
+      headText: string,
+      total: number,
+      settings: { chunked: boolean; chunkBytes?: number; pauseMs?: number; ignoreAnswer?: boolean },
+    ): Promise<Stream> {
       const chunkBytes = settings.chunkBytes ?? 64 * 1024;
       const chunk = Buffer.alloc(chunkBytes, 0x20);
       const base = process.memoryUsage();
@@ -528,7 +560,12 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
 
     it('HOOK-HDR-CONTENT-LENGTH: a Content-Length longer than what is sent, then the sender closes — refused as aborted, not waited on forever', async () => {
       const headers = await platformHeaders(json);
-      const lines = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${Buffer.byteLength(json) + 100}`];
+      const lines = [
+        'POST /hooks HTTP/1.1',
+        'Host: 127.0.0.1',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+        `Content-Length: ${Buffer.byteLength(json) + 100}`,
+      ];
       const socket = net.connect({ host: '127.0.0.1', port });
       socket.on('error', () => undefined);
       socket.write(`${lines.join('\r\n')}\r\n\r\n${json}`);
@@ -557,7 +594,15 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
       // The rest with a real request, which the server below hands over.
       const probe = http.createServer(async (request, response) => {
         const results: string[] = [];
-        for (const opts of [undefined, {}, { secrets: 'one' }, { secrets: [''] }, { secrets: [], requireSignature: true }, { secrets: [secret], maxBytes: 0 }, { secrets: [secret], allowSha1: 'yes' }]) {
+        for (const opts of [
+          undefined,
+          {},
+          { secrets: 'one' },
+          { secrets: [''] },
+          { secrets: [], requireSignature: true },
+          { secrets: [secret], maxBytes: 0 },
+          { secrets: [secret], allowSha1: 'yes' },
+        ]) {
           try {
             await readDelivery(request, opts as never);
             results.push('accepted');

@@ -32,7 +32,9 @@ describe('deployment_status gated into a commit status (against the embedded pla
   it('HOOK-EV-DEPLOYMENT-STATUS: a success with an environment_url is gated and posted as gantry/gate on the sha — pending, then success', async () => {
     const site = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end('<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="Staging"><title>Staging</title></head><body><h1>Staging</h1></body></html>');
+      response.end(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="Staging"><title>Staging</title></head><body><h1>Staging</h1></body></html>',
+      );
     });
     const hooks = createServer();
     servers.push(site, hooks);
@@ -41,17 +43,38 @@ describe('deployment_status gated into a commit status (against the embedded pla
     const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     platform = await startPlatformServer({
-      apps: [{ id: 5, publicKey, installations: [{ id: 6, account: 'gantry' }], webhook: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, secret: SECRET } }],
+      apps: [
+        {
+          id: 5,
+          publicKey,
+          installations: [{ id: 6, account: 'gantry' }],
+          webhook: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, secret: SECRET },
+        },
+      ],
     });
-    app = new PlatformApp({ baseUrl: platform.url, appId: 5, privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), env: {}, proxy: {}, logger: silentLogger });
-    const config = parseHooksConfig({ deploymentStatus: { gate: true }, environments: { staging: { urls: [siteUrl], min: { performance: 0.5 }, runs: 1, engine: 'local', strategy: 'desktop' } } });
+    app = new PlatformApp({
+      baseUrl: platform.url,
+      appId: 5,
+      privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      env: {},
+      proxy: {},
+      logger: silentLogger,
+    });
+    const config = parseHooksConfig({
+      deploymentStatus: { gate: true },
+      environments: { staging: { urls: [siteUrl], min: { performance: 0.5 }, runs: 1, engine: 'local', strategy: 'desktop' } },
+    });
     receiver = new WebhookReceiver({ secrets: [SECRET], logger: silentLogger });
     receiver.on('deployment_status', deploymentStatusGate({ config, app, logger: silentLogger }));
     hooks.on('request', receiver.handler());
 
     const token = platform.issueToken({ kind: 'personal', login: 'deployer' });
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${platform!.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const response = await fetch(`${platform!.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       assert.ok(response.status < 300, `${method} ${path}: ${response.status} ${await response.clone().text()}`);
       return (await response.json()) as Record<string, unknown>;
     };
@@ -60,8 +83,13 @@ describe('deployment_status gated into a commit status (against the embedded pla
     const deadline = Date.now() + 200_000;
     let states: string[] = [];
     while (Date.now() < deadline) {
-      const statuses = (await (await fetch(`${platform.url}/repos/gantry/demo/commits/${SHA}/statuses`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ state: string; context: string; creator?: { login: string } }>;
-      states = statuses.filter((s) => s.context === 'gantry/gate').map((s) => s.state).reverse();
+      const statuses = (await (
+        await fetch(`${platform.url}/repos/gantry/demo/commits/${SHA}/statuses`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as Array<{ state: string; context: string; creator?: { login: string } }>;
+      states = statuses
+        .filter((s) => s.context === 'gantry/gate')
+        .map((s) => s.state)
+        .reverse();
       if (states.includes('success') || states.includes('failure') || states.includes('error')) break;
       await delay(500);
     }

@@ -6,7 +6,14 @@
 // sender is surfaced.
 import assert from 'node:assert/strict';
 import { UsageError } from '../../lib/errors.js';
-import { eventNamed, webhookEvents, type DeploymentProtectionRulePayload, type PropertyType, type WebhookEvent, type WebhookProperty } from '../../lib/webhooks/catalogue.js';
+import {
+  eventNamed,
+  webhookEvents,
+  type DeploymentProtectionRulePayload,
+  type PropertyType,
+  type WebhookEvent,
+  type WebhookProperty,
+} from '../../lib/webhooks/catalogue.js';
 import { checkPayload, ghostLogin, wholePayload } from '../../lib/webhooks/payload.js';
 import { deploymentProtectionRuleDelivery, exampleDeliveries, examplesVersion, ghostUser, platformHeaders, type ExampleDelivery } from './helpers/examples.js';
 
@@ -59,19 +66,31 @@ function without(payload: Record<string, unknown>, name: string): Record<string,
 }
 
 describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}) through checkPayload`, () => {
-  it('the examples are GitHub\'s for the hosted platform, renamed: hundreds of deliveries, most of them events in the catalogue', () => {
+  it("the examples are GitHub's for the hosted platform, renamed: hundreds of deliveries, most of them events in the catalogue", () => {
     assert.ok(deliveries.length >= 250, `${deliveries.length} example deliveries`);
     assert.ok(known.length >= 150, `${known.length} of events in the catalogue`);
-    assert.ok(known.some((delivery) => delivery.event === 'platform_app_authorization'), 'github_app_authorization is renamed');
-    assert.ok(known.some((delivery) => delivery.event === 'dependency_alert'), 'dependabot_alert is renamed');
+    assert.ok(
+      known.some((delivery) => delivery.event === 'platform_app_authorization'),
+      'github_app_authorization is renamed',
+    );
+    assert.ok(
+      known.some((delivery) => delivery.event === 'dependency_alert'),
+      'dependabot_alert is renamed',
+    );
     assert.ok(!deliveries.some((delivery) => /github_app_authorization|dependabot_alert/.test(delivery.event)));
   });
 
-  it('HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT, HOOK-HDR-TARGET-TYPE, HOOK-HDR-TARGET-ID, HOOK-HDR-CONTENT-TYPE, HOOK-HDR-CONTENT-LENGTH: each example carries the spec\'s headers, GitHub\'s renamed', () => {
+  it("HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT, HOOK-HDR-TARGET-TYPE, HOOK-HDR-TARGET-ID, HOOK-HDR-CONTENT-TYPE, HOOK-HDR-CONTENT-LENGTH: each example carries the spec's headers, GitHub's renamed", () => {
     for (const delivery of deliveries) {
       assert.deepEqual(Object.keys(delivery.headers).sort(), [
-        'Content-Length', 'Content-Type', 'User-Agent', 'X-Platform-Delivery', 'X-Platform-Event', 'X-Platform-Hook-ID',
-        'X-Platform-Hook-Installation-Target-ID', 'X-Platform-Hook-Installation-Target-Type',
+        'Content-Length',
+        'Content-Type',
+        'User-Agent',
+        'X-Platform-Delivery',
+        'X-Platform-Event',
+        'X-Platform-Hook-ID',
+        'X-Platform-Hook-Installation-Target-ID',
+        'X-Platform-Hook-Installation-Target-Type',
       ]);
       assert.equal(delivery.headers['X-Platform-Event'], delivery.event);
       assert.match(delivery.headers['User-Agent']!, /^Platform-Hookshot\//);
@@ -80,9 +99,20 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
       assert.deepEqual(JSON.parse(delivery.body.toString()), delivery.payload);
     }
     assert.equal(new Set(deliveries.map((delivery) => delivery.headers['X-Platform-Delivery'])).size, deliveries.length, 'one GUID per delivery');
-    assert.deepEqual(platformHeaders({ 'x-github-event': 'github_app_authorization', 'X-GitHub-Hook-ID': '1', 'user-agent': 'GitHub-Hookshot/abc', 'X-Hub-Signature-256': 'sha256=00' }), {
-      'X-Platform-event': 'platform_app_authorization', 'X-Platform-Hook-ID': '1', 'user-agent': 'Platform-Hookshot/abc', 'X-Hub-Signature-256': 'sha256=00',
-    });
+    assert.deepEqual(
+      platformHeaders({
+        'x-github-event': 'github_app_authorization',
+        'X-GitHub-Hook-ID': '1',
+        'user-agent': 'GitHub-Hookshot/abc',
+        'X-Hub-Signature-256': 'sha256=00',
+      }),
+      {
+        'X-Platform-event': 'platform_app_authorization',
+        'X-Platform-Hook-ID': '1',
+        'user-agent': 'Platform-Hookshot/abc',
+        'X-Hub-Signature-256': 'sha256=00',
+      },
+    );
   });
 
   it('HOOK-COMMON-PROPS, HOOK-REQ-DEFAULT, HOOK-REQ-REPOSITORY-OPTIONAL, HOOK-REQ-SENDER-OPTIONAL, HOOK-REQ-ORGANIZATION-REQUIRED, HOOK-REQ-INSTALLATION-REQUIRED, HOOK-EV-*: every example of a catalogue event passes, but the three that lack a spec-required property', () => {
@@ -136,7 +166,11 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
     for (const event of new Set(known.map((delivery) => delivery.event))) {
       const entry = eventNamed(event)!;
       const always = entry.properties.filter((property) => property.required).map((property) => property.name);
-      assert.deepEqual(always.filter((name) => !covered.get(event)?.has(name)), [], `${event}: required properties never removed`);
+      assert.deepEqual(
+        always.filter((name) => !covered.get(event)?.has(name)),
+        [],
+        `${event}: required properties never removed`,
+      );
     }
   });
 
@@ -150,7 +184,11 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
         checks++;
         assert.ok(!result.ok, `${delivery.id} with a wrong ${property.name}`);
         assert.deepEqual(result.missing, []);
-        assert.deepEqual(result.wrongType.map((wrong) => wrong.property), [property.name], delivery.id);
+        assert.deepEqual(
+          result.wrongType.map((wrong) => wrong.property),
+          [property.name],
+          delivery.id,
+        );
         assert.ok(result.wrongType[0]!.expected.startsWith(property.type), result.wrongType[0]!.expected);
       }
     }
@@ -193,8 +231,12 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
   });
 
   it('HOOK-REQ-SENDER-OPTIONAL, HOOK-REQ-REPOSITORY-OPTIONAL, HOOK-DEL-EXAMPLE-BODY (AMB-29): where sender or repository is optional, examples without them pass', () => {
-    const senderOptional = webhookEvents.filter((event) => event.properties.some((property) => property.name === 'sender' && !property.required)).map((event) => event.name);
-    const repositoryOptional = webhookEvents.filter((event) => event.properties.some((property) => property.name === 'repository' && !property.required)).map((event) => event.name);
+    const senderOptional = webhookEvents
+      .filter((event) => event.properties.some((property) => property.name === 'sender' && !property.required))
+      .map((event) => event.name);
+    const repositoryOptional = webhookEvents
+      .filter((event) => event.properties.some((property) => property.name === 'repository' && !property.required))
+      .map((event) => event.name);
     let checks = 0;
     for (const delivery of known) {
       if (refusedExamples[delivery.id]) continue;
@@ -211,7 +253,7 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
     assert.ok(advisories.length > 0 && advisories.every((delivery) => !('sender' in delivery.payload) && !('repository' in delivery.payload)));
   });
 
-  it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a delivery written from GitHub\'s documentation, headers renamed, passes; every property is optional, each wrong type refused', () => {
+  it("HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a delivery written from GitHub's documentation, headers renamed, passes; every property is optional, each wrong type refused", () => {
     const { payload, headers, githubHeaders } = deploymentProtectionRuleDelivery();
     assert.equal(headers['X-Platform-Event'], 'deployment_protection_rule');
     assert.equal(headers['X-Platform-Hook-Installation-Target-Type'], 'integration');
@@ -227,28 +269,64 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
       assert.equal(checkPayload('deployment_protection_rule', without(payload, name)).ok, true, `without ${name}`);
     }
     assert.equal(checkPayload('deployment_protection_rule', { action: 'requested' }).ok, true, 'nothing is required');
-    for (const [name, value] of Object.entries({ environment: 42, deployment_callback_url: {}, deployment: 'x', pull_requests: [1], installation: 7, sender: [] })) {
+    for (const [name, value] of Object.entries({
+      environment: 42,
+      deployment_callback_url: {},
+      deployment: 'x',
+      pull_requests: [1],
+      installation: 7,
+      sender: [],
+    })) {
       const result = checkPayload('deployment_protection_rule', { ...payload, [name]: value });
       assert.ok(!result.ok, name);
-      assert.deepEqual(result.wrongType.map((wrong) => wrong.property), [name]);
+      assert.deepEqual(
+        result.wrongType.map((wrong) => wrong.property),
+        [name],
+      );
     }
     assert.equal(checkPayload('deployment_protection_rule', { ...payload, deployment: null }).ok, true, 'deployment may be null');
   });
 
-  it('HOOK-EV-BRANCH-PROTECTION-CONFIGURATION, HOOK-EV-CUSTOM-PROPERTY, HOOK-EV-CUSTOM-PROPERTY-VALUES, HOOK-EV-PROJECTS-V2-STATUS-UPDATE, HOOK-EV-REGISTRY-PACKAGE, HOOK-EV-REPOSITORY-ADVISORY, HOOK-EV-REPOSITORY-RULESET, HOOK-EV-SECRET-SCANNING-ALERT, HOOK-EV-SECRET-SCANNING-ALERT-LOCATION, HOOK-EV-SECRET-SCANNING-SCAN, HOOK-EV-SECURITY-AND-ANALYSIS, HOOK-EV-SUB-ISSUES (no real example): a payload of values of the catalogue\'s types passes, each required property removed is refused', () => {
+  it("HOOK-EV-BRANCH-PROTECTION-CONFIGURATION, HOOK-EV-CUSTOM-PROPERTY, HOOK-EV-CUSTOM-PROPERTY-VALUES, HOOK-EV-PROJECTS-V2-STATUS-UPDATE, HOOK-EV-REGISTRY-PACKAGE, HOOK-EV-REPOSITORY-ADVISORY, HOOK-EV-REPOSITORY-RULESET, HOOK-EV-SECRET-SCANNING-ALERT, HOOK-EV-SECRET-SCANNING-ALERT-LOCATION, HOOK-EV-SECRET-SCANNING-SCAN, HOOK-EV-SECURITY-AND-ANALYSIS, HOOK-EV-SUB-ISSUES (no real example): a payload of values of the catalogue's types passes, each required property removed is refused", () => {
     const withExamples = new Set(known.map((delivery) => delivery.event));
-    const missingExamples = webhookEvents.filter((event) => !withExamples.has(event.name) && event.name !== 'deployment_protection_rule').map((event) => event.name);
-    assert.deepEqual(missingExamples, [
-      'branch_protection_configuration', 'custom_property', 'custom_property_values', 'projects_v2_status_update', 'registry_package', 'repository_advisory',
-      'repository_ruleset', 'secret_scanning_alert', 'secret_scanning_alert_location', 'secret_scanning_scan', 'security_and_analysis', 'sub_issues',
-    ], 'the events this test stands in for (its title names them)');
+    const missingExamples = webhookEvents
+      .filter((event) => !withExamples.has(event.name) && event.name !== 'deployment_protection_rule')
+      .map((event) => event.name);
+    assert.deepEqual(
+      missingExamples,
+      [
+        'branch_protection_configuration',
+        'custom_property',
+        'custom_property_values',
+        'projects_v2_status_update',
+        'registry_package',
+        'repository_advisory',
+        'repository_ruleset',
+        'secret_scanning_alert',
+        'secret_scanning_alert_location',
+        'secret_scanning_scan',
+        'security_and_analysis',
+        'sub_issues',
+      ],
+      'the events this test stands in for (its title names them)',
+    );
     const sample: Record<PropertyType, unknown> = {
-      object: {}, 'object or null': null, string: 'x', 'string or null': null, integer: 7, number: 7.5, boolean: false, 'array of objects': [{}], 'array of strings or null': ['x'],
+      object: {},
+      'object or null': null,
+      string: 'x',
+      'string or null': null,
+      integer: 7,
+      number: 7.5,
+      boolean: false,
+      'array of objects': [{}],
+      'array of strings or null': ['x'],
     };
     for (const name of missingExamples) {
       const event = eventNamed(name)!;
       const required = event.properties.filter((property) => property.required);
-      const payload = Object.fromEntries(required.map((property) => [property.name, property.oneOf?.[0] ?? (property.name === 'sender' ? { login: 'octocat', id: 1 } : sample[property.type!])]));
+      const payload = Object.fromEntries(
+        required.map((property) => [property.name, property.oneOf?.[0] ?? (property.name === 'sender' ? { login: 'octocat', id: 1 } : sample[property.type!])]),
+      );
       assert.deepEqual(checkPayload(name, payload), { ok: true, known: true, action: undefined, ghostSender: false }, name);
       for (const property of required) {
         const result = checkPayload(name, without(payload, property.name));
@@ -257,7 +335,7 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
     }
   });
 
-  it('ping (not in the spec, so no HOOK rule): GitHub\'s ping examples pass as a known event; zen, hook_id and hook are required', () => {
+  it("ping (not in the spec, so no HOOK rule): GitHub's ping examples pass as a known event; zen, hook_id and hook are required", () => {
     const pings = known.filter((delivery) => delivery.event === 'ping');
     assert.ok(pings.length > 0);
     assert.equal(eventNamed('ping')!.specified, false);
@@ -304,14 +382,26 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
   it('HOOK-COMMON-PROPS: a refusal names properties and types only, never a value from the payload', () => {
     const push = known.find((delivery) => delivery.event === 'push')!;
     const secret = 'ghp_0123456789abcdefghijklmnopqrstuvwxyz';
-    const result = checkPayload('push', { ...without(push.payload, 'after'), ref: { token: secret }, created: secret, sender: secret, action: secret, installation: [secret] });
+    const result = checkPayload('push', {
+      ...without(push.payload, 'after'),
+      ref: { token: secret },
+      created: secret,
+      sender: secret,
+      action: secret,
+      installation: [secret],
+    });
     assert.ok(!result.ok);
     assert.deepEqual(result.missing, ['after']);
     assert.deepEqual(result.wrongType, [
-      { property: 'ref', expected: 'string' }, { property: 'created', expected: 'boolean' },
-      { property: 'installation', expected: 'object' }, { property: 'sender', expected: 'object' },
+      { property: 'ref', expected: 'string' },
+      { property: 'created', expected: 'boolean' },
+      { property: 'installation', expected: 'object' },
+      { property: 'sender', expected: 'object' },
     ]);
-    assert.equal(result.message, 'a push delivery was refused: missing the required property after; ref must be string, created must be boolean, installation must be object, sender must be object');
+    assert.equal(
+      result.message,
+      'a push delivery was refused: missing the required property after; ref must be string, created must be boolean, installation must be object, sender must be object',
+    );
     assert.ok(!JSON.stringify(result).includes(secret));
   });
 
@@ -325,7 +415,10 @@ describe(`webhooks: real payloads (@octokit/webhooks-examples ${examplesVersion}
       }
     }
     for (const event of [undefined, null, 42, {}, '']) {
-      assert.throws(() => checkPayload(event as never, {}), (error: unknown) => error instanceof UsageError && /^checkPayload: event must be/.test(error.message));
+      assert.throws(
+        () => checkPayload(event as never, {}),
+        (error: unknown) => error instanceof UsageError && /^checkPayload: event must be/.test(error.message),
+      );
     }
     assert.ok(known.every((delivery: ExampleDelivery) => Object.isFrozen(eventNamed(delivery.event))));
   });

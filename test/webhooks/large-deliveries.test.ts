@@ -20,7 +20,7 @@ const SECRET = 'large deliveries: a webhook secret';
 function parsesToObject(bytes: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -43,7 +43,12 @@ function scanned(bytes: Buffer): Record<string, unknown> | undefined {
         nulls: list.filter((item) => item === null).length,
       });
     }
-    Object.defineProperty(object, JSON.parse(bytes.toString('utf8', member.keyStart, member.keyEnd)) as string, { value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(object, JSON.parse(bytes.toString('utf8', member.keyStart, member.keyEnd)) as string, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return object;
 }
@@ -64,12 +69,61 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
         sameVerdict(Buffer.from(JSON.stringify(delivery.payload)), delivery.id);
         sameVerdict(Buffer.from(JSON.stringify(delivery.payload, null, 2).replace(/\n/g, '\r\n')), `${delivery.id}, indented`);
       }
-      const cases = ['{}', ' \t\r\n{ } \n', '{"a":1}', '{"a":[]}', '{"a":[1,{"b":2},"x",null,[],true]}', '{"__proto__":{"x":1}}', '{"a":1,"a":[2]}',
-        '{"a":-0.5e+10,"b":0,"c":-0,"d":1E-3}', '{"a":"\\u00e9\\ud800\\n\\"\\\\\\/\\b\\f\\r\\t"}', '{"é":"ü","k":"\u{1F600}"}', '{"a":{"b":{"c":[[[{}]]]}}}',
-        '{"a":01}', '{"a":1.}', '{"a":.5}', '{"a":+1}', '{"a":1e}', '{"a":-}', '{"a":tru}', '{"a":nul}', '{"a":True}', '{"a":"\t"}', '{"a":"\u0001"}',
-        '{"a":1,}', '{,"a":1}', '{"a" 1}', '{a:1}', "{'a':1}", '{"a":[1,]}', '{"a":[,1]}', '{"a":{"b":}}', '{"a":"\\x"}', '{"a":"\\u12"}', '{"a":"\\u12G4"}',
-        '{"a":1}x', '{"a":1}{}', '{"a":1', '{"a":"b', '{"a":[1}', '{"a":{]}', '[1]', '"x"', '1', 'null', '', ' ', '{"a":1}\u00a0', '\u00a0{"a":1}', '{"a":NaN}',
-        '{"a":Infinity}', '{"a":1e400}', '{"a":undefined}', '{"a":1 2}', '{"a" :1 , "b" : [ 1 , 2 ] }'];
+      const cases = [
+        '{}',
+        ' \t\r\n{ } \n',
+        '{"a":1}',
+        '{"a":[]}',
+        '{"a":[1,{"b":2},"x",null,[],true]}',
+        '{"__proto__":{"x":1}}',
+        '{"a":1,"a":[2]}',
+        '{"a":-0.5e+10,"b":0,"c":-0,"d":1E-3}',
+        '{"a":"\\u00e9\\ud800\\n\\"\\\\\\/\\b\\f\\r\\t"}',
+        '{"é":"ü","k":"\u{1F600}"}',
+        '{"a":{"b":{"c":[[[{}]]]}}}',
+        '{"a":01}',
+        '{"a":1.}',
+        '{"a":.5}',
+        '{"a":+1}',
+        '{"a":1e}',
+        '{"a":-}',
+        '{"a":tru}',
+        '{"a":nul}',
+        '{"a":True}',
+        '{"a":"\t"}',
+        '{"a":"\u0001"}',
+        '{"a":1,}',
+        '{,"a":1}',
+        '{"a" 1}',
+        '{a:1}',
+        "{'a':1}",
+        '{"a":[1,]}',
+        '{"a":[,1]}',
+        '{"a":{"b":}}',
+        '{"a":"\\x"}',
+        '{"a":"\\u12"}',
+        '{"a":"\\u12G4"}',
+        '{"a":1}x',
+        '{"a":1}{}',
+        '{"a":1',
+        '{"a":"b',
+        '{"a":[1}',
+        '{"a":{]}',
+        '[1]',
+        '"x"',
+        '1',
+        'null',
+        '',
+        ' ',
+        '{"a":1}\u00a0',
+        '\u00a0{"a":1}',
+        '{"a":NaN}',
+        '{"a":Infinity}',
+        '{"a":1e400}',
+        '{"a":undefined}',
+        '{"a":1 2}',
+        '{"a" :1 , "b" : [ 1 , 2 ] }',
+      ];
       for (const text of cases) sameVerdict(Buffer.from(text), JSON.stringify(text));
       sameVerdict(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]), 'a byte order mark');
       sameVerdict(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]), 'a string that is not UTF-8');
@@ -89,7 +143,12 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
         const at = random(text.length);
         const symbol = symbols[random(symbols.length)]!;
         const change = random(3);
-        const changed = change === 0 ? text.slice(0, at) + symbol + text.slice(at) : change === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + symbol + text.slice(at + 1);
+        const changed =
+          change === 0
+            ? text.slice(0, at) + symbol + text.slice(at)
+            : change === 1
+              ? text.slice(0, at) + text.slice(at + 1)
+              : text.slice(0, at) + symbol + text.slice(at + 1);
         sameVerdict(Buffer.from(changed), `change ${round}`);
       }
     });
@@ -117,20 +176,44 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
     async function deliver(event: string, body: string, id = randomUUID()): Promise<{ status: number; body: Record<string, unknown> }> {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Platform-Hookshot/abc123', 'x-platform-event': event, 'x-platform-delivery': id, 'x-platform-hook-id': '42', 'x-hub-signature-256': await octokitSign(SECRET, body) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Platform-Hookshot/abc123',
+          'x-platform-event': event,
+          'x-platform-delivery': id,
+          'x-platform-hook-id': '42',
+          'x-hub-signature-256': await octokitSign(SECRET, body),
+        },
         body,
       });
-      return { status: response.status, body: await response.json() as Record<string, unknown> };
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     }
 
     /** A push of about `bytes`, valid for the catalogue, its commits of the examples' shape. */
     function largePush(bytes: number, change: (push: Record<string, unknown>) => void = () => undefined): string {
-      const commit = (i: number) => ({ id: i.toString(16).padStart(40, '0'), message: `change ${i}: é ✓`, added: [`src/${i}.ts`], removed: [], modified: ['package.json'], author: { name: 'Octo', email: 'octo@example.com' } });
+      const commit = (i: number) => ({
+        id: i.toString(16).padStart(40, '0'),
+        message: `change ${i}: é ✓`,
+        added: [`src/${i}.ts`],
+        removed: [],
+        modified: ['package.json'],
+        author: { name: 'Octo', email: 'octo@example.com' },
+      });
       const count = Math.ceil(bytes / JSON.stringify(commit(1)).length);
       const push: Record<string, unknown> = {
-        ref: 'refs/heads/main', before: '0'.repeat(40), after: '1'.repeat(40), compare: 'https://platform.example/compare', base_ref: null,
-        commits: Array.from({ length: count }, (_, i) => commit(i)), created: false, deleted: false, forced: false, head_commit: null, pusher: { name: 'octo' },
-        repository: { id: 1, full_name: 'gantry/demo' }, sender: { login: 'octo' },
+        ref: 'refs/heads/main',
+        before: '0'.repeat(40),
+        after: '1'.repeat(40),
+        compare: 'https://platform.example/compare',
+        base_ref: null,
+        commits: Array.from({ length: count }, (_, i) => commit(i)),
+        created: false,
+        deleted: false,
+        forced: false,
+        head_commit: null,
+        pusher: { name: 'octo' },
+        repository: { id: 1, full_name: 'gantry/demo' },
+        sender: { login: 'octo' },
       };
       change(push);
       return JSON.stringify(push);
@@ -157,13 +240,28 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
 
     it('HOOK-EV-PUSH, HOOK-REQ-DEFAULT: a 3 MB push missing ref, or whose commits hold a number, is refused 400 naming the property', async () => {
       await start();
-      const missing = await deliver('push', largePush(3_000_000, (push) => { delete push.ref; }));
+      const missing = await deliver(
+        'push',
+        largePush(3_000_000, (push) => {
+          delete push.ref;
+        }),
+      );
       assert.equal(missing.status, 400);
       assert.match(String(missing.body.message), /missing the required property ref/);
-      const mistyped = await deliver('push', largePush(3_000_000, (push) => { (push.commits as unknown[]).push(7); }));
+      const mistyped = await deliver(
+        'push',
+        largePush(3_000_000, (push) => {
+          (push.commits as unknown[]).push(7);
+        }),
+      );
       assert.equal(mistyped.status, 400);
       assert.match(String(mistyped.body.message), /commits must be array of objects/);
-      const noRepository = await deliver('push', largePush(3_000_000, (push) => { push.repository = 'gantry/demo'; }));
+      const noRepository = await deliver(
+        'push',
+        largePush(3_000_000, (push) => {
+          push.repository = 'gantry/demo';
+        }),
+      );
       assert.equal(noRepository.status, 400);
       assert.match(String(noRepository.body.message), /repository must be object/);
     });
@@ -173,7 +271,14 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
       const body = largePush(3_000_000);
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Platform-Hookshot/abc123', 'x-platform-event': 'push', 'x-platform-delivery': randomUUID(), 'x-platform-hook-id': '42', 'x-hub-signature-256': await octokitSign(SECRET, body) },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Platform-Hookshot/abc123',
+          'x-platform-event': 'push',
+          'x-platform-delivery': randomUUID(),
+          'x-platform-hook-id': '42',
+          'x-hub-signature-256': await octokitSign(SECRET, body),
+        },
         body: body.replace('"forced":false', '"forced":falsE'),
       });
       assert.equal(response.status, 401);
@@ -189,12 +294,22 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
         seen.push({ commits: commits.length, first: commits[0]!.message });
       });
       // … then ones it reads, one smaller than the last, so that the reused buffer holds older bytes past its end.
-      const bodies = [largePush(2_400_000, (push) => { (push.commits as Array<{ message: string }>)[0]!.message = 'first of the larger'; }), largePush(1_500_000, (push) => { (push.commits as Array<{ message: string }>)[0]!.message = 'first of the smaller'; })];
+      const bodies = [
+        largePush(2_400_000, (push) => {
+          (push.commits as Array<{ message: string }>)[0]!.message = 'first of the larger';
+        }),
+        largePush(1_500_000, (push) => {
+          (push.commits as Array<{ message: string }>)[0]!.message = 'first of the smaller';
+        }),
+      ];
       for (const body of bodies) assert.deepEqual(await deliver('push', body), { status: 200, body: { status: 'done' } });
-      assert.deepEqual(seen, bodies.map((body) => {
-        const commits = (JSON.parse(body) as { commits: Array<{ message: string }> }).commits;
-        return { commits: commits.length, first: commits[0]!.message };
-      }));
+      assert.deepEqual(
+        seen,
+        bodies.map((body) => {
+          const commits = (JSON.parse(body) as { commits: Array<{ message: string }> }).commits;
+          return { commits: commits.length, first: commits[0]!.message };
+        }),
+      );
     });
   });
 });

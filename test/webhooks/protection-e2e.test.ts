@@ -30,7 +30,8 @@ async function freePort(): Promise<number> {
 /** A light page, and a heavy one whose 6 MB script blocks rendering. */
 async function serveSite(): Promise<{ server: Server; url: string }> {
   const heavyScript = `window.payload = "${'x'.repeat(6 * 1024 * 1024)}";`;
-  const page = (title: string, head = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="${title} page"><title>${title}</title>${head}</head><body><main><h1>${title}</h1><p>A page for the deployment gate.</p></main></body></html>`;
+  const page = (title: string, head = '') =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="description" content="${title} page"><title>${title}</title>${head}</head><body><main><h1>${title}</h1><p>A page for the deployment gate.</p></main></body></html>`;
   const server = createServer((request, response) => {
     if (request.url === '/heavy.js') {
       response.writeHead(200, { 'content-type': 'text/javascript' });
@@ -75,7 +76,9 @@ describe('deployment protection end to end: gantry hooks serve against the embed
     const port = await freePort();
     const hooksUrl = `http://127.0.0.1:${port}/hooks`;
     platform = await startPlatformServer({
-      apps: [{ id: APP_ID, publicKey, installations: [{ id: INSTALLATION, account: 'gantry' }], webhook: { url: hooksUrl, secret: SECRET, contentType: 'json' } }],
+      apps: [
+        { id: APP_ID, publicKey, installations: [{ id: INSTALLATION, account: 'gantry' }], webhook: { url: hooksUrl, secret: SECRET, contentType: 'json' } },
+      ],
       environments: [
         { repository: 'gantry/demo', name: 'production', protectionRules: [{ appId: APP_ID }] },
         { repository: 'gantry/demo', name: 'heavy', protectionRules: [{ appId: APP_ID }] },
@@ -83,16 +86,26 @@ describe('deployment protection end to end: gantry hooks serve against the embed
     });
     const gate = { min: { performance: 0.9 }, audits: { 'largest-contentful-paint': 2500 }, runs: 1, engine: 'local', strategy: 'desktop' };
     const configFile = path.join(folder, 'gantry.hooks.json');
-    await writeFile(configFile, JSON.stringify({ environments: { production: { urls: [`${site.url}/`], ...gate }, heavy: { urls: [`${site.url}/heavy`], ...gate } } }));
+    await writeFile(
+      configFile,
+      JSON.stringify({ environments: { production: { urls: [`${site.url}/`], ...gate }, heavy: { urls: [`${site.url}/heavy`], ...gate } } }),
+    );
     serve = spawnGantry(['hooks', 'serve', '--port', String(port), '--config', configFile], {
-      GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_APP_ID: String(APP_ID), GANTRY_APP_PRIVATE_KEY_FILE: keyFile, PLATFORM_API_URL: platform.url, GANTRY_LOG: 'info',
+      GANTRY_WEBHOOK_SECRET: SECRET,
+      GANTRY_APP_ID: String(APP_ID),
+      GANTRY_APP_PRIVATE_KEY_FILE: keyFile,
+      PLATFORM_API_URL: platform.url,
+      GANTRY_LOG: 'info',
     });
     serve.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
     serve.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     const deadline = Date.now() + 90_000;
     for (;;) {
       if (serve.exitCode !== null) throw new Error(`gantry hooks serve ended (${serve.exitCode}): ${stderr}`);
-      const answer = await fetch(`http://127.0.0.1:${port}/other`).then((r) => r.status, () => 0);
+      const answer = await fetch(`http://127.0.0.1:${port}/other`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (answer === 404) break;
       if (Date.now() > deadline) throw new Error(`gantry hooks serve did not listen in 90 s: ${stderr}`);
       await delay(250);
@@ -130,7 +143,10 @@ describe('deployment protection end to end: gantry hooks serve against the embed
   it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE, HOOK-AUTH-HMAC: a light page is approved — a status report first, the table of checks as the comment — and the deployment succeeds', async () => {
     const { protection } = await deploy('production');
     assert.equal(protection.state, 'approved', JSON.stringify(protection));
-    assert.ok(protection.reports.some((r) => /Gantry is gating 1 page of `production`/.test(r.comment)), JSON.stringify(protection.reports));
+    assert.ok(
+      protection.reports.some((r) => /Gantry is gating 1 page of `production`/.test(r.comment)),
+      JSON.stringify(protection.reports),
+    );
     assert.match(protection.decision?.comment ?? '', /^\*\*Page analysis gate passed\*\*/);
     assert.match(protection.decision?.comment ?? '', /\| largest-contentful-paint \|/);
     assert.match(stdout, /deployment_protection_rule\.requested [0-9a-f-]{36} 20[02] /, stdout);
@@ -144,8 +160,11 @@ describe('deployment protection end to end: gantry hooks serve against the embed
     assert.match(comment, /\*\*fail\*\*/);
     assert.ok(comment.length <= 1024);
     await delay(500);
-    const statuses = (await (await fetch(`${platform.url}/_gantry/deployments/${(await deployId('heavy'))}`)).json()) as ProtectedDeployment;
-    assert.ok(statuses.statuses?.some((s) => s.state === 'failure'), JSON.stringify(statuses.statuses));
+    const statuses = (await (await fetch(`${platform.url}/_gantry/deployments/${await deployId('heavy')}`)).json()) as ProtectedDeployment;
+    assert.ok(
+      statuses.statuses?.some((s) => s.state === 'failure'),
+      JSON.stringify(statuses.statuses),
+    );
   });
 
   async function deployId(environment: string): Promise<number> {

@@ -17,7 +17,11 @@ import { deploymentProtection } from '../../lib/webhooks/protection.js';
 const SECRET = 'protection reasons secret';
 const APP_ID = 12;
 
-interface Protected { state: string; decision?: { state: string; comment?: string } | null; reports: Array<{ comment: string }> }
+interface Protected {
+  state: string;
+  decision?: { state: string; comment?: string } | null;
+  reports: Array<{ comment: string }>;
+}
 
 describe('deployment protection: rejected with the reason, never left waiting', function () {
   this.timeout(180_000);
@@ -43,16 +47,33 @@ describe('deployment protection: rejected with the reason, never left waiting', 
     stalledUrl = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/`;
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     platform = await startPlatformServer({
-      apps: [{ id: APP_ID, publicKey, installations: [{ id: 3, account: 'gantry' }], webhook: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, secret: SECRET } }],
+      apps: [
+        {
+          id: APP_ID,
+          publicKey,
+          installations: [{ id: 3, account: 'gantry' }],
+          webhook: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`, secret: SECRET },
+        },
+      ],
       environments: ['unconfigured', 'broken', 'slow'].map((name) => ({ repository: 'gantry/demo', name, protectionRules: [{ appId: APP_ID }] })),
     });
-    app = new PlatformApp({ baseUrl: platform.url, appId: APP_ID, privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), env: {}, proxy: {}, logger: silentLogger });
-    const config: HooksConfig = parseHooksConfig({
-      environments: {
-        broken: { urls: ['https://www.example.com/'], engine: 'api', runs: 1 },
-        slow: { urls: [stalledUrl], engine: 'local', runs: 1, timeoutSeconds: 10 },
+    app = new PlatformApp({
+      baseUrl: platform.url,
+      appId: APP_ID,
+      privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      env: {},
+      proxy: {},
+      logger: silentLogger,
+    });
+    const config: HooksConfig = parseHooksConfig(
+      {
+        environments: {
+          broken: { urls: ['https://www.example.com/'], engine: 'api', runs: 1 },
+          slow: { urls: [stalledUrl], engine: 'local', runs: 1, timeoutSeconds: 10 },
+        },
       },
-    }, 'the test\'s gantry.hooks.json');
+      "the test's gantry.hooks.json",
+    );
     receiver = new WebhookReceiver({ secrets: [SECRET], logger: silentLogger });
     receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: silentLogger }));
     hooks.on('request', receiver.handler());
@@ -96,7 +117,7 @@ describe('deployment protection: rejected with the reason, never left waiting', 
     assert.deepEqual(result.reports, [], 'no status report for a gate that does not run');
   });
 
-  it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a gate whose engine cannot reach the page analysis API is rejected with the engine\'s error', async () => {
+  it("HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a gate whose engine cannot reach the page analysis API is rejected with the engine's error", async () => {
     const result = await deploy('broken');
     assert.equal(result.state, 'rejected');
     assert.match(result.decision?.comment ?? '', /Gantry rejected the deployment|could not decide/);

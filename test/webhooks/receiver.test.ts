@@ -10,15 +10,29 @@ import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createLogger } from '../../lib/log.js';
 import { MemoryQueue, WebhookReceiver, type ReceiverOptions, type WebhookContext } from '../../lib/webhooks/index.js';
 
-const SECRET = 'It\'s a Secret to Everybody';
+const SECRET = "It's a Secret to Everybody";
 
 const pushPayload = {
-  ref: 'refs/heads/main', before: '0'.repeat(40), after: '1'.repeat(40), compare: 'https://platform.example/compare', base_ref: null,
-  commits: [], created: false, deleted: false, forced: false, head_commit: null, pusher: { name: 'octo' },
-  repository: { id: 1, full_name: 'gantry/demo' }, sender: { login: 'octo' },
+  ref: 'refs/heads/main',
+  before: '0'.repeat(40),
+  after: '1'.repeat(40),
+  compare: 'https://platform.example/compare',
+  base_ref: null,
+  commits: [],
+  created: false,
+  deleted: false,
+  forced: false,
+  head_commit: null,
+  pusher: { name: 'octo' },
+  repository: { id: 1, full_name: 'gantry/demo' },
+  sender: { login: 'octo' },
 };
 
-interface Posted { status: number; body: Record<string, unknown>; ms: number }
+interface Posted {
+  status: number;
+  body: Record<string, unknown>;
+  ms: number;
+}
 
 describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function () {
   this.timeout(30_000);
@@ -30,10 +44,12 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     logged.length = 0;
     receiver = new WebhookReceiver({ secrets: [SECRET], logger: createLogger({ level: 'debug', write: (line) => logged.push(line) }), ...options });
     const middleware = receiver.middleware({ path: '/hooks' });
-    server = createServer((request, response) => middleware(request, response, () => {
-      response.writeHead(404);
-      response.end();
-    }));
+    server = createServer((request, response) =>
+      middleware(request, response, () => {
+        response.writeHead(404);
+        response.end();
+      }),
+    );
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
     return receiver;
@@ -45,7 +61,11 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     receiver = undefined;
   });
 
-  async function deliver(event: string, payload: unknown, options: { id?: string; signature?: string; headers?: Record<string, string> } = {}): Promise<Posted> {
+  async function deliver(
+    event: string,
+    payload: unknown,
+    options: { id?: string; signature?: string; headers?: Record<string, string> } = {},
+  ): Promise<Posted> {
     const body = JSON.stringify(payload);
     const started = Date.now();
     const response = await fetch(url, {
@@ -56,7 +76,7 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
         'x-platform-event': event,
         'x-platform-delivery': options.id ?? randomUUID(),
         'x-platform-hook-id': '42',
-        'x-hub-signature-256': options.signature ?? await octokitSign(SECRET, body),
+        'x-hub-signature-256': options.signature ?? (await octokitSign(SECRET, body)),
         ...options.headers,
       },
       body,
@@ -96,18 +116,36 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     const body = JSON.stringify(pushPayload);
     const good = await octokitSign(SECRET, body);
     const target = new URL(url);
-    const send = (signatures: string[]) => new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(target.port), target.hostname, () => {
-        socket.write([`POST ${target.pathname} HTTP/1.1`, `Host: ${target.host}`, 'Content-Type: application/json', 'User-Agent: Platform-Hookshot/abc',
-          'X-Platform-Event: push', `X-Platform-Delivery: ${randomUUID()}`, 'X-Platform-Hook-ID: 42', ...signatures.map((value) => `X-Hub-Signature-256: ${value}`),
-          `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'));
+    const send = (signatures: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(target.port), target.hostname, () => {
+          socket.write(
+            [
+              `POST ${target.pathname} HTTP/1.1`,
+              `Host: ${target.host}`,
+              'Content-Type: application/json',
+              'User-Agent: Platform-Hookshot/abc',
+              'X-Platform-Event: push',
+              `X-Platform-Delivery: ${randomUUID()}`,
+              'X-Platform-Hook-ID: 42',
+              ...signatures.map((value) => `X-Hub-Signature-256: ${value}`),
+              `Content-Length: ${Buffer.byteLength(body)}`,
+              'Connection: close',
+              '',
+              body,
+            ].join('\r\n'),
+          );
+        });
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(answer));
       });
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(answer));
-    });
-    for (const signatures of [[good, good], [`sha256=${'0'.repeat(64)}`, good], [good, `sha256=${'0'.repeat(64)}`]]) {
+    for (const signatures of [
+      [good, good],
+      [`sha256=${'0'.repeat(64)}`, good],
+      [good, `sha256=${'0'.repeat(64)}`],
+    ]) {
       const answer = await send(signatures);
       assert.match(answer, /^HTTP\/1\.1 401 /, answer);
       assert.match(answer, /"reason":"signature-malformed"/);
@@ -127,7 +165,10 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     const first = await deliver('push', pushPayload, { id });
     assert.equal(first.status, 500, 'a handler that failed within the budget makes the delivery fail, so it can be redelivered');
     assert.match(String(first.body.message), new RegExp(id));
-    assert.ok(logged.some((line) => line.includes(id) && line.includes('the deploy tool was down')), 'the error is logged with the GUID');
+    assert.ok(
+      logged.some((line) => line.includes(id) && line.includes('the deploy tool was down')),
+      'the error is logged with the GUID',
+    );
     fail = false;
     const again = await deliver('push', pushPayload, { id });
     assert.equal(again.status, 200);
@@ -153,7 +194,7 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     assert.ok(logged.some((line) => line.includes(id) && line.includes('the slow gate failed')));
   });
 
-  it('HOOK-OVERVIEW-POST: with the default 5 s budget a handler that takes 12 s is answered 202 well inside the platform\'s 10 s, and its completion is logged with the GUID', async function () {
+  it("HOOK-OVERVIEW-POST: with the default 5 s budget a handler that takes 12 s is answered 202 well inside the platform's 10 s, and its completion is logged with the GUID", async function () {
     this.timeout(40_000);
     let finished = false;
     (await start()).on('push', async (context: WebhookContext) => {
@@ -167,7 +208,10 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     assert.equal(finished, false);
     await delay(12_000 - answer.ms + 1_500);
     assert.ok(finished, 'the work went on after the answer');
-    assert.ok(logged.some((line) => line.includes(id) && /done after/.test(line)), logged.join('\n'));
+    assert.ok(
+      logged.some((line) => line.includes(id) && /done after/.test(line)),
+      logged.join('\n'),
+    );
   });
 
   it('unknown events are accepted as unknown, not crashed on; the ghost sender (HOOK-SENDER-GHOST) is surfaced, not treated as a person', async () => {
@@ -208,7 +252,15 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
     queue.process(async (job) => {
       if (job.id === 'slow') await held;
     });
-    const job = (id: string) => ({ id, event: 'push', action: undefined, hookId: '1', installationId: undefined, payload: {}, receivedAt: new Date().toISOString() });
+    const job = (id: string) => ({
+      id,
+      event: 'push',
+      action: undefined,
+      hookId: '1',
+      installationId: undefined,
+      payload: {},
+      receivedAt: new Date().toISOString(),
+    });
     assert.deepEqual(await queue.add(job('slow')), { added: true });
     const ids = Array.from({ length: 12 }, (_, i) => `g${i}`);
     for (const id of ids) assert.deepEqual(queue.record(id), { added: true });

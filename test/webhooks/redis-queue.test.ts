@@ -13,17 +13,36 @@ import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createClient } from 'redis';
 import { ExitCode } from '../../lib/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
-import { MemoryQueue, RedisQueue, WebhookQueueError, WebhookReceiver, webhookQueueFor, type JobQueue, type RedisQueueOptions, type WebhookJob } from '../../lib/webhooks/index.js';
+import {
+  MemoryQueue,
+  RedisQueue,
+  WebhookQueueError,
+  WebhookReceiver,
+  webhookQueueFor,
+  type JobQueue,
+  type RedisQueueOptions,
+  type WebhookJob,
+} from '../../lib/webhooks/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
 import { runGantryCommand, startGantryCommand, startQueueWorker, stopProcess, type Started } from './helpers/queue-processes.js';
 
 const PASSWORD = 'queue-pass-7Hq2';
-const SECRET = 'It\'s a Secret to Everybody';
+const SECRET = "It's a Secret to Everybody";
 
 const pushPayload = {
-  ref: 'refs/heads/main', before: '0'.repeat(40), after: '1'.repeat(40), compare: 'https://platform.example/compare', base_ref: null,
-  commits: [], created: false, deleted: false, forced: false, head_commit: null, pusher: { name: 'octo' },
-  repository: { id: 1, full_name: 'gantry/demo' }, sender: { login: 'octo' },
+  ref: 'refs/heads/main',
+  before: '0'.repeat(40),
+  after: '1'.repeat(40),
+  compare: 'https://platform.example/compare',
+  base_ref: null,
+  commits: [],
+  created: false,
+  deleted: false,
+  forced: false,
+  head_commit: null,
+  pusher: { name: 'octo' },
+  repository: { id: 1, full_name: 'gantry/demo' },
+  sender: { login: 'octo' },
 };
 
 function job(id: string, event = 'push'): WebhookJob {
@@ -31,7 +50,13 @@ function job(id: string, event = 'push'): WebhookJob {
 }
 
 /** A line of a worker's record: "<worker> start|end <guid> <attempt> <ms>". */
-interface Entry { worker: string; kind: 'start' | 'end'; id: string; attempt: number; at: number }
+interface Entry {
+  worker: string;
+  kind: 'start' | 'end';
+  id: string;
+  attempt: number;
+  at: number;
+}
 
 function parseLog(lines: string[]): Entry[] {
   return lines.map((line) => {
@@ -112,7 +137,15 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
   afterEach(async function () {
     this.timeout(30_000);
     await Promise.all(processes.splice(0).map((p) => stopProcess(p, 'SIGKILL')));
-    await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+    await Promise.all(
+      servers.splice(0).map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.closeAllConnections();
+            s.close(() => resolve());
+          }),
+      ),
+    );
     await Promise.all(queues.splice(0).map((q) => q.close(1_000)));
   });
 
@@ -120,7 +153,10 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     const a = queue({ concurrency: 4 });
     const b = queue({ concurrency: 4 });
     const runs = new Map<string, string[]>();
-    for (const [name, q] of [['a', a], ['b', b]] as const) {
+    for (const [name, q] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       q.process(async (j, { attempt }) => {
         runs.set(j.id, [...(runs.get(j.id) ?? []), `${name}#${attempt}`]);
         await delay(5 + Math.floor(Math.random() * 25));
@@ -134,8 +170,16 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       assert.ok(other && !other.added && ['waiting', 'running', 'done'].includes(other.state), JSON.stringify(pair));
     }
     const outcomes = await Promise.all(ids.map((id, i) => (i % 2 ? a : b).waitFor(id, 30_000)));
-    assert.deepEqual(outcomes.filter((o) => o.state !== 'done'), [], 'every job done');
-    assert.deepEqual(ids.filter((id) => runs.get(id)?.length !== 1).map((id) => runs.get(id)), [], 'each GUID ran once');
+    assert.deepEqual(
+      outcomes.filter((o) => o.state !== 'done'),
+      [],
+      'every job done',
+    );
+    assert.deepEqual(
+      ids.filter((id) => runs.get(id)?.length !== 1).map((id) => runs.get(id)),
+      [],
+      'each GUID ran once',
+    );
     assert.ok(outcomes.every((o) => o.attempts === 1));
     const byWorker = [...runs.values()].flat().reduce<Record<string, number>>((n, run) => ({ ...n, [run[0]!]: (n[run[0]!] ?? 0) + 1 }), {});
     assert.ok((byWorker.a ?? 0) > 0 && (byWorker.b ?? 0) > 0, `both workers took jobs: ${JSON.stringify(byWorker)}`);
@@ -154,7 +198,7 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       runs += 1;
       await gate;
     });
-    assert.equal((await until('the job to run', async () => ((await receiverOnly.waitFor(id, 0)).state === 'running' ? true : undefined))), true);
+    assert.equal(await until('the job to run', async () => ((await receiverOnly.waitFor(id, 0)).state === 'running' ? true : undefined)), true);
     assert.deepEqual(await receiverOnly.add(job(id)), { added: false, state: 'running' });
     release();
     assert.deepEqual(await receiverOnly.waitFor(id, 10_000), { state: 'done', attempts: 1 });
@@ -185,9 +229,13 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     queues.push(memory);
     const expected = await scenario(memory);
     assert.deepEqual(expected, [
-      { added: true }, { state: 'failed', attempts: 1, error: 'the gate engine crashed on attempt 1' },
-      { added: true }, { state: 'done', attempts: 2 },
-      { added: false, state: 'done' }, { state: 'failed', error: 'no such job', attempts: 0 }, 2,
+      { added: true },
+      { state: 'failed', attempts: 1, error: 'the gate engine crashed on attempt 1' },
+      { added: true },
+      { state: 'done', attempts: 2 },
+      { added: false, state: 'done' },
+      { state: 'failed', error: 'no such job', attempts: 0 },
+      2,
     ]);
     assert.deepEqual(await scenario(queue()), expected);
   });
@@ -249,8 +297,15 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     // The lease (1.5 s, renewed every 0.5 s) ran out at least 1 s after the kill, then the 0.6 s backoff.
     const after = ran[0]!.at - killedAt;
     assert.ok(after >= 1_500, `run again ${after} ms after the kill: not before the lease ran out and the backoff passed`);
-    assert.deepEqual((await records()).map((e) => `${e.worker} ${e.kind}`), ['w1 start'], 'the killed worker never finished it');
-    assert.ok(logged.some((line) => line.includes(`webhook ${id}: the worker running it stopped`)), logged.join('\n'));
+    assert.deepEqual(
+      (await records()).map((e) => `${e.worker} ${e.kind}`),
+      ['w1 start'],
+      'the killed worker never finished it',
+    );
+    assert.ok(
+      logged.some((line) => line.includes(`webhook ${id}: the worker running it stopped`)),
+      logged.join('\n'),
+    );
   });
 
   it('a job whose worker keeps dying is failed after maxAttempts starts (not run round and round), and runs again when its GUID is redelivered', async () => {
@@ -268,7 +323,10 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     survivor.process(async (_job, { attempt }) => void ran.push(attempt));
     const outcome = await adder.waitFor(id, 20_000);
     assert.equal(outcome.state, 'failed');
-    assert.match(outcome.error ?? '', /its worker stopped mid-job 1 time \(killed, crashed or cut off from Redis\); it runs again when the delivery comes again/);
+    assert.match(
+      outcome.error ?? '',
+      /its worker stopped mid-job 1 time \(killed, crashed or cut off from Redis\); it runs again when the delivery comes again/,
+    );
     assert.deepEqual(ran, [], 'not run after the worker died');
     assert.deepEqual(await adder.add(job(id)), { added: true });
     assert.deepEqual(await adder.waitFor(id, 10_000), { state: 'done', attempts: 2 });
@@ -309,7 +367,10 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     other.process(async () => {});
     assert.deepEqual(await reader.waitFor(second, 10_000), { state: 'done', attempts: 2 });
     assert.ok(Date.now() - closedAt < 5_000, 'given back at once, not after the lease and a 10 s backoff');
-    assert.ok(logged.some((line) => line.includes(`webhook ${second}: still running when the queue closed; given back to the queue`)), logged.join('\n'));
+    assert.ok(
+      logged.some((line) => line.includes(`webhook ${second}: still running when the queue closed; given back to the queue`)),
+      logged.join('\n'),
+    );
   });
 
   it('DOCS-AGREE-SERVERS: after Redis was down, the queue says once, at the default level (warn), that Redis answers again', async () => {
@@ -334,10 +395,14 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       for (let waited = 0; !warned.includes(line) && waited < 15_000; waited += 100) await delay(100);
       assert.ok(warned.includes(line), warned.join('\n'));
       const later = randomUUID();
-      assert.deepEqual(await q.add(job(later)), { added: true }, 'the commands\' connection is back when the line is said');
+      assert.deepEqual(await q.add(job(later)), { added: true }, "the commands' connection is back when the line is said");
       for (let waited = 0; !ran.includes(later) && waited < 10_000; waited += 50) await delay(50);
       assert.ok(ran.includes(later), 'the worker works again');
-      assert.deepEqual(warned.filter((entry) => entry.endsWith('answers again')), [line], warned.join('\n'));
+      assert.deepEqual(
+        warned.filter((entry) => entry.endsWith('answers again')),
+        [line],
+        warned.join('\n'),
+      );
       assert.ok(warned.indexOf(line) > 0, 'after the outage was said');
       assert.ok(warned.every((entry) => !entry.includes(PASSWORD)));
     } finally {
@@ -356,17 +421,26 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       await new Promise((resolve) => own.process.once('exit', resolve));
       stopped = true;
       await delay(100);
-      const error = await q.add(job(randomUUID())).then(() => undefined, (e: unknown) => e);
+      const error = await q.add(job(randomUUID())).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof WebhookQueueError, String(error));
       assert.equal(error.exitCode, ExitCode.remote);
-      assert.match(error.message, new RegExp(`^the webhook queue redis://\\[REDACTED\\]@127\\.0\\.0\\.1:${own.port}/0 is unavailable: .+; the delivery was not queued$`));
+      assert.match(
+        error.message,
+        new RegExp(`^the webhook queue redis://\\[REDACTED\\]@127\\.0\\.0\\.1:${own.port}/0 is unavailable: .+; the delivery was not queued$`),
+      );
       assert.match(error.hint ?? '', /GANTRY_HOOKS_QUEUE_URL/);
       assert.ok(!error.message.includes(PASSWORD) && !String(error.stack).includes(PASSWORD));
 
       // Never reachable: refused at once, not after a connect timeout.
       const nowhere = queue({ url: `redis://:${PASSWORD}@127.0.0.1:${own.port}/0`, connectTimeoutMs: 5_000 });
       const started = Date.now();
-      const refused = await nowhere.add(job(randomUUID())).then(() => undefined, (e: unknown) => e);
+      const refused = await nowhere.add(job(randomUUID())).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(refused instanceof WebhookQueueError);
       assert.match(refused.message, /ECONNREFUSED/);
       assert.ok(Date.now() - started < 3_000, `${Date.now() - started} ms`);
@@ -376,7 +450,10 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
       servers.push(server);
       const answer = await post(url, randomUUID());
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
-      assert.ok(logged.some((line) => /the queue refused it: the webhook queue redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/0 is unavailable/.test(line)), logged.join('\n'));
+      assert.ok(
+        logged.some((line) => /the queue refused it: the webhook queue redis:\/\/\[REDACTED\]@127\.0\.0\.1:\d+\/0 is unavailable/.test(line)),
+        logged.join('\n'),
+      );
       assert.ok(!logged.join('\n').includes(PASSWORD), 'no log line holds the password');
     } finally {
       if (!stopped) await own.stop();
@@ -390,7 +467,10 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     const redis = webhookQueueFor(`rediss://:${PASSWORD}@redis.example:6380/2`);
     assert.ok(redis instanceof RedisQueue);
     assert.equal(redis.shownUrl, 'rediss://[REDACTED]@redis.example:6380/2');
-    assert.throws(() => webhookQueueFor(`http://:${PASSWORD}@redis.example/`), (e: Error) => /redis:\/\/ or rediss:\/\//.test(e.message) && !e.message.includes(PASSWORD));
+    assert.throws(
+      () => webhookQueueFor(`http://:${PASSWORD}@redis.example/`),
+      (e: Error) => /redis:\/\/ or rediss:\/\//.test(e.message) && !e.message.includes(PASSWORD),
+    );
     assert.throws(() => new RedisQueue({ url: 'redis://127.0.0.1', leaseMs: 0 }), /leaseMs must be a whole number ≥ 30/);
   });
 
@@ -431,26 +511,38 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
         await delay(10);
       }
     })();
-    const killerFailed = killer.then(() => undefined, (error: unknown) => error);
+    const killerFailed = killer.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
     const ids = Array.from({ length: 50 }, () => randomUUID());
     const answers: Array<{ status: number; body: Record<string, unknown> }> = [];
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < ids.length) {
-        const index = next++;
-        answers[index] = await post(urls[index % 2]!, ids[index]!);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < ids.length) {
+          const index = next++;
+          answers[index] = await post(urls[index % 2]!, ids[index]!);
+        }
+      }),
+    );
     const failure = await killerFailed;
     if (failure) throw failure;
     assert.equal(await w1.ended, 'SIGKILL');
     assert.ok(victims && victims.length > 0 && endsAtKill < 50, `killed midway: ${endsAtKill} ended before, ${victims?.length} in its hands`);
     for (const [index, answer] of answers.entries()) {
-      assert.ok((answer.status === 200 && answer.body.status === 'done') || (answer.status === 202 && answer.body.status === 'accepted'), `delivery ${index}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      assert.ok(
+        (answer.status === 200 && answer.body.status === 'done') || (answer.status === 202 && answer.body.status === 'accepted'),
+        `delivery ${index}: ${answer.status} ${JSON.stringify(answer.body)}`,
+      );
     }
     const outcomes = await Promise.all(ids.map((id) => receivers[0]!.queue.waitFor(id, 30_000)));
-    assert.deepEqual(outcomes.filter((o) => o.state !== 'done'), [], 'every delivery done');
+    assert.deepEqual(
+      outcomes.filter((o) => o.state !== 'done'),
+      [],
+      'every delivery done',
+    );
 
     // A redelivery of a finished one, to the other receiver, is acknowledged and not run again.
     for (const index of [0, 1, 2]) {
@@ -507,7 +599,11 @@ describe('RedisQueue: webhook jobs shared by receivers and workers through Redis
     it('HOOK-OVERVIEW-POST: gantry hooks serve --no-work queues a signed delivery that gantry hooks worker runs (the address in GANTRY_HOOKS_QUEUE_URL); SIGTERM ends both with 0', async () => {
       const env = { GANTRY_WEBHOOK_SECRET: SECRET, GANTRY_HOOKS_QUEUE_URL: `${peer.url}/3` };
       const [serve, worker] = await Promise.all([
-        startGantryCommand(['hooks', 'serve', '--port', '0', '--no-work'], env, ({ stdout }) => /receiving webhooks on (http:\/\/127\.0\.0\.1:\d+\/hooks)/.exec(stdout)?.[1]),
+        startGantryCommand(
+          ['hooks', 'serve', '--port', '0', '--no-work'],
+          env,
+          ({ stdout }) => /receiving webhooks on (http:\/\/127\.0\.0\.1:\d+\/hooks)/.exec(stdout)?.[1],
+        ),
         startGantryCommand(['hooks', 'worker', '--concurrency', '2'], env, ({ stdout }) => (/working webhook jobs from /.test(stdout) ? true : undefined)),
       ]);
       processes.push(serve, worker);

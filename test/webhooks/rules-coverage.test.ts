@@ -110,26 +110,50 @@ const commonNames = ['enterprise', 'installation', 'organization', 'repository',
 /** The requiredness of each common property for the rule's event: HOOK-REQ-DEFAULT with the rule's exceptions. */
 function commonRequiredness(facts: RuleFacts): Record<string, boolean> {
   const amb28 = amb28Events().includes(facts.event);
-  return Object.fromEntries(commonNames.map((name) => {
-    if (facts.required.has(name)) return [name, true];
-    if (facts.optional.has(name)) return [name, false];
-    if (name === 'repository') return [name, !amb28];
-    if (name === 'sender') return [name, true];
-    return [name, facts.commonRequired.has(name)];
-  }));
+  return Object.fromEntries(
+    commonNames.map((name) => {
+      if (facts.required.has(name)) return [name, true];
+      if (facts.optional.has(name)) return [name, false];
+      if (name === 'repository') return [name, !amb28];
+      if (name === 'sender') return [name, true];
+      return [name, facts.commonRequired.has(name)];
+    }),
+  );
 }
 
 // ---- what Gantry does with them ------------------------------------------------------------------------------
 
-interface EventsRow { event: string; availability: string[] | null; permission: string | null; required: string[]; notes: string | null }
+interface EventsRow {
+  event: string;
+  availability: string[] | null;
+  permission: string | null;
+  required: string[];
+  notes: string | null;
+}
 
 /** `gantry hooks events --json`, run in this process as the command line runs it. */
 async function hooksEventsJson(): Promise<EventsRow[]> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (text: string) => void) => Object.assign(new Writable({ write(chunk, _encoding, callback) { append(String(chunk)); callback(); } }), { isTTY: false, columns: 200 });
+  const sink = (append: (text: string) => void) =>
+    Object.assign(
+      new Writable({
+        write(chunk, _encoding, callback) {
+          append(String(chunk));
+          callback();
+        },
+      }),
+      { isTTY: false, columns: 200 },
+    );
   const previousExitCode = process.exitCode;
-  const code = await run(['node', 'gantry', 'hooks', 'events', '--json'], { stdout: sink((text) => { stdout += text; }), stderr: sink((text) => { stderr += text; }) });
+  const code = await run(['node', 'gantry', 'hooks', 'events', '--json'], {
+    stdout: sink((text) => {
+      stdout += text;
+    }),
+    stderr: sink((text) => {
+      stderr += text;
+    }),
+  });
   process.exitCode = previousExitCode;
   assert.equal(code, 0, stderr);
   return JSON.parse(stdout) as EventsRow[];
@@ -156,9 +180,16 @@ function wrongValue(type: string): unknown {
   return 42;
 }
 
-interface Posted { status: number; body: Record<string, unknown> }
+interface Posted {
+  status: number;
+  body: Record<string, unknown>;
+}
 
-interface Started { receiver: WebhookReceiver; server: Server; url: string }
+interface Started {
+  receiver: WebhookReceiver;
+  server: Server;
+  url: string;
+}
 
 async function startReceiver(): Promise<Started> {
   const receiver = new WebhookReceiver({ secrets: [SECRET], logger: createLogger({ level: 'error', write: () => {} }) });
@@ -222,7 +253,11 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       assert.deepEqual({ name, type: property(name)?.type, required: property(name)?.required }, { name, type, required: true }, `${id}: ${name} ${type} R`);
     }
     for (const [name, type] of facts.optionalTyped) {
-      assert.deepEqual({ name, type: property(name)?.type, required: property(name)?.required }, { name, type, required: false }, `${id}: ${name} not required`);
+      assert.deepEqual(
+        { name, type: property(name)?.type, required: property(name)?.required },
+        { name, type, required: false },
+        `${id}: ${name} not required`,
+      );
     }
     for (const name of facts.optional) assert.equal(property(name)?.required, false, `${id}: ${name} optional`);
     const common = commonRequiredness(facts);
@@ -230,7 +265,11 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     const ownRequired = entry.properties.filter((candidate) => candidate.required && !commonNames.includes(candidate.name)).map((candidate) => candidate.name);
     const ruleOwn = [...facts.required.keys()].filter((name) => !commonNames.includes(name));
     assert.deepEqual(ownRequired.sort(), [...ruleOwn].sort(), `${id}: the catalogue requires what the rule marks R, nothing more`);
-    if (facts.onlyCommon) assert.ok(entry.properties.every((candidate) => candidate.common), `${id}: only the common properties`);
+    if (facts.onlyCommon)
+      assert.ok(
+        entry.properties.every((candidate) => candidate.common),
+        `${id}: only the common properties`,
+      );
 
     // `gantry hooks events --json` shows them: where the event is available, its permission, its own required properties.
     const row = listed.find((candidate) => candidate.event === facts.event);
@@ -245,7 +284,11 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     const deliveries = examplesOf(facts.event);
     const mustHave = [...new Set([...facts.required.keys(), ...commonNames.filter((name) => common[name])])];
     for (const delivery of deliveries) {
-      assert.deepEqual(checkPayload(facts.event, delivery.payload), { ok: true, known: true, action: delivery.action, ghostSender: false }, `${id}: ${delivery.id}`);
+      assert.deepEqual(
+        checkPayload(facts.event, delivery.payload),
+        { ok: true, known: true, action: delivery.action, ghostSender: false },
+        `${id}: ${delivery.id}`,
+      );
       for (const name of mustHave) {
         if (!Object.hasOwn(delivery.payload, name)) continue;
         const result = checkPayload(facts.event, without(delivery.payload, name));
@@ -264,7 +307,10 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       }
     }
     for (const name of mustHave) {
-      assert.ok(deliveries.some((delivery) => Object.hasOwn(delivery.payload, name)), `${id}: some example carries ${name}, so its removal was checked`);
+      assert.ok(
+        deliveries.some((delivery) => Object.hasOwn(delivery.payload, name)),
+        `${id}: some example carries ${name}, so its removal was checked`,
+      );
     }
 
     // A receiver runs the event's handlers for a signed example, and refuses one missing a required property.
@@ -313,7 +359,7 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       assert.equal(checkPayload('delete', { ...deliveries[0]!.payload, ref: 'feature/gate', ref_type: 'branch' }).ok, true, 'a branch deleted');
     });
 
-    it('HOOK-EV-DEPENDENCY-ALERT: R O A, Dependency alerts, `alert` object R — GitHub\'s dependabot_alert examples under the spec\'s name', async () => {
+    it("HOOK-EV-DEPENDENCY-ALERT: R O A, Dependency alerts, `alert` object R — GitHub's dependabot_alert examples under the spec's name", async () => {
       const { deliveries } = await checkEventRule('HOOK-EV-DEPENDENCY-ALERT');
       assert.equal(platformEventName('dependabot_alert'), 'dependency_alert');
       assert.ok(deliveries.every((delivery) => delivery.githubEvent === 'dependabot_alert'));
@@ -345,11 +391,14 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       assert.ok(entry.availability!.includes('enterprises'));
     });
 
-    it('HOOK-EV-PLATFORM-APP-AUTHORIZATION: A only, no permission listed, sent by default (cannot be unsubscribed); `sender` object R although the payload has no repository (AMB-28) — GitHub\'s github_app_authorization examples', async () => {
+    it("HOOK-EV-PLATFORM-APP-AUTHORIZATION: A only, no permission listed, sent by default (cannot be unsubscribed); `sender` object R although the payload has no repository (AMB-28) — GitHub's github_app_authorization examples", async () => {
       const { entry, row, deliveries } = await checkEventRule('HOOK-EV-PLATFORM-APP-AUTHORIZATION');
       assert.deepEqual(entry.availability, ['apps']);
       assert.equal(row.permission, null, 'no permission to ask for: the app gets it by default');
-      assert.match(entry.notes!, /sent by default to the app, cannot be unsubscribed; occurs when a user revokes authorization of an app \(the installation remains\)/);
+      assert.match(
+        entry.notes!,
+        /sent by default to the app, cannot be unsubscribed; occurs when a user revokes authorization of an app \(the installation remains\)/,
+      );
       assert.ok(deliveries.every((delivery) => delivery.githubEvent === 'github_app_authorization' && !('repository' in delivery.payload)));
       const noSender = checkPayload('platform_app_authorization', { action: 'revoked' });
       assert.ok(!noSender.ok && noSender.missing.join() === 'sender', 'the user who revoked is the whole payload');
@@ -372,7 +421,8 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     it('HOOK-EV-PULL-REQUEST-REVIEW-THREAD: R O A, Pull requests, `pull_request` and `thread` objects R, `updated_at` string or null not required, `sender` optional', async () => {
       const { deliveries } = await checkEventRule('HOOK-EV-PULL-REQUEST-REVIEW-THREAD');
       const payload = deliveries[0]!.payload;
-      for (const updatedAt of [null, '2026-11-20T10:00:00Z']) assert.equal(checkPayload('pull_request_review_thread', { ...payload, updated_at: updatedAt }).ok, true);
+      for (const updatedAt of [null, '2026-11-20T10:00:00Z'])
+        assert.equal(checkPayload('pull_request_review_thread', { ...payload, updated_at: updatedAt }).ok, true);
       const wrong = checkPayload('pull_request_review_thread', { ...payload, updated_at: 1700000000 });
       assert.ok(!wrong.ok);
       assert.deepEqual(wrong.wrongType, [{ property: 'updated_at', expected: 'string or null' }]);
@@ -381,9 +431,20 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     it('HOOK-EV-PUSH: R O A, Contents; a tag push, a branch push with commits and a deletion (head_commit null) pass; its twelve properties R, `repository` among them; `sender` optional', async () => {
       const { entry, deliveries } = await checkEventRule('HOOK-EV-PUSH');
       assert.equal(entry.notes, 'commit or tag push, branch or tag deletion, repository created from template');
-      assert.ok(deliveries.some((delivery) => String(delivery.payload.ref).startsWith('refs/tags/') && delivery.payload.created === true), 'a tag push');
-      assert.ok(deliveries.some((delivery) => String(delivery.payload.ref).startsWith('refs/heads/') && (delivery.payload.commits as unknown[]).length > 0), 'a commit push');
-      assert.ok(deliveries.some((delivery) => delivery.payload.deleted === true && delivery.payload.head_commit === null && /^0{40}$/.test(String(delivery.payload.after))), 'a deletion');
+      assert.ok(
+        deliveries.some((delivery) => String(delivery.payload.ref).startsWith('refs/tags/') && delivery.payload.created === true),
+        'a tag push',
+      );
+      assert.ok(
+        deliveries.some((delivery) => String(delivery.payload.ref).startsWith('refs/heads/') && (delivery.payload.commits as unknown[]).length > 0),
+        'a commit push',
+      );
+      assert.ok(
+        deliveries.some(
+          (delivery) => delivery.payload.deleted === true && delivery.payload.head_commit === null && /^0{40}$/.test(String(delivery.payload.after)),
+        ),
+        'a deletion',
+      );
       const payload = deliveries[0]!.payload;
       assert.equal(checkPayload('push', without(payload, 'sender')).ok, true, 'sender optional');
       assert.equal(checkPayload('push', { ...payload, base_ref: 'refs/heads/main' }).ok, true);
@@ -404,7 +465,7 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       assert.ok(entry.properties.every((property) => property.common));
     });
 
-    it('HOOK-EV-REPOSITORY-DISPATCH: A only, Contents; `action` R (the dispatch\'s event_type, so handlers on repository_dispatch.<event_type> run), `branch`, `client_payload` (null passes) R, `installation` required', async () => {
+    it("HOOK-EV-REPOSITORY-DISPATCH: A only, Contents; `action` R (the dispatch's event_type, so handlers on repository_dispatch.<event_type> run), `branch`, `client_payload` (null passes) R, `installation` required", async () => {
       const { entry, deliveries } = await checkEventRule('HOOK-EV-REPOSITORY-DISPATCH');
       assert.deepEqual(entry.availability, ['apps']);
       assert.equal(entry.notes, 'occurs on a dispatch POST request; `action` equals its `event_type`');
@@ -413,7 +474,11 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       shared!.receiver.on('repository_dispatch.deploy-site', (context) => void ran.push(`${context.action} ${String(context.installationId)}`));
       const answer = await post(shared!.url, 'repository_dispatch', payload);
       assert.equal(answer.status, 200);
-      assert.deepEqual(ran, [`deploy-site ${(payload.installation as { id: number }).id}`], 'the event_type picks the handler; the installation is the context\'s');
+      assert.deepEqual(
+        ran,
+        [`deploy-site ${(payload.installation as { id: number }).id}`],
+        "the event_type picks the handler; the installation is the context's",
+      );
       const noAction = checkPayload('repository_dispatch', without(payload, 'action'));
       assert.ok(!noAction.ok && noAction.missing.join() === 'action', 'unlike other events, action is required here');
       const noInstallation = checkPayload('repository_dispatch', without(payload, 'installation'));
@@ -423,7 +488,8 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     it('HOOK-EV-REPOSITORY-IMPORT: R O (no apps), no permission listed, `status` string R of any value (the allowed ones are not shown)', async () => {
       const { entry, deliveries } = await checkEventRule('HOOK-EV-REPOSITORY-IMPORT');
       assert.ok(!entry.availability!.includes('apps'));
-      for (const status of ['success', 'cancelled', 'failure', 'something new']) assert.equal(checkPayload('repository_import', { ...deliveries[0]!.payload, status }).ok, true, status);
+      for (const status of ['success', 'cancelled', 'failure', 'something new'])
+        assert.equal(checkPayload('repository_import', { ...deliveries[0]!.payload, status }).ok, true, status);
     });
 
     it('HOOK-EV-REPOSITORY-VULNERABILITY-ALERT: R O, no permission listed, closing down (use dependency_alert); `alert` object R', async () => {
@@ -443,7 +509,10 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       const { entry, deliveries } = await checkEventRule('HOOK-EV-SPONSORSHIP');
       assert.deepEqual(entry.availability, ['sponsored accounts']);
       assert.equal(entry.notes, 'hosted platform only; cancellation event only for recurring sponsorships');
-      assert.ok(deliveries.every((delivery) => !('repository' in delivery.payload)), 'GitHub sends no repository');
+      assert.ok(
+        deliveries.every((delivery) => !('repository' in delivery.payload)),
+        'GitHub sends no repository',
+      );
     });
 
     it('HOOK-EV-STAR: R O A, Metadata, `starred_at` string or null R — null when a star is deleted, absent refused', async () => {
@@ -455,14 +524,14 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     });
   });
 
-  describe('HOOK-LIM-*: limits the platform applies, and Gantry\'s side of each', () => {
+  describe("HOOK-LIM-*: limits the platform applies, and Gantry's side of each", () => {
     let started: Started | undefined;
     afterEach(async () => {
       await stopReceiver(started);
       started = undefined;
     });
 
-    it('HOOK-LIM-PUSH-TAGS, HOOK-LIM-CREATE-DELETE-TAGS (platform-side; Gantry\'s side): three tags pushed and deleted at once — the most that still makes events — arrive as three push, three create and three delete deliveries for one commit, and each runs once', async () => {
+    it("HOOK-LIM-PUSH-TAGS, HOOK-LIM-CREATE-DELETE-TAGS (platform-side; Gantry's side): three tags pushed and deleted at once — the most that still makes events — arrive as three push, three create and three delete deliveries for one commit, and each runs once", async () => {
       assert.match(ruleText('HOOK-LIM-PUSH-TAGS'), /not created when more than three tags are pushed at once/);
       assert.match(ruleText('HOOK-LIM-CREATE-DELETE-TAGS'), /do not occur when more than three tags are created or deleted at once/);
       started = await startReceiver();
@@ -478,14 +547,22 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
         { event: 'delete', payload: { ...remove, ref: tag, ref_type: 'tag' }, id: randomUUID() },
       ]);
       const answers = await Promise.all(sent.map((delivery) => post(started!.url, delivery.event, delivery.payload, delivery.id)));
-      assert.deepEqual(answers.map((answer) => answer.status), sent.map(() => 200), JSON.stringify(answers));
-      assert.deepEqual(ran.sort(), tags.flatMap((tag) => [`create ${tag}`, `delete ${tag}`, `push refs/tags/${tag}`]).sort(), 'one run per delivery: the same commit and tag names do not make them duplicates');
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        sent.map(() => 200),
+        JSON.stringify(answers),
+      );
+      assert.deepEqual(
+        ran.sort(),
+        tags.flatMap((tag) => [`create ${tag}`, `delete ${tag}`, `push refs/tags/${tag}`]).sort(),
+        'one run per delivery: the same commit and tag names do not make them duplicates',
+      );
       const again = await post(started.url, 'push', sent[0]!.payload, sent[0]!.id);
       assert.deepEqual({ status: again.status, kind: again.body.status }, { status: 200, kind: 'duplicate' }, 'a redelivery is known by its GUID');
       assert.equal(ran.length, 9);
     });
 
-    it('HOOK-LIM-PUSH-BRANCHES (platform-side; Gantry\'s side): one push of 5000 branches — the most that still makes push events — is 5000 deliveries, and the receiver\'s queue remembers them all: a redelivery of the first is still a duplicate', async function () {
+    it("HOOK-LIM-PUSH-BRANCHES (platform-side; Gantry's side): one push of 5000 branches — the most that still makes push events — is 5000 deliveries, and the receiver's queue remembers them all: a redelivery of the first is still a duplicate", async function () {
       this.timeout(120_000);
       assert.match(ruleText('HOOK-LIM-PUSH-BRANCHES'), /not created when more than 5000 branches are pushed at once/);
       started = await startReceiver();
@@ -499,7 +576,15 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
       const queue = started.receiver.queue;
       const ids: string[] = [];
       for (let index = 1; index < 5000; index++) {
-        const job: WebhookJob = { id: randomUUID(), event: 'push', action: undefined, hookId: '4242', installationId: undefined, payload: { ...push, ref: `refs/heads/branch-${index}` }, receivedAt: new Date().toISOString() };
+        const job: WebhookJob = {
+          id: randomUUID(),
+          event: 'push',
+          action: undefined,
+          hookId: '4242',
+          installationId: undefined,
+          payload: { ...push, ref: `refs/heads/branch-${index}` },
+          receivedAt: new Date().toISOString(),
+        };
         ids.push(job.id);
         assert.deepEqual(await queue.add(job), { added: true });
       }
@@ -523,11 +608,20 @@ describe('webhooks: the HOOK-* rules no other test names, each against the code'
     });
 
     it('HOOK-PERMISSION-READ (AMB-31): check_suite\'s permission is the spec\'s bare "Checks", check_run\'s "Checks (repository)" — kept as written, in the catalogue and in hooks events', () => {
-      assert.match(rulesText, /^- AMB-31 \(HOOK\): The permission for `check_suite` is "Checks", without the "\(repository\)" qualifier that `check_run` has\./m);
+      assert.match(
+        rulesText,
+        /^- AMB-31 \(HOOK\): The permission for `check_suite` is "Checks", without the "\(repository\)" qualifier that `check_run` has\./m,
+      );
       assert.equal(eventNamed('check_suite')!.permission, ruleFacts('HOOK-EV-CHECK-SUITE').permission);
       assert.equal(eventNamed('check_suite')!.permission, 'Checks');
       assert.equal(eventNamed('check_run')!.permission, 'Checks (repository)');
-      assert.deepEqual(listed.filter((row) => row.event.startsWith('check_')).map((row) => [row.event, row.permission]), [['check_run', 'Checks (repository)'], ['check_suite', 'Checks']]);
+      assert.deepEqual(
+        listed.filter((row) => row.event.startsWith('check_')).map((row) => [row.event, row.permission]),
+        [
+          ['check_run', 'Checks (repository)'],
+          ['check_suite', 'Checks'],
+        ],
+      );
     });
   });
 });

@@ -6,7 +6,7 @@ import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { GantryError, UsageError } from '../../lib/errors.js';
 import { readSignatureClaim, sign, verify, type VerifyResult } from '../../lib/webhooks/verify.js';
 
-const secret = 'It\'s a Secret to Everybody';
+const secret = "It's a Secret to Everybody";
 const body = '{"action":"opened","number":1,"repository":{"full_name":"octo/hello"},"sender":{"login":"octocat"}}';
 
 function sha1Of(key: string, bytes: string | Buffer): string {
@@ -66,7 +66,11 @@ describe('webhooks: sign and verify (HOOK-AUTH-HMAC)', () => {
     const malformed = failure(verify(secret, body, { 'x-hub-signature-256': 'sha256=abc', 'x-hub-signature': sha1Of(secret, body) }));
     assert.equal(malformed.reason, 'malformed');
     // And a right sha256 beside a wrong sha1 verifies as sha256.
-    assert.deepEqual(verify(secret, body, { 'x-hub-signature-256': await octokitSign(secret, body), 'x-hub-signature': sha1Of('x', body) }), { ok: true, algorithm: 'sha256', secretIndex: 0 });
+    assert.deepEqual(verify(secret, body, { 'x-hub-signature-256': await octokitSign(secret, body), 'x-hub-signature': sha1Of('x', body) }), {
+      ok: true,
+      algorithm: 'sha256',
+      secretIndex: 0,
+    });
   });
 
   it('HOOK-HDR-SIGNATURE-SHA256: a signature of the wrong length is malformed, never thrown on', async () => {

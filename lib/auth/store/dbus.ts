@@ -10,8 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 export type SecretServiceProbe =
-  | { ok: true; address: string; locked: boolean | undefined; detail: string }
-  | { ok: false; address: string | undefined; reason: string };
+  { ok: true; address: string; locked: boolean | undefined; detail: string } | { ok: false; address: string | undefined; reason: string };
 
 const secretsName = 'org.freedesktop.secrets';
 const secretsPath = '/org/freedesktop/secrets';
@@ -44,10 +43,16 @@ export function parseBusAddress(address: string): Target | undefined {
     const colon = entry.indexOf(':');
     if (colon === -1) continue;
     const transport = entry.slice(0, colon);
-    const params = new Map(entry.slice(colon + 1).split(',').filter(Boolean).map((pair) => {
-      const eq = pair.indexOf('=');
-      return [pair.slice(0, eq), unescapeValue(pair.slice(eq + 1))] as const;
-    }));
+    const params = new Map(
+      entry
+        .slice(colon + 1)
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => {
+          const eq = pair.indexOf('=');
+          return [pair.slice(0, eq), unescapeValue(pair.slice(eq + 1))] as const;
+        }),
+    );
     if (transport === 'unix' && params.get('path')) return { path: params.get('path')! };
     if (transport === 'unix' && params.get('abstract') && process.platform === 'linux') return { path: `\0${params.get('abstract')!}` };
     if (transport === 'tcp' && params.get('port')) return { host: params.get('host') ?? '127.0.0.1', port: Number(params.get('port')) };
@@ -59,20 +64,44 @@ export function parseBusAddress(address: string): Target | undefined {
 
 class Writer {
   bytes: number[] = [];
-  align(n: number): void { while (this.bytes.length % n !== 0) this.bytes.push(0); }
-  byte(v: number): void { this.bytes.push(v & 0xff); }
-  u32(v: number): void { this.align(4); this.bytes.push(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff); }
-  string(s: string): void { const b = Buffer.from(s, 'utf8'); this.u32(b.length); this.bytes.push(...b, 0); }
-  signature(s: string): void { const b = Buffer.from(s, 'ascii'); this.byte(b.length); this.bytes.push(...b, 0); }
+  align(n: number): void {
+    while (this.bytes.length % n !== 0) this.bytes.push(0);
+  }
+  byte(v: number): void {
+    this.bytes.push(v & 0xff);
+  }
+  u32(v: number): void {
+    this.align(4);
+    this.bytes.push(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff);
+  }
+  string(s: string): void {
+    const b = Buffer.from(s, 'utf8');
+    this.u32(b.length);
+    this.bytes.push(...b, 0);
+  }
+  signature(s: string): void {
+    const b = Buffer.from(s, 'ascii');
+    this.byte(b.length);
+    this.bytes.push(...b, 0);
+  }
 }
 
-interface Call { path: string; iface: string; member: string; destination: string; args?: string[] }
+interface Call {
+  path: string;
+  iface: string;
+  member: string;
+  destination: string;
+  args?: string[];
+}
 
 function encodeCall(call: Call, serial: number): Buffer {
   const body = new Writer();
   for (const arg of call.args ?? []) body.string(arg);
   const head = new Writer();
-  head.byte(0x6c); head.byte(1); head.byte(0); head.byte(1);
+  head.byte(0x6c);
+  head.byte(1);
+  head.byte(0);
+  head.byte(1);
   head.u32(body.bytes.length);
   head.u32(serial);
   const fields = new Writer();
@@ -94,20 +123,53 @@ function encodeCall(call: Call, serial: number): Buffer {
   return Buffer.concat([padded, Buffer.from(body.bytes)]);
 }
 
-interface Message { type: number; replySerial: number | undefined; errorName: string | undefined; signature: string; body: Buffer; little: boolean }
+interface Message {
+  type: number;
+  replySerial: number | undefined;
+  errorName: string | undefined;
+  signature: string;
+  body: Buffer;
+  little: boolean;
+}
 
 class Reader {
   pos = 0;
-  constructor(readonly buf: Buffer, readonly little: boolean, readonly base = 0) {}
-  align(n: number): void { this.pos += (n - ((this.pos - this.base) % n)) % n; }
-  byte(): number { return this.buf[this.pos++]!; }
-  u32(): number { this.align(4); const v = this.little ? this.buf.readUInt32LE(this.pos) : this.buf.readUInt32BE(this.pos); this.pos += 4; return v; }
-  string(): string { const n = this.u32(); const s = this.buf.toString('utf8', this.pos, this.pos + n); this.pos += n + 1; return s; }
-  signature(): string { const n = this.byte(); const s = this.buf.toString('ascii', this.pos, this.pos + n); this.pos += n + 1; return s; }
+  constructor(
+    readonly buf: Buffer,
+    readonly little: boolean,
+    readonly base = 0,
+  ) {}
+  align(n: number): void {
+    this.pos += (n - ((this.pos - this.base) % n)) % n;
+  }
+  byte(): number {
+    return this.buf[this.pos++]!;
+  }
+  u32(): number {
+    this.align(4);
+    const v = this.little ? this.buf.readUInt32LE(this.pos) : this.buf.readUInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  string(): string {
+    const n = this.u32();
+    const s = this.buf.toString('utf8', this.pos, this.pos + n);
+    this.pos += n + 1;
+    return s;
+  }
+  signature(): string {
+    const n = this.byte();
+    const s = this.buf.toString('ascii', this.pos, this.pos + n);
+    this.pos += n + 1;
+    return s;
+  }
   value(sig: string): unknown {
     if (sig === 's' || sig === 'o') return this.string();
     if (sig === 'g') return this.signature();
-    if (sig === 'u' || sig === 'b') { const v = this.u32(); return sig === 'b' ? v !== 0 : v; }
+    if (sig === 'u' || sig === 'b') {
+      const v = this.u32();
+      return sig === 'b' ? v !== 0 : v;
+    }
     if (sig === 'y') return this.byte();
     if (sig === 'v') return this.value(this.signature());
     if (sig === 'as') {
@@ -224,7 +286,13 @@ class Bus {
   }
 }
 
-const busCall = (member: string, args: string[] = []): Call => ({ path: '/org/freedesktop/DBus', iface: 'org.freedesktop.DBus', member, destination: 'org.freedesktop.DBus', args });
+const busCall = (member: string, args: string[] = []): Call => ({
+  path: '/org/freedesktop/DBus',
+  iface: 'org.freedesktop.DBus',
+  member,
+  destination: 'org.freedesktop.DBus',
+  args,
+});
 
 /**
  * Probes the Secret Service on the session bus within `timeoutMs`: bus reachable, the service running (or startable),
@@ -260,21 +328,43 @@ export async function probeSecretService(options: { env?: NodeJS.ProcessEnv; tim
       if (!running) {
         const activatable = (await bus.call(busCall('ListActivatableNames'))) as string[];
         if (!activatable.includes(secretsName)) {
-          return { ok: false, address, reason: `no Secret Service on the D-Bus session bus at ${shownAddress} (no keyring daemon such as gnome-keyring or KeePassXC runs there, and none can be started)` };
+          return {
+            ok: false,
+            address,
+            reason: `no Secret Service on the D-Bus session bus at ${shownAddress} (no keyring daemon such as gnome-keyring or KeePassXC runs there, and none can be started)`,
+          };
         }
       }
       step = `starting or asking ${secretsName} for its default collection`;
       let collection: string;
       try {
-        collection = (await bus.call({ path: secretsPath, iface: 'org.freedesktop.Secret.Service', member: 'ReadAlias', destination: secretsName, args: ['default'] })) as string;
+        collection = (await bus.call({
+          path: secretsPath,
+          iface: 'org.freedesktop.Secret.Service',
+          member: 'ReadAlias',
+          destination: secretsName,
+          args: ['default'],
+        })) as string;
       } catch (error) {
         return { ok: false, address, reason: `the Secret Service on ${shownAddress} does not answer: ${(error as Error).message}` };
       }
       if (!collection || collection === '/') {
-        return { ok: true, address, locked: undefined, detail: 'the Secret Service has no default collection yet (writing creates one, which may ask for a password)' };
+        return {
+          ok: true,
+          address,
+          locked: undefined,
+          detail: 'the Secret Service has no default collection yet (writing creates one, which may ask for a password)',
+        };
       }
       step = 'asking whether the default collection is locked';
-      const locked = (await bus.call({ path: collection, iface: 'org.freedesktop.DBus.Properties', member: 'Get', destination: secretsName, args: ['org.freedesktop.Secret.Collection', 'Locked'] })) === true;
+      const locked =
+        (await bus.call({
+          path: collection,
+          iface: 'org.freedesktop.DBus.Properties',
+          member: 'Get',
+          destination: secretsName,
+          args: ['org.freedesktop.Secret.Collection', 'Locked'],
+        })) === true;
       return { ok: true, address, locked, detail: `default collection ${collection}${locked ? ' (locked)' : ''}` };
     })();
     return await Promise.race([work, deadline]);

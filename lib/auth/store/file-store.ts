@@ -45,7 +45,11 @@ export class FileTokenStore implements TokenStore {
     const text = await readPrivateFile(file, 'the login file');
     if (text === undefined) return undefined;
     const parsed = parseJsonQuietly(text);
-    if (!parsed.ok) throw new UsageError(`the login file ${file} is not JSON (${parsed.reason})`, { hint: 'remove it and run gantry auth login again', code: 'AUTH_STORE_CORRUPT' });
+    if (!parsed.ok)
+      throw new UsageError(`the login file ${file} is not JSON (${parsed.reason})`, {
+        hint: 'remove it and run gantry auth login again',
+        code: 'AUTH_STORE_CORRUPT',
+      });
     return recordToLogin(parsed.value, `the login file ${file}`, key);
   }
 

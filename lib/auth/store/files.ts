@@ -80,7 +80,11 @@ export async function readPrivateFile(file: string, what: string): Promise<strin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new UsageError(`${what} ${file} is a symbolic link; refusing to follow it`, { hint: `replace the link by the file itself, or remove it and log in again`, code: 'AUTH_FILE_PERMISSIONS' });
+    if (code === 'ELOOP')
+      throw new UsageError(`${what} ${file} is a symbolic link; refusing to follow it`, {
+        hint: `replace the link by the file itself, or remove it and log in again`,
+        code: 'AUTH_FILE_PERMISSIONS',
+      });
     throw error;
   }
   try {
@@ -89,17 +93,24 @@ export async function readPrivateFile(file: string, what: string): Promise<strin
     if (checksModes) {
       const mode = info.mode & 0o777;
       if ((mode & 0o077) !== 0) {
-        throw new UsageError(`${what} ${file} can be read or written by other users (mode ${mode.toString(8).padStart(4, '0')}); refusing to use the tokens in it`, {
-          hint: `make it private with \`chmod 600 ${file}\` — and since others could read it, consider the tokens seen: \`gantry auth logout\` revokes them, then log in again`,
-          code: 'AUTH_FILE_PERMISSIONS',
-        });
+        throw new UsageError(
+          `${what} ${file} can be read or written by other users (mode ${mode.toString(8).padStart(4, '0')}); refusing to use the tokens in it`,
+          {
+            hint: `make it private with \`chmod 600 ${file}\` — and since others could read it, consider the tokens seen: \`gantry auth logout\` revokes them, then log in again`,
+            code: 'AUTH_FILE_PERMISSIONS',
+          },
+        );
       }
       const uid = process.getuid?.();
       if (uid !== undefined && uid !== 0 && info.uid !== uid) {
-        throw new UsageError(`${what} ${file} belongs to another user (uid ${info.uid}); refusing to use the tokens in it`, { hint: 'remove it and log in again as yourself', code: 'AUTH_FILE_PERMISSIONS' });
+        throw new UsageError(`${what} ${file} belongs to another user (uid ${info.uid}); refusing to use the tokens in it`, {
+          hint: 'remove it and log in again as yourself',
+          code: 'AUTH_FILE_PERMISSIONS',
+        });
       }
     }
-    if (info.size > 1024 * 1024) throw new UsageError(`${what} ${file} is larger than 1 MiB, which no login is`, { hint: 'remove it and log in again', code: 'AUTH_FILE' });
+    if (info.size > 1024 * 1024)
+      throw new UsageError(`${what} ${file} is larger than 1 MiB, which no login is`, { hint: 'remove it and log in again', code: 'AUTH_FILE' });
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -1,14 +1,34 @@
 /** Where device-login tokens live: the OS keyring, Gantry's kv engine, or (only when asked) a private file. */
 export type {
-  AccountInfo, AccountRef, KvEngineLike, KvLike, OpenTokenStoreOptions, OpenedTokenStore, ProfileIndexEntry, ProfileKey, StoreKind,
-  StoredLogin, TokenSet, TokenStore,
+  AccountInfo,
+  AccountRef,
+  KvEngineLike,
+  KvLike,
+  OpenTokenStoreOptions,
+  OpenedTokenStore,
+  ProfileIndexEntry,
+  ProfileKey,
+  StoreKind,
+  StoredLogin,
+  TokenSet,
+  TokenStore,
 } from './types.js';
 export { openTokenStore, parseStoreSpec } from './open.js';
 export type { StoreSpec } from './open.js';
 export { storeFlagNames, storeOptionNames, type StoreNames } from './wording.js';
 export {
-  authDir, checkProfileName, defaultKvPath, defaultProfile, keyLabel, keyringAccount, keyringService, loginFileName, normaliseAuthUrl, profileKey,
-  resolveConfigDir, sameKey,
+  authDir,
+  checkProfileName,
+  defaultKvPath,
+  defaultProfile,
+  keyLabel,
+  keyringAccount,
+  keyringService,
+  loginFileName,
+  normaliseAuthUrl,
+  profileKey,
+  resolveConfigDir,
+  sameKey,
 } from './key.js';
 export { loginForDisplay, sealLogin } from './login.js';
 export { KeyringTokenStore, keyringBackend, probeKeyring } from './keyring-store.js';

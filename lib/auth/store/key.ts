@@ -21,25 +21,42 @@ const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
  * only in scheme; `https://auth.example:443/` is `https://auth.example`.
  */
 export function normaliseAuthUrl(input: string): string {
-  if (typeof input !== 'string' || input.trim() === '') throw new UsageError('the authorization server URL is empty', { ...bothFaces((name) => `give ${name}, e.g. https://oauth2.example.com`, 'the authUrl option or GANTRY_AUTH_URL', '--auth-url or GANTRY_AUTH_URL'), code: 'AUTH_URL' });
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new UsageError('the authorization server URL is empty', {
+      ...bothFaces((name) => `give ${name}, e.g. https://oauth2.example.com`, 'the authUrl option or GANTRY_AUTH_URL', '--auth-url or GANTRY_AUTH_URL'),
+      code: 'AUTH_URL',
+    });
   let url: URL;
   try {
     url = new URL(input.trim());
   } catch {
-    throw new UsageError(`the authorization server URL ${shown(input)} is no URL`, { hint: 'give an absolute http(s) URL, e.g. https://oauth2.example.com', code: 'AUTH_URL' });
+    throw new UsageError(`the authorization server URL ${shown(input)} is no URL`, {
+      hint: 'give an absolute http(s) URL, e.g. https://oauth2.example.com',
+      code: 'AUTH_URL',
+    });
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`the authorization server URL must be http(s), not ${url.protocol}`, { code: 'AUTH_URL' });
-  if (url.username !== '' || url.password !== '') throw new UsageError('the authorization server URL must not carry credentials', { ...bothFaces((how) => `give the client id and secret as ${how}`, 'options or environment variables', 'flags or environment variables'), code: 'AUTH_URL' });
-  if (url.search !== '' || url.hash !== '') throw new UsageError(`the authorization server URL ${url.origin}${url.pathname} must have no query or fragment`, { code: 'AUTH_URL' });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`the authorization server URL must be http(s), not ${url.protocol}`, { code: 'AUTH_URL' });
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError('the authorization server URL must not carry credentials', {
+      ...bothFaces((how) => `give the client id and secret as ${how}`, 'options or environment variables', 'flags or environment variables'),
+      code: 'AUTH_URL',
+    });
+  if (url.search !== '' || url.hash !== '')
+    throw new UsageError(`the authorization server URL ${url.origin}${url.pathname} must have no query or fragment`, { code: 'AUTH_URL' });
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.origin}${path}`;
 }
 
 export function checkProfileName(profile: string): string {
   if (typeof profile !== 'string' || !profilePattern.test(profile)) {
-    throw new UsageError(`the profile name ${typeof profile === 'string' ? shown(JSON.stringify(profile)) : 'is missing'}${typeof profile === 'string' ? ' is not allowed' : ''}`, {
-      hint: 'a profile name is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit (default: default)', code: 'AUTH_PROFILE',
-    });
+    throw new UsageError(
+      `the profile name ${typeof profile === 'string' ? shown(JSON.stringify(profile)) : 'is missing'}${typeof profile === 'string' ? ' is not allowed' : ''}`,
+      {
+        hint: 'a profile name is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit (default: default)',
+        code: 'AUTH_PROFILE',
+      },
+    );
   }
   return profile;
 }
@@ -55,7 +72,8 @@ export function selectedProfile(selection: { profile?: string | undefined; names
   if (typeof name !== 'string' || !profilePattern.test(name)) {
     const label = explicit ? (selection.names?.profile ?? 'the profile option') : 'GANTRY_AUTH_PROFILE';
     throw new UsageError(`${label} "${String(name).slice(0, 80)}" must be 1–64 letters, digits, dots, dashes or underscores`, {
-      ...bothFaces((example) => `e.g. ${example}`, "profile: 'ci' or GANTRY_AUTH_PROFILE=ci", '--profile ci or GANTRY_AUTH_PROFILE=ci'), code: 'AUTH_PROFILE',
+      ...bothFaces((example) => `e.g. ${example}`, "profile: 'ci' or GANTRY_AUTH_PROFILE=ci", '--profile ci or GANTRY_AUTH_PROFILE=ci'),
+      code: 'AUTH_PROFILE',
     });
   }
   return name;
@@ -63,7 +81,10 @@ export function selectedProfile(selection: { profile?: string | undefined; names
 
 export function checkClientId(clientId: string): string {
   if (typeof clientId !== 'string' || clientId === '' || clientId.length > 512 || controlCharacters.test(clientId)) {
-    throw new UsageError('the OAuth client id is empty, longer than 512 characters or holds control characters', { ...bothFaces((name) => `give ${name}`, 'the clientId option or GANTRY_OAUTH_CLIENT_ID', '--client-id or GANTRY_OAUTH_CLIENT_ID'), code: 'AUTH_CLIENT_ID' });
+    throw new UsageError('the OAuth client id is empty, longer than 512 characters or holds control characters', {
+      ...bothFaces((name) => `give ${name}`, 'the clientId option or GANTRY_OAUTH_CLIENT_ID', '--client-id or GANTRY_OAUTH_CLIENT_ID'),
+      code: 'AUTH_CLIENT_ID',
+    });
   }
   return clientId;
 }

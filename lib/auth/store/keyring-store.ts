@@ -14,7 +14,8 @@ import type { ProfileKey, StoredLogin, TokenStore } from './types.js';
 import { storeFlagNames, storeOptionNames, type StoreNames } from './wording.js';
 
 /** What to do when the keyring fails, in each face's words. */
-const otherStore = (names: StoreNames) => `unlock the keyring and run again, or keep the login in the kv engine (SECRETS_ADDR and SECRETS_TOKEN set, ${names.store('kv:<mount>/<path>')}) or in a file (${names.store('file')})`;
+const otherStore = (names: StoreNames) =>
+  `unlock the keyring and run again, or keep the login in the kv engine (SECRETS_ADDR and SECRETS_TOKEN set, ${names.store('kv:<mount>/<path>')}) or in a file (${names.store('file')})`;
 const otherStores = { hint: otherStore(storeOptionNames), cliHint: otherStore(storeFlagNames) };
 
 type Binding = typeof import('@napi-rs/keyring');
@@ -50,9 +51,10 @@ export async function probeKeyring(options: { timeoutMs?: number; requireUnlocke
     if (options.requireUnlocked && probe.locked !== false) {
       return {
         ok: false,
-        reason: probe.locked === true
-          ? 'the Secret Service\'s default keyring is locked (unlock it, e.g. by logging in to the desktop or with gnome-keyring-daemon --unlock, or choose --store keyring to be asked for its password)'
-          : 'the Secret Service has no default keyring yet (create one in your keyring application, or choose --store keyring to create it, which may ask for a password)',
+        reason:
+          probe.locked === true
+            ? "the Secret Service's default keyring is locked (unlock it, e.g. by logging in to the desktop or with gnome-keyring-daemon --unlock, or choose --store keyring to be asked for its password)"
+            : 'the Secret Service has no default keyring yet (create one in your keyring application, or choose --store keyring to create it, which may ask for a password)',
       };
     }
     detail = `${detail}: ${probe.detail}`;
@@ -60,7 +62,10 @@ export async function probeKeyring(options: { timeoutMs?: number; requireUnlocke
   try {
     await loadBinding();
   } catch (error) {
-    return { ok: false, reason: `the keyring binding (@napi-rs/keyring) does not load on ${process.platform}-${process.arch}: ${redact(error instanceof Error ? error.message : String(error))}` };
+    return {
+      ok: false,
+      reason: `the keyring binding (@napi-rs/keyring) does not load on ${process.platform}-${process.arch}: ${redact(error instanceof Error ? error.message : String(error))}`,
+    };
   }
   return { ok: true, detail };
 }
@@ -76,7 +81,11 @@ export class KeyringTokenStore implements TokenStore {
 
   async #entry(key: ProfileKey): Promise<Entry> {
     const { AsyncEntry } = await loadBinding();
-    return new AsyncEntry(keyringService, keyringAccount(key), usesSecretService && process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined);
+    return new AsyncEntry(
+      keyringService,
+      keyringAccount(key),
+      usesSecretService && process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined,
+    );
   }
 
   async #do<T>(what: string, key: ProfileKey, action: (entry: Entry) => Promise<T>): Promise<T> {
@@ -84,10 +93,13 @@ export class KeyringTokenStore implements TokenStore {
       return await action(await this.#entry(key));
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      throw new UsageError(`the OS keyring (${keyringBackend()}) could not ${what} the login of ${keyLabel(key)}: ${redact(error instanceof Error ? error.message : String(error))}`, {
-        ...otherStores,
-        code: 'AUTH_KEYRING',
-      });
+      throw new UsageError(
+        `the OS keyring (${keyringBackend()}) could not ${what} the login of ${keyLabel(key)}: ${redact(error instanceof Error ? error.message : String(error))}`,
+        {
+          ...otherStores,
+          code: 'AUTH_KEYRING',
+        },
+      );
     }
   }
 
@@ -117,6 +129,10 @@ export class KeyringTokenStore implements TokenStore {
 
 function parseRecord(text: string, where: string, key: ProfileKey): StoredLogin {
   const parsed = parseJsonQuietly(text);
-  if (!parsed.ok) throw new UsageError(`${where} holds no JSON (${parsed.reason})`, { hint: 'delete the entry in your keyring application and run gantry auth login again', code: 'AUTH_STORE_CORRUPT' });
+  if (!parsed.ok)
+    throw new UsageError(`${where} holds no JSON (${parsed.reason})`, {
+      hint: 'delete the entry in your keyring application and run gantry auth login again',
+      code: 'AUTH_STORE_CORRUPT',
+    });
   return recordToLogin(parsed.value, where, key);
 }

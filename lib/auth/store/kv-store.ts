@@ -19,7 +19,10 @@ export function checkKvPath(path: string, names: StoreNames = storeOptionNames):
   const clean = path.replace(/^\/+/, '').replace(/\/+$/, '');
   const segments = clean.split('/');
   if (clean === '' || segments.length < 2 || segments.some((s) => s === '' || s === '.' || s === '..') || controlCharacters.test(clean)) {
-    throw new UsageError(`${names.store(`kv:${JSON.stringify(path).slice(1, -1)}`)} is no kv path`, { hint: `give ${names.store('kv:<mount>/<path>')}, e.g. ${names.store('kv:secret/gantry/auth/default')}`, code: 'AUTH_STORE_SPEC' });
+    throw new UsageError(`${names.store(`kv:${JSON.stringify(path).slice(1, -1)}`)} is no kv path`, {
+      hint: `give ${names.store('kv:<mount>/<path>')}, e.g. ${names.store('kv:secret/gantry/auth/default')}`,
+      code: 'AUTH_STORE_SPEC',
+    });
   }
   return clean;
 }
@@ -55,10 +58,16 @@ export class KvTokenStore implements TokenStore {
 
   #at(): Promise<{ kv: KvEngineLike; name: string }> {
     this.#engine ??= this.#client.kvAt(this.path).then((at) => {
-      if (at.name === '') throw new UsageError(`${this.#names.store(this.spec)} names a mount, not a secret`, { hint: `give ${this.#names.store('kv:<mount>/<path>')}, e.g. ${this.#names.store('kv:secret/gantry/auth/default')}`, code: 'AUTH_STORE_SPEC' });
+      if (at.name === '')
+        throw new UsageError(`${this.#names.store(this.spec)} names a mount, not a secret`, {
+          hint: `give ${this.#names.store('kv:<mount>/<path>')}, e.g. ${this.#names.store('kv:secret/gantry/auth/default')}`,
+          code: 'AUTH_STORE_SPEC',
+        });
       return at;
     });
-    this.#engine.catch(() => { this.#engine = undefined; });
+    this.#engine.catch(() => {
+      this.#engine = undefined;
+    });
     return this.#engine;
   }
 
@@ -98,7 +107,9 @@ export class KvTokenStore implements TokenStore {
       // One version only: an old refresh token must not stay readable in the secret's history. A policy that allows
       // the data but not the metadata keeps the service's default (said at debug level).
       await kv.writeMetadata(name, { maxVersions: 1 }).catch((error: unknown) => {
-        getLogger().debug(`auth: could not limit ${this.path} to one version (${redact(error instanceof Error ? error.message : String(error))}); older versions stay in its history`);
+        getLogger().debug(
+          `auth: could not limit ${this.path} to one version (${redact(error instanceof Error ? error.message : String(error))}); older versions stay in its history`,
+        );
       });
     }
     await kv.write(name, loginToRecord(checked));
@@ -116,7 +127,9 @@ export class KvTokenStore implements TokenStore {
         await kv.deleteMetadata(name);
         return true;
       } catch (error) {
-        getLogger().debug(`auth: deleting every version of ${this.path} failed (${redact(error instanceof Error ? error.message : String(error))}); deleting the latest version of ${keyLabel(key)} only`);
+        getLogger().debug(
+          `auth: deleting every version of ${this.path} failed (${redact(error instanceof Error ? error.message : String(error))}); deleting the latest version of ${keyLabel(key)} only`,
+        );
       }
     }
     await kv.delete(name);

@@ -37,9 +37,13 @@ async function openIndexed(entry: ProfileIndexEntry, options: OpenTokenStoreOpti
     return (await openTokenStore(entry.store.spec, { ...options, profile: entry.profile })).store;
   } catch (error) {
     if ((error as { code?: string }).code === 'AUTH_KV_NOT_CONFIGURED' && entry.store.address) {
-      throw new UsageError(`the login of ${keyLabel(entry)} is in the kv engine ${entry.store.spec.slice(3)} at ${redact(entry.store.address)}, and no kv engine is configured`, {
-        hint: `set SECRETS_ADDR=${redact(entry.store.address)} and SECRETS_TOKEN to reach it`, code: 'AUTH_KV_NOT_CONFIGURED',
-      });
+      throw new UsageError(
+        `the login of ${keyLabel(entry)} is in the kv engine ${entry.store.spec.slice(3)} at ${redact(entry.store.address)}, and no kv engine is configured`,
+        {
+          hint: `set SECRETS_ADDR=${redact(entry.store.address)} and SECRETS_TOKEN to reach it`,
+          code: 'AUTH_KV_NOT_CONFIGURED',
+        },
+      );
     }
     throw error;
   }

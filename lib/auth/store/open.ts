@@ -22,7 +22,8 @@ export function parseStoreSpec(spec: string, names: StoreNames = storeOptionName
   if (text === 'kv') return { kind: 'kv', path: undefined };
   if (text.startsWith('kv:')) return { kind: 'kv', path: checkKvPath(text.slice(3), names) };
   throw new UsageError(`${names.store(terminalText(text) || '(empty)')} is no token store`, {
-    hint: `give ${names.store('keyring')}, ${names.store('kv:<mount>/<path>')} (e.g. ${names.store('kv:secret/gantry/auth/default')}, with SECRETS_ADDR and SECRETS_TOKEN set) or ${names.store('file')} (plain text)`, code: 'AUTH_STORE_SPEC',
+    hint: `give ${names.store('keyring')}, ${names.store('kv:<mount>/<path>')} (e.g. ${names.store('kv:secret/gantry/auth/default')}, with SECRETS_ADDR and SECRETS_TOKEN set) or ${names.store('file')} (plain text)`,
+    code: 'AUTH_STORE_SPEC',
   });
 }
 
@@ -38,7 +39,7 @@ async function kvClient(options: OpenTokenStoreOptions): Promise<{ client: KvLik
   const { environmentKv, environmentKvMissing } = await import('../../secrets/environment-kv.js');
   const env = options.env ?? process.env;
   const client = options.kv ? await options.kv() : await environmentKv(env).open();
-  return { client, missing: client ? '' : environmentKvMissing(env) ?? 'the kv option gave no client' };
+  return { client, missing: client ? '' : (environmentKvMissing(env) ?? 'the kv option gave no client') };
 }
 
 /** A kv store, checked against the engine before anyone is asked to approve a login that would have nowhere to go. */
@@ -74,7 +75,8 @@ export async function openTokenStore(storeSpec: string | { spec: string } | unde
       const path = parsed.path ?? defaultKvPath(profile);
       if (!client) {
         throw new UsageError(`${names.store(`kv:${path}`)} needs the kv engine, and none is configured (${missing})`, {
-          hint: 'set SECRETS_ADDR to your secrets service and SECRETS_TOKEN to a token that may read and write that path', code: 'AUTH_KV_NOT_CONFIGURED',
+          hint: 'set SECRETS_ADDR to your secrets service and SECRETS_TOKEN to a token that may read and write that path',
+          code: 'AUTH_KV_NOT_CONFIGURED',
         });
       }
       return { store: await openKv(client, path, names) };
@@ -82,7 +84,8 @@ export async function openTokenStore(storeSpec: string | { spec: string } | unde
     const probe = await probeKeyring({ ...timeout, requireUnlocked: false });
     if (!probe.ok) {
       throw new UsageError(`${names.store('keyring')}: the OS keyring is not reachable: ${probe.reason}`, {
-        hint: `start or unlock a keyring (e.g. gnome-keyring-daemon --unlock inside a D-Bus session), or choose the kv engine (${names.store('kv:<mount>/<path>')}, with SECRETS_ADDR and SECRETS_TOKEN set) or ${names.store('file')}`, code: 'AUTH_KEYRING_UNREACHABLE',
+        hint: `start or unlock a keyring (e.g. gnome-keyring-daemon --unlock inside a D-Bus session), or choose the kv engine (${names.store('kv:<mount>/<path>')}, with SECRETS_ADDR and SECRETS_TOKEN set) or ${names.store('file')}`,
+        code: 'AUTH_KEYRING_UNREACHABLE',
       });
     }
     return { store: new KeyringTokenStore() };
@@ -95,12 +98,17 @@ export async function openTokenStore(storeSpec: string | { spec: string } | unde
   if (client) return { store: await openKv(client, defaultKvPath(profile), names), fallbackReason };
   if (options.insecureStorage) {
     const store = new FileTokenStore(configDir);
-    return { store, fallbackReason, warning: plainTextWarning(store, `because the keyring is not reachable, no kv engine is configured, and ${names.insecureStorage} allows it`, names) };
+    return {
+      store,
+      fallbackReason,
+      warning: plainTextWarning(store, `because the keyring is not reachable, no kv engine is configured, and ${names.insecureStorage} allows it`, names),
+    };
   }
   throw new UsageError(`no safe place for the tokens: ${fallbackReason}, and no kv engine is configured (${missing})`, {
-    hint: `choose one: set SECRETS_ADDR and SECRETS_TOKEN, to keep them in Gantry's kv engine at ${defaultKvPath(profile)} (or ${names.store('kv:<mount>/<path>')}); `
-      + `${names.store('file')} or ${names.insecureStorage}, to keep them in plain text under ${authDir(configDir)} (mode 0600); `
-      + 'or start a keyring (log in to a desktop session, or run gnome-keyring-daemon --unlock inside a D-Bus session) and run again',
+    hint:
+      `choose one: set SECRETS_ADDR and SECRETS_TOKEN, to keep them in Gantry's kv engine at ${defaultKvPath(profile)} (or ${names.store('kv:<mount>/<path>')}); ` +
+      `${names.store('file')} or ${names.insecureStorage}, to keep them in plain text under ${authDir(configDir)} (mode 0600); ` +
+      'or start a keyring (log in to a desktop session, or run gnome-keyring-daemon --unlock inside a D-Bus session) and run again',
     code: 'AUTH_NO_SAFE_STORE',
   });
 }

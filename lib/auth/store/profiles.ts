@@ -34,9 +34,12 @@ function checkEntry(value: unknown): ProfileIndexEntry | undefined {
   if (typeof value.authUrl !== 'string' || typeof value.clientId !== 'string' || typeof value.profile !== 'string') return undefined;
   if (!kinds.includes(store.kind as StoreKind) || typeof store.spec !== 'string' || !optionalString(store.address)) return undefined;
   if (typeof value.location !== 'string' || typeof value.writtenAt !== 'string') return undefined;
-  if (account !== undefined && (!isObject(account) || !optionalString(account.issuer) || !optionalString(account.sub) || !optionalString(account.email))) return undefined;
+  if (account !== undefined && (!isObject(account) || !optionalString(account.issuer) || !optionalString(account.sub) || !optionalString(account.email)))
+    return undefined;
   return {
-    authUrl: value.authUrl, clientId: value.clientId, profile: value.profile,
+    authUrl: value.authUrl,
+    clientId: value.clientId,
+    profile: value.profile,
     store: { kind: store.kind as StoreKind, spec: store.spec, ...(typeof store.address === 'string' ? { address: store.address } : {}) },
     location: value.location,
     ...(account ? { account: pickAccount(account as AccountInfo) } : {}),
@@ -62,9 +65,11 @@ export async function listProfiles(options: ProfileIndexOptions = {}): Promise<P
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  const broken = (why: string) => new UsageError(`the profile index ${file} ${why}`, {
-    hint: 'remove it: the tokens stay where they are, and the next gantry auth login records its profile again', code: 'AUTH_INDEX_CORRUPT',
-  });
+  const broken = (why: string) =>
+    new UsageError(`the profile index ${file} ${why}`, {
+      hint: 'remove it: the tokens stay where they are, and the next gantry auth login records its profile again',
+      code: 'AUTH_INDEX_CORRUPT',
+    });
   const parsed = parseJsonQuietly(text);
   if (!parsed.ok) throw broken(`is not JSON (${parsed.reason})`);
   if (!isObject(parsed.value) || parsed.value.format !== indexFormat || !Array.isArray(parsed.value.profiles)) throw broken(`is not a ${indexFormat} document`);
@@ -90,7 +95,11 @@ export async function findProfile(key: ProfileKey, options: ProfileIndexOptions 
  * Records (or replaces) that `store` holds this login, with its account (never a token): call it after
  * `store.write(login)` (`saveLogin` does both). `writtenAt` defaults to now.
  */
-export async function recordProfile(login: ProfileKey & { account?: AccountInfo | undefined }, store: TokenStore, options: ProfileIndexOptions & { writtenAt?: string } = {}): Promise<ProfileIndexEntry> {
+export async function recordProfile(
+  login: ProfileKey & { account?: AccountInfo | undefined },
+  store: TokenStore,
+  options: ProfileIndexOptions & { writtenAt?: string } = {},
+): Promise<ProfileIndexEntry> {
   const key = profileKey(login);
   const address = store instanceof KvTokenStore ? store.address : undefined;
   const checked = checkEntry({

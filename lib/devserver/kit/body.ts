@@ -75,7 +75,10 @@ export function parseJson(raw: Buffer | string, rules: JsonRules): unknown {
 
 /** `type/subtype` of Content-Type, lower case, without parameters; '' when absent. */
 export function mediaType(req: IncomingMessage): string {
-  return String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 }
 
 /** A form body (application/x-www-form-urlencoded); an empty body is an empty form whatever its type. */

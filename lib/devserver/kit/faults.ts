@@ -43,7 +43,8 @@ export function checkFault(value: unknown): Fault {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FaultError('a fault must be an object');
   const fault = value as Record<string, unknown>;
   if (typeof fault.kind !== 'string' || !KINDS.has(fault.kind)) throw new FaultError(`fault kind must be one of ${[...KINDS].join(', ')}`);
-  if (fault.path !== undefined && (typeof fault.path !== 'string' || !fault.path.startsWith('/'))) throw new FaultError('fault path must be a pattern starting with /');
+  if (fault.path !== undefined && (typeof fault.path !== 'string' || !fault.path.startsWith('/')))
+    throw new FaultError('fault path must be a pattern starting with /');
   if (fault.method !== undefined && typeof fault.method !== 'string') throw new FaultError('fault method must be a string');
   if (!isCount(fault.times) || !isCount(fault.after)) throw new FaultError('fault times and after must be non-negative integers');
   const status = fault.status;
@@ -54,7 +55,8 @@ export function checkFault(value: unknown): Fault {
       break;
     case 'status':
       if (!validStatus(status) || (status as number) < 400) throw new FaultError('status fault needs a status from 400 to 599');
-      if (fault.retryAfter !== undefined && typeof fault.retryAfter !== 'number' && typeof fault.retryAfter !== 'string') throw new FaultError('retryAfter must be seconds or an HTTP date');
+      if (fault.retryAfter !== undefined && typeof fault.retryAfter !== 'number' && typeof fault.retryAfter !== 'string')
+        throw new FaultError('retryAfter must be seconds or an HTTP date');
       break;
     case 'non-json':
       if (status !== undefined && !validStatus(status)) throw new FaultError('non-json fault status must be 100-599');
@@ -65,7 +67,10 @@ export function checkFault(value: unknown): Fault {
     case 'respond':
       if (!validStatus(status)) throw new FaultError('respond fault needs a status from 100 to 599');
       if (fault.body !== undefined && typeof fault.body !== 'string') throw new FaultError('respond fault body must be a string');
-      if (fault.headers !== undefined && (typeof fault.headers !== 'object' || fault.headers === null || Object.values(fault.headers).some((v) => typeof v !== 'string'))) {
+      if (
+        fault.headers !== undefined &&
+        (typeof fault.headers !== 'object' || fault.headers === null || Object.values(fault.headers).some((v) => typeof v !== 'string'))
+      ) {
         throw new FaultError('respond fault headers must map names to strings');
       }
       break;
@@ -148,7 +153,9 @@ export function applyFault(action: Exclude<NonNullable<FaultDecision['action']>,
       return true;
     case 'non-json': {
       const status = action.status ?? 502;
-      const body = action.body ?? `<html><head><title>${status} Bad Gateway</title></head><body><center><h1>${status} Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n`;
+      const body =
+        action.body ??
+        `<html><head><title>${status} Bad Gateway</title></head><body><center><h1>${status} Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n`;
       res.writeHead(status, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return true;

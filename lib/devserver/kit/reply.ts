@@ -38,7 +38,15 @@ export function sendReply(res: ServerResponse, reply: Reply, style: ReplyStyle, 
 }
 
 /** A body that is text of a given type (an HTML page), framed like the server's JSON. */
-export function sendText(res: ServerResponse, status: number, text: string, type: string, headers: Record<string, string>, style: Pick<ReplyStyle, 'length' | 'framing'>, method = 'GET'): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  type: string,
+  headers: Record<string, string>,
+  style: Pick<ReplyStyle, 'length' | 'framing'>,
+  method = 'GET',
+): void {
   const framing: Record<string, string> = { 'content-type': type };
   if (style.length !== false) framing['content-length'] = String(Buffer.byteLength(text));
   res.writeHead(status, frame(headers, framing, style));

@@ -105,7 +105,13 @@ export function tokenSummary(context: OAuthContext) {
   const now = Date.now();
   const stateOf = (t: { revoked?: string; expiresAt?: number }) => t.revoked ?? (t.expiresAt !== undefined && t.expiresAt <= now ? 'expired' : 'active');
   return {
-    refresh_tokens: [...context.store.refreshTokens.values()].map((t) => ({ client_id: t.clientId, account: t.username, scopes: t.scopes, issued_at: new Date(t.issuedAt).toISOString(), state: stateOf(t) })),
+    refresh_tokens: [...context.store.refreshTokens.values()].map((t) => ({
+      client_id: t.clientId,
+      account: t.username,
+      scopes: t.scopes,
+      issued_at: new Date(t.issuedAt).toISOString(),
+      state: stateOf(t),
+    })),
     access_tokens: [...context.store.accessTokens.values()].map((t) => ({ client_id: t.clientId, account: t.username, scopes: t.scopes, state: stateOf(t) })),
   };
 }

@@ -65,7 +65,15 @@ export function clientJson(client: Client, withSecret = false): Record<string, u
 }
 
 export function userJson(user: User): Record<string, unknown> {
-  return { username: user.username, email: user.email, sub: user.sub, name: user.name, adminPolicyScopes: user.adminPolicyScopes, channelTitle: user.channelTitle, disabled: user.disabled };
+  return {
+    username: user.username,
+    email: user.email,
+    sub: user.sub,
+    name: user.name,
+    adminPolicyScopes: user.adminPolicyScopes,
+    channelTitle: user.channelTitle,
+    disabled: user.disabled,
+  };
 }
 
 const text = (body: Record<string, unknown>, name: string, required = true): string | undefined => {

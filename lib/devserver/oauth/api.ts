@@ -10,7 +10,11 @@ import type { AccessToken, User } from './store.js';
 const CHANNEL_PARTS = new Set(['id', 'snippet', 'statistics', 'status']);
 
 function apiError(status: number, reason: string, message: string, statusText: string, headers?: Record<string, string>): Reply {
-  return { status, body: { error: { code: status, message, errors: [{ message, domain: 'global', reason }], status: statusText } }, ...(headers ? { headers } : {}) };
+  return {
+    status,
+    body: { error: { code: status, message, errors: [{ message, domain: 'global', reason }], status: statusText } },
+    ...(headers ? { headers } : {}),
+  };
 }
 
 type Authorized = { token: AccessToken; user: User } | Reply;
@@ -22,14 +26,20 @@ export function authorize(context: OAuthContext, req: IncomingMessage, url: URL)
   const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   const fromQuery = url.searchParams.get('access_token');
   if (header !== undefined && fromHeader === undefined) {
-    return apiError(401, 'authError', 'The Authorization header must be "Bearer <access token>".', 'UNAUTHENTICATED', { 'www-authenticate': `Bearer ${realm}, error="invalid_request"` });
+    return apiError(401, 'authError', 'The Authorization header must be "Bearer <access token>".', 'UNAUTHENTICATED', {
+      'www-authenticate': `Bearer ${realm}, error="invalid_request"`,
+    });
   }
   if (fromHeader !== undefined && fromQuery !== null) {
-    return apiError(400, 'badRequest', 'Send the access token in one place: the Authorization header or the access_token parameter.', 'INVALID_ARGUMENT', { 'www-authenticate': `Bearer ${realm}, error="invalid_request"` });
+    return apiError(400, 'badRequest', 'Send the access token in one place: the Authorization header or the access_token parameter.', 'INVALID_ARGUMENT', {
+      'www-authenticate': `Bearer ${realm}, error="invalid_request"`,
+    });
   }
   const value = fromHeader ?? fromQuery;
   if (!value) {
-    return apiError(401, 'required', 'Request is missing required authentication credential. Expected OAuth 2 access token.', 'UNAUTHENTICATED', { 'www-authenticate': `Bearer ${realm}` });
+    return apiError(401, 'required', 'Request is missing required authentication credential. Expected OAuth 2 access token.', 'UNAUTHENTICATED', {
+      'www-authenticate': `Bearer ${realm}`,
+    });
   }
   const token = context.store.accessTokens.get(value);
   const user = token ? context.store.users.get(token.username) : undefined;
@@ -68,7 +78,8 @@ export function tokeninfo(context: OAuthContext, form: URLSearchParams): Reply {
   const token = context.store.accessTokens.get(value);
   const user = token ? context.store.users.get(token.username) : undefined;
   const now = Date.now();
-  if (!token || token.revoked || token.expiresAt <= now || !user || user.disabled) return { status: 400, body: { error: 'invalid_token', error_description: 'Invalid Value' } };
+  if (!token || token.revoked || token.expiresAt <= now || !user || user.disabled)
+    return { status: 400, body: { error: 'invalid_token', error_description: 'Invalid Value' } };
   return {
     status: 200,
     body: {
@@ -98,7 +109,8 @@ export function channels(context: OAuthContext, req: IncomingMessage, url: URL):
   if (!part) return apiError(400, 'required', 'Required parameter: part', 'INVALID_ARGUMENT');
   const parts = part.split(',').map((p) => p.trim());
   const unknown = parts.find((p) => !CHANNEL_PARTS.has(p));
-  if (unknown !== undefined) return apiError(400, 'invalidPart', `The part "${unknown}" is not known. Known parts: ${[...CHANNEL_PARTS].join(', ')}.`, 'INVALID_ARGUMENT');
+  if (unknown !== undefined)
+    return apiError(400, 'invalidPart', `The part "${unknown}" is not known. Known parts: ${[...CHANNEL_PARTS].join(', ')}.`, 'INVALID_ARGUMENT');
   const mine = url.searchParams.get('mine');
   const ids = url.searchParams.get('id');
   if (mine !== 'true' && !ids) return apiError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: mine, id.', 'INVALID_ARGUMENT');

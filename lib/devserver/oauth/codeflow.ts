@@ -43,7 +43,8 @@ export async function register(context: OAuthContext, req: IncomingMessage): Pro
   } catch {
     return metadataError('invalid_client_metadata', 'The registration request is not valid JSON.');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return metadataError('invalid_client_metadata', 'The registration request must be a JSON object.');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return metadataError('invalid_client_metadata', 'The registration request must be a JSON object.');
   const meta = body as Record<string, unknown>;
 
   const applicationType = meta.application_type ?? 'native';
@@ -53,20 +54,28 @@ export async function register(context: OAuthContext, req: IncomingMessage): Pro
     return metadataError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`);
   }
   const grantTypes = meta.grant_types ?? [CODE_GRANT, REFRESH_GRANT];
-  if (!isStringList(grantTypes) || grantTypes.length === 0) return metadataError('invalid_client_metadata', 'grant_types must be a non-empty array of strings.');
+  if (!isStringList(grantTypes) || grantTypes.length === 0)
+    return metadataError('invalid_client_metadata', 'grant_types must be a non-empty array of strings.');
   if (!grantTypes.includes(CODE_GRANT) || grantTypes.some((g) => g !== CODE_GRANT && g !== REFRESH_GRANT)) {
-    return metadataError('invalid_client_metadata', 'grant_types must include "authorization_code" and may add "refresh_token"; no other grant is offered to registered clients.');
+    return metadataError(
+      'invalid_client_metadata',
+      'grant_types must include "authorization_code" and may add "refresh_token"; no other grant is offered to registered clients.',
+    );
   }
   const responseTypes = meta.response_types ?? ['code'];
   if (!isStringList(responseTypes) || responseTypes.length === 0 || responseTypes.some((r) => r !== 'code')) {
     return metadataError('invalid_client_metadata', 'response_types must be ["code"].');
   }
   const name = meta.client_name;
-  if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || name.length > 200)) return metadataError('invalid_client_metadata', 'client_name must be a string of 1-200 characters.');
+  if (name !== undefined && (typeof name !== 'string' || name.trim() === '' || name.length > 200))
+    return metadataError('invalid_client_metadata', 'client_name must be a string of 1-200 characters.');
   const scope = meta.scope;
   if (scope !== undefined) {
     if (typeof scope !== 'string' || scope.trim() === '') return metadataError('invalid_client_metadata', 'scope must be a non-empty space-separated string.');
-    const unknown = scope.trim().split(/\s+/).filter((s) => !context.options.authorizationScopes.includes(s));
+    const unknown = scope
+      .trim()
+      .split(/\s+/)
+      .filter((s) => !context.options.authorizationScopes.includes(s));
     if (unknown.length > 0) return metadataError('invalid_client_metadata', `Scopes this server does not offer: ${unknown.join(' ').slice(0, 300)}.`);
   }
   const extra: Record<string, unknown> = {};
@@ -185,13 +194,23 @@ export function authorize(context: OAuthContext, url: URL): Reply {
     if (problem) return fail('invalid_target', problem);
   }
   const asked = query.get('scope');
-  const scopeText = asked !== null && asked.trim() !== '' ? asked : client.scope ?? options.authorizationScopes.join(' ');
+  const scopeText = asked !== null && asked.trim() !== '' ? asked : (client.scope ?? options.authorizationScopes.join(' '));
   const scopes = [...new Set(scopeText.trim().split(/\s+/))];
   const refused = scopes.filter((s) => !options.authorizationScopes.includes(s));
   if (refused.length > 0) return fail('invalid_scope', `Scopes not offered: ${refused.join(' ').slice(0, 300)}`);
   const now = Date.now();
   dropExpired(context, now);
-  const tx = { id: randomText(32), clientId: client.id, redirectUri, redirectUriGiven: given !== null, state, codeChallenge: challenge, scopes, ...(resource !== undefined ? { resource } : {}), expiresAt: now + TRANSACTION_MS };
+  const tx = {
+    id: randomText(32),
+    clientId: client.id,
+    redirectUri,
+    redirectUriGiven: given !== null,
+    state,
+    codeChallenge: challenge,
+    scopes,
+    ...(resource !== undefined ? { resource } : {}),
+    expiresAt: now + TRANSACTION_MS,
+  };
   store.transactions.set(tx.id, tx);
   return loginPage(client, tx);
 }
@@ -214,12 +233,20 @@ export function decide(context: OAuthContext, form: URLSearchParams): Reply {
   }
   const username = (form.get('username') ?? '').trim();
   if (decision !== 'allow') return loginPage(client, tx, { message: 'Choose Allow or Deny.', status: 400, username });
-  const user = username ? store.users.get(username) ?? [...store.users.values()].find((u) => u.email === username) : undefined;
-  if (!user || !sameSecret(form.get('password') ?? '', user.password)) return loginPage(client, tx, { message: 'Wrong username or password.', status: 401, username });
+  const user = username ? (store.users.get(username) ?? [...store.users.values()].find((u) => u.email === username)) : undefined;
+  if (!user || !sameSecret(form.get('password') ?? '', user.password))
+    return loginPage(client, tx, { message: 'Wrong username or password.', status: 401, username });
   if (user.disabled) return loginPage(client, tx, { message: `The account ${user.email} is disabled.`, status: 403, username });
   store.transactions.delete(id);
   const grantId = randomText(16);
-  store.grants.set(grantId, { id: grantId, clientId: client.id, username: user.username, scopes: tx.scopes, ...(tx.resource !== undefined ? { resource: tx.resource } : {}), resources: tx.resource !== undefined ? [tx.resource] : [] });
+  store.grants.set(grantId, {
+    id: grantId,
+    clientId: client.id,
+    username: user.username,
+    scopes: tx.scopes,
+    ...(tx.resource !== undefined ? { resource: tx.resource } : {}),
+    resources: tx.resource !== undefined ? [tx.resource] : [],
+  });
   const code = {
     value: randomText(32),
     grantId,
@@ -262,10 +289,12 @@ function authenticateCodeClient(context: OAuthContext, form: URLSearchParams, re
   const postSecret = form.get('client_secret');
   switch (client.authMethod) {
     case 'client_secret_basic':
-      if (!basic || !sameSecret(basic.secret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_basic).', header);
+      if (!basic || !sameSecret(basic.secret, client.secret ?? ''))
+        return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_basic).', header);
       return client;
     case 'client_secret_post':
-      if (basic || !postSecret || !sameSecret(postSecret, client.secret ?? '')) return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_post).', basic ? header : undefined);
+      if (basic || !postSecret || !sameSecret(postSecret, client.secret ?? ''))
+        return tokenError(context, 'invalid_client', 'Client authentication failed (client_secret_post).', basic ? header : undefined);
       return client;
     default:
       if (basic || postSecret) return tokenError(context, 'invalid_client', 'A public client sends no secret.', basic ? header : undefined);
@@ -308,7 +337,7 @@ function redeemCode(context: OAuthContext, client: Client, form: URLSearchParams
   if (code.expiresAt <= now) return tokenError(context, 'invalid_grant', 'The authorization code has expired.');
   const redirectUri = form.get('redirect_uri');
   if (code.redirectUriGiven ? redirectUri !== code.redirectUri : redirectUri !== null && redirectUri !== code.redirectUri) {
-    return tokenError(context, 'invalid_grant', 'redirect_uri differs from the authorization request\'s.');
+    return tokenError(context, 'invalid_grant', "redirect_uri differs from the authorization request's.");
   }
   const verifier = form.get('code_verifier');
   if (!verifier) return tokenError(context, 'invalid_grant', 'code_verifier is missing (PKCE is required).');
@@ -317,7 +346,8 @@ function redeemCode(context: OAuthContext, client: Client, form: URLSearchParams
   }
   const asked = requestedResource(context, form);
   if (isReply(asked)) return asked;
-  if (code.resource !== undefined && asked.resource !== code.resource) return tokenError(context, 'invalid_target', 'resource must be the one named in the authorization request.');
+  if (code.resource !== undefined && asked.resource !== code.resource)
+    return tokenError(context, 'invalid_target', 'resource must be the one named in the authorization request.');
   const grant = store.grants.get(code.grantId);
   const user = store.users.get(code.username);
   if (!grant || grant.revoked || !user || user.disabled) return tokenError(context, 'invalid_grant', 'The authorization was revoked.');
@@ -330,7 +360,15 @@ function redeemCode(context: OAuthContext, client: Client, form: URLSearchParams
     if (resource !== undefined) token.resource = resource;
     refreshValue = token.value;
   }
-  const access = issueAccess(context, { clientId: client.id, user, scopes: grant.scopes, ...(resource !== undefined ? { resource } : {}), grantId: grant.id, refreshToken: refreshValue, now });
+  const access = issueAccess(context, {
+    clientId: client.id,
+    user,
+    scopes: grant.scopes,
+    ...(resource !== undefined ? { resource } : {}),
+    grantId: grant.id,
+    refreshToken: refreshValue,
+    now,
+  });
   context.stats.tokensIssued++;
   return { status: 200, body: tokenResponse(context, access, refreshValue || undefined) };
 }
@@ -361,7 +399,8 @@ function refreshCodeGrant(context: OAuthContext, client: Client, form: URLSearch
   }
   const asked = requestedResource(context, form);
   if (isReply(asked)) return asked;
-  if (asked.resource !== undefined && !grant.resources.includes(asked.resource)) return tokenError(context, 'invalid_target', 'resource was not granted by this authorization.');
+  if (asked.resource !== undefined && !grant.resources.includes(asked.resource))
+    return tokenError(context, 'invalid_target', 'resource was not granted by this authorization.');
   const resource = asked.resource ?? token.resource;
   let refreshValue = token.value;
   let rotated: string | undefined;
@@ -372,7 +411,15 @@ function refreshCodeGrant(context: OAuthContext, client: Client, form: URLSearch
     if (token.resource !== undefined) next.resource = token.resource;
     refreshValue = rotated = next.value;
   }
-  const access = issueAccess(context, { clientId: client.id, user, scopes, ...(resource !== undefined ? { resource } : {}), grantId: grant.id, refreshToken: refreshValue, now });
+  const access = issueAccess(context, {
+    clientId: client.id,
+    user,
+    scopes,
+    ...(resource !== undefined ? { resource } : {}),
+    grantId: grant.id,
+    refreshToken: refreshValue,
+    now,
+  });
   context.stats.refreshes++;
   return { status: 200, body: tokenResponse(context, access, rotated) };
 }
@@ -398,9 +445,13 @@ export function issueAccess(
   const ttl = p.ttlSeconds ?? context.options.accessTokenTtl;
   const iat = Math.floor(p.now / 1000);
   const exp = iat + ttl;
-  const value = p.resource !== undefined
-    ? context.key.sign({ iss: context.origin(), sub: p.user.sub, aud: p.resource, client_id: p.clientId, scope: p.scopes.join(' '), iat, exp, jti: randomText(16) }, 'at+jwt')
-    : `ya29.${randomText(96)}`;
+  const value =
+    p.resource !== undefined
+      ? context.key.sign(
+          { iss: context.origin(), sub: p.user.sub, aud: p.resource, client_id: p.clientId, scope: p.scopes.join(' '), iat, exp, jti: randomText(16) },
+          'at+jwt',
+        )
+      : `ya29.${randomText(96)}`;
   const token: AccessToken = {
     value,
     clientId: p.clientId,
@@ -417,10 +468,16 @@ export function issueAccess(
 }
 
 /** The programmatic issueAccessToken of the server object (resource-server tests: other audiences, expired tokens). */
-export function issueTestAccessToken(context: OAuthContext, spec: { resource: string; scopes: string[]; username?: string; clientId?: string; ttlSeconds?: number }): string {
-  if (!spec || typeof spec.resource !== 'string' || resourceProblem(spec.resource)) throw new UsageError('issueAccessToken needs resource, an absolute URI without a fragment');
-  if (!Array.isArray(spec.scopes) || spec.scopes.some((s) => typeof s !== 'string' || !/^\S+$/.test(s))) throw new UsageError('issueAccessToken needs scopes, a list of scope tokens');
-  if (spec.ttlSeconds !== undefined && !Number.isSafeInteger(spec.ttlSeconds)) throw new UsageError('ttlSeconds must be a whole number (negative for an expired token)');
+export function issueTestAccessToken(
+  context: OAuthContext,
+  spec: { resource: string; scopes: string[]; username?: string; clientId?: string; ttlSeconds?: number },
+): string {
+  if (!spec || typeof spec.resource !== 'string' || resourceProblem(spec.resource))
+    throw new UsageError('issueAccessToken needs resource, an absolute URI without a fragment');
+  if (!Array.isArray(spec.scopes) || spec.scopes.some((s) => typeof s !== 'string' || !/^\S+$/.test(s)))
+    throw new UsageError('issueAccessToken needs scopes, a list of scope tokens');
+  if (spec.ttlSeconds !== undefined && !Number.isSafeInteger(spec.ttlSeconds))
+    throw new UsageError('ttlSeconds must be a whole number (negative for an expired token)');
   const user = spec.username !== undefined ? context.store.findUser(spec.username) : [...context.store.users.values()][0];
   if (!user) throw new UsageError(`no user ${spec.username ?? ''}`.trim());
   return issueAccess(context, {
@@ -444,7 +501,11 @@ export function introspect(context: OAuthContext, form: URLSearchParams, req: In
   const secret = basic?.secret ?? form.get('client_secret');
   const client = id ? context.store.clients.get(id) : undefined;
   if (!client || client.secret === null || !secret || !sameSecret(secret, client.secret)) {
-    return { status: 401, body: { error: 'invalid_client', error_description: 'Introspection needs a registered confidential client (HTTP Basic or client_secret_post).' }, headers: { 'www-authenticate': 'Basic realm="gantry-dev-oauth"' } };
+    return {
+      status: 401,
+      body: { error: 'invalid_client', error_description: 'Introspection needs a registered confidential client (HTTP Basic or client_secret_post).' },
+      headers: { 'www-authenticate': 'Basic realm="gantry-dev-oauth"' },
+    };
   }
   const value = form.get('token');
   if (!value) return { status: 400, body: { error: 'invalid_request', error_description: 'Missing required parameter: token' } };
@@ -468,4 +529,3 @@ export function introspect(context: OAuthContext, form: URLSearchParams, req: In
     },
   };
 }
-

@@ -28,7 +28,10 @@ export class SecurityEvents {
   private deliveries: SecurityEventDelivery[] = [];
   private inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly key: SigningKey, private readonly issuer: () => string) {}
+  constructor(
+    private readonly key: SigningKey,
+    private readonly issuer: () => string,
+  ) {}
 
   sessionsRevoked(user: User, clients: Client[]): void {
     for (const client of clients) this.push(client, user, EVENT_SESSIONS_REVOKED, { subject: this.subject(user) });
@@ -41,7 +44,12 @@ export class SecurityEvents {
   /** One event per refresh token, to the client it was issued to. */
   tokenRevoked(user: User, client: Client, token: RefreshToken): void {
     this.push(client, user, EVENT_TOKEN_REVOKED, {
-      subject: { subject_type: 'oauth_token', token_type: 'refresh_token', token_identifier_alg: 'hash_base64_sha512_sha512', token: tokenIdentifier(token.value) },
+      subject: {
+        subject_type: 'oauth_token',
+        token_type: 'refresh_token',
+        token_identifier_alg: 'hash_base64_sha512_sha512',
+        token: tokenIdentifier(token.value),
+      },
     });
   }
 
@@ -87,14 +95,18 @@ export class SecurityEvents {
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const request = (target.protocol === 'https:' ? https : http).request(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
-      timeout: PUSH_TIMEOUT_MS,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const request = (target.protocol === 'https:' ? https : http).request(
+      target,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/secevent+jwt', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: PUSH_TIMEOUT_MS,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${PUSH_TIMEOUT_MS} ms`)));
     request.on('error', reject);
     request.end(body);

@@ -26,7 +26,11 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return parseJson(await readRaw(req), { empty: 'blank', notJson: () => new BadBody(400, 'the body is not JSON'), notObject: () => new BadBody(400, 'the body must be a JSON object') }) as Record<string, unknown>;
+  return parseJson(await readRaw(req), {
+    empty: 'blank',
+    notJson: () => new BadBody(400, 'the body is not JSON'),
+    notObject: () => new BadBody(400, 'the body must be a JSON object'),
+  }) as Record<string, unknown>;
 }
 
 export function send(res: ServerResponse, reply: Reply): void {

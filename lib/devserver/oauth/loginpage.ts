@@ -10,7 +10,7 @@ import type { AuthorizeTransaction, Client } from './store.js';
 export const CONTEXT_SCOPE_DESCRIPTIONS: Record<string, string> = {
   'modules:read': 'Resolve module versions and read the registry',
   'gates:run': 'Run page-analysis gates',
-  'secrets:list': "List secrets and read their metadata (never their values)",
+  'secrets:list': 'List secrets and read their metadata (never their values)',
   'platform:read': "Read the platform's rate-limit status",
 };
 
@@ -19,7 +19,9 @@ export const CONTEXT_SCOPE_DESCRIPTIONS: Record<string, string> = {
  * only this server and the redirect URI's origin: Chromium applies form-action to the redirect too.
  */
 export function loginPage(client: Client, tx: AuthorizeTransaction, options: { message?: string; status?: number; username?: string } = {}): Reply {
-  const scopes = tx.scopes.map((s) => `<li><code class="scope">${escapeHtml(s)}</code>${CONTEXT_SCOPE_DESCRIPTIONS[s] ? ` — ${escapeHtml(CONTEXT_SCOPE_DESCRIPTIONS[s])}` : ''}</li>`).join('\n');
+  const scopes = tx.scopes
+    .map((s) => `<li><code class="scope">${escapeHtml(s)}</code>${CONTEXT_SCOPE_DESCRIPTIONS[s] ? ` — ${escapeHtml(CONTEXT_SCOPE_DESCRIPTIONS[s])}` : ''}</li>`)
+    .join('\n');
   const resource = tx.resource !== undefined ? `<p>On: <code id="resource">${escapeHtml(tx.resource)}</code></p>\n` : '';
   const error = options.message ? `<p class="error" id="error">${escapeHtml(options.message)}</p>\n` : '';
   const body = `${error}<p><strong id="client">${escapeHtml(client.name)}</strong> asks to act for you with these permissions:</p>
@@ -36,7 +38,9 @@ ${resource}<form method="post" action="/authorize/decision" class="login">
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Deny</button>
 </form>`;
-  return page(`Sign in to allow ${client.name}`, body, options.status ?? 200, { 'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(tx.redirectUri).origin}` });
+  return page(`Sign in to allow ${client.name}`, body, options.status ?? 200, {
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${new URL(tx.redirectUri).origin}`,
+  });
 }
 
 /** A 400 page for a request that cannot go back to the client (unknown client, unregistered redirect URI, stale form). */

@@ -128,7 +128,19 @@ export interface ResolvedOptions {
   callbackIssuer: string | null | undefined;
 }
 
-const TAKEN_PATHS = ['/device', '/device/decision', '/token', '/revoke', '/userinfo', '/tokeninfo', '/jwks', '/authorize', '/authorize/decision', '/register', '/introspect'];
+const TAKEN_PATHS = [
+  '/device',
+  '/device/decision',
+  '/token',
+  '/revoke',
+  '/userinfo',
+  '/tokeninfo',
+  '/jwks',
+  '/authorize',
+  '/authorize/decision',
+  '/register',
+  '/introspect',
+];
 const TAKEN_PREFIXES = ['/.well-known/', '/_gantry/', '/video/'];
 
 function wholeNumber(name: string, value: unknown, min: number, max: number): number {
@@ -144,7 +156,8 @@ export function resolveOptions(options: OAuthServerOptions): ResolvedOptions {
   const userCodeCase = options.userCodeCase ?? 'upper';
   if (!['upper', 'lower', 'mixed'].includes(userCodeCase)) throw new UsageError(`userCodeCase must be upper, lower or mixed, got ${String(userCodeCase)}`);
   const scopeBase = options.scopeBase ?? DEFAULT_SCOPE_BASE;
-  if (!/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(scopeBase)) throw new UsageError(`scopeBase must be an http(s) URL without a trailing slash, got "${scopeBase}"`);
+  if (!/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(scopeBase))
+    throw new UsageError(`scopeBase must be an http(s) URL without a trailing slash, got "${scopeBase}"`);
   const devicePath = options.devicePath ?? '/device/code';
   const taken = TAKEN_PATHS.includes(devicePath) || TAKEN_PREFIXES.some((p) => devicePath.startsWith(p));
   if (!/^\/[A-Za-z0-9._~\-/]+$/.test(devicePath) || devicePath.endsWith('/') || taken) {
@@ -155,7 +168,10 @@ export function resolveOptions(options: OAuthServerOptions): ResolvedOptions {
     dialect,
     interval: wholeNumber('interval', options.interval ?? 5, 0, 3600),
     expiresIn: wholeNumber('expiresIn', options.expiresIn ?? 1800, 1, 86_400),
-    codeQuota: { requests: wholeNumber('codeQuota.requests', quota.requests, 1, 1_000_000), windowSeconds: wholeNumber('codeQuota.windowSeconds', quota.windowSeconds, 1, 86_400) },
+    codeQuota: {
+      requests: wholeNumber('codeQuota.requests', quota.requests, 1, 1_000_000),
+      windowSeconds: wholeNumber('codeQuota.windowSeconds', quota.windowSeconds, 1, 86_400),
+    },
     refreshLimit: {
       perClientUser: wholeNumber('refreshLimit.perClientUser', options.refreshLimit?.perClientUser ?? 100, 1, 1_000_000),
       perUser: wholeNumber('refreshLimit.perUser', options.refreshLimit?.perUser ?? 500, 1, 1_000_000),

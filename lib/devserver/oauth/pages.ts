@@ -57,13 +57,18 @@ function csrfOk(req: IncomingMessage, form: URLSearchParams): boolean {
 export function codeForm(req: IncomingMessage, prefill: string | null, message?: string, status = 200): Reply {
   const csrf = csrfOf(req);
   const value = prefill ? ` value="${escapeHtml(prefill.slice(0, 64))}"` : '';
-  return page('Connect a device', `${message ? `<p class="error" id="error">${escapeHtml(message)}</p>\n` : ''}<p>Enter the code shown on your device.</p>
+  return page(
+    'Connect a device',
+    `${message ? `<p class="error" id="error">${escapeHtml(message)}</p>\n` : ''}<p>Enter the code shown on your device.</p>
 <form method="post" action="/device">
 <input type="hidden" name="csrf" value="${csrf.token}">
 <label for="user_code">Code</label>
 <input type="text" name="user_code" id="user_code" autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="64" required autofocus${value}>
 <button type="submit" id="continue">Continue</button>
-</form>`, status, csrf.setCookie ? { 'set-cookie': csrf.setCookie } : undefined);
+</form>`,
+    status,
+    csrf.setCookie ? { 'set-cookie': csrf.setCookie } : undefined,
+  );
 }
 
 function badCode(req: IncomingMessage, typed: string): Reply {
@@ -81,13 +86,23 @@ export function consentPage(context: OAuthContext, req: IncomingMessage, form: U
   const typed = (form.get('user_code') ?? '').trim();
   const code = context.store.codeByUserCode(typed);
   if (!code) return badCode(req, typed);
-  if (code.state !== 'pending') return page('Code already used', '<p class="error" id="error">This code has already been used. Start again on your device.</p>', 400);
+  if (code.state !== 'pending')
+    return page('Code already used', '<p class="error" id="error">This code has already been used. Start again on your device.</p>', 400);
   const client = context.store.clients.get(code.clientId);
   const accounts = [...context.store.users.values()];
   const firstActive = accounts.find((u) => !u.disabled);
-  const chooser = accounts.map((u) => `<li><label><input type="radio" name="account" id="account-${escapeHtml(u.username)}" value="${escapeHtml(u.username)}"${u === firstActive ? ' checked' : ''}${u.disabled ? ' disabled' : ''}> ${escapeHtml(u.name)} &lt;${escapeHtml(u.email)}&gt;${u.disabled ? ' (disabled)' : ''}</label></li>`).join('\n');
-  const scopes = code.scopes.map((s) => `<li><span class="scope">${escapeHtml(describeScope(context, s))}</span> <small>(${escapeHtml(s)})</small></li>`).join('\n');
-  return page(`${client?.name ?? 'An application'} wants to access your account`, `<p><strong id="client">${escapeHtml(client?.name ?? code.clientId)}</strong> will be able to:</p>
+  const chooser = accounts
+    .map(
+      (u) =>
+        `<li><label><input type="radio" name="account" id="account-${escapeHtml(u.username)}" value="${escapeHtml(u.username)}"${u === firstActive ? ' checked' : ''}${u.disabled ? ' disabled' : ''}> ${escapeHtml(u.name)} &lt;${escapeHtml(u.email)}&gt;${u.disabled ? ' (disabled)' : ''}</label></li>`,
+    )
+    .join('\n');
+  const scopes = code.scopes
+    .map((s) => `<li><span class="scope">${escapeHtml(describeScope(context, s))}</span> <small>(${escapeHtml(s)})</small></li>`)
+    .join('\n');
+  return page(
+    `${client?.name ?? 'An application'} wants to access your account`,
+    `<p><strong id="client">${escapeHtml(client?.name ?? code.clientId)}</strong> will be able to:</p>
 <ul id="scopes">
 ${scopes}
 </ul>
@@ -100,7 +115,8 @@ ${chooser}
 </ul>
 <button type="submit" name="decision" value="allow" id="allow">Allow</button>
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Deny</button>
-</form>`);
+</form>`,
+  );
 }
 
 /** POST /device/decision: allow (as the chosen account) or deny, then the result page. */

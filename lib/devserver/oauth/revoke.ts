@@ -25,7 +25,13 @@ function authenticate(context: OAuthContext, form: URLSearchParams, req: Incomin
   }
   const id = basic?.id ?? form.get('client_id');
   const secret = basic?.secret ?? form.get('client_secret');
-  if (!id) return oauthError(401, 'invalid_client', 'Client authentication is required: send client_id (and the client secret, by HTTP Basic or client_secret).', challenge);
+  if (!id)
+    return oauthError(
+      401,
+      'invalid_client',
+      'Client authentication is required: send client_id (and the client secret, by HTTP Basic or client_secret).',
+      challenge,
+    );
   const client = context.store.clients.get(id);
   if (!client) return oauthError(401, 'invalid_client', 'The OAuth client was not found.', challenge);
   const given = secret !== null && secret !== '';
@@ -35,8 +41,10 @@ function authenticate(context: OAuthContext, form: URLSearchParams, req: Incomin
   }
   if (!given || !sameSecret(secret, client.secret)) return oauthError(401, 'invalid_client', 'Client authentication failed.', challenge);
   // An authorization-code client authenticates the way it registered, as at /token.
-  if (client.authMethod === 'client_secret_basic' && !basic) return oauthError(401, 'invalid_client', 'Client authentication failed (client_secret_basic).', BASIC_CHALLENGE);
-  if (client.authMethod === 'client_secret_post' && basic) return oauthError(401, 'invalid_client', 'Client authentication failed (client_secret_post).', BASIC_CHALLENGE);
+  if (client.authMethod === 'client_secret_basic' && !basic)
+    return oauthError(401, 'invalid_client', 'Client authentication failed (client_secret_basic).', BASIC_CHALLENGE);
+  if (client.authMethod === 'client_secret_post' && basic)
+    return oauthError(401, 'invalid_client', 'Client authentication failed (client_secret_post).', BASIC_CHALLENGE);
   return client;
 }
 
@@ -50,9 +58,11 @@ export function revoke(context: OAuthContext, form: URLSearchParams, url: URL, r
   const access = store.accessTokens.get(value);
   const refresh = access ? store.refreshTokens.get(access.refreshToken) : store.refreshTokens.get(value);
   const owner = access?.clientId ?? refresh?.clientId;
-  const live = owner === client.id && (access
-    ? !access.revoked && access.expiresAt > now
-    : refresh !== undefined && !refresh.revoked && !(refresh.expiresAt !== undefined && refresh.expiresAt <= now));
+  const live =
+    owner === client.id &&
+    (access
+      ? !access.revoked && access.expiresAt > now
+      : refresh !== undefined && !refresh.revoked && !(refresh.expiresAt !== undefined && refresh.expiresAt <= now));
   if (!live) {
     // Google answers 400 invalid_token; RFC 7009 §2.2 answers 200 to a token that is already invalid.
     return options.dialect === 'google' ? oauthError(400, 'invalid_token', 'Token expired or revoked') : { status: 200, body: {} };

@@ -11,7 +11,18 @@ import { SecurityEvents, type SecurityEventDelivery } from './events.js';
 import { close, listen } from '../kit/index.js';
 import { BadBody, readForm, send, type Reply } from './http.js';
 import { newSigningKey } from './jwt.js';
-import { CODE_GRANT, DEFAULT_USERS, DEVICE_GRANT, REFRESH_GRANT, deviceScopes, resolveOptions, type ClientSpec, type Dialect, type OAuthServerOptions, type UserSpec } from './options.js';
+import {
+  CODE_GRANT,
+  DEFAULT_USERS,
+  DEVICE_GRANT,
+  REFRESH_GRANT,
+  deviceScopes,
+  resolveOptions,
+  type ClientSpec,
+  type Dialect,
+  type OAuthServerOptions,
+  type UserSpec,
+} from './options.js';
 import { codeForm, consentPage, decide } from './pages.js';
 import * as codeflow from './codeflow.js';
 import { Store, type Client } from './store.js';
@@ -140,16 +151,19 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const common = { device_code: code.deviceCode, user_code: code.userCode, expires_in: resolved.expiresIn, interval: resolved.interval };
     return {
       status: 200,
-      body: resolved.dialect === 'google'
-        ? { ...common, verification_url: verification }
-        : { ...common, verification_uri: verification, verification_uri_complete: `${verification}?user_code=${encodeURIComponent(code.userCode)}` },
+      body:
+        resolved.dialect === 'google'
+          ? { ...common, verification_url: verification }
+          : { ...common, verification_uri: verification, verification_uri_complete: `${verification}?user_code=${encodeURIComponent(code.userCode)}` },
     };
   };
 
   const route = async (req: IncomingMessage, method: string, url: URL): Promise<Reply> => {
     const path = url.pathname;
-    if (path.startsWith('/_gantry')) return handleAdmin(context, { requests: () => [...requests], clearRequests: () => (requests = []), reset }, method, path, req);
-    if (method === 'GET' && resolved.discovery && (path === '/.well-known/openid-configuration' || path === '/.well-known/oauth-authorization-server')) return { status: 200, body: discovery() };
+    if (path.startsWith('/_gantry'))
+      return handleAdmin(context, { requests: () => [...requests], clearRequests: () => (requests = []), reset }, method, path, req);
+    if (method === 'GET' && resolved.discovery && (path === '/.well-known/openid-configuration' || path === '/.well-known/oauth-authorization-server'))
+      return { status: 200, body: discovery() };
     if (method === 'GET' && path === '/jwks') return { status: 200, body: key.jwks() };
     if (path === resolved.devicePath) return method === 'POST' ? deviceCode(await readForm(req)) : notAllowed('POST');
     if (path === '/token') return method === 'POST' ? handleToken(context, await readForm(req), req) : notAllowed('POST');
@@ -175,7 +189,9 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     const url = new URL(req.url ?? '/', 'http://localhost');
     const started = Date.now();
     const queryKeys = [...new Set(url.searchParams.keys())];
-    const tokenInQuery = [...url.searchParams].some(([name, value]) => SENSITIVE_QUERY.has(name) || store.accessTokens.has(value) || store.refreshTokens.has(value));
+    const tokenInQuery = [...url.searchParams].some(
+      ([name, value]) => SENSITIVE_QUERY.has(name) || store.accessTokens.has(value) || store.refreshTokens.has(value),
+    );
     res.on('close', () => {
       if (!url.pathname.startsWith('/_gantry')) {
         requests.push({ at: new Date(started).toISOString(), method, path: url.pathname, status: res.statusCode, queryKeys, tokenInQuery });
@@ -187,7 +203,8 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     try {
       reply = await route(req, method, url);
     } catch (error) {
-      if (error instanceof BadBody) reply = url.pathname === '/token' ? tokenError(context, 'invalid_request', error.message) : oauthError(error.status, 'invalid_request', error.message);
+      if (error instanceof BadBody)
+        reply = url.pathname === '/token' ? tokenError(context, 'invalid_request', error.message) : oauthError(error.status, 'invalid_request', error.message);
       else if (isGantryError(error)) reply = { status: 400, body: { error: error.message } };
       else throw error;
     }

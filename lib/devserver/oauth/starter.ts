@@ -22,7 +22,9 @@ export function devOAuthDialect(flag: { name: string; value: string | undefined 
   const [source, raw] = flag.value !== undefined ? [flag.name, flag.value] : [DIALECT_VARIABLE, env[DIALECT_VARIABLE]];
   if (raw === undefined || (raw === '' && source === DIALECT_VARIABLE)) return 'google';
   if (!(DIALECTS as readonly string[]).includes(raw)) {
-    throw new UsageError(`${source} must be google or rfc8628, got "${raw.slice(0, 100)}"`, { hint: "google: Google's device flow (verification_url, 428 while pending); rfc8628: RFC 8628 (verification_uri, verification_uri_complete, 400 errors) for clients such as openid-client" });
+    throw new UsageError(`${source} must be google or rfc8628, got "${raw.slice(0, 100)}"`, {
+      hint: "google: Google's device flow (verification_url, 428 while pending); rfc8628: RFC 8628 (verification_uri, verification_uri_complete, 400 errors) for clients such as openid-client",
+    });
   }
   return raw as Dialect;
 }
@@ -41,13 +43,20 @@ export async function startDevOAuth(context: { host: string; oauthDialect?: Dial
   const dialect = context.oauthDialect ?? devOAuthDialect({ name: '--oauth-dialect', value: undefined }, env);
   const { startOAuthServer } = await import('./server.js');
   const server = await startOnDevPort({ name: 'authorization server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startOAuthServer({ host: context.host, port: p, interval, dialect }));
+    startOAuthServer({ host: context.host, port: p, interval, dialect }),
+  );
   const client = server.registerClient({ name: 'Gantry CLI (dev)' });
   return {
     ...server,
     credentials: { clientId: client.id, clientSecret: client.secret!, user: 'dev@gantry.test' },
     // GANTRY_MCP_AUTHORIZATION_SERVER: `gantry mcp serve` takes its tokens from this server (the authorization code
     // flow with PKCE, registration and resource indicators), and clients register themselves.
-    env: { GANTRY_AUTH_URL: server.url, GANTRY_OAUTH_CLIENT_ID: client.id, GANTRY_OAUTH_CLIENT_SECRET: client.secret!, GANTRY_API_URL: server.url, GANTRY_MCP_AUTHORIZATION_SERVER: server.url },
+    env: {
+      GANTRY_AUTH_URL: server.url,
+      GANTRY_OAUTH_CLIENT_ID: client.id,
+      GANTRY_OAUTH_CLIENT_SECRET: client.secret!,
+      GANTRY_API_URL: server.url,
+      GANTRY_MCP_AUTHORIZATION_SERVER: server.url,
+    },
   };
 }

@@ -3,7 +3,16 @@
 import { randomInt } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import { randomText } from './jwt.js';
-import { CODE_GRANT, REFRESH_GRANT, stableSub, type ClientSpec, type ClientType, type ResolvedOptions, type TokenEndpointAuthMethod, type UserSpec } from './options.js';
+import {
+  CODE_GRANT,
+  REFRESH_GRANT,
+  stableSub,
+  type ClientSpec,
+  type ClientType,
+  type ResolvedOptions,
+  type TokenEndpointAuthMethod,
+  type UserSpec,
+} from './options.js';
 
 export interface Client {
   id: string;
@@ -155,10 +164,15 @@ export class Store {
     if (type !== 'limited-input' && type !== 'web') throw new UsageError(`client type must be limited-input or web, got ${String(type)}`);
     checkIdAndSecret(spec);
     const seconds = spec.timeBasedAccessSeconds;
-    if (seconds !== undefined && (!Number.isSafeInteger(seconds) || seconds < 1)) throw new UsageError(`timeBasedAccessSeconds must be a whole number of at least 1, got ${String(seconds)}`);
+    if (seconds !== undefined && (!Number.isSafeInteger(seconds) || seconds < 1))
+      throw new UsageError(`timeBasedAccessSeconds must be a whole number of at least 1, got ${String(seconds)}`);
     const client: Client = {
-      id: spec.id ?? `${String(randomInt(1e11, 1e12))}-${randomText(24).toLowerCase().replace(/[^a-z0-9]/g, '0')}.apps.gantry.test`,
-      secret: spec.secret === null ? null : spec.secret ?? `GOCSPX-${randomText(21)}`,
+      id:
+        spec.id ??
+        `${String(randomInt(1e11, 1e12))}-${randomText(24)
+          .toLowerCase()
+          .replace(/[^a-z0-9]/g, '0')}.apps.gantry.test`,
+      secret: spec.secret === null ? null : (spec.secret ?? `GOCSPX-${randomText(21)}`),
       type,
       name: spec.name ?? 'Gantry device login',
       adminPolicyScopes: stringList('adminPolicyScopes', spec.adminPolicyScopes),
@@ -178,9 +192,11 @@ export class Store {
   /** An authorization-code client (RFC 7591 metadata; POST /register checks the wire format before it comes here). */
   private registerCodeClient(spec: ClientSpec, extraMetadata: Record<string, unknown>): Client {
     const type = spec.type ?? 'native';
-    if (type !== 'native' && type !== 'web') throw new UsageError(`an authorization-code client's type (application_type) must be native or web, got ${String(type)}`);
+    if (type !== 'native' && type !== 'web')
+      throw new UsageError(`an authorization-code client's type (application_type) must be native or web, got ${String(type)}`);
     const method = spec.tokenEndpointAuthMethod ?? 'none';
-    if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method)) throw new UsageError(`tokenEndpointAuthMethod must be none, client_secret_basic or client_secret_post, got ${String(method)}`);
+    if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method))
+      throw new UsageError(`tokenEndpointAuthMethod must be none, client_secret_basic or client_secret_post, got ${String(method)}`);
     checkIdAndSecret(spec);
     if (method === 'none' && typeof spec.secret === 'string') throw new UsageError('a public client (tokenEndpointAuthMethod none) has no secret');
     if (method !== 'none' && spec.secret === null) throw new UsageError(`a ${method} client needs a secret`);
@@ -191,12 +207,14 @@ export class Store {
     }
     const grantTypes = spec.grantTypes === undefined ? [CODE_GRANT, REFRESH_GRANT] : [...new Set(stringList('grantTypes', spec.grantTypes))];
     const unknown = grantTypes.filter((g) => g !== CODE_GRANT && g !== REFRESH_GRANT);
-    if (unknown.length > 0 || (redirectUris.length > 0 && !grantTypes.includes(CODE_GRANT))) throw new UsageError(`grantTypes must include authorization_code and may add refresh_token, got ${grantTypes.join(' ')}`);
-    if (spec.scope !== undefined && (typeof spec.scope !== 'string' || spec.scope.trim() === '')) throw new UsageError('scope must be a non-empty space-separated string');
+    if (unknown.length > 0 || (redirectUris.length > 0 && !grantTypes.includes(CODE_GRANT)))
+      throw new UsageError(`grantTypes must include authorization_code and may add refresh_token, got ${grantTypes.join(' ')}`);
+    if (spec.scope !== undefined && (typeof spec.scope !== 'string' || spec.scope.trim() === ''))
+      throw new UsageError('scope must be a non-empty space-separated string');
     if (spec.id !== undefined && this.clients.has(spec.id)) throw new UsageError(`a client ${spec.id} is already registered`);
     const client: Client = {
       id: spec.id ?? `gantry-${randomText(18).replace(/[^A-Za-z0-9]/g, 'x')}`,
-      secret: method === 'none' ? null : spec.secret ?? `gcs-${randomText(32)}`,
+      secret: method === 'none' ? null : (spec.secret ?? `gcs-${randomText(32)}`),
       type,
       name: spec.name ?? 'Context client',
       adminPolicyScopes: [],
@@ -214,7 +232,8 @@ export class Store {
   }
 
   addUser(spec: UserSpec): User {
-    if (!spec || typeof spec.username !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(spec.username)) throw new UsageError('a user needs a username of 1-64 letters, digits, dots, dashes or underscores');
+    if (!spec || typeof spec.username !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(spec.username))
+      throw new UsageError('a user needs a username of 1-64 letters, digits, dots, dashes or underscores');
     if (typeof spec.email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(spec.email)) throw new UsageError(`user ${spec.username} needs an e-mail address`);
     const name = spec.name ?? spec.username;
     const user: User = {
@@ -308,7 +327,10 @@ export class Store {
         pushedOut.push(old);
       }
     };
-    trim(live.filter((t) => t.clientId === client.id), this.options.refreshLimit.perClientUser);
+    trim(
+      live.filter((t) => t.clientId === client.id),
+      this.options.refreshLimit.perClientUser,
+    );
     trim(live, this.options.refreshLimit.perUser);
     return { token, pushedOut };
   }
@@ -347,7 +369,9 @@ export class Store {
 
   /** The live refresh tokens of a user (for one client, or all). */
   grantsOf(username: string, clientId?: string, now = Date.now()): RefreshToken[] {
-    return [...this.refreshTokens.values()].filter((t) => t.username === username && (!clientId || t.clientId === clientId) && !t.revoked && !(t.expiresAt !== undefined && t.expiresAt <= now));
+    return [...this.refreshTokens.values()].filter(
+      (t) => t.username === username && (!clientId || t.clientId === clientId) && !t.revoked && !(t.expiresAt !== undefined && t.expiresAt <= now),
+    );
   }
 
   /** Forgets codes, tokens and quota windows; clients and users stay. */
@@ -364,8 +388,10 @@ export class Store {
 }
 
 function checkIdAndSecret(spec: ClientSpec): void {
-  if (spec.id !== undefined && (typeof spec.id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.id))) throw new UsageError('client id must be 1-200 printable ASCII characters');
-  if (spec.secret !== undefined && spec.secret !== null && (typeof spec.secret !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.secret))) throw new UsageError('client secret must be 1-200 printable ASCII characters, or null for a public client');
+  if (spec.id !== undefined && (typeof spec.id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.id)))
+    throw new UsageError('client id must be 1-200 printable ASCII characters');
+  if (spec.secret !== undefined && spec.secret !== null && (typeof spec.secret !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(spec.secret)))
+    throw new UsageError('client secret must be 1-200 printable ASCII characters, or null for a public client');
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -409,6 +435,7 @@ export function checkReceiverUrl(url: string): string {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new UsageError(`a security event receiver must be an http(s) URL, got "${url}"`);
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    throw new UsageError(`a security event receiver must be an http(s) URL, got "${url}"`);
   return url;
 }

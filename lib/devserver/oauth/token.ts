@@ -17,8 +17,10 @@ export function handleToken(context: OAuthContext, form: URLSearchParams, req: I
   // A device client asking for the code grant is answered as before: the grant is not one it has (unsupported_grant_type).
   const claimed = context.store.clients.get(basicCredentials(req)?.id ?? form.get('client_id') ?? '');
   const deviceClient = claimed !== undefined && !claimed.codeClient;
-  if ((grantType === CODE_GRANT && !deviceClient) || (grantType === REFRESH_GRANT && isCodeFlowRequest(context, form, req))) return handleCodeFlowToken(context, grantType, form, req);
-  if (grantType !== DEVICE_GRANT && grantType !== REFRESH_GRANT) return tokenError(context, 'unsupported_grant_type', `Invalid grant_type: ${grantType.slice(0, 100)}`);
+  if ((grantType === CODE_GRANT && !deviceClient) || (grantType === REFRESH_GRANT && isCodeFlowRequest(context, form, req)))
+    return handleCodeFlowToken(context, grantType, form, req);
+  if (grantType !== DEVICE_GRANT && grantType !== REFRESH_GRANT)
+    return tokenError(context, 'unsupported_grant_type', `Invalid grant_type: ${grantType.slice(0, 100)}`);
   const client = authenticateClient(context, form, req, grantType === DEVICE_GRANT);
   if (!('id' in client)) return client;
   return grantType === DEVICE_GRANT ? pollDeviceCode(context, client, form) : refresh(context, client, form);
@@ -80,7 +82,8 @@ function pollDeviceCode(context: OAuthContext, client: Client, form: URLSearchPa
     return tokenError(context, 'org_internal', `This client is limited to accounts of ${client.orgInternal}.`);
   }
   const blocked = code.scopes.filter((s) => client.adminPolicyScopes.includes(s) || user.adminPolicyScopes.includes(s));
-  if (blocked.length > 0) return tokenError(context, 'admin_policy_enforced', `An administrator policy blocks the scope ${blocked.join(' ')} for this account.`);
+  if (blocked.length > 0)
+    return tokenError(context, 'admin_policy_enforced', `An administrator policy blocks the scope ${blocked.join(' ')} for this account.`);
   code.state = 'claimed';
   const { token: refreshToken } = store.issueRefreshToken(client, user.username, code.scopes, now);
   stats.tokensIssued++;
@@ -142,4 +145,3 @@ function idToken(context: OAuthContext, client: Client, user: User, scopes: stri
 export function domainOf(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 }
-

@@ -78,7 +78,13 @@ export interface PageanalysisServer {
 class ApiFailure extends HttpFailure {
   readonly statusText: string;
 
-  constructor(status: number, message: string, readonly reason: string, readonly location?: string, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    message: string,
+    readonly reason: string,
+    readonly location?: string,
+    headers?: Record<string, string>,
+  ) {
     super(status, message, headers);
     this.statusText = STATUS_TEXT[status] ?? 'UNKNOWN';
   }
@@ -130,7 +136,8 @@ function parseAsk(query: URLSearchParams): AnalysisAsk | ApiFailure {
   } catch {
     return failure(400, `Invalid value at 'url' (${url}): not an absolute URL`, 'invalid', 'url');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return failure(400, `Invalid value at 'url' (${url}): only http and https URLs can be analysed`, 'invalid', 'url');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return failure(400, `Invalid value at 'url' (${url}): only http and https URLs can be analysed`, 'invalid', 'url');
   const categories: string[] = [];
   for (const value of query.getAll('category')) {
     if (!CATEGORY_VALUES.includes(value)) return failure(400, `Invalid value at 'category' (${value})`, 'invalid', 'category');
@@ -150,7 +157,10 @@ function parseAsk(query: URLSearchParams): AnalysisAsk | ApiFailure {
 
 /** LHR → v5 response: the engine's own fields under `beaconResult`, its version as `beaconVersion`. */
 function toV5(lhr: Record<string, unknown>, ask: AnalysisAsk): Record<string, unknown> {
-  const { lighthouseVersion, runtimeError, ...rest } = lhr as Record<string, unknown> & { lighthouseVersion?: string; runtimeError?: { code?: string; message?: string } };
+  const { lighthouseVersion, runtimeError, ...rest } = lhr as Record<string, unknown> & {
+    lighthouseVersion?: string;
+    runtimeError?: { code?: string; message?: string };
+  };
   const finalUrl = (lhr.finalDisplayedUrl as string | undefined) ?? (lhr.finalUrl as string | undefined) ?? ask.url;
   const version = String(lighthouseVersion ?? '0.0').split('.');
   return {
@@ -208,19 +218,37 @@ function authorize(req: http.IncomingMessage, query: URLSearchParams, options: P
 export async function startPageanalysisServer(options: PageanalysisServerOptions = {}): Promise<PageanalysisServer> {
   // Faults answer a request that got past the path, method and body checks, one each, first armed first.
   const faults = new FaultSet();
-  const injectFault = (fault: Fault) => faults.add([{ kind: 'status', status: fault.status, times: Math.max(1, fault.times ?? 1), ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}), ...(fault.message !== undefined ? { message: fault.message } : {}) }]);
+  const injectFault = (fault: Fault) =>
+    faults.add([
+      {
+        kind: 'status',
+        status: fault.status,
+        times: Math.max(1, fault.times ?? 1),
+        ...(fault.retryAfter !== undefined ? { retryAfter: fault.retryAfter } : {}),
+        ...(fault.message !== undefined ? { message: fault.message } : {}),
+      },
+    ]);
   for (const fault of options.faults ?? []) injectFault(fault);
   const requests: RecordedRequest[] = [];
-  const analyser: Analyser = typeof options.analyser === 'function'
-    ? options.analyser
-    : (ask) => runLighthouseCli({ url: ask.url, categories: ask.categories, desktop: ask.strategy === 'DESKTOP', ...(ask.locale ? { locale: ask.locale } : {}) });
+  const analyser: Analyser =
+    typeof options.analyser === 'function'
+      ? options.analyser
+      : (ask) =>
+          runLighthouseCli({ url: ask.url, categories: ask.categories, desktop: ask.strategy === 'DESKTOP', ...(ask.locale ? { locale: ask.locale } : {}) });
   // One analysis at a time: each one is a whole browser and a gigabyte of memory.
   let queue: Promise<unknown> = Promise.resolve();
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const target = new URL(req.url ?? '/', 'http://localhost');
     const bodyBytes = await countBody(req);
-    const record: RecordedRequest = { method: req.method ?? '', path: target.pathname, query: [...target.searchParams], headers: req.headers, bodyBytes, status: 0 };
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: target.pathname,
+      query: [...target.searchParams],
+      headers: req.headers,
+      bodyBytes,
+      status: 0,
+    };
     requests.push(record);
     const fail = (f: ApiFailure) => {
       record.status = f.status;

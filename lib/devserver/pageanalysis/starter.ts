@@ -7,11 +7,15 @@ import { startPageanalysisServer, type PageanalysisServer } from './server.js';
 export const DEV_PAGEANALYSIS_PORT = 5760;
 const PORT_VARIABLE = 'GANTRY_DEV_PAGEANALYSIS_PORT';
 
-export async function startDevPageanalysis(context: { host: string }, env: NodeJS.ProcessEnv = process.env): Promise<PageanalysisServer & { env: Record<string, string> }> {
+export async function startDevPageanalysis(
+  context: { host: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PageanalysisServer & { env: Record<string, string> }> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_PAGEANALYSIS_PORT, env);
   const apiKey = `dev-${randomBytes(12).toString('hex')}`;
   const server = await startOnDevPort({ name: 'page analysis API', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startPageanalysisServer({ host: context.host, port: p, apiKeys: [apiKey] }));
+    startPageanalysisServer({ host: context.host, port: p, apiKeys: [apiKey] }),
+  );
   const variables = { PAGEANALYSIS_BASE_URL: server.url, PAGEANALYSIS_API_KEY: apiKey };
   // `env`: the export line `gantry dev` prints, so that `gantry gate` and the gate tools reach this API as they are.
   return { ...server, credentials: variables, env: variables };

@@ -88,7 +88,17 @@ export interface DeploymentRecord {
   production_environment: boolean;
   creator: User;
   created_at: string;
-  statuses: { id: number; state: string; description: string; environment: string; target_url: string; log_url: string; environment_url: string; created_at: string; creator: User }[];
+  statuses: {
+    id: number;
+    state: string;
+    description: string;
+    environment: string;
+    target_url: string;
+    log_url: string;
+    environment_url: string;
+    created_at: string;
+    creator: User;
+  }[];
 }
 
 interface IssueRecord {
@@ -205,8 +215,25 @@ export class PlatformState {
   }
 
   /** A deployment status the server itself adds (a protection rule's outcome), as POST …/statuses would. */
-  addDeploymentStatus(repo: Repository, deployment: DeploymentRecord, state: string, description: string, creator: User, origin: string): DeploymentRecord['statuses'][number] {
-    const status = { id: this.nextId++, state, description, environment: deployment.environment, target_url: '', log_url: '', environment_url: '', created_at: apiTime(), creator };
+  addDeploymentStatus(
+    repo: Repository,
+    deployment: DeploymentRecord,
+    state: string,
+    description: string,
+    creator: User,
+    origin: string,
+  ): DeploymentRecord['statuses'][number] {
+    const status = {
+      id: this.nextId++,
+      state,
+      description,
+      environment: deployment.environment,
+      target_url: '',
+      log_url: '',
+      environment_url: '',
+      created_at: apiTime(),
+      creator,
+    };
     if (state === 'success') this.markEarlierInactive(repo, deployment, status);
     deployment.statuses.push(status);
     this.emit({ name: 'deployment_status', repo, sender: creator, origin, deployment, status });
@@ -444,7 +471,8 @@ export class PlatformState {
         template: '/user',
         handler: (ctx) => {
           const { kind } = ctx.identity;
-          if (kind === 'unauthenticated' || kind === 'oauth-app') throw new ApiFailure(401, 'Requires authentication', {}, `${DOCS}/users/users#get-the-authenticated-user`);
+          if (kind === 'unauthenticated' || kind === 'oauth-app')
+            throw new ApiFailure(401, 'Requires authentication', {}, `${DOCS}/users/users#get-the-authenticated-user`);
           if (kind !== 'user') throw new ApiFailure(403, 'Resource not accessible by integration', {}, `${DOCS}/users/users#get-the-authenticated-user`);
           return { status: 200, body: this.userJson(userOf(ctx.identity.token?.login ?? 'dev'), ctx.origin) };
         },
@@ -475,7 +503,10 @@ export class PlatformState {
               public_repos: owned.filter((r) => !r.private).length,
               type: 'Organization',
               created_at: owned.map((r) => r.createdAt).sort()[0],
-              updated_at: owned.map((r) => r.createdAt).sort().at(-1),
+              updated_at: owned
+                .map((r) => r.createdAt)
+                .sort()
+                .at(-1),
             },
           };
         },
@@ -523,10 +554,15 @@ export class PlatformState {
         method: 'GET',
         template: '/installation/repositories',
         handler: (ctx) => {
-          if (ctx.identity.kind !== 'installation') throw new ApiFailure(403, 'You must authenticate with an installation access token in order to list repositories for an installation.');
+          if (ctx.identity.kind !== 'installation')
+            throw new ApiFailure(403, 'You must authenticate with an installation access token in order to list repositories for an installation.');
           const visible = [...this.repos.values()].filter((r) => ctx.identity.repositories!(r.fullName, r.owner.login));
           const page = paginate(visible, ctx);
-          return { status: 200, headers: page.headers, body: { total_count: visible.length, repository_selection: 'selected', repositories: page.items.map((r) => this.repoJson(r, ctx.origin)) } };
+          return {
+            status: 200,
+            headers: page.headers,
+            body: { total_count: visible.length, repository_selection: 'selected', repositories: page.items.map((r) => this.repoJson(r, ctx.origin)) },
+          };
         },
       },
       // Commit statuses
@@ -545,10 +581,12 @@ export class PlatformState {
           }
           if (input.description !== undefined && input.description !== null) {
             if (typeof input.description !== 'string') errors.push({ resource: 'Status', field: 'description', code: 'invalid' });
-            else if ([...input.description].length > 140) errors.push({ resource: 'Status', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' });
+            else if ([...input.description].length > 140)
+              errors.push({ resource: 'Status', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' });
           }
           if (input.target_url !== undefined && input.target_url !== null) {
-            if (typeof input.target_url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(input.target_url)) errors.push({ resource: 'Status', field: 'target_url', code: 'custom', message: 'target_url must use http(s) scheme' });
+            if (typeof input.target_url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(input.target_url))
+              errors.push({ resource: 'Status', field: 'target_url', code: 'custom', message: 'target_url must use http(s) scheme' });
           }
           if (input.context !== undefined && input.context !== null && (typeof input.context !== 'string' || input.context.trim() === '')) {
             errors.push({ resource: 'Status', field: 'context', code: 'invalid' });
@@ -559,7 +597,10 @@ export class PlatformState {
           const list = repo.statuses.get(sha) ?? [];
           const context = (input.context as string | undefined) ?? 'default';
           if (list.filter((s) => s.context === context).length >= MAX_STATUSES_PER_CONTEXT) {
-            throw validationFailed([{ resource: 'Status', field: 'context', code: 'custom', message: 'This SHA and context has reached the maximum number of statuses.' }], doc);
+            throw validationFailed(
+              [{ resource: 'Status', field: 'context', code: 'custom', message: 'This SHA and context has reached the maximum number of statuses.' }],
+              doc,
+            );
           }
           const record: StatusRecord = {
             id: this.nextId++,
@@ -615,13 +656,18 @@ export class PlatformState {
           const repo = this.repo(ctx, true);
           const input = body(ctx);
           const doc = `${DOCS}/deployments/deployments#create-a-deployment`;
-          if (typeof input.ref !== 'string' || input.ref === '') throw validationFailed([{ resource: 'Deployment', field: 'ref', code: input.ref === undefined ? 'missing_field' : 'invalid' }], doc);
+          if (typeof input.ref !== 'string' || input.ref === '')
+            throw validationFailed([{ resource: 'Deployment', field: 'ref', code: input.ref === undefined ? 'missing_field' : 'invalid' }], doc);
           const sha = this.resolveRef(repo, input.ref);
           if (!sha) throw new ApiFailure(422, `No ref found for: ${input.ref}`, {}, doc);
           for (const field of ['task', 'environment', 'description'] as const) {
-            if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string') throw validationFailed([{ resource: 'Deployment', field, code: 'invalid' }], doc);
+            if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string')
+              throw validationFailed([{ resource: 'Deployment', field, code: 'invalid' }], doc);
           }
-          if (input.required_contexts !== undefined && (!Array.isArray(input.required_contexts) || input.required_contexts.some((c) => typeof c !== 'string'))) {
+          if (
+            input.required_contexts !== undefined &&
+            (!Array.isArray(input.required_contexts) || input.required_contexts.some((c) => typeof c !== 'string'))
+          ) {
             throw validationFailed([{ resource: 'Deployment', field: 'required_contexts', code: 'invalid' }], doc);
           }
           // Required contexts: by default every context with a status on the ref must be success (GitHub's rule).
@@ -630,9 +676,21 @@ export class PlatformState {
           const required = (input.required_contexts as string[] | undefined) ?? [...latest.keys()];
           const failing = required.filter((c) => latest.get(c) !== 'success');
           if (failing.length > 0) {
-            throw new ApiFailure(409, `Conflict: Commit status checks failed for ${input.ref}.`, {
-              errors: [{ contexts: failing.map((context) => ({ context, state: latest.get(context) ?? 'missing' })), resource: 'Deployment', field: 'required_contexts', code: 'invalid' }],
-            }, doc);
+            throw new ApiFailure(
+              409,
+              `Conflict: Commit status checks failed for ${input.ref}.`,
+              {
+                errors: [
+                  {
+                    contexts: failing.map((context) => ({ context, state: latest.get(context) ?? 'missing' })),
+                    resource: 'Deployment',
+                    field: 'required_contexts',
+                    code: 'invalid',
+                  },
+                ],
+              },
+              doc,
+            );
           }
           const record: DeploymentRecord = {
             id: this.nextId++,
@@ -643,7 +701,10 @@ export class PlatformState {
             environment: (input.environment as string | undefined) ?? 'production',
             description: (input.description as string | undefined) ?? null,
             transient_environment: input.transient_environment === true,
-            production_environment: input.production_environment === undefined ? ((input.environment as string | undefined) ?? 'production') === 'production' : input.production_environment === true,
+            production_environment:
+              input.production_environment === undefined
+                ? ((input.environment as string | undefined) ?? 'production') === 'production'
+                : input.production_environment === true,
             creator: this.creator(ctx.identity),
             created_at: now(),
             statuses: [],
@@ -685,15 +746,27 @@ export class PlatformState {
           const input = body(ctx);
           const doc = `${DOCS}/deployments/statuses#create-a-deployment-status`;
           if (typeof input.state !== 'string' || !(DEPLOYMENT_STATES as readonly string[]).includes(input.state)) {
-            throw validationFailed([input.state === undefined ? { resource: 'DeploymentStatus', field: 'state', code: 'missing_field' } : { resource: 'DeploymentStatus', field: 'state', code: 'custom', message: 'state is not included in the list' }], doc);
+            throw validationFailed(
+              [
+                input.state === undefined
+                  ? { resource: 'DeploymentStatus', field: 'state', code: 'missing_field' }
+                  : { resource: 'DeploymentStatus', field: 'state', code: 'custom', message: 'state is not included in the list' },
+              ],
+              doc,
+            );
           }
           const text = (field: string) => {
             const value = input[field];
-            if (value !== undefined && value !== null && typeof value !== 'string') throw validationFailed([{ resource: 'DeploymentStatus', field, code: 'invalid' }], doc);
+            if (value !== undefined && value !== null && typeof value !== 'string')
+              throw validationFailed([{ resource: 'DeploymentStatus', field, code: 'invalid' }], doc);
             return (value as string | undefined) ?? '';
           };
           const description = text('description');
-          if ([...description].length > 140) throw validationFailed([{ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' }], doc);
+          if ([...description].length > 140)
+            throw validationFailed(
+              [{ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' }],
+              doc,
+            );
           const status = {
             id: this.nextId++,
             state: input.state,
@@ -742,8 +815,10 @@ export class PlatformState {
           const repo = this.repo(ctx, true);
           const input = body(ctx);
           const doc = `${DOCS}/issues/issues#create-an-issue`;
-          if (typeof input.title !== 'string' && typeof input.title !== 'number') throw validationFailed([{ resource: 'Issue', field: 'title', code: input.title === undefined ? 'missing_field' : 'invalid' }], doc);
-          if (input.body !== undefined && input.body !== null && typeof input.body !== 'string') throw validationFailed([{ resource: 'Issue', field: 'body', code: 'invalid' }], doc);
+          if (typeof input.title !== 'string' && typeof input.title !== 'number')
+            throw validationFailed([{ resource: 'Issue', field: 'title', code: input.title === undefined ? 'missing_field' : 'invalid' }], doc);
+          if (input.body !== undefined && input.body !== null && typeof input.body !== 'string')
+            throw validationFailed([{ resource: 'Issue', field: 'body', code: 'invalid' }], doc);
           const issue: IssueRecord = {
             id: this.nextId++,
             number: repo.issues.length + 1,
@@ -783,7 +858,10 @@ export class PlatformState {
           const issue = this.issue(repo, ctx.params.number!);
           const input = body(ctx);
           if (typeof input.body !== 'string' || input.body === '') {
-            throw validationFailed([{ resource: 'IssueComment', field: 'body', code: input.body === undefined ? 'missing_field' : 'invalid' }], `${DOCS}/issues/comments#create-an-issue-comment`);
+            throw validationFailed(
+              [{ resource: 'IssueComment', field: 'body', code: input.body === undefined ? 'missing_field' : 'invalid' }],
+              `${DOCS}/issues/comments#create-an-issue-comment`,
+            );
           }
           const comment = { id: this.nextId++, body: input.body, user: this.creator(ctx.identity), created_at: now() };
           issue.comments.push(comment);
@@ -810,11 +888,17 @@ export class PlatformState {
           const found = [...this.repos.values()].filter(
             (r) =>
               this.visible(ctx.identity, r) &&
-              (qualifiers.user === undefined && qualifiers.org === undefined ? true : r.owner.login.toLowerCase() === (qualifiers.user ?? qualifiers.org)!.toLowerCase()) &&
+              (qualifiers.user === undefined && qualifiers.org === undefined
+                ? true
+                : r.owner.login.toLowerCase() === (qualifiers.user ?? qualifiers.org)!.toLowerCase()) &&
               terms.every((t) => r.fullName.toLowerCase().includes(t)),
           );
           const page = paginate(found, ctx);
-          return { status: 200, headers: page.headers, body: { total_count: found.length, incomplete_results: false, items: page.items.map((r) => this.repoJson(r, ctx.origin)) } };
+          return {
+            status: 200,
+            headers: page.headers,
+            body: { total_count: found.length, incomplete_results: false, items: page.items.map((r) => this.repoJson(r, ctx.origin)) },
+          };
         },
       },
       {
@@ -833,7 +917,11 @@ export class PlatformState {
             }
           }
           const page = paginate(found, ctx);
-          return { status: 200, headers: page.headers, body: { total_count: found.length, incomplete_results: false, items: page.items.map(({ repo, issue }) => this.issueJson(repo, issue, ctx.origin)) } };
+          return {
+            status: 200,
+            headers: page.headers,
+            body: { total_count: found.length, incomplete_results: false, items: page.items.map(({ repo, issue }) => this.issueJson(repo, issue, ctx.origin)) },
+          };
         },
       },
     ];

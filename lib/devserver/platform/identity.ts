@@ -129,7 +129,8 @@ export function verifyAppJwt(token: string, apps: Map<number, AppSpec & { key: K
   const signed = Buffer.from(`${parts[0]}.${parts[1]}`);
   if (!verify('sha256', signed, app.key, Buffer.from(parts[2]!, 'base64url'))) throw new AuthError(JWT_UNDECODABLE);
   const now = Math.floor(nowMs / 1000);
-  if (typeof claims.iat !== 'number' || !Number.isInteger(claims.iat)) throw new AuthError(`'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued`);
+  if (typeof claims.iat !== 'number' || !Number.isInteger(claims.iat))
+    throw new AuthError(`'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued`);
   if (claims.iat > now + 60) throw new AuthError(`'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued`);
   if (typeof claims.exp !== 'number' || !Number.isInteger(claims.exp) || claims.exp <= now) {
     throw new AuthError(`'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires`);
@@ -143,7 +144,9 @@ export function publicKeyOf(spec: AppSpec): KeyObject {
 }
 
 /** The credentials of an Authorization header: a token (`token x`, `Bearer x`), or Basic user:password. */
-export function parseAuthorization(header: string | undefined): { scheme: 'none' } | { scheme: 'token'; token: string } | { scheme: 'basic'; user: string; password: string } | { scheme: 'bad' } {
+export function parseAuthorization(
+  header: string | undefined,
+): { scheme: 'none' } | { scheme: 'token'; token: string } | { scheme: 'basic'; user: string; password: string } | { scheme: 'bad' } {
   if (header === undefined || header.trim() === '') return { scheme: 'none' };
   const match = /^(\S+)\s+(\S+)\s*$/.exec(header.trim());
   if (!match) return { scheme: 'bad' };

@@ -4,7 +4,20 @@
 // `requested`) on their webhooks; each app answers at `deployment_callback_url` with an installation token: status
 // reports (no `state`, at most 10 per deployment) and one decision — approved (every rule) → a `success` status,
 // rejected (any rule) → `failure`. Comments are at most 1,024 characters, as GitHub's.
-import { ApiFailure, apiTime, DOCS, validationFailed, type DeploymentRecord, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type ValidationError } from './api.js';
+import {
+  ApiFailure,
+  apiTime,
+  DOCS,
+  validationFailed,
+  type DeploymentRecord,
+  type PlatformState,
+  type Reply,
+  type Repository,
+  type RequestContext,
+  type RouteDef,
+  type StateEvent,
+  type ValidationError,
+} from './api.js';
 import type { AppSpec } from './identity.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -61,7 +74,14 @@ export interface ProtectedDeploymentReport {
   deployment_callback_url: string;
   /** waiting until every rule approved (approved) or one rejected (rejected). */
   state: 'waiting' | 'approved' | 'rejected';
-  rules: { app_id: number; rule_id: number; installation_id: number | null; state: Gate['state']; delivery_guid: string | null; not_delivered: string | null }[];
+  rules: {
+    app_id: number;
+    rule_id: number;
+    installation_id: number | null;
+    state: Gate['state'];
+    delivery_guid: string | null;
+    not_delivered: string | null;
+  }[];
   reports: Protected['reports'];
   /** The decision that settled it (the rejection, or the last approval), null while waiting. */
   decision: Protected['decisions'][number] | null;
@@ -103,7 +123,9 @@ export class Protection {
   /** `/_gantry/protection` and `/_gantry/deployments/{id}`; undefined for another path. */
   admin(method: string, pathname: string): Reply | undefined {
     if (pathname === '/_gantry/protection') {
-      return method === 'GET' ? { status: 200, body: { deployments: this.report() } } : { status: 405, body: { message: `no admin endpoint ${method} ${pathname}` } };
+      return method === 'GET'
+        ? { status: 200, body: { deployments: this.report() } }
+        : { status: 405, body: { message: `no admin endpoint ${method} ${pathname}` } };
     }
     const match = /^\/_gantry\/deployments\/(\d+)$/.exec(pathname);
     if (!match) return undefined;
@@ -148,7 +170,8 @@ export class Protection {
           const repo = this.writable(ctx);
           const name = ctx.params.environment_name!;
           if (typeof ctx.body !== 'object' || ctx.body === null || Array.isArray(ctx.body)) throw new ApiFailure(400, 'Problems parsing JSON');
-          if (name.length > 255 || [...name].some((c) => c.charCodeAt(0) < 0x20)) throw validationFailed([{ resource: 'Environment', field: 'name', code: 'invalid' }], `${ENV_DOC}#create-or-update-an-environment`);
+          if (name.length > 255 || [...name].some((c) => c.charCodeAt(0) < 0x20))
+            throw validationFailed([{ resource: 'Environment', field: 'name', code: 'invalid' }], `${ENV_DOC}#create-or-update-an-environment`);
           const env = this.ensure(repo.fullName.toLowerCase(), name);
           env.updatedAt = apiTime();
           return { status: 200, body: this.envJson(repo, env, ctx.origin) };
@@ -160,7 +183,10 @@ export class Protection {
         handler: (ctx) => {
           const repo = this.writable(ctx);
           const env = envOf(ctx, repo);
-          this.environments.set(repo.fullName.toLowerCase(), this.list(repo).filter((e) => e !== env));
+          this.environments.set(
+            repo.fullName.toLowerCase(),
+            this.list(repo).filter((e) => e !== env),
+          );
           return { status: 204 };
         },
       },
@@ -180,7 +206,10 @@ export class Protection {
           const repo = this.state.repo(ctx, false);
           envOf(ctx, repo);
           const apps = [...this.apps.values()].filter((a) => this.webhooks.installationFor(a.id, repo) !== undefined);
-          return { status: 200, body: { total_count: apps.length, available_custom_deployment_protection_rule_integrations: apps.map((a) => appJson(a.id, ctx.origin)) } };
+          return {
+            status: 200,
+            body: { total_count: apps.length, available_custom_deployment_protection_rule_integrations: apps.map((a) => appJson(a.id, ctx.origin)) },
+          };
         },
       },
       {
@@ -193,11 +222,33 @@ export class Protection {
           if (typeof ctx.body !== 'object' || ctx.body === null || Array.isArray(ctx.body)) throw new ApiFailure(400, 'Problems parsing JSON');
           const id = (ctx.body as Record<string, unknown>).integration_id;
           if (id === undefined) throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'missing_field' }], doc);
-          if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'invalid' }], doc);
+          if (typeof id !== 'number' || !Number.isSafeInteger(id))
+            throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'invalid' }], doc);
           if (!this.apps.has(id) || this.webhooks.installationFor(id, repo) === undefined) {
-            throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'custom', message: `The app ${id} is not installed on ${repo.fullName}.` }], doc);
+            throw validationFailed(
+              [
+                {
+                  resource: 'DeploymentProtectionRule',
+                  field: 'integration_id',
+                  code: 'custom',
+                  message: `The app ${id} is not installed on ${repo.fullName}.`,
+                },
+              ],
+              doc,
+            );
           }
-          if (env.rules.some((r) => r.appId === id)) throw validationFailed([{ resource: 'DeploymentProtectionRule', field: 'integration_id', code: 'already_exists', message: 'The app already protects this environment.' }], doc);
+          if (env.rules.some((r) => r.appId === id))
+            throw validationFailed(
+              [
+                {
+                  resource: 'DeploymentProtectionRule',
+                  field: 'integration_id',
+                  code: 'already_exists',
+                  message: 'The app already protects this environment.',
+                },
+              ],
+              doc,
+            );
           const rule = { id: this.nextId++, appId: id };
           env.rules.push(rule);
           env.updatedAt = apiTime();
@@ -294,7 +345,13 @@ export class Protection {
     this.state.addDeploymentStatus(event.repo, event.deployment, 'waiting', 'Waiting for deployment protection rules', event.sender, event.origin);
     for (const rule of env.rules) {
       const installation = this.webhooks.installationFor(rule.appId, event.repo);
-      const gate: Gate = { appId: rule.appId, ruleId: rule.id, installationId: installation?.id ?? null, state: 'waiting', delivery: { reason: `app ${rule.appId} is not installed on ${event.repo.fullName}` } };
+      const gate: Gate = {
+        appId: rule.appId,
+        ruleId: rule.id,
+        installationId: installation?.id ?? null,
+        state: 'waiting',
+        delivery: { reason: `app ${rule.appId} is not installed on ${event.repo.fullName}` },
+      };
       record.gates.push(gate);
       if (!installation) continue;
       gate.delivery = this.webhooks.deliverToApp(
@@ -322,7 +379,13 @@ export class Protection {
   private review(ctx: RequestContext): Reply {
     const repo = this.state.repo(ctx, true);
     if (ctx.identity.kind === 'workflow') throw new ApiFailure(403, 'Resource not accessible by integration', {}, REVIEW_DOC);
-    if (ctx.identity.kind !== 'installation') throw new ApiFailure(403, 'Resource not accessible by personal access token: only the app of a custom deployment protection rule can review it, with an installation access token', {}, REVIEW_DOC);
+    if (ctx.identity.kind !== 'installation')
+      throw new ApiFailure(
+        403,
+        'Resource not accessible by personal access token: only the app of a custom deployment protection rule can review it, with an installation access token',
+        {},
+        REVIEW_DOC,
+      );
     const record = /^\d+$/.test(ctx.params.run_id!) ? this.runs.get(Number(ctx.params.run_id)) : undefined;
     if (!record || record.repo !== repo) throw new ApiFailure(404, 'Not Found', {}, REVIEW_DOC);
     // An app reviews only its own rules (GitHub's): another app's installation finds nothing here.
@@ -334,24 +397,50 @@ export class Protection {
     const resource = 'DeploymentProtectionRule';
     if (input.environment_name === undefined) errors.push({ resource, field: 'environment_name', code: 'missing_field' });
     else if (typeof input.environment_name !== 'string') errors.push({ resource, field: 'environment_name', code: 'invalid' });
-    if (input.state !== undefined && input.state !== 'approved' && input.state !== 'rejected') errors.push({ resource, field: 'state', code: 'custom', message: 'state is not included in the list' });
-    if (input.comment !== undefined && input.comment !== null && typeof input.comment !== 'string') errors.push({ resource, field: 'comment', code: 'invalid' });
+    if (input.state !== undefined && input.state !== 'approved' && input.state !== 'rejected')
+      errors.push({ resource, field: 'state', code: 'custom', message: 'state is not included in the list' });
+    if (input.comment !== undefined && input.comment !== null && typeof input.comment !== 'string')
+      errors.push({ resource, field: 'comment', code: 'invalid' });
     else if (typeof input.comment === 'string' && [...input.comment].length > MAX_COMMENT_CHARACTERS) {
       errors.push({ resource, field: 'comment', code: 'custom', message: `comment is too long (maximum is ${MAX_COMMENT_CHARACTERS} characters)` });
     }
-    if (input.state === undefined && (typeof input.comment !== 'string' || input.comment === '')) errors.push({ resource, field: 'comment', code: 'missing_field', message: 'A status report (no state) needs a comment' });
+    if (input.state === undefined && (typeof input.comment !== 'string' || input.comment === ''))
+      errors.push({ resource, field: 'comment', code: 'missing_field', message: 'A status report (no state) needs a comment' });
     if (errors.length > 0) throw validationFailed(errors, REVIEW_DOC);
     if ((input.environment_name as string).toLowerCase() !== record.environment.toLowerCase()) {
-      throw validationFailed([{ resource, field: 'environment_name', code: 'custom', message: `No deployment protection rule of this app is waiting on environment ${input.environment_name as string}` }], REVIEW_DOC);
+      throw validationFailed(
+        [
+          {
+            resource,
+            field: 'environment_name',
+            code: 'custom',
+            message: `No deployment protection rule of this app is waiting on environment ${input.environment_name as string}`,
+          },
+        ],
+        REVIEW_DOC,
+      );
     }
     const comment = typeof input.comment === 'string' ? input.comment : null;
     const at = apiTime();
     if (gate.state !== 'waiting' || record.state !== 'waiting') {
-      throw validationFailed([{ resource, field: 'state', code: 'custom', message: `This deployment protection rule has already been ${record.state === 'waiting' ? gate.state : record.state}` }], REVIEW_DOC);
+      throw validationFailed(
+        [
+          {
+            resource,
+            field: 'state',
+            code: 'custom',
+            message: `This deployment protection rule has already been ${record.state === 'waiting' ? gate.state : record.state}`,
+          },
+        ],
+        REVIEW_DOC,
+      );
     }
     if (input.state === undefined) {
       if (record.reports.length >= MAX_STATUS_REPORTS) {
-        throw validationFailed([{ resource, field: 'comment', code: 'custom', message: `A deployment takes at most ${MAX_STATUS_REPORTS} status reports` }], REVIEW_DOC);
+        throw validationFailed(
+          [{ resource, field: 'comment', code: 'custom', message: `A deployment takes at most ${MAX_STATUS_REPORTS} status reports` }],
+          REVIEW_DOC,
+        );
       }
       record.reports.push({ app_id: gate.appId, comment: comment!, at });
       return { status: 204 };

@@ -145,7 +145,8 @@ interface Budget {
 
 export async function startPlatformServer(options: PlatformServerOptions = {}): Promise<PlatformServer> {
   const scale = options.windowScale ?? 1;
-  if (!(typeof scale === 'number' && Number.isFinite(scale) && scale > 0 && scale <= 1000)) throw new UsageError(`windowScale must be a number above 0 (at most 1000), got ${String(scale)}`);
+  if (!(typeof scale === 'number' && Number.isFinite(scale) && scale > 0 && scale <= 1000))
+    throw new UsageError(`windowScale must be a number above 0 (at most 1000), got ${String(scale)}`);
   const limits: PlatformLimits = { ...SPEC_LIMITS, ...(options.limits ?? {}) };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`limit ${name} must be a whole number of at least 0, got ${String(value)}`);
@@ -169,7 +170,8 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
   const oauthApps = new Map((options.oauthApps ?? []).map((a) => [a.clientId, a]));
   const tokens = new Map<string, TokenRecord>();
   const issueToken = (spec: TokenSpec): string => {
-    if (spec.kind === 'installation' && (spec.installationId === undefined || !installations.has(spec.installationId))) throw new UsageError('an installation token needs the id of an installation the server knows');
+    if (spec.kind === 'installation' && (spec.installationId === undefined || !installations.has(spec.installationId)))
+      throw new UsageError('an installation token needs the id of an installation the server knows');
     if (spec.kind === 'workflow' && !spec.repository) throw new UsageError('a workflow token needs its repository (owner/name)');
     const token = spec.token ?? newToken(spec.kind);
     tokens.set(token, { ...spec, token, revoked: false });
@@ -216,7 +218,14 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
       case 'user-to-server':
       case 'oauth': {
         const login = record.login ?? 'dev';
-        return { kind: 'user', key: `user:${login}`, primary: record.enterprise ? limits.userEnterprise : limits.user, search: limits.searchAuthenticated, describe: `user ID ${userNumber(login)}`, token: record };
+        return {
+          kind: 'user',
+          key: `user:${login}`,
+          primary: record.enterprise ? limits.userEnterprise : limits.user,
+          search: limits.searchAuthenticated,
+          describe: `user ID ${userNumber(login)}`,
+          token: record,
+        };
       }
       case 'workflow': {
         const repository = record.repository!;
@@ -259,7 +268,13 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
       const oauthApp = oauthApps.get(credentials.user);
       if (oauthApp) {
         if (oauthApp.clientSecret !== credentials.password) throw new AuthError('Bad credentials');
-        return { kind: 'oauth-app', key: `oauth-app:${oauthApp.clientId}`, primary: oauthApp.enterprise ? limits.oauthAppEnterprise : limits.oauthApp, search: limits.searchAuthenticated, describe: `app ${oauthApp.clientId}` };
+        return {
+          kind: 'oauth-app',
+          key: `oauth-app:${oauthApp.clientId}`,
+          primary: oauthApp.enterprise ? limits.oauthAppEnterprise : limits.oauthApp,
+          search: limits.searchAuthenticated,
+          describe: `app ${oauthApp.clientId}`,
+        };
       }
       const record = tokens.get(credentials.password);
       if (!record) throw new AuthError('Bad credentials');
@@ -292,14 +307,25 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
         const budget = budgetOf(ctx.identity);
         const now = Date.now();
         const core = rateJson(budget.core, 'core', now);
-        return { status: 200, body: { resources: { core, search: rateJson(budget.search, 'search', now), graphql: rateJson(budget.graphql, 'graphql', now) }, rate: core } };
+        return {
+          status: 200,
+          body: { resources: { core, search: rateJson(budget.search, 'search', now), graphql: rateJson(budget.graphql, 'graphql', now) }, rate: core },
+        };
       },
     },
     {
       method: 'GET',
       template: '/app',
       app: true,
-      handler: (ctx) => ({ status: 200, body: { id: ctx.identity.appId, slug: `app-${ctx.identity.appId}`, name: `app-${ctx.identity.appId}`, owner: { login: 'gantry', type: 'Organization' } } }),
+      handler: (ctx) => ({
+        status: 200,
+        body: {
+          id: ctx.identity.appId,
+          slug: `app-${ctx.identity.appId}`,
+          name: `app-${ctx.identity.appId}`,
+          owner: { login: 'gantry', type: 'Organization' },
+        },
+      }),
     },
     {
       method: 'GET',
@@ -316,7 +342,8 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
       app: true,
       handler: (ctx) => {
         const found = installations.get(Number(ctx.params.installation_id));
-        if (!/^\d+$/.test(ctx.params.installation_id!) || !found || found.app.id !== ctx.identity.appId) throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/apps/apps#create-an-installation-access-token-for-an-app`);
+        if (!/^\d+$/.test(ctx.params.installation_id!) || !found || found.app.id !== ctx.identity.appId)
+          throw new ApiFailure(404, 'Not Found', {}, `${DOCS}/apps/apps#create-an-installation-access-token-for-an-app`);
         const expiresAt = Date.now() + tokenTtlMs;
         const token = issueToken({ kind: 'installation', installationId: found.installation.id, expiresAt });
         const reach = installationReach(found.installation);
@@ -327,13 +354,26 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
             expires_at: apiTime(expiresAt),
             permissions: { metadata: 'read', statuses: 'write', deployments: 'write', issues: 'write' },
             repository_selection: found.installation.repositories ? 'selected' : 'all',
-            ...(found.installation.repositories ? { repositories: state.repositoryNames().filter((n) => reach(n, n.split('/')[0]!)).map((full_name) => ({ full_name })) } : {}),
+            ...(found.installation.repositories
+              ? {
+                  repositories: state
+                    .repositoryNames()
+                    .filter((n) => reach(n, n.split('/')[0]!))
+                    .map((full_name) => ({ full_name })),
+                }
+              : {}),
           },
         };
       },
     },
   ];
-  const webhooks = new Webhooks({ apps: options.apps ?? [], hooks: options.hooks ?? [], timeoutMs: options.webhookTimeoutMs, maxPayloadBytes: options.webhookMaxPayloadBytes, log });
+  const webhooks = new Webhooks({
+    apps: options.apps ?? [],
+    hooks: options.hooks ?? [],
+    timeoutMs: options.webhookTimeoutMs,
+    maxPayloadBytes: options.webhookMaxPayloadBytes,
+    log,
+  });
   const protection = new Protection(webhooks, { apps: options.apps ?? [], environments: options.environments ?? [] });
   const state = new PlatformState(options.repositories ?? DEFAULT_REPOSITORIES, [...extraRoutes, ...webhooks.routes(), ...protection.routes()]);
   webhooks.attach(state);
@@ -427,8 +467,15 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     if (counted && !window.take(now)) {
       const headers = rateHeaders(window, resource, now);
       record({ kind: 'primary', identity: identity.key, resource, endpoint, status: primaryStatus, at: apiTime(now) });
-      const good = identity.kind === 'unauthenticated' ? " (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)" : '';
-      return send(res, method, { status: primaryStatus, headers, body: { message: `API rate limit exceeded for ${identity.describe}.${good}`, documentation_url: RATE_DOCS } });
+      const good =
+        identity.kind === 'unauthenticated'
+          ? " (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)"
+          : '';
+      return send(res, method, {
+        status: primaryStatus,
+        headers,
+        body: { message: `API rate limit exceeded for ${identity.describe}.${good}`, documentation_url: RATE_DOCS },
+      });
     }
     const headers = rateHeaders(window, resource, now);
 
@@ -438,7 +485,15 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
     res.on('close', () => budget.inFlight--);
     const secondary = (kind: Exclude<ViolationKind, 'primary'>, waitMs: number | undefined) => {
       const retryAfter = waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000));
-      record({ kind, identity: identity.key, resource, endpoint, status: secondaryStatus, ...(retryAfter !== undefined ? { retryAfter } : {}), at: apiTime(now) });
+      record({
+        kind,
+        identity: identity.key,
+        resource,
+        endpoint,
+        status: secondaryStatus,
+        ...(retryAfter !== undefined ? { retryAfter } : {}),
+        at: apiTime(now),
+      });
       send(res, method, {
         status: secondaryStatus,
         headers: { ...headers, ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) },
@@ -469,7 +524,8 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
 
     const reply = early ?? (await answer());
     // Every successful read carries a weak ETag of its body, for the conditional requests above.
-    const validator: Record<string, string> = READ_METHODS.has(method) && reply.status === 200 ? { etag: etagOf(reply.body), vary: 'Accept, Authorization' } : {};
+    const validator: Record<string, string> =
+      READ_METHODS.has(method) && reply.status === 200 ? { etag: etagOf(reply.body), vary: 'Accept, Authorization' } : {};
     if (notModified) return send(res, method, { status: 304, headers: { ...headers, ...validator } });
     send(res, method, { ...reply, headers: { ...headers, ...(reply.headers ?? {}), ...validator } });
   };
@@ -623,7 +679,9 @@ function userNumber(login: string): number {
 
 /** A weak entity tag of a JSON body, `W/"<sha-256>"`, the form the platform sends. */
 function etagOf(body: unknown): string {
-  return `W/"${createHash('sha256').update(body === undefined ? '' : JSON.stringify(body)).digest('hex')}"`;
+  return `W/"${createHash('sha256')
+    .update(body === undefined ? '' : JSON.stringify(body))
+    .digest('hex')}"`;
 }
 
 /** If-None-Match against an ETag by the weak comparison (RFC 9110 §13.1.2): `*`, or one of a list, `W/` aside. */

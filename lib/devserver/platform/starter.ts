@@ -32,7 +32,8 @@ export function devAppWebhook(env: NodeJS.ProcessEnv = process.env): { url?: str
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new UsageError(`${WEBHOOK_URL_VARIABLE} must be an http(s) URL, e.g. http://127.0.0.1:3000/hooks`);
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      throw new UsageError(`${WEBHOOK_URL_VARIABLE} must be an http(s) URL, e.g. http://127.0.0.1:3000/hooks`);
     url = raw;
   }
   const secret = env[WEBHOOK_SECRET_VARIABLE] || randomBytes(20).toString('hex');
@@ -69,12 +70,27 @@ export async function startDevPlatform(context: { host: string; stateDir: string
       windowScale,
       apps: [{ id: DEV_APP_ID, publicKey, installations: [{ id: DEV_INSTALLATION_ID, account: 'gantry' }], webhook: { ...webhook, contentType: 'json' } }],
       environments: [{ repository: 'gantry/demo', name: DEV_PROTECTED_ENVIRONMENT, protectionRules: [{ appId: DEV_APP_ID }] }],
-    }));
+    }),
+  );
   const token = server.issueToken({ kind: 'personal', login: 'dev' });
   const workflowToken = server.issueToken({ kind: 'workflow', repository: 'gantry/demo' });
   return {
     ...server,
-    credentials: { token, workflowToken, appId: String(DEV_APP_ID), installationId: String(DEV_INSTALLATION_ID), appPrivateKeyFile: keyFile, webhookSecret: webhook.secret, ...(webhook.url ? { appWebhookUrl: webhook.url } : {}) },
-    env: { PLATFORM_API_URL: server.url, GANTRY_PLATFORM_TOKEN: token, GANTRY_APP_ID: String(DEV_APP_ID), GANTRY_APP_PRIVATE_KEY_FILE: keyFile, GANTRY_WEBHOOK_SECRET: webhook.secret },
+    credentials: {
+      token,
+      workflowToken,
+      appId: String(DEV_APP_ID),
+      installationId: String(DEV_INSTALLATION_ID),
+      appPrivateKeyFile: keyFile,
+      webhookSecret: webhook.secret,
+      ...(webhook.url ? { appWebhookUrl: webhook.url } : {}),
+    },
+    env: {
+      PLATFORM_API_URL: server.url,
+      GANTRY_PLATFORM_TOKEN: token,
+      GANTRY_APP_ID: String(DEV_APP_ID),
+      GANTRY_APP_PRIVATE_KEY_FILE: keyFile,
+      GANTRY_WEBHOOK_SECRET: webhook.secret,
+    },
   };
 }

@@ -6,7 +6,20 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { ApiFailure, apiTime, DOCS, paginate, validationFailed, type PlatformState, type Reply, type Repository, type RequestContext, type RouteDef, type StateEvent, type User } from './api.js';
+import {
+  ApiFailure,
+  apiTime,
+  DOCS,
+  paginate,
+  validationFailed,
+  type PlatformState,
+  type Reply,
+  type Repository,
+  type RequestContext,
+  type RouteDef,
+  type StateEvent,
+  type User,
+} from './api.js';
 import type { AppSpec, AppWebhookSpec, InstallationSpec } from './identity.js';
 
 /** GitHub's budget: a delivery not answered within 10 s is failed ("timed out"). */
@@ -21,7 +34,14 @@ const MAX_ALL = 5000;
 const MAX_RESPONSE_KEPT = 64 * 1024;
 const HOOKS_DOC = `${DOCS}/webhooks/repos`;
 /** GitHub's zen sayings, sent in `ping`. */
-const ZEN = ['Design for failure.', 'Keep it logically awesome.', 'Speak like a human.', 'Non-blocking is better than blocking.', 'Half measures are as bad as nothing at all.', 'Responsive is better than fast.'];
+const ZEN = [
+  'Design for failure.',
+  'Keep it logically awesome.',
+  'Speak like a human.',
+  'Non-blocking is better than blocking.',
+  'Half measures are as bad as nothing at all.',
+  'Responsive is better than fast.',
+];
 /** Events only an app receives (HOOK-WEBHOOK-TYPES "A"): a repository hook never gets them, even subscribed to `*`. */
 const APP_ONLY_EVENTS = new Set(['deployment_protection_rule', 'deployment_review', 'platform_app_authorization', 'repository_dispatch', 'security_advisory']);
 
@@ -209,7 +229,14 @@ export class Webhooks {
   /** Every delivery (newest last) and what was dropped. */
   report(): DeliveryReport {
     return {
-      deliveries: this.all.map((d) => ({ ...summary(d), hook_id: d.hook.id, target_type: d.hook.target, target_id: d.hook.target === 'integration' ? d.hook.appId! : (d.repositoryId ?? null), url: d.url, pending: d.pending })),
+      deliveries: this.all.map((d) => ({
+        ...summary(d),
+        hook_id: d.hook.id,
+        target_type: d.hook.target,
+        target_id: d.hook.target === 'integration' ? d.hook.appId! : (d.repositoryId ?? null),
+        url: d.url,
+        pending: d.pending,
+      })),
       dropped: [...this.dropped],
     };
   }
@@ -273,13 +300,17 @@ export class Webhooks {
           const repo = this.access(ctx);
           const input = objectBody(ctx);
           const doc = `${HOOKS_DOC}#create-a-repository-webhook`;
-          if (input.name !== undefined && input.name !== 'web') throw validationFailed([{ resource: 'Hook', field: 'name', code: 'custom', message: 'Name must be "web"' }], doc);
-          if (typeof input.config !== 'object' || input.config === null || Array.isArray(input.config)) throw validationFailed([{ resource: 'Hook', field: 'config', code: input.config === undefined ? 'missing_field' : 'invalid' }], doc);
+          if (input.name !== undefined && input.name !== 'web')
+            throw validationFailed([{ resource: 'Hook', field: 'name', code: 'custom', message: 'Name must be "web"' }], doc);
+          if (typeof input.config !== 'object' || input.config === null || Array.isArray(input.config))
+            throw validationFailed([{ resource: 'Hook', field: 'config', code: input.config === undefined ? 'missing_field' : 'invalid' }], doc);
           const config = checkConfig(input.config as Record<string, unknown>, doc, 'whole');
           const events = input.events === undefined ? ['push'] : checkEvents(input.events, doc);
-          if (input.active !== undefined && typeof input.active !== 'boolean') throw validationFailed([{ resource: 'Hook', field: 'active', code: 'invalid' }], doc);
+          if (input.active !== undefined && typeof input.active !== 'boolean')
+            throw validationFailed([{ resource: 'Hook', field: 'active', code: 'invalid' }], doc);
           const list = hooksOf(repo);
-          if (list.some((h) => h.url === config.url)) throw validationFailed([{ resource: 'Hook', field: 'config', code: 'custom', message: 'Hook already exists on this repository' }], doc);
+          if (list.some((h) => h.url === config.url))
+            throw validationFailed([{ resource: 'Hook', field: 'config', code: 'custom', message: 'Hook already exists on this repository' }], doc);
           const now = apiTime();
           const hook: Hook = {
             id: this.nextId++,
@@ -330,12 +361,18 @@ export class Webhooks {
           const input = objectBody(ctx);
           const doc = `${HOOKS_DOC}#update-a-repository-webhook`;
           // As GitHub's: `config` here replaces the whole configuration (a secret not given is removed).
-          const config = input.config === undefined ? undefined : typeof input.config === 'object' && input.config !== null && !Array.isArray(input.config) ? checkConfig(input.config as Record<string, unknown>, doc, 'whole') : invalid('config', doc);
+          const config =
+            input.config === undefined
+              ? undefined
+              : typeof input.config === 'object' && input.config !== null && !Array.isArray(input.config)
+                ? checkConfig(input.config as Record<string, unknown>, doc, 'whole')
+                : invalid('config', doc);
           const events = input.events === undefined ? undefined : checkEvents(input.events, doc);
           const add = input.add_events === undefined ? [] : checkEvents(input.add_events, doc, 'add_events');
           const remove = input.remove_events === undefined ? [] : checkEvents(input.remove_events, doc, 'remove_events');
           if (input.active !== undefined && typeof input.active !== 'boolean') invalid('active', doc);
-          if (config && config.url !== hook.url && hooksOf(repo).some((h) => h !== hook && h.url === config.url)) throw validationFailed([{ resource: 'Hook', field: 'config', code: 'custom', message: 'Hook already exists on this repository' }], doc);
+          if (config && config.url !== hook.url && hooksOf(repo).some((h) => h !== hook && h.url === config.url))
+            throw validationFailed([{ resource: 'Hook', field: 'config', code: 'custom', message: 'Hook already exists on this repository' }], doc);
           if (config) {
             hook.url = config.url!;
             hook.contentType = config.contentType ?? 'form';
@@ -357,7 +394,10 @@ export class Webhooks {
         handler: (ctx) => {
           const repo = this.access(ctx);
           const hook = hookOf(ctx, repo);
-          this.repoHooks.set(hook.repoKey!, hooksOf(repo).filter((h) => h !== hook));
+          this.repoHooks.set(
+            hook.repoKey!,
+            hooksOf(repo).filter((h) => h !== hook),
+          );
           return { status: 204 };
         },
       },
@@ -551,8 +591,25 @@ export class Webhooks {
   private common(repo: Repository, origin: string, sender: User | undefined): Record<string, unknown> {
     return {
       repository: this.state.repoJson(repo, origin),
-      ...(repo.owner.type === 'Organization' ? { organization: { login: repo.owner.login, id: repo.owner.id, node_id: Buffer.from(`Organization:${repo.owner.id}`).toString('base64'), url: `${origin}/orgs/${repo.owner.login}` } } : {}),
-      ...(sender ? { sender: { ...sender, node_id: Buffer.from(`${sender.type}:${sender.id}`).toString('base64'), url: `${origin}/users/${encodeURIComponent(sender.login)}` } } : {}),
+      ...(repo.owner.type === 'Organization'
+        ? {
+            organization: {
+              login: repo.owner.login,
+              id: repo.owner.id,
+              node_id: Buffer.from(`Organization:${repo.owner.id}`).toString('base64'),
+              url: `${origin}/orgs/${repo.owner.login}`,
+            },
+          }
+        : {}),
+      ...(sender
+        ? {
+            sender: {
+              ...sender,
+              node_id: Buffer.from(`${sender.type}:${sender.id}`).toString('base64'),
+              url: `${origin}/users/${encodeURIComponent(sender.login)}`,
+            },
+          }
+        : {}),
     };
   }
 
@@ -577,13 +634,26 @@ export class Webhooks {
    * with the hook's configuration as it is now). Undefined when the body is over the cap: such a payload is not
    * delivered at all (HOOK-LIM-PAYLOAD-25MB).
    */
-  private deliver(hook: Hook, event: string, payload: Record<string, unknown>, meta: { installationId: number | null; repositoryId: number | null }, again?: Delivery): Delivery | undefined {
+  private deliver(
+    hook: Hook,
+    event: string,
+    payload: Record<string, unknown>,
+    meta: { installationId: number | null; repositoryId: number | null },
+    again?: Delivery,
+  ): Delivery | undefined {
     const action = typeof payload.action === 'string' ? payload.action : null;
     if (this.stopped) return undefined;
     const payloadText = again?.payloadText ?? JSON.stringify(payload);
     const body = Buffer.from(hook.contentType === 'form' ? new URLSearchParams({ payload: payloadText }).toString() : payloadText, 'utf8');
     if (body.length > this.maxPayloadBytes) {
-      this.drop({ hook_id: hook.id, target_type: hook.target, event, action, reason: `the payload is ${body.length} bytes, over the ${this.maxPayloadBytes}-byte cap (HOOK-LIM-PAYLOAD-25MB)`, at: apiTime() });
+      this.drop({
+        hook_id: hook.id,
+        target_type: hook.target,
+        event,
+        action,
+        reason: `the payload is ${body.length} bytes, over the ${this.maxPayloadBytes}-byte cap (HOOK-LIM-PAYLOAD-25MB)`,
+        at: apiTime(),
+      });
       return undefined;
     }
     const guid = again?.guid ?? randomUUID();
@@ -650,7 +720,9 @@ export class Webhooks {
         delivery.responseBody = text;
         delivery.pending = false;
         hook.lastResponse = code >= 200 && code < 300 ? { code, status: 'active', message: 'OK' } : { code: code || null, status: 'failed', message: status };
-        this.options.log(`webhook ${delivery.event} ${delivery.guid} → ${redactUrl(delivery.url)}: ${code || '-'} ${status} ${Math.round(delivery.durationMs)}ms`);
+        this.options.log(
+          `webhook ${delivery.event} ${delivery.guid} → ${redactUrl(delivery.url)}: ${code || '-'} ${status} ${Math.round(delivery.durationMs)}ms`,
+        );
         resolve();
       };
       let url: URL;
@@ -662,7 +734,12 @@ export class Webhooks {
       const transport = url.protocol === 'https:' ? https : http;
       let request: http.ClientRequest;
       try {
-        request = transport.request(url, { method: 'POST', headers: delivery.requestHeaders, agent: false, ...(url.protocol === 'https:' ? { rejectUnauthorized: !hook.insecureSsl } : {}) });
+        request = transport.request(url, {
+          method: 'POST',
+          headers: delivery.requestHeaders,
+          agent: false,
+          ...(url.protocol === 'https:' ? { rejectUnauthorized: !hook.insecureSsl } : {}),
+        });
       } catch (error) {
         return finish(0, (error as Error).message, {}, null);
       }
@@ -686,10 +763,13 @@ export class Webhooks {
           const code = response.statusCode ?? 0;
           finish(code, code >= 200 && code < 300 ? 'OK' : `Invalid HTTP Response: ${code}`, headers(), Buffer.concat(chunks).toString('utf8'));
         });
-        response.on('error', (error) => finish(response.statusCode ?? 0, `the answer broke off: ${error.message}`, headers(), Buffer.concat(chunks).toString('utf8')));
+        response.on('error', (error) =>
+          finish(response.statusCode ?? 0, `the answer broke off: ${error.message}`, headers(), Buffer.concat(chunks).toString('utf8')),
+        );
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
-        const status = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' ? 'failed to connect to host' : error.message;
+        const status =
+          error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' ? 'failed to connect to host' : error.message;
         finish(0, status, {}, null);
       });
       request.end(body);
@@ -794,11 +874,16 @@ function invalid(field: string, doc: string): never {
  * A hook configuration (`url`, `content_type` json|form, `secret`, `insecure_ssl` "0"|"1"): `whole` (a hook's config,
  * the url required), `keys` (the keys given; a url cannot be emptied), `keys-or-no-url` (an app's: an empty url is none).
  */
-function checkConfig(input: Record<string, unknown>, doc: string, mode: 'whole' | 'keys' | 'keys-or-no-url'): { url?: string; contentType?: 'json' | 'form'; secret?: string; insecureSsl?: boolean } {
+function checkConfig(
+  input: Record<string, unknown>,
+  doc: string,
+  mode: 'whole' | 'keys' | 'keys-or-no-url',
+): { url?: string; contentType?: 'json' | 'form'; secret?: string; insecureSsl?: boolean } {
   const out: { url?: string; contentType?: 'json' | 'form'; secret?: string; insecureSsl?: boolean } = {};
   if (input.url === undefined || input.url === null || input.url === '') {
     const given = input.url !== undefined;
-    if (mode === 'whole' || (mode === 'keys' && given)) throw validationFailed([{ resource: 'Hook', field: 'url', code: 'custom', message: 'Config must contain url for webhooks' }], doc);
+    if (mode === 'whole' || (mode === 'keys' && given))
+      throw validationFailed([{ resource: 'Hook', field: 'url', code: 'custom', message: 'Config must contain url for webhooks' }], doc);
     if (given) out.url = '';
   } else {
     const url = typeof input.url === 'string' ? checkUrl(input.url) : undefined;
@@ -806,7 +891,8 @@ function checkConfig(input: Record<string, unknown>, doc: string, mode: 'whole' 
     out.url = url;
   }
   if (input.content_type !== undefined) {
-    if (input.content_type !== 'json' && input.content_type !== 'form') throw validationFailed([{ resource: 'Hook', field: 'content_type', code: 'custom', message: 'content_type must be "json" or "form"' }], doc);
+    if (input.content_type !== 'json' && input.content_type !== 'form')
+      throw validationFailed([{ resource: 'Hook', field: 'content_type', code: 'custom', message: 'content_type must be "json" or "form"' }], doc);
     out.contentType = input.content_type;
   }
   if (input.secret !== undefined && input.secret !== null) {
@@ -815,7 +901,8 @@ function checkConfig(input: Record<string, unknown>, doc: string, mode: 'whole' 
   }
   if (input.insecure_ssl !== undefined) {
     const value = String(input.insecure_ssl);
-    if (value !== '0' && value !== '1') throw validationFailed([{ resource: 'Hook', field: 'insecure_ssl', code: 'custom', message: 'insecure_ssl must be "0" or "1"' }], doc);
+    if (value !== '0' && value !== '1')
+      throw validationFailed([{ resource: 'Hook', field: 'insecure_ssl', code: 'custom', message: 'insecure_ssl must be "0" or "1"' }], doc);
     out.insecureSsl = value === '1';
   }
   return out;

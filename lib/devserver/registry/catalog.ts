@@ -146,11 +146,7 @@ export function downloadCounts(downloads: ModuleMetadata['downloads']): Download
 }
 
 /** Builds one catalog entry from what a store found plus the optional module.json. */
-export function buildModule(
-  key: { namespace: string; name: string; provider: string },
-  found: VersionEntry[],
-  metadata: ModuleMetadata,
-): ModuleEntry {
+export function buildModule(key: { namespace: string; name: string; provider: string }, found: VersionEntry[], metadata: ModuleMetadata): ModuleEntry {
   const byVersion = new Map(found.map((v) => [v.version, v]));
   for (const [version, meta] of Object.entries(metadata.versions ?? {})) {
     const existing = byVersion.get(version);

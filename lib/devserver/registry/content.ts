@@ -94,7 +94,8 @@ async function readZip(source: string | Buffer): Promise<Files> {
       zip.on('end', () => resolve());
       zip.on('entry', (entry: yauzl.Entry) => {
         const rel = entry.fileName.replace(/^\.\//, '');
-        const wanted = !rel.endsWith('/') && interesting(rel) && entry.uncompressedSize <= MAX_TEXT_FILE && files.size < MAX_FILES && !rel.split('/').includes('..');
+        const wanted =
+          !rel.endsWith('/') && interesting(rel) && entry.uncompressedSize <= MAX_TEXT_FILE && files.size < MAX_FILES && !rel.split('/').includes('..');
         if (!wanted) return zip.readEntry();
         zip.openReadStream(entry, (error, stream) => {
           if (error) return reject(error);
@@ -192,7 +193,12 @@ function describeFolder(dir: string, files: Files): ModuleContent {
       const [first, second] = block.labels;
       if (block.type === 'variable' && first) {
         const defaultValue = attributeRaw(block.body, 'default');
-        content.inputs.push({ name: first, description: stringAttribute(block.body, 'description'), default: defaultValue ?? '', required: defaultValue === undefined });
+        content.inputs.push({
+          name: first,
+          description: stringAttribute(block.body, 'description'),
+          default: defaultValue ?? '',
+          required: defaultValue === undefined,
+        });
       } else if (block.type === 'output' && first) {
         content.outputs.push({ name: first, description: stringAttribute(block.body, 'description') });
       } else if (block.type === 'resource' && first && second) {
@@ -301,7 +307,9 @@ function matchingBrace(text: string, open: number): number {
 function stringAttribute(body: string, name: string): string {
   const quoted = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*"((?:[^"\\\\\\n]|\\\\.)*)"`).exec(body);
   if (quoted) return unquote(quoted[2]!);
-  const heredoc = new RegExp(`(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \\t]*\\r?\\n([\\s\\S]*?)\\r?\\n[ \\t]*\\3[ \\t]*(\\r?\\n|$)`).exec(body);
+  const heredoc = new RegExp(
+    `(^|\\n)[ \\t]*${name}[ \\t]*=[ \\t]*<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \\t]*\\r?\\n([\\s\\S]*?)\\r?\\n[ \\t]*\\3[ \\t]*(\\r?\\n|$)`,
+  ).exec(body);
   if (!heredoc) return '';
   const lines = heredoc[4]!.split(/\r?\n/);
   if (heredoc[2] !== '-') return lines.join('\n');

@@ -54,7 +54,9 @@ export function parseTarget(target: string | undefined): URL | undefined {
     if (!target || target === '*') return undefined;
     if (target.startsWith('/')) return new URL(`http://registry.invalid${target}`);
     const absolute = new URL(target);
-    return absolute.protocol === 'http:' || absolute.protocol === 'https:' ? new URL(`http://registry.invalid${absolute.pathname}${absolute.search}`) : undefined;
+    return absolute.protocol === 'http:' || absolute.protocol === 'https:'
+      ? new URL(`http://registry.invalid${absolute.pathname}${absolute.search}`)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -138,7 +138,8 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   const aliases = new Map<string, string>();
   for (const [from, to] of Object.entries(options.aliases ?? {})) {
     const parts = [from, to].map((address) => address.split('/'));
-    if (parts.some((p) => p.length !== 3 || p.some((segment) => segment === ''))) throw new CatalogError(`aliases map <namespace>/<name>/<provider> to another such address, got "${from}" -> "${to}"`);
+    if (parts.some((p) => p.length !== 3 || p.some((segment) => segment === '')))
+      throw new CatalogError(`aliases map <namespace>/<name>/<provider> to another such address, got "${from}" -> "${to}"`);
     aliases.set(moduleKey(...(parts[0] as [string, string, string])), to);
   }
   const liveDownloads = new Map<string, number>();
@@ -325,9 +326,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       }
       case 'providers': {
         const page = readPage(query, limits.providers);
-        const matching = sorted.filter(
-          (m) => m.namespace.toLowerCase() === route.namespace.toLowerCase() && m.name.toLowerCase() === route.name.toLowerCase(),
-        );
+        const matching = sorted.filter((m) => m.namespace.toLowerCase() === route.namespace.toLowerCase() && m.name.toLowerCase() === route.name.toLowerCase());
         if (matching.length === 0) throw new ApiError(404, `module ${route.namespace}/${route.name} not found`);
         const { meta, items } = paginate(matching, page, url.pathname, query);
         sendJson(res, 200, { meta, modules: items.map((m) => moduleRecord(m, requireLatest(m), m.downloads.total + downloadsOf(m))) });
@@ -337,9 +336,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       case 'version': {
         const module = findModule(modules, route.namespace, route.name, route.provider);
         const version = route.kind === 'latest' ? requireLatest(module) : findVersion(module, route.version);
-        const providers = sorted
-          .filter((m) => m.namespace === module.namespace && m.name === module.name)
-          .map((m) => m.provider);
+        const providers = sorted.filter((m) => m.namespace === module.namespace && m.name === module.name).map((m) => m.provider);
         const content = await contentOf(version.artifact);
         sendJson(res, 200, moduleDetail(module, version, module.downloads.total + downloadsOf(module), content, providers));
         return;
@@ -348,7 +345,11 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
         const module = findModule(modules, route.namespace, route.name, route.provider);
         const contents = new Map<VersionEntry, VersionContent>();
         for (const v of module.versions) if (v.artifact.kind === 'directory') contents.set(v, await contentOf(v.artifact));
-        sendJson(res, 200, versionsResponse(module, (v) => contents.get(v)));
+        sendJson(
+          res,
+          200,
+          versionsResponse(module, (v) => contents.get(v)),
+        );
         return;
       }
       case 'download': {
@@ -413,7 +414,9 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
     const compute = () => {
       const hash = createHash('sha256');
       const source = artifact.kind === 'file' ? createReadStream(artifact.path) : archiveDirectory(artifact.path);
-      return pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() => hash.digest('hex'));
+      return pipeline(source as NodeJS.ReadableStream, new Writable({ write: (chunk, _enc, done) => (hash.update(chunk), done()) })).then(() =>
+        hash.digest('hex'),
+      );
     };
     if (artifact.kind === 'directory') return compute();
     const key = artifactKey(artifact);
@@ -530,7 +533,12 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
 
 /** An injected `status` fault, answered as the registry answers its own errors. */
 function sendFault(res: ServerResponse, fault: StatusFault): void {
-  sendErrors(res, fault.status, [fault.message ?? faultMessage(fault.status)], fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined);
+  sendErrors(
+    res,
+    fault.status,
+    [fault.message ?? faultMessage(fault.status)],
+    fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : undefined,
+  );
 }
 
 function faultMessage(status: number): string {

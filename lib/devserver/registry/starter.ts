@@ -18,12 +18,16 @@ export function devRegistryPort(env: NodeJS.ProcessEnv = process.env): number {
  * follows the server wherever it runs, and `gantry dev` prints the address).
  * GANTRY_DEV_REGISTRY_TOKEN, when set, makes the API require that bearer token (shown as the server's credentials).
  */
-export async function startExampleRegistry(context: { host: string; examplesDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<RegistryServer & { env: Record<string, string> }> {
+export async function startExampleRegistry(
+  context: { host: string; examplesDir: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RegistryServer & { env: Record<string, string> }> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_REGISTRY_PORT, env);
   const token = env.GANTRY_DEV_REGISTRY_TOKEN || undefined;
   const { startRegistryServer } = await import('./server.js'); // the CLI reads DEV_REGISTRY_PORT without loading the server
   const server = await startOnDevPort({ name: 'module registry', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) }));
+    startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) }),
+  );
   return Object.assign(server, { env: registryClientEnv(server.host, token) });
 }
 

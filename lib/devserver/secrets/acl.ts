@@ -57,11 +57,15 @@ export function parseHclPolicy(text: string): PolicyRule[] {
       if (source.slice(index).trim() === '') break;
       throw new Error(`cannot parse the policy near ${JSON.stringify(source.slice(index, index + 40).trim())}`);
     }
-    const capabilities = match[2].split(',').map((c) => c.trim()).filter(Boolean).map((c) => {
-      const name = /^"([a-z]+)"$/.exec(c)?.[1];
-      if (!name || !CAPABILITIES.includes(name as Capability)) throw new Error(`path ${JSON.stringify(match[1])}: unknown capability ${c}`);
-      return name;
-    });
+    const capabilities = match[2]
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)
+      .map((c) => {
+        const name = /^"([a-z]+)"$/.exec(c)?.[1];
+        if (!name || !CAPABILITIES.includes(name as Capability)) throw new Error(`path ${JSON.stringify(match[1])}: unknown capability ${c}`);
+        return name;
+      });
     rules.push({ path: match[1].replace(/^\/+/, ''), capabilities });
     index = block.lastIndex;
   }

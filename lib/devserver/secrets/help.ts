@@ -44,9 +44,24 @@ const KV2_PATTERNS: PathPattern[] = [
       custom_metadata: { type: 'object', description: 'Up to 64 string pairs (keys up to 128 bytes, values up to 512 bytes).' },
     },
   },
-  { pattern: 'delete/{path}', synopsis: 'Marks one or more versions as deleted.', operations: ['post'], fields: { versions: { type: 'array', description: 'The versions to delete.' } } },
-  { pattern: 'undelete/{path}', synopsis: 'Undeletes one or more versions.', operations: ['post'], fields: { versions: { type: 'array', description: 'The versions to undelete.' } } },
-  { pattern: 'destroy/{path}', synopsis: 'Permanently removes one or more versions.', operations: ['post'], fields: { versions: { type: 'array', description: 'The versions to destroy.' } } },
+  {
+    pattern: 'delete/{path}',
+    synopsis: 'Marks one or more versions as deleted.',
+    operations: ['post'],
+    fields: { versions: { type: 'array', description: 'The versions to delete.' } },
+  },
+  {
+    pattern: 'undelete/{path}',
+    synopsis: 'Undeletes one or more versions.',
+    operations: ['post'],
+    fields: { versions: { type: 'array', description: 'The versions to undelete.' } },
+  },
+  {
+    pattern: 'destroy/{path}',
+    synopsis: 'Permanently removes one or more versions.',
+    operations: ['post'],
+    fields: { versions: { type: 'array', description: 'The versions to destroy.' } },
+  },
 ];
 
 const KV1_PATTERNS: PathPattern[] = [
@@ -132,15 +147,9 @@ export function mountHelp(mount: Mount, rel: string) {
     mount.version === 2
       ? 'The kv engine (version 2) stores versioned key/value secrets under data/, with metadata/, delete/, undelete/, destroy/ and config.'
       : 'The kv engine (version 1) stores one JSON object per path, without versions.';
-  const help = [
-    '## DESCRIPTION',
-    '',
-    description,
-    '',
-    '## PATHS',
-    '',
-    ...matched.flatMap(([path, p]) => [`    ${path}`, `        ${p.synopsis}`, '']),
-  ].join('\n');
+  const help = ['## DESCRIPTION', '', description, '', '## PATHS', '', ...matched.flatMap(([path, p]) => [`    ${path}`, `        ${p.synopsis}`, ''])].join(
+    '\n',
+  );
   return { help, openapi: document(paths), see_also: null };
 }
 

@@ -299,8 +299,7 @@ function subkeys(ctx: RequestContext, mount: Mount, key: string, aclPath: string
 /** RFC 7386 JSON merge patch. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> =
-    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const result: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
   for (const [name, value] of Object.entries(patch as Record<string, unknown>)) {
     if (value === null) delete result[name];
     else result[name] = mergePatch(result[name], value);
@@ -364,7 +363,9 @@ function validateCustomMetadata(map: Record<string, string>) {
       problems.push(`${prefix}: length of key ${JSON.stringify(k)} is ${keyLength} but must be 0 < len(key) <= ${MAX_CUSTOM_METADATA_KEY_LENGTH}`);
     }
     if (valueLength === 0 || valueLength > MAX_CUSTOM_METADATA_VALUE_LENGTH) {
-      problems.push(`${prefix}: length of value for key ${JSON.stringify(k)} is ${valueLength} but must be 0 < len(value) <= ${MAX_CUSTOM_METADATA_VALUE_LENGTH}`);
+      problems.push(
+        `${prefix}: length of value for key ${JSON.stringify(k)} is ${valueLength} but must be 0 < len(value) <= ${MAX_CUSTOM_METADATA_VALUE_LENGTH}`,
+      );
     }
     if (!PRINTABLE.test(k)) problems.push(`${prefix}: key ${JSON.stringify(k)} contains unprintable characters`);
     if (!PRINTABLE.test(v)) problems.push(`${prefix}: value for key ${JSON.stringify(k)} contains unprintable characters`);

@@ -54,17 +54,45 @@ export class ListMethodShim extends Duplex {
   }
 
   // socket-like surface the HTTP server uses
-  get remoteAddress() { return this.socket.remoteAddress; }
-  get remotePort() { return this.socket.remotePort; }
-  get localAddress() { return this.socket.localAddress; }
-  get localPort() { return this.socket.localPort; }
-  get encrypted() { return (this.socket as Socket & { encrypted?: boolean }).encrypted; }
-  address() { return this.socket.address(); }
-  setTimeout(ms: number, callback?: () => void) { this.socket.setTimeout(ms); if (callback) this.once('timeout', callback); return this; }
-  setNoDelay(noDelay?: boolean) { this.socket.setNoDelay(noDelay); return this; }
-  setKeepAlive(enable?: boolean, delay?: number) { this.socket.setKeepAlive(enable, delay); return this; }
-  ref() { this.socket.ref(); return this; }
-  unref() { this.socket.unref(); return this; }
+  get remoteAddress() {
+    return this.socket.remoteAddress;
+  }
+  get remotePort() {
+    return this.socket.remotePort;
+  }
+  get localAddress() {
+    return this.socket.localAddress;
+  }
+  get localPort() {
+    return this.socket.localPort;
+  }
+  get encrypted() {
+    return (this.socket as Socket & { encrypted?: boolean }).encrypted;
+  }
+  address() {
+    return this.socket.address();
+  }
+  setTimeout(ms: number, callback?: () => void) {
+    this.socket.setTimeout(ms);
+    if (callback) this.once('timeout', callback);
+    return this;
+  }
+  setNoDelay(noDelay?: boolean) {
+    this.socket.setNoDelay(noDelay);
+    return this;
+  }
+  setKeepAlive(enable?: boolean, delay?: number) {
+    this.socket.setKeepAlive(enable, delay);
+    return this;
+  }
+  ref() {
+    this.socket.ref();
+    return this;
+  }
+  unref() {
+    this.socket.unref();
+    return this;
+  }
 
   override _read() {
     this.socket.resume();

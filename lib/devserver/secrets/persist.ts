@@ -44,7 +44,10 @@ export class AtomicJsonFile {
       return parsed;
     } catch {
       // JSON.parse's message quotes the text, and this file holds secrets: where it breaks, never what is there.
-      throw new UsageError(`${this.what} ${this.path} is not valid JSON (${describeJsonSyntaxProblem(text)}); it was left as it is`, { code: 'DATA_FILE_INVALID', hint: dataFileHint });
+      throw new UsageError(`${this.what} ${this.path} is not valid JSON (${describeJsonSyntaxProblem(text)}); it was left as it is`, {
+        code: 'DATA_FILE_INVALID',
+        hint: dataFileHint,
+      });
     }
   }
 

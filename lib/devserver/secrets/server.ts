@@ -118,7 +118,10 @@ function freshState(mounts: Array<{ path: string; version: 1 | 2 }>): PersistedS
 function validateLoaded(raw: unknown, file: string, what: string): PersistedState {
   const s = raw as PersistedState;
   if (!s || s.format !== 'gantry-secrets-devserver' || s.version !== 1 || typeof s.namespaces !== 'object' || !s.namespaces['']) {
-    throw new UsageError(`${what} ${file} is not a secrets dev server data file (format gantry-secrets-devserver, version 1); it was left as it is`, { code: 'DATA_FILE_INVALID', hint: dataFileHint });
+    throw new UsageError(`${what} ${file} is not a secrets dev server data file (format gantry-secrets-devserver, version 1); it was left as it is`, {
+      code: 'DATA_FILE_INVALID',
+      hint: dataFileHint,
+    });
   }
   s.tokens ??= {};
   return s;
@@ -135,10 +138,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   for (const [i, a] of mounts.entries()) {
     // as sys/mounts refuses it: one path, one mount, and no mount inside another
     const clash = mounts.find((b, j) => j !== i && b.path.startsWith(a.path));
-    if (clash) throw new Error(clash.path === a.path ? `mounts: ${a.path} is given twice` : `mounts: ${clash.path} is inside ${a.path}; mounts cannot be nested`);
+    if (clash)
+      throw new Error(clash.path === a.path ? `mounts: ${a.path} is given twice` : `mounts: ${clash.path} is inside ${a.path}; mounts cannot be nested`);
   }
   const requestCert = options.tls ? (options.tls.requestCert ?? options.tls.ca !== undefined) : false;
-  if (requestCert && options.tls?.ca === undefined) throw new Error('tls.requestCert needs tls.ca: the CA certificates that client certificates are verified against');
+  if (requestCert && options.tls?.ca === undefined)
+    throw new Error('tls.requestCert needs tls.ca: the CA certificates that client certificates are verified against');
   const maxRequestSize = options.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE;
   const limits: JsonLimits = { ...DEFAULT_JSON_LIMITS, ...options.jsonLimits };
   const faults = new FaultInjector();
@@ -146,7 +151,14 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
   const log = options.log ?? (() => undefined);
 
   let state = freshState(mounts);
-  const file = options.dataFile !== undefined ? new AtomicJsonFile(options.dataFile, () => ({ ...state, tokens: Object.fromEntries(Object.entries(state.tokens).filter(([, t]) => !t.root)) }), options.dataFileWhat) : undefined;
+  const file =
+    options.dataFile !== undefined
+      ? new AtomicJsonFile(
+          options.dataFile,
+          () => ({ ...state, tokens: Object.fromEntries(Object.entries(state.tokens).filter(([, t]) => !t.root)) }),
+          options.dataFileWhat,
+        )
+      : undefined;
   if (file) {
     const loaded = await file.load();
     if (loaded !== undefined) state = validateLoaded(loaded, file.path, file.what);
@@ -241,7 +253,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
 
   /** Reads the body, refusing more than the limit with 413 (after draining it, so the connection stays usable). */
   function readBody(req: http.IncomingMessage): Promise<Buffer> {
-    return readLimited(req, { limit: maxRequestSize, refuseDeclared: true, drainUpTo: maxRequestSize * 4, tooLarge: () => new Failure(413, ['http: request body too large']) });
+    return readLimited(req, {
+      limit: maxRequestSize,
+      refuseDeclared: true,
+      drainUpTo: maxRequestSize * 4,
+      tooLarge: () => new Failure(413, ['http: request body too large']),
+    });
   }
 
   async function handleFaultsAdmin(req: http.IncomingMessage, res: http.ServerResponse, method: string) {
@@ -295,7 +312,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
         if (fault.status) {
           status = fault.status;
           req.resume();
-          return send(res, fault.status, { errors: fault.errors ?? [defaultFaultMessage(fault.status)] }, fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {});
+          return send(
+            res,
+            fault.status,
+            { errors: fault.errors ?? [defaultFaultMessage(fault.status)] },
+            fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {},
+          );
         }
       }
       if (options.requireRequestHeader && req.headers['x-secrets-request'] !== 'true') {
@@ -319,7 +341,13 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     }
   }
 
-  async function route(req: http.IncomingMessage, method: string, url: { pathname: string; searchParams: URLSearchParams }, rawBody: Buffer, requestId: string): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
+  async function route(
+    req: http.IncomingMessage,
+    method: string,
+    url: { pathname: string; searchParams: URLSearchParams },
+    rawBody: Buffer,
+    requestId: string,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     if (!url.pathname.startsWith('/v1/')) throw notFound();
     let path: string;
     try {
@@ -378,7 +406,10 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     let body: Record<string, unknown> = {};
     if (WRITE_METHODS.has(method)) {
       if (method === 'PATCH') {
-        const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        const contentType = String(req.headers['content-type'] ?? '')
+          .split(';')[0]
+          .trim()
+          .toLowerCase();
         if (contentType !== 'application/merge-patch+json') {
           throw fail(415, `PATCH requires Content-Type application/merge-patch+json, provided ${contentType}`);
         }
@@ -426,10 +457,13 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
         if (!this.can(capability, p)) throw permissionDenied();
       },
       canReach: (prefix) => isRoot || hasAnyAccessBelow(rules, aclPath(prefix)),
-      capabilities: (p) => (isRoot ? ['root'] : (() => {
-        const caps = [...capabilitiesFor(rules, aclPath(p))].sort();
-        return caps.length ? caps : ['deny'];
-      })()),
+      capabilities: (p) =>
+        isRoot
+          ? ['root']
+          : (() => {
+              const caps = [...capabilitiesFor(rules, aclPath(p))].sort();
+              return caps.length ? caps : ['deny'];
+            })(),
       changed: () => {
         changed = true;
       },
@@ -495,11 +529,16 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     httpServer.emit('connection', new ListMethodShim(socket, listMarker));
   };
   const listener = options.tls
-    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key, ...(requestCert ? { ca: options.tls.ca, requestCert: true, rejectUnauthorized: true } : {}) }, accept)
+    ? tls.createServer(
+        { cert: options.tls.cert, key: options.tls.key, ...(requestCert ? { ca: options.tls.ca, requestCert: true, rejectUnauthorized: true } : {}) },
+        accept,
+      )
     : net.createServer(accept);
   // A refused handshake (no client certificate, one from another CA, a client that does not trust ours) has no HTTP
   // request to log: say why here, since the client often sees only a closed connection.
-  listener.on('tlsClientError', (error: Error & { code?: string }) => log(`TLS handshake refused: ${error.code ?? 'error'} (${error.message.replace(/^[\dA-F]+:error:[\dA-F]+:SSL routines:/, '').replace(/:\.\.\/.*$/s, '')})`));
+  listener.on('tlsClientError', (error: Error & { code?: string }) =>
+    log(`TLS handshake refused: ${error.code ?? 'error'} (${error.message.replace(/^[\dA-F]+:error:[\dA-F]+:SSL routines:/, '').replace(/:\.\.\/.*$/s, '')})`),
+  );
   const { port } = await listen(listener, host, options.port ?? 0);
   const url = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -532,12 +571,12 @@ export async function startSecretsServer(options: SecretsServerOptions = {}): Pr
     flush: async () => {
       if (file) await file.save();
     },
-    mounts: () => Object.values(state.namespaces['']!.mounts)
-      .map((m) => ({ path: m.path, version: m.version }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    mounts: () =>
+      Object.values(state.namespaces['']!.mounts)
+        .map((m) => ({ path: m.path, version: m.version }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
 }
-
 
 const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);

@@ -12,10 +12,14 @@ export function devSecretsPort(env: NodeJS.ProcessEnv = process.env): number {
   return devPort(PORT_VARIABLE, DEV_SECRETS_PORT, env).port;
 }
 
-export async function startDevSecrets(context: { host: string; stateDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<SecretsServer & { env: Record<string, string> }> {
+export async function startDevSecrets(
+  context: { host: string; stateDir: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SecretsServer & { env: Record<string, string> }> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_SECRETS_PORT, env);
   const { startSecretsServer } = await import('./server.js'); // the CLI reads DEV_SECRETS_PORT without loading the server
   const server = await startOnDevPort({ name: 'kv secrets server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startSecretsServer({ host: context.host, port: p, dataFile: path.join(context.stateDir, 'secrets.json') }));
+    startSecretsServer({ host: context.host, port: p, dataFile: path.join(context.stateDir, 'secrets.json') }),
+  );
   return { ...server, env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken } };
 }

@@ -18,7 +18,14 @@ const ROOT_ONLY = new Set(['sys/init', 'sys/seal-status', 'sys/seal', 'sys/unsea
 const SYSTEM_DEFAULT_TTL = 2_764_800;
 
 export function isUnauthenticatedSys(path: string): boolean {
-  return path === 'sys/init' || path === 'sys/seal-status' || path === 'sys/unseal' || path === 'sys/health' || path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/');
+  return (
+    path === 'sys/init' ||
+    path === 'sys/seal-status' ||
+    path === 'sys/unseal' ||
+    path === 'sys/health' ||
+    path === 'sys/internal/ui/mounts' ||
+    path.startsWith('sys/internal/ui/mounts/')
+  );
 }
 
 /** Paths answered even while sealed. */
@@ -126,15 +133,20 @@ export function handleSys(core: Core, ctx: RequestContext): Outcome {
     if (paths.length === 1) data.capabilities = data[paths[0] as string];
     return { data, mount_type: 'system' };
   }
-  if (path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/')) return uiMounts(ctx, path.slice('sys/internal/ui/mounts'.length).replace(/^\//, ''));
+  if (path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/'))
+    return uiMounts(ctx, path.slice('sys/internal/ui/mounts'.length).replace(/^\//, ''));
   const tune = /^sys\/mounts\/(.+)\/tune$/.exec(path);
   if (tune) return { mount_type: 'system', ...tuneMount(ctx, tune[1]!) };
-  if (path === 'sys/mounts' || path.startsWith('sys/mounts/')) return { mount_type: 'system', ...mounts(core, ctx, path.slice('sys/mounts'.length).replace(/^\//, '')) };
-  if (path === 'sys/policies/acl' || path.startsWith('sys/policies/acl/')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policies/acl'.length).replace(/^\//, ''), false) };
+  if (path === 'sys/mounts' || path.startsWith('sys/mounts/'))
+    return { mount_type: 'system', ...mounts(core, ctx, path.slice('sys/mounts'.length).replace(/^\//, '')) };
+  if (path === 'sys/policies/acl' || path.startsWith('sys/policies/acl/'))
+    return { mount_type: 'system', ...policies(ctx, path.slice('sys/policies/acl'.length).replace(/^\//, ''), false) };
   // The older route clients still use (node-vault's policies, addPolicy, getPolicy): `rules` for `policy`, and a GET
   // of the route itself lists, with the names in `policies` too.
-  if (path === 'sys/policy' || path === 'sys/policy/' || path.startsWith('sys/policy/')) return { mount_type: 'system', ...policies(ctx, path.slice('sys/policy'.length).replace(/^\//, ''), true) };
-  if (path === 'sys/namespaces' || path.startsWith('sys/namespaces/')) return { mount_type: 'system', ...namespaces(core, ctx, path.slice('sys/namespaces'.length).replace(/^\//, '')) };
+  if (path === 'sys/policy' || path === 'sys/policy/' || path.startsWith('sys/policy/'))
+    return { mount_type: 'system', ...policies(ctx, path.slice('sys/policy'.length).replace(/^\//, ''), true) };
+  if (path === 'sys/namespaces' || path.startsWith('sys/namespaces/'))
+    return { mount_type: 'system', ...namespaces(core, ctx, path.slice('sys/namespaces'.length).replace(/^\//, '')) };
   ctx.authorize(ctx.op === 'write' ? 'update' : ctx.op);
   throw unsupportedPath();
 }
@@ -148,8 +160,7 @@ function uiMounts(ctx: RequestContext, raw: string): Outcome {
     return { data: { secret, auth: {} }, mount_type: 'system' };
   }
   const asked = raw.endsWith('/') ? raw : `${raw}/`;
-  const denied = () =>
-    fail(403, `preflight capability check returned 403, please ensure client's policies grant access to path "${asked}"`);
+  const denied = () => fail(403, `preflight capability check returned 403, please ensure client's policies grant access to path "${asked}"`);
   const mount = matchMount(ctx.ns.mounts, asked);
   // an unknown mount answers like a forbidden one, so this path cannot be used to discover mounts
   if (!mount || !visible(mount)) throw denied();
@@ -210,7 +221,13 @@ function policies(ctx: RequestContext, name: string, older: boolean): Outcome {
   if (name === '') {
     if (ctx.op !== 'list' && !(older && ctx.op === 'read')) throw unsupportedOperation();
     ctx.authorize(ctx.op);
-    const keys = ['default', ...Object.keys(ctx.ns.policies).filter((n) => n !== 'default').sort(), ...(ctx.ns.path === '' ? ['root'] : [])];
+    const keys = [
+      'default',
+      ...Object.keys(ctx.ns.policies)
+        .filter((n) => n !== 'default')
+        .sort(),
+      ...(ctx.ns.path === '' ? ['root'] : []),
+    ];
     return { data: older ? { keys, policies: keys } : { keys } };
   }
   const lower = name.toLowerCase();
@@ -250,8 +267,10 @@ function namespaces(core: Core, ctx: RequestContext, raw: string): Outcome {
   if (raw === '') {
     if (ctx.op !== 'list') throw unsupportedOperation();
     ctx.authorize('list');
-    const children = listChildren(all.filter((p) => p !== ctx.ns.path && p.startsWith(ctx.ns.path)).map((p) => p.slice(ctx.ns.path.length)), '')
-      .filter((k) => k.endsWith('/'));
+    const children = listChildren(
+      all.filter((p) => p !== ctx.ns.path && p.startsWith(ctx.ns.path)).map((p) => p.slice(ctx.ns.path.length)),
+      '',
+    ).filter((k) => k.endsWith('/'));
     const keys = [...new Set(children)].filter((k) => all.includes(ctx.ns.path + k));
     if (!keys.length) throw notFound();
     const keyInfo: Record<string, unknown> = {};
@@ -331,15 +350,21 @@ function tuneMount(ctx: RequestContext, raw: string): Outcome {
       const defaultTtl = ttl('default_lease_ttl');
       const maxTtl = ttl('max_lease_ttl');
       const effectiveMax = maxTtl ?? mount.tune?.max_lease_ttl ?? 0;
-      if (defaultTtl !== undefined && effectiveMax > 0 && defaultTtl > effectiveMax) throw badRequest('backend max lease TTL cannot be less than backend default lease TTL');
+      if (defaultTtl !== undefined && effectiveMax > 0 && defaultTtl > effectiveMax)
+        throw badRequest('backend max lease TTL cannot be less than backend default lease TTL');
       if (body.description !== undefined && typeof body.description !== 'string') throw badRequest('description must be a string');
       const options = body.options;
-      if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) throw badRequest('options must be a map of strings');
+      if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
+        throw badRequest('options must be a map of strings');
       const version = (options as Record<string, unknown> | undefined)?.version;
       if (version !== undefined && String(version) !== '1' && String(version) !== '2') throw badRequest(`invalid kv version ${JSON.stringify(version)}`);
       if (version !== undefined && String(version) === '1' && mount.version === 2) throw badRequest('cannot downgrade mount from version 2');
       if (defaultTtl !== undefined || maxTtl !== undefined) {
-        mount.tune = { ...(mount.tune ?? { default_lease_ttl: 0, max_lease_ttl: 0 }), ...(defaultTtl !== undefined ? { default_lease_ttl: defaultTtl } : {}), ...(maxTtl !== undefined ? { max_lease_ttl: maxTtl } : {}) };
+        mount.tune = {
+          ...(mount.tune ?? { default_lease_ttl: 0, max_lease_ttl: 0 }),
+          ...(defaultTtl !== undefined ? { default_lease_ttl: defaultTtl } : {}),
+          ...(maxTtl !== undefined ? { max_lease_ttl: maxTtl } : {}),
+        };
       }
       if (typeof body.description === 'string') mount.description = body.description;
       if (version !== undefined && String(version) === '2' && mount.version === 1) upgradeToVersion2(mount, ctx.now());

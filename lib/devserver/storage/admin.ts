@@ -19,14 +19,22 @@ export async function adminRequest(req: IncomingMessage, res: ServerResponse, ur
   const json = (status: number, body: unknown) => send(res, method, { status, body });
   try {
     const expire = /^\/_gantry\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
-    if (expire && method === 'POST') return (await deps.expire(decodeURIComponent(expire[1]!))) ? json(200, { expired: true }) : json(404, { message: 'no such session' });
+    if (expire && method === 'POST')
+      return (await deps.expire(decodeURIComponent(expire[1]!))) ? json(200, { expired: true }) : json(404, { message: 'no such session' });
     switch (`${method} ${url.pathname}`) {
       case 'GET /_gantry/notifications':
         return json(200, { notifications: deps.notifications() });
       case 'GET /_gantry/stats':
         return json(200, deps.stats);
       case 'GET /_gantry/sessions':
-        return json(200, { sessions: Object.values(deps.sessions()).map((s) => ({ id: s.id, received: s.received, total: s.total ?? null, expiresAt: new Date(s.expiresAt).toISOString() })) });
+        return json(200, {
+          sessions: Object.values(deps.sessions()).map((s) => ({
+            id: s.id,
+            received: s.received,
+            total: s.total ?? null,
+            expiresAt: new Date(s.expiresAt).toISOString(),
+          })),
+        });
       case 'POST /_gantry/sessions/expire': {
         const ids = Object.keys(deps.sessions());
         for (const id of ids) await deps.expire(id);

@@ -73,7 +73,8 @@ export const list: Handler = async (ctx) => {
   const max = queryInt(ctx, 'maxResults', 100, 1, 1000);
   const includeDeleted = queryBool(ctx, 'includeDeleted', true);
   const spaces = ctx.query.get('spaces');
-  if (spaces !== null && !spaces.split(',').every((s) => ['drive', 'appDataFolder', 'photos'].includes(s.trim()))) throw badRequest(`Invalid value '${spaces}'`, 'spaces');
+  if (spaces !== null && !spaces.split(',').every((s) => ['drive', 'appDataFolder', 'photos'].includes(s.trim())))
+    throw badRequest(`Invalid value '${spaces}'`, 'spaces');
   const pending = ctx.model.data.changes.filter((c) => c.id >= from).sort((a, b) => a.id - b.id);
   const empty = pending.length > 0 && ctx.faults.emptyPage();
   const page = empty ? [] : pending.slice(0, max);

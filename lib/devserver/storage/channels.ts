@@ -98,15 +98,18 @@ export class Channels {
 
 async function register(ctx: Ctx, fileId: string | undefined, resourceUri: string, maxMs: number): Promise<ChannelRecord> {
   const body = await readJson(ctx.req);
-  if (typeof body.id !== 'string' || !/^[A-Za-z0-9\-_+/=]{1,64}$/.test(body.id)) throw badRequest('A channel id is 1-64 characters of [A-Za-z0-9-_+/=]', 'id', body.id === undefined ? 'required' : 'invalid');
-  if (body.type !== 'web_hook' && body.type !== 'webhook') throw badRequest('The channel type must be web_hook', 'type', body.type === undefined ? 'required' : 'invalid');
+  if (typeof body.id !== 'string' || !/^[A-Za-z0-9\-_+/=]{1,64}$/.test(body.id))
+    throw badRequest('A channel id is 1-64 characters of [A-Za-z0-9-_+/=]', 'id', body.id === undefined ? 'required' : 'invalid');
+  if (body.type !== 'web_hook' && body.type !== 'webhook')
+    throw badRequest('The channel type must be web_hook', 'type', body.type === undefined ? 'required' : 'invalid');
   let address: URL;
   try {
     address = new URL(String(body.address));
   } catch {
     throw badRequest('The channel address must be an https (or, on this dev server, http) URL', 'address');
   }
-  if (address.protocol !== 'https:' && address.protocol !== 'http:') throw badRequest('The channel address must be an https (or, on this dev server, http) URL', 'address');
+  if (address.protocol !== 'https:' && address.protocol !== 'http:')
+    throw badRequest('The channel address must be an https (or, on this dev server, http) URL', 'address');
   if (ctx.model.data.channels[body.id]) throw new StorageFailure(400, 'channelIdNotUnique', `Channel id ${body.id} not unique`, 'id');
   const now = Date.now();
   let expiration = now + HOUR;
@@ -117,8 +120,14 @@ async function register(ctx: Ctx, fileId: string | undefined, resourceUri: strin
   }
   if (body.token !== undefined && typeof body.token !== 'string') throw badRequest('Invalid value for token', 'token');
   const channel: ChannelRecord = {
-    id: body.id, resourceId: randomBytes(16).toString('base64url'), resourceUri, address: address.href, expiration, messageNumber: 0,
-    ...(fileId ? { fileId } : {}), ...(typeof body.token === 'string' ? { token: body.token } : {}),
+    id: body.id,
+    resourceId: randomBytes(16).toString('base64url'),
+    resourceUri,
+    address: address.href,
+    expiration,
+    messageNumber: 0,
+    ...(fileId ? { fileId } : {}),
+    ...(typeof body.token === 'string' ? { token: body.token } : {}),
   };
   ctx.model.data.channels[channel.id] = channel;
   ctx.channels.send(channel, 'sync');
@@ -126,7 +135,14 @@ async function register(ctx: Ctx, fileId: string | undefined, resourceUri: strin
 }
 
 function channelJson(c: ChannelRecord) {
-  return { kind: 'api#channel', id: c.id, resourceId: c.resourceId, resourceUri: c.resourceUri, ...(c.token !== undefined ? { token: c.token } : {}), ...(c.expiration !== undefined ? { expiration: String(c.expiration) } : {}) };
+  return {
+    kind: 'api#channel',
+    id: c.id,
+    resourceId: c.resourceId,
+    resourceUri: c.resourceUri,
+    ...(c.token !== undefined ? { token: c.token } : {}),
+    ...(c.expiration !== undefined ? { expiration: String(c.expiration) } : {}),
+  };
 }
 
 export const watchChanges: Handler = async (ctx) => {

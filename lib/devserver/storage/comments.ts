@@ -7,22 +7,44 @@ import { badRequest, notFound, readJson } from './http.js';
 import { OWNER } from './represent.js';
 import type { CommentRecord, FileRecord, ReplyRecord } from './store.js';
 
-const AUTHOR = { kind: 'storage#user', displayName: OWNER.displayName, isAuthenticatedUser: true, permissionId: OWNER.permissionId, emailAddress: OWNER.emailAddress };
+const AUTHOR = {
+  kind: 'storage#user',
+  displayName: OWNER.displayName,
+  isAuthenticatedUser: true,
+  permissionId: OWNER.permissionId,
+  emailAddress: OWNER.emailAddress,
+};
 const newCommentId = () => `AAAA${randomBytes(12).toString('base64url')}`;
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function replyJson(ctx: Ctx, file: FileRecord, comment: CommentRecord, r: ReplyRecord) {
   return {
-    kind: 'storage#commentReply', replyId: r.replyId, createdDate: r.createdDate, modifiedDate: r.modifiedDate, author: AUTHOR, deleted: r.deleted,
-    ...(r.deleted ? {} : { content: r.content, htmlContent: escapeHtml(r.content) }), ...(r.verb ? { verb: r.verb } : {}),
+    kind: 'storage#commentReply',
+    replyId: r.replyId,
+    createdDate: r.createdDate,
+    modifiedDate: r.modifiedDate,
+    author: AUTHOR,
+    deleted: r.deleted,
+    ...(r.deleted ? {} : { content: r.content, htmlContent: escapeHtml(r.content) }),
+    ...(r.verb ? { verb: r.verb } : {}),
   };
 }
 
 function commentJson(ctx: Ctx, file: FileRecord, c: CommentRecord, includeDeleted: boolean) {
   return {
-    kind: 'storage#comment', commentId: c.commentId, selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments/${c.commentId}`, fileId: file.id, fileTitle: file.title,
-    createdDate: c.createdDate, modifiedDate: c.modifiedDate, author: AUTHOR, status: c.status, deleted: c.deleted,
-    ...(c.deleted ? {} : { content: c.content, htmlContent: escapeHtml(c.content) }), ...(c.anchor ? { anchor: c.anchor } : {}), ...(c.context ? { context: c.context } : {}),
+    kind: 'storage#comment',
+    commentId: c.commentId,
+    selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments/${c.commentId}`,
+    fileId: file.id,
+    fileTitle: file.title,
+    createdDate: c.createdDate,
+    modifiedDate: c.modifiedDate,
+    author: AUTHOR,
+    status: c.status,
+    deleted: c.deleted,
+    ...(c.deleted ? {} : { content: c.content, htmlContent: escapeHtml(c.content) }),
+    ...(c.anchor ? { anchor: c.anchor } : {}),
+    ...(c.context ? { context: c.context } : {}),
     replies: c.replies.filter((r) => includeDeleted || !r.deleted).map((r) => replyJson(ctx, file, c, r)),
   };
 }
@@ -59,9 +81,19 @@ export const list: Handler = async (ctx) => {
   const includeDeleted = queryBool(ctx, 'includeDeleted');
   const updatedMin = ctx.query.get('updatedMin');
   if (updatedMin !== null && Number.isNaN(Date.parse(updatedMin))) throw badRequest('Invalid value for updatedMin', 'updatedMin');
-  const all = (ctx.model.data.comments[file.id] ?? []).filter((c) => (includeDeleted || !c.deleted) && (updatedMin === null || Date.parse(c.modifiedDate) >= Date.parse(updatedMin)));
+  const all = (ctx.model.data.comments[file.id] ?? []).filter(
+    (c) => (includeDeleted || !c.deleted) && (updatedMin === null || Date.parse(c.modifiedDate) >= Date.parse(updatedMin)),
+  );
   const p = page(ctx, all, 20, 100);
-  return { status: 200, body: { kind: 'storage#commentList', selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments`, ...(p.nextPageToken ? { nextPageToken: p.nextPageToken } : {}), items: p.items.map((c) => commentJson(ctx, file, c, includeDeleted)) } };
+  return {
+    status: 200,
+    body: {
+      kind: 'storage#commentList',
+      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments`,
+      ...(p.nextPageToken ? { nextPageToken: p.nextPageToken } : {}),
+      items: p.items.map((c) => commentJson(ctx, file, c, includeDeleted)),
+    },
+  };
 };
 
 export const get: Handler = async (ctx) => {
@@ -76,7 +108,13 @@ export const insert: Handler = async (ctx) => {
   const at = ctx.model.now();
   const context = body.context as { type?: unknown; value?: unknown } | undefined;
   const comment: CommentRecord = {
-    commentId: newCommentId(), content: content(body, true)!, status: 'open', createdDate: at, modifiedDate: at, deleted: false, replies: [],
+    commentId: newCommentId(),
+    content: content(body, true)!,
+    status: 'open',
+    createdDate: at,
+    modifiedDate: at,
+    deleted: false,
+    replies: [],
     ...(typeof body.anchor === 'string' ? { anchor: body.anchor } : {}),
     ...(context && typeof context.type === 'string' && typeof context.value === 'string' ? { context: { type: context.type, value: context.value } } : {}),
   };
@@ -106,8 +144,21 @@ export const remove: Handler = async (ctx) => {
 export const replyList: Handler = async (ctx) => {
   const { file, comment } = findComment(ctx);
   const includeDeleted = queryBool(ctx, 'includeDeleted');
-  const p = page(ctx, comment.replies.filter((r) => includeDeleted || !r.deleted), 20, 100);
-  return { status: 200, body: { kind: 'storage#commentReplyList', selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments/${comment.commentId}/replies`, ...(p.nextPageToken ? { nextPageToken: p.nextPageToken } : {}), items: p.items.map((r) => replyJson(ctx, file, comment, r)) } };
+  const p = page(
+    ctx,
+    comment.replies.filter((r) => includeDeleted || !r.deleted),
+    20,
+    100,
+  );
+  return {
+    status: 200,
+    body: {
+      kind: 'storage#commentReplyList',
+      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/comments/${comment.commentId}/replies`,
+      ...(p.nextPageToken ? { nextPageToken: p.nextPageToken } : {}),
+      items: p.items.map((r) => replyJson(ctx, file, comment, r)),
+    },
+  };
 };
 
 export const replyGet: Handler = async (ctx) => {
@@ -122,7 +173,14 @@ export const replyInsert: Handler = async (ctx) => {
   const verb = body.verb;
   if (verb !== undefined && verb !== 'resolve' && verb !== 'reopen') throw badRequest(`Invalid value for verb: ${String(verb)}`, 'verb');
   const at = ctx.model.now();
-  const reply: ReplyRecord = { replyId: newCommentId(), content: content(body, verb === undefined) ?? '', createdDate: at, modifiedDate: at, deleted: false, ...(verb ? { verb } : {}) };
+  const reply: ReplyRecord = {
+    replyId: newCommentId(),
+    content: content(body, verb === undefined) ?? '',
+    createdDate: at,
+    modifiedDate: at,
+    deleted: false,
+    ...(verb ? { verb } : {}),
+  };
   if (verb) comment.status = verb === 'resolve' ? 'resolved' : 'open';
   comment.replies.push(reply);
   comment.modifiedDate = at;

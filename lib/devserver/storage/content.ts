@@ -20,7 +20,12 @@ export interface Received {
  * `limit` bytes; `cutAfter` destroys the socket once that many body bytes arrived (fault injection). Bytes that reached
  * the file before a break stay there.
  */
-export function receive(req: IncomingMessage, source: Readable, target: string, options: { flags?: 'w' | 'a'; skip?: number; limit?: number; cutAfter?: number; onBytes?: (n: number) => void }): Promise<Received> {
+export function receive(
+  req: IncomingMessage,
+  source: Readable,
+  target: string,
+  options: { flags?: 'w' | 'a'; skip?: number; limit?: number; cutAfter?: number; onBytes?: (n: number) => void },
+): Promise<Received> {
   return new Promise((resolve, reject) => {
     const out = createWriteStream(target, { flags: options.flags ?? 'w' });
     let seen = 0;
@@ -87,7 +92,15 @@ export async function commitContent(model: Model, file: FileRecord, tempPath: st
   const revisionId = newId(40);
   await rename(tempPath, model.store.contentPath(revisionId));
   const revisions = (model.data.revisions[file.id] ??= []);
-  revisions.push({ id: revisionId, mimeType, md5Checksum: md5, fileSize: size, modifiedDate: model.now(), pinned: false, ...(file.originalFilename ? { originalFilename: file.originalFilename } : {}) });
+  revisions.push({
+    id: revisionId,
+    mimeType,
+    md5Checksum: md5,
+    fileSize: size,
+    modifiedDate: model.now(),
+    pinned: false,
+    ...(file.originalFilename ? { originalFilename: file.originalFilename } : {}),
+  });
   file.headRevisionId = revisionId;
   file.md5Checksum = md5;
   file.fileSize = size;
@@ -96,9 +109,21 @@ export async function commitContent(model: Model, file: FileRecord, tempPath: st
 }
 
 /** Streams a revision's bytes with `Range` support; `cutAfter` destroys the socket after that many body bytes. */
-export async function sendContent(req: IncomingMessage, res: ServerResponse, model: Model, file: FileRecord, revisionId: string | undefined, cutAfter?: number): Promise<void> {
+export async function sendContent(
+  req: IncomingMessage,
+  res: ServerResponse,
+  model: Model,
+  file: FileRecord,
+  revisionId: string | undefined,
+  cutAfter?: number,
+): Promise<void> {
   const size = revisionId ? (await stat(model.store.contentPath(revisionId))).size : 0;
-  const headers: Record<string, string> = { 'content-type': file.mimeType, etag: model.etag(file), 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=0, must-revalidate' };
+  const headers: Record<string, string> = {
+    'content-type': file.mimeType,
+    etag: model.etag(file),
+    'accept-ranges': 'bytes',
+    'cache-control': 'private, max-age=0, must-revalidate',
+  };
   let start = 0;
   let end = size - 1;
   let status = 200;

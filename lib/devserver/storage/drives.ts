@@ -7,9 +7,25 @@ import { newId, type DriveRecord } from './store.js';
 
 function driveJson(ctx: Ctx, d: DriveRecord) {
   return {
-    kind: 'storage#drive', id: d.id, name: d.name, hidden: d.hidden, createdDate: d.createdDate,
-    ...(d.colorRgb ? { colorRgb: d.colorRgb } : {}), ...(d.themeId ? { themeId: d.themeId } : {}),
-    capabilities: { canAddChildren: true, canComment: true, canCopy: true, canDeleteDrive: true, canDownload: true, canEdit: true, canListChildren: true, canManageMembers: true, canRename: true, canShare: true },
+    kind: 'storage#drive',
+    id: d.id,
+    name: d.name,
+    hidden: d.hidden,
+    createdDate: d.createdDate,
+    ...(d.colorRgb ? { colorRgb: d.colorRgb } : {}),
+    ...(d.themeId ? { themeId: d.themeId } : {}),
+    capabilities: {
+      canAddChildren: true,
+      canComment: true,
+      canCopy: true,
+      canDeleteDrive: true,
+      canDownload: true,
+      canEdit: true,
+      canListChildren: true,
+      canManageMembers: true,
+      canRename: true,
+      canShare: true,
+    },
     restrictions: { adminManagedRestrictions: false, copyRequiresWriterPermission: false, domainUsersOnly: false, driveMembersOnly: false },
   };
 }
@@ -88,13 +104,32 @@ const APP_ID = '100000000001';
 /** Drive v2's App has no selfLink (only the list has one). */
 function appJson() {
   return {
-    kind: 'storage#app', id: APP_ID, name: 'Gantry', objectType: 'file', installed: true, authorized: true, useByDefault: false, supportsCreate: false, supportsImport: false,
-    supportsMultiOpen: false, supportsOfflineCreate: false, hasDriveWideScope: false, primaryMimeTypes: [], secondaryMimeTypes: [], primaryFileExtensions: [], secondaryFileExtensions: [],
-    productId: createHash('sha1').update(APP_ID).digest('hex').slice(0, 12), shortDescription: 'Infrastructure automation: gate reports and release artefacts', icons: [],
+    kind: 'storage#app',
+    id: APP_ID,
+    name: 'Gantry',
+    objectType: 'file',
+    installed: true,
+    authorized: true,
+    useByDefault: false,
+    supportsCreate: false,
+    supportsImport: false,
+    supportsMultiOpen: false,
+    supportsOfflineCreate: false,
+    hasDriveWideScope: false,
+    primaryMimeTypes: [],
+    secondaryMimeTypes: [],
+    primaryFileExtensions: [],
+    secondaryFileExtensions: [],
+    productId: createHash('sha1').update(APP_ID).digest('hex').slice(0, 12),
+    shortDescription: 'Infrastructure automation: gate reports and release artefacts',
+    icons: [],
   };
 }
 
-export const appsList: Handler = async (ctx) => ({ status: 200, body: { kind: 'storage#appList', selfLink: `${ctx.origin}/storage/v2/apps`, defaultAppIds: [], items: [appJson()] } });
+export const appsList: Handler = async (ctx) => ({
+  status: 200,
+  body: { kind: 'storage#appList', selfLink: `${ctx.origin}/storage/v2/apps`, defaultAppIds: [], items: [appJson()] },
+});
 
 export const appsGet: Handler = async (ctx) => {
   if (ctx.params.appId !== APP_ID) throw notFound(ctx.params.appId!, 'App', 'appId');

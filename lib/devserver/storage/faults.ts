@@ -22,24 +22,44 @@ export function checkStorageFault(value: unknown): StorageFault {
     case 'cut':
       count(f.afterBytes, 'afterBytes', 0);
       if (f.afterBytes === undefined) throw new UsageError('a cut fault needs afterBytes');
-      if (f.direction !== undefined && f.direction !== 'upload' && f.direction !== 'download') throw new UsageError('a cut fault\'s direction is upload or download');
-      return { kind: 'cut', afterBytes: f.afterBytes as number, direction: (f.direction as 'upload' | 'download' | undefined) ?? 'upload', times: (f.times as number | undefined) ?? 1 };
+      if (f.direction !== undefined && f.direction !== 'upload' && f.direction !== 'download')
+        throw new UsageError("a cut fault's direction is upload or download");
+      return {
+        kind: 'cut',
+        afterBytes: f.afterBytes as number,
+        direction: (f.direction as 'upload' | 'download' | undefined) ?? 'upload',
+        times: (f.times as number | undefined) ?? 1,
+      };
     case 'status':
-      if (!Number.isSafeInteger(f.status) || (f.status as number) < 400 || (f.status as number) > 599) throw new UsageError('a status fault needs a status from 400 to 599');
-      if (f.path !== undefined && typeof f.path !== 'string') throw new UsageError('a status fault\'s path is a string (a prefix)');
-      if (f.method !== undefined && typeof f.method !== 'string') throw new UsageError('a status fault\'s method is a string');
-      return { kind: 'status', status: f.status as number, times: (f.times as number | undefined) ?? 1, ...(f.path ? { path: f.path as string } : {}), ...(f.method ? { method: (f.method as string).toUpperCase() } : {}) };
+      if (!Number.isSafeInteger(f.status) || (f.status as number) < 400 || (f.status as number) > 599)
+        throw new UsageError('a status fault needs a status from 400 to 599');
+      if (f.path !== undefined && typeof f.path !== 'string') throw new UsageError("a status fault's path is a string (a prefix)");
+      if (f.method !== undefined && typeof f.method !== 'string') throw new UsageError("a status fault's method is a string");
+      return {
+        kind: 'status',
+        status: f.status as number,
+        times: (f.times as number | undefined) ?? 1,
+        ...(f.path ? { path: f.path as string } : {}),
+        ...(f.method ? { method: (f.method as string).toUpperCase() } : {}),
+      };
     case 'quota':
       count(f.requests, 'requests', 0);
       count(f.windowMs, 'windowMs', 1);
       if (f.requests === undefined) throw new UsageError('a quota fault needs requests (per window)');
-      if (f.reason !== undefined && f.reason !== 'userRateLimitExceeded' && f.reason !== 'rateLimitExceeded') throw new UsageError('a quota fault\'s reason is userRateLimitExceeded or rateLimitExceeded');
-      if (f.status !== undefined && f.status !== 403 && f.status !== 429) throw new UsageError('a quota fault\'s status is 403 or 429');
-      return { kind: 'quota', requests: f.requests as number, windowMs: (f.windowMs as number | undefined) ?? 60_000, reason: (f.reason as 'userRateLimitExceeded' | 'rateLimitExceeded' | undefined) ?? 'userRateLimitExceeded', status: (f.status as 403 | 429 | undefined) ?? 403 };
+      if (f.reason !== undefined && f.reason !== 'userRateLimitExceeded' && f.reason !== 'rateLimitExceeded')
+        throw new UsageError("a quota fault's reason is userRateLimitExceeded or rateLimitExceeded");
+      if (f.status !== undefined && f.status !== 403 && f.status !== 429) throw new UsageError("a quota fault's status is 403 or 429");
+      return {
+        kind: 'quota',
+        requests: f.requests as number,
+        windowMs: (f.windowMs as number | undefined) ?? 60_000,
+        reason: (f.reason as 'userRateLimitExceeded' | 'rateLimitExceeded' | undefined) ?? 'userRateLimitExceeded',
+        status: (f.status as 403 | 429 | undefined) ?? 403,
+      };
     case 'emptyPage':
       return { kind: 'emptyPage', times: (f.times as number | undefined) ?? 1 };
     default:
-      throw new UsageError('a fault\'s kind is cut, status, quota or emptyPage');
+      throw new UsageError("a fault's kind is cut, status, quota or emptyPage");
   }
 }
 

@@ -29,7 +29,8 @@ export const get: Handler = async (ctx) => {
   if (alt === 'media') {
     if (file.mimeType === FOLDER_MIME) throw new StorageFailure(403, 'fileNotDownloadable', 'Only files with binary content can be downloaded', 'alt');
     const revision = ctx.query.get('revisionId') ?? file.headRevisionId;
-    if (revision !== undefined && !(ctx.model.data.revisions[file.id] ?? []).some((r) => r.id === revision)) throw new StorageFailure(404, 'notFound', `Revision not found: ${revision}`, 'revisionId');
+    if (revision !== undefined && !(ctx.model.data.revisions[file.id] ?? []).some((r) => r.id === revision))
+      throw new StorageFailure(404, 'notFound', `Revision not found: ${revision}`, 'revisionId');
     await sendContent(ctx.req, ctx.res, ctx.model, file, revision, ctx.faults.cut('download'));
     return undefined;
   }
@@ -104,7 +105,11 @@ export const copy: Handler = async (ctx) => {
   const source = ctx.model.file(ctx.params.fileId!);
   if (source.mimeType === FOLDER_MIME) throw new StorageFailure(403, 'cannotCopyFile', 'Folders cannot be copied', 'fileId');
   const body = await readJson(ctx.req);
-  const file = ctx.model.create({ parents: source.parents.map((id) => ({ id })), description: source.description, ...body }, { mimeType: source.mimeType, title: `Copy of ${source.title}` }, typeof body.id === 'string' ? body.id : undefined);
+  const file = ctx.model.create(
+    { parents: source.parents.map((id) => ({ id })), description: source.description, ...body },
+    { mimeType: source.mimeType, title: `Copy of ${source.title}` },
+    typeof body.id === 'string' ? body.id : undefined,
+  );
   file.properties = [...source.properties, ...file.properties.filter((p) => !source.properties.some((q) => q.key === p.key && q.visibility === p.visibility))];
   if (source.headRevisionId) {
     const temp = ctx.model.store.uploadPath(`copy-${newId(12)}`);
@@ -164,6 +169,12 @@ export const generateIds: Handler = async (ctx) => {
 export const generateCseToken: Handler = async (ctx) => {
   const fileId = ctx.query.get('fileId') ?? newId();
   if (ctx.query.get('fileId') !== null) ctx.model.file(fileId);
-  const jwt = [{ alg: 'none', typ: 'JWT' }, { fileId, aud: 'kacls', iat: Math.floor(Date.now() / 1000) }].map((p) => Buffer.from(JSON.stringify(p)).toString('base64url')).join('.') + '.';
+  const jwt =
+    [
+      { alg: 'none', typ: 'JWT' },
+      { fileId, aud: 'kacls', iat: Math.floor(Date.now() / 1000) },
+    ]
+      .map((p) => Buffer.from(JSON.stringify(p)).toString('base64url'))
+      .join('.') + '.';
   return json(ctx, 200, { kind: 'storage#generateCseTokenResponse', fileId, jwt, currentKaclsId: 'kacls-dev', currentKaclsName: 'Gantry dev KACLS' });
 };

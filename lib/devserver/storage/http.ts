@@ -24,7 +24,11 @@ export const badRequest = (message: string, location?: string, reason = 'invalid
 export const required = (location: string) => new StorageFailure(400, 'required', 'Required', location);
 
 export function errorBody(failure: StorageFailure): unknown {
-  const item: Record<string, string> = { domain: failure.reason === 'userRateLimitExceeded' || failure.reason === 'rateLimitExceeded' ? 'usageLimits' : 'global', reason: failure.reason, message: failure.message };
+  const item: Record<string, string> = {
+    domain: failure.reason === 'userRateLimitExceeded' || failure.reason === 'rateLimitExceeded' ? 'usageLimits' : 'global',
+    reason: failure.reason,
+    message: failure.message,
+  };
   if (failure.location) {
     item.locationType = failure.locationType;
     item.location = failure.location;
@@ -40,7 +44,11 @@ export function failureReply(failure: StorageFailure): Reply {
 export const MAX_JSON = 1024 * 1024;
 
 export async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return readBody(req, { limit, refuseDeclared: true, tooLarge: (n) => new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${n} bytes`, undefined, 'other') });
+  return readBody(req, {
+    limit,
+    refuseDeclared: true,
+    tooLarge: (n) => new StorageFailure(413, 'uploadTooLarge', `The request body is larger than ${n} bytes`, undefined, 'other'),
+  });
 }
 
 export function parseJsonObject(raw: Buffer | string): Record<string, unknown> {

@@ -10,9 +10,31 @@ export const EXPORT_LIMIT = 10 * 1024 * 1024;
 
 /** Drive's export formats of the workspace types this server knows. */
 export const EXPORT_FORMATS: Record<string, string[]> = {
-  'application/vnd.google-apps.document': ['text/plain', 'text/html', 'application/pdf', 'application/rtf', 'application/vnd.oasis.opendocument.text', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'text/markdown', 'application/zip', 'application/epub+zip'],
-  'application/vnd.google-apps.spreadsheet': ['text/csv', 'text/tab-separated-values', 'application/pdf', 'application/zip', 'application/vnd.oasis.opendocument.spreadsheet', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
-  'application/vnd.google-apps.presentation': ['text/plain', 'application/pdf', 'application/vnd.oasis.opendocument.presentation', 'application/vnd.openxmlformats-officedocument.presentationml.presentation'],
+  'application/vnd.google-apps.document': [
+    'text/plain',
+    'text/html',
+    'application/pdf',
+    'application/rtf',
+    'application/vnd.oasis.opendocument.text',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'text/markdown',
+    'application/zip',
+    'application/epub+zip',
+  ],
+  'application/vnd.google-apps.spreadsheet': [
+    'text/csv',
+    'text/tab-separated-values',
+    'application/pdf',
+    'application/zip',
+    'application/vnd.oasis.opendocument.spreadsheet',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ],
+  'application/vnd.google-apps.presentation': [
+    'text/plain',
+    'application/pdf',
+    'application/vnd.oasis.opendocument.presentation',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  ],
   'application/vnd.google-apps.drawing': ['image/png', 'image/jpeg', 'image/svg+xml', 'application/pdf'],
 };
 
@@ -31,13 +53,21 @@ const VALUE_KINDS: Record<string, { valueType: string; check: RegExp; what: stri
 
 function labelField(fieldId: string, f: Record<string, unknown>): Record<string, unknown> {
   const given = Object.keys(VALUE_KINDS).filter((k) => f[k] !== undefined && f[k] !== null);
-  if (given.length !== 1) throw badRequest(`A field modification sets exactly one kind of value (${Object.keys(VALUE_KINDS).join(', ')}) or unsetValues`, `fieldModifications.${fieldId}`);
+  if (given.length !== 1)
+    throw badRequest(
+      `A field modification sets exactly one kind of value (${Object.keys(VALUE_KINDS).join(', ')}) or unsetValues`,
+      `fieldModifications.${fieldId}`,
+    );
   const key = given[0]!;
   const kind = VALUE_KINDS[key]!;
   const values = f[key];
-  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !kind.check.test(v))) throw badRequest(`${key} takes a list of ${kind.what}`, `fieldModifications.${key}`);
+  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || !kind.check.test(v)))
+    throw badRequest(`${key} takes a list of ${kind.what}`, `fieldModifications.${key}`);
   const field: Record<string, unknown> = { kind: 'storage#labelField', id: fieldId, valueType: kind.valueType };
-  field[kind.valueType] = kind.valueType === 'user' ? (values as string[]).map((email) => ({ kind: 'storage#user', emailAddress: email.toLowerCase(), displayName: email })) : [...values];
+  field[kind.valueType] =
+    kind.valueType === 'user'
+      ? (values as string[]).map((email) => ({ kind: 'storage#user', emailAddress: email.toLowerCase(), displayName: email }))
+      : [...values];
   return field;
 }
 
@@ -66,7 +96,8 @@ export const modifyLabels: Handler = async (ctx) => {
     const label = i >= 0 ? labels[i]! : { id: m.labelId, revisionId: '0', fields: {} };
     if (i < 0) labels.push(label);
     for (const f of (Array.isArray(m.fieldModifications) ? m.fieldModifications : []) as Record<string, unknown>[]) {
-      if (typeof f?.fieldId !== 'string' || f.fieldId === '') throw badRequest('A field modification needs a fieldId', 'fieldModifications.fieldId', 'required');
+      if (typeof f?.fieldId !== 'string' || f.fieldId === '')
+        throw badRequest('A field modification needs a fieldId', 'fieldModifications.fieldId', 'required');
       if (f.unsetValues === true) delete label.fields[f.fieldId];
       else label.fields[f.fieldId] = labelField(f.fieldId, f);
     }

@@ -8,7 +8,10 @@ export class Model {
   /** Called for every change logged (the push channels listen). */
   onChange?: (fileId: string, deleted: boolean) => void;
 
-  constructor(readonly store: Store, readonly now: () => string = () => new Date().toISOString()) {}
+  constructor(
+    readonly store: Store,
+    readonly now: () => string = () => new Date().toISOString(),
+  ) {}
 
   get data() {
     return this.store.data;
@@ -37,7 +40,8 @@ export class Model {
     const parent = this.file(id, location);
     if (parent.mimeType !== FOLDER_MIME) throw badRequest(`The parent ${id} is not a folder`, location);
     if (file === undefined) return parent;
-    if (file.id === this.data.rootId) throw new StorageFailure(403, 'cannotModifyRootFolder', 'The root folder cannot be placed inside another folder', location);
+    if (file.id === this.data.rootId)
+      throw new StorageFailure(403, 'cannotModifyRootFolder', 'The root folder cannot be placed inside another folder', location);
     if (parent.id === file.id || this.descendants(file.id).some((d) => d.id === parent.id)) {
       throw new StorageFailure(400, 'badRequest', 'A folder cannot be placed inside itself or one of its descendants', location);
     }
@@ -140,9 +144,17 @@ export class Model {
   create(metadata: Record<string, unknown>, defaults: { mimeType: string; title?: string }, id?: string): FileRecord {
     const at = this.now();
     const file: FileRecord = {
-      id: id ?? newId(), title: defaults.title ?? 'Untitled', mimeType: defaults.mimeType, parents: [this.data.rootId],
-      labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true }, explicitlyTrashed: false,
-      createdDate: at, modifiedDate: at, version: 1, properties: [], seq: this.data.seq++,
+      id: id ?? newId(),
+      title: defaults.title ?? 'Untitled',
+      mimeType: defaults.mimeType,
+      parents: [this.data.rootId],
+      labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
+      explicitlyTrashed: false,
+      createdDate: at,
+      modifiedDate: at,
+      version: 1,
+      properties: [],
+      seq: this.data.seq++,
     };
     if (id !== undefined) {
       if (!/^[A-Za-z0-9_-]{10,}$/.test(id)) throw badRequest('The provided file ID is not usable.', 'id', 'invalid');
@@ -164,15 +176,20 @@ export class Model {
     let parents: string[] | undefined;
     if (body.parents !== undefined) {
       if (!Array.isArray(body.parents)) throw badRequest('Invalid value for parents', 'parents');
-      parents = [...new Set(body.parents.map((p: unknown) => {
-        const id = typeof p === 'string' ? p : (p as { id?: unknown } | null)?.id;
-        if (typeof id !== 'string') throw badRequest('Invalid value for parents', 'parents');
-        return this.parentFor(creating ? undefined : file, id, 'parents').id;
-      }))];
+      parents = [
+        ...new Set(
+          body.parents.map((p: unknown) => {
+            const id = typeof p === 'string' ? p : (p as { id?: unknown } | null)?.id;
+            if (typeof id !== 'string') throw badRequest('Invalid value for parents', 'parents');
+            return this.parentFor(creating ? undefined : file, id, 'parents').id;
+          }),
+        ),
+      ];
     }
     const title = str('title');
     const mimeType = str('mimeType');
-    if (mimeType !== undefined && !creating && (mimeType === FOLDER_MIME) !== (file.mimeType === FOLDER_MIME)) throw badRequest('A file cannot become a folder or a folder a file', 'mimeType');
+    if (mimeType !== undefined && !creating && (mimeType === FOLDER_MIME) !== (file.mimeType === FOLDER_MIME))
+      throw badRequest('A file cannot become a folder or a folder a file', 'mimeType');
     const description = str('description');
     const originalFilename = str('originalFilename');
     if (title !== undefined) file.title = title;

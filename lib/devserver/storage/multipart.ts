@@ -17,7 +17,8 @@ const MAX_HEADERS = 8 * 1024;
 export function boundaryOf(contentType: string): string {
   const m = /;\s*boundary=(?:"([^"]{1,70})"|([^;\s]{1,70}))/i.exec(contentType);
   const boundary = m?.[1] ?? m?.[2];
-  if (!/^multipart\/related\b/i.test(contentType.trim()) || !boundary) throw badRequest('Bad multipart request: the Content-Type must be multipart/related with a boundary', 'Content-Type', 'badContent');
+  if (!/^multipart\/related\b/i.test(contentType.trim()) || !boundary)
+    throw badRequest('Bad multipart request: the Content-Type must be multipart/related with a boundary', 'Content-Type', 'badContent');
   return boundary;
 }
 

@@ -43,7 +43,8 @@ function json(ctx: Ctx, file: FileRecord, p: PermissionRecord): Record<string, u
 }
 
 function checkRole(role: unknown): PermissionRecord['role'] {
-  if (!ROLES.includes(role as PermissionRecord['role'])) throw badRequest(`Invalid value for role: ${String(role)}`, 'role', role === undefined ? 'required' : 'invalid');
+  if (!ROLES.includes(role as PermissionRecord['role']))
+    throw badRequest(`Invalid value for role: ${String(role)}`, 'role', role === undefined ? 'required' : 'invalid');
   if (role === 'owner') throw new StorageFailure(403, 'forbidden', 'Ownership transfer is not supported by this server', 'role');
   return role as PermissionRecord['role'];
 }
@@ -51,14 +52,23 @@ function checkRole(role: unknown): PermissionRecord['role'] {
 /** Drive v2's `additionalRoles`: only `commenter`, and only beside `reader` (a reader who may comment). */
 function checkAdditionalRoles(value: unknown, role: PermissionRecord['role']): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.some((entry) => entry !== 'commenter')) throw badRequest(`Invalid value for additionalRoles: ${JSON.stringify(value)}`, 'additionalRoles', 'invalid');
+  if (!Array.isArray(value) || value.some((entry) => entry !== 'commenter'))
+    throw badRequest(`Invalid value for additionalRoles: ${JSON.stringify(value)}`, 'additionalRoles', 'invalid');
   if (value.length > 0 && role !== 'reader') throw badRequest('additionalRoles ["commenter"] goes with role reader', 'additionalRoles', 'invalid');
   return value.length > 0 ? ['commenter'] : undefined;
 }
 
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return { status: 200, body: { kind: 'storage#permissionList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/permissions`, items: all(ctx, file).map((p) => json(ctx, file, p)) } };
+  return {
+    status: 200,
+    body: {
+      kind: 'storage#permissionList',
+      etag: ctx.model.etag(file),
+      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/permissions`,
+      items: all(ctx, file).map((p) => json(ctx, file, p)),
+    },
+  };
 };
 
 export const get: Handler = async (ctx) => {
@@ -72,9 +82,17 @@ export const insert: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const body = await readJson(ctx.req);
   const role = checkRole(body.role);
-  if (!TYPES.includes(body.type as PermissionRecord['type'])) throw badRequest(`Invalid value for type: ${String(body.type)}`, 'type', body.type === undefined ? 'required' : 'invalid');
+  if (!TYPES.includes(body.type as PermissionRecord['type']))
+    throw badRequest(`Invalid value for type: ${String(body.type)}`, 'type', body.type === undefined ? 'required' : 'invalid');
   const type = body.type as PermissionRecord['type'];
-  const value = typeof body.value === 'string' ? body.value.trim() : typeof body.emailAddress === 'string' ? body.emailAddress.trim() : typeof body.domain === 'string' ? body.domain.trim() : undefined;
+  const value =
+    typeof body.value === 'string'
+      ? body.value.trim()
+      : typeof body.emailAddress === 'string'
+        ? body.emailAddress.trim()
+        : typeof body.domain === 'string'
+          ? body.domain.trim()
+          : undefined;
   let record: PermissionRecord;
   if (type === 'user' || type === 'group') {
     if (!value || !EMAIL.test(value)) throw badRequest('A user or group permission needs an e-mail address in value', 'value');
@@ -101,7 +119,7 @@ export const patch: Handler = async (ctx) => {
   checkIfMatch(ctx, file);
   const found = (ctx.model.data.permissions[file.id] ?? []).find((p) => p.id === ctx.params.permissionId);
   if (!found) {
-    if (ctx.params.permissionId === OWNER.permissionId) throw new StorageFailure(403, 'forbidden', 'The owner\'s permission cannot be changed', 'permissionId');
+    if (ctx.params.permissionId === OWNER.permissionId) throw new StorageFailure(403, 'forbidden', "The owner's permission cannot be changed", 'permissionId');
     throw notFound(ctx.params.permissionId!, 'Permission', 'permissionId');
   }
   const body = await readJson(ctx.req);
@@ -120,7 +138,8 @@ export const patch: Handler = async (ctx) => {
 
 export const remove: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  if (ctx.params.permissionId === OWNER.permissionId) throw new StorageFailure(403, 'cannotRemoveOwner', 'The owner\'s permission cannot be removed', 'permissionId');
+  if (ctx.params.permissionId === OWNER.permissionId)
+    throw new StorageFailure(403, 'cannotRemoveOwner', "The owner's permission cannot be removed", 'permissionId');
   const list = ctx.model.data.permissions[file.id] ?? [];
   const i = list.findIndex((p) => p.id === ctx.params.permissionId);
   if (i < 0) throw notFound(ctx.params.permissionId!, 'Permission', 'permissionId');

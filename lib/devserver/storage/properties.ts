@@ -10,7 +10,8 @@ const MAX_BYTES = 124;
 
 function visibilityOf(value: unknown, fallback: Visibility): Visibility {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'string' || !['public', 'private'].includes(value.toLowerCase())) throw badRequest(`Invalid value '${String(value)}'. Values must be PUBLIC or PRIVATE`, 'visibility');
+  if (typeof value !== 'string' || !['public', 'private'].includes(value.toLowerCase()))
+    throw badRequest(`Invalid value '${String(value)}'. Values must be PUBLIC or PRIVATE`, 'visibility');
   return value.toUpperCase() as Visibility;
 }
 
@@ -26,9 +27,11 @@ function json(ctx: Ctx, file: FileRecord, p: Property) {
 }
 
 function checkPair(key: unknown, value: unknown): { key: string; value: string } {
-  if (typeof key !== 'string' || !/^[A-Za-z0-9.!@$%^&*()\-_/]{1,124}$/.test(key)) throw badRequest('A property key is 1-124 characters of letters, digits and .!@$%^&*()-_/', 'key', key === undefined ? 'required' : 'invalid');
+  if (typeof key !== 'string' || !/^[A-Za-z0-9.!@$%^&*()\-_/]{1,124}$/.test(key))
+    throw badRequest('A property key is 1-124 characters of letters, digits and .!@$%^&*()-_/', 'key', key === undefined ? 'required' : 'invalid');
   if (typeof value !== 'string') throw badRequest('A property value is a string', 'value', value === undefined ? 'required' : 'invalid');
-  if (Buffer.byteLength(key) + Buffer.byteLength(value) > MAX_BYTES) throw badRequest(`A property's key and value together are at most ${MAX_BYTES} bytes`, 'value');
+  if (Buffer.byteLength(key) + Buffer.byteLength(value) > MAX_BYTES)
+    throw badRequest(`A property's key and value together are at most ${MAX_BYTES} bytes`, 'value');
   return { key, value };
 }
 
@@ -42,7 +45,15 @@ function find(ctx: Ctx): { file: FileRecord; property: Property } {
 
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return { status: 200, body: { kind: 'storage#propertyList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/properties`, items: file.properties.map((p) => json(ctx, file, p)) } };
+  return {
+    status: 200,
+    body: {
+      kind: 'storage#propertyList',
+      etag: ctx.model.etag(file),
+      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/properties`,
+      items: file.properties.map((p) => json(ctx, file, p)),
+    },
+  };
 };
 
 export const get: Handler = async (ctx) => {
@@ -70,7 +81,8 @@ export const patch: Handler = async (ctx) => {
   if (body.value !== undefined) property.value = checkPair(property.key, body.value).value;
   if (body.visibility !== undefined) {
     const visibility = visibilityOf(body.visibility, property.visibility);
-    if (visibility !== property.visibility && file.properties.some((p) => p.key === property.key && p.visibility === visibility)) throw badRequest('A property with this key and visibility exists', 'visibility');
+    if (visibility !== property.visibility && file.properties.some((p) => p.key === property.key && p.visibility === visibility))
+      throw badRequest('A property with this key and visibility exists', 'visibility');
     property.visibility = visibility;
   }
   ctx.model.changed(file, false);

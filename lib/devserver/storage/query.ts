@@ -121,7 +121,8 @@ export function parseQuery(q: string | null, resolveId: (id: string) => string):
     const t = peek();
     return t.kind === 'word' && t.text.toLowerCase() === word;
   };
-  const describe = (t: Token) => (t.kind === 'end' ? 'the end' : t.kind === 'word' ? `'${t.text}'` : t.kind === 'string' ? 'a string' : t.kind === 'op' ? `'${t.text}'` : `'${t.kind}'`);
+  const describe = (t: Token) =>
+    t.kind === 'end' ? 'the end' : t.kind === 'word' ? `'${t.text}'` : t.kind === 'string' ? 'a string' : t.kind === 'op' ? `'${t.text}'` : `'${t.kind}'`;
 
   const parseOr = (depth: number): Predicate => {
     const items = [parseAnd(depth)];
@@ -166,7 +167,8 @@ export function parseQuery(q: string | null, resolveId: (id: string) => string):
     if (t.kind === 'string') {
       const collection = tokens[pos++]!;
       const name = tokens[pos++]!;
-      if (collection.kind !== 'word' || collection.text.toLowerCase() !== 'in') throw invalid(`'in' expected after a string, not ${describe(collection)}`, collection.at);
+      if (collection.kind !== 'word' || collection.text.toLowerCase() !== 'in')
+        throw invalid(`'in' expected after a string, not ${describe(collection)}`, collection.at);
       if (name.kind !== 'word' || name.text.toLowerCase() !== 'parents') throw invalid(`unknown collection ${describe(name)} (only parents)`, name.at);
       const parent = resolveId(t.text);
       return (file) => file.parents.includes(parent);
@@ -204,7 +206,14 @@ export function parseQuery(q: string | null, resolveId: (id: string) => string):
       const when = rfc3339(expectString(t.text));
       if (when === undefined) throw invalid(`${t.text} compares with an RFC 3339 date or date-time`, valueToken.at);
       const key = field === 'modifieddate' ? 'modifiedDate' : 'createdDate';
-      const compare = { '=': (a: number) => a === when, '!=': (a: number) => a !== when, '<': (a: number) => a < when, '<=': (a: number) => a <= when, '>': (a: number) => a > when, '>=': (a: number) => a >= when }[op.text];
+      const compare = {
+        '=': (a: number) => a === when,
+        '!=': (a: number) => a !== when,
+        '<': (a: number) => a < when,
+        '<=': (a: number) => a <= when,
+        '>': (a: number) => a > when,
+        '>=': (a: number) => a >= when,
+      }[op.text];
       return (file) => compare(Date.parse(file[key]));
     }
     if (field === 'fulltext') {
@@ -236,12 +245,17 @@ const ORDER_KEYS: Record<string, (f: FileRecord) => string | number> = {
 
 /** `orderBy`: comma-separated keys, each optionally ` desc`; ties (and no orderBy) in creation order. */
 export function orderBy(spec: string | null): (a: FileRecord, b: FileRecord) => number {
-  const keys = (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((part) => {
-    const [name, dir, extra] = part.split(/\s+/);
-    const key = ORDER_KEYS[name!];
-    if (!key || extra !== undefined || (dir !== undefined && dir.toLowerCase() !== 'desc' && dir.toLowerCase() !== 'asc')) throw badRequest(`Invalid orderBy: ${part}`, 'orderBy');
-    return { key, sign: dir?.toLowerCase() === 'desc' ? -1 : 1 };
-  });
+  const keys = (spec ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [name, dir, extra] = part.split(/\s+/);
+      const key = ORDER_KEYS[name!];
+      if (!key || extra !== undefined || (dir !== undefined && dir.toLowerCase() !== 'desc' && dir.toLowerCase() !== 'asc'))
+        throw badRequest(`Invalid orderBy: ${part}`, 'orderBy');
+      return { key, sign: dir?.toLowerCase() === 'desc' ? -1 : 1 };
+    });
   return (a, b) => {
     for (const { key, sign } of keys) {
       const x = key(a);

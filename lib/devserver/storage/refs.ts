@@ -7,7 +7,12 @@ import { parentJson } from './represent.js';
 import { FOLDER_MIME, type FileRecord } from './store.js';
 
 function childJson(ctx: Ctx, folderId: string, childId: string) {
-  return { kind: 'storage#childReference', id: childId, selfLink: `${ctx.origin}/storage/v2/files/${folderId}/children/${childId}`, childLink: `${ctx.origin}/storage/v2/files/${childId}` };
+  return {
+    kind: 'storage#childReference',
+    id: childId,
+    selfLink: `${ctx.origin}/storage/v2/files/${folderId}/children/${childId}`,
+    childLink: `${ctx.origin}/storage/v2/files/${childId}`,
+  };
 }
 
 function folder(ctx: Ctx, id: string): FileRecord {
@@ -41,7 +46,15 @@ function unlink(ctx: Ctx, child: FileRecord, parentId: string, location: string)
 
 export const parentsList: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return { status: 200, body: { kind: 'storage#parentList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/parents`, items: file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin)) } };
+  return {
+    status: 200,
+    body: {
+      kind: 'storage#parentList',
+      etag: ctx.model.etag(file),
+      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/parents`,
+      items: file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin)),
+    },
+  };
 };
 
 export const parentsGet: Handler = async (ctx) => {
@@ -67,12 +80,21 @@ export const childrenList: Handler = async (ctx) => {
   const max = queryInt(ctx, 'maxResults', 100, 0, 1000);
   const offset = pageOffset(ctx);
   const predicate = parseQuery(ctx.query.get('q'), (id) => ctx.model.resolveId(id));
-  const all = ctx.model.children(parent.id).filter((f) => predicate(f, f.labels.trashed)).sort((a, b) => a.seq - b.seq);
+  const all = ctx.model
+    .children(parent.id)
+    .filter((f) => predicate(f, f.labels.trashed))
+    .sort((a, b) => a.seq - b.seq);
   const page = ctx.faults.emptyPage() ? [] : all.slice(offset, offset + (max === 0 ? 100 : max));
   const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
   return {
     status: 200,
-    body: { kind: 'storage#childList', etag: ctx.model.etag(parent), selfLink: `${ctx.origin}/storage/v2/files/${parent.id}/children`, ...(next ? { nextPageToken: next } : {}), items: page.map((f) => childJson(ctx, parent.id, f.id)) },
+    body: {
+      kind: 'storage#childList',
+      etag: ctx.model.etag(parent),
+      selfLink: `${ctx.origin}/storage/v2/files/${parent.id}/children`,
+      ...(next ? { nextPageToken: next } : {}),
+      items: page.map((f) => childJson(ctx, parent.id, f.id)),
+    },
   };
 };
 

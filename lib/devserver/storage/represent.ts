@@ -3,7 +3,13 @@
 import type { Model } from './model.js';
 import { FOLDER_MIME, type FileRecord, type RevisionRecord } from './store.js';
 
-export const OWNER = { kind: 'storage#user', displayName: 'Gantry Dev', emailAddress: 'dev@gantry.test', permissionId: '00000000000000000001', isAuthenticatedUser: true };
+export const OWNER = {
+  kind: 'storage#user',
+  displayName: 'Gantry Dev',
+  emailAddress: 'dev@gantry.test',
+  permissionId: '00000000000000000001',
+  isAuthenticatedUser: true,
+};
 
 export function fileJson(model: Model, file: FileRecord, origin: string): Record<string, unknown> {
   const base = `${origin}/storage/v2/files/${file.id}`;

@@ -83,7 +83,8 @@ async function chunk(ctx: Ctx, id: string): Promise<Reply | undefined> {
   const length = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
   const range = parseContentRange(ctx.req.headers['content-range'], length);
   if (range.total !== undefined) {
-    if (session.total !== undefined && session.total !== range.total) throw badRequest(`Content-Range total ${range.total} does not match the upload's ${session.total} bytes`, 'Content-Range');
+    if (session.total !== undefined && session.total !== range.total)
+      throw badRequest(`Content-Range total ${range.total} does not match the upload's ${session.total} bytes`, 'Content-Range');
     if (range.total < session.received) throw badRequest('Content-Range total is below the bytes already received', 'Content-Range');
     session.total = range.total;
   }
@@ -95,14 +96,33 @@ async function chunk(ctx: Ctx, id: string): Promise<Reply | undefined> {
   const size = range.end - range.start + 1;
   const last = range.total !== undefined && range.end + 1 === range.total;
   if (!last && size % CHUNK_GRANULARITY !== 0) {
-    throw new StorageFailure(400, 'badContent', `Invalid request. The number of bytes uploaded is required to be a multiple of ${CHUNK_GRANULARITY} bytes except for the final request. The received request contained ${size} bytes.`, 'Content-Range', 'header', { connection: 'close' });
+    throw new StorageFailure(
+      400,
+      'badContent',
+      `Invalid request. The number of bytes uploaded is required to be a multiple of ${CHUNK_GRANULARITY} bytes except for the final request. The received request contained ${size} bytes.`,
+      'Content-Range',
+      'header',
+      { connection: 'close' },
+    );
   }
   if (range.start > session.received) {
-    throw new StorageFailure(400, 'badContent', `The chunk starts at byte ${range.start} but only ${session.received} bytes were received; query the upload's status`, 'Content-Range', 'header', { connection: 'close' });
+    throw new StorageFailure(
+      400,
+      'badContent',
+      `The chunk starts at byte ${range.start} but only ${session.received} bytes were received; query the upload's status`,
+      'Content-Range',
+      'header',
+      { connection: 'close' },
+    );
   }
   ctx.req.on('data', (c: Buffer) => (stats.bytesReceived += c.length));
   const skip = session.received - range.start;
-  const got = await receive(ctx.req, ctx.req, ctx.model.store.uploadPath(id), { flags: 'a', skip, limit: Math.max(0, size - skip), cutAfter: ctx.faults.cut('upload') });
+  const got = await receive(ctx.req, ctx.req, ctx.model.store.uploadPath(id), {
+    flags: 'a',
+    skip,
+    limit: Math.max(0, size - skip),
+    cutAfter: ctx.faults.cut('upload'),
+  });
   session.received += got.bytes;
   await ctx.model.store.save();
   if (!got.complete) return undefined;

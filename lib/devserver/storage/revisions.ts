@@ -18,7 +18,10 @@ function find(ctx: Ctx): { file: FileRecord; revisions: RevisionRecord[]; revisi
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const items = (ctx.model.data.revisions[file.id] ?? []).map((r) => revisionJson(ctx.model, file, r, ctx.origin));
-  return { status: 200, body: { kind: 'storage#revisionList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/revisions`, items } };
+  return {
+    status: 200,
+    body: { kind: 'storage#revisionList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/revisions`, items },
+  };
 };
 
 export const get: Handler = async (ctx) => {

@@ -64,11 +64,15 @@ export async function startStorageServer(options: StorageServerOptions): Promise
       const verdict = await tokenInfo.check(token);
       if (verdict === 'ok') return undefined;
       if (verdict === 'no-scope') {
-        return new StorageFailure(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', undefined, 'other', { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="https://www.googleapis.com/auth/storage.file"' });
+        return new StorageFailure(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', undefined, 'other', {
+          'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="https://www.googleapis.com/auth/storage.file"',
+        });
       }
     }
     const none = header === undefined && token === undefined;
-    return new StorageFailure(401, none ? 'required' : 'authError', none ? 'Login Required' : 'Invalid Credentials', 'Authorization', 'header', { 'www-authenticate': `Bearer realm="https://accounts.google.com/"${none ? '' : ', error="invalid_token"'}` });
+    return new StorageFailure(401, none ? 'required' : 'authError', none ? 'Login Required' : 'Invalid Credentials', 'Authorization', 'header', {
+      'www-authenticate': `Bearer realm="https://accounts.google.com/"${none ? '' : ', error="invalid_token"'}`,
+    });
   };
 
   /** Links and session URIs name the host the client used (a safe Host header), else the listening address. */
@@ -80,7 +84,14 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', 'http://storage.invalid');
-    if (url.pathname.startsWith('/_gantry/')) return adminRequest(req, res, url, { faults, stats, expire: (id) => resumable.expire(model, id), sessions: () => model.data.sessions, notifications: () => channels.deliveries });
+    if (url.pathname.startsWith('/_gantry/'))
+      return adminRequest(req, res, url, {
+        faults,
+        stats,
+        expire: (id) => resumable.expire(model, id),
+        sessions: () => model.data.sessions,
+        notifications: () => channels.deliveries,
+      });
     // Outside /storage/v2 and /upload/storage/v2 the front end answers, with no auth, quota or fault: a plain 404 page.
     if (!inTheApi(url.pathname)) {
       log(`${method} ${url.pathname} 404 (outside the API)`);
@@ -92,16 +103,47 @@ export async function startStorageServer(options: StorageServerOptions): Promise
       const denied = await authFailure(req, url);
       if (denied) throw denied;
       const quota = faults.overQuota(Date.now());
-      if (quota) throw new StorageFailure(quota.status, quota.reason, quota.reason === 'userRateLimitExceeded' ? 'User Rate Limit Exceeded' : 'Rate Limit Exceeded', undefined, 'other');
+      if (quota)
+        throw new StorageFailure(
+          quota.status,
+          quota.reason,
+          quota.reason === 'userRateLimitExceeded' ? 'User Rate Limit Exceeded' : 'Rate Limit Exceeded',
+          undefined,
+          'other',
+        );
       const injected = faults.status(method, url.pathname);
-      if (injected !== undefined) throw new StorageFailure(injected, injected >= 500 ? 'backendError' : 'injected', injected >= 500 ? 'Backend Error' : 'Injected fault', undefined, 'other', { connection: 'close' });
+      if (injected !== undefined)
+        throw new StorageFailure(
+          injected,
+          injected >= 500 ? 'backendError' : 'injected',
+          injected >= 500 ? 'Backend Error' : 'Injected fault',
+          undefined,
+          'other',
+          { connection: 'close' },
+        );
       const found = route(method, url.pathname);
       if (!('route' in found)) {
-        if (found.allowed.length > 0) throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other', { allow: found.allowed.join(', ') });
+        if (found.allowed.length > 0)
+          throw new StorageFailure(405, 'methodNotAllowed', 'Method Not Allowed', undefined, 'other', { allow: found.allowed.join(', ') });
         throw new StorageFailure(404, 'notFound', 'Not Found', undefined, 'other');
       }
       const mask = parseFields(url.searchParams.get('fields'));
-      const ctx: Ctx = { req, res, method, pathname: url.pathname, params: found.params, query: url.searchParams, origin: originOf(req), model, faults, stats, sessionTtlMs: resolved.sessionTtlMs, resumable, channels, exportLimitBytes: resolved.exportLimitBytes };
+      const ctx: Ctx = {
+        req,
+        res,
+        method,
+        pathname: url.pathname,
+        params: found.params,
+        query: url.searchParams,
+        origin: originOf(req),
+        model,
+        faults,
+        stats,
+        sessionTtlMs: resolved.sessionTtlMs,
+        resumable,
+        channels,
+        exportLimitBytes: resolved.exportLimitBytes,
+      };
       const reply = await found.route.handler(ctx);
       if (method !== 'GET' && method !== 'HEAD') await store.save();
       if (!reply) {
@@ -124,11 +166,13 @@ export async function startStorageServer(options: StorageServerOptions): Promise
   // Requests still being handled: stop waits for them, so that nothing writes into the folder after it returns.
   const inflight = new Set<Promise<void>>();
   const listener = http.createServer((req, res) => {
-    const handled: Promise<void> = handle(req, res).catch((error: unknown) => {
-      log(`error: ${req.method} ${(req.url ?? '').split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
-      if (!res.headersSent) send(res, req.method ?? 'GET', failureReply(new StorageFailure(500, 'backendError', 'Backend Error', undefined, 'other')));
-      else res.destroy();
-    }).finally(() => inflight.delete(handled));
+    const handled: Promise<void> = handle(req, res)
+      .catch((error: unknown) => {
+        log(`error: ${req.method} ${(req.url ?? '').split('?')[0]}: ${(error as Error).stack ?? String(error)}`);
+        if (!res.headersSent) send(res, req.method ?? 'GET', failureReply(new StorageFailure(500, 'backendError', 'Backend Error', undefined, 'other')));
+        else res.destroy();
+      })
+      .finally(() => inflight.delete(handled));
     inflight.add(handled);
   });
   listener.keepAliveTimeout = 5_000;

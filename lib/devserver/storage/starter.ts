@@ -9,13 +9,22 @@ import type { StorageServer } from './server.js';
 export const DEV_STORAGE_PORT = 5763;
 const PORT_VARIABLE = 'GANTRY_DEV_STORAGE_PORT';
 
-export async function startDevStorage(context: { host: string; stateDir: string; started?: ReadonlyArray<{ name: string; url: string }> }, env: NodeJS.ProcessEnv = process.env): Promise<StorageServer> {
+export async function startDevStorage(
+  context: { host: string; stateDir: string; started?: ReadonlyArray<{ name: string; url: string }> },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<StorageServer> {
   const { port, explicit } = devPort(PORT_VARIABLE, DEV_STORAGE_PORT, env);
   const { startStorageServer } = await import('./server.js');
   // A `gantry auth login` against the run's authorization server works here too, as a Google login works on Drive.
   const oauth = context.started?.find((server) => server.name === 'oauth');
   const server = await startOnDevPort({ name: 'storage API', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startStorageServer({ host: context.host, port: p, dir: path.join(context.stateDir, 'storage'), ...(oauth ? { tokenInfoUrl: `${oauth.url}/tokeninfo` } : {}) }));
+    startStorageServer({
+      host: context.host,
+      port: p,
+      dir: path.join(context.stateDir, 'storage'),
+      ...(oauth ? { tokenInfoUrl: `${oauth.url}/tokeninfo` } : {}),
+    }),
+  );
   const token = server.tokens[0]!;
   return { ...server, credentials: { token }, env: { STORAGE_BASE_URL: server.url, STORAGE_TOKEN: token } };
 }

@@ -162,7 +162,10 @@ export class Store {
   data: StateData;
   private writing: Promise<void> = Promise.resolve();
 
-  private constructor(readonly dir: string, data: StateData) {
+  private constructor(
+    readonly dir: string,
+    data: StateData,
+  ) {
     this.data = data;
   }
 
@@ -183,7 +186,14 @@ export class Store {
       const hint = 'move state.json away to start afresh, or use another folder';
       if (!parsed.ok) throw new UsageError(`${stateFile} is not JSON (${parsed.reason}): the storage server's state is damaged`, { hint });
       const value = parsed.value as Partial<StateData> | null;
-      if (!value || typeof value !== 'object' || typeof value.rootId !== 'string' || !value.files || typeof value.files !== 'object' || !value.files[value.rootId]) {
+      if (
+        !value ||
+        typeof value !== 'object' ||
+        typeof value.rootId !== 'string' ||
+        !value.files ||
+        typeof value.files !== 'object' ||
+        !value.files[value.rootId]
+      ) {
         throw new UsageError(`${stateFile} is not a storage server's state (no root folder)`, { hint });
       }
       data = value as StateData;
@@ -191,10 +201,32 @@ export class Store {
     if (!data) {
       const rootId = '0A' + newId(17).slice(1);
       const at = now();
-      data = { rootId, seq: 1, files: {}, revisions: {}, permissions: {}, changes: [], largestChangeId: 0, sessions: {}, comments: {}, drives: {}, labels: {}, channels: {} };
+      data = {
+        rootId,
+        seq: 1,
+        files: {},
+        revisions: {},
+        permissions: {},
+        changes: [],
+        largestChangeId: 0,
+        sessions: {},
+        comments: {},
+        drives: {},
+        labels: {},
+        channels: {},
+      };
       data.files[rootId] = {
-        id: rootId, title: 'My Drive', mimeType: FOLDER_MIME, parents: [], labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
-        explicitlyTrashed: false, createdDate: at, modifiedDate: at, version: 1, properties: [], seq: 0,
+        id: rootId,
+        title: 'My Drive',
+        mimeType: FOLDER_MIME,
+        parents: [],
+        labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
+        explicitlyTrashed: false,
+        createdDate: at,
+        modifiedDate: at,
+        version: 1,
+        properties: [],
+        seq: 0,
       };
     }
     data.comments ??= {};

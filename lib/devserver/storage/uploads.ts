@@ -70,7 +70,13 @@ async function simple(ctx: Ctx, type: 'media' | 'multipart', existing: FileRecor
  * the update's `addParents`/`removeParents` (in `query`: the request's, or a resumable session's first request's) —
  * checked again here, before anything changes, since a folder may have gone while the bytes came.
  */
-export function finishTarget(ctx: Ctx, existing: FileRecord | undefined, metadata: Record<string, unknown>, mediaType: string, query: URLSearchParams): FileRecord {
+export function finishTarget(
+  ctx: Ctx,
+  existing: FileRecord | undefined,
+  metadata: Record<string, unknown>,
+  mediaType: string,
+  query: URLSearchParams,
+): FileRecord {
   if (existing) {
     const moveParents = parentMoves(ctx.model, existing, query);
     ctx.model.applyMetadata(existing, metadata);
@@ -91,7 +97,12 @@ async function startSession(ctx: Ctx, existing: FileRecord | undefined): Promise
     total = Number(lengthHeader);
   }
   const headerType = ctx.req.headers['x-upload-content-type'];
-  const contentType = typeof headerType === 'string' && headerType.trim() !== '' ? headerType.trim() : typeof metadata.mimeType === 'string' ? metadata.mimeType : existing?.mimeType ?? 'application/octet-stream';
+  const contentType =
+    typeof headerType === 'string' && headerType.trim() !== ''
+      ? headerType.trim()
+      : typeof metadata.mimeType === 'string'
+        ? metadata.mimeType
+        : (existing?.mimeType ?? 'application/octet-stream');
   if (!existing) {
     // Checked now (bad parents, bad fields, a taken id), so the session cannot fail at its last chunk for its metadata.
     ctx.model.create(metadata, { mimeType: contentType }, typeof metadata.id === 'string' ? metadata.id : undefined);

@@ -48,18 +48,27 @@ export interface ContextServerConnection {
 export function protocolError(error: unknown, what: string): unknown {
   if (error instanceof McpError) {
     const definite = error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound || error.code === ErrorCode.InvalidRequest;
-    return new ContextClientError(`${what}: ${error.message}`, { code: 'CTX_PROTOCOL_ERROR', exitCode: definite ? ExitCode.checkFailed : ExitCode.remote, cause: error });
+    return new ContextClientError(`${what}: ${error.message}`, {
+      code: 'CTX_PROTOCOL_ERROR',
+      exitCode: definite ? ExitCode.checkFailed : ExitCode.remote,
+      cause: error,
+    });
   }
   if (error instanceof StreamableHTTPError) {
     const status = typeof error.code === 'number' && error.code >= 100 ? error.code : undefined;
-    return new ContextClientError(`${what}: ${error.message}`, { code: 'CTX_PROTOCOL_ERROR', exitCode: status !== undefined && !peerFailed(status) ? ExitCode.checkFailed : ExitCode.remote, ...(status !== undefined ? { status } : {}), cause: error });
+    return new ContextClientError(`${what}: ${error.message}`, {
+      code: 'CTX_PROTOCOL_ERROR',
+      exitCode: status !== undefined && !peerFailed(status) ? ExitCode.checkFailed : ExitCode.remote,
+      ...(status !== undefined ? { status } : {}),
+      cause: error,
+    });
   }
   return error;
 }
 
 /** Connects to a (protected) context server over Streamable HTTP, signing in as needed. */
 export async function connectContextServer(serverUrl: string, options: ConnectOptions = {}): Promise<ContextServerConnection> {
-  expectString('connectContextServer', 'serverUrl', serverUrl, 'the context server\'s URL, e.g. https://mcp.example.com/mcp');
+  expectString('connectContextServer', 'serverUrl', serverUrl, "the context server's URL, e.g. https://mcp.example.com/mcp");
   expectOptions('connectContextServer', options);
   const http: HttpClient = createHttpClient({ ...options.http, ...(options.logger ? { logger: options.logger } : {}) });
   let transport: StreamableHTTPClientTransport | undefined;
@@ -97,12 +106,14 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
       },
       async callTool(name, args = {}, callOptions = {}) {
         expectString('callTool', 'name', name, 'a tool name');
-        const result = await client.callTool({ name, arguments: args }, undefined, {
-          ...requestOptions(callOptions.signal, callOptions.timeoutMs),
-          ...(callOptions.onProgress ? { onprogress: callOptions.onProgress, resetTimeoutOnProgress: true } : {}),
-        }).catch((error: unknown) => {
-          throw protocolError(error, `calling ${name} on ${session.resource}`);
-        });
+        const result = await client
+          .callTool({ name, arguments: args }, undefined, {
+            ...requestOptions(callOptions.signal, callOptions.timeoutMs),
+            ...(callOptions.onProgress ? { onprogress: callOptions.onProgress, resetTimeoutOnProgress: true } : {}),
+          })
+          .catch((error: unknown) => {
+            throw protocolError(error, `calling ${name} on ${session.resource}`);
+          });
         return result as CallToolResult;
       },
       async close() {

@@ -55,7 +55,11 @@ export function protectedResourceMetadataUrls(serverUrl: string): string[] {
  * path, the two root forms.
  */
 export function authorizationServerMetadataUrls(issuer: string): string[] {
-  const urls = [wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'inserted'), wellKnownUrl(issuer, 'openid-configuration', 'appended')];
+  const urls = [
+    wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'),
+    wellKnownUrl(issuer, 'openid-configuration', 'inserted'),
+    wellKnownUrl(issuer, 'openid-configuration', 'appended'),
+  ];
   return [...new Set(urls)];
 }
 
@@ -70,10 +74,15 @@ function checkMetadataUrl(value: string, serverUrl: string): string {
   try {
     url = new URL(value, serverUrl);
   } catch {
-    throw new ContextClientError(`the context server's WWW-Authenticate names resource_metadata ${shown(value.slice(0, 200))}, which is no URL`, { code: 'CTX_NO_RESOURCE_METADATA' });
+    throw new ContextClientError(`the context server's WWW-Authenticate names resource_metadata ${shown(value.slice(0, 200))}, which is no URL`, {
+      code: 'CTX_NO_RESOURCE_METADATA',
+    });
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new ContextClientError(`the context server's resource metadata ${url.origin}${url.pathname} is not https`, { code: 'CTX_INSECURE_ENDPOINT', hint: 'a protected resource metadata document is read over https (plain http only on a loopback address)' });
+    throw new ContextClientError(`the context server's resource metadata ${url.origin}${url.pathname} is not https`, {
+      code: 'CTX_INSECURE_ENDPOINT',
+      hint: 'a protected resource metadata document is read over https (plain http only on a loopback address)',
+    });
   }
   return url.toString();
 }
@@ -84,30 +93,45 @@ function checkMetadataUrl(value: string, serverUrl: string): string {
  * address. Its `resource` must be the server called (RFC 9728 §3.3, compared canonically: AMB-21) and its
  * `authorization_servers` non-empty (CTX-PRM-AUTHORIZATION-SERVERS).
  */
-export async function discoverProtectedResource(serverUrl: string, options: { http: HttpClient; resourceMetadataUrl?: string | undefined; signal?: AbortSignal }): Promise<DiscoveredResource> {
+export async function discoverProtectedResource(
+  serverUrl: string,
+  options: { http: HttpClient; resourceMetadataUrl?: string | undefined; signal?: AbortSignal },
+): Promise<DiscoveredResource> {
   const resource = canonicalServerUri(serverUrl);
   const candidates = options.resourceMetadataUrl ? [checkMetadataUrl(options.resourceMetadataUrl, resource)] : protectedResourceMetadataUrls(resource);
   const { found, tried } = await findMetadata(options.http, candidates, reading(options.signal));
   if (found) {
     const { url, document: body } = found;
     if (typeof body.resource !== 'string') {
-      throw new ContextClientError(`the protected resource metadata at ${url} has no resource`, { code: 'CTX_NO_RESOURCE_METADATA', hint: 'RFC 9728 §2 requires it' });
-    }
-    if (!sameResource(body.resource, resource)) {
-      throw new ContextClientError(`the protected resource metadata at ${url} is for ${shown(body.resource.slice(0, 200))}, not for ${resource} (RFC 9728 §3.3); refusing to sign in`, {
-        code: 'CTX_RESOURCE_MISMATCH', hint: 'call the server by the URL its metadata names, or fix the server\'s resource setting',
+      throw new ContextClientError(`the protected resource metadata at ${url} has no resource`, {
+        code: 'CTX_NO_RESOURCE_METADATA',
+        hint: 'RFC 9728 §2 requires it',
       });
     }
+    if (!sameResource(body.resource, resource)) {
+      throw new ContextClientError(
+        `the protected resource metadata at ${url} is for ${shown(body.resource.slice(0, 200))}, not for ${resource} (RFC 9728 §3.3); refusing to sign in`,
+        {
+          code: 'CTX_RESOURCE_MISMATCH',
+          hint: "call the server by the URL its metadata names, or fix the server's resource setting",
+        },
+      );
+    }
     if (!stringList(body.authorization_servers) || body.authorization_servers.length === 0) {
-      throw new ContextClientError(`the protected resource metadata at ${url} lists no authorization_servers (CTX-PRM-AUTHORIZATION-SERVERS)`, { code: 'CTX_NO_RESOURCE_METADATA' });
+      throw new ContextClientError(`the protected resource metadata at ${url} lists no authorization_servers (CTX-PRM-AUTHORIZATION-SERVERS)`, {
+        code: 'CTX_NO_RESOURCE_METADATA',
+      });
     }
     if (body.scopes_supported !== undefined && !stringList(body.scopes_supported)) {
-      throw new ContextClientError(`the protected resource metadata at ${url} has a scopes_supported that is no list of strings`, { code: 'CTX_NO_RESOURCE_METADATA' });
+      throw new ContextClientError(`the protected resource metadata at ${url} has a scopes_supported that is no list of strings`, {
+        code: 'CTX_NO_RESOURCE_METADATA',
+      });
     }
     return { resource, metadataUrl: url, metadata: body as ProtectedResourceMetadata };
   }
   throw new ContextClientError(`no protected resource metadata for ${resource}: tried ${tried.join(', ')}`, {
-    code: 'CTX_NO_RESOURCE_METADATA', hint: 'is this a context server with OAuth authorization? It must serve RFC 9728 metadata (CTX-EP-RESOURCE-METADATA)',
+    code: 'CTX_NO_RESOURCE_METADATA',
+    hint: 'is this a context server with OAuth authorization? It must serve RFC 9728 metadata (CTX-EP-RESOURCE-METADATA)',
   });
 }
 
@@ -122,9 +146,12 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
   try {
     issuerUrl = new URL(issuer);
   } catch {
-    throw new ContextClientError(`the authorization server ${shown(issuer.slice(0, 200))} named by the resource metadata is no URL`, { code: 'CTX_NO_AS_METADATA' });
+    throw new ContextClientError(`the authorization server ${shown(issuer.slice(0, 200))} named by the resource metadata is no URL`, {
+      code: 'CTX_NO_AS_METADATA',
+    });
   }
-  if (issuerUrl.search !== '' || issuerUrl.hash !== '') throw new ContextClientError(`the issuer ${shown(issuer)} has a query or fragment (RFC 8414 §2)`, { code: 'CTX_NO_AS_METADATA' });
+  if (issuerUrl.search !== '' || issuerUrl.hash !== '')
+    throw new ContextClientError(`the issuer ${shown(issuer)} has a query or fragment (RFC 8414 §2)`, { code: 'CTX_NO_AS_METADATA' });
   checkEndpoint(issuer, 'issuer', issuer);
   const { found, tried } = await findMetadata(options.http, authorizationServerMetadataUrls(issuer), reading(options.signal));
   if (found) {
@@ -135,7 +162,8 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
     }
   }
   throw new ContextClientError(`no authorization server metadata for ${issuer}: tried ${tried.join(', ')}`, {
-    code: 'CTX_NO_AS_METADATA', hint: 'the authorization server must publish RFC 8414 metadata (or an OpenID configuration)',
+    code: 'CTX_NO_AS_METADATA',
+    hint: 'the authorization server must publish RFC 8414 metadata (or an OpenID configuration)',
   });
 }
 
@@ -143,8 +171,12 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
 export function requireS256(server: DiscoveredAuthorizationServer): void {
   const methods = server.metadata.code_challenge_methods_supported;
   if (!methods || !methods.includes('S256')) {
-    throw new ContextClientError(`the authorization server ${server.issuer} does not advertise PKCE S256 (code_challenge_methods_supported: ${methods ? JSON.stringify(methods) : 'missing'}); refusing to authorize without it (CTX-EP-AUTHORIZATION-REQUEST)`, {
-      code: 'CTX_NO_S256', hint: 'the authorization server must support PKCE with S256 and say so in its metadata',
-    });
+    throw new ContextClientError(
+      `the authorization server ${server.issuer} does not advertise PKCE S256 (code_challenge_methods_supported: ${methods ? JSON.stringify(methods) : 'missing'}); refusing to authorize without it (CTX-EP-AUTHORIZATION-REQUEST)`,
+      {
+        code: 'CTX_NO_S256',
+        hint: 'the authorization server must support PKCE with S256 and say so in its metadata',
+      },
+    );
   }
 }

@@ -63,7 +63,10 @@ export class ContextClientError extends GantryError {
   /** The HTTP status of the answer that ended the flow, when there was one. */
   readonly status: number | undefined;
 
-  constructor(message: string, options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown },
+  ) {
     super(message, {
       code: options.code,
       exitCode: options.exitCode ?? contextClientErrorCodes[options.code],
@@ -95,7 +98,10 @@ export function fromOAuth(error: unknown, answered: 'CTX_TOKEN_ERROR' | 'CTX_REG
   if (!(error instanceof OAuthError)) return error;
   const code = error.code === oauthErrorCodes.errorResponse || error.code === oauthErrorCodes.invalidResponse ? answered : fromCore[error.code];
   return new ContextClientError(error.message, {
-    code, ...(error.hint ? { hint: error.hint } : {}), ...(error.error !== undefined ? { oauthError: error.error } : {}), ...(error.status !== undefined ? { status: error.status } : {}),
+    code,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.error !== undefined ? { oauthError: error.error } : {}),
+    ...(error.status !== undefined ? { status: error.status } : {}),
     exitCode: peerFailed(error.status) ? ExitCode.remote : ExitCode.checkFailed,
   });
 }

@@ -71,7 +71,8 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
   const idle = options.idleTimeoutMs ?? waitLimits().timeoutMs ?? 300_000;
   return async (input, init = {}) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
-    if (url.searchParams.has('access_token')) throw new ContextClientError('refusing to send an access token in a URL query (CTX-AUTH-NO-QUERY-TOKEN)', { code: 'CTX_UNAUTHORIZED' });
+    if (url.searchParams.has('access_token'))
+      throw new ContextClientError('refusing to send an access token in a URL query (CTX-AUTH-NO-QUERY-TOKEN)', { code: 'CTX_UNAUTHORIZED' });
     const method = (init.method ?? 'GET').toUpperCase();
     const body = requestBody(init.body);
     const given: Record<string, string> = {};
@@ -109,7 +110,9 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
       if (answer.status === 401 && sent) {
         drain(answer);
         throw new ContextClientError(`${authorizer.resource} still answered 401 to a fresh token`, {
-          code: 'CTX_UNAUTHORIZED', status: 401, hint: 'the server does not accept tokens of its own authorization server for itself: check its resource and audience settings',
+          code: 'CTX_UNAUTHORIZED',
+          status: 401,
+          hint: 'the server does not accept tokens of its own authorization server for itself: check its resource and audience settings',
         });
       }
       if (answer.status === 403) {
@@ -117,9 +120,15 @@ export function authorizedFetch(options: AuthorizedFetchOptions): FetchLike {
         if (challenge?.error === 'insufficient_scope') {
           drain(answer);
           if (steppedUp) {
-            throw new ContextClientError(`${authorizer.resource} still answered 403 insufficient_scope (needs ${challenge.scope ?? 'unnamed scopes'}) after signing in again with ${authorizer.grantedScopes().join(' ') || 'no scopes'}; not asking again`, {
-              code: 'CTX_STEP_UP_REFUSED', status: 403, oauthError: 'insufficient_scope', hint: 'the authorization server did not grant the scopes the tool needs to this account or client',
-            });
+            throw new ContextClientError(
+              `${authorizer.resource} still answered 403 insufficient_scope (needs ${challenge.scope ?? 'unnamed scopes'}) after signing in again with ${authorizer.grantedScopes().join(' ') || 'no scopes'}; not asking again`,
+              {
+                code: 'CTX_STEP_UP_REFUSED',
+                status: 403,
+                oauthError: 'insufficient_scope',
+                hint: 'the authorization server did not grant the scopes the tool needs to this account or client',
+              },
+            );
           }
           steppedUp = true;
           await authorizer.insufficientScope(answer.headers['www-authenticate'], signal ?? undefined);

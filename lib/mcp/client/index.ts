@@ -3,8 +3,15 @@ export { connectContextServer, type CallOptions, type ConnectOptions, type Conte
 export { AuthSession, type AuthorizationOptions, type Authorizer } from './session.js';
 export { authorizedFetch, contextServerRetry, type AuthorizedFetchOptions, type FetchLike } from './fetch.js';
 export {
-  authorizationServerMetadataUrls, discoverAuthorizationServer, discoverProtectedResource, protectedResourceMetadataUrls, requireS256,
-  type AuthorizationServerMetadata, type DiscoveredAuthorizationServer, type DiscoveredResource, type ProtectedResourceMetadata,
+  authorizationServerMetadataUrls,
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+  protectedResourceMetadataUrls,
+  requireS256,
+  type AuthorizationServerMetadata,
+  type DiscoveredAuthorizationServer,
+  type DiscoveredResource,
+  type ProtectedResourceMetadata,
 } from './discovery.js';
 export { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
 export { createPkce, randomState, s256, type Pkce } from '../../oauth/index.js';

@@ -12,12 +12,17 @@ export interface CallbackServer {
   port: number;
   redirectUri: string;
   /** The callback's query parameters; rejects on timeout or abort. */
-  wait(options: { timeoutMs: number; signal?: AbortSignal | undefined; check?: (params: URLSearchParams) => { ok: true } | { ok: false; page: string } }): Promise<URLSearchParams>;
+  wait(options: {
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+    check?: (params: URLSearchParams) => { ok: true } | { ok: false; page: string };
+  }): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
-const page = (title: string, text: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>`
-  + `<body style="font-family: sans-serif; margin: 3em"><h1>${title}</h1><p id="result">${text}</p></body></html>`;
+const page = (title: string, text: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
+  `<body style="font-family: sans-serif; margin: 3em"><h1>${title}</h1><p id="result">${text}</p></body></html>`;
 
 export const donePage = page('Gantry is signed in', 'You can close this tab and return to the terminal.');
 export const refusedPage = (why: string) => page('Gantry did not sign in', `${why} You can close this tab; the terminal says what to do next.`);
@@ -48,17 +53,25 @@ export async function startCallbackServer(port = 0): Promise<CallbackServer> {
     socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on 127.0.0.1:${port} for the authorization callback: ${error.code ?? error.message}`, {
-      code: 'CTX_CALLBACK_PORT', ...(port ? bothFaces((name) => `choose another ${name}, or leave it out for any free port`, 'callbackPort', '--callback-port') : { hint: 'check that loopback networking works' }),
-    })));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new UsageError(`cannot listen on 127.0.0.1:${port} for the authorization callback: ${error.code ?? error.message}`, {
+          code: 'CTX_CALLBACK_PORT',
+          ...(port
+            ? bothFaces((name) => `choose another ${name}, or leave it out for any free port`, 'callbackPort', '--callback-port')
+            : { hint: 'check that loopback networking works' }),
+        }),
+      ),
+    );
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
-  const close = () => new Promise<void>((resolve) => {
-    deliver = undefined;
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      deliver = undefined;
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
   return {
     port: bound,
     redirectUri: `http://127.0.0.1:${bound}/callback`,
@@ -66,9 +79,12 @@ export async function startCallbackServer(port = 0): Promise<CallbackServer> {
       return new Promise<URLSearchParams>((resolve, reject) => {
         const timer = setTimeout(() => {
           finish();
-          reject(new ContextClientError(`nobody completed the authorization in the browser within ${Math.round(timeoutMs / 1000)} s`, {
-            code: 'CTX_AUTHORIZATION_TIMEOUT', hint: 'run the command again and finish signing in in the browser sooner',
-          }));
+          reject(
+            new ContextClientError(`nobody completed the authorization in the browser within ${Math.round(timeoutMs / 1000)} s`, {
+              code: 'CTX_AUTHORIZATION_TIMEOUT',
+              hint: 'run the command again and finish signing in in the browser sooner',
+            }),
+          );
         }, timeoutMs);
         timer.unref?.();
         const onAbort = () => {

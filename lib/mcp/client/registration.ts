@@ -28,12 +28,22 @@ export function registrationRequest(redirectUri: string): Record<string, unknown
 }
 
 /** Registers at the server's `registration_endpoint`; a refusal is `CTX_REGISTRATION_FAILED` (1, or 3 for a 5xx). */
-export async function registerClient(http: HttpClient, server: DiscoveredAuthorizationServer, redirectUri: string, options: { signal?: AbortSignal } = {}): Promise<RegisteredClientAnswer> {
+export async function registerClient(
+  http: HttpClient,
+  server: DiscoveredAuthorizationServer,
+  redirectUri: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<RegisteredClientAnswer> {
   const endpoint = server.metadata.registration_endpoint;
-  if (!endpoint) throw new ContextClientError(`${server.issuer} offers no dynamic client registration`, { code: 'CTX_REGISTRATION_FAILED', exitCode: ExitCode.checkFailed });
+  if (!endpoint)
+    throw new ContextClientError(`${server.issuer} offers no dynamic client registration`, { code: 'CTX_REGISTRATION_FAILED', exitCode: ExitCode.checkFailed });
   let registered;
   try {
-    const answer = await sendRegistration(http, endpoint, registrationRequest(redirectUri), { signal: options.signal, serverFailure: peerFailed, followRedirects: true });
+    const answer = await sendRegistration(http, endpoint, registrationRequest(redirectUri), {
+      signal: options.signal,
+      serverFailure: peerFailed,
+      followRedirects: true,
+    });
     registered = processRegistrationResponse(answer, `the registration endpoint of ${server.issuer}`);
   } catch (error) {
     throw fromOAuth(error, 'CTX_REGISTRATION_FAILED');

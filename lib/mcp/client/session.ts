@@ -15,10 +15,23 @@ import type { TokenSet } from '../../auth/store/types.js';
 import { tokenSetOf } from '../../auth/tokens.js';
 import { canonicalServerUri, isLoopbackHost } from './canonical.js';
 import {
-  authMethodOf, authorizationCodeGrantRequest, clientAuthFor, createPkce, processTokenResponse, randomState, refreshTokenGrantRequest,
-  type OAuthAnswer, type OAuthConfig,
+  authMethodOf,
+  authorizationCodeGrantRequest,
+  clientAuthFor,
+  createPkce,
+  processTokenResponse,
+  randomState,
+  refreshTokenGrantRequest,
+  type OAuthAnswer,
+  type OAuthConfig,
 } from '../../oauth/index.js';
-import { discoverAuthorizationServer, discoverProtectedResource, requireS256, type DiscoveredAuthorizationServer, type DiscoveredResource } from './discovery.js';
+import {
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+  requireS256,
+  type DiscoveredAuthorizationServer,
+  type DiscoveredResource,
+} from './discovery.js';
 import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
 import { refusedPage, startCallbackServer, type CallbackServer } from './loopback.js';
 import { registerClient } from './registration.js';
@@ -108,7 +121,10 @@ export class AuthSession implements Authorizer {
     const { protocol, hostname } = new URL(this.resource);
     // A bearer token crosses the network only inside TLS (RFC 6750 §5.3); plain http stays on a loopback host.
     if (protocol === 'http:' && !isLoopbackHost(hostname)) {
-      throw new UsageError(`refusing to send access tokens to ${this.resource} over plain http`, { code: 'CTX_SERVER_URL', hint: 'use the server\'s https:// address (plain http is accepted on a loopback address only)' });
+      throw new UsageError(`refusing to send access tokens to ${this.resource} over plain http`, {
+        code: 'CTX_SERVER_URL',
+        hint: "use the server's https:// address (plain http is accepted on a loopback address only)",
+      });
     }
     this.#http = http;
     // The secret as the command reads it: the option, else GANTRY_MCP_CLIENT_SECRET — which belongs to a client id.
@@ -116,7 +132,12 @@ export class AuthSession implements Authorizer {
     const fromEnv = options.clientSecret === undefined ? env.GANTRY_MCP_CLIENT_SECRET?.trim() || undefined : undefined;
     if (fromEnv !== undefined && options.clientId === undefined) {
       throw new UsageError('GANTRY_MCP_CLIENT_SECRET is set but no client id is given', {
-        ...bothFaces((name) => `give ${name} with the id of the client that secret belongs to, or unset GANTRY_MCP_CLIENT_SECRET`, 'the clientId option', '--client-id'), code: 'CTX_CLIENT',
+        ...bothFaces(
+          (name) => `give ${name} with the id of the client that secret belongs to, or unset GANTRY_MCP_CLIENT_SECRET`,
+          'the clientId option',
+          '--client-id',
+        ),
+        code: 'CTX_CLIENT',
       });
     }
     options = fromEnv !== undefined ? { ...options, clientSecret: fromEnv } : options;
@@ -124,7 +145,8 @@ export class AuthSession implements Authorizer {
     this.#logger = options.logger ?? getLogger();
     this.#state = new ClientState(options.configDir, env);
     if (options.clientSecret !== undefined) registerSecret(options.clientSecret);
-    if (options.clientSecret !== undefined && options.clientId === undefined) throw new UsageError('a client secret needs its client id', { code: 'CTX_CLIENT' });
+    if (options.clientSecret !== undefined && options.clientId === undefined)
+      throw new UsageError('a client secret needs its client id', { code: 'CTX_CLIENT' });
     if (options.callbackPort !== undefined && (!Number.isInteger(options.callbackPort) || options.callbackPort < 0 || options.callbackPort > 65_535)) {
       throw new UsageError(`the callback port ${String(options.callbackPort)} is no port number (0–65535)`, { code: 'CTX_CALLBACK_PORT' });
     }
@@ -142,7 +164,7 @@ export class AuthSession implements Authorizer {
       if (announce && this.#store.unsaid) for (const line of this.#store.unsaid.splice(0)) this.#logger.warn(line);
       return this.#store;
     }
-    const wanted = spec === 'custom' ? this.#options.store : spec ?? this.#options.store;
+    const wanted = spec === 'custom' ? this.#options.store : (spec ?? this.#options.store);
     const opened = await openTokenStore(wanted, {
       // The profile names the kv path where the kv engine keeps logins (secret/gantry/auth/<profile>): one per server,
       // so that signing in to a second server does not collide with the first's login.
@@ -254,14 +276,16 @@ export class AuthSession implements Authorizer {
 
   /** The scopes of a first authorization: the challenge's, else the metadata's scopes_supported, plus the caller's. */
   #scopesFor(challenged: string | undefined, resourceInfo: DiscoveredResource): string[] {
-    const base = challenged !== undefined ? splitScopes(challenged) : resourceInfo.metadata.scopes_supported ?? [];
+    const base = challenged !== undefined ? splitScopes(challenged) : (resourceInfo.metadata.scopes_supported ?? []);
     return union(base, this.#options.scopes ?? []);
   }
 
   async #discoverResource(metadataUrl: string | undefined, signal?: AbortSignal): Promise<DiscoveredResource> {
     if (this.#resourceInfo && (metadataUrl === undefined || metadataUrl === this.#resourceInfo.metadataUrl)) return this.#resourceInfo;
     this.#resourceInfo = await discoverProtectedResource(this.resource, { http: this.#http, resourceMetadataUrl: metadataUrl, ...(signal ? { signal } : {}) });
-    this.#logger.debug(`mcp: resource metadata from ${this.#resourceInfo.metadataUrl}; authorization servers ${this.#resourceInfo.metadata.authorization_servers.join(', ')}`);
+    this.#logger.debug(
+      `mcp: resource metadata from ${this.#resourceInfo.metadataUrl}; authorization servers ${this.#resourceInfo.metadata.authorization_servers.join(', ')}`,
+    );
     return this.#resourceInfo;
   }
 
@@ -287,7 +311,12 @@ export class AuthSession implements Authorizer {
     const client = await this.#clientForRefresh(login);
     try {
       const refreshToken = login.tokens.refreshToken;
-      const tokens = await this.#tokenRequest(server, client, (config) => refreshTokenGrantRequest(config, refreshToken, { resource: this.resource }, signal), login.tokens);
+      const tokens = await this.#tokenRequest(
+        server,
+        client,
+        (config) => refreshTokenGrantRequest(config, refreshToken, { resource: this.resource }, signal),
+        login.tokens,
+      );
       this.refreshes += 1;
       await this.#keep(login.issuer, client.clientId, tokens);
     } catch (error) {
@@ -295,13 +324,22 @@ export class AuthSession implements Authorizer {
       this.#logger.info(`the refresh token for ${this.resource} was refused (${error.oauthError ?? error.status}); signing in again`);
       this.#login = undefined;
       const resourceInfo = await this.#discoverResource(undefined, signal);
-      await this.#authorize(resourceInfo.metadata.authorization_servers[0]!, scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []), signal);
+      await this.#authorize(
+        resourceInfo.metadata.authorization_servers[0]!,
+        scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []),
+        signal,
+      );
     }
   }
 
   async #clientForRefresh(login: Login): Promise<Client> {
     if (this.#options.clientId === login.clientId) {
-      return { clientId: login.clientId, clientSecret: this.#options.clientSecret, authMethod: this.#options.clientSecret ? 'client_secret_basic' : 'none', source: 'pre-registered' };
+      return {
+        clientId: login.clientId,
+        clientSecret: this.#options.clientSecret,
+        authMethod: this.#options.clientSecret ? 'client_secret_basic' : 'none',
+        source: 'pre-registered',
+      };
     }
     const registered = await this.#state.registeredClient(login.issuer);
     return { clientId: login.clientId, authMethod: registered?.clientId === login.clientId ? registered.tokenEndpointAuthMethod : 'none', source: 'dynamic' };
@@ -330,7 +368,9 @@ export class AuthSession implements Authorizer {
       if (scopes.length > 0) params.scope = scopes.join(' ');
       for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
       this.authorizations += 1;
-      this.#logger.debug(`mcp: authorization request to ${redactUrl(server.metadata.authorization_endpoint)} as ${client.source} client ${client.clientId}, redirect ${callback.redirectUri}, scopes ${scopes.join(' ') || '(none)'}`);
+      this.#logger.debug(
+        `mcp: authorization request to ${redactUrl(server.metadata.authorization_endpoint)} as ${client.source} client ${client.clientId}, redirect ${callback.redirectUri}, scopes ${scopes.join(' ') || '(none)'}`,
+      );
       const timeoutMs = this.#options.authorizationTimeoutMs ?? defaultTimeoutMs;
       const waiting = callback.wait({
         timeoutMs,
@@ -341,14 +381,21 @@ export class AuthSession implements Authorizer {
         },
       });
       waiting.catch(() => undefined);
-      const open = this.#options.openUrl ?? ((address: string) => this.#logger.warn(`open this address in a browser to sign in to ${this.resource}: ${address}`));
+      const open =
+        this.#options.openUrl ?? ((address: string) => this.#logger.warn(`open this address in a browser to sign in to ${this.resource}: ${address}`));
       await open(url.toString());
       const query = await waiting;
       const problem = this.#callbackProblem(query, state, server);
       if (problem) throw problem.error;
       const code = query.get('code')!;
       registerSecret(code);
-      const tokens = await this.#tokenRequest(server, client, (config) => authorizationCodeGrantRequest(config, { code, redirectUri: callback.redirectUri, codeVerifier: pkce.verifier }, { resource: this.resource }, signal), { scope: scopes.join(' ') });
+      const tokens = await this.#tokenRequest(
+        server,
+        client,
+        (config) =>
+          authorizationCodeGrantRequest(config, { code, redirectUri: callback.redirectUri, codeVerifier: pkce.verifier }, { resource: this.resource }, signal),
+        { scope: scopes.join(' ') },
+      );
       await this.#keep(issuer, client.clientId, tokens);
     } finally {
       await callback.close();
@@ -359,21 +406,28 @@ export class AuthSession implements Authorizer {
   #callbackProblem(query: URLSearchParams, state: string, server: DiscoveredAuthorizationServer): { error: ContextClientError; page: string } | undefined {
     if (query.get('state') !== state) {
       return {
-        page: 'The answer did not carry this sign-in\'s state.',
-        error: new ContextClientError('the authorization callback\'s state is not the one sent; refusing it (a forged or stale redirect)', { code: 'CTX_STATE_MISMATCH', hint: 'run the command again; if it happens again, something else is answering on the loopback redirect' }),
+        page: "The answer did not carry this sign-in's state.",
+        error: new ContextClientError("the authorization callback's state is not the one sent; refusing it (a forged or stale redirect)", {
+          code: 'CTX_STATE_MISMATCH',
+          hint: 'run the command again; if it happens again, something else is answering on the loopback redirect',
+        }),
       };
     }
     const iss = query.get('iss');
     if (iss !== null && iss !== server.issuer) {
       return {
         page: 'The answer came from another authorization server than the one asked.',
-        error: new ContextClientError(`the authorization callback's iss is ${iss.slice(0, 200)}, not ${server.issuer}; refusing it (RFC 9207: a mix-up)`, { code: 'CTX_ISS_MISMATCH' }),
+        error: new ContextClientError(`the authorization callback's iss is ${iss.slice(0, 200)}, not ${server.issuer}; refusing it (RFC 9207: a mix-up)`, {
+          code: 'CTX_ISS_MISMATCH',
+        }),
       };
     }
     if (iss === null && server.metadata.authorization_response_iss_parameter_supported === true) {
       return {
         page: 'The answer did not say which authorization server sent it.',
-        error: new ContextClientError(`the authorization callback has no iss, and ${server.issuer} says it always sends one (RFC 9207); refusing it`, { code: 'CTX_ISS_MISMATCH' }),
+        error: new ContextClientError(`the authorization callback has no iss, and ${server.issuer} says it always sends one (RFC 9207); refusing it`, {
+          code: 'CTX_ISS_MISMATCH',
+        }),
       };
     }
     const error = query.get('error');
@@ -381,12 +435,28 @@ export class AuthSession implements Authorizer {
       const description = query.get('error_description');
       const said = description ? ` (${terminalText(description.slice(0, 200))})` : '';
       if (error === 'access_denied') {
-        return { page: 'Access was denied.', error: new ContextClientError(`access was denied on the authorization page${said}`, { code: 'CTX_ACCESS_DENIED', oauthError: error, hint: 'run the command again and allow access' }) };
+        return {
+          page: 'Access was denied.',
+          error: new ContextClientError(`access was denied on the authorization page${said}`, {
+            code: 'CTX_ACCESS_DENIED',
+            oauthError: error,
+            hint: 'run the command again and allow access',
+          }),
+        };
       }
-      return { page: 'The authorization server refused the request.', error: new ContextClientError(`the authorization server refused the authorization request: ${error.slice(0, 100)}${said}`, { code: 'CTX_AUTHORIZATION_ERROR', oauthError: error }) };
+      return {
+        page: 'The authorization server refused the request.',
+        error: new ContextClientError(`the authorization server refused the authorization request: ${error.slice(0, 100)}${said}`, {
+          code: 'CTX_AUTHORIZATION_ERROR',
+          oauthError: error,
+        }),
+      };
     }
     if (!query.get('code')) {
-      return { page: 'The answer carried no authorization code.', error: new ContextClientError('the authorization callback carries neither a code nor an error', { code: 'CTX_AUTHORIZATION_ERROR' }) };
+      return {
+        page: 'The answer carried no authorization code.',
+        error: new ContextClientError('the authorization callback carries neither a code nor an error', { code: 'CTX_AUTHORIZATION_ERROR' }),
+      };
     }
     return undefined;
   }
@@ -403,7 +473,10 @@ export class AuthSession implements Authorizer {
       return { client: { clientId, clientSecret, authMethod, source: 'pre-registered' }, callback: await startCallbackServer(callbackPort ?? 0) };
     }
     if (clientMetadataUrl !== undefined && server.metadata.client_id_metadata_document_supported === true) {
-      return { client: { clientId: clientMetadataUrl, authMethod: 'none', source: 'metadata-document' }, callback: await startCallbackServer(callbackPort ?? 0) };
+      return {
+        client: { clientId: clientMetadataUrl, authMethod: 'none', source: 'metadata-document' },
+        callback: await startCallbackServer(callbackPort ?? 0),
+      };
     }
     const registered = await this.#state.registeredClient(server.issuer);
     if (registered && (callbackPort === undefined || new URL(registered.redirectUri).port === String(callbackPort))) {
@@ -416,10 +489,17 @@ export class AuthSession implements Authorizer {
       }
     }
     if (!server.metadata.registration_endpoint) {
-      throw new UsageError(`no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`, {
-        code: 'CTX_NO_CLIENT',
-        ...bothFaces((give) => `register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and ${give}`, 'give its id (and its secret, if any) in the clientId and clientSecret options', 'pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)'),
-      });
+      throw new UsageError(
+        `no client for ${server.issuer}: it offers no dynamic registration${clientMetadataUrl ? ' nor client ID metadata documents' : ''}, and no client id was given`,
+        {
+          code: 'CTX_NO_CLIENT',
+          ...bothFaces(
+            (give) => `register a client with the authorization server (redirect URI http://127.0.0.1:<port>/callback) and ${give}`,
+            'give its id (and its secret, if any) in the clientId and clientSecret options',
+            'pass its id with --client-id (its secret, if any, in GANTRY_MCP_CLIENT_SECRET)',
+          ),
+        },
+      );
     }
     const callback = await startCallbackServer(callbackPort ?? 0);
     try {
@@ -437,7 +517,12 @@ export class AuthSession implements Authorizer {
     this.#logger.info(`registered Gantry as client ${registered.clientId} at ${server.issuer}`);
     // A secret is never written to disk in plain text: such a registration lasts this run only.
     if (registered.clientSecret === undefined) {
-      await this.#state.saveRegisteredClient(server.issuer, { clientId: registered.clientId, redirectUri, tokenEndpointAuthMethod: 'none', registeredAt: new Date().toISOString() });
+      await this.#state.saveRegisteredClient(server.issuer, {
+        clientId: registered.clientId,
+        redirectUri,
+        tokenEndpointAuthMethod: 'none',
+        registeredAt: new Date().toISOString(),
+      });
       return { clientId: registered.clientId, authMethod: 'none', source: 'dynamic' };
     }
     return { clientId: registered.clientId, clientSecret: registered.clientSecret, authMethod: registered.tokenEndpointAuthMethod, source: 'dynamic' };
@@ -448,7 +533,12 @@ export class AuthSession implements Authorizer {
    * checked; what it leaves out comes from `previous` (a refresh keeps its refresh token and scope), a refusal is
    * CTX_TOKEN_ERROR (3 when the server failed).
    */
-  async #tokenRequest(server: DiscoveredAuthorizationServer, client: Client, request: (config: OAuthConfig) => Promise<OAuthAnswer>, previous: Partial<TokenSet>): Promise<TokenSet> {
+  async #tokenRequest(
+    server: DiscoveredAuthorizationServer,
+    client: Client,
+    request: (config: OAuthConfig) => Promise<OAuthAnswer>,
+    previous: Partial<TokenSet>,
+  ): Promise<TokenSet> {
     const config: OAuthConfig = {
       http: this.#http,
       server: server.metadata,

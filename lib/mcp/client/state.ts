@@ -57,7 +57,8 @@ export class ClientState {
     const entry = (await this.#read('clients.json'))[issuer];
     if (!isObject(entry) || typeof entry.clientId !== 'string' || typeof entry.redirectUri !== 'string') return undefined;
     return {
-      clientId: entry.clientId, redirectUri: entry.redirectUri,
+      clientId: entry.clientId,
+      redirectUri: entry.redirectUri,
       tokenEndpointAuthMethod: typeof entry.tokenEndpointAuthMethod === 'string' ? entry.tokenEndpointAuthMethod : 'none',
       registeredAt: typeof entry.registeredAt === 'string' ? entry.registeredAt : '',
     };

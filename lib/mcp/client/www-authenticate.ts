@@ -90,7 +90,7 @@ export function parseWwwAuthenticate(header: string | readonly string[] | undefi
       }
       i += 1;
       skipSpace();
-      const value = text[i] === '"' ? quoted() ?? '' : token();
+      const value = text[i] === '"' ? (quoted() ?? '') : token();
       const key = name.toLowerCase();
       if (!(key in challenge.params)) challenge.params[key] = value;
       skipSpace();

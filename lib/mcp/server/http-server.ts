@@ -74,10 +74,16 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   const env = options.env ?? process.env;
   const authOn = options.auth !== false;
   if (!authOn && !isLoopbackHost(host)) {
-    throw new UsageError(`refusing to serve without authorization on ${host}`, { code: 'MCP_NO_AUTH_PUBLIC', hint: 'without authorization anyone who reaches the server may call every tool: listen on 127.0.0.1, or give --authorization-server' });
+    throw new UsageError(`refusing to serve without authorization on ${host}`, {
+      code: 'MCP_NO_AUTH_PUBLIC',
+      hint: 'without authorization anyone who reaches the server may call every tool: listen on 127.0.0.1, or give --authorization-server',
+    });
   }
   if (authOn && !options.authorizationServer) {
-    throw new UsageError('the context server needs its authorization server', { code: 'MCP_NO_AUTHORIZATION_SERVER', hint: 'give --authorization-server <issuer URL> (`gantry dev oauth` serves one), or --no-auth on a loopback address' });
+    throw new UsageError('the context server needs its authorization server', {
+      code: 'MCP_NO_AUTHORIZATION_SERVER',
+      hint: 'give --authorization-server <issuer URL> (`gantry dev oauth` serves one), or --no-auth on a loopback address',
+    });
   }
   const issuer = options.authorizationServer;
   // Checked before listening: a refused value must not leave a server behind.
@@ -103,9 +109,17 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   });
   const address = listener.address() as AddressInfo;
   const url = publicUrl ?? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}${path}`;
-  const resource = givenResource ?? canonicalResourceUri(url, 'the server\'s URL');
+  const resource = givenResource ?? canonicalResourceUri(url, "the server's URL");
   const resourceMetadataUrl = protectedResourceMetadataUrl(resource);
-  const validator: TokenValidator | undefined = metadata ? createTokenValidator({ http: httpClient, metadata, resource, ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}), ...(options.introspection ? { introspection: options.introspection } : {}) }) : undefined;
+  const validator: TokenValidator | undefined = metadata
+    ? createTokenValidator({
+        http: httpClient,
+        metadata,
+        resource,
+        ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}),
+        ...(options.introspection ? { introspection: options.introspection } : {}),
+      })
+    : undefined;
   const tools = options.tools ?? TOOLS;
   const clients = createToolClients(env, logger);
   const logLevels = createLogLevels();
@@ -123,7 +137,8 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
 
   const refuse = (res: ServerResponse, refusal: Refusal) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-    if (refusal.status === 401 || refusal.status === 403 || refusal.error === 'invalid_request') headers['www-authenticate'] = challenge(refusal, resourceMetadataUrl);
+    if (refusal.status === 401 || refusal.status === 403 || refusal.error === 'invalid_request')
+      headers['www-authenticate'] = challenge(refusal, resourceMetadataUrl);
     if (refusal.retryAfterSeconds !== undefined) headers['retry-after'] = String(refusal.retryAfterSeconds);
     res.writeHead(refusal.status, headers).end(JSON.stringify(refusalBody(refusal)));
   };
@@ -132,7 +147,8 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     // node:http keeps the first of two Authorization headers and drops the other: count them as they came.
     const sent = req.rawHeaders.filter((value, index) => index % 2 === 1 && req.rawHeaders[index - 1]!.toLowerCase() === 'authorization');
     const credential = bearerOf(sent.length > 1 ? sent : req.headers.authorization);
-    if (credential.kind === 'none') return { status: 401, description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
+    if (credential.kind === 'none')
+      return { status: 401, description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
     if (credential.kind === 'malformed') return { status: 400, error: 'invalid_request', description: credential.reason };
     try {
       return await validator!.validate(credential.token);
@@ -146,16 +162,34 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
     // CTX-AUTH-NO-QUERY-TOKEN: a token in the URL ends up in logs and histories; refused even next to a good header.
-    if (query.has('access_token')) return refuse(res, { status: 400, error: 'invalid_request', description: 'an access token must not be sent in the query string; send it in the Authorization header' });
+    if (query.has('access_token'))
+      return refuse(res, {
+        status: 400,
+        error: 'invalid_request',
+        description: 'an access token must not be sent in the query string; send it in the Authorization header',
+      });
     const origin = req.headers.origin;
     // A browser page on another site must not reach a server on this machine (DNS rebinding; MCP's transport rules).
     if (origin !== undefined && !originAllowed(origin)) {
-      res.writeHead(403, { 'content-type': 'application/json', vary: 'origin' }).end(JSON.stringify({ error: 'forbidden_origin', error_description: `requests from ${origin.slice(0, 100)} are not accepted`, hint: 'allow the page\'s origin with --allow-origin (startContextServer\'s allowedOrigins)' }));
+      res.writeHead(403, { 'content-type': 'application/json', vary: 'origin' }).end(
+        JSON.stringify({
+          error: 'forbidden_origin',
+          error_description: `requests from ${origin.slice(0, 100)} are not accepted`,
+          hint: "allow the page's origin with --allow-origin (startContextServer's allowedOrigins)",
+        }),
+      );
       return;
     }
     // An allowed page may read the answer, the challenge and the protocol headers (a refusal below included).
     if (origin !== undefined) for (const [name, value] of Object.entries(endpointCors(origin))) res.setHeader(name, value);
-    if (req.method === 'OPTIONS') return void res.writeHead(204, { 'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id', 'access-control-max-age': '600' }).end();
+    if (req.method === 'OPTIONS')
+      return void res
+        .writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+          'access-control-max-age': '600',
+        })
+        .end();
     let token: TokenInfo | undefined;
     if (validator) {
       const outcome = await authenticate(req);
@@ -166,7 +200,9 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     if (req.method === 'POST') {
       const read = await readJson(req);
       if ('error' in read) {
-        res.writeHead(read.status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: read.code, message: read.error } }));
+        res
+          .writeHead(read.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: read.code, message: read.error } }));
         return;
       }
       body = read.value;
@@ -175,7 +211,13 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         const missing = needed.filter((scope) => !token.scopes.includes(scope));
         // CTX-ERR-403: step-up. The challenge names the scopes held and the ones missing, so a client that asks for
         // exactly what it is told keeps what it had.
-        if (missing.length > 0) return refuse(res, { status: 403, error: 'insufficient_scope', description: `this call needs the scope ${missing.join(' ')}`, scopes: [...new Set([...token.scopes, ...needed])] });
+        if (missing.length > 0)
+          return refuse(res, {
+            status: 403,
+            error: 'insufficient_scope',
+            description: `this call needs the scope ${missing.join(' ')}`,
+            scopes: [...new Set([...token.scopes, ...needed])],
+          });
       }
     }
     const caller = token ? JSON.stringify([token.clientId ?? '', token.subject ?? '']) : '';
@@ -202,7 +244,9 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         return;
       }
       if (target.pathname === path || target.pathname === `${path}/`) return handleMcp(req, res, target.searchParams);
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', error_description: `the context server is at ${path}` }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'not_found', error_description: `the context server is at ${path}` }));
     };
     work().catch((error: unknown) => {
       logger.error(`mcp: ${req.method} ${target.pathname}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -216,15 +260,16 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     resource,
     resourceMetadataUrl,
     authorizationServer: issuer,
-    stop: () => new Promise<void>((resolve) => {
-      listener.close(() => {
-        clients.close();
-        if (!options.http) httpClient.close();
-        resolve();
-      });
-      listener.closeIdleConnections();
-      setTimeout(() => listener.closeAllConnections(), 2_000).unref();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        listener.close(() => {
+          clients.close();
+          if (!options.http) httpClient.close();
+          resolve();
+        });
+        listener.closeIdleConnections();
+        setTimeout(() => listener.closeAllConnections(), 2_000).unref();
+      }),
   };
 }
 
@@ -250,7 +295,8 @@ function endpointCors(origin: string): Record<string, string> {
 /** `allowedOrigins`: each an http(s) origin exactly (scheme://host[:port], nothing after). */
 function checkOrigins(origins: readonly string[] | undefined): string[] {
   if (origins === undefined) return [];
-  if (!Array.isArray(origins)) throw new UsageError('startContextServer: allowedOrigins takes a list of origins such as http://localhost:6274', { code: 'INVALID_ARGUMENT' });
+  if (!Array.isArray(origins))
+    throw new UsageError('startContextServer: allowedOrigins takes a list of origins such as http://localhost:6274', { code: 'INVALID_ARGUMENT' });
   return origins.map((origin: unknown) => {
     let parsed: URL | undefined;
     try {
@@ -259,7 +305,10 @@ function checkOrigins(origins: readonly string[] | undefined): string[] {
       parsed = undefined;
     }
     if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== String(origin).replace(/\/$/, '')) {
-      throw new UsageError(`--allow-origin: ${JSON.stringify(String(origin).slice(0, 100))} is not an origin`, { code: 'INVALID_ARGUMENT', hint: 'give scheme://host[:port] exactly, as a browser sends it in Origin, e.g. http://localhost:6274' });
+      throw new UsageError(`--allow-origin: ${JSON.stringify(String(origin).slice(0, 100))} is not an origin`, {
+        code: 'INVALID_ARGUMENT',
+        hint: 'give scheme://host[:port] exactly, as a browser sends it in Origin, e.g. http://localhost:6274',
+      });
     }
     return parsed.origin;
   });

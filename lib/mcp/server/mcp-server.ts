@@ -29,49 +29,65 @@ export function createMcpServer(host: ToolHost): McpServer {
     return {};
   });
   for (const tool of host.tools ?? TOOLS) {
-    server.registerTool(tool.name, {
-      title: tool.title,
-      description: `${tool.description} (scope: ${tool.scope})`,
-      inputSchema: tool.input,
-      annotations: { readOnlyHint: tool.readOnly, openWorldHint: true },
-      _meta: { 'gantry/scope': tool.scope },
-    }, async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
-      const token = extra._meta?.progressToken;
-      // A tool's log lines go to the server's log and, at the caller's level, to the caller (notifications/message),
-      // masked as every other line; sent on the call's own stream, so a client without a standalone stream hears them.
-      const tell = (level: LoggingLevel) => (message: string) => {
-        if (!heard(level, levels.get(caller))) return;
-        void extra.sendNotification({ method: 'notifications/message', params: { level, logger: `gantry.${tool.name}`, data: redact(message) } }).catch(() => undefined);
-      };
-      const toCaller = { debug: tell('debug'), info: tell('info'), warn: tell('warning'), error: tell('error') };
-      const logger = {
-        debug: (message: string) => (host.logger.debug(message), toCaller.debug(message)),
-        info: (message: string) => (host.logger.info(message), toCaller.info(message)),
-        warn: (message: string) => (host.logger.warn(message), toCaller.warn(message)),
-        error: (message: string) => (host.logger.error(message), toCaller.error(message)),
-      };
-      const context = {
-        env: host.env,
-        logger,
-        clients: host.clients,
-        signal: extra.signal,
-        progress: async (progress: number, total: number, message: string) => {
-          toCaller.info(message);
-          if (token === undefined) return;
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
-        },
-      };
-      try {
-        const result = await tool.run(args as never, context);
-        const no = tool.verdict?.(result as never);
-        const text = JSON.stringify(result, null, 2);
-        // A definite "no" is a tool error, so an agent or `gantry mcp call` (exit 1) cannot take it for a pass.
-        if (no) return { isError: true, content: [{ type: 'text', text: no }, { type: 'text', text }], structuredContent: result as Record<string, unknown> };
-        return { content: [{ type: 'text', text }], structuredContent: result as Record<string, unknown> };
-      } catch (error) {
-        return { isError: true, content: [{ type: 'text', text: describeToolError(error) }] };
-      }
-    });
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: `${tool.description} (scope: ${tool.scope})`,
+        inputSchema: tool.input,
+        annotations: { readOnlyHint: tool.readOnly, openWorldHint: true },
+        _meta: { 'gantry/scope': tool.scope },
+      },
+      async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
+        const token = extra._meta?.progressToken;
+        // A tool's log lines go to the server's log and, at the caller's level, to the caller (notifications/message),
+        // masked as every other line; sent on the call's own stream, so a client without a standalone stream hears them.
+        const tell = (level: LoggingLevel) => (message: string) => {
+          if (!heard(level, levels.get(caller))) return;
+          void extra
+            .sendNotification({ method: 'notifications/message', params: { level, logger: `gantry.${tool.name}`, data: redact(message) } })
+            .catch(() => undefined);
+        };
+        const toCaller = { debug: tell('debug'), info: tell('info'), warn: tell('warning'), error: tell('error') };
+        const logger = {
+          debug: (message: string) => (host.logger.debug(message), toCaller.debug(message)),
+          info: (message: string) => (host.logger.info(message), toCaller.info(message)),
+          warn: (message: string) => (host.logger.warn(message), toCaller.warn(message)),
+          error: (message: string) => (host.logger.error(message), toCaller.error(message)),
+        };
+        const context = {
+          env: host.env,
+          logger,
+          clients: host.clients,
+          signal: extra.signal,
+          progress: async (progress: number, total: number, message: string) => {
+            toCaller.info(message);
+            if (token === undefined) return;
+            await extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } })
+              .catch(() => undefined);
+          },
+        };
+        try {
+          const result = await tool.run(args as never, context);
+          const no = tool.verdict?.(result as never);
+          const text = JSON.stringify(result, null, 2);
+          // A definite "no" is a tool error, so an agent or `gantry mcp call` (exit 1) cannot take it for a pass.
+          if (no)
+            return {
+              isError: true,
+              content: [
+                { type: 'text', text: no },
+                { type: 'text', text },
+              ],
+              structuredContent: result as Record<string, unknown>,
+            };
+          return { content: [{ type: 'text', text }], structuredContent: result as Record<string, unknown> };
+        } catch (error) {
+          return { isError: true, content: [{ type: 'text', text: describeToolError(error) }] };
+        }
+      },
+    );
   }
   return server;
 }

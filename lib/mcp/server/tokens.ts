@@ -71,7 +71,8 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
     loading ??= (async () => {
       try {
         const answer = await getJson(http, metadata.jwks_uri as string);
-        if (answer.status !== 200 || !Array.isArray(answer.json?.keys)) throw new InvalidTokenError(`the authorization server's JWKS (${answer.status}) is not a key set`);
+        if (answer.status !== 200 || !Array.isArray(answer.json?.keys))
+          throw new InvalidTokenError(`the authorization server's JWKS (${answer.status}) is not a key set`);
         keys = createLocalJWKSet(answer.json as unknown as JSONWebKeySet);
         keysFetchedAt = now();
       } finally {
@@ -83,7 +84,16 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
 
   const verifyJwt = async (token: string): Promise<JWTPayload> => {
     if (!keys) await loadKeys();
-    const verify = async () => (await jwtVerify(token, keys!, { issuer: metadata.issuer, algorithms: ALGORITHMS, clockTolerance: tolerance, currentDate: new Date(now()), requiredClaims: ['exp'] })).payload;
+    const verify = async () =>
+      (
+        await jwtVerify(token, keys!, {
+          issuer: metadata.issuer,
+          algorithms: ALGORITHMS,
+          clockTolerance: tolerance,
+          currentDate: new Date(now()),
+          requiredClaims: ['exp'],
+        })
+      ).payload;
     try {
       return await verify();
     } catch (error) {
@@ -113,7 +123,8 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
   };
 
   const fromIntrospection = async (token: string): Promise<TokenInfo> => {
-    if (typeof metadata.introspection_endpoint !== 'string' || !options.introspection) throw new InvalidTokenError('the token is not a JWT, and introspection is not configured');
+    if (typeof metadata.introspection_endpoint !== 'string' || !options.introspection)
+      throw new InvalidTokenError('the token is not a JWT, and introspection is not configured');
     const { clientId, clientSecret } = options.introspection;
     const config = { http, server: metadata, client: { clientId, clientSecret, authMethod: 'client_secret_post' as const } };
     const answer = await introspectionRequest(config, token, { token_type_hint: 'access_token' });
@@ -188,10 +199,11 @@ function decodeHeader(token: string): Record<string, unknown> {
 function describe(error: unknown): InvalidTokenError {
   if (error instanceof InvalidTokenError) return error;
   if (error instanceof joseErrors.JWTExpired) return new InvalidTokenError('the token has expired');
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return new InvalidTokenError(`the token's ${error.claim} claim is not acceptable (${error.reason})`);
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return new InvalidTokenError(`the token's ${error.claim} claim is not acceptable (${error.reason})`);
   if (error instanceof joseErrors.JWKSNoMatchingKey) return new InvalidTokenError('the token is signed with a key the authorization server does not publish');
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new InvalidTokenError('the token\'s signature does not verify');
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return new InvalidTokenError('the token\'s signature algorithm is not accepted');
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new InvalidTokenError("the token's signature does not verify");
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return new InvalidTokenError("the token's signature algorithm is not accepted");
   if (error instanceof joseErrors.JOSEError) return new InvalidTokenError('the token is not a valid JWT');
   throw error;
 }

@@ -55,7 +55,13 @@ export const TOOLS: ToolDefinition[] = [
       const { resolveAddress, formatModuleAddress } = await import('../../registry/index.js');
       const client = await clients.registry();
       const resolution = await resolveAddress(client, source, version, env);
-      return { source: formatModuleAddress(resolution.address), constraint: version ?? '', version: resolution.version, location: resolution.locationText, skipped: resolution.skipped };
+      return {
+        source: formatModuleAddress(resolution.address),
+        constraint: version ?? '',
+        version: resolution.version,
+        location: resolution.locationText,
+        skipped: resolution.skipped,
+      };
     },
   }),
   define({
@@ -77,7 +83,8 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'gate_run',
     title: 'Run a page-analysis gate',
-    description: 'Analyse pages (the page analysis API when PAGEANALYSIS_BASE_URL is set, else Lighthouse in Chromium) and check category scores; long-running, with progress notifications. The result says pass, fail or error with every check.',
+    description:
+      'Analyse pages (the page analysis API when PAGEANALYSIS_BASE_URL is set, else Lighthouse in Chromium) and check category scores; long-running, with progress notifications. The result says pass, fail or error with every check.',
     scope: MCP_SCOPES.gatesRun,
     readOnly: true,
     input: {
@@ -94,7 +101,11 @@ export const TOOLS: ToolDefinition[] = [
       const total = urls.length * count;
       let done = 0;
       const result = await analysis.runGate({
-        urls, thresholds, runs: count, engine, signal,
+        urls,
+        thresholds,
+        runs: count,
+        engine,
+        signal,
         onProgress: ({ url, run, runs: of }) => {
           void progress(done, total, `run ${run} of ${of}: ${url}`);
           done += 1;
@@ -103,7 +114,12 @@ export const TOOLS: ToolDefinition[] = [
       await progress(total, total, `gate ${result.status}`);
       return analysis.summarize(result);
     },
-    verdict: (summary: { status: string }) => (summary.status === 'pass' ? undefined : summary.status === 'fail' ? 'the gate failed: a check said no (see checks)' : 'the gate could not analyse a page (see checks): no verdict'),
+    verdict: (summary: { status: string }) =>
+      summary.status === 'pass'
+        ? undefined
+        : summary.status === 'fail'
+          ? 'the gate failed: a check said no (see checks)'
+          : 'the gate could not analyse a page (see checks): no verdict',
   }),
   define({
     name: 'secrets_list',
@@ -119,7 +135,7 @@ export const TOOLS: ToolDefinition[] = [
   }),
   define({
     name: 'secrets_metadata',
-    title: 'Show a secret\'s metadata',
+    title: "Show a secret's metadata",
     description: 'The kv v2 metadata of a key: versions with their times, max versions, check-and-set, custom metadata. Never the values.',
     scope: MCP_SCOPES.secretsList,
     readOnly: true,
@@ -134,14 +150,21 @@ export const TOOLS: ToolDefinition[] = [
   define({
     name: 'platform_rate_limit',
     title: 'Platform rate limits',
-    description: 'Each REST resource\'s limit, used, remaining and reset time (GET /rate_limit, which spends no budget), for Gantry\'s own platform token.',
+    description: "Each REST resource's limit, used, remaining and reset time (GET /rate_limit, which spends no budget), for Gantry's own platform token.",
     scope: MCP_SCOPES.platformRead,
     readOnly: true,
     input: {},
     async run(_args, { clients }) {
-      const answer = (await (await clients.platform()).rateLimit()) as { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
+      const answer = (await (await clients.platform()).rateLimit()) as
+        { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
       return {
-        resources: Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({ resource, limit: r.limit, used: r.used, remaining: r.remaining, reset: r.reset === undefined ? undefined : new Date(r.reset * 1000).toISOString() })),
+        resources: Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({
+          resource,
+          limit: r.limit,
+          used: r.used,
+          remaining: r.remaining,
+          reset: r.reset === undefined ? undefined : new Date(r.reset * 1000).toISOString(),
+        })),
       };
     },
   }),
@@ -169,13 +192,18 @@ export function createToolClients(env: NodeJS.ProcessEnv, logger: Logger): ToolC
   return {
     registry: () => (registry ??= import('../../registry/index.js').then(({ RegistryClient }) => new RegistryClient({ env, logger }))),
     secrets: () => (secrets ??= import('../../secrets/index.js').then(({ SecretsClient }) => new SecretsClient({ sources: { env }, logger }))),
-    platform: () => (platform ??= (async () => {
-      if (!env.PLATFORM_API_URL) throw new ToolRefusal('the server has no platform API address (PLATFORM_API_URL)');
-      const { PlatformClient } = await import('../../platform/index.js');
-      return new PlatformClient({ baseUrl: env.PLATFORM_API_URL, env, logger });
-    })()),
+    platform: () =>
+      (platform ??= (async () => {
+        if (!env.PLATFORM_API_URL) throw new ToolRefusal('the server has no platform API address (PLATFORM_API_URL)');
+        const { PlatformClient } = await import('../../platform/index.js');
+        return new PlatformClient({ baseUrl: env.PLATFORM_API_URL, env, logger });
+      })()),
     close() {
-      for (const made of [registry, secrets, platform]) made?.then((client) => client.close(), () => undefined);
+      for (const made of [registry, secrets, platform])
+        made?.then(
+          (client) => client.close(),
+          () => undefined,
+        );
     },
   };
 }

@@ -58,7 +58,9 @@ function checkOptions(options: UploadOptions): void {
     throw new UsageError(`${where}: options.uploadType is media, multipart or resumable`);
   }
   if (options.chunkSize !== undefined && (!Number.isSafeInteger(options.chunkSize) || options.chunkSize < CHUNK_UNIT || options.chunkSize % CHUNK_UNIT !== 0)) {
-    throw new UsageError(`${where}: options.chunkSize must be a multiple of 256 KiB (${CHUNK_UNIT} bytes), got ${String(options.chunkSize)}`, { hint: 'the service refuses other chunk sizes; 32 MiB is the default' });
+    throw new UsageError(`${where}: options.chunkSize must be a multiple of 256 KiB (${CHUNK_UNIT} bytes), got ${String(options.chunkSize)}`, {
+      hint: 'the service refuses other chunk sizes; 32 MiB is the default',
+    });
   }
   if (options.params && 'uploadType' in options.params) throw new UsageError(`${where}: give the protocol as options.uploadType, not in params`);
   if (options.sessionFile !== undefined && (options.uploadType === 'media' || options.uploadType === 'multipart')) {
@@ -85,11 +87,13 @@ export async function upload(transport: StorageTransport, options: UploadOptions
   try {
     const logger = options.logger ?? getLogger();
     const verifyMd5 = options.verifyMd5 ?? true;
-    const mediaType = options.mimeType
-      ?? (typeof options.metadata?.mimeType === 'string' && mediaTypePattern.test(options.metadata.mimeType) ? options.metadata.mimeType : undefined)
-      ?? guessedMediaType(source.path)
-      ?? 'application/octet-stream';
-    const type = options.uploadType ?? (options.sessionFile !== undefined || source.size > SIMPLE_UPLOAD_LIMIT ? 'resumable' : options.metadata ? 'multipart' : 'media');
+    const mediaType =
+      options.mimeType ??
+      (typeof options.metadata?.mimeType === 'string' && mediaTypePattern.test(options.metadata.mimeType) ? options.metadata.mimeType : undefined) ??
+      guessedMediaType(source.path) ??
+      'application/octet-stream';
+    const type =
+      options.uploadType ?? (options.sessionFile !== undefined || source.size > SIMPLE_UPLOAD_LIMIT ? 'resumable' : options.metadata ? 'multipart' : 'media');
     const common = {
       transport,
       source,
@@ -107,7 +111,8 @@ export async function upload(transport: StorageTransport, options: UploadOptions
     const retry = resolveRetry('upload', options.retry);
     const job: ResumableJob = { ...common, contentType: mediaType, chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE, retry };
     if (options.sessionFile !== undefined) {
-      if (source.kind !== 'path') throw new UsageError('upload: a session file needs a file source (a path): a Buffer or a stream cannot be read again by another process');
+      if (source.kind !== 'path')
+        throw new UsageError('upload: a session file needs a file source (a path): a Buffer or a stream cannot be read again by another process');
       job.sessionFile = resolve(options.sessionFile);
       if (await sessionFileExists(job.sessionFile)) {
         throw new UsageError(`upload: the session file ${job.sessionFile} already exists: an earlier upload may be waiting to be resumed`, {
@@ -143,10 +148,13 @@ export async function resumeUpload(transport: StorageTransport, sessionFile: str
     const now = await identityOf(saved.path);
     const change = identityChange(saved, now);
     if (change) {
-      throw new UsageError(`resumeUpload: the source ${saved.path} changed since the upload began: ${change}; nothing was sent and the session file ${file} is kept`, {
-        code: 'STORAGE_SOURCE_CHANGED',
-        hint: 'put the original file back and resume, or delete the session file and upload the file as a new upload',
-      });
+      throw new UsageError(
+        `resumeUpload: the source ${saved.path} changed since the upload began: ${change}; nothing was sent and the session file ${file} is kept`,
+        {
+          code: 'STORAGE_SOURCE_CHANGED',
+          hint: 'put the original file back and resume, or delete the session file and upload the file as a new upload',
+        },
+      );
     }
     if (saved.chunkSize % CHUNK_UNIT !== 0) throw new UsageError(`resumeUpload: the session file ${file} has a chunk size that is not a multiple of 256 KiB`);
     const logger = options.logger ?? getLogger();

@@ -124,7 +124,9 @@ export async function startSession(job: ResumableJob): Promise<string> {
   });
   const location = response.headers.location;
   if (typeof location !== 'string' || location === '') {
-    throw new ProtocolError(`${method} ${path}?uploadType=resumable answered ${response.status} without a Location header: the service started no upload session`);
+    throw new ProtocolError(
+      `${method} ${path}?uploadType=resumable answered ${response.status} without a Location header: the service started no upload session`,
+    );
   }
   const uri = new URL(location, `${job.transport.baseUrl}/`);
   protectSessionUri(uri.toString());
@@ -233,11 +235,13 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     const range = await source.range(offset, end);
     const fork = tracker?.fork(offset);
     let inflight = 0;
-    const body = range.pipe(tap((chunk) => {
-      fork?.update(chunk);
-      inflight += chunk.length;
-      progress(offset + inflight);
-    }));
+    const body = range.pipe(
+      tap((chunk) => {
+        fork?.update(chunk);
+        inflight += chunk.length;
+        progress(offset + inflight);
+      }),
+    );
     // pipe() does not pass errors on: a source that fails (a file shrinking under us) must fail the request.
     range.once('error', (error) => body.destroy(error));
     try {
@@ -293,13 +297,20 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
         if (!isTransient(error)) throw error;
         failures += 1;
         if (failures >= retry.attempts) {
-          throw gaveUp(`the upload of ${label}`, failures, error, job.sessionFile
-            ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
-            : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped');
+          throw gaveUp(
+            `the upload of ${label}`,
+            failures,
+            error,
+            job.sessionFile
+              ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
+              : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped',
+          );
         }
         const delay = backoffMs(retry, failures);
         const where = queried ? `asking what it has of ${total} bytes` : `sending bytes ${offset}–${Math.min(offset + job.chunkSize, total) - 1} of ${total}`;
-        logger.warn(`upload of ${label}: ${describeFailure(error)} ${where}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`);
+        logger.warn(
+          `upload of ${label}: ${describeFailure(error)} ${where}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`,
+        );
         await wait(delay, signal);
         needStatus = true;
         continue;
@@ -332,25 +343,34 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     if (typeof file.md5Checksum !== 'string') return file;
     if (fileMd5) {
       const local = await fileMd5.result.catch((error: unknown) => {
-        throw new CheckFailedError(`the upload of ${label} completed, but its md5 could not be checked: reading the file again failed (${error instanceof Error ? error.message : String(error)})`, {
-          code: 'STORAGE_MD5_UNCHECKED',
-          hint: `compare the file with ${file.id}'s md5Checksum (${file.md5Checksum}) yourself, or upload it again`,
-        });
+        throw new CheckFailedError(
+          `the upload of ${label} completed, but its md5 could not be checked: reading the file again failed (${error instanceof Error ? error.message : String(error)})`,
+          {
+            code: 'STORAGE_MD5_UNCHECKED',
+            hint: `compare the file with ${file.id}'s md5Checksum (${file.md5Checksum}) yourself, or upload it again`,
+          },
+        );
       });
       if (local.size !== total || local.md5 !== file.md5Checksum.toLowerCase()) {
-        throw new CheckFailedError(`the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the file (${local.md5}${local.size !== total ? `, ${local.size} bytes instead of ${total}` : ''}); did the file change while it was sent?`, {
-          code: 'STORAGE_MD5_MISMATCH',
-          hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
-        });
+        throw new CheckFailedError(
+          `the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the file (${local.md5}${local.size !== total ? `, ${local.size} bytes instead of ${total}` : ''}); did the file change while it was sent?`,
+          {
+            code: 'STORAGE_MD5_MISMATCH',
+            hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
+          },
+        );
       }
     } else if (tracker && verify) {
       await tracker.catchUp(total);
       const sent = tracker.digest();
       if (sent !== file.md5Checksum.toLowerCase()) {
-        throw new CheckFailedError(`the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${sent}); did the file change while it was sent?`, {
-          code: 'STORAGE_MD5_MISMATCH',
-          hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
-        });
+        throw new CheckFailedError(
+          `the upload of ${label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${sent}); did the file change while it was sent?`,
+          {
+            code: 'STORAGE_MD5_MISMATCH',
+            hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
+          },
+        );
       }
     }
     return file;

@@ -57,12 +57,17 @@ export async function writeSessionFile(file: string, content: SessionFileContent
   } catch (error) {
     await rm(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`the session file ${target} could not be written (${code ?? (error as Error).message})`, { hint: 'give a sessionFile path in a folder you can write in' });
+    throw new UsageError(`the session file ${target} could not be written (${code ?? (error as Error).message})`, {
+      hint: 'give a sessionFile path in a folder you can write in',
+    });
   }
 }
 
 export async function sessionFileExists(file: string): Promise<boolean> {
-  return stat(resolve(file)).then(() => true, () => false);
+  return stat(resolve(file)).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function removeSessionFile(file: string): Promise<void> {
@@ -70,7 +75,10 @@ export async function removeSessionFile(file: string): Promise<void> {
 }
 
 function fail(file: string, why: string): never {
-  throw new UsageError(`the session file ${file} ${why}`, { code: 'STORAGE_SESSION_FILE', hint: 'start the upload again without it (delete the file), or give the session file an earlier upload wrote' });
+  throw new UsageError(`the session file ${file} ${why}`, {
+    code: 'STORAGE_SESSION_FILE',
+    hint: 'start the upload again without it (delete the file), or give the session file an earlier upload wrote',
+  });
 }
 
 /** Reads and checks a session file; the session URI is registered as a secret before anything else is done with it. */
@@ -92,7 +100,8 @@ export async function readSessionFile(file: string): Promise<SessionFileContent>
   } catch {
     fail(target, 'is not JSON');
   }
-  if (!parsed || typeof parsed !== 'object' || parsed.kind !== SESSION_FILE_KIND) fail(target, `is not a storage upload session file (no "kind": "${SESSION_FILE_KIND}")`);
+  if (!parsed || typeof parsed !== 'object' || parsed.kind !== SESSION_FILE_KIND)
+    fail(target, `is not a storage upload session file (no "kind": "${SESSION_FILE_KIND}")`);
   if (typeof parsed.sessionUri === 'string') protectSessionUri(parsed.sessionUri);
   if (parsed.version !== 1) fail(target, `has version ${String(parsed.version)}; this Gantry reads version 1`);
   const checks: Array<[keyof SessionFileContent, (v: unknown) => boolean]> = [

@@ -39,10 +39,13 @@ export async function simpleUpload(job: SimpleJob): Promise<UploadedFile> {
   let contentType: string;
   let sent = 0;
   let length = total;
-  const counted = (stream: Readable) => stream.pipe(tap((chunk) => {
-    sent += chunk.length;
-    job.onProgress?.({ sent: Math.min(sent, total), total });
-  }));
+  const counted = (stream: Readable) =>
+    stream.pipe(
+      tap((chunk) => {
+        sent += chunk.length;
+        job.onProgress?.({ sent: Math.min(sent, total), total });
+      }),
+    );
   if (total <= SIMPLE_UPLOAD_LIMIT) {
     const media = await source.readAll();
     hash.update(media);
@@ -67,7 +70,9 @@ export async function simpleUpload(job: SimpleJob): Promise<UploadedFile> {
         const all = await source.readAll();
         boundary = await boundaryFor((needle) => all.includes(needle));
       } else {
-        throw new UsageError(`upload: a multipart upload of a stream above ${SIMPLE_UPLOAD_LIMIT} bytes cannot check its boundary against the content`, { hint: 'use the resumable protocol (the default at this size), or upload from a file' });
+        throw new UsageError(`upload: a multipart upload of a stream above ${SIMPLE_UPLOAD_LIMIT} bytes cannot check its boundary against the content`, {
+          hint: 'use the resumable protocol (the default at this size), or upload from a file',
+        });
       }
       const parts = multipartParts(boundary, job.metadata, job.mediaType);
       body = multipartStream(parts, counted(media()));
@@ -94,10 +99,13 @@ export async function simpleUpload(job: SimpleJob): Promise<UploadedFile> {
   if (job.verifyMd5 && typeof file.md5Checksum === 'string') {
     const local = hash.digest('hex');
     if (local !== file.md5Checksum.toLowerCase()) {
-      throw new CheckFailedError(`the ${job.type} upload of ${source.label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${local})`, {
-        code: 'STORAGE_MD5_MISMATCH',
-        hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
-      });
+      throw new CheckFailedError(
+        `the ${job.type} upload of ${source.label} completed, but the service's md5 (${file.md5Checksum}) is not that of the bytes sent (${local})`,
+        {
+          code: 'STORAGE_MD5_MISMATCH',
+          hint: `the file ${file.id} holds other bytes than the source: upload it again (files.update with fileId)`,
+        },
+      );
     }
   }
   return file;

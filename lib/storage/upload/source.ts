@@ -57,7 +57,10 @@ async function fileSource(where: string, path: string): Promise<UploadSource> {
   const info = await stat(absolute).catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`${where}: the source ${absolute} cannot be read (${error.code ?? error.message})`, { hint: 'give the path of a regular file' });
   });
-  if (!info.isFile()) throw new UsageError(`${where}: the source ${absolute} is not a regular file`, { hint: 'give the path of a regular file; a stream of known size can be given as { source: stream, size }' });
+  if (!info.isFile())
+    throw new UsageError(`${where}: the source ${absolute} is not a regular file`, {
+      hint: 'give the path of a regular file; a stream of known size can be given as { source: stream, size }',
+    });
   const label = basename(absolute);
   return {
     kind: 'path',
@@ -112,7 +115,10 @@ function streamSource(stream: Readable, size: number): UploadSource {
     async range(start, end) {
       used = true;
       if (start < windowStart) {
-        throw new ProtocolError(`the service asked for byte ${start} again, but the source is a stream already read to byte ${windowStart}`, 'upload from a file, which can be read again from any place');
+        throw new ProtocolError(
+          `the service asked for byte ${start} again, but the source is a stream already read to byte ${windowStart}`,
+          'upload from a file, which can be read again from any place',
+        );
       }
       drop(start);
       const pieces: Buffer[] = [window];
@@ -157,12 +163,15 @@ export async function openSource(where: string, source: unknown, size: unknown):
     return fileSource(where, source);
   }
   if (Buffer.isBuffer(source) || source instanceof Uint8Array) {
-    if (size !== undefined && size !== source.length) throw new UsageError(`${where}: options.size (${String(size)}) is not the Buffer's length (${source.length})`);
+    if (size !== undefined && size !== source.length)
+      throw new UsageError(`${where}: options.size (${String(size)}) is not the Buffer's length (${source.length})`);
     return bufferSource(Buffer.isBuffer(source) ? source : Buffer.from(source.buffer, source.byteOffset, source.length));
   }
   if (source instanceof Readable) {
     if (!Number.isSafeInteger(size) || (size as number) < 0) {
-      throw new UsageError(`${where}: a stream source needs options.size, its length in bytes`, { hint: 'the storage API is told the length before the bytes; for a file give its path instead' });
+      throw new UsageError(`${where}: a stream source needs options.size, its length in bytes`, {
+        hint: 'the storage API is told the length before the bytes; for a file give its path instead',
+      });
     }
     return streamSource(source, size as number);
   }
@@ -201,7 +210,8 @@ export async function identityOf(path: string): Promise<SourceIdentity> {
 export function identityChange(then: SourceIdentity, now: SourceIdentity): string | undefined {
   if (then.size !== now.size) return `its size is ${now.size} bytes, not ${then.size}`;
   // Below a millisecond, times do not survive every copy tool or file system; the sample catches such edits anyway.
-  if (Math.abs(then.mtimeMs - now.mtimeMs) >= 1) return `it was modified at ${new Date(now.mtimeMs).toISOString()}, after ${new Date(then.mtimeMs).toISOString()}`;
+  if (Math.abs(then.mtimeMs - now.mtimeMs) >= 1)
+    return `it was modified at ${new Date(now.mtimeMs).toISOString()}, after ${new Date(then.mtimeMs).toISOString()}`;
   if (then.ino !== now.ino) return 'it is another file (its inode changed: replaced or moved)';
   if (then.sample !== now.sample) return 'its content changed';
   return undefined;

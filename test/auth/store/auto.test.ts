@@ -24,8 +24,12 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     return client;
   };
 
-  before(async () => { server = await startSecretsServer({}); });
-  after(async () => { await server?.stop(); });
+  before(async () => {
+    server = await startSecretsServer({});
+  });
+  after(async () => {
+    await server?.stop();
+  });
   beforeEach(() => {
     configDir = mkdtempSync(join(tmpdir(), 'gantry-auth-auto-'));
     // A bus address pointing nowhere: what a shell over SSH with a stale variable has.
@@ -53,17 +57,26 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     const login = makeLogin(key, tokens);
     await opened.store.write(login);
     assert.deepEqual({ ...(await opened.store.read(key))!, tokens: { ...(await opened.store.read(key))!.tokens } }, login);
-    assertNoCanary(tokens, [opened.store.location, opened.fallbackReason, opened.store.describe(key), JSON.stringify(opened.store)], 'the store\'s description');
+    assertNoCanary(tokens, [opened.store.location, opened.fallbackReason, opened.store.describe(key), JSON.stringify(opened.store)], "the store's description");
   });
 
-  it('then refuses a plain-text file without insecureStorage: a usage error (exit 2) with the keyring\'s reason and the three ways out; nothing written', async () => {
-    const refused = await openTokenStore(undefined, { configDir, kv: async () => undefined }).then(() => undefined, (error: unknown) => error);
+  it("then refuses a plain-text file without insecureStorage: a usage error (exit 2) with the keyring's reason and the three ways out; nothing written", async () => {
+    const refused = await openTokenStore(undefined, { configDir, kv: async () => undefined }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     assert.ok(refused instanceof UsageError, String(refused));
     assert.equal(refused.exitCode, 2);
     assert.equal(refused.code, 'AUTH_NO_SAFE_STORE');
-    assert.match(refused.message, /no safe place for the tokens: the OS keyring is not reachable: the D-Bus session bus at .*no-bus-here cannot be used \(ENOENT\), and no kv engine is configured \(SECRETS_ADDR is not set\)/);
+    assert.match(
+      refused.message,
+      /no safe place for the tokens: the OS keyring is not reachable: the D-Bus session bus at .*no-bus-here cannot be used \(ENOENT\), and no kv engine is configured \(SECRETS_ADDR is not set\)/,
+    );
     // The library's hint names its options and the environment, never the command's flags (LIB-CLI-SAME-SETTINGS).
-    assert.match(refused.hint ?? '', /set SECRETS_ADDR and SECRETS_TOKEN, to keep them in Gantry's kv engine at secret\/gantry\/auth\/default \(or store: 'kv:<mount>\/<path>'\)/);
+    assert.match(
+      refused.hint ?? '',
+      /set SECRETS_ADDR and SECRETS_TOKEN, to keep them in Gantry's kv engine at secret\/gantry\/auth\/default \(or store: 'kv:<mount>\/<path>'\)/,
+    );
     assert.match(refused.hint ?? '', /store: 'file' or insecureStorage: true/);
     assert.doesNotMatch(refused.hint ?? '', /--store|--insecure/);
     assert.match(refused.hint ?? '', /start a keyring/);
@@ -107,9 +120,11 @@ describe('auth token store: auto mode without a reachable keyring', function () 
     assert.match(opened.fallbackReason ?? '', /no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set/);
   });
 
-  it('a bus that accepts connections but never answers (where the binding itself would wait forever) counts as unreachable after the probe\'s deadline', async () => {
+  it("a bus that accepts connections but never answers (where the binding itself would wait forever) counts as unreachable after the probe's deadline", async () => {
     const sockets = new Set<Socket>();
-    const silent: Server = createServer((socket) => { sockets.add(socket); });
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+    });
     const path = join(configDir, 'silent-bus');
     await new Promise<void>((resolve) => silent.listen(path, resolve));
     try {
@@ -136,6 +151,9 @@ describe('auth token store: auto mode without a reachable keyring', function () 
       await assert.rejects(openTokenStore(bad, { configDir, kv }), { code: 'AUTH_STORE_SPEC', exitCode: 2 }, bad);
     }
     await assert.rejects(openTokenStore(undefined, { configDir, kv, profile: '../etc' }), { code: 'AUTH_PROFILE', exitCode: 2 });
-    assert.deepEqual(readdirSync(configDir).filter((name) => name === 'auth'), []);
+    assert.deepEqual(
+      readdirSync(configDir).filter((name) => name === 'auth'),
+      [],
+    );
   });
 });

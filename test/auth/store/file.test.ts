@@ -1,7 +1,20 @@
 // The plain-text file store: mode 0600 in a 0700 folder, temporary name + rename, refusal of files others can read.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +27,12 @@ describe('auth token store: plain-text file (only when asked)', function () {
   const key = profileKey({ authUrl: 'http://127.0.0.1:5762', clientId: 'client-a', profile: 'default' });
   const mode = (path: string) => statSync(path).mode & 0o777;
 
-  beforeEach(() => { configDir = mkdtempSync(join(tmpdir(), 'gantry-auth-file-')); });
-  afterEach(() => { rmSync(configDir, { recursive: true, force: true }); });
+  beforeEach(() => {
+    configDir = mkdtempSync(join(tmpdir(), 'gantry-auth-file-'));
+  });
+  afterEach(() => {
+    rmSync(configDir, { recursive: true, force: true });
+  });
 
   it('configDir: GANTRY_CONFIG_DIR, else $XDG_CONFIG_HOME/gantry (absolute only), else ~/.config/gantry; the file is <configDir>/auth/<profile>-<host>-<hash>.json', () => {
     assert.equal(resolveConfigDir(undefined, { GANTRY_CONFIG_DIR: '/srv/g', XDG_CONFIG_HOME: '/x', HOME: '/h' }), '/srv/g');
@@ -88,15 +105,24 @@ describe('auth token store: plain-text file (only when asked)', function () {
     const child = fileURLToPath(new URL('./helpers/big-write.ts', import.meta.url));
     // ulimit -f counts 1024-byte blocks: 64 KiB, while the child writes a login of about 1 MiB.
     const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-      const proc = spawn('bash', ['-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx "${child}" "${configDir}"`], { env: { ...process.env, TSX_DISABLE_CACHE: '1' } });
+      const proc = spawn('bash', ['-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx "${child}" "${configDir}"`], {
+        env: { ...process.env, TSX_DISABLE_CACHE: '1' },
+      });
       let stdout = '';
       let stderr = '';
-      proc.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-      proc.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+      proc.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+      });
+      proc.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
       proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
     });
     assert.match(result.stdout, /writing/, result.stderr);
-    assert.ok(result.signal === 'SIGXFSZ' || /EFBIG|File too large/.test(result.stderr), `the child was not stopped by the size limit: ${result.code} ${result.signal} ${result.stderr.slice(-500)}`);
+    assert.ok(
+      result.signal === 'SIGXFSZ' || /EFBIG|File too large/.test(result.stderr),
+      `the child was not stopped by the size limit: ${result.code} ${result.signal} ${result.stderr.slice(-500)}`,
+    );
     assert.notEqual(result.code, 0);
     assert.doesNotMatch(result.stdout, /written/);
     assert.equal(readFileSync(file, 'utf8'), before);
@@ -119,7 +145,11 @@ describe('auth token store: plain-text file (only when asked)', function () {
     assert.deepEqual(leftovers(), []);
   });
 
-  for (const [label, fileMode] of [['world-readable (0644)', 0o644], ['group-readable (0640)', 0o640], ['world-writable (0602)', 0o602]] as const) {
+  for (const [label, fileMode] of [
+    ['world-readable (0644)', 0o644],
+    ['group-readable (0640)', 0o640],
+    ['world-writable (0602)', 0o602],
+  ] as const) {
     it(`refuses to read a ${label} login file, says why and how to fix it (chmod 600), without the tokens`, async () => {
       const t = canaries('perm');
       const store = new FileTokenStore(configDir);
@@ -129,7 +159,12 @@ describe('auth token store: plain-text file (only when asked)', function () {
       await assert.rejects(store.read(key), (error: Error & { code?: string; hint?: string; exitCode?: number }) => {
         assert.equal(error.code, 'AUTH_FILE_PERMISSIONS');
         assert.equal(error.exitCode, 2);
-        assert.match(error.message, new RegExp(`the login file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} can be read or written by other users \\(mode 0${fileMode.toString(8)}\\); refusing to use the tokens in it`));
+        assert.match(
+          error.message,
+          new RegExp(
+            `the login file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} can be read or written by other users \\(mode 0${fileMode.toString(8)}\\); refusing to use the tokens in it`,
+          ),
+        );
         assert.match(error.hint ?? '', new RegExp(`chmod 600 ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
         assert.match(error.hint ?? '', /gantry auth logout/);
         assertNoCanary(t, [error.message, error.hint, error.stack], 'the error');

@@ -31,7 +31,13 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
   });
   afterEach(() => {
     // No token in any error message, log line or output of any scenario.
-    for (const run of runs.splice(0)) for (const tokens of used) assertNoCanary(tokens, [run.stderr, ...run.logs, JSON.stringify(run.outcomes.map((o) => (o.ok ? { ...o, value: stripReadBack(o.value) } : o)))], 'a keyring scenario');
+    for (const run of runs.splice(0))
+      for (const tokens of used)
+        assertNoCanary(
+          tokens,
+          [run.stderr, ...run.logs, JSON.stringify(run.outcomes.map((o) => (o.ok ? { ...o, value: stripReadBack(o.value) } : o)))],
+          'a keyring scenario',
+        );
   });
 
   /** A read's `login` field carries the tokens on purpose (to compare); everything else must not. */
@@ -49,8 +55,18 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
 
   /** The items the Secret Service holds for service gantry, asked with dbus-send (not through the code under test). */
   function itemsInKeyring(account: string): string {
-    const found = spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.secrets', '/org/freedesktop/secrets',
-      'org.freedesktop.Secret.Service.SearchItems', `dict:string:string:service,gantry,username,${account}`], { env: { PATH: process.env.PATH, ...peer.env }, encoding: 'utf8' });
+    const found = spawnSync(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.freedesktop.secrets',
+        '/org/freedesktop/secrets',
+        'org.freedesktop.Secret.Service.SearchItems',
+        `dict:string:string:service,gantry,username,${account}`,
+      ],
+      { env: { PATH: process.env.PATH, ...peer.env }, encoding: 'utf8' },
+    );
     assert.equal(found.status, 0, found.stderr);
     return found.stdout;
   }
@@ -74,12 +90,19 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
     const items = itemsInKeyring(keyringAccount(key));
     assert.match(items, /\/org\/freedesktop\/secrets\/collection\/login\/\d+/);
 
-    const second = await run([{ op: 'open', spec: 'keyring' }, { op: 'read', key }, { op: 'readIndexed', key }]);
+    const second = await run([
+      { op: 'open', spec: 'keyring' },
+      { op: 'read', key },
+      { op: 'readIndexed', key },
+    ]);
     const read = second.outcomes[1]!;
     assert.ok(read.ok, JSON.stringify(read));
     const value = read.value as { login: unknown; json: string; inspected: string; describe: string };
     assert.deepEqual(value.login, login);
-    assert.match(value.describe, /^OS keyring \(Secret Service\), service gantry, account "default@http:\/\/127\.0\.0\.1:5762 \(client 123-device\.apps\.example\)"$/);
+    assert.match(
+      value.describe,
+      /^OS keyring \(Secret Service\), service gantry, account "default@http:\/\/127\.0\.0\.1:5762 \(client 123-device\.apps\.example\)"$/,
+    );
     // What logging a login shows: no token.
     assertNoCanary(tokens, [value.json, value.inspected], 'a logged login');
     assert.match(value.json, /\[hidden\]/);
@@ -92,7 +115,7 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
     assert.match(index, /"spec": "keyring"/);
   });
 
-  it('deletes a login from the keyring (true once, then false) and never another key\'s', async () => {
+  it("deletes a login from the keyring (true once, then false) and never another key's", async () => {
     const tokens = canaries('del');
     used.push(tokens);
     const other = profileKey({ authUrl: 'http://127.0.0.1:5762', clientId: '123-device.apps.example', profile: 'ci' });
@@ -106,9 +129,10 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
       { op: 'read', key: other },
       { op: 'delete', key: other },
     ]);
-    assert.deepEqual(result.outcomes.map((o) => (o.ok ? (o.value && typeof o.value === 'object' ? 'login' : o.value) : o.error.code)), [
-      'login', null, null, true, false, null, 'login', true,
-    ]);
+    assert.deepEqual(
+      result.outcomes.map((o) => (o.ok ? (o.value && typeof o.value === 'object' ? 'login' : o.value) : o.error.code)),
+      ['login', null, null, true, false, null, 'login', true],
+    );
     assert.doesNotMatch(itemsInKeyring(keyringAccount(key)), /collection\/login\/\d+/);
   });
 
@@ -136,7 +160,10 @@ describe('auth token store: OS keyring (Secret Service through gnome-keyring on 
     it('--store keyring on a locked keyring: a write that cannot unlock it is a usage error (exit 2) naming the keyring, without the tokens', async () => {
       const tokens = canaries('locked');
       used.push(tokens);
-      const result = await run([{ op: 'open', spec: 'keyring' }, { op: 'write', login: makeLogin(key, tokens) }]);
+      const result = await run([
+        { op: 'open', spec: 'keyring' },
+        { op: 'write', login: makeLogin(key, tokens) },
+      ]);
       assert.ok(result.outcomes[0]!.ok);
       const write = result.outcomes[1]!;
       assert.ok(!write.ok);

@@ -18,7 +18,14 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
   const key = profileKey({ authUrl: 'https://auth.example:443/', clientId: 'client-a', profile: 'default' });
 
   function client(token?: string): SecretsClient & KvLike {
-    const c = new SecretsClient({ address: server.url, token: token ?? server.rootToken, retryWaitMinMs: 10, retryWaitMaxMs: 20, maxRetries: 0, sources: { env: {}, pulumi: undefined } });
+    const c = new SecretsClient({
+      address: server.url,
+      token: token ?? server.rootToken,
+      retryWaitMinMs: 10,
+      retryWaitMaxMs: 20,
+      maxRetries: 0,
+      sources: { env: {}, pulumi: undefined },
+    });
     clients.push(c);
     return c;
   }
@@ -39,7 +46,7 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
     for (const t of used) assertNoCanary(t, [...logs, ...requestLog], 'a log line');
   });
 
-  it('DEV-AUTH-REFRESH-REUSE: keeps the login\'s fields as one kv v2 secret (tokens in the secret data), read back whole by a new client', async () => {
+  it("DEV-AUTH-REFRESH-REUSE: keeps the login's fields as one kv v2 secret (tokens in the secret data), read back whole by a new client", async () => {
     const t = tokens('kv');
     const login = makeLogin(key, t);
     const store = new KvTokenStore(client(), 'secret/gantry/auth/default');
@@ -82,7 +89,7 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
     assert.equal(await store.read(key), undefined);
   });
 
-  it('refuses to mix accounts: the same path holding another server\'s or client\'s login is neither read as this one, overwritten nor deleted', async () => {
+  it("refuses to mix accounts: the same path holding another server's or client's login is neither read as this one, overwritten nor deleted", async () => {
     const store = new KvTokenStore(client(), 'secret/gantry/auth/shared');
     const first = profileKey({ authUrl: 'https://auth.example', clientId: 'client-a', profile: 'shared' });
     const t = tokens('first');
@@ -91,7 +98,13 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
       profileKey({ authUrl: 'https://other.example', clientId: 'client-a', profile: 'shared' }),
       profileKey({ authUrl: 'https://auth.example', clientId: 'client-b', profile: 'shared' }),
     ]) {
-      const expected = { code: 'AUTH_STORE_MISMATCH', exitCode: 2, message: new RegExp(`the kv secret secret/gantry/auth/shared holds the login of profile shared at https://auth\\.example \\(client client-a\\), not of profile shared at ${other.authUrl.replace(/\./g, '\\.')}`) };
+      const expected = {
+        code: 'AUTH_STORE_MISMATCH',
+        exitCode: 2,
+        message: new RegExp(
+          `the kv secret secret/gantry/auth/shared holds the login of profile shared at https://auth\\.example \\(client client-a\\), not of profile shared at ${other.authUrl.replace(/\./g, '\\.')}`,
+        ),
+      };
       await assert.rejects(store.read(other), expected);
       await assert.rejects(store.write(makeLogin(other, tokens('second'))), expected);
       await assert.rejects(store.delete(other), expected);
@@ -99,10 +112,13 @@ describe('auth token store: kv engine (embedded secrets server)', function () {
     assert.equal((await store.read(first))?.tokens.refreshToken, t.refresh);
   });
 
-  it('a service error (a token without access: 403) comes through as the secrets client\'s error, with no token value in it', async () => {
+  it("a service error (a token without access: 403) comes through as the secrets client's error, with no token value in it", async () => {
     const t = tokens('denied');
     const store = new KvTokenStore(client('not-a-valid-token'), 'secret/gantry/auth/denied');
-    const error = await store.write(makeLogin(key, t)).then(() => undefined, (e: unknown) => e);
+    const error = await store.write(makeLogin(key, t)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof SecretsError, String(error));
     assert.equal(error.exitCode, 1);
     assertNoCanary(t, [error.message, error.hint, error.stack], 'the error');

@@ -8,12 +8,23 @@ import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/s
 import { createLogger, setLogger } from '../../../lib/log.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
 import {
-  FileTokenStore, KvTokenStore, deleteLogin, dropAccountLogins, findProfile, forgetProfile, listProfiles, openStoreFor, profileIndexPath, profileKey,
-  recordProfile, saveLogin, type KvLike,
+  FileTokenStore,
+  KvTokenStore,
+  deleteLogin,
+  dropAccountLogins,
+  findProfile,
+  forgetProfile,
+  listProfiles,
+  openStoreFor,
+  profileIndexPath,
+  profileKey,
+  recordProfile,
+  saveLogin,
+  type KvLike,
 } from '../../../lib/auth/store/index.js';
 import { assertNoCanary, canaries, makeLogin, type Canaries } from './helpers/logins.js';
 
-describe('auth token store: the profile index and dropping an account\'s logins', function () {
+describe("auth token store: the profile index and dropping an account's logins", function () {
   this.timeout(30_000);
   let server: SecretsServer;
   let configDir: string;
@@ -25,7 +36,11 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     clients.push(client);
     return client;
   };
-  const tokens = (tag: string) => { const t = canaries(tag); used.push(t); return t; };
+  const tokens = (tag: string) => {
+    const t = canaries(tag);
+    used.push(t);
+    return t;
+  };
 
   before(async () => {
     server = await startSecretsServer({});
@@ -35,11 +50,19 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     setLogger(createLogger());
     await server?.stop();
   });
-  beforeEach(() => { configDir = mkdtempSync(join(tmpdir(), 'gantry-auth-index-')); });
+  beforeEach(() => {
+    configDir = mkdtempSync(join(tmpdir(), 'gantry-auth-index-'));
+  });
   afterEach(() => {
     for (const c of clients.splice(0)) c.close();
     // No token in the index or any log line, whatever the test did.
-    const index = (() => { try { return readFileSync(profileIndexPath({ configDir }), 'utf8'); } catch { return undefined; } })();
+    const index = (() => {
+      try {
+        return readFileSync(profileIndexPath({ configDir }), 'utf8');
+      } catch {
+        return undefined;
+      }
+    })();
     for (const t of used) assertNoCanary(t, [index, ...logs], 'the profile index or a log line');
     rmSync(configDir, { recursive: true, force: true });
   });
@@ -61,24 +84,36 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     const file = profileIndexPath({ configDir });
     assert.equal(file, join(configDir, 'auth', 'profiles.json'));
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.deepEqual((await listProfiles({ configDir })).map((e) => e.profile), ['default', 'ci']);
+    assert.deepEqual(
+      (await listProfiles({ configDir })).map((e) => e.profile),
+      ['default', 'ci'],
+    );
     assert.deepEqual(await findProfile(b, { configDir }), entryB);
     assert.equal(await findProfile({ ...b, clientId: 'client-c' }, { configDir }), undefined);
 
     // Writing again replaces the entry; the others stay in order.
     await saveLogin(fileStore, makeLogin(a, tokens('ia2')), { configDir });
-    assert.deepEqual((await listProfiles({ configDir })).map((e) => e.profile), ['ci', 'default']);
+    assert.deepEqual(
+      (await listProfiles({ configDir })).map((e) => e.profile),
+      ['ci', 'default'],
+    );
 
     // Found without --store: the index opens the store that holds the login.
     const opened = await openStoreFor(b, { configDir, kv });
     assert.equal(opened?.store.kind, 'kv');
     assert.equal((await opened!.store.read(b))?.account?.email, 'ci@example.org');
     // A kv login with no kv configured: the error names the address to set.
-    await assert.rejects(openStoreFor(b, { configDir, kv: async () => undefined }), { code: 'AUTH_KV_NOT_CONFIGURED', message: new RegExp(`at ${server.url.replace(/\./g, '\\.')}`) });
+    await assert.rejects(openStoreFor(b, { configDir, kv: async () => undefined }), {
+      code: 'AUTH_KV_NOT_CONFIGURED',
+      message: new RegExp(`at ${server.url.replace(/\./g, '\\.')}`),
+    });
 
     assert.equal(await forgetProfile(a, { configDir }), true);
     assert.equal(await forgetProfile(a, { configDir }), false);
-    assert.deepEqual((await listProfiles({ configDir })).map((e) => e.profile), ['ci']);
+    assert.deepEqual(
+      (await listProfiles({ configDir })).map((e) => e.profile),
+      ['ci'],
+    );
 
     const logout = await deleteLogin(b, { configDir, kv });
     assert.equal(logout.deleted, true);
@@ -91,7 +126,11 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     const file = profileIndexPath({ configDir });
     await recordProfile(profileKey({ authUrl: 'http://127.0.0.1:1', clientId: 'c', profile: 'default' }), new FileTokenStore(configDir), { configDir });
     writeFileSync(file, '{"format": "gantry-auth-profiles/1", "profiles": [', { mode: 0o600 });
-    await assert.rejects(listProfiles({ configDir }), { code: 'AUTH_INDEX_CORRUPT', exitCode: 2, message: /the profile index .*profiles\.json is not JSON \(line 1/ });
+    await assert.rejects(listProfiles({ configDir }), {
+      code: 'AUTH_INDEX_CORRUPT',
+      exitCode: 2,
+      message: /the profile index .*profiles\.json is not JSON \(line 1/,
+    });
     writeFileSync(file, '{"format": "gantry-auth-profiles/1", "profiles": [{"authUrl": 1}]}', { mode: 0o600 });
     await assert.rejects(listProfiles({ configDir }), { code: 'AUTH_INDEX_CORRUPT', message: /broken entry \(profiles\[0\]\)/ });
   });
@@ -125,7 +164,10 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     const byEmail = await dropAccountLogins({ email: 'BOB@example.org' }, { configDir, kv, authUrl: 'https://other.example' });
     assert.deepEqual(byEmail.dropped, []);
     const bobDropped = await dropAccountLogins({ email: 'BOB@example.org' }, { configDir, kv, authUrl: `${server1}/` });
-    assert.deepEqual(bobDropped.dropped.map((e) => e.profile), ['bob']);
+    assert.deepEqual(
+      bobDropped.dropped.map((e) => e.profile),
+      ['bob'],
+    );
 
     // A store that cannot be reached is reported, the entry kept, the others still dropped.
     const kvGone = new KvTokenStore(await kv(), 'secret/gantry/auth/gone');
@@ -134,10 +176,16 @@ describe('auth token store: the profile index and dropping an account\'s logins'
     await saveLogin(kvGone, makeLogin(carol, tokens('c'), { issuer: server1, sub: 'carol' }), { configDir });
     await saveLogin(fileStore, makeLogin(carol2, tokens('c2'), { issuer: server1, sub: 'carol' }), { configDir });
     const partly = await dropAccountLogins({ issuer: server1, sub: 'carol' }, { configDir, kv: async () => undefined });
-    assert.deepEqual(partly.dropped.map((e) => e.profile), ['carol2']);
+    assert.deepEqual(
+      partly.dropped.map((e) => e.profile),
+      ['carol2'],
+    );
     assert.equal(partly.failed.length, 1);
     assert.equal(partly.failed[0]!.entry.profile, 'carol');
-    assert.match(partly.failed[0]!.reason, /the login of profile carol at .* is in the kv engine secret\/gantry\/auth\/gone at http:\/\/127\.0\.0\.1:\d+, and no kv engine is configured/);
+    assert.match(
+      partly.failed[0]!.reason,
+      /the login of profile carol at .* is in the kv engine secret\/gantry\/auth\/gone at http:\/\/127\.0\.0\.1:\d+, and no kv engine is configured/,
+    );
     assert.ok(await findProfile(carol, { configDir }));
 
     await assert.rejects(dropAccountLogins({ sub: 'alice' }, { configDir }), { code: 'INVALID_ARGUMENT' });

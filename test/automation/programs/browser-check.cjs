@@ -5,5 +5,12 @@ const { BrowserCheck } = require('gantry/providers');
 
 module.exports = async function ({ url, secretUrl, title, titleMatch, status, triggers }) {
   const check = new BrowserCheck('site', { url: secretUrl ? pulumi.secret(url) : url, title, titleMatch, status, triggers });
-  return { passed: check.passed, pageTitle: check.pageTitle, httpStatus: check.httpStatus, statusFrom: check.statusFrom, finalUrl: check.finalUrl, checkedAt: check.checkedAt };
+  return {
+    passed: check.passed,
+    pageTitle: check.pageTitle,
+    httpStatus: check.httpStatus,
+    statusFrom: check.statusFrom,
+    finalUrl: check.finalUrl,
+    checkedAt: check.checkedAt,
+  };
 };

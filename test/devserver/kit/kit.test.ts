@@ -35,7 +35,7 @@ function raw(origin: string, text: string): Promise<string> {
   });
 }
 
-describe('LAYER-DEVKIT: the dev servers\' HTTP kit', function () {
+describe("LAYER-DEVKIT: the dev servers' HTTP kit", function () {
   const stops: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();
@@ -53,7 +53,7 @@ describe('LAYER-DEVKIT: the dev servers\' HTTP kit', function () {
     assert.deepEqual([failure.status, failure.message, failure.headers], [429, 'slow down', { 'retry-after': '3' }]);
   });
 
-  it('LAYER-DEVKIT: a body over the limit is the server\'s own failure, at the limit it is read whole', async function () {
+  it("LAYER-DEVKIT: a body over the limit is the server's own failure, at the limit it is read whole", async function () {
     const origin = await started(async (req, res) => {
       const body = await readBody(req, { limit: 8, tooLarge: (limit) => new TestFailure(413, `more than ${limit}`) });
       sendReply(res, { status: 200, body: { got: body.toString() } }, { json: 'application/json' });
@@ -76,7 +76,7 @@ describe('LAYER-DEVKIT: the dev servers\' HTTP kit', function () {
     assert.equal(drained, 600, 'the whole body was read before the answer');
   });
 
-  it('LAYER-DEVKIT: JSON by the server\'s rules: empty bodies, non-objects, and its own failures', function () {
+  it("LAYER-DEVKIT: JSON by the server's rules: empty bodies, non-objects, and its own failures", function () {
     const notJson = () => new TestFailure(400, 'not json');
     const notObject = () => new TestFailure(400, 'not an object');
     assert.deepEqual(parseJson('', { notJson, empty: 'no-bytes' }), {});
@@ -90,7 +90,11 @@ describe('LAYER-DEVKIT: the dev servers\' HTTP kit', function () {
 
   it('LAYER-DEVKIT: a form must say it is one unless it is empty', async function () {
     const origin = await started(async (req, res) => {
-      const form = parseForm((await readBody(req, { limit: 100, tooLarge: () => new TestFailure(413, 'big') })).toString(), req, () => new TestFailure(400, 'not a form'));
+      const form = parseForm(
+        (await readBody(req, { limit: 100, tooLarge: () => new TestFailure(413, 'big') })).toString(),
+        req,
+        () => new TestFailure(400, 'not a form'),
+      );
       sendReply(res, { status: 200, body: Object.fromEntries(form) }, { json: 'application/json' });
     });
     const form = await fetch(origin, { method: 'POST', body: new URLSearchParams({ a: '1 2' }) });
@@ -111,15 +115,20 @@ describe('LAYER-DEVKIT: the dev servers\' HTTP kit', function () {
       const url = new URL(req.url!, 'http://x');
       const style = styles[url.searchParams.get('style')!]!;
       const status = Number(url.searchParams.get('status') ?? 200);
-      sendReply(res, { status, ...(url.searchParams.has('empty') ? {} : { body: { a: [1] } }), headers: url.searchParams.has('len') ? { 'content-length': '99' } : {} }, style, req.method);
+      sendReply(
+        res,
+        { status, ...(url.searchParams.has('empty') ? {} : { body: { a: [1] } }), headers: url.searchParams.has('len') ? { 'content-length': '99' } : {} },
+        style,
+        req.method,
+      );
     });
     const request = (query: string, method = 'GET') => raw(origin, `${method} /?${query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     const pretty = await request('style=pretty&len');
     assert.match(pretty, /content-type: application\/json; charset=UTF-8\r\n/i);
     assert.match(pretty, /cache-control: no-cache\r\n/i);
-    assert.match(pretty, /content-length: 99\r\n/i, 'the reply\'s headers win by default');
+    assert.match(pretty, /content-length: 99\r\n/i, "the reply's headers win by default");
     const zero = await request('style=zero&len');
-    assert.match(zero, /content-length: 9\r\n/i, 'the style\'s framing wins with framing: style');
+    assert.match(zero, /content-length: 9\r\n/i, "the style's framing wins with framing: style");
     assert.ok(zero.endsWith('{"a":[1]}'), zero);
     const chunked = await request('style=chunked');
     assert.match(chunked, /transfer-encoding: chunked\r\n/i);

@@ -14,7 +14,7 @@ describe('devserver/oauth: the video API and userinfo', function () {
   });
   after(() => server.stop());
 
-  it('DEV-EP-VIDEO-CHANNELS DEV-AUTH-ACCESS-TOKEN-TRANSPORT DEV-SCOPE-VIDEO-READONLY: GET /video/v3/channels?part=snippet&mine=true answers the user\'s channel, with the token in the header or in query access_token', async () => {
+  it("DEV-EP-VIDEO-CHANNELS DEV-AUTH-ACCESS-TOKEN-TRANSPORT DEV-SCOPE-VIDEO-READONLY: GET /video/v3/channels?part=snippet&mine=true answers the user's channel, with the token in the header or in query access_token", async () => {
     const tokens = await login(server.url, client, VIDEO_READONLY);
     const byHeader = await getJson(`${server.url}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${tokens.access_token}` });
     assert.equal(byHeader.status, 200);
@@ -33,7 +33,10 @@ describe('devserver/oauth: the video API and userinfo', function () {
     const withVideo = await login(server.url, client, VIDEO);
     assert.equal((await getJson(`${server.url}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${withVideo.access_token}` })).status, 200);
     const none = await login(server.url, client, VIDEO_READONLY, 'quiet');
-    assert.deepEqual((await getJson(`${server.url}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${none.access_token}` })).body.items, []);
+    assert.deepEqual(
+      (await getJson(`${server.url}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${none.access_token}` })).body.items,
+      [],
+    );
   });
 
   it('DEV-EP-VIDEO-CHANNELS: a missing, bad, expired or revoked token is 401 with WWW-Authenticate: Bearer; no video scope is 403; no part is 400', async () => {
@@ -60,20 +63,29 @@ describe('devserver/oauth: the video API and userinfo', function () {
     const noPart = await getJson(`${server.url}/video/v3/channels?mine=true`, { authorization: `Bearer ${good.access_token}` });
     assert.equal(noPart.status, 400);
     assert.equal(noPart.body.error.errors[0].reason, 'required');
-    assert.equal((await getJson(`${server.url}/video/v3/channels?part=snippet`, { authorization: `Bearer ${good.access_token}` })).status, 400, 'a filter is needed');
+    assert.equal(
+      (await getJson(`${server.url}/video/v3/channels?part=snippet`, { authorization: `Bearer ${good.access_token}` })).status,
+      400,
+      'a filter is needed',
+    );
   });
 
   it('GET /userinfo answers sub, and the e-mail address and name when their scopes were granted', async () => {
     const tokens = await login(server.url, client, 'openid email profile');
     const answer = await getJson(`${server.url}/userinfo`, { authorization: `Bearer ${tokens.access_token}` });
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body, { sub: (await admin(server.url, 'GET', 'users')).body[0].sub, email: 'dev@gantry.test', email_verified: true, name: 'Gantry Dev' });
+    assert.deepEqual(answer.body, {
+      sub: (await admin(server.url, 'GET', 'users')).body[0].sub,
+      email: 'dev@gantry.test',
+      email_verified: true,
+      name: 'Gantry Dev',
+    });
     const openid = await login(server.url, client, 'openid');
     assert.deepEqual(Object.keys((await getJson(`${server.url}/userinfo`, { authorization: `Bearer ${openid.access_token}` })).body), ['sub']);
     assert.equal((await getJson(`${server.url}/userinfo`)).status, 401);
   });
 
-  it('POST /tokeninfo tells a resource server (the embedded storage API) the token\'s client, subject, scopes and expiry; an unknown, expired or revoked token is 400 invalid_token; the token is taken from the body only', async () => {
+  it("POST /tokeninfo tells a resource server (the embedded storage API) the token's client, subject, scopes and expiry; an unknown, expired or revoked token is 400 invalid_token; the token is taken from the body only", async () => {
     const storageFile = 'https://www.googleapis.com/auth/storage.file';
     const tokens = await login(server.url, client, `openid email ${storageFile}`);
     const answer = await form(`${server.url}/tokeninfo`, { access_token: tokens.access_token });
@@ -87,7 +99,10 @@ describe('devserver/oauth: the video API and userinfo', function () {
     assert.ok(expiresIn > 0 && Math.abs(Number(answer.body.exp) - (Date.now() / 1000 + expiresIn)) <= 2, JSON.stringify(answer.body));
     assert.equal(answer.body.access_token, undefined, 'the token is not echoed');
 
-    assert.deepEqual((await form(`${server.url}/tokeninfo`, { access_token: 'ya29.nothing' })).body, { error: 'invalid_token', error_description: 'Invalid Value' });
+    assert.deepEqual((await form(`${server.url}/tokeninfo`, { access_token: 'ya29.nothing' })).body, {
+      error: 'invalid_token',
+      error_description: 'Invalid Value',
+    });
     await revoke(server.url, client, tokens.access_token);
     assert.equal((await form(`${server.url}/tokeninfo`, { access_token: tokens.access_token })).status, 400, 'revoked');
     const expired = await login(server.url, client, storageFile);

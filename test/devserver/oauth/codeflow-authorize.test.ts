@@ -9,7 +9,16 @@ describe('devserver/oauth: the authorization endpoint (context-server clients)',
   let server: OAuthServer;
   let clientId: string;
   const { challenge } = pkce();
-  const valid = () => ({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'xyz', scope: 'modules:read', resource: RESOURCE });
+  const valid = () => ({
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'xyz',
+    scope: 'modules:read',
+    resource: RESOURCE,
+  });
   before(async () => {
     server = await startOAuthServer();
     server.addUser({ username: 'alice', email: 'alice@gantry.test', password: 'wonderland' });
@@ -121,8 +130,11 @@ describe('devserver/oauth: the authorization endpoint (context-server clients)',
     assert.equal(callbackParams(answer.location).state, undefined);
   });
 
-  it('CTX-EP-AUTHORIZATION-REQUEST: callbackIssuer sends another iss, or none with null (for tests of a client\'s RFC 9207 check)', async () => {
-    for (const [callbackIssuer, expected] of [['https://impostor.test', 'https://impostor.test'], [null, undefined]] as const) {
+  it("CTX-EP-AUTHORIZATION-REQUEST: callbackIssuer sends another iss, or none with null (for tests of a client's RFC 9207 check)", async () => {
+    for (const [callbackIssuer, expected] of [
+      ['https://impostor.test', 'https://impostor.test'],
+      [null, undefined],
+    ] as const) {
       const other = await startOAuthServer({ callbackIssuer });
       try {
         const id = other.registerClient({ redirectUris: [REDIRECT] }).id;

@@ -51,7 +51,16 @@ describe('devserver/oauth: the authorization code flow in Chromium through WebDr
   it('CTX-EP-AUTHORIZATION-REQUEST CTX-AS-REDIRECT-EXACT-MATCH CTX-EP-TOKEN-REQUEST CTX-ROLE-AUTH-SERVER: a person sees the client, scopes and resource, types a wrong then the right password, presses Allow; the loopback redirect gets code, state and iss, and the code gives a JWT', async () => {
     const client = server.registerClient({ redirectUris: [redirectUri], name: 'Browser agent' });
     const { verifier, challenge } = pkce();
-    const url = authorizeUrl(server.url, { client_id: client.id, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'browser-state', scope: 'modules:read gates:run', resource: RESOURCE });
+    const url = authorizeUrl(server.url, {
+      client_id: client.id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'browser-state',
+      scope: 'modules:read gates:run',
+      resource: RESOURCE,
+    });
     await driver.withSession(async (session) => {
       await session.navigateTo(url);
       assert.equal(await session.getTitle(), 'Sign in to allow Browser agent');
@@ -70,7 +79,13 @@ describe('devserver/oauth: the authorization code flow in Chromium through WebDr
     const params = received.at(-1)!;
     assert.equal(params.state, 'browser-state');
     assert.equal(params.iss, server.url);
-    const tokens = await redeem(server.url, { client_id: client.id, code: params.code!, code_verifier: verifier, redirect_uri: redirectUri, resource: RESOURCE });
+    const tokens = await redeem(server.url, {
+      client_id: client.id,
+      code: params.code!,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      resource: RESOURCE,
+    });
     assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
     assert.equal(JSON.parse(Buffer.from(tokens.body.access_token.split('.')[1], 'base64url').toString()).aud, RESOURCE);
   });
@@ -79,7 +94,17 @@ describe('devserver/oauth: the authorization code flow in Chromium through WebDr
     const client = server.registerClient({ redirectUris: [redirectUri] });
     const { challenge } = pkce();
     await driver.withSession(async (session) => {
-      await session.navigateTo(authorizeUrl(server.url, { client_id: client.id, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'deny-state', resource: RESOURCE }));
+      await session.navigateTo(
+        authorizeUrl(server.url, {
+          client_id: client.id,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          state: 'deny-state',
+          resource: RESOURCE,
+        }),
+      );
       await session.click(await session.findElement('button[name=decision][value=deny]'));
       await waitFor(session, 'document.title', (v) => v === 'Signed in');
     });

@@ -4,7 +4,11 @@ import { startGantry, stopGantry } from '../../cli/gantry-process.js';
 import { getJson } from './helpers.js';
 import { REDIRECT, RESOURCE, redeem, registerJson, authorizeAndAllow } from './codeflow-helpers.js';
 
-interface Info { url: string; endpoints: Record<string, string>; login: { username: string; password: string } }
+interface Info {
+  url: string;
+  endpoints: Record<string, string>;
+  login: { username: string; password: string };
+}
 
 describe('devserver/oauth: gantry dev oauth for context-server clients', function () {
   this.timeout(60_000);
@@ -27,8 +31,19 @@ describe('devserver/oauth: gantry dev oauth for context-server clients', functio
       assert.equal(metadata.registration_endpoint, info.endpoints.registration);
       const registered = await registerJson(info.url, { redirect_uris: [REDIRECT], client_name: 'CLI test' });
       assert.equal(registered.status, 201);
-      const flow = await authorizeAndAllow(info.url, { clientId: registered.body.client_id, resource: RESOURCE, username: info.login.username, password: info.login.password });
-      const tokens = await redeem(info.url, { client_id: registered.body.client_id, code: flow.code, code_verifier: flow.verifier, redirect_uri: REDIRECT, resource: RESOURCE });
+      const flow = await authorizeAndAllow(info.url, {
+        clientId: registered.body.client_id,
+        resource: RESOURCE,
+        username: info.login.username,
+        password: info.login.password,
+      });
+      const tokens = await redeem(info.url, {
+        client_id: registered.body.client_id,
+        code: flow.code,
+        code_verifier: flow.verifier,
+        redirect_uri: REDIRECT,
+        resource: RESOURCE,
+      });
       assert.equal(tokens.status, 200);
       assert.equal(tokens.body.access_token.split('.').length, 3);
     } finally {

@@ -49,7 +49,14 @@ export function transactionOf(html: string): string {
 }
 
 export async function postDecision(base: string, fields: Record<string, string>): Promise<Page> {
-  return page(await fetch(`${base}/authorize/decision`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) }));
+  return page(
+    await fetch(`${base}/authorize/decision`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    }),
+  );
 }
 
 /** The query of a redirect's Location, as an object. */
@@ -82,7 +89,12 @@ export async function authorizeAndAllow(base: string, flow: Flow): Promise<{ cod
     resource: flow.resource,
   });
   assert.equal(shown.status, 200, shown.location ?? shown.html);
-  const answer = await postDecision(base, { transaction: transactionOf(shown.html), username: flow.username ?? 'dev', password: flow.password ?? 'dev', decision: 'allow' });
+  const answer = await postDecision(base, {
+    transaction: transactionOf(shown.html),
+    username: flow.username ?? 'dev',
+    password: flow.password ?? 'dev',
+    decision: 'allow',
+  });
   assert.equal(answer.status, 302, answer.html);
   const params = callbackParams(answer.location);
   assert.ok(params.code, JSON.stringify(params));

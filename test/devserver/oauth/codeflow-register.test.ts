@@ -27,7 +27,8 @@ describe('devserver/oauth: authorization server metadata and dynamic registratio
       assert.deepEqual(body.response_types_supported, ['code']);
       assert.ok(body.grant_types_supported.includes('authorization_code'));
       assert.ok(body.grant_types_supported.includes('refresh_token'));
-      for (const method of ['none', 'client_secret_basic', 'client_secret_post']) assert.ok(body.token_endpoint_auth_methods_supported.includes(method), method);
+      for (const method of ['none', 'client_secret_basic', 'client_secret_post'])
+        assert.ok(body.token_endpoint_auth_methods_supported.includes(method), method);
       assert.deepEqual(body.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
       assert.equal(body.authorization_response_iss_parameter_supported, true);
       assert.equal(body.resource_indicators_supported, true);
@@ -37,7 +38,10 @@ describe('devserver/oauth: authorization server metadata and dynamic registratio
   });
 
   it('CTX-STD-RFC8414: authorizationScopes replaces the context scopes; metadataOverrides is merged into both documents (a server without S256, another issuer)', async () => {
-    const other = await startOAuthServer({ authorizationScopes: ['tools:call'], metadataOverrides: { code_challenge_methods_supported: undefined, issuer: 'https://elsewhere.test' } });
+    const other = await startOAuthServer({
+      authorizationScopes: ['tools:call'],
+      metadataOverrides: { code_challenge_methods_supported: undefined, issuer: 'https://elsewhere.test' },
+    });
     try {
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const { body } = await getJson(`${other.url}${path}`);
@@ -52,7 +56,12 @@ describe('devserver/oauth: authorization server metadata and dynamic registratio
   });
 
   it('CTX-STD-RFC7591: a public client registers with its loopback redirect URI: 201, a client_id, no secret, the metadata echoed with the defaults', async () => {
-    const answer = await registerJson(server.url, { redirect_uris: [REDIRECT], client_name: 'Agent', scope: 'modules:read gates:run', client_uri: 'https://agent.test' });
+    const answer = await registerJson(server.url, {
+      redirect_uris: [REDIRECT],
+      client_name: 'Agent',
+      scope: 'modules:read gates:run',
+      client_uri: 'https://agent.test',
+    });
     assert.equal(answer.status, 201, JSON.stringify(answer.body));
     const body = answer.body;
     assert.equal(typeof body.client_id, 'string');
@@ -72,7 +81,11 @@ describe('devserver/oauth: authorization server metadata and dynamic registratio
 
   it('CTX-STD-RFC7591 CTX-STD-OAUTH21: confidential clients (client_secret_basic, client_secret_post) get a secret that never expires', async () => {
     for (const method of ['client_secret_basic', 'client_secret_post']) {
-      const answer = await registerJson(server.url, { redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: method, application_type: 'web' });
+      const answer = await registerJson(server.url, {
+        redirect_uris: ['https://app.example.com/cb'],
+        token_endpoint_auth_method: method,
+        application_type: 'web',
+      });
       assert.equal(answer.status, 201, JSON.stringify(answer.body));
       assert.equal(typeof answer.body.client_secret, 'string');
       assert.ok(answer.body.client_secret.length >= 32);

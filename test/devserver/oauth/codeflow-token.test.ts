@@ -13,7 +13,8 @@ describe('devserver/oauth: tokens for context-server clients', function () {
   let publicId: string;
   let jwks: ReturnType<typeof createLocalJWKSet>;
   let rs: { id: string; secret: string };
-  const introspect = (token: string, auth: Record<string, string> = basic(rs.id, rs.secret), extra: Record<string, string> = {}) => form(`${server.url}/introspect`, { token, ...extra }, auth);
+  const introspect = (token: string, auth: Record<string, string> = basic(rs.id, rs.secret), extra: Record<string, string> = {}) =>
+    form(`${server.url}/introspect`, { token, ...extra }, auth);
   const refresh = (clientId: string, refreshToken: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}) =>
     form(`${server.url}/token`, { grant_type: 'refresh_token', ...(clientId ? { client_id: clientId } : {}), refresh_token: refreshToken, ...extra }, headers);
 
@@ -33,7 +34,12 @@ describe('devserver/oauth: tokens for context-server clients', function () {
     assert.equal(body.token_type, 'Bearer');
     assert.equal(body.scope, 'modules:read gates:run');
     assert.equal(body.expires_in, 60);
-    const { payload, protectedHeader } = await jwtVerify(body.access_token, jwks, { issuer: server.url, audience: resource, typ: 'at+jwt', algorithms: ['RS256'] });
+    const { payload, protectedHeader } = await jwtVerify(body.access_token, jwks, {
+      issuer: server.url,
+      audience: resource,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+    });
     assert.equal(protectedHeader.typ, 'at+jwt');
     assert.equal(protectedHeader.kid, (await getJson(`${server.url}/jwks`)).body.keys[0].kid);
     assert.equal(payload.aud, resource, 'exactly as requested');
@@ -58,7 +64,15 @@ describe('devserver/oauth: tokens for context-server clients', function () {
 
   it('CTX-EP-TOKEN-REQUEST CTX-ERR-400: a wrong or missing verifier, another redirect_uri, another or missing resource — each refused (invalid_grant, invalid_target)', async () => {
     const cases: Array<[(c: { code: string; verifier: string }) => Record<string, string>, string]> = [
-      [(c) => ({ code: c.code, code_verifier: `${c.verifier.slice(0, -1)}${c.verifier.endsWith('A') ? 'B' : 'A'}`, redirect_uri: REDIRECT, resource: RESOURCE }), 'invalid_grant'],
+      [
+        (c) => ({
+          code: c.code,
+          code_verifier: `${c.verifier.slice(0, -1)}${c.verifier.endsWith('A') ? 'B' : 'A'}`,
+          redirect_uri: REDIRECT,
+          resource: RESOURCE,
+        }),
+        'invalid_grant',
+      ],
       [(c) => ({ code: c.code, redirect_uri: REDIRECT, resource: RESOURCE }), 'invalid_grant'],
       [(c) => ({ code: c.code, code_verifier: c.verifier, redirect_uri: 'http://127.0.0.1:8976/other', resource: RESOURCE }), 'invalid_grant'],
       [(c) => ({ code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT }), 'invalid_target'],
@@ -111,7 +125,7 @@ describe('devserver/oauth: tokens for context-server clients', function () {
     }
   });
 
-  it('CTX-AS-REFRESH-ROTATION: a public client\'s refresh returns a new refresh token and the old one stops; presenting a rotated one again revokes the whole grant', async () => {
+  it("CTX-AS-REFRESH-ROTATION: a public client's refresh returns a new refresh token and the old one stops; presenting a rotated one again revokes the whole grant", async () => {
     const first = await tokensFor(server.url, publicId);
     const second = await refresh(publicId, first.refresh_token, { resource: RESOURCE });
     assert.equal(second.status, 200, JSON.stringify(second.body));
@@ -142,7 +156,16 @@ describe('devserver/oauth: tokens for context-server clients', function () {
 
     const conf = server.registerClient({ redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'client_secret_post' });
     const flow = await authorizeAndAllow(server.url, { clientId: conf.id, resource: RESOURCE });
-    const tokens = (await redeem(server.url, { client_id: conf.id, client_secret: conf.secret!, code: flow.code, code_verifier: flow.verifier, redirect_uri: REDIRECT, resource: RESOURCE })).body;
+    const tokens = (
+      await redeem(server.url, {
+        client_id: conf.id,
+        client_secret: conf.secret!,
+        code: flow.code,
+        code_verifier: flow.verifier,
+        redirect_uri: REDIRECT,
+        resource: RESOURCE,
+      })
+    ).body;
     for (let i = 0; i < 2; i++) {
       const again = await refresh(conf.id, tokens.refresh_token, { client_secret: conf.secret! });
       assert.equal(again.status, 200);
@@ -156,7 +179,8 @@ describe('devserver/oauth: tokens for context-server clients', function () {
     try {
       const client = short.registerClient({ redirectUris: [REDIRECT] }).id;
       const shortRs = short.registerClient({ tokenEndpointAuthMethod: 'client_secret_post' });
-      const ask = (token: string, extra: Record<string, string> = {}) => form(`${short.url}/introspect`, { token, client_id: shortRs.id, client_secret: shortRs.secret!, ...extra });
+      const ask = (token: string, extra: Record<string, string> = {}) =>
+        form(`${short.url}/introspect`, { token, client_id: shortRs.id, client_secret: shortRs.secret!, ...extra });
       const body = await tokensFor(short.url, client, 'modules:read');
       assert.equal(body.expires_in, 2);
       const live = await ask(body.access_token);
@@ -198,7 +222,14 @@ describe('devserver/oauth: tokens for context-server clients', function () {
     const device = server.registerClient({ name: 'TV' });
     const code = (await form(`${server.url}/device/code`, { client_id: device.id, scope: 'email' })).body;
     server.approve(code.user_code);
-    const tokens = (await form(`${server.url}/token`, { client_id: device.id, client_secret: device.secret!, device_code: code.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).body;
+    const tokens = (
+      await form(`${server.url}/token`, {
+        client_id: device.id,
+        client_secret: device.secret!,
+        device_code: code.device_code,
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      })
+    ).body;
     const opaque = await introspect(tokens.access_token);
     assert.deepEqual([opaque.body.active, opaque.body.scope, opaque.body.client_id, opaque.body.aud], [true, 'email', device.id, undefined]);
   });

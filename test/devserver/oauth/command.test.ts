@@ -6,16 +6,26 @@ import { DEV_OAUTH_PORT, startDevOAuth } from '../../../lib/devserver/oauth/inde
 import { exited, spawnGantry, startGantry, stopGantry } from '../../cli/gantry-process.js';
 import { form, login, requestCode } from './helpers.js';
 
-interface Info { url: string; dialect: string; clientId: string; clientSecret: string; env: Record<string, string> }
+interface Info {
+  url: string;
+  dialect: string;
+  clientId: string;
+  clientSecret: string;
+  env: Record<string, string>;
+}
 
 async function startCli(args: string[], env: Record<string, string> = {}) {
-  return startGantry(['--json', 'dev', 'oauth', ...args], (stdout) => {
-    try {
-      return JSON.parse(stdout) as Info;
-    } catch {
-      return undefined;
-    }
-  }, env);
+  return startGantry(
+    ['--json', 'dev', 'oauth', ...args],
+    (stdout) => {
+      try {
+        return JSON.parse(stdout) as Info;
+      } catch {
+        return undefined;
+      }
+    },
+    env,
+  );
 }
 
 async function failure(args: string[], env: Record<string, string> = {}, command = ['dev', 'oauth']): Promise<{ code: number | null; stderr: string }> {
@@ -52,14 +62,35 @@ describe('devserver/oauth: gantry dev oauth and the gantry dev starter', functio
   });
 
   it('gantry dev oauth --dialect rfc8628 --interval 2 --expires-in 60 --code-quota 1/60s serves that, with the client it prints', async () => {
-    const { child, value: info } = await startCli(['--port', '0', '--dialect', 'rfc8628', '--interval', '2', '--expires-in', '60', '--code-quota', '1/60s', '--user-code-case', 'mixed', '--client-id', 'cli-client', '--client-secret', 'cli-secret']);
+    const { child, value: info } = await startCli([
+      '--port',
+      '0',
+      '--dialect',
+      'rfc8628',
+      '--interval',
+      '2',
+      '--expires-in',
+      '60',
+      '--code-quota',
+      '1/60s',
+      '--user-code-case',
+      'mixed',
+      '--client-id',
+      'cli-client',
+      '--client-secret',
+      'cli-secret',
+    ]);
     try {
       assert.equal(info.dialect, 'rfc8628');
       assert.deepEqual([info.clientId, info.clientSecret, info.env.GANTRY_AUTH_URL], ['cli-client', 'cli-secret', info.url]);
       const code = await requestCode(info.url, { id: 'cli-client', secret: 'cli-secret' }, 'email');
       assert.deepEqual([code.interval, code.expires_in, typeof code.verification_uri], [2, 60, 'string']);
       const second = await form(`${info.url}/device/code`, { client_id: 'cli-client', scope: 'email' });
-      assert.deepEqual([second.status, second.body.error, second.headers.get('retry-after') !== null], [429, 'rate_limit_exceeded', true], 'RFC 6749\'s shape in the rfc8628 dialect');
+      assert.deepEqual(
+        [second.status, second.body.error, second.headers.get('retry-after') !== null],
+        [429, 'rate_limit_exceeded', true],
+        "RFC 6749's shape in the rfc8628 dialect",
+      );
     } finally {
       await stopGantry(child);
     }

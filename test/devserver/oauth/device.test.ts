@@ -81,9 +81,19 @@ describe('devserver/oauth: discovery and device codes', function () {
   });
 
   it('DEV-SCOPE-DEVICE-ALLOWED: only email, openid, profile and the four {scope_base} scopes; another is 400 invalid_scope; the scope base is an option', async () => {
-    const all = ['email', 'openid', 'profile', ...['storage.appdata', 'storage.file', 'video', 'video.readonly'].map((s) => `https://www.googleapis.com/auth/${s}`)];
+    const all = [
+      'email',
+      'openid',
+      'profile',
+      ...['storage.appdata', 'storage.file', 'video', 'video.readonly'].map((s) => `https://www.googleapis.com/auth/${s}`),
+    ];
     assert.equal((await form(`${server.url}/device/code`, { client_id: client.id, scope: all.join(' ') })).status, 200);
-    for (const scope of ['https://www.googleapis.com/auth/video.upload', 'https://www.googleapis.com/auth/video.force-ssl', 'https://www.googleapis.com/auth/videopartner', 'Email']) {
+    for (const scope of [
+      'https://www.googleapis.com/auth/video.upload',
+      'https://www.googleapis.com/auth/video.force-ssl',
+      'https://www.googleapis.com/auth/videopartner',
+      'Email',
+    ]) {
       const answer = await form(`${server.url}/device/code`, { client_id: client.id, scope: `email ${scope}` });
       assert.equal(answer.status, 400, scope);
       assert.equal(answer.body.error, 'invalid_scope');
@@ -111,7 +121,11 @@ describe('devserver/oauth: discovery and device codes', function () {
 
   it('DEV-ERR-CODE-QUOTA DEV-LIM-CODE-QUOTA DEV-ERR-BODY-SHAPE: beyond the per-client quota a code request is 403 {"error_code":"rate_limit_exceeded"} exactly; other clients keep theirs', async () => {
     for (let i = 0; i < 3; i++) await requestCode(server.url, client, 'email');
-    const response = await fetch(`${server.url}/device/code`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: client.id, scope: 'email' }) });
+    const response = await fetch(`${server.url}/device/code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: client.id, scope: 'email' }),
+    });
     assert.equal(response.status, 403);
     assert.equal(await response.text(), '{"error_code":"rate_limit_exceeded"}');
     assert.ok(Number(response.headers.get('retry-after')) >= 1);

@@ -7,7 +7,10 @@ import { EVENT_ACCOUNT_DISABLED, EVENT_SESSIONS_REVOKED, EVENT_TOKEN_REVOKED, st
 import { createHash } from 'node:crypto';
 import { admin, form, getJson, login, refresh, verifyJwt, VIDEO_READONLY, type Json, type TestClient } from './helpers.js';
 
-interface Push { contentType: string; body: string }
+interface Push {
+  contentType: string;
+  body: string;
+}
 
 async function startReceiver(status = 202): Promise<{ url: string; pushes: Push[]; close(): Promise<void> }> {
   const pushes: Push[] = [];
@@ -23,10 +26,11 @@ async function startReceiver(status = 202): Promise<{ url: string; pushes: Push[
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/risc`,
     pushes,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -69,7 +73,11 @@ describe('devserver/oauth: security events (RFC 8417 tokens, RFC 8935 push)', fu
     assert.deepEqual([deliveries[0].status, deliveries[0].accepted, deliveries[0].event], [202, true, EVENT_TOKEN_REVOKED]);
     const claims = await decode(receiver.pushes[0]!);
     const expected = createHash('sha512').update(createHash('sha512').update(tokens.refresh_token).digest()).digest('base64');
-    assert.deepEqual(claims.events, { [EVENT_TOKEN_REVOKED]: { subject: { subject_type: 'oauth_token', token_type: 'refresh_token', token_identifier_alg: 'hash_base64_sha512_sha512', token: expected } } });
+    assert.deepEqual(claims.events, {
+      [EVENT_TOKEN_REVOKED]: {
+        subject: { subject_type: 'oauth_token', token_type: 'refresh_token', token_identifier_alg: 'hash_base64_sha512_sha512', token: expected },
+      },
+    });
     assert.equal((await refresh(server.url, client, tokens.refresh_token)).body.error, 'invalid_grant');
   });
 

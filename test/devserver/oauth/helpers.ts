@@ -17,7 +17,11 @@ export interface Answer {
 }
 
 export async function form(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -29,7 +33,10 @@ export async function getJson(url: string, headers: Record<string, string> = {})
 }
 
 export async function admin(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${base}/_gantry/${path}`, { method, ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+  const response = await fetch(`${base}/_gantry/${path}`, {
+    method,
+    ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -46,11 +53,22 @@ export async function requestCode(base: string, client: TestClient, scope = `ope
 }
 
 export function poll(base: string, client: TestClient, deviceCode: string, extra: Record<string, string> = {}): Promise<Answer> {
-  return form(`${base}/token`, { client_id: client.id, ...(client.secret ? { client_secret: client.secret } : {}), device_code: deviceCode, grant_type: DEVICE_GRANT, ...extra });
+  return form(`${base}/token`, {
+    client_id: client.id,
+    ...(client.secret ? { client_secret: client.secret } : {}),
+    device_code: deviceCode,
+    grant_type: DEVICE_GRANT,
+    ...extra,
+  });
 }
 
 export function refresh(base: string, client: TestClient, refreshToken: string, withSecret = false): Promise<Answer> {
-  return form(`${base}/token`, { client_id: client.id, ...(withSecret && client.secret ? { client_secret: client.secret } : {}), grant_type: 'refresh_token', refresh_token: refreshToken });
+  return form(`${base}/token`, {
+    client_id: client.id,
+    ...(withSecret && client.secret ? { client_secret: client.secret } : {}),
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+  });
 }
 
 /** POST /revoke as `client` (client_secret_post, or client_id alone for a public client), as RFC 7009 §2.1 asks. */

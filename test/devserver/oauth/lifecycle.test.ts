@@ -30,11 +30,26 @@ describe('devserver/oauth: refresh, revoke, limits', function () {
       assert.notEqual(answer.body.access_token, tokens.access_token);
       assert.equal((await channels(server.url, answer.body.access_token)).status, 200);
     }
-    const wrong = await form(`${server.url}/token`, { client_id: client.id, client_secret: 'wrong', grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const wrong = await form(`${server.url}/token`, {
+      client_id: client.id,
+      client_secret: 'wrong',
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    });
     assert.deepEqual([wrong.status, wrong.body.error], [401, 'invalid_client'], 'a secret given must be right');
-    const narrowed = await form(`${server.url}/token`, { client_id: client.id, grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'openid' });
+    const narrowed = await form(`${server.url}/token`, {
+      client_id: client.id,
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      scope: 'openid',
+    });
     assert.equal(narrowed.body.scope, 'openid');
-    const widened = await form(`${server.url}/token`, { client_id: client.id, grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'openid email' });
+    const widened = await form(`${server.url}/token`, {
+      client_id: client.id,
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      scope: 'openid email',
+    });
     assert.equal(widened.body.error, 'invalid_scope');
     assert.equal(server.stats().refreshes, 3);
   });
@@ -67,7 +82,10 @@ describe('devserver/oauth: refresh, revoke, limits', function () {
     const tokens = await login(server.url, client, VIDEO_READONLY);
     const viaQuery = await getJson(`${server.url}/video/v3/channels?part=id&mine=true&access_token=${encodeURIComponent(tokens.access_token)}`);
     assert.equal(viaQuery.status, 200);
-    const revokeInQuery = await fetch(`${server.url}/revoke?token=${encodeURIComponent(tokens.access_token)}`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret!}`).toString('base64')}` } });
+    const revokeInQuery = await fetch(`${server.url}/revoke?token=${encodeURIComponent(tokens.access_token)}`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret!}`).toString('base64')}` },
+    });
     assert.equal(revokeInQuery.status, 200, 'accepted, as Google does, but recorded');
     const log = server.requestLog();
     const flagged = log.filter((entry) => entry.tokenInQuery).map((entry) => entry.path);

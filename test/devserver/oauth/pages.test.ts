@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
 import { admin, poll, requestCode, VIDEO_READONLY, type TestClient } from './helpers.js';
 
-interface Page { status: number; html: string; cookie?: string }
+interface Page {
+  status: number;
+  html: string;
+  cookie?: string;
+}
 
 async function page(url: string, init: { method?: string; cookie?: string; fields?: Record<string, string> } = {}): Promise<Page> {
   const response = await fetch(url, {
@@ -49,7 +53,10 @@ describe('devserver/oauth: the approval pages', function () {
     assert.match(consent.html, /id="deny"/);
     assert.match(consent.html, /dev@gantry\.test/);
     assert.match(consent.html, /second@gantry\.test/);
-    const result = await page(`${server.url}/device/decision`, { cookie, fields: { csrf, user_code: field(consent.html, 'user_code')!, account: 'second', decision: 'allow' } });
+    const result = await page(`${server.url}/device/decision`, {
+      cookie,
+      fields: { csrf, user_code: field(consent.html, 'user_code')!, account: 'second', decision: 'allow' },
+    });
     assert.equal(result.status, 200);
     assert.match(result.html, /Access granted — you may close this window/);
     const tokens = await poll(server.url, client, code.device_code);

@@ -22,7 +22,8 @@ for (const dialect of ['google', 'rfc8628'] as const) {
     });
     after(() => server.stop());
     beforeEach(() => server.reset());
-    const active = async (token: string) => (await form(`${server.url}/introspect`, { token, client_id: resourceServer.id, client_secret: resourceServer.secret! })).body.active as boolean;
+    const active = async (token: string) =>
+      (await form(`${server.url}/introspect`, { token, client_id: resourceServer.id, client_secret: resourceServer.secret! })).body.active as boolean;
 
     it('DEV-EP-REVOKE DEV-STOCK-CLIENT: a wrong secret, a secret without the client, or no client authentication at all is 401 invalid_client and the token stays live', async () => {
       const tokens = await login(server.url, device, VIDEO_READONLY);
@@ -77,7 +78,9 @@ for (const dialect of ['google', 'rfc8628'] as const) {
       const issue = async (client: { id: string; secret: string | null }) => {
         const { code, verifier } = await authorizeAndAllow(server.url, { clientId: client.id, scope: 'modules:read', resource: RESOURCE });
         const fields = { code, code_verifier: verifier, redirect_uri: REDIRECT, resource: RESOURCE };
-        const answer = client.secret ? await redeem(server.url, fields, basic(client.id, client.secret)) : await redeem(server.url, { ...fields, client_id: client.id });
+        const answer = client.secret
+          ? await redeem(server.url, fields, basic(client.id, client.secret))
+          : await redeem(server.url, { ...fields, client_id: client.id });
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         return answer.body.access_token as string;
       };

@@ -89,7 +89,7 @@ describe('devserver/oauth: polling the token endpoint (Google dialect)', functio
     }
   });
 
-  it('DEV-ERR-INVALID-GRANT: an unknown, unparseable or another client\'s device code is 400 invalid_grant', async () => {
+  it("DEV-ERR-INVALID-GRANT: an unknown, unparseable or another client's device code is 400 invalid_grant", async () => {
     for (const deviceCode of ['AH-1Ngnot-a-code', '%%%']) {
       const answer = await poll(server.url, client, deviceCode);
       assert.deepEqual([answer.status, answer.body.error], [400, 'invalid_grant']);
@@ -111,7 +111,11 @@ describe('devserver/oauth: polling the token endpoint (Google dialect)', functio
     await check({ id: mine.id, secret: 'wrong' }, 'wrong secret');
     assert.equal((await admin(server.url, 'POST', 'clients', { id: mine.id, secret: mine.secret, type: 'web' })).status, 201);
     await check(mine, 'a web client is the wrong type');
-    const basic = await form(`${server.url}/token`, { device_code: code.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }, { authorization: `Basic ${Buffer.from(`${client.id}:wrong`).toString('base64')}` });
+    const basic = await form(
+      `${server.url}/token`,
+      { device_code: code.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' },
+      { authorization: `Basic ${Buffer.from(`${client.id}:wrong`).toString('base64')}` },
+    );
     assert.equal(basic.status, 401);
     assert.match(basic.headers.get('www-authenticate') ?? '', /^Basic/);
   });

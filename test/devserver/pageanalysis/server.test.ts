@@ -43,7 +43,11 @@ describe('devserver/pageanalysis: the embedded v5 API running Lighthouse', funct
     assert.equal(typeof result.categories?.performance?.score, 'number');
     assert.ok(Array.isArray(result.runWarnings));
     assert.ok(site.hits.includes('/'), 'the page was really fetched');
-    assert.deepEqual(launcherProfiles().filter((name) => !before.includes(name)), [], 'Lighthouse removed its browser profile');
+    assert.deepEqual(
+      launcherProfiles().filter((name) => !before.includes(name)),
+      [],
+      'Lighthouse removed its browser profile',
+    );
   });
 
   it('gantry dev registers it with a generated API key it requires, and exports the variables gantry gate reads', async () => {

@@ -17,16 +17,18 @@ describe('devserver/platform: app installation tokens (JWT RS256)', function () 
     const many = Array.from({ length: 30 }, (_, i) => ({ owner: 'big', name: `repo-${i}` }));
     server = await startPlatformServer({
       repositories: [{ owner: 'gantry', name: 'demo' }, { owner: 'gantry', name: 'site' }, { owner: 'other', name: 'x' }, ...many],
-      apps: [{
-        id: 42,
-        publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }) as string,
-        installations: [
-          { id: 7, account: 'gantry', repositories: ['gantry/demo'] },
-          { id: 8, account: 'big', users: 25 },
-          { id: 9, account: 'gantry', enterprise: true },
-          { id: 10, account: 'big', users: 500 },
-        ],
-      }],
+      apps: [
+        {
+          id: 42,
+          publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+          installations: [
+            { id: 7, account: 'gantry', repositories: ['gantry/demo'] },
+            { id: 8, account: 'big', users: 25 },
+            { id: 9, account: 'gantry', enterprise: true },
+            { id: 10, account: 'big', users: 500 },
+          ],
+        },
+      ],
     });
   });
   after(() => server.stop());
@@ -41,9 +43,16 @@ describe('devserver/platform: app installation tokens (JWT RS256)', function () 
     const installation = answer.body.token as string;
     const demo = await call(server.url, 'GET', '/repos/gantry/demo', { token: installation });
     assert.deepEqual([demo.status, rate(demo).limit], [200, 5000]);
-    assert.equal((await call(server.url, 'GET', '/repos/gantry/site', { token: installation })).status, 404, 'a repository outside the installation is not found');
+    assert.equal(
+      (await call(server.url, 'GET', '/repos/gantry/site', { token: installation })).status,
+      404,
+      'a repository outside the installation is not found',
+    );
     assert.equal((await call(server.url, 'GET', '/installation/repositories', { token: installation })).body.total_count, 1);
-    const created = await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token: installation, body: { state: 'success', context: 'gantry/gate' } });
+    const created = await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', {
+      token: installation,
+      body: { state: 'success', context: 'gantry/gate' },
+    });
     assert.equal(created.status, 201);
     assert.equal(created.body.creator.login, 'app-42[bot]');
   });
@@ -59,7 +68,7 @@ describe('devserver/platform: app installation tokens (JWT RS256)', function () 
     assert.equal(await limitOf(10), 12500);
   });
 
-  it('the JWT is checked: another key, an expired one, one too long, a future iat, garbage, no credentials, an unknown app — 401 with GitHub\'s messages; an unknown installation 404', async () => {
+  it("the JWT is checked: another key, an expired one, one too long, a future iat, garbage, no credentials, an unknown app — 401 with GitHub's messages; an unknown installation 404", async () => {
     const cases: [string, string | undefined, RegExp][] = [
       ['another key', jwt({}, stranger.privateKey), /could not be decoded/],
       ['expired', jwt({ iat: now() - 700, exp: now() - 60 }), /'Expiration time' claim \('exp'\) must be a numeric value representing the future time/],

@@ -37,7 +37,11 @@ describe('devserver/platform: Octokit with @octokit/plugin-throttling understand
   });
 
   it('RATE-ERR-SECONDARY RATE-ERR-SECONDARY-RETRY-AFTER: a points refusal (403 naming the secondary limit, retry-after) calls onSecondaryRateLimit with retry-after; the retry after it succeeds', async () => {
-    server = await startPlatformServer({ windowScale: 0.02, limits: { pointsPerMinute: 3 }, tokens: [{ token: 'ghp_octokit', kind: 'personal', login: 'octo' }] });
+    server = await startPlatformServer({
+      windowScale: 0.02,
+      limits: { pointsPerMinute: 3 },
+      tokens: [{ token: 'ghp_octokit', kind: 'personal', login: 'octo' }],
+    });
     const calls: number[] = [];
     const octokit = new Throttled({
       auth: 'ghp_octokit',

@@ -11,7 +11,11 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
   beforeEach(async () => {
     server = await startPlatformServer({
       oauthApps: [{ clientId: 'Iv1.dev', clientSecret: 'client-secret' }],
-      tokens: [{ token: 'ghp_alice', kind: 'personal', login: 'alice' }, { token: 'gho_alice', kind: 'oauth', login: 'alice' }, { token: 'ghp_big', kind: 'personal', login: 'big', enterprise: true }],
+      tokens: [
+        { token: 'ghp_alice', kind: 'personal', login: 'alice' },
+        { token: 'gho_alice', kind: 'oauth', login: 'alice' },
+        { token: 'ghp_big', kind: 'personal', login: 'big', enterprise: true },
+      ],
     });
     token = 'ghp_alice';
   });
@@ -26,7 +30,10 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
       await call(server.url, 'DELETE', '/repos/gantry/demo/statuses/main', { token }),
       await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'nope' } }),
     ];
-    assert.deepEqual(answers.map((a) => a.status), [200, 201, 404, 405, 422]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 201, 404, 405, 422],
+    );
     answers.forEach((answer, i) => {
       for (const name of RATE_HEADERS) assert.ok(answer.headers[name] !== undefined, `${name} on answer ${i}`);
       const r = rate(answer);
@@ -39,7 +46,10 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
     assert.equal(rate(answers[4]!).reset, rate(answers[0]!).reset, 'one window: the reset does not move');
     const bad = await call(server.url, 'GET', '/repos/gantry/demo', { token: 'ghp_unknown' });
     assert.equal(bad.status, 401);
-    assert.deepEqual(RATE_HEADERS.filter((name) => bad.headers[name] === undefined), []);
+    assert.deepEqual(
+      RATE_HEADERS.filter((name) => bad.headers[name] === undefined),
+      [],
+    );
     const search = await call(server.url, 'GET', '/search/repositories?q=demo', { token });
     assert.equal(search.status, 200);
     assert.equal(rate(search).resource, 'search');
@@ -60,7 +70,7 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
     }
   });
 
-  it('RATE-PRI-UNAUTHENTICATED RATE-ERR-PRIMARY: the 61st unauthenticated request of an address gets 403, remaining 0, the reset, GitHub\'s message, and is counted as a violation', async () => {
+  it("RATE-PRI-UNAUTHENTICATED RATE-ERR-PRIMARY: the 61st unauthenticated request of an address gets 403, remaining 0, the reset, GitHub's message, and is counted as a violation", async () => {
     for (let i = 0; i < 60; i++) assert.equal((await call(server.url, 'GET', '/repos/gantry/demo')).status, 200);
     const refused = await call(server.url, 'GET', '/repos/gantry/demo');
     assert.equal(refused.status, 403);
@@ -69,7 +79,10 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
     assert.equal(r.limit, 60);
     assert.equal(r.used, 60);
     assert.ok(r.reset > Date.now() / 1000);
-    assert.match(refused.body.message, /^API rate limit exceeded for 127\.0\.0\.1\. \(But here's the good news: Authenticated requests get a higher rate limit/);
+    assert.match(
+      refused.body.message,
+      /^API rate limit exceeded for 127\.0\.0\.1\. \(But here's the good news: Authenticated requests get a higher rate limit/,
+    );
     assert.match(refused.body.documentation_url, /rate-limits-for-the-rest-api/);
     assert.equal(refused.headers['retry-after'], undefined);
     const report = server.violations();
@@ -79,7 +92,7 @@ describe('devserver/platform: primary limits and rate-limit headers', function (
     assert.equal((await call(server.url, 'GET', '/repos/gantry/demo', { token })).status, 200);
   });
 
-  it('RATE-PRI-USER RATE-PRI-USER-ENTERPRISE RATE-PRI-OAUTH-APP-CLIENT-CREDS RATE-PRI-WORKFLOW-TOKEN RATE-IDENTITY-KINDS: each identity gets its budget; a user\'s tokens share one', async () => {
+  it("RATE-PRI-USER RATE-PRI-USER-ENTERPRISE RATE-PRI-OAUTH-APP-CLIENT-CREDS RATE-PRI-WORKFLOW-TOKEN RATE-IDENTITY-KINDS: each identity gets its budget; a user's tokens share one", async () => {
     const workflow = server.issueToken({ kind: 'workflow', repository: 'gantry/demo' });
     const basic = `Basic ${Buffer.from('Iv1.dev:client-secret').toString('base64')}`;
     assert.equal(rate(await call(server.url, 'GET', '/repos/gantry/demo', { token: 'ghp_alice' })).limit, 5000);
@@ -141,7 +154,7 @@ describe('devserver/platform: window scaling', function () {
     }
   });
 
-  it('the defaults are the spec\'s: no scaling, an hour, and a bad scale is refused', async () => {
+  it("the defaults are the spec's: no scaling, an hour, and a bad scale is refused", async () => {
     const { devWindowScale } = await import('../../../lib/devserver/platform/index.js');
     assert.equal(devWindowScale({}), 1);
     assert.equal(devWindowScale({ GANTRY_DEV_PLATFORM_WINDOW_SCALE: '0.01' }), 0.01);

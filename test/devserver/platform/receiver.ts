@@ -50,7 +50,9 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
       return new Promise<Received>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters = waiters.filter((w) => w !== waiter);
-          reject(new Error(`no matching delivery within ${timeoutMs} ms (received: ${received.map((r) => r.header('x-platform-event')).join(', ') || 'none'})`));
+          reject(
+            new Error(`no matching delivery within ${timeoutMs} ms (received: ${received.map((r) => r.header('x-platform-event')).join(', ') || 'none'})`),
+          );
         }, timeoutMs);
         const waiter = {
           match,
@@ -88,7 +90,9 @@ export async function startReceiver(answer: (r: Received) => Answer = () => ({ s
         },
         json: () => {
           const type = r.header('content-type') ?? '';
-          const text = type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(body.toString('utf8')).get('payload')! : body.toString('utf8');
+          const text = type.startsWith('application/x-www-form-urlencoded')
+            ? new URLSearchParams(body.toString('utf8')).get('payload')!
+            : body.toString('utf8');
           return JSON.parse(text);
         },
       };

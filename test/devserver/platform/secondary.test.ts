@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
 import { call, rate, RATE_HEADERS, sleep } from './helpers.js';
 
-const SECONDARY = /^You have exceeded a secondary rate limit\. Please wait a few minutes before you try again\. If you reach out to Platform Support for help, please include the request ID [0-9A-F]+\.$/;
+const SECONDARY =
+  /^You have exceeded a secondary rate limit\. Please wait a few minutes before you try again\. If you reach out to Platform Support for help, please include the request ID [0-9A-F]+\.$/;
 const token = 'ghp_secondary';
 
 describe('devserver/platform: secondary limits', function () {
@@ -23,7 +24,10 @@ describe('devserver/platform: secondary limits', function () {
       assert.match(answer.body.documentation_url, /secondary-rate-limits/);
       assert.equal(answer.headers['retry-after'], undefined);
       assert.notEqual(rate(answer).remaining, 0, 'remaining is not 0: the client backs off at least a minute (RATE-ERR-SECONDARY-BACKOFF)');
-      assert.deepEqual(RATE_HEADERS.filter((name) => answer.headers[name] === undefined), []);
+      assert.deepEqual(
+        RATE_HEADERS.filter((name) => answer.headers[name] === undefined),
+        [],
+      );
     }
     const report = server.violations();
     assert.deepEqual([report.total, report.byKind.concurrency], [10, 10]);
@@ -61,9 +65,10 @@ describe('devserver/platform: secondary limits', function () {
   it('RATE-SEC-CONTENT-CREATION: 80 creations a minute across endpoints; the 81st is refused with retry-after and counted; after the (scaled) minute it goes through', async () => {
     server = await startPlatformServer({ tokens: [{ token, kind: 'personal', login: 'dev' }], windowScale: 0.05 }); // a minute of 3 s
     for (let i = 0; i < 80; i++) {
-      const answer = i % 2
-        ? await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'success', context: `c${i}` } })
-        : await call(server.url, 'POST', '/repos/gantry/demo/issues', { token, body: { title: `issue ${i}` } });
+      const answer =
+        i % 2
+          ? await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'success', context: `c${i}` } })
+          : await call(server.url, 'POST', '/repos/gantry/demo/issues', { token, body: { title: `issue ${i}` } });
       assert.equal(answer.status, 201, `creation ${i}`);
     }
     const refused = await call(server.url, 'POST', '/repos/gantry/demo/issues/1/comments', { token, body: { body: 'the 81st' } });
@@ -79,8 +84,16 @@ describe('devserver/platform: secondary limits', function () {
   });
 
   it('RATE-SEC-CONTENT-CREATION: at most 500 creations an hour (the minute limit raised to see the hour alone); 429 when the server is set to answer so', async () => {
-    server = await startPlatformServer({ tokens: [{ token, kind: 'personal', login: 'dev' }], limits: { creationPerMinute: 10_000, pointsPerMinute: 100_000 }, limitStatus: { secondary: 429 } });
-    for (let i = 0; i < 500; i++) assert.equal((await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'pending', context: `c${i % 7}` } })).status, 201);
+    server = await startPlatformServer({
+      tokens: [{ token, kind: 'personal', login: 'dev' }],
+      limits: { creationPerMinute: 10_000, pointsPerMinute: 100_000 },
+      limitStatus: { secondary: 429 },
+    });
+    for (let i = 0; i < 500; i++)
+      assert.equal(
+        (await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'pending', context: `c${i % 7}` } })).status,
+        201,
+      );
     const refused = await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'success' } });
     assert.equal(refused.status, 429);
     assert.match(refused.body.message, SECONDARY);

@@ -54,6 +54,9 @@ describe('devserver/platform: the gantry dev starter', function () {
     } finally {
       await server.stop();
     }
-    await assert.rejects(startDevPlatform({ host: '127.0.0.1', stateDir }, { GANTRY_DEV_PLATFORM_PORT: '0', GANTRY_DEV_PLATFORM_WINDOW_SCALE: '-2' }), /GANTRY_DEV_PLATFORM_WINDOW_SCALE must be a number above 0/);
+    await assert.rejects(
+      startDevPlatform({ host: '127.0.0.1', stateDir }, { GANTRY_DEV_PLATFORM_PORT: '0', GANTRY_DEV_PLATFORM_WINDOW_SCALE: '-2' }),
+      /GANTRY_DEV_PLATFORM_WINDOW_SCALE must be a number above 0/,
+    );
   });
 });

@@ -22,7 +22,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
   /** A hook of gantry/demo to the receiver (a path of its own), its id. */
   const makeHook = async (config: Record<string, unknown>, rest: Record<string, unknown> = {}, repo = 'gantry/demo'): Promise<{ id: number; path: string }> => {
     const path = `/hooks/${++hooksMade}`;
-    const made = await call(server.url, 'POST', `/repos/${repo}/hooks`, { token, body: { config: { url: receiver.url.replace('/hooks', path), ...config }, ...rest } });
+    const made = await call(server.url, 'POST', `/repos/${repo}/hooks`, {
+      token,
+      body: { config: { url: receiver.url.replace('/hooks', path), ...config }, ...rest },
+    });
     assert.equal(made.status, 201, made.text);
     return { id: made.body.id, path };
   };
@@ -31,9 +34,20 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
   before(async () => {
     receiver = await startReceiver();
     server = await startPlatformServer({
-      repositories: [{ owner: 'gantry', name: 'demo', branches: { release: 'a'.repeat(40) } }, { owner: 'gantry', name: 'site' }, { owner: 'other', name: 'x' }],
+      repositories: [
+        { owner: 'gantry', name: 'demo', branches: { release: 'a'.repeat(40) } },
+        { owner: 'gantry', name: 'site' },
+        { owner: 'other', name: 'x' },
+      ],
       tokens: [{ kind: 'personal', login: 'dev', token: 'ghp_webhooksdevtoken000000000000000000' }],
-      apps: [{ id: 42, publicKey: keys.publicKey, installations: [{ id: 7, account: 'gantry', repositories: ['gantry/demo'] }], webhook: { url: `${receiver.url}/app`, secret: SECRET, contentType: 'json' } }],
+      apps: [
+        {
+          id: 42,
+          publicKey: keys.publicKey,
+          installations: [{ id: 7, account: 'gantry', repositories: ['gantry/demo'] }],
+          webhook: { url: `${receiver.url}/app`, secret: SECRET, contentType: 'json' },
+        },
+      ],
     });
     token = 'ghp_webhooksdevtoken000000000000000000';
   });
@@ -42,7 +56,7 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     await receiver.close();
   });
 
-  it('HOOK-OVERVIEW-POST HOOK-DEL-REQUEST HOOK-AUTH-HMAC HOOK-HDR-HOOK-ID HOOK-HDR-EVENT HOOK-HDR-DELIVERY HOOK-HDR-SIGNATURE-SHA1 HOOK-HDR-SIGNATURE-SHA256 HOOK-HDR-USER-AGENT HOOK-HDR-TARGET-TYPE HOOK-HDR-TARGET-ID HOOK-HDR-CONTENT-TYPE HOOK-HDR-CONTENT-LENGTH: creating a json hook with a secret sends GitHub\'s ping as a POST carrying every header of the table, signed over the exact bytes', async () => {
+  it("HOOK-OVERVIEW-POST HOOK-DEL-REQUEST HOOK-AUTH-HMAC HOOK-HDR-HOOK-ID HOOK-HDR-EVENT HOOK-HDR-DELIVERY HOOK-HDR-SIGNATURE-SHA1 HOOK-HDR-SIGNATURE-SHA256 HOOK-HDR-USER-AGENT HOOK-HDR-TARGET-TYPE HOOK-HDR-TARGET-ID HOOK-HDR-CONTENT-TYPE HOOK-HDR-CONTENT-LENGTH: creating a json hook with a secret sends GitHub's ping as a POST carrying every header of the table, signed over the exact bytes", async () => {
     const { id, path } = await makeHook({ content_type: 'json', secret: SECRET }, { events: ['status'] });
     const ping = await receiver.next(at(path));
     assert.equal(ping.method, 'POST');
@@ -58,7 +72,18 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.ok(signatureMatches(ping.header('x-hub-signature'), 'sha1', SECRET, ping.body), 'X-Hub-Signature is sha1= of the body');
     assert.ok(signatureMatches(ping.header('x-hub-signature-256'), 'sha256', SECRET, ping.body), 'X-Hub-Signature-256 is sha256= of the body');
     assert.ok(!signatureMatches(ping.header('x-hub-signature-256'), 'sha256', 'another secret', ping.body));
-    for (const name of ['X-Platform-Hook-ID', 'X-Platform-Event', 'X-Platform-Delivery', 'X-Hub-Signature', 'X-Hub-Signature-256', 'User-Agent', 'X-Platform-Hook-Installation-Target-Type', 'X-Platform-Hook-Installation-Target-ID', 'Content-Type', 'Content-Length']) {
+    for (const name of [
+      'X-Platform-Hook-ID',
+      'X-Platform-Event',
+      'X-Platform-Delivery',
+      'X-Hub-Signature',
+      'X-Hub-Signature-256',
+      'User-Agent',
+      'X-Platform-Hook-Installation-Target-Type',
+      'X-Platform-Hook-Installation-Target-ID',
+      'Content-Type',
+      'Content-Length',
+    ]) {
       assert.ok(ping.rawHeaderNames.includes(name), `${name} is sent as the table spells it`);
     }
     const payload = ping.json();
@@ -80,7 +105,11 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.equal(ping.header('x-hub-signature-256'), undefined);
     const signed = await makeHook({ content_type: 'json', secret: 'hush' });
     await receiver.next(at(signed.path));
-    for (const answer of [await call(server.url, 'GET', `/repos/gantry/demo/hooks/${signed.id}`, { token }), await call(server.url, 'GET', '/repos/gantry/demo/hooks', { token }), await call(server.url, 'GET', `/repos/gantry/demo/hooks/${signed.id}/config`, { token })]) {
+    for (const answer of [
+      await call(server.url, 'GET', `/repos/gantry/demo/hooks/${signed.id}`, { token }),
+      await call(server.url, 'GET', '/repos/gantry/demo/hooks', { token }),
+      await call(server.url, 'GET', `/repos/gantry/demo/hooks/${signed.id}/config`, { token }),
+    ]) {
       assert.equal(answer.status, 200);
       assert.ok(!answer.text.includes('hush'));
     }
@@ -88,7 +117,7 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.equal((await call(server.url, 'GET', `/repos/gantry/demo/hooks/${id}/config`, { token })).body.secret, undefined);
   });
 
-  it('HOOK-DEL-REQUEST HOOK-HDR-CONTENT-TYPE HOOK-HDR-CONTENT-LENGTH: a form hook (GitHub\'s default content type) sends payload=<urlencoded JSON>, signed over the form bytes; non-ASCII text counts in bytes', async () => {
+  it("HOOK-DEL-REQUEST HOOK-HDR-CONTENT-TYPE HOOK-HDR-CONTENT-LENGTH: a form hook (GitHub's default content type) sends payload=<urlencoded JSON>, signed over the form bytes; non-ASCII text counts in bytes", async () => {
     const { path } = await makeHook({ secret: SECRET }, { events: ['status'] }); // no content_type: form, as GitHub's
     const ping = await receiver.next(at(path));
     assert.equal(ping.header('content-type'), 'application/x-www-form-urlencoded');
@@ -96,7 +125,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.ok(signatureMatches(ping.header('x-hub-signature-256'), 'sha256', SECRET, ping.body));
     assert.equal(ping.json().zen.length > 0, true);
     const description = 'Déployé ✓ — 🚀 ok & done = yes';
-    assert.equal((await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'success', context: 'ci/form', description } })).status, 201);
+    assert.equal(
+      (await call(server.url, 'POST', '/repos/gantry/demo/statuses/main', { token, body: { state: 'success', context: 'ci/form', description } })).status,
+      201,
+    );
     const status = await receiver.next((r) => at(path)(r) && r.header('x-platform-event') === 'status');
     assert.equal(status.header('content-length'), String(status.body.length));
     assert.ok(signatureMatches(status.header('x-hub-signature'), 'sha1', SECRET, status.body));
@@ -106,29 +138,41 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.equal(JSON.parse(form.get('payload')!).description, description);
   });
 
-  it('HOOK-EV-STATUS HOOK-COMMON-PROPS HOOK-REQ-DEFAULT HOOK-DEL-EXAMPLE-BODY: a commit status sends `status` with GitHub\'s properties, the repository, the organization and the sender', async () => {
+  it("HOOK-EV-STATUS HOOK-COMMON-PROPS HOOK-REQ-DEFAULT HOOK-DEL-EXAMPLE-BODY: a commit status sends `status` with GitHub's properties, the repository, the organization and the sender", async () => {
     const { path } = await makeHook({ content_type: 'json' }, { events: ['status'] });
     await receiver.next(at(path));
     const sha = 'a'.repeat(40);
     const description = 'too slow — 3,2 s ⏱';
-    assert.equal((await call(server.url, 'POST', `/repos/gantry/demo/statuses/${sha}`, { token, body: { state: 'failure', context: 'gantry/gate', description, target_url: 'https://example.com/r' } })).status, 201);
+    assert.equal(
+      (
+        await call(server.url, 'POST', `/repos/gantry/demo/statuses/${sha}`, {
+          token,
+          body: { state: 'failure', context: 'gantry/gate', description, target_url: 'https://example.com/r' },
+        })
+      ).status,
+      201,
+    );
     const delivery = await receiver.next((r) => at(path)(r) && r.header('x-platform-event') === 'status');
     assert.equal(delivery.header('content-length'), String(delivery.body.length), 'Content-Length counts bytes');
     assert.ok(delivery.body.length > delivery.body.toString('utf8').length, 'the body holds non-ASCII text as UTF-8');
     const status = delivery.json();
     assert.equal(status.description, description);
-    for (const key of ['branches', 'commit', 'context', 'created_at', 'name', 'updated_at', 'sha', 'description', 'id', 'state', 'target_url']) assert.ok(key in status, key);
+    for (const key of ['branches', 'commit', 'context', 'created_at', 'name', 'updated_at', 'sha', 'description', 'id', 'state', 'target_url'])
+      assert.ok(key in status, key);
     assert.equal(status.sha, sha);
     assert.equal(status.state, 'failure');
     assert.equal(status.context, 'gantry/gate');
     assert.equal(status.name, 'gantry/demo');
     assert.equal(status.target_url, 'https://example.com/r');
-    assert.deepEqual(status.branches.map((b: { name: string }) => b.name), ['release']);
+    assert.deepEqual(
+      status.branches.map((b: { name: string }) => b.name),
+      ['release'],
+    );
     assert.equal(status.commit.sha, sha);
     assert.equal(status.repository.full_name, 'gantry/demo');
     assert.equal(status.organization.login, 'gantry');
     assert.equal(status.sender.login, 'dev');
-    assert.equal(status.installation, undefined, 'a repository hook\'s payload names no installation');
+    assert.equal(status.installation, undefined, "a repository hook's payload names no installation");
   });
 
   it('HOOK-EV-DEPLOYMENT HOOK-EV-DEPLOYMENT-STATUS: deployments and their statuses send `deployment` and `deployment_status` (action created); a status in an inactive state is never sent', async () => {
@@ -144,7 +188,15 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.equal(deployment.workflow, null);
     assert.equal(deployment.workflow_run, null);
     assert.equal(deployment.repository.full_name, 'gantry/demo');
-    assert.equal((await call(server.url, 'POST', `/repos/gantry/demo/deployments/${first.body.id}/statuses`, { token, body: { state: 'success', environment_url: 'https://qa.example.com' } })).status, 201);
+    assert.equal(
+      (
+        await call(server.url, 'POST', `/repos/gantry/demo/deployments/${first.body.id}/statuses`, {
+          token,
+          body: { state: 'success', environment_url: 'https://qa.example.com' },
+        })
+      ).status,
+      201,
+    );
     const status = (await receiver.next(event('deployment_status'))).json();
     assert.equal(status.action, 'created');
     assert.equal(status.deployment_status.state, 'success');
@@ -161,10 +213,13 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     await server.webhooks.idle();
     await call(server.url, 'POST', `/repos/gantry/demo/deployments/${first.body.id}/statuses`, { token, body: { state: 'inactive' } });
     await server.webhooks.idle();
-    assert.ok(receiver.events('deployment_status').every((r) => r.json().deployment_status.state !== 'inactive'), 'no inactive deployment_status is delivered');
+    assert.ok(
+      receiver.events('deployment_status').every((r) => r.json().deployment_status.state !== 'inactive'),
+      'no inactive deployment_status is delivered',
+    );
   });
 
-  it('HOOK-SUBSCRIBE-ONLY-HANDLED: a hook gets only the events it is subscribed to (`*` all of a repository\'s), an inactive hook nothing, another repository\'s hook nothing; DELETE ends its deliveries', async () => {
+  it("HOOK-SUBSCRIBE-ONLY-HANDLED: a hook gets only the events it is subscribed to (`*` all of a repository's), an inactive hook nothing, another repository's hook nothing; DELETE ends its deliveries", async () => {
     const onlyStatus = await makeHook({ content_type: 'json' }, { events: ['status'] });
     const all = await makeHook({ content_type: 'json' }, { events: ['*'] });
     const inactive = await makeHook({ content_type: 'json' }, { events: ['*'], active: false });
@@ -186,7 +241,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     await server.webhooks.idle();
     assert.deepEqual(events(all.path).sort(), ['deployment', 'ping', 'status']);
     // PATCH: add_events / remove_events / active, as GitHub's.
-    const patched = await call(server.url, 'PATCH', `/repos/gantry/demo/hooks/${onlyStatus.id}`, { token, body: { add_events: ['deployment'], remove_events: ['status'] } });
+    const patched = await call(server.url, 'PATCH', `/repos/gantry/demo/hooks/${onlyStatus.id}`, {
+      token,
+      body: { add_events: ['deployment'], remove_events: ['status'] },
+    });
     assert.deepEqual(patched.body.events, ['deployment']);
     const activated = await call(server.url, 'PATCH', `/repos/gantry/demo/hooks/${inactive.id}`, { token, body: { active: true } });
     assert.equal(activated.body.active, true);
@@ -240,7 +298,11 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     }
     const failed = (await call(server.url, 'GET', `/repos/gantry/demo/hooks/${id}/deliveries`, { token })).body[0];
     assert.deepEqual([failed.status, failed.status_code], ['Invalid HTTP Response: 500', 500]);
-    assert.deepEqual((await call(server.url, 'GET', `/repos/gantry/demo/hooks/${id}`, { token })).body.last_response, { code: 500, status: 'failed', message: 'Invalid HTTP Response: 500' });
+    assert.deepEqual((await call(server.url, 'GET', `/repos/gantry/demo/hooks/${id}`, { token })).body.last_response, {
+      code: 500,
+      status: 'failed',
+      message: 'Invalid HTTP Response: 500',
+    });
     const closed = await startReceiver();
     const url = closed.url;
     await closed.close();
@@ -278,10 +340,14 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     const quick = await startPlatformServer({ tokens: [{ kind: 'personal', token: 'ghp_quickquickquickquickquickquickquick' }], webhookTimeoutMs: 300 });
     const hung = await startReceiver(() => ({ hang: true }));
     try {
-      const made = await call(quick.url, 'POST', '/repos/gantry/demo/hooks', { token: 'ghp_quickquickquickquickquickquickquick', body: { config: { url: hung.url, content_type: 'json' } } });
+      const made = await call(quick.url, 'POST', '/repos/gantry/demo/hooks', {
+        token: 'ghp_quickquickquickquickquickquickquick',
+        body: { config: { url: hung.url, content_type: 'json' } },
+      });
       await hung.next();
       await quick.webhooks.idle();
-      const entry = (await call(quick.url, 'GET', `/repos/gantry/demo/hooks/${made.body.id}/deliveries`, { token: 'ghp_quickquickquickquickquickquickquick' })).body[0];
+      const entry = (await call(quick.url, 'GET', `/repos/gantry/demo/hooks/${made.body.id}/deliveries`, { token: 'ghp_quickquickquickquickquickquickquick' }))
+        .body[0];
       assert.deepEqual([entry.status, entry.status_code], ['timed out', 0]);
       assert.ok(entry.duration < 2, String(entry.duration));
     } finally {
@@ -292,20 +358,35 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
 
   it('HOOK-LIM-PAYLOAD-25MB: a payload over the cap (25 MiB by default; smaller here) is not delivered at all — no request, no log entry, listed as dropped with the reason', async () => {
     assert.equal(MAX_PAYLOAD_BYTES, 25 * 1024 * 1024);
-    const small = await startPlatformServer({ tokens: [{ kind: 'personal', token: 'ghp_smallsmallsmallsmallsmallsmallsmal' }], webhookMaxPayloadBytes: 8 * 1024 });
+    const small = await startPlatformServer({
+      tokens: [{ kind: 'personal', token: 'ghp_smallsmallsmallsmallsmallsmallsmal' }],
+      webhookMaxPayloadBytes: 8 * 1024,
+    });
     const target = await startReceiver();
     const auth = { token: 'ghp_smallsmallsmallsmallsmallsmallsmal' };
     try {
-      const made = await call(small.url, 'POST', '/repos/gantry/demo/hooks', { ...auth, body: { config: { url: target.url, content_type: 'json' }, events: ['deployment'] } });
+      const made = await call(small.url, 'POST', '/repos/gantry/demo/hooks', {
+        ...auth,
+        body: { config: { url: target.url, content_type: 'json' }, events: ['deployment'] },
+      });
       await target.next();
-      await call(small.url, 'POST', '/repos/gantry/demo/deployments', { ...auth, body: { ref: 'main', environment: 'big', required_contexts: [], payload: { blob: 'x'.repeat(10 * 1024) } } });
-      await call(small.url, 'POST', '/repos/gantry/demo/deployments', { ...auth, body: { ref: 'main', environment: 'small', required_contexts: [], payload: { blob: 'x' } } });
+      await call(small.url, 'POST', '/repos/gantry/demo/deployments', {
+        ...auth,
+        body: { ref: 'main', environment: 'big', required_contexts: [], payload: { blob: 'x'.repeat(10 * 1024) } },
+      });
+      await call(small.url, 'POST', '/repos/gantry/demo/deployments', {
+        ...auth,
+        body: { ref: 'main', environment: 'small', required_contexts: [], payload: { blob: 'x' } },
+      });
       const delivered = await target.next((r) => r.header('x-platform-event') === 'deployment');
       assert.equal(delivered.json().deployment.environment, 'small');
       await small.webhooks.idle();
       assert.equal(target.events('deployment').length, 1, 'the big one never arrived');
       const log = (await call(small.url, 'GET', `/repos/gantry/demo/hooks/${made.body.id}/deliveries`, auth)).body;
-      assert.deepEqual(log.map((d: { event: string }) => d.event), ['deployment', 'ping']);
+      assert.deepEqual(
+        log.map((d: { event: string }) => d.event),
+        ['deployment', 'ping'],
+      );
       const report = await call(small.url, 'GET', '/_gantry/deliveries');
       assert.equal(report.body.dropped.length, 1);
       assert.equal(report.body.dropped[0].event, 'deployment');
@@ -316,7 +397,7 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     }
   });
 
-  it('HOOK-WEBHOOK-TYPES HOOK-HDR-TARGET-TYPE HOOK-HDR-TARGET-ID: the app\'s webhook (GET/PATCH /app/hook/config with its JWT) gets its installations\' events as target `integration` with the app\'s id and the installation in the payload; a repository outside the installation sends it nothing', async () => {
+  it("HOOK-WEBHOOK-TYPES HOOK-HDR-TARGET-TYPE HOOK-HDR-TARGET-ID: the app's webhook (GET/PATCH /app/hook/config with its JWT) gets its installations' events as target `integration` with the app's id and the installation in the payload; a repository outside the installation sends it nothing", async () => {
     const config = await call(server.url, 'GET', '/app/hook/config', { token: jwt() });
     assert.equal(config.status, 200);
     assert.deepEqual(config.body, { content_type: 'json', insecure_ssl: '0', url: `${receiver.url}/app`, secret: '********' });
@@ -333,7 +414,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.equal(payload.installation.id, 7);
     assert.equal(payload.repository.full_name, 'gantry/demo');
     await server.webhooks.idle();
-    assert.ok(receiver.received.filter((r) => r.path === appPath).every((r) => r.json().repository.full_name === 'gantry/demo'), 'gantry/site is outside installation 7');
+    assert.ok(
+      receiver.received.filter((r) => r.path === appPath).every((r) => r.json().repository.full_name === 'gantry/demo'),
+      'gantry/site is outside installation 7',
+    );
     // The app's delivery log and redelivery.
     const log = await call(server.url, 'GET', '/app/hook/deliveries', { token: jwt() });
     assert.equal(log.status, 200);
@@ -362,7 +446,7 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     await call(server.url, 'PATCH', '/app/hook/config', { token: jwt(), body: { url: `${receiver.url}/app` } });
   });
 
-  it('configuration is checked as GitHub checks it: 422 for no url, a bad url, a bad content type, bad events, a second hook to the same url; 401 without credentials, 403 for the workflow token, 404 for an unknown hook or another repository\'s', async () => {
+  it("configuration is checked as GitHub checks it: 422 for no url, a bad url, a bad content type, bad events, a second hook to the same url; 401 without credentials, 403 for the workflow token, 404 for an unknown hook or another repository's", async () => {
     const workflow = server.issueToken({ kind: 'workflow', repository: 'gantry/demo' });
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ config: {} }, /Config must contain url/],
@@ -379,7 +463,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
       assert.match([answer.body.message, ...answer.body.errors.map((e: { message?: string; code: string }) => e.message ?? e.code)].join(' '), message);
     }
     const first = await makeHook({ content_type: 'json' }, { events: [] });
-    const duplicate = await call(server.url, 'POST', '/repos/gantry/demo/hooks', { token, body: { config: { url: receiver.url.replace('/hooks', first.path) } } });
+    const duplicate = await call(server.url, 'POST', '/repos/gantry/demo/hooks', {
+      token,
+      body: { config: { url: receiver.url.replace('/hooks', first.path) } },
+    });
     assert.equal(duplicate.status, 422);
     assert.match(duplicate.text, /Hook already exists on this repository/);
     assert.equal((await call(server.url, 'GET', '/repos/gantry/demo/hooks')).status, 401);
@@ -387,12 +474,19 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
     assert.deepEqual([refused.status, refused.body.message], [403, 'Resource not accessible by integration']);
     assert.equal((await call(server.url, 'GET', '/repos/gantry/demo/hooks/123456', { token })).status, 404);
     assert.equal((await call(server.url, 'GET', `/repos/gantry/site/hooks/${first.id}`, { token })).status, 404);
-    assert.equal((await call(server.url, 'PATCH', `/repos/gantry/demo/hooks/${first.id}/config`, { token, body: { url: '' } })).status, 422, 'a repository hook keeps a url');
+    assert.equal(
+      (await call(server.url, 'PATCH', `/repos/gantry/demo/hooks/${first.id}/config`, { token, body: { url: '' } })).status,
+      422,
+      'a repository hook keeps a url',
+    );
   });
 
   it('/_gantry/deliveries lists every delivery (repository and app) with its answer; DELETE forgets them; hooks configured in the options deliver from the start', async () => {
     const target = await startReceiver();
-    const own = await startPlatformServer({ tokens: [{ kind: 'personal', token: 'ghp_ownownownownownownownownownownownown' }], hooks: [{ repository: 'gantry/demo', url: target.url, contentType: 'json', secret: 's', events: ['status'] }] });
+    const own = await startPlatformServer({
+      tokens: [{ kind: 'personal', token: 'ghp_ownownownownownownownownownownownown' }],
+      hooks: [{ repository: 'gantry/demo', url: target.url, contentType: 'json', secret: 's', events: ['status'] }],
+    });
     try {
       await call(own.url, 'POST', '/repos/gantry/demo/statuses/main', { token: 'ghp_ownownownownownownownownownownownown', body: { state: 'success' } });
       const got = await target.next();
@@ -405,7 +499,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
       const d = report.body.deliveries[0];
       assert.deepEqual([d.event, d.status_code, d.status, d.target_type, d.pending, d.url], ['status', 200, 'OK', 'repository', false, target.url]);
       assert.equal(d.guid, got.header('x-platform-delivery'));
-      assert.deepEqual(own.webhooks.deliveries().deliveries.map((x) => x.guid), [d.guid]);
+      assert.deepEqual(
+        own.webhooks.deliveries().deliveries.map((x) => x.guid),
+        [d.guid],
+      );
       assert.equal((await call(own.url, 'DELETE', '/_gantry/deliveries')).body.deliveries.length, 0);
     } finally {
       await own.stop();
@@ -415,7 +512,10 @@ describe('devserver/platform: webhooks (HOOK-*)', function () {
 
   it('stop() ends deliveries in flight (recorded as failed) and the server closes at once', async () => {
     const hung = await startReceiver(() => ({ hang: true }));
-    const own = await startPlatformServer({ hooks: [{ repository: 'gantry/demo', url: hung.url, contentType: 'json', events: ['status'] }], tokens: [{ kind: 'personal', token: 'ghp_stopstopstopstopstopstopstopstopsto' }] });
+    const own = await startPlatformServer({
+      hooks: [{ repository: 'gantry/demo', url: hung.url, contentType: 'json', events: ['status'] }],
+      tokens: [{ kind: 'personal', token: 'ghp_stopstopstopstopstopstopstopstopsto' }],
+    });
     await call(own.url, 'POST', '/repos/gantry/demo/statuses/main', { token: 'ghp_stopstopstopstopstopstopstopstopsto', body: { state: 'success' } });
     await hung.next();
     const started = Date.now();

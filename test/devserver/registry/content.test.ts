@@ -44,7 +44,10 @@ describe('devserver/registry: module content scanner', () => {
   it('REG-CONTENT-INPUTS, REG-CONTENT-OUTPUTS, REG-CONTENT-RESOURCES, REG-CONTENT-DEPENDENCIES: comments, escaped quotes, interpolations and heredocs do not derail it', () => {
     const { root } = describeFiles(new Map([['main.tf', TRICKY]]));
     const content = root as ModuleContent;
-    assert.deepEqual(content.inputs.map((i) => i.name), ['tags', 'policy']);
+    assert.deepEqual(
+      content.inputs.map((i) => i.name),
+      ['tags', 'policy'],
+    );
     assert.equal(content.inputs[0]!.description, 'Tags with "quotes" and a brace } inside');
     assert.match(content.inputs[0]!.default, /^\{[\s\S]*Name = [\s\S]*\}$/);
     assert.equal(content.inputs[1]!.description, 'A heredoc description\n  with an indented line and a brace {');
@@ -66,9 +69,12 @@ describe('devserver/registry: module content scanner', () => {
     assert.equal(root.path, '');
     assert.equal(root.empty, true, 'no .tf file at the root');
     assert.equal((root as ModuleContent).readme, '# only docs\n');
-    assert.deepEqual(submodules.map((m) => [m.path, m.empty]), [
-      ['modules/a', false],
-      ['modules/b', true],
-    ]);
+    assert.deepEqual(
+      submodules.map((m) => [m.path, m.empty]),
+      [
+        ['modules/a', false],
+        ['modules/b', true],
+      ],
+    );
   });
 });

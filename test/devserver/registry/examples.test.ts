@@ -33,7 +33,10 @@ describe('devserver/registry: examples and the command', function () {
     try {
       if (saved === undefined) delete process.env.GANTRY_DEV_REGISTRY_PORT;
       else process.env.GANTRY_DEV_REGISTRY_PORT = saved;
-      const manifest = JSON.parse(await readFile(path.join(examplesDir(), 'gantry.modules.json'), 'utf8')) as Record<string, { source: string; version: string }>;
+      const manifest = JSON.parse(await readFile(path.join(examplesDir(), 'gantry.modules.json'), 'utf8')) as Record<
+        string,
+        { source: string; version: string }
+      >;
       assert.ok(Object.keys(manifest).length >= 2);
       for (const [name, entry] of Object.entries(manifest)) {
         const [host, ...tail] = entry.source.split('/');
@@ -71,7 +74,9 @@ describe('devserver/registry: examples and the command', function () {
       await assert.rejects(startExampleRegistry(context, { GANTRY_DEV_REGISTRY_PORT: taken }), /port \d+ on 127\.0\.0\.1 is in use/);
       // The default port is only known to be busy if something holds it; hold it ourselves when it is free.
       const holder = net.createServer();
-      const held = await new Promise<boolean>((resolve) => holder.once('error', () => resolve(false)).listen(DEV_REGISTRY_PORT, '127.0.0.1', () => resolve(true)));
+      const held = await new Promise<boolean>((resolve) =>
+        holder.once('error', () => resolve(false)).listen(DEV_REGISTRY_PORT, '127.0.0.1', () => resolve(true)),
+      );
       try {
         const server = await startExampleRegistry(context, {});
         try {
@@ -89,7 +94,10 @@ describe('devserver/registry: examples and the command', function () {
   });
 
   it('GANTRY_DEV_REGISTRY_TOKEN makes the example registry require the token and report it as its credentials', async () => {
-    const server = await startExampleRegistry({ host: '127.0.0.1', examplesDir: examplesDir() }, { GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_REGISTRY_TOKEN: 'dev-tok' });
+    const server = await startExampleRegistry(
+      { host: '127.0.0.1', examplesDir: examplesDir() },
+      { GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_REGISTRY_TOKEN: 'dev-tok' },
+    );
     try {
       assert.deepEqual(server.credentials, { token: 'dev-tok' });
       assert.equal((await get(`${server.url}/v1/modules/gantry/bucket/aws/versions`)).status, 401);
@@ -109,7 +117,10 @@ describe('devserver/registry: examples and the command', function () {
         assert.match(stdout(), /address modules as 127\.0\.0\.1:\d+\/<namespace>\/<name>\/<provider>/);
         assert.equal((await get(`${url}/v1/modules/team/app/aws/versions`)).status, 503, 'the --fault fires once');
         const versions = await get(`${url}/v1/modules/team/app/aws/versions`);
-        assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version), ['0.3.0']);
+        assert.deepEqual(
+          versions.body.modules[0].versions.map((v: { version: string }) => v.version),
+          ['0.3.0'],
+        );
       } finally {
         child.kill('SIGTERM');
         assert.equal(await exited(child), 0);

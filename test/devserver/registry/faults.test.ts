@@ -83,7 +83,11 @@ describe('devserver/registry: fault injection', function () {
     assert.equal(broken.status, undefined);
     assert.equal(broken.error?.code, 'ECONNRESET');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual(server.requests().map((r) => r.status), [0], 'the log records the reset');
+    assert.deepEqual(
+      server.requests().map((r) => r.status),
+      [0],
+      'the log records the reset',
+    );
     assert.equal((await get(base + versions)).status, 200, 'times: 1 means the next request is served');
   });
 
@@ -192,10 +196,13 @@ describe('devserver/registry: fault injection', function () {
     try {
       assert.equal((await get(armed.url + versions)).status, 429);
       assert.equal((await get(armed.url + versions)).status, 200);
-      assert.deepEqual(armed.requests().map((r) => [r.method, r.path, r.status]), [
-        ['GET', versions, 429],
-        ['GET', versions, 200],
-      ]);
+      assert.deepEqual(
+        armed.requests().map((r) => [r.method, r.path, r.status]),
+        [
+          ['GET', versions, 429],
+          ['GET', versions, 200],
+        ],
+      );
     } finally {
       await armed.stop();
     }
@@ -205,15 +212,25 @@ describe('devserver/registry: fault injection', function () {
     const everything = { path: '/**', kind: 'status', status: 500 };
     let response = await get(`${base}/_gantry/faults`, { method: 'POST', body: JSON.stringify([everything, { path: versions, kind: 'reset', times: 3 }]) });
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body.faults.map((f: { kind: string; remaining: number | null }) => [f.kind, f.remaining]), [
-      ['status', null],
-      ['reset', 3],
-    ]);
+    assert.deepEqual(
+      response.body.faults.map((f: { kind: string; remaining: number | null }) => [f.kind, f.remaining]),
+      [
+        ['status', null],
+        ['reset', 3],
+      ],
+    );
     assert.equal((await get(base + versions)).status, 500, 'the first matching fault answers');
     response = await get(`${base}/_gantry/faults`);
     assert.equal(response.status, 200, 'admin is not faulted');
     assert.equal(response.body.faults[1].remaining, 3, 'the reset fault was not consumed by a request the 500 answered');
-    for (const bad of ['{', '{"kind":"explode"}', '{"kind":"status","status":200}', '{"kind":"latency","ms":-1}', '{"kind":"reset","path":"no-slash"}', '{"kind":"reset","times":1.5}']) {
+    for (const bad of [
+      '{',
+      '{"kind":"explode"}',
+      '{"kind":"status","status":200}',
+      '{"kind":"latency","ms":-1}',
+      '{"kind":"reset","path":"no-slash"}',
+      '{"kind":"reset","times":1.5}',
+    ]) {
       const refused = await get(`${base}/_gantry/faults`, { method: 'POST', body: bad });
       assert.equal(refused.status, 400, bad);
       assert.ok(Array.isArray(refused.body.errors), bad);
@@ -225,7 +242,10 @@ describe('devserver/registry: fault injection', function () {
     assert.deepEqual(response.body.faults, []);
     assert.equal((await get(base + versions)).status, 200);
     const log = await get(`${base}/_gantry/requests`);
-    assert.deepEqual(log.body.requests.map((r: { status: number }) => r.status), [500, 418, 200]);
+    assert.deepEqual(
+      log.body.requests.map((r: { status: number }) => r.status),
+      [500, 418, 200],
+    );
     assert.equal((await get(`${base}/_gantry/nothing`)).status, 404);
     const huge = await get(`${base}/_gantry/faults`, { method: 'POST', body: JSON.stringify({ kind: 'reset', path: '/' + 'x'.repeat(70 * 1024) }) });
     assert.equal(huge.status, 413, 'admin bodies are capped');

@@ -36,7 +36,10 @@ describe('devserver/registry: pagination, filters and search', function () {
     assert.equal(written.length, BENCH_COUNT);
     assert.equal(written[0], 'bench/mod-000/null');
     const versions = await get(`${base}/${written[7]}/versions`);
-    assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version), ['1.1.0', '1.0.0']);
+    assert.deepEqual(
+      versions.body.modules[0].versions.map((v: { version: string }) => v.version),
+      ['1.1.0', '1.0.0'],
+    );
     const detail = await get(`${base}/${written[7]}`);
     assert.equal(detail.body.root.inputs[0].name, 'name');
   });
@@ -125,7 +128,10 @@ describe('devserver/registry: pagination, filters and search', function () {
     assert.equal(partner.body.modules.length, 8);
     assert.ok(partner.body.modules.every((m: { namespace: string }) => m.namespace === 'partner'));
     const google = await get(`${base}/partner?provider=google`);
-    assert.deepEqual(google.body.modules.map((m: { id: string }) => m.id), ['partner/db0/google/1.0.0', 'partner/db1/google/1.0.0', 'partner/db2/google/1.0.0', 'partner/db3/google/1.0.0']);
+    assert.deepEqual(
+      google.body.modules.map((m: { id: string }) => m.id),
+      ['partner/db0/google/1.0.0', 'partner/db1/google/1.0.0', 'partner/db2/google/1.0.0', 'partner/db3/google/1.0.0'],
+    );
     const allGoogle = await get(`${base}?provider=google&limit=100`);
     assert.equal(allGoogle.body.modules.length, 4);
     assert.deepEqual((await get(`${base}/nobody`)).body.modules, []);
@@ -133,7 +139,10 @@ describe('devserver/registry: pagination, filters and search', function () {
 
   it('REG-PARAM-VERIFIED: only verified=true restricts to partner modules; false, 1, TRUE or nothing return all', async () => {
     const verified = await get(`${base}/partner?verified=true`);
-    assert.deepEqual(verified.body.modules.map((m: { id: string }) => m.id), ['partner/db0/aws/1.0.0', 'partner/db0/google/1.0.0', 'partner/db2/aws/1.0.0', 'partner/db2/google/1.0.0']);
+    assert.deepEqual(
+      verified.body.modules.map((m: { id: string }) => m.id),
+      ['partner/db0/aws/1.0.0', 'partner/db0/google/1.0.0', 'partner/db2/aws/1.0.0', 'partner/db2/google/1.0.0'],
+    );
     for (const value of ['false', '1', 'TRUE', 'yes', '']) {
       const response = await get(`${base}/partner?verified=${value}`);
       assert.equal(response.body.modules.length, 8, `verified=${value}`);
@@ -145,9 +154,15 @@ describe('devserver/registry: pagination, filters and search', function () {
     const database = await get(`${base}/search?q=managed%20database&limit=50`);
     assert.equal(database.body.modules.length, 8);
     const narrowed = await get(`${base}/search?q=database%20google&verified=true`);
-    assert.deepEqual(narrowed.body.modules.map((m: { id: string }) => m.id), ['partner/db0/google/1.0.0', 'partner/db2/google/1.0.0']);
+    assert.deepEqual(
+      narrowed.body.modules.map((m: { id: string }) => m.id),
+      ['partner/db0/google/1.0.0', 'partner/db2/google/1.0.0'],
+    );
     const exact = await get(`${base}/search?q=db3`);
-    assert.deepEqual(exact.body.modules.map((m: { id: string }) => m.id), ['partner/db3/aws/1.0.0', 'partner/db3/google/1.0.0']);
+    assert.deepEqual(
+      exact.body.modules.map((m: { id: string }) => m.id),
+      ['partner/db3/aws/1.0.0', 'partner/db3/google/1.0.0'],
+    );
     const namespace = await get(`${base}/search?q=1.0&namespace=multi&limit=50`);
     assert.equal(namespace.status, 200);
     assert.deepEqual(namespace.body.modules, [], 'versions are not searched');

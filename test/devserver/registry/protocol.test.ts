@@ -117,7 +117,10 @@ describe('devserver/registry: protocol (spec §B)', function () {
     it('REG-DETAIL-ROOT, REG-DETAIL-SUBMODULES, REG-DETAIL-PROVIDERS, REG-DETAIL-VERSIONS: the detail adds root, submodules, providers and versions', async () => {
       const { body } = await get(`${base}/acme/storage/aws/1.1.0`);
       assert.equal(typeof body.root, 'object');
-      assert.deepEqual(body.submodules.map((s: { path: string }) => s.path), ['modules/replica']);
+      assert.deepEqual(
+        body.submodules.map((s: { path: string }) => s.path),
+        ['modules/replica'],
+      );
       assert.deepEqual(body.providers, ['aws', 'google'], 'every provider of acme/storage');
       assert.deepEqual(body.versions, ['2.0.0-rc.1', '1.1.0', '1.0.0']);
     });
@@ -138,12 +141,18 @@ describe('devserver/registry: protocol (spec §B)', function () {
       for (const input of root.inputs) for (const key of ['name', 'description', 'default']) assert.equal(typeof input[key], 'string');
       assert.deepEqual(root.outputs, [{ name: 'arn', description: 'ARN of the bucket' }]);
       assert.ok(Array.isArray(root.dependencies));
-      assert.deepEqual(root.dependencies.map((d: { source: string }) => d.source), ['cloudposse/label/null']);
+      assert.deepEqual(
+        root.dependencies.map((d: { source: string }) => d.source),
+        ['cloudposse/label/null'],
+      );
       assert.deepEqual(root.resources, [{ name: 'this', type: 'aws_s3_bucket' }]);
       const replica = body.submodules[0];
       assert.equal(replica.path, 'modules/replica');
       assert.equal(replica.empty, false);
-      assert.deepEqual(replica.inputs.map((i: { name: string }) => i.name), ['region']);
+      assert.deepEqual(
+        replica.inputs.map((i: { name: string }) => i.name),
+        ['region'],
+      );
     });
 
     it('REG-CONTENT-TRIMMED: content the server cannot read (a declared external location) is trimmed to path and empty', async () => {
@@ -164,7 +173,10 @@ describe('devserver/registry: protocol (spec §B)', function () {
       const response = await get(`${base}/acme/storage`);
       assert.equal(response.status, 200);
       assert.equal(response.body.meta.current_offset, 0);
-      assert.deepEqual(response.body.modules.map((m: { id: string }) => m.id), ['acme/storage/aws/1.1.0', 'acme/storage/google/0.9.0']);
+      assert.deepEqual(
+        response.body.modules.map((m: { id: string }) => m.id),
+        ['acme/storage/aws/1.1.0', 'acme/storage/google/0.9.0'],
+      );
       for (const record of response.body.modules) assertRecord(record);
       assert.equal((await get(`${base}/acme/nothing`)).status, 404);
     });
@@ -176,7 +188,10 @@ describe('devserver/registry: protocol (spec §B)', function () {
       assert.equal(response.status, 200);
       const [first] = response.body.modules;
       assert.equal(first.source, 'acme/storage/aws');
-      assert.deepEqual(first.versions.map((v: { version: string }) => v.version), ['2.0.0-rc.1', '1.1.0', '1.0.0']);
+      assert.deepEqual(
+        first.versions.map((v: { version: string }) => v.version),
+        ['2.0.0-rc.1', '1.1.0', '1.0.0'],
+      );
     });
 
     it('REG-VERSIONS-VERSION-OBJ, REG-VERSIONS-SUBMODULE-OBJ, REG-VERSIONS-ROOT-OBJ: versions[] carry version, submodules and root with providers {name, version}', async () => {
@@ -194,7 +209,10 @@ describe('devserver/registry: protocol (spec §B)', function () {
 
     it('REG-EP-LIST-VERSIONS: names that are not semver are listed as they are, after the semver ones (a client must skip them)', async () => {
       const { body } = await get(`${base}/acme/weird/aws/versions`);
-      assert.deepEqual(body.modules[0].versions.map((v: { version: string }) => v.version), ['1.0.0', 'latest-build', 'versions']);
+      assert.deepEqual(
+        body.modules[0].versions.map((v: { version: string }) => v.version),
+        ['1.0.0', 'latest-build', 'versions'],
+      );
     });
 
     it('AMB-11: the literal "versions" wins over a version named "versions"; "search" wins over a namespace named "search"', async () => {
@@ -362,7 +380,16 @@ describe('devserver/registry: protocol (spec §B)', function () {
         assert.equal(download.status, 204);
         const archive = await fetch(download.headers.get('x-registry-get')!);
         assert.equal(archive.status, 200);
-        for (const path of ['/v1/modules', '/v1/modules/acme', '/v1/modules/search?q=x', '/v1/modules/acme/storage', '/v1/modules/acme/storage/aws', '/v1/modules/acme/storage/aws/1.0.0', '/v1/modules/acme/storage/aws/download', '/v2/modules/acme/storage/aws/downloads/summary']) {
+        for (const path of [
+          '/v1/modules',
+          '/v1/modules/acme',
+          '/v1/modules/search?q=x',
+          '/v1/modules/acme/storage',
+          '/v1/modules/acme/storage/aws',
+          '/v1/modules/acme/storage/aws/1.0.0',
+          '/v1/modules/acme/storage/aws/download',
+          '/v2/modules/acme/storage/aws/downloads/summary',
+        ]) {
           const response = await get(minimal.url + path);
           assert.equal(response.status, 404, path);
           assert.match(response.body.errors[0], /minimal protocol/, path);
@@ -440,7 +467,10 @@ describe('devserver/registry: protocol (spec §B)', function () {
 
   it('archives are the same bytes on every download (deterministic tar.gz)', async () => {
     const location = (await fetch(`${base}/acme/storage/aws/1.1.0/download`)).headers.get('x-registry-get')!;
-    const digest = async () => createHash('sha256').update(Buffer.from(await (await fetch(location)).arrayBuffer())).digest('hex');
+    const digest = async () =>
+      createHash('sha256')
+        .update(Buffer.from(await (await fetch(location)).arrayBuffer()))
+        .digest('hex');
     assert.equal(await digest(), await digest());
   });
 });

@@ -51,7 +51,10 @@ describe('devserver/registry: S3 store (s3rver)', function () {
 
   it('REG-EP-LIST-MODULES: modules are the <prefix>/<namespace>/<name>/<provider>/<version>.<archive> objects, with module.json metadata', async () => {
     const { body } = await get(`${server.url}/v1/modules`);
-    assert.deepEqual(body.modules.map((m: { id: string }) => m.id), ['acme/consul/google/0.1.0', 'acme/vault/aws/1.2.0']);
+    assert.deepEqual(
+      body.modules.map((m: { id: string }) => m.id),
+      ['acme/consul/google/0.1.0', 'acme/vault/aws/1.2.0'],
+    );
     const vault = body.modules[1];
     assert.equal(vault.description, 'Vault on EC2');
     assert.equal(vault.verified, true);
@@ -60,11 +63,17 @@ describe('devserver/registry: S3 store (s3rver)', function () {
 
   it('REG-EP-LIST-VERSIONS: versions come from the object names, newest first', async () => {
     const { body } = await get(`${server.url}/v1/modules/acme/vault/aws/versions`);
-    assert.deepEqual(body.modules[0].versions.map((v: { version: string }) => v.version), ['1.2.0', '1.1.0', '1.0.0']);
+    assert.deepEqual(
+      body.modules[0].versions.map((v: { version: string }) => v.version),
+      ['1.2.0', '1.1.0', '1.0.0'],
+    );
   });
 
   it('REG-EP-DOWNLOAD: X-Registry-Get is a presigned GET URL that returns the object byte for byte', async () => {
-    for (const [version, bytes] of [['1.0.0', tgz], ['1.2.0', zip]] as const) {
+    for (const [version, bytes] of [
+      ['1.0.0', tgz],
+      ['1.2.0', zip],
+    ] as const) {
       const response = await fetch(`${server.url}/v1/modules/acme/vault/aws/${version}/download`);
       assert.equal(response.status, 204);
       const location = new URL(response.headers.get('x-registry-get')!);
@@ -104,7 +113,10 @@ describe('devserver/registry: S3 store (s3rver)', function () {
     const tarDetail = await get(`${server.url}/v1/modules/acme/vault/aws/1.1.0`);
     assert.deepEqual(tarDetail.body.root.outputs, [{ name: 'address', description: 'Where Vault listens' }]);
     const zipDetail = await get(`${server.url}/v1/modules/acme/vault/aws/1.2.0`);
-    assert.deepEqual(zipDetail.body.root.inputs.map((i: { name: string; default: string }) => [i.name, i.default]), [['cluster_size', '3']]);
+    assert.deepEqual(
+      zipDetail.body.root.inputs.map((i: { name: string; default: string }) => [i.name, i.default]),
+      [['cluster_size', '3']],
+    );
     assert.equal(zipDetail.body.root.readme, '# vault\n');
     const broken = await get(`${server.url}/v1/modules/acme/vault/aws/1.0.0`);
     assert.deepEqual(broken.body.root, { path: '', empty: false });

@@ -91,7 +91,13 @@ describe('devserver/registry: folder store', function () {
   });
 
   it('archive paths that do not exist are a 404 with {errors}', async () => {
-    for (const tail of ['acme/storage/aws/9.9.9.tar.gz', 'acme/storage/aws/1.0.0.zip', 'acme/storage', 'x/y/z/1.0.0.tar.gz', 'acme/external/aws/1.0.0.tar.gz']) {
+    for (const tail of [
+      'acme/storage/aws/9.9.9.tar.gz',
+      'acme/storage/aws/1.0.0.zip',
+      'acme/storage',
+      'x/y/z/1.0.0.tar.gz',
+      'acme/external/aws/1.0.0.tar.gz',
+    ]) {
       const response = await get(`${server.url}/_gantry/archives/${tail}`);
       assert.equal(response.status, 404, tail);
       assert.ok(Array.isArray(response.body.errors), tail);
@@ -177,7 +183,10 @@ describe('devserver/registry: folder store', function () {
       const named = await startRegistryServer({ dir: temp.dir, log: (line) => lines.push(line) });
       try {
         const list = await get(`${named.url}/v1/modules`);
-        assert.deepEqual(list.body.modules.map((m: { id: string }) => m.id), ['good/mod/aws/1.0.0']);
+        assert.deepEqual(
+          list.body.modules.map((m: { id: string }) => m.id),
+          ['good/mod/aws/1.0.0'],
+        );
         const warnings = lines.filter((l) => l.startsWith('warning:'));
         assert.equal(warnings.length, 4, warnings.join('\n'));
         assert.ok(warnings.some((w) => w.includes('"-bad" is not a valid namespace')));
@@ -210,7 +219,10 @@ describe('devserver/registry: folder store', function () {
         await writeVersion(temp.dir, 'a/b/c', '1.1.0', { 'main.tf': '' });
         const versions = `${live.url}/v1/modules/a/b/c/versions`;
         const seen = await until(versions, (body) => body.modules[0].versions.length === 2);
-        assert.deepEqual(seen.body.modules[0].versions.map((v: { version: string }) => v.version), ['1.1.0', '1.0.0']);
+        assert.deepEqual(
+          seen.body.modules[0].versions.map((v: { version: string }) => v.version),
+          ['1.1.0', '1.0.0'],
+        );
         await writeModuleJson(temp.dir, 'a/b/c', '{ broken');
         for (let i = 0; i < 250 && !lines.some((l) => l.includes('serving the previous catalog')); i++) {
           const still = await get(versions);
@@ -218,7 +230,10 @@ describe('devserver/registry: folder store', function () {
           assert.equal(still.body.modules[0].versions.length, 2);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        assert.ok(lines.some((l) => l.includes('serving the previous catalog') && l.includes('not valid JSON')), lines.join('\n'));
+        assert.ok(
+          lines.some((l) => l.includes('serving the previous catalog') && l.includes('not valid JSON')),
+          lines.join('\n'),
+        );
         await rm(path.join(temp.dir, 'a/b/c/module.json'));
         await writeVersion(temp.dir, 'a/b/c', '1.2.0', { 'main.tf': '' });
         await live.refresh();
@@ -237,8 +252,23 @@ describe('devserver/registry: folder store', function () {
       const key = path.join(temp.dir, 'key.pem');
       const cert = path.join(temp.dir, 'cert.pem');
       await promisify(execFile)('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
       ]);
       const ca = await readFile(cert);
       const secure = await startRegistryServer({ dir: fixture.dir, tls: { cert: ca, key: await readFile(key) } });

@@ -5,16 +5,18 @@ import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
 describe('embedded kv server: tokens, logins and policies', () => {
   let server: SecretsServer;
   let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
-  before(async () =>
-    ({ server, call } = await withServer({
-      policies: {
-        'app-reader': { 'secret/data/app/*': ['read'], 'secret/metadata/app/*': ['list', 'read'] },
-        'app-creator': { 'secret/data/new/*': ['create'], 'kv/new/*': ['create'] },
-        'app-writer': { path: { 'secret/data/app/*': { capabilities: ['create', 'read', 'update', 'patch', 'delete'] } } },
-      },
-      users: [{ username: 'alice', password: 'wonderland', policies: ['app-reader'] }],
-      approles: [{ roleName: 'ci', roleId: 'role-ci', secretId: 'secret-ci', policies: ['app-writer'] }],
-    })));
+  before(
+    async () =>
+      ({ server, call } = await withServer({
+        policies: {
+          'app-reader': { 'secret/data/app/*': ['read'], 'secret/metadata/app/*': ['list', 'read'] },
+          'app-creator': { 'secret/data/new/*': ['create'], 'kv/new/*': ['create'] },
+          'app-writer': { path: { 'secret/data/app/*': { capabilities: ['create', 'read', 'update', 'patch', 'delete'] } } },
+        },
+        users: [{ username: 'alice', password: 'wonderland', policies: ['app-reader'] }],
+        approles: [{ roleName: 'ci', roleId: 'role-ci', secretId: 'secret-ci', policies: ['app-writer'] }],
+      })),
+  );
   after(() => server.stop());
 
   const login = async (path: string, body: unknown) => {
@@ -175,13 +177,21 @@ describe('embedded kv server: tokens, logins and policies', () => {
   });
 
   it('ACL policies can be written at run time as JSON or HCL path blocks; sys/capabilities-self reports them', async () => {
-    const put = await call('PUT', 'sys/policies/acl/runtime', { body: { policy: JSON.stringify({ path: { 'kv/rt/*': { capabilities: ['read', 'create'] } } }) } });
+    const put = await call('PUT', 'sys/policies/acl/runtime', {
+      body: { policy: JSON.stringify({ path: { 'kv/rt/*': { capabilities: ['read', 'create'] } } }) },
+    });
     assert.equal(put.status, 204);
     const token = (await call('POST', 'auth/token/create', { body: { policies: ['runtime'] } })).body.auth.client_token;
     assert.equal((await call('POST', 'kv/rt/a', { token, body: { a: 1 } })).status, 204);
     assert.equal((await call('GET', 'kv/rt/a', { token })).status, 200);
     assert.equal((await call('DELETE', 'kv/rt/a', { token })).status, 403);
-    const hcl = ['# the usual HCL form', 'path "kv/hcl/*" {', '  capabilities = ["read", "list"]', '}', 'path "kv/hcl/w" { capabilities = ["create"] } // inline'].join('\n');
+    const hcl = [
+      '# the usual HCL form',
+      'path "kv/hcl/*" {',
+      '  capabilities = ["read", "list"]',
+      '}',
+      'path "kv/hcl/w" { capabilities = ["create"] } // inline',
+    ].join('\n');
     assert.equal((await call('PUT', 'sys/policies/acl/hcl', { body: { policy: hcl } })).status, 204);
     const hclToken = (await call('POST', 'auth/token/create', { body: { policies: ['hcl'] } })).body.auth.client_token;
     const caps = await call('POST', 'sys/capabilities-self', { token: hclToken, body: { paths: ['kv/hcl/a', 'kv/hcl/w', 'kv/other'] } });

@@ -10,17 +10,26 @@ import { SecretsClient } from '../../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../../peers/tls.js';
 import { startGantry, stopGantry } from '../../cli/gantry-process.js';
 
-interface Info { url: string; token: string; unsealKey: string; mounts: Array<{ path: string; version: number }> }
+interface Info {
+  url: string;
+  token: string;
+  unsealKey: string;
+  mounts: Array<{ path: string; version: number }>;
+}
 
 /** `gantry --json dev secrets <args>`: resolves with the JSON object it prints once it listens. */
 async function startCli(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: Info }> {
-  const { child, value } = await startGantry(['--json', 'dev', 'secrets', ...args], (stdout) => {
-    try {
-      return JSON.parse(stdout) as Info;
-    } catch {
-      return undefined; // not the whole object yet
-    }
-  }, env);
+  const { child, value } = await startGantry(
+    ['--json', 'dev', 'secrets', ...args],
+    (stdout) => {
+      try {
+        return JSON.parse(stdout) as Info;
+      } catch {
+        return undefined; // not the whole object yet
+      }
+    },
+    env,
+  );
   return { child, info: value };
 }
 
@@ -42,7 +51,11 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
     try {
       assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.equal(info.token, 'cli-root');
-      const write = await fetch(`${info.url}/v1/secret/data/cli`, { method: 'POST', headers: { 'X-Secrets-Token': 'cli-root' }, body: JSON.stringify({ data: { k: 'v' } }) });
+      const write = await fetch(`${info.url}/v1/secret/data/cli`, {
+        method: 'POST',
+        headers: { 'X-Secrets-Token': 'cli-root' },
+        body: JSON.stringify({ data: { k: 'v' } }),
+      });
       assert.equal(write.status, 200);
       const list = await fetch(`${info.url}/v1/secret/metadata/`, { method: 'LIST', headers: { 'X-Secrets-Token': 'cli-root' } });
       assert.deepEqual(((await list.json()) as { data: { keys: string[] } }).data.keys, ['cli']);
@@ -91,7 +104,11 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
   });
 
   it('SEC-AUTH-TOKEN-REQUIRED: gantry dev prints the export line for the kv server (plain http://, its root token); a client configured by it works, and nothing works without the token', async () => {
-    const { child, value: stdout } = await startGantry(['dev'], banner, { GANTRY_DEV_SECRETS_PORT: '0', GANTRY_DEV_REGISTRY_PORT: '0', GANTRY_DEV_PAGEANALYSIS_PORT: '0' });
+    const { child, value: stdout } = await startGantry(['dev'], banner, {
+      GANTRY_DEV_SECRETS_PORT: '0',
+      GANTRY_DEV_REGISTRY_PORT: '0',
+      GANTRY_DEV_PAGEANALYSIS_PORT: '0',
+    });
     try {
       const line = /^export (SECRETS_ADDR=\S+ SECRETS_TOKEN=\S+)$/m.exec(stdout);
       assert.ok(line, stdout);
@@ -127,7 +144,10 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
     }
     const { child, info } = await startCli(['--port', '0', '--root-token', 'r', '--mount', 'apps/=kv2', '--mount', 'legacy/=kv1', '--namespace', 'ns1']);
     try {
-      assert.deepEqual(info.mounts, [{ path: 'apps/', version: 2 }, { path: 'legacy/', version: 1 }]);
+      assert.deepEqual(info.mounts, [
+        { path: 'apps/', version: 2 },
+        { path: 'legacy/', version: 1 },
+      ]);
       const headers = { 'X-Secrets-Token': 'r' };
       const v2 = await fetch(`${info.url}/v1/apps/data/db`, { method: 'POST', headers, body: JSON.stringify({ data: { k: 'v2' } }) });
       assert.equal(v2.status, 200);
@@ -145,8 +165,22 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
   });
 
   it('SEC-LIMIT-REQUEST-SIZE, SEC-LIMIT-JSON-DEPTH, SEC-LIMIT-JSON-STRING-LENGTH, SEC-LIMIT-JSON-OBJECT-ENTRIES, SEC-LIMIT-JSON-ARRAY-ELEMENTS: the listener limits from flags', async () => {
-    const { child, info } = await startCli(['--port', '0', '--root-token', 'r', '--max-request-size', '300', '--max-json-depth', '3',
-      '--max-json-string-value-length', '8', '--max-json-object-entry-count', '3', '--max-json-array-element-count', '2']);
+    const { child, info } = await startCli([
+      '--port',
+      '0',
+      '--root-token',
+      'r',
+      '--max-request-size',
+      '300',
+      '--max-json-depth',
+      '3',
+      '--max-json-string-value-length',
+      '8',
+      '--max-json-object-entry-count',
+      '3',
+      '--max-json-array-element-count',
+      '2',
+    ]);
     const post = async (body: string) => {
       const r = await fetch(`${info.url}/v1/kv/limits`, { method: 'POST', headers: { 'X-Secrets-Token': 'r' }, body });
       return { status: r.status, errors: ((await r.json().catch(() => ({}))) as { errors?: string[] }).errors };
@@ -184,7 +218,9 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
 
   describe('TLS', () => {
     let pki: TestPki;
-    before(() => { pki = makeTestPki(); });
+    before(() => {
+      pki = makeTestPki();
+    });
     after(() => pki.remove());
 
     it('SEC-AUTH-TLS: --tls-cert/--tls-key serve https; a client trusting the CA made in the test reads and writes, one skipping verification too, one trusting another CA fails', async () => {
@@ -196,7 +232,9 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
         await stopGantry(text.child);
       }
       const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile]);
-      const sources = (env: Record<string, string>) => ({ sources: { env: { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined } });
+      const sources = (env: Record<string, string>) => ({
+        sources: { env: { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', ...env }, pulumi: undefined },
+      });
       const trusting = new SecretsClient(sources({ SECRETS_CACERT: pki.caFile }));
       const skipping = new SecretsClient(sources({ SECRETS_SKIP_VERIFY: 'true' }));
       const other = new SecretsClient(sources({ SECRETS_CACERT: pki.otherCaFile }));
@@ -207,7 +245,10 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
         await trusting.kv('kv').write('over-tls', { v: 1 });
         assert.deepEqual(await trusting.kv('kv').list(''), ['over-tls']);
         assert.deepEqual((await skipping.kv('secret').read('over-tls')).data, { k: 'v' });
-        const refused = await other.kv('secret', { kvVersion: 2 }).read('over-tls').catch((e: unknown) => e);
+        const refused = await other
+          .kv('secret', { kvVersion: 2 })
+          .read('over-tls')
+          .catch((e: unknown) => e);
         assert.ok(refused instanceof Error && /certificate/i.test(refused.message), String(refused));
       } finally {
         trusting.close();
@@ -220,13 +261,18 @@ describe('devserver/secrets: the command and the gantry dev starter', function (
     it('SEC-AUTH-TLS: --tls-client-ca requires a client certificate signed by that CA (mutual TLS); --tls-client-ca without --tls-cert is a usage error', async () => {
       const text = await startCliText(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--tls-client-ca', pki.caFile]);
       try {
-        assert.ok(text.stdout.includes(`mutual TLS: clients must present a certificate signed by a CA in ${pki.caFile} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`), text.stdout);
+        assert.ok(
+          text.stdout.includes(`mutual TLS: clients must present a certificate signed by a CA in ${pki.caFile} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`),
+          text.stdout,
+        );
       } finally {
         await stopGantry(text.child);
       }
       const { child, info } = await startCli(['--port', '0', '--tls-cert', pki.certFile, '--tls-key', pki.keyFile, '--tls-client-ca', pki.caFile]);
       const env = { SECRETS_ADDR: info.url, SECRETS_TOKEN: info.token, SECRETS_MAX_RETRIES: '0', SECRETS_CACERT: pki.caFile };
-      const mutual = new SecretsClient({ sources: { env: { ...env, SECRETS_CLIENT_CERT: pki.clientCertFile, SECRETS_CLIENT_KEY: pki.clientKeyFile }, pulumi: undefined } });
+      const mutual = new SecretsClient({
+        sources: { env: { ...env, SECRETS_CLIENT_CERT: pki.clientCertFile, SECRETS_CLIENT_KEY: pki.clientKeyFile }, pulumi: undefined },
+      });
       const anonymous = new SecretsClient({ sources: { env, pulumi: undefined } });
       try {
         assert.equal((info as Info & { clientCertificateRequired: boolean }).clientCertificateRequired, true);

@@ -137,7 +137,10 @@ describe('embedded kv server: kv v2', () => {
     const many = await call('GET', 'secret/metadata/many');
     let meta = many.body.data;
     assert.equal(meta.max_versions, 0);
-    assert.deepEqual(Object.keys(meta.versions).sort((a, b) => Number(a) - Number(b)), ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
+    assert.deepEqual(
+      Object.keys(meta.versions).sort((a, b) => Number(a) - Number(b)),
+      ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12'],
+    );
     // On the wire (the raw JSON text, not the parsed object): an object whose keys are the version numbers as decimal
     // strings, e.g. "versions":{"3":{…},…} — not an array, and not keys of another form.
     assert.deepEqual(versionKeysOnTheWire(many.text), ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']);
@@ -198,7 +201,10 @@ describe('embedded kv server: kv v2', () => {
     });
     assert.equal(ok.status, 204, 'exactly at the limits is accepted');
 
-    const patch = await call('PATCH', 'secret/metadata/meta', { body: { custom_metadata: { k0: null, extra: 'x' } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+    const patch = await call('PATCH', 'secret/metadata/meta', {
+      body: { custom_metadata: { k0: null, extra: 'x' } },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
     assert.equal(patch.status, 204);
     const patched = (await call('GET', 'secret/metadata/meta')).body.data.custom_metadata;
     assert.equal(patched.k0, undefined);

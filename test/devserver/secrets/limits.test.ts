@@ -21,10 +21,14 @@ describe('embedded kv server: request size and JSON limits, request header', () 
     const { server: small } = await withServer({ maxRequestSize: 1024 });
     try {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request(`${small.url}/v1/kv/chunked`, { method: 'POST', headers: { 'X-Secrets-Token': ROOT, 'Transfer-Encoding': 'chunked' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = http.request(
+          `${small.url}/v1/kv/chunked`,
+          { method: 'POST', headers: { 'X-Secrets-Token': ROOT, 'Transfer-Encoding': 'chunked' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 8; i++) req.write(`{"k${i}":"${'y'.repeat(200)}"}`.slice(0, 200));
         req.end();
@@ -76,7 +80,9 @@ describe('embedded kv server: request size and JSON limits, request header', () 
   });
 
   it('SEC-LIMIT-JSON-DEPTH SEC-LIMIT-JSON-ARRAY-ELEMENTS: the four limits are listener options', async () => {
-    const { server: tight, call: c } = await withServer({ jsonLimits: { maxDepth: 3, maxArrayElementCount: 2, maxObjectEntryCount: 3, maxStringValueLength: 4 } });
+    const { server: tight, call: c } = await withServer({
+      jsonLimits: { maxDepth: 3, maxArrayElementCount: 2, maxObjectEntryCount: 3, maxStringValueLength: 4 },
+    });
     try {
       assert.equal((await c('POST', 'kv/t', { raw: '{"a":{"b":{"c":1}}}' })).status, 204);
       assert.equal((await c('POST', 'kv/t', { raw: '{"a":{"b":{"c":{}}}}' })).status, 400);

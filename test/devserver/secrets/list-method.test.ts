@@ -43,7 +43,12 @@ describe('embedded kv server: the LIST method on the wire', () => {
     const body = JSON.stringify({ note: 'LIST /v1/kv/ HTTP/1.1' });
     const statuses = await exchange(
       server,
-      [head('POST', '/v1/kv/pipe/a', `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`) + body + head('LIST', '/v1/kv/pipe/', '\r\n') + head('GET', '/v1/kv/pipe/a', '\r\n')],
+      [
+        head('POST', '/v1/kv/pipe/a', `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`) +
+          body +
+          head('LIST', '/v1/kv/pipe/', '\r\n') +
+          head('GET', '/v1/kv/pipe/a', '\r\n'),
+      ],
       3,
     );
     assert.deepEqual(statuses, [204, 200, 200]);

@@ -10,9 +10,16 @@ describe('devserver/secrets: configured mounts', () => {
   it('SEC-MOUNT-DEFAULT-SECRET: mounts() reports secret/ (kv v2) and kv/ (kv v1) by default, and mounts added through sys/mounts', async () => {
     const { server, call } = await withServer();
     try {
-      assert.deepEqual(server.mounts(), [{ path: 'kv/', version: 1 }, { path: 'secret/', version: 2 }]);
+      assert.deepEqual(server.mounts(), [
+        { path: 'kv/', version: 1 },
+        { path: 'secret/', version: 2 },
+      ]);
       assert.equal((await call('POST', 'sys/mounts/extra', { body: { type: 'kv', options: { version: '2' } } })).status, 204);
-      assert.deepEqual(server.mounts(), [{ path: 'extra/', version: 2 }, { path: 'kv/', version: 1 }, { path: 'secret/', version: 2 }]);
+      assert.deepEqual(server.mounts(), [
+        { path: 'extra/', version: 2 },
+        { path: 'kv/', version: 1 },
+        { path: 'secret/', version: 2 },
+      ]);
     } finally {
       await server.stop();
     }
@@ -27,7 +34,10 @@ describe('devserver/secrets: configured mounts', () => {
       await first.stop();
       const second = await startSecretsServer({ rootToken: ROOT, dataFile, mounts: [{ path: 'legacy/', version: 1 }] });
       try {
-        assert.deepEqual(second.mounts(), [{ path: 'apps/', version: 2 }, { path: 'legacy/', version: 1 }]);
+        assert.deepEqual(second.mounts(), [
+          { path: 'apps/', version: 2 },
+          { path: 'legacy/', version: 1 },
+        ]);
         const call = client(second);
         assert.equal((await call('POST', 'apps/data/k', { body: { data: { v: 2 } } })).status, 200);
         assert.deepEqual((await call('GET', 'apps/data/k')).body.data.data, { v: 2 });
@@ -43,8 +53,24 @@ describe('devserver/secrets: configured mounts', () => {
   });
 
   it('a mount given twice, one inside another, or under sys/ or auth/ is refused at start', async () => {
-    await assert.rejects(startSecretsServer({ mounts: [{ path: 'a/', version: 2 }, { path: '/a', version: 1 }] }), /mounts: a\/ is given twice/);
-    await assert.rejects(startSecretsServer({ mounts: [{ path: 'a/b', version: 2 }, { path: 'a', version: 1 }] }), /mounts: a\/b\/ is inside a\/; mounts cannot be nested/);
+    await assert.rejects(
+      startSecretsServer({
+        mounts: [
+          { path: 'a/', version: 2 },
+          { path: '/a', version: 1 },
+        ],
+      }),
+      /mounts: a\/ is given twice/,
+    );
+    await assert.rejects(
+      startSecretsServer({
+        mounts: [
+          { path: 'a/b', version: 2 },
+          { path: 'a', version: 1 },
+        ],
+      }),
+      /mounts: a\/b\/ is inside a\/; mounts cannot be nested/,
+    );
     await assert.rejects(startSecretsServer({ mounts: [{ path: 'sys/x', version: 2 }] }), /outside sys\/ and auth\//);
   });
 });

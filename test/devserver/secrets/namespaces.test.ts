@@ -5,12 +5,14 @@ import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
 describe('embedded kv server: namespaces', () => {
   let server: SecretsServer;
   let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
-  before(async () =>
-    ({ server, call } = await withServer({
-      namespaces: ['ns1/ns2'],
-      policies: { 'ns1/ns2/reader': { 'secret/data/*': ['read'] } },
-      users: [{ username: 'bob', password: 'builder', policies: ['reader'], namespace: 'ns1/ns2' }],
-    })));
+  before(
+    async () =>
+      ({ server, call } = await withServer({
+        namespaces: ['ns1/ns2'],
+        policies: { 'ns1/ns2/reader': { 'secret/data/*': ['read'] } },
+        users: [{ username: 'bob', password: 'builder', policies: ['reader'], namespace: 'ns1/ns2' }],
+      })),
+  );
   after(() => server.stop());
 
   it('SEC-NS-RELATIVE SEC-NS-EQUIVALENCE SEC-NS-SPLIT-PREFIX: header ns1/ns2/ + secret/foo, path ns1/ns2/secret/foo and every split between them are one secret', async () => {
@@ -41,7 +43,11 @@ describe('embedded kv server: namespaces', () => {
     assert.equal((await call('GET', 'secret/data/foo', { token, namespace: 'ns1/ns2' })).status, 200);
     assert.equal((await call('GET', 'ns1/ns2/secret/data/foo', { token })).status, 200);
     assert.equal((await call('GET', 'secret/data/foo', { token })).status, 403, 'not in the root namespace');
-    assert.equal((await call('POST', 'auth/userpass/login/bob', { token: null, body: { password: 'builder' } })).status, 403, 'the user exists only in ns1/ns2');
+    assert.equal(
+      (await call('POST', 'auth/userpass/login/bob', { token: null, body: { password: 'builder' } })).status,
+      403,
+      'the user exists only in ns1/ns2',
+    );
   });
 
   it('SEC-NS-ENDPOINT-SCOPE: seal endpoints exist only in the root namespace', async () => {

@@ -90,7 +90,11 @@ describe('embedded kv server: persistence to a data file', () => {
       const writer = async (w: number) => {
         for (let i = 0; !stop; i++) {
           try {
-            const r = await fetch(`${url}/v1/secret/data/w${w}`, { method: 'POST', headers: { 'X-Secrets-Token': token }, body: JSON.stringify({ data: { i, blob } }) });
+            const r = await fetch(`${url}/v1/secret/data/w${w}`, {
+              method: 'POST',
+              headers: { 'X-Secrets-Token': token },
+              body: JSON.stringify({ data: { i, blob } }),
+            });
             if (r.status === 200) acknowledged.set(`w${w}`, ((await r.json()) as { data: { version: number } }).data.version);
           } catch {
             return; // the server is gone: a clear connection error, not a hang
@@ -118,7 +122,11 @@ describe('embedded kv server: persistence to a data file', () => {
           assert.equal(meta.status, 200, key);
           assert.ok(meta.body.data.current_version >= version, `${key}: acknowledged version ${version} is on disk`);
         }
-        assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.tmp')), [], 'temporaries of the dead process are cleaned up');
+        assert.deepEqual(
+          (await readdir(dir)).filter((n) => n.endsWith('.tmp')),
+          [],
+          'temporaries of the dead process are cleaned up',
+        );
       } finally {
         await reloaded.stop();
       }

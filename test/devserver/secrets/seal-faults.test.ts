@@ -76,7 +76,10 @@ describe('embedded kv server: sealed state, fault injection, TLS', () => {
   });
 
   it('latency and dropped connections can be injected', async () => {
-    server.setFaults([{ latencyMs: 300, path: '/v1/kv/slow', count: 1 }, { reset: true, path: '/v1/kv/drop', count: 1 }]);
+    server.setFaults([
+      { latencyMs: 300, path: '/v1/kv/slow', count: 1 },
+      { reset: true, path: '/v1/kv/drop', count: 1 },
+    ]);
     const started = Date.now();
     assert.equal((await call('GET', 'kv/slow')).status, 404);
     assert.ok(Date.now() - started >= 280);
@@ -100,7 +103,11 @@ describe('embedded kv server: sealed state, fault injection, TLS', () => {
       assert.equal((await c2('GET', 'kv/x')).status, 429);
       const listed = (await (await fetch(`${s2.url}/_dev/faults`, { headers: { 'X-Secrets-Token': ROOT } })).json()) as { faults: unknown[] };
       assert.deepEqual(listed.faults, [{ status: 429, retryAfter: 1, count: 0 }]);
-      const bad = await fetch(`${s2.url}/_dev/faults`, { method: 'PUT', headers: { 'X-Secrets-Token': ROOT }, body: JSON.stringify({ faults: [{ status: 302 }] }) });
+      const bad = await fetch(`${s2.url}/_dev/faults`, {
+        method: 'PUT',
+        headers: { 'X-Secrets-Token': ROOT },
+        body: JSON.stringify({ faults: [{ status: 302 }] }),
+      });
       assert.equal(bad.status, 400);
     } finally {
       await s2.stop();

@@ -13,7 +13,12 @@ interface Method {
 }
 
 const rules = readFileSync(new URL('../../fixtures/spec/rules.md', import.meta.url), 'utf8');
-const METHODS: Method[] = [...rules.matchAll(/^- (STO-[A-Z0-9-]+): `([a-zA-Z]+\.[a-zA-Z]+)` is `([A-Z]+) (\/storage\/v2\/[^`]*)`/gm)].map((m) => ({ rule: m[1]!, name: m[2]!, method: m[3]!, path: m[4]! }));
+const METHODS: Method[] = [...rules.matchAll(/^- (STO-[A-Z0-9-]+): `([a-zA-Z]+\.[a-zA-Z]+)` is `([A-Z]+) (\/storage\/v2\/[^`]*)`/gm)].map((m) => ({
+  rule: m[1]!,
+  name: m[2]!,
+  method: m[3]!,
+  path: m[4]!,
+}));
 
 describe('devserver/storage: the method catalogue', function () {
   this.timeout(30_000);
@@ -26,7 +31,21 @@ describe('devserver/storage: the method catalogue', function () {
   it('STO-RESOURCES STO-BASE-PREFIX: the spec lists 70 methods, each routed to the handler named as the spec names it', () => {
     assert.equal(METHODS.length, 70);
     const resources = new Set(METHODS.map((m) => m.name.split('.')[0]));
-    assert.deepEqual([...resources].sort(), ['about', 'apps', 'changes', 'channels', 'children', 'comments', 'drives', 'files', 'parents', 'permissions', 'properties', 'replies', 'revisions']);
+    assert.deepEqual([...resources].sort(), [
+      'about',
+      'apps',
+      'changes',
+      'channels',
+      'children',
+      'comments',
+      'drives',
+      'files',
+      'parents',
+      'permissions',
+      'properties',
+      'replies',
+      'revisions',
+    ]);
     for (const m of METHODS) {
       const found = route(m.method, m.path.replace(/\{email\}/, 'a@b.test').replace(/\{[A-Za-z]+\}/g, 'X1'));
       assert.ok('route' in found, `${m.rule}: ${m.method} ${m.path} is routed`);
@@ -42,10 +61,15 @@ describe('devserver/storage: the method catalogue', function () {
     assert.ok('route' in update && update.route.name === 'files.update');
   });
 
-  it('STO-VER-V2: over a socket, every method of the catalogue answers (with unknown ids: 404 naming the missing resource, never the router\'s bare Not Found or 405)', async () => {
+  it("STO-VER-V2: over a socket, every method of the catalogue answers (with unknown ids: 404 naming the missing resource, never the router's bare Not Found or 405)", async () => {
     for (const m of METHODS) {
       const path = m.path.replace(/\{email\}/, 'a@b.test').replace(/\{[A-Za-z]+\}/g, 'X1nope');
-      const res = await h.raw(m.method, path, m.method === 'GET' || m.method === 'DELETE' ? undefined : '{}', m.method === 'GET' || m.method === 'DELETE' ? {} : { 'content-type': 'application/json' });
+      const res = await h.raw(
+        m.method,
+        path,
+        m.method === 'GET' || m.method === 'DELETE' ? undefined : '{}',
+        m.method === 'GET' || m.method === 'DELETE' ? {} : { 'content-type': 'application/json' },
+      );
       const text = await res.text();
       assert.notEqual(res.status, 405, `${m.rule}: ${m.method} ${path}`);
       if (res.status === 404) assert.doesNotMatch(JSON.parse(text).error.message, /^Not Found$/, `${m.rule}: ${m.method} ${path} reached its handler`);

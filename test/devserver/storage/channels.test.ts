@@ -40,18 +40,34 @@ describe('devserver/storage: watch channels', function () {
     assert.equal(channel.status, 200);
     assert.equal(channel.body.kind, 'api#channel');
     assert.match(channel.body.resourceUri, /\/storage\/v2\/changes\?/);
-    assert.equal((await h.api('POST', '/storage/v2/changes/watch', { id: 'chan-1', type: 'web_hook', address })).body.error.errors[0].reason, 'channelIdNotUnique');
+    assert.equal(
+      (await h.api('POST', '/storage/v2/changes/watch', { id: 'chan-1', type: 'web_hook', address })).body.error.errors[0].reason,
+      'channelIdNotUnique',
+    );
     await h.api('POST', '/storage/v2/files', { title: 'watched change' });
     await h.server.notifications();
-    assert.deepEqual(messages.map((m) => m.headers['x-goog-resource-state']), ['sync', 'change']);
-    assert.deepEqual(messages.map((m) => m.headers['x-goog-message-number']), ['1', '2']);
+    assert.deepEqual(
+      messages.map((m) => m.headers['x-goog-resource-state']),
+      ['sync', 'change'],
+    );
+    assert.deepEqual(
+      messages.map((m) => m.headers['x-goog-message-number']),
+      ['1', '2'],
+    );
     const [sync] = messages;
     assert.equal(sync!.headers['x-goog-channel-id'], 'chan-1');
     assert.equal(sync!.headers['x-goog-channel-token'], 'tok=1');
     assert.equal(sync!.headers['x-goog-resource-id'], channel.body.resourceId);
     assert.ok(sync!.headers['x-goog-channel-expiration']);
     assert.equal(sync!.body, '');
-    assert.equal((await h.raw('POST', '/storage/v2/channels/stop', JSON.stringify({ id: 'chan-1', resourceId: channel.body.resourceId }), { 'content-type': 'application/json' })).status, 204);
+    assert.equal(
+      (
+        await h.raw('POST', '/storage/v2/channels/stop', JSON.stringify({ id: 'chan-1', resourceId: channel.body.resourceId }), {
+          'content-type': 'application/json',
+        })
+      ).status,
+      204,
+    );
     await h.api('POST', '/storage/v2/files', { title: 'unwatched' });
     await h.server.notifications();
     assert.equal(messages.length, 2);
@@ -72,7 +88,10 @@ describe('devserver/storage: watch channels', function () {
     await h.server.notifications();
     await h.raw('DELETE', `/storage/v2/files/${file.id}`);
     await h.server.notifications();
-    assert.deepEqual(messages.map((m) => m.headers['x-goog-resource-state']), ['sync', 'update', 'trash', 'remove']);
+    assert.deepEqual(
+      messages.map((m) => m.headers['x-goog-resource-state']),
+      ['sync', 'update', 'trash', 'remove'],
+    );
     assert.equal((await h.api('POST', `/storage/v2/files/${other.id}/watch`, { id: 'bad', type: 'web_hook', address: 'ftp://x' })).status, 400);
   });
 });

@@ -38,16 +38,19 @@ export async function startPathProxy(upstream: string): Promise<PathProxy> {
       if (req.rawHeaders[i]!.toLowerCase() === 'connection') continue;
       headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
     }
-    const out = http.request({ host: to.hostname, port: to.port, method: req.method, path: rewriteDrivePath(req.url ?? '/'), headers, agent: false }, (answer) => {
-      const back: string[] = [];
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-        if (answer.rawHeaders[i]!.toLowerCase() === 'connection') continue;
-        back.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
-      answer.pipe(res);
-      answer.once('error', () => res.destroy());
-    });
+    const out = http.request(
+      { host: to.hostname, port: to.port, method: req.method, path: rewriteDrivePath(req.url ?? '/'), headers, agent: false },
+      (answer) => {
+        const back: string[] = [];
+        for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+          if (answer.rawHeaders[i]!.toLowerCase() === 'connection') continue;
+          back.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+        answer.pipe(res);
+        answer.once('error', () => res.destroy());
+      },
+    );
     out.once('error', () => res.destroy());
     req.pipe(out);
     req.once('error', () => out.destroy());

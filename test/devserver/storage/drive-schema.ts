@@ -31,7 +31,12 @@ function catalogue(): Catalogue {
       const name = node.name.text.slice('Schema$'.length);
       schemas.set(name, node);
       const kind = node.members.find((m) => ts.isPropertySignature(m) && m.name.getText() === 'kind');
-      const doc = kind ? ts.getJSDocCommentsAndTags(kind).map((d) => d.getText()).join(' ') : '';
+      const doc = kind
+        ? ts
+            .getJSDocCommentsAndTags(kind)
+            .map((d) => d.getText())
+            .join(' ')
+        : '';
       const fixed = /`?\b((?:drive|api)#\w+)`?/.exec(doc);
       if (fixed) kinds.set(name, fixed[1]!);
     }
@@ -68,11 +73,14 @@ export function responseSchema(method: string): string {
 
 /** The `kind` Drive documents for a schema, renamed as the storage API renames it (`drive#file` → `storage#file`). */
 export function storageKind(schema: string): string | undefined {
-  return catalogue().kinds.get(schema)?.replace(/^drive#/, 'storage#');
+  return catalogue()
+    .kinds.get(schema)
+    ?.replace(/^drive#/, 'storage#');
 }
 
 function nonNull(type: ts.TypeNode): ts.TypeNode[] {
-  if (ts.isUnionTypeNode(type)) return type.types.filter((t) => !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword) && t.kind !== ts.SyntaxKind.UndefinedKeyword);
+  if (ts.isUnionTypeNode(type))
+    return type.types.filter((t) => !(ts.isLiteralTypeNode(t) && t.literal.kind === ts.SyntaxKind.NullKeyword) && t.kind !== ts.SyntaxKind.UndefinedKeyword);
   return [type];
 }
 
@@ -139,7 +147,8 @@ export function shapeProblems(value: unknown, schema: string, options: { partial
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [`${schema}: not an object`];
   checkSchema(value as Record<string, unknown>, schema, schema, problems);
   const kind = storageKind(schema);
-  if (kind && !options.partial && (value as { kind?: unknown }).kind === undefined) problems.push(`${schema}.kind: missing (Drive v2 always sends ${kind.replace('storage#', 'drive#')})`);
+  if (kind && !options.partial && (value as { kind?: unknown }).kind === undefined)
+    problems.push(`${schema}.kind: missing (Drive v2 always sends ${kind.replace('storage#', 'drive#')})`);
   return problems;
 }
 
@@ -147,5 +156,6 @@ export function shapeProblems(value: unknown, schema: string, options: { partial
 function checkSchema(value: Record<string, unknown>, schema: string, at: string, problems: string[]): void {
   checkMembers(value, catalogue().schemas.get(schema)!.members, at, problems);
   const kind = storageKind(schema);
-  if (kind && value.kind !== undefined && value.kind !== kind) problems.push(`${at}.kind: ${JSON.stringify(value.kind)} where Drive v2 has ${kind.replace('storage#', 'drive#')} (so ${kind} here)`);
+  if (kind && value.kind !== undefined && value.kind !== kind)
+    problems.push(`${at}.kind: ${JSON.stringify(value.kind)} where Drive v2 has ${kind.replace('storage#', 'drive#')} (so ${kind} here)`);
 }

@@ -22,8 +22,15 @@ describe('devserver/storage: properties, comments, drives, apps, labels, export'
     assert.equal((await h.api('PUT', `/storage/v2/files/${file.id}/properties/build?visibility=public`, { value: '44' })).body.value, '44');
     const list = await h.api('GET', `/storage/v2/files/${file.id}/properties`);
     assert.equal(list.body.kind, 'storage#propertyList');
-    assert.deepEqual(list.body.items.map((p: { key: string; value: string }) => `${p.key}=${p.value}`), ['build=44']);
-    assert.equal((await h.api('POST', `/storage/v2/files/${file.id}/properties`, { key: 'k', value: 'v'.repeat(200) })).status, 400, 'key + value at most 124 bytes');
+    assert.deepEqual(
+      list.body.items.map((p: { key: string; value: string }) => `${p.key}=${p.value}`),
+      ['build=44'],
+    );
+    assert.equal(
+      (await h.api('POST', `/storage/v2/files/${file.id}/properties`, { key: 'k', value: 'v'.repeat(200) })).status,
+      400,
+      'key + value at most 124 bytes',
+    );
     assert.equal((await h.raw('DELETE', `/storage/v2/files/${file.id}/properties/build?visibility=public`)).status, 204);
     assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}/properties`)).body.items, []);
   });
@@ -39,8 +46,14 @@ describe('devserver/storage: properties, comments, drives, apps, labels, export'
     const reply = (await h.api('POST', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies`, { content: 'fixed', verb: 'resolve' })).body;
     assert.equal(reply.kind, 'storage#commentReply');
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/comments/${comment.commentId}`)).body.status, 'resolved');
-    assert.equal((await h.api('PATCH', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`, { content: 'really fixed' })).body.content, 'really fixed');
-    assert.equal((await h.api('PUT', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`, { content: 'done' })).body.content, 'done');
+    assert.equal(
+      (await h.api('PATCH', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`, { content: 'really fixed' })).body.content,
+      'really fixed',
+    );
+    assert.equal(
+      (await h.api('PUT', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`, { content: 'done' })).body.content,
+      'done',
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`)).body.content, 'done');
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies`)).body.items.length, 1);
     assert.equal((await h.raw('DELETE', `/storage/v2/files/${file.id}/comments/${comment.commentId}/replies/${reply.replyId}`)).status, 204);
@@ -61,7 +74,10 @@ describe('devserver/storage: properties, comments, drives, apps, labels, export'
     assert.equal((await h.api('POST', `/storage/v2/drives/${drive.id}/hide`)).body.hidden, true);
     assert.equal((await h.api('POST', `/storage/v2/drives/${drive.id}/unhide`)).body.hidden, false);
     assert.equal((await h.api('GET', `/storage/v2/drives/${drive.id}`)).body.name, 'Renamed');
-    assert.deepEqual((await h.api('GET', '/storage/v2/drives')).body.items.map((d: { id: string }) => d.id), [drive.id]);
+    assert.deepEqual(
+      (await h.api('GET', '/storage/v2/drives')).body.items.map((d: { id: string }) => d.id),
+      [drive.id],
+    );
     assert.equal((await h.raw('DELETE', `/storage/v2/drives/${drive.id}`)).status, 204);
     assert.equal((await h.api('GET', `/storage/v2/drives/${drive.id}`)).status, 404);
   });
@@ -75,16 +91,30 @@ describe('devserver/storage: properties, comments, drives, apps, labels, export'
 
   it('STO-FILES-LISTLABELS STO-FILES-MODIFYLABELS: labels added with fields, listed, removed', async () => {
     const file = await newFile();
-    const modified = await h.api('POST', `/storage/v2/files/${file.id}/modifyLabels`, { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }] }] });
+    const modified = await h.api('POST', `/storage/v2/files/${file.id}/modifyLabels`, {
+      labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }] }],
+    });
     assert.equal(modified.body.kind, 'storage#modifyLabelsResponse');
-    assert.deepEqual(modified.body.modifiedLabels[0].fields.stage, { kind: 'storage#labelField', id: 'stage', valueType: 'text', text: ['beta'] }, "Drive v2's LabelField names (googleapis.test.ts found textValues)");
+    assert.deepEqual(
+      modified.body.modifiedLabels[0].fields.stage,
+      { kind: 'storage#labelField', id: 'stage', valueType: 'text', text: ['beta'] },
+      "Drive v2's LabelField names (googleapis.test.ts found textValues)",
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/listLabels`)).body.items[0].id, 'release');
     await h.api('POST', `/storage/v2/files/${file.id}/modifyLabels`, { labelModifications: [{ labelId: 'release', removeLabel: true }] });
     assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}/listLabels`)).body.items, []);
   });
 
   it('STO-FILES-EXPORT: a workspace document exports to its formats; other files are fileNotExportable; above the limit is exportSizeLimitExceeded', async () => {
-    const upload = async (text: string) => (await h.raw('POST', '/upload/storage/v2/files?uploadType=multipart', `--b\r\nContent-Type: application/json\r\n\r\n{"title":"doc","mimeType":"application/vnd.google-apps.document"}\r\n--b\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--b--`, { 'content-type': 'multipart/related; boundary=b' })).json() as Promise<{ id: string }>;
+    const upload = async (text: string) =>
+      (
+        await h.raw(
+          'POST',
+          '/upload/storage/v2/files?uploadType=multipart',
+          `--b\r\nContent-Type: application/json\r\n\r\n{"title":"doc","mimeType":"application/vnd.google-apps.document"}\r\n--b\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--b--`,
+          { 'content-type': 'multipart/related; boundary=b' },
+        )
+      ).json() as Promise<{ id: string }>;
     const doc = await upload('hello doc');
     const exported = await h.raw('GET', `/storage/v2/files/${doc.id}/export?mimeType=text/plain`);
     assert.equal(exported.status, 200);

@@ -16,7 +16,7 @@ describe('devserver/storage: faults and persistence', function () {
   });
   afterEach(() => h.close());
 
-  it('STO-FILES-LIST: a status fault answers 503 backendError once in Drive\'s error shape, then the request succeeds', async () => {
+  it("STO-FILES-LIST: a status fault answers 503 backendError once in Drive's error shape, then the request succeeds", async () => {
     await h.admin('POST', 'faults', { kind: 'status', status: 503, path: '/storage/v2/files' });
     const failed = await h.api('GET', '/storage/v2/files');
     assert.equal(failed.status, 503);
@@ -91,10 +91,16 @@ describe('devserver/storage: faults and persistence', function () {
     try {
       const one = await harness({}, dir);
       const file = (await one.api('POST', '/storage/v2/files', { title: 'kept' })).body;
-      const start = await one.raw('POST', '/upload/storage/v2/files?uploadType=resumable', JSON.stringify({ title: 'half' }), { 'content-type': 'application/json', 'x-upload-content-length': String(256 * 1024 + 1) });
+      const start = await one.raw('POST', '/upload/storage/v2/files?uploadType=resumable', JSON.stringify({ title: 'half' }), {
+        'content-type': 'application/json',
+        'x-upload-content-length': String(256 * 1024 + 1),
+      });
       const location = new URL(start.headers.get('location')!);
       const chunk = randomBytes(256 * 1024);
-      assert.equal((await one.raw('PUT', location.pathname + location.search, chunk, { 'content-range': `bytes 0-${chunk.length - 1}/${chunk.length + 1}` })).status, 308);
+      assert.equal(
+        (await one.raw('PUT', location.pathname + location.search, chunk, { 'content-range': `bytes 0-${chunk.length - 1}/${chunk.length + 1}` })).status,
+        308,
+      );
       await one.close();
       const two = await harness({}, dir);
       try {
@@ -102,7 +108,9 @@ describe('devserver/storage: faults and persistence', function () {
         const status = await two.raw('PUT', location.pathname + location.search, undefined, { 'content-range': `bytes */${chunk.length + 1}` });
         assert.equal(status.status, 308);
         assert.equal(status.headers.get('range'), `bytes=0-${chunk.length - 1}`);
-        const done = await two.raw('PUT', location.pathname + location.search, Buffer.from([7]), { 'content-range': `bytes ${chunk.length}-${chunk.length}/${chunk.length + 1}` });
+        const done = await two.raw('PUT', location.pathname + location.search, Buffer.from([7]), {
+          'content-range': `bytes ${chunk.length}-${chunk.length}/${chunk.length + 1}`,
+        });
         assert.equal(done.status, 200);
         assert.equal((await jsonOf(done)).fileSize, String(chunk.length + 1));
       } finally {

@@ -13,7 +13,7 @@ describe('devserver/storage: files', function () {
   });
   after(() => h.close());
 
-  it('STO-BASE-PREFIX STO-VER-V2: a request without a valid bearer token is 401 in Drive\'s error shape; unknown paths are 404, wrong methods 405', async () => {
+  it("STO-BASE-PREFIX STO-VER-V2: a request without a valid bearer token is 401 in Drive's error shape; unknown paths are 404, wrong methods 405", async () => {
     const none = await fetch(`${h.server.url}/storage/v2/files`);
     assert.equal(none.status, 401);
     assert.match(none.headers.get('www-authenticate')!, /^Bearer /);
@@ -24,7 +24,11 @@ describe('devserver/storage: files', function () {
     assert.equal(bad.status, 401);
     assert.equal(reasonOf(await jsonOf(bad)), 'authError');
     assert.match(bad.headers.get('www-authenticate')!, /error="invalid_token"/);
-    assert.equal((await h.raw('GET', '/storage/v2/about?access_token=ya29.storage-test-token', undefined, { authorization: '' })).status, 200, 'access_token in the query, as Google accepts');
+    assert.equal(
+      (await h.raw('GET', '/storage/v2/about?access_token=ya29.storage-test-token', undefined, { authorization: '' })).status,
+      200,
+      'access_token in the query, as Google accepts',
+    );
     assert.equal((await h.raw('GET', '/drive/v2/files')).status, 404, 'outside the API: the plain 404 page (outside-api.test.ts)');
     const unknown = await h.api('GET', '/storage/v2/nothing/here');
     assert.equal(unknown.status, 404);
@@ -59,7 +63,8 @@ describe('devserver/storage: files', function () {
 
   it('STO-FILES-LIST: q (in parents, trashed, title, mimeType), maxResults and pageToken paging, and a fields mask that keeps nextPageToken', async () => {
     const folder = (await h.api('POST', '/storage/v2/files', { title: 'list-folder', mimeType: FOLDER })).body;
-    for (let i = 0; i < 5; i++) await h.api('POST', '/storage/v2/files', { title: `item ${i}`, mimeType: i % 2 ? 'text/plain' : 'image/png', parents: [{ id: folder.id }] });
+    for (let i = 0; i < 5; i++)
+      await h.api('POST', '/storage/v2/files', { title: `item ${i}`, mimeType: i % 2 ? 'text/plain' : 'image/png', parents: [{ id: folder.id }] });
     const q = encodeURIComponent(`'${folder.id}' in parents and trashed = false`);
     const titles: string[] = [];
     let token: string | undefined;
@@ -79,7 +84,10 @@ describe('devserver/storage: files', function () {
     assert.equal(pngs.body.kind, 'storage#fileList');
     assert.equal(pngs.body.items.length, 3);
     const byTitle = await h.api('GET', `/storage/v2/files?q=${encodeURIComponent("title = 'item 3'")}`);
-    assert.deepEqual(byTitle.body.items.map((i: { title: string }) => i.title), ['item 3']);
+    assert.deepEqual(
+      byTitle.body.items.map((i: { title: string }) => i.title),
+      ['item 3'],
+    );
     const bad = await h.api('GET', `/storage/v2/files?q=${encodeURIComponent('fullText contains "x" or')}`);
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.errors[0].location, 'q');
@@ -92,7 +100,8 @@ describe('devserver/storage: files', function () {
     for (const title of ['b', 'C', 'a']) await h.api('POST', '/storage/v2/files', { title, parents: [{ id: folder.id }] });
     await h.api('POST', '/storage/v2/files', { title: 'z-sub', mimeType: FOLDER, parents: [{ id: folder.id }] });
     const q = encodeURIComponent(`'${folder.id}' in parents`);
-    const titles = async (order: string) => (await h.api('GET', `/storage/v2/files?q=${q}&orderBy=${encodeURIComponent(order)}`)).body.items.map((i: { title: string }) => i.title);
+    const titles = async (order: string) =>
+      (await h.api('GET', `/storage/v2/files?q=${q}&orderBy=${encodeURIComponent(order)}`)).body.items.map((i: { title: string }) => i.title);
     assert.deepEqual(await titles('title'), ['C', 'a', 'b', 'z-sub']);
     assert.deepEqual(await titles('folder,title_natural'), ['z-sub', 'a', 'b', 'C']);
     assert.deepEqual(await titles('createdDate desc'), ['z-sub', 'a', 'C', 'b']);

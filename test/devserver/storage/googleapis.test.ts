@@ -23,7 +23,12 @@ import { harness, TOKEN, type Harness } from './helpers.js';
 const FOLDER = 'application/vnd.google-apps.folder';
 const md5 = (bytes: Buffer | string) => createHash('md5').update(bytes).digest('hex');
 /** Bytes that break a text-minded multipart reader: CR LF, a fake delimiter, NUL and high bytes. */
-const TRICKY = Buffer.concat([Buffer.from('\r\n--boundary\r\n\r\n--'), Buffer.from([0, 255, 254, 13, 10, 13, 10, 45, 45]), Buffer.alloc(70_000, 0xa5), Buffer.from('\r\n')]);
+const TRICKY = Buffer.concat([
+  Buffer.from('\r\n--boundary\r\n\r\n--'),
+  Buffer.from([0, 255, 254, 13, 10, 13, 10, 45, 45]),
+  Buffer.alloc(70_000, 0xa5),
+  Buffer.from('\r\n'),
+]);
 
 interface ClientResponse<T> {
   status: number;
@@ -33,10 +38,13 @@ interface ClientResponse<T> {
 
 interface DriveError extends Error {
   status?: number;
-  response?: { status: number; data: { error: { code: number; message: string; errors: { domain: string; reason: string; message: string; location?: string; locationType?: string }[] } } };
+  response?: {
+    status: number;
+    data: { error: { code: number; message: string; errors: { domain: string; reason: string; message: string; location?: string; locationType?: string }[] } };
+  };
 }
 
-describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@googleapis/drive 22)', function () {
+describe("devserver/storage: cross-checked with googleapis' Drive v2 client (@googleapis/drive 22)", function () {
   this.timeout(60_000);
   let h: Harness;
   let proxy: PathProxy;
@@ -66,7 +74,7 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     )) as DriveError;
     covered.add(method);
     assert.equal(error.constructor.name, 'GaxiosError', String(error));
-    assert.ok(Symbol.for('gaxios-gaxios-error') in error, 'a GaxiosError of the client\'s own gaxios');
+    assert.ok(Symbol.for('gaxios-gaxios-error') in error, "a GaxiosError of the client's own gaxios");
     assert.equal(error.status, status, error.message);
     const body = error.response!.data;
     assert.equal(body.error.code, status);
@@ -103,14 +111,21 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     await h?.close();
   });
 
-  it('STO-ABOUT-GET STO-BASE-PREFIX STO-VER-V2: about.get with the OAuth2 client\'s bearer token; root resolves; a wrong token is a GaxiosError 401 authError', async () => {
+  it("STO-ABOUT-GET STO-BASE-PREFIX STO-VER-V2: about.get with the OAuth2 client's bearer token; root resolves; a wrong token is a GaxiosError 401 authError", async () => {
     const about = await ok('about.get', d.about.get());
     assert.equal(about.user?.emailAddress, 'dev@gantry.test');
     assert.match(about.rootFolderId!, /^[A-Za-z0-9_-]{10,}$/);
     const root = await ok('files.get', d.files.get({ fileId: 'root' }));
     assert.equal(root.id, about.rootFolderId);
     assert.equal(root.mimeType, FOLDER);
-    assert.deepEqual(proxy.seen.slice(0, 2), [{ method: 'GET', path: '/drive/v2/about' }, { method: 'GET', path: '/drive/v2/files/root' }], 'the client spoke Drive\'s paths');
+    assert.deepEqual(
+      proxy.seen.slice(0, 2),
+      [
+        { method: 'GET', path: '/drive/v2/about' },
+        { method: 'GET', path: '/drive/v2/files/root' },
+      ],
+      "the client spoke Drive's paths",
+    );
     const wrong = new auth.OAuth2();
     wrong.setCredentials({ access_token: 'ya29.not-the-token' });
     const error = await refused('about.get', drive({ version: 'v2', auth: wrong, rootUrl: proxy.url }).about.get(), 401, 'authError', 'Authorization');
@@ -122,23 +137,46 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal(media.md5Checksum, md5(TRICKY));
     assert.equal(media.fileSize, String(TRICKY.length));
     assert.equal(media.title, 'Untitled');
-    const streamed = await ok('files.insert', d.files.insert({ media: { mimeType: 'image/png', body: Readable.from([TRICKY.subarray(0, 5), TRICKY.subarray(5)]) } }, upload));
+    const streamed = await ok(
+      'files.insert',
+      d.files.insert({ media: { mimeType: 'image/png', body: Readable.from([TRICKY.subarray(0, 5), TRICKY.subarray(5)]) } }, upload),
+    );
     assert.equal(streamed.md5Checksum, md5(TRICKY));
     assert.equal(streamed.mimeType, 'image/png', 'the media type of a media upload');
 
     const folder = await newFile('uploads', { mimeType: FOLDER });
-    const multipart = await ok('files.insert', d.files.insert({
-      requestBody: { title: 'tricky.bin', description: 'binary-safe', parents: [{ id: folder.id! }], properties: [{ key: 'origin', value: 'googleapis', visibility: 'PUBLIC' }] },
-      media: { mimeType: 'application/x-tricky', body: Readable.from([TRICKY]) },
-    }, upload));
+    const multipart = await ok(
+      'files.insert',
+      d.files.insert(
+        {
+          requestBody: {
+            title: 'tricky.bin',
+            description: 'binary-safe',
+            parents: [{ id: folder.id! }],
+            properties: [{ key: 'origin', value: 'googleapis', visibility: 'PUBLIC' }],
+          },
+          media: { mimeType: 'application/x-tricky', body: Readable.from([TRICKY]) },
+        },
+        upload,
+      ),
+    );
     assert.equal(multipart.title, 'tricky.bin');
     assert.equal(multipart.description, 'binary-safe');
     assert.equal(multipart.mimeType, 'application/x-tricky');
     assert.equal(multipart.md5Checksum, md5(TRICKY), 'the multipart body came through binary-safe');
     assert.equal(multipart.fileExtension, 'bin');
-    assert.deepEqual(multipart.parents!.map((p) => p.id), [folder.id]);
-    assert.deepEqual(multipart.properties!.map((p) => [p.key, p.value, p.visibility]), [['origin', 'googleapis', 'PUBLIC']]);
-    const text = await ok('files.insert', d.files.insert({ requestBody: { title: 'hello.txt' }, media: { mimeType: 'text/plain', body: 'hello, storage' } }, upload));
+    assert.deepEqual(
+      multipart.parents!.map((p) => p.id),
+      [folder.id],
+    );
+    assert.deepEqual(
+      multipart.properties!.map((p) => [p.key, p.value, p.visibility]),
+      [['origin', 'googleapis', 'PUBLIC']],
+    );
+    const text = await ok(
+      'files.insert',
+      d.files.insert({ requestBody: { title: 'hello.txt' }, media: { mimeType: 'text/plain', body: 'hello, storage' } }, upload),
+    );
     assert.equal(text.md5Checksum, md5('hello, storage'));
 
     // The client's own limitation: a Buffer in a multipart upload throws before a byte is sent.
@@ -150,7 +188,11 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal(metadata.etag, multipart.etag);
     assert.equal(metadata.headRevisionId, multipart.headRevisionId);
     for (const file of [media, streamed, multipart]) {
-      assert.deepEqual(await bytesOf(await d.files.get({ fileId: file.id!, alt: 'media' }, { responseType: 'arraybuffer' })), TRICKY, `${file.id} as an arraybuffer`);
+      assert.deepEqual(
+        await bytesOf(await d.files.get({ fileId: file.id!, alt: 'media' }, { responseType: 'arraybuffer' })),
+        TRICKY,
+        `${file.id} as an arraybuffer`,
+      );
     }
     assert.deepEqual(await bytesOf(await d.files.get({ fileId: multipart.id!, alt: 'media' }, { responseType: 'stream' })), TRICKY, 'as a stream');
     assert.equal((await bytesOf(await d.files.get({ fileId: text.id!, alt: 'media' }, { responseType: 'arraybuffer' }))).toString(), 'hello, storage');
@@ -167,7 +209,10 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     let pageToken: string | undefined;
     let pages = 0;
     do {
-      const page = await ok('files.list', d.files.list({ q: `'${folder.id}' in parents and trashed = false`, maxResults: 2, ...(pageToken ? { pageToken } : {}) }));
+      const page = await ok(
+        'files.list',
+        d.files.list({ q: `'${folder.id}' in parents and trashed = false`, maxResults: 2, ...(pageToken ? { pageToken } : {}) }),
+      );
       pages++;
       assert.ok(page.items!.length <= 2);
       seen.push(...page.items!.map((f) => f.title!));
@@ -175,15 +220,20 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     } while (pageToken);
     assert.deepEqual(seen, titles);
     assert.equal(pages, 3);
-    const masked = await ok('files.list', d.files.list({ q: `'${folder.id}' in parents`, maxResults: 4, fields: 'items(id,title),nextPageToken' }), { partial: true });
+    const masked = await ok('files.list', d.files.list({ q: `'${folder.id}' in parents`, maxResults: 4, fields: 'items(id,title),nextPageToken' }), {
+      partial: true,
+    });
     assert.deepEqual(Object.keys(masked).sort(), ['items', 'nextPageToken']);
     assert.deepEqual(Object.keys(masked.items![0]!).sort(), ['id', 'title']);
     const byTitle = await ok('files.list', d.files.list({ q: "title = 'p3' and mimeType = 'text/plain'" }));
-    assert.deepEqual(byTitle.items!.map((f) => f.title), ['p3']);
+    assert.deepEqual(
+      byTitle.items!.map((f) => f.title),
+      ['p3'],
+    );
     await refused('files.list', d.files.list({ q: 'modifiedDate > yesterday' }), 400, 'invalid', 'q');
   });
 
-  it('STO-FILES-PATCH STO-FILES-UPDATE: metadata patched and replaced, new content through update\'s upload, etags with If-Match (412 conditionNotMet) and If-None-Match (304)', async () => {
+  it("STO-FILES-PATCH STO-FILES-UPDATE: metadata patched and replaced, new content through update's upload, etags with If-Match (412 conditionNotMet) and If-None-Match (304)", async () => {
     const a = await newFile('before.txt', { description: 'one' });
     const other = await newFile('second-parent', { mimeType: FOLDER });
     const patched = await ok('files.patch', d.files.patch({ fileId: a.id!, requestBody: { title: 'after.txt', labels: { starred: true } } }));
@@ -191,8 +241,17 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal(patched.description, 'one', 'patch keeps what it does not name');
     assert.equal(patched.labels!.starred, true);
     assert.notEqual(patched.etag, a.etag, 'a change makes a new etag');
-    await refused('files.patch', d.files.patch({ fileId: a.id!, requestBody: { title: 'lost update' } }, { headers: { 'If-Match': a.etag! } }), 412, 'conditionNotMet', 'If-Match');
-    const matched = await ok('files.patch', d.files.patch({ fileId: a.id!, addParents: other.id!, requestBody: { description: 'two' } }, { headers: { 'If-Match': patched.etag! } }));
+    await refused(
+      'files.patch',
+      d.files.patch({ fileId: a.id!, requestBody: { title: 'lost update' } }, { headers: { 'If-Match': a.etag! } }),
+      412,
+      'conditionNotMet',
+      'If-Match',
+    );
+    const matched = await ok(
+      'files.patch',
+      d.files.patch({ fileId: a.id!, addParents: other.id!, requestBody: { description: 'two' } }, { headers: { 'If-Match': patched.etag! } }),
+    );
     assert.equal(matched.description, 'two');
     assert.equal(matched.parents!.length, 2, 'addParents');
     const moved = await ok('files.patch', d.files.patch({ fileId: a.id!, removeParents: other.id!, requestBody: {} }));
@@ -203,12 +262,24 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal(updated.description, 'three');
     const content = await ok('files.update', d.files.update({ fileId: a.id!, media: { mimeType: 'text/plain', body: Buffer.from('version 1') } }, upload));
     assert.equal(content.md5Checksum, md5('version 1'));
-    const again = await ok('files.update', d.files.update({ fileId: a.id!, requestBody: { title: 'v2.txt' }, media: { mimeType: 'text/plain', body: Readable.from(['version 2']) } }, upload));
+    const again = await ok(
+      'files.update',
+      d.files.update({ fileId: a.id!, requestBody: { title: 'v2.txt' }, media: { mimeType: 'text/plain', body: Readable.from(['version 2']) } }, upload),
+    );
     assert.equal(again.title, 'v2.txt');
     assert.equal(again.md5Checksum, md5('version 2'));
     assert.notEqual(again.headRevisionId, content.headRevisionId, 'a content update makes a revision');
-    await refused('files.update', d.files.update({ fileId: a.id!, media: { mimeType: 'text/plain', body: 'stale' } }, { ...upload, headers: { 'If-Match': content.etag! } }), 412, 'conditionNotMet');
-    assert.equal((await bytesOf(await d.files.get({ fileId: a.id!, alt: 'media' }, { responseType: 'arraybuffer' }))).toString(), 'version 2', 'the refused upload changed nothing');
+    await refused(
+      'files.update',
+      d.files.update({ fileId: a.id!, media: { mimeType: 'text/plain', body: 'stale' } }, { ...upload, headers: { 'If-Match': content.etag! } }),
+      412,
+      'conditionNotMet',
+    );
+    assert.equal(
+      (await bytesOf(await d.files.get({ fileId: a.id!, alt: 'media' }, { responseType: 'arraybuffer' }))).toString(),
+      'version 2',
+      'the refused upload changed nothing',
+    );
 
     // The read side: a conditional get with the current etag is 304 (the client counts 304 a success for this).
     const unchanged = await d.files.get({ fileId: a.id! }, { headers: { 'If-None-Match': again.etag! } });
@@ -222,7 +293,10 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     const generated = await ok('files.generateIds', d.files.generateIds({ maxResults: 3 }));
     assert.equal(generated.ids!.length, 3);
     assert.equal(generated.space, 'drive');
-    const named = await ok('files.insert', d.files.insert({ requestBody: { id: generated.ids![0]!, title: 'pre-named.txt' }, media: { mimeType: 'text/plain', body: 'copy me' } }, upload));
+    const named = await ok(
+      'files.insert',
+      d.files.insert({ requestBody: { id: generated.ids![0]!, title: 'pre-named.txt' }, media: { mimeType: 'text/plain', body: 'copy me' } }, upload),
+    );
     assert.equal(named.id, generated.ids![0]);
     await refused('files.insert', d.files.insert({ requestBody: { id: generated.ids![0]!, title: 'twice' } }), 409, 'duplicate', 'id');
     const copy = await ok('files.copy', d.files.copy({ fileId: named.id!, requestBody: { id: generated.ids![1]! } }));
@@ -239,7 +313,7 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     await refused('files.touch', d.files.touch({ fileId: named.id! }, { headers: { 'If-Match': named.etag! } }), 412, 'conditionNotMet');
   });
 
-  it('STO-FILES-TRASH STO-FILES-UNTRASH STO-FILES-DELETE STO-FILES-EMPTYTRASH: trash cascades to the folder\'s children and back; delete and emptyTrash remove for good; root cannot go', async () => {
+  it("STO-FILES-TRASH STO-FILES-UNTRASH STO-FILES-DELETE STO-FILES-EMPTYTRASH: trash cascades to the folder's children and back; delete and emptyTrash remove for good; root cannot go", async () => {
     const folder = await newFile('bin-folder', { mimeType: FOLDER });
     const child = await newFile('inside.txt', { parents: [{ id: folder.id! }] });
     const trashed = await ok('files.trash', d.files.trash({ fileId: folder.id! }));
@@ -267,7 +341,13 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
   });
 
   it('STO-FILES-EXPORT: a vnd.google-apps document exported in a format it offers; a plain file is 403 fileNotExportable; a format it lacks is 400', async () => {
-    const doc = await ok('files.insert', d.files.insert({ requestBody: { title: 'Report', mimeType: 'application/vnd.google-apps.document' }, media: { mimeType: 'text/plain', body: 'Quarterly report' } }, upload));
+    const doc = await ok(
+      'files.insert',
+      d.files.insert(
+        { requestBody: { title: 'Report', mimeType: 'application/vnd.google-apps.document' }, media: { mimeType: 'text/plain', body: 'Quarterly report' } },
+        upload,
+      ),
+    );
     assert.equal(doc.mimeType, 'application/vnd.google-apps.document');
     const exported = await d.files.export({ fileId: doc.id!, mimeType: 'text/plain' }, { responseType: 'arraybuffer' });
     covered.add('files.export');
@@ -281,24 +361,51 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
   it('STO-FILES-WATCH STO-CHANGES-WATCH STO-CHANNELS-STOP: channels made through the client get a sync, then notifications; channels.stop ends them', async () => {
     const received: { state: string; channel: string; token?: string }[] = [];
     const receiver = http.createServer((req, res) => {
-      received.push({ state: String(req.headers['x-goog-resource-state']), channel: String(req.headers['x-goog-channel-id']), ...(req.headers['x-goog-channel-token'] ? { token: String(req.headers['x-goog-channel-token']) } : {}) });
+      received.push({
+        state: String(req.headers['x-goog-resource-state']),
+        channel: String(req.headers['x-goog-channel-id']),
+        ...(req.headers['x-goog-channel-token'] ? { token: String(req.headers['x-goog-channel-token']) } : {}),
+      });
       req.resume().once('end', () => res.writeHead(200).end());
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     try {
       const address = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
       const file = await newFile('watched.txt');
-      const fileChannel = await ok('files.watch', d.files.watch({ fileId: file.id!, requestBody: { id: 'gapi-file-channel', type: 'web_hook', address, token: 'from=googleapis', expiration: String(Date.now() + 60_000) } }));
+      const fileChannel = await ok(
+        'files.watch',
+        d.files.watch({
+          fileId: file.id!,
+          requestBody: { id: 'gapi-file-channel', type: 'web_hook', address, token: 'from=googleapis', expiration: String(Date.now() + 60_000) },
+        }),
+      );
       assert.equal(fileChannel.id, 'gapi-file-channel');
       assert.match(fileChannel.resourceId!, /\S/);
       assert.match(fileChannel.resourceUri!, new RegExp(`/storage/v2/files/${file.id}`));
       const start = await ok('changes.getStartPageToken', d.changes.getStartPageToken());
-      const changeChannel = await ok('changes.watch', d.changes.watch({ pageToken: start.startPageToken!, requestBody: { id: 'gapi-changes-channel', type: 'web_hook', address } }));
-      await refused('changes.watch', d.changes.watch({ pageToken: start.startPageToken!, requestBody: { id: 'gapi-changes-channel', type: 'web_hook', address } }), 400, 'channelIdNotUnique');
+      const changeChannel = await ok(
+        'changes.watch',
+        d.changes.watch({ pageToken: start.startPageToken!, requestBody: { id: 'gapi-changes-channel', type: 'web_hook', address } }),
+      );
+      await refused(
+        'changes.watch',
+        d.changes.watch({ pageToken: start.startPageToken!, requestBody: { id: 'gapi-changes-channel', type: 'web_hook', address } }),
+        400,
+        'channelIdNotUnique',
+      );
       await ok('files.patch', d.files.patch({ fileId: file.id!, requestBody: { description: 'notify' } }));
       await h.server.notifications();
-      assert.deepEqual(received.filter((m) => m.channel === 'gapi-file-channel').map((m) => [m.state, m.token]), [['sync', 'from=googleapis'], ['update', 'from=googleapis']]);
-      assert.deepEqual(received.filter((m) => m.channel === 'gapi-changes-channel').map((m) => m.state), ['sync', 'change']);
+      assert.deepEqual(
+        received.filter((m) => m.channel === 'gapi-file-channel').map((m) => [m.state, m.token]),
+        [
+          ['sync', 'from=googleapis'],
+          ['update', 'from=googleapis'],
+        ],
+      );
+      assert.deepEqual(
+        received.filter((m) => m.channel === 'gapi-changes-channel').map((m) => m.state),
+        ['sync', 'change'],
+      );
 
       await ok('channels.stop', d.channels.stop({ requestBody: { id: fileChannel.id!, resourceId: fileChannel.resourceId! } }));
       await ok('channels.stop', d.channels.stop({ requestBody: { id: changeChannel.id!, resourceId: changeChannel.resourceId! } }));
@@ -316,51 +423,99 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     const file = await newFile('shared.txt');
     const idFor = await ok('permissions.getIdForEmail', d.permissions.getIdForEmail({ email: 'alice@example.com' }));
     assert.match(idFor.id!, /^\d{20}$/);
-    const made = await ok('permissions.insert', d.permissions.insert({ fileId: file.id!, sendNotificationEmails: false, requestBody: { role: 'reader', type: 'user', value: 'alice@example.com' } }));
-    assert.equal(made.id, idFor.id, 'a user\'s permission id is getIdForEmail\'s');
+    const made = await ok(
+      'permissions.insert',
+      d.permissions.insert({ fileId: file.id!, sendNotificationEmails: false, requestBody: { role: 'reader', type: 'user', value: 'alice@example.com' } }),
+    );
+    assert.equal(made.id, idFor.id, "a user's permission id is getIdForEmail's");
     assert.equal(made.role, 'reader');
     assert.equal(made.emailAddress, 'alice@example.com');
     const listed = await ok('permissions.list', d.permissions.list({ fileId: file.id! }));
     assert.deepEqual(listed.items!.map((p) => p.role).sort(), ['owner', 'reader']);
     assert.equal((await ok('files.get', d.files.get({ fileId: file.id! }))).shared, true);
     assert.equal((await ok('permissions.get', d.permissions.get({ fileId: file.id!, permissionId: made.id! }))).role, 'reader');
-    assert.equal((await ok('permissions.patch', d.permissions.patch({ fileId: file.id!, permissionId: made.id!, requestBody: { role: 'writer' } }))).role, 'writer');
-    assert.equal((await ok('permissions.update', d.permissions.update({ fileId: file.id!, permissionId: made.id!, requestBody: { role: 'commenter', type: 'user' } }))).role, 'commenter');
+    assert.equal(
+      (await ok('permissions.patch', d.permissions.patch({ fileId: file.id!, permissionId: made.id!, requestBody: { role: 'writer' } }))).role,
+      'writer',
+    );
+    assert.equal(
+      (await ok('permissions.update', d.permissions.update({ fileId: file.id!, permissionId: made.id!, requestBody: { role: 'commenter', type: 'user' } })))
+        .role,
+      'commenter',
+    );
     const anyone = await ok('permissions.insert', d.permissions.insert({ fileId: file.id!, requestBody: { role: 'reader', type: 'anyone', withLink: true } }));
     assert.equal(anyone.withLink, true);
     await ok('permissions.delete', d.permissions.delete({ fileId: file.id!, permissionId: made.id! }));
     await refused('permissions.get', d.permissions.get({ fileId: file.id!, permissionId: made.id! }), 404, 'notFound', 'permissionId');
     const owner = listed.items!.find((p) => p.role === 'owner')!;
     await refused('permissions.delete', d.permissions.delete({ fileId: file.id!, permissionId: owner.id! }), 403, 'cannotRemoveOwner');
-    await refused('permissions.insert', d.permissions.insert({ fileId: file.id!, requestBody: { role: 'admin', type: 'user', value: 'bob@example.com' } }), 400, 'invalid', 'role');
+    await refused(
+      'permissions.insert',
+      d.permissions.insert({ fileId: file.id!, requestBody: { role: 'admin', type: 'user', value: 'bob@example.com' } }),
+      400,
+      'invalid',
+      'role',
+    );
   });
 
   it('STO-COMMENTS-INSERT STO-COMMENTS-LIST STO-COMMENTS-GET STO-COMMENTS-PATCH STO-COMMENTS-UPDATE STO-COMMENTS-DELETE STO-REPLIES-INSERT STO-REPLIES-LIST STO-REPLIES-GET STO-REPLIES-PATCH STO-REPLIES-UPDATE STO-REPLIES-DELETE: a comment thread resolved through a reply; deletes leave tombstones', async () => {
     const file = await newFile('discussed.txt');
-    const comment = await ok('comments.insert', d.comments.insert({ fileId: file.id!, requestBody: { content: 'Is this <final>?', context: { type: 'text/plain', value: 'final' } } }));
+    const comment = await ok(
+      'comments.insert',
+      d.comments.insert({ fileId: file.id!, requestBody: { content: 'Is this <final>?', context: { type: 'text/plain', value: 'final' } } }),
+    );
     assert.equal(comment.content, 'Is this <final>?');
     assert.equal(comment.htmlContent, 'Is this &#60;final&#62;?');
     assert.equal(comment.status, 'open');
     assert.equal(comment.fileId, file.id);
     assert.equal((await ok('comments.get', d.comments.get({ fileId: file.id!, commentId: comment.commentId! }))).content, 'Is this <final>?');
-    assert.equal((await ok('comments.patch', d.comments.patch({ fileId: file.id!, commentId: comment.commentId!, requestBody: { content: 'Is this done?' } }))).content, 'Is this done?');
-    assert.equal((await ok('comments.update', d.comments.update({ fileId: file.id!, commentId: comment.commentId!, requestBody: { content: 'Is this really done?' } }))).content, 'Is this really done?');
+    assert.equal(
+      (await ok('comments.patch', d.comments.patch({ fileId: file.id!, commentId: comment.commentId!, requestBody: { content: 'Is this done?' } }))).content,
+      'Is this done?',
+    );
+    assert.equal(
+      (await ok('comments.update', d.comments.update({ fileId: file.id!, commentId: comment.commentId!, requestBody: { content: 'Is this really done?' } })))
+        .content,
+      'Is this really done?',
+    );
     const reply = await ok('replies.insert', d.replies.insert({ fileId: file.id!, commentId: comment.commentId!, requestBody: { content: 'Almost.' } }));
     assert.equal(reply.content, 'Almost.');
     assert.equal((await ok('replies.get', d.replies.get({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId! }))).content, 'Almost.');
-    assert.equal((await ok('replies.patch', d.replies.patch({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, requestBody: { content: 'Nearly.' } }))).content, 'Nearly.');
-    assert.equal((await ok('replies.update', d.replies.update({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, requestBody: { content: 'Yes.' } }))).content, 'Yes.');
+    assert.equal(
+      (
+        await ok(
+          'replies.patch',
+          d.replies.patch({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, requestBody: { content: 'Nearly.' } }),
+        )
+      ).content,
+      'Nearly.',
+    );
+    assert.equal(
+      (
+        await ok(
+          'replies.update',
+          d.replies.update({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, requestBody: { content: 'Yes.' } }),
+        )
+      ).content,
+      'Yes.',
+    );
     const resolve = await ok('replies.insert', d.replies.insert({ fileId: file.id!, commentId: comment.commentId!, requestBody: { verb: 'resolve' } }));
     assert.equal(resolve.verb, 'resolve');
     assert.equal((await ok('comments.get', d.comments.get({ fileId: file.id!, commentId: comment.commentId! }))).status, 'resolved');
     const replies = await ok('replies.list', d.replies.list({ fileId: file.id!, commentId: comment.commentId!, maxResults: 1 }));
     assert.equal(replies.items!.length, 1);
     assert.ok(replies.nextPageToken, 'a second page');
-    const rest = await ok('replies.list', d.replies.list({ fileId: file.id!, commentId: comment.commentId!, maxResults: 1, pageToken: replies.nextPageToken! }));
+    const rest = await ok(
+      'replies.list',
+      d.replies.list({ fileId: file.id!, commentId: comment.commentId!, maxResults: 1, pageToken: replies.nextPageToken! }),
+    );
     assert.equal(rest.items![0]!.verb, 'resolve');
     await ok('replies.delete', d.replies.delete({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId! }));
     await refused('replies.get', d.replies.get({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId! }), 404, 'notFound');
-    const tombstone = await ok('replies.get', d.replies.get({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, includeDeleted: true }));
+    const tombstone = await ok(
+      'replies.get',
+      d.replies.get({ fileId: file.id!, commentId: comment.commentId!, replyId: reply.replyId!, includeDeleted: true }),
+    );
     assert.equal(tombstone.deleted, true);
     assert.equal(tombstone.content, undefined);
     await ok('comments.delete', d.comments.delete({ fileId: file.id!, commentId: comment.commentId! }));
@@ -379,8 +534,16 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal((await ok('properties.list', d.properties.list({ fileId: file.id! }))).items!.length, 2);
     assert.equal((await ok('properties.get', d.properties.get({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC' }))).value, 'platform');
     assert.equal((await ok('properties.get', d.properties.get({ fileId: file.id!, propertyKey: 'team' }))).value, 'mine');
-    assert.equal((await ok('properties.patch', d.properties.patch({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC', requestBody: { value: 'infra' } }))).value, 'infra');
-    assert.equal((await ok('properties.update', d.properties.update({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC', requestBody: { value: 'sre' } }))).value, 'sre');
+    assert.equal(
+      (await ok('properties.patch', d.properties.patch({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC', requestBody: { value: 'infra' } })))
+        .value,
+      'infra',
+    );
+    assert.equal(
+      (await ok('properties.update', d.properties.update({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC', requestBody: { value: 'sre' } })))
+        .value,
+      'sre',
+    );
     const viaFile = await ok('files.get', d.files.get({ fileId: file.id! }));
     assert.deepEqual(viaFile.properties!.map((p) => `${p.key}=${p.value}/${p.visibility}`).sort(), ['team=mine/PRIVATE', 'team=sre/PUBLIC']);
     await ok('properties.delete', d.properties.delete({ fileId: file.id!, propertyKey: 'team', visibility: 'PUBLIC' }));
@@ -388,15 +551,24 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     await refused('properties.insert', d.properties.insert({ fileId: file.id!, requestBody: { key: 'k', value: 'v'.repeat(200) } }), 400, 'invalid', 'value');
   });
 
-  it('STO-REVISIONS-LIST STO-REVISIONS-GET STO-REVISIONS-PATCH STO-REVISIONS-UPDATE STO-REVISIONS-DELETE: one revision per content update, each downloadable; the head\'s removal falls back; the last one stays', async () => {
+  it("STO-REVISIONS-LIST STO-REVISIONS-GET STO-REVISIONS-PATCH STO-REVISIONS-UPDATE STO-REVISIONS-DELETE: one revision per content update, each downloadable; the head's removal falls back; the last one stays", async () => {
     const first = await ok('files.insert', d.files.insert({ requestBody: { title: 'revised.txt' }, media: { mimeType: 'text/plain', body: 'first' } }, upload));
     const second = await ok('files.update', d.files.update({ fileId: first.id!, media: { mimeType: 'text/plain', body: 'second' } }, upload));
     const list = await ok('revisions.list', d.revisions.list({ fileId: first.id! }));
-    assert.deepEqual(list.items!.map((r) => r.id), [first.headRevisionId, second.headRevisionId]);
-    assert.deepEqual(list.items!.map((r) => r.md5Checksum), [md5('first'), md5('second')]);
+    assert.deepEqual(
+      list.items!.map((r) => r.id),
+      [first.headRevisionId, second.headRevisionId],
+    );
+    assert.deepEqual(
+      list.items!.map((r) => r.md5Checksum),
+      [md5('first'), md5('second')],
+    );
     const old = await ok('revisions.get', d.revisions.get({ fileId: first.id!, revisionId: first.headRevisionId! }));
     assert.equal(old.fileSize, '5');
-    assert.equal((await bytesOf(await d.files.get({ fileId: first.id!, alt: 'media', revisionId: first.headRevisionId! }, { responseType: 'arraybuffer' }))).toString(), 'first');
+    assert.equal(
+      (await bytesOf(await d.files.get({ fileId: first.id!, alt: 'media', revisionId: first.headRevisionId! }, { responseType: 'arraybuffer' }))).toString(),
+      'first',
+    );
     assert.equal((await ok('revisions.patch', d.revisions.patch({ fileId: first.id!, revisionId: old.id!, requestBody: { pinned: true } }))).pinned, true);
     assert.equal((await ok('revisions.update', d.revisions.update({ fileId: first.id!, revisionId: old.id!, requestBody: { pinned: false } }))).pinned, false);
     await ok('revisions.delete', d.revisions.delete({ fileId: first.id!, revisionId: second.headRevisionId! }));
@@ -413,9 +585,15 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     const file = await newFile('linked.txt', { parents: [{ id: a.id! }] });
     const sibling = await newFile('sibling.txt', { parents: [{ id: a.id! }] });
     const page = await ok('children.list', d.children.list({ folderId: a.id!, maxResults: 1 }));
-    assert.deepEqual(page.items!.map((c) => c.id), [file.id]);
+    assert.deepEqual(
+      page.items!.map((c) => c.id),
+      [file.id],
+    );
     const next = await ok('children.list', d.children.list({ folderId: a.id!, maxResults: 1, pageToken: page.nextPageToken! }));
-    assert.deepEqual(next.items!.map((c) => c.id), [sibling.id]);
+    assert.deepEqual(
+      next.items!.map((c) => c.id),
+      [sibling.id],
+    );
     assert.equal(next.nextPageToken, undefined);
     assert.equal((await ok('children.get', d.children.get({ folderId: a.id!, childId: file.id! }))).id, file.id);
     assert.equal((await ok('children.insert', d.children.insert({ folderId: b.id!, requestBody: { id: file.id! } }))).id, file.id);
@@ -446,7 +624,14 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
       token = page.nextPageToken ?? undefined;
       newStart = page.newStartPageToken ?? undefined;
     }
-    assert.deepEqual(changes.map((c) => [c.fileId, c.deleted]), [[two.id, false], [one.id, true]], 'the log keeps each file\'s latest change');
+    assert.deepEqual(
+      changes.map((c) => [c.fileId, c.deleted]),
+      [
+        [two.id, false],
+        [one.id, true],
+      ],
+      "the log keeps each file's latest change",
+    );
     assert.equal(changes[0]!.file!.title, 'change-2.txt');
     assert.ok(Number(newStart) > Number(start.startPageToken));
     const byId = await ok('changes.get', d.changes.get({ changeId: changes[0]!.id! }));
@@ -465,9 +650,15 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     // requestId is required on both sides: the client refuses to send without it (the server's own 400 required is
     // in extras.test.ts).
     await assert.rejects(d.drives.insert({ requestBody: { name: 'no request id' } }), /Missing required parameters: requestId/);
-    assert.deepEqual((await ok('drives.list', d.drives.list())).items!.map((x) => x.id), [made.id]);
+    assert.deepEqual(
+      (await ok('drives.list', d.drives.list())).items!.map((x) => x.id),
+      [made.id],
+    );
     assert.equal((await ok('drives.get', d.drives.get({ driveId: made.id! }))).name, 'Releases');
-    assert.equal((await ok('drives.update', d.drives.update({ driveId: made.id!, requestBody: { name: 'Artefacts', colorRgb: '#00aa55' } }))).name, 'Artefacts');
+    assert.equal(
+      (await ok('drives.update', d.drives.update({ driveId: made.id!, requestBody: { name: 'Artefacts', colorRgb: '#00aa55' } }))).name,
+      'Artefacts',
+    );
     assert.equal((await ok('drives.hide', d.drives.hide({ driveId: made.id! }))).hidden, true);
     assert.equal((await ok('drives.unhide', d.drives.unhide({ driveId: made.id! }))).hidden, false);
     await ok('drives.delete', d.drives.delete({ driveId: made.id! }));
@@ -482,10 +673,27 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
 
     const file = await newFile('labelled.txt');
     assert.deepEqual((await ok('files.listLabels', d.files.listLabels({ fileId: file.id! }))).items, []);
-    const modified = await ok('files.modifyLabels', d.files.modifyLabels({
-      fileId: file.id!,
-      requestBody: { kind: 'drive#modifyLabelsRequest', labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', setTextValues: ['beta'] }, { fieldId: 'build', setIntegerValues: ['42'] }, { fieldId: 'due', setDateValues: ['2026-01-31'] }, { fieldId: 'owner', setUserValues: ['alice@example.com'] }, { fieldId: 'tier', setSelectionValues: ['gold'] }] }] },
-    }));
+    const modified = await ok(
+      'files.modifyLabels',
+      d.files.modifyLabels({
+        fileId: file.id!,
+        requestBody: {
+          kind: 'drive#modifyLabelsRequest',
+          labelModifications: [
+            {
+              labelId: 'release',
+              fieldModifications: [
+                { fieldId: 'stage', setTextValues: ['beta'] },
+                { fieldId: 'build', setIntegerValues: ['42'] },
+                { fieldId: 'due', setDateValues: ['2026-01-31'] },
+                { fieldId: 'owner', setUserValues: ['alice@example.com'] },
+                { fieldId: 'tier', setSelectionValues: ['gold'] },
+              ],
+            },
+          ],
+        },
+      }),
+    );
     const label = modified.modifiedLabels![0]!;
     assert.equal(label.id, 'release');
     assert.deepEqual(label.fields!.stage, { kind: 'storage#labelField', id: 'stage', valueType: 'text', text: ['beta'] });
@@ -493,12 +701,29 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.deepEqual(label.fields!.due, { kind: 'storage#labelField', id: 'due', valueType: 'dateString', dateString: ['2026-01-31'] });
     assert.deepEqual(label.fields!.tier, { kind: 'storage#labelField', id: 'tier', valueType: 'selection', selection: ['gold'] });
     assert.equal(label.fields!.owner!.valueType, 'user');
-    assert.deepEqual(label.fields!.owner!.user!.map((u) => [u.kind, u.emailAddress]), [['storage#user', 'alice@example.com']]);
+    assert.deepEqual(
+      label.fields!.owner!.user!.map((u) => [u.kind, u.emailAddress]),
+      [['storage#user', 'alice@example.com']],
+    );
     const listed = await ok('files.listLabels', d.files.listLabels({ fileId: file.id! }));
     assert.deepEqual(listed.items, [label]);
-    await ok('files.modifyLabels', d.files.modifyLabels({ fileId: file.id!, requestBody: { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', unsetValues: true }] }] } }));
-    assert.deepEqual(Object.keys((await ok('files.listLabels', d.files.listLabels({ fileId: file.id! }))).items![0]!.fields!).sort(), ['build', 'due', 'owner', 'tier']);
-    await ok('files.modifyLabels', d.files.modifyLabels({ fileId: file.id!, requestBody: { labelModifications: [{ labelId: 'release', removeLabel: true }] } }));
+    await ok(
+      'files.modifyLabels',
+      d.files.modifyLabels({
+        fileId: file.id!,
+        requestBody: { labelModifications: [{ labelId: 'release', fieldModifications: [{ fieldId: 'stage', unsetValues: true }] }] },
+      }),
+    );
+    assert.deepEqual(Object.keys((await ok('files.listLabels', d.files.listLabels({ fileId: file.id! }))).items![0]!.fields!).sort(), [
+      'build',
+      'due',
+      'owner',
+      'tier',
+    ]);
+    await ok(
+      'files.modifyLabels',
+      d.files.modifyLabels({ fileId: file.id!, requestBody: { labelModifications: [{ labelId: 'release', removeLabel: true }] } }),
+    );
     assert.deepEqual((await ok('files.listLabels', d.files.listLabels({ fileId: file.id! }))).items, []);
 
     const token = await ok('files.generateCseToken', d.files.generateCseToken({ fileId: file.id! }));
@@ -522,11 +747,17 @@ describe('devserver/storage: cross-checked with googleapis\' Drive v2 client (@g
     assert.equal(root.mimeType, FOLDER, 'a 503 once is retried by the client and the retry is served');
   });
 
-  it('STO-RESOURCES: every method of the spec\'s table went through googleapis\' client, and the client has no other (but the deprecated teamdrives.*)', () => {
+  it("STO-RESOURCES: every method of the spec's table went through googleapis' client, and the client has no other (but the deprecated teamdrives.*)", () => {
     const spec = readFileSync(new URL('../../fixtures/spec/rules.md', import.meta.url), 'utf8');
     const specMethods = [...spec.matchAll(/^- STO-[A-Z]+-[A-Z]+: `([a-z]+\.[A-Za-z]+)` is `/gm)].map((m) => m[1]!).sort();
     assert.equal(specMethods.length, 70);
-    assert.deepEqual(clientMethods().filter((m) => !m.startsWith('teamdrives.')).sort(), specMethods, 'the client\'s Drive v2 methods are the spec\'s');
+    assert.deepEqual(
+      clientMethods()
+        .filter((m) => !m.startsWith('teamdrives.'))
+        .sort(),
+      specMethods,
+      "the client's Drive v2 methods are the spec's",
+    );
     assert.deepEqual([...covered].sort(), specMethods, 'each went through the client in the tests above');
   });
 });

@@ -28,7 +28,12 @@ export async function harness(options: Partial<StorageServerOptions> = {}, dir?:
     dir: folder,
     raw,
     api: async (method, pathAndQuery, body, headers = {}) => {
-      const res = await raw(method, pathAndQuery, body === undefined ? undefined : JSON.stringify(body), body === undefined ? headers : { 'content-type': 'application/json', ...headers });
+      const res = await raw(
+        method,
+        pathAndQuery,
+        body === undefined ? undefined : JSON.stringify(body),
+        body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      );
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
     },
@@ -45,9 +50,11 @@ export async function harness(options: Partial<StorageServerOptions> = {}, dir?:
 
 /** Asserts Drive's error shape and returns the first reason. */
 export function reasonOf(body: Json): string {
-  if (!body?.error || typeof body.error.code !== 'number' || typeof body.error.message !== 'string' || !Array.isArray(body.error.errors)) throw new Error(`not Drive's error shape: ${JSON.stringify(body)}`);
+  if (!body?.error || typeof body.error.code !== 'number' || typeof body.error.message !== 'string' || !Array.isArray(body.error.errors))
+    throw new Error(`not Drive's error shape: ${JSON.stringify(body)}`);
   const [first] = body.error.errors;
-  if (typeof first?.domain !== 'string' || typeof first.reason !== 'string' || typeof first.message !== 'string') throw new Error(`not Drive's error item: ${JSON.stringify(first)}`);
+  if (typeof first?.domain !== 'string' || typeof first.reason !== 'string' || typeof first.message !== 'string')
+    throw new Error(`not Drive's error item: ${JSON.stringify(first)}`);
   return first.reason;
 }
 

@@ -32,7 +32,7 @@ describe('devserver/storage: paths outside the API', function () {
     assert.equal(await head.text(), '');
   });
 
-  it('STO-FILES-GET: inside the API an unknown id and an unknown path stay Drive\'s JSON notFound; outside paths use no quota and meet no fault', async () => {
+  it("STO-FILES-GET: inside the API an unknown id and an unknown path stay Drive's JSON notFound; outside paths use no quota and meet no fault", async () => {
     const file = await h.api('GET', '/storage/v2/files/no-such-id');
     assert.equal(file.status, 404);
     assert.match(file.headers.get('content-type') ?? '', /^application\/json/);

@@ -83,7 +83,10 @@ describe('devserver/storage: the q search language', function () {
     assert.deepEqual(await titles("modifiedDate = '2022-06-15T14:00:00+02:00'"), ['beta.png']);
     assert.deepEqual(await titles("modifiedDate = '2022-06-15T12:00:00.000Z'"), ['beta.png']);
     assert.deepEqual(await titles("modifiedDate > '2022-06-15T12:00:00'"), ["gamma's.txt", 'back\\slash.json', 'delta']);
-    assert.deepEqual(await titles("modifiedDate >= '2022-06-15T12:00:00Z' and modifiedDate <= '2024-03-01T00:00:00Z' and mimeType != 'image/png'"), ["gamma's.txt", 'back\\slash.json']);
+    assert.deepEqual(await titles("modifiedDate >= '2022-06-15T12:00:00Z' and modifiedDate <= '2024-03-01T00:00:00Z' and mimeType != 'image/png'"), [
+      "gamma's.txt",
+      'back\\slash.json',
+    ]);
     assert.deepEqual(await titles("modifiedDate != '2023-01-01' and modifiedDate < '2024-01-01'"), ['alpha.txt', 'beta.png']);
     assert.deepEqual(await titles(`createdDate > '${before0}'`), ['alpha.txt', 'beta.png', "gamma's.txt", 'back\\slash.json', 'delta']);
     assert.deepEqual(await titles("createdDate < '2000-01-01T00:00:00-05:00'"), []);
@@ -156,7 +159,10 @@ describe('devserver/storage: the q search language', function () {
     const balanced = await h.raw('GET', `/storage/v2/files?q=${nested(10_000)}`);
     assert.ok(balanced.status === 431 || balanced.status === 400, `refused, not ${balanced.status}`);
     await balanced.arrayBuffer();
-    assert.throws(() => parseQuery(nested(10_000), (id) => id), (e: unknown) => e instanceof StorageFailure && e.status === 400 && e.location === 'q');
+    assert.throws(
+      () => parseQuery(nested(10_000), (id) => id),
+      (e: unknown) => e instanceof StorageFailure && e.status === 400 && e.location === 'q',
+    );
     assert.equal((await list('starred = true')).status, 200, 'the server still answers');
   });
 });

@@ -40,7 +40,10 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
       token = page.body.nextPageToken;
       newStart = page.body.newStartPageToken;
     }
-    assert.deepEqual(seen.map((c) => c.fileId), [ids[1], ids[2], ids[0]]);
+    assert.deepEqual(
+      seen.map((c) => c.fileId),
+      [ids[1], ids[2], ids[0]],
+    );
     assert.equal(seen[2]!.deleted, true);
     const idle = await h.api('GET', `/storage/v2/changes?pageToken=${newStart}`);
     assert.deepEqual(idle.body.items, []);
@@ -57,11 +60,17 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     const file = (await h.api('POST', '/storage/v2/files', { title: 'f', parents: [{ id: a.id }] })).body;
     const added = await h.api('POST', `/storage/v2/files/${file.id}/parents`, { id: b.id });
     assert.equal(added.body.kind, 'storage#parentReference');
-    assert.deepEqual((await h.api('GET', `/storage/v2/files/${file.id}/parents`)).body.items.map((p: { id: string }) => p.id), [a.id, b.id]);
+    assert.deepEqual(
+      (await h.api('GET', `/storage/v2/files/${file.id}/parents`)).body.items.map((p: { id: string }) => p.id),
+      [a.id, b.id],
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/parents/${b.id}`)).status, 200);
     const children = await h.api('GET', `/storage/v2/files/${b.id}/children`);
     assert.equal(children.body.kind, 'storage#childList');
-    assert.deepEqual(children.body.items.map((c: { id: string }) => c.id), [file.id]);
+    assert.deepEqual(
+      children.body.items.map((c: { id: string }) => c.id),
+      [file.id],
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${a.id}/children/${file.id}`)).body.kind, 'storage#childReference');
     assert.equal((await h.raw('DELETE', `/storage/v2/files/${a.id}/children/${file.id}`)).status, 204);
     assert.equal((await h.raw('DELETE', `/storage/v2/files/${file.id}/parents/${b.id}`)).status, 204);
@@ -97,10 +106,17 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
       assert.deepEqual([refused.body.error.errors[0].location, refused.body.error.errors[0].locationType], [location, 'parameter'], `${method} ${path}`);
     }
     const after = (await h.api('GET', `/storage/v2/files/${a.id}`)).body;
-    assert.deepEqual(after.parents.map((p: { id: string }) => p.id), [root.id], 'A is still in the root');
+    assert.deepEqual(
+      after.parents.map((p: { id: string }) => p.id),
+      [root.id],
+      'A is still in the root',
+    );
     assert.equal(after.title, 'cycle-A', 'nothing of a refused patch was applied');
     assert.equal(after.etag, a.etag, 'not even its version');
-    assert.deepEqual((await h.api('GET', `/storage/v2/files/${c.id}`)).body.parents.map((p: { id: string }) => p.id), [b.id]);
+    assert.deepEqual(
+      (await h.api('GET', `/storage/v2/files/${c.id}`)).body.parents.map((p: { id: string }) => p.id),
+      [b.id],
+    );
     const notFolder = await h.api('PATCH', `/storage/v2/files/${c.id}?addParents=${plain.id}`, {});
     assert.equal(notFolder.status, 400, 'addParents must name a folder');
     assert.equal(notFolder.body.error.errors[0].location, 'addParents');
@@ -108,13 +124,21 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     // A descendant may move up, and a folder into a sibling's subtree.
     const up = await h.api('PATCH', `/storage/v2/files/${c.id}?addParents=${a.id}&removeParents=${b.id}`, {});
     assert.equal(up.status, 200);
-    assert.deepEqual(up.body.parents.map((p: { id: string }) => p.id), [a.id]);
+    assert.deepEqual(
+      up.body.parents.map((p: { id: string }) => p.id),
+      [a.id],
+    );
     assert.equal((await h.api('PATCH', `/storage/v2/files/${b.id}?addParents=${c.id}&removeParents=${a.id}`, {})).status, 200, 'B into C, now its sibling');
   });
 
   it('STO-PERMISSIONS-INSERT STO-PERMISSIONS-PATCH: a commenter is Drive v2\'s reader with additionalRoles ["commenter"], kept on read and on a patch that leaves it alone, dropped with a role that is not reader; anything else in additionalRoles is 400', async () => {
     const file = (await h.api('POST', '/storage/v2/files', { title: 'commented' })).body;
-    const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { role: 'reader', additionalRoles: ['commenter'], type: 'user', value: 'cora@example.com' });
+    const inserted = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, {
+      role: 'reader',
+      additionalRoles: ['commenter'],
+      type: 'user',
+      value: 'cora@example.com',
+    });
     assert.equal(inserted.status, 200);
     assert.deepEqual([inserted.body.role, inserted.body.additionalRoles], ['reader', ['commenter']]);
     const read = await h.api('GET', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`);
@@ -124,7 +148,11 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     const writer = await h.api('PATCH', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'writer' });
     assert.equal(writer.body.role, 'writer');
     assert.equal(writer.body.additionalRoles, undefined);
-    for (const bad of [{ role: 'reader', additionalRoles: ['owner'] }, { role: 'writer', additionalRoles: ['commenter'] }, { role: 'reader', additionalRoles: 'commenter' }]) {
+    for (const bad of [
+      { role: 'reader', additionalRoles: ['owner'] },
+      { role: 'writer', additionalRoles: ['commenter'] },
+      { role: 'reader', additionalRoles: 'commenter' },
+    ]) {
       const refused = await h.api('POST', `/storage/v2/files/${file.id}/permissions`, { ...bad, type: 'user', value: 'dan@example.com' });
       assert.equal(refused.status, 400, JSON.stringify(bad));
       assert.equal(refused.body.error.errors[0].location, 'additionalRoles');
@@ -140,7 +168,10 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
     assert.equal(idFor.body.kind, 'storage#permissionId');
     assert.equal(idFor.body.id, inserted.body.id);
     const list = await h.api('GET', `/storage/v2/files/${file.id}/permissions`);
-    assert.deepEqual(list.body.items.map((p: { role: string }) => p.role), ['owner', 'reader']);
+    assert.deepEqual(
+      list.body.items.map((p: { role: string }) => p.role),
+      ['owner', 'reader'],
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}`)).body.shared, true);
     assert.equal((await h.api('PATCH', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'writer' })).body.role, 'writer');
     assert.equal((await h.api('PUT', `/storage/v2/files/${file.id}/permissions/${inserted.body.id}`, { role: 'commenter' })).body.role, 'commenter');
@@ -156,13 +187,19 @@ describe('devserver/storage: about, changes, references, permissions, revisions'
   });
 
   it('STO-REVISIONS-LIST STO-REVISIONS-GET STO-REVISIONS-PATCH STO-REVISIONS-UPDATE STO-REVISIONS-DELETE: one revision per content update, downloadable; the head deleted makes the previous one head', async () => {
-    const up = async (text: string, id?: string) => (await h.raw(id ? 'PUT' : 'POST', `/upload/storage/v2/files${id ? `/${id}` : ''}?uploadType=media`, text, { 'content-type': 'text/plain' })).json() as Promise<{ id: string; headRevisionId: string }>;
+    const up = async (text: string, id?: string) =>
+      (
+        await h.raw(id ? 'PUT' : 'POST', `/upload/storage/v2/files${id ? `/${id}` : ''}?uploadType=media`, text, { 'content-type': 'text/plain' })
+      ).json() as Promise<{ id: string; headRevisionId: string }>;
     const first = await up('v1');
     await up('v2-', first.id);
     const revisions = (await h.api('GET', `/storage/v2/files/${first.id}/revisions`)).body;
     assert.equal(revisions.kind, 'storage#revisionList');
     assert.equal(revisions.items.length, 2);
-    assert.deepEqual(revisions.items.map((r: { fileSize: string }) => r.fileSize), ['2', '3']);
+    assert.deepEqual(
+      revisions.items.map((r: { fileSize: string }) => r.fileSize),
+      ['2', '3'],
+    );
     const old = await h.raw('GET', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}?alt=media`);
     assert.equal(await old.text(), 'v1');
     assert.equal((await h.api('PATCH', `/storage/v2/files/${first.id}/revisions/${first.headRevisionId}`, { pinned: true })).body.pinned, true);

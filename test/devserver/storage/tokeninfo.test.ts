@@ -8,7 +8,7 @@ import { harness, type Harness } from './helpers.js';
 
 const STORAGE_FILE = 'https://www.googleapis.com/auth/storage.file';
 
-describe('devserver/storage: device-login tokens through the authorization server\'s tokeninfo', function () {
+describe("devserver/storage: device-login tokens through the authorization server's tokeninfo", function () {
   this.timeout(20_000);
   let oauth: OAuthServer;
   let client: TestClient;
@@ -52,7 +52,7 @@ describe('devserver/storage: device-login tokens through the authorization serve
     assert.equal((await about(revoked.access_token)).status, 401);
   });
 
-  it('gantry dev wires it: the storage starter asks the run\'s authorization server, and its own STORAGE_TOKEN still works', async () => {
+  it("gantry dev wires it: the storage starter asks the run's authorization server, and its own STORAGE_TOKEN still works", async () => {
     const { mkdtemp, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');

@@ -19,10 +19,13 @@ describe('devserver/storage: a content update moves the file with addParents/rem
   after(() => h.close());
 
   const folder = async (title: string): Promise<string> => (await h.api('POST', '/storage/v2/files', { title, mimeType: FOLDER })).body.id;
-  const uploaded = async (text: string): Promise<Json> => jsonOf(await h.raw('POST', '/upload/storage/v2/files?uploadType=media', Buffer.from(text), { 'content-type': 'text/plain' }));
+  const uploaded = async (text: string): Promise<Json> =>
+    jsonOf(await h.raw('POST', '/upload/storage/v2/files?uploadType=media', Buffer.from(text), { 'content-type': 'text/plain' }));
   /** The parent ids as parents.list gives them. */
-  const parentsOf = async (id: string): Promise<string[]> => (await h.api('GET', `/storage/v2/files/${id}/parents`)).body.items.map((p: { id: string }) => p.id);
-  const inFolder = async (id: string): Promise<string[]> => (await h.api('GET', `/storage/v2/files?q=${encodeURIComponent(`'${id}' in parents`)}`)).body.items.map((f: { id: string }) => f.id);
+  const parentsOf = async (id: string): Promise<string[]> =>
+    (await h.api('GET', `/storage/v2/files/${id}/parents`)).body.items.map((p: { id: string }) => p.id);
+  const inFolder = async (id: string): Promise<string[]> =>
+    (await h.api('GET', `/storage/v2/files?q=${encodeURIComponent(`'${id}' in parents`)}`)).body.items.map((f: { id: string }) => f.id);
   const content = async (id: string): Promise<string> => (await h.raw('GET', `/storage/v2/files/${id}?alt=media`)).text();
   const multipart = (metadata: unknown, media: string) => {
     const boundary = 'parents-boundary';
@@ -32,7 +35,11 @@ describe('devserver/storage: a content update moves the file with addParents/rem
     };
   };
   const resumable = async (id: string, query: string, metadata: unknown, data: string): Promise<Response> => {
-    const start = await h.raw('PUT', `/upload/storage/v2/files/${id}?uploadType=resumable${query}`, JSON.stringify(metadata), { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': 'text/plain', 'x-upload-content-length': String(data.length) });
+    const start = await h.raw('PUT', `/upload/storage/v2/files/${id}?uploadType=resumable${query}`, JSON.stringify(metadata), {
+      'content-type': 'application/json; charset=UTF-8',
+      'x-upload-content-type': 'text/plain',
+      'x-upload-content-length': String(data.length),
+    });
     if (start.status !== 200) return start;
     const location = new URL(start.headers.get('location')!);
     return h.raw('PUT', location.pathname + location.search, data, { 'content-range': `bytes 0-${data.length - 1}/${data.length}` });
@@ -45,9 +52,14 @@ describe('devserver/storage: a content update moves the file with addParents/rem
     const file = await uploaded('one');
     assert.deepEqual(await parentsOf(file.id), [rootId]);
 
-    const media = await h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=media&addParents=${a}&removeParents=root`, Buffer.from('two'), { 'content-type': 'text/plain' });
+    const media = await h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=media&addParents=${a}&removeParents=root`, Buffer.from('two'), {
+      'content-type': 'text/plain',
+    });
     assert.equal(media.status, 200);
-    assert.deepEqual((await jsonOf(media)).parents.map((p: { id: string }) => p.id), [a]);
+    assert.deepEqual(
+      (await jsonOf(media)).parents.map((p: { id: string }) => p.id),
+      [a],
+    );
     assert.deepEqual(await parentsOf(file.id), [a]);
     assert.deepEqual(await inFolder(a), [file.id]);
     assert.ok(!(await inFolder(rootId)).includes(file.id), 'no longer in the root');
@@ -78,10 +90,17 @@ describe('devserver/storage: a content update moves the file with addParents/rem
     const before = (await h.api('GET', `/storage/v2/files/${file.id}`)).body;
     const parts = multipart({ title: 'must-not-apply' }, 'changed');
     const attempts: Array<[string, string, () => Promise<Response>]> = [];
-    for (const [bad, why] of [['1doesNotExist0000000', 'missing'], [plain.id, 'not a folder']] as const) {
+    for (const [bad, why] of [
+      ['1doesNotExist0000000', 'missing'],
+      [plain.id, 'not a folder'],
+    ] as const) {
       const query = `addParents=${bad}&removeParents=${a}`;
       attempts.push(
-        [bad, `media, ${why}`, () => h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=media&${query}`, Buffer.from('changed'), { 'content-type': 'text/plain' })],
+        [
+          bad,
+          `media, ${why}`,
+          () => h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=media&${query}`, Buffer.from('changed'), { 'content-type': 'text/plain' }),
+        ],
         [bad, `multipart, ${why}`, () => h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=multipart&${query}`, parts.body, parts.headers)],
         [bad, `resumable, ${why}`, () => resumable(file.id, `&${query}`, { title: 'must-not-apply' }, 'changed')],
       );
@@ -93,20 +112,32 @@ describe('devserver/storage: a content update moves the file with addParents/rem
       assert.equal(res.status, patch.status, what);
       assert.ok(res.status === 400 || res.status === 404, what);
       assert.equal(reasonOf(body), reasonOf(patch.body), what);
-      assert.deepEqual([body.error.message, body.error.errors[0].location, body.error.errors[0].locationType], [patch.body.error.message, 'addParents', 'parameter'], what);
+      assert.deepEqual(
+        [body.error.message, body.error.errors[0].location, body.error.errors[0].locationType],
+        [patch.body.error.message, 'addParents', 'parameter'],
+        what,
+      );
       assert.equal(res.headers.get('location'), null, `${what}: no session`);
     }
     const after = (await h.api('GET', `/storage/v2/files/${file.id}`)).body;
     assert.deepEqual(await parentsOf(file.id), [a]);
     assert.equal(await content(file.id), 'kept');
-    assert.deepEqual([after.title, after.headRevisionId, after.md5Checksum, after.etag, after.modifiedDate], [before.title, before.headRevisionId, before.md5Checksum, before.etag, before.modifiedDate]);
+    assert.deepEqual(
+      [after.title, after.headRevisionId, after.md5Checksum, after.etag, after.modifiedDate],
+      [before.title, before.headRevisionId, before.md5Checksum, before.etag, before.modifiedDate],
+    );
     assert.equal((await h.api('GET', `/storage/v2/files/${file.id}/revisions`)).body.items.length, 1, 'no revision was made');
   });
 
   it('STO-FILES-UPDATE AMB-24: a resumable update whose addParents folder is deleted before the last byte is refused then, and the content and parents stay as they were', async () => {
     const b = await folder('gone-B');
     const file = await uploaded('old');
-    const start = await h.raw('PUT', `/upload/storage/v2/files/${file.id}?uploadType=resumable&addParents=${b}&removeParents=root`, JSON.stringify({ title: 'new' }), { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': 'text/plain', 'x-upload-content-length': '3' });
+    const start = await h.raw(
+      'PUT',
+      `/upload/storage/v2/files/${file.id}?uploadType=resumable&addParents=${b}&removeParents=root`,
+      JSON.stringify({ title: 'new' }),
+      { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': 'text/plain', 'x-upload-content-length': '3' },
+    );
     assert.equal(start.status, 200);
     assert.equal((await h.raw('DELETE', `/storage/v2/files/${b}`)).status, 204);
     const location = new URL(start.headers.get('location')!);

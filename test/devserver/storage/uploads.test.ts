@@ -10,7 +10,9 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 
 function multipart(boundary: string, metadata: unknown, media: Buffer, mediaType: string): Buffer {
   return Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: ${mediaType}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: ${mediaType}\r\n\r\n`,
+    ),
     media,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -25,13 +27,18 @@ describe('devserver/storage: uploads and downloads', function () {
   after(() => h.close());
 
   const startSession = async (total: number, metadata: unknown = { title: 'big.bin' }, path = '/upload/storage/v2/files', method = 'POST') => {
-    const res = await h.raw(method, `${path}?uploadType=resumable`, JSON.stringify(metadata), { 'content-type': 'application/json; charset=UTF-8', 'x-upload-content-type': 'application/octet-stream', 'x-upload-content-length': String(total) });
+    const res = await h.raw(method, `${path}?uploadType=resumable`, JSON.stringify(metadata), {
+      'content-type': 'application/json; charset=UTF-8',
+      'x-upload-content-type': 'application/octet-stream',
+      'x-upload-content-length': String(total),
+    });
     assert.equal(res.status, 200);
     const location = res.headers.get('location');
     assert.ok(location, 'a Location with the session URI');
     return location;
   };
-  const put = (location: string, body: Buffer, range: string) => fetch(location, { method: 'PUT', body, headers: { authorization: 'Bearer ya29.storage-test-token', 'content-range': range } });
+  const put = (location: string, body: Buffer, range: string) =>
+    fetch(location, { method: 'PUT', body, headers: { authorization: 'Bearer ya29.storage-test-token', 'content-range': range } });
 
   it('STO-FILES-INSERT AMB-24: uploadType=media stores the bytes; alt=media streams them back; Range gives 206, an unsatisfiable one 416', async () => {
     const data = randomBytes(100_000);
@@ -73,16 +80,26 @@ describe('devserver/storage: uploads and downloads', function () {
     assert.equal(file.md5Checksum, md5(media));
     const back = Buffer.from(await (await h.raw('GET', `/storage/v2/files/${file.id}?alt=media`)).arrayBuffer());
     assert.ok(back.equals(media));
-    const broken = await h.raw('POST', '/upload/storage/v2/files?uploadType=multipart', body.subarray(0, body.length - 10), { 'content-type': `multipart/related; boundary=${boundary}` });
+    const broken = await h.raw('POST', '/upload/storage/v2/files?uploadType=multipart', body.subarray(0, body.length - 10), {
+      'content-type': `multipart/related; boundary=${boundary}`,
+    });
     assert.equal(broken.status, 400);
     assert.equal(reasonOf(await jsonOf(broken)), 'badContent');
   });
 
   it('STO-FILES-UPDATE: a content update at /upload/storage/v2/files/{fileId} makes a new head revision (md5Checksum, fileSize, headRevisionId); If-Match is checked', async () => {
     const first = await jsonOf(await h.raw('POST', '/upload/storage/v2/files?uploadType=media', Buffer.from('one'), { 'content-type': 'text/plain' }));
-    const stale = await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), { 'content-type': 'text/plain', 'if-match': '"stale"' });
+    const stale = await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), {
+      'content-type': 'text/plain',
+      'if-match': '"stale"',
+    });
     assert.equal(stale.status, 412);
-    const second = await jsonOf(await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), { 'content-type': 'text/plain', 'if-match': first.etag }));
+    const second = await jsonOf(
+      await h.raw('PUT', `/upload/storage/v2/files/${first.id}?uploadType=media`, Buffer.from('two!'), {
+        'content-type': 'text/plain',
+        'if-match': first.etag,
+      }),
+    );
     assert.equal(second.id, first.id);
     assert.notEqual(second.headRevisionId, first.headRevisionId);
     assert.equal(second.fileSize, '4');
@@ -194,7 +211,17 @@ describe('devserver/storage: uploads and downloads', function () {
   it('STO-FILES-INSERT: a status query while a stalled chunk is still open answers at once with the bytes that arrived (the newest request of a session wins)', async () => {
     const data = randomBytes(2 * KIB256);
     const location = new URL(await startSession(data.length));
-    const stalled = http.request({ host: location.hostname, port: location.port, path: location.pathname + location.search, method: 'PUT', headers: { authorization: 'Bearer ya29.storage-test-token', 'content-range': `bytes 0-${data.length - 1}/${data.length}`, 'content-length': String(data.length) } });
+    const stalled = http.request({
+      host: location.hostname,
+      port: location.port,
+      path: location.pathname + location.search,
+      method: 'PUT',
+      headers: {
+        authorization: 'Bearer ya29.storage-test-token',
+        'content-range': `bytes 0-${data.length - 1}/${data.length}`,
+        'content-length': String(data.length),
+      },
+    });
     stalled.on('error', () => {});
     stalled.write(data.subarray(0, 100_000));
     await new Promise((r) => setTimeout(r, 200));

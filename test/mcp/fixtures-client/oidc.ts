@@ -52,7 +52,12 @@ export async function startAuthorizationServer(options: { resources?: () => stri
   const closeSockets = trackSockets(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const signingKey = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: randomUUID(), use: 'sig', alg: 'RS256' };
+  const signingKey = {
+    ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+    kid: randomUUID(),
+    use: 'sig',
+    alg: 'RS256',
+  };
   const confidentialClientSecret = `secret-${randomBytes(16).toString('hex')}`;
   const peer: AuthorizationServerPeer = {
     issuer,
@@ -72,12 +77,32 @@ export async function startAuthorizationServer(options: { resources?: () => stri
   };
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: peer.staticClientId, application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: ['http://127.0.0.1/callback'] },
-      { client_id: peer.confidentialClientId, client_secret: confidentialClientSecret, application_type: 'native', token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: ['http://127.0.0.1/callback'] },
+      {
+        client_id: peer.staticClientId,
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+      },
+      {
+        client_id: peer.confidentialClientId,
+        client_secret: confidentialClientSecret,
+        application_type: 'native',
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+      },
     ],
     scopes: ['openid', 'offline_access'],
     async findAccount(_ctx: unknown, id: string) {
-      return { accountId: id, async claims() { return { sub: id }; } };
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id };
+        },
+      };
     },
     features: {
       devInteractions: { enabled: true },
@@ -90,7 +115,7 @@ export async function startAuthorizationServer(options: { resources?: () => stri
         getResourceServerInfo: async (_ctx: unknown, resourceIndicator: string) => {
           const known = options.resources?.();
           if (known && !known.includes(resourceIndicator)) {
-            const { errors } = await import('oidc-provider') as unknown as { errors: { InvalidTarget: new () => Error } };
+            const { errors } = (await import('oidc-provider')) as unknown as { errors: { InvalidTarget: new () => Error } };
             throw new errors.InvalidTarget();
           }
           return { scope: peer.resourceScopes, audience: resourceIndicator, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
@@ -110,7 +135,7 @@ export async function startAuthorizationServer(options: { resources?: () => stri
   });
   provider.use(async (ctx, next) => {
     await next();
-    const oidc = ctx.oidc as ({ route?: string; params?: Record<string, unknown> } | undefined);
+    const oidc = ctx.oidc as { route?: string; params?: Record<string, unknown> } | undefined;
     if (oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
       const body = { ...(ctx.body as Record<string, unknown>), ...peer.metadata.extra };
       if (peer.metadata.withoutS256) delete body.code_challenge_methods_supported;
@@ -119,7 +144,12 @@ export async function startAuthorizationServer(options: { resources?: () => stri
     }
     const request = ctx as unknown as { querystring: string; headers: Record<string, string | undefined> };
     peer.requests.push({
-      route: oidc?.route, method: ctx.method, path: ctx.path, query: request.querystring, params: { ...(oidc?.params ?? {}) }, status: ctx.status,
+      route: oidc?.route,
+      method: ctx.method,
+      path: ctx.path,
+      query: request.querystring,
+      params: { ...(oidc?.params ?? {}) },
+      status: ctx.status,
       authorization: request.headers.authorization !== undefined,
     });
   });

@@ -28,14 +28,22 @@ export async function startRelay(path = '/mcp'): Promise<Relay> {
   const agent = new http.Agent({ keepAlive: true });
   const relay: Relay = { url: '', requests, target: undefined, stop: async () => undefined };
   const server = http.createServer((request, response) => {
-    const record: RelayedRequest = { method: request.method ?? '', url: request.url ?? '', bearer: /^Bearer \S+$/.test(request.headers.authorization ?? ''), status: 0 };
+    const record: RelayedRequest = {
+      method: request.method ?? '',
+      url: request.url ?? '',
+      bearer: /^Bearer \S+$/.test(request.headers.authorization ?? ''),
+      status: 0,
+    };
     requests.push(record);
     const target = relay.target!;
-    const upstream = http.request({ host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host }, agent }, (answer) => {
-      record.status = answer.statusCode ?? 0;
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: { ...request.headers, host: target.host }, agent },
+      (answer) => {
+        record.status = answer.statusCode ?? 0;
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on('error', () => {
       if (!response.headersSent) response.writeHead(502).end();
       else response.destroy();

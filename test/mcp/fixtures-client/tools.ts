@@ -12,7 +12,11 @@ const define = <Shape extends z.ZodRawShape>(tool: ToolDefinition<Shape>) => too
 
 export const testTools: ToolDefinition[] = [
   define({
-    name: 'modules_resolve', title: 'Echo', description: 'Echoes its text.', scope: 'modules:read', readOnly: true,
+    name: 'modules_resolve',
+    title: 'Echo',
+    description: 'Echoes its text.',
+    scope: 'modules:read',
+    readOnly: true,
     input: { source: z.string() },
     async run({ source }) {
       if (source === 'fail') throw new ToolRefusal('no such module: fail');
@@ -20,7 +24,11 @@ export const testTools: ToolDefinition[] = [
     },
   }),
   define({
-    name: 'gate_run', title: 'Slow', description: 'Reports progress three times, then answers.', scope: 'gates:run', readOnly: false,
+    name: 'gate_run',
+    title: 'Slow',
+    description: 'Reports progress three times, then answers.',
+    scope: 'gates:run',
+    readOnly: false,
     input: { url: z.string() },
     async run({ url }, context) {
       for (let i = 1; i <= 3; i += 1) {
@@ -31,7 +39,11 @@ export const testTools: ToolDefinition[] = [
     },
   }),
   define({
-    name: 'platform_rate_limit', title: 'Never', description: 'Needs a scope nobody is granted.', scope: 'platform:read', readOnly: true,
+    name: 'platform_rate_limit',
+    title: 'Never',
+    description: 'Needs a scope nobody is granted.',
+    scope: 'platform:read',
+    readOnly: true,
     input: {},
     async run() {
       return { never: true };

@@ -19,7 +19,13 @@ interface WorkerOptions {
 
 const options = JSON.parse(process.argv[2]!) as WorkerOptions;
 const url = process.env.GANTRY_PLATFORM_LIMITS_URL;
-const client = new PlatformClient({ baseUrl: options.baseUrl, token: options.token, logger: silentLogger, proxy: {}, ...(options.limits ? { limits: options.limits } : {}) });
+const client = new PlatformClient({
+  baseUrl: options.baseUrl,
+  token: options.token,
+  logger: silentLogger,
+  proxy: {},
+  ...(options.limits ? { limits: options.limits } : {}),
+});
 const write = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
 let next = 0;
 

@@ -47,7 +47,9 @@ export async function startMockPlatform(clock: Clock, script: PlatformScript = (
     url: '',
     seen: [],
     maxInFlight: 0,
-    setScript(next) { current = next; },
+    setScript(next) {
+      current = next;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -61,19 +63,32 @@ export async function startMockPlatform(clock: Clock, script: PlatformScript = (
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = req.url ?? '';
-      const seen: Seen = { method: req.method ?? '', url, path: url.split('?')[0]!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: clock.now(), inFlight: arrivedInFlight };
+      const seen: Seen = {
+        method: req.method ?? '',
+        url,
+        path: url.split('?')[0]!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: clock.now(),
+        inFlight: arrivedInFlight,
+      };
       state.seen.push(seen);
       const answer = current(seen, state.seen.length - 1);
       const send = () => {
         const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
         res.writeHead(answer.status ?? 200, { ...(text ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...answer.headers });
-        res.end(text, () => { inFlight -= 1; });
+        res.end(text, () => {
+          inFlight -= 1;
+        });
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();
     });
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
@@ -81,7 +96,10 @@ export async function startMockPlatform(clock: Clock, script: PlatformScript = (
 
 /** The platform's bodies, as GitHub words them. */
 export const bodies = {
-  secondary: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.platform.example/rest/overview/rate-limits-for-the-rest-api' },
+  secondary: {
+    message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+    documentation_url: 'https://docs.platform.example/rest/overview/rate-limits-for-the-rest-api',
+  },
   primary: { message: 'API rate limit exceeded for user ID 1.', documentation_url: 'https://docs.platform.example/rest/overview/rate-limits-for-the-rest-api' },
   badCredentials: { message: 'Bad credentials', documentation_url: 'https://docs.platform.example/rest' },
   notFound: { message: 'Not Found', documentation_url: 'https://docs.platform.example/rest/repos/repos#get-a-repository' },

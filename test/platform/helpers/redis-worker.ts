@@ -19,7 +19,15 @@ interface WorkerOptions {
 
 const options = JSON.parse(process.argv[2]!) as WorkerOptions;
 const store = new RedisBudgetStore({ url: options.redisUrl, windowScale: options.windowScale, leaseMs: options.leaseMs, logger: silentLogger });
-const client = new PlatformClient({ baseUrl: options.baseUrl, token: options.token, env: {}, store, logger: silentLogger, proxy: {}, limits: { concurrency: options.concurrency } });
+const client = new PlatformClient({
+  baseUrl: options.baseUrl,
+  token: options.token,
+  env: {},
+  store,
+  logger: silentLogger,
+  proxy: {},
+  limits: { concurrency: options.concurrency },
+});
 const sha = 'b'.repeat(40);
 let next = 0;
 const write = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -28,9 +36,10 @@ async function worker(): Promise<void> {
   while (next < options.count) {
     const i = next;
     next += 1;
-    const response = options.kind === 'create'
-      ? await client.request('POST', `/repos/gantry/demo/statuses/${sha}`, { body: { state: 'success', context: `${options.name}-${i}` } })
-      : await client.request('GET', options.kind === 'ratelimit' ? '/rate_limit' : '/repos/gantry/demo');
+    const response =
+      options.kind === 'create'
+        ? await client.request('POST', `/repos/gantry/demo/statuses/${sha}`, { body: { state: 'success', context: `${options.name}-${i}` } })
+        : await client.request('GET', options.kind === 'ratelimit' ? '/rate_limit' : '/repos/gantry/demo');
     write({ i, at: Date.now(), status: response.status });
   }
 }

@@ -43,11 +43,15 @@ export class VirtualClock implements Clock {
     return new Promise((resolve, reject) => {
       const sleeper: Sleeper = { at: this.time + ms, resolve };
       this.sleepers.push(sleeper);
-      signal?.addEventListener('abort', () => {
-        const index = this.sleepers.indexOf(sleeper);
-        if (index >= 0) this.sleepers.splice(index, 1);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const index = this.sleepers.indexOf(sleeper);
+          if (index >= 0) this.sleepers.splice(index, 1);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
       this.schedule();
     });
   }

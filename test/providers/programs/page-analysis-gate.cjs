@@ -5,5 +5,13 @@ const { PageAnalysisGate } = require('gantry/providers');
 
 module.exports = async function ({ secretUrl, ...args }) {
   const gate = new PageAnalysisGate('gate', { ...args, url: secretUrl ? pulumi.secret(args.url) : args.url });
-  return { passed: gate.passed, scores: gate.scores, checks: gate.checks, reportUrl: gate.reportUrl, analyzedAt: gate.analyzedAt, engineUsed: gate.engineUsed, engineVersion: gate.engineVersion };
+  return {
+    passed: gate.passed,
+    scores: gate.scores,
+    checks: gate.checks,
+    reportUrl: gate.reportUrl,
+    analyzedAt: gate.analyzedAt,
+    engineUsed: gate.engineUsed,
+    engineVersion: gate.engineVersion,
+  };
 };

@@ -4,5 +4,13 @@ import { PageAnalysisGate } from 'gantry/providers';
 
 export default async function ({ secretUrl, ...args }) {
   const gate = new PageAnalysisGate('gate', { ...args, url: secretUrl ? pulumi.secret(args.url) : args.url });
-  return { passed: gate.passed, scores: gate.scores, checks: gate.checks, reportUrl: gate.reportUrl, analyzedAt: gate.analyzedAt, engineUsed: gate.engineUsed, engineVersion: gate.engineVersion };
+  return {
+    passed: gate.passed,
+    scores: gate.scores,
+    checks: gate.checks,
+    reportUrl: gate.reportUrl,
+    analyzedAt: gate.analyzedAt,
+    engineUsed: gate.engineUsed,
+    engineVersion: gate.engineVersion,
+  };
 }

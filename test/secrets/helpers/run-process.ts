@@ -2,7 +2,11 @@
 // caller passes) and `stdin` written then closed; resolves with the exit code and everything printed.
 import { spawn } from 'node:child_process';
 
-export interface Ran { code: number | null; stdout: string; stderr: string }
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** `base` overlaid with `overrides`, where an undefined value removes the variable. */
 export function withEnv(base: NodeJS.ProcessEnv, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -19,8 +23,12 @@ export function runNode(args: string[], options: { env: NodeJS.ProcessEnv; stdin
     const child = spawn(process.execPath, args, { env: options.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.stdin ?? '');

@@ -7,4 +7,6 @@ import { startSecretsServer, type SecretsServerOptions } from '../../../lib/devs
 const options = JSON.parse(process.argv[2] ?? '{}') as SecretsServerOptions;
 const server = await startSecretsServer(options);
 process.stdout.write(`${JSON.stringify({ url: server.url, rootToken: server.rootToken })}\n`);
-process.on('SIGTERM', () => { void server.stop().then(() => process.exit(0)); });
+process.on('SIGTERM', () => {
+  void server.stop().then(() => process.exit(0));
+});

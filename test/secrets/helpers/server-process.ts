@@ -18,7 +18,9 @@ export async function startServerProcess(options: SecretsServerOptions): Promise
   const lines = createInterface({ input: child.stdout! });
   const first = await Promise.race([
     once(lines, 'line').then(([line]) => line as string),
-    once(child, 'exit').then(([code]) => { throw new Error(`the kv server process exited with ${code} before it was ready`); }),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`the kv server process exited with ${code} before it was ready`);
+    }),
   ]);
   const { url, rootToken } = JSON.parse(first) as { url: string; rootToken: string };
   return {

@@ -80,7 +80,15 @@ export function exampleDeliveries(): ExampleDelivery[] {
         'Content-Type': 'application/json',
         'Content-Length': String(body.length),
       });
-      return { githubEvent: definition.name, event, action: typeof payload.action === 'string' ? payload.action : undefined, id: `${definition.name}#${index}`, payload, body, headers };
+      return {
+        githubEvent: definition.name,
+        event,
+        action: typeof payload.action === 'string' ? payload.action : undefined,
+        id: `${definition.name}#${index}`,
+        payload,
+        body,
+        headers,
+      };
     }),
   );
   return cache.map((delivery) => ({ ...delivery, payload: structuredClone(delivery.payload), headers: { ...delivery.headers } }));
@@ -97,7 +105,12 @@ export function guidFor(name: string): string {
  * deployment_protection_rule, action `requested`): the Octokit examples hold none. Its headers are GitHub's,
  * renamed by `platformHeaders` as any saved GitHub delivery would be.
  */
-export function deploymentProtectionRuleDelivery(): { payload: Record<string, unknown>; body: Buffer; headers: Record<string, string>; githubHeaders: Record<string, string> } {
+export function deploymentProtectionRuleDelivery(): {
+  payload: Record<string, unknown>;
+  body: Buffer;
+  headers: Record<string, string>;
+  githubHeaders: Record<string, string>;
+} {
   const owner = { login: 'octo-org', id: 6811672, node_id: 'MDEyOk9yZ2FuaXphdGlvbjY4MTE2NzI=', type: 'Organization', site_admin: false };
   const sender = { login: 'octocat', id: 583231, node_id: 'MDQ6VXNlcjU4MzIzMQ==', type: 'User', site_admin: false };
   const payload: Record<string, unknown> = {
@@ -127,7 +140,15 @@ export function deploymentProtectionRuleDelivery(): { payload: Record<string, un
       production_environment: true,
     },
     pull_requests: [],
-    repository: { id: 1296269, node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5', name: 'octo-repo', full_name: 'octo-org/octo-repo', private: false, owner, default_branch: 'main' },
+    repository: {
+      id: 1296269,
+      node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5',
+      name: 'octo-repo',
+      full_name: 'octo-org/octo-repo',
+      private: false,
+      owner,
+      default_branch: 'main',
+    },
     organization: { login: 'octo-org', id: 6811672, node_id: 'MDEyOk9yZ2FuaXphdGlvbjY4MTE2NzI=' },
     installation: { id: 2311213, node_id: 'MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMjMxMTIxMw==' },
     sender,

@@ -19,7 +19,12 @@ export interface Started {
 }
 
 /** Waits until `ready` finds what it looks for in stdout or stderr; rejects when the process ends first or after the timeout. */
-function untilReady<T>(child: ChildProcess, what: string, ready: (out: { stdout: string; stderr: string }) => T | undefined, timeoutMs = READY_TIMEOUT_MS): Promise<Started & { value: T }> {
+function untilReady<T>(
+  child: ChildProcess,
+  what: string,
+  ready: (out: { stdout: string; stderr: string }) => T | undefined,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<Started & { value: T }> {
   let stdout = '';
   let stderr = '';
   const ended = new Promise<number | string | null>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal)));
@@ -88,12 +93,20 @@ export async function startQueueWorker(options: WorkerOptions): Promise<Started>
 }
 
 /** `gantry <args>` until `ready` finds its line (GANTRY_LOG=info, so the info lines on stderr count). */
-export function startGantryCommand<T>(args: readonly string[], env: Record<string, string>, ready: (out: { stdout: string; stderr: string }) => T | undefined): Promise<Started & { value: T }> {
+export function startGantryCommand<T>(
+  args: readonly string[],
+  env: Record<string, string>,
+  ready: (out: { stdout: string; stderr: string }) => T | undefined,
+): Promise<Started & { value: T }> {
   return untilReady(spawnGantry(args, { GANTRY_LOG: 'info', ...env }), `gantry ${args.join(' ')}`, ready);
 }
 
 /** `gantry <args>` to its end: exit code, stdout, stderr. */
-export async function runGantryCommand(args: readonly string[], env: Record<string, string> = {}, timeoutMs = READY_TIMEOUT_MS): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
+export async function runGantryCommand(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
   const child = spawnGantry(args, env);
   let stdout = '';
   let stderr = '';

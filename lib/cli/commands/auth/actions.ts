@@ -36,9 +36,15 @@ const FLAG_NAMES = { profile: '--profile', authUrl: '--auth-url', clientId: '--c
 async function selection(flags: ServerFlags & { scopeBase?: string }, env: NodeJS.ProcessEnv): Promise<import('../../../auth/index.js').LoginSelection> {
   const { pulumiConfigFromEnvironment } = await import('../../../secrets/index.js');
   return {
-    profile: flags.profile, authUrl: flags.authUrl, clientId: flags.clientId, scopeBase: flags.scopeBase,
+    profile: flags.profile,
+    authUrl: flags.authUrl,
+    clientId: flags.clientId,
+    scopeBase: flags.scopeBase,
     clientSecret: flags.clientSecretFile ? await (await auth()).readClientSecretFile(flags.clientSecretFile, '--client-secret-file') : undefined,
-    names: FLAG_NAMES, env, config: pulumiConfigFromEnvironment(env), kv: kvFactory(env),
+    names: FLAG_NAMES,
+    env,
+    config: pulumiConfigFromEnvironment(env),
+    kv: kvFactory(env),
   };
 }
 
@@ -72,7 +78,10 @@ async function storeFor(key: ProfileKey, env: NodeJS.ProcessEnv): Promise<TokenS
   const opened = await openStoreFor(key, { insecureStorage: true, profile: key.profile, env, kv: kvFactory(env), names: storeFlagNames });
   if (!opened) {
     const { DeviceLoginError } = await auth();
-    throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, { code: 'AUTH_NOT_LOGGED_IN', hint: 'run `gantry auth login`' });
+    throw new DeviceLoginError(`not logged in to ${key.authUrl} as client ${key.clientId} (profile ${key.profile})`, {
+      code: 'AUTH_NOT_LOGGED_IN',
+      hint: 'run `gantry auth login`',
+    });
   }
   return opened.store;
 }
@@ -121,13 +130,23 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
   const lib = await auth();
   const { authUrl, clientId, clientSecret: secret, profile, scopeBase } = lib.loginSettings(await selection(flags, env));
   if (!authUrl) throw usage('no authorization server: pass --auth-url or set GANTRY_AUTH_URL', '`gantry dev` serves one locally and prints GANTRY_AUTH_URL');
-  if (!clientId) throw usage('no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID', 'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one');
+  if (!clientId)
+    throw usage(
+      'no client id: pass --client-id or set GANTRY_OAUTH_CLIENT_ID',
+      'create a "TVs and Limited Input devices" OAuth client; `gantry dev` prints one',
+    );
   const scopes = lib.resolveScopes(flags.scope && flags.scope.length > 0 ? flags.scope : lib.defaultScopeNames, scopeBase);
   const key: ProfileKey = { authUrl, clientId, profile };
 
   // Where the tokens will go is settled before the person is asked to approve anything.
   const { openTokenStore, recordProfile, storeFlagNames } = await stores();
-  const opened = await openTokenStore(flags.store, { insecureStorage: flags.insecureStorage === true, profile, env, kv: kvFactory(env), names: storeFlagNames });
+  const opened = await openTokenStore(flags.store, {
+    insecureStorage: flags.insecureStorage === true,
+    profile,
+    env,
+    kv: kvFactory(env),
+    names: storeFlagNames,
+  });
   // With --json the device line comes first on stderr (scripts take it with head -1): the warnings ride in it.
   const warnings = [opened.fallbackReason, opened.warning].filter((w): w is string => !!w);
   if (!json) for (const warning of warnings) context.logger.warn(warning);
@@ -146,18 +165,29 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
       clientSecret: secret,
       scopes,
       signal: waiting.signal,
-      onQuotaWait: (ms, attempt) => context.logger.warn(`the authorization server's code quota for this client is used up; trying again in ${Math.ceil(ms / 1000)} s (${attempt})`),
+      onQuotaWait: (ms, attempt) =>
+        context.logger.warn(`the authorization server's code quota for this client is used up; trying again in ${Math.ceil(ms / 1000)} s (${attempt})`),
       onCode: (device: DeviceCode, endpoints: AuthEndpoints) => {
         context.logger.debug(`endpoints from ${endpoints.source}: device ${endpoints.deviceAuthorization}, token ${endpoints.token}`);
         if (json) {
-          stderr.write(`${terminalText(JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval, ...(warnings.length > 0 ? { warnings } : {}) }))}\n`);
+          stderr.write(
+            `${terminalText(JSON.stringify({ verification_url: device.verificationUrl, user_code: device.userCode, ...(device.verificationUrlComplete ? { verification_uri_complete: device.verificationUrlComplete } : {}), expires_in: device.expiresIn, interval: device.interval, ...(warnings.length > 0 ? { warnings } : {}) }))}\n`,
+          );
           return;
         }
         const terminal = stderr.isTTY === true;
-        const lines = lib.renderPrompt(device, { columns: terminal ? stderr.columns : undefined, rows: terminal ? stderr.rows : undefined, qr: flags.qr && terminal, hideScheme: flags.hideScheme === true });
+        const lines = lib.renderPrompt(device, {
+          columns: terminal ? stderr.columns : undefined,
+          rows: terminal ? stderr.rows : undefined,
+          qr: flags.qr && terminal,
+          hideScheme: flags.hideScheme === true,
+        });
         stderr.write(`${terminalText(lines.join('\n'), { lineBreaks: 'keep' })}\n`);
         if (terminal) {
-          countdown = setInterval(() => stderr.write(`\r\x1b[2K${lib.formatSeconds((device.expiresAt - Date.now()) / 1000)} left for code ${terminalText(device.userCode)}`), 1000);
+          countdown = setInterval(
+            () => stderr.write(`\r\x1b[2K${lib.formatSeconds((device.expiresAt - Date.now()) / 1000)} left for code ${terminalText(device.userCode)}`),
+            1000,
+          );
           countdown.unref();
         }
       },
@@ -174,13 +204,25 @@ export async function loginAction(flags: LoginFlags, command: Command, context: 
     } catch (error) {
       // A login nobody can use must not stay valid at the server.
       const revoked = await revokeQuietly(result.endpoints, { clientId, clientSecret: secret }, result.tokens);
-      context.logger.warn(`the new login could not be kept (${(error as Error).message}); ${revoked ? 'it was revoked at the server' : 'revoking it at the server failed too: revoke it in the account settings'}`);
+      context.logger.warn(
+        `the new login could not be kept (${(error as Error).message}); ${revoked ? 'it was revoked at the server' : 'revoking it at the server failed too: revoke it in the account settings'}`,
+      );
       throw error;
     }
     const replaced = previous ? await replacePrevious(previous, login, opened.store, result.endpoints, { clientId, clientSecret: secret }) : undefined;
     if (replaced && !json) context.out.note(replaced);
     if (json) {
-      context.out.json({ authUrl, clientId, profile, account: result.account ?? null, scope: result.tokens.scope, expiresAt: new Date(result.tokens.expiresAt).toISOString(), refreshToken: result.tokens.refreshToken !== undefined, store: { kind: opened.store.kind, location: opened.store.location }, ...(replaced ? { replaced } : {}) });
+      context.out.json({
+        authUrl,
+        clientId,
+        profile,
+        account: result.account ?? null,
+        scope: result.tokens.scope,
+        expiresAt: new Date(result.tokens.expiresAt).toISOString(),
+        refreshToken: result.tokens.refreshToken !== undefined,
+        store: { kind: opened.store.kind, location: opened.store.location },
+        ...(replaced ? { replaced } : {}),
+      });
     } else {
       context.out.line(`Logged in to ${authUrl} as ${terminalText(accountOf(login))} (profile ${profile}).`);
       context.out.line(`Scopes: ${terminalText(result.tokens.scope) || '(none named by the server)'}`);
@@ -215,7 +257,11 @@ async function previousLogin(key: ProfileKey, env: NodeJS.ProcessEnv, context: C
   }
 }
 
-async function revokeQuietly(endpoints: AuthEndpoints, client: { clientId: string; clientSecret: string | undefined }, tokens: StoredLogin['tokens']): Promise<boolean> {
+async function revokeQuietly(
+  endpoints: AuthEndpoints,
+  client: { clientId: string; clientSecret: string | undefined },
+  tokens: StoredLogin['tokens'],
+): Promise<boolean> {
   const lib = await auth();
   const http = lib.authHttpClient();
   try {
@@ -229,7 +275,13 @@ async function revokeQuietly(endpoints: AuthEndpoints, client: { clientId: strin
 }
 
 /** Revokes the login the new one replaces and removes it from a store the new one is not in; says what it did. */
-async function replacePrevious(previous: { login: StoredLogin; store: TokenStore }, login: StoredLogin, store: TokenStore, endpoints: AuthEndpoints, client: { clientId: string; clientSecret: string | undefined }): Promise<string> {
+async function replacePrevious(
+  previous: { login: StoredLogin; store: TokenStore },
+  login: StoredLogin,
+  store: TokenStore,
+  endpoints: AuthEndpoints,
+  client: { clientId: string; clientSecret: string | undefined },
+): Promise<string> {
   const old = previous.login.tokens;
   const same = old.refreshToken !== undefined ? old.refreshToken === login.tokens.refreshToken : old.accessToken === login.tokens.accessToken;
   const revoked = same ? true : await revokeQuietly(endpoints, client, old);
@@ -283,7 +335,9 @@ function usedLocation(store: TokenStore, entry: import('../../../auth/index.js')
   const now = store.describe(entry);
   const usedAddress = (store as { address?: unknown }).address;
   const written = entry.store.address;
-  return written !== undefined && typeof usedAddress === 'string' && usedAddress !== written ? `${now} (the login was written to the kv engine at ${written})` : now;
+  return written !== undefined && typeof usedAddress === 'string' && usedAddress !== written
+    ? `${now} (the login was written to the kv engine at ${written})`
+    : now;
 }
 
 export async function statusAction(flags: StatusFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -291,12 +345,20 @@ export async function statusAction(flags: StatusFlags, command: Command, context
   const { listProfiles, openTokenStore, storeFlagNames } = await stores();
   const { loginSettings } = await auth();
   const { profile, authUrl, clientId } = loginSettings(await selection(flags, env));
-  const entries = (await listProfiles()).filter((e) => flags.all || (e.profile === profile && (!authUrl || e.authUrl === authUrl) && (!clientId || e.clientId === clientId)));
+  const entries = (await listProfiles()).filter(
+    (e) => flags.all || (e.profile === profile && (!authUrl || e.authUrl === authUrl) && (!clientId || e.clientId === clientId)),
+  );
   const rows = [];
   for (const entry of entries) {
     const row: Record<string, unknown> = { profile: entry.profile, authUrl: entry.authUrl, clientId: entry.clientId, store: entry.store.spec };
     try {
-      const { store } = await openTokenStore(entry.store.spec, { insecureStorage: true, profile: entry.profile, env, kv: kvFactory(env), names: storeFlagNames });
+      const { store } = await openTokenStore(entry.store.spec, {
+        insecureStorage: true,
+        profile: entry.profile,
+        env,
+        kv: kvFactory(env),
+        names: storeFlagNames,
+      });
       // Where the tokens are read from now (today's SECRETS_ADDR, the file's mode as it is), not what the index recorded.
       row.location = usedLocation(store, entry);
       let login = await store.read(entry);
@@ -314,7 +376,11 @@ export async function statusAction(flags: StatusFlags, command: Command, context
         row.scope = login.tokens.scope;
         row.accessToken = expiry(login.tokens.expiresAt);
         row.accessTokenExpiresAt = new Date(login.tokens.expiresAt).toISOString();
-        row.refreshToken = login.tokens.refreshToken ? (login.tokens.refreshTokenExpiresAt ? expiry(login.tokens.refreshTokenExpiresAt) : 'yes, until revoked') : 'none';
+        row.refreshToken = login.tokens.refreshToken
+          ? login.tokens.refreshTokenExpiresAt
+            ? expiry(login.tokens.refreshTokenExpiresAt)
+            : 'yes, until revoked'
+          : 'none';
       }
     } catch (error) {
       row.state = `store not readable: ${(error as Error).message}`;
@@ -344,11 +410,18 @@ export async function statusAction(flags: StatusFlags, command: Command, context
  * auth` itself and for the commands that call an API with the login (`gantry storage`, `--report-storage`). The caller
  * closes it, then calls `releaseClients`.
  */
-export async function openAuthSession(flags: ServerFlags, env: NodeJS.ProcessEnv = process.env): Promise<{ session: import('../../../auth/index.js').AuthSession; key: ProfileKey }> {
+export async function openAuthSession(
+  flags: ServerFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ session: import('../../../auth/index.js').AuthSession; key: ProfileKey }> {
   return (await auth()).openProfileLogin(await selection(flags, env));
 }
 
-async function withSession<T>(flags: ServerFlags, env: NodeJS.ProcessEnv, use: (session: import('../../../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  flags: ServerFlags,
+  env: NodeJS.ProcessEnv,
+  use: (session: import('../../../auth/index.js').AuthSession, key: ProfileKey) => Promise<T>,
+): Promise<T> {
   const { session, key } = await openAuthSession(flags, env);
   try {
     return await use(session, key);
@@ -373,7 +446,14 @@ export async function refreshAction(flags: ServerFlags, command: Command, contex
   const { json } = context.globals(command);
   await withSession(flags, env, async (session, key) => {
     const login = await session.refresh();
-    if (json) context.out.json({ authUrl: key.authUrl, clientId: key.clientId, profile: key.profile, expiresAt: new Date(login.tokens.expiresAt).toISOString(), scope: login.tokens.scope });
+    if (json)
+      context.out.json({
+        authUrl: key.authUrl,
+        clientId: key.clientId,
+        profile: key.profile,
+        expiresAt: new Date(login.tokens.expiresAt).toISOString(),
+        scope: login.tokens.scope,
+      });
     else context.out.line(`Refreshed: the access token is ${expiry(login.tokens.expiresAt)}.`);
   });
 }
@@ -399,7 +479,9 @@ export async function logoutAction(flags: LogoutFlags, command: Command, context
       outcome = revoked === 'revoked' ? 'revoked at the server and deleted' : 'already invalid at the server; deleted';
     } catch (error) {
       if (!flags.forget) throw error;
-      context.logger.warn(`the server did not revoke the tokens (${(error as Error).message}); deleting them here anyway, as --forget asks: they stay valid there until they expire`);
+      context.logger.warn(
+        `the server did not revoke the tokens (${(error as Error).message}); deleting them here anyway, as --forget asks: they stay valid there until they expire`,
+      );
       await (await storeFor(key, env)).delete(key);
       outcome = 'deleted here, not revoked at the server';
     }
@@ -422,8 +504,6 @@ export async function logoutAction(flags: LogoutFlags, command: Command, context
     else context.out.line(`Logged out of ${key.authUrl} (profile ${key.profile}): ${outcome}.`);
   }
 }
-
-
 
 interface WhoamiFlags extends ServerFlags {
   apiUrl?: string;
@@ -449,7 +529,10 @@ export async function whoamiAction(flags: WhoamiFlags, command: Command, context
       else {
         context.out.line(`${terminalText(accountOf(login))} on ${key.authUrl}`);
         if (channels.length === 0) context.out.line('No channel on the video API for this account.');
-        for (const channel of channels) context.out.line(`channel ${terminalText(channel.id)}${channel.title ? `: ${terminalText(channel.title)}` : ''}${channel.customUrl ? ` (${terminalText(channel.customUrl)})` : ''}`);
+        for (const channel of channels)
+          context.out.line(
+            `channel ${terminalText(channel.id)}${channel.title ? `: ${terminalText(channel.title)}` : ''}${channel.customUrl ? ` (${terminalText(channel.customUrl)})` : ''}`,
+          );
       }
     } finally {
       http.close();

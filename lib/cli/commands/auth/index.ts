@@ -42,22 +42,33 @@ export function register(program: Command, context: CliContext): void {
 
   serverOptions(auth.command('login'))
     .description('show a code and an address, wait until it is approved on another device, and keep the tokens')
-    .option('--scope <scopes>', 'scopes to ask for, space- or comma-separated, repeatable: openid email profile video video.readonly storage.file storage.appdata (default openid email storage.file video.readonly)', collect)
+    .option(
+      '--scope <scopes>',
+      'scopes to ask for, space- or comma-separated, repeatable: openid email profile video video.readonly storage.file storage.appdata (default openid email storage.file video.readonly)',
+      collect,
+    )
     .option('--scope-base <url>', 'prefix of the scope URIs (default GANTRY_OAUTH_SCOPE_BASE, else https://www.googleapis.com)')
-    .option('--store <where>', 'keyring, kv (secret/gantry/auth/<profile>) or kv:<mount>/<path> in the kv engine at SECRETS_ADDR, or file (plain text, mode 0600)')
+    .option(
+      '--store <where>',
+      'keyring, kv (secret/gantry/auth/<profile>) or kv:<mount>/<path> in the kv engine at SECRETS_ADDR, or file (plain text, mode 0600)',
+    )
     .option('--insecure-storage', 'allow a plain-text file when neither the keyring nor the kv engine is reachable')
     .option('--no-qr', 'no QR code of the address')
     .option('--hide-scheme', 'show the address without http(s):// (the server must answer on both)')
     .action(async (flags, command: Command) => released(loginAction(flags, command, context)));
 
   serverOptions(auth.command('status'))
-    .description('who is logged in where, where the tokens are kept, how long they last, and whether the server still takes them (exit 1 when no login is usable)')
+    .description(
+      'who is logged in where, where the tokens are kept, how long they last, and whether the server still takes them (exit 1 when no login is usable)',
+    )
     .option('--all', 'every profile of every server and client, not only the one the flags and environment select')
     .option('--offline', 'do not ask the server whether it still takes the login (refreshing it when due, as the check does)')
     .action(async (flags, command: Command) => released(statusAction(flags, command, context)));
 
   serverOptions(auth.command('token'))
-    .description('print a valid access token for scripts (refreshed first when it has less than a minute left; exit 1 once the login was found revoked at the server)')
+    .description(
+      'print a valid access token for scripts (refreshed first when it has less than a minute left; exit 1 once the login was found revoked at the server)',
+    )
     .action(async (flags, command: Command) => released(tokenAction(flags, command, context)));
 
   serverOptions(auth.command('refresh'))
@@ -70,8 +81,11 @@ export function register(program: Command, context: CliContext): void {
     .action(async (flags, command: Command) => released(logoutAction(flags, command, context)));
 
   serverOptions(auth.command('whoami'))
-    .description('call the video API\'s channels list (GET {api}/video/v3/channels?part=snippet&mine=true) as the logged-in account')
-    .option('--api-url <url>', 'the API address (default GANTRY_API_URL, else the authorization server\'s origin)')
-    .option('--token-in-query', 'send the token as the access_token query parameter instead of the Authorization header (it is logged by servers; redacted in Gantry\'s output)')
+    .description("call the video API's channels list (GET {api}/video/v3/channels?part=snippet&mine=true) as the logged-in account")
+    .option('--api-url <url>', "the API address (default GANTRY_API_URL, else the authorization server's origin)")
+    .option(
+      '--token-in-query',
+      "send the token as the access_token query parameter instead of the Authorization header (it is logged by servers; redacted in Gantry's output)",
+    )
     .action(async (flags, command: Command) => released(whoamiAction(flags, command, context)));
 }

@@ -54,22 +54,27 @@ export function register(program: Command, context: CliContext): void {
     .option('--title <text>', 'text the page title must contain (see --title-match)')
     .option('--title-match <mode>', 'contains or equals', 'contains')
     .option('--status <code>', 'expected HTTP status of the page: a code such as 200 or 404, 2xx, or any (only reported)', '2xx')
-    .option('--status-source <source>', 'browser (the navigation\'s own status) or http (a separate GET)', 'browser')
+    .option('--status-source <source>', "browser (the navigation's own status) or http (a separate GET)", 'browser')
     .option('--timeout <ms>', 'page-load timeout', '30000')
     .option('--title-wait <ms>', 'how long to wait for a title set by script after the load', '2000')
     .option('--chrome-path <path>', 'the Chromium or Chrome binary (default CHROME_PATH, then /usr/bin/chromium)')
     .option('--chromedriver-path <path>', 'the chromedriver binary (default CHROMEDRIVER_PATH, then /usr/bin/chromedriver)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 every check passed, 1 a check failed (page did not load, wrong title or status), 2 usage error,
 3 the driver or browser failed. A page that does not load (refused, DNS error, timeout) fails its check.
-Environment: CHROME_PATH (default /usr/bin/chromium), CHROMEDRIVER_PATH (default /usr/bin/chromedriver).`)
+Environment: CHROME_PATH (default /usr/bin/chromium), CHROMEDRIVER_PATH (default /usr/bin/chromedriver).`,
+    )
     .action(async (urls: string[], flags: CheckFlags, command: Command) => {
       const { json } = context.globals(command);
       const { out } = context;
       const titleMatch = flags.titleMatch as TitleMatch;
-      if (titleMatch !== 'contains' && titleMatch !== 'equals') throw usage(`--title-match: "${flags.titleMatch}" is neither contains nor equals`, 'use --title-match contains (the default) or --title-match equals');
+      if (titleMatch !== 'contains' && titleMatch !== 'equals')
+        throw usage(`--title-match: "${flags.titleMatch}" is neither contains nor equals`, 'use --title-match contains (the default) or --title-match equals');
       const statusSource = flags.statusSource as StatusSource;
-      if (statusSource !== 'browser' && statusSource !== 'http') throw usage(`--status-source: "${flags.statusSource}" is neither browser nor http`, 'use --status-source browser or --status-source http');
+      if (statusSource !== 'browser' && statusSource !== 'http')
+        throw usage(`--status-source: "${flags.statusSource}" is neither browser nor http`, 'use --status-source browser or --status-source http');
       const automation = await import('../../../automation/index.js');
       const common = {
         ...(flags.title !== undefined ? { title: flags.title } : {}),

@@ -29,7 +29,10 @@ export const agentStep: DemoStep = {
           tokenStore: (await openTokenStore('file', { configDir: workDir, profile: 'demo-agent', insecureStorage: true })).store,
           configDir: workDir,
           openUrl: async (url) => {
-            if (!json) out.line(`  sign in: ${new URL(url).origin}${new URL(url).pathname}?… (PKCE S256, resource ${new URL(url).searchParams.get('resource')}); approving as dev in headless Chromium…`);
+            if (!json)
+              out.line(
+                `  sign in: ${new URL(url).origin}${new URL(url).pathname}?… (PKCE S256, resource ${new URL(url).searchParams.get('resource')}); approving as dev in headless Chromium…`,
+              );
             await driver.withSession(async (session) => {
               await session.setTimeouts({ implicit: pageWaitMs });
               await session.navigateTo(url);
@@ -50,10 +53,21 @@ export const agentStep: DemoStep = {
           const resolved = result.structuredContent as { source: string; version: string; location: string };
           const scopes = connection.session.grantedScopes();
           if (!json) {
-            out.line(`  the callback page said: ${pages[0]?.split('\n').find((line) => line.trim() !== '')?.trim() ?? '(nothing)'}`);
-            out.line(`  signed in; token for ${connection.resource} with scope ${scopes.join(' ')}; ${tools.length} tools: ${tools.map((t) => t.name).join(', ')}`);
+            out.line(
+              `  the callback page said: ${
+                pages[0]
+                  ?.split('\n')
+                  .find((line) => line.trim() !== '')
+                  ?.trim() ?? '(nothing)'
+              }`,
+            );
+            out.line(
+              `  signed in; token for ${connection.resource} with scope ${scopes.join(' ')}; ${tools.length} tools: ${tools.map((t) => t.name).join(', ')}`,
+            );
             out.line(`  modules_resolve ${source} "~> 1.0" -> ${resolved.version} (${resolved.location})`);
-            out.line('  try: gantry dev, then gantry mcp serve --authorization-server <its oauth URL>; gantry mcp call <server URL> modules_versions \'{"source":"127.0.0.1:5758/gantry/network/aws"}\'');
+            out.line(
+              '  try: gantry dev, then gantry mcp serve --authorization-server <its oauth URL>; gantry mcp call <server URL> modules_versions \'{"source":"127.0.0.1:5758/gantry/network/aws"}\'',
+            );
           }
           return { resource: connection.resource, scopes, tools: tools.map((t) => t.name), resolved: { source: resolved.source, version: resolved.version } };
         } finally {

@@ -16,7 +16,7 @@ const ENVIRONMENT = 'production';
  */
 export const deployStep: DemoStep = {
   name: 'protected-deploy',
-  description: 'deploy to a protected environment: the platform asks Gantry\'s webhook receiver, which gates the site and approves',
+  description: "deploy to a protected environment: the platform asks Gantry's webhook receiver, which gates the site and approves",
   async run({ servers, out, examplesDir, json }) {
     const platform = servers.get('platform');
     if (!platform) throw new Error('the embedded platform API is not running');
@@ -27,14 +27,27 @@ export const deployStep: DemoStep = {
     const site = await serveDemoSite(examplesDir);
     const app = new PlatformApp({ baseUrl: platform.url, appId: appId!, privateKeyFile: appPrivateKeyFile!, env: {}, proxy: {}, logger: silentLogger });
     const deployer = new PlatformClient({ baseUrl: platform.url, token: token!, env: {}, proxy: {}, logger: silentLogger });
-    const config = parseHooksConfig({
-      environments: {
-        [ENVIRONMENT]: { urls: [site.url], min: { performance: 0.9, accessibility: 0.9 }, audits: { 'largest-contentful-paint': 2500 }, runs: 1, engine: 'local', strategy: 'desktop' },
+    const config = parseHooksConfig(
+      {
+        environments: {
+          [ENVIRONMENT]: {
+            urls: [site.url],
+            min: { performance: 0.9, accessibility: 0.9 },
+            audits: { 'largest-contentful-paint': 2500 },
+            runs: 1,
+            engine: 'local',
+            strategy: 'desktop',
+          },
+        },
       },
-    }, 'the demo\'s gantry.hooks.json');
+      "the demo's gantry.hooks.json",
+    );
     const decisions: Array<{ state: string; comment: string }> = [];
     const receiver = new WebhookReceiver({ secrets: [webhookSecret!], logger: silentLogger });
-    receiver.on('deployment_protection_rule.requested', deploymentProtection({ config, app, logger: silentLogger }, (decision) => decisions.push({ state: decision.state, comment: decision.comment })));
+    receiver.on(
+      'deployment_protection_rule.requested',
+      deploymentProtection({ config, app, logger: silentLogger }, (decision) => decisions.push({ state: decision.state, comment: decision.comment })),
+    );
     const deliveries: string[] = [];
     receiver.onDelivery((record) => deliveries.push(`${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.status}`));
     const hooks = createServer(receiver.handler());
@@ -45,13 +58,20 @@ export const deployStep: DemoStep = {
       await app.appClient.request('PATCH', '/app/hook/config', { body: { url: hooksUrl, content_type: 'json' } });
       if (!json) out.line(`  receiver on ${hooksUrl} (as gantry hooks serve), app ${appId} installation ${installationId}; gating ${site.url}`);
       const ref = '0123456789abcdef0123456789abcdef01234567';
-      const created = await deployer.request<{ id: number }>('POST', '/repos/{owner}/{repo}/deployments', { params: { owner: 'gantry', repo: 'demo' }, body: { ref, environment: ENVIRONMENT, required_contexts: [], auto_merge: false } });
+      const created = await deployer.request<{ id: number }>('POST', '/repos/{owner}/{repo}/deployments', {
+        params: { owner: 'gantry', repo: 'demo' },
+        body: { ref, environment: ENVIRONMENT, required_contexts: [], auto_merge: false },
+      });
       const id = created.body.id;
       if (!json) out.line(`  deployment ${id} of ${REPOSITORY} to ${ENVIRONMENT} created; the platform waits for the app's protection rule`);
       let state: string | undefined;
       const deadline = Date.now() + 240_000;
       while (Date.now() < deadline) {
-        const statuses = (await deployer.request<Array<{ state: string }>>('GET', '/repos/{owner}/{repo}/deployments/{id}/statuses', { params: { owner: 'gantry', repo: 'demo', id } })).body;
+        const statuses = (
+          await deployer.request<Array<{ state: string }>>('GET', '/repos/{owner}/{repo}/deployments/{id}/statuses', {
+            params: { owner: 'gantry', repo: 'demo', id },
+          })
+        ).body;
         state = statuses[0]?.state;
         if (state === 'success' || state === 'failure' || state === 'error') break;
         await delay(500);
@@ -62,7 +82,7 @@ export const deployStep: DemoStep = {
         if (decision) out.line(`  the app ${decision.state} it; the comment the platform shows begins: ${decision.comment.split('\n')[0]}`);
         out.line(`  the deployment's state is now ${state ?? 'unknown'}`);
         out.line('  try: gantry hooks events (the catalogue), gantry hooks serve --help; docs/webhooks.md runs the receiver for a real platform app');
-        out.line('       (gantry dev exports GANTRY_WEBHOOK_SECRET and the app\'s GANTRY_APP_* for a receiver against its platform API)');
+        out.line("       (gantry dev exports GANTRY_WEBHOOK_SECRET and the app's GANTRY_APP_* for a receiver against its platform API)");
       }
       if (state !== 'success') throw new Error(`the deployment ended ${state ?? 'without a decision in 240 s'}${decision ? ` (${decision.state})` : ''}`);
       return { repository: REPOSITORY, environment: ENVIRONMENT, deployment: id, decision: decision?.state, state, deliveries };

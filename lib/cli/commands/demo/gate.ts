@@ -35,7 +35,12 @@ export const gateStep: DemoStep = {
       }
       if (result.status !== 'pass') {
         const { CheckFailedError } = await import('../../../errors.js');
-        throw new CheckFailedError(`the demo site did not pass its gate: ${result.checks.filter((c) => c.verdict !== 'pass').map((c) => c.reason).join('; ')}`);
+        throw new CheckFailedError(
+          `the demo site did not pass its gate: ${result.checks
+            .filter((c) => c.verdict !== 'pass')
+            .map((c) => c.reason)
+            .join('; ')}`,
+        );
       }
       return { status: summary.status, scores: summary.urls[0].scores, checks: summary.checks, [gateResultKey]: result };
     } finally {

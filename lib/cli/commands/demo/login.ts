@@ -31,36 +31,46 @@ export const loginStep: DemoStep = {
     // A failed approval stops the poll at once (not at the code's expiry, 30 min away) and is the error reported.
     const approvalFailed = new AbortController();
     const result = await automation.withChromeDriver({}, async (driver) => {
-      const login = await lib.deviceLogin({
-        authUrl,
-        clientId,
-        clientSecret,
-        scopes,
-        signal: approvalFailed.signal,
-        onCode: (device) => {
-          if (!json) {
-            out.line(`  open ${device.verificationUrl} and enter ${device.userCode} (the code expires in ${lib.formatSeconds(device.expiresIn)}; polling every ${device.interval} s)`);
-            out.line('  approving as dev@gantry.test in headless Chromium…');
-          }
-          approval = driver.withSession(async (session) => {
-            await session.setTimeouts({ implicit: pageWaitMs });
-            await session.navigateTo(device.verificationUrl);
-            const field = await session.findElement('#user_code');
-            await session.sendKeys(field, `${device.userCode}${enterKey}`);
-            await session.click(await session.findElement('#allow'));
-            // The click only starts the form's POST: wait for the result page before the session (and browser) ends.
-            await session.findElement('#result');
-            return String(await session.executeScript('return document.body.innerText'));
-          });
-          approval.catch((error: unknown) => approvalFailed.abort(error));
-        },
-      }).catch((error: unknown) => {
-        throw approvalFailed.signal.aborted ? new Error(`the approval in headless Chromium failed: ${messageOf(approvalFailed.signal.reason)}`) : error;
-      });
+      const login = await lib
+        .deviceLogin({
+          authUrl,
+          clientId,
+          clientSecret,
+          scopes,
+          signal: approvalFailed.signal,
+          onCode: (device) => {
+            if (!json) {
+              out.line(
+                `  open ${device.verificationUrl} and enter ${device.userCode} (the code expires in ${lib.formatSeconds(device.expiresIn)}; polling every ${device.interval} s)`,
+              );
+              out.line('  approving as dev@gantry.test in headless Chromium…');
+            }
+            approval = driver.withSession(async (session) => {
+              await session.setTimeouts({ implicit: pageWaitMs });
+              await session.navigateTo(device.verificationUrl);
+              const field = await session.findElement('#user_code');
+              await session.sendKeys(field, `${device.userCode}${enterKey}`);
+              await session.click(await session.findElement('#allow'));
+              // The click only starts the form's POST: wait for the result page before the session (and browser) ends.
+              await session.findElement('#result');
+              return String(await session.executeScript('return document.body.innerText'));
+            });
+            approval.catch((error: unknown) => approvalFailed.abort(error));
+          },
+        })
+        .catch((error: unknown) => {
+          throw approvalFailed.signal.aborted ? new Error(`the approval in headless Chromium failed: ${messageOf(approvalFailed.signal.reason)}`) : error;
+        });
       return { login, page: await approval! };
     });
     const { store } = await openTokenStore('file', { configDir: workDir, profile: 'demo', insecureStorage: true });
-    const stored = { authUrl: lib.checkAuthUrl(authUrl), clientId, profile: 'demo', tokens: result.login.tokens, ...(result.login.account ? { account: result.login.account } : {}) };
+    const stored = {
+      authUrl: lib.checkAuthUrl(authUrl),
+      clientId,
+      profile: 'demo',
+      tokens: result.login.tokens,
+      ...(result.login.account ? { account: result.login.account } : {}),
+    };
     await store.write(stored);
     await recordProfile(stored, store, { configDir: workDir });
     const http = lib.authHttpClient();
@@ -71,7 +81,14 @@ export const loginStep: DemoStep = {
       http.close();
     }
     if (!json) {
-      out.line(`  the approval page said: ${result.page.split('\n').find((line) => line.trim() !== '')?.trim() ?? '(nothing)'}`);
+      out.line(
+        `  the approval page said: ${
+          result.page
+            .split('\n')
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '(nothing)'
+        }`,
+      );
       out.line(`  logged in as ${result.login.account?.email ?? result.login.account?.sub ?? 'an unnamed account'}; scopes: ${result.login.tokens.scope}`);
       out.line(`  tokens kept in ${store.location}${result.login.tokens.refreshToken ? ', with a refresh token' : ''}`);
       for (const channel of channels) out.line(`  whoami: channel ${channel.id}${channel.title ? ` "${channel.title}"` : ''}`);

@@ -33,12 +33,15 @@ export const modulesStep: DemoStep = {
       const failed = verified.filter((v) => !v.ok);
       if (failed.length) throw new CheckFailedError(`installed modules differ from the lock: ${failed.map((f) => f.name).join(', ')}`);
       if (!json) {
-        for (const module of pinned.modules) out.line(`  pinned ${module.name.padEnd(8)} ${module.source} ${module.constraint.padEnd(18)} -> ${module.version}  ${module.hash}`);
+        for (const module of pinned.modules)
+          out.line(`  pinned ${module.name.padEnd(8)} ${module.source} ${module.constraint.padEnd(18)} -> ${module.version}  ${module.hash}`);
         for (const module of installed) out.line(`  installed ${module.name} at ${module.path}`);
         out.line(`  verified ${verified.length} modules against ${lockFile}`);
         // The demo's folder and registry are gone when it ends; `gantry dev` brings the registry back on the port the
         // example manifest names.
-        out.line(`  try: gantry dev, then in another terminal, in a folder of your own: cp ${join(examplesDir, 'gantry.modules.json')} . && gantry modules pin && gantry modules install`);
+        out.line(
+          `  try: gantry dev, then in another terminal, in a folder of your own: cp ${join(examplesDir, 'gantry.modules.json')} . && gantry modules pin && gantry modules install`,
+        );
       }
       return {
         lockFile,

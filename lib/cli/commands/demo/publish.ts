@@ -13,7 +13,7 @@ const FOLDER_TITLE = 'gantry-demo-reports';
  */
 export const publishStep: DemoStep = {
   name: 'publish',
-  description: 'publish the gate\'s reports to the embedded storage API with the device login\'s tokens, and list them back',
+  description: "publish the gate's reports to the embedded storage API with the device login's tokens, and list them back",
   async run({ servers, out, workDir, json, results }) {
     const storage = servers.get('storage');
     const oauth = servers.get('oauth');
@@ -39,15 +39,22 @@ export const publishStep: DemoStep = {
       if (!json) out.line(`  created the folder ${FOLDER_TITLE} (${folderId}) on ${baseUrl} with the device login's access token (profile demo)`);
       const summary = await analysis.publishReportsToStorage(result, folderId, { client });
       const listed = [];
-      for await (const file of client.files.list.all({ q: `'${folderId}' in parents and trashed = false`, fields: 'items(id,title,mimeType,fileSize,alternateLink),nextPageToken' })) listed.push(file);
+      for await (const file of client.files.list.all({
+        q: `'${folderId}' in parents and trashed = false`,
+        fields: 'items(id,title,mimeType,fileSize,alternateLink),nextPageToken',
+      }))
+        listed.push(file);
       listed.sort((a, b) => String(a.title).localeCompare(String(b.title)));
       if (!json) {
         out.line(`  published ${summary.storage.files.length} files; the folder lists:`);
         const width = Math.max(...listed.map((file) => String(file.title).length));
-        for (const file of listed) out.line(`    ${String(file.title).padEnd(width)}  ${String(file.fileSize ?? '').padStart(8)} B  ${file.alternateLink ?? ''}`);
+        for (const file of listed)
+          out.line(`    ${String(file.title).padEnd(width)}  ${String(file.fileSize ?? '').padStart(8)} B  ${file.alternateLink ?? ''}`);
         out.line(`  report: ${summary.storage.reportUrl ?? '(the service gave no link)'}`);
         out.line('  try: gantry dev, then in another terminal, paste the export line it prints and: gantry storage mkdir reports (note the id it prints),');
-        out.line("       gantry gate <your page's URL> --report-storage <folderId>, then gantry storage ls <folderId> (or gantry auth login instead of STORAGE_TOKEN)");
+        out.line(
+          "       gantry gate <your page's URL> --report-storage <folderId>, then gantry storage ls <folderId> (or gantry auth login instead of STORAGE_TOKEN)",
+        );
       }
       return {
         folderId,

@@ -37,7 +37,9 @@ export const secretsStep: DemoStep = {
         out.line(`  read it back: username=app, password <hidden, ${password.length} chars> (sha256 ${fingerprint}...) matches what was written`);
         out.line(`  keys under secret/demo/: ${keys.join(', ')}`);
         // This server and its token end with the demo; `gantry dev` starts one and prints the export line to paste.
-        out.line('  try: gantry dev, then in another terminal, paste the export line it prints and: gantry secrets put secret/demo/database username=app password=- (the password from stdin) && gantry secrets get secret/demo/database');
+        out.line(
+          '  try: gantry dev, then in another terminal, paste the export line it prints and: gantry secrets put secret/demo/database username=app password=- (the password from stdin) && gantry secrets get secret/demo/database',
+        );
       }
       return result;
     } finally {

@@ -31,7 +31,11 @@ export async function serveDemoSite(examplesDir: string, host = '127.0.0.1'): Pr
       }
       try {
         const body = await readFile(file);
-        res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length, 'cache-control': 'max-age=3600' });
+        res.writeHead(200, {
+          'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+          'content-length': body.length,
+          'cache-control': 'max-age=3600',
+        });
         res.end(req.method === 'HEAD' ? undefined : body);
       } catch {
         const body = '<!doctype html><html lang="en"><head><title>Not found</title></head><body><h1>Not found</h1></body></html>';
@@ -47,9 +51,10 @@ export async function serveDemoSite(examplesDir: string, host = '127.0.0.1'): Pr
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}/`,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

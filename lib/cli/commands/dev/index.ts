@@ -14,7 +14,10 @@ export function register(program: Command, context: CliContext): void {
     .command('dev')
     .description('start the embedded dev servers on 127.0.0.1 and print their addresses and credentials (Ctrl-C stops them)')
     .option('--host <address>', 'the loopback address to listen on', '127.0.0.1')
-    .option('--oauth-dialect <dialect>', "the authorization server's dialect: google (verification_url; Gantry's default) or rfc8628 (verification_uri, for RFC 8628 clients such as openid-client); default GANTRY_DEV_OAUTH_DIALECT or google")
+    .option(
+      '--oauth-dialect <dialect>',
+      "the authorization server's dialect: google (verification_url; Gantry's default) or rfc8628 (verification_uri, for RFC 8628 clients such as openid-client); default GANTRY_DEV_OAUTH_DIALECT or google",
+    )
     .action(async (options: { host: string; oauthDialect?: string }, command: Command) => {
       const { json } = context.globals(command);
       checkDevHost(options.host);
@@ -26,13 +29,20 @@ export function register(program: Command, context: CliContext): void {
         context.out.table(running.servers, [
           { header: 'server', value: (s) => s.name },
           { header: 'address', value: (s) => s.url },
-          { header: 'credentials', value: (s) => Object.entries(s.credentials).map(([k, v]) => `${k}=${v}`).join(' ') },
+          {
+            header: 'credentials',
+            value: (s) =>
+              Object.entries(s.credentials)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' '),
+          },
         ]);
         const exports = running.servers.filter((s) => s.env && Object.keys(s.env).length > 0);
         if (exports.length > 0) context.out.line();
         for (const server of exports) context.out.line(exportLine(server.env!));
         context.out.line();
-        if (running.servers.some((s) => s.name === 'oauth')) context.out.line('Agents: after the export lines, `gantry mcp serve` serves Gantry\'s tools behind this authorization server (docs/mcp.md).');
+        if (running.servers.some((s) => s.name === 'oauth'))
+          context.out.line("Agents: after the export lines, `gantry mcp serve` serves Gantry's tools behind this authorization server (docs/mcp.md).");
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(running.stop);

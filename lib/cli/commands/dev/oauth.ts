@@ -26,7 +26,8 @@ interface DevOAuthFlags {
 }
 
 function seconds(flag: string, raw: string, min: number, max: number): number {
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be whole seconds from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
+    throw new UsageError(`${flag} must be whole seconds from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -62,17 +63,23 @@ function dialectOf(flags: DevOAuthFlags, command: Command): ReturnType<typeof de
   if (flags.dialect !== undefined) given.push(['--dialect', flags.dialect]);
   const oauthDialect = flags.oauthDialect ?? (command.parent?.opts() as { oauthDialect?: string } | undefined)?.oauthDialect;
   if (oauthDialect !== undefined) given.push(['--oauth-dialect', oauthDialect]);
-  if (given.length === 2 && given[0]![1] !== given[1]![1]) throw new UsageError(`--dialect ${given[0]![1]} and --oauth-dialect ${given[1]![1]} disagree: give one`);
+  if (given.length === 2 && given[0]![1] !== given[1]![1])
+    throw new UsageError(`--dialect ${given[0]![1]} and --oauth-dialect ${given[1]![1]} disagree: give one`);
   return devOAuthDialect({ name: given[0]?.[0] ?? '--dialect', value: given[0]?.[1] });
 }
 
 export function registerDevOAuth(dev: Command, context: CliContext): void {
   dev
     .command('oauth')
-    .description("serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels; and the authorization code flow with PKCE, dynamic registration, resource indicators (JWT access tokens) and introspection for context-server clients")
+    .description(
+      "serve the authorization server: Google's OAuth 2.0 device flow (or RFC 8628), an approval page, tokens, revoke and the video API's channels; and the authorization code flow with PKCE, dynamic registration, resource indicators (JWT access tokens) and introspection for context-server clients",
+    )
     .option('--port <port>', `port to listen on (0 = any free port; default GANTRY_DEV_OAUTH_PORT or ${DEV_OAUTH_PORT})`)
     .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
-    .option('--dialect <dialect>', "google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, verification_uri_complete, 400 errors); default GANTRY_DEV_OAUTH_DIALECT or google")
+    .option(
+      '--dialect <dialect>',
+      'google (verification_url, 428 pending, 403 slow_down) or rfc8628 (verification_uri, verification_uri_complete, 400 errors); default GANTRY_DEV_OAUTH_DIALECT or google',
+    )
     .option('--oauth-dialect <dialect>', 'the same as --dialect, as `gantry dev` spells it')
     .option('--interval <seconds>', 'seconds a device must wait between polls', '5')
     .option('--expires-in <seconds>', 'seconds a device code and user code live', '1800')
@@ -84,15 +91,20 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
     .option('--user-code-case <case>', 'upper (ABCD-EFGH), lower or mixed (proves a client keeps the case)', 'upper')
     .option('--client-id <id>', 'the registered client id (default: random)')
     .option('--client-secret <secret>', 'its secret (default: random)')
-    .addHelpText('after', '\nAdmin endpoints under <url>/_gantry/: clients, users, device/approve|deny|expire, users/{user}/revoke-access|revoke-sessions|disable,\nsecurity-events, requests, stats, reset (GET <url>/_gantry/ lists them; see docs/auth.md).')
+    .addHelpText(
+      'after',
+      '\nAdmin endpoints under <url>/_gantry/: clients, users, device/approve|deny|expire, users/{user}/revoke-access|revoke-sessions|disable,\nsecurity-events, requests, stats, reset (GET <url>/_gantry/ lists them; see docs/auth.md).',
+    )
     .action(async (flags: DevOAuthFlags, command: Command) => {
       const { startOAuthServer } = await devServerModules.oauth();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       const port = devServerPort(flags.port, 'GANTRY_DEV_OAUTH_PORT', DEV_OAUTH_PORT);
       const dialect = dialectOf(flags, command);
-      if (!['upper', 'lower', 'mixed'].includes(flags.userCodeCase)) throw new UsageError(`--user-code-case must be upper, lower or mixed, got "${flags.userCodeCase}"`);
-      if (flags.scopeBase !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(flags.scopeBase)) throw new UsageError(`--scope-base must be an http(s) URL without a trailing slash, got "${flags.scopeBase}"`);
+      if (!['upper', 'lower', 'mixed'].includes(flags.userCodeCase))
+        throw new UsageError(`--user-code-case must be upper, lower or mixed, got "${flags.userCodeCase}"`);
+      if (flags.scopeBase !== undefined && !/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*[^\s/?#])?$/.test(flags.scopeBase))
+        throw new UsageError(`--scope-base must be an http(s) URL without a trailing slash, got "${flags.scopeBase}"`);
       const timeBased = flags.timeBasedAccess !== undefined ? seconds('--time-based-access', flags.timeBasedAccess, 1, 10 * 365 * 86_400) : undefined;
       const options: OAuthServerOptions = {
         host,
@@ -107,7 +119,12 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
         ...(flags.scopeBase ? { scopeBase: flags.scopeBase } : {}),
         log: (line) => context.logger.debug(line),
       };
-      const clientSpec = { name: 'Gantry CLI (dev)', ...(flags.clientId ? { id: flags.clientId } : {}), ...(flags.clientSecret ? { secret: flags.clientSecret } : {}), ...(timeBased ? { timeBasedAccessSeconds: timeBased } : {}) };
+      const clientSpec = {
+        name: 'Gantry CLI (dev)',
+        ...(flags.clientId ? { id: flags.clientId } : {}),
+        ...(flags.clientSecret ? { secret: flags.clientSecret } : {}),
+        ...(timeBased ? { timeBasedAccessSeconds: timeBased } : {}),
+      };
       const server = await listenAsAsked({ host, port, portFlag: '--port' }, () => startOAuthServer(options));
       let client: { id: string; secret: string | null };
       try {
@@ -129,12 +146,29 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
         revocation: `${server.url}/revoke`,
         deviceApproval: `${server.url}/device`,
       };
-      if (json) context.out.json({ name: server.name, url: server.url, dialect: server.dialect, discovery: server.discoveryUrl, clientId, clientSecret: secret, env, endpoints, login: { username: 'dev', password: 'dev' } });
+      if (json)
+        context.out.json({
+          name: server.name,
+          url: server.url,
+          dialect: server.dialect,
+          discovery: server.discoveryUrl,
+          clientId,
+          clientSecret: secret,
+          env,
+          endpoints,
+          login: { username: 'dev', password: 'dev' },
+        });
       else {
         context.out.line(`authorization server (${server.dialect}) on ${server.url}; approval page ${server.url}/device`);
         context.out.line(`client: ${clientId} (limited input${timeBased ? `, time-based access ${timeBased} s` : ''}); user: dev@gantry.test`);
-        context.out.line(`context-server clients (authorization code + PKCE S256): metadata ${endpoints.metadata}; authorize ${endpoints.authorization}; register ${endpoints.registration}; introspect ${endpoints.introspection}; jwks ${endpoints.jwks}; sign in as dev / dev`);
-        context.out.line(`export ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+        context.out.line(
+          `context-server clients (authorization code + PKCE S256): metadata ${endpoints.metadata}; authorize ${endpoints.authorization}; register ${endpoints.registration}; introspect ${endpoints.introspection}; jwks ${endpoints.jwks}; sign in as dev / dev`,
+        );
+        context.out.line(
+          `export ${Object.entries(env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`,
+        );
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(server.stop);

@@ -26,20 +26,27 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
     .description('serve the platform REST API, enforcing the primary and secondary rate limits per identity, and print a token')
     .option('--port <port>', 'port to listen on (0 = any free port)', String(DEV_PLATFORM_PORT))
     .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
-    .option('--window-scale <factor>', 'multiply every limit window (0.01 makes the hour 36 s; for tests); GANTRY_DEV_PLATFORM_WINDOW_SCALE also works (default 1)')
+    .option(
+      '--window-scale <factor>',
+      'multiply every limit window (0.01 makes the hour 36 s; for tests); GANTRY_DEV_PLATFORM_WINDOW_SCALE also works (default 1)',
+    )
     .option('--latency <ms>', 'every request takes at least this long, holding its concurrency slot', '0')
-    .option('--limit-status <status>', 'status of rate-limit answers: 403 (GitHub REST\'s) or 429', '403')
+    .option('--limit-status <status>', "status of rate-limit answers: 403 (GitHub REST's) or 429", '403')
     .option('--app-id <id>', 'the app whose JWTs are accepted (with --app-public-key)', '1')
     .option('--app-public-key <file>', "PEM public key of the app's signing key: POST /app/installations/{id}/access_tokens checks its JWTs")
     .option('--installation <id:account>', 'an installation of the app on an account (repeatable; default 1:gantry)', collect, [] as string[])
     .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"kind":"non-json","status":502,"times":1}\'', collect, [] as string[])
-    .addHelpText('after', '\nAdmin endpoints: GET/DELETE <url>/_gantry/violations, POST <url>/_gantry/reset, GET <url>/_gantry/stats,\nGET/POST/PUT/DELETE <url>/_gantry/faults, POST <url>/_gantry/tokens {"kind": ...}, POST <url>/_gantry/tokens/revoke {"token": ...} (see docs/platform.md).')
+    .addHelpText(
+      'after',
+      '\nAdmin endpoints: GET/DELETE <url>/_gantry/violations, POST <url>/_gantry/reset, GET <url>/_gantry/stats,\nGET/POST/PUT/DELETE <url>/_gantry/faults, POST <url>/_gantry/tokens {"kind": ...}, POST <url>/_gantry/tokens/revoke {"token": ...} (see docs/platform.md).',
+    )
     .action(async (flags: DevPlatformFlags, command: Command) => {
       const { checkFault, devWindowScale, parseWindowScale, startPlatformServer } = await devServerModules.platform();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       checkPortFlag(flags.port);
-      if (!/^\d+$/.test(flags.latency) || Number(flags.latency) > 600_000) throw new UsageError(`--latency must be an integer from 0 to 600000, got "${flags.latency}"`);
+      if (!/^\d+$/.test(flags.latency) || Number(flags.latency) > 600_000)
+        throw new UsageError(`--latency must be an integer from 0 to 600000, got "${flags.latency}"`);
       if (flags.limitStatus !== '403' && flags.limitStatus !== '429') throw new UsageError(`--limit-status must be 403 or 429, got "${flags.limitStatus}"`);
       if (!/^\d+$/.test(flags.appId)) throw new UsageError(`--app-id must be a number, got "${flags.appId}"`);
       const windowScale = flags.windowScale !== undefined ? parseWindowScale(flags.windowScale, '--window-scale') : devWindowScale();
@@ -68,7 +75,14 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       if (flags.appPublicKey) options.apps = [{ id: Number(flags.appId), publicKey: await readFile(flags.appPublicKey, 'utf8'), installations }];
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startPlatformServer(options));
       const token = server.issueToken({ kind: 'personal', login: 'dev' });
-      if (json) context.out.json({ name: server.name, url: server.url, token, windowScale, app: flags.appPublicKey ? { id: Number(flags.appId), installations } : null });
+      if (json)
+        context.out.json({
+          name: server.name,
+          url: server.url,
+          token,
+          windowScale,
+          app: flags.appPublicKey ? { id: Number(flags.appId), installations } : null,
+        });
       else {
         context.out.line(`platform API on ${server.url}${windowScale !== 1 ? ` (limit windows scaled by ${windowScale})` : ''}`);
         context.out.line(`token:  ${token}`);

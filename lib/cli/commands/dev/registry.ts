@@ -43,15 +43,24 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
     .option('--tls-cert <file>', 'serve https with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
     .option('--checksums', 'add ?checksum=sha256:... to archive locations', false)
-    .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"path":"/v1/modules/*/*/*/versions","kind":"status","status":429,"retryAfter":1,"times":2}\'', (value: string, all: string[]) => [...all, value], [] as string[])
-    .addHelpText('after', '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.\nChange faults while it runs: POST/PUT/DELETE <url>/_gantry/faults (see docs/modules.md).')
+    .option(
+      '--fault <json>',
+      'arm a fault at start (repeatable), e.g. \'{"path":"/v1/modules/*/*/*/versions","kind":"status","status":429,"retryAfter":1,"times":2}\'',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
+    .addHelpText(
+      'after',
+      '\nSet GANTRY_DEV_REGISTRY_TOKEN to require "Authorization: Bearer <token>" on the API.\nAddress modules as <host>:<port>/<namespace>/<name>/<provider>, e.g. 127.0.0.1:5758/gantry/network/aws.\nChange faults while it runs: POST/PUT/DELETE <url>/_gantry/faults (see docs/modules.md).',
+    )
     .action(async (flags: DevRegistryFlags, command: Command) => {
       const { checkFault, parseS3Url, startRegistryServer } = await devServerModules.registry();
       const { json } = context.globals(command);
       const host = devHostOf(command);
       if (flags.dir && flags.s3) throw new UsageError('choose --dir or --s3, not both');
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
-      if (flags.s3Locations !== 'presigned' && flags.s3Locations !== 's3') throw new UsageError(`--s3-locations must be presigned or s3, got "${flags.s3Locations}"`);
+      if (flags.s3Locations !== 'presigned' && flags.s3Locations !== 's3')
+        throw new UsageError(`--s3-locations must be presigned or s3, got "${flags.s3Locations}"`);
       const faults = flags.fault.map((text) => {
         try {
           return checkFault(JSON.parse(text));
@@ -77,7 +86,10 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       if (flags.tlsCert && flags.tlsKey) {
         // Regular PEM files of a few MB: a device, a FIFO or a folder is exit 2 naming the flag, never read without end.
         const { readLocalFile } = await import('../../../local-paths.js');
-        options.tls = { cert: await readLocalFile(flags.tlsCert, { what: 'the --tls-cert file', hint: '--tls-cert names a PEM file' }), key: await readLocalFile(flags.tlsKey, { what: 'the --tls-key file', hint: '--tls-key names a PEM file' }) };
+        options.tls = {
+          cert: await readLocalFile(flags.tlsCert, { what: 'the --tls-cert file', hint: '--tls-cert names a PEM file' }),
+          key: await readLocalFile(flags.tlsKey, { what: 'the --tls-key file', hint: '--tls-key names a PEM file' }),
+        };
       }
       const token = process.env.GANTRY_DEV_REGISTRY_TOKEN;
       if (token) options.token = token;

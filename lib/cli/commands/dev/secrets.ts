@@ -34,12 +34,21 @@ export function parseMountFlag(value: string): MountSpec {
   const eq = value.lastIndexOf('=');
   const usage = 'write --mount <path>=kv1 or --mount <path>=kv2, e.g. --mount apps/=kv2';
   if (eq < 0) throw new UsageError(`--mount takes <path>=kv1|kv2, got "${value}"`, { hint: usage });
-  const engine = value.slice(eq + 1).trim().toLowerCase();
-  if (engine !== 'kv1' && engine !== 'kv2') throw new UsageError(`--mount ${value}: the engine must be kv1 or kv2, got "${value.slice(eq + 1)}"`, { hint: usage });
-  const trimmed = value.slice(0, eq).trim().replace(/^\/+|\/+$/g, '');
+  const engine = value
+    .slice(eq + 1)
+    .trim()
+    .toLowerCase();
+  if (engine !== 'kv1' && engine !== 'kv2')
+    throw new UsageError(`--mount ${value}: the engine must be kv1 or kv2, got "${value.slice(eq + 1)}"`, { hint: usage });
+  const trimmed = value
+    .slice(0, eq)
+    .trim()
+    .replace(/^\/+|\/+$/g, '');
   const segments = trimmed.split('/');
   if (trimmed === '' || segments.some((s) => s === '' || s.endsWith('.') || /[\s\p{Cc}]/u.test(s))) {
-    throw new UsageError(`--mount ${value}: "${value.slice(0, eq)}" is not a mount path`, { hint: 'a mount path is /-separated names with no empty segment, no whitespace, none ending in a period' });
+    throw new UsageError(`--mount ${value}: "${value.slice(0, eq)}" is not a mount path`, {
+      hint: 'a mount path is /-separated names with no empty segment, no whitespace, none ending in a period',
+    });
   }
   if (segments[0] === 'sys' || segments[0] === 'auth') throw new UsageError(`--mount ${value}: sys/ and auth/ are reserved for the service's own endpoints`);
   return { path: `${trimmed}/`, version: engine === 'kv1' ? 1 : 2 };
@@ -51,7 +60,10 @@ export function parseMountFlags(values: string[]): MountSpec[] | undefined {
   const mounts = values.map(parseMountFlag);
   for (const a of mounts) {
     const clash = mounts.find((b) => b !== a && b.path.startsWith(a.path));
-    if (clash) throw new UsageError(clash.path === a.path ? `--mount ${a.path} is given twice` : `--mount ${clash.path} is inside --mount ${a.path}: mounts cannot be nested`);
+    if (clash)
+      throw new UsageError(
+        clash.path === a.path ? `--mount ${a.path} is given twice` : `--mount ${clash.path} is inside --mount ${a.path}: mounts cannot be nested`,
+      );
   }
   return mounts;
 }
@@ -81,7 +93,12 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
     .option('--tls-client-ca <file>', 'mutual TLS: require a client certificate signed by a CA in this PEM file (needs --tls-cert)')
     .option('--require-request-header', 'refuse requests without "X-Secrets-Request: true", like a proxy with require_request_header', false)
     .option('--namespace <path>', 'create this namespace (repeatable)', collect, [] as string[])
-    .option('--mount <path=kv1|kv2>', 'a kv mount in every namespace, e.g. apps/=kv2 (repeatable; replaces the default secret/=kv2 kv/=kv1)', collect, [] as string[])
+    .option(
+      '--mount <path=kv1|kv2>',
+      'a kv mount in every namespace, e.g. apps/=kv2 (repeatable; replaces the default secret/=kv2 kv/=kv1)',
+      collect,
+      [] as string[],
+    )
     .option('--max-request-size <bytes>', 'answer 413 to larger request bodies (default 33554432, 32 MiB)')
     .option('--max-json-depth <n>', 'answer 400 to JSON nested deeper (default 500)')
     .option('--max-json-string-value-length <n>', 'answer 400 to longer JSON strings, in bytes (default 1048576)')
@@ -93,7 +110,8 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
       const host = devHostOf(command);
       checkPortFlag(flags.port);
       if (!flags.tlsCert !== !flags.tlsKey) throw new UsageError('--tls-cert and --tls-key go together');
-      if (flags.tlsClientCa && !flags.tlsCert) throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for over https only');
+      if (flags.tlsClientCa && !flags.tlsCert)
+        throw new UsageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for over https only');
       const options: SecretsServerOptions = {
         host,
         port: Number(flags.port),
@@ -131,14 +149,27 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
         if (flags.tlsClientCa) options.tls.ca = await pem(flags.tlsClientCa, '--tls-client-ca');
       }
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startSecretsServer(options));
-      if (json) context.out.json({ name: server.name, url: server.url, token: server.rootToken, unsealKey: server.unsealKey, mounts: server.mounts(), clientCertificateRequired: Boolean(flags.tlsClientCa) });
+      if (json)
+        context.out.json({
+          name: server.name,
+          url: server.url,
+          token: server.rootToken,
+          unsealKey: server.unsealKey,
+          mounts: server.mounts(),
+          clientCertificateRequired: Boolean(flags.tlsClientCa),
+        });
       else {
-        context.out.line(`kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`);
+        context.out.line(
+          `kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`,
+        );
         context.out.line(`root token:  ${server.rootToken}`);
         context.out.line(`unseal key:  ${server.unsealKey}`);
         context.out.line(`export SECRETS_ADDR=${server.url} SECRETS_TOKEN=${server.rootToken}`);
         if (flags.tlsCert) context.out.line(`TLS: clients must trust the CA that signed ${flags.tlsCert} (SECRETS_CACERT or SECRETS_CAPATH)`);
-        if (flags.tlsClientCa) context.out.line(`mutual TLS: clients must present a certificate signed by a CA in ${flags.tlsClientCa} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`);
+        if (flags.tlsClientCa)
+          context.out.line(
+            `mutual TLS: clients must present a certificate signed by a CA in ${flags.tlsClientCa} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`,
+          );
         context.out.line('Press Ctrl-C to stop.');
       }
       await untilInterrupted(server.stop);

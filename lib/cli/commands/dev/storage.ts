@@ -33,7 +33,10 @@ const MAX_TTL_SECONDS = 30 * 86_400;
 
 /** `--session-ttl <seconds>`: whole seconds from 1 to 30 days. */
 export function parseSessionTtl(raw: string): number {
-  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_TTL_SECONDS) throw new UsageError(`--session-ttl must be whole seconds from 1 to ${MAX_TTL_SECONDS} (30 days), got "${raw}"`, { hint: 'a resumable upload session lives one week (604800) unless told otherwise' });
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_TTL_SECONDS)
+    throw new UsageError(`--session-ttl must be whole seconds from 1 to ${MAX_TTL_SECONDS} (30 days), got "${raw}"`, {
+      hint: 'a resumable upload session lives one week (604800) unless told otherwise',
+    });
   return Number(raw) * 1000;
 }
 
@@ -53,7 +56,10 @@ export function parseStorageQuota(raw: string): { requests: number; windowMs: nu
 export function tokenFromEnvironment(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const token = env.STORAGE_TOKEN;
   if (token === undefined || token === '') return undefined;
-  if (!TOKEN_SHAPE.test(token)) throw new UsageError('STORAGE_TOKEN must be 8 to 4096 printable characters without spaces', { hint: 'unset STORAGE_TOKEN to have a token made and printed, or export a longer one' });
+  if (!TOKEN_SHAPE.test(token))
+    throw new UsageError('STORAGE_TOKEN must be 8 to 4096 printable characters without spaces', {
+      hint: 'unset STORAGE_TOKEN to have a token made and printed, or export a longer one',
+    });
   return token;
 }
 
@@ -67,7 +73,9 @@ async function dataFolder(raw: string): Promise<string> {
   const folder = await ensureFolder(raw, 'the data folder (--data-dir)');
   const entries = await readdir(folder);
   if (entries.length > 0 && !entries.includes('state.json')) {
-    throw new UsageError(`--data-dir ${folder} holds other files and no state.json: it is not a storage server's folder`, { hint: 'give a new or empty folder, or one an earlier gantry dev storage kept its state in' });
+    throw new UsageError(`--data-dir ${folder} holds other files and no state.json: it is not a storage server's folder`, {
+      hint: 'give a new or empty folder, or one an earlier gantry dev storage kept its state in',
+    });
   }
   return folder;
 }
@@ -80,7 +88,9 @@ function checkTokenInfoUrl(raw: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
-    throw new UsageError(`--token-info-url must be an http(s) URL without query, fragment or user, got "${raw.slice(0, 120)}"`, { hint: 'e.g. --token-info-url http://127.0.0.1:5762/tokeninfo' });
+    throw new UsageError(`--token-info-url must be an http(s) URL without query, fragment or user, got "${raw.slice(0, 120)}"`, {
+      hint: 'e.g. --token-info-url http://127.0.0.1:5762/tokeninfo',
+    });
   }
   return url.href;
 }
@@ -88,20 +98,36 @@ function checkTokenInfoUrl(raw: string): string {
 export function registerDevStorage(dev: Command, context: CliContext): void {
   dev
     .command('storage')
-    .description('serve the storage API (Drive v2 as /storage/v2: all 70 methods, resumable uploads, watch channels) and print STORAGE_BASE_URL and STORAGE_TOKEN')
+    .description(
+      'serve the storage API (Drive v2 as /storage/v2: all 70 methods, resumable uploads, watch channels) and print STORAGE_BASE_URL and STORAGE_TOKEN',
+    )
     .option('--port <port>', `port to listen on (0 = any free port; default GANTRY_DEV_STORAGE_PORT or ${DEV_STORAGE_PORT})`)
     .option('--host <address>', 'the loopback address to listen on (127.0.0.1, ::1, localhost; default 127.0.0.1)')
     .option('--data-dir <folder>', 'keep files and state in this folder across runs (default: a new temporary folder, removed on exit)')
     .option('--session-ttl <seconds>', 'how long a resumable upload session lives (default 604800, a week, as Drive)')
     .option('--quota <n/window>', 'answer requests beyond n per window with a rate-limit error, e.g. 100/60s')
     .option('--quota-status <status>', 'the rate-limit answer: 403 (userRateLimitExceeded) or 429 (rateLimitExceeded)', '403')
-    .option('--token-info-url <url>', "also accept an authorization server's access tokens with a storage scope, asked of this tokeninfo endpoint (e.g. http://127.0.0.1:5762/tokeninfo of gantry dev oauth)")
-    .option('--fault <json>', 'arm a fault at start (repeatable), e.g. \'{"kind":"status","status":503,"times":1}\' or \'{"kind":"cut","afterBytes":1048576}\'', collect, [] as string[])
+    .option(
+      '--token-info-url <url>',
+      "also accept an authorization server's access tokens with a storage scope, asked of this tokeninfo endpoint (e.g. http://127.0.0.1:5762/tokeninfo of gantry dev oauth)",
+    )
+    .option(
+      '--fault <json>',
+      'arm a fault at start (repeatable), e.g. \'{"kind":"status","status":503,"times":1}\' or \'{"kind":"cut","afterBytes":1048576}\'',
+      collect,
+      [] as string[],
+    )
     // Refused with a reason rather than "unknown option": a token on the command line is visible to every user (ps).
     .addOption(new Option('--token <value>').hideHelp())
-    .addHelpText('after', '\nThe bearer token is STORAGE_TOKEN from the environment, or a new one printed as STORAGE_TOKEN=… (never a flag: argv is visible to\nother users). Admin endpoints under <url>/_gantry/: faults, stats, sessions, notifications (see docs/storage.md).')
+    .addHelpText(
+      'after',
+      '\nThe bearer token is STORAGE_TOKEN from the environment, or a new one printed as STORAGE_TOKEN=… (never a flag: argv is visible to\nother users). Admin endpoints under <url>/_gantry/: faults, stats, sessions, notifications (see docs/storage.md).',
+    )
     .action(async (flags: DevStorageFlags, command: Command) => {
-      if (flags.token !== undefined) throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', { hint: 'export STORAGE_TOKEN=<token> before gantry dev storage, or leave it unset to have one made and printed' });
+      if (flags.token !== undefined)
+        throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', {
+          hint: 'export STORAGE_TOKEN=<token> before gantry dev storage, or leave it unset to have one made and printed',
+        });
       const { json } = context.globals(command);
       const host = devHostOf(command);
       const port = devServerPort(flags.port, PORT_VARIABLE, DEV_STORAGE_PORT);
@@ -142,9 +168,11 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       };
       let server: Awaited<ReturnType<typeof startStorageServer>>;
       try {
-        server = await listenAsAsked({ host, port, portFlag: portFrom ?? '--port' }, () => portFrom !== undefined
-          ? startStorageServer(options)
-          : startOnDevPort({ name: 'storage API', host, port, explicit: false, variable: PORT_VARIABLE }, (p) => startStorageServer({ ...options, port: p })));
+        server = await listenAsAsked({ host, port, portFlag: portFrom ?? '--port' }, () =>
+          portFrom !== undefined
+            ? startStorageServer(options)
+            : startOnDevPort({ name: 'storage API', host, port, explicit: false, variable: PORT_VARIABLE }, (p) => startStorageServer({ ...options, port: p })),
+        );
       } catch (error) {
         if (temporary) await rm(dir, { recursive: true, force: true });
         throw error;
@@ -156,12 +184,17 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
       });
       const env: Record<string, string> = { STORAGE_BASE_URL: server.url, ...(token === undefined ? { STORAGE_TOKEN: server.tokens[0]! } : {}) };
       const where = temporary ? `${dir} (temporary: removed on exit; --data-dir keeps the state)` : dir;
-      if (json) context.out.json({ name: server.name, url: server.url, dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env });
+      if (json)
+        context.out.json({ name: server.name, url: server.url, dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env });
       else {
         for (const [key, value] of Object.entries(env)) context.out.line(`${key}=${value}`);
         context.out.line(exportLine(env));
         context.out.line(`storage API on ${server.url} (/storage/v2, uploads at /upload/storage/v2); state in ${where}`);
-        context.out.line(token === undefined ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)' : 'token: STORAGE_TOKEN from the environment');
+        context.out.line(
+          token === undefined
+            ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)'
+            : 'token: STORAGE_TOKEN from the environment',
+        );
         context.out.line('Press Ctrl-C to stop.');
       }
       await interrupted;

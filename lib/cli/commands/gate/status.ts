@@ -36,11 +36,17 @@ function format(value: number | null, kind: string): string {
 }
 
 /** The verdict in a line: what passed with its values, what failed and why, or why nothing could be judged. */
-export function describeVerdict(result: GateResult, describeFailures: (checks: GateResult['checks']) => string): { state: 'success' | 'failure' | 'error'; description: string } {
+export function describeVerdict(
+  result: GateResult,
+  describeFailures: (checks: GateResult['checks']) => string,
+): { state: 'success' | 'failure' | 'error'; description: string } {
   const pages = new Set(result.urls.map((u) => u.url)).size;
   const where = `${pages} page${pages === 1 ? '' : 's'}`;
   if (result.status === 'pass') {
-    const shown = result.checks.filter((c) => c.verdict !== 'error').slice(0, 6).map((c) => `${c.name} ${format(c.value, c.kind)}`);
+    const shown = result.checks
+      .filter((c) => c.verdict !== 'error')
+      .slice(0, 6)
+      .map((c) => `${c.name} ${format(c.value, c.kind)}`);
     return { state: 'success', description: shortDescription(`passed on ${where}: ${shown.join(', ')}`) };
   }
   if (result.status === 'fail') return { state: 'failure', description: shortDescription(`failed on ${where}: ${describeFailures(result.checks)}`) };
@@ -52,17 +58,29 @@ export function describeVerdict(result: GateResult, describeFailures: (checks: G
 export async function gateStatusReporter(flags: GateStatusFlags, context: CliContext): Promise<GateStatusReporter | undefined> {
   if (flags.commitStatus === undefined) {
     if (flags.statusContext !== undefined || flags.statusTargetUrl !== undefined) {
-      throw usage(`${flags.statusContext !== undefined ? '--status-context' : '--status-target-url'} is for the commit status, and --commit-status is not given`, 'add --commit-status <owner/repo>@<sha>');
+      throw usage(
+        `${flags.statusContext !== undefined ? '--status-context' : '--status-target-url'} is for the commit status, and --commit-status is not given`,
+        'add --commit-status <owner/repo>@<sha>',
+      );
     }
     return undefined;
   }
   const target = parseStatusTarget('--commit-status', flags.commitStatus);
   const statusContext = flags.statusContext ?? GATE_STATUS_CONTEXT;
-  checkStatusFlags({ context: statusContext, ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}) }, { context: '--status-context', description: 'the description', targetUrl: '--status-target-url' });
+  checkStatusFlags(
+    { context: statusContext, ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}) },
+    { context: '--status-context', description: 'the description', targetUrl: '--status-target-url' },
+  );
   const { client, close } = await platformClientFor(undefined, context.logger);
   const { describeFailures } = await import('../../../analysis/index.js');
   const post = async (state: 'pending' | 'success' | 'failure' | 'error', description: string) => {
-    await client.createCommitStatus({ ...target, state, context: statusContext, description: shortDescription(description), ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}) });
+    await client.createCommitStatus({
+      ...target,
+      state,
+      context: statusContext,
+      description: shortDescription(description),
+      ...(flags.statusTargetUrl !== undefined ? { targetUrl: flags.statusTargetUrl } : {}),
+    });
     context.logger.info(`commit status ${state} (${statusContext}) set on ${target.repository}@${target.sha.slice(0, 12)}`);
   };
   return {

@@ -55,10 +55,16 @@ export function queueAddress(flag: string | undefined, env: NodeJS.ProcessEnv = 
     try {
       parsed = new URL(flag);
     } catch {
-      throw usage('--queue must be a Redis address such as redis://127.0.0.1:6379/0', 'with a password, put the address in GANTRY_HOOKS_QUEUE_URL instead of the command line');
+      throw usage(
+        '--queue must be a Redis address such as redis://127.0.0.1:6379/0',
+        'with a password, put the address in GANTRY_HOOKS_QUEUE_URL instead of the command line',
+      );
     }
     if (parsed.password) {
-      throw usage(`--queue holds a password (${redactUrl(parsed)}): a command line is visible to every user of the machine`, 'put the address in GANTRY_HOOKS_QUEUE_URL instead (GANTRY_HOOKS_QUEUE_URL=redis://:password@host:6379/0)');
+      throw usage(
+        `--queue holds a password (${redactUrl(parsed)}): a command line is visible to every user of the machine`,
+        'put the address in GANTRY_HOOKS_QUEUE_URL instead (GANTRY_HOOKS_QUEUE_URL=redis://:password@host:6379/0)',
+      );
     }
     return flag;
   }
@@ -67,7 +73,8 @@ export function queueAddress(flag: string | undefined, env: NodeJS.ProcessEnv = 
 }
 
 function parseConcurrency(text: string): number {
-  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 256) throw usage(`--concurrency must be a whole number from 1 to 256, got "${text.slice(0, 20)}"`);
+  if (!/^\d{1,3}$/.test(text) || Number(text) < 1 || Number(text) > 256)
+    throw usage(`--concurrency must be a whole number from 1 to 256, got "${text.slice(0, 20)}"`);
   return Number(text);
 }
 
@@ -78,7 +85,12 @@ function parseConcurrency(text: string): number {
  * first deployment. Without it, a protection request cannot be answered: the job fails, saying so, and the delivery
  * shows failed on the platform.
  */
-async function registerGates(receiver: WebhookReceiver, configFlag: string | undefined, context: CliContext, json: boolean): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
+async function registerGates(
+  receiver: WebhookReceiver,
+  configFlag: string | undefined,
+  context: CliContext,
+  json: boolean,
+): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
   const { existsSync } = await import('node:fs');
   const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
   // The gates load lib/analysis: only when there is a configuration or an app to use them.
@@ -87,9 +99,15 @@ async function registerGates(receiver: WebhookReceiver, configFlag: string | und
   let closeApp = () => {};
   const gated = config !== undefined && (config.environments.size > 0 || config.deploymentStatus.gate);
   if (!process.env.GANTRY_APP_ID) {
-    if (gated) throw usage(`${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`, 'the app is the one whose deployment protection rule the environments use');
+    if (gated)
+      throw usage(
+        `${config.source} gates environments, and the answers must come from the app: set GANTRY_APP_ID and GANTRY_APP_PRIVATE_KEY_FILE (or GANTRY_APP_PRIVATE_KEY)`,
+        'the app is the one whose deployment protection rule the environments use',
+      );
     receiver.on('deployment_protection_rule.requested', () => {
-      throw new Error('a deployment protection rule asks for an answer, and no app is configured to give it (GANTRY_APP_ID and its key): the deployment waits until one is');
+      throw new Error(
+        'a deployment protection rule asks for an answer, and no app is configured to give it (GANTRY_APP_ID and its key): the deployment waits until one is',
+      );
     });
     return { config, closeApp };
   }
@@ -104,11 +122,23 @@ async function registerGates(receiver: WebhookReceiver, configFlag: string | und
     throw error;
   }
   const rules = config ?? parseHooksConfig({}, 'gantry.hooks.json (none found)');
-  receiver.on('deployment_protection_rule.requested', deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
-    const line = { at: new Date().toISOString(), delivery: job.id, environment: decision.environment, decision: decision.state, gate: decision.gate?.status ?? null };
-    if (json) context.out.line(JSON.stringify(line));
-    else context.out.line(`${line.at} deployment to ${terminalText(decision.environment)} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${terminalText(job.id)}`);
-  }));
+  receiver.on(
+    'deployment_protection_rule.requested',
+    deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
+      const line = {
+        at: new Date().toISOString(),
+        delivery: job.id,
+        environment: decision.environment,
+        decision: decision.state,
+        gate: decision.gate?.status ?? null,
+      };
+      if (json) context.out.line(JSON.stringify(line));
+      else
+        context.out.line(
+          `${line.at} deployment to ${terminalText(decision.environment)} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${terminalText(job.id)}`,
+        );
+    }),
+  );
   if (rules.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config: rules, app, logger: context.logger }));
   return { config, closeApp };
 }
@@ -136,7 +166,11 @@ export function parseSavedDelivery(bytes: Buffer): { headers: Record<string, str
   const crlf = bytes.indexOf('\r\n\r\n');
   const lf = bytes.indexOf('\n\n');
   const [end, gap] = crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : [lf, 2];
-  if (end < 0) throw usage('the saved delivery has no blank line between its headers and its body', 'save the request as the platform shows it: headers, a blank line, then the body exactly as sent');
+  if (end < 0)
+    throw usage(
+      'the saved delivery has no blank line between its headers and its body',
+      'save the request as the platform shows it: headers, a blank line, then the body exactly as sent',
+    );
   const headers: Record<string, string> = {};
   const lines = bytes.subarray(0, end).toString('latin1').split(/\r?\n/);
   for (const [index, line] of lines.entries()) {
@@ -159,7 +193,7 @@ function member(name: string, value: string | undefined): string {
 export function register(program: Command, context: CliContext): void {
   const hooks = program
     .command('hooks')
-    .description('receive the platform\'s webhooks: deployment protection rules decided by gates, signatures checked')
+    .description("receive the platform's webhooks: deployment protection rules decided by gates, signatures checked")
     .addHelpText('after', `\n${SECRET_HELP}`);
 
   hooks
@@ -167,14 +201,19 @@ export function register(program: Command, context: CliContext): void {
     .description('receive webhooks on http://<host>:<port><path>, verify each delivery, and answer deployment protection rules with a gate')
     .option('--port <port>', 'port to listen on (0 = any free port)', '3000')
     .option('--host <address>', 'address to listen on (0.0.0.0 to take deliveries from the platform)', '127.0.0.1')
-    .option('--path <path>', 'the payload URL\'s path', '/hooks')
-    .option('--config <file>', 'the environments\' gates (default: gantry.hooks.json in the current folder, when it exists)')
+    .option('--path <path>', "the payload URL's path", '/hooks')
+    .option('--config <file>', "the environments' gates (default: gantry.hooks.json in the current folder, when it exists)")
     .option('--no-sha1', 'refuse X-Hub-Signature (sha1) deliveries: only X-Hub-Signature-256 is accepted')
     .option('--queue <url>', 'a Redis queue shared with other receivers and workers, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
     .option('--no-work', 'only queue deliveries: workers elsewhere (gantry hooks worker) run the handlers; needs a Redis queue')
     .option('--concurrency <n>', 'jobs this process runs at once', '4')
-    .option('--security-events <path>', 'also take the authorization server\'s security events (RFC 8935 pushes) at this path: verified against GANTRY_AUTH_URL\'s keys for GANTRY_OAUTH_CLIENT_ID, they drop the stored gantry auth logins of the account they name')
-    .addHelpText('after', `
+    .option(
+      '--security-events <path>',
+      "also take the authorization server's security events (RFC 8935 pushes) at this path: verified against GANTRY_AUTH_URL's keys for GANTRY_OAUTH_CLIENT_ID, they drop the stored gantry auth logins of the account they name",
+    )
+    .addHelpText(
+      'after',
+      `
 One line per delivery: time, event.action, delivery GUID, the status answered, what happened, milliseconds.
 Answers: 200 handled (or a redelivery of one handled), 202 still running after 5 s (the platform waits 10),
 400 a missing header or malformed payload, 401 a bad signature, 413 over 25 MB, 415 not JSON or form, 500 a handler failed,
@@ -186,18 +225,29 @@ gantry.hooks.json:
 
 ${QUEUE_HELP}
 
-${SECRET_HELP}`)
+${SECRET_HELP}`,
+    )
     .action(async (flags: ServeFlags, command: Command) => {
       const { json } = context.globals(command);
       const port = parsePort(flags.port);
       if (!flags.path.startsWith('/') || /[?#\s]/.test(flags.path)) throw usage(`--path must be a path such as /hooks, got "${flags.path.slice(0, 60)}"`);
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
-      if (!flags.work && queueUrl === undefined) throw usage('--no-work only queues deliveries, so it needs a queue that workers share', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue) and run gantry hooks worker beside it');
-      if (flags.securityEvents !== undefined && (!flags.securityEvents.startsWith('/') || /[?#\s]/.test(flags.securityEvents) || flags.securityEvents === flags.path)) {
+      if (!flags.work && queueUrl === undefined)
+        throw usage(
+          '--no-work only queues deliveries, so it needs a queue that workers share',
+          'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue) and run gantry hooks worker beside it',
+        );
+      if (
+        flags.securityEvents !== undefined &&
+        (!flags.securityEvents.startsWith('/') || /[?#\s]/.test(flags.securityEvents) || flags.securityEvents === flags.path)
+      ) {
         throw usage(`--security-events must be a path such as /security-events, other than --path, got "${flags.securityEvents.slice(0, 60)}"`);
       }
-      const securityEvents = flags.securityEvents === undefined ? undefined : await (await import('./security-events.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
+      const securityEvents =
+        flags.securityEvents === undefined
+          ? undefined
+          : await (await import('./security-events.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
       const { WebhookReceiver, webhookQueueFor } = await import('../../../webhooks/index.js');
       const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
       // The receiver runs the handlers itself (work) once the queue is known to answer, below.
@@ -230,25 +280,36 @@ ${SECRET_HELP}`)
           stamp = new Date(now).toISOString();
         }
         // The JSON line written out, not built as an object and stringified: the same text, at half the cost.
-        pendingLines.push(json
-          ? `{"at":"${stamp}"${member('event', record.event)}${member('action', record.action)}${member('delivery', record.id)},"status":${record.status},"outcome":${JSON.stringify(record.outcome)},"ms":${record.ms}}`
-          : `${stamp} ${terminalText(record.event ?? '-')}${record.action ? `.${terminalText(record.action)}` : ''} ${terminalText(record.id ?? '-')} ${record.status} ${record.outcome} ${record.ms}ms`);
+        pendingLines.push(
+          json
+            ? `{"at":"${stamp}"${member('event', record.event)}${member('action', record.action)}${member('delivery', record.id)},"status":${record.status},"outcome":${JSON.stringify(record.outcome)},"ms":${record.ms}}`
+            : `${stamp} ${terminalText(record.event ?? '-')}${record.action ? `.${terminalText(record.action)}` : ''} ${terminalText(record.id ?? '-')} ${record.status} ${record.outcome} ${record.ms}ms`,
+        );
         if (pendingLines.length >= 64) flushLines();
         else flushTimer ??= setTimeout(flushLines, 10);
       });
       const listener = receiver.middleware({ path: flags.path });
-      const server = createServer((request, response) => listener(request, response, () => {
-        if (securityEvents && request.url?.split('?')[0] === flags.securityEvents) return securityEvents.handle(request, response);
-        response.writeHead(404, { 'content-type': 'application/json' });
-        response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
-      }));
+      const server = createServer((request, response) =>
+        listener(request, response, () => {
+          if (securityEvents && request.url?.split('?')[0] === flags.securityEvents) return securityEvents.handle(request, response);
+          response.writeHead(404, { 'content-type': 'application/json' });
+          response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
+        }),
+      );
       server.requestTimeout = 60_000;
       try {
         await new Promise<void>((resolve, reject) => {
-          server.once('error', (error: NodeJS.ErrnoException) => reject(
-            error.code === 'EADDRINUSE' ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port')
-              : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN' ? usage(`--host ${flags.host} is no address of this machine`, 'give one of its addresses: 127.0.0.1, 0.0.0.0 (every interface), ::1')
-                : error.code === 'EACCES' ? usage(`port ${port} needs privileges on this machine`, 'choose a port above 1023') : error));
+          server.once('error', (error: NodeJS.ErrnoException) =>
+            reject(
+              error.code === 'EADDRINUSE'
+                ? usage(`port ${port} on ${flags.host} is taken`, 'choose another with --port, or 0 for any free port')
+                : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN'
+                  ? usage(`--host ${flags.host} is no address of this machine`, 'give one of its addresses: 127.0.0.1, 0.0.0.0 (every interface), ::1')
+                  : error.code === 'EACCES'
+                    ? usage(`port ${port} needs privileges on this machine`, 'choose a port above 1023')
+                    : error,
+            ),
+          );
           server.listen(port, flags.host, resolve);
         });
       } catch (error) {
@@ -261,12 +322,18 @@ ${SECRET_HELP}`)
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
       const environments = config ? [...config.environments.keys()] : [];
-      const queueText = queueUrl === undefined ? `in process, ${concurrency} at once` : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
+      const queueText =
+        queueUrl === undefined
+          ? `in process, ${concurrency} at once`
+          : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
       // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
       const listening = `http://${host}:${actualPort}${flags.path}`;
       if (securityEvents) context.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
       if (json) context.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments }));
-      else context.out.line(`receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      else
+        context.out.line(
+          `receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
+        );
       await untilInterrupted(async () => {
         context.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -280,20 +347,27 @@ ${SECRET_HELP}`)
     .command('worker')
     .description('run the handlers of deliveries queued in Redis by gantry hooks serve (on this machine or others)')
     .option('--queue <url>', 'the Redis queue the receivers use, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
-    .option('--config <file>', 'the environments\' gates (default: gantry.hooks.json in the current folder, when it exists)')
+    .option('--config <file>', "the environments' gates (default: gantry.hooks.json in the current folder, when it exists)")
     .option('--concurrency <n>', 'jobs this worker runs at once', '4')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 One line per job: time, event.action, delivery GUID, attempt, done or failed, milliseconds.
 
 ${QUEUE_HELP}
 
 The worker needs no webhook secret (the receivers verified the deliveries); deployment protection answers as the
-app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_KEY), the platform at PLATFORM_API_URL.`)
+app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_KEY), the platform at PLATFORM_API_URL.`,
+    )
     .action(async (flags: WorkerFlags, command: Command) => {
       const { json } = context.globals(command);
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
-      if (queueUrl === undefined) throw usage('gantry hooks worker takes its jobs from the Redis queue the receivers share, and none is set', 'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue redis://host:port/db) as for gantry hooks serve --no-work');
+      if (queueUrl === undefined)
+        throw usage(
+          'gantry hooks worker takes its jobs from the Redis queue the receivers share, and none is set',
+          'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue redis://host:port/db) as for gantry hooks serve --no-work',
+        );
       const { RedisQueue, WebhookReceiver } = await import('../../../webhooks/index.js');
       const queue = new RedisQueue({ url: queueUrl, concurrency, logger: context.logger });
       // The receiver only dispatches jobs to the handlers here (receiver.run); it never reads a delivery, so the secret
@@ -310,14 +384,28 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
           outcome = 'failed';
           throw error;
         } finally {
-          const line = { at: new Date().toISOString(), event: job.event, action: job.action, delivery: job.id, attempt: jobContext.attempt, outcome, ms: Date.now() - started };
+          const line = {
+            at: new Date().toISOString(),
+            event: job.event,
+            action: job.action,
+            delivery: job.id,
+            attempt: jobContext.attempt,
+            outcome,
+            ms: Date.now() - started,
+          };
           if (json) context.out.line(JSON.stringify(line));
-          else context.out.line(`${line.at} ${terminalText(job.event)}${job.action ? `.${terminalText(job.action)}` : ''} ${terminalText(job.id)} attempt ${line.attempt} ${outcome} ${line.ms}ms`);
+          else
+            context.out.line(
+              `${line.at} ${terminalText(job.event)}${job.action ? `.${terminalText(job.action)}` : ''} ${terminalText(job.id)} attempt ${line.attempt} ${outcome} ${line.ms}ms`,
+            );
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
       if (json) context.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments }));
-      else context.out.line(`working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`);
+      else
+        context.out.line(
+          `working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
+        );
       await untilInterrupted(async () => {
         context.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
         await queue.close(SHUTDOWN_MS);
@@ -327,25 +415,40 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
 
   hooks
     .command('verify [file]')
-    .description('check a saved delivery\'s signature (the request as text: headers, a blank line, the body); reads stdin without a file')
+    .description("check a saved delivery's signature (the request as text: headers, a blank line, the body); reads stdin without a file")
     .requiredOption('--secret-env <variable>', 'the environment variable holding the secret (never the secret itself)')
     .option('--no-sha1', 'refuse an X-Hub-Signature (sha1) signature')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 the signature is valid (and the body is one hooks serve takes, with what its event requires); 1 it
 is not, the body is one hooks serve refuses (not UTF-8, not a JSON object, a media type no delivery has), or the
 payload lacks a required property; 2 bad input (no such variable, a file that is no saved request).
 
 Example:
-  GANTRY_WEBHOOK_SECRET=… gantry hooks verify --secret-env GANTRY_WEBHOOK_SECRET < delivery.http`)
+  GANTRY_WEBHOOK_SECRET=… gantry hooks verify --secret-env GANTRY_WEBHOOK_SECRET < delivery.http`,
+    )
     .action(async (file: string | undefined, flags: { secretEnv: string; sha1: boolean }, command: Command) => {
       const { json } = context.globals(command);
       // The value is only echoed when it looks like a variable's name (GANTRY_WEBHOOK_SECRET): a secret passed here by
       // mistake must not come back on the terminal.
       const conventional = /^[A-Z_][A-Z0-9_]{0,63}$/.test(flags.secretEnv);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.secretEnv)) throw usage('--secret-env takes a variable\'s name, and what was given is not one', 'the secret itself never goes on the command line: export it, then give its name, e.g. --secret-env GANTRY_WEBHOOK_SECRET');
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.secretEnv))
+        throw usage(
+          "--secret-env takes a variable's name, and what was given is not one",
+          'the secret itself never goes on the command line: export it, then give its name, e.g. --secret-env GANTRY_WEBHOOK_SECRET',
+        );
       const secret = process.env[flags.secretEnv];
-      if (!secret) throw usage(conventional ? `the variable ${flags.secretEnv} is not set or empty` : 'the variable --secret-env names is not set or empty', `export the webhook's secret in it first${conventional ? `: export ${flags.secretEnv}='<secret>'` : ''}`);
-      const bytes = await readLocalFile(file ?? '/dev/stdin', { what: file ? 'the saved delivery' : 'the saved delivery (stdin)', maxBytes: 26 * 1024 * 1024, allowPipe: true });
+      if (!secret)
+        throw usage(
+          conventional ? `the variable ${flags.secretEnv} is not set or empty` : 'the variable --secret-env names is not set or empty',
+          `export the webhook's secret in it first${conventional ? `: export ${flags.secretEnv}='<secret>'` : ''}`,
+        );
+      const bytes = await readLocalFile(file ?? '/dev/stdin', {
+        what: file ? 'the saved delivery' : 'the saved delivery (stdin)',
+        maxBytes: 26 * 1024 * 1024,
+        allowPipe: true,
+      });
       const { headers, body } = parseSavedDelivery(bytes);
       const { checkPayload, deliveryBodyPayload, verify, WebhookDeliveryError } = await import('../../../webhooks/index.js');
       const result = verify(secret, body, headers, { allowSha1: flags.sha1 });
@@ -353,7 +456,10 @@ Example:
       const delivery = headers['x-platform-delivery'];
       if (!result.ok) {
         if (json) context.out.json({ valid: false, reason: result.reason, message: result.message, event, delivery });
-        throw new GantryError(`the delivery${delivery ? ` ${delivery}` : ''} is not signed with that secret: ${result.message}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_SIGNATURE' });
+        throw new GantryError(`the delivery${delivery ? ` ${delivery}` : ''} is not signed with that secret: ${result.message}`, {
+          exitCode: ExitCode.checkFailed,
+          code: 'WEBHOOK_SIGNATURE',
+        });
       }
       // The body as `hooks serve` reads it (its media type, UTF-8, a JSON object), then what the event requires.
       let problem: string | undefined;
@@ -369,8 +475,12 @@ Example:
         if (!check.ok) problem = check.message;
       }
       if (json) context.out.json({ valid: true, algorithm: result.algorithm, event, delivery, ...(problem ? { payloadProblem: problem } : {}) });
-      else context.out.line(`valid ${result.algorithm} signature${event ? ` on ${terminalText(event)}` : ''}${delivery ? ` delivery ${terminalText(delivery)}` : ''}`);
-      if (problem) throw new GantryError(`the signature is valid but the payload is not: ${problem}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_PAYLOAD' });
+      else
+        context.out.line(
+          `valid ${result.algorithm} signature${event ? ` on ${terminalText(event)}` : ''}${delivery ? ` delivery ${terminalText(delivery)}` : ''}`,
+        );
+      if (problem)
+        throw new GantryError(`the signature is valid but the payload is not: ${problem}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_PAYLOAD' });
     });
 
   hooks

@@ -17,7 +17,8 @@ export interface SecurityEventsRoute {
 export async function securityEventsRoute(env: NodeJS.ProcessEnv, logger: Logger, report: (line: string) => void): Promise<SecurityEventsRoute> {
   const authUrl = env.GANTRY_AUTH_URL || undefined;
   const clientId = env.GANTRY_OAUTH_CLIENT_ID || undefined;
-  if (!authUrl || !clientId) throw usage('--security-events needs GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID: the server whose events to believe, and the client they are for');
+  if (!authUrl || !clientId)
+    throw usage('--security-events needs GANTRY_AUTH_URL and GANTRY_OAUTH_CLIENT_ID: the server whose events to believe, and the client they are for');
   const lib = await import('../../../auth/index.js');
   const base = lib.checkAuthUrl(authUrl, 'GANTRY_AUTH_URL');
   const http = lib.authHttpClient({ logger });
@@ -32,7 +33,9 @@ export async function securityEventsRoute(env: NodeJS.ProcessEnv, logger: Logger
     onEvent: async (event) => {
       const dropped = await lib.applySecurityEvent(event);
       const kind = event.type.split('/').at(-1);
-      report(`${new Date().toISOString()} security-event ${kind}${event.jti ? ` ${terminalText(event.jti)}` : ''}: ${dropped.length > 0 ? `dropped the stored login of ${dropped.join(', ')}` : 'no stored login of that account here'}`);
+      report(
+        `${new Date().toISOString()} security-event ${kind}${event.jti ? ` ${terminalText(event.jti)}` : ''}: ${dropped.length > 0 ? `dropped the stored login of ${dropped.join(', ')}` : 'no stored login of that account here'}`,
+      );
     },
   });
   return { handle: handler, describe: `${endpoints.issuer} (keys ${endpoints.jwksUri})`, close: () => http.close() };

@@ -31,7 +31,11 @@ async function serverUrl(raw: string): Promise<string> {
 
 function checkPort(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65_535) throw usage(`--callback-port ${shown(raw.slice(0, 20))} is no port number`, 'give 1–65535, or leave it out for any free port (a registered client\'s port is reused)');
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65_535)
+    throw usage(
+      `--callback-port ${shown(raw.slice(0, 20))} is no port number`,
+      "give 1–65535, or leave it out for any free port (a registered client's port is reused)",
+    );
   return Number(raw);
 }
 
@@ -44,14 +48,16 @@ function checkTimeout(raw: string | undefined): number | undefined {
 function scopes(flags: ClientFlags): string[] {
   const list = (flags.scope ?? []).flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
   for (const scope of list) {
-    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw usage(`--scope ${shown(scope.slice(0, 80))} is no OAuth scope (RFC 6749 §3.3: printable ASCII without spaces, quotes or backslashes)`);
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))
+      throw usage(`--scope ${shown(scope.slice(0, 80))} is no OAuth scope (RFC 6749 §3.3: printable ASCII without spaces, quotes or backslashes)`);
   }
   return list;
 }
 
 function clientId(flags: ClientFlags): string | undefined {
   if (flags.clientId === undefined) return undefined;
-  if (flags.clientId === '' || flags.clientId.length > 512 || shown(flags.clientId) !== flags.clientId) throw usage('--client-id is empty, longer than 512 characters or holds control characters');
+  if (flags.clientId === '' || flags.clientId.length > 512 || shown(flags.clientId) !== flags.clientId)
+    throw usage('--client-id is empty, longer than 512 characters or holds control characters');
   return flags.clientId;
 }
 
@@ -102,7 +108,11 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
 }
 
 /** Runs `use` with a connection, closed however it ends; the reader of stdout going away ends it quietly. */
-async function withConnection(server: string, options: ConnectOptions, use: (connection: ContextServerConnection, signal: AbortSignal) => Promise<void>): Promise<void> {
+async function withConnection(
+  server: string,
+  options: ConnectOptions,
+  use: (connection: ContextServerConnection, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   const { connectContextServer } = await mcpClient();
   const { releaseClients } = await import('../auth/actions.js');
   const controller = new AbortController();
@@ -131,7 +141,13 @@ export function requiredScope(tool: { description?: string | undefined; annotati
   return /\(scopes?:\s*([^)]+)\)/i.exec(tool.description ?? '')?.[1]?.trim();
 }
 
-export async function toolsAction(server: string, flags: ClientFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function toolsAction(
+  server: string,
+  flags: ClientFlags,
+  command: Command,
+  context: CliContext,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const { json } = context.globals(command);
   const url = await serverUrl(server);
   const options = await connectOptions(flags, context, env);
@@ -148,7 +164,14 @@ export async function toolsAction(server: string, flags: ClientFlags, command: C
     context.out.table(tools, [
       { header: 'name', value: (tool) => tool.name },
       { header: 'scope', value: (tool) => requiredScope(tool) },
-      { header: 'description', value: (tool) => (tool.description ?? '').replace(/\s*\(scopes?:[^)]*\)\s*$/i, '').replace(/\s+/g, ' ').replace(/^(.{99}).{2,}$/, '$1…') },
+      {
+        header: 'description',
+        value: (tool) =>
+          (tool.description ?? '')
+            .replace(/\s*\(scopes?:[^)]*\)\s*$/i, '')
+            .replace(/\s+/g, ' ')
+            .replace(/^(.{99}).{2,}$/, '$1…'),
+      },
     ]);
   });
 }
@@ -160,16 +183,29 @@ export function parseToolArguments(raw: string | undefined): Record<string, unkn
   try {
     value = JSON.parse(raw);
   } catch {
-    throw usage(`the tool arguments are not JSON: ${describeJsonSyntaxProblem(raw)}`, 'give one JSON object in single quotes, e.g. \'{"source": "hashicorp/consul/aws"}\'');
+    throw usage(
+      `the tool arguments are not JSON: ${describeJsonSyntaxProblem(raw)}`,
+      'give one JSON object in single quotes, e.g. \'{"source": "hashicorp/consul/aws"}\'',
+    );
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usage('the tool arguments must be a JSON object', 'e.g. \'{"source": "hashicorp/consul/aws"}\' (or nothing for a tool without arguments)');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw usage('the tool arguments must be a JSON object', 'e.g. \'{"source": "hashicorp/consul/aws"}\' (or nothing for a tool without arguments)');
   return value as Record<string, unknown>;
 }
 
-export async function callAction(server: string, tool: string, rawArgs: string | undefined, flags: ClientFlags, command: Command, context: CliContext, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function callAction(
+  server: string,
+  tool: string,
+  rawArgs: string | undefined,
+  flags: ClientFlags,
+  command: Command,
+  context: CliContext,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const { json } = context.globals(command);
   const url = await serverUrl(server);
-  if (tool.trim() === '' || shown(tool) !== tool || tool.length > 128) throw usage(`the tool name ${shown(tool.slice(0, 80))} is not a tool name`, 'gantry mcp tools <server-url> lists them');
+  if (tool.trim() === '' || shown(tool) !== tool || tool.length > 128)
+    throw usage(`the tool name ${shown(tool.slice(0, 80))} is not a tool name`, 'gantry mcp tools <server-url> lists them');
   const args = parseToolArguments(rawArgs);
   const options = await connectOptions(flags, context, env);
   await withConnection(url, options, async (connection, signal) => {
@@ -187,7 +223,10 @@ export async function callAction(server: string, tool: string, rawArgs: string |
       for (const item of result.content ?? []) {
         if (item.type === 'text') context.out.line(item.text);
         else if (item.type === 'resource_link') context.out.line(`${terminalText(item.name)}: ${terminalText(item.uri)}`);
-        else context.out.note(`(${item.type} content${'mimeType' in item && item.mimeType ? `, ${terminalText(String(item.mimeType))}` : ''}: use --json to see it)`);
+        else
+          context.out.note(
+            `(${item.type} content${'mimeType' in item && item.mimeType ? `, ${terminalText(String(item.mimeType))}` : ''}: use --json to see it)`,
+          );
       }
       if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) context.out.line(JSON.stringify(result.structuredContent, null, 2));
     }
@@ -195,10 +234,13 @@ export async function callAction(server: string, tool: string, rawArgs: string |
       // The SDK's servers answer a call of a tool they do not have with an error result ("Tool x not found").
       const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join(' ');
       const unknown = /\btool\b.*\bnot found\b/i.test(text);
-      throw new CheckFailedError(unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`, {
-        code: 'MCP_TOOL_ERROR',
-        hint: unknown ? `gantry mcp tools ${url} lists them` : 'check its arguments: gantry mcp tools <server-url> --json shows each tool\'s input schema',
-      });
+      throw new CheckFailedError(
+        unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`,
+        {
+          code: 'MCP_TOOL_ERROR',
+          hint: unknown ? `gantry mcp tools ${url} lists them` : "check its arguments: gantry mcp tools <server-url> --json shows each tool's input schema",
+        },
+      );
     }
   });
 }

@@ -33,47 +33,69 @@ authorization server unreachable.`;
 export function register(program: Command, context: CliContext): void {
   const mcp = program
     .command('mcp')
-    .description('the context server (serve: Gantry\'s tools to agents, behind OAuth 2.1) and a client for protected context servers (tools, call)');
+    .description("the context server (serve: Gantry's tools to agents, behind OAuth 2.1) and a client for protected context servers (tools, call)");
 
   mcp
     .command('serve')
     .description('serve modules_resolve, modules_versions, gate_run, secrets_list, secrets_metadata and platform_rate_limit over Streamable HTTP (or --stdio)')
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--port <port>', 'the port to listen on (0: any free port)', '8808')
-    .option('--path <path>', 'the endpoint\'s path', '/mcp')
-    .option('--authorization-server <issuer>', 'the OAuth 2.1 authorization server\'s issuer URL (its RFC 8414 metadata gives the JWKS and introspection endpoints)')
+    .option('--path <path>', "the endpoint's path", '/mcp')
+    .option(
+      '--authorization-server <issuer>',
+      "the OAuth 2.1 authorization server's issuer URL (its RFC 8414 metadata gives the JWKS and introspection endpoints)",
+    )
     .option('--resource <uri>', 'the canonical server URI tokens must be issued for (default: the URL this serves)')
     .option('--public-url <url>', 'the URL clients reach this server at, when it is behind a proxy (default: http://<host>:<port><path>)')
     .option('--no-auth', 'serve without authorization (only on a loopback address: anyone who reaches it may call every tool)')
-    .option('--allow-origin <origin>', 'a browser page\'s origin allowed to call the server (CORS), e.g. http://localhost:6274 for a browser-based MCP client; repeatable (loopback pages are allowed when the server is on loopback)', (value: string, previous: string[] = []) => [...previous, value])
+    .option(
+      '--allow-origin <origin>',
+      "a browser page's origin allowed to call the server (CORS), e.g. http://localhost:6274 for a browser-based MCP client; repeatable (loopback pages are allowed when the server is on loopback)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--stdio', 'speak over stdin/stdout instead: no OAuth, credentials come from the environment')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   gantry mcp serve --authorization-server https://auth.example.com --public-url https://mcp.example.com/mcp
   gantry mcp serve --authorization-server http://127.0.0.1:5762     with \`gantry dev oauth\` running
   gantry mcp serve --stdio                                           for an agent that starts Gantry itself (no OAuth)
 
-${SERVE_HELP}`)
+${SERVE_HELP}`,
+    )
     .action(async (flags, command: Command) => (await serve()).serveAction(flags, command, context));
 
   // `gantry mcp tools <server-url>` and `gantry mcp call <server-url> <tool> [json-args]`: actions in mcpClientActions.ts.
   const collect = (value: string, previous: string[] = []) => [...previous, value];
-  const clientOptions = (command: Command) => command
-    .option('--scope <scopes>', 'scopes to ask for beyond what the server names (space- or comma-separated, repeatable)', collect)
-    .option('--client-id <id>', 'a client registered with the authorization server (its secret, if any, in GANTRY_MCP_CLIENT_SECRET); default: register dynamically')
-    .option('--no-browser', 'print the sign-in address instead of opening a browser')
-    .option('--callback-port <n>', 'the loopback port of the redirect http://127.0.0.1:<n>/callback (default: the registered one, else any free port)')
-    .option('--timeout <seconds>', 'how long to wait for the sign-in in the browser (default 300)')
-    .option('--store <where>', 'where the tokens live: keyring, kv:<mount>/<path> (SECRETS_ADDR), or file (plain text, mode 0600)')
-    .option('--insecure-storage', 'allow a plain-text token file when neither the keyring nor the kv engine is reachable');
+  const clientOptions = (command: Command) =>
+    command
+      .option('--scope <scopes>', 'scopes to ask for beyond what the server names (space- or comma-separated, repeatable)', collect)
+      .option(
+        '--client-id <id>',
+        'a client registered with the authorization server (its secret, if any, in GANTRY_MCP_CLIENT_SECRET); default: register dynamically',
+      )
+      .option('--no-browser', 'print the sign-in address instead of opening a browser')
+      .option('--callback-port <n>', 'the loopback port of the redirect http://127.0.0.1:<n>/callback (default: the registered one, else any free port)')
+      .option('--timeout <seconds>', 'how long to wait for the sign-in in the browser (default 300)')
+      .option('--store <where>', 'where the tokens live: keyring, kv:<mount>/<path> (SECRETS_ADDR), or file (plain text, mode 0600)')
+      .option('--insecure-storage', 'allow a plain-text token file when neither the keyring nor the kv engine is reachable');
 
   clientOptions(mcp.command('tools <server-url>'))
     .description('list the tools of a (protected) context server: name, the scope it needs, description (signing in as needed)')
-    .addHelpText('after', `\nExamples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r '.[].name'\n\n${MCP_CLIENT_HELP}`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r '.[].name'\n\n${MCP_CLIENT_HELP}`,
+    )
     .action(async (server: string, flags, command: Command) => (await client()).toolsAction(server, flags, command, context));
 
   clientOptions(mcp.command('call <server-url> <tool> [json-args]'))
     .description('call a tool of a (protected) context server with JSON arguments and print its result (exit 1 when the tool reports an error)')
-    .addHelpText('after', `\nExamples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve '{"source": "hashicorp/consul/aws"}'\n  gantry mcp call https://mcp.example.com/mcp gate_run '{"urls": ["https://example.com/"]}' --json\n\n${MCP_CLIENT_HELP}`)
-    .action(async (server: string, tool: string, args: string | undefined, flags, command: Command) => (await client()).callAction(server, tool, args, flags, command, context));
+    .addHelpText(
+      'after',
+      `\nExamples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve '{"source": "hashicorp/consul/aws"}'\n  gantry mcp call https://mcp.example.com/mcp gate_run '{"urls": ["https://example.com/"]}' --json\n\n${MCP_CLIENT_HELP}`,
+    )
+    .action(async (server: string, tool: string, args: string | undefined, flags, command: Command) =>
+      (await client()).callAction(server, tool, args, flags, command, context),
+    );
 }

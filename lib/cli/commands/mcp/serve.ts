@@ -29,24 +29,40 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
   const introspectionId = env.GANTRY_MCP_INTROSPECTION_CLIENT_ID || undefined;
   const introspectionSecret = env.GANTRY_MCP_INTROSPECTION_CLIENT_SECRET || undefined;
   if ((introspectionId === undefined) !== (introspectionSecret === undefined)) {
-    throw usage('introspection needs both GANTRY_MCP_INTROSPECTION_CLIENT_ID and GANTRY_MCP_INTROSPECTION_CLIENT_SECRET', 'set both, or neither to accept JWT access tokens only');
+    throw usage(
+      'introspection needs both GANTRY_MCP_INTROSPECTION_CLIENT_ID and GANTRY_MCP_INTROSPECTION_CLIENT_SECRET',
+      'set both, or neither to accept JWT access tokens only',
+    );
   }
   if (flags.auth === false && flags.authorizationServer !== undefined) throw usage('--no-auth and --authorization-server contradict each other');
-  const server = await listenAsAsked({ host: flags.host, port, portFlag: '--port' }, () => startContextServer({
-    host: flags.host,
-    port,
-    path: flags.path,
-    auth: flags.auth,
-    ...(flags.auth && issuer !== undefined ? { authorizationServer: issuer } : {}),
-    ...(flags.resource !== undefined ? { resource: flags.resource } : {}),
-    ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
-    ...(flags.allowOrigin !== undefined ? { allowedOrigins: flags.allowOrigin } : {}),
-    ...(introspectionId && introspectionSecret ? { introspection: { clientId: introspectionId, clientSecret: introspectionSecret } } : {}),
-    env,
-    logger: context.logger,
-  }));
-  if (json) context.out.line(JSON.stringify({ url: server.url, resource: server.resource, resourceMetadata: flags.auth ? server.resourceMetadataUrl : null, authorizationServer: server.authorizationServer ?? null }));
-  else if (flags.auth) context.out.line(`context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`);
+  const server = await listenAsAsked({ host: flags.host, port, portFlag: '--port' }, () =>
+    startContextServer({
+      host: flags.host,
+      port,
+      path: flags.path,
+      auth: flags.auth,
+      ...(flags.auth && issuer !== undefined ? { authorizationServer: issuer } : {}),
+      ...(flags.resource !== undefined ? { resource: flags.resource } : {}),
+      ...(flags.publicUrl !== undefined ? { publicUrl: flags.publicUrl } : {}),
+      ...(flags.allowOrigin !== undefined ? { allowedOrigins: flags.allowOrigin } : {}),
+      ...(introspectionId && introspectionSecret ? { introspection: { clientId: introspectionId, clientSecret: introspectionSecret } } : {}),
+      env,
+      logger: context.logger,
+    }),
+  );
+  if (json)
+    context.out.line(
+      JSON.stringify({
+        url: server.url,
+        resource: server.resource,
+        resourceMetadata: flags.auth ? server.resourceMetadataUrl : null,
+        authorizationServer: server.authorizationServer ?? null,
+      }),
+    );
+  else if (flags.auth)
+    context.out.line(
+      `context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`,
+    );
   else context.out.line(`context server on ${server.url} (no authorization: loopback only)`);
   await untilInterrupted(() => server.stop());
 }

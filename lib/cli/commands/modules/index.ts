@@ -15,7 +15,8 @@ import { usage, type CliContext } from '../../context.js';
  * must not install there, nor `--file ''` read it.
  */
 function resolvePath(path: string, flag = '--file'): string {
-  if (typeof path !== 'string' || path.trim() === '') throw usage(`${flag} is empty: give a path`, `${flag} names a ${flag === '--dir' ? 'folder' : 'file'}; leave the flag out for its default`);
+  if (typeof path !== 'string' || path.trim() === '')
+    throw usage(`${flag} is empty: give a path`, `${flag} names a ${flag === '--dir' ? 'folder' : 'file'}; leave the flag out for its default`);
   return resolve(path);
 }
 
@@ -107,9 +108,13 @@ function verifyHint(bad: Array<{ name: string; problem?: string }>, paths: Paths
   const missing = names((p) => p === 'not installed' || p.startsWith('pinned '));
   const changed = names((p) => p === 'content differs from the lock');
   if (unpinned.length) actions.push(`\`gantry modules pin${pathFlags(paths, false)}\` pins ${unpinned.join(', ')}`);
-  if (lied.length) actions.push(`restore gantry.lock.json from version control, or \`gantry modules pin${pathFlags(paths, false)} --upgrade ${lied.join(' ')}\` re-resolves ${lied.length === 1 ? 'it' : 'them'} (then \`gantry modules install${pathFlags(paths, true)}\` installs what it pinned)`);
+  if (lied.length)
+    actions.push(
+      `restore gantry.lock.json from version control, or \`gantry modules pin${pathFlags(paths, false)} --upgrade ${lied.join(' ')}\` re-resolves ${lied.length === 1 ? 'it' : 'them'} (then \`gantry modules install${pathFlags(paths, true)}\` installs what it pinned)`,
+    );
   if (missing.length) actions.push(`\`gantry modules install${pathFlags(paths, true)}\` installs ${missing.join(', ')}`);
-  if (changed.length) actions.push(`\`gantry modules install${pathFlags(paths, true)} --force\` puts the pinned content of ${changed.join(', ')} back (local changes are lost)`);
+  if (changed.length)
+    actions.push(`\`gantry modules install${pathFlags(paths, true)} --force\` puts the pinned content of ${changed.join(', ')} back (local changes are lost)`);
   return actions.join('; ');
 }
 
@@ -148,11 +153,14 @@ export function register(program: Command, context: CliContext): void {
   const modules = program
     .command('modules')
     .description('resolve, pin and install registry modules (service discovery, version constraints, content-hash lock)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Addresses: [<host>/]<namespace>/<name>/<provider>[//<subdir>]; without a host, GANTRY_REGISTRY_HOST (default registry.terraform.io).
 Tokens: GANTRY_TOKEN_<host> or TF_TOKEN_<host> ("." as "_", "-" as "__"), then credentials "<host>" { token = … } blocks of
 Terraform's CLI configuration (TF_CLI_CONFIG_FILE or ~/.terraformrc, ~/.terraform.d/*.tfrc.json); sent only to that registry.
-Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version), 2 usage, 3 registry or download failed.`);
+Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version), 2 usage, 3 registry or download failed.`,
+    );
 
   const common = (command: Command) =>
     command.option('--discovery-ttl <seconds>', `how long a host's discovery result is cached on disk (0 = no cache; env GANTRY_DISCOVERY_TTL)`);
@@ -168,9 +176,23 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const { resolveAddress, formatModuleAddress } = await import('../../../registry/index.js');
       await withClient(flags, context, async (client) => {
         const resolution = await resolveAddress(client, address, flags.version);
-        const row = { source: formatModuleAddress(resolution.address), constraint: flags.version ?? '', version: resolution.version, location: resolution.locationText, skipped: resolution.skipped };
+        const row = {
+          source: formatModuleAddress(resolution.address),
+          constraint: flags.version ?? '',
+          version: resolution.version,
+          location: resolution.locationText,
+          skipped: resolution.skipped,
+        };
         if (json) context.out.json(row);
-        else context.out.table([row], [{ header: 'source', value: (r) => r.source }, { header: 'version', value: (r) => r.version }, { header: 'location', value: (r) => r.location }]);
+        else
+          context.out.table(
+            [row],
+            [
+              { header: 'source', value: (r) => r.source },
+              { header: 'version', value: (r) => r.version },
+              { header: 'location', value: (r) => r.location },
+            ],
+          );
       });
     });
 
@@ -191,50 +213,64 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
         });
         const kind = (v: string) => (parseVersion(v)?.prerelease ? 'pre-release' : parseVersion(v) ? 'release' : 'unparseable');
         if (json) context.out.json(sorted.map((version) => ({ version, kind: kind(version) })));
-        else context.out.table(sorted, [{ header: 'version', value: (v) => v }, { header: 'kind', value: kind }]);
+        else
+          context.out.table(sorted, [
+            { header: 'version', value: (v) => v },
+            { header: 'kind', value: kind },
+          ]);
       });
     });
 
   common(modules.command('search'))
-    .description('search modules (the query syntax is the registry\'s)')
+    .description("search modules (the query syntax is the registry's)")
     .argument('<query>', 'search text')
     .option('--provider <provider>', 'only this provider')
     .option('--namespace <namespace>', 'only this namespace')
     .option('--verified', 'only verified (partner) modules')
     .option('--host <host>', 'registry host (default GANTRY_REGISTRY_HOST or registry.terraform.io)')
     .option('--max <n>', 'stop after this many results', '100')
-    .action(async (query: string, flags: CommonFlags & { provider?: string; namespace?: string; verified?: boolean; host?: string; max: string }, command: Command) => {
-      const { json } = context.globals(command);
-      const max = wholeNumber(flags.max, '--max', 1);
-      if (query.trim() === '') throw usage('the search query is empty');
-      await withClient(flags, context, async (client) => {
-        const rows = await collect(client.search({ query, provider: flags.provider, namespace: flags.namespace, verified: flags.verified, host: flags.host, max }));
-        if (json) context.out.json(rows);
-        else if (rows.length === 0) context.out.line('no modules found');
-        else context.out.table(rows, recordColumns);
-      });
-    });
+    .action(
+      async (
+        query: string,
+        flags: CommonFlags & { provider?: string; namespace?: string; verified?: boolean; host?: string; max: string },
+        command: Command,
+      ) => {
+        const { json } = context.globals(command);
+        const max = wholeNumber(flags.max, '--max', 1);
+        if (query.trim() === '') throw usage('the search query is empty');
+        await withClient(flags, context, async (client) => {
+          const rows = await collect(
+            client.search({ query, provider: flags.provider, namespace: flags.namespace, verified: flags.verified, host: flags.host, max }),
+          );
+          if (json) context.out.json(rows);
+          else if (rows.length === 0) context.out.line('no modules found');
+          else context.out.table(rows, recordColumns);
+        });
+      },
+    );
 
   common(modules.command('list'))
-    .description('list modules, all or one namespace\'s')
+    .description("list modules, all or one namespace's")
     .argument('[namespace]', 'only this namespace')
     .option('--provider <provider>', 'only this provider')
     .option('--verified', 'only verified (partner) modules')
     .option('--host <host>', 'registry host (default GANTRY_REGISTRY_HOST or registry.terraform.io)')
     .option('--max <n>', 'stop after this many modules', '100')
-    .action(async (namespace: string | undefined, flags: CommonFlags & { provider?: string; verified?: boolean; host?: string; max: string }, command: Command) => {
-      const { json } = context.globals(command);
-      const max = wholeNumber(flags.max, '--max', 1);
-      await withClient(flags, context, async (client) => {
-        const rows = await collect(client.listModules({ namespace, provider: flags.provider, verified: flags.verified, host: flags.host, max }));
-        if (json) context.out.json(rows);
-        else if (rows.length === 0) context.out.line('no modules found');
-        else context.out.table(rows, recordColumns);
-      });
-    });
+    .action(
+      async (namespace: string | undefined, flags: CommonFlags & { provider?: string; verified?: boolean; host?: string; max: string }, command: Command) => {
+        const { json } = context.globals(command);
+        const max = wholeNumber(flags.max, '--max', 1);
+        await withClient(flags, context, async (client) => {
+          const rows = await collect(client.listModules({ namespace, provider: flags.provider, verified: flags.verified, host: flags.host, max }));
+          if (json) context.out.json(rows);
+          else if (rows.length === 0) context.out.line('no modules found');
+          else context.out.table(rows, recordColumns);
+        });
+      },
+    );
 
   common(modules.command('info'))
-    .description('show a module\'s details: latest version, or <address>@<version>')
+    .description("show a module's details: latest version, or <address>@<version>")
     .argument('<address>', 'module source address, optionally @<version>')
     .action(async (text: string, flags: CommonFlags, command: Command) => {
       const { json } = context.globals(command);
@@ -263,7 +299,10 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
           ['outputs', (detail.root?.outputs ?? []).map((o) => o.name).join(', ')],
           ['submodules', (detail.submodules ?? []).map((s) => s.path ?? '').join(', ')],
         ];
-        context.out.table(rows, [{ header: 'field', value: (r) => r[0] }, { header: 'value', value: (r) => r[1] }]);
+        context.out.table(rows, [
+          { header: 'field', value: (r) => r[0] },
+          { header: 'value', value: (r) => r[1] },
+        ]);
       });
     });
 
@@ -278,7 +317,15 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
         if (json) context.out.json(summary);
         else {
           const a = summary.data.attributes;
-          context.out.table([a], [{ header: 'week', value: (r) => r.week, align: 'right' }, { header: 'month', value: (r) => r.month, align: 'right' }, { header: 'year', value: (r) => r.year, align: 'right' }, { header: 'total', value: (r) => r.total, align: 'right' }]);
+          context.out.table(
+            [a],
+            [
+              { header: 'week', value: (r) => r.week, align: 'right' },
+              { header: 'month', value: (r) => r.month, align: 'right' },
+              { header: 'year', value: (r) => r.year, align: 'right' },
+              { header: 'total', value: (r) => r.total, align: 'right' },
+            ],
+          );
         }
       });
     });
@@ -287,7 +334,11 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
     .description('resolve the manifest into gantry.lock.json (versions, locations, content hashes)')
     .option('--file <manifest>', 'the manifest', 'gantry.modules.json')
     .option('--upgrade [names...]', 're-resolve every module, or the named ones, even if their constraint did not change')
-    .option('--dir <folder>', 'where modules are installed: its record confirms kept pins without the network (others are checked against the registry)', '.gantry/modules')
+    .option(
+      '--dir <folder>',
+      'where modules are installed: its record confirms kept pins without the network (others are checked against the registry)',
+      '.gantry/modules',
+    )
     .action(async (flags: CommonFlags & { file: string; dir: string; upgrade?: boolean | string[] }, command: Command) => {
       const { json } = context.globals(command);
       const registry = await import('../../../registry/index.js');
@@ -300,9 +351,19 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       await checkWritableFile(lockPath, 'the lock file (next to --file)'); // before any request: a lock that cannot be written wastes them
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'pinning', manifest.length);
-        const result = await registry.pin(manifest, previous, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, upgrade: flags.upgrade ?? false, dir: resolvePath(flags.dir, '--dir') }).catch((error: unknown) => {
-          throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error), registry.moduleOfError);
-        });
+        const result = await registry
+          .pin(manifest, previous, {
+            client,
+            concurrency,
+            limits: limitsFromEnv(),
+            logger: context.logger,
+            onEvent: progress.onEvent,
+            upgrade: flags.upgrade ?? false,
+            dir: resolvePath(flags.dir, '--dir'),
+          })
+          .catch((error: unknown) => {
+            throw withCliHint(error, { file: flags.file }, registry.moduleOfError(error), registry.moduleOfError);
+          });
         progress.done('');
         const { readLocalText } = await import('../../../local-paths.js');
         const before = await readLocalText(lockPath, { what: 'the lock file', missingOk: true }).catch(() => undefined);
@@ -339,12 +400,27 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       await ensureFolder(dir, 'the install folder (--dir)'); // before any request: /sys/kernel, /proc/nope, a file
       await withClient(flags, context, async (client) => {
         const progress = moduleProgress(context.out, 'installing', manifest.length);
-        const results = await registry.install(manifest, lock, dir, { client, concurrency, limits: limitsFromEnv(), logger: context.logger, onEvent: progress.onEvent, force: flags.force ?? false }).catch((error: unknown) => {
-          throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error), registry.moduleOfError);
-        });
+        const results = await registry
+          .install(manifest, lock, dir, {
+            client,
+            concurrency,
+            limits: limitsFromEnv(),
+            logger: context.logger,
+            onEvent: progress.onEvent,
+            force: flags.force ?? false,
+          })
+          .catch((error: unknown) => {
+            throw withCliHint(error, { file: flags.file, dir: flags.dir }, registry.moduleOfError(error), registry.moduleOfError);
+          });
         progress.done('');
         if (json) context.out.json(results);
-        else context.out.table(results, [{ header: 'name', value: (r) => r.name }, { header: 'version', value: (r) => r.version }, { header: 'status', value: (r) => r.status }, { header: 'path', value: (r) => r.path }]);
+        else
+          context.out.table(results, [
+            { header: 'name', value: (r) => r.name },
+            { header: 'version', value: (r) => r.version },
+            { header: 'status', value: (r) => r.status },
+            { header: 'path', value: (r) => r.path },
+          ]);
       });
     });
 
@@ -362,13 +438,21 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
       const lock = await registry.readLockFile(join(dirname(file), registry.lockFileName));
       const results = await registry.verify(manifest, lock, dir);
       if (json) context.out.json(results);
-      else context.out.table(results, [{ header: 'name', value: (r) => r.name }, { header: 'status', value: (r) => (r.ok ? 'ok' : r.problem) }, { header: 'hash', value: (r) => r.actual ?? '' }]);
+      else
+        context.out.table(results, [
+          { header: 'name', value: (r) => r.name },
+          { header: 'status', value: (r) => (r.ok ? 'ok' : r.problem) },
+          { header: 'hash', value: (r) => r.actual ?? '' },
+        ]);
       const bad = results.filter((r) => !r.ok);
       if (bad.length > 0) {
-        throw new CheckFailedError(`${bad.length} module${bad.length === 1 ? '' : 's'} failed verification: ${bad.map((r) => `${r.name} (${r.problem})`).join(', ')}`, {
-          code: 'VERIFY_FAILED',
-          hint: verifyHint(bad, { file: flags.file, dir: flags.dir }),
-        });
+        throw new CheckFailedError(
+          `${bad.length} module${bad.length === 1 ? '' : 's'} failed verification: ${bad.map((r) => `${r.name} (${r.problem})`).join(', ')}`,
+          {
+            code: 'VERIFY_FAILED',
+            hint: verifyHint(bad, { file: flags.file, dir: flags.dir }),
+          },
+        );
       }
     });
 }

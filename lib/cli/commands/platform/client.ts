@@ -34,7 +34,11 @@ export interface PlatformSession {
 /** `<mount>/<path>#<field>` of GANTRY_APP_PRIVATE_KEY_SECRET, read from the kv engine (v1 or v2). */
 async function appKeyFromSecrets(reference: string, env: NodeJS.ProcessEnv): Promise<string> {
   const match = /^([^/#\s]+)\/([^#\s]+)#([^#\s]+)$/.exec(reference.trim());
-  if (!match) throw usage(`GANTRY_APP_PRIVATE_KEY_SECRET: "${reference.slice(0, 120)}" is not <mount>/<path>#<field>`, 'e.g. GANTRY_APP_PRIVATE_KEY_SECRET=secret/ci/platform-app#private_key');
+  if (!match)
+    throw usage(
+      `GANTRY_APP_PRIVATE_KEY_SECRET: "${reference.slice(0, 120)}" is not <mount>/<path>#<field>`,
+      'e.g. GANTRY_APP_PRIVATE_KEY_SECRET=secret/ci/platform-app#private_key',
+    );
   const [, mount, name, field] = match as unknown as [string, string, string, string];
   const { SecretsClient } = await import('../../../secrets/index.js');
   const secrets = new SecretsClient({ sources: { env } });
@@ -42,7 +46,10 @@ async function appKeyFromSecrets(reference: string, env: NodeJS.ProcessEnv): Pro
     const read = await secrets.kv(mount).read(name);
     const value = read.state === 'current' ? read.data[field] : undefined;
     if (typeof value !== 'string' || value.trim() === '') {
-      throw new GantryError(`GANTRY_APP_PRIVATE_KEY_SECRET: ${mount}/${name} ${read.state === 'current' ? `has no text field ${field}` : `is ${read.state}`} in the kv engine`, { exitCode: ExitCode.checkFailed, code: 'PLATFORM_APP_KEY_NOT_FOUND', hint: `write it with: gantry secrets put ${mount}/${name} ${field}=@app.pem` });
+      throw new GantryError(
+        `GANTRY_APP_PRIVATE_KEY_SECRET: ${mount}/${name} ${read.state === 'current' ? `has no text field ${field}` : `is ${read.state}`} in the kv engine`,
+        { exitCode: ExitCode.checkFailed, code: 'PLATFORM_APP_KEY_NOT_FOUND', hint: `write it with: gantry secrets put ${mount}/${name} ${field}=@app.pem` },
+      );
     }
     return value;
   } finally {
@@ -54,22 +61,40 @@ async function appKeyFromSecrets(reference: string, env: NodeJS.ProcessEnv): Pro
  * The client a command uses: for \`--api-url\` or PLATFORM_API_URL (a usage error, exit 2, naming both when neither is
  * set), acting with the token variables, or as an app's installation or the app itself.
  */
-export async function platformClientFor(apiUrl: string | undefined, logger: Logger, env: NodeJS.ProcessEnv = process.env, auth: PlatformAuthFlags = {}): Promise<PlatformSession> {
+export async function platformClientFor(
+  apiUrl: string | undefined,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+  auth: PlatformAuthFlags = {},
+): Promise<PlatformSession> {
   const baseUrl = apiUrl ?? (env.PLATFORM_API_URL || undefined);
-  if (baseUrl === undefined) throw usage('no platform API address: pass --api-url or set PLATFORM_API_URL', 'e.g. PLATFORM_API_URL=https://api.platform.example (`gantry dev` serves one locally and prints it)');
+  if (baseUrl === undefined)
+    throw usage(
+      'no platform API address: pass --api-url or set PLATFORM_API_URL',
+      'e.g. PLATFORM_API_URL=https://api.platform.example (`gantry dev` serves one locally and prints it)',
+    );
   const installation = auth.installation ?? (env.GANTRY_APP_INSTALLATION_ID || undefined);
-  if (auth.installation !== undefined && auth.asApp) throw usage('--installation and --as-app contradict each other', 'give --installation to act as an installation, --as-app to act as the app itself');
+  if (auth.installation !== undefined && auth.asApp)
+    throw usage('--installation and --as-app contradict each other', 'give --installation to act as an installation, --as-app to act as the app itself');
   if (installation !== undefined && !/^[1-9]\d{0,18}$/.test(installation.trim())) {
-    throw usage(`${auth.installation !== undefined ? '--installation' : 'GANTRY_APP_INSTALLATION_ID'}: "${installation.slice(0, 40)}" is not an installation id`, 'the installation\'s number, as the platform shows it (GET /app/installations with --as-app lists them)');
+    throw usage(
+      `${auth.installation !== undefined ? '--installation' : 'GANTRY_APP_INSTALLATION_ID'}: "${installation.slice(0, 40)}" is not an installation id`,
+      "the installation's number, as the platform shows it (GET /app/installations with --as-app lists them)",
+    );
   }
   const { PlatformApp, PlatformClient } = await import('../../../platform/index.js');
   if (!auth.asApp && installation === undefined) {
     const client = new PlatformClient({ baseUrl, env, logger });
     return { client, close: () => client.close() };
   }
-  if (!env.GANTRY_APP_ID) throw usage(`${auth.asApp ? '--as-app' : 'an installation'} needs the app's id in GANTRY_APP_ID`, 'the id is on the app\'s settings page; `gantry dev` prints its app\'s');
+  if (!env.GANTRY_APP_ID)
+    throw usage(
+      `${auth.asApp ? '--as-app' : 'an installation'} needs the app's id in GANTRY_APP_ID`,
+      "the id is on the app's settings page; `gantry dev` prints its app's",
+    );
   const keySecret = env.GANTRY_APP_PRIVATE_KEY_SECRET || undefined;
-  const privateKey = keySecret !== undefined && !env.GANTRY_APP_PRIVATE_KEY && !env.GANTRY_APP_PRIVATE_KEY_FILE ? await appKeyFromSecrets(keySecret, env) : undefined;
+  const privateKey =
+    keySecret !== undefined && !env.GANTRY_APP_PRIVATE_KEY && !env.GANTRY_APP_PRIVATE_KEY_FILE ? await appKeyFromSecrets(keySecret, env) : undefined;
   const app = new PlatformApp({ baseUrl, env, logger, ...(privateKey !== undefined ? { privateKey } : {}) });
   const client = auth.asApp ? app.appClient : app.clientFor(installation!);
   return { client, close: () => app.close() };
@@ -85,20 +110,34 @@ export function parseStatusTarget(flag: string, value: string): StatusTarget {
   const at = value.lastIndexOf('@');
   const repository = at > 0 ? value.slice(0, at) : '';
   const sha = at > 0 ? value.slice(at + 1) : '';
-  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/.test(repository) || repository.endsWith('/.') || repository.endsWith('/..') || !/^[0-9a-fA-F]{7,64}$/.test(sha)) {
-    throw usage(`${flag}: "${value.slice(0, 160)}" is not <owner/repo>@<sha>`, `e.g. ${flag} octo-org/site@$(git rev-parse HEAD) — the commit as a hexadecimal sha`);
+  if (
+    !/^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/.test(repository) ||
+    repository.endsWith('/.') ||
+    repository.endsWith('/..') ||
+    !/^[0-9a-fA-F]{7,64}$/.test(sha)
+  ) {
+    throw usage(
+      `${flag}: "${value.slice(0, 160)}" is not <owner/repo>@<sha>`,
+      `e.g. ${flag} octo-org/site@$(git rev-parse HEAD) — the commit as a hexadecimal sha`,
+    );
   }
   return { repository, sha };
 }
 
 /** The flags of a commit status, checked as the platform would check them, naming the flag (exit 2, nothing sent). */
-export function checkStatusFlags(flags: { state?: string | undefined; context?: string | undefined; description?: string | undefined; targetUrl?: string | undefined }, names = { context: '--context', description: '--description', targetUrl: '--target-url' }): void {
+export function checkStatusFlags(
+  flags: { state?: string | undefined; context?: string | undefined; description?: string | undefined; targetUrl?: string | undefined },
+  names = { context: '--context', description: '--description', targetUrl: '--target-url' },
+): void {
   const states = ['error', 'failure', 'pending', 'success'];
-  if (flags.state !== undefined && !states.includes(flags.state)) throw usage(`--state: "${flags.state.slice(0, 40)}" is not a status state`, `one of ${states.join(', ')}`);
-  if (flags.context !== undefined && flags.context.trim() === '') throw usage(`${names.context} is empty`, 'give the label that tells this status from others, e.g. gantry/gate');
+  if (flags.state !== undefined && !states.includes(flags.state))
+    throw usage(`--state: "${flags.state.slice(0, 40)}" is not a status state`, `one of ${states.join(', ')}`);
+  if (flags.context !== undefined && flags.context.trim() === '')
+    throw usage(`${names.context} is empty`, 'give the label that tells this status from others, e.g. gantry/gate');
   if (flags.description !== undefined) {
     const length = [...flags.description].length;
-    if (length > 140) throw usage(`${names.description} is ${length} characters; the platform takes at most 140`, 'shorten it, or put the details behind the target URL');
+    if (length > 140)
+      throw usage(`${names.description} is ${length} characters; the platform takes at most 140`, 'shorten it, or put the details behind the target URL');
   }
   if (flags.targetUrl !== undefined) {
     let url: URL | undefined;
@@ -107,6 +146,10 @@ export function checkStatusFlags(flags: { state?: string | undefined; context?: 
     } catch {
       url = undefined;
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usage(`${names.targetUrl}: "${flags.targetUrl.slice(0, 160)}" is not an http(s) URL`, 'give the address of the run or report, e.g. https://ci.example/runs/42');
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw usage(
+        `${names.targetUrl}: "${flags.targetUrl.slice(0, 160)}" is not an http(s) URL`,
+        'give the address of the run or report, e.g. https://ci.example/runs/42',
+      );
   }
 }

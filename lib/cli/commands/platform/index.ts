@@ -67,19 +67,21 @@ function secondaryRows(budgets: PlatformBudgets): Array<{ budget: string; limit:
 export function register(program: Command, context: CliContext): void {
   const platform = program
     .command('platform')
-    .description('the hosting platform\'s REST API within its rate limits: any call, the limits, commit statuses')
+    .description("the hosting platform's REST API within its rate limits: any call, the limits, commit statuses")
     .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_APP_HELP}\n${PLATFORM_EXIT_HELP}`);
 
   platform
     .command('api <path>')
-    .description('call the REST API as `gh api` does, through Gantry\'s client (rate limits kept, retries, redaction); prints the answer\'s JSON')
+    .description("call the REST API as `gh api` does, through Gantry's client (rate limits kept, retries, redaction); prints the answer's JSON")
     .option('-X, --method <method>', 'the HTTP method (default GET, or POST when fields are given)')
     .option('-f, --field <key=value>', 'a string field, repeatable (key[]=v for a list): the JSON body, or the query of a GET', collect, [])
     .option('--paginate', 'follow the Link header\'s rel="next" and print every page\'s items as one JSON array')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
     .option('--installation <id>', 'act as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
     .option('--as-app', 'act as the app itself, with its JWT (for /app and /app/installations)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   gantry platform api /repos/gantry/demo
   gantry platform api /repos/gantry/demo/issues -f title="Broken link" -f labels[]=bug     (POST)
@@ -90,13 +92,15 @@ Examples:
 
 ${PLATFORM_TOKEN_HELP}
 ${PLATFORM_APP_HELP}
-${PLATFORM_EXIT_HELP}`)
+${PLATFORM_EXIT_HELP}`,
+    )
     .action(async (rawPath: string, flags: ApiFlags, command: Command) => {
       const { json } = context.globals(command);
       const fields = parseFields(flags.field);
       const method = (flags.method ?? (Object.keys(fields).length > 0 ? 'POST' : 'GET')).toUpperCase();
       const path = rawPath.startsWith('/') || /^https?:/i.test(rawPath) ? rawPath : `/${rawPath}`;
-      if (flags.paginate && method !== 'GET') throw usage(`--paginate pages through a GET; the method here is ${method}`, 'add -X GET (fields then go into the query)');
+      if (flags.paginate && method !== 'GET')
+        throw usage(`--paginate pages through a GET; the method here is ${method}`, 'add -X GET (fields then go into the query)');
       const inQuery = method === 'GET' || method === 'HEAD';
       const { client, close } = await platformClientFor(flags.apiUrl, context.logger, process.env, flags);
       try {
@@ -107,7 +111,10 @@ ${PLATFORM_EXIT_HELP}`)
           body = items;
         } else {
           const query = inQuery && Object.keys(fields).length > 0 ? toQuery(fields) : undefined;
-          const response = await client.request(method, path, { ...(query ? { query } : {}), ...(!inQuery && Object.keys(fields).length > 0 ? { body: fields } : {}) });
+          const response = await client.request(method, path, {
+            ...(query ? { query } : {}),
+            ...(!inQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
+          });
           body = response.body;
         }
         if (typeof body === 'string' && !json) context.out.line(body);
@@ -119,7 +126,7 @@ ${PLATFORM_EXIT_HELP}`)
 
   platform
     .command('rate-limit')
-    .description('each resource\'s limit, used, remaining and reset (GET /rate_limit, which spends no primary budget), and the secondary budgets Gantry keeps')
+    .description("each resource's limit, used, remaining and reset (GET /rate_limit, which spends no primary budget), and the secondary budgets Gantry keeps")
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
     .option('--installation <id>', 'as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
     .addHelpText('after', `\n${PLATFORM_TOKEN_HELP}\n${PLATFORM_APP_HELP}\n${PLATFORM_EXIT_HELP}`)
@@ -128,11 +135,24 @@ ${PLATFORM_EXIT_HELP}`)
       const { out } = context;
       const { client, close } = await platformClientFor(flags.apiUrl, context.logger, process.env, flags);
       try {
-        const answer = (await client.rateLimit()) as { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
-        const resources = Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({ resource, limit: r.limit, used: r.used, remaining: r.remaining, reset: resetTime(r.reset) }));
+        const answer = (await client.rateLimit()) as
+          { resources?: Record<string, { limit?: number; used?: number; remaining?: number; reset?: number }> } | undefined;
+        const resources = Object.entries(answer?.resources ?? {}).map(([resource, r]) => ({
+          resource,
+          limit: r.limit,
+          used: r.used,
+          remaining: r.remaining,
+          reset: resetTime(r.reset),
+        }));
         const budgets = await client.budgets();
         const secondary = secondaryRows(budgets);
-        const identity = { kind: budgets.identity.kind, inferredFrom: budgets.identity.inferredFrom, enterprise: budgets.identity.enterprise, expectedPerHour: budgets.identity.expectedPerHour, per: budgets.identity.per };
+        const identity = {
+          kind: budgets.identity.kind,
+          inferredFrom: budgets.identity.inferredFrom,
+          enterprise: budgets.identity.enterprise,
+          expectedPerHour: budgets.identity.expectedPerHour,
+          per: budgets.identity.per,
+        };
         if (json) {
           out.json({ resources, identity, secondary, limits: budgets.limits });
           return;
@@ -167,13 +187,16 @@ ${PLATFORM_EXIT_HELP}`)
     .option('--target-url <url>', 'an http(s) address with the details (a run, a report)')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
     .option('--installation <id>', 'as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Checked before anything is sent (exit 2): the state, the repository, an empty context, a description over 140
 characters, a target URL that is no http(s) URL.
 
 ${PLATFORM_TOKEN_HELP}
 ${PLATFORM_APP_HELP}
-${PLATFORM_EXIT_HELP}`)
+${PLATFORM_EXIT_HELP}`,
+    )
     .action(async (repository: string, sha: string, flags: StatusFlags, command: Command) => {
       const { json } = context.globals(command);
       checkStatusFlags(flags);
@@ -184,7 +207,10 @@ ${PLATFORM_EXIT_HELP}`)
       try {
         const status = await client.createCommitStatus(input);
         if (json) context.out.json({ repository, sha, ...status });
-        else context.out.line(`${terminalText(status.state)} for ${terminalText(status.context)} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`);
+        else
+          context.out.line(
+            `${terminalText(status.state)} for ${terminalText(status.context)} on ${repository}@${sha.slice(0, 12)}${status.id !== undefined ? ` (status ${status.id})` : ''}`,
+          );
       } finally {
         close();
       }

@@ -8,11 +8,23 @@ import { parseDataArguments, parseVersions, parseWholeNumber, readSecretLine, re
 
 /** The flag that sets each client setting, so that a bad value is reported by the name typed. */
 const flagNames = {
-  address: '--address', namespace: '--namespace', caCert: '--ca-cert', caPath: '--ca-path', clientCert: '--client-cert',
-  clientKey: '--client-key', tlsServerName: '--tls-server-name', skipVerify: '--skip-verify', maxRetries: '--max-retries',
-  timeoutMs: '--timeout', tokenHeader: '--token-header', namespaceIn: '--namespace-in', maxRequestBytes: '--max-request-size',
-  maxJsonDepth: '--max-json-depth', maxJsonStringValueLength: '--max-json-string-value-length',
-  maxJsonObjectEntryCount: '--max-json-object-entry-count', maxJsonArrayElementCount: '--max-json-array-element-count',
+  address: '--address',
+  namespace: '--namespace',
+  caCert: '--ca-cert',
+  caPath: '--ca-path',
+  clientCert: '--client-cert',
+  clientKey: '--client-key',
+  tlsServerName: '--tls-server-name',
+  skipVerify: '--skip-verify',
+  maxRetries: '--max-retries',
+  timeoutMs: '--timeout',
+  tokenHeader: '--token-header',
+  namespaceIn: '--namespace-in',
+  maxRequestBytes: '--max-request-size',
+  maxJsonDepth: '--max-json-depth',
+  maxJsonStringValueLength: '--max-json-string-value-length',
+  maxJsonObjectEntryCount: '--max-json-object-entry-count',
+  maxJsonArrayElementCount: '--max-json-array-element-count',
 } as const;
 
 interface ConnectionFlags {
@@ -94,7 +106,11 @@ function kvVersionFlag(flags: ConnectionFlags): KvVersion | undefined {
 }
 
 /** Run an action with a client at `<mount>/<path>`, closing it afterwards. */
-async function withKv<T>(command: Command, path: string, action: (kv: KvEngine, name: string, client: SecretsClient, flags: ConnectionFlags) => Promise<T>): Promise<T> {
+async function withKv<T>(
+  command: Command,
+  path: string,
+  action: (kv: KvEngine, name: string, client: SecretsClient, flags: ConnectionFlags) => Promise<T>,
+): Promise<T> {
   return withClient(command, async (client, flags) => {
     const { kv, name } = await client.kvAt(path, { kvVersion: kvVersionFlag(flags), mount: flags.mount });
     return action(kv, name, client, flags);
@@ -120,7 +136,10 @@ function versionRows(metadata: KvVersionMetadata | undefined): Array<[string, st
 function printPairs(out: Output, title: string | undefined, rows: Array<[string, string]>): void {
   if (rows.length === 0) return;
   if (title) out.line(`== ${title} ==`);
-  out.table(rows, [{ header: 'key', value: (r) => r[0] }, { header: 'value', value: (r) => r[1] }]);
+  out.table(rows, [
+    { header: 'key', value: (r) => r[0] },
+    { header: 'value', value: (r) => r[1] },
+  ]);
 }
 
 function valueText(value: unknown): string {
@@ -132,12 +151,18 @@ function readOutcome(result: KvReadResult, path: string, version: number | undef
   const which = version !== undefined ? `version ${version} of ${path}` : path;
   if (result.state === 'missing') throw new CheckFailedError(`no secret at ${which}`, { code: 'SECRETS_MISSING' });
   if (result.state === 'deleted') {
-    throw new CheckFailedError(`${which} was deleted at ${result.metadata.deletionTime}${version === undefined ? ` (version ${result.metadata.version})` : ''}`, {
-      code: 'SECRETS_DELETED', hint: `bring it back with: gantry secrets undelete ${path} --versions ${result.metadata.version}`,
-    });
+    throw new CheckFailedError(
+      `${which} was deleted at ${result.metadata.deletionTime}${version === undefined ? ` (version ${result.metadata.version})` : ''}`,
+      {
+        code: 'SECRETS_DELETED',
+        hint: `bring it back with: gantry secrets undelete ${path} --versions ${result.metadata.version}`,
+      },
+    );
   }
   // Name the version once: `version 1 of p was destroyed`, or `p was destroyed (version 3)` when the latest was asked for.
-  throw new CheckFailedError(`${which} was destroyed${version === undefined ? ` (version ${result.metadata.version})` : ''}; its data is gone`, { code: 'SECRETS_DESTROYED' });
+  throw new CheckFailedError(`${which} was destroyed${version === undefined ? ` (version ${result.metadata.version})` : ''}; its data is gone`, {
+    code: 'SECRETS_DESTROYED',
+  });
 }
 
 function tokenRows(info: TokenInfo, token: string | undefined): Array<[string, string]> {
@@ -170,10 +195,15 @@ export function register(program: Command, context: CliContext): void {
     .option('--namespace-in <where>', 'send the namespace in the header or in front of the path (SECRETS_NAMESPACE_IN; default header)')
     .option('--max-request-size <bytes>', 'refuse bodies over this size before sending (SECRETS_MAX_REQUEST_SIZE; default 33554432)')
     .option('--max-json-depth <n>', 'refuse JSON nested deeper before sending (SECRETS_MAX_JSON_DEPTH; default 500)')
-    .option('--max-json-string-value-length <n>', 'refuse longer JSON strings, in bytes, before sending (SECRETS_MAX_JSON_STRING_VALUE_LENGTH; default 1048576)')
+    .option(
+      '--max-json-string-value-length <n>',
+      'refuse longer JSON strings, in bytes, before sending (SECRETS_MAX_JSON_STRING_VALUE_LENGTH; default 1048576)',
+    )
     .option('--max-json-object-entry-count <n>', 'refuse JSON objects with more entries before sending (SECRETS_MAX_JSON_OBJECT_ENTRY_COUNT; default 10000)')
     .option('--max-json-array-element-count <n>', 'refuse JSON arrays with more elements before sending (SECRETS_MAX_JSON_ARRAY_ELEMENT_COUNT; default 10000)');
-  secrets.addHelpText('after', `
+  secrets.addHelpText(
+    'after',
+    `
 Paths are <mount>/<path>; the mount and its kv version are detected (as the Vault CLI does) unless --mount or
 --kv-version is given. Secret values are masked in tables: ask for them with --field <key>, --reveal or --json.
 Values for put/patch come from files or stdin so they stay out of shell history:
@@ -183,15 +213,17 @@ Values for put/patch come from files or stdin so they stay out of shell history:
 Binary values are refused unless --base64 stores them base64-encoded:
   gantry secrets put --base64 secret/app/tls key=@key.der
   gantry secrets get secret/app/tls --field key | base64 -d > key.der
-List the mounts with: gantry secrets mounts. Help for a command: gantry secrets help <command>.`);
+List the mounts with: gantry secrets mounts. Help for a command: gantry secrets help <command>.`,
+  );
 
-  const kvOptions = (command: Command) => command
-    .option('--mount <mount>', 'the mount, when it cannot be detected (skips detection with --kv-version)')
-    .option('--kv-version <1|2>', 'the kv version of the mount (skips detection)');
+  const kvOptions = (command: Command) =>
+    command
+      .option('--mount <mount>', 'the mount, when it cannot be detected (skips detection with --kv-version)')
+      .option('--kv-version <1|2>', 'the kv version of the mount (skips detection)');
 
   kvOptions(secrets.command('get <path>').description('read a secret (values masked unless --field, --reveal or --json)'))
     .option('--version <n>', 'read this version (kv v2)')
-    .option('--field <key>', 'print only this key\'s value, unmasked')
+    .option('--field <key>', "print only this key's value, unmasked")
     .option('--reveal', 'show values in the table')
     .action(async (path: string, options: { version?: string; field?: string; reveal?: boolean }, command: Command) => {
       const { json } = context.globals(command);
@@ -206,7 +238,11 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         readOutcome(result, path, version);
         const data = result.data ?? {};
         if (options.field !== undefined) {
-          if (!(options.field in data)) throw new CheckFailedError(`${path} has no key "${options.field}"`, { code: 'SECRETS_NO_FIELD', hint: `its keys are: ${terminalText(Object.keys(data).join(', ')) || 'none'}` });
+          if (!(options.field in data))
+            throw new CheckFailedError(`${path} has no key "${options.field}"`, {
+              code: 'SECRETS_NO_FIELD',
+              hint: `its keys are: ${terminalText(Object.keys(data).join(', ')) || 'none'}`,
+            });
           // The raw value for a pipe: no newline added unless stdout is a terminal (as `vault kv get -field`).
           if (out.raw) out.raw(valueText(data[options.field]));
           else out.line(valueText(data[options.field]));
@@ -222,31 +258,33 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
       });
     });
 
-  const writeCommand = (verb: 'put' | 'patch', description: string) => kvOptions(secrets.command(`${verb} <path> [data...]`).description(description))
-    .option('--cas <n>', 'check-and-set (kv v2): write only if the current version is n (0: only if absent)')
-    .option('--base64', 'store the bytes of key=@file and key=- values base64-encoded (for binary values, which are refused otherwise)')
-    .action(async (path: string, args: string[], options: { cas?: string; base64?: boolean }, command: Command) => {
-      const { json } = context.globals(command);
-      const cas = parseWholeNumber(options.cas, '--cas', 0);
-      const data = await parseDataArguments(args, undefined, { base64: Boolean(options.base64) });
-      await withKv(command, path, async (kv, name) => {
-        const result = verb === 'put'
-          ? await kv.write(requireName(name, path), data, cas !== undefined ? { cas } : {})
-          : await kv.patch(requireName(name, path), data, cas !== undefined ? { cas } : {});
-        if (json) {
-          out.json({ path, mount: kv.mount, ...result });
-          return;
-        }
-        if (result.metadata) printPairs(out, 'Secret Metadata', versionRows(result.metadata));
-        else out.line(`Success! Data written to: ${path}`);
-        for (const warning of result.warnings) out.note(`warning: ${terminalText(warning)}`);
+  const writeCommand = (verb: 'put' | 'patch', description: string) =>
+    kvOptions(secrets.command(`${verb} <path> [data...]`).description(description))
+      .option('--cas <n>', 'check-and-set (kv v2): write only if the current version is n (0: only if absent)')
+      .option('--base64', 'store the bytes of key=@file and key=- values base64-encoded (for binary values, which are refused otherwise)')
+      .action(async (path: string, args: string[], options: { cas?: string; base64?: boolean }, command: Command) => {
+        const { json } = context.globals(command);
+        const cas = parseWholeNumber(options.cas, '--cas', 0);
+        const data = await parseDataArguments(args, undefined, { base64: Boolean(options.base64) });
+        await withKv(command, path, async (kv, name) => {
+          const result =
+            verb === 'put'
+              ? await kv.write(requireName(name, path), data, cas !== undefined ? { cas } : {})
+              : await kv.patch(requireName(name, path), data, cas !== undefined ? { cas } : {});
+          if (json) {
+            out.json({ path, mount: kv.mount, ...result });
+            return;
+          }
+          if (result.metadata) printPairs(out, 'Secret Metadata', versionRows(result.metadata));
+          else out.line(`Success! Data written to: ${path}`);
+          for (const warning of result.warnings) out.note(`warning: ${terminalText(warning)}`);
+        });
       });
-    });
   writeCommand('put', 'create or replace a secret: key=value, key=@file, key=- (stdin), @data.json or - (JSON on stdin)');
   writeCommand('patch', 'change some keys of a kv v2 secret (JSON merge patch: other keys stay)');
 
-  kvOptions(secrets.command('list <path>').alias('ls').description('list the keys under a directory (folders end in /)'))
-    .action(async (path: string, _options: unknown, command: Command) => {
+  kvOptions(secrets.command('list <path>').alias('ls').description('list the keys under a directory (folders end in /)')).action(
+    async (path: string, _options: unknown, command: Command) => {
       const { json } = context.globals(command);
       await withKv(command, path.endsWith('/') ? path : `${path}/`, async (kv, name) => {
         const keys = await kv.list(name);
@@ -254,7 +292,8 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         else if (keys.length === 0) out.note(`no keys under ${path}`);
         else for (const key of keys) out.line(terminalText(key));
       });
-    });
+    },
+  );
 
   kvOptions(secrets.command('rm <path>').alias('delete').description('delete a secret (kv v2: soft-delete the latest version, or --versions)'))
     .option('--versions <list>', 'versions to delete, e.g. 1,2 (kv v2)')
@@ -268,7 +307,10 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
       });
     });
 
-  for (const [verb, description] of [['undelete', 'undelete versions of a kv v2 secret'], ['destroy', 'permanently destroy versions of a kv v2 secret (metadata stays)']] as const) {
+  for (const [verb, description] of [
+    ['undelete', 'undelete versions of a kv v2 secret'],
+    ['destroy', 'permanently destroy versions of a kv v2 secret (metadata stays)'],
+  ] as const) {
     kvOptions(secrets.command(`${verb} <path>`).description(description))
       .requiredOption('--versions <list>', 'versions, e.g. 1,2')
       .action(async (path: string, options: { versions: string }, command: Command) => {
@@ -278,14 +320,17 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
           if (verb === 'undelete') await kv.undelete(requireName(name, path), versions);
           else await kv.destroy(requireName(name, path), versions);
           if (json) out.json({ path, [verb === 'undelete' ? 'undeleted' : 'destroyed']: versions });
-          else out.line(`Success! ${verb === 'undelete' ? 'Undeleted' : 'Destroyed'} ${versions.length === 1 ? 'version' : 'versions'} ${versions.join(', ')} of ${path}`);
+          else
+            out.line(
+              `Success! ${verb === 'undelete' ? 'Undeleted' : 'Destroyed'} ${versions.length === 1 ? 'version' : 'versions'} ${versions.join(', ')} of ${path}`,
+            );
         });
       });
   }
 
   const meta = secrets.command('meta').description('kv v2 metadata: versions, max versions, check-and-set, custom metadata');
-  kvOptions(meta.command('get <path>').description('show the metadata and every version of a key'))
-    .action(async (path: string, _options: unknown, command: Command) => {
+  kvOptions(meta.command('get <path>').description('show the metadata and every version of a key')).action(
+    async (path: string, _options: unknown, command: Command) => {
       const { json } = context.globals(command);
       await withKv(command, path, async (kv, name) => {
         const metadata = await kv.readMetadata(requireName(name, path));
@@ -305,14 +350,18 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
           ...Object.entries(metadata.customMetadata ?? {}).map(([k, v]) => [`custom_metadata.${k}`, v] as [string, string]),
         ]);
         out.line('== Versions ==');
-        out.table(Object.entries(metadata.versions).sort(([a], [b]) => Number(a) - Number(b)), [
-          { header: 'version', value: ([v]) => v, align: 'right' },
-          { header: 'created_time', value: ([, v]) => v.createdTime },
-          { header: 'deletion_time', value: ([, v]) => v.deletionTime || 'n/a' },
-          { header: 'destroyed', value: ([, v]) => String(v.destroyed) },
-        ]);
+        out.table(
+          Object.entries(metadata.versions).sort(([a], [b]) => Number(a) - Number(b)),
+          [
+            { header: 'version', value: ([v]) => v, align: 'right' },
+            { header: 'created_time', value: ([, v]) => v.createdTime },
+            { header: 'deletion_time', value: ([, v]) => v.deletionTime || 'n/a' },
+            { header: 'destroyed', value: ([, v]) => String(v.destroyed) },
+          ],
+        );
       });
-    });
+    },
+  );
   kvOptions(meta.command('put <path>').description('set max versions, check-and-set or custom metadata of a key'))
     .option('--max-versions <n>', 'versions to keep (0: the mount default, 10)')
     .option('--cas-required <bool>', 'require check-and-set on writes (true or false)')
@@ -336,26 +385,33 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         else out.line(`Success! Metadata written to: ${path}`);
       });
     });
-  kvOptions(meta.command('rm <path>').alias('delete').description('delete a key with all its versions and metadata (irreversible)'))
-    .action(async (path: string, _options: unknown, command: Command) => {
+  kvOptions(meta.command('rm <path>').alias('delete').description('delete a key with all its versions and metadata (irreversible)')).action(
+    async (path: string, _options: unknown, command: Command) => {
       const { json } = context.globals(command);
       await withKv(command, path, async (kv, name) => {
         await kv.deleteMetadata(requireName(name, path));
         if (json) out.json({ path, deleted: 'all versions and metadata' });
         else out.line(`Success! Deleted every version and the metadata of: ${path}`);
       });
-    });
+    },
+  );
 
   const config = secrets.command('config').description('the kv v2 settings of a mount');
-  kvOptions(config.command('get <mount>').description('show max versions, check-and-set and delete-version-after of a kv v2 mount'))
-    .action(async (mount: string, _options: unknown, command: Command) => {
+  kvOptions(config.command('get <mount>').description('show max versions, check-and-set and delete-version-after of a kv v2 mount')).action(
+    async (mount: string, _options: unknown, command: Command) => {
       const { json } = context.globals(command);
       await withKv(command, mount, async (kv) => {
         const settings = await kv.readConfig();
         if (json) out.json({ mount: kv.mount, ...settings });
-        else printPairs(out, undefined, [['max_versions', String(settings.maxVersions)], ['cas_required', String(settings.casRequired)], ['delete_version_after', settings.deleteVersionAfter]]);
+        else
+          printPairs(out, undefined, [
+            ['max_versions', String(settings.maxVersions)],
+            ['cas_required', String(settings.casRequired)],
+            ['delete_version_after', settings.deleteVersionAfter],
+          ]);
       });
-    });
+    },
+  );
   kvOptions(config.command('put <mount>').description('change the kv v2 settings of a mount'))
     .option('--max-versions <n>', 'versions kept per key (0 means 10)')
     .option('--cas-required <bool>', 'require check-and-set on every write (true or false)')
@@ -371,7 +427,9 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
       });
     });
 
-  secrets.command('mounts').description('list the mounts the token may see, with their kv version (as `vault secrets list`)')
+  secrets
+    .command('mounts')
+    .description('list the mounts the token may see, with their kv version (as `vault secrets list`)')
     .action(async (_options: unknown, command: Command) => {
       const { json } = context.globals(command);
       await withClient(command, async (client) => {
@@ -391,7 +449,9 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
 
   // `help <command>` shows that command's help, as commander's own help command does (`help put`, `help meta put`);
   // anything else is a path, and the service's help for it is shown (`help secret/`).
-  secrets.command('help [target...]').description('help for a command (help put, help meta put), or the service\'s help for a path (help secret/; needs permission on it)')
+  secrets
+    .command('help [target...]')
+    .description("help for a command (help put, help meta put), or the service's help for a path (help secret/; needs permission on it)")
     .action(async (target: string[], _options: unknown, command: Command) => {
       let node: Command = secrets;
       let depth = 0;
@@ -409,8 +469,12 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         const known = node.commands.map((c) => c.name()).filter((n) => n !== 'help');
         const named = target.slice(0, depth).join(' ');
         throw new UsageError(`"${target.join(' ')}" is neither a command nor one path`, {
-          hint: depth === 0 ? 'give one path, e.g. gantry secrets help secret/, or a command: gantry secrets help put'
-            : known.length > 0 ? `the commands of ${named} are: ${known.join(', ')}` : `${named} has no sub-commands: gantry secrets help ${named}`,
+          hint:
+            depth === 0
+              ? 'give one path, e.g. gantry secrets help secret/, or a command: gantry secrets help put'
+              : known.length > 0
+                ? `the commands of ${named} are: ${known.join(', ')}`
+                : `${named} has no sub-commands: gantry secrets help ${named}`,
         });
       }
       const path = target[0]!;
@@ -426,7 +490,9 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
       });
     });
 
-  const login = secrets.command('login').description('log in and print what the token may do; the token is printed only with --token-only')
+  const login = secrets
+    .command('login')
+    .description('log in and print what the token may do; the token is printed only with --token-only')
     .option('--token-only', 'print only the token, e.g. for `export SECRETS_TOKEN=$(...)`');
   const finishLogin = (command: Command, client: SecretsClient, info: TokenInfo) => {
     const flags = command.optsWithGlobals() as { tokenOnly?: boolean; json?: boolean };
@@ -434,13 +500,23 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
     if (flags.tokenOnly) {
       if (out.raw) out.raw(client.revealToken() ?? '');
       else out.line(client.revealToken() ?? '');
-    } else if (flags.json) out.json({ accessor: info.accessor, policies: info.policies, ttl: info.ttl, renewable: info.renewable, entityId: info.entityId, metadata: info.metadata });
+    } else if (flags.json)
+      out.json({
+        accessor: info.accessor,
+        policies: info.policies,
+        ttl: info.ttl,
+        renewable: info.renewable,
+        entityId: info.entityId,
+        metadata: info.metadata,
+      });
     else {
       out.line('Success! You are logged in. The token is held by this command only; print it with --token-only.');
       printPairs(out, undefined, tokenRows(info, client.revealToken()));
     }
   };
-  login.command('token').description('check a token (from SECRETS_TOKEN, or stdin) with lookup-self')
+  login
+    .command('token')
+    .description('check a token (from SECRETS_TOKEN, or stdin) with lookup-self')
     .option('--renew', 'also renew it (renew-self)')
     .action(async (options: { renew?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
@@ -451,7 +527,9 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         finishLogin(command, client, info);
       });
     });
-  login.command('userpass').description('log in with a username; the password is read from stdin (hidden at a terminal)')
+  login
+    .command('userpass')
+    .description('log in with a username; the password is read from stdin (hidden at a terminal)')
     .requiredOption('--username <name>', 'the username')
     .option('--path <mount>', 'where the userpass method is mounted', 'userpass')
     .action(async (options: { username: string; path: string }, command: Command) => {
@@ -461,7 +539,9 @@ List the mounts with: gantry secrets mounts. Help for a command: gantry secrets 
         finishLogin(command, client, await client.loginUserpass(options.username, password, { mount: options.path }));
       });
     });
-  login.command('approle').description('log in with an AppRole; the secret_id is read from stdin (or SECRETS_SECRET_ID)')
+  login
+    .command('approle')
+    .description('log in with an AppRole; the secret_id is read from stdin (or SECRETS_SECRET_ID)')
     .requiredOption('--role-id <id>', 'the role_id (not secret)')
     .option('--no-secret-id', 'the role needs no secret_id (bind_secret_id=false)')
     .option('--path <mount>', 'where the approle method is mounted', 'approle')
@@ -489,7 +569,8 @@ async function versionSettings(options: VersionSettingFlags): Promise<{ maxVersi
   const max = parseWholeNumber(options.maxVersions, '--max-versions');
   if (max !== undefined) settings.maxVersions = max;
   if (options.casRequired !== undefined) {
-    if (!['true', 'false'].includes(options.casRequired)) throw new UsageError('--cas-required must be true or false', { hint: 'write --cas-required true or --cas-required false' });
+    if (!['true', 'false'].includes(options.casRequired))
+      throw new UsageError('--cas-required must be true or false', { hint: 'write --cas-required true or --cas-required false' });
     settings.casRequired = options.casRequired === 'true';
   }
   if (options.deleteVersionAfter !== undefined) {

@@ -88,14 +88,18 @@ export function decodeText(bytes: Buffer, where: string, binaryHint?: string): s
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new UsageError(`${where} is binary, not UTF-8 text (the byte at offset ${firstInvalidByte(bytes)} is not UTF-8): stored as text it would be mangled, so nothing was sent`, {
-      code: 'SECRETS_BINARY_VALUE',
-      hint: binaryHint ?? 'Give UTF-8 text here.',
-    });
+    throw new UsageError(
+      `${where} is binary, not UTF-8 text (the byte at offset ${firstInvalidByte(bytes)} is not UTF-8): stored as text it would be mangled, so nothing was sent`,
+      {
+        code: 'SECRETS_BINARY_VALUE',
+        hint: binaryHint ?? 'Give UTF-8 text here.',
+      },
+    );
   }
 }
 
-const base64Hint = 'Store binary values base64-encoded: gantry secrets put --base64 <path> key=@<file> (or key=-); read one back with gantry secrets get <path> --field key | base64 -d.';
+const base64Hint =
+  'Store binary values base64-encoded: gantry secrets put --base64 <path> key=@<file> (or key=-); read one back with gantry secrets get <path> --field key | base64 -d.';
 const jsonHint = 'Give a JSON object such as {"key": "<value>", "other": "<value>"}; for one value taken whole from a file, write key=@<file>.';
 
 function parseJsonObject(bytes: Buffer, where: string): Record<string, unknown> {
@@ -106,10 +110,16 @@ function parseJsonObject(bytes: Buffer, where: string): Record<string, unknown> 
     value = JSON.parse(text);
   } catch {
     // JSON.parse's own message quotes the text, which may be a secret: the position and what was expected instead.
-    throw new UsageError(`${where} is not valid JSON: ${describeJsonSyntaxProblem(text)} (the content is not shown)`, { code: 'SECRETS_BAD_JSON', hint: jsonHint });
+    throw new UsageError(`${where} is not valid JSON: ${describeJsonSyntaxProblem(text)} (the content is not shown)`, {
+      code: 'SECRETS_BAD_JSON',
+      hint: jsonHint,
+    });
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${where} must hold a JSON object of keys and values, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`, { code: 'SECRETS_BAD_JSON', hint: jsonHint });
+    throw new UsageError(
+      `${where} must hold a JSON object of keys and values, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+      { code: 'SECRETS_BAD_JSON', hint: jsonHint },
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -120,7 +130,11 @@ export interface DataOptions {
 }
 
 /** Parse the data arguments of put/patch into one object. Stdin is read at most once. */
-export async function parseDataArguments(args: readonly string[], sources: InputSources = defaultSources, options: DataOptions = {}): Promise<Record<string, unknown>> {
+export async function parseDataArguments(
+  args: readonly string[],
+  sources: InputSources = defaultSources,
+  options: DataOptions = {},
+): Promise<Record<string, unknown>> {
   if (args.length === 0) throw new UsageError('give the data: key=value pairs, key=@file, key=- (stdin), @data.json, or - (a JSON object on stdin)');
   let stdinUsed = false;
   const stdin = async (what: string) => {
@@ -141,7 +155,10 @@ export async function parseDataArguments(args: readonly string[], sources: Input
     }
     const eq = arg.indexOf('=');
     // The argument is not shown: without its `=` it may be a value typed where a key=value pair belongs.
-    if (eq < 0) throw new UsageError(`data argument ${index + 1} is not key=value, key=@file, key=-, @file.json or - (not shown: it may be a secret value)`, { code: 'SECRETS_BAD_ARGUMENT' });
+    if (eq < 0)
+      throw new UsageError(`data argument ${index + 1} is not key=value, key=@file, key=-, @file.json or - (not shown: it may be a secret value)`, {
+        code: 'SECRETS_BAD_ARGUMENT',
+      });
     if (eq === 0) throw new UsageError(`data argument ${index + 1} has an empty key before its "="`, { code: 'SECRETS_BAD_ARGUMENT' });
     const key = arg.slice(0, eq);
     const raw = arg.slice(eq + 1);
@@ -153,13 +170,19 @@ export async function parseDataArguments(args: readonly string[], sources: Input
     } else {
       // The command line reached us decoded: bytes that were not UTF-8 are U+FFFD already, and cannot be restored.
       if (raw.includes('\uFFFD')) {
-        throw new UsageError(`the value of "${key}" on the command line holds U+FFFD, the mark of bytes that were not UTF-8: it would be stored mangled, so nothing was sent`, { code: 'SECRETS_BINARY_VALUE', hint: base64Hint });
+        throw new UsageError(
+          `the value of "${key}" on the command line holds U+FFFD, the mark of bytes that were not UTF-8: it would be stored mangled, so nothing was sent`,
+          { code: 'SECRETS_BINARY_VALUE', hint: base64Hint },
+        );
       }
       data[key] = raw;
     }
   }
   if (options.base64 && fileValues === 0) {
-    throw new UsageError('--base64 encodes key=@file and key=- values, and none was given', { code: 'SECRETS_BAD_ARGUMENT', hint: 'e.g. gantry secrets put --base64 secret/app/tls key=@key.der' });
+    throw new UsageError('--base64 encodes key=@file and key=- values, and none was given', {
+      code: 'SECRETS_BAD_ARGUMENT',
+      hint: 'e.g. gantry secrets put --base64 secret/app/tls key=@key.der',
+    });
   }
   return data;
 }

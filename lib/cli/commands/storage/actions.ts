@@ -37,7 +37,8 @@ export function listQuery(folder: string, given: { folder: boolean; query?: stri
   if (given.folder || (given.query === undefined && !given.trashed)) parts.push(`'${folder}' in parents`);
   // A query that says `trashed` itself decides what of the trash it lists.
   if (given.query !== undefined && namesTrashed(given.query)) {
-    if (given.trashed) throw usage('--trashed and a --query that names trashed both say what of the trash to list', 'keep one: --trashed, or trashed = true in the query');
+    if (given.trashed)
+      throw usage('--trashed and a --query that names trashed both say what of the trash to list', 'keep one: --trashed, or trashed = true in the query');
   } else parts.push(given.trashed ? 'trashed = true' : 'trashed = false');
   return parts.join(' and ');
 }
@@ -80,19 +81,30 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
   if (flags.all && flags.max !== undefined) throw usage('--all and --max contradict each other', 'give --all for every file, or --max N for at most N');
   const max = flags.all ? Number.POSITIVE_INFINITY : flags.max !== undefined ? checkCount(flags.max, '--max') : LS_DEFAULT_MAX;
   if (flags.query !== undefined) {
-    if (flags.query.trim() === '') throw usage('--query is empty', "e.g. --query \"title contains 'report'\"");
+    if (flags.query.trim() === '') throw usage('--query is empty', 'e.g. --query "title contains \'report\'"');
     if (shown(flags.query) !== flags.query) throw usage(`--query ${shown(flags.query.slice(0, 80))} holds control characters`);
     const unfinished = unfinishedQuery(flags.query);
-    if (unfinished) throw usage(`--query ${JSON.stringify(flags.query.slice(0, 200))} ${unfinished}`, "e.g. --query \"title contains 'report' and modifiedDate > '2026-01-01'\"");
+    if (unfinished)
+      throw usage(
+        `--query ${JSON.stringify(flags.query.slice(0, 200))} ${unfinished}`,
+        "e.g. --query \"title contains 'report' and modifiedDate > '2026-01-01'\"",
+      );
   }
-  const q = listQuery(folder, { folder: folderArg !== undefined, ...(flags.query !== undefined ? { query: flags.query } : {}), ...(flags.trashed ? { trashed: true } : {}) });
+  const q = listQuery(folder, {
+    folder: folderArg !== undefined,
+    ...(flags.query !== undefined ? { query: flags.query } : {}),
+    ...(flags.trashed ? { trashed: true } : {}),
+  });
   await withStorage(flags, context, async ({ client }) => {
     const stop = interruption({ reader: true });
     try {
       if (folderArg !== undefined && folder !== 'root') {
         const found = await client.files.get({ fileId: folder, fields: 'id,title,mimeType', signal: stop.signal });
         if (found.mimeType !== FOLDER_MIME) {
-          throw new CheckFailedError(`${folder} is not a folder: it is ${found.title ?? 'a file'} (${found.mimeType ?? 'no type'})`, { code: 'STORAGE_NOT_A_FOLDER', hint: `download it with: gantry storage get ${folder}` });
+          throw new CheckFailedError(`${folder} is not a folder: it is ${found.title ?? 'a file'} (${found.mimeType ?? 'no type'})`, {
+            code: 'STORAGE_NOT_A_FOLDER',
+            hint: `download it with: gantry storage get ${folder}`,
+          });
         }
       }
       const pageSize = Math.min(1000, Number.isFinite(max) ? max + 1 : 1000);
@@ -125,13 +137,20 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
       }
       if (!json) {
         table.write(batch);
-        if (count === 0 && !stop.reason()) out.note(flags.trashed ? 'The trash is empty.' : folderArg === undefined && flags.query === undefined ? 'No files in the root folder.' : 'No files.');
+        if (count === 0 && !stop.reason())
+          out.note(flags.trashed ? 'The trash is empty.' : folderArg === undefined && flags.query === undefined ? 'No files in the root folder.' : 'No files.');
       }
       if (more) out.note(`More files than the ${max} listed: --max N lists more, --all every one.`);
       if (stop.reason()) process.exitCode = stop.exitCode();
     } catch (error) {
       // The service judges the whole query sent, which is more than --query: show it, so a position it names can be found.
-      if (!stop.reason() && flags.query !== undefined && q !== flags.query && (error as { status?: unknown; location?: unknown }).status === 400 && (error as { location?: unknown }).location === 'q') {
+      if (
+        !stop.reason() &&
+        flags.query !== undefined &&
+        q !== flags.query &&
+        (error as { status?: unknown; location?: unknown }).status === 400 &&
+        (error as { location?: unknown }).location === 'q'
+      ) {
         throw withHint(error, `check the --query syntax (docs/storage.md); it was sent, your query first and the listing's own filters after it, as: ${q}`);
       }
       // The reader took what it wanted (exit 0); Ctrl-C ends the listing with 130 (SIGTERM 143), without a message.
@@ -161,19 +180,32 @@ export async function mvAction(id: string, flags: StorageFlags & { to: string },
   if (id === to) throw usage(`mv ${id} --to ${to}: a file or folder cannot be moved into itself`, 'give --to another folder (gantry storage ls lists them)');
   await withStorage(flags, context, async ({ client }) => {
     const target = await client.files.get({ fileId: to, fields: 'id,title,mimeType' });
-    if (target.mimeType !== FOLDER_MIME) throw new CheckFailedError(`--to ${to} is not a folder: it is ${target.title ?? 'a file'} (${target.mimeType ?? 'no type'})`, { code: 'STORAGE_NOT_A_FOLDER', hint: 'give a folder id (gantry storage mkdir makes one)' });
+    if (target.mimeType !== FOLDER_MIME)
+      throw new CheckFailedError(`--to ${to} is not a folder: it is ${target.title ?? 'a file'} (${target.mimeType ?? 'no type'})`, {
+        code: 'STORAGE_NOT_A_FOLDER',
+        hint: 'give a folder id (gantry storage mkdir makes one)',
+      });
     const current = await client.files.get({ fileId: id, fields: 'id,title,parents(id)' });
     // `root` and the root folder's id name the same folder: the service's ids decide.
-    if (current.id === target.id) throw new CheckFailedError(`${current.title} (${current.id}) cannot be moved into itself`, { code: 'STORAGE_MOVE_INTO_ITSELF', hint: 'give --to another folder' });
+    if (current.id === target.id)
+      throw new CheckFailedError(`${current.title} (${current.id}) cannot be moved into itself`, {
+        code: 'STORAGE_MOVE_INTO_ITSELF',
+        hint: 'give --to another folder',
+      });
     const others = (current.parents ?? []).map((p) => p.id).filter((p): p is string => !!p && p !== target.id);
-    const moved = await client.files.patch({ fileId: id, addParents: target.id!, ...(others.length > 0 ? { removeParents: others.join(',') } : {}) }).catch((error: unknown) => {
-      // The service refuses a parent that would make a cycle (400 badRequest): --to is inside the folder moved.
-      const refused = error as { status?: unknown; reason?: unknown; location?: unknown };
-      if (refused.status === 400 && refused.reason === 'badRequest' && refused.location === 'addParents') {
-        throw withHint(error, `${target.title} (${target.id}) is inside ${current.title} (${current.id}): a folder cannot be moved into one of its own subfolders`);
-      }
-      throw error;
-    });
+    const moved = await client.files
+      .patch({ fileId: id, addParents: target.id!, ...(others.length > 0 ? { removeParents: others.join(',') } : {}) })
+      .catch((error: unknown) => {
+        // The service refuses a parent that would make a cycle (400 badRequest): --to is inside the folder moved.
+        const refused = error as { status?: unknown; reason?: unknown; location?: unknown };
+        if (refused.status === 400 && refused.reason === 'badRequest' && refused.location === 'addParents') {
+          throw withHint(
+            error,
+            `${target.title} (${target.id}) is inside ${current.title} (${current.id}): a folder cannot be moved into one of its own subfolders`,
+          );
+        }
+        throw error;
+      });
     if (json) context.out.json(moved);
     else context.out.line(`Moved ${terminalText(moved.title)} (${terminalText(moved.id)}) to ${terminalText(target.title)} (${terminalText(target.id)})`);
   });
@@ -198,12 +230,22 @@ export async function trashAction(verb: 'trash' | 'untrash', id: string, flags: 
     // with explicitlyTrashed false. Saying "Restored" then would be false.
     if (verb === 'untrash' && file.labels?.trashed === true) {
       const above = await trashedAncestor(client, file);
-      throw new CheckFailedError(`${file.title} (${file.id}) is still in the trash because ${above ? `the folder ${above.title} (${above.id})` : 'a folder'} above it is`, {
-        code: 'STORAGE_STILL_TRASHED',
-        hint: above ? `gantry storage untrash ${above.id} restores that folder with everything in it` : 'untrash the trashed folder it is in (gantry storage ls --trashed lists the trash)',
-      });
+      throw new CheckFailedError(
+        `${file.title} (${file.id}) is still in the trash because ${above ? `the folder ${above.title} (${above.id})` : 'a folder'} above it is`,
+        {
+          code: 'STORAGE_STILL_TRASHED',
+          hint: above
+            ? `gantry storage untrash ${above.id} restores that folder with everything in it`
+            : 'untrash the trashed folder it is in (gantry storage ls --trashed lists the trash)',
+        },
+      );
     }
-    if (!json) context.out.line(verb === 'trash' ? `Trashed ${terminalText(file.title)} (${terminalText(file.id)}); gantry storage untrash ${terminalText(file.id)} brings it back` : `Restored ${terminalText(file.title)} (${terminalText(file.id)}) from the trash`);
+    if (!json)
+      context.out.line(
+        verb === 'trash'
+          ? `Trashed ${terminalText(file.title)} (${terminalText(file.id)}); gantry storage untrash ${terminalText(file.id)} brings it back`
+          : `Restored ${terminalText(file.title)} (${terminalText(file.id)}) from the trash`,
+      );
   });
 }
 
@@ -240,7 +282,10 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
   checkId(id);
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   if (!flags.yes && !interactive) {
-    throw new UsageError(`rm deletes ${id} permanently, without the trash: confirm with --yes`, { code: 'STORAGE_CONFIRM', hint: `gantry storage rm ${id} --yes, or gantry storage trash ${id} to keep it restorable` });
+    throw new UsageError(`rm deletes ${id} permanently, without the trash: confirm with --yes`, {
+      code: 'STORAGE_CONFIRM',
+      hint: `gantry storage rm ${id} --yes, or gantry storage trash ${id} to keep it restorable`,
+    });
   }
   await withStorage(flags, context, async ({ client }) => {
     // Asked first, so that both the question and the result name what is deleted (a 404 ends it here, exit 1).
@@ -256,7 +301,10 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
     }
     await client.files.delete({ fileId: id });
     if (json) context.out.json({ id, title: file.title, deleted: true });
-    else context.out.line(`Deleted ${folder ? 'the folder ' : ''}${terminalText(file.title)} (${terminalText(file.id)})${folder ? ' and everything in it' : ''} permanently`);
+    else
+      context.out.line(
+        `Deleted ${folder ? 'the folder ' : ''}${terminalText(file.title)} (${terminalText(file.id)})${folder ? ' and everything in it' : ''} permanently`,
+      );
   });
 }
 
@@ -274,11 +322,11 @@ export async function shareAction(id: string, flags: ShareFlags, command: Comman
   checkId(id);
   const target = checkShare(flags);
   if (flags.message !== undefined && !flags.notify) throw usage('--message goes with the notification e-mail; --no-notify sends none');
-  if (flags.message !== undefined && (flags.message.length > 2000 || shown(flags.message.replace(/\n/g, ' ')) !== flags.message.replace(/\n/g, ' '))) throw usage('--message must be at most 2000 characters of text (line breaks allowed, no other control characters)');
+  if (flags.message !== undefined && (flags.message.length > 2000 || shown(flags.message.replace(/\n/g, ' ')) !== flags.message.replace(/\n/g, ' ')))
+    throw usage('--message must be at most 2000 characters of text (line breaks allowed, no other control characters)');
   // Drive v2 has no commenter role of its own: a commenter is a reader with the additional role commenter.
-  const body: Permission = target.role === 'commenter'
-    ? { role: 'reader', additionalRoles: ['commenter'], type: target.type }
-    : { role: target.role, type: target.type };
+  const body: Permission =
+    target.role === 'commenter' ? { role: 'reader', additionalRoles: ['commenter'], type: target.type } : { role: target.role, type: target.type };
   if (target.value !== undefined) body.value = target.value;
   await withStorage(flags, context, async ({ client }) => {
     const permission = await client.permissions.insert({
@@ -309,9 +357,12 @@ export async function revisionsAction(id: string, flags: StorageFlags, command: 
     if (revisions.length === 0) {
       // Said from what the file is, not guessed: a folder keeps none, a file of metadata only has had no content yet.
       const file = await client.files.get({ fileId: id, fields: 'mimeType,fileSize,md5Checksum' });
-      const why = file.mimeType === FOLDER_MIME ? 'a folder keeps none'
-        : file.fileSize === undefined && file.md5Checksum === undefined ? 'it holds metadata only: a revision is kept for each upload of content'
-          : undefined;
+      const why =
+        file.mimeType === FOLDER_MIME
+          ? 'a folder keeps none'
+          : file.fileSize === undefined && file.md5Checksum === undefined
+            ? 'it holds metadata only: a revision is kept for each upload of content'
+            : undefined;
       context.out.note(`${id} has no revisions${why ? ` (${why})` : ''}.`);
       return;
     }
@@ -334,17 +385,26 @@ export async function aboutAction(flags: StorageFlags, command: Command, context
       context.out.json(about);
       return;
     }
-    const bytes = (value: string | undefined) => (value !== undefined && /^\d+$/.test(value) ? `${formatBytes(Number(value))} (${value} bytes)` : value ?? 'unknown');
+    const bytes = (value: string | undefined) =>
+      value !== undefined && /^\d+$/.test(value) ? `${formatBytes(Number(value))} (${value} bytes)` : (value ?? 'unknown');
     const rows: Array<[string, string]> = [
       ['service', client.baseUrl],
       ['user', `${about.user?.displayName ?? about.name ?? 'unknown'}${about.user?.emailAddress ? ` <${about.user.emailAddress}>` : ''}`],
       ['token', `from ${tokenFrom}`],
       ['root folder', about.rootFolderId ?? 'unknown'],
-      ['quota', about.quotaBytesTotal === undefined || about.quotaBytesTotal === '0' && about.quotaType === 'UNLIMITED' ? `${bytes(about.quotaBytesUsed)} used, unlimited` : `${bytes(about.quotaBytesUsed)} used of ${bytes(about.quotaBytesTotal)}`],
+      [
+        'quota',
+        about.quotaBytesTotal === undefined || (about.quotaBytesTotal === '0' && about.quotaType === 'UNLIMITED')
+          ? `${bytes(about.quotaBytesUsed)} used, unlimited`
+          : `${bytes(about.quotaBytesUsed)} used of ${bytes(about.quotaBytesTotal)}`,
+      ],
       ['in the trash', bytes(about.quotaBytesUsedInTrash)],
       ['largest change id', about.largestChangeId ?? 'unknown'],
       ...(about.maxUploadSizes ?? []).map((m): [string, string] => [`max upload (${m.type ?? '?'})`, bytes(m.size)]),
     ];
-    context.out.table(rows, [{ header: 'what', value: (r) => r[0] }, { header: 'value', value: (r) => r[1] }]);
+    context.out.table(rows, [
+      { header: 'what', value: (r) => r[0] },
+      { header: 'value', value: (r) => r[1] },
+    ]);
   });
 }

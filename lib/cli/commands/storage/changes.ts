@@ -33,7 +33,10 @@ export function channelLifetimeMs(value: string | undefined, from: string): numb
   const m = /^(\d{1,9})(s|m|h|d)?$/.exec(value.trim());
   const ms = m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 }[(m[2] ?? 's') as 's' | 'm' | 'h' | 'd'] : Number.NaN;
   if (!(ms >= 1000 && ms <= maxLifetimeMs)) {
-    throw usage(`${from} ${shown(value.slice(0, 40))} is not a channel lifetime`, 'give seconds (90 or 90s) or minutes, hours, days (10m, 2h, 7d): from 1s to 7d');
+    throw usage(
+      `${from} ${shown(value.slice(0, 40))} is not a channel lifetime`,
+      'give seconds (90 or 90s) or minutes, hours, days (10m, 2h, 7d): from 1s to 7d',
+    );
   }
   return ms;
 }
@@ -47,7 +50,14 @@ const changeColumns = [
 ];
 
 /** Prints the changes from `pageToken` on (every page) and returns the token to ask with next time. */
-async function printChanges(client: StorageClient, out: Output, json: boolean, table: StreamTable<Change>, pageToken: string | undefined, signal: AbortSignal): Promise<string | undefined> {
+async function printChanges(
+  client: StorageClient,
+  out: Output,
+  json: boolean,
+  table: StreamTable<Change>,
+  pageToken: string | undefined,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   const changes = client.changes.list.all({ ...(pageToken !== undefined ? { pageToken } : {}), maxResults: 1000, signal });
   let batch: Change[] = [];
   for await (const change of changes) {
@@ -67,18 +77,26 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
   const { json } = context.globals(command);
   const { out, logger } = context;
   if (flags.pageToken !== undefined && !/^[A-Za-z0-9_.~-]{1,512}$/.test(flags.pageToken)) {
-    throw usage(`--page-token ${shown(flags.pageToken.slice(0, 80))} is not a page token`, 'use the token an earlier `gantry storage changes` printed (its last line with --json)');
+    throw usage(
+      `--page-token ${shown(flags.pageToken.slice(0, 80))} is not a page token`,
+      'use the token an earlier `gantry storage changes` printed (its last line with --json)',
+    );
   }
   if (!flags.watch && (flags.listen !== undefined || flags.address !== undefined || flags.channelLifetime !== undefined)) {
     throw usage(`${flags.listen !== undefined ? '--listen' : flags.address !== undefined ? '--address' : '--channel-lifetime'} goes with --watch`);
   }
   const lifetimeMs = flags.watch
-    ? flags.channelLifetime !== undefined ? channelLifetimeMs(flags.channelLifetime, '--channel-lifetime') : channelLifetimeMs(process.env.STORAGE_CHANNEL_LIFETIME, 'STORAGE_CHANNEL_LIFETIME')
+    ? flags.channelLifetime !== undefined
+      ? channelLifetimeMs(flags.channelLifetime, '--channel-lifetime')
+      : channelLifetimeMs(process.env.STORAGE_CHANNEL_LIFETIME, 'STORAGE_CHANNEL_LIFETIME')
     : undefined;
   const listen = flags.listen !== undefined ? checkListen(flags.listen) : { host: '127.0.0.1', port: 0 };
   const address = flags.address !== undefined ? checkNotifyAddress(flags.address) : undefined;
   if (flags.watch && address === undefined && !isLoopbackHost(listen.host)) {
-    throw usage(`--listen ${flags.listen}: notifications go over plain http only on loopback`, 'give --address https://… (forwarded to the --listen address) for a service on another machine');
+    throw usage(
+      `--listen ${flags.listen}: notifications go over plain http only on loopback`,
+      'give --address https://… (forwarded to the --listen address) for a service on another machine',
+    );
   }
   await withStorage(flags, context, async ({ client }) => {
     const stop = interruption({ reader: true });
@@ -107,8 +125,14 @@ export async function changesAction(flags: ChangesFlags, command: Command, conte
 }
 
 async function watch(
-  client: StorageClient, context: CliContext, json: boolean, table: StreamTable<Change>, given: string | undefined,
-  where: { listen: { host: string; port: number }; address: string | undefined; lifetimeMs: number | undefined }, signal: AbortSignal, finish: (token: string | undefined) => void,
+  client: StorageClient,
+  context: CliContext,
+  json: boolean,
+  table: StreamTable<Change>,
+  given: string | undefined,
+  where: { listen: { host: string; port: number }; address: string | undefined; lifetimeMs: number | undefined },
+  signal: AbortSignal,
+  finish: (token: string | undefined) => void,
 ): Promise<void> {
   const { out, logger } = context;
   const { listen, address, lifetimeMs } = where;
@@ -133,7 +157,10 @@ async function watch(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-        throw usage(`--listen ${listen.host}:${listen.port}: cannot listen there (${code})`, code === 'EADDRINUSE' ? 'choose another port (0: any free port)' : 'use an address of this machine, e.g. 127.0.0.1:0');
+        throw usage(
+          `--listen ${listen.host}:${listen.port}: cannot listen there (${code})`,
+          code === 'EADDRINUSE' ? 'choose another port (0: any free port)' : 'use an address of this machine, e.g. 127.0.0.1:0',
+        );
       }
       throw error;
     }
@@ -149,11 +176,16 @@ async function watch(
       }
     }
     watching = await keepWatchingChanges(client, {
-      address: address ?? listening, receiver, logger, ...(lifetimeMs !== undefined ? { lifetimeMs } : {}),
+      address: address ?? listening,
+      receiver,
+      logger,
+      ...(lifetimeMs !== undefined ? { lifetimeMs } : {}),
       params: () => (token !== undefined ? { pageToken: token } : {}),
     });
     const first = watching.current;
-    out.note(`Watching changes: channel ${first.id}${first.expiration ? ` until ${first.expiration.toISOString()} (a new channel takes over before then)` : ''}, notifications on ${listening}${address ? ` (the service posts to ${address})` : ''}. Ctrl-C stops.`);
+    out.note(
+      `Watching changes: channel ${first.id}${first.expiration ? ` until ${first.expiration.toISOString()} (a new channel takes over before then)` : ''}, notifications on ${listening}${address ? ` (the service posts to ${address})` : ''}. Ctrl-C stops.`,
+    );
     for await (const event of watching.events()) {
       await onEvent(event, { out, logger, json, read });
       if (signal.aborted) break;
@@ -167,7 +199,9 @@ async function watch(
         await watching.stop();
         logger.info(`channel ${last.id} stopped`);
       } catch (error) {
-        logger.warn(`the channel ${last.id} could not be stopped (${(error as Error).message}); it ends by itself${last.expiration ? ` at ${last.expiration.toISOString()}` : ''}`);
+        logger.warn(
+          `the channel ${last.id} could not be stopped (${(error as Error).message}); it ends by itself${last.expiration ? ` at ${last.expiration.toISOString()}` : ''}`,
+        );
       }
     }
     finish(token);
@@ -190,14 +224,21 @@ async function onEvent(event: WatchEvent, io: { out: Output; logger: CliContext[
     case 'notification': {
       const notification = event.notification;
       if (json) jsonLine(out, { kind: 'gantry#notification', ...notification });
-      else out.line(`notification ${notification.messageNumber}: ${notification.state}${notification.changed ? ` (${notification.changed.join(', ')})` : ''} at ${shortDate(notification.receivedAt.toISOString())}`);
+      else
+        out.line(
+          `notification ${notification.messageNumber}: ${notification.state}${notification.changed ? ` (${notification.changed.join(', ')})` : ''} at ${shortDate(notification.receivedAt.toISOString())}`,
+        );
       if (notification.state === 'change') await read();
       return;
     }
     case 'renewed':
-      if (event.afterExpiry) logger.warn(`watching again: channel ${event.channel.id}${until(event.channel.expiration)} took over from the expired ${event.previous.id}`);
+      if (event.afterExpiry)
+        logger.warn(`watching again: channel ${event.channel.id}${until(event.channel.expiration)} took over from the expired ${event.previous.id}`);
       // Said where the first channel was: the notifications' numbers start again with each channel.
-      else out.note(`Watching changes: channel ${event.channel.id}${until(event.channel.expiration)} took over from ${event.previous.id} (its notifications are numbered from 1 again)`);
+      else
+        out.note(
+          `Watching changes: channel ${event.channel.id}${until(event.channel.expiration)} took over from ${event.previous.id} (its notifications are numbered from 1 again)`,
+        );
       await read();
       return;
     case 'renewalFailed':
@@ -205,15 +246,21 @@ async function onEvent(event: WatchEvent, io: { out: Output; logger: CliContext[
         logger.warn(`still no channel (${reasonOf(event.error)}): reading the changes now, and trying to register one again in ${seconds(event.retryInMs)}`);
         await read();
       } else {
-        logger.warn(`could not register a channel to take over from ${event.current.id} before it expires${at(event.current.expiration)} (${reasonOf(event.error)}); trying again in ${seconds(event.retryInMs)}`);
+        logger.warn(
+          `could not register a channel to take over from ${event.current.id} before it expires${at(event.current.expiration)} (${reasonOf(event.error)}); trying again in ${seconds(event.retryInMs)}`,
+        );
       }
       return;
     case 'expired':
-      logger.warn(`channel ${event.channel.id} expired${at(event.channel.expiration)} and no new one could be registered${event.error !== undefined ? ` (${reasonOf(event.error)})` : ''}: the service announces nothing until one is, so the changes are read at each attempt (at least once a minute) meanwhile`);
+      logger.warn(
+        `channel ${event.channel.id} expired${at(event.channel.expiration)} and no new one could be registered${event.error !== undefined ? ` (${reasonOf(event.error)})` : ''}: the service announces nothing until one is, so the changes are read at each attempt (at least once a minute) meanwhile`,
+      );
       await read();
       return;
     case 'stopFailed':
-      logger.warn(`the replaced channel ${event.channel.id} could not be stopped (${reasonOf(event.error)}); it ends by itself${at(event.channel.expiration)}, and what it still sends is ignored`);
+      logger.warn(
+        `the replaced channel ${event.channel.id} could not be stopped (${reasonOf(event.error)}); it ends by itself${at(event.channel.expiration)}, and what it still sends is ignored`,
+      );
       return;
   }
 }

@@ -26,14 +26,16 @@ export interface StorageFlags extends ServerFlags {
 
 /** The options every storage command takes: where the service is and which login to use. */
 export function connectionOptions(command: Command): Command {
-  return command
-    .option('--base-url <url>', 'the storage service root (default STORAGE_BASE_URL)')
-    .option('--profile <name>', 'the `gantry auth` login to use when STORAGE_TOKEN is not set (default GANTRY_AUTH_PROFILE, else "default")')
-    .option('--auth-url <url>', 'the authorization server of that login (default GANTRY_AUTH_URL)')
-    .option('--client-id <id>', 'the OAuth client of that login (default GANTRY_OAUTH_CLIENT_ID)')
-    .option('--client-secret-file <file>', 'the client secret of that login, read from this file (default GANTRY_OAUTH_CLIENT_SECRET)')
-    // Refused with a reason rather than "unknown option": a token on the command line is visible to every user (ps).
-    .addOption(new Option('--token <value>').hideHelp());
+  return (
+    command
+      .option('--base-url <url>', 'the storage service root (default STORAGE_BASE_URL)')
+      .option('--profile <name>', 'the `gantry auth` login to use when STORAGE_TOKEN is not set (default GANTRY_AUTH_PROFILE, else "default")')
+      .option('--auth-url <url>', 'the authorization server of that login (default GANTRY_AUTH_URL)')
+      .option('--client-id <id>', 'the OAuth client of that login (default GANTRY_OAUTH_CLIENT_ID)')
+      .option('--client-secret-file <file>', 'the client secret of that login, read from this file (default GANTRY_OAUTH_CLIENT_SECRET)')
+      // Refused with a reason rather than "unknown option": a token on the command line is visible to every user (ps).
+      .addOption(new Option('--token <value>').hideHelp())
+  );
 }
 
 export interface StorageSession {
@@ -48,15 +50,22 @@ export interface StorageSession {
 /** The service root, checked (exit 2 naming both sources when neither is set). */
 export async function storageBase(flags: StorageFlags, env: NodeJS.ProcessEnv): Promise<string> {
   if (flags.token !== undefined) {
-    throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', { hint: 'export STORAGE_TOKEN=<token>, or log in with `gantry auth login --scope storage.file`' });
+    throw new UsageError('--token is not accepted: a token on the command line is visible to other users of this machine (ps, shell history)', {
+      hint: 'export STORAGE_TOKEN=<token>, or log in with `gantry auth login --scope storage.file`',
+    });
   }
   const raw = flags.baseUrl ?? (env.STORAGE_BASE_URL || undefined);
-  if (raw === undefined) throw usage('no storage service: pass --base-url or set STORAGE_BASE_URL', 'e.g. STORAGE_BASE_URL=https://storage.example.com (`gantry dev` serves one locally and prints it)');
+  if (raw === undefined)
+    throw usage(
+      'no storage service: pass --base-url or set STORAGE_BASE_URL',
+      'e.g. STORAGE_BASE_URL=https://storage.example.com (`gantry dev` serves one locally and prints it)',
+    );
   const { storageBaseUrl } = await import('../../../storage/index.js');
   try {
     return storageBaseUrl(raw);
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL'}: ${error.message}`, error.hint ? { hint: error.hint } : {});
+    if (error instanceof UsageError)
+      throw new UsageError(`${flags.baseUrl !== undefined ? '--base-url' : 'STORAGE_BASE_URL'}: ${error.message}`, error.hint ? { hint: error.hint } : {});
     throw error;
   }
 }
@@ -87,7 +96,11 @@ export async function openStorage(flags: StorageFlags, logger: Logger, env: Node
       // Nothing was sent: a setup to fix before the command can run (exit 2). The login's own hint speaks of
       // `gantry auth`; here the other way in is STORAGE_TOKEN too.
       const profile = flags.profile ?? (env.GANTRY_AUTH_PROFILE || undefined);
-      throw new UsageError(error.message, { code: error.code, cause: error, hint: `log in with \`gantry auth login --scope storage.file${profile !== undefined && profile !== 'default' ? ` --profile ${profile}` : ''}\` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN` });
+      throw new UsageError(error.message, {
+        code: error.code,
+        cause: error,
+        hint: `log in with \`gantry auth login --scope storage.file${profile !== undefined && profile !== 'default' ? ` --profile ${profile}` : ''}\` (GANTRY_AUTH_URL, GANTRY_OAUTH_CLIENT_ID), or set STORAGE_TOKEN`,
+      });
     }
     throw error;
   }

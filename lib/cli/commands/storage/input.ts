@@ -16,7 +16,10 @@ const ID = /^[A-Za-z0-9_-]{1,256}$/;
 /** A file or folder id as typed: refused (exit 2) unless it has an id's characters. */
 export function checkId(value: string, what = 'the file id'): string {
   if (!ID.test(value)) {
-    throw usage(`${what} ${shown(value.slice(0, 80))} is not an id: ids are letters, digits, - and _`, 'the ids are in the first column of `gantry storage ls` (root is the root folder)');
+    throw usage(
+      `${what} ${shown(value.slice(0, 80))} is not an id: ids are letters, digits, - and _`,
+      'the ids are in the first column of `gantry storage ls` (root is the root folder)',
+    );
   }
   return value;
 }
@@ -25,13 +28,15 @@ export function checkId(value: string, what = 'the file id'): string {
 const MEDIA_TYPE = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;[\x20-\x7e]*)?$/;
 
 export function checkMediaType(value: string, flag = '--mime'): string {
-  if (!MEDIA_TYPE.test(value)) throw usage(`${flag} ${shown(value.slice(0, 80))} is not a media type`, `e.g. ${flag} text/plain, application/pdf or application/octet-stream`);
+  if (!MEDIA_TYPE.test(value))
+    throw usage(`${flag} ${shown(value.slice(0, 80))} is not a media type`, `e.g. ${flag} text/plain, application/pdf or application/octet-stream`);
   return value;
 }
 
 /** `--max <n>`: a whole number from 1 to 1,000,000. */
 export function checkCount(value: string, flag: string): number {
-  if (!/^\d{1,7}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1_000_000) throw usage(`${flag} takes a whole number from 1 to 1000000, got ${shown(value.slice(0, 40))}`);
+  if (!/^\d{1,7}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 1_000_000)
+    throw usage(`${flag} takes a whole number from 1 to 1000000, got ${shown(value.slice(0, 40))}`);
   return Number(value);
 }
 
@@ -57,12 +62,15 @@ export interface ShareTarget {
 export function checkShare(flags: { role?: string; type?: string; email?: string; domain?: string }): ShareTarget {
   const role = flags.role as ShareTarget['role'];
   if (!ROLES.includes(role)) throw usage(`--role ${shown(String(flags.role).slice(0, 40))} is not a role`, `one of ${ROLES.join(', ')}`);
-  if (flags.type === undefined && flags.email !== undefined && flags.domain !== undefined) throw usage('--email and --domain name two grantees: give one (a user or group by --email, a whole domain by --domain)');
+  if (flags.type === undefined && flags.email !== undefined && flags.domain !== undefined)
+    throw usage('--email and --domain name two grantees: give one (a user or group by --email, a whole domain by --domain)');
   const type = (flags.type ?? (flags.domain !== undefined && flags.email === undefined ? 'domain' : 'user')) as ShareTarget['type'];
-  if (!GRANTEE_TYPES.includes(type)) throw usage(`--type ${shown(String(flags.type).slice(0, 40))} is not a grantee type`, `one of ${GRANTEE_TYPES.join(', ')}`);
+  if (!GRANTEE_TYPES.includes(type))
+    throw usage(`--type ${shown(String(flags.type).slice(0, 40))} is not a grantee type`, `one of ${GRANTEE_TYPES.join(', ')}`);
   if (type === 'user' || type === 'group') {
     if (flags.domain !== undefined) throw usage(`--domain is for --type domain, not ${type}`);
-    if (flags.email === undefined) throw usage(`--type ${type} needs --email <address>`, 'e.g. gantry storage share <id> --email ana@example.com --role reader');
+    if (flags.email === undefined)
+      throw usage(`--type ${type} needs --email <address>`, 'e.g. gantry storage share <id> --email ana@example.com --role reader');
     const email = flags.email.trim();
     if (email.length > 254 || !/^[^\s@"<>()[\],;:\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/.test(email)) {
       throw usage(`--email ${shown(flags.email.slice(0, 80))} is not an email address`, 'e.g. --email ana@example.com');
@@ -73,11 +81,15 @@ export function checkShare(flags: { role?: string; type?: string; email?: string
     if (flags.email !== undefined) throw usage('--email is for --type user or group; a domain is given with --domain <name>');
     const domain = flags.domain?.trim();
     if (!domain || domain.length > 253 || !/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/.test(domain)) {
-      throw usage(domain === undefined ? '--type domain needs --domain <name>' : `--domain ${shown(String(flags.domain).slice(0, 80))} is not a domain name`, 'e.g. --type domain --domain example.com');
+      throw usage(
+        domain === undefined ? '--type domain needs --domain <name>' : `--domain ${shown(String(flags.domain).slice(0, 80))} is not a domain name`,
+        'e.g. --type domain --domain example.com',
+      );
     }
     return { role, type, value: domain.toLowerCase() };
   }
-  if (flags.email !== undefined || flags.domain !== undefined) throw usage('--type anyone takes neither --email nor --domain: everyone with the link gets the role');
+  if (flags.email !== undefined || flags.domain !== undefined)
+    throw usage('--type anyone takes neither --email nor --domain: everyone with the link gets the role');
   if (role === 'owner' || role === 'writer') throw usage(`--type anyone cannot be given the role ${role}`, 'anyone with the link may be a reader or commenter');
   return { role, type, value: undefined };
 }
@@ -100,10 +112,18 @@ export async function checkUploadSource(file: string): Promise<{ path: string; s
   if (file.trim() === '') throw usage('the file to upload is empty');
   const path = resolve(file);
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`the file to upload ${shown(path)} ${error.code === 'ENOENT' ? missingPathText(path) : `cannot be read (${error.code ?? error.message})`}`, { hint: (error.code === 'ENOENT' ? missingPathHint(path) : undefined) ?? 'give the path of a regular file' });
+    throw new UsageError(
+      `the file to upload ${shown(path)} ${error.code === 'ENOENT' ? missingPathText(path) : `cannot be read (${error.code ?? error.message})`}`,
+      { hint: (error.code === 'ENOENT' ? missingPathHint(path) : undefined) ?? 'give the path of a regular file' },
+    );
   });
-  if (info.isDirectory()) throw usage(`${shown(path)} is a folder: put uploads one file`, 'upload its files one by one, or pack it first (tar czf folder.tgz folder)');
-  if (!info.isFile()) throw usage(`${shown(path)} is not a regular file (a device, FIFO or socket)`, 'give the path of a regular file: its size must be known before the upload starts');
+  if (info.isDirectory())
+    throw usage(`${shown(path)} is a folder: put uploads one file`, 'upload its files one by one, or pack it first (tar czf folder.tgz folder)');
+  if (!info.isFile())
+    throw usage(
+      `${shown(path)} is not a regular file (a device, FIFO or socket)`,
+      'give the path of a regular file: its size must be known before the upload starts',
+    );
   return { path, size: info.size };
 }
 
@@ -140,7 +160,10 @@ export function uploadStateDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The session file of an upload of `path` to the service at `baseUrl`: one per file and service. */
 export function sessionFileFor(baseUrl: string, path: string, env: NodeJS.ProcessEnv = process.env): string {
   const key = createHash('sha256').update(`${baseUrl}\0${path}`).digest('hex').slice(0, 16);
-  const name = basename(path).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || 'file';
+  const name =
+    basename(path)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 80) || 'file';
   return join(uploadStateDir(env), `${name}.${key}.json`);
 }
 
@@ -156,20 +179,34 @@ export async function ensureUploadStateDir(env: NodeJS.ProcessEnv = process.env)
  * `.`/`..`/empty become the id.
  */
 export function localNameFor(title: string | undefined, id: string): string {
-  const name = [...(title ?? '')].map((char) => (char === '/' || char === '\\' || terminalText(char) !== char ? '_' : char)).join('').trim().slice(0, 200);
+  const name = [...(title ?? '')]
+    .map((char) => (char === '/' || char === '\\' || terminalText(char) !== char ? '_' : char))
+    .join('')
+    .trim()
+    .slice(0, 200);
   return name === '' || name === '.' || name === '..' ? id : name;
 }
 
 /** The usual file extension of an export type, for the default output name. */
 export const EXPORT_EXTENSIONS: Record<string, string> = {
-  'text/plain': '.txt', 'text/html': '.html', 'text/markdown': '.md', 'text/csv': '.csv', 'text/tab-separated-values': '.tsv',
-  'application/pdf': '.pdf', 'application/rtf': '.rtf', 'application/zip': '.zip', 'application/epub+zip': '.epub',
-  'application/vnd.oasis.opendocument.text': '.odt', 'application/vnd.oasis.opendocument.spreadsheet': '.ods',
+  'text/plain': '.txt',
+  'text/html': '.html',
+  'text/markdown': '.md',
+  'text/csv': '.csv',
+  'text/tab-separated-values': '.tsv',
+  'application/pdf': '.pdf',
+  'application/rtf': '.rtf',
+  'application/zip': '.zip',
+  'application/epub+zip': '.epub',
+  'application/vnd.oasis.opendocument.text': '.odt',
+  'application/vnd.oasis.opendocument.spreadsheet': '.ods',
   'application/vnd.oasis.opendocument.presentation': '.odp',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': '.docx',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': '.xlsx',
   'application/vnd.openxmlformats-officedocument.presentationml.presentation': '.pptx',
-  'image/png': '.png', 'image/jpeg': '.jpg', 'image/svg+xml': '.svg',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/svg+xml': '.svg',
 };
 
 /** Bytes for people: 1.5 MiB. */

@@ -29,21 +29,33 @@ export function forTheCommand(error: unknown, session: Pick<StorageSession, 'tok
   const { tokenFrom } = session;
   const e = error as { status?: unknown; reason?: unknown; storageMessage?: unknown; errors?: unknown };
   if (!(error instanceof GantryError) || typeof e.status !== 'number') return error;
-  if (e.status === 403 && (e.reason === 'insufficientScopes' || (e.reason === 'insufficientPermissions' && typeof e.storageMessage === 'string' && /scope/i.test(e.storageMessage)))) {
-    return withHint(error, tokenFrom === 'STORAGE_TOKEN'
-      ? 'STORAGE_TOKEN lacks a storage scope: use a token granted storage.file (or storage), or unset it and log in with `gantry auth login --scope storage.file`'
-      : `${tokenFrom} lacks a storage scope: log in again with \`gantry auth login --scope storage.file\` (and the same --profile)`);
+  if (
+    e.status === 403 &&
+    (e.reason === 'insufficientScopes' || (e.reason === 'insufficientPermissions' && typeof e.storageMessage === 'string' && /scope/i.test(e.storageMessage)))
+  ) {
+    return withHint(
+      error,
+      tokenFrom === 'STORAGE_TOKEN'
+        ? 'STORAGE_TOKEN lacks a storage scope: use a token granted storage.file (or storage), or unset it and log in with `gantry auth login --scope storage.file`'
+        : `${tokenFrom} lacks a storage scope: log in again with \`gantry auth login --scope storage.file\` (and the same --profile)`,
+    );
   }
   if (e.status === 401) {
-    return withHint(error, tokenFrom === 'STORAGE_TOKEN'
-      ? 'STORAGE_TOKEN is wrong, expired or revoked: set a valid one (or unset it to use the gantry auth login)'
-      : `the token of ${tokenFrom} was refused: run \`gantry auth refresh\`, or \`gantry auth login --scope storage.file\` (with the same --profile)`);
+    return withHint(
+      error,
+      tokenFrom === 'STORAGE_TOKEN'
+        ? 'STORAGE_TOKEN is wrong, expired or revoked: set a valid one (or unset it to use the gantry auth login)'
+        : `the token of ${tokenFrom} was refused: run \`gantry auth refresh\`, or \`gantry auth login --scope storage.file\` (with the same --profile)`,
+    );
   }
   // A StorageError always has `errors`; empty, with no reason and no message, the body was not the service's shape.
   const notStorageShaped = Array.isArray(e.errors) && e.errors.length === 0 && e.reason === undefined && e.storageMessage === undefined;
   if (e.status === 404 && notStorageShaped) {
     const where = session.client?.baseUrl ?? session.baseFrom;
-    return withHint(error, `${where} does not look like a storage API (its 404 is not the service's error): check ${session.baseFrom} — the service root, e.g. what \`gantry dev\` prints`);
+    return withHint(
+      error,
+      `${where} does not look like a storage API (its 404 is not the service's error): check ${session.baseFrom} — the service root, e.g. what \`gantry dev\` prints`,
+    );
   }
   return error;
 }
@@ -73,7 +85,12 @@ export function interruption(options: { reader?: boolean } = {}): Interruption {
   const stop = (reason: 'SIGINT' | 'SIGTERM' | 'reader') => {
     if (why !== undefined && reason !== 'reader') process.exit(reason === 'SIGINT' ? 130 : 143);
     why ??= reason;
-    controller.abort(new GantryError(reason === 'reader' ? 'the reader of the output went away' : `interrupted (${reason})`, { exitCode: ExitCode.remote, code: 'INTERRUPTED' }));
+    controller.abort(
+      new GantryError(reason === 'reader' ? 'the reader of the output went away' : `interrupted (${reason})`, {
+        exitCode: ExitCode.remote,
+        code: 'INTERRUPTED',
+      }),
+    );
   };
   const onInt = () => stop('SIGINT');
   const onTerm = () => stop('SIGTERM');
@@ -106,7 +123,10 @@ export class StreamTable<Row> {
   private headed = false;
   private count = 0;
 
-  constructor(private readonly out: Output, private readonly columns: readonly Column<Row>[]) {
+  constructor(
+    private readonly out: Output,
+    private readonly columns: readonly Column<Row>[],
+  ) {
     this.widths = columns.map((c) => c.header.length);
   }
 
@@ -116,12 +136,18 @@ export class StreamTable<Row> {
 
   write(rows: readonly Row[]): void {
     if (rows.length === 0) return;
-    const cells = rows.map((row) => this.columns.map((column) => {
-      const value = column.value(row);
-      return tableCell(value === '' ? undefined : value);
-    }));
+    const cells = rows.map((row) =>
+      this.columns.map((column) => {
+        const value = column.value(row);
+        return tableCell(value === '' ? undefined : value);
+      }),
+    );
     for (const row of cells) row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i]!, cell.length)));
-    const render = (values: string[]) => values.map((value, i) => (this.columns[i]!.align === 'right' ? value.padStart(this.widths[i]!) : value.padEnd(this.widths[i]!))).join('  ').trimEnd();
+    const render = (values: string[]) =>
+      values
+        .map((value, i) => (this.columns[i]!.align === 'right' ? value.padStart(this.widths[i]!) : value.padEnd(this.widths[i]!)))
+        .join('  ')
+        .trimEnd();
     if (!this.headed) {
       this.out.line(render(this.columns.map((c) => c.header.toUpperCase())));
       this.headed = true;
@@ -132,7 +158,11 @@ export class StreamTable<Row> {
 }
 
 /** A progress bar with bytes and rate (on a terminal only; elsewhere nothing). */
-export function transferProgress(out: Output, label: string, total: number | undefined): { update(done: number, total?: number): void; done(detail?: string): void } {
+export function transferProgress(
+  out: Output,
+  label: string,
+  total: number | undefined,
+): { update(done: number, total?: number): void; done(detail?: string): void } {
   const bar = out.progress(label, total);
   let samples: Array<[number, number]> = [];
   let known = total;

@@ -4,7 +4,13 @@ import type { Outcome, Script } from './store-child.js';
 
 const child = fileURLToPath(new URL('./store-child.ts', import.meta.url));
 
-export interface ChildRun { outcomes: Outcome[]; logs: string[]; stdout: string; stderr: string; code: number | null }
+export interface ChildRun {
+  outcomes: Outcome[];
+  logs: string[];
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
 
 /**
  * Runs `script` in a new Node process whose environment is exactly `env` plus PATH (the keyring peer's bus, HOME …;
@@ -17,9 +23,16 @@ export function runStoreChild(script: Script, env: Record<string, string | undef
     const proc = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(script)], { env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`the store child did not finish within ${timeoutMs} ms: ${stderr.slice(-2000)}`)); }, timeoutMs);
-    proc.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    proc.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`the store child did not finish within ${timeoutMs} ms: ${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    proc.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    proc.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     proc.on('error', reject);
     proc.on('close', (code) => {
       clearTimeout(timer);

@@ -8,7 +8,15 @@ import { inspect } from 'node:util';
 import { setLogger } from '../../../../lib/log.js';
 import { SecretsClient } from '../../../../lib/secrets/index.js';
 import {
-  dropAccountLogins, listProfiles, openStoreFor, openTokenStore, saveLogin, type AccountRef, type OpenTokenStoreOptions, type ProfileKey, type StoredLogin,
+  dropAccountLogins,
+  listProfiles,
+  openStoreFor,
+  openTokenStore,
+  saveLogin,
+  type AccountRef,
+  type OpenTokenStoreOptions,
+  type ProfileKey,
+  type StoredLogin,
   type TokenStore,
 } from '../../../../lib/auth/store/index.js';
 
@@ -27,7 +35,8 @@ export interface Script {
   ops: Op[];
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: { message: string; hint?: string; cliHint?: string; code?: string; exitCode?: number } };
+export type Outcome =
+  { ok: true; value: unknown } | { ok: false; error: { message: string; hint?: string; cliHint?: string; code?: string; exitCode?: number } };
 
 const script = JSON.parse(process.argv[2] ?? '{}') as Script;
 const logs: string[] = [];
@@ -35,7 +44,9 @@ setLogger({ debug: (m) => logs.push(m), info: (m) => logs.push(m), warn: (m) => 
 const { kvAddress, kvToken, ...rest } = script.options;
 const options: OpenTokenStoreOptions = {
   ...rest,
-  ...(kvAddress ? { kv: async () => new SecretsClient({ address: kvAddress, token: kvToken, sources: { env: {}, pulumi: undefined } }) } : { kv: async () => undefined }),
+  ...(kvAddress
+    ? { kv: async () => new SecretsClient({ address: kvAddress, token: kvToken, sources: { env: {}, pulumi: undefined } }) }
+    : { kv: async () => undefined }),
 };
 
 let store: TokenStore | undefined;
@@ -54,7 +65,14 @@ for (const op of script.ops) {
     } else if (op.op === 'read') {
       const login = await store!.read(op.key);
       // The login as it is (to compare), and as logging shows it (to search for canaries).
-      value = login ? { login: { ...login, tokens: { ...login.tokens } }, json: JSON.stringify(login), inspected: inspect(login, { depth: 5 }), describe: store!.describe(op.key) } : null;
+      value = login
+        ? {
+            login: { ...login, tokens: { ...login.tokens } },
+            json: JSON.stringify(login),
+            inspected: inspect(login, { depth: 5 }),
+            describe: store!.describe(op.key),
+          }
+        : null;
     } else if (op.op === 'readIndexed') {
       const opened = await openStoreFor(op.key, options);
       const login = opened ? await opened.store.read(op.key) : undefined;
@@ -69,7 +87,16 @@ for (const op of script.ops) {
     outcomes.push({ ok: true, value: value ?? null });
   } catch (error) {
     const e = error as { message: string; hint?: string; cliHint?: string; code?: string; exitCode?: number };
-    outcomes.push({ ok: false, error: { message: e.message, ...(e.hint ? { hint: e.hint } : {}), ...(e.cliHint ? { cliHint: e.cliHint } : {}), ...(e.code ? { code: e.code } : {}), ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}) } });
+    outcomes.push({
+      ok: false,
+      error: {
+        message: e.message,
+        ...(e.hint ? { hint: e.hint } : {}),
+        ...(e.cliHint ? { cliHint: e.cliHint } : {}),
+        ...(e.code ? { code: e.code } : {}),
+        ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
+      },
+    });
   }
 }
 process.stdout.write(`${JSON.stringify({ outcomes, logs })}\n`);
