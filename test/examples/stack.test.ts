@@ -31,7 +31,7 @@ async function pulumiYaml(): Promise<{ name: string; main: string; typescript: s
   const value = (key: string): string => {
     const match = new RegExp(`^\\s*${key}:\\s*(.*)$`, 'm').exec(text);
     assert.ok(match, `Pulumi.yaml sets ${key}`);
-    return match[1]!.trim().replace(/^"(.*)"$/, '$1');
+    return match[1]!.trim().replace(/^(["'])(.*)\1$/, '$2');
   };
   return { name: value('name'), main: value('main'), typescript: value('typescript'), nodeargs: value('nodeargs') };
 }
