@@ -5,7 +5,8 @@
 import { shown } from '../../errors.js';
 import type { HttpClient } from '../../http/index.js';
 import { checkMetadata, findMetadata, wellKnownUrl, type AuthorizationServerMetadata, type SendOptions } from '../../oauth/index.js';
-import { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
+import { canonicalServerUri, checkEndpoint, sameResource } from './canonical.js';
+import { isHttpsOrLoopback } from '../../loopback.js';
 import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
 
 export type { AuthorizationServerMetadata };
@@ -78,7 +79,7 @@ function checkMetadataUrl(value: string, serverUrl: string): string {
       code: 'CTX_NO_RESOURCE_METADATA',
     });
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+  if (!isHttpsOrLoopback(url)) {
     throw new ContextClientError(`the context server's resource metadata ${url.origin}${url.pathname} is not https`, {
       code: 'CTX_INSECURE_ENDPOINT',
       hint: 'a protected resource metadata document is read over https (plain http only on a loopback address)',
