@@ -254,7 +254,12 @@ describe('gantry storage put and get: killed, interrupted, resumed (against the 
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout.length, data.length);
     assert.ok(run.stdout.equals(data));
-    assert.match(run.stderr, /the transfer broke at byte 3145735; asking for the rest/);
+    // The server wrote 3 MiB + 7 bytes before destroying the socket; how many of them reached the reader before the
+    // reset depends on the kernel, so the run must say where it broke and ask for exactly the rest from there.
+    const broke = /the transfer broke at byte (\d+); asking for the rest/.exec(run.stderr);
+    assert.ok(broke, run.stderr);
+    const at = Number(broke[1]);
+    assert.ok(at > 0 && at <= 3 * MIB + 7, `broke at ${at}, at most the bytes the server sent`);
     assert.ok(served.includes(`GET /storage/v2/files/${file.id} 206`), served.join('; '));
   });
 
