@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startRegistryServer } from '../../lib/devserver/registry/index.js';
+import { startRegistryServer } from '../../devserver/registry/index.js';
 
 export interface RegistryProcess {
   url: string;

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startSecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer } from '../../devserver/secrets/index.js';
 
 export interface SecretsProcess {
   url: string;

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create as createTar } from 'tar';
-import { writeSyntheticModules } from '../../lib/devserver/registry/index.js';
+import { writeSyntheticModules } from '../../devserver/registry/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { RegistryClient } from '../../lib/registry/client.js';
 import { parseManifest } from '../../lib/registry/manifest.js';

@@ -1,4 +1,4 @@
-// bench/ratelimit: one mixed workload against the embedded platform API (lib/devserver/platform, which enforces the
+// bench/ratelimit: one mixed workload against the embedded platform API (devserver/platform, which enforces the
 // specification's limits per identity and counts every violation), sent by Gantry's PlatformClient and by what a user
 // would pick instead: Octokit (@octokit/core) with @octokit/plugin-throttling and @octokit/plugin-retry, configured as
 // their READMEs show (onRateLimit / onSecondaryRateLimit return true to retry, here up to 3 times). Each side gets a
@@ -50,7 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
-import type { PlatformStats, ViolationReport } from '../../lib/devserver/platform/index.js';
+import type { PlatformStats, ViolationReport } from '../../devserver/platform/index.js';
 import type { Logger } from '../../lib/log.js';
 import { MemoryBudgetStore } from '../../lib/platform/budget.js';
 import { PlatformClient } from '../../lib/platform/client.js';
@@ -476,7 +476,7 @@ if (process.env[childFlag]) {
   const { origin, scale, limitStatus, unlimited } = JSON.parse(process.env[childFlag]) as ServerSettings;
   const realNow = Date.now.bind(Date);
   Date.now = () => origin + (realNow() - origin) / scale;
-  const { startPlatformServer } = await import('../../lib/devserver/platform/index.js');
+  const { startPlatformServer } = await import('../../devserver/platform/index.js');
   const lifted = 1_000_000_000;
   const server = await startPlatformServer({
     host: '127.0.0.1',

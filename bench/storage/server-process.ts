@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startStorageServer } from '../../lib/devserver/storage/index.js';
+import { startStorageServer } from '../../devserver/storage/index.js';
 
 export interface StorageProcess {
   url: string;

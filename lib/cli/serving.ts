@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devPort, devServers, type DevContext, type DevServer } from '../devserver/index.js';
+import { devPort, devServers, type DevContext, type DevServer } from '../../devserver/index.js';
 import type { Command } from 'commander';
 import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';

@@ -9,7 +9,7 @@ import { inspect } from 'node:util';
 import { createPageanalysisClient, pageanalysisRetryPolicy } from '../../lib/analysis/index.js';
 import { definePolicy } from '../../lib/http/index.js';
 import { redact, redactUrl } from '../../lib/redact.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { recordedLighthouseResult } from './fixture.js';
 import { gantry } from './gantry.js';
 import { startHttpPeer } from '../peers/http.js';

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests edit recorded JSON documents freely */
-// The remote engine against the embedded v5 API (lib/devserver/pageanalysis) on 127.0.0.1, serving the recorded
+// The remote engine against the embedded v5 API (devserver/pageanalysis) on 127.0.0.1, serving the recorded
 // real run (fixtures/light-page.v5.json) re-stamped per request, and injecting 429/500/400 faults.
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -13,7 +13,7 @@ import {
 } from '../../lib/analysis/index.js';
 import { definePolicy, NetworkError } from '../../lib/http/index.js';
 import { createLogger } from '../../lib/log.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { recordedLighthouseResult } from './fixture.js';
 
 const API_KEY = 'pa-key-7f3c9d2e1b';

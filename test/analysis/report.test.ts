@@ -19,7 +19,7 @@ import {
   writeLocalReports,
   type GateResult,
 } from '../../lib/analysis/index.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { startS3Peer, type S3Peer } from '../peers/s3.js';
 import { recordedLighthouseResult } from './fixture.js';
 import { gantry } from './gantry.js';

@@ -19,7 +19,7 @@ import {
   writeLocalReports,
   type GateResult,
 } from '../../lib/analysis/index.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { createStorageClient, type File, type StorageClient } from '../../lib/storage/index.js';
 import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
 import { recordedLighthouseResult } from './fixture.js';

@@ -8,7 +8,7 @@ import { PageanalysisResponseError } from '../../lib/analysis/model.js';
 import { LocalEngineError } from '../../lib/analysis/local.js';
 import { PageanalysisApiError, pageanalysisErrorCodes } from '../../lib/analysis/remote.js';
 import { BrowserLaunchError } from '../../lib/browser/locate.js';
-import { CatalogError } from '../../lib/devserver/registry/catalog.js';
+import { CatalogError } from '../../devserver/registry/catalog.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError, exitCodeForStatus, exitCodeForSystemError } from '../../lib/errors.js';
 import { HttpError, NetworkError, ProtocolError, ServiceError } from '../../lib/http/errors.js';
 import { StorageError, storageErrorCodes } from '../../lib/storage/errors.js';
@@ -90,11 +90,11 @@ interface Construction {
   exitCode: string | undefined;
 }
 
-/** Every error class declared under lib/ (extending GantryError, transitively) and every construction with options. */
-/** Every string literal given as a `code:` (in the value's expression, as `a ? 'X' : 'Y'`) under lib/ and providers/. */
+/** Every error class declared under lib/ and devserver/ (extending GantryError, transitively) and every construction with options. */
+/** Every string literal given as a `code:` (in the value's expression, as `a ? 'X' : 'Y'`) under lib/, providers/ and devserver/. */
 function codeLiterals(): { code: string; where: string }[] {
   const found: { code: string; where: string }[] = [];
-  for (const file of [...listTs('lib'), ...listTs('providers')]) {
+  for (const file of [...listTs('lib'), ...listTs('providers'), ...listTs('devserver')]) {
     const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     const literals = (node: ts.Node): void => {
       if (ts.isStringLiteralLike(node) && /^[A-Z][A-Z0-9_]+$/.test(node.text)) {
@@ -114,7 +114,7 @@ function codeLiterals(): { code: string; where: string }[] {
 function scanCode(): { classes: Map<string, string>; constructions: Construction[] } {
   const parents = new Map<string, { parent: string; file: string }>();
   const constructions: Construction[] = [];
-  for (const file of listTs('lib')) {
+  for (const file of [...listTs('lib'), ...listTs('devserver')]) {
     const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
     const visit = (node: ts.Node): void => {
       if (ts.isClassDeclaration(node) && node.name) {

@@ -3,7 +3,7 @@
 // Deny, in both dialects of the embedded server. In the RFC 8628 dialect the link with the code in it is opened.
 import assert from 'node:assert/strict';
 import { startChromeDriver, type ChromeDriver } from '../../lib/automation/index.js';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { DeviceLoginError, deviceLogin, resolveScopes, type DeviceCode } from '../../lib/auth/index.js';
 
 const enterKey = '\uE007';

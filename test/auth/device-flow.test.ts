@@ -1,7 +1,7 @@
-// The device-login client (lib/auth) against the embedded authorization server (lib/devserver/oauth, an independent
+// The device-login client (lib/auth) against the embedded authorization server (devserver/oauth, an independent
 // implementation) over real sockets, in both dialects: codes, polling, every error of the spec's table.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../devserver/oauth/index.js';
 import {
   DeviceLoginError,
   authHttpClient,

@@ -2,7 +2,7 @@
 // refused before sending; a sign-in-only login; and a hostile server's user code or URL (terminal escapes, non-ASCII)
 // refused rather than printed. The hostile server is a test peer (no real authorization server sends these).
 import assert from 'node:assert/strict';
-import { startOAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer } from '../../devserver/oauth/index.js';
 import { allowedScopes, authHttpClient, deviceLogin, discoverEndpoints, renderPrompt, requestDeviceCode, resolveScopes } from '../../lib/auth/index.js';
 import { ProtocolError } from '../../lib/http/index.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer, type OAuthServerOptions } from '../../devserver/oauth/index.js';
 import {
   AuthSession,
   DeviceLoginError,

@@ -8,8 +8,8 @@ import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 

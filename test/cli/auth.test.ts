@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 

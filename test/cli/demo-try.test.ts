@@ -12,7 +12,7 @@ import { modulesStep } from '../../lib/cli/commands/demo/modules.js';
 import { secretsStep } from '../../lib/cli/commands/demo/secrets.js';
 import { commitStatusStep } from '../../lib/cli/commands/demo/status.js';
 import type { Output } from '../../lib/cli/output.js';
-import { devServers, type DevServer } from '../../lib/devserver/index.js';
+import { devServers, type DevServer } from '../../devserver/index.js';
 import { examplesDir } from '../../lib/paths.js';
 import { repoRoot } from '../analysis/gantry.js';
 

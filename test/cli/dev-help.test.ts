@@ -1,7 +1,7 @@
 // `gantry dev --help` claims only the subcommands that exist: the servers started alone are those listed under
 // Commands, and a server without one (pageanalysis) is not said to have one.
 import assert from 'node:assert/strict';
-import { devServers } from '../../lib/devserver/index.js';
+import { devServers } from '../../devserver/index.js';
 import { gantry } from '../analysis/gantry.js';
 
 describe('gantry dev --help', function () {

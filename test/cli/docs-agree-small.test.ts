@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { redactUrl } from '../../lib/redact.js';
 import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';
 import { runBuiltGantry, startGantry, stopGantry, type GantryRun } from './gantry-process.js';

@@ -10,9 +10,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
-import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
+import { startRegistryServer, type RegistryServer } from '../../devserver/registry/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import type { DoctorCheck, DoctorReport } from '../../lib/doctor/index.js';
 import { systemPackages } from '../../lib/system-packages.js';
 import { buildFixture } from '../devserver/registry/fixture.js';
@@ -233,7 +233,7 @@ describe('gantry doctor (built, in its own process)', function () {
     });
 
     it("GANTRY_AUTH_URL: the authorization server's metadata read without the client id or secret; refused when plain http to a remote host", async () => {
-      const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
+      const { startOAuthServer } = await import('../../devserver/oauth/index.js');
       const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0, devicePath: '/oauth2/device' });
       try {
         const secret = 'canary-oauth-client-secret-doctor';
@@ -263,7 +263,7 @@ describe('gantry doctor (built, in its own process)', function () {
     });
 
     it("GANTRY_MCP_AUTHORIZATION_SERVER: the issuer's RFC 8414 metadata with its issuer checked, as gantry mcp serve reads it; a mismatched issuer is an error", async () => {
-      const { startOAuthServer } = await import('../../lib/devserver/oauth/index.js');
+      const { startOAuthServer } = await import('../../devserver/oauth/index.js');
       const oauth = await startOAuthServer({ host: '127.0.0.1', port: 0 });
       const liar = await startOAuthServer({ host: '127.0.0.1', port: 0, metadataOverrides: { issuer: 'https://elsewhere.example' } });
       try {
@@ -282,7 +282,7 @@ describe('gantry doctor (built, in its own process)', function () {
     });
 
     it("STORAGE_BASE_URL: about.get with STORAGE_TOKEN answers as its user; without a token the service's own 401 shows it is there; a wrong token is an error whose fix names the setting, the token never shown", async () => {
-      const { startStorageServer } = await import('../../lib/devserver/storage/index.js');
+      const { startStorageServer } = await import('../../devserver/storage/index.js');
       const dir = await mkdtemp(join(tmpdir(), 'gantry-doctor-storage-'));
       const token = 'canary-storage-token-doctor-91';
       const storage = await startStorageServer({ host: '127.0.0.1', port: 0, dir, token });

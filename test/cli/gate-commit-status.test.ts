@@ -2,8 +2,8 @@
 // API (the statuses): pending while the gate runs, then success, failure or error, read back from the platform; the
 // flags are checked before the gate runs.
 import assert from 'node:assert/strict';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 import { gantry } from '../analysis/gantry.js';
 

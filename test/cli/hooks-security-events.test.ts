@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { deviceLogin, resolveScopes } from '../../lib/auth/index.js';
 import { listProfiles, openTokenStore, saveLogin } from '../../lib/auth/store/index.js';
 import { exited, spawnGantry, startGantry, stopGantry } from './gantry-process.js';

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { run } from '../../lib/cli/program.js';
 import { startRegistry, writeModules } from '../registry/fixtures.js';
 import { exited, spawnGantry } from './gantry-process.js';

@@ -6,8 +6,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { KvEngine, SecretsClient } from '../../lib/secrets/index.js';
 import { exited, spawnGantry } from './gantry-process.js';
 

@@ -10,7 +10,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 const clock = /\d\d:\d\d:\d\d/;

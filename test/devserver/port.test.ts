@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GantryError } from '../../lib/errors.js';
 import { setLogger, getLogger, createLogger } from '../../lib/log.js';
-import { DEV_SECRETS_PORT, startDevSecrets } from '../../lib/devserver/secrets/index.js';
-import { DEV_PAGEANALYSIS_PORT, startDevPageanalysis } from '../../lib/devserver/pageanalysis/index.js';
+import { DEV_SECRETS_PORT, startDevSecrets } from '../../devserver/secrets/index.js';
+import { DEV_PAGEANALYSIS_PORT, startDevPageanalysis } from '../../devserver/pageanalysis/index.js';
 
 /** Holds `port` on 127.0.0.1 for the test (if something else already holds it, it is taken all the same). */
 async function hold(port: number): Promise<{ port: number; release(): Promise<void> }> {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import vault from 'node-vault';
 import { withServer, ROOT, type CallOptions, type CallResult } from './secrets/helpers.js';
-import type { SecretsServer } from '../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../devserver/secrets/index.js';
 
 const headers = { 'X-Secrets-Token': ROOT, 'X-Secrets-Request': 'true' };
 

@@ -4,7 +4,7 @@
 // budget, as the platform documents.
 import assert from 'node:assert/strict';
 import { Octokit } from '@octokit/rest';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { call } from './platform/helpers.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };

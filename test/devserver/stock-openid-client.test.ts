@@ -4,7 +4,7 @@
 // server's admin API (device codes) or its login form posted as a browser would (the code flow).
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { postDecision, transactionOf } from './oauth/codeflow-helpers.js';
 import { admin, form, sleep } from './oauth/helpers.js';
 

@@ -106,7 +106,7 @@ const endpoints = (url: string): AuthEndpoints => ({
 });
 const tokens = { accessToken: 'ya29.old', tokenType: 'Bearer', expiresAt: 0, scope: 'openid', obtainedAt: 0, refreshToken: '1//refresh' } as TokenSet;
 
-/** The clients that post, as `grep -rn "method: 'POST'\|postForm(\|request('POST'" lib` finds them (outside lib/devserver). */
+/** The clients that post, as `grep -rn "method: 'POST'\|postForm(\|request('POST'" lib` finds them (outside devserver). */
 const rows: Row[] = [
   {
     client: 'auth: device authorization (lib/auth/device.ts)',

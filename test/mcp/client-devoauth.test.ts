@@ -1,5 +1,5 @@
 /**
- * The context client against `gantry dev oauth` (lib/devserver/oauth, an independent reading of the same rules) as
+ * The context client against `gantry dev oauth` (devserver/oauth, an independent reading of the same rules) as
  * the authorization server of Gantry's context server: sign-in, a call, a step-up; and the dev server's own knobs for
  * a client's checks (no S256 advertised, another `iss` on the callback).
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { FileTokenStore } from '../../lib/auth/store/index.js';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { ContextClientError, connectContextServer, type ConnectOptions } from '../../lib/mcp/client/index.js';
 import { startContextServer, type ContextServer } from '../../lib/mcp/server/index.js';
@@ -17,7 +17,7 @@ import { FormBrowser } from './fixtures-client/browser.js';
 import { testTools } from './fixtures-client/tools.js';
 import { startRelay } from './relay.js';
 import { sendJson, startHttpPeer } from '../peers/http.js';
-import { startSecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient } from '../../lib/secrets/index.js';
 
 describe('mcp client against gantry dev oauth', function () {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
+import { startRegistryServer, type RegistryServer } from '../../devserver/registry/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { startContextServer, type ContextServer } from '../../lib/mcp/index.js';
 import { createConsumer, removeTempDir, repoRoot } from '../harness/consumer.js';

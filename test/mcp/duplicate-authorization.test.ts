@@ -3,7 +3,7 @@
 // client or proxy that repeats the header would.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { startContextServer, type ContextServer } from '../../lib/mcp/server/index.js';
 import { testTools } from './fixtures-client/tools.js';

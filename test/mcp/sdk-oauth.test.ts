@@ -11,8 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { startOAuthServer, type OAuthServer } from '../../lib/devserver/oauth/index.js';
-import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
+import { startOAuthServer, type OAuthServer } from '../../devserver/oauth/index.js';
+import { startRegistryServer, type RegistryServer } from '../../devserver/registry/index.js';
 import { startContextServer, type ContextServer } from '../../lib/mcp/index.js';
 import { silentLogger } from '../../lib/log.js';
 

@@ -13,10 +13,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { startRegistryServer, type RegistryServer } from '../../devserver/registry/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { canonicalResourceUri, startContextServer, type ContextServer } from '../../lib/mcp/index.js';
 import { createLogger } from '../../lib/log.js';

@@ -1,10 +1,10 @@
-// PlatformClient against the real embedded platform API (lib/devserver/platform, an independent reading of the same
+// PlatformClient against the real embedded platform API (devserver/platform, an independent reading of the same
 // specification), in this process on a real socket: what the server counts — requests in flight, violations — is the
 // proof that the client kept every limit. The server's windows are shortened by `windowScale`; for the minute-long
 // secondary windows the client gets a clock running 1/scale times faster, so one minute is the same length for both.
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../devserver/platform/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, PlatformCredentialsError, type Clock, type PlatformClientOptions } from '../../lib/platform/index.js';

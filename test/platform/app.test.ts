@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { ExitCode, UsageError } from '../../lib/errors.js';
 import { createLogger, silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformApp, PlatformCredentialsError, type PlatformAppOptions } from '../../lib/platform/index.js';

@@ -1,5 +1,5 @@
 // How PlatformClient recovers from the rate-limit answers it could not foresee, against the embedded platform API
-// (lib/devserver/platform, an independent reading of the specification) on real sockets, in real time with shortened
+// (devserver/platform, an independent reading of the specification) on real sockets, in real time with shortened
 // windows: every wait is measured on the server's side (test/platform/helpers/server-journal.ts — when each request
 // arrived), as the platform would see it. Then two worker processes that find a real redis-server through
 // GANTRY_PLATFORM_LIMITS_URL, as deployed workers do, keeping one budget between them (issue 12's test list).
@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, PlatformRateLimitError, type PlatformClientOptions } from '../../lib/platform/index.js';

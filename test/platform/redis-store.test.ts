@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createClient } from 'redis';
-import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer, type PlatformStats, type ViolationReport } from '../../devserver/platform/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
 import {

@@ -1,9 +1,9 @@
 // The RATE-* rules of ../shared/spec/rules.md that no other test named: each exercised where it can be honestly —
-// against the embedded platform API (lib/devserver/platform) on real sockets, measured on the server's side
+// against the embedded platform API (devserver/platform) on real sockets, measured on the server's side
 // (helpers/server-journal.ts), or, for GraphQL, which the embedded API does not serve, against the scripted platform.
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, type Clock, type PlatformClientOptions } from '../../lib/platform/index.js';
 import { startMockPlatform, type MockPlatform } from './helpers/mock-platform.js';

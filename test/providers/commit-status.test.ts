@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
 import { commitStatusOperations } from '../../providers/commit-status.js';
 

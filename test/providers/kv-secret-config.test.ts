@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { settings } from '../../lib/secrets/config.js';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { kvSecretConfigKeys } from '../../providers/kv-secret.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { assertProviderHygiene, expectDeploymentFailure, Harness, type ConsumerKind, type OperationResult, type Stack } from '../harness/index.js';
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pageAnalysisGateOperations } from '../../providers/page-analysis-gate.js';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { createStorageClient, type StorageClient } from '../../lib/storage/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { harness, TOKEN, type Harness } from '../devserver/storage/helpers.js';

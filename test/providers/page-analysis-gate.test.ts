@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { fileURLToPath } from 'node:url';
-import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../lib/devserver/pageanalysis/index.js';
+import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
 import { startTestSite, type TestSite } from '../analysis/site.js';

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { DeploymentError, Harness, type ConsumerKind, type Stack } from '../harness/index.js';
 import { startRegistry, writeModules } from '../registry/fixtures.js';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStorageServer, type StorageServer } from '../../lib/devserver/storage/index.js';
+import { startStorageServer, type StorageServer } from '../../devserver/storage/index.js';
 import { createStorageClient, StorageError, type StorageClient } from '../../lib/storage/index.js';
 import { upload } from '../../lib/storage/upload/index.js';
 import { storageFileOperations } from '../../providers/storage-file.js';

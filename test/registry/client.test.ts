@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { decideRetry, HttpError, ProtocolError } from '../../lib/http/index.js';
 import { parseModuleAddress } from '../../lib/registry/address.js';
 import { RegistryClient } from '../../lib/registry/client.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { ExitCode } from '../../lib/errors.js';
 import { redact } from '../../lib/http/index.js';
 import { parseModuleAddress } from '../../lib/registry/address.js';

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRegistryServer, type RegistryServer, type RegistryServerOptions } from '../../lib/devserver/registry/index.js';
+import { startRegistryServer, type RegistryServer, type RegistryServerOptions } from '../../devserver/registry/index.js';
 import { definePolicy } from '../../lib/http/index.js';
 import { registryRetryPolicy } from '../../lib/registry/retry.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { RegistryClient } from '../../lib/registry/client.js';
 import { formatLockFile, LockFileError, parseLockFile, readLockFile, writeLockFile } from '../../lib/registry/lockfile.js';
 import { parseManifest } from '../../lib/registry/manifest.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RegistryServer } from '../../lib/devserver/registry/index.js';
+import type { RegistryServer } from '../../devserver/registry/index.js';
 import { GantryError } from '../../lib/errors.js';
 import * as registry from '../../lib/registry/index.js';
 import * as sources from '../../lib/sources/index.js';

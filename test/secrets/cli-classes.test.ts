@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import vault from 'node-vault';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
 import { UsageError } from '../../lib/errors.js';
 import { mask } from '../../lib/cli/output.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 
 const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
 // The command runs from a scratch folder (for relative @files), so tsx is named by its absolute location.

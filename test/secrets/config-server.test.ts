@@ -6,7 +6,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient, SecretsLimitError } from '../../lib/secrets/index.js';
 
 const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));

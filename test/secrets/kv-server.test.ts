@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../lib/devserver/secrets/index.js';
-import type { PersistedState } from '../../lib/devserver/secrets/state.js';
+import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../devserver/secrets/index.js';
+import type { PersistedState } from '../../devserver/secrets/state.js';
 import {
   SecretsClient,
   SecretsConnectionError,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient, SecretsConnectionError } from '../../lib/secrets/index.js';
 import { makeTestPki, type TestPki } from '../peers/tls.js';
 

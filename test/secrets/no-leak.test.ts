@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startSecretsServer, type SecretsServer } from '../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRegistryServer, type RegistryServer } from '../../lib/devserver/registry/index.js';
+import { startRegistryServer, type RegistryServer } from '../../devserver/registry/index.js';
 import { RegistryClient } from '../../lib/registry/client.js';
 import { parseLocation } from '../../lib/registry/location.js';
 import { parseManifest } from '../../lib/registry/manifest.js';

@@ -1,11 +1,11 @@
-// The storage client's tests: the embedded storage server (lib/devserver/storage) on 127.0.0.1 in a temp folder, and
+// The storage client's tests: the embedded storage server (devserver/storage) on 127.0.0.1 in a temp folder, and
 // a client with a fast retry policy whose log lines are kept, so that a test can look for a token in them.
 import assert from 'node:assert/strict';
 import { definePolicy } from '../../lib/http/index.js';
 import { createLogger, type Logger } from '../../lib/log.js';
 import { createStorageClient, type StorageClient, type StorageClientOptions } from '../../lib/storage/index.js';
 import { storageRetryPolicy } from '../../lib/storage/transport.js';
-import type { StorageServerOptions } from '../../lib/devserver/storage/index.js';
+import type { StorageServerOptions } from '../../devserver/storage/index.js';
 import { harness, TOKEN, type Harness, type Json } from '../devserver/storage/helpers.js';
 
 export { TOKEN };

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startPlatformServer, type PlatformServer } from '../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { silentLogger } from '../../lib/log.js';
 import { PlatformApp } from '../../lib/platform/index.js';
 import { WebhookReceiver, type HooksConfig } from '../../lib/webhooks/index.js';

@@ -8,7 +8,7 @@
 // socket runs the event's handlers for a signed example and refuses one missing a required property with 400.
 //
 // The HOOK-LIM-* rules on tags and branches are platform-side: the platform creates no event past the limit, which
-// no receiver can observe, and the embedded platform (lib/devserver/platform) sends no push, create or delete at all.
+// no receiver can observe, and the embedded platform (devserver/platform) sends no push, create or delete at all.
 // Their tests check Gantry's side of each limit: the bursts the platform does send at the limit are handled, each
 // delivery once.
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../../devserver/secrets/index.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
 import { UsageError } from '../../../lib/errors.js';
 import { openTokenStore, parseStoreSpec, profileKey, type KvLike } from '../../../lib/auth/store/index.js';

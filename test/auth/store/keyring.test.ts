@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../../devserver/secrets/index.js';
 import { keyringAccount, profileKey, type ProfileKey } from '../../../lib/auth/store/index.js';
 import { startKeyringPeer, type KeyringPeer } from '../../peers/keyring.js';
 import { runStoreChild, type ChildRun } from './helpers/run-store-child.js';

@@ -1,7 +1,7 @@
 // The kv engine store against the embedded secrets server (real sockets), through lib/secrets' own client.
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../../devserver/secrets/index.js';
 import { createLogger, setLogger } from '../../../lib/log.js';
 import { redact } from '../../../lib/redact.js';
 import { SecretsClient, SecretsError } from '../../../lib/secrets/index.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSecretsServer, type SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer } from '../../../devserver/secrets/index.js';
 import { createLogger, setLogger } from '../../../lib/log.js';
 import { SecretsClient } from '../../../lib/secrets/index.js';
 import {

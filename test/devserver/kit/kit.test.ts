@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { HttpFailure } from '../../../lib/devserver/kit/failure.js';
-import { parseForm, parseJson, readBody } from '../../../lib/devserver/kit/body.js';
-import { sendReply, type ReplyStyle } from '../../../lib/devserver/kit/reply.js';
-import { RouteTable } from '../../../lib/devserver/kit/routes.js';
-import { close, listen } from '../../../lib/devserver/kit/listen.js';
+import { HttpFailure } from '../../../devserver/kit/failure.js';
+import { parseForm, parseJson, readBody } from '../../../devserver/kit/body.js';
+import { sendReply, type ReplyStyle } from '../../../devserver/kit/reply.js';
+import { RouteTable } from '../../../devserver/kit/routes.js';
+import { close, listen } from '../../../devserver/kit/listen.js';
 
 class TestFailure extends HttpFailure {}
 

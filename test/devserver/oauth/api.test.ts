@@ -1,6 +1,6 @@
 // The resource endpoints of the embedded authorization server: the video API's channels list and userinfo.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { admin, form, getJson, login, revoke, VIDEO, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 describe('devserver/oauth: the video API and userinfo', function () {

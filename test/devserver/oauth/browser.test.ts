@@ -2,7 +2,7 @@
 // with lib/automation, types the user code into the form and presses Allow; the device's next poll gets tokens.
 import assert from 'node:assert/strict';
 import { startChromeDriver, type ChromeDriver } from '../../../lib/automation/index.js';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { poll, requestCode, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 describe('devserver/oauth: approving in Chromium through WebDriver', function () {

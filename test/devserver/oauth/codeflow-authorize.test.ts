@@ -1,7 +1,7 @@
 // The authorization endpoint of the embedded server (context-server clients): its 400 pages, its errors by redirect
 // with state and iss, PKCE S256 only, resource indicators, scopes, and the login and consent form posted over HTTP.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { REDIRECT, RESOURCE, callbackParams, getAuthorize, pkce, postDecision, transactionOf } from './codeflow-helpers.js';
 
 describe('devserver/oauth: the authorization endpoint (context-server clients)', function () {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startChromeDriver, type ChromeDriver } from '../../../lib/automation/index.js';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { RESOURCE, authorizeUrl, pkce, redeem } from './codeflow-helpers.js';
 
 type Session = Parameters<Parameters<ChromeDriver['withSession']>[0]>[0];

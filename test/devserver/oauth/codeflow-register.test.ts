@@ -1,6 +1,6 @@
 // The embedded authorization server for context-server clients: RFC 8414 metadata and RFC 7591 dynamic registration.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { getJson } from './helpers.js';
 import { REDIRECT, registerJson } from './codeflow-helpers.js';
 

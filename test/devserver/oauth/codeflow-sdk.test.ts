@@ -9,7 +9,7 @@ import {
   registerClient,
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { REDIRECT, RESOURCE, callbackParams, postDecision, transactionOf } from './codeflow-helpers.js';
 
 describe("devserver/oauth: the MCP SDK's OAuth client against the authorization code flow", function () {

@@ -3,7 +3,7 @@
 // clients, and RFC 7662 introspection of live, expired and revoked tokens.
 import assert from 'node:assert/strict';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { form, getJson, sleep, type Json } from './helpers.js';
 import { REDIRECT, RESOURCE, authorizeAndAllow, basic, redeem, tokensFor } from './codeflow-helpers.js';
 

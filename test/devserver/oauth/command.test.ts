@@ -1,8 +1,8 @@
 // `gantry dev oauth` in its own process, and the starter `gantry dev` uses.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { devServers } from '../../../lib/devserver/index.js';
-import { DEV_OAUTH_PORT, startDevOAuth } from '../../../lib/devserver/oauth/index.js';
+import { devServers } from '../../../devserver/index.js';
+import { DEV_OAUTH_PORT, startDevOAuth } from '../../../devserver/oauth/index.js';
 import { exited, spawnGantry, startGantry, stopGantry } from '../../cli/gantry-process.js';
 import { form, login, requestCode } from './helpers.js';
 

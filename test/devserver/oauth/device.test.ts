@@ -1,6 +1,6 @@
 // The embedded authorization server's discovery documents and device authorization endpoint, in both dialects.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { admin, form, getJson, requestCode, VIDEO, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 describe('devserver/oauth: discovery and device codes', function () {

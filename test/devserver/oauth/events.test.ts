@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EVENT_ACCOUNT_DISABLED, EVENT_SESSIONS_REVOKED, EVENT_TOKEN_REVOKED, startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { EVENT_ACCOUNT_DISABLED, EVENT_SESSIONS_REVOKED, EVENT_TOKEN_REVOKED, startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { createHash } from 'node:crypto';
 import { admin, form, getJson, login, refresh, verifyJwt, VIDEO_READONLY, type Json, type TestClient } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // Token lifecycle on the embedded authorization server: refresh, revoke (both tokens), user revocation, the
 // refresh-token issuance limits and time-based access.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { admin, form, getJson, login, refresh, revoke, sleep, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 const channels = (base: string, token: string) => getJson(`${base}/video/v3/channels?part=snippet&mine=true`, { authorization: `Bearer ${token}` });

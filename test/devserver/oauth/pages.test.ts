@@ -1,7 +1,7 @@
 // The approval pages at the verification URL, driven with plain fetch: the code form (pre-filled by ?user_code=),
 // CSRF, the consent page with its account chooser, allow and deny, and the 400 page for an unknown or expired code.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { admin, poll, requestCode, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 interface Page {

@@ -2,7 +2,7 @@
 // authentication at all, is 401 invalid_client and the token stays live; a token of another client is answered as an
 // unknown one and stays live. Plain fetch against the embedded server; live-ness is asked of introspection.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { basic, REDIRECT, RESOURCE, authorizeAndAllow, redeem } from './codeflow-helpers.js';
 import { form, getJson, login, revoke, VIDEO_READONLY, type TestClient } from './helpers.js';
 

@@ -1,7 +1,7 @@
 // The token endpoint's device code grant: every state and every error of the spec's poll table, in Google's dialect
 // (428 pending, 403 slow_down/access_denied/org_internal) and in the rfc8628 dialect (400 for all but invalid_client).
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
 import { admin, form, login, poll, requestCode, sleep, verifyJwt, VIDEO, VIDEO_READONLY, type TestClient } from './helpers.js';
 
 describe('devserver/oauth: polling the token endpoint (Google dialect)', function () {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createPageanalysisClient, parsePageanalysisResponse } from '../../../lib/analysis/index.js';
-import { startDevPageanalysis, startPageanalysisServer, type PageanalysisServer } from '../../../lib/devserver/pageanalysis/index.js';
+import { startDevPageanalysis, startPageanalysisServer, type PageanalysisServer } from '../../../devserver/pageanalysis/index.js';
 import { startTestSite, type TestSite } from '../../analysis/site.js';
 
 function launcherProfiles(): string[] {

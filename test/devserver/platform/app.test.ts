@@ -2,7 +2,7 @@
 // against the public key the server was given; the token it issues is an installation identity (RATE-PRI-INSTALLATION-*).
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { appJwt, call, rate } from './helpers.js';
 
 describe('devserver/platform: app installation tokens (JWT RS256)', function () {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Octokit } from '@octokit/core';
 import { throttling } from '@octokit/plugin-throttling';
-import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 
 const Throttled = Octokit.plugin(throttling);
 

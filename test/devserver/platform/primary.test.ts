@@ -1,6 +1,6 @@
 // The embedded platform API's primary limits and headers (spec §D, §Limits, §Errors 1), over real sockets.
 import assert from 'node:assert/strict';
-import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { call, rate, RATE_HEADERS, sleep } from './helpers.js';
 
 describe('devserver/platform: primary limits and rate-limit headers', function () {
@@ -155,7 +155,7 @@ describe('devserver/platform: window scaling', function () {
   });
 
   it("the defaults are the spec's: no scaling, an hour, and a bad scale is refused", async () => {
-    const { devWindowScale } = await import('../../../lib/devserver/platform/index.js');
+    const { devWindowScale } = await import('../../../devserver/platform/index.js');
     assert.equal(devWindowScale({}), 1);
     assert.equal(devWindowScale({ GANTRY_DEV_PLATFORM_WINDOW_SCALE: '0.01' }), 0.01);
     assert.throws(() => devWindowScale({ GANTRY_DEV_PLATFORM_WINDOW_SCALE: '0' }), /above 0/);

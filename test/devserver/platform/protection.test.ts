@@ -7,13 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  MAX_COMMENT_CHARACTERS,
-  MAX_STATUS_REPORTS,
-  startDevPlatform,
-  startPlatformServer,
-  type PlatformServer,
-} from '../../../lib/devserver/platform/index.js';
+import { MAX_COMMENT_CHARACTERS, MAX_STATUS_REPORTS, startDevPlatform, startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { appJwt, call } from './helpers.js';
 import { GUID, signatureMatches, startReceiver, type Received, type Receiver } from './receiver.js';
 

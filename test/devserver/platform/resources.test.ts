@@ -1,7 +1,7 @@
 // The resources of the embedded platform API: commit statuses (with GitHub's validation), combined status, Link
 // pagination, deployments and their statuses, 404s; and its faults.
 import assert from 'node:assert/strict';
-import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { call, rate } from './helpers.js';
 
 describe('devserver/platform: resources and faults', function () {

@@ -1,7 +1,7 @@
 // The embedded platform API's secondary limits (spec §Limits "Secondary limits", §Errors 2): concurrency, points per
 // endpoint per minute, content creation per minute and per hour — each refusal GitHub's, each one counted.
 import assert from 'node:assert/strict';
-import { startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { call, rate, RATE_HEADERS, sleep } from './helpers.js';
 
 const SECONDARY =

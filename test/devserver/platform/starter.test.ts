@@ -5,8 +5,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { devServers } from '../../../lib/devserver/index.js';
-import { DEV_PLATFORM_PORT, startDevPlatform } from '../../../lib/devserver/platform/index.js';
+import { devServers } from '../../../devserver/index.js';
+import { DEV_PLATFORM_PORT, startDevPlatform } from '../../../devserver/platform/index.js';
 import { appJwt, call, rate } from './helpers.js';
 
 describe('devserver/platform: the gantry dev starter', function () {

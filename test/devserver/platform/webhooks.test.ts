@@ -4,7 +4,7 @@
 // the 10 s budget and the 25 MB cap.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { DELIVERY_TIMEOUT_MS, MAX_PAYLOAD_BYTES, startPlatformServer, type PlatformServer } from '../../../lib/devserver/platform/index.js';
+import { DELIVERY_TIMEOUT_MS, MAX_PAYLOAD_BYTES, startPlatformServer, type PlatformServer } from '../../../devserver/platform/index.js';
 import { appJwt, call, sleep } from './helpers.js';
 import { GUID, signatureMatches, startReceiver, type Receiver } from './receiver.js';
 

@@ -1,6 +1,6 @@
 // The .tf scanner behind module-content objects, on the HCL that trips naive scanners.
 import assert from 'node:assert/strict';
-import { describeFiles, type ModuleContent } from '../../../lib/devserver/registry/content.js';
+import { describeFiles, type ModuleContent } from '../../../devserver/registry/content.js';
 
 const TRICKY = `
 # a comment with a brace {

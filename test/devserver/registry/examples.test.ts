@@ -5,9 +5,9 @@ import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import semver from 'semver';
-import { devServers } from '../../../lib/devserver/index.js';
+import { devServers } from '../../../devserver/index.js';
 import { examplesDir } from '../../../lib/paths.js';
-import { DEV_REGISTRY_PORT, devRegistryPort, startExampleRegistry } from '../../../lib/devserver/registry/index.js';
+import { DEV_REGISTRY_PORT, devRegistryPort, startExampleRegistry } from '../../../devserver/registry/index.js';
 import { exited, spawnGantry, startGantry } from '../../cli/gantry-process.js';
 import { get, tempDir, writeVersion } from './helpers.js';
 
@@ -25,7 +25,7 @@ describe('devserver/registry: examples and the command', function () {
 
   it('gantry dev lists the registry; it serves examples/modules and every example manifest entry has a matching version', async () => {
     const starter = devServers.find((s) => s.name === 'registry');
-    assert.ok(starter, 'registry is in lib/devserver/index.ts');
+    assert.ok(starter, 'registry is in devserver/index.ts');
     const saved = process.env.GANTRY_DEV_REGISTRY_PORT;
     process.env.GANTRY_DEV_REGISTRY_PORT = '0';
     const state = await tempDir('dev');

@@ -1,7 +1,7 @@
 // Fault injection of the embedded registry: what misbehaving registries and proxies do, on demand.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
+import { startRegistryServer, type RegistryServer } from '../../../devserver/registry/index.js';
 import { get, tempDir, writeVersion } from './helpers.js';
 
 /** A raw request that reports how the connection ended instead of throwing. */

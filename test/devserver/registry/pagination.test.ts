@@ -1,6 +1,6 @@
 // Pagination, filters and search of the embedded registry, on a folder of synthetic modules.
 import assert from 'node:assert/strict';
-import { DEFAULT_PAGE_LIMITS, startRegistryServer, writeSyntheticModules, type RegistryServer } from '../../../lib/devserver/registry/index.js';
+import { DEFAULT_PAGE_LIMITS, startRegistryServer, writeSyntheticModules, type RegistryServer } from '../../../devserver/registry/index.js';
 import { get, tempDir, writeModuleJson, writeVersion } from './helpers.js';
 
 const BENCH_COUNT = 130; // more than the largest maximum page (100)

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
+import { startRegistryServer, type RegistryServer } from '../../../devserver/registry/index.js';
 import { buildFixture, STORAGE_META } from './fixture.js';
 import { get, RFC3339_FRACTIONAL } from './helpers.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { create as createTar } from 'tar';
 import yazl from 'yazl';
-import { CatalogError, parseS3Url, startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
+import { CatalogError, parseS3Url, startRegistryServer, type RegistryServer } from '../../../devserver/registry/index.js';
 import { startS3Peer, type S3Peer } from '../../peers/s3.js';
 import { get, tempDir } from './helpers.js';
 

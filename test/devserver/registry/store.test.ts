@@ -7,7 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { extract as extractTar } from 'tar';
-import { CatalogError, startRegistryServer, type RegistryServer } from '../../../lib/devserver/registry/index.js';
+import { CatalogError, startRegistryServer, type RegistryServer } from '../../../devserver/registry/index.js';
 import { buildFixture } from './fixture.js';
 import { get, tempDir, writeModuleJson, writeVersion } from './helpers.js';
 

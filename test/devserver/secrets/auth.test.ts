@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { withServer, type CallOptions, type CallResult } from './helpers.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 describe('embedded kv server: tokens, logins and policies', () => {
   let server: SecretsServer;

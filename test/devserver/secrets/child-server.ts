@@ -1,5 +1,5 @@
 // Runs the embedded kv server in its own process for the crash test: prints {url, token} once listening.
-import { startSecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer } from '../../../devserver/secrets/index.js';
 
 const dataFile = process.argv[2];
 const server = await startSecretsServer({ dataFile, rootToken: 'child-root' });

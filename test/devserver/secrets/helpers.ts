@@ -1,6 +1,6 @@
 // Test client for the embedded kv server's own conformance tests: Node's built-in fetch over real sockets, not
 // Gantry's secrets client, so the server is checked against the spec independently of the client.
-import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer, type SecretsServer, type SecretsServerOptions } from '../../../devserver/secrets/index.js';
 
 export const ROOT = 'test-root-token';
 

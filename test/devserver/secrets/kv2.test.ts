@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { withServer, ENVELOPE_KEYS, type CallOptions, type CallResult } from './helpers.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 /**
  * The keys of the `versions` map as the raw response text spells them, in numeric order. Fails unless the text holds

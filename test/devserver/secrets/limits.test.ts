@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { withServer, ROOT, type CallOptions, type CallResult } from './helpers.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 describe('embedded kv server: request size and JSON limits, request header', () => {
   let server: SecretsServer;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import tls from 'node:tls';
 import { withServer, ROOT } from './helpers.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 /** Writes raw bytes on one connection and collects the status lines of the responses. */
 function exchange(server: SecretsServer, payload: string[], expected: number): Promise<number[]> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startSecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer } from '../../../devserver/secrets/index.js';
 import { client, ROOT, withServer } from './helpers.js';
 
 describe('devserver/secrets: configured mounts', () => {

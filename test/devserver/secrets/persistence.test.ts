@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { withServer, client } from './helpers.js';
-import { startSecretsServer } from '../../../lib/devserver/secrets/index.js';
+import { startSecretsServer } from '../../../devserver/secrets/index.js';
 
 describe('embedded kv server: persistence to a data file', () => {
   let dir: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { withServer, ENVELOPE_KEYS, ROOT, type CallOptions, type CallResult } from './helpers.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 /** A raw request with node:http, for what fetch cannot express (bodies on LIST, chunked uploads). */
 function raw(server: SecretsServer, method: string, path: string, body?: string, headers: Record<string, string> = {}) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { withServer, ROOT, type CallOptions, type CallResult } from './helpers.js';
 import { makeTestPki } from '../../peers/tls.js';
-import type { SecretsServer } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServer } from '../../../devserver/secrets/index.js';
 
 describe('embedded kv server: sealed state, fault injection, TLS', () => {
   let server: SecretsServer;

@@ -2,7 +2,7 @@
 // name, and answers over a real socket with something other than the router's "no such path" or 405.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ROUTES, route } from '../../../lib/devserver/storage/routes.js';
+import { ROUTES, route } from '../../../devserver/storage/routes.js';
 import { harness, type Harness } from './helpers.js';
 
 interface Method {

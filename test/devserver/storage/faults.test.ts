@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startStorageServer } from '../../../lib/devserver/storage/index.js';
+import { startStorageServer } from '../../../devserver/storage/index.js';
 import { harness, jsonOf, reasonOf, type Harness } from './helpers.js';
 
 describe('devserver/storage: faults and persistence', function () {

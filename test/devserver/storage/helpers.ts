@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startStorageServer, type StorageServer, type StorageServerOptions } from '../../../lib/devserver/storage/index.js';
+import { startStorageServer, type StorageServer, type StorageServerOptions } from '../../../devserver/storage/index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON of many shapes
 export type Json = any;

@@ -2,8 +2,8 @@
 // or AMB names q — the spec leaves query parameters "not shown"): or, not, parentheses and their precedence, the
 // escapes, date comparisons, fullText, every malformed form as 400 in Drive's shape, and the length and depth bounds.
 import assert from 'node:assert/strict';
-import { StorageFailure } from '../../../lib/devserver/storage/http.js';
-import { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, parseQuery } from '../../../lib/devserver/storage/query.js';
+import { StorageFailure } from '../../../devserver/storage/http.js';
+import { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, parseQuery } from '../../../devserver/storage/query.js';
 import { harness, reasonOf, type Harness, type Json } from './helpers.js';
 
 const FOLDER = 'application/vnd.google-apps.folder';

@@ -1,8 +1,8 @@
 // The storage API as a resource server of the embedded authorization server: a device login's access token is let in
 // when its scopes include a storage scope, as Drive accepts a Google login's — asked of the tokeninfo endpoint.
 import assert from 'node:assert/strict';
-import { startOAuthServer, type OAuthServer } from '../../../lib/devserver/oauth/index.js';
-import { startDevStorage } from '../../../lib/devserver/storage/starter.js';
+import { startOAuthServer, type OAuthServer } from '../../../devserver/oauth/index.js';
+import { startDevStorage } from '../../../devserver/storage/starter.js';
 import { admin, login, revoke, type TestClient } from '../oauth/helpers.js';
 import { harness, type Harness } from './helpers.js';
 

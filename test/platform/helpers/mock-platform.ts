@@ -1,6 +1,6 @@
 /**
  * A scripted stand-in (a mock) for the platform's REST API, on a real socket on 127.0.0.1, until the embedded
- * platform server (lib/devserver/platform/) lands and the client is tested against it. It answers whatever the test's
+ * platform server (devserver/platform/) lands and the client is tested against it. It answers whatever the test's
  * script says — statuses, `x-ratelimit-*` and `retry-after` headers, the platform's error bodies — after an optional
  * delay, and records every request with the time on the test's clock and how many were in flight at once. It knows
  * nothing of the limits itself: the tests state what a limit-keeping client must do, the script what the platform says.

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { SecretsServerOptions } from '../../../lib/devserver/secrets/index.js';
+import type { SecretsServerOptions } from '../../../devserver/secrets/index.js';
 
 export interface ServerProcess {
   url: string;

@@ -1,4 +1,4 @@
-import type { DevServer } from '../../../devserver/index.js';
+import type { DevServer } from '../../../../devserver/index.js';
 import type { Output } from '../../output.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { devOAuthDialect, devServers } from '../../../devserver/index.js';
+import { devOAuthDialect, devServers } from '../../../../devserver/index.js';
 import type { CliContext } from '../../context.js';
 import { checkDevHost, startDevServers, untilInterrupted } from '../../serving.js';
 import { registerDevRegistry } from './registry.js';

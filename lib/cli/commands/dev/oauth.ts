@@ -4,7 +4,7 @@
 // indicators giving JWT access tokens, introspection), whose endpoints it prints.
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import { DEV_OAUTH_PORT, devOAuthDialect, devServerModules, type OAuthServerOptions } from '../../../devserver/index.js';
+import { DEV_OAUTH_PORT, devOAuthDialect, devServerModules, type OAuthServerOptions } from '../../../../devserver/index.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import { DEV_PLATFORM_PORT, devServerModules, type PlatformServerOptions } from '../../../devserver/index.js';
+import { DEV_PLATFORM_PORT, devServerModules, type PlatformServerOptions } from '../../../../devserver/index.js';
 import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { examplesDir } from '../../../paths.js';
-import { DEV_REGISTRY_PORT, devServerModules, registryClientEnv, type RegistryServerOptions } from '../../../devserver/index.js';
+import { DEV_REGISTRY_PORT, devServerModules, registryClientEnv, type RegistryServerOptions } from '../../../../devserver/index.js';
 import { exportLine } from '../../shell-quote.js';
 import { devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import { DEV_SECRETS_PORT, devServerModules, type JsonLimits, type SecretsServerOptions } from '../../../devserver/index.js';
+import { DEV_SECRETS_PORT, devServerModules, type JsonLimits, type SecretsServerOptions } from '../../../../devserver/index.js';
 import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 

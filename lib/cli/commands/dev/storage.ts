@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../errors.js';
-import { DEV_STORAGE_PORT, devPort, devServerModules, startOnDevPort, type StorageFault, type StorageServerOptions } from '../../../devserver/index.js';
+import { DEV_STORAGE_PORT, devPort, devServerModules, startOnDevPort, type StorageFault, type StorageServerOptions } from '../../../../devserver/index.js';
 import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
 import { exportLine } from '../../shell-quote.js';
 import type { CliContext } from '../../context.js';

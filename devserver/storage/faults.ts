@@ -1,7 +1,7 @@
 // Fault injection of the storage server, set through `/_gantry/faults` or the server object: cut a transfer after N
 // bytes (the socket destroyed), answer a status (5xx) for the next requests, and a quota answering 403
 // userRateLimitExceeded once a window's requests are spent.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 
 export type StorageFault =
   | { kind: 'cut'; afterBytes: number; direction?: 'upload' | 'download'; times?: number }

@@ -4,7 +4,7 @@
 // The device flow (token.ts) is untouched: handleToken sends only code-flow grants and code clients' refreshes here.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { tokenError, type OAuthContext } from './context.js';
 import { BadBody, basicCredentials, readRaw, sameSecret, type Reply } from './http.js';
 import { randomText } from './jwt.js';

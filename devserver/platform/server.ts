@@ -3,7 +3,7 @@
 // admin endpoints for tests. It shares no code with lib/platform (the client): a second, independent reading of the spec.
 import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { applyFault, checkFault, FaultSet, type Fault } from '../kit/faults.js';
 import { close, listen, parseJson, readBody as readRaw, sendReply, type ReplyStyle } from '../kit/index.js';
 import { ApiFailure, apiTime, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';

@@ -2,7 +2,7 @@
 // DEV-*), or RFC 8628 with `dialect: 'rfc8628'`. node:http only. It shares no code with lib/auth (the client): a
 // second, independent reading of the spec.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isGantryError } from '../../errors.js';
+import { isGantryError } from '../../lib/errors.js';
 import * as accounts from './accounts.js';
 import { handleAdmin } from './admin.js';
 import { channels, tokeninfo, userinfo } from './api.js';

@@ -1,6 +1,6 @@
 // What a person or an administrator does in account settings (DEV-TL-USER-REVOKE, DEV-RISC-*): revoke an app's
 // access, sign out every session, disable the account — each followed by the security events Google's RISC sends.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import type { OAuthContext } from './context.js';
 import { applyDecision } from './pages.js';
 import { checkReceiverUrl, type Client, type User } from './store.js';

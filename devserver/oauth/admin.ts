@@ -1,6 +1,6 @@
 // The admin and test API under /_gantry/ (JSON in and out; no credential values in any answer but a new client's).
 import type { IncomingMessage } from 'node:http';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import {
   addReceiver,
   decideCode,

@@ -1,7 +1,7 @@
 // The embedded authorization server's options, defaults and their checks (spec §A; Google's device flow where the spec
 // is silent, then RFC 8628). Bad options are refused before anything listens.
 import { createHash } from 'node:crypto';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 
 export type Dialect = 'google' | 'rfc8628';
 /** `limited-input` and `web` are device-flow (Google) types; an authorization-code client is `native` or `web` (RFC 7591 application_type). */

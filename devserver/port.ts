@@ -1,7 +1,7 @@
 // The well-known port of a dev server, and what to do when it is taken: `gantry dev` and `gantry demo` must run
 // while another copy (or anything else) holds the port, so an unasked-for port falls back to a free one.
-import { ExitCode, GantryError, UsageError } from '../errors.js';
-import { getLogger } from '../log.js';
+import { ExitCode, GantryError, UsageError } from '../lib/errors.js';
+import { getLogger } from '../lib/log.js';
 
 /** The port named by `variable` in `env`, or `fallback`; 0 means any free port. */
 export function devPort(variable: string, fallback: number, env: NodeJS.ProcessEnv = process.env): { port: number; explicit: boolean } {

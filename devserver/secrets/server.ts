@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { listen, parseJson, readBody as readLimited, sendReply, type ReplyStyle } from '../kit/index.js';
 import { ListMethodShim } from './method-shim.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { AtomicJsonFile, dataFileHint } from './persist.js';
 import { checkJsonLimits, DEFAULT_JSON_LIMITS, JsonLimitError, type JsonLimits } from './json-limits.js';
 import { FaultInjector, defaultFaultMessage, validateFaults, type FaultRule } from './faults.js';

@@ -1,7 +1,7 @@
 // The registry's view of what it serves: modules, their versions and where each version's bytes live.
 // Stores (folder, S3) produce this; the API only reads it.
 import semver from 'semver';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 
 /** Where the bytes of one module version are. */
 export type Artifact =

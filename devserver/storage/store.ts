@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
-import { parseJsonQuietly } from '../../json-syntax.js';
+import { UsageError } from '../../lib/errors.js';
+import { parseJsonQuietly } from '../../lib/json-syntax.js';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 

@@ -1,7 +1,7 @@
 // The storage server's options and their checks: bad options are refused before anything listens.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { checkStorageFault, type StorageFault } from './faults.js';
 
 export interface StorageServerOptions {

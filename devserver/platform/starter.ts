@@ -8,7 +8,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { devPort, startOnDevPort } from '../port.js';
 import type { PlatformServer } from './server.js';
 

@@ -6,9 +6,9 @@
  */
 import { open, rename, readdir, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { describeJsonSyntaxProblem } from '../../json-syntax.js';
-import { checkWritableFile, ensureFolder, localFileLimits, readLocalText } from '../../local-paths.js';
+import { UsageError } from '../../lib/errors.js';
+import { describeJsonSyntaxProblem } from '../../lib/json-syntax.js';
+import { checkWritableFile, ensureFolder, localFileLimits, readLocalText } from '../../lib/local-paths.js';
 
 /** Said with every refusal of the data file: what the server takes there. */
 export const dataFileHint = 'give a file this dev server wrote (format gantry-secrets-devserver), or a path that does not exist yet to start empty';

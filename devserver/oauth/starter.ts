@@ -3,7 +3,7 @@
 // rfc8628 for RFC 8628 clients such as openid-client), the poll interval from
 // GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
 // and the one dev user. It prints the environment `gantry auth` and `gantry mcp serve` read.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { devPort, startOnDevPort } from '../port.js';
 import type { Dialect } from './options.js';
 import type { OAuthServer } from './server.js';

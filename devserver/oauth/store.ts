@@ -1,7 +1,7 @@
 // What the authorization server remembers: clients, users, device codes, grants and their tokens, the code-request
 // quota, and the refresh-token issuance limits. No HTTP here; server.ts and token.ts answer from it.
 import { randomInt } from 'node:crypto';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../lib/errors.js';
 import { randomText } from './jwt.js';
 import {
   CODE_GRANT,
