@@ -72,6 +72,12 @@ export interface PlatformClientOptions {
   /** Allow the client secret on this machine: it is refused where it could be a user's device (see docs). */
   serverSide?: boolean;
   identity?: IdentityOptions;
+  /**
+   * Headers sent with every request, e.g. the platform's own media type and API version (`accept`,
+   * `x-github-api-version` on GitHub); a request's `headers` win. Never credentials: they come from `token`, `auth` or
+   * the client credentials, which the budgets are keyed by.
+   */
+  headers?: Record<string, string>;
   /** The limits, or the address of a shared store for them (`'redis://…'`, the same as `limitsUrl`). */
   limits?: Partial<PlatformLimits> | string;
   /** Where the budgets are shared: `redis://…` (else `GANTRY_PLATFORM_LIMITS_URL`); see docs/platform.md "Sharing budgets through Redis". */
@@ -95,6 +101,9 @@ const platformClientOptionKeys = optionKeys<PlatformClientOptions>({
   serverSide: true,
   identity: true,
 });
+
+/** Headers the `headers` option may not set: the credential is the token's (or the app's), and the budgets follow it. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 /**
  * Tokens that change over time (the core's `Credentials`), and who they are to the platform (for the budgets). A
@@ -187,6 +196,23 @@ function substitute(where: string, path: string, params: Record<string, string |
     if (value === undefined || value === '') throw new UsageError(`${where}: the path ${path} needs params.${name}`, { code: 'INVALID_ARGUMENT' });
     return encodeURIComponent(String(value)).replace(/%2F/gi, '/');
   });
+}
+
+/** The `headers` option: names and string values, no credentials (a UsageError naming the header, its value never shown). */
+function clientHeaders(where: string, headers: unknown): Record<string, string> {
+  if (headers === undefined) return {};
+  expectObject(where, 'headers', headers, 'an object of header names and values, e.g. { accept: "application/vnd.github+json" }');
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (credentialHeaders.has(name.toLowerCase()))
+      throw new UsageError(`${where}: headers.${name} is not taken: the credentials come from token, auth or clientId/clientSecret`, {
+        code: 'INVALID_ARGUMENT',
+        hint: 'pass the token as the token option (or GANTRY_PLATFORM_TOKEN); it is sent as Authorization: Bearer',
+      });
+    if (typeof value !== 'string') throw new UsageError(`${where}: headers.${name} must be a string`, { code: 'INVALID_ARGUMENT' });
+    result[name.toLowerCase()] = value;
+  }
+  return result;
 }
 
 /** A JSON body when it is JSON; the text otherwise (a proxy's HTML 502), undefined when empty. */
@@ -287,6 +313,7 @@ export class PlatformClient {
       }
       if (token !== undefined) throw new UsageError(`${where}: give either a token or client credentials, not both`, { code: 'INVALID_ARGUMENT' });
     }
+    const defaultHeaders = clientHeaders(where, options.headers);
     if (options.identity !== undefined) expectObject(where, 'identity', options.identity, 'an object: { kind?, enterprise?, repositories?, users? }');
     this.auth = auth;
     const { refused } = auth ?? {};
@@ -332,7 +359,7 @@ export class PlatformClient {
           : undefined;
     this.http = createHttpClient({
       baseUrl: this.baseUrl,
-      headers: { authorization, accept: 'application/json' },
+      headers: { accept: 'application/json', ...defaultHeaders, authorization },
       retry: noRetry,
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.tls ? { tls: options.tls } : {}),

@@ -24,4 +24,5 @@ export const sharedPlatformOptionKeys = {
   timeouts: true,
   tls: true,
   proxy: true,
+  headers: true,
 } as const;

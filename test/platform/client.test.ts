@@ -392,6 +392,24 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
     assert.ok(!lines.join('\n').includes(token));
   });
 
+  it("the headers option goes with every request (the platform's media type, an API version), a request's headers win, and credentials are refused there (exit 2)", async () => {
+    const { peer, client } = await setup(() => ({ status: 200, body: {} }), {
+      headers: { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' },
+    });
+    await client.request('GET', '/repos/o/r');
+    await client.request('GET', '/repos/o/r/readme', { headers: { accept: 'application/vnd.github.raw+json' } });
+    assert.equal(peer.seen[0]!.headers.accept, 'application/vnd.github+json');
+    assert.equal(peer.seen[0]!.headers['x-github-api-version'], '2022-11-28');
+    assert.equal(peer.seen[0]!.headers.authorization, `Bearer ${token}`);
+    assert.equal(peer.seen[1]!.headers.accept, 'application/vnd.github.raw+json');
+    assert.equal(peer.seen[1]!.headers['x-github-api-version'], '2022-11-28');
+    for (const headers of [{ Authorization: `token ${token}` }, { cookie: 'a=b' }, { accept: 1 }, 'accept: x'])
+      assert.throws(
+        () => new PlatformClient({ baseUrl: peer.url, token, env: {}, headers: headers as never }),
+        (e: unknown) => e instanceof UsageError && e.exitCode === ExitCode.usage && !e.message.includes(token),
+      );
+  });
+
   it('the token comes from the option, GANTRY_PLATFORM_TOKEN, then PLATFORM_TOKEN (the workflow token); the address from PLATFORM_API_URL', async () => {
     const { peer } = await setup(() => ({ status: 200, body: {} }));
     const fromEnv = new PlatformClient({
