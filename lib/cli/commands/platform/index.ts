@@ -12,6 +12,7 @@ import { checkStatusFlags, PLATFORM_APP_HELP, PLATFORM_EXIT_HELP, PLATFORM_TOKEN
 interface ApiFlags extends PlatformAuthFlags {
   method?: string;
   field: string[];
+  header: string[];
   paginate?: boolean;
   apiUrl?: string;
 }
@@ -47,6 +48,27 @@ export function parseFields(fields: readonly string[]): Record<string, string | 
   return result;
 }
 
+/**
+ * `-H 'Name: value'` headers, as `gh api -H` reads them (e.g. the platform's media type in Accept). Never credentials:
+ * a command line is visible to every user of the machine, and the token variables give the credential.
+ */
+export function parseHeaders(headers: readonly string[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(':');
+    const name = colon > 0 ? header.slice(0, colon).trim().toLowerCase() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name))
+      throw usage(`-H: "${header.slice(0, 80)}" is not Name: value`, "e.g. -H 'Accept: application/vnd.github+json'");
+    if (['authorization', 'proxy-authorization', 'cookie'].includes(name))
+      throw usage(
+        `-H: ${name} is not taken on the command line: anyone on the machine can read it`,
+        'the token comes from GANTRY_PLATFORM_TOKEN or PLATFORM_TOKEN',
+      );
+    result[name] = header.slice(colon + 1).trim();
+  }
+  return result;
+}
+
 function resetTime(reset: unknown): string | undefined {
   return typeof reset === 'number' && Number.isFinite(reset) ? new Date(reset * 1000).toISOString() : undefined;
 }
@@ -75,6 +97,7 @@ export function register(program: Command, context: CliContext): void {
     .description("call the REST API as `gh api` does, through Gantry's client (rate limits kept, retries, redaction); prints the answer's JSON")
     .option('-X, --method <method>', 'the HTTP method (default GET, or POST when fields are given)')
     .option('-f, --field <key=value>', 'a string field, repeatable (key[]=v for a list): the JSON body, or the query of a GET', collect, [])
+    .option('-H, --header <name:value>', "a request header, repeatable, e.g. 'Accept: application/vnd.github+json' (never credentials)", collect, [])
     .option('--paginate', 'follow the Link header\'s rel="next" and print every page\'s items as one JSON array')
     .option('--api-url <url>', 'the REST API address (default PLATFORM_API_URL)')
     .option('--installation <id>', 'act as this installation of the app GANTRY_APP_ID (default GANTRY_APP_INSTALLATION_ID)')
@@ -87,6 +110,7 @@ Examples:
   gantry platform api /repos/gantry/demo/issues -f title="Broken link" -f labels[]=bug     (POST)
   gantry platform api /repos/gantry/demo/issues -X GET -f state=open --paginate
   gantry platform api /rate_limit | head -1
+  gantry platform api /repos/gantry/demo -H 'Accept: application/vnd.github+json' -H 'X-GitHub-Api-Version: 2022-11-28'
   gantry platform api /app/installations --as-app
   gantry platform api /installation/repositories --installation 1
 
@@ -97,6 +121,7 @@ ${PLATFORM_EXIT_HELP}`,
     .action(async (rawPath: string, flags: ApiFlags, command: Command) => {
       const { json } = context.globals(command);
       const fields = parseFields(flags.field);
+      const headers = parseHeaders(flags.header);
       const method = (flags.method ?? (Object.keys(fields).length > 0 ? 'POST' : 'GET')).toUpperCase();
       const path = rawPath.startsWith('/') || /^https?:/i.test(rawPath) ? rawPath : `/${rawPath}`;
       if (flags.paginate && method !== 'GET')
@@ -107,11 +132,12 @@ ${PLATFORM_EXIT_HELP}`,
         let body: unknown;
         if (flags.paginate) {
           const items: unknown[] = [];
-          for await (const item of client.paginate(path, { query: toQuery(fields) })) items.push(item);
+          for await (const item of client.paginate(path, { query: toQuery(fields), headers })) items.push(item);
           body = items;
         } else {
           const query = inQuery && Object.keys(fields).length > 0 ? toQuery(fields) : undefined;
           const response = await client.request(method, path, {
+            headers,
             ...(query ? { query } : {}),
             ...(!inQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
           });
