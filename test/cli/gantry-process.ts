@@ -38,6 +38,17 @@ export function startGantry<T>(
   });
 }
 
+/** Runs `gantry <args>` to its end: its exit code and everything it printed. */
+export async function runGantry(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnGantry(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await exited(child);
+  return { code, stdout, stderr };
+}
+
 /** Resolves with the exit code once the process has ended. */
 export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('close', (code) => resolve(code))));

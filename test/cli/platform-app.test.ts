@@ -9,17 +9,7 @@ import path from 'node:path';
 import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { KvEngine, SecretsClient } from '../../lib/secrets/index.js';
-import { exited, spawnGantry } from './gantry-process.js';
-
-async function gantry(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnGantry(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await exited(child);
-  return { code, stdout, stderr };
-}
+import { runGantry as gantry } from './gantry-process.js';
 
 describe('gantry platform as an app: --installation and --as-app (against the embedded platform API)', function () {
   this.timeout(120_000);

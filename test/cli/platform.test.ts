@@ -6,19 +6,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { parseFields } from '../../lib/cli/commands/platform/index.js';
-import { exited, spawnGantry } from './gantry-process.js';
+import { runGantry as gantry } from './gantry-process.js';
 
 const sha = 'c'.repeat(40);
-
-async function gantry(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnGantry(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await exited(child);
-  return { code, stdout, stderr };
-}
 
 describe('gantry platform (against the embedded platform API)', function () {
   this.timeout(120_000);

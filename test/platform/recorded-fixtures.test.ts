@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { ExitCode } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformApiError, PlatformClient, createCommitStatus } from '../../lib/platform/index.js';
-import { exited, spawnGantry } from '../cli/gantry-process.js';
+import { runGantry as gantry } from '../cli/gantry-process.js';
 import { recordedAccept, recordedToken, startOctokitFixtures, type OctokitFixtures } from '../peers/octokit-fixtures.js';
 
 const scenarios = [
@@ -30,14 +30,12 @@ const scenarios = [
 const org = 'octokit-fixture-org';
 const sha = '0000000000000000000000000000000000000001';
 
-async function gantry(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnGantry(args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await exited(child);
-  return { code, stdout, stderr };
+/** What the promise was rejected with; a fulfilled one fails the test. */
+function refusal(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (answer) => assert.fail(`expected a refusal, got ${JSON.stringify(answer).slice(0, 200)}`),
+    (error: unknown) => error,
+  );
 }
 
 describe('platform client against recorded REST API answers (@octokit/fixtures)', function () {
@@ -144,26 +142,15 @@ describe('platform client against recorded REST API answers (@octokit/fixtures)'
   it('create-status: createCommitStatus posts the recorded statuses (RATE-SEC-CONTENT-CREATION counts both), the list and the combined status read them back', async () => {
     const client = await clientFor('create-status');
     const repository = `${org}/create-status`;
-    const failure = await createCommitStatus(client, {
-      repository,
-      sha,
-      state: 'failure',
-      targetUrl: 'https://example.com',
-      description: 'create-status failure test',
-      context: 'example/1',
-    });
+    // The recorded bodies: state, target_url, description and context.
+    const input = (state: 'failure' | 'success', n: number) =>
+      ({ repository, sha, state, targetUrl: 'https://example.com', description: `create-status ${state} test`, context: `example/${n}` }) as const;
+    const failure = await createCommitStatus(client, input('failure', 1));
     assert.equal(failure.state, 'failure');
     assert.equal(failure.context, 'example/1');
     assert.equal(failure.creator, 'octokit-fixture-user-a');
     assert.match(failure.createdAt ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    const success = await client.createCommitStatus({
-      repository,
-      sha,
-      state: 'success',
-      targetUrl: 'https://example.com',
-      description: 'create-status success test',
-      context: 'example/2',
-    });
+    const success = await client.createCommitStatus(input('success', 2));
     assert.equal(success.state, 'success');
     const { kept } = await client.budgets();
     assert.equal(kept.creationsLastMinute, 2);
@@ -191,12 +178,9 @@ describe('platform client against recorded REST API answers (@octokit/fixtures)'
 
   it("errors: a recorded 422 is a PlatformApiError (exit 1) with the platform's message, errors[] and documentation_url, never retried", async () => {
     const client = await clientFor('errors');
-    const error = await client
-      .request('POST', '/repos/{owner}/{repo}/labels', { params: { owner: org, repo: 'errors' }, body: { name: 'foo', color: 'invalid' } })
-      .then(
-        () => assert.fail('a 422 must throw'),
-        (e: unknown) => e,
-      );
+    const error = await refusal(
+      client.request('POST', '/repos/{owner}/{repo}/labels', { params: { owner: org, repo: 'errors' }, body: { name: 'foo', color: 'invalid' } }),
+    );
     assert.ok(error instanceof PlatformApiError, String(error));
     assert.equal(error.status, 422);
     assert.equal(error.exitCode, ExitCode.checkFailed);
@@ -225,10 +209,7 @@ describe('platform client against recorded REST API answers (@octokit/fixtures)'
 
   it("branch-protection: a recorded 404 is a PlatformApiError (exit 1) with the platform's own message", async () => {
     const client = await clientFor('branch-protection');
-    const error = await client.request('GET', `/repos/${org}/branch-protection/branches/main/protection`).then(
-      () => assert.fail('a 404 must throw'),
-      (e: unknown) => e,
-    );
+    const error = await refusal(client.request('GET', `/repos/${org}/branch-protection/branches/main/protection`));
     assert.ok(error instanceof PlatformApiError, String(error));
     assert.equal(error.status, 404);
     assert.equal(error.exitCode, ExitCode.checkFailed);
