@@ -46,6 +46,20 @@ export function wellKnownUrl(issuer: string, document: MetadataDocument, placeme
   return placement === 'inserted' ? `${url.origin}/.well-known/${document}${path}` : `${url.origin}${path}/.well-known/${document}`;
 }
 
+/**
+ * The addresses of an issuer's metadata, in order (RFC 8414 §3.1, then OpenID Connect Discovery's two forms): for
+ * `https://as/tenant`, `/.well-known/oauth-authorization-server/tenant`, `/.well-known/openid-configuration/tenant`,
+ * `/tenant/.well-known/openid-configuration`; for an issuer without a path, the two root forms.
+ */
+export function metadataUrls(issuer: string): string[] {
+  const urls = [
+    wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'),
+    wellKnownUrl(issuer, 'openid-configuration', 'inserted'),
+    wellKnownUrl(issuer, 'openid-configuration', 'appended'),
+  ];
+  return [...new Set(urls)];
+}
+
 export interface MetadataFound {
   url: string;
   document: Record<string, unknown>;
@@ -132,6 +146,11 @@ function onlySlashApart(named: unknown, given: string): named is string {
 export interface MetadataChecks {
   /** The issuer it was looked up for, which the document must name exactly (RFC 8414 §3.3); unchecked when absent. */
   issuer?: string;
+  /**
+   * Where no issuer formed the address (the 2025-03-26 MCP revision reads the document at a server's origin): the
+   * document must name an issuer on this origin, the one it was read from.
+   */
+  issuerOrigin?: string;
   /** Endpoints the document must name; every other endpoint it names is checked too. */
   required?: readonly string[];
   /** How messages name the server (default: the issuer, else the document's address). */
@@ -155,6 +174,17 @@ export function checkMetadata(found: MetadataFound, checks: MetadataChecks = {})
       },
     );
   }
+  if (checks.issuerOrigin !== undefined && !onOrigin(document.issuer, checks.issuerOrigin)) {
+    throw new OAuthError(
+      `the authorization server metadata at ${url} is for issuer ${typeof document.issuer === 'string' ? shown(document.issuer.slice(0, 200)) : '(none)'}, which is not on ${checks.issuerOrigin}; refusing it`,
+      {
+        code: oauthErrorCodes.issuerMismatch,
+        url,
+        field: 'issuer',
+        hint: 'a document read at an origin must name an issuer of that origin: a mix-up or a misconfigured server',
+      },
+    );
+  }
   for (const field of checks.required ?? []) checkEndpoint(document[field], field, server);
   for (const field of endpointFields) optionalEndpoint(document[field], field, server);
   for (const field of listFields) {
@@ -166,4 +196,56 @@ export function checkMetadata(found: MetadataFound, checks: MetadataChecks = {})
       });
   }
   return document as AuthorizationServerMetadata;
+}
+
+function onOrigin(issuer: unknown, origin: string): issuer is string {
+  if (typeof issuer !== 'string') return false;
+  try {
+    const url = new URL(issuer);
+    return url.origin === new URL(origin).origin && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+export interface DiscoveryOptions extends SendOptions {
+  /** The addresses to read, in order (default `metadataUrls(issuer)`). */
+  urls?: readonly string[];
+  /** What the document must be (default: for `issuer`, exactly). */
+  checks?: MetadataChecks;
+  /**
+   * The metadata to use when no address has a document (a server that publishes none, whose endpoints are at fixed
+   * paths: `endpointsAt`); checked as a document would be. Without one, no document means undefined.
+   */
+  fallback?: () => Record<string, unknown>;
+}
+
+export interface DiscoveredMetadata {
+  /** The document, checked; the fallback's where there is none; undefined where there is neither. */
+  metadata: AuthorizationServerMetadata | undefined;
+  /** Where the document came from; undefined for the fallback. */
+  url: string | undefined;
+  /** What the addresses before it answered (`<url> (404)`), for messages. */
+  tried: string[];
+}
+
+/**
+ * An authorization server's metadata: the first of the addresses that has a JSON object, checked (`checkMetadata`);
+ * else the fallback, checked the same way; else none. A status `options.serverFailure` names is raised by the HTTP
+ * core.
+ */
+export async function discoverMetadata(http: HttpClient, issuer: string, options: DiscoveryOptions = {}): Promise<DiscoveredMetadata> {
+  const { urls, checks, fallback, ...sending } = options;
+  const { found, tried } = await findMetadata(http, urls ?? metadataUrls(issuer), sending);
+  if (found) return { metadata: checkMetadata(found, checks ?? { issuer }), url: found.url, tried };
+  if (!fallback) return { metadata: undefined, url: undefined, tried };
+  const required = checks?.required ? { required: checks.required } : {};
+  return { metadata: checkMetadata({ url: `${issuer}'s default endpoints`, document: fallback() }, { ...required, server: issuer }), url: undefined, tried };
+}
+
+/** Metadata for a server that publishes none: `issuer`, and each endpoint at its path under `base` (RFC 8414's names). */
+export function endpointsAt(base: string, paths: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const origin = new URL(base);
+  const endpoints = Object.fromEntries(Object.entries(paths).map(([field, path]) => [field, new URL(path, origin).href]));
+  return { issuer: base, ...endpoints, ...extra };
 }

@@ -11,7 +11,10 @@ import {
   checkEndpoint,
   checkMetadata,
   clientAuthFor,
+  discoverMetadata,
+  endpointsAt,
   findMetadata,
+  metadataUrls,
   introspectionRequest,
   oauthHttpClient,
   processIntrospectionResponse,
@@ -192,6 +195,46 @@ describe('LAYER-OAUTH: the one OAuth core', () => {
       () => checkMetadata(insecure, { issuer }),
       (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT' && error.field === 'revocation_endpoint',
     );
+  });
+
+  it("LAYER-OAUTH: discoverMetadata — the issuer's addresses by default, or the ones given; an issuer on the origin where asked; the fallback where no address has a document, checked as one", async () => {
+    const issuer = `${base}/tenant`;
+    assert.deepEqual(metadataUrls(issuer), [
+      `${base}/.well-known/oauth-authorization-server/tenant`,
+      `${base}/.well-known/openid-configuration/tenant`,
+      `${base}/tenant/.well-known/openid-configuration`,
+    ]);
+    const found = await discoverMetadata(http, issuer);
+    assert.equal(found.url, `${base}/tenant/.well-known/openid-configuration`);
+    assert.equal(found.metadata?.token_endpoint, `${base}/token`);
+    // Read at an address no issuer formed: the issuer it names must be on that origin.
+    const atOrigin = await discoverMetadata(http, base, { urls: [`${base}/tenant/.well-known/openid-configuration`], checks: { issuerOrigin: base } });
+    assert.equal(atOrigin.metadata?.issuer, issuer);
+    await assert.rejects(
+      discoverMetadata(http, 'http://127.0.0.2:1', {
+        urls: [`${base}/tenant/.well-known/openid-configuration`],
+        checks: { issuerOrigin: 'http://127.0.0.2:1' },
+      }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_ISSUER_MISMATCH',
+    );
+    // Nothing at the addresses: none, or the fallback's endpoints — checked as a document's are.
+    const nothing = await discoverMetadata(http, base, { urls: [`${base}/missing`] });
+    assert.deepEqual(nothing, { metadata: undefined, url: undefined, tried: [`${base}/missing (404)`] });
+    const fallback = await discoverMetadata(http, base, {
+      urls: [`${base}/missing`],
+      checks: { required: ['token_endpoint'] },
+      fallback: () => endpointsAt(base, { authorization_endpoint: '/authorize', token_endpoint: '/token' }),
+    });
+    assert.equal(fallback.url, undefined);
+    assert.deepEqual(fallback.metadata, { issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token` });
+    await assert.rejects(
+      discoverMetadata(http, 'http://as.example.com', {
+        urls: [`${base}/missing`],
+        fallback: () => endpointsAt('http://as.example.com', { token_endpoint: '/token' }),
+      }),
+      (error: unknown) => error instanceof OAuthError && error.code === 'OAUTH_INSECURE_ENDPOINT',
+    );
+    seen.splice(0);
   });
 
   it("LAYER-OAUTH: plain http only on this machine, as lib/loopback.ts says (127.0.0.0/8, ::1, *.localhost) — for endpoints and for lib/auth's server address alike", () => {
