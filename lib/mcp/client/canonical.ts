@@ -18,6 +18,28 @@ export function canonicalServerUri(input: string | URL, what = 'the context serv
 export { sameResource, isLoopbackHost };
 
 /**
+ * Whether the `resource` a server's metadata names covers the URL called: the same resource (compared canonically,
+ * AMB-21), or a resource of the same origin whose path is a whole-segment prefix of the URL's path — `http://h` and
+ * `http://h/api` cover `http://h/api/mcp`, `http://h/mc` and `http://h/api/other` do not. A server may name itself by
+ * its origin (one resource for all its paths, as the MCP SDKs and the conformance suite accept); what it cannot do is
+ * name another origin, or a path beside its own, and so have the client ask for tokens for someone else.
+ */
+export function resourceCovers(named: string, called: string): boolean {
+  if (sameResource(named, called)) return true;
+  let resource: URL;
+  let url: URL;
+  try {
+    resource = new URL(canonicalResourceUri(named));
+    url = new URL(canonicalResourceUri(called));
+  } catch {
+    return false;
+  }
+  if (resource.origin !== url.origin || resource.search !== '') return false;
+  const prefix = resource.pathname.replace(/\/+$/, '');
+  return prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
+}
+
+/**
  * An endpoint the authorization server names must be https (CTX-AS-HTTPS), except on a loopback host, where a local
  * or test server runs over plain http (the choice recorded in docs/mcp.md): the OAuth core's check, its refusal as
  * CTX_NO_AS_METADATA (none, or no URL) or CTX_INSECURE_ENDPOINT. Returns the URL.

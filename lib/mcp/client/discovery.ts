@@ -1,11 +1,23 @@
 /**
  * Discovery (CTX-STD-RFC9728, CTX-STD-RFC8414): from a context server to its protected resource metadata, the
  * authorization server it names, and that server's metadata — every document checked before anything of it is used.
+ * A server of the 2025-03-26 revision publishes no resource metadata: its origin is then the authorization base URL,
+ * with RFC 8414 metadata there, else the default `/authorize`, `/token` and `/register` endpoints.
  */
 import { shown } from '../../errors.js';
 import type { HttpClient } from '../../http/index.js';
-import { checkMetadata, findMetadata, wellKnownUrl, type AuthorizationServerMetadata, type SendOptions } from '../../oauth/index.js';
-import { canonicalServerUri, checkEndpoint, sameResource } from './canonical.js';
+import {
+  discoverMetadata,
+  endpointsAt,
+  metadataUrls,
+  wellKnownUrl,
+  findMetadata,
+  type AuthorizationServerMetadata,
+  type DiscoveredMetadata,
+  type DiscoveryOptions,
+  type SendOptions,
+} from '../../oauth/index.js';
+import { canonicalServerUri, checkEndpoint, resourceCovers } from './canonical.js';
 import { isHttpsOrLoopback } from '../../loopback.js';
 import { ContextClientError, fromOAuth, peerFailed } from './errors.js';
 
@@ -21,11 +33,16 @@ export interface ProtectedResourceMetadata {
 }
 
 export interface DiscoveredResource {
-  /** The canonical server URI: `resource` in every request to the authorization server. */
+  /**
+   * The resource the tokens are asked for (`resource` in every request to the authorization server): the canonical
+   * server URI, or the resource its metadata names where that covers it (`resourceCovers`).
+   */
   resource: string;
-  /** Where the metadata came from. */
-  metadataUrl: string;
+  /** Where the metadata came from; undefined for a server of the 2025-03-26 revision, which publishes none. */
+  metadataUrl: string | undefined;
   metadata: ProtectedResourceMetadata;
+  /** '2025-03-26': no resource metadata; `authorization_servers` holds the server's origin, its authorization base URL. */
+  revision?: '2025-03-26';
 }
 
 export interface DiscoveredAuthorizationServer {
@@ -49,20 +66,8 @@ export function protectedResourceMetadataUrls(serverUrl: string): string[] {
   return urls;
 }
 
-/**
- * The addresses of an issuer's metadata, in order (RFC 8414 §3.1 and OpenID Connect Discovery, as the MCP
- * specification lists them): for `https://as/tenant`, `/.well-known/oauth-authorization-server/tenant`,
- * `/.well-known/openid-configuration/tenant`, `/tenant/.well-known/openid-configuration`; for an issuer without a
- * path, the two root forms.
- */
-export function authorizationServerMetadataUrls(issuer: string): string[] {
-  const urls = [
-    wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted'),
-    wellKnownUrl(issuer, 'openid-configuration', 'inserted'),
-    wellKnownUrl(issuer, 'openid-configuration', 'appended'),
-  ];
-  return [...new Set(urls)];
-}
+/** The addresses of an issuer's metadata, in order: the OAuth core's `metadataUrls` (RFC 8414, then OpenID). */
+export const authorizationServerMetadataUrls = metadataUrls;
 
 /**
  * How the documents are read: a 4xx (but 408 and 429) means "not here", a peer that fails is raised by the HTTP core
@@ -91,15 +96,18 @@ function checkMetadataUrl(value: string, serverUrl: string): string {
 /**
  * The protected resource metadata of `serverUrl` (CTX-STD-RFC9728, CTX-EP-401-WWW-AUTHENTICATE): from the
  * `resource_metadata` of a 401's Bearer challenge when there is one, else the path-inserted then the root well-known
- * address. Its `resource` must be the server called (RFC 9728 §3.3, compared canonically: AMB-21) and its
- * `authorization_servers` non-empty (CTX-PRM-AUTHORIZATION-SERVERS).
+ * address. Its `resource` must cover the server called (RFC 9728 §3.3, compared canonically: AMB-21; a same-origin
+ * path prefix: `resourceCovers`) and its `authorization_servers` be non-empty (CTX-PRM-AUTHORIZATION-SERVERS). When
+ * neither address has a document and the challenge named none, the server is taken for one of the 2025-03-26
+ * revision (`revision`), its origin the authorization server.
  */
 export async function discoverProtectedResource(
   serverUrl: string,
   options: { http: HttpClient; resourceMetadataUrl?: string | undefined; signal?: AbortSignal },
 ): Promise<DiscoveredResource> {
   const resource = canonicalServerUri(serverUrl);
-  const candidates = options.resourceMetadataUrl ? [checkMetadataUrl(options.resourceMetadataUrl, resource)] : protectedResourceMetadataUrls(resource);
+  const named = options.resourceMetadataUrl !== undefined;
+  const candidates = named ? [checkMetadataUrl(options.resourceMetadataUrl!, resource)] : protectedResourceMetadataUrls(resource);
   const { found, tried } = await findMetadata(options.http, candidates, reading(options.signal));
   if (found) {
     const { url, document: body } = found;
@@ -109,12 +117,12 @@ export async function discoverProtectedResource(
         hint: 'RFC 9728 §2 requires it',
       });
     }
-    if (!sameResource(body.resource, resource)) {
+    if (!resourceCovers(body.resource, resource)) {
       throw new ContextClientError(
         `the protected resource metadata at ${url} is for ${shown(body.resource.slice(0, 200))}, not for ${resource} (RFC 9728 §3.3); refusing to sign in`,
         {
           code: 'CTX_RESOURCE_MISMATCH',
-          hint: "call the server by the URL its metadata names, or fix the server's resource setting",
+          hint: "the metadata must name the server called, or its origin or a path above it; call the server by the URL its metadata names, or fix the server's resource setting",
         },
       );
     }
@@ -128,7 +136,12 @@ export async function discoverProtectedResource(
         code: 'CTX_NO_RESOURCE_METADATA',
       });
     }
-    return { resource, metadataUrl: url, metadata: body as ProtectedResourceMetadata };
+    return { resource: canonicalServerUri(body.resource), metadataUrl: url, metadata: body as ProtectedResourceMetadata };
+  }
+  if (!named) {
+    // The 2025-03-26 revision: no resource metadata; the authorization base URL is the server's URL without its path.
+    const origin = new URL(resource).origin;
+    return { resource, metadataUrl: undefined, metadata: { resource, authorization_servers: [origin] }, revision: '2025-03-26' };
   }
   throw new ContextClientError(`no protected resource metadata for ${resource}: tried ${tried.join(', ')}`, {
     code: 'CTX_NO_RESOURCE_METADATA',
@@ -137,12 +150,36 @@ export async function discoverProtectedResource(
 }
 
 /**
- * The metadata of `issuer` (CTX-STD-RFC8414), from the first of its well-known addresses that has it. Its `issuer`
- * must be `issuer` exactly (RFC 8414 §3.3, and the MCP revision of 2026-07-28), its authorization and token
- * endpoints named, and every endpoint it names https unless on a loopback host (CTX-AS-HTTPS): the OAuth core's
- * checks (lib/oauth), its refusals as CTX_* codes.
+ * Where an authorization server's metadata is read, and what stands in when there is none. By default the issuer's
+ * well-known addresses, the document naming the issuer exactly (RFC 8414 §3.3, and the MCP revision of 2026-07-28).
+ * For a server of the 2025-03-26 revision (`base`, its origin): RFC 8414's address at that origin, the document naming
+ * an issuer of that origin (no issuer formed the address), else the default endpoints that revision gives — and PKCE
+ * S256, which that revision requires of every server and client alike.
  */
-export async function discoverAuthorizationServer(issuer: string, options: { http: HttpClient; signal?: AbortSignal }): Promise<DiscoveredAuthorizationServer> {
+function lookup(issuer: string, revision: DiscoveredResource['revision']): DiscoveryOptions {
+  const required = ['authorization_endpoint', 'token_endpoint'];
+  if (revision !== '2025-03-26') return { checks: { issuer, required } };
+  return {
+    urls: [wellKnownUrl(issuer, 'oauth-authorization-server', 'inserted')],
+    checks: { issuerOrigin: issuer, required },
+    fallback: () =>
+      endpointsAt(
+        issuer,
+        { authorization_endpoint: '/authorize', token_endpoint: '/token', registration_endpoint: '/register' },
+        { code_challenge_methods_supported: ['S256'] },
+      ),
+  };
+}
+
+/**
+ * The metadata of `issuer` (CTX-STD-RFC8414), from the first of its well-known addresses that has it (`lookup`), its
+ * endpoints named and every one https unless on a loopback host (CTX-AS-HTTPS): the OAuth core's discovery and checks
+ * (lib/oauth), its refusals as CTX_* codes. `issuer` in the answer is the one the document names.
+ */
+export async function discoverAuthorizationServer(
+  issuer: string,
+  options: { http: HttpClient; signal?: AbortSignal; revision?: DiscoveredResource['revision'] },
+): Promise<DiscoveredAuthorizationServer> {
   let issuerUrl: URL;
   try {
     issuerUrl = new URL(issuer);
@@ -154,14 +191,14 @@ export async function discoverAuthorizationServer(issuer: string, options: { htt
   if (issuerUrl.search !== '' || issuerUrl.hash !== '')
     throw new ContextClientError(`the issuer ${shown(issuer)} has a query or fragment (RFC 8414 §2)`, { code: 'CTX_NO_AS_METADATA' });
   checkEndpoint(issuer, 'issuer', issuer);
-  const { found, tried } = await findMetadata(options.http, authorizationServerMetadataUrls(issuer), reading(options.signal));
-  if (found) {
-    try {
-      return { issuer, metadataUrl: found.url, metadata: checkMetadata(found, { issuer, required: ['authorization_endpoint', 'token_endpoint'] }) };
-    } catch (error) {
-      throw fromOAuth(error);
-    }
+  let discovered: DiscoveredMetadata;
+  try {
+    discovered = await discoverMetadata(options.http, issuer, { ...lookup(issuer, options.revision), ...reading(options.signal) });
+  } catch (error) {
+    throw fromOAuth(error);
   }
+  const { metadata, url, tried } = discovered;
+  if (metadata) return { issuer: metadata.issuer, metadataUrl: url ?? `${issuer} (default endpoints)`, metadata };
   throw new ContextClientError(`no authorization server metadata for ${issuer}: tried ${tried.join(', ')}`, {
     code: 'CTX_NO_AS_METADATA',
     hint: 'the authorization server must publish RFC 8414 metadata (or an OpenID configuration)',

@@ -13,7 +13,7 @@ export {
   type DiscoveredResource,
   type ProtectedResourceMetadata,
 } from './discovery.js';
-export { canonicalServerUri, checkEndpoint, isLoopbackHost, sameResource } from './canonical.js';
+export { canonicalServerUri, checkEndpoint, isLoopbackHost, resourceCovers, sameResource } from './canonical.js';
 export { createPkce, randomState, s256, type Pkce } from '../../oauth/index.js';
 export { startCallbackServer, type CallbackServer } from './loopback.js';
 export { registerClient, registrationRequest, type RegisteredClientAnswer } from './registration.js';

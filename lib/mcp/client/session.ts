@@ -83,8 +83,12 @@ export interface Authorizer {
 }
 
 interface Login {
+  /** The authorization server the resource metadata named (for a 2025-03-26 server, its origin). */
   issuer: string;
   clientId: string;
+  /** The resource the tokens were asked for (`DiscoveredResource.resource`). */
+  resource: string;
+  revision?: '2025-03-26' | undefined;
   tokens: TokenSet;
 }
 
@@ -200,7 +204,14 @@ export class AuthSession implements Authorizer {
       this.#logger.warn(`the stored login for ${this.resource} could not be read (${(error as Error).message}); signing in again`);
       return undefined;
     });
-    if (stored) this.#login = { issuer: entry.issuer, clientId: entry.clientId, tokens: stored.tokens };
+    if (stored)
+      this.#login = {
+        issuer: entry.issuer,
+        clientId: entry.clientId,
+        resource: entry.resource ?? this.resource,
+        revision: entry.revision,
+        tokens: stored.tokens,
+      };
   }
 
   /**
@@ -219,7 +230,7 @@ export class AuthSession implements Authorizer {
     if (!found || found.profile !== profileFor(this.resource)) return;
     if (this.#options.clientId !== undefined && found.clientId !== this.#options.clientId) return;
     this.#logger.info(`using the sign-in kept in ${opened.store.describe(found)} (client ${found.clientId})`);
-    this.#login = { issuer: found.authUrl, clientId: found.clientId, tokens: found.tokens };
+    this.#login = { issuer: found.authUrl, clientId: found.clientId, resource: this.resource, tokens: found.tokens };
   }
 
   async accessToken(signal?: AbortSignal): Promise<string | undefined> {
@@ -258,7 +269,7 @@ export class AuthSession implements Authorizer {
       }
       const scopes = this.#scopesFor(challenge?.scope, resourceInfo);
       if (sent !== undefined && this.#login?.tokens.refreshToken) await this.#refreshOrAuthorize(scopes, signal);
-      else await this.#authorize(issuer, scopes, signal);
+      else await this.#authorize(resourceInfo, scopes, signal);
     });
   }
 
@@ -266,11 +277,10 @@ export class AuthSession implements Authorizer {
     const challenge = bearerChallenge(wwwAuthenticate);
     await this.#single(async () => {
       const resourceInfo = await this.#discoverResource(challenge?.resource_metadata, signal);
-      const issuer = resourceInfo.metadata.authorization_servers[0]!;
       const scopes = union(this.grantedScopes(), splitScopes(challenge?.scope), this.#options.scopes ?? []);
       // warn, not info: the person is about to be sent to the sign-in page again and should know why.
       this.#logger.warn(`${this.resource} needs more scopes (${challenge?.scope ?? 'not named'}); signing in again for: ${scopes.join(' ')}`);
-      await this.#authorize(issuer, scopes, signal);
+      await this.#authorize(resourceInfo, scopes, signal);
     });
   }
 
@@ -284,15 +294,17 @@ export class AuthSession implements Authorizer {
     if (this.#resourceInfo && (metadataUrl === undefined || metadataUrl === this.#resourceInfo.metadataUrl)) return this.#resourceInfo;
     this.#resourceInfo = await discoverProtectedResource(this.resource, { http: this.#http, resourceMetadataUrl: metadataUrl, ...(signal ? { signal } : {}) });
     this.#logger.debug(
-      `mcp: resource metadata from ${this.#resourceInfo.metadataUrl}; authorization servers ${this.#resourceInfo.metadata.authorization_servers.join(', ')}`,
+      this.#resourceInfo.metadataUrl
+        ? `mcp: resource metadata from ${this.#resourceInfo.metadataUrl} for ${this.#resourceInfo.resource}; authorization servers ${this.#resourceInfo.metadata.authorization_servers.join(', ')}`
+        : `mcp: no resource metadata for ${this.resource}: a server of the 2025-03-26 revision, its authorization server at ${this.#resourceInfo.metadata.authorization_servers[0]}`,
     );
     return this.#resourceInfo;
   }
 
-  async #server(issuer: string, signal?: AbortSignal): Promise<DiscoveredAuthorizationServer> {
+  async #server(issuer: string, revision: DiscoveredResource['revision'], signal?: AbortSignal): Promise<DiscoveredAuthorizationServer> {
     let server = this.#servers.get(issuer);
     if (!server) {
-      server = await discoverAuthorizationServer(issuer, { http: this.#http, ...(signal ? { signal } : {}) });
+      server = await discoverAuthorizationServer(issuer, { http: this.#http, ...(revision ? { revision } : {}), ...(signal ? { signal } : {}) });
       this.#servers.set(issuer, server);
       this.#logger.debug(`mcp: authorization server metadata from ${server.metadataUrl}`);
     }
@@ -304,35 +316,31 @@ export class AuthSession implements Authorizer {
     const login = this.#login;
     if (!login?.tokens.refreshToken) {
       const resourceInfo = await this.#discoverResource(undefined, signal);
-      await this.#authorize(resourceInfo.metadata.authorization_servers[0]!, scopes ?? this.#scopesFor(undefined, resourceInfo), signal);
+      await this.#authorize(resourceInfo, scopes ?? this.#scopesFor(undefined, resourceInfo), signal);
       return;
     }
-    const server = await this.#server(login.issuer, signal);
-    const client = await this.#clientForRefresh(login);
+    const server = await this.#server(login.issuer, login.revision, signal);
+    const client = await this.#clientForRefresh(login, server);
     try {
       const refreshToken = login.tokens.refreshToken;
       const tokens = await this.#tokenRequest(
         server,
         client,
-        (config) => refreshTokenGrantRequest(config, refreshToken, { resource: this.resource }, signal),
+        (config) => refreshTokenGrantRequest(config, refreshToken, { resource: login.resource }, signal),
         login.tokens,
       );
       this.refreshes += 1;
-      await this.#keep(login.issuer, client.clientId, tokens);
+      await this.#keep({ ...login, clientId: client.clientId }, tokens);
     } catch (error) {
       if (!(error instanceof ContextClientError) || error.code !== 'CTX_TOKEN_ERROR' || error.exitCode !== ExitCode.checkFailed) throw error;
       this.#logger.info(`the refresh token for ${this.resource} was refused (${error.oauthError ?? error.status}); signing in again`);
       this.#login = undefined;
       const resourceInfo = await this.#discoverResource(undefined, signal);
-      await this.#authorize(
-        resourceInfo.metadata.authorization_servers[0]!,
-        scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []),
-        signal,
-      );
+      await this.#authorize(resourceInfo, scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []), signal);
     }
   }
 
-  async #clientForRefresh(login: Login): Promise<Client> {
+  async #clientForRefresh(login: Login, server: DiscoveredAuthorizationServer): Promise<Client> {
     if (this.#options.clientId === login.clientId) {
       return {
         clientId: login.clientId,
@@ -341,13 +349,18 @@ export class AuthSession implements Authorizer {
         source: 'pre-registered',
       };
     }
-    const registered = await this.#state.registeredClient(login.issuer);
+    const registered = await this.#state.registeredClient(server.issuer);
     return { clientId: login.clientId, authMethod: registered?.clientId === login.clientId ? registered.tokenEndpointAuthMethod : 'none', source: 'dynamic' };
   }
 
-  /** The authorization code flow (CTX-EP-AUTHORIZATION-REQUEST, CTX-EP-TOKEN-REQUEST). */
-  async #authorize(issuer: string, scopes: string[], signal?: AbortSignal): Promise<void> {
-    const server = await this.#server(issuer, signal);
+  /**
+   * The authorization code flow (CTX-EP-AUTHORIZATION-REQUEST, CTX-EP-TOKEN-REQUEST) with the first authorization
+   * server the resource metadata names, for the resource it covers.
+   */
+  async #authorize(resourceInfo: DiscoveredResource, scopes: string[], signal?: AbortSignal): Promise<void> {
+    const issuer = resourceInfo.metadata.authorization_servers[0]!;
+    const { resource, revision } = resourceInfo;
+    const server = await this.#server(issuer, revision, signal);
     requireS256(server);
     // Where the tokens will go is settled (and said) before the person is asked to approve anything.
     await this.#openStore(undefined, true);
@@ -363,7 +376,7 @@ export class AuthSession implements Authorizer {
         state,
         code_challenge: pkce.challenge,
         code_challenge_method: 'S256',
-        resource: this.resource,
+        resource,
       };
       if (scopes.length > 0) params.scope = scopes.join(' ');
       for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -392,11 +405,10 @@ export class AuthSession implements Authorizer {
       const tokens = await this.#tokenRequest(
         server,
         client,
-        (config) =>
-          authorizationCodeGrantRequest(config, { code, redirectUri: callback.redirectUri, codeVerifier: pkce.verifier }, { resource: this.resource }, signal),
+        (config) => authorizationCodeGrantRequest(config, { code, redirectUri: callback.redirectUri, codeVerifier: pkce.verifier }, { resource }, signal),
         { scope: scopes.join(' ') },
       );
-      await this.#keep(issuer, client.clientId, tokens);
+      await this.#keep({ issuer, clientId: client.clientId, resource, revision }, tokens);
     } finally {
       await callback.close();
     }
@@ -553,11 +565,22 @@ export class AuthSession implements Authorizer {
   }
 
   /** Keeps new tokens: in memory, in the token store (a rotated refresh token replaces the old one), in the index. */
-  async #keep(issuer: string, clientId: string, tokens: TokenSet): Promise<void> {
-    this.#login = { issuer, clientId, tokens };
+  async #keep(login: Omit<Login, 'tokens'>, tokens: TokenSet): Promise<void> {
+    const { issuer, clientId, resource, revision } = login;
+    this.#login = { issuer, clientId, resource, revision, tokens };
     const { store, spec } = await this.#openStore();
     await store.write({ ...this.#key(issuer, clientId), tokens });
-    const entry: LoginEntry = { issuer, clientId, profile: profileFor(this.resource), store: spec, scope: tokens.scope, writtenAt: new Date().toISOString() };
+    const entry: LoginEntry = {
+      issuer,
+      clientId,
+      profile: profileFor(this.resource),
+      store: spec,
+      scope: tokens.scope,
+      writtenAt: new Date().toISOString(),
+      // Only where they differ from the default: the server called, and today's discovery.
+      ...(resource !== this.resource ? { resource } : {}),
+      ...(revision ? { revision } : {}),
+    };
     await this.#state.saveLogin(this.resource, entry);
   }
 }

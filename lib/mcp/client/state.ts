@@ -27,6 +27,10 @@ export interface LoginEntry {
   store: string;
   scope: string;
   writtenAt: string;
+  /** The resource the tokens were asked for, where the server's metadata names one above the URL called. */
+  resource?: string;
+  /** '2025-03-26' for a server of that revision (no resource metadata; its origin the authorization server). */
+  revision?: '2025-03-26';
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -72,6 +76,8 @@ export class ClientState {
     const entry = (await this.#read('logins.json'))[resource];
     if (!isObject(entry)) return undefined;
     for (const field of ['issuer', 'clientId', 'profile', 'store'] as const) if (typeof entry[field] !== 'string') return undefined;
+    if (entry.resource !== undefined && typeof entry.resource !== 'string') return undefined;
+    if (entry.revision !== undefined && entry.revision !== '2025-03-26') return undefined;
     return entry as unknown as LoginEntry;
   }
 
