@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runConformance } from '../peers/mcp-conformance.js';
+
+// The official MCP conformance suite's client scenarios: the suite starts each scenario's server (and authorization
+// server), launches the driver (test/peers/mcp-conformance-client.ts) with its URL, and checks what the client sent.
+// The driver runs on the Node running the tests; the suite itself on Node 22. Not run: the extension scenarios
+// auth/client-credentials-jwt, auth/client-credentials-basic and auth/cross-app-access-complete-flow (grants without a
+// person: Gantry's client signs people in with the authorization code flow) and elicitation-sep1034-client-defaults
+// (Gantry's client declares no elicitation capability) — docs/mcp.md.
+const driver = fileURLToPath(new URL('../peers/mcp-conformance-client.ts', import.meta.url));
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The suite splits the command at spaces and runs it in a shell: none of these paths may hold a space or a quote.
+const command = (via: 'library' | 'cli') => [process.execPath, '--import', tsx, driver, via].join(' ');
+
+/** Each scenario, with the rules it holds Gantry to. */
+const scenarios: Record<string, string> = {
+  initialize: 'CTX-TRANSPORT-HTTP',
+  tools_call: 'CTX-TRANSPORT-HTTP',
+  'sse-retry': 'CTX-TRANSPORT-HTTP',
+  'auth/metadata-default': 'CTX-STD-RFC9728 CTX-STD-RFC8414 CTX-EP-401-WWW-AUTHENTICATE',
+  'auth/metadata-var1': 'CTX-STD-RFC9728 CTX-STD-RFC8414',
+  'auth/metadata-var2': 'CTX-STD-RFC9728 CTX-URI-PORT-PATH CTX-AUTH-RESOURCE-ALWAYS',
+  'auth/metadata-var3': 'CTX-STD-RFC9728 CTX-STD-RFC8414',
+  'auth/basic-cimd': 'CTX-DCR-FALLBACK',
+  'auth/scope-from-www-authenticate': 'CTX-EP-401-WWW-AUTHENTICATE',
+  'auth/scope-from-scopes-supported': 'CTX-STD-RFC9728',
+  'auth/scope-omitted-when-undefined': 'CTX-EP-AUTHORIZATION-REQUEST',
+  'auth/scope-step-up': 'CTX-ERR-403',
+  'auth/scope-retry-limit': 'CTX-ERR-403',
+  'auth/token-endpoint-auth-basic': 'CTX-EP-TOKEN-REQUEST CTX-STD-OAUTH21',
+  'auth/token-endpoint-auth-post': 'CTX-EP-TOKEN-REQUEST CTX-STD-OAUTH21',
+  'auth/token-endpoint-auth-none': 'CTX-EP-TOKEN-REQUEST CTX-STD-OAUTH21',
+  'auth/pre-registration': 'CTX-DCR-FALLBACK',
+  'auth/2025-03-26-oauth-metadata-backcompat': 'CTX-STD-RFC8414 CTX-EP-AUTHORIZATION-REQUEST',
+  'auth/2025-03-26-oauth-endpoint-fallback': 'CTX-EP-AUTHORIZATION-REQUEST CTX-EP-TOKEN-REQUEST',
+  'auth/resource-mismatch': 'CTX-TOKEN-AUDIENCE CTX-AUTH-CLIENT-OWN-AS-TOKENS',
+  'auth/offline-access-scope': 'CTX-EP-AUTHORIZATION-REQUEST',
+  'auth/offline-access-not-supported': 'CTX-EP-AUTHORIZATION-REQUEST',
+};
+
+/** `gantry mcp call` (or `tools`) as the client: the sign-in paths a person takes with the command. */
+const throughCli = ['tools_call', 'auth/metadata-var2', 'auth/pre-registration', 'auth/2025-03-26-oauth-endpoint-fallback'];
+
+describe('the MCP client against the official MCP conformance suite (client scenarios, suite on Node 22)', function () {
+  this.timeout(120_000);
+
+  async function passes(scenario: string, via: 'library' | 'cli') {
+    const run = await runConformance('client', ['--command', command(via), '--scenario', scenario]);
+    assert.equal(run.code, 0, run.output);
+    assert.ok(run.total > 0 && run.passed === run.total && run.failed === 0, run.output);
+    assert.doesNotMatch(run.output, /WARNING/, run.output);
+  }
+
+  for (const [scenario, rules] of Object.entries(scenarios)) {
+    it(`${rules}: conformance client scenario ${scenario} passes through connectContextServer with an empty baseline`, () => passes(scenario, 'library'));
+  }
+  for (const scenario of throughCli) {
+    it(`${scenarios[scenario]}: conformance client scenario ${scenario} passes through gantry mcp ${scenario === 'initialize' ? 'tools' : 'call'}`, () =>
+      passes(scenario, 'cli'));
+  }
+});

@@ -1,0 +1,97 @@
+// The client driver the official MCP conformance suite launches in client mode (`--command "<this> <via>"`): the suite
+// appends its scenario server's URL and names the scenario in MCP_CONFORMANCE_SCENARIO (and, where the scenario has
+// one, a pre-registered client in MCP_CONFORMANCE_CONTEXT). `library` drives connectContextServer; `cli` runs
+// `gantry mcp call` (from the sources, through tsx) as a person would. The sign-in page of the suite's authorization
+// server answers at once with a redirect to the loopback callback: the driver's "browser" follows that one redirect.
+// Exit 0 when the scenario's exchange went through, 1 with the error on stderr otherwise.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FileTokenStore } from '../../lib/auth/store/index.js';
+import { silentLogger } from '../../lib/log.js';
+import { connectContextServer, type ConnectOptions } from '../../lib/mcp/client/index.js';
+import { spawnGantry, exited } from '../cli/gantry-process.js';
+
+/** What the suite's CIMD scenario expects as the client id (the MCP SDK's conformance client sends the same). */
+const clientMetadataUrl = 'https://conformance-test.local/client-metadata.json';
+
+/** The tool each scenario's server offers (the auth scenarios' servers: test-tool), and its arguments. */
+function toolOf(scenario: string): [string, Record<string, unknown>] {
+  if (scenario === 'tools_call') return ['add_numbers', { a: 5, b: 3 }];
+  if (scenario === 'sse-retry') return ['test_reconnection', {}];
+  if (scenario.startsWith('elicitation')) return ['test_client_elicitation_defaults', {}];
+  return ['test-tool', {}];
+}
+
+interface Context {
+  client_id?: string;
+  client_secret?: string;
+}
+
+/** The person in the browser: the authorization endpoint redirects to the loopback callback, which is then visited. */
+async function visit(url: string): Promise<void> {
+  const answer = await fetch(url, { redirect: 'manual' });
+  const location = answer.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered ${answer.status} without a redirect`);
+  await (await fetch(new URL(location, url))).arrayBuffer();
+}
+
+async function viaLibrary(serverUrl: string, scenario: string, context: Context, configDir: string): Promise<void> {
+  const options: ConnectOptions = {
+    configDir,
+    tokenStore: new FileTokenStore(configDir),
+    logger: silentLogger,
+    env: {},
+    clientMetadataUrl,
+    openUrl: visit,
+    ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
+    ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
+  };
+  const connection = await connectContextServer(serverUrl, options);
+  try {
+    const tools = await connection.listTools();
+    const [tool, args] = toolOf(scenario);
+    if (tools.some((listed) => listed.name === tool)) await connection.callTool(tool, args);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** `gantry mcp call <url> <tool>`: the sign-in address it prints (--no-browser) is visited as above. */
+async function viaCli(serverUrl: string, scenario: string, context: Context, configDir: string): Promise<void> {
+  const [tool, args] = toolOf(scenario);
+  const flags = ['--no-browser', '--store', 'file', ...(context.client_id !== undefined ? ['--client-id', context.client_id] : [])];
+  const child = spawnGantry(
+    ['mcp', scenario === 'initialize' ? 'tools' : 'call', serverUrl, ...(scenario === 'initialize' ? [] : [tool, JSON.stringify(args)]), ...flags],
+    {
+      GANTRY_CONFIG_DIR: configDir,
+      ...(context.client_secret !== undefined ? { GANTRY_MCP_CLIENT_SECRET: context.client_secret } : {}),
+    },
+  );
+  let stderr = '';
+  const visits: Promise<void>[] = [];
+  child.stdout!.pipe(process.stdout);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const match of chunk.toString().matchAll(/^\s+(http:\/\/\S+)$/gm)) visits.push(visit(match[1]!));
+  });
+  const code = await exited(child);
+  await Promise.all(visits);
+  if (code !== 0) throw new Error(`gantry mcp call exited with ${code}: ${stderr}`);
+}
+
+const [via, serverUrl] = process.argv.slice(2);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
+const configDir = mkdtempSync(path.join(tmpdir(), 'gantry-conformance-client-'));
+const run = via === 'cli' ? viaCli : viaLibrary;
+try {
+  if (!serverUrl || (via !== 'cli' && via !== 'library')) throw new Error('usage: mcp-conformance-client.ts library|cli <server-url>');
+  await run(serverUrl, scenario, context, configDir);
+  process.exitCode = 0;
+} catch (error) {
+  process.stderr.write(`${scenario}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  rmSync(configDir, { recursive: true, force: true });
+}
