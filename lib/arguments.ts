@@ -3,7 +3,8 @@
 // and what it takes, never a TypeError from deep inside ("Cannot read properties of undefined (reading 'trim')").
 import { UsageError, shown } from './errors.js';
 
-function describe(value: unknown): string {
+/** What a wrong argument was, for "got …": its kind, never its value (it may be a secret). */
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
@@ -11,18 +12,19 @@ function describe(value: unknown): string {
   return typeof value === 'undefined' ? 'nothing' : `${typeof value === 'number' ? 'a number' : `a ${typeof value}`}`;
 }
 
-function refuse(where: string, name: string, takes: string, value: unknown): never {
-  throw new UsageError(`${where}: ${name} must be ${takes}, got ${describe(value)}`, { code: 'INVALID_ARGUMENT' });
+/** The one refusal of a wrong argument: `<where>: <name> must be <takes>, got <kind>`, a UsageError (INVALID_ARGUMENT). */
+export function refuseArgument(where: string, name: string, takes: string, value: unknown): never {
+  throw new UsageError(`${where}: ${name} must be ${takes}, got ${describeValue(value)}`, { code: 'INVALID_ARGUMENT' });
 }
 
 /** A non-empty string. `takes` says what kind, e.g. `a module address such as "hashicorp/consul/aws"`. */
 export function expectString(where: string, name: string, value: unknown, takes = 'a non-empty string'): asserts value is string {
-  if (typeof value !== 'string' || value === '') refuse(where, name, takes, value);
+  if (typeof value !== 'string' || value === '') refuseArgument(where, name, takes, value);
 }
 
 /** A plain object (not null, not an array). */
 export function expectObject(where: string, name: string, value: unknown, takes = 'an object'): asserts value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) refuse(where, name, takes, value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) refuseArgument(where, name, takes, value);
 }
 
 /** An options object that may be left out: undefined passes, anything else must be an object. */
@@ -31,11 +33,11 @@ export function expectOptions(where: string, value: unknown, name = 'options'): 
 }
 
 export function expectArray(where: string, name: string, value: unknown, takes = 'an array'): asserts value is unknown[] {
-  if (!Array.isArray(value)) refuse(where, name, takes, value);
+  if (!Array.isArray(value)) refuseArgument(where, name, takes, value);
 }
 
 export function expectFunction(where: string, name: string, value: unknown, takes = 'a function'): asserts value is (...args: never[]) => unknown {
-  if (typeof value !== 'function') refuse(where, name, takes, value);
+  if (typeof value !== 'function') refuseArgument(where, name, takes, value);
 }
 
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

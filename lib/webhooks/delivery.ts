@@ -8,7 +8,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { UsageError } from '../errors.js';
-import { expectArray, expectObject, expectOptions, expectString } from '../arguments.js';
+import { expectArray, expectObject, expectOptions, expectString, refuseArgument } from '../arguments.js';
 import { findJsonSyntaxProblem } from '../json-syntax.js';
 import { WebhookDeliveryError, type WebhookDeliveryErrorDetails } from './errors.js';
 import { scanJsonObject } from './json-scan.js';
@@ -84,20 +84,6 @@ export interface Delivery {
 
 const where = 'readDelivery';
 
-function refuseArgument(name: string, takes: string, value: unknown): never {
-  const got =
-    value === null
-      ? 'null'
-      : Array.isArray(value)
-        ? 'an array'
-        : value === undefined
-          ? 'nothing'
-          : typeof value === 'object'
-            ? 'an object'
-            : `a ${typeof value}`;
-  throw new UsageError(`${where}: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
-}
-
 interface Settings {
   secrets: readonly string[];
   allowSha1: boolean;
@@ -110,7 +96,7 @@ function checkRequest(request: unknown): asserts request is IncomingMessage {
   expectObject(where, 'request', request, takesRequest);
   const candidate = request as Partial<IncomingMessage>;
   if (typeof candidate.on !== 'function' || typeof candidate.method !== 'string' || candidate.headers === null || typeof candidate.headers !== 'object') {
-    refuseArgument('request', takesRequest, request);
+    refuseArgument(where, 'request', takesRequest, request);
   }
   checkUnread(candidate);
 }
@@ -136,10 +122,10 @@ function checkOptions(options: unknown): Settings {
   const { secrets, allowSha1, maxBytes, requireSignature } = options as Partial<ReadDeliveryOptions>;
   expectArray(where, 'options.secrets', secrets, 'an array of the webhook secrets (empty only with requireSignature: false)');
   secrets.forEach((secret, index) => expectString(where, `options.secrets[${index}]`, secret, 'a non-empty string'));
-  if (allowSha1 !== undefined && typeof allowSha1 !== 'boolean') refuseArgument('options.allowSha1', 'true or false', allowSha1);
-  if (requireSignature !== undefined && typeof requireSignature !== 'boolean') refuseArgument('options.requireSignature', 'true or false', requireSignature);
+  if (allowSha1 !== undefined && typeof allowSha1 !== 'boolean') refuseArgument(where, 'options.allowSha1', 'true or false', allowSha1);
+  if (requireSignature !== undefined && typeof requireSignature !== 'boolean') refuseArgument(where, 'options.requireSignature', 'true or false', requireSignature);
   if (maxBytes !== undefined && !(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
-    refuseArgument('options.maxBytes', 'a positive whole number of bytes', maxBytes);
+    refuseArgument(where, 'options.maxBytes', 'a positive whole number of bytes', maxBytes);
   }
   const required = requireSignature ?? secrets.length > 0;
   if (required && secrets.length === 0) {
@@ -688,14 +674,14 @@ export interface SendRefusalOptions {
  */
 export function sendRefusal(response: ServerResponse, error: WebhookDeliveryError, options: SendRefusalOptions = {}): void {
   expectObject('sendRefusal', 'response', response, 'an http.ServerResponse');
-  if (typeof (response as Partial<ServerResponse>).writeHead !== 'function') refuseSend('response', 'an http.ServerResponse', response);
-  if (!(error instanceof WebhookDeliveryError)) refuseSend('error', 'a WebhookDeliveryError', error);
+  if (typeof (response as Partial<ServerResponse>).writeHead !== 'function') refuseArgument('sendRefusal', 'response', 'an http.ServerResponse', response);
+  if (!(error instanceof WebhookDeliveryError)) refuseArgument('sendRefusal', 'error', 'a WebhookDeliveryError', error);
   expectOptions('sendRefusal', options);
   const lingerMs = options.lingerMs ?? 2000;
-  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0)) refuseSend('options.lingerMs', 'a number of milliseconds', lingerMs);
+  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0)) refuseArgument('sendRefusal', 'options.lingerMs', 'a number of milliseconds', lingerMs);
   const lingerBytes = options.lingerBytes ?? 4 * 1024 * 1024;
   if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0))
-    refuseSend('options.lingerBytes', 'a whole number of bytes', lingerBytes);
+    refuseArgument('sendRefusal', 'options.lingerBytes', 'a whole number of bytes', lingerBytes);
   const request = response.req as IncomingMessage | undefined;
   const unread = request !== undefined && !request.readableEnded;
   if (response.headersSent) {
@@ -732,16 +718,3 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
   });
 }
 
-function refuseSend(name: string, takes: string, value: unknown): never {
-  const got =
-    value === null
-      ? 'null'
-      : Array.isArray(value)
-        ? 'an array'
-        : value === undefined
-          ? 'nothing'
-          : typeof value === 'object'
-            ? 'an object'
-            : `a ${typeof value}`;
-  throw new UsageError(`sendRefusal: ${name} must be ${takes}, got ${got}`, { code: 'INVALID_ARGUMENT' });
-}

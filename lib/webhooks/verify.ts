@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { UsageError } from '../errors.js';
-import { expectObject, expectOptions, expectString } from '../arguments.js';
+import { expectObject, expectOptions, expectString, refuseArgument } from '../arguments.js';
 
 export type SignatureAlgorithm = 'sha256' | 'sha1';
 
@@ -46,27 +46,17 @@ export interface SignatureClaim {
   digest: Buffer;
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
-  if (typeof value === 'object') return 'an object';
-  return value === undefined ? 'nothing' : typeof value === 'number' ? 'a number' : `a ${typeof value}`;
-}
-
 /** The body's bytes: a Buffer or Uint8Array as it is, a string as UTF-8. */
 function bodyBytes(where: string, body: unknown): Buffer {
   if (Buffer.isBuffer(body)) return body;
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  throw new UsageError(`${where}: body must be a Buffer, a Uint8Array or a string (the raw bytes received), got ${describe(body)}`, {
-    code: 'INVALID_ARGUMENT',
-  });
+  refuseArgument(where, 'body', 'a Buffer, a Uint8Array or a string (the raw bytes received)', body);
 }
 
 function checkAlgorithm(where: string, algorithm: unknown): asserts algorithm is SignatureAlgorithm {
   if (algorithm !== 'sha256' && algorithm !== 'sha1') {
-    throw new UsageError(`${where}: algorithm must be 'sha256' or 'sha1', got ${describe(algorithm)}`, { code: 'INVALID_ARGUMENT' });
+    refuseArgument(where, 'algorithm', "'sha256' or 'sha1'", algorithm);
   }
 }
 
@@ -76,7 +66,7 @@ function secretList(where: string, secrets: unknown): readonly string[] {
     return [secrets];
   }
   if (!Array.isArray(secrets) || secrets.length === 0) {
-    throw new UsageError(`${where}: secrets must be a non-empty string or a non-empty array of them, got ${describe(secrets)}`, { code: 'INVALID_ARGUMENT' });
+    refuseArgument(where, 'secrets', 'a non-empty string or a non-empty array of them', secrets);
   }
   secrets.forEach((secret, index) => expectString(where, `secrets[${index}]`, secret, 'a non-empty string'));
   return secrets as readonly string[];
@@ -153,7 +143,7 @@ export function readSignatureClaim(headers: SignatureHeaderSource, options: Veri
   expectObject('readSignatureClaim', 'headers', headers, 'an object of request headers');
   expectOptions('readSignatureClaim', options);
   if (options.allowSha1 !== undefined && typeof options.allowSha1 !== 'boolean') {
-    throw new UsageError(`readSignatureClaim: options.allowSha1 must be true or false, got ${describe(options.allowSha1)}`, { code: 'INVALID_ARGUMENT' });
+    refuseArgument('readSignatureClaim', 'options.allowSha1', 'true or false', options.allowSha1);
   }
   return claimOf(headerValues(headers, signatureHeaders.sha256), () => headerValues(headers, signatureHeaders.sha1), options.allowSha1 ?? true);
 }
@@ -240,8 +230,7 @@ export function matchSignatureClaim(secrets: readonly string[], body: Uint8Array
   const bytes = bodyBytes('matchSignatureClaim', body);
   expectObject('matchSignatureClaim', 'claim', claim, 'a claim from readSignatureClaim');
   checkAlgorithm('matchSignatureClaim', claim.algorithm);
-  if (!Buffer.isBuffer(claim.digest))
-    throw new UsageError(`matchSignatureClaim: claim.digest must be a Buffer, got ${describe(claim.digest)}`, { code: 'INVALID_ARGUMENT' });
+  if (!Buffer.isBuffer(claim.digest)) refuseArgument('matchSignatureClaim', 'claim.digest', 'a Buffer', claim.digest);
   const check = signatureCheck(list, claim);
   check.update(bytes);
   return check.result();
@@ -264,7 +253,7 @@ export function verify(
   expectObject('verify', 'headers', headers, 'an object of request headers');
   expectOptions('verify', options);
   if (options.allowSha1 !== undefined && typeof options.allowSha1 !== 'boolean') {
-    throw new UsageError(`verify: options.allowSha1 must be true or false, got ${describe(options.allowSha1)}`, { code: 'INVALID_ARGUMENT' });
+    refuseArgument('verify', 'options.allowSha1', 'true or false', options.allowSha1);
   }
   const claim = readSignatureClaim(headers, options);
   if (!claim.ok) return claim;
