@@ -270,6 +270,27 @@ function tooLarge(path: string, options: ReadLocalFileOptions, limit: number): U
 }
 
 /**
+ * The chunks of a read capped at `limit` bytes, for the async and the sync reader alike: `next()` gives the buffer to
+ * read into (one byte past the cap at most, to see it passed), `took(chunk, bytesRead)` keeps what came and says
+ * whether to go on (false at the end of the file), and refuses past the cap.
+ */
+function cappedRead(path: string, options: ReadLocalFileOptions, limit: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    next: () => Buffer.alloc(Math.min(64 * 1024, limit + 1 - size)),
+    took(chunk: Buffer, bytesRead: number): boolean {
+      if (bytesRead === 0) return false;
+      size += bytesRead;
+      if (size > limit) throw tooLarge(path, options, limit);
+      chunks.push(chunk.subarray(0, bytesRead));
+      return true;
+    },
+    bytes: () => Buffer.concat(chunks),
+  };
+}
+
+/**
  * Reads a file the user named, whole, as bytes: opened once, the open handle looked at (no race between a check and
  * the read), a folder, a device or a FIFO refused (FIFOs and sockets allowed with `allowPipe`), at most `maxBytes`.
  * Every refusal is a usage error naming `what` and the path. A missing file is an error, or undefined with `missingOk`.
@@ -297,17 +318,9 @@ export async function readLocalFile(path: string, options: ReadLocalFileOptions)
   try {
     const refused = refusal(await handle.stat(), path, options);
     if (refused) throw refused;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(Math.min(64 * 1024, limit + 1 - size));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > limit) throw tooLarge(path, options, limit);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks);
+    const capped = cappedRead(path, options, limit);
+    for (let chunk = capped.next(); capped.took(chunk, (await handle.read(chunk, 0, chunk.length, null)).bytesRead); chunk = capped.next());
+    return capped.bytes();
   } catch (error) {
     throw error instanceof UsageError ? error : openError(error, path, options);
   } finally {
@@ -331,17 +344,9 @@ export function readLocalFileSync(path: string, options: ReadLocalFileOptions): 
   try {
     const refused = refusal(fstatSync(fd), path, { ...options, allowPipe: false });
     if (refused) throw refused;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for (;;) {
-      const chunk = Buffer.alloc(Math.min(64 * 1024, limit + 1 - size));
-      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (size > limit) throw tooLarge(path, options, limit);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks);
+    const capped = cappedRead(path, options, limit);
+    for (let chunk = capped.next(); capped.took(chunk, readSync(fd, chunk, 0, chunk.length, null)); chunk = capped.next());
+    return capped.bytes();
   } catch (error) {
     throw error instanceof UsageError ? error : openError(error, path, options);
   } finally {

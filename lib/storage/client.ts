@@ -8,11 +8,10 @@ import { exportFile, type ExportOptions, type ExportResult } from './export.js';
 import { resumeUpload, upload, type ResumeOptions, type UploadedFile, type UploadOptions } from './upload/index.js';
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
-import type { AccessTokenSession, Credentials, ProxySettings, RetryNotice, RetryPolicy, Timeouts } from '../http/index.js';
-import type { Logger } from '../log.js';
+import type { AccessTokenSession, Credentials } from '../http/index.js';
 import { optionKeys, refuseUnknownOptions, settingsReader, type SettingSpec } from '../settings.js';
 import { createMethods, type StorageMethods } from './methods.js';
-import { createStorageTransport, type StorageTransport } from './transport.js';
+import { createStorageTransport, type StorageTransport, type StorageTransportOptions } from './transport.js';
 import {
   keepWatchingChanges,
   keepWatchingFile,
@@ -26,21 +25,14 @@ import {
   type WatchFileOptions,
 } from './watch.js';
 
-export interface StorageClientOptions {
+/** The transport's options (retry — default storageRetryPolicy —, logger, proxy …), with base URL and token optional. */
+export interface StorageClientOptions extends Omit<StorageTransportOptions, 'baseUrl' | 'token'> {
   /** The service root; default STORAGE_BASE_URL. https, or http on loopback. */
   baseUrl?: string;
   /** A bearer token or a source of them (`Credentials`, an AuthSession); default STORAGE_TOKEN. */
   token?: string | Credentials | AccessTokenSession;
   /** Share a transport (and its connections) instead of making one; baseUrl and token are then its own. */
   transport?: StorageTransport;
-  /** Default: storageRetryPolicy (Drive's truncated exponential backoff). */
-  retry?: RetryPolicy;
-  logger?: Logger;
-  userAgent?: string;
-  proxy?: ProxySettings;
-  timeouts?: Partial<Timeouts>;
-  /** Told of each retry before its wait. */
-  onRetry?: (retry: RetryNotice) => void;
 }
 
 /** Where the base URL and token are read besides the options (lib/settings.ts: options, environment, Pulumi config). */
@@ -94,16 +86,9 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
   for (const name of ['retry', 'proxy', 'timeouts'] as const) {
     if (options?.[name] !== undefined) expectObject(where, `options.${name}`, options[name]);
   }
-  const transport = createStorageTransport({
-    baseUrl,
-    token,
-    ...(options?.retry ? { retry: options.retry } : {}),
-    ...(options?.logger ? { logger: options.logger } : {}),
-    ...(options?.userAgent ? { userAgent: options.userAgent } : {}),
-    ...(options?.proxy ? { proxy: options.proxy } : {}),
-    ...(options?.timeouts ? { timeouts: options.timeouts } : {}),
-    ...(options?.onRetry ? { onRetry: options.onRetry } : {}),
-  });
+  // The transport's own options pass as given (those set: exactOptionalPropertyTypes), the client's stay here.
+  const passed = Object.entries(options ?? {}).filter(([key, value]) => value && key !== 'transport' && key !== 'baseUrl' && key !== 'token');
+  const transport = createStorageTransport({ ...(Object.fromEntries(passed) as Partial<StorageTransportOptions>), baseUrl, token });
   return { transport, owned: true };
 }
 
