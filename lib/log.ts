@@ -47,6 +47,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** One logger that writes each line to every one given, in order (the context server: its log and the caller). */
+export function teeLogger(...loggers: Logger[]): Logger {
+  const each = (level: keyof Logger) => (message: string) => loggers.forEach((logger) => logger[level](message));
+  return { debug: each('debug'), info: each('info'), warn: each('warn'), error: each('error') };
+}
+
 let defaultLogger: Logger | undefined;
 /** The process-wide logger, used when a caller passes none. The command replaces it to honour --verbose. */
 export function getLogger(): Logger {

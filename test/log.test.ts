@@ -1,6 +1,6 @@
 // The logger's level from GANTRY_LOG: a value that is no level is reported once, on the logger's own output.
 import assert from 'node:assert/strict';
-import { createLogger } from '../lib/log.js';
+import { createLogger, teeLogger } from '../lib/log.js';
 import { gantry } from './analysis/gantry.js';
 
 describe('log: GANTRY_LOG', () => {
@@ -53,5 +53,18 @@ describe('log: GANTRY_LOG', () => {
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.stderr.match(/GANTRY_LOG=loud is not a log level/g)?.length, 1, run.stderr);
     assert.match(run.stderr, /^error: --runs: "x" is not a whole number$/m);
+  });
+});
+
+describe('log: teeLogger', () => {
+  it('LAYER-LOG: each line goes to every logger given, at its own level, in order', () => {
+    const heard: string[] = [];
+    const recorder = (name: string) => createLogger({ level: 'info', write: (line) => heard.push(`${name} ${line}`) });
+    const logger = teeLogger(recorder('a'), recorder('b'));
+    logger.debug('quiet');
+    logger.warn('loud');
+    assert.equal(heard.length, 2, heard.join('\n'));
+    assert.match(heard[0]!, /^a .*loud/);
+    assert.match(heard[1]!, /^b .*loud/);
   });
 });

@@ -2,7 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SetLevelRequestSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { isGantryError } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { teeLogger, type Logger } from '../../log.js';
 import { redact } from '../../redact.js';
 import { version } from '../../version.js';
 import { createLogLevels, heard, type LogLevels } from './log-levels.js';
@@ -48,13 +48,8 @@ export function createMcpServer(host: ToolHost): McpServer {
             .sendNotification({ method: 'notifications/message', params: { level, logger: `gantry.${tool.name}`, data: redact(message) } })
             .catch(() => undefined);
         };
-        const toCaller = { debug: tell('debug'), info: tell('info'), warn: tell('warning'), error: tell('error') };
-        const logger = {
-          debug: (message: string) => (host.logger.debug(message), toCaller.debug(message)),
-          info: (message: string) => (host.logger.info(message), toCaller.info(message)),
-          warn: (message: string) => (host.logger.warn(message), toCaller.warn(message)),
-          error: (message: string) => (host.logger.error(message), toCaller.error(message)),
-        };
+        const toCaller: Logger = { debug: tell('debug'), info: tell('info'), warn: tell('warning'), error: tell('error') };
+        const logger = teeLogger(host.logger, toCaller);
         const context = {
           env: host.env,
           logger,
