@@ -4,18 +4,11 @@
 //   node bench/gate/lighthouse-direct.mjs <url> <runs>
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { desktopConfig } from 'lighthouse';
+import { offlineChromeFlags } from '../../dist/lib/browser/locate.js';
 
 const [url, runsText = '3'] = process.argv.slice(2);
-const flags = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+// The same offline flags as Gantry's own Chromium (dist/lib/browser: `npm run bench` builds first).
+const flags = [...offlineChromeFlags];
 const scores = [];
 for (let run = 0; run < Number(runsText); run += 1) {
   const chrome = await chromeLauncher.launch({ chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', chromeFlags: flags });
