@@ -1,9 +1,7 @@
 // The embedded storage server in a process of its own, so that the benchmark measures the uploading process only.
 // Child mode (run directly): serve a folder on 127.0.0.1 and print `{ url, token }` as one JSON line on stdout.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { startStorageServer } from '../../devserver/storage/index.js';
+import { runDirectly, serveAsChild, startServerChild } from '../lib/server-child.js';
 
 export interface StorageProcess {
   url: string;
@@ -13,30 +11,21 @@ export interface StorageProcess {
 }
 
 export async function startStorageProcess(dir: string): Promise<StorageProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the storage server process exited with ${code}`)));
-  });
-  const { url, token } = JSON.parse(line) as { url: string; token: string };
+  const { info, stop } = await startServerChild<{ url: string; token: string }>(import.meta.url, [dir], 'storage server');
+  const { url } = info;
   return {
-    url,
-    token,
+    ...info,
     async admin(method, sub, body) {
       const res = await fetch(`${url}/_gantry/${sub}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       return res.json();
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    },
+    stop,
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const server = await startStorageServer({ dir: process.argv[2] as string });
-  process.stdout.write(`${JSON.stringify({ url: server.url, token: server.tokens[0] })}\n`);
-  process.on('SIGTERM', () => {
-    void server.stop().then(() => process.exit(0));
-  });
+if (runDirectly(import.meta.url)) {
+  await serveAsChild(
+    () => startStorageServer({ dir: process.argv[2] as string }),
+    (server) => ({ url: server.url, token: server.tokens[0] }),
+  );
 }

@@ -1,0 +1,40 @@
+// An embedded server in a process of its own, so a benchmark measures the client's event loop only: the parent
+// starts the module as a child and reads one JSON line of what the server says about itself; the child (the module
+// run directly) starts the server, prints that line, and stops the server on SIGTERM.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export interface ServerChild<Info> {
+  info: Info;
+  /** SIGTERM, and the child's exit. */
+  stop(): Promise<void>;
+}
+
+/** Runs `moduleUrl` (its `import.meta.url`) under tsx with `args`; `what` names the server in a failure. */
+export async function startServerChild<Info>(moduleUrl: string, args: string[], what: string): Promise<ServerChild<Info>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(moduleUrl), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the ${what} process exited with ${code}`)));
+  });
+  return {
+    info: JSON.parse(line) as Info,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** Whether `moduleUrl` is the module node was asked to run (child mode). */
+export const runDirectly = (moduleUrl: string): boolean => process.argv[1] === fileURLToPath(moduleUrl);
+
+/** Child mode: start the server, print `info` of it as one JSON line on stdout, stop it on SIGTERM. */
+export async function serveAsChild<Server extends { stop(): Promise<void> }>(start: () => Promise<Server>, info: (server: Server) => unknown): Promise<void> {
+  const server = await start();
+  process.stdout.write(`${JSON.stringify(info(server))}\n`);
+  process.on('SIGTERM', () => {
+    void server.stop().then(() => process.exit(0));
+  });
+}
