@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startOidcResourcePeer } from '../../test/peers/oidc-resource.js';
+import { median, medianFigures, quantile, round, roundRatios } from '../lib/figures.js';
 import { startRegistryProcess } from '../lib/registry-process.js';
 import { startContextServers } from './server-process.js';
 
@@ -48,12 +49,6 @@ interface Figures {
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const round = (n: number) => Math.round(n * 100) / 100;
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const registry = await startRegistryProcess(path.join(root, 'examples/modules'), 0);
 const peer = await startOidcResourcePeer();
@@ -128,11 +123,10 @@ try {
     const clientUsed = process.cpuUsage(clientCpu);
     const serverUsed = serverCpu === undefined ? undefined : (await servers.cpuMicros())! - serverCpu;
     latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
     return {
       callsPerSec: Math.round(calls / elapsed),
-      p50Ms: round(at(0.5)),
-      p99Ms: round(at(0.99)),
+      p50Ms: quantile(latencies, 0.5),
+      p99Ms: quantile(latencies, 0.99),
       serverCpuUsPerCall: serverUsed === undefined ? undefined : Math.round(serverUsed / calls),
       clientCpuUsPerCall: Math.round((clientUsed.user + clientUsed.system) / calls),
     };
@@ -163,14 +157,7 @@ try {
   for (const p of peer.paths.slice(askedBefore)) asked[p] = (asked[p] ?? 0) + 1;
 
   const summary = (figures: Record<Side, Figures[]>) => {
-    const pick = (list: Figures[]) => ({
-      callsPerSec: Math.round(median(list.map((f) => f.callsPerSec))),
-      p50Ms: round(median(list.map((f) => f.p50Ms))),
-      p99Ms: round(median(list.map((f) => f.p99Ms))),
-      ...(list[0]!.serverCpuUsPerCall === undefined ? {} : { serverCpuUsPerCall: Math.round(median(list.map((f) => f.serverCpuUsPerCall!))) }),
-      clientCpuUsPerCall: Math.round(median(list.map((f) => f.clientCpuUsPerCall))),
-    });
-    const perRound = (side: Side) => figures[side].map((f, i) => round(f.callsPerSec / figures.off[i]!.callsPerSec));
+    const perRound = (side: Side) => roundRatios(figures[side], figures.off, (f) => f.callsPerSec);
     const cpuRatio = (side: Side) =>
       figures.off[0]!.serverCpuUsPerCall === undefined
         ? undefined
@@ -178,9 +165,9 @@ try {
     const on = perRound('on');
     const onOpaque = perRound('onOpaque');
     return {
-      off: pick(figures.off),
-      on: pick(figures.on),
-      onOpaque: pick(figures.onOpaque),
+      off: medianFigures(figures.off),
+      on: medianFigures(figures.on),
+      onOpaque: medianFigures(figures.onOpaque),
       ratioAuthOnToOff: round(median(on)),
       ratioOpaqueToOff: round(median(onOpaque)),
       serverCpuRatioOnToOff: cpuRatio('on'),

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import NodeVault from 'node-vault';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { silentLogger } from '../../lib/log.js';
+import { median, medianFigures, quantile, round, roundRatios } from '../lib/figures.js';
 import { startSecretsProcess } from '../lib/secrets-process.js';
 
 const OPS = Number(process.env.BENCH_SECRETS_OPS ?? 3000);
@@ -70,33 +71,23 @@ async function measure(side: Side, op: Op): Promise<Figures> {
   // A baseline that gets 403s (or anything else) is not doing the work: stop rather than print a meaningless ratio.
   if (seen.size !== 1 || !seen.has(200)) throw new Error(`${side}: statuses ${JSON.stringify(Object.fromEntries(seen))}, expected only 200`);
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
   // Client CPU per operation: this process only (the server has its own), so it holds up better under load than ops/s.
-  return { opsPerSec: Math.round(OPS / elapsed), p50Ms: round(at(0.5)), p99Ms: round(at(0.99)), cpuUsPerOp: Math.round((used.user + used.system) / OPS) };
+  return {
+    opsPerSec: Math.round(OPS / elapsed),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    cpuUsPerOp: Math.round((used.user + used.system) / OPS),
+  };
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 function summary(figures: Record<Side, Figures[]>) {
-  const pick = (list: Figures[]) => ({
-    opsPerSec: Math.round(median(list.map((f) => f.opsPerSec))),
-    p50Ms: round(median(list.map((f) => f.p50Ms))),
-    p99Ms: round(median(list.map((f) => f.p99Ms))),
-    cpuUsPerOp: Math.round(median(list.map((f) => f.cpuUsPerOp))),
-  });
-  const perRound = (base: Side) => figures.gantry.map((g, i) => round(g.opsPerSec / figures[base][i]!.opsPerSec));
+  const perRound = (base: Side) => roundRatios(figures.gantry, figures[base], (f) => f.opsPerSec);
   const toNodeVault = perRound('nodeVault');
   const toNodeHttp = perRound('nodeHttp');
   return {
-    gantry: pick(figures.gantry),
-    nodeVault: pick(figures.nodeVault),
-    nodeHttp: pick(figures.nodeHttp),
+    gantry: medianFigures(figures.gantry),
+    nodeVault: medianFigures(figures.nodeVault),
+    nodeHttp: medianFigures(figures.nodeHttp),
     ratioToNodeVault: round(median(toNodeVault)),
     ratioToNodeHttp: round(median(toNodeHttp)),
     rounds: { toNodeVault, toNodeHttp },

@@ -1,0 +1,32 @@
+// The arithmetic of the benchmarks that compare sides over rotating rounds: medians of each figure, per-round ratios.
+
+/** Two decimals. */
+export const round = (n: number): number => Math.round(n * 100) / 100;
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The `q` quantile (0.5, 0.99) of latencies sorted ascending, in the unit they are in, to two decimals. */
+export const quantile = (sorted: number[], q: number): number => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+
+/**
+ * Each figure's median over the rounds, in the order the first round lists them: milliseconds (`…Ms`) to two
+ * decimals, the rest whole; a figure the first round leaves undefined (not measured) is left out.
+ */
+export function medianFigures<F extends object>(rounds: F[]): Partial<Record<keyof F, number>> {
+  const first = rounds[0] as Record<string, number | undefined>;
+  const keys = Object.keys(first).filter((key) => first[key] !== undefined);
+  return Object.fromEntries(
+    keys.map((key) => {
+      const value = median(rounds.map((figures) => (figures as Record<string, number>)[key]!));
+      return [key, key.endsWith('Ms') ? round(value) : Math.round(value)];
+    }),
+  ) as Partial<Record<keyof F, number>>;
+}
+
+/** Round by round, `side`'s figure over `base`'s (the rounds in the same order on both sides). */
+export const roundRatios = <F>(side: F[], base: F[], figure: (figures: F) => number): number[] =>
+  side.map((figures, i) => round(figure(figures) / figure(base[i]!)));
