@@ -5,7 +5,7 @@
  * asked without any, and discovery sends a registry's own token to that registry only (as every modules command does).
  */
 import { GantryError } from '../errors.js';
-import { createHttpClient, NetworkError, noRetry, redact, redactUrl } from '../http/index.js';
+import { createHttpClient, NetworkError, noRetry, redact, redactUrl, type HttpClient, type HttpClientOptions } from '../http/index.js';
 import type { Logger } from '../log.js';
 import { parseServiceUrl } from '../service-url.js';
 import type { DoctorCheck } from './types.js';
@@ -41,6 +41,27 @@ function failed(error: unknown, where: string): Probe {
   const message = redact(error instanceof Error ? error.message : String(error));
   const network = error instanceof NetworkError || (error instanceof GantryError && error.cause instanceof NetworkError);
   return { status: network ? 'unreachable' : 'error', detail: message.includes(where) ? message : `${where}: ${message}` };
+}
+
+/**
+ * A probe over a bare HTTP client of its own, without retries, within the timeout: what `ask` finds, or `failed`
+ * naming `where` (`onError` may read the failure first); the client closed either way.
+ */
+async function overHttp(
+  { timeoutMs, logger }: EndpointProbeOptions,
+  client: Pick<HttpClientOptions, 'baseUrl' | 'maxRedirects'>,
+  where: string,
+  ask: (http: HttpClient) => Promise<Probe>,
+  onError?: (error: unknown) => Promise<Probe | undefined>,
+): Promise<Probe> {
+  const http = createHttpClient({ ...client, timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
+  try {
+    return await ask(http);
+  } catch (error) {
+    return (await onError?.(error)) ?? failed(error, where);
+  } finally {
+    http.close();
+  }
 }
 
 const secrets: Endpoint = {
@@ -79,18 +100,14 @@ const registry: Endpoint = {
   unset: 'GANTRY_REGISTRY_HOST is not set (addresses without a host use registry.terraform.io; --registry-host <host> checks one)',
   target: ({ env, registryHost }) => registryHost || env.GANTRY_REGISTRY_HOST || undefined,
   settingUsed: ({ registryHost }) => (registryHost ? '--registry-host' : 'GANTRY_REGISTRY_HOST'),
-  async probe(host, { env, timeoutMs, logger }) {
+  async probe(host, options) {
     const { RegistryClient } = await import('../registry/index.js');
-    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 10, ...(logger ? { logger } : {}) });
-    try {
+    const { env, logger } = options;
+    return overHttp(options, { maxRedirects: 10 }, host, async (http) => {
       const client = new RegistryClient({ env, http, retry: noRetry, ...(logger ? { logger } : {}) });
       const services = await client.services(host);
       return { status: 'ok', detail: `${services.host}: modules.v1 at ${redactUrl(services.modulesV1)}` };
-    } catch (error) {
-      return failed(error, host);
-    } finally {
-      http.close();
-    }
+    });
   },
 };
 
@@ -99,7 +116,7 @@ const pageAnalysis: Endpoint = {
   setting: 'PAGEANALYSIS_BASE_URL',
   neededFor: 'gates with the api engine',
   target: ({ env }) => env.PAGEANALYSIS_BASE_URL || undefined,
-  async probe(target, { timeoutMs, logger }) {
+  async probe(target, options) {
     const { RUN_PATH } = await import('../analysis/remote.js');
     let base: URL;
     try {
@@ -109,8 +126,7 @@ const pageAnalysis: Endpoint = {
     }
     const where = redactUrl(base);
     // runPageanalysis without a page and without the key or token: the API says 400 (or 401/403), nothing is analysed.
-    const http = createHttpClient({ baseUrl: base.toString(), timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
-    try {
+    return overHttp(options, { baseUrl: base.toString() }, where, async (http) => {
       const response = await http.request({
         method: 'GET',
         url: RUN_PATH,
@@ -122,11 +138,7 @@ const pageAnalysis: Endpoint = {
       if (response.status === 404) return { status: 'error', detail: `${where} answers, but has no page analysis API (404 for ${RUN_PATH})` };
       if (response.status >= 500) return { status: 'error', detail: `${where} answers ${response.status}` };
       return { status: 'ok', detail: `${where} answers (${response.status} without a page)` };
-    } catch (error) {
-      return failed(error, where);
-    } finally {
-      http.close();
-    }
+    });
   },
 };
 
@@ -167,7 +179,7 @@ const authorization: Endpoint = {
   setting: 'GANTRY_AUTH_URL',
   neededFor: 'gantry auth (device login)',
   target: ({ env }) => env.GANTRY_AUTH_URL || undefined,
-  async probe(target, { timeoutMs, logger }) {
+  async probe(target, options) {
     const { checkAuthUrl, discoverEndpoints } = await import('../auth/index.js');
     let base: string;
     try {
@@ -176,16 +188,11 @@ const authorization: Endpoint = {
       return { status: 'error', detail: (error as Error).message };
     }
     // The metadata only: no client id, no secret, no code requested.
-    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
-    try {
+    return overHttp(options, { maxRedirects: 0 }, redactUrl(base), async (http) => {
       const found = await discoverEndpoints(http, base);
       const from = found.source === 'defaults' ? "no metadata; the spec's paths" : `from ${found.source}`;
       return { status: 'ok', detail: `${base}: device endpoint ${redactUrl(found.deviceAuthorization)} (${from})` };
-    } catch (error) {
-      return failed(error, redactUrl(base));
-    } finally {
-      http.close();
-    }
+    });
   },
 };
 
@@ -194,11 +201,10 @@ const contextAuthorization: Endpoint = {
   setting: 'GANTRY_MCP_AUTHORIZATION_SERVER',
   neededFor: 'gantry mcp serve (the tokens it accepts)',
   target: ({ env }) => env.GANTRY_MCP_AUTHORIZATION_SERVER || undefined,
-  async probe(target, { timeoutMs, logger }) {
+  async probe(target, options) {
     const { discoverAuthorizationServer } = await import('../mcp/client/discovery.js');
     // What `gantry mcp serve` reads at start: the RFC 8414 metadata, its issuer checked, and whether tokens can be checked.
-    const http = createHttpClient({ timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
-    try {
+    return overHttp(options, { maxRedirects: 0 }, redactUrl(target), async (http) => {
       const { metadata } = await discoverAuthorizationServer(target, { http });
       const how = [metadata.jwks_uri ? 'JWTs by its JWKS' : undefined, metadata.introspection_endpoint ? 'others by introspection' : undefined]
         .filter(Boolean)
@@ -213,11 +219,7 @@ const contextAuthorization: Endpoint = {
         status: 'ok',
         detail: `${redactUrl(target)}: issuer matches; tokens checked as ${how}${metadata.code_challenge_methods_supported?.includes('S256') ? '' : '; no S256 advertised: clients will refuse to sign in'}`,
       };
-    } catch (error) {
-      return failed(error, redactUrl(target));
-    } finally {
-      http.close();
-    }
+    });
   },
 };
 
@@ -226,7 +228,8 @@ const storage: Endpoint = {
   setting: 'STORAGE_BASE_URL',
   neededFor: 'gantry storage, Storage* resources and --report-storage',
   target: ({ env }) => env.STORAGE_BASE_URL || undefined,
-  async probe(target, { env, timeoutMs, logger }) {
+  async probe(target, options) {
+    const { env, timeoutMs, logger } = options;
     const [{ createStorageTransport, storageBaseUrl }, { StorageError }] = await Promise.all([
       import('../storage/transport.js'),
       import('../storage/errors.js'),
@@ -241,35 +244,41 @@ const storage: Endpoint = {
     if (!token) {
       // No credential to send: the service's 401 in its own error shape shows it is there (the commands can use a
       // `gantry auth` login instead of STORAGE_TOKEN).
-      const http = createHttpClient({ baseUrl: `${base}/`, timeouts: timeouts(timeoutMs), retry: noRetry, maxRedirects: 0, ...(logger ? { logger } : {}) });
-      try {
-        await http.request({ url: 'storage/v2/about', searchParams: { fields: 'kind' } });
-        return { status: 'error', detail: `${base}/storage/v2/about answered without credentials: not a storage API` };
-      } catch (error) {
-        const reason = (error as { body?: { error?: { errors?: Array<{ reason?: unknown }> } } }).body?.error?.errors?.[0]?.reason;
-        if ((error as { status?: unknown }).status === 401 && typeof reason === 'string') {
-          // The commands would use a stored `gantry auth` login instead: say whether one is there (the index only,
-          // no token is read).
-          const profile = env.GANTRY_AUTH_PROFILE || 'default';
-          const { listProfiles } = await import('../auth/store/index.js');
-          const logins = await listProfiles({ env }).then(
-            (all) => all.filter((entry) => entry.profile === profile),
-            () => [],
-          );
-          if (logins.length > 0) {
-            const who = logins.map((entry) => entry.account?.email ?? entry.authUrl).join(', ');
-            return { status: 'ok', detail: `${base} answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile ${profile} (${who})` };
+      return overHttp(
+        options,
+        { baseUrl: `${base}/`, maxRedirects: 0 },
+        base,
+        async (http) => {
+          await http.request({ url: 'storage/v2/about', searchParams: { fields: 'kind' } });
+          return { status: 'error', detail: `${base}/storage/v2/about answered without credentials: not a storage API` };
+        },
+        async (error) => {
+          const reason = (error as { body?: { error?: { errors?: Array<{ reason?: unknown }> } } }).body?.error?.errors?.[0]?.reason;
+          if ((error as { status?: unknown }).status === 401 && typeof reason === 'string') {
+            // The commands would use a stored `gantry auth` login instead: say whether one is there (the index only,
+            // no token is read).
+            const profile = env.GANTRY_AUTH_PROFILE || 'default';
+            const { listProfiles } = await import('../auth/store/index.js');
+            const logins = await listProfiles({ env }).then(
+              (all) => all.filter((entry) => entry.profile === profile),
+              () => [],
+            );
+            if (logins.length > 0) {
+              const who = logins.map((entry) => entry.account?.email ?? entry.authUrl).join(', ');
+              return {
+                status: 'ok',
+                detail: `${base} answers; STORAGE_TOKEN is not set, the commands use the gantry auth login of profile ${profile} (${who})`,
+              };
+            }
+            return {
+              status: 'error',
+              detail: `${base} answers, but STORAGE_TOKEN is not set and profile ${profile} has no gantry auth login`,
+              fix: 'set STORAGE_TOKEN, or run gantry auth login --scope storage.file',
+            };
           }
-          return {
-            status: 'error',
-            detail: `${base} answers, but STORAGE_TOKEN is not set and profile ${profile} has no gantry auth login`,
-            fix: 'set STORAGE_TOKEN, or run gantry auth login --scope storage.file',
-          };
-        }
-        return failed(error, base);
-      } finally {
-        http.close();
-      }
+          return undefined;
+        },
+      );
     }
     const transport = createStorageTransport({ baseUrl: base, token, retry: noRetry, timeouts: timeouts(timeoutMs), ...(logger ? { logger } : {}) });
     try {
