@@ -91,24 +91,22 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
     skip();
     const c = text[i];
     switch (state) {
+      // Just inside a container: its close, or its first key (object) or value (array).
       case 'value-or-close':
-        if (c === ']') {
+      case 'key-or-close': {
+        const inObject: boolean = state === 'key-or-close';
+        if (c === (inObject ? '}' : ']')) {
           stack.pop();
           i++;
           state = 'after';
-        } else state = 'value';
+        } else state = inObject ? 'key' : 'value';
         continue;
+      }
       case 'value': {
-        if (c === '{') {
-          stack.push('{');
+        if (c === '{' || c === '[') {
+          stack.push(c);
           i++;
-          state = 'key-or-close';
-          continue;
-        }
-        if (c === '[') {
-          stack.push('[');
-          i++;
-          state = 'value-or-close';
+          state = c === '{' ? 'key-or-close' : 'value-or-close';
           continue;
         }
         let failed: JsonSyntaxProblem | undefined;
@@ -123,13 +121,6 @@ export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefin
         state = 'after';
         continue;
       }
-      case 'key-or-close':
-        if (c === '}') {
-          stack.pop();
-          i++;
-          state = 'after';
-        } else state = 'key';
-        continue;
       case 'key': {
         if (c !== '"') return problem('a key in double quotes');
         const failed = string();
@@ -206,6 +197,22 @@ export interface JsonDuplicateKey {
   column: number;
   /** The 1-based line of the first occurrence in the same object. */
   firstLine: number;
+}
+
+/**
+ * A JSON file a person edits (a manifest, a lock file, the hooks file): parsed, and refused when it does not parse or
+ * when an object gives a key twice (JSON.parse would keep the last silently). Each refusal is the caller's own error.
+ */
+export function parseEditedJson(text: string, refuse: { invalid(error: Error): Error; duplicate(found: JsonDuplicateKey): Error }): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw refuse.invalid(error as Error);
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) throw refuse.duplicate(duplicate);
+  return value;
 }
 
 /**

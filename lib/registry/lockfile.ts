@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expectObject, expectString } from '../arguments.js';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { GantryError, ExitCode } from '../errors.js';
-import { findDuplicateKey } from '../json-syntax.js';
+import { parseEditedJson } from '../json-syntax.js';
 import { checkWritableFile, readLocalText, writeFailure } from '../local-paths.js';
 import { moduleAddressKey, parseModuleAddress } from './address.js';
 import { parseConstraints, parseVersion } from './constraints.js';
@@ -45,18 +45,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function parseLockFile(text: string, file = lockFileName): LockFile {
   if (typeof file !== 'string') file = lockFileName;
   if (typeof text !== 'string') expectString('parseLockFile', 'text', text, 'the JSON text of a lock file');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new LockFileError(`${file} is not valid JSON (${(error as Error).message}); it may be truncated or have a merge conflict`);
-  }
-  const duplicate = findDuplicateKey(text);
-  if (duplicate) {
-    throw new LockFileError(
-      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one — a merge may have left both`,
-    );
-  }
+  const data = parseEditedJson(text, {
+    invalid: (error) => new LockFileError(`${file} is not valid JSON (${error.message}); it may be truncated or have a merge conflict`),
+    duplicate: (duplicate) =>
+      new LockFileError(
+        `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one — a merge may have left both`,
+      ),
+  });
   if (!isObject(data)) throw new LockFileError(`${file} is not a JSON object`);
   if (!('version' in data))
     throw new LockFileError(`${file} has no "version" field; a Gantry lock file starts with "version": ${lockFileVersion} and has a "modules" object`);

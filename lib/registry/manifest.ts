@@ -1,7 +1,7 @@
 import { expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { readLocalText } from '../local-paths.js';
-import { findDuplicateKey } from '../json-syntax.js';
+import { parseEditedJson } from '../json-syntax.js';
 import { moduleAddressKey, parseModuleAddress, type ModuleAddress } from './address.js';
 import { parseConstraints, type ConstraintSet } from './constraints.js';
 
@@ -28,22 +28,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function parseManifest(text: string, file = manifestFileName, env: NodeJS.ProcessEnv = process.env): ManifestModule[] {
   if (typeof file !== 'string') file = manifestFileName;
   if (typeof text !== 'string') expectString('parseManifest', 'text', text, 'the JSON text of a manifest');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${file} is not valid JSON: ${(error as Error).message}`, { code: 'MANIFEST_INVALID' });
-  }
-  const duplicate = findDuplicateKey(text);
-  if (duplicate) {
-    throw new UsageError(
-      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one`,
-      {
-        code: 'MANIFEST_INVALID',
-        hint: 'give each module its own local name, or remove one of the two entries',
-      },
-    );
-  }
+  const data = parseEditedJson(text, {
+    invalid: (error) => new UsageError(`${file} is not valid JSON: ${error.message}`, { code: 'MANIFEST_INVALID' }),
+    duplicate: (duplicate) =>
+      new UsageError(
+        `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} appears again in the same object (first on line ${duplicate.firstLine}); JSON would keep only the last one`,
+        { code: 'MANIFEST_INVALID', hint: 'give each module its own local name, or remove one of the two entries' },
+      ),
+  });
   if (!isObject(data)) throw new UsageError(`${file} must be a JSON object mapping local names to { "source", "version" }`, { code: 'MANIFEST_INVALID' });
   const modules: ManifestModule[] = [];
   const byKey = new Map<string, ManifestModule>();

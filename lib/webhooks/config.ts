@@ -6,7 +6,7 @@
  */
 import { checkAuditId, checkGateOptions, normalizeMinScore, parseCategory, type EngineName, type FormFactor, type Threshold } from '../analysis/index.js';
 import { UsageError } from '../errors.js';
-import { findDuplicateKey, parseJsonQuietly } from '../json-syntax.js';
+import { describeJsonSyntaxProblem, parseEditedJson } from '../json-syntax.js';
 import { readLocalText } from '../local-paths.js';
 
 export interface EnvironmentGate {
@@ -134,16 +134,15 @@ export function parseHooksConfig(value: unknown, source = 'gantry.hooks.json'): 
 /** Reads and checks `gantry.hooks.json` (or the file given); a usage error naming the file and the key otherwise. */
 export async function loadHooksConfig(file: string): Promise<HooksConfig> {
   const text = await readLocalText(file, { what: 'the hooks configuration', hint: 'give a JSON file such as gantry.hooks.json (docs/webhooks.md shows one)' });
-  const parsed = parseJsonQuietly(text);
-  if (!parsed.ok) throw new UsageError(`${file} is not JSON: ${parsed.reason}`, { code: 'WEBHOOK_CONFIG' });
-  const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) {
-    throw new UsageError(
-      `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} is given twice in one object (first on line ${duplicate.firstLine})`,
-      { code: 'WEBHOOK_CONFIG', hint: 'JSON keeps only the last silently; give each key once' },
-    );
-  }
-  return parseHooksConfig(parsed.value, file);
+  const value = parseEditedJson(text, {
+    invalid: () => new UsageError(`${file} is not JSON: ${describeJsonSyntaxProblem(text)}`, { code: 'WEBHOOK_CONFIG' }),
+    duplicate: (duplicate) =>
+      new UsageError(
+        `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} is given twice in one object (first on line ${duplicate.firstLine})`,
+        { code: 'WEBHOOK_CONFIG', hint: 'JSON keeps only the last silently; give each key once' },
+      ),
+  });
+  return parseHooksConfig(value, file);
 }
 
 /** The environment's gate: exact name first, then ignoring case (the platform keeps the case it was created with). */
