@@ -126,10 +126,13 @@ const recordColumns: Column<ModuleRecord>[] = [
   { header: 'description', value: (r) => (r.description ?? '').slice(0, 60) },
 ];
 
-async function collect(items: AsyncIterable<ModuleRecord>): Promise<ModuleRecord[]> {
-  const out: ModuleRecord[] = [];
-  for await (const item of items) out.push(item);
-  return out;
+/** What search and list found, every page of it: as JSON, or a table. */
+async function printRecords(context: CliContext, json: boolean, items: AsyncIterable<ModuleRecord>): Promise<void> {
+  const rows: ModuleRecord[] = [];
+  for await (const item of items) rows.push(item);
+  if (json) context.out.json(rows);
+  else if (rows.length === 0) context.out.line('no modules found');
+  else context.out.table(rows, recordColumns);
 }
 
 /** A progress bar counting finished modules, with the module being downloaded as detail. */
@@ -239,12 +242,8 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
         const max = wholeNumber(flags.max, '--max', 1);
         if (query.trim() === '') throw usage('the search query is empty');
         await withClient(flags, context, async (client) => {
-          const rows = await collect(
-            client.search({ query, provider: flags.provider, namespace: flags.namespace, verified: flags.verified, host: flags.host, max }),
-          );
-          if (json) context.out.json(rows);
-          else if (rows.length === 0) context.out.line('no modules found');
-          else context.out.table(rows, recordColumns);
+          const records = client.search({ query, provider: flags.provider, namespace: flags.namespace, verified: flags.verified, host: flags.host, max });
+          await printRecords(context, json, records);
         });
       },
     );
@@ -261,10 +260,7 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
         const { json } = context.globals(command);
         const max = wholeNumber(flags.max, '--max', 1);
         await withClient(flags, context, async (client) => {
-          const rows = await collect(client.listModules({ namespace, provider: flags.provider, verified: flags.verified, host: flags.host, max }));
-          if (json) context.out.json(rows);
-          else if (rows.length === 0) context.out.line('no modules found');
-          else context.out.table(rows, recordColumns);
+          await printRecords(context, json, client.listModules({ namespace, provider: flags.provider, verified: flags.verified, host: flags.host, max }));
         });
       },
     );
