@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { silentLogger } from '../../../log.js';
 import { serveDemoSite } from './site.js';
-import type { DemoStep } from './step.js';
+import { runningServer, type DemoStep } from './step.js';
 
 const REPOSITORY = 'gantry/demo';
 const ENVIRONMENT = 'production';
@@ -18,8 +18,7 @@ export const deployStep: DemoStep = {
   name: 'protected-deploy',
   description: "deploy to a protected environment: the platform asks Gantry's webhook receiver, which gates the site and approves",
   async run({ servers, out, examplesDir, json }) {
-    const platform = servers.get('platform');
-    if (!platform) throw new Error('the embedded platform API is not running');
+    const platform = runningServer(servers, 'platform', 'the embedded platform API');
     const { appId, installationId, appPrivateKeyFile, webhookSecret, token } = platform.credentials;
     const { PlatformApp, PlatformClient } = await import('../../../platform/index.js');
     const { WebhookReceiver, loadDeploymentGates } = await import('../../../webhooks/index.js');

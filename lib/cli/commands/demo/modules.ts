@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckFailedError } from '../../../errors.js';
-import type { DemoStep } from './step.js';
+import { runningServer, type DemoStep } from './step.js';
 
 /**
  * Pin the example manifest's modules from the embedded registry into gantry.lock.json, install them, and verify the
@@ -11,8 +11,7 @@ export const modulesStep: DemoStep = {
   name: 'modules',
   description: 'pin the example modules from the embedded registry into gantry.lock.json and install them, verified by content hash',
   async run({ servers, out, workDir, examplesDir, json }) {
-    const server = servers.get('registry');
-    if (!server) throw new CheckFailedError('the embedded module registry is not running');
+    const server = runningServer(servers, 'registry', 'the embedded module registry');
     const registry = await import('../../../registry/index.js');
     const host = new URL(server.url).host;
 

@@ -1,14 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CheckFailedError } from '../../../errors.js';
-import type { DemoStep } from './step.js';
+import { runningServer, type DemoStep } from './step.js';
 
 /** Store a generated secret in the embedded kv server and read it back, showing only a fingerprint of it. */
 export const secretsStep: DemoStep = {
   name: 'secrets',
   description: 'store a secret in the embedded kv server and read it back, never printing it',
   async run({ servers, out, json }) {
-    const server = servers.get('secrets');
-    if (!server) throw new CheckFailedError('the embedded kv server is not running');
+    const server = runningServer(servers, 'secrets', 'the embedded kv server');
     const { SecretsClient } = await import('../../../secrets/index.js');
     const client = new SecretsClient({ address: server.url, token: server.credentials.token, sources: { env: {}, pulumi: undefined } });
     try {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DemoStep } from './step.js';
+import { runningServer, type DemoStep } from './step.js';
 
 const REPOSITORY = 'gantry/demo';
 const CONTEXT = 'gantry/gate';
@@ -27,8 +27,7 @@ export const commitStatusStep: DemoStep = {
   name: 'commit-status',
   description: "post the gate's verdict as a commit status to the embedded platform API and read it back",
   async run({ servers, out, examplesDir, json, results }) {
-    const server = servers.get('platform');
-    if (!server) throw new Error('the embedded platform API is not running');
+    const server = runningServer(servers, 'platform', 'the embedded platform API');
     const { PlatformApp, PlatformClient } = await import('../../../platform/index.js');
     const { shortDescription } = await import('../gate/status.js');
     const gate = results?.gate as { status?: string; scores?: Record<string, number | null>; error?: string } | undefined;

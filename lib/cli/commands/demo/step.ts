@@ -1,5 +1,6 @@
 import type { DevServer } from '../../../../devserver/index.js';
 import type { Output } from '../../output.js';
+import { CheckFailedError } from '../../../errors.js';
 
 /**
  * A step of `gantry demo` and what it is given. Its own module so that the steps and demo.ts, which lists them, both
@@ -29,3 +30,10 @@ export interface DemoStep {
  * machine. A click on a form's button only starts its POST, so a step waits for the next page's element, never a time.
  */
 export const pageWaitMs = 15_000;
+
+/** The dev server a step works with, or the step fails saying that `what` is not running. */
+export function runningServer(servers: DemoContext['servers'], name: string, what: string): DevServer {
+  const server = servers.get(name);
+  if (!server) throw new CheckFailedError(`${what} is not running`);
+  return server;
+}
