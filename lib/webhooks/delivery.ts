@@ -123,7 +123,8 @@ function checkOptions(options: unknown): Settings {
   expectArray(where, 'options.secrets', secrets, 'an array of the webhook secrets (empty only with requireSignature: false)');
   secrets.forEach((secret, index) => expectString(where, `options.secrets[${index}]`, secret, 'a non-empty string'));
   if (allowSha1 !== undefined && typeof allowSha1 !== 'boolean') refuseArgument(where, 'options.allowSha1', 'true or false', allowSha1);
-  if (requireSignature !== undefined && typeof requireSignature !== 'boolean') refuseArgument(where, 'options.requireSignature', 'true or false', requireSignature);
+  if (requireSignature !== undefined && typeof requireSignature !== 'boolean')
+    refuseArgument(where, 'options.requireSignature', 'true or false', requireSignature);
   if (maxBytes !== undefined && !(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
     refuseArgument(where, 'options.maxBytes', 'a positive whole number of bytes', maxBytes);
   }
@@ -541,37 +542,46 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
       header: missing[0]!,
     });
   }
-  if (!identifierPattern.test(id)) {
-    throw refuseUnread({
-      reason: 'invalid-header',
-      message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)',
-      header: deliveryHeaders.delivery,
-    });
-  }
-  if (!eventPattern.test(event)) {
-    throw refuseUnread({
-      reason: 'invalid-header',
-      message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)',
-      header: deliveryHeaders.event,
-      deliveryId: id,
-    });
-  }
-  if (!identifierPattern.test(hookId)) {
-    throw refuseUnread({
-      reason: 'invalid-header',
-      message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
-      header: deliveryHeaders.hookId,
-      deliveryId: id,
-    });
-  }
-  if (!userAgent.startsWith(hookshotUserAgentPrefix)) {
-    throw refuseUnread({
-      reason: 'bad-user-agent',
-      message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`,
-      header: deliveryHeaders.userAgent,
-      deliveryId: id,
-    });
-  }
+  // The headers every delivery has, each in its one form; the first that is not refuses the delivery.
+  const forms: Array<[ok: boolean, refusal: WebhookDeliveryErrorDetails]> = [
+    [
+      identifierPattern.test(id),
+      {
+        reason: 'invalid-header',
+        message: 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)',
+        header: deliveryHeaders.delivery,
+      },
+    ],
+    [
+      eventPattern.test(event),
+      {
+        reason: 'invalid-header',
+        message: 'X-Platform-Event is not an event name (lower-case letters, digits and _)',
+        header: deliveryHeaders.event,
+        deliveryId: id,
+      },
+    ],
+    [
+      identifierPattern.test(hookId),
+      {
+        reason: 'invalid-header',
+        message: 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
+        header: deliveryHeaders.hookId,
+        deliveryId: id,
+      },
+    ],
+    [
+      userAgent.startsWith(hookshotUserAgentPrefix),
+      {
+        reason: 'bad-user-agent',
+        message: `the User-Agent does not start with ${hookshotUserAgentPrefix}, as every delivery's does (HOOK-HDR-USER-AGENT)`,
+        header: deliveryHeaders.userAgent,
+        deliveryId: id,
+      },
+    ],
+  ];
+  const refused = forms.find(([ok]) => !ok);
+  if (refused) throw refuseUnread(refused[1]);
   const targetType = oneHeader(headers, deliveryHeaders.targetType);
   const targetId = oneHeader(headers, deliveryHeaders.targetId);
 
@@ -678,7 +688,8 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
   if (!(error instanceof WebhookDeliveryError)) refuseArgument('sendRefusal', 'error', 'a WebhookDeliveryError', error);
   expectOptions('sendRefusal', options);
   const lingerMs = options.lingerMs ?? 2000;
-  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0)) refuseArgument('sendRefusal', 'options.lingerMs', 'a number of milliseconds', lingerMs);
+  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0))
+    refuseArgument('sendRefusal', 'options.lingerMs', 'a number of milliseconds', lingerMs);
   const lingerBytes = options.lingerBytes ?? 4 * 1024 * 1024;
   if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0))
     refuseArgument('sendRefusal', 'options.lingerBytes', 'a whole number of bytes', lingerBytes);
@@ -717,4 +728,3 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
     socket.end();
   });
 }
-
