@@ -9,6 +9,7 @@ import { getLogger } from '../log.js';
 import { isLoopbackHost } from '../loopback.js';
 import { examplesDir } from '../paths.js';
 import { onStdoutReaderGone } from './reader-gone.js';
+import type { CliErrorCode } from './error-codes.js';
 
 /**
  * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
@@ -45,7 +46,7 @@ export async function listenAsAsked<S>(where: { host: string; port: number; port
     const at = `${where.host}:${where.port}`;
     if (code === 'EADDRINUSE')
       throw new UsageError(`port ${where.port} on ${where.host} is in use (${where.portFlag})`, {
-        code: 'DEV_PORT_IN_USE',
+        code: 'DEV_PORT_IN_USE' satisfies CliErrorCode,
         hint: `stop what listens there, or choose another port with ${where.portFlag} (0 for any free port)`,
       });
     if (code === 'EACCES')

@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import type { RegistryErrorCode } from './errors.js';
 
 /** REG-SD-NO-HOSTNAME: the host used when an address names none; `GANTRY_REGISTRY_HOST` overrides it. */
 export const publicRegistryHost = 'registry.terraform.io';
@@ -25,7 +26,7 @@ export interface ModuleAddress {
 
 export class AddressError extends UsageError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'INVALID_ADDRESS', ...(hint === undefined ? {} : { hint }) });
+    super(message, { code: 'INVALID_ADDRESS' satisfies RegistryErrorCode, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

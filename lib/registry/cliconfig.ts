@@ -18,11 +18,12 @@ import { UsageError } from '../errors.js';
 import { readLocalTextSync } from '../local-paths.js';
 import { registerSecret } from '../http/index.js';
 import { normaliseHost } from './address.js';
+import type { RegistryErrorCode } from './errors.js';
 
 export class CliConfigError extends UsageError {
   constructor(file: string, line: number | undefined, message: string) {
     super(`${file}${line === undefined ? '' : `:${line}`}: ${message}`, {
-      code: 'TERRAFORM_CLI_CONFIG_INVALID',
+      code: 'TERRAFORM_CLI_CONFIG_INVALID' satisfies RegistryErrorCode,
       hint: 'fix the file (Terraform reads the same file and would refuse it too), or point TF_CLI_CONFIG_FILE at another one',
     });
   }

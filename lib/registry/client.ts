@@ -8,6 +8,7 @@ import { createTokenSource, type TokenSource } from './credentials.js';
 import { Discovery, type DiscoveryCache, type RegistryServices } from './discovery.js';
 import { registryRetryPolicy } from './retry.js';
 import type { DownloadsSummary, ListOptions, ModuleDetail, ModulePage, ModuleRecord, SearchOptions, VersionsResponse } from './types.js';
+import type { RegistryErrorCode } from './errors.js';
 
 export interface RegistryClientOptions {
   env?: NodeJS.ProcessEnv;
@@ -305,7 +306,10 @@ export class RegistryClient {
     address = toModuleAddress(address, this.env);
     const { modulesV2 } = await this.services(address.host);
     if (!modulesV2)
-      throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, { code: 'NO_V2_API', exitCode: ExitCode.checkFailed });
+      throw new GantryError(`${address.host} publishes no v2 module API for download metrics`, {
+        code: 'NO_V2_API' satisfies RegistryErrorCode,
+        exitCode: ExitCode.checkFailed,
+      });
     const url = new URL(`${seg(address.namespace)}/${seg(address.name)}/${seg(address.provider)}/downloads/summary`, modulesV2);
     const body = await this.get<DownloadsSummary>(address.host, url, `reading download metrics of ${modulePackage(address)}`);
     if (!isObject(body.data) || !isObject(body.data.attributes))

@@ -1,6 +1,7 @@
 import { expectArray, expectObject, expectString } from '../arguments.js';
 import semver from 'semver';
 import { GantryError, UsageError } from '../errors.js';
+import type { RegistryErrorCode } from './errors.js';
 
 /**
  * Version constraints with Terraform's module semantics: `=`, `!=`, `>`, `>=`, `<`, `<=`, `~>`, comma means "and".
@@ -56,17 +57,22 @@ export function parseVersion(text: string): ParsedVersion | undefined {
 /** Parses `">= 1.2, < 2.0"`-style constraints; an empty string allows any released version. */
 export function parseConstraints(text: string | undefined): ConstraintSet {
   if (text !== undefined && text !== null && typeof text !== 'string')
-    throw new UsageError(`a version constraint must be a string such as "~> 1.2", got ${typeof text}`, { code: 'INVALID_CONSTRAINT' });
+    throw new UsageError(`a version constraint must be a string such as "~> 1.2", got ${typeof text}`, {
+      code: 'INVALID_CONSTRAINT' satisfies RegistryErrorCode,
+    });
   const trimmed = (text ?? '').trim();
   if (trimmed === '') return { text: '', parts: [] };
   const parts = trimmed.split(',').map((piece) => {
     const match = /^\s*(!=|>=|<=|~>|=|>|<)?\s*(\S+)\s*$/.exec(piece);
-    if (!match) throw new UsageError(`the version constraint "${trimmed}" has an empty or malformed part "${piece.trim()}"`, { code: 'INVALID_CONSTRAINT' });
+    if (!match)
+      throw new UsageError(`the version constraint "${trimmed}" has an empty or malformed part "${piece.trim()}"`, {
+        code: 'INVALID_CONSTRAINT' satisfies RegistryErrorCode,
+      });
     const operator = (match[1] ?? '=') as Operator;
     const parsed = parseVersion(match[2] as string);
     if (!parsed) {
       throw new UsageError(`the version constraint "${trimmed}" has an invalid version "${match[2]}"`, {
-        code: 'INVALID_CONSTRAINT',
+        code: 'INVALID_CONSTRAINT' satisfies RegistryErrorCode,
         hint: 'operators are =, !=, >, >=, <, <=, ~> followed by a version such as 1.2.3; separate parts with commas',
       });
     }
@@ -135,7 +141,7 @@ export interface Selection {
 
 export class NoMatchingVersionError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'NO_MATCHING_VERSION', exitCode: 1, ...(hint === undefined ? {} : { hint }) });
+    super(message, { code: 'NO_MATCHING_VERSION' satisfies RegistryErrorCode, exitCode: 1, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -3,6 +3,7 @@ import { expectOptions, expectString } from '../arguments.js';
 import { registerSecret } from '../http/index.js';
 import { normaliseHost } from './address.js';
 import { readCliConfigCredentials } from './cliconfig.js';
+import type { RegistryErrorCode } from './errors.js';
 
 /**
  * Registry tokens per host from the environment: `GANTRY_TOKEN_<host>` and, for compatibility, Terraform's
@@ -64,7 +65,8 @@ export function createTokenSource(env: NodeJS.ProcessEnv = process.env, tokens: 
   }
   const explicit = new Map<string, string>();
   for (const [host, token] of Object.entries(tokens)) {
-    if (typeof token !== 'string' || token === '') throw new UsageError(`the token given for ${host} is not a non-empty string`, { code: 'INVALID_TOKEN' });
+    if (typeof token !== 'string' || token === '')
+      throw new UsageError(`the token given for ${host} is not a non-empty string`, { code: 'INVALID_TOKEN' satisfies RegistryErrorCode });
     explicit.set(normaliseHost(host), token);
   }
   for (const token of [...fromEnv.values(), ...explicit.values()]) registerSecret(token);

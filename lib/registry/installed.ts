@@ -9,6 +9,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { localFileLimits, readLocalText } from '../local-paths.js';
+import type { RegistryErrorCode } from './errors.js';
 
 export const installedFileName = '.gantry-installed.json';
 
@@ -34,10 +35,13 @@ export async function readInstalled(dir: string): Promise<InstalledRecord> {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new UsageError(`${file} is not valid JSON`, { code: 'INSTALLED_RECORD_INVALID', hint });
+    throw new UsageError(`${file} is not valid JSON`, { code: 'INSTALLED_RECORD_INVALID' satisfies RegistryErrorCode, hint });
   }
   if (!isObject(data) || data.version !== 1 || !isObject(data.modules))
-    throw new UsageError(`${file} is not a record Gantry wrote (version 1 with "modules")`, { code: 'INSTALLED_RECORD_INVALID', hint });
+    throw new UsageError(`${file} is not a record Gantry wrote (version 1 with "modules")`, {
+      code: 'INSTALLED_RECORD_INVALID' satisfies RegistryErrorCode,
+      hint,
+    });
   const record: InstalledRecord = {};
   for (const [name, entry] of Object.entries(data.modules)) {
     if (isObject(entry) && typeof entry.source === 'string' && typeof entry.version === 'string' && typeof entry.hash === 'string') {

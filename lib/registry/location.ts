@@ -3,6 +3,7 @@ import { ExitCode, GantryError } from '../errors.js';
 import { cleanSubdir } from './address.js';
 import { plainHttpAllowed } from './plain-http.js';
 import type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocation, S3Location, SourceLocation } from '../sources/location.js';
+import type { RegistryErrorCode } from './errors.js';
 
 /**
  * Download locations as the registry's `X-Registry-Get` gives them (REG-DL-XGET-SYNTAX), interpreted as go-getter
@@ -14,7 +15,7 @@ import type { ArchiveType, Checksum, ChecksumAlgorithm, GitLocation, HttpLocatio
 
 export class LocationError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'INVALID_LOCATION', exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
+    super(message, { code: 'INVALID_LOCATION' satisfies RegistryErrorCode, exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -6,6 +6,7 @@ import { parseEditedJson } from '../json-syntax.js';
 import { checkWritableFile, readLocalText, writeFailure } from '../local-paths.js';
 import { moduleAddressKey, parseModuleAddress } from './address.js';
 import { parseConstraints, parseVersion } from './constraints.js';
+import type { RegistryErrorCode } from './errors.js';
 
 /** The lock file Gantry writes next to the manifest. */
 export const lockFileName = 'gantry.lock.json';
@@ -30,7 +31,7 @@ export interface LockFile {
 export class LockFileError extends GantryError {
   constructor(message: string, hint?: string) {
     super(message, {
-      code: 'LOCK_FILE_INVALID',
+      code: 'LOCK_FILE_INVALID' satisfies RegistryErrorCode,
       exitCode: ExitCode.usage,
       hint: hint ?? 'the lock file is never rewritten silently: fix it, restore it from version control, or delete it and run `gantry modules pin`',
     });

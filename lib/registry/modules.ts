@@ -16,6 +16,7 @@ import { installedFileName, readInstalled, writeInstalled, type InstalledRecord 
 import { formatLocation, joinSubdirs, parseLocation } from './location.js';
 import { lockFileVersion, type LockEntry, type LockFile } from './lockfile.js';
 import type { ManifestModule } from './manifest.js';
+import type { RegistryErrorCode } from './errors.js';
 
 export const defaultConcurrency = 16;
 
@@ -282,7 +283,10 @@ function checkLockedVersion(module: ManifestModule, entry: LockEntry): void {
   if (parsed && allows(module.constraint, parsed)) return;
   throw new CheckFailedError(
     `the lock pins ${entry.version} for "${module.name}" (${module.key}), which its constraint ${module.constraint.text ? `"${module.constraint.text}"` : '(none: the newest release)'} does not allow; the lock file was edited by hand or is damaged`,
-    { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+    {
+      code: 'LOCK_MISMATCH' satisfies RegistryErrorCode,
+      hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']`,
+    },
   );
 }
 
@@ -296,7 +300,10 @@ async function checkKeptPin(module: ManifestModule, entry: LockEntry, installed:
     if (installed.version === entry.version) return;
     throw new CheckFailedError(
       `the lock pins ${entry.version} for "${module.name}" (${module.key}), but this very content (${entry.hash}) was installed as ${installed.version}; the lock's version was edited by hand`,
-      { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+      {
+        code: 'LOCK_MISMATCH' satisfies RegistryErrorCode,
+        hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']`,
+      },
     );
   }
   const resolution = await locate(options.client, module.address, entry.version);
@@ -305,7 +312,7 @@ async function checkKeptPin(module: ManifestModule, entry: LockEntry, installed:
   throw new CheckFailedError(
     `the lock pins ${entry.version} for "${module.name}" (${module.key}) with the hash ${entry.hash}, but the registry's archive of ${entry.version} hashes to ${fetched.hash}; the lock was edited by hand, or the registry changed that version's content`,
     {
-      code: 'LOCK_MISMATCH',
+      code: 'LOCK_MISMATCH' satisfies RegistryErrorCode,
       hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}'] (review the new content first)`,
     },
   );
@@ -315,12 +322,12 @@ function lockEntryFor(module: ManifestModule, lock: LockFile): LockEntry {
   const entry = lock.modules[module.key];
   if (!entry)
     throw new UsageError(`"${module.name}" (${module.key}) is not in the lock file`, {
-      code: 'NOT_PINNED',
+      code: 'NOT_PINNED' satisfies RegistryErrorCode,
       hint: 'pin the manifest first (pin(), then writeLockFile())',
     });
   if (entry.constraint !== module.constraint.text) {
     throw new UsageError(`the constraint of "${module.name}" changed from "${entry.constraint}" to "${module.constraint.text}" since it was pinned`, {
-      code: 'CONSTRAINT_CHANGED',
+      code: 'CONSTRAINT_CHANGED' satisfies RegistryErrorCode,
       hint: 'pin the manifest again to re-resolve it',
     });
   }
@@ -405,7 +412,10 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
       if (mine && mine.hash === entry.hash && mine.version !== entry.version) {
         throw new CheckFailedError(
           `the lock pins ${entry.version} for "${module.name}" (${module.key}), but this very content (${entry.hash}) was installed as ${mine.version}; the lock's version was edited by hand`,
-          { code: 'LOCK_MISMATCH', hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']` },
+          {
+            code: 'LOCK_MISMATCH' satisfies RegistryErrorCode,
+            hint: `restore the lock file from version control, or re-resolve the module: pin with upgrade: ['${module.name}']`,
+          },
         );
       }
       const existingPath = await installedModulePath(dest, entry.location);
@@ -420,7 +430,7 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
         throw new CheckFailedError(
           `${dest} exists and was not installed by Gantry (it is not in ${installedFileName}); it was left as it is and "${module.name}" was not installed`,
           {
-            code: 'NOT_INSTALLED_BY_GANTRY',
+            code: 'NOT_INSTALLED_BY_GANTRY' satisfies RegistryErrorCode,
             hint: 'move the folder away or install into another folder; force: true replaces it, deleting its content',
           },
         );
@@ -429,7 +439,7 @@ export async function install(manifest: ManifestModule[], lock: LockFile, dir: s
         throw new CheckFailedError(
           `"${module.name}" has local changes in ${dest}: its content no longer hashes to what Gantry installed (${mine.version}); nothing was replaced`,
           {
-            code: 'LOCAL_CHANGES',
+            code: 'LOCAL_CHANGES' satisfies RegistryErrorCode,
             hint: 'copy your changes elsewhere first if you want them; force: true replaces the folder with the pinned content',
           },
         );

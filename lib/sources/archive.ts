@@ -14,6 +14,7 @@ import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.
 
 const archiveTypes: readonly string[] = ['tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'zip'];
 import { TreeWriter, type EntryHeader } from './tree-writer.js';
+import type { SourceErrorCode } from './errors.js';
 
 /** Reads the first bytes of a file to tell the archive type when neither the URL nor `?archive=` says. */
 export async function sniffArchiveType(file: string): Promise<ArchiveType | undefined> {
@@ -88,7 +89,7 @@ function decompress(
       reject(
         error.code === 'ENOENT'
           ? new GantryError(`reading a ${type} archive needs the "${command}" program, which is not installed`, {
-              code: 'MISSING_TOOL',
+              code: 'MISSING_TOOL' satisfies SourceErrorCode,
               exitCode: ExitCode.usage,
               hint: missingToolHint(command),
             })

@@ -18,6 +18,7 @@ import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.
 import type { S3FetchOptions } from './s3.js';
 import { refuseEscapingLinks } from './links.js';
 import { normaliseFileMode, TreeWriter } from './tree-writer.js';
+import type { SourceErrorCode } from './errors.js';
 
 export interface FetchProgress extends DownloadProgress {
   phase: 'download' | 'extract';
@@ -266,7 +267,7 @@ export async function fetchSource(location: SourceLocation, options: FetchOption
     const { hash } = fetched;
     if (options.expectedHash !== undefined && options.expectedHash !== hash) {
       throw new CheckFailedError(`the fetched content hashes to ${hash}, but the lock file pins ${options.expectedHash}`, {
-        code: 'HASH_MISMATCH',
+        code: 'HASH_MISMATCH' satisfies SourceErrorCode,
         hint: 'the module changed since it was pinned; nothing was replaced. Review the change, then pin the module again to accept it',
       });
     }

@@ -6,10 +6,11 @@ import { ExitCode, GantryError } from '../errors.js';
 import { redact, redactUrl } from '../http/index.js';
 import { missingToolHint } from '../system-packages.js';
 import type { GitLocation } from './location.js';
+import type { SourceErrorCode } from './errors.js';
 
 export class GitError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(redact(message), { code: 'GIT_FAILED', exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
+    super(redact(message), { code: 'GIT_FAILED' satisfies SourceErrorCode, exitCode: ExitCode.remote, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -1,4 +1,5 @@
 import { GantryError } from '../errors.js';
+import type { SourceErrorCode } from './errors.js';
 
 /** Caps applied to every fetched source; documented in docs/modules.md. */
 export interface ExtractLimits {
@@ -23,6 +24,6 @@ export function resolveLimits(partial: Partial<ExtractLimits> | undefined): Extr
 /** A fetched source that Gantry refuses to install: a hostile or broken archive, a checksum that does not match. */
 export class SourceRefusedError extends GantryError {
   constructor(message: string, hint?: string) {
-    super(message, { code: 'SOURCE_REFUSED', exitCode: 1, ...(hint === undefined ? {} : { hint }) });
+    super(message, { code: 'SOURCE_REFUSED' satisfies SourceErrorCode, exitCode: 1, ...(hint === undefined ? {} : { hint }) });
   }
 }

@@ -7,6 +7,7 @@ import type { S3Location } from './location.js';
 import type { DownloadProgress } from '../http/index.js';
 import { s3ProxyConfig } from '../http/s3-handler.js';
 import { SourceRefusedError } from './limits.js';
+import type { SourceErrorCode } from './errors.js';
 
 export interface S3FetchOptions {
   /**
@@ -44,7 +45,7 @@ export async function fetchS3(location: S3Location, file: string, options: S3Fet
       const name = (error as { name?: string }).name ?? 'Error';
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       throw new GantryError(`reading ${where} failed: ${name}${status ? ` (HTTP ${status})` : ''}`, {
-        code: 'S3_FAILED',
+        code: 'S3_FAILED' satisfies SourceErrorCode,
         exitCode: status === undefined ? ExitCode.remote : exitCodeForStatus(status),
         hint:
           name === 'NoSuchKey' || name === 'NoSuchBucket'

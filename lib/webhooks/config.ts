@@ -8,6 +8,7 @@ import { checkAuditId, checkGateOptions, normalizeMinScore, parseCategory, type 
 import { UsageError } from '../errors.js';
 import { describeJsonSyntaxProblem, parseEditedJson } from '../json-syntax.js';
 import { readLocalText } from '../local-paths.js';
+import type { WebhookErrorCode } from './errors.js';
 
 export interface EnvironmentGate {
   urls: string[];
@@ -32,7 +33,7 @@ const DEFAULT_TIMEOUT_S = 600;
 const ENVIRONMENT_KEYS = ['urls', 'min', 'audits', 'runs', 'engine', 'strategy', 'timeoutSeconds'];
 
 function fail(source: string, key: string, problem: string, hint?: string): never {
-  throw new UsageError(`${source}: ${key} ${problem}`, { code: 'WEBHOOK_CONFIG', ...(hint ? { hint } : {}) });
+  throw new UsageError(`${source}: ${key} ${problem}`, { code: 'WEBHOOK_CONFIG' satisfies WebhookErrorCode, ...(hint ? { hint } : {}) });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -135,11 +136,11 @@ export function parseHooksConfig(value: unknown, source = 'gantry.hooks.json'): 
 export async function loadHooksConfig(file: string): Promise<HooksConfig> {
   const text = await readLocalText(file, { what: 'the hooks configuration', hint: 'give a JSON file such as gantry.hooks.json (docs/webhooks.md shows one)' });
   const value = parseEditedJson(text, {
-    invalid: () => new UsageError(`${file} is not JSON: ${describeJsonSyntaxProblem(text)}`, { code: 'WEBHOOK_CONFIG' }),
+    invalid: () => new UsageError(`${file} is not JSON: ${describeJsonSyntaxProblem(text)}`, { code: 'WEBHOOK_CONFIG' satisfies WebhookErrorCode }),
     duplicate: (duplicate) =>
       new UsageError(
         `${file}: line ${duplicate.line}: the key ${JSON.stringify(duplicate.key)} is given twice in one object (first on line ${duplicate.firstLine})`,
-        { code: 'WEBHOOK_CONFIG', hint: 'JSON keeps only the last silently; give each key once' },
+        { code: 'WEBHOOK_CONFIG' satisfies WebhookErrorCode, hint: 'JSON keeps only the last silently; give each key once' },
       ),
   });
   return parseHooksConfig(value, file);

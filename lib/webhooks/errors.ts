@@ -6,6 +6,23 @@
  */
 import { ExitCode, GantryError } from '../errors.js';
 
+/**
+ * Every `code` the webhooks area raises besides a refused delivery's (`WEBHOOK_<REASON>`, from its reason): the
+ * receiver's and the queues' own, the hooks file's, and `gantry hooks verify`'s (test/architecture/exit-codes.test.ts
+ * holds lib/ to the list). Each raising site checks its code against the union (`code: 'X' satisfies WebhookErrorCode`).
+ */
+export const webhookErrorCodes = [
+  'WEBHOOK_BODY_CONSUMED',
+  'WEBHOOK_CONFIG',
+  'WEBHOOK_NO_SECRET',
+  'WEBHOOK_PAYLOAD',
+  'WEBHOOK_PROTECTION_PAYLOAD',
+  'WEBHOOK_QUEUE',
+  'WEBHOOK_QUEUE_CLOSED',
+  'WEBHOOK_SIGNATURE',
+] as const;
+export type WebhookErrorCode = (typeof webhookErrorCodes)[number];
+
 /** Why a delivery was refused; each reason has one HTTP status (`webhookRefusalStatus`). */
 export type WebhookRefusalReason =
   | 'method-not-allowed'

@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import type { PlatformApp } from '../platform/index.js';
 import { gateFor, type EnvironmentGate, type HooksConfig } from './config.js';
 import type { WebhookContext, WebhookHandler } from './receiver.js';
+import type { WebhookErrorCode } from './errors.js';
 
 /** The platform's limits on a deployment review (GitHub's): a comment of 1,024 characters, 10 status reports. */
 export const MAX_REVIEW_COMMENT = 1024;
@@ -53,12 +54,12 @@ export function deploymentProtection(options: ProtectionOptions, onDecision?: (d
     if (!environment || !callback) {
       throw new UsageError(
         `deployment_protection_rule ${context.id}: the payload has no ${environment ? 'deployment_callback_url' : 'environment'}; there is nowhere to answer`,
-        { code: 'WEBHOOK_PROTECTION_PAYLOAD' },
+        { code: 'WEBHOOK_PROTECTION_PAYLOAD' satisfies WebhookErrorCode },
       );
     }
     if (context.installationId === undefined) {
       throw new UsageError(`deployment_protection_rule ${context.id}: the payload names no installation; the answer must come from the app's installation`, {
-        code: 'WEBHOOK_PROTECTION_PAYLOAD',
+        code: 'WEBHOOK_PROTECTION_PAYLOAD' satisfies WebhookErrorCode,
         hint: 'deployment protection rules are deliveries to an app (availability A)',
       });
     }

@@ -8,6 +8,7 @@
  */
 import { expectOptions } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import type { WebhookErrorCode } from './errors.js';
 
 export interface WebhookJob {
   /** The delivery's GUID (X-Platform-Delivery): the job's key. */
@@ -107,7 +108,7 @@ export class MemoryQueue implements JobQueue {
   }
 
   async add(job: WebhookJob): Promise<AddResult> {
-    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
+    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' satisfies WebhookErrorCode });
     const existing = this.entry(job.id);
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     const attempts = existing?.outcome.attempts ?? 0;
@@ -123,7 +124,7 @@ export class MemoryQueue implements JobQueue {
    * waiting, running or done (then `added: false` with that state, as `add` answers); a failed one is done now.
    */
   record(id: string): AddResult {
-    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' });
+    if (this.closed) throw new UsageError('the webhook queue is closed', { code: 'WEBHOOK_QUEUE_CLOSED' satisfies WebhookErrorCode });
     const existing = this.entry(id);
     if (existing && existing.outcome.state !== 'failed') return { added: false, state: existing.outcome.state };
     if (existing === undefined) {

@@ -17,6 +17,7 @@ import { WebhookDeliveryError } from './errors.js';
 import { checkPayload } from './payload.js';
 import { MemoryQueue, type JobQueue, type WebhookJob } from './queue.js';
 import { optionKeys, refuseUnknownOptions } from '../settings.js';
+import type { WebhookErrorCode } from './errors.js';
 
 /** The answer to a delivery handled (or recorded) in full. */
 const DONE = `${JSON.stringify({ status: 'done' })}\n`;
@@ -105,7 +106,7 @@ export function webhookSecrets(where: string, option: string | readonly string[]
   list.forEach((secret, index) => expectString(where, `secrets[${index}]`, secret, 'a webhook secret'));
   if (list.length === 0) {
     throw new UsageError(`${where}: no webhook secret: set GANTRY_WEBHOOK_SECRET (and GANTRY_WEBHOOK_SECRETS while rotating) or pass secrets`, {
-      code: 'WEBHOOK_NO_SECRET',
+      code: 'WEBHOOK_NO_SECRET' satisfies WebhookErrorCode,
       hint: 'the secret is the one given to the platform with the webhook; a receiver without one would run anything anyone posts',
     });
   }
@@ -340,7 +341,7 @@ export class WebhookReceiver {
         next(
           new UsageError(
             `WebhookReceiver.middleware: a body parser read the request before the receiver; mount the receiver on ${path} before express.json() or other body parsers`,
-            { code: 'WEBHOOK_BODY_CONSUMED' },
+            { code: 'WEBHOOK_BODY_CONSUMED' satisfies WebhookErrorCode },
           ),
         );
         return;

@@ -20,6 +20,9 @@ import { NoMatchingVersionError } from '../../lib/registry/constraints.js';
 import { DiscoveryError, discoveryErrorCodes } from '../../lib/registry/discovery.js';
 import { LocationError } from '../../lib/registry/location.js';
 import { LockFileError } from '../../lib/registry/lockfile.js';
+import { registryErrorCodes } from '../../lib/registry/errors.js';
+import { sourceErrorCodes } from '../../lib/sources/errors.js';
+import { cliErrorCodes } from '../../lib/cli/error-codes.js';
 import {
   SecretsConfigError,
   SecretsConnectionError,
@@ -31,7 +34,7 @@ import {
 } from '../../lib/secrets/errors.js';
 import { GitError } from '../../lib/sources/git.js';
 import { SourceRefusedError } from '../../lib/sources/limits.js';
-import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
+import { WebhookDeliveryError, webhookErrorCodes } from '../../lib/webhooks/errors.js';
 import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 import { RedisStoreError } from '../../lib/redis-connection.js';
 import { DeviceLoginError, authErrorCodes, deviceLoginErrorCodes } from '../../lib/auth/errors.js';
@@ -125,7 +128,9 @@ function scanCode(): { classes: Map<string, string>; constructions: Construction
         const options = node.arguments?.find(ts.isObjectLiteralExpression);
         const property = (name: string) =>
           options?.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText(source) === name)?.initializer;
-        const code = property('code');
+        // `code: 'X' satisfies AreaErrorCode` is the literal, checked against the area's catalogue by the compiler.
+        const given = property('code');
+        const code = given && ts.isSatisfiesExpression(given) ? given.expression : given;
         constructions.push({
           file,
           line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
@@ -343,6 +348,7 @@ describe('exit codes: docs/architecture.md "Exit codes" against the code', () =>
       { area: 'auth', prefix: /^AUTH_/, codes: authErrorCodes },
       { area: 'mcp client', prefix: /^CTX_/, codes: mcpClientErrorCodes },
       { area: 'registry discovery', prefix: /^(?:DISCOVERY_|NO_MODULE_REGISTRY$)/, codes: Object.keys(discoveryErrorCodes) },
+      { area: 'webhooks', prefix: /^WEBHOOK_/, codes: webhookErrorCodes },
     ];
     const literals = codeLiterals();
     for (const { area, prefix, codes, byStatus } of catalogues) {
@@ -362,6 +368,46 @@ describe('exit codes: docs/architecture.md "Exit codes" against the code', () =>
         assert.ok(allowed(expected, { kind: 'fixed', codes: [exit] }), `${name} ${code} exits ${exit}, which the table does not allow`);
         assert.equal(raise(code).exitCode, exit, `${name} raised with ${code} alone exits as its catalogue says`);
       }
+    }
+  });
+
+  it('LAYER-ERRORS: the registry, sources and the command raise only catalogued codes, and each code of their catalogues is raised', () => {
+    const literals = codeLiterals();
+    const everyCatalogue = new Set<string>([
+      ...secretsErrorCodes,
+      ...platformErrorCodes,
+      ...storageErrorCodes,
+      ...pageanalysisErrorCodes,
+      ...authErrorCodes,
+      ...mcpClientErrorCodes,
+      ...Object.keys(discoveryErrorCodes),
+      ...webhookErrorCodes,
+      ...registryErrorCodes,
+      ...sourceErrorCodes,
+      ...cliErrorCodes,
+    ]);
+    // A folder's codes are its catalogue's; the command also raises the codes of the areas it speaks for
+    // (STORAGE_NOT_A_FILE …), which their catalogues hold.
+    for (const [folder, own, others] of [
+      ['lib/registry/', [...registryErrorCodes, ...Object.keys(discoveryErrorCodes)], false],
+      ['lib/sources/', sourceErrorCodes, false],
+      ['lib/cli/', cliErrorCodes, true],
+    ] as const) {
+      const raised = literals.filter((l) => l.where.startsWith(folder));
+      assert.ok(raised.length > 0, `the scan finds the codes of ${folder}`);
+      const outside = raised.filter((l) => !(own as readonly string[]).includes(l.code) && !(others && everyCatalogue.has(l.code)));
+      assert.deepEqual(
+        outside.map((l) => `${l.code} (${l.where})`),
+        [],
+        `codes of ${folder} missing from its catalogue`,
+      );
+      assert.equal(new Set(own).size, own.length, `the ${folder} catalogue lists each code once`);
+    }
+    for (const code of [...registryErrorCodes, ...sourceErrorCodes, ...cliErrorCodes, ...webhookErrorCodes]) {
+      assert.ok(
+        literals.some((l) => l.code === code),
+        `${code} is catalogued but nothing raises it`,
+      );
     }
   });
 });

@@ -8,6 +8,7 @@ import { ExitCode, GantryError, CheckFailedError } from '../../../errors.js';
 import { redact, redactUrl } from '../../../redact.js';
 import { usage, type CliContext } from '../../context.js';
 import { gateStatusReporter, type GateStatusFlags } from './status.js';
+import type { CliErrorCode } from '../../error-codes.js';
 
 interface GateFlags extends GateStatusFlags {
   config?: string;
@@ -205,7 +206,7 @@ are checked before the gate runs: a bad setting is exit 2, a report folder that 
           const reason = result.checks.find((c) => c.verdict === 'error')?.reason ?? 'the engine could not analyse the page';
           throw new GantryError(redact(`the page could not be analysed: ${reason}`), {
             exitCode: ExitCode.remote,
-            code: 'GATE_ENGINE_ERROR',
+            code: 'GATE_ENGINE_ERROR' satisfies CliErrorCode,
             hint: 'check that the URL is reachable from here and answers 200',
           });
         }

@@ -15,6 +15,7 @@ import { redactUrl } from '../../../redact.js';
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { untilInterrupted } from '../../serving.js';
+import type { WebhookErrorCode } from '../../../webhooks/index.js';
 
 const SECRET_HELP = `The webhook secret is read from GANTRY_WEBHOOK_SECRET, and while rotating also from GANTRY_WEBHOOK_SECRETS
 (comma-separated) — never from a flag: a command line is visible to every user of the machine. Deployment protection
@@ -458,7 +459,7 @@ Example:
         if (json) context.out.json({ valid: false, reason: result.reason, message: result.message, event, delivery });
         throw new GantryError(`the delivery${delivery ? ` ${delivery}` : ''} is not signed with that secret: ${result.message}`, {
           exitCode: ExitCode.checkFailed,
-          code: 'WEBHOOK_SIGNATURE',
+          code: 'WEBHOOK_SIGNATURE' satisfies WebhookErrorCode,
         });
       }
       // The body as `hooks serve` reads it (its media type, UTF-8, a JSON object), then what the event requires.
@@ -480,7 +481,10 @@ Example:
           `valid ${result.algorithm} signature${event ? ` on ${terminalText(event)}` : ''}${delivery ? ` delivery ${terminalText(delivery)}` : ''}`,
         );
       if (problem)
-        throw new GantryError(`the signature is valid but the payload is not: ${problem}`, { exitCode: ExitCode.checkFailed, code: 'WEBHOOK_PAYLOAD' });
+        throw new GantryError(`the signature is valid but the payload is not: ${problem}`, {
+          exitCode: ExitCode.checkFailed,
+          code: 'WEBHOOK_PAYLOAD' satisfies WebhookErrorCode,
+        });
     });
 
   hooks

@@ -9,6 +9,7 @@ import { describeJsonSyntaxProblem } from '../../../json-syntax.js';
 import type { ConnectOptions, ContextServerConnection } from '../../../mcp/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { onStdoutReaderGone } from '../../reader-gone.js';
+import type { CliErrorCode } from '../../error-codes.js';
 
 export interface ClientFlags {
   scope?: string[];
@@ -237,7 +238,7 @@ export async function callAction(
       throw new CheckFailedError(
         unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`,
         {
-          code: 'MCP_TOOL_ERROR',
+          code: 'MCP_TOOL_ERROR' satisfies CliErrorCode,
           hint: unknown ? `gantry mcp tools ${url} lists them` : "check its arguments: gantry mcp tools <server-url> --json shows each tool's input schema",
         },
       );

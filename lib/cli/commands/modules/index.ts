@@ -9,6 +9,7 @@ import { CheckFailedError, GantryError } from '../../../errors.js';
 import type { ModuleEvent, ModuleRecord, RegistryClient } from '../../../registry/index.js';
 import type { Column, Output } from '../../output.js';
 import { usage, type CliContext } from '../../context.js';
+import type { CliErrorCode } from '../../error-codes.js';
 
 /**
  * A path from a flag, absolute. An empty one is a usage error: `resolve('')` is the current folder, and `--dir ''`
@@ -445,7 +446,7 @@ Exit codes: 0 ok, 1 a check said no (hash mismatch, verify, no matching version)
         throw new CheckFailedError(
           `${bad.length} module${bad.length === 1 ? '' : 's'} failed verification: ${bad.map((r) => `${r.name} (${r.problem})`).join(', ')}`,
           {
-            code: 'VERIFY_FAILED',
+            code: 'VERIFY_FAILED' satisfies CliErrorCode,
             hint: verifyHint(bad, { file: flags.file, dir: flags.dir }),
           },
         );

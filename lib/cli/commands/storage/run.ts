@@ -7,6 +7,7 @@ import type { CliContext } from '../../context.js';
 import { onStdoutReaderGone } from '../../reader-gone.js';
 import { openStorage, type StorageFlags, type StorageSession } from './client.js';
 import { formatBytes } from './input.js';
+import type { CliErrorCode } from '../../error-codes.js';
 
 /** Runs `use` with an open client, closing it (and the login) however it ends. */
 export async function withStorage<T>(flags: StorageFlags, context: CliContext, use: (session: StorageSession) => Promise<T>): Promise<T> {
@@ -88,7 +89,7 @@ export function interruption(options: { reader?: boolean } = {}): Interruption {
     controller.abort(
       new GantryError(reason === 'reader' ? 'the reader of the output went away' : `interrupted (${reason})`, {
         exitCode: ExitCode.remote,
-        code: 'INTERRUPTED',
+        code: 'INTERRUPTED' satisfies CliErrorCode,
       }),
     );
   };
