@@ -16,6 +16,7 @@ import {
   encodePath,
   normaliseMount,
   normaliseNamespace,
+  rehinted,
   serializeWithinLimits,
   type KvMetadata,
   type KvVersion,
@@ -327,22 +328,10 @@ export const kvSecretOperations = {
         await kv.write(news.path, news.data, cas !== undefined ? { cas } : {});
       } catch (error) {
         if (cas !== undefined && error instanceof SecretsError && error.code === 'SECRETS_CAS_MISMATCH') {
-          throw new SecretsError(
-            {
-              method: error.method,
-              path: error.path,
-              namespace: error.namespace,
-              status: error.status,
-              errors: [...error.errors],
-              warnings: [...error.warnings],
-              attempts: error.attempts,
-              cause: error,
-            },
-            {
-              code: 'SECRETS_CAS_MISMATCH',
-              hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.`,
-            },
-          );
+          throw rehinted(error, {
+            code: 'SECRETS_CAS_MISMATCH',
+            hint: `${news.mount}${news.path} changed outside this stack since version ${cas}: run \`pulumi refresh\` to take the change in, then \`pulumi up\`.`,
+          });
         }
         throw error;
       }

@@ -10,7 +10,7 @@ export type { SecretsClientOptions, ResolvedSecretsConfig, PulumiConfigLookup, R
 export { SecretsError, SecretsConnectionError, SecretsPathError, SecretsLimitError, SecretsConfigError, SecretsNoTokenError, cliHintOf } from './errors.js';
 export type { FaceHints } from './errors.js';
 export { checkVaultDuration, vaultDurationSeconds } from './duration.js';
-export { checkNoBinary } from './kv.js';
+export { checkNoBinary, rehinted } from './kv.js';
 export { defaultLimits, checkJsonLimits, serializeWithinLimits } from './limits.js';
 export type { RequestLimits } from './limits.js';
 export { normaliseNamespace, joinNamespaces, fullPath, resplit } from './namespace.js';

@@ -2,7 +2,7 @@ import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { keysOf, type CallResult, type SecretsCaller } from './call.js';
 import { checkVaultDuration } from './duration.js';
-import { SecretsError } from './errors.js';
+import { SecretsError, type FaceHints, type SecretsErrorCode } from './errors.js';
 import { encodePath, normaliseMount } from './paths.js';
 import type { KvConfig, KvMetadata, KvMetadataInput, KvReadResult, KvVersion, KvVersionMetadata, KvWriteResult, SecretData } from './types.js';
 
@@ -328,35 +328,34 @@ async function casConflict<T>(call: Promise<T>, where: string, cas: number | und
   } catch (error) {
     if (!(error instanceof SecretsError) || error.status !== 400 || !/check-and-set/i.test(error.errors.join(' '))) throw error;
     const required = cas === undefined && /required/i.test(error.errors.join(' '));
-    const details = {
-      method: error.method,
-      path: error.path,
-      namespace: error.namespace,
-      status: error.status,
-      errors: [...error.errors],
-      warnings: [...error.warnings],
-      attempts: error.attempts,
-      cause: error,
-    };
     throw required
-      ? new SecretsError(details, {
+      ? rehinted(error, {
           code: 'SECRETS_CAS_REQUIRED',
           hint: `${where} (or its mount) requires check-and-set: read the current version (readMetadata) and write with { cas: <version> } ({ cas: 0 } for a new key).`,
           cliHint: `${where} (or its mount) requires check-and-set: see the current version with \`gantry secrets meta get ${where}\` and write with --cas <version> (--cas 0 for a new key).`,
         })
       : cas === 0
         ? // cas 0 means "write only if the key does not exist": no one wrote it "since"; it was there already.
-          new SecretsError(details, {
+          rehinted(error, {
             code: 'SECRETS_CAS_MISMATCH',
             hint: `${where} already exists; cas: 0 writes only a new key. To replace it, read its current version (readMetadata) and write with that version as cas.`,
             cliHint: `${where} already exists; --cas 0 writes only a new key. To replace it, see its current version with \`gantry secrets meta get ${where}\` and write with --cas <version>.`,
           })
-        : new SecretsError(details, {
+        : rehinted(error, {
             code: 'SECRETS_CAS_MISMATCH',
             hint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. Read it again (read, readMetadata), then write with the current version as cas.`,
             cliHint: `${where} is not at version ${cas ?? '?'}: someone wrote it since. See the current version with \`gantry secrets meta get ${where}\`, then write again with --cas <version>.`,
           });
   }
+}
+
+/**
+ * The same failure of the service, told with another code and hint (the caller knows better what to do about it):
+ * the request, the service's errors and warnings and the attempts are kept, and the failure given is the cause.
+ */
+export function rehinted(error: SecretsError, options: FaceHints & { code: SecretsErrorCode }): SecretsError {
+  const { method, path, namespace, status, errors, warnings, attempts } = error;
+  return new SecretsError({ method, path, namespace, status, errors: [...errors], warnings: [...warnings], attempts, cause: error }, options);
 }
 
 function checkVersionNumber(value: number, allowZero = false): number {
