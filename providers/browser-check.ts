@@ -10,7 +10,6 @@
  * CHROMEDRIVER_PATH, then the stack config gantry:chromePath / gantry:chromedriverPath, then /usr/bin/chromium and
  * /usr/bin/chromedriver.
  */
-import * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
 import { CheckFailedError } from '../lib/errors.js';
 import {
@@ -19,104 +18,55 @@ import {
   runBrowserCheck,
   type BrowserCheckItem,
   type BrowserCheckOptions,
-  type ExpectedStatus,
   type StatusSource,
-  type TitleMatch,
 } from '../lib/automation/index.js';
-import { changedInputs, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
-
-export interface BrowserCheckArgs {
-  /** An absolute http(s) URL. */
-  url: pulumi.Input<string>;
-  /** Text the page title must contain (or equal, with `titleMatch: 'equals'`). */
-  title?: pulumi.Input<string>;
-  titleMatch?: pulumi.Input<TitleMatch>;
-  /** An exact status such as 200, `2xx` (the default) or `any`. */
-  status?: pulumi.Input<ExpectedStatus>;
-  /** `browser` (the navigation's own status, the default) or `http` (a separate GET). */
-  statusSource?: pulumi.Input<StatusSource>;
-  pageLoadTimeoutMs?: pulumi.Input<number>;
-  titleWaitMs?: pulumi.Input<number>;
-  /** Values whose change runs the check again, e.g. `{ version: site.version }`. */
-  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
+import { triggersProblems } from './inputs.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { runOnChangeOperations } from './run-on-change.js';
+import { runOnChangeMethods, serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
 /** The check's own options as the library takes them, plus the values that re-run it. */
 export interface BrowserCheckInputs extends Pick<
   BrowserCheckOptions,
   'url' | 'title' | 'titleMatch' | 'status' | 'statusSource' | 'pageLoadTimeoutMs' | 'titleWaitMs'
 > {
+  /** Values whose change runs the check again, e.g. `{ version: site.version }`. */
   triggers?: Record<string, string>;
 }
+
+export type BrowserCheckArgs = ArgsOf<BrowserCheckInputs>;
 
 export interface BrowserCheckOutputs extends BrowserCheckInputs {
   /** Always true in state: a failing check fails the operation instead of being recorded. */
   passed: boolean;
   finalUrl: string | null;
+  /** The page's title when it was checked. */
   pageTitle: string | null;
+  /** The page's HTTP status when it was checked. */
   httpStatus: number | null;
+  /** Where `httpStatus` came from: `browser` or `http`. */
   statusFrom: StatusSource | null;
   checks: BrowserCheckItem[];
   browserVersion: string | null;
   checkedAt: string;
 }
 
-const providerType = 'gantry:automation:BrowserCheck';
-
 const browserCheckProvider = serializedProvider('browserCheckOperations', {
   config: { chromePath: 'gantry:chromePath', chromedriverPath: 'gantry:chromedriverPath' },
-  withSettings: ['create', 'update'],
-  withoutSettings: ['check', 'diff', 'read'],
+  ...runOnChangeMethods,
 });
 
 export type BrowserCheckSettings = ProviderSettings<typeof browserCheckProvider>;
 
-export class BrowserCheck extends pulumi.dynamic.Resource {
-  declare readonly url: pulumi.Output<string>;
-  declare readonly passed: pulumi.Output<boolean>;
-  declare readonly finalUrl: pulumi.Output<string>;
-  /** The page's title when it was checked. */
-  declare readonly pageTitle: pulumi.Output<string>;
-  /** The page's HTTP status when it was checked. */
-  declare readonly httpStatus: pulumi.Output<number>;
-  /** Where `httpStatus` came from: `browser` or `http`. */
-  declare readonly statusFrom: pulumi.Output<StatusSource>;
-  declare readonly checks: pulumi.Output<BrowserCheckItem[]>;
-  declare readonly browserVersion: pulumi.Output<string>;
-  declare readonly checkedAt: pulumi.Output<string>;
+const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
 
-  constructor(name: string, args: BrowserCheckArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      browserCheckProvider,
-      name,
-      {
-        url: args.url,
-        title: args.title,
-        titleMatch: args.titleMatch,
-        status: args.status,
-        statusSource: args.statusSource,
-        pageLoadTimeoutMs: args.pageLoadTimeoutMs,
-        titleWaitMs: args.titleWaitMs,
-        triggers: args.triggers,
-        passed: undefined,
-        finalUrl: undefined,
-        pageTitle: undefined,
-        httpStatus: undefined,
-        statusFrom: undefined,
-        checks: undefined,
-        browserVersion: undefined,
-        checkedAt: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class BrowserCheck extends dynamicResource<BrowserCheckArgs, BrowserCheckOutputs>(browserCheckProvider, {
+  type: 'gantry:automation:BrowserCheck',
+  inputs: inputKeys,
+  outputs: ['passed', 'finalUrl', 'pageTitle', 'httpStatus', 'statusFrom', 'checks', 'browserVersion', 'checkedAt'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
-
-const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
 
 async function runCheck(settings: BrowserCheckSettings | undefined, inputs: BrowserCheckInputs): Promise<BrowserCheckOutputs> {
   const { triggers: _triggers, ...options } = inputs;
@@ -143,36 +93,10 @@ async function runCheck(settings: BrowserCheckSettings | undefined, inputs: Brow
   };
 }
 
-export const browserCheckOperations = {
-  async check(_olds, news) {
-    const inputs = pickInputs<BrowserCheckInputs>(news, inputKeys);
-    const failures: pulumi.dynamic.CheckFailure[] = browserCheckProblems(inputs);
-    const { triggers } = news;
-    if (
-      triggers !== undefined &&
-      (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
-    ) {
-      failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
-    }
-    // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.
-    return { inputs, failures: knownFailures(inputs, failures) };
-  },
-
-  async diff(_id, olds, news) {
-    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
-  },
-
-  async create(settings, inputs) {
-    const outs = await runCheck(settings, pickInputs<BrowserCheckInputs>(inputs, inputKeys));
-    return { id: `browsercheck-${randomUUID()}`, outs };
-  },
-
-  async read(id, props?) {
-    // Refresh does not re-run the check (triggers do): the recorded result stays.
-    return { id, props };
-  },
-
-  async update(settings, _id, _olds, news) {
-    return { outs: await runCheck(settings, pickInputs<BrowserCheckInputs>(news, inputKeys)) };
-  },
-} satisfies Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>;
+export const browserCheckOperations = runOnChangeOperations({
+  keys: inputKeys,
+  // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.
+  problems: (inputs: BrowserCheckInputs) => [...browserCheckProblems(inputs), ...triggersProblems(inputs.triggers)],
+  run: runCheck,
+  idOf: () => `browsercheck-${randomUUID()}`,
+}) satisfies Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>;

@@ -11,7 +11,7 @@
  * (GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN) and never stored; the API address from PLATFORM_API_URL, else the
  * stack config gantry:platformApiUrl.
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import {
   commitStatusStates,
   createCommitStatus,
@@ -20,31 +20,25 @@ import {
   PlatformClient,
   type CommitStatusState,
 } from '../lib/platform/index.js';
-import { changedInputs, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations, type PropertyBag, type ProviderSettings } from './serialized.js';
-
-export interface CommitStatusArgs {
-  /** `owner/repo`. */
-  repository: pulumi.Input<string>;
-  /** The commit's sha (hexadecimal, 7 to 64 digits). */
-  sha: pulumi.Input<string>;
-  /** The label that tells this status from others on the commit, e.g. `gantry/gate`. */
-  context: pulumi.Input<string>;
-  state: pulumi.Input<CommitStatusState>;
-  /** At most 140 characters. */
-  description?: pulumi.Input<string>;
-  /** An http(s) URL with the details. */
-  targetUrl?: pulumi.Input<string>;
-}
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { runOnChangeOperations } from './run-on-change.js';
+import { runOnChangeMethods, serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
 export interface CommitStatusInputs {
+  /** `owner/repo`. */
   repository: string;
+  /** The commit's sha (hexadecimal, 7 to 64 digits). */
   sha: string;
+  /** The label that tells this status from others on the commit, e.g. `gantry/gate`. */
   context: string;
   state: CommitStatusState;
+  /** At most 140 characters. */
   description?: string;
+  /** An http(s) URL with the details. */
   targetUrl?: string;
 }
+
+export type CommitStatusArgs = ArgsOf<CommitStatusInputs>;
 
 export interface CommitStatusOutputs extends CommitStatusInputs {
   /** The id of the newest status this resource posted (the resource's own id is the first one's). */
@@ -54,56 +48,27 @@ export interface CommitStatusOutputs extends CommitStatusInputs {
   createdAt: string | null;
 }
 
-const providerType = 'gantry:platform:CommitStatus';
-
 // No delete: a status cannot be deleted on the platform. It stays on the commit; the plugin, finding no delete
 // method, only lets the stack forget the resource.
 const commitStatusProvider = serializedProvider('commitStatusOperations', {
   config: { platformApiUrl: 'gantry:platformApiUrl' },
-  withSettings: ['create', 'update'],
-  withoutSettings: ['check', 'diff', 'read'],
+  ...runOnChangeMethods,
 });
 
 export type CommitStatusSettings = ProviderSettings<typeof commitStatusProvider>;
 
-export class CommitStatus extends pulumi.dynamic.Resource {
-  declare readonly repository: pulumi.Output<string>;
-  declare readonly sha: pulumi.Output<string>;
-  declare readonly context: pulumi.Output<string>;
-  declare readonly state: pulumi.Output<CommitStatusState>;
-  /** The id of the newest status posted (the resource's id is the first one's). */
-  declare readonly statusId: pulumi.Output<number>;
-  /** The URL of the status on the platform. */
-  declare readonly url: pulumi.Output<string>;
-  declare readonly createdAt: pulumi.Output<string>;
+const inputKeys = ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'] as const;
 
-  constructor(name: string, args: CommitStatusArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      commitStatusProvider,
-      name,
-      {
-        repository: args.repository,
-        sha: args.sha,
-        context: args.context,
-        state: args.state,
-        description: args.description,
-        targetUrl: args.targetUrl,
-        statusId: undefined,
-        url: undefined,
-        createdAt: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class CommitStatus extends dynamicResource<CommitStatusArgs, CommitStatusOutputs>(commitStatusProvider, {
+  type: 'gantry:platform:CommitStatus',
+  inputs: inputKeys,
+  outputs: ['statusId', 'url', 'createdAt'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
-const inputKeys = ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'] as const;
-
-/** What is wrong with the program's values (Check's bag: nothing is taken as typed yet). */
-function problems(inputs: PropertyBag): pulumi.dynamic.CheckFailure[] {
+/** What is wrong with the program's values (as Check picked them: nothing is taken as typed yet). */
+function problems(inputs: CommitStatusInputs): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
   try {
     parseRepository('CommitStatus', inputs.repository);
@@ -141,43 +106,25 @@ function problems(inputs: PropertyBag): pulumi.dynamic.CheckFailure[] {
   return failures;
 }
 
-async function post(settings: CommitStatusSettings | undefined, inputs: CommitStatusInputs): Promise<{ id: string; outs: CommitStatusOutputs }> {
+async function post(settings: CommitStatusSettings | undefined, inputs: CommitStatusInputs): Promise<CommitStatusOutputs> {
   // The token comes from the plugin's environment (the client reads GANTRY_PLATFORM_TOKEN, then PLATFORM_TOKEN).
   const baseUrl = process.env.PLATFORM_API_URL || settings?.platformApiUrl;
   const client = new PlatformClient(baseUrl ? { baseUrl } : {});
   try {
     const status = await createCommitStatus(client, inputs);
-    const id = status.id === undefined ? `commitstatus-${Date.now()}` : String(status.id);
     const { owner, repo } = parseRepository('CommitStatus', inputs.repository);
     const url = status.id === undefined ? null : `${client.baseUrl}/repos/${owner}/${repo}/statuses/${inputs.sha}`;
-    return { id, outs: { ...inputs, statusId: status.id ?? null, url, createdAt: status.createdAt ?? null } };
+    return { ...inputs, statusId: status.id ?? null, url, createdAt: status.createdAt ?? null };
   } finally {
     client.close();
   }
 }
 
-export const commitStatusOperations = {
-  async check(_olds, news) {
-    const inputs = pickInputs<CommitStatusInputs>(news, inputKeys);
-    // A value not known yet (the gate's verdict in a preview) is checked once known.
-    return { inputs, failures: knownFailures(inputs, problems(news)) };
-  },
-
-  async diff(_id, olds, news) {
-    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
-  },
-
-  async create(settings, inputs) {
-    return post(settings, pickInputs<CommitStatusInputs>(inputs, inputKeys));
-  },
-
-  async read(id, props?) {
-    return { id, props };
-  },
-
-  async update(settings, _id, _olds, news) {
-    // Statuses are append-only: an update posts a new status (the resource keeps its first id).
-    const { outs } = await post(settings, pickInputs<CommitStatusInputs>(news, inputKeys));
-    return { outs };
-  },
-} satisfies Operations<typeof commitStatusProvider, CommitStatusInputs, CommitStatusOutputs>;
+// Statuses are append-only: an update posts a new status (the resource keeps its first id).
+export const commitStatusOperations = runOnChangeOperations({
+  keys: inputKeys,
+  // A value not known yet (the gate's verdict in a preview) is checked once known.
+  problems,
+  run: post,
+  idOf: (outs) => (outs.statusId === null ? `commitstatus-${Date.now()}` : String(outs.statusId)),
+}) satisfies Operations<typeof commitStatusProvider, CommitStatusInputs, CommitStatusOutputs>;

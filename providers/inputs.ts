@@ -61,3 +61,11 @@ export function knownFailures(inputs: object, failures: pulumi.dynamic.CheckFail
   );
   return failures.filter((failure) => !unknown.has(failure.property));
 }
+
+/** Problems of `triggers`, the values whose change runs a resource again: absent, or names mapped to strings. */
+export function triggersProblems(triggers: unknown): pulumi.dynamic.CheckFailure[] {
+  if (triggers === undefined) return [];
+  const map = typeof triggers === 'object' && triggers !== null && !Array.isArray(triggers);
+  if (map && Object.values(triggers).every((value) => typeof value === 'string')) return [];
+  return [{ property: 'triggers', reason: 'triggers must map names to text values' }];
+}

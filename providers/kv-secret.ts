@@ -7,7 +7,7 @@
  * the environment (SECRETS_*) or from the stack configuration given to Configure (gantry:secrets*). So `__provider`
  * stays small and never holds a credential.
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
 import {
   SecretsClient,
@@ -24,41 +24,33 @@ import {
   type SecretData,
 } from '../lib/secrets/index.js';
 import { changedInputs, defined, pickInputs, sameValue } from './inputs.js';
-import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { serializedProvider, serviceMethods, type Operations, type ProviderSettings } from './serialized.js';
 
-export interface KvSecretArgs {
+/** Inputs after Check: normalised, secret values as given. */
+export interface KvSecretInputs {
   /** The kv mount, e.g. `secret`. Changing it replaces the resource. */
-  mount: pulumi.Input<string>;
+  mount: string;
   /** The secret's path under the mount, e.g. `app/db`. Changing it replaces the resource. */
-  path: pulumi.Input<string>;
+  path: string;
   /** The key-value pairs; stored as a Pulumi secret. */
-  data: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  data: SecretData;
   /** 1 or 2; detected from the mount when absent. */
-  kvVersion?: pulumi.Input<1 | 2>;
+  kvVersion?: KvVersion;
   /**
    * kv v2 check-and-set: create only if absent, and update only if the secret is still at the version this stack
    * last saw (a change made outside Pulumi then fails the update until `pulumi refresh`).
    */
-  cas?: pulumi.Input<boolean>;
-  /** kv v2 custom metadata of the key (at most 64 keys, 128-byte keys, 512-byte values). */
-  customMetadata?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** kv v2: on delete, remove every version and the metadata instead of soft-deleting the latest version. */
-  deleteAllVersions?: pulumi.Input<boolean>;
-  /** Namespace, relative to the provider's (SECRETS_NAMESPACE / gantry:secretsNamespace). Changing it replaces. */
-  namespace?: pulumi.Input<string>;
-}
-
-/** Inputs after Check: normalised, secret values as given. */
-export interface KvSecretInputs {
-  mount: string;
-  path: string;
-  data: SecretData;
-  kvVersion?: KvVersion;
   cas?: boolean;
+  /** kv v2 custom metadata of the key (at most 64 keys, 128-byte keys, 512-byte values). */
   customMetadata?: Record<string, string>;
+  /** kv v2: on delete, remove every version and the metadata instead of soft-deleting the latest version. */
   deleteAllVersions?: boolean;
+  /** Namespace, relative to the provider's (SECRETS_NAMESPACE / gantry:secretsNamespace). Changing it replaces. */
   namespace?: string;
 }
+
+export type KvSecretArgs = ArgsOf<KvSecretInputs>;
 
 export interface KvSecretOutputs extends KvSecretInputs {
   kvVersion: KvVersion;
@@ -67,8 +59,6 @@ export interface KvSecretOutputs extends KvSecretInputs {
   createdTime: string | undefined;
   metadata: Omit<KvMetadata, 'versions'> | undefined;
 }
-
-const providerType = 'gantry:secrets:KvSecret';
 
 /**
  * Every `gantry:secrets*` key the secrets client reads (lib/secrets/config.ts `settings`; a test keeps the two lists
@@ -97,57 +87,36 @@ export const kvSecretConfigKeys = [
 
 const kvSecretProvider = serializedProvider('kvSecretOperations', {
   config: kvSecretConfigKeys,
-  withSettings: ['diff', 'create', 'read', 'update', 'delete'],
-  withoutSettings: ['check'],
+  ...serviceMethods,
 });
 
 /** The stack configuration the provider read in Configure (the `gantry:secrets*` keys; the rest is ignored). */
 export type KvSecretSettings = ProviderSettings<typeof kvSecretProvider>;
 
-export class KvSecret extends pulumi.dynamic.Resource {
-  declare readonly mount: pulumi.Output<string>;
-  declare readonly path: pulumi.Output<string>;
-  declare readonly namespace: pulumi.Output<string | undefined>;
-  declare readonly kvVersion: pulumi.Output<KvVersion>;
-  declare readonly data: pulumi.Output<SecretData>;
-  declare readonly version: pulumi.Output<number | undefined>;
-  declare readonly createdTime: pulumi.Output<string | undefined>;
-  declare readonly metadata: pulumi.Output<Omit<KvMetadata, 'versions'> | undefined>;
+const inputKeys = ['mount', 'path', 'data', 'kvVersion', 'cas', 'customMetadata', 'deleteAllVersions', 'namespace'] as const;
 
-  /**
-   * Read understands the id `<mount>/<path>`, but Pulumi cannot import dynamic resources today (pulumi/pulumi#3550):
-   * see docs/secrets.md for how to take over an existing secret.
-   */
-  constructor(name: string, args: KvSecretArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      kvSecretProvider,
-      name,
-      {
-        mount: args.mount,
-        path: args.path,
-        data: pulumi.secret(args.data),
-        kvVersion: args.kvVersion,
-        cas: args.cas,
-        customMetadata: args.customMetadata,
-        deleteAllVersions: args.deleteAllVersions,
-        namespace: args.namespace,
-        version: undefined,
-        createdTime: undefined,
-        metadata: undefined,
-      },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), 'data'] },
-      providerType,
-    );
-  }
-}
+/**
+ * Read understands the id `<mount>/<path>`, but Pulumi cannot import dynamic resources today (pulumi/pulumi#3550):
+ * see docs/secrets.md for how to take over an existing secret.
+ */
+export class KvSecret extends dynamicResource<KvSecretArgs, KvSecretOutputs>(kvSecretProvider, {
+  type: 'gantry:secrets:KvSecret',
+  inputs: inputKeys,
+  outputs: ['version', 'createdTime', 'metadata'],
+  secrets: ['data'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
-const inputKeys = ['mount', 'path', 'data', 'kvVersion', 'cas', 'customMetadata', 'deleteAllVersions', 'namespace'] as const;
-
-function connect(settings: KvSecretSettings | undefined): SecretsClient {
+/** A client for one operation, closed after it; the address and token are read here, in the plugin. */
+async function withSecrets<T>(settings: KvSecretSettings | undefined, work: (client: SecretsClient) => Promise<T>): Promise<T> {
   const sources: ResolveSources = { env: process.env, pulumi: (key) => settings?.[key] };
-  return new SecretsClient({ sources });
+  const client = new SecretsClient({ sources });
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+  }
 }
 
 async function engineFor(client: SecretsClient, inputs: KvSecretInputs) {
@@ -259,33 +228,24 @@ export const kvSecretOperations = {
     if (replaces.length === 0 && !changed.has('data')) {
       // The state may be stale: a secret changed or deleted outside Pulumi is put back on this update, without a
       // refresh (the Terraform vault provider's open complaints #2534 and #1131). Only "changed" is reported.
-      const client = connect(settings);
-      try {
-        const live = await (await engineFor(client, { ...news, kvVersion: olds.kvVersion })).read(news.path);
-        if (live.state !== 'current' || !sameValue(live.data, news.data)) changed.add('data');
-      } finally {
-        client.close();
-      }
+      const live = await withSecrets(settings, async (client) => (await engineFor(client, { ...news, kvVersion: olds.kvVersion })).read(news.path));
+      if (live.state !== 'current' || !sameValue(live.data, news.data)) changed.add('data');
     }
     return { changes: changed.size > 0, replaces, deleteBeforeReplace: false, ...(replaces.length === 0 ? { stables: ['kvVersion'] } : {}) };
   },
 
   async create(settings, inputs) {
-    const client = connect(settings);
-    try {
+    return withSecrets(settings, async (client) => {
       const kv = await engineFor(client, inputs);
       const kvVersion = await kv.version();
       if (kvVersion === 2 && inputs.customMetadata) await kv.writeMetadata(inputs.path, { customMetadata: inputs.customMetadata });
       await kv.write(inputs.path, inputs.data, inputs.cas && kvVersion === 2 ? { cas: 0 } : {});
       return { id: idOf(inputs), outs: await outputsOf(client, { ...inputs, kvVersion }, inputs.data) };
-    } finally {
-      client.close();
-    }
+    });
   },
 
-  async read(settings, id, props?): Promise<pulumi.dynamic.ReadResult<KvSecretOutputs>> {
-    const client = connect(settings);
-    try {
+  async read(settings, id, props?) {
+    return withSecrets(settings, async (client): Promise<pulumi.dynamic.ReadResult<KvSecretOutputs>> => {
       let inputs: KvSecretInputs;
       // The engine imports with no properties (or an empty bag): only the id is known.
       const importing = !props || typeof props.mount !== 'string' || typeof props.path !== 'string';
@@ -305,14 +265,11 @@ export const kvSecretOperations = {
       const custom = outs.metadata?.customMetadata;
       if (importing ? custom : props?.customMetadata !== undefined) outs.customMetadata = custom ?? {};
       return { id: idOf(inputs), props: outs };
-    } finally {
-      client.close();
-    }
+    });
   },
 
   async update(settings, _id, olds, news) {
-    const client = connect(settings);
-    try {
+    return withSecrets(settings, async (client) => {
       const kv = await engineFor(client, { ...news, kvVersion: news.kvVersion ?? olds.kvVersion });
       const kvVersion = await kv.version();
       if (kvVersion === 2 && !sameValue(olds.customMetadata, news.customMetadata)) {
@@ -336,19 +293,14 @@ export const kvSecretOperations = {
         throw error;
       }
       return { outs: await outputsOf(client, { ...news, kvVersion }, news.data) };
-    } finally {
-      client.close();
-    }
+    });
   },
 
   async delete(settings, _id, props) {
-    const client = connect(settings);
-    try {
+    await withSecrets(settings, async (client) => {
       const kv = await engineFor(client, props);
       if ((await kv.version()) === 2 && props.deleteAllVersions) await kv.deleteMetadata(props.path);
       else await kv.delete(props.path);
-    } finally {
-      client.close();
-    }
+    });
   },
 } satisfies Operations<typeof kvSecretProvider, KvSecretInputs, KvSecretOutputs>;

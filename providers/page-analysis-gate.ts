@@ -13,7 +13,7 @@
  * STORAGE_BASE_URL (else gantry:storageBaseUrl) with STORAGE_TOKEN from the plugin's environment only, never an input
  * or state.
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { randomUUID } from 'node:crypto';
 import {
   AGGREGATION_METHODS,
@@ -33,48 +33,39 @@ import {
   type StorageReports,
   type Threshold,
 } from '../lib/analysis/index.js';
-import { changedInputs, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
+import { triggersProblems } from './inputs.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { runOnChangeOperations } from './run-on-change.js';
+import { runOnChangeMethods, serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 import { storageConfig, withStorage } from './storage-shared.js';
 
-export interface PageAnalysisGateArgs {
+export interface PageAnalysisGateInputs {
   /** The page to analyse: an absolute http(s) URL. */
-  url: pulumi.Input<string>;
+  url: string;
   /** Minimum category scores, a fraction 0–1 or a whole percentage 2–100: `{ performance: 0.9, accessibility: 95 }`. */
-  thresholds: pulumi.Input<Record<string, pulumi.Input<number>>>;
+  thresholds: Record<string, number>;
   /** Limits on audit values: `{ 'largest-contentful-paint': 2500 }` (maxima) or `['cumulative-layout-shift<0.1']`. */
-  audits?: pulumi.Input<Record<string, pulumi.Input<number>> | pulumi.Input<string>[]>;
+  audits?: Record<string, number> | string[];
   /** Runs, aggregated (default 3). */
-  runs?: pulumi.Input<number>;
+  runs?: number;
   /** `median-run` (default), `median`, `optimistic` or `pessimistic`. */
-  aggregation?: pulumi.Input<string>;
+  aggregation?: string;
   /** `desktop` (default) or `mobile`. */
-  strategy?: pulumi.Input<string>;
+  strategy?: string;
   /** `local` (Lighthouse here) or `api`; `api` when a base URL is configured. */
-  engine?: pulumi.Input<string>;
+  engine?: string;
   /** Archive the reports to `s3://bucket/prefix`; `reportUrl` then points at the representative report. */
-  reportS3?: pulumi.Input<string>;
+  reportS3?: string;
   /**
    * Publish the reports into this folder of the storage API (its id; the folder must exist); `storageReports` then
    * lists the files and their links, and `reportUrl` is the HTML report's link unless `reportS3` set it.
    */
-  reportStorage?: pulumi.Input<string>;
-  /** Values whose change runs the gate again, e.g. `{ version: site.version }`. */
-  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-
-export interface PageAnalysisGateInputs {
-  url: string;
-  thresholds: Record<string, number>;
-  audits?: Record<string, number> | string[];
-  runs?: number;
-  aggregation?: string;
-  strategy?: string;
-  engine?: string;
-  reportS3?: string;
   reportStorage?: string;
+  /** Values whose change runs the gate again, e.g. `{ version: site.version }`. */
   triggers?: Record<string, string>;
 }
+
+export type PageAnalysisGateArgs = ArgsOf<PageAnalysisGateInputs>;
 
 export type GateCheck = Omit<CheckResult, 'url'>;
 
@@ -93,60 +84,22 @@ export interface PageAnalysisGateOutputs extends PageAnalysisGateInputs {
   engineVersion: string | null;
 }
 
-const providerType = 'gantry:analysis:PageAnalysisGate';
-
 const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations', {
   config: { baseUrl: 'gantry:pageanalysisBaseUrl', apiKey: 'gantry:pageanalysisApiKey', chromePath: 'gantry:chromePath', ...storageConfig },
-  withSettings: ['create', 'update'],
-  withoutSettings: ['check', 'diff', 'read'],
+  ...runOnChangeMethods,
 });
 
 export type PageAnalysisGateSettings = ProviderSettings<typeof pageAnalysisGateProvider>;
 
-export class PageAnalysisGate extends pulumi.dynamic.Resource {
-  declare readonly url: pulumi.Output<string>;
-  declare readonly passed: pulumi.Output<boolean>;
-  declare readonly scores: pulumi.Output<Record<string, number | null>>;
-  declare readonly checks: pulumi.Output<GateCheck[]>;
-  declare readonly reportUrl: pulumi.Output<string | null>;
-  declare readonly storageReports: pulumi.Output<StorageReports | null>;
-  declare readonly analyzedAt: pulumi.Output<string>;
-  declare readonly engineUsed: pulumi.Output<string>;
-  declare readonly engineVersion: pulumi.Output<string | null>;
+const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'] as const;
 
-  constructor(name: string, args: PageAnalysisGateArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      pageAnalysisGateProvider,
-      name,
-      {
-        url: args.url,
-        thresholds: args.thresholds,
-        audits: args.audits,
-        runs: args.runs,
-        aggregation: args.aggregation,
-        strategy: args.strategy,
-        engine: args.engine,
-        reportS3: args.reportS3,
-        reportStorage: args.reportStorage,
-        triggers: args.triggers,
-        passed: undefined,
-        scores: undefined,
-        checks: undefined,
-        reportUrl: undefined,
-        storageReports: undefined,
-        analyzedAt: undefined,
-        engineUsed: undefined,
-        engineVersion: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class PageAnalysisGate extends dynamicResource<PageAnalysisGateArgs, PageAnalysisGateOutputs>(pageAnalysisGateProvider, {
+  type: 'gantry:analysis:PageAnalysisGate',
+  inputs: inputKeys,
+  outputs: ['passed', 'scores', 'checks', 'reportUrl', 'storageReports', 'analyzedAt', 'engineUsed', 'engineVersion'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
-
-const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'] as const;
 
 function problem(property: string, run: () => unknown): pulumi.dynamic.CheckFailure[] {
   try {
@@ -187,13 +140,7 @@ function inputProblems(inputs: PageAnalysisGateInputs): pulumi.dynamic.CheckFail
     failures.push({ property: 'engine', reason: 'engine is local or api' });
   if (inputs.reportS3 !== undefined) failures.push(...problem('reportS3', () => parseS3Url(String(inputs.reportS3))));
   if (inputs.reportStorage !== undefined) failures.push(...problem('reportStorage', () => checkStorageFolderId(inputs.reportStorage, 'reportStorage')));
-  const { triggers } = inputs;
-  if (
-    triggers !== undefined &&
-    (typeof triggers !== 'object' || triggers === null || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
-  ) {
-    failures.push({ property: 'triggers', reason: 'triggers must map names to text values' });
-  }
+  failures.push(...triggersProblems(inputs.triggers));
   return failures;
 }
 
@@ -243,28 +190,11 @@ async function runPageGate(settings: PageAnalysisGateSettings | undefined, input
   };
 }
 
-export const pageAnalysisGateOperations = {
-  async check(_olds, news) {
-    const inputs = pickInputs<PageAnalysisGateInputs>(news, inputKeys);
-    // A value not known yet (the site's URL before the site exists) is checked when it is known, not refused now.
-    return { inputs, failures: knownFailures(inputs, inputProblems(inputs)) };
-  },
-
-  async diff(_id, olds, news) {
-    return { changes: changedInputs(olds, news, inputKeys).length > 0, replaces: [], deleteBeforeReplace: false };
-  },
-
-  async create(settings, inputs) {
-    const outs = await runPageGate(settings, pickInputs<PageAnalysisGateInputs>(inputs, inputKeys));
-    return { id: `pageanalysisgate-${randomUUID()}`, outs };
-  },
-
-  async read(id, props?) {
-    // Refresh does not analyse again (triggers and input changes do): the recorded result stays.
-    return { id, props };
-  },
-
-  async update(settings, _id, _olds, news) {
-    return { outs: await runPageGate(settings, pickInputs<PageAnalysisGateInputs>(news, inputKeys)) };
-  },
-} satisfies Operations<typeof pageAnalysisGateProvider, PageAnalysisGateInputs, PageAnalysisGateOutputs>;
+// Refresh does not analyse again (triggers and input changes do): the recorded result stays.
+export const pageAnalysisGateOperations = runOnChangeOperations({
+  keys: inputKeys,
+  // A value not known yet (the site's URL before the site exists) is checked when it is known, not refused now.
+  problems: inputProblems,
+  run: runPageGate,
+  idOf: () => `pageanalysisgate-${randomUUID()}`,
+}) satisfies Operations<typeof pageAnalysisGateProvider, PageAnalysisGateInputs, PageAnalysisGateOutputs>;

@@ -14,32 +14,28 @@
  * the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>) by the plugin, never captured. `gantry:registryHost` (stack
  * config) sets the default registry host.
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { readdir, rm } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { CheckFailedError, GantryError, UsageError } from '../lib/errors.js';
 import { formatModuleAddress, locate, parseConstraints, parseModuleAddress, RegistryClient, resolveModule, selectVersion } from '../lib/registry/index.js';
 import { fetchSource, hashTree } from '../lib/sources/index.js';
-import { changedInputs, containsUnknown, pickInputs, sameValue } from './inputs.js';
+import { changedInputs, containsUnknown, pickInputs, sameValue, triggersProblems } from './inputs.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
 import { serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
 
-export interface RegistryModuleArgs {
-  /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
-  source: pulumi.Input<string>;
-  /** Version constraint, e.g. `~> 1.2`; the newest release when absent. */
-  version?: pulumi.Input<string>;
-  /** Install folder (default `.gantry/modules/<namespace>-<name>-<provider>` under the program's folder). */
-  dir?: pulumi.Input<string>;
-  /** Any values; a change re-resolves the version within the constraint. */
-  triggers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-
 export interface RegistryModuleInputs {
+  /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
   source: string;
+  /** Version constraint, e.g. `~> 1.2`; the newest release when absent. */
   version?: string;
+  /** Install folder (default `.gantry/modules/<namespace>-<name>-<provider>` under the program's folder). */
   dir?: string;
+  /** Any values; a change re-resolves the version within the constraint. */
   triggers?: Record<string, string>;
 }
+
+export type RegistryModuleArgs = ArgsOf<RegistryModuleInputs>;
 
 export interface RegistryModuleOutputs extends Omit<RegistryModuleInputs, 'version'> {
   /** The normalised source address. */
@@ -60,8 +56,6 @@ export interface RegistryModuleOutputs extends Omit<RegistryModuleInputs, 'versi
   latestAllowed: string;
 }
 
-const providerType = 'gantry:modules:RegistryModule';
-
 const registryModuleProvider = serializedProvider('registryModuleOperations', {
   config: ['gantry:registryHost'],
   withSettings: ['check', 'create', 'read', 'update'],
@@ -70,44 +64,15 @@ const registryModuleProvider = serializedProvider('registryModuleOperations', {
 
 export type RegistryModuleSettings = ProviderSettings<typeof registryModuleProvider>;
 
-export class RegistryModule extends pulumi.dynamic.Resource {
-  declare readonly source: pulumi.Output<string>;
-  declare readonly address: pulumi.Output<string>;
-  /** The pinned version (the input `version` is the constraint, kept in `constraint`). */
-  declare readonly version: pulumi.Output<string>;
-  declare readonly constraint: pulumi.Output<string>;
-  declare readonly location: pulumi.Output<string>;
-  declare readonly hash: pulumi.Output<string>;
-  declare readonly path: pulumi.Output<string>;
-  declare readonly installDir: pulumi.Output<string>;
-  declare readonly latestAllowed: pulumi.Output<string>;
+const inputKeys = ['source', 'version', 'dir', 'triggers'] as const;
 
-  constructor(name: string, args: RegistryModuleArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      registryModuleProvider,
-      name,
-      {
-        source: args.source,
-        version: args.version,
-        dir: args.dir,
-        triggers: args.triggers,
-        address: undefined,
-        constraint: undefined,
-        location: undefined,
-        hash: undefined,
-        path: undefined,
-        installDir: undefined,
-        latestAllowed: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class RegistryModule extends dynamicResource<RegistryModuleArgs, RegistryModuleOutputs>(registryModuleProvider, {
+  type: 'gantry:modules:RegistryModule',
+  inputs: inputKeys,
+  outputs: ['address', 'constraint', 'location', 'hash', 'path', 'installDir', 'latestAllowed'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
-
-const inputKeys = ['source', 'version', 'dir', 'triggers'] as const;
 
 function envFor(settings: RegistryModuleSettings | undefined): NodeJS.ProcessEnv {
   const host = settings?.['gantry:registryHost'];
@@ -224,13 +189,7 @@ export const registryModuleOperations = {
     }
     if (dir !== undefined && dir !== null && (typeof dir !== 'string' || dir.trim() === ''))
       failures.push({ property: 'dir', reason: 'dir must be a non-empty path' });
-    if (
-      triggers !== undefined &&
-      triggers !== null &&
-      (typeof triggers !== 'object' || Array.isArray(triggers) || Object.values(triggers).some((v) => typeof v !== 'string'))
-    ) {
-      failures.push({ property: 'triggers', reason: 'triggers must map names to strings' });
-    }
+    if (triggers !== null) failures.push(...triggersProblems(triggers));
     if (failures.length > 0) return { failures };
     return {
       inputs: {

@@ -95,6 +95,15 @@ export type Operations<Provider, Inputs, Outputs> =
 /** The settings the operations of a provider made by `serializedProvider` take first. */
 export type ProviderSettings<Provider> = Provider extends SerializedProvider<infer Config> ? SettingsOf<Config> : never;
 
+/**
+ * The method lists of most resources, for a spec's `...`: a resource kept in a service checks its inputs offline
+ * (Check runs in previews, before Configure's settings may be known) and does the rest with the settings.
+ */
+export const serviceMethods = { withSettings: ['diff', 'create', 'read', 'update', 'delete'], withoutSettings: ['check'] } as const;
+
+/** A resource that runs something at create and on every change of its inputs, and has nothing to delete. */
+export const runOnChangeMethods = { withSettings: ['create', 'update'], withoutSettings: ['check', 'diff', 'read'] } as const;
+
 const engineMethods: readonly EngineMethod[] = ['check', 'diff', 'create', 'read', 'update', 'delete'];
 
 type Configured = { settings?: Record<string, string | undefined> };

@@ -17,59 +17,50 @@
  * `__provider`: its methods capture nothing and load `storageFileOperations` through `gantry/providers` in the
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { GantryError } from '../lib/errors.js';
 import { upload, type File } from '../lib/storage/index.js';
 import { changedInputs, containsUnknown, defined, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations } from './serialized.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { serializedProvider, serviceMethods, type Operations } from './serialized.js';
 import {
-  checkId,
-  checkName,
-  checkOptionalBoolean,
-  checkOptionalString,
+  checkFileInputs,
   describeValue,
-  descriptionWanted,
+  diffFile,
+  fileDrift,
+  fileInputsOf,
   FOLDER_MIME,
-  gantryMarker,
-  getFile,
-  inParent,
-  isGone,
   isTrashed,
   md5OfFile,
   md5OfText,
-  moveTo,
-  parentOf,
+  newFileMetadata,
+  patchFile,
+  readFile,
+  removeFile,
   storageConfig,
+  untrashed,
   withStorage,
 } from './storage-shared.js';
 
-export interface StorageFileArgs {
-  /** The id of the folder the file sits in (`root` for the root folder). A new parent moves the file. */
-  parent: pulumi.Input<string>;
-  /** The file's name (its title). A new name renames the file. */
-  name: pulumi.Input<string>;
-  /** A local file to upload (relative to the Pulumi program's folder, or absolute). Exactly one of source and content. */
-  source?: pulumi.Input<string>;
-  /** The content as text (UTF-8), at most 5 MiB; may be a secret. Exactly one of source and content. */
-  content?: pulumi.Input<string>;
-  /** The content's media type; default what the service makes of application/octet-stream. */
-  mimeType?: pulumi.Input<string>;
-  description?: pulumi.Input<string>;
-  /** On delete, delete the file (and its revisions) instead of trashing it. */
-  permanentDelete?: pulumi.Input<boolean>;
-}
-
 export interface StorageFileInputs {
+  /** The id of the folder the file sits in (`root` for the root folder). A new parent moves the file. */
   parent: string;
+  /** The file's name (its title). A new name renames the file. */
   name: string;
+  /** A local file to upload (relative to the Pulumi program's folder, or absolute). Exactly one of source and content. */
   source?: string;
+  /** The content as text (UTF-8), at most 5 MiB; may be a secret. Exactly one of source and content. */
   content?: string;
   /** The md5 (hex) of the local content, computed by Check. */
   contentMd5?: string;
+  /** The content's media type; default what the service makes of application/octet-stream. */
   mimeType?: string;
   description?: string;
+  /** On delete, delete the file (and its revisions) instead of trashing it. */
   permanentDelete?: boolean;
 }
+
+export type StorageFileArgs = ArgsOf<Omit<StorageFileInputs, 'contentMd5'>>;
 
 /** Outputs: the inputs without `content`, and what the service says of the file. */
 export interface StorageFileOutputs extends Omit<StorageFileInputs, 'content'> {
@@ -88,56 +79,19 @@ export interface StorageFileOutputs extends Omit<StorageFileInputs, 'content'> {
 /** Above this, give the content as a file (`source`): the engine keeps `content` in the state. */
 export const maxContentBytes = 5 * 1024 * 1024;
 
-const providerType = 'gantry:storage:StorageFile';
-
 const storageFileProvider = serializedProvider('storageFileOperations', {
   config: storageConfig,
-  withSettings: ['diff', 'create', 'read', 'update', 'delete'],
-  withoutSettings: ['check'],
+  ...serviceMethods,
 });
 
-export class StorageFile extends pulumi.dynamic.Resource {
-  declare readonly parent: pulumi.Output<string>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly source: pulumi.Output<string | undefined>;
-  declare readonly contentMd5: pulumi.Output<string>;
-  declare readonly mimeType: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string | undefined>;
-  declare readonly permanentDelete: pulumi.Output<boolean | undefined>;
-  declare readonly md5Checksum: pulumi.Output<string>;
-  declare readonly fileSize: pulumi.Output<string>;
-  declare readonly headRevisionId: pulumi.Output<string>;
-  declare readonly alternateLink: pulumi.Output<string | undefined>;
-  declare readonly webContentLink: pulumi.Output<string | undefined>;
-  declare readonly createdDate: pulumi.Output<string | undefined>;
-  declare readonly trashed: pulumi.Output<boolean>;
+/** What the program gives; `contentMd5`, an input too, is Check's. */
+const givenKeys = ['parent', 'name', 'source', 'content', 'mimeType', 'description', 'permanentDelete'] as const;
 
-  constructor(name: string, args: StorageFileArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      storageFileProvider,
-      name,
-      {
-        parent: args.parent,
-        name: args.name,
-        source: args.source,
-        content: args.content,
-        mimeType: args.mimeType,
-        description: args.description,
-        permanentDelete: args.permanentDelete,
-        contentMd5: undefined,
-        md5Checksum: undefined,
-        fileSize: undefined,
-        headRevisionId: undefined,
-        alternateLink: undefined,
-        webContentLink: undefined,
-        createdDate: undefined,
-        trashed: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class StorageFile extends dynamicResource<StorageFileArgs, StorageFileOutputs>(storageFileProvider, {
+  type: 'gantry:storage:StorageFile',
+  inputs: givenKeys,
+  outputs: ['contentMd5', 'md5Checksum', 'fileSize', 'headRevisionId', 'alternateLink', 'webContentLink', 'createdDate', 'trashed'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
@@ -145,9 +99,6 @@ const resource = 'StorageFile';
 
 /** A media type as a header carries it: type/subtype and parameters. */
 const mediaTypePattern = /^[\w!#$&^.+-]{1,127}\/[\w!#$&^.+-]{1,127}(?:\s*;[\x20-\x7e]*)?$/;
-
-/** What the program gives; `contentMd5`, an input too, is Check's. */
-const givenKeys = ['parent', 'name', 'source', 'content', 'mimeType', 'description', 'permanentDelete'] as const;
 
 function outputsOf(inputs: StorageFileInputs, file: File): StorageFileOutputs {
   const { content: _content, ...rest } = inputs;
@@ -171,14 +122,9 @@ function sourceOf(inputs: StorageFileInputs): string | Buffer {
 
 /** What differs between the file in the service and the inputs: the properties an update would change. */
 function drift(live: File, olds: Partial<StorageFileOutputs> | undefined, news: StorageFileInputs): string[] {
-  const changed: string[] = [];
-  if (live.title !== news.name) changed.push('name');
-  if (!inParent(live.parents, news.parent)) changed.push('parent');
-  const description = descriptionWanted(olds, news);
-  if (description !== undefined && (live.description ?? '') !== description) changed.push('description');
+  const changed = fileDrift(live, olds, news);
   if (news.mimeType !== undefined && live.mimeType !== news.mimeType) changed.push('mimeType');
   if (news.contentMd5 !== undefined && live.md5Checksum?.toLowerCase() !== news.contentMd5) changed.push('content');
-  if (isTrashed(live)) changed.push('trashed');
   return changed;
 }
 
@@ -186,10 +132,7 @@ export const storageFileOperations = {
   async check(_olds, news) {
     const inputs = pickInputs<StorageFileInputs>(news, givenKeys);
     const failures: pulumi.dynamic.CheckFailure[] = [];
-    checkId(failures, inputs.parent, 'parent', 'a folder id or "root"');
-    checkName(failures, inputs.name);
-    checkOptionalString(failures, inputs.description, 'description');
-    checkOptionalBoolean(failures, inputs.permanentDelete, 'permanentDelete');
+    checkFileInputs(failures, inputs);
     if (inputs.mimeType !== undefined) {
       if (typeof inputs.mimeType !== 'string' || !mediaTypePattern.test(inputs.mimeType)) {
         failures.push({ property: 'mimeType', reason: `mimeType must be a media type such as text/plain, got ${describeValue(inputs.mimeType)}` });
@@ -238,25 +181,15 @@ export const storageFileOperations = {
     if (news.mimeType !== undefined && olds.mimeType !== news.mimeType) changed.add('mimeType');
     // Content not known yet (a preview): it may change.
     if (containsUnknown(news.content) || containsUnknown(news.source)) changed.add('content');
-    // The state may be stale: the file is compared with the service (its md5 among the rest), so a change made
-    // outside Pulumi is put right on this update without a refresh; a file deleted outside is created again.
-    const live = await withStorage(settings, resource, (client) => getFile(client, id));
-    if (!live) return { changes: true, replaces: ['id'], deleteBeforeReplace: false };
-    for (const key of drift(live, olds, news)) changed.add(key);
-    return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
+    // The file's md5 is compared with the service's among the rest.
+    return diffFile(settings, resource, id, changed, (live) => drift(live, olds, news));
   },
 
   async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
       const file = await upload(client.transport, {
         source: sourceOf(inputs),
-        metadata: defined({
-          title: inputs.name,
-          parents: [{ id: inputs.parent }],
-          description: inputs.description,
-          mimeType: inputs.mimeType,
-          properties: [gantryMarker],
-        }),
+        metadata: newFileMetadata(inputs, inputs.mimeType),
         ...(inputs.mimeType !== undefined ? { mimeType: inputs.mimeType } : {}),
       });
       return { id: String(file.id), outs: outputsOf(inputs, file as File) };
@@ -264,34 +197,16 @@ export const storageFileOperations = {
   },
 
   async read(settings, id, props?) {
-    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StorageFileOutputs>> => {
-      const live = await getFile(client, id);
-      // Deleted outside Pulumi: no id, so the engine forgets the file.
-      if (!live) return { id: '' };
-      const inputs: StorageFileInputs = defined({
-        parent: parentOf(live.parents, props?.parent),
-        name: String(live.title),
-        source: props?.source,
-        contentMd5: props?.contentMd5,
-        description: props?.description !== undefined ? (live.description ?? '') : undefined,
-        permanentDelete: props?.permanentDelete,
-      });
-      return { id, props: outputsOf(inputs, live) };
-    });
+    const inputsOf = (live: File): StorageFileInputs => defined({ ...fileInputsOf(live, props), source: props?.source, contentMd5: props?.contentMd5 });
+    return readFile(settings, resource, id, (live) => outputsOf(inputsOf(live), live));
   },
 
   async update(settings, id, olds, news) {
     return withStorage(settings, resource, async (client) => {
-      let live = await client.files.get({ fileId: id });
-      if (isTrashed(live)) live = await client.files.untrash({ fileId: id });
+      let live = await untrashed(client, id);
       const newContent = news.contentMd5 === undefined || live.md5Checksum?.toLowerCase() !== news.contentMd5;
-      const body: File = {};
-      if (live.title !== news.name) body.title = news.name;
-      const description = descriptionWanted(olds, news);
-      if (description !== undefined && (live.description ?? '') !== description) body.description = description;
-      if (!newContent && news.mimeType !== undefined && live.mimeType !== news.mimeType) body.mimeType = news.mimeType;
-      const move = moveTo(live.parents, news.parent);
-      if (Object.keys(body).length > 0 || move) live = await client.files.patch({ fileId: id, ...move, requestBody: body });
+      const newType = !newContent && news.mimeType !== undefined && live.mimeType !== news.mimeType;
+      live = await patchFile(client, id, live, olds, news, newType ? { mimeType: news.mimeType } : {});
       if (newContent) {
         // A new revision of the same file: files.update with media.
         live = (await upload(client.transport, {
@@ -305,14 +220,6 @@ export const storageFileOperations = {
   },
 
   async delete(settings, id, props) {
-    await withStorage(settings, resource, async (client) => {
-      try {
-        if (props.permanentDelete === true) await client.files.delete({ fileId: id });
-        else await client.files.trash({ fileId: id });
-      } catch (error) {
-        // Already deleted outside Pulumi: nothing left to do.
-        if (!isGone(error)) throw error;
-      }
-    });
+    await withStorage(settings, resource, (client) => removeFile(client, id, props.permanentDelete === true));
   },
 } satisfies Operations<typeof storageFileProvider, StorageFileInputs, StorageFileOutputs>;

@@ -13,46 +13,41 @@
  * `__provider`: its methods capture nothing and load `storageFolderOperations` through `gantry/providers` in the
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { UsageError } from '../lib/errors.js';
 import type { File, StorageClient } from '../lib/storage/index.js';
 import { changedInputs, defined, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations } from './serialized.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { serializedProvider, serviceMethods, type Operations } from './serialized.js';
 import {
-  checkId,
-  checkName,
-  checkOptionalBoolean,
-  checkOptionalString,
-  descriptionWanted,
+  checkFileInputs,
+  diffFile,
+  fileDrift,
+  fileInputsOf,
   FOLDER_MIME,
-  gantryMarker,
-  getFile,
-  inParent,
-  isGone,
   isTrashed,
   madeByGantry,
-  moveTo,
-  parentOf,
+  newFileMetadata,
+  orGone,
+  patchFile,
+  readFile,
+  removeFile,
   storageConfig,
+  untrashed,
   withStorage,
 } from './storage-shared.js';
 
-export interface StorageFolderArgs {
-  /** The folder's name (its title). A new name renames the folder. */
-  name: pulumi.Input<string>;
-  /** The id of the folder it sits in; default `root`. A new parent moves the folder. */
-  parent?: pulumi.Input<string>;
-  description?: pulumi.Input<string>;
-  /** On delete, delete the folder instead of trashing it. */
-  permanentDelete?: pulumi.Input<boolean>;
-}
-
 export interface StorageFolderInputs {
+  /** The folder's name (its title). A new name renames the folder. */
   name: string;
+  /** The id of the folder it sits in; default `root`. A new parent moves the folder. */
   parent: string;
   description?: string;
+  /** On delete, delete the folder instead of trashing it. */
   permanentDelete?: boolean;
 }
+
+export type StorageFolderArgs = ArgsOf<Omit<StorageFolderInputs, 'parent'> & Partial<Pick<StorageFolderInputs, 'parent'>>>;
 
 export interface StorageFolderOutputs extends StorageFolderInputs {
   /** The folder's page in the service's web interface. */
@@ -64,49 +59,22 @@ export interface StorageFolderOutputs extends StorageFolderInputs {
   trashed: boolean;
 }
 
-const providerType = 'gantry:storage:StorageFolder';
-
 const storageFolderProvider = serializedProvider('storageFolderOperations', {
   config: storageConfig,
-  withSettings: ['diff', 'create', 'read', 'update', 'delete'],
-  withoutSettings: ['check'],
+  ...serviceMethods,
 });
 
-export class StorageFolder extends pulumi.dynamic.Resource {
-  declare readonly name: pulumi.Output<string>;
-  declare readonly parent: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string | undefined>;
-  declare readonly permanentDelete: pulumi.Output<boolean | undefined>;
-  declare readonly alternateLink: pulumi.Output<string | undefined>;
-  declare readonly webViewLink: pulumi.Output<string | undefined>;
-  declare readonly createdDate: pulumi.Output<string | undefined>;
-  declare readonly trashed: pulumi.Output<boolean>;
+const inputKeys = ['name', 'parent', 'description', 'permanentDelete'] as const;
 
-  constructor(name: string, args: StorageFolderArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      storageFolderProvider,
-      name,
-      {
-        name: args.name,
-        parent: args.parent,
-        description: args.description,
-        permanentDelete: args.permanentDelete,
-        alternateLink: undefined,
-        webViewLink: undefined,
-        createdDate: undefined,
-        trashed: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class StorageFolder extends dynamicResource<StorageFolderArgs, StorageFolderOutputs>(storageFolderProvider, {
+  type: 'gantry:storage:StorageFolder',
+  inputs: inputKeys,
+  outputs: ['alternateLink', 'webViewLink', 'createdDate', 'trashed'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
 const resource = 'StorageFolder';
-
-const inputKeys = ['name', 'parent', 'description', 'permanentDelete'] as const;
 
 function outputsOf(inputs: StorageFolderInputs, folder: File): StorageFolderOutputs {
   return defined({
@@ -120,14 +88,8 @@ function outputsOf(inputs: StorageFolderInputs, folder: File): StorageFolderOutp
 
 /** What differs between the folder in the service and the inputs: the properties an update would change. */
 function drift(live: File, olds: Partial<StorageFolderInputs> | undefined, news: StorageFolderInputs): string[] {
-  const changed: string[] = [];
-  if (live.title !== news.name) changed.push('name');
-  if (!inParent(live.parents, news.parent)) changed.push('parent');
-  const description = descriptionWanted(olds, news);
-  if (description !== undefined && (live.description ?? '') !== description) changed.push('description');
-  if (isTrashed(live)) changed.push('trashed');
   if (live.mimeType !== undefined && live.mimeType !== FOLDER_MIME) throw new UsageError(`${resource}: ${live.id} is no longer a folder (${live.mimeType})`);
-  return changed;
+  return fileDrift(live, olds, news);
 }
 
 /** What in the folder stops a delete: items not in the trash, and with `permanent` trashed items Gantry did not make. */
@@ -149,63 +111,29 @@ export const storageFolderOperations = {
   async check(_olds, news) {
     const inputs = pickInputs<StorageFolderInputs>({ ...news, parent: news.parent ?? 'root' }, inputKeys);
     const failures: pulumi.dynamic.CheckFailure[] = [];
-    checkName(failures, inputs.name);
-    checkId(failures, inputs.parent, 'parent', 'a folder id or "root"');
-    checkOptionalString(failures, inputs.description, 'description');
-    checkOptionalBoolean(failures, inputs.permanentDelete, 'permanentDelete');
+    checkFileInputs(failures, inputs);
     return { inputs, failures: knownFailures(inputs, failures) };
   },
 
   async diff(settings, id, olds, news) {
-    const changed = new Set<string>(changedInputs(olds, news, inputKeys, { permanentDelete: false }));
-    // The state may be stale: the folder is compared with the service, so a rename, a move or a trash done outside
-    // Pulumi is put right on this update without a refresh; a folder deleted outside is created again.
-    const live = await withStorage(settings, resource, (client) => getFile(client, id));
-    if (!live) return { changes: true, replaces: ['id'], deleteBeforeReplace: false };
-    for (const key of drift(live, olds, news)) changed.add(key);
-    return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
+    const changed = changedInputs(olds, news, inputKeys, { permanentDelete: false });
+    return diffFile(settings, resource, id, changed, (live) => drift(live, olds, news));
   },
 
   async create(settings, inputs) {
     return withStorage(settings, resource, async (client) => {
-      const folder = await client.files.insert({
-        requestBody: defined({
-          title: inputs.name,
-          mimeType: FOLDER_MIME,
-          parents: [{ id: inputs.parent }],
-          description: inputs.description,
-          properties: [gantryMarker],
-        }),
-      });
+      const folder = await client.files.insert({ requestBody: newFileMetadata(inputs, FOLDER_MIME) });
       return { id: String(folder.id), outs: outputsOf(inputs, folder) };
     });
   },
 
   async read(settings, id, props?) {
-    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StorageFolderOutputs>> => {
-      const live = await getFile(client, id);
-      // Deleted outside Pulumi: no id, so the engine forgets the folder.
-      if (!live) return { id: '' };
-      const inputs = defined({
-        name: String(live.title),
-        parent: parentOf(live.parents, props?.parent),
-        description: props?.description !== undefined ? (live.description ?? '') : undefined,
-        permanentDelete: props?.permanentDelete,
-      });
-      return { id, props: outputsOf(inputs, live) };
-    });
+    return readFile(settings, resource, id, (live) => outputsOf(fileInputsOf(live, props), live));
   },
 
   async update(settings, id, olds, news) {
     return withStorage(settings, resource, async (client) => {
-      let live = await client.files.get({ fileId: id });
-      if (isTrashed(live)) live = await client.files.untrash({ fileId: id });
-      const body: File = {};
-      if (live.title !== news.name) body.title = news.name;
-      const description = descriptionWanted(olds, news);
-      if (description !== undefined && (live.description ?? '') !== description) body.description = description;
-      const move = moveTo(live.parents, news.parent);
-      if (Object.keys(body).length > 0 || move) live = await client.files.patch({ fileId: id, ...move, requestBody: body });
+      const live = await patchFile(client, id, await untrashed(client, id), olds, news);
       return { outs: outputsOf(news, live) };
     });
   },
@@ -213,23 +141,19 @@ export const storageFolderOperations = {
   async delete(settings, id, props) {
     await withStorage(settings, resource, async (client) => {
       const permanent = props.permanentDelete === true;
-      try {
-        const found = await blockers(client, id, permanent);
-        if (found.length > 0) {
-          throw new UsageError(
-            `${resource} "${props.name}" (${id}) is not ${permanent ? 'deleted' : 'trashed'}: it holds what Gantry did not create or remove: ${found.join('; ')}`,
-            {
-              code: 'STORAGE_FOLDER_NOT_EMPTY',
-              hint: 'move those items out of the folder (or trash them yourself) and run again; `pulumi state delete <urn>` makes the stack forget the folder and leaves it as it is',
-            },
-          );
-        }
-        if (permanent) await client.files.delete({ fileId: id });
-        else await client.files.trash({ fileId: id });
-      } catch (error) {
-        // Already deleted outside Pulumi: nothing left to do.
-        if (!isGone(error)) throw error;
+      // Gone already (deleted outside Pulumi): nothing left to do.
+      const found = await orGone(blockers(client, id, permanent));
+      if (found === undefined) return;
+      if (found.length > 0) {
+        throw new UsageError(
+          `${resource} "${props.name}" (${id}) is not ${permanent ? 'deleted' : 'trashed'}: it holds what Gantry did not create or remove: ${found.join('; ')}`,
+          {
+            code: 'STORAGE_FOLDER_NOT_EMPTY',
+            hint: 'move those items out of the folder (or trash them yourself) and run again; `pulumi state delete <urn>` makes the stack forget the folder and leaves it as it is',
+          },
+        );
       }
+      await removeFile(client, id, permanent);
     });
   },
 } satisfies Operations<typeof storageFolderProvider, StorageFolderInputs, StorageFolderOutputs>;

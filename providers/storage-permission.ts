@@ -10,46 +10,48 @@
  * `__provider`: its methods capture nothing and load `storagePermissionOperations` through `gantry/providers` in
  * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import type { Permission, StorageClient } from '../lib/storage/index.js';
 import { changedInputs, defined, knownFailures, pickInputs } from './inputs.js';
-import { serializedProvider, type Operations } from './serialized.js';
-import { checkId, checkOptionalBoolean, checkOptionalString, describeValue, isGone, storageConfig, withStorage } from './storage-shared.js';
+import { dynamicResource, type ArgsOf } from './resource.js';
+import { serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import {
+  checkId,
+  checkOptionalBoolean,
+  checkOptionalString,
+  describeValue,
+  diffWithService,
+  orGone,
+  readFromService,
+  storageConfig,
+  withStorage,
+} from './storage-shared.js';
 
 export const storagePermissionRoles = ['reader', 'commenter', 'writer', 'owner'] as const;
 export const storagePermissionTypes = ['user', 'group', 'domain', 'anyone'] as const;
 export type StoragePermissionRole = (typeof storagePermissionRoles)[number];
 export type StoragePermissionType = (typeof storagePermissionTypes)[number];
 
-export interface StoragePermissionArgs {
-  /** The file or folder (a folder's permissions reach what it holds). A new one replaces the permission. */
-  fileId: pulumi.Input<string>;
-  /** A new role patches the permission. `owner` transfers ownership (user permissions only). */
-  role: pulumi.Input<StoragePermissionRole>;
-  /** Who: a user or group (`emailAddress`), a domain (`domain`), or anyone. A new type replaces the permission. */
-  type: pulumi.Input<StoragePermissionType>;
-  /** For `user` and `group`. */
-  emailAddress?: pulumi.Input<string>;
-  /** For `domain`, e.g. `example.com`. */
-  domain?: pulumi.Input<string>;
-  /** For `anyone`: true for anyone with the link, false (default) for anyone who finds it. */
-  withLink?: pulumi.Input<boolean>;
-  /** Whether the service e-mails the user or group about the new permission (Drive's default: true). At insert only. */
-  sendNotificationEmails?: pulumi.Input<boolean>;
-  /** A message in that e-mail. At insert only. */
-  emailMessage?: pulumi.Input<string>;
-}
-
 export interface StoragePermissionInputs {
+  /** The file or folder (a folder's permissions reach what it holds). A new one replaces the permission. */
   fileId: string;
+  /** A new role patches the permission. `owner` transfers ownership (user permissions only). */
   role: StoragePermissionRole;
+  /** Who: a user or group (`emailAddress`), a domain (`domain`), or anyone. A new type replaces the permission. */
   type: StoragePermissionType;
+  /** For `user` and `group`. */
   emailAddress?: string;
+  /** For `domain`, e.g. `example.com`. */
   domain?: string;
+  /** For `anyone`: true for anyone with the link, false (default) for anyone who finds it. */
   withLink?: boolean;
+  /** Whether the service e-mails the user or group about the new permission (Drive's default: true). At insert only. */
   sendNotificationEmails?: boolean;
+  /** A message in that e-mail. At insert only. */
   emailMessage?: string;
 }
+
+export type StoragePermissionArgs = ArgsOf<StoragePermissionInputs>;
 
 export interface StoragePermissionOutputs extends StoragePermissionInputs {
   /** The permission's id on the file (the resource's id is `<fileId>/<permissionId>`). */
@@ -58,45 +60,18 @@ export interface StoragePermissionOutputs extends StoragePermissionInputs {
   displayName?: string;
 }
 
-const providerType = 'gantry:storage:StoragePermission';
-
 const storagePermissionProvider = serializedProvider('storagePermissionOperations', {
   config: storageConfig,
-  withSettings: ['diff', 'create', 'read', 'update', 'delete'],
-  withoutSettings: ['check'],
+  ...serviceMethods,
 });
 
-export class StoragePermission extends pulumi.dynamic.Resource {
-  declare readonly fileId: pulumi.Output<string>;
-  declare readonly role: pulumi.Output<StoragePermissionRole>;
-  declare readonly type: pulumi.Output<StoragePermissionType>;
-  declare readonly emailAddress: pulumi.Output<string | undefined>;
-  declare readonly domain: pulumi.Output<string | undefined>;
-  declare readonly withLink: pulumi.Output<boolean | undefined>;
-  declare readonly permissionId: pulumi.Output<string>;
-  declare readonly displayName: pulumi.Output<string | undefined>;
+const inputKeys = ['fileId', 'role', 'type', 'emailAddress', 'domain', 'withLink', 'sendNotificationEmails', 'emailMessage'] as const;
 
-  constructor(name: string, args: StoragePermissionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      storagePermissionProvider,
-      name,
-      {
-        fileId: args.fileId,
-        role: args.role,
-        type: args.type,
-        emailAddress: args.emailAddress,
-        domain: args.domain,
-        withLink: args.withLink,
-        sendNotificationEmails: args.sendNotificationEmails,
-        emailMessage: args.emailMessage,
-        permissionId: undefined,
-        displayName: undefined,
-      },
-      opts,
-      providerType,
-    );
-  }
-}
+export class StoragePermission extends dynamicResource<StoragePermissionArgs, StoragePermissionOutputs>(storagePermissionProvider, {
+  type: 'gantry:storage:StoragePermission',
+  inputs: inputKeys,
+  outputs: ['permissionId', 'displayName'],
+}) {}
 
 // ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
 
@@ -105,8 +80,6 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const domainPattern = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 /** Changing these makes another permission. */
 const replacing = ['fileId', 'type', 'emailAddress', 'domain', 'withLink'] as const;
-
-const inputKeys = ['fileId', 'role', 'type', 'emailAddress', 'domain', 'withLink', 'sendNotificationEmails', 'emailMessage'] as const;
 
 /** An e-mail address or a domain as the service compares them. */
 const lower = (value: unknown) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
@@ -131,13 +104,8 @@ function splitId(id: string, props: Partial<StoragePermissionOutputs> | undefine
   return { fileId: id.slice(0, slash), permissionId: id.slice(slash + 1) };
 }
 
-async function getPermission(client: StorageClient, fileId: string, permissionId: string): Promise<Permission | undefined> {
-  try {
-    return await client.permissions.get({ fileId, permissionId });
-  } catch (error) {
-    if (isGone(error)) return undefined;
-    throw error;
-  }
+function getPermission(client: StorageClient, fileId: string, permissionId: string): Promise<Permission | undefined> {
+  return orGone(client.permissions.get({ fileId, permissionId }));
 }
 
 export const storagePermissionOperations = {
@@ -182,14 +150,11 @@ export const storagePermissionOperations = {
   async diff(settings, id, olds, news) {
     const replaces = changedInputs(olds, news, replacing);
     if (replaces.length > 0) return { changes: true, replaces, deleteBeforeReplace: true };
-    const changed = new Set<string>(changedInputs(olds, news, ['role', 'sendNotificationEmails', 'emailMessage']));
-    // Compared with the service: a role changed outside Pulumi is put back on this update; a permission removed
-    // outside is inserted again.
+    const changed = changedInputs(olds, news, ['role', 'sendNotificationEmails', 'emailMessage']);
+    // A role changed outside Pulumi is put back on this update; a permission removed outside is inserted again.
     const { fileId, permissionId } = splitId(id, olds);
-    const live = await withStorage(settings, resource, (client) => getPermission(client, fileId, permissionId));
-    if (!live) return { changes: true, replaces: ['id'], deleteBeforeReplace: true };
-    if (roleOf(live) !== news.role) changed.add('role');
-    return { changes: changed.size > 0, replaces: [], deleteBeforeReplace: false };
+    const get = (client: StorageClient) => getPermission(client, fileId, permissionId);
+    return diffWithService(settings, resource, get, changed, (live) => (roleOf(live) !== news.role ? ['role'] : []), true);
   },
 
   async create(settings, inputs) {
@@ -212,12 +177,9 @@ export const storagePermissionOperations = {
   },
 
   async read(settings, id, props?) {
-    return withStorage(settings, resource, async (client): Promise<pulumi.dynamic.ReadResult<StoragePermissionOutputs>> => {
-      const { fileId, permissionId } = splitId(id, props);
-      const live = await getPermission(client, fileId, permissionId);
-      // Removed outside Pulumi: no id, so the engine forgets the permission.
-      if (!live) return { id: '' };
-      const inputs: StoragePermissionInputs = defined({
+    const { fileId, permissionId } = splitId(id, props);
+    const inputsOf = (live: Permission): StoragePermissionInputs =>
+      defined({
         ...props,
         fileId,
         role: roleOf(live) as StoragePermissionRole,
@@ -226,8 +188,8 @@ export const storagePermissionOperations = {
         domain: live.type === 'domain' ? live.domain?.toLowerCase() : undefined,
         withLink: live.type === 'anyone' ? (props?.withLink !== undefined || live.withLink === true ? live.withLink === true : undefined) : undefined,
       });
-      return { id, props: outputsOf(inputs, live) };
-    });
+    const get = (client: StorageClient) => getPermission(client, fileId, permissionId);
+    return readFromService(settings, resource, id, get, (live) => outputsOf(inputsOf(live), live));
   },
 
   async update(settings, id, olds, news) {
@@ -249,12 +211,8 @@ export const storagePermissionOperations = {
   async delete(settings, id, props) {
     await withStorage(settings, resource, async (client) => {
       const { fileId, permissionId } = splitId(id, props);
-      try {
-        await client.permissions.delete({ fileId, permissionId });
-      } catch (error) {
-        // The permission, or its file, is already gone.
-        if (!isGone(error)) throw error;
-      }
+      // The permission, or its file, may be gone already.
+      await orGone(client.permissions.delete({ fileId, permissionId }));
     });
   },
 } satisfies Operations<typeof storagePermissionProvider, StoragePermissionInputs, StoragePermissionOutputs>;

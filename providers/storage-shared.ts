@@ -17,6 +17,7 @@ import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
 import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
+import { defined } from './inputs.js';
 import type { SettingsOf } from './serialized.js';
 
 /**
@@ -107,14 +108,135 @@ export function isGone(error: unknown): boolean {
   return error instanceof StorageError && error.status === 404;
 }
 
-/** `files.get`, or undefined when the file is gone. */
-export async function getFile(client: StorageClient, fileId: string): Promise<File | undefined> {
+/** What the call answers, or undefined when what it asks for is gone (deleted outside Pulumi). */
+export async function orGone<T>(call: Promise<T>): Promise<T | undefined> {
   try {
-    return await client.files.get({ fileId });
+    return await call;
   } catch (error) {
     if (isGone(error)) return undefined;
     throw error;
   }
+}
+
+/** `files.get`, or undefined when the file is gone. */
+export function getFile(client: StorageClient, fileId: string): Promise<File | undefined> {
+  return orGone(client.files.get({ fileId }));
+}
+
+/**
+ * Diff against the service, as the state may be stale: what `changed` in the inputs, and what `drift` finds of the
+ * resource as the service has it — a change made outside Pulumi is put right on this update, without a refresh —
+ * or, when it is gone, a replace of `id` that creates it again.
+ */
+export async function diffWithService<Live>(
+  settings: StorageSettings | undefined,
+  resource: string,
+  get: (client: StorageClient) => Promise<Live | undefined>,
+  changed: Iterable<string>,
+  drift: (live: Live) => Iterable<string>,
+  deleteBeforeReplace = false,
+): Promise<pulumi.dynamic.DiffResult> {
+  const live = await withStorage(settings, resource, get);
+  if (!live) return { changes: true, replaces: ['id'], deleteBeforeReplace };
+  const keys = new Set([...changed, ...drift(live)]);
+  return { changes: keys.size > 0, replaces: [], deleteBeforeReplace: false };
+}
+
+/** Read (refresh): the outputs of the resource as the service has it; gone outside Pulumi, no id: the engine forgets it. */
+export async function readFromService<Live, Outputs>(
+  settings: StorageSettings | undefined,
+  resource: string,
+  id: string,
+  get: (client: StorageClient) => Promise<Live | undefined>,
+  outputs: (live: Live) => Outputs,
+): Promise<pulumi.dynamic.ReadResult<Outputs>> {
+  const live = await withStorage(settings, resource, get);
+  return live ? { id, props: outputs(live) } : { id: '' };
+}
+
+// ---- a file or folder: what StorageFile and StorageFolder share ----
+
+/** `diffWithService` for a file or folder: the file by its id. */
+export function diffFile(
+  settings: StorageSettings | undefined,
+  resource: string,
+  id: string,
+  changed: Iterable<string>,
+  drift: (live: File) => Iterable<string>,
+): Promise<pulumi.dynamic.DiffResult> {
+  return diffWithService(settings, resource, (client) => getFile(client, id), changed, drift);
+}
+
+/** `readFromService` for a file or folder: the file by its id. */
+export function readFile<Outputs>(
+  settings: StorageSettings | undefined,
+  resource: string,
+  id: string,
+  outputs: (live: File) => Outputs,
+): Promise<pulumi.dynamic.ReadResult<Outputs>> {
+  return readFromService(settings, resource, id, (client) => getFile(client, id), outputs);
+}
+
+/** The inputs a file and a folder share. */
+export interface FileInputs {
+  name: string;
+  parent: string;
+  description?: string;
+  permanentDelete?: boolean;
+}
+
+export function checkFileInputs(failures: CheckFailure[], inputs: FileInputs): void {
+  checkId(failures, inputs.parent, 'parent', 'a folder id or "root"');
+  checkName(failures, inputs.name);
+  checkOptionalString(failures, inputs.description, 'description');
+  checkOptionalBoolean(failures, inputs.permanentDelete, 'permanentDelete');
+}
+
+/** A new file's metadata: its name, place and description, marked as Gantry's. */
+export function newFileMetadata(inputs: FileInputs, mimeType: string | undefined) {
+  return defined({ title: inputs.name, mimeType, parents: [{ id: inputs.parent }], description: inputs.description, properties: [gantryMarker] });
+}
+
+/** What differs of a file's name, place, description and trash between the service and the inputs. */
+export function fileDrift(live: File, olds: Partial<FileInputs> | undefined, news: FileInputs): string[] {
+  const changed: string[] = [];
+  if (live.title !== news.name) changed.push('name');
+  if (!inParent(live.parents, news.parent)) changed.push('parent');
+  const description = descriptionWanted(olds, news);
+  if (description !== undefined && (live.description ?? '') !== description) changed.push('description');
+  if (isTrashed(live)) changed.push('trashed');
+  return changed;
+}
+
+/** The file as the service has it, taken out of the trash if it was trashed outside Pulumi. */
+export async function untrashed(client: StorageClient, fileId: string): Promise<File> {
+  const live = await client.files.get({ fileId });
+  return isTrashed(live) ? client.files.untrash({ fileId }) : live;
+}
+
+/** Patches what differs of the file's name, description and place from the inputs, with `body` (more to patch). */
+export async function patchFile(client: StorageClient, fileId: string, live: File, olds: FileInputs, news: FileInputs, body: File = {}): Promise<File> {
+  const patch: File = { ...body };
+  if (live.title !== news.name) patch.title = news.name;
+  const description = descriptionWanted(olds, news);
+  if (description !== undefined && (live.description ?? '') !== description) patch.description = description;
+  const move = moveTo(live.parents, news.parent);
+  return Object.keys(patch).length > 0 || move ? client.files.patch({ fileId, ...move, requestBody: patch }) : live;
+}
+
+/** The shared inputs of a file read from the service: a description only when the stack manages one. */
+export function fileInputsOf(live: File, props: Partial<FileInputs> | undefined): FileInputs {
+  return defined({
+    name: String(live.title),
+    parent: parentOf(live.parents, props?.parent),
+    description: props?.description !== undefined ? (live.description ?? '') : undefined,
+    permanentDelete: props?.permanentDelete,
+  });
+}
+
+/** Trashes the file, or deletes it (skipping the trash); already deleted outside Pulumi is nothing left to do. */
+export async function removeFile(client: StorageClient, fileId: string, permanent: boolean): Promise<void> {
+  await orGone<unknown>(permanent ? client.files.delete({ fileId }) : client.files.trash({ fileId }));
 }
 
 export const isTrashed = (file: File): boolean => file.labels?.trashed === true;

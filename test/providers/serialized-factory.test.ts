@@ -86,7 +86,13 @@ describe('serialized provider methods come from one factory (providers/serialize
   describe('architecture: no provider keeps its own copy', () => {
     const files = readdirSync(providersDir).filter((file) => file.endsWith('.ts') && file !== 'serialized.ts');
     const sources = files.map((file) => ({ file, source: readFileSync(path.join(providersDir, file), 'utf8') }));
-    const resources = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source));
+    const withoutComments = (source: string) => source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    const resources = sources.filter(({ source }) => /extends\s+dynamicResource</.test(withoutComments(source)));
+
+    it('LAYER-PROVIDERS: only resource.ts extends pulumi.dynamic.Resource; every resource class extends a dynamicResource(…)', () => {
+      const direct = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source)).map(({ file }) => file);
+      assert.deepEqual(direct, ['resource.ts']);
+    });
 
     it('finds the eight dynamic resources of providers/', () => {
       assert.deepEqual(resources.map(({ file }) => file).sort(), [
@@ -110,12 +116,12 @@ describe('serialized provider methods come from one factory (providers/serialize
       }
     });
 
-    it('every resource hands super() a provider made by serializedProvider() once, at module level', () => {
+    it('every resource hands dynamicResource() a provider made by serializedProvider() once, at module level', () => {
       for (const { file, source } of resources) {
-        const supers = [...source.matchAll(/\bsuper\(\s*(\w+)\s*,/g)].map((match) => match[1]!);
-        assert.equal(supers.length, 1, `${file}: one super(provider, …) call`);
+        const supers = [...source.matchAll(/\bextends\s+dynamicResource<[^(]*>\(\s*(\w+)\s*,/g)].map((match) => match[1]!);
+        assert.equal(supers.length, 1, `${file}: one dynamicResource(provider, …) base`);
         const made = new RegExp(`^const ${supers[0]} = serializedProvider\\('(\\w+)', \\{`, 'm').exec(source);
-        assert.ok(made, `${file}: super() is given ${supers[0]}, which must be \`const ${supers[0]} = serializedProvider(…)\` at module level`);
+        assert.ok(made, `${file}: dynamicResource() is given ${supers[0]}, which must be \`const ${supers[0]} = serializedProvider(…)\` at module level`);
         assert.ok(operationsExports[made[1]!], `${file}: ${made[1]} is not exported by providers/index.ts, so the plugin could not load it`);
       }
     });
