@@ -84,7 +84,17 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     ...options.hooks,
     beforeRetry: [...(onRetry ? [(retry: RetryNotice) => onRetry(retry)] : []), ...(options.hooks?.beforeRetry ?? [])],
   };
-  const send = createSender({ attempts, logger, hooks, baseRetry: options.retry ?? defaultRetryPolicy, limits, baseTimeouts, baseMaxRedirects, resolveUrl });
+  const send = createSender({
+    attempts,
+    logger,
+    hooks,
+    baseRetry: options.retry ?? defaultRetryPolicy,
+    limits,
+    baseTimeouts,
+    baseMaxRedirects,
+    resolveUrl,
+    sleep: options.sleep,
+  });
 
   const httpClient: HttpClient = {
     baseUrl: options.baseUrl,

@@ -35,6 +35,11 @@ export interface RetryPolicy {
   retryAfterMaxMs: number;
   /** Total time all waits together may take, in ms. */
   budgetMs: number;
+  /**
+   * How many times `afterResponse` hooks may send a request once more outside `retries` (a renewed credential, a
+   * rate limit's hold), so that none can loop; default 3.
+   */
+  hookResends?: number;
 }
 
 export const networkErrorCodes = [

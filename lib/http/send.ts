@@ -18,8 +18,8 @@ const noRetries = definePolicy({ retries: 0 });
 const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
 const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
-/** Resends hooks may ask for in one request (a renewed credential, a step-up), so that none can loop. */
-const maxHookResends = 3;
+/** Resends hooks may ask for in one request (a renewed credential, a step-up) unless the policy says, so that none can loop. */
+const defaultHookResends = 3;
 
 export interface SendSettings {
   attempts: Attempts;
@@ -31,6 +31,8 @@ export interface SendSettings {
   baseTimeouts: Timeouts;
   baseMaxRedirects: number;
   resolveUrl(url: string | URL): URL;
+  /** The client's wait before a retry (`HttpClientOptions.sleep`); a timer when absent. */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** The client's hooks, then the request's. */
@@ -104,7 +106,8 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
       limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
     const timeouts: Timeouts = { ...baseTimeouts, total: defaultTotal, ...request.timeouts };
     const maxRedirects = request.maxRedirects ?? baseMaxRedirects;
-    const wait = async (delayMs: number) => sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
+    const wait = async (delayMs: number) =>
+      settings.sleep ? settings.sleep(delayMs, request.signal) : sleep(delayMs, undefined, request.signal ? { signal: request.signal } : undefined);
     // A reused connection the server ended before any answer is the pool's race (its idle timeout, a close it did not
     // announce), not the service failing: the request goes once more, at once and outside the policy's count — as Go's
     // net/http decides (shouldRetryRequest): whatever its method when the write itself failed (EPIPE: nothing reached
@@ -148,37 +151,45 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
         await wait(decision.delayMs);
         continue;
       }
+      // An answer the request does not accept has its error body read first (the core's error holds it either way), so
+      // that a hook can decide on what the service said; an accepted answer's body stays the caller's.
+      const accepted = isAccepted(request.accept, answer.status);
+      let errorBody: { body?: unknown; rawBody?: string } | undefined;
+      if (!accepted) {
+        let raw: Buffer;
+        try {
+          raw = await readLimited(answer.body, errorBodyLimit, () => 'the error body');
+        } catch {
+          raw = Buffer.alloc(0);
+        } finally {
+          answer.finish();
+        }
+        errorBody = parseErrorBody(raw);
+      }
       let resend: 'resend' | void = undefined;
       try {
         for (const hook of hooks.afterResponse ?? []) {
-          if ((await hook({ status: answer.status, headers: answer.headers, url: answer.url }, context)) === 'resend') resend = 'resend';
+          const head = { status: answer.status, headers: answer.headers, url: answer.url, ...(errorBody ? { errorBody } : {}) };
+          if ((await hook(head, context)) === 'resend') resend = 'resend';
         }
       } catch (error) {
         answer.finish();
         throw error;
       }
-      if (resend && resendable && hookResends < maxHookResends) {
+      if (resend && resendable && hookResends < (policy.hookResends ?? defaultHookResends)) {
         hookResends += 1;
         // Read to its end (within the error body's limit) so the connection can serve the resend.
-        await readLimited(answer.body, errorBodyLimit, () => 'the body')
-          .catch(() => undefined)
-          .finally(answer.finish);
+        if (accepted)
+          await readLimited(answer.body, errorBodyLimit, () => 'the body')
+            .catch(() => undefined)
+            .finally(answer.finish);
         logger.debug(`${method} ${redactUrl(url)}: answered ${answer.status}; a hook sends it once more`);
         attempt -= 1;
         continue;
       }
-      if (isAccepted(request.accept, answer.status)) return { answer, attempts: attempt, url };
+      if (accepted) return { answer, attempts: attempt, url };
 
-      let raw: Buffer;
-      try {
-        raw = await readLimited(answer.body, errorBodyLimit, () => 'the error body');
-      } catch {
-        raw = Buffer.alloc(0);
-      } finally {
-        answer.finish();
-      }
-      const errorBody = parseErrorBody(raw);
-      const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody.body) : undefined;
+      const reasons = policy.reasons?.[answer.status] ? errorReasons(errorBody?.body) : undefined;
       const decision = decideRetry({
         policy,
         retryIndex: attempt - 1,

@@ -36,6 +36,11 @@ export interface HttpClientOptions {
   onRetry?: (retry: RetryNotice) => void;
   /** Run on every request of this client, before a request's own (see `HttpHooks`). */
   hooks?: HttpHooks;
+  /**
+   * How the core waits before a retry (default a timer); rejects with the signal's reason when it is aborted. A client
+   * whose waits run on a clock of its own gives it here (lib/platform's `Clock.sleep`, a test's virtual clock).
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -63,13 +68,22 @@ export interface AnswerHead {
   headers: http.IncomingHttpHeaders;
   /** The final URL, after redirects. */
   url: string;
+  /**
+   * The body of an answer the request does not accept, read (up to 64 KiB) before the hooks run, as the core's error
+   * will hold it: JSON as `body`, else the text as `rawBody`. What a hook decides on when the status alone does not
+   * say (a rate limit's message, as got's and Octokit's hooks read `response.body`). Absent for an accepted answer,
+   * whose body is the caller's to read.
+   */
+  errorBody?: { body?: unknown; rawBody?: string };
 }
 
 /**
  * Hooks, in got's terms and order (`beforeRequest`, `afterResponse`, `beforeRetry`), each run in turn and awaited.
  * `afterResponse` sees every answer before the core decides whether it is accepted or retried; resolving 'resend'
  * sends the request once more at once, outside the retry policy's count (got's `retryWithMergedOptions`: a renewed
- * credential) — `beforeRequest` runs again first. A request with a streamed body is never resent.
+ * credential; a limiter's hold, waited for in its `beforeRequest`) — `beforeRequest` runs again first, and awaiting
+ * there is how a resend waits. A policy's `hookResends` bounds the resends (default 3). A request with a streamed
+ * body is never resent.
  */
 export interface HttpHooks {
   beforeRequest?: ReadonlyArray<(context: HookContext) => void | Promise<void>>;

@@ -153,6 +153,104 @@ describe("LAYER-HOOKS: the HTTP core's hooks and its one bearer-auth plugin (lib
   });
 });
 
+describe('LAYER-HOOKS: a throttling hook over the one retry loop (what the platform limiter needs)', () => {
+  let peer: HttpPeer;
+  before(async () => {
+    peer = await startHttpPeer((req, res) => {
+      if (req.url === '/limited' && peer.requests.length <= 4) {
+        res.writeHead(403, { 'content-type': 'application/json', 'x-ratelimit-remaining': '0' });
+        res.end(JSON.stringify({ message: 'You have exceeded a secondary rate limit' }));
+        return;
+      }
+      if (req.url === '/text') {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<p>no such page</p>');
+        return;
+      }
+      if (req.url === '/busy' && peer.requests.length <= 2) return sendJson(res, 503, { error: 'busy' });
+      sendJson(res, 200, { ok: true });
+    });
+  });
+  after(() => peer.close());
+  beforeEach(() => {
+    peer.requests.length = 0;
+  });
+
+  it('LAYER-HOOKS: afterResponse sees the error body of an answer the request refuses (JSON or text), never an accepted one, and the error keeps it', async () => {
+    const seen: Array<{ status: number; errorBody: unknown }> = [];
+    const client = createHttpClient({
+      baseUrl: peer.url,
+      retry: fast,
+      hooks: { afterResponse: [(answer) => void seen.push({ status: answer.status, errorBody: answer.errorBody })] },
+    });
+    const error = await client.request({ url: '/text' }).catch((e: unknown) => e);
+    assert.ok(error instanceof HttpError && error.status === 404 && error.rawBody === '<p>no such page</p>', String(error));
+    assert.deepEqual(seen, [{ status: 404, errorBody: { rawBody: '<p>no such page</p>' } }]);
+    seen.length = 0;
+    const accepted = await client.request({ url: '/text', responseType: 'text', accept: [404] });
+    assert.equal(accepted.body, '<p>no such page</p>', "an accepted answer's body is the caller's, unread by the core");
+    assert.deepEqual(seen, [{ status: 404, errorBody: undefined }]);
+    client.close();
+  });
+
+  it("LAYER-HOOKS: a hook that reads the body, holds, and resends — the wait awaited in beforeRequest — outside the retry count, up to the policy's hookResends", async () => {
+    const waits: string[] = [];
+    let heldUntil = 0;
+    const throttle = {
+      beforeRequest: [
+        async () => {
+          if (heldUntil > 0) waits.push(`held ${heldUntil}`);
+          heldUntil = 0;
+        },
+      ],
+      afterResponse: [
+        (answer: { status: number; errorBody?: { body?: unknown } }) => {
+          const message = (answer.errorBody?.body as { message?: string } | undefined)?.message ?? '';
+          if (answer.status !== 403 || !/secondary rate limit/.test(message)) return undefined;
+          heldUntil += 1;
+          return 'resend' as const;
+        },
+      ],
+    };
+    const bounded = createHttpClient({ baseUrl: peer.url, retry: fast, hooks: throttle });
+    const error = await bounded.request({ url: '/limited' }).catch((e: unknown) => e);
+    assert.ok(error instanceof HttpError && error.status === 403, String(error));
+    assert.equal(peer.requests.length, 4, 'the first attempt and the default 3 resends');
+    assert.deepEqual(waits, ['held 1', 'held 1', 'held 1']);
+    bounded.close();
+
+    peer.requests.length = 0;
+    waits.length = 0;
+    const patient = createHttpClient({ baseUrl: peer.url, retry: definePolicy({ hookResends: 4 }, fast), hooks: throttle });
+    const response = await patient.request<{ ok: boolean }>({ url: '/limited' });
+    assert.equal(response.body.ok, true);
+    assert.equal(response.attempts, 1, 'resends are not retries');
+    assert.equal(peer.requests.length, 5);
+    patient.close();
+  });
+
+  it("LAYER-HOOKS: the client's sleep is the wait before every retry (a clock of the caller's), told the delay and the request's signal", async () => {
+    const slept: number[] = [];
+    const signal = new AbortController().signal;
+    const signals: unknown[] = [];
+    const client = createHttpClient({
+      baseUrl: peer.url,
+      retry: definePolicy({ backoff: { initialMs: 60_000, maxMs: 60_000, factor: 1, jitter: 0 }, statusBackoff: {}, budgetMs: 600_000 }, fast),
+      sleep: async (ms, given) => {
+        slept.push(ms);
+        signals.push(given);
+      },
+    });
+    const started = Date.now();
+    const response = await client.request<{ ok: boolean }>({ url: '/busy', signal });
+    assert.equal(response.attempts, 3);
+    assert.deepEqual(slept, [60_000, 60_000]);
+    assert.ok(signals.every((s) => s === signal));
+    assert.ok(Date.now() - started < 10_000, 'no real minute went by');
+    client.close();
+  });
+});
+
 describe('LAYER-PAGINATE: one paginator (lib/http paginate) under the core, the platform client and storage list', () => {
   it("LAYER-PAGINATE: paginate runs over any request function: got's transform/paginate terms, countLimit, and requestLimit as a ProtocolError", async () => {
     const { paginate, ProtocolError } = await import('../../lib/http/index.js');
