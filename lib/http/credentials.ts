@@ -63,10 +63,10 @@ export interface BearerAuthOptions {
 
 /**
  * The 401 renewal, for one request: the first refusal renews (`renew` told the refused token), later ones stand.
- * Resolves true when the request is to go once more. `bearerAuth` makes one per request; a client that runs its own
- * attempt loop (the platform's, whose every attempt waits in its limiter) makes one per request the same way.
+ * Resolves true when the request is to go once more. `bearerAuth` makes one per request (the platform's too, after its
+ * limiter's hooks, so the resend waits in the limiter).
  */
-export function renewalFor(credentials: Credentials, options: BearerAuthOptions = {}): (refused: string | undefined, refusal: Refusal) => Promise<boolean> {
+function renewalFor(credentials: Credentials, options: BearerAuthOptions = {}): (refused: string | undefined, refusal: Refusal) => Promise<boolean> {
   expectCredentials('renewalFor', credentials, options);
   let renewed = false;
   return async (refused, refusal) => {

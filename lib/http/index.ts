@@ -1,5 +1,6 @@
 export { createHttpClient } from './client.js';
 export { nextLink, paginate } from './paginate.js';
+export { joinHooks } from './send.js';
 export type {
   HttpClient,
   HttpClientOptions,
@@ -40,5 +41,5 @@ export type { TlsOptions } from './tls.js';
 export { redact, redactUrl, redactHeaders, registerSecret, REDACTED, sensitiveHeaders, sensitiveQueryParameters } from '../redact.js';
 export { announceWait, clockTime, describeWait, longWaitMs, onWait, setWaitLimits, waitLimits } from '../waits.js';
 export type { WaitLimits, WaitNotice } from '../waits.js';
-export { bearerAuth, renewalFor, toCredentials } from './credentials.js';
+export { bearerAuth, toCredentials } from './credentials.js';
 export type { AccessTokenSession, BearerAuthOptions, Credentials, Refusal } from './credentials.js';

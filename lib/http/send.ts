@@ -35,8 +35,8 @@ export interface SendSettings {
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
-/** The client's hooks, then the request's. */
-function joinHooks(client: HttpHooks, request: HttpHooks | undefined): HttpHooks {
+/** The client's hooks, then the request's; or two plugins' hooks, the first's first (a throttle, then bearer auth). */
+export function joinHooks(client: HttpHooks, request: HttpHooks | undefined): HttpHooks {
   if (!request) return client;
   return {
     beforeRequest: [...(client.beforeRequest ?? []), ...(request.beforeRequest ?? [])],

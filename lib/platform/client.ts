@@ -2,11 +2,12 @@
  * `PlatformClient`: the platform's REST API (GitHub's, renamed) through the one HTTP core, behind a limiter that
  * keeps every limit it knows and recovers as the platform asks from those it meets (docs/platform.md).
  *
- * There is one retry loop, this one: the core sends single attempts (`noRetry`) and hands every status back, and
- * each attempt — first or retried — waits in the limiter's queue for its budgets. Rate-limit answers (403/429) are
- * handled here and nowhere else: a primary limit holds the resource until `x-ratelimit-reset`, a secondary one holds
- * the endpoint for `retry-after`, the reset, or a minute and then exponentially longer; a 401 is never retried; a
- * 5xx or a network failure is retried, under `platformRetryPolicy`, for idempotent methods only.
+ * There is one retry loop, the core's: the limiter is hooks on it (throttle.ts), so each attempt — first, retried or
+ * resent — waits in the limiter's queue for its budgets. Rate-limit answers (403/429) are handled there and nowhere
+ * else: a primary limit holds the resource until `x-ratelimit-reset`, a secondary one holds the endpoint for
+ * `retry-after`, the reset, or a minute and then exponentially longer, and the request is resent; a 401 is never
+ * retried (renewed once, for a token source); a 5xx or a network failure is retried by the core, under
+ * `platformRetryPolicy`, for idempotent methods only, waiting on the client's clock.
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
@@ -14,16 +15,14 @@ import { parseServiceUrl } from '../service-url.js';
 import { optionKeys, refuseUnknownOptions, settingsReader } from '../settings.js';
 import { platformSettings, sharedPlatformOptionKeys } from './settings.js';
 import {
-  announceWait,
+  bearerAuth,
   createHttpClient,
-  renewalFor,
   type Credentials,
-  decideRetry,
   definePolicy,
-  NetworkError,
-  noRetry,
+  HttpError,
+  joinHooks,
+  ServiceError,
   paginate,
-  parseRetryAfter,
   ProtocolError,
   redactUrl,
   registerSecret,
@@ -37,13 +36,15 @@ import {
   waitLimits,
 } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
-import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type PrimaryObservation, type Reservation } from './budget.js';
+import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type Reservation } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
-import { PlatformApiError, PlatformCredentialsError, PlatformRateLimitError, readErrorBody } from './errors.js';
+import { PlatformApiError, PlatformCredentialsError } from './errors.js';
+import { header, throttle } from './throttle.js';
 import { resolveIdentity, type Identity, type IdentityKind, type IdentityOptions } from './identity.js';
 import { endpointOf, isCreation, isRateLimitStatus, pointsOf, resolveLimits, resourceOf, type PlatformLimits } from './limits.js';
 import { limiterFor, type Limiter } from './limiter.js';
 import { budgetStoreFor } from './redis-store.js';
+export { readRateLimitHeaders } from './throttle.js';
 import { createCommitStatus, listCommitStatuses, type CommitStatus, type CommitStatusInput } from './statuses.js';
 
 /** 5xx and network failures, idempotent methods only: a POST that failed may have been applied. Never 403 or 429. */
@@ -107,7 +108,7 @@ const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cook
 
 /**
  * Tokens that change over time (the core's `Credentials`), and who they are to the platform (for the budgets). A
- * 401 to one of them renews it once (`renew`, lib/http's `renewalFor`), and the request waits in the limiter again.
+ * 401 to one of them renews it once (`renew`, lib/http's `bearerAuth`), and the request waits in the limiter again.
  */
 export interface PlatformTokenSource extends Credentials {
   /** The identity's kind, for its primary budget: `installation` or `app`. */
@@ -157,39 +158,6 @@ export interface PlatformBudgets {
 }
 
 const methods = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PATCH', 'PUT', 'DELETE']);
-const secondaryMessage = /secondary rate limit|abuse detection/i;
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function numberHeader(headers: Record<string, string | string[] | undefined>, name: string): number | undefined {
-  const value = header(headers, name);
-  if (value === undefined || value.trim() === '') return undefined;
-  const n = Number(value);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** RATE-HDR-LIMIT, -REMAINING, -USED, -RESET, -RESOURCE. */
-export function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, fallbackResource = 'core'): PrimaryObservation | undefined {
-  const limit = numberHeader(headers, 'x-ratelimit-limit');
-  const remaining = numberHeader(headers, 'x-ratelimit-remaining');
-  const reset = numberHeader(headers, 'x-ratelimit-reset');
-  if (remaining === undefined || reset === undefined) return undefined;
-  return {
-    resource: header(headers, 'x-ratelimit-resource') ?? fallbackResource,
-    limit: limit ?? remaining,
-    remaining,
-    used: numberHeader(headers, 'x-ratelimit-used'),
-    reset,
-  };
-}
-
-function duration(ms: number): string {
-  return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(0, Math.round(ms / 1000))} s`;
-}
-
 function substitute(where: string, path: string, params: Record<string, string | number> | undefined): string {
   return path.replace(/\{([^}]+)\}/g, (_all, name: string) => {
     const value = params?.[name];
@@ -234,6 +202,8 @@ export class PlatformClient {
   /** Where the token came from (`token option`, `GANTRY_PLATFORM_TOKEN`, `PLATFORM_TOKEN`), never the token. */
   readonly tokenSource: string | undefined;
   private readonly http: HttpClient;
+  /** `platformRetryPolicy` with this client's retries, and room for every rate-limit resend and a renewal. */
+  private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -357,10 +327,12 @@ export class PlatformClient {
         : clientId !== undefined && clientSecret !== undefined
           ? `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
           : undefined;
+    this.retry = { ...platformRetryPolicy, retries: this.limits.serverErrorRetries, hookResends: this.limits.rateLimitRetries + 1 };
     this.http = createHttpClient({
       baseUrl: this.baseUrl,
       headers: { accept: 'application/json', ...defaultHeaders, authorization },
-      retry: noRetry,
+      retry: this.retry,
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.proxy ? { proxy: options.proxy } : {}),
@@ -426,219 +398,66 @@ export class PlatformClient {
   private async send(verb: string, url: URL, reservation: Reservation, options: PlatformRequestOptions): Promise<HttpResponse<unknown>> {
     const { signal } = options;
     const shown = `${verb} ${redactUrl(url)}`;
-    let attempt = 0;
-    let limitRetries = 0;
-    let backoffs = 0;
-    let waitedMs = 0;
-    let serverRetries = 0;
-    let serverWaitedMs = 0;
+    const limited = throttle({
+      limiter: this.limiter,
+      clock: this.clock,
+      logger: this.logger,
+      limits: this.limits,
+      maxWaitFrom: this.maxWaitFrom,
+      method: verb,
+      url,
+      reservation,
+      signal,
+    });
     const auth = this.auth;
-    const renewal =
+    // A token that changes (an installation's) may have been revoked before it expired: one new token, once, and the
+    // resend waits in the limiter like any attempt (the throttle's beforeRequest runs first).
+    const hooks =
       this.credentials && auth
-        ? renewalFor(this.credentials, { onRenew: () => this.logger.warn(`platform: ${shown} answered 401 to ${auth.describe}'s token; getting a new one`) })
-        : undefined;
-    for (;;) {
-      attempt += 1;
-      const queued = this.clock.now();
-      await this.limiter.acquire(reservation, {
-        first: attempt > 1,
-        signal,
-        maxWaitMs: this.limits.maxWaitMs,
-        tooLong: (retryAt, reason) =>
-          new PlatformRateLimitError({
-            kind: reason.includes('resource:') || reason.includes('budget') ? 'primary' : 'secondary',
-            method: verb,
-            url: url.toString(),
-            status: 0,
-            waitedMs,
-            attempts: attempt - 1,
-            reason: `${reason}: a wait of ${duration(retryAt - this.clock.now())}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`,
-            resumeAt: retryAt,
-          }),
+        ? joinHooks(
+            limited.hooks,
+            bearerAuth(this.credentials, { onRenew: () => this.logger.warn(`platform: ${shown} answered 401 to ${auth.describe}'s token; getting a new one`) }),
+          )
+        : limited.hooks;
+    let answer: HttpResponse<string>;
+    try {
+      answer = await this.http.request<string>({
+        method: verb,
+        url,
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(options.query ? { searchParams: options.query } : {}),
+        ...(options.body !== undefined ? { json: options.body } : {}),
+        responseType: 'text',
+        accept: (status) => status < 400,
+        retry: this.retry,
+        hooks,
+        ...(signal ? { signal } : {}),
       });
-      let token: string | undefined;
-      try {
-        token = this.auth ? await this.auth.token(signal) : undefined;
-      } catch (error) {
-        await this.limiter.store.release(reservation, { now: this.clock.now(), durationMs: 0, answered: false });
-        throw error;
-      }
-      const started = this.clock.now();
-      if (attempt > 1) waitedMs += started - queued;
-      let answer: HttpResponse<string>;
-      try {
-        answer = await this.http.request<string>({
+    } catch (error) {
+      await limited.done(false);
+      // The core's refusal of this request; a service's own error (an app token's, raised in a hook) stands as it is.
+      if (!(error instanceof HttpError) || error instanceof ServiceError) throw error;
+      const { body, rawBody } = limited.errorBody ?? {};
+      if (error.status === 401) {
+        throw new PlatformCredentialsError({
           method: verb,
-          url,
-          headers: token === undefined ? options.headers : { ...options.headers, authorization: `Bearer ${token}` },
-          ...(options.query ? { searchParams: options.query } : {}),
-          ...(options.body !== undefined ? { json: options.body } : {}),
-          responseType: 'text',
-          accept: () => true,
-          ...(signal ? { signal } : {}),
+          url: url.toString(),
+          body,
+          tokenSource: this.tokenSource,
+          ...(auth ? { hint: auth.renewHint } : {}),
         });
-      } catch (error) {
-        await this.limiter.store.release(reservation, { now: this.clock.now(), durationMs: this.clock.now() - started, answered: false });
-        if (!(error instanceof NetworkError)) throw error;
-        const decision = decideRetry({
-          policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries },
-          retryIndex: serverRetries,
-          method: verb,
-          errorCode: error.errorCode,
-          waitedMs: serverWaitedMs,
-        });
-        if (!decision.retry) throw error;
-        this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
-        announceWait({
-          kind: 'retry',
-          host: url.host,
-          reason: decision.reason,
-          at: Date.now() + decision.delayMs,
-          delayMs: decision.delayMs,
-          attempt: serverRetries + 2,
-          attempts: this.limits.serverErrorRetries + 1,
-        });
-        serverRetries += 1;
-        serverWaitedMs += decision.delayMs;
-        await this.clock.sleep(decision.delayMs, signal);
-        continue;
       }
-      const now = this.clock.now();
-      const headers = answer.headers as Record<string, string | string[] | undefined>;
-      const observation = readRateLimitHeaders(headers, reservation.resource);
-      // The budget is given back only after a rate-limit answer has put its hold in place (the finally below), so
-      // nothing queued behind this request is sent into an endpoint the platform has just closed.
-      let released = false;
-      const release = async () => {
-        if (released) return;
-        released = true;
-        await this.limiter.store.release(reservation, { now, durationMs: now - started, observation, answered: true });
-      };
-      try {
-        const body = parseBody(answer.body);
-        const status = answer.status;
-        this.logger.debug(
-          `platform: ${shown} → ${status}${observation ? ` (${observation.resource} ${observation.remaining}/${observation.limit} left)` : ''}`,
-        );
-        if (status < 400) {
-          if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
-            throw new ProtocolError(
-              `${shown} answered ${status} with a body that is not JSON`,
-              'check that the address points at the platform API and not at a proxy or web page',
-            );
-          }
-          return { ...answer, body };
-        }
-        const rawBody = typeof body === 'string' ? body : undefined;
-        const jsonBody = typeof body === 'string' ? undefined : body;
-        if (status === 401) {
-          // A token that changes (an installation's) may have been revoked before it expired: one new token, once.
-          if (renewal && token !== undefined && (await renewal(token, { status, headers: answer.headers, url: answer.url, signal }))) continue;
-          throw new PlatformCredentialsError({
-            method: verb,
-            url: url.toString(),
-            body: jsonBody,
-            tokenSource: this.tokenSource,
-            ...(this.auth ? { hint: this.auth.renewHint } : {}),
-          });
-        }
-
-        if (status === 403 || status === 429) {
-          const message = readErrorBody(jsonBody).message ?? '';
-          const retryAfter = header(headers, 'retry-after');
-          const remainingZero = numberHeader(headers, 'x-ratelimit-remaining') === 0;
-          const reset = numberHeader(headers, 'x-ratelimit-reset');
-          const secondary = secondaryMessage.test(message) || (retryAfter !== undefined && !remainingZero) || (status === 429 && !remainingZero);
-          if (secondary || remainingZero) {
-            const kind = secondary ? 'secondary' : 'primary';
-            let waitMs: number;
-            let why: string;
-            const resumeAt = reset !== undefined ? reset * 1000 + this.limits.resetSkewMs : undefined;
-            const asked = parseRetryAfter(retryAfter, now);
-            if (kind === 'secondary' && asked !== undefined) {
-              waitMs = asked; // RATE-ERR-SECONDARY-RETRY-AFTER
-              why = `retry-after: ${retryAfter}`;
-            } else if (remainingZero && resumeAt !== undefined) {
-              waitMs = Math.max(0, resumeAt - now); // RATE-ERR-PRIMARY, RATE-ERR-SECONDARY-RESET
-              why = `until x-ratelimit-reset ${new Date(reset! * 1000).toISOString()}`;
-            } else {
-              // RATE-ERR-SECONDARY-BACKOFF: a minute at least, then exponentially longer (with up to 10 % more, so
-              // that workers refused together do not come back together).
-              waitMs = Math.round(this.limits.secondaryWaitMs * this.limits.backoffFactor ** backoffs * (1 + 0.1 * Math.random()));
-              backoffs += 1;
-              why = `backing off ${duration(waitMs)}`;
-            }
-            const give = (reason: string) =>
-              new PlatformRateLimitError({
-                kind,
-                method: verb,
-                url: url.toString(),
-                status,
-                waitedMs,
-                attempts: attempt,
-                body: jsonBody,
-                reason,
-                resumeAt: remainingZero ? resumeAt : now + waitMs,
-              });
-            if (limitRetries >= this.limits.rateLimitRetries) throw give(`${this.limits.rateLimitRetries} retries spent`);
-            if (waitMs > this.limits.maxWaitMs)
-              throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(this.limits.maxWaitMs)} allowed (${this.maxWaitFrom})`);
-            limitRetries += 1;
-            const until = now + waitMs;
-            const store = this.limiter.store;
-            // While this request waits, the whole queue of its endpoint (secondary) or resource (primary) waits.
-            if (kind === 'secondary') {
-              await store.hold(reservation.identity, `endpoint:${reservation.endpoint}`, until);
-              if (reservation.creation) await store.hold(reservation.identity, 'creation', until);
-            } else {
-              await store.hold(reservation.identity, `resource:${reservation.resource}`, until);
-              if (observation && observation.resource !== reservation.resource)
-                await store.hold(reservation.identity, `resource:${observation.resource}`, until);
-            }
-            const said = announceWait({
-              kind: 'rate-limit',
-              what: kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`,
-              until,
-            });
-            // Said once: to whoever listens to the waits (the command), else in the log.
-            const line = `platform: ${shown} hit the ${kind} rate limit (${status}); holding ${kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${this.limits.rateLimitRetries}`;
-            if (said) this.logger.info(line);
-            else this.logger.warn(line);
-            continue;
-          }
-        }
-        if (status >= 500) {
-          const decision = decideRetry({
-            policy: { ...platformRetryPolicy, retries: this.limits.serverErrorRetries },
-            retryIndex: serverRetries,
-            method: verb,
-            status,
-            retryAfter: header(headers, 'retry-after'),
-            waitedMs: serverWaitedMs,
-          });
-          if (decision.retry) {
-            this.logger.debug(`platform: ${shown}: ${decision.reason}; again in ${decision.delayMs} ms`);
-            announceWait({
-              kind: 'retry',
-              host: url.host,
-              reason: decision.reason,
-              at: Date.now() + decision.delayMs,
-              delayMs: decision.delayMs,
-              attempt: serverRetries + 2,
-              attempts: this.limits.serverErrorRetries + 1,
-            });
-            serverRetries += 1;
-            serverWaitedMs += decision.delayMs;
-            await release(); // the slot is not kept through the wait
-            await this.clock.sleep(decision.delayMs, signal);
-            continue;
-          }
-        }
-        throw new PlatformApiError({ status, method: verb, url: url.toString(), body: jsonBody, rawBody, attempts: attempt });
-      } finally {
-        await release();
-      }
+      throw new PlatformApiError({ status: error.status, method: verb, url: url.toString(), body, rawBody, attempts: limited.attempts });
     }
+    await limited.done(true);
+    const body = parseBody(answer.body);
+    if (typeof body === 'string' && /json/i.test(header(answer.headers as Record<string, string | string[] | undefined>, 'content-type') ?? '')) {
+      throw new ProtocolError(
+        `${shown} answered ${answer.status} with a body that is not JSON`,
+        'check that the address points at the platform API and not at a proxy or web page',
+      );
+    }
+    return { ...answer, body };
   }
 
   /**

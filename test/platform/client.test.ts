@@ -13,6 +13,7 @@ import {
   type PlatformClientOptions,
 } from '../../lib/platform/index.js';
 import type { Logger } from '../../lib/log.js';
+import { NetworkError } from '../../lib/http/index.js';
 import { bodies, startMockPlatform, type MockPlatform, type PlatformScript } from './helpers/mock-platform.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
 
@@ -440,7 +441,7 @@ describe('platform client: credentials (RATE-REVOKED-TOKEN-401, RATE-IDENTITY-KI
 describe('platform client: what is retried (one retry layer)', function () {
   this.timeout(30_000);
 
-  it('the core sends single attempts; the platform policy retries 5xx for idempotent methods and never 403 or 429', async () => {
+  it("one retry loop, the core's: the platform policy retries 5xx for idempotent methods and never 403 or 429", async () => {
     assert.ok(!platformRetryPolicy.statuses.includes(403) && !platformRetryPolicy.statuses.includes(429));
     assert.ok(!platformRetryPolicy.methods?.includes('POST') && !platformRetryPolicy.methods?.includes('PATCH'));
     const { peer, client } = await setup((_s, i) => (i === 0 ? { status: 502, body: { message: 'Server Error' } } : { status: 200, body: { ok: 1 } }));
@@ -455,5 +456,25 @@ describe('platform client: what is retried (one retry layer)', function () {
     assert.ok(error instanceof PlatformApiError);
     assert.equal(error.exitCode, ExitCode.remote);
     assert.equal(peer.seen.length, 3, 'a POST that may have been applied is not sent again');
+  });
+
+  it("LAYER-HOOKS: the limiter is hooks on the core's one retry loop — a 5xx retry waits on the client's clock and in the queue again; a network failure gives its slot back", async () => {
+    const { peer, client, clock } = await setup((_s, i) => (i === 0 ? { status: 503, body: { message: 'Unavailable' } } : { status: 200, body: { ok: 1 } }));
+    const response = await client.request<{ ok: number }>('GET', '/repos/octo-org/site');
+    assert.deepEqual(response.body, { ok: 1 });
+    assert.equal(peer.seen.length, 2);
+    assert.equal(clock.slept.length, 1, 'the one retry waited on the virtual clock');
+    assert.ok(clock.slept[0]! >= 500 && clock.slept[0]! <= 1_000, `platformRetryPolicy's first backoff (${clock.slept[0]} ms)`);
+    assert.equal((await client.budgets()).kept.inFlight, 0);
+
+    const closed = await startMockPlatform(clock);
+    await closed.close();
+    const store = new MemoryBudgetStore();
+    const unreachable = new PlatformClient({ baseUrl: closed.url, token, env: {}, clock, store, proxy: {}, logger: recordingLogger([]), limits: { serverErrorRetries: 1 } });
+    open.push({ peer, client: unreachable });
+    const error = await unreachable.request('GET', '/repos/octo-org/site').catch((e: unknown) => e);
+    assert.ok(error instanceof NetworkError && error.errorCode === 'ECONNREFUSED', String(error));
+    assert.equal(clock.slept.length, 2, 'one retry of the refused connection');
+    assert.equal((await store.snapshot(unreachable.identity.key, clock.now())).inFlight, 0, 'no slot kept by a failed attempt');
   });
 });
