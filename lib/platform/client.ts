@@ -40,6 +40,7 @@ import { processBudgetStore, type BudgetSnapshot, type BudgetStore, type Reserva
 import { systemClock, type Clock } from './clock.js';
 import { PlatformApiError, PlatformCredentialsError } from './errors.js';
 import { header, throttle } from './throttle.js';
+import { AnswerCache, cacheKey, hasConditionalHeaders, maxCachedBodyBytes, resolveCache } from './etags.js';
 import { resolveIdentity, type Identity, type IdentityKind, type IdentityOptions } from './identity.js';
 import { endpointOf, isCreation, isRateLimitStatus, pointsOf, resolveLimits, resourceOf, type PlatformLimits } from './limits.js';
 import { limiterFor, type Limiter } from './limiter.js';
@@ -91,6 +92,11 @@ export interface PlatformClientOptions {
   timeouts?: Partial<Timeouts>;
   tls?: TlsOptions;
   proxy?: ProxySettings;
+  /**
+   * Keep the ETag / Last-Modified and body of GET answers in memory and ask `If-None-Match` when the same GET comes
+   * again; a 304 gives the kept body and spends no primary budget. Default on (500 answers); false turns it off.
+   */
+  cache?: boolean | { maxEntries: number };
 }
 
 const platformClientOptionKeys = optionKeys<PlatformClientOptions>({
@@ -146,6 +152,11 @@ export interface PlatformResponse<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: T;
+  /**
+   * The platform answered 304 to this client's `If-None-Match`: `status` and `body` are the kept answer's, the
+   * headers the 304's over it (docs/platform.md "Conditional requests").
+   */
+  notModified?: true;
 }
 
 export interface PlatformBudgets {
@@ -183,6 +194,19 @@ function clientHeaders(where: string, headers: unknown): Record<string, string> 
   return result;
 }
 
+/** The URL with the request's query, as the core sends it (the cache's key). */
+function withQuery(url: URL, query: Record<string, QueryValue> | undefined): URL {
+  if (!query) return url;
+  const full = new URL(url);
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) full.searchParams.append(name, String(value));
+  return full;
+}
+
+/** A header the caller gave, whatever its case. */
+function givenHeader(headers: Record<string, string | undefined> | undefined, name: string): string | undefined {
+  return Object.entries(headers ?? {}).find(([given]) => given.toLowerCase() === name)?.[1];
+}
+
 /** A JSON body when it is JSON; the text otherwise (a proxy's HTML 502), undefined when empty. */
 function parseBody(text: string): unknown {
   if (text.trim() === '') return undefined;
@@ -205,6 +229,8 @@ export class PlatformClient {
   /** `platformRetryPolicy` with this client's retries, and room for every rate-limit resend and a renewal. */
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
+  /** GET answers kept for conditional requests; undefined with `cache: false`. */
+  private readonly cache: AnswerCache | undefined;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly basePath: string;
@@ -327,6 +353,7 @@ export class PlatformClient {
         : clientId !== undefined && clientSecret !== undefined
           ? `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`
           : undefined;
+    this.cache = resolveCache(where, options.cache);
     this.retry = { ...platformRetryPolicy, retries: this.limits.serverErrorRetries, hookResends: this.limits.rateLimitRetries + 1 };
     this.http = createHttpClient({
       baseUrl: this.baseUrl,
@@ -391,11 +418,50 @@ export class PlatformClient {
       countsPrimary: !isRateLimitStatus(verb, concrete),
       limits: this.limits,
     };
-    const response = await this.send(verb, url, reservation, options);
-    return { status: response.status, headers: response.headers as PlatformResponse['headers'], body: response.body as T };
+    // A repeated GET asks whether what this client keeps is still current; a 304 gives the kept body (etags.ts).
+    const key =
+      verb === 'GET' && this.cache && !hasConditionalHeaders(options.headers)
+        ? cacheKey(this.identity.key, withQuery(url, options.query), givenHeader(options.headers, 'accept'))
+        : undefined;
+    const kept = key ? this.cache!.get(key) : undefined;
+    const validators = {
+      ...(kept?.etag ? { 'if-none-match': kept.etag } : {}),
+      ...(kept?.lastModified ? { 'if-modified-since': kept.lastModified } : {}),
+    };
+    const answer = await this.send(verb, url, reservation, kept ? { ...options, headers: { ...options.headers, ...validators } } : options);
+    const headers = answer.headers as PlatformResponse['headers'];
+    if (kept && answer.status === 304) {
+      return {
+        status: kept.status,
+        headers: { ...kept.headers, ...headers },
+        body: this.parse(verb, url, kept.status, kept.headers, kept.text) as T,
+        notModified: true,
+      };
+    }
+    const body = this.parse(verb, url, answer.status, headers, answer.body);
+    if (key && answer.status === 200) {
+      const etag = header(headers, 'etag');
+      const lastModified = header(headers, 'last-modified');
+      if ((etag || lastModified) && Buffer.byteLength(answer.body) <= maxCachedBodyBytes) {
+        this.cache!.set(key, { etag, lastModified, status: answer.status, headers, text: answer.body });
+      } else this.cache!.delete(key);
+    }
+    return { status: answer.status, headers, body: body as T };
   }
 
-  private async send(verb: string, url: URL, reservation: Reservation, options: PlatformRequestOptions): Promise<HttpResponse<unknown>> {
+  /** A JSON body when it is JSON; the text otherwise (a proxy's HTML 502) — but not where the answer says JSON. */
+  private parse(verb: string, url: URL, status: number, headers: PlatformResponse['headers'], text: string): unknown {
+    const body = parseBody(text);
+    if (typeof body === 'string' && /json/i.test(header(headers, 'content-type') ?? '')) {
+      throw new ProtocolError(
+        `${verb} ${redactUrl(url)} answered ${status} with a body that is not JSON`,
+        'check that the address points at the platform API and not at a proxy or web page',
+      );
+    }
+    return body;
+  }
+
+  private async send(verb: string, url: URL, reservation: Reservation, options: PlatformRequestOptions): Promise<HttpResponse<string>> {
     const { signal } = options;
     const shown = `${verb} ${redactUrl(url)}`;
     const limited = throttle({
@@ -450,14 +516,7 @@ export class PlatformClient {
       throw new PlatformApiError({ status: error.status, method: verb, url: url.toString(), body, rawBody, attempts: limited.attempts });
     }
     await limited.done(true);
-    const body = parseBody(answer.body);
-    if (typeof body === 'string' && /json/i.test(header(answer.headers as Record<string, string | string[] | undefined>, 'content-type') ?? '')) {
-      throw new ProtocolError(
-        `${shown} answered ${answer.status} with a body that is not JSON`,
-        'check that the address points at the platform API and not at a proxy or web page',
-      );
-    }
-    return { ...answer, body };
+    return answer;
   }
 
   /**

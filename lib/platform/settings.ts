@@ -25,4 +25,5 @@ export const sharedPlatformOptionKeys = {
   tls: true,
   proxy: true,
   headers: true,
+  cache: true,
 } as const;

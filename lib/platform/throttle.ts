@@ -171,7 +171,8 @@ export function throttle(settings: ThrottleSettings): Throttle {
           resumeAt: remainingZero ? resumeAt : now + waitMs,
         });
       if (limitRetries >= limits.rateLimitRetries) throw give(`${limits.rateLimitRetries} retries spent`);
-      if (waitMs > limits.maxWaitMs) throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(limits.maxWaitMs)} allowed (${maxWaitFrom})`);
+      if (waitMs > limits.maxWaitMs)
+        throw give(`the platform asks to wait ${duration(waitMs)}, more than the ${duration(limits.maxWaitMs)} allowed (${maxWaitFrom})`);
       limitRetries += 1;
       const until = now + waitMs;
       // While this request waits (in its next beforeRequest), the whole queue of its endpoint (secondary) or resource

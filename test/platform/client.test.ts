@@ -470,7 +470,16 @@ describe('platform client: what is retried (one retry layer)', function () {
     const closed = await startMockPlatform(clock);
     await closed.close();
     const store = new MemoryBudgetStore();
-    const unreachable = new PlatformClient({ baseUrl: closed.url, token, env: {}, clock, store, proxy: {}, logger: recordingLogger([]), limits: { serverErrorRetries: 1 } });
+    const unreachable = new PlatformClient({
+      baseUrl: closed.url,
+      token,
+      env: {},
+      clock,
+      store,
+      proxy: {},
+      logger: recordingLogger([]),
+      limits: { serverErrorRetries: 1 },
+    });
     open.push({ peer, client: unreachable });
     const error = await unreachable.request('GET', '/repos/octo-org/site').catch((e: unknown) => e);
     assert.ok(error instanceof NetworkError && error.errorCode === 'ECONNREFUSED', String(error));

@@ -52,7 +52,7 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
   it('RATE-EP-PREFER-HEADERS: the client keeps the primary budgets from the headers alone — it never asks GET /rate_limit on its own, yet knows what the endpoint would say', async () => {
     server = await startPlatformServer({ limits: { user: 40 }, log: journal.log });
     const token = server.issueToken({ kind: 'personal', login: 'headers' });
-    const platform = client({ token });
+    const platform = client({ token, cache: false }); // every GET counted (a repeated one would be a 304: etags.test.ts)
     for (let i = 0; i < 5; i += 1) await platform.request('GET', '/repos/gantry/demo');
     await Promise.all([
       platform.request('GET', '/repos/gantry/demo/issues'),
@@ -123,7 +123,7 @@ describe('RATE-* rules no other test names, against the embedded platform API', 
     const scale = 0.05; // the minute is 3 s
     server = await startPlatformServer({ windowScale: scale, limits: { pointsPerMinute: 10 }, log: journal.log });
     const token = server.issueToken({ kind: 'personal', login: 'costly' });
-    const platform = client({ token });
+    const platform = client({ token, cache: false }); // every GET counted (a repeated one would be a 304: etags.test.ts)
     const path = '/repos/gantry/demo';
     const run = (async () => {
       const statuses: number[] = [];
