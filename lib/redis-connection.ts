@@ -5,6 +5,7 @@
  * store first talks to Redis.
  */
 import { ExitCode, GantryError } from './errors.js';
+import { redact } from './redact.js';
 
 /** The part of node-redis the stores use. */
 export interface RedisConnection {
@@ -80,6 +81,12 @@ export interface RedisScript {
   sha?: string;
 }
 
+/** The head of every store script: `now`, Redis's clock in epoch ms (one clock for every process sharing the store). */
+export const redisNow = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
 /** Runs a script by its SHA, loading it on first use and again after a NOSCRIPT (Redis restarted or flushed its cache). */
 export async function runScript(client: RedisConnection, script: RedisScript, keys: string[], args: Array<string | number>): Promise<unknown> {
   const options = { keys, arguments: args.map(String) };
@@ -98,6 +105,11 @@ export async function runScript(client: RedisConnection, script: RedisScript, ke
  * closed). Exit 3. Each store has its own subclass, code and hint; the address in the message is without its password.
  */
 export class RedisStoreError extends GantryError {
+  /** `<what> is unavailable: <the failure, redacted>[; <consequence>]`: how every store says Redis failed it. */
+  static unavailable(what: string, error: unknown, consequence?: string): string {
+    return `${what} is unavailable: ${redact((error as Error | undefined)?.message || String(error))}${consequence ? `; ${consequence}` : ''}`;
+  }
+
   constructor(message: string, options: { code: string; hint: string; cause?: unknown }) {
     super(message, { code: options.code, exitCode: ExitCode.remote, hint: options.hint, ...(options.cause !== undefined ? { cause: options.cause } : {}) });
   }

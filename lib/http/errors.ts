@@ -61,6 +61,9 @@ export interface HttpErrorDetails {
   cause?: unknown;
 }
 
+/** What a service's error is made from: the request it refused, and what the answer's body held. */
+export type ServiceErrorDetails = Pick<HttpErrorDetails, 'status' | 'method' | 'url' | 'body' | 'rawBody' | 'attempts' | 'hint'>;
+
 /** What a service reads in an answer it refused: its own words, entries, advice and code. */
 export interface ServiceAnswer<Item = string> {
   /** The service's words as they follow the status in the message (`: Not Found`, ` notFound (fileId): …`). */

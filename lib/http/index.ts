@@ -33,6 +33,7 @@ export {
   type HttpErrorDetails,
   type NetworkDiagnosis,
   type ServiceAnswer,
+  type ServiceErrorDetails,
 } from './errors.js';
 export { decideRetry, definePolicy, defaultRetryPolicy, errorReasons, noRetry, networkErrorCodes, parseRetryAfter } from './retry.js';
 export type { RetryPolicy, Backoff, RetryDecision } from './retry.js';

@@ -4,7 +4,7 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { ExitCode, GantryError } from '../errors.js';
-import { ServiceError, type HintTable } from '../http/errors.js';
+import { ServiceError, type HintTable, type ServiceErrorDetails } from '../http/errors.js';
 import { redact, redactUrl } from '../redact.js';
 
 /**
@@ -56,16 +56,8 @@ function describeErrors(errors: unknown[] | undefined): string {
   return ` (${parts.join('; ')})`;
 }
 
-export interface PlatformApiErrorDetails {
-  status: number;
-  method: string;
-  /** The URL or path asked; redacted here. */
-  url: string;
-  body?: unknown;
-  rawBody?: string | undefined;
-  attempts?: number;
-  hint?: string;
-}
+/** The URL (or path) asked is redacted here. */
+export type PlatformApiErrorDetails = ServiceErrorDetails;
 
 /** `; see <the platform's documentation_url>`, escaped whole: it is the server's text, and ends up in a hint line. */
 function see(documentationUrl: string | undefined): string {

@@ -24,10 +24,10 @@ import { expectObject, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
-import { redact, redactUrl } from '../redact.js';
+import { redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { optionKeys, refuseUnknownOptions } from '../settings.js';
-import { openRedis, RedisStoreError, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
+import { openRedis, RedisStoreError, redisNow, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import type { BudgetSnapshot, BudgetStore, Reservation, ReleaseInfo, ReserveResult, ResourceState, Scope } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
 
@@ -70,10 +70,7 @@ export class PlatformLimitsStoreError extends RedisStoreError {
   }
 }
 
-const RESERVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local inflight, pts, cre, cpu, res, rif, holds, seq, known = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+const RESERVE = `${redisNow}local inflight, pts, cre, cpu, res, rif, holds, seq, known = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local slot = ARGV[1]
 local concurrency = tonumber(ARGV[2])
 local points, ppm = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -169,10 +166,7 @@ end
 return {1, 'granted', -1, '', now, id}
 `;
 
-const RELEASE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local inflight, rif, cpu, guessed, observed, seq, known, pts, cre = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+const RELEASE = `${redisNow}local inflight, rif, cpu, guessed, observed, seq, known, pts, cre = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local slot, duration, primary, answered = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1', ARGV[4] == '1'
 local minute, hour = tonumber(ARGV[5]), tonumber(ARGV[6])
 local removed = redis.call('ZREM', inflight, slot)
@@ -206,10 +200,7 @@ end
 return removed
 `;
 
-const HOLD = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local untilMs = now + tonumber(ARGV[2])
+const HOLD = `${redisNow}local untilMs = now + tonumber(ARGV[2])
 local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if untilMs > cur then redis.call('HSET', KEYS[1], ARGV[1], untilMs) end
 local ttl = redis.call('PTTL', KEYS[1])
@@ -218,10 +209,7 @@ return untilMs
 `;
 
 /** ARGV: lease, then slot and its resource's in-flight key (or '') pairs. */
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lease = tonumber(ARGV[1])
+const RENEW = `${redisNow}local lease = tonumber(ARGV[1])
 for i = 2, #ARGV, 2 do
   redis.call('ZADD', KEYS[1], 'XX', now + lease, ARGV[i])
   if ARGV[i + 1] ~= '' then redis.call('ZADD', ARGV[i + 1], 'XX', now + lease, ARGV[i]) end
@@ -229,10 +217,7 @@ end
 return now
 `;
 
-const SNAPSHOT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local inflight, cre, cpu, holds, known = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+const SNAPSHOT = `${redisNow}local inflight, cre, cpu, holds, known = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local base = ARGV[1]
 local minute, hour = tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {now = now, inFlight = redis.call('ZCOUNT', inflight, '(' .. now, '+inf'), resources = {}, points = {}, holds = {}}
@@ -372,7 +357,7 @@ export class RedisBudgetStore implements BudgetStore {
       if (error instanceof PlatformLimitsStoreError) throw error;
       this.outage.down();
       throw new PlatformLimitsStoreError(
-        `the limits store ${this.shownUrl} is unavailable: ${redact((error as Error).message ?? String(error))}; the request was not sent (the shared budgets fail closed)`,
+        RedisStoreError.unavailable(`the limits store ${this.shownUrl}`, error, 'the request was not sent (the shared budgets fail closed)'),
         error,
       );
     } finally {

@@ -2,7 +2,7 @@
  * The storage API's answers as typed errors. Drive v2's error body is `{error: {code, message, errors: [{domain,
  * reason, message, location, locationType}]}}`; the first reason says what happened and picks the advice.
  */
-import { HttpError, ServiceError, type HintTable } from '../http/index.js';
+import { HttpError, ServiceError, type HintTable, type ServiceErrorDetails } from '../http/index.js';
 import { redact } from '../redact.js';
 
 /**
@@ -108,14 +108,7 @@ const statusHints: HintTable = {
   other: 'check the request',
 };
 
-export interface StorageErrorDetails {
-  status: number;
-  method: string;
-  url: string;
-  body?: unknown;
-  rawBody?: string | undefined;
-  attempts?: number;
-}
+export type StorageErrorDetails = Omit<ServiceErrorDetails, 'hint'>;
 
 /**
  * A refused or failed storage request. Exit 1 for a definite "no" (404, 403 permission, 412 conflict, 400), 3 for

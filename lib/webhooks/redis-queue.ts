@@ -30,10 +30,10 @@ import { expectFunction, expectObject, expectString } from '../arguments.js';
 import { GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
-import { redact, redactUrl } from '../redact.js';
+import { redactUrl } from '../redact.js';
 import { parseRedisAddress } from '../redis-address.js';
 import { optionKeys, refuseUnknownOptions } from '../settings.js';
-import { openRedis, RedisStoreError, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
+import { openRedis, RedisStoreError, redisNow, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import {
   MemoryQueue,
   type AddResult,
@@ -97,11 +97,6 @@ export class WebhookQueueError extends RedisStoreError {
   }
 }
 
-const NOW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
-
 /** Forgets the oldest finished GUIDs beyond `remember` (needs prefix, finished, remember). */
 const TRIM = `
 local function trim()
@@ -116,7 +111,7 @@ end
 `;
 
 /** KEYS: job, ready, finished, channel. ARGV: id, job JSON. */
-const ADD = `${NOW}
+const ADD = `${redisNow}
 local key, ready, finished, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, job = ARGV[1], ARGV[2]
 local state = redis.call('HGET', key, 'state')
@@ -136,7 +131,7 @@ return {1, 'waiting'}
  * maxRetryDelay, remember.
  * Returns {taken, id, job, attempts, ms until the next ready job (-1 none), ms until the next lease runs out (-1), notes}.
  */
-const CLAIM = `${NOW}
+const CLAIM = `${redisNow}
 local ready, active, finished, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, take, token = ARGV[1], ARGV[2] == '1', ARGV[3]
 local lease, maxAttempts, retryDelay, maxRetryDelay, remember = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -194,7 +189,7 @@ return {taken, takenId, takenJob, takenAttempts, nextReady, nextLease, notes}
 `;
 
 /** KEYS: active. ARGV: prefix, lease, then id and owner token pairs. Returns the ids whose lease this worker lost. */
-const RENEW = `${NOW}
+const RENEW = `${redisNow}
 local active, prefix, lease = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local lost = {}
 for i = 3, #ARGV, 2 do
@@ -210,7 +205,7 @@ return lost
 `;
 
 /** KEYS: job, active, finished, channel. ARGV: prefix, id, token, state, error ('' none), remember. 1 recorded, 0 not the owner. */
-const FINISH = `${NOW}
+const FINISH = `${redisNow}
 local key, active, finished, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local prefix, id, token, state, err, remember = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
 ${TRIM}
@@ -229,7 +224,7 @@ return 1
 `;
 
 /** A job cut off by this worker's shutdown goes back to the queue at once, its start not counted. KEYS: job, active, ready, channel. ARGV: id, token. */
-const RELEASE = `${NOW}
+const RELEASE = `${redisNow}
 local key, active, ready, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, token = ARGV[1], ARGV[2]
 local h = redis.call('HMGET', key, 'state', 'owner')
@@ -577,8 +572,7 @@ export class RedisQueue implements JobQueue {
     } catch (error) {
       if (error instanceof GantryError) throw error;
       this.outage.down();
-      const message = redact((error as Error)?.message || String(error));
-      throw new WebhookQueueError(`the webhook queue ${this.shownUrl} is unavailable: ${message}${consequence ? `; ${consequence}` : ''}`, error);
+      throw new WebhookQueueError(RedisStoreError.unavailable(`the webhook queue ${this.shownUrl}`, error, consequence), error);
     }
   }
 

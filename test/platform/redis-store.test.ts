@@ -347,3 +347,32 @@ describe('RedisBudgetStore: platform budgets shared through Redis', function () 
     });
   });
 });
+
+describe('LAYER-REDIS: the stores kept in Redis share one connector, clock and failure (lib/redis-connection.ts)', () => {
+  it('LAYER-REDIS: each store error is a RedisStoreError with its own name, code and hint, exit 3, its message redacted the one way', async () => {
+    const { RedisStoreError } = await import('../../lib/redis-connection.js');
+    const { WebhookQueueError } = await import('../../lib/webhooks/redis-queue.js');
+    const { registerSecret } = await import('../../lib/redact.js');
+    registerSecret('hunter2-layer-pass');
+    const cause = new Error('WRONGPASS hunter2-layer-pass is not it');
+    const platform = new PlatformLimitsStoreError(
+      RedisStoreError.unavailable('the limits store redis://127.0.0.1:1', cause, 'the request was not sent'),
+      cause,
+    );
+    const queue = new WebhookQueueError(RedisStoreError.unavailable('the webhook queue redis://127.0.0.1:1', new Error('')), cause);
+    for (const [error, name, code] of [
+      [platform, 'PlatformLimitsStoreError', 'PLATFORM_LIMITS_STORE'],
+      [queue, 'WebhookQueueError', 'WEBHOOK_QUEUE'],
+    ] as const) {
+      assert.ok(error instanceof RedisStoreError);
+      assert.equal(error.name, name);
+      assert.equal(error.code, code);
+      assert.equal(error.exitCode, ExitCode.remote);
+      assert.equal(error.cause, cause);
+      assert.match(error.hint ?? '', /Redis/);
+    }
+    assert.equal(platform.message.includes('hunter2-layer-pass'), false);
+    assert.match(platform.message, /^the limits store redis:\/\/127\.0\.0\.1:1 is unavailable: WRONGPASS .* is not it; the request was not sent$/);
+    assert.equal(queue.message, 'the webhook queue redis://127.0.0.1:1 is unavailable: Error');
+  });
+});
