@@ -2,6 +2,7 @@
 // a cost, a name). Routes are tried in order, so a literal path listed first wins over a template that also fits.
 
 export interface RouteEntry {
+  /** A method, or `*` for any method (a route that answers the methods listed before it do not). */
   method: string;
   /** Slash-separated; a `{name}` segment matches one non-empty segment, percent-decoded, as params.name. */
   template: string;
@@ -12,6 +13,8 @@ export interface RouteOptions {
   ignoreTrailingSlash?: boolean;
   /** Literal segments are compared percent-decoded too (`/%72epos` is `/repos`). Default: compared as sent. */
   decodeLiterals?: boolean;
+  /** HEAD is served by a GET route. Default: true; false leaves HEAD to the routes that name it (or `*`). */
+  headAsGet?: boolean;
 }
 
 export type RouteResult<R> = { route: R; params: Record<string, string> } | { allowed: string[] };
@@ -26,7 +29,7 @@ export class RouteTable<R extends RouteEntry> {
     this.compiled = routes.map((route) => ({ route, parts: route.template.split('/') }));
   }
 
-  /** The first route whose template and method fit (HEAD is served by GET); else the methods the path has. */
+  /** The first route whose template and method fit (HEAD is served by GET unless told not to); else the methods the path has. */
   match(method: string, pathname: string): RouteResult<R> {
     const segments = pathname.split('/');
     if (this.options.ignoreTrailingSlash && segments.length > 2 && segments[segments.length - 1] === '') segments.pop();
@@ -34,7 +37,8 @@ export class RouteTable<R extends RouteEntry> {
     for (const { route, parts } of this.compiled) {
       const params = this.fit(parts, segments);
       if (!params) continue;
-      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
+      if (route.method === method || route.method === '*' || (method === 'HEAD' && route.method === 'GET' && this.options.headAsGet !== false))
+        return { route, params };
       allowed.push(route.method);
     }
     return { allowed };

@@ -2,7 +2,8 @@
 // statuses, issues and comments, search — as GitHub's REST API shapes them, in memory. Routing and limits are the
 // server's (server.ts); here are the routes' templates, what each costs, and the handlers.
 import { createHash } from 'node:crypto';
-import { HttpFailure, RouteTable, type Reply } from '../kit/index.js';
+import type { IncomingMessage } from 'node:http';
+import { HttpFailure, RouteTable, type Reply, type RouteEntry } from '../kit/index.js';
 import type { Identity } from './identity.js';
 import type { Resource } from './limits.js';
 
@@ -171,6 +172,24 @@ export interface RouteDef {
   uncounted?: boolean;
   app?: boolean;
   handler: Handler;
+}
+
+/** A request to the admin API under /_gantry/: never limited, never faulted. */
+export interface AdminCall {
+  req: IncomingMessage;
+  method: string;
+  pathname: string;
+  params: Record<string, string>;
+}
+
+/** An admin endpoint; server.ts has the table, webhooks.ts and protection.ts add theirs. */
+export interface AdminRoute extends RouteEntry {
+  handler: (call: AdminCall) => Reply | Promise<Reply>;
+}
+
+/** The admin API's answer to a path or method it does not have (404, or 405 on a path it has). */
+export function noAdminEndpoint(call: AdminCall, status = 404): Reply {
+  return { status, body: { message: `no admin endpoint ${call.method} ${call.pathname}` } };
 }
 
 export class PlatformState {
@@ -456,13 +475,26 @@ export class PlatformState {
       return ctx.body as Record<string, unknown>;
     };
     const now = () => apiTime();
+    const ok = (json: unknown): Reply => ({ status: 200, body: json });
+    // A GET of something in a repository the caller can read (404 where it cannot).
+    const readRepo = (template: string, answer: (ctx: RequestContext, repo: Repository) => Reply): RouteDef => ({
+      method: 'GET',
+      template,
+      handler: (ctx) => answer(ctx, this.repo(ctx, false)),
+    });
+    // A write that creates something in a repository (counted against the creation limits).
+    const createInRepo = (method: string, template: string, answer: (ctx: RequestContext, repo: Repository) => Reply): RouteDef => ({
+      method,
+      template,
+      creation: true,
+      handler: (ctx) => answer(ctx, this.repo(ctx, true)),
+    });
     const commitStatuses = (ctx: RequestContext): Reply => {
       const repo = this.repo(ctx, false);
       const sha = this.resolveRef(repo, ctx.params.ref!);
       if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
       const all = [...(repo.statuses.get(sha) ?? [])].reverse(); // newest first
-      const page = paginate(all, ctx);
-      return { status: 200, headers: page.headers, body: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)) };
+      return pageReply(all, ctx, (s) => this.statusJson(repo, sha, s, ctx.origin));
     };
     return [
       // What clients ask first: who am I, the organization, the repository, a branch, a commit.
@@ -516,38 +548,28 @@ export class PlatformState {
         template: '/repos/{owner}/{repo}',
         handler: (ctx) => ({ status: 200, body: this.repoJson(this.repo(ctx, false), ctx.origin) }),
       },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/branches/{branch}',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const name = ctx.params.branch!;
-          const sha = repo.branches.get(name);
-          if (!sha) throw new ApiFailure(404, 'Branch not found', {}, `${DOCS}/branches/branches#get-a-branch`);
-          const api = `${ctx.origin}/repos/${repo.fullName}`;
-          return {
-            status: 200,
-            body: {
-              name,
-              commit: this.commitJson(repo, sha, ctx.origin),
-              _links: { self: `${api}/branches/${encodeURIComponent(name)}`, html: `${ctx.origin}/${repo.fullName}/tree/${name}` },
-              protected: false,
-              protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
-              protection_url: `${api}/branches/${encodeURIComponent(name)}/protection`,
-            },
-          };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/commits/{ref}',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const sha = this.resolveRef(repo, ctx.params.ref!);
-          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`, {}, `${DOCS}/commits/commits#get-a-commit`);
-          return { status: 200, body: { ...this.commitJson(repo, sha, ctx.origin), stats: { total: 0, additions: 0, deletions: 0 }, files: [] } };
-        },
-      },
+      readRepo('/repos/{owner}/{repo}/branches/{branch}', (ctx, repo) => {
+        const name = ctx.params.branch!;
+        const sha = repo.branches.get(name);
+        if (!sha) throw new ApiFailure(404, 'Branch not found', {}, `${DOCS}/branches/branches#get-a-branch`);
+        const api = `${ctx.origin}/repos/${repo.fullName}`;
+        return {
+          status: 200,
+          body: {
+            name,
+            commit: this.commitJson(repo, sha, ctx.origin),
+            _links: { self: `${api}/branches/${encodeURIComponent(name)}`, html: `${ctx.origin}/${repo.fullName}/tree/${name}` },
+            protected: false,
+            protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
+            protection_url: `${api}/branches/${encodeURIComponent(name)}/protection`,
+          },
+        };
+      }),
+      readRepo('/repos/{owner}/{repo}/commits/{ref}', (ctx, repo) => {
+        const sha = this.resolveRef(repo, ctx.params.ref!);
+        if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`, {}, `${DOCS}/commits/commits#get-a-commit`);
+        return { status: 200, body: { ...this.commitJson(repo, sha, ctx.origin), stats: { total: 0, additions: 0, deletions: 0 }, files: [] } };
+      }),
       { method: 'GET', template: '/orgs/{org}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.org!) },
       { method: 'GET', template: '/users/{username}/repos', handler: (ctx) => this.listRepos(ctx, ctx.params.username!) },
       {
@@ -566,318 +588,235 @@ export class PlatformState {
         },
       },
       // Commit statuses
-      {
-        method: 'POST',
-        template: '/repos/{owner}/{repo}/statuses/{sha}',
-        creation: true,
-        handler: (ctx) => {
-          const repo = this.repo(ctx, true);
-          const input = body(ctx);
-          const doc = `${DOCS}/commits/statuses#create-a-commit-status`;
-          const errors: ValidationError[] = [];
-          if (input.state === undefined) errors.push({ resource: 'Status', field: 'state', code: 'missing_field' });
-          else if (typeof input.state !== 'string' || !(STATUS_STATES as readonly string[]).includes(input.state)) {
-            errors.push({ resource: 'Status', field: 'state', code: 'custom', message: 'state is not included in the list' });
-          }
-          if (input.description !== undefined && input.description !== null) {
-            if (typeof input.description !== 'string') errors.push({ resource: 'Status', field: 'description', code: 'invalid' });
-            else if ([...input.description].length > 140)
-              errors.push({ resource: 'Status', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' });
-          }
-          if (input.target_url !== undefined && input.target_url !== null) {
-            if (typeof input.target_url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(input.target_url))
-              errors.push({ resource: 'Status', field: 'target_url', code: 'custom', message: 'target_url must use http(s) scheme' });
-          }
-          if (input.context !== undefined && input.context !== null && (typeof input.context !== 'string' || input.context.trim() === '')) {
-            errors.push({ resource: 'Status', field: 'context', code: 'invalid' });
-          }
-          if (errors.length > 0) throw validationFailed(errors, doc);
-          const sha = this.resolveRef(repo, ctx.params.sha!);
-          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.sha}`, {}, doc);
-          const list = repo.statuses.get(sha) ?? [];
-          const context = (input.context as string | undefined) ?? 'default';
-          if (list.filter((s) => s.context === context).length >= MAX_STATUSES_PER_CONTEXT) {
-            throw validationFailed(
-              [{ resource: 'Status', field: 'context', code: 'custom', message: 'This SHA and context has reached the maximum number of statuses.' }],
-              doc,
-            );
-          }
-          const record: StatusRecord = {
-            id: this.nextId++,
-            state: input.state as string,
-            description: (input.description as string | null | undefined) ?? null,
-            target_url: (input.target_url as string | null | undefined) ?? null,
-            context,
-            created_at: now(),
-            creator: this.creator(ctx.identity),
-          };
-          list.push(record);
-          repo.statuses.set(sha, list);
-          this.emit({ name: 'status', repo, sender: record.creator, origin: ctx.origin, sha, status: record });
-          return { status: 201, body: this.statusJson(repo, sha, record, ctx.origin) };
-        },
-      },
+      createInRepo('POST', '/repos/{owner}/{repo}/statuses/{sha}', (ctx, repo) => {
+        const input = body(ctx);
+        const doc = `${DOCS}/commits/statuses#create-a-commit-status`;
+        const errors: ValidationError[] = [];
+        if (input.state === undefined) errors.push({ resource: 'Status', field: 'state', code: 'missing_field' });
+        else if (typeof input.state !== 'string' || !(STATUS_STATES as readonly string[]).includes(input.state)) {
+          errors.push({ resource: 'Status', field: 'state', code: 'custom', message: 'state is not included in the list' });
+        }
+        if (input.description !== undefined && input.description !== null) {
+          if (typeof input.description !== 'string') errors.push({ resource: 'Status', field: 'description', code: 'invalid' });
+          else if ([...input.description].length > 140)
+            errors.push({ resource: 'Status', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' });
+        }
+        if (input.target_url !== undefined && input.target_url !== null) {
+          if (typeof input.target_url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(input.target_url))
+            errors.push({ resource: 'Status', field: 'target_url', code: 'custom', message: 'target_url must use http(s) scheme' });
+        }
+        if (input.context !== undefined && input.context !== null && (typeof input.context !== 'string' || input.context.trim() === '')) {
+          errors.push({ resource: 'Status', field: 'context', code: 'invalid' });
+        }
+        if (errors.length > 0) throw validationFailed(errors, doc);
+        const sha = this.resolveRef(repo, ctx.params.sha!);
+        if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.sha}`, {}, doc);
+        const list = repo.statuses.get(sha) ?? [];
+        const context = (input.context as string | undefined) ?? 'default';
+        if (list.filter((s) => s.context === context).length >= MAX_STATUSES_PER_CONTEXT) {
+          throw validationFailed(
+            [{ resource: 'Status', field: 'context', code: 'custom', message: 'This SHA and context has reached the maximum number of statuses.' }],
+            doc,
+          );
+        }
+        const record: StatusRecord = {
+          id: this.nextId++,
+          state: input.state as string,
+          description: (input.description as string | null | undefined) ?? null,
+          target_url: (input.target_url as string | null | undefined) ?? null,
+          context,
+          created_at: now(),
+          creator: this.creator(ctx.identity),
+        };
+        list.push(record);
+        repo.statuses.set(sha, list);
+        this.emit({ name: 'status', repo, sender: record.creator, origin: ctx.origin, sha, status: record });
+        return { status: 201, body: this.statusJson(repo, sha, record, ctx.origin) };
+      }),
       { method: 'GET', template: '/repos/{owner}/{repo}/commits/{ref}/statuses', handler: commitStatuses },
       // The older path of the same list, which clients still call.
       { method: 'GET', template: '/repos/{owner}/{repo}/statuses/{ref}', handler: commitStatuses },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/commits/{ref}/status',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const sha = this.resolveRef(repo, ctx.params.ref!);
-          if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
-          const latest = new Map<string, StatusRecord>();
-          for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s);
-          const statuses = [...latest.values()];
-          const state = combinedState(statuses.map((s) => s.state));
-          const page = paginate(statuses, ctx);
-          return {
-            status: 200,
-            headers: page.headers,
-            body: {
-              state,
-              statuses: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)),
-              sha,
-              total_count: statuses.length,
-              repository: this.repoJson(repo, ctx.origin),
-              commit_url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}`,
-              url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}/status`,
-            },
-          };
-        },
-      },
-      // Deployments
-      {
-        method: 'POST',
-        template: '/repos/{owner}/{repo}/deployments',
-        creation: true,
-        handler: (ctx) => {
-          const repo = this.repo(ctx, true);
-          const input = body(ctx);
-          const doc = `${DOCS}/deployments/deployments#create-a-deployment`;
-          if (typeof input.ref !== 'string' || input.ref === '')
-            throw validationFailed([{ resource: 'Deployment', field: 'ref', code: input.ref === undefined ? 'missing_field' : 'invalid' }], doc);
-          const sha = this.resolveRef(repo, input.ref);
-          if (!sha) throw new ApiFailure(422, `No ref found for: ${input.ref}`, {}, doc);
-          for (const field of ['task', 'environment', 'description'] as const) {
-            if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string')
-              throw validationFailed([{ resource: 'Deployment', field, code: 'invalid' }], doc);
-          }
-          if (
-            input.required_contexts !== undefined &&
-            (!Array.isArray(input.required_contexts) || input.required_contexts.some((c) => typeof c !== 'string'))
-          ) {
-            throw validationFailed([{ resource: 'Deployment', field: 'required_contexts', code: 'invalid' }], doc);
-          }
-          // Required contexts: by default every context with a status on the ref must be success (GitHub's rule).
-          const latest = new Map<string, string>();
-          for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s.state);
-          const required = (input.required_contexts as string[] | undefined) ?? [...latest.keys()];
-          const failing = required.filter((c) => latest.get(c) !== 'success');
-          if (failing.length > 0) {
-            throw new ApiFailure(
-              409,
-              `Conflict: Commit status checks failed for ${input.ref}.`,
-              {
-                errors: [
-                  {
-                    contexts: failing.map((context) => ({ context, state: latest.get(context) ?? 'missing' })),
-                    resource: 'Deployment',
-                    field: 'required_contexts',
-                    code: 'invalid',
-                  },
-                ],
-              },
-              doc,
-            );
-          }
-          const record: DeploymentRecord = {
-            id: this.nextId++,
+      readRepo('/repos/{owner}/{repo}/commits/{ref}/status', (ctx, repo) => {
+        const sha = this.resolveRef(repo, ctx.params.ref!);
+        if (!sha) throw new ApiFailure(422, `No commit found for SHA: ${ctx.params.ref}`);
+        const latest = new Map<string, StatusRecord>();
+        for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s);
+        const statuses = [...latest.values()];
+        const state = combinedState(statuses.map((s) => s.state));
+        const page = paginate(statuses, ctx);
+        return {
+          status: 200,
+          headers: page.headers,
+          body: {
+            state,
+            statuses: page.items.map((s) => this.statusJson(repo, sha, s, ctx.origin)),
             sha,
-            ref: input.ref,
-            task: (input.task as string | undefined) ?? 'deploy',
-            payload: input.payload ?? {},
-            environment: (input.environment as string | undefined) ?? 'production',
-            description: (input.description as string | undefined) ?? null,
-            transient_environment: input.transient_environment === true,
-            production_environment:
-              input.production_environment === undefined
-                ? ((input.environment as string | undefined) ?? 'production') === 'production'
-                : input.production_environment === true,
-            creator: this.creator(ctx.identity),
-            created_at: now(),
-            statuses: [],
-          };
-          repo.deployments.push(record);
-          this.emit({ name: 'deployment', repo, sender: record.creator, origin: ctx.origin, deployment: record });
-          return { status: 201, body: this.deploymentJson(repo, record, ctx.origin) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/deployments',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          let list = [...repo.deployments].reverse();
-          for (const key of ['sha', 'ref', 'task', 'environment'] as const) {
-            const wanted = ctx.query.get(key);
-            if (wanted !== null) list = list.filter((d) => d[key] === wanted);
-          }
-          const page = paginate(list, ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((d) => this.deploymentJson(repo, d, ctx.origin)) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/deployments/{id}',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          return { status: 200, body: this.deploymentJson(repo, this.deployment(repo, ctx.params.id!), ctx.origin) };
-        },
-      },
-      {
-        method: 'POST',
-        template: '/repos/{owner}/{repo}/deployments/{id}/statuses',
-        creation: true,
-        handler: (ctx) => {
-          const repo = this.repo(ctx, true);
-          const deployment = this.deployment(repo, ctx.params.id!);
-          const input = body(ctx);
-          const doc = `${DOCS}/deployments/statuses#create-a-deployment-status`;
-          if (typeof input.state !== 'string' || !(DEPLOYMENT_STATES as readonly string[]).includes(input.state)) {
-            throw validationFailed(
-              [
-                input.state === undefined
-                  ? { resource: 'DeploymentStatus', field: 'state', code: 'missing_field' }
-                  : { resource: 'DeploymentStatus', field: 'state', code: 'custom', message: 'state is not included in the list' },
+            total_count: statuses.length,
+            repository: this.repoJson(repo, ctx.origin),
+            commit_url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}`,
+            url: `${ctx.origin}/repos/${repo.fullName}/commits/${sha}/status`,
+          },
+        };
+      }),
+      // Deployments
+      createInRepo('POST', '/repos/{owner}/{repo}/deployments', (ctx, repo) => {
+        const input = body(ctx);
+        const doc = `${DOCS}/deployments/deployments#create-a-deployment`;
+        if (typeof input.ref !== 'string' || input.ref === '')
+          throw validationFailed([{ resource: 'Deployment', field: 'ref', code: input.ref === undefined ? 'missing_field' : 'invalid' }], doc);
+        const sha = this.resolveRef(repo, input.ref);
+        if (!sha) throw new ApiFailure(422, `No ref found for: ${input.ref}`, {}, doc);
+        for (const field of ['task', 'environment', 'description'] as const) {
+          if (input[field] !== undefined && input[field] !== null && typeof input[field] !== 'string')
+            throw validationFailed([{ resource: 'Deployment', field, code: 'invalid' }], doc);
+        }
+        if (input.required_contexts !== undefined && (!Array.isArray(input.required_contexts) || input.required_contexts.some((c) => typeof c !== 'string'))) {
+          throw validationFailed([{ resource: 'Deployment', field: 'required_contexts', code: 'invalid' }], doc);
+        }
+        // Required contexts: by default every context with a status on the ref must be success (GitHub's rule).
+        const latest = new Map<string, string>();
+        for (const s of repo.statuses.get(sha) ?? []) latest.set(s.context, s.state);
+        const required = (input.required_contexts as string[] | undefined) ?? [...latest.keys()];
+        const failing = required.filter((c) => latest.get(c) !== 'success');
+        if (failing.length > 0) {
+          throw new ApiFailure(
+            409,
+            `Conflict: Commit status checks failed for ${input.ref}.`,
+            {
+              errors: [
+                {
+                  contexts: failing.map((context) => ({ context, state: latest.get(context) ?? 'missing' })),
+                  resource: 'Deployment',
+                  field: 'required_contexts',
+                  code: 'invalid',
+                },
               ],
-              doc,
-            );
-          }
-          const text = (field: string) => {
-            const value = input[field];
-            if (value !== undefined && value !== null && typeof value !== 'string')
-              throw validationFailed([{ resource: 'DeploymentStatus', field, code: 'invalid' }], doc);
-            return (value as string | undefined) ?? '';
-          };
-          const description = text('description');
-          if ([...description].length > 140)
-            throw validationFailed(
-              [{ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' }],
-              doc,
-            );
-          const status = {
-            id: this.nextId++,
-            state: input.state,
-            description,
-            environment: text('environment') || deployment.environment,
-            target_url: text('target_url') || text('log_url'),
-            log_url: text('log_url') || text('target_url'),
-            environment_url: text('environment_url'),
-            created_at: now(),
-            creator: this.creator(ctx.identity),
-          };
-          // auto_inactive (default true): a success marks earlier deployments of the environment inactive.
-          if (status.state === 'success' && input.auto_inactive !== false) this.markEarlierInactive(repo, deployment, status);
-          deployment.statuses.push(status);
-          this.emit({ name: 'deployment_status', repo, sender: status.creator, origin: ctx.origin, deployment, status });
-          return { status: 201, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/deployments/{id}/statuses',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const deployment = this.deployment(repo, ctx.params.id!);
-          const page = paginate([...deployment.statuses].reverse(), ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((s) => this.deploymentStatusJson(repo, deployment, s, ctx.origin)) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/deployments/{id}/statuses/{status_id}',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const deployment = this.deployment(repo, ctx.params.id!);
-          const status = deployment.statuses.find((s) => String(s.id) === ctx.params.status_id);
-          if (!status) throw new ApiFailure(404, 'Not Found');
-          return { status: 200, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
-        },
-      },
+            },
+            doc,
+          );
+        }
+        const record: DeploymentRecord = {
+          id: this.nextId++,
+          sha,
+          ref: input.ref,
+          task: (input.task as string | undefined) ?? 'deploy',
+          payload: input.payload ?? {},
+          environment: (input.environment as string | undefined) ?? 'production',
+          description: (input.description as string | undefined) ?? null,
+          transient_environment: input.transient_environment === true,
+          production_environment:
+            input.production_environment === undefined
+              ? ((input.environment as string | undefined) ?? 'production') === 'production'
+              : input.production_environment === true,
+          creator: this.creator(ctx.identity),
+          created_at: now(),
+          statuses: [],
+        };
+        repo.deployments.push(record);
+        this.emit({ name: 'deployment', repo, sender: record.creator, origin: ctx.origin, deployment: record });
+        return { status: 201, body: this.deploymentJson(repo, record, ctx.origin) };
+      }),
+      readRepo('/repos/{owner}/{repo}/deployments', (ctx, repo) => {
+        let list = [...repo.deployments].reverse();
+        for (const key of ['sha', 'ref', 'task', 'environment'] as const) {
+          const wanted = ctx.query.get(key);
+          if (wanted !== null) list = list.filter((d) => d[key] === wanted);
+        }
+        return pageReply(list, ctx, (d) => this.deploymentJson(repo, d, ctx.origin));
+      }),
+      readRepo('/repos/{owner}/{repo}/deployments/{id}', (ctx, repo) => ok(this.deploymentJson(repo, this.deployment(repo, ctx.params.id!), ctx.origin))),
+      createInRepo('POST', '/repos/{owner}/{repo}/deployments/{id}/statuses', (ctx, repo) => {
+        const deployment = this.deployment(repo, ctx.params.id!);
+        const input = body(ctx);
+        const doc = `${DOCS}/deployments/statuses#create-a-deployment-status`;
+        if (typeof input.state !== 'string' || !(DEPLOYMENT_STATES as readonly string[]).includes(input.state)) {
+          throw validationFailed(
+            [
+              input.state === undefined
+                ? { resource: 'DeploymentStatus', field: 'state', code: 'missing_field' }
+                : { resource: 'DeploymentStatus', field: 'state', code: 'custom', message: 'state is not included in the list' },
+            ],
+            doc,
+          );
+        }
+        const text = (field: string) => {
+          const value = input[field];
+          if (value !== undefined && value !== null && typeof value !== 'string')
+            throw validationFailed([{ resource: 'DeploymentStatus', field, code: 'invalid' }], doc);
+          return (value as string | undefined) ?? '';
+        };
+        const description = text('description');
+        if ([...description].length > 140)
+          throw validationFailed(
+            [{ resource: 'DeploymentStatus', field: 'description', code: 'custom', message: 'description is too long (maximum is 140 characters)' }],
+            doc,
+          );
+        const status = {
+          id: this.nextId++,
+          state: input.state,
+          description,
+          environment: text('environment') || deployment.environment,
+          target_url: text('target_url') || text('log_url'),
+          log_url: text('log_url') || text('target_url'),
+          environment_url: text('environment_url'),
+          created_at: now(),
+          creator: this.creator(ctx.identity),
+        };
+        // auto_inactive (default true): a success marks earlier deployments of the environment inactive.
+        if (status.state === 'success' && input.auto_inactive !== false) this.markEarlierInactive(repo, deployment, status);
+        deployment.statuses.push(status);
+        this.emit({ name: 'deployment_status', repo, sender: status.creator, origin: ctx.origin, deployment, status });
+        return { status: 201, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
+      }),
+      readRepo('/repos/{owner}/{repo}/deployments/{id}/statuses', (ctx, repo) => {
+        const deployment = this.deployment(repo, ctx.params.id!);
+        return pageReply([...deployment.statuses].reverse(), ctx, (s) => this.deploymentStatusJson(repo, deployment, s, ctx.origin));
+      }),
+      readRepo('/repos/{owner}/{repo}/deployments/{id}/statuses/{status_id}', (ctx, repo) => {
+        const deployment = this.deployment(repo, ctx.params.id!);
+        const status = deployment.statuses.find((s) => String(s.id) === ctx.params.status_id);
+        if (!status) throw new ApiFailure(404, 'Not Found');
+        return { status: 200, body: this.deploymentStatusJson(repo, deployment, status, ctx.origin) };
+      }),
       // Issues and comments
-      {
-        method: 'POST',
-        template: '/repos/{owner}/{repo}/issues',
-        creation: true,
-        handler: (ctx) => {
-          const repo = this.repo(ctx, true);
-          const input = body(ctx);
-          const doc = `${DOCS}/issues/issues#create-an-issue`;
-          if (typeof input.title !== 'string' && typeof input.title !== 'number')
-            throw validationFailed([{ resource: 'Issue', field: 'title', code: input.title === undefined ? 'missing_field' : 'invalid' }], doc);
-          if (input.body !== undefined && input.body !== null && typeof input.body !== 'string')
-            throw validationFailed([{ resource: 'Issue', field: 'body', code: 'invalid' }], doc);
-          const issue: IssueRecord = {
-            id: this.nextId++,
-            number: repo.issues.length + 1,
-            title: String(input.title),
-            body: (input.body as string | undefined) ?? null,
-            user: this.creator(ctx.identity),
-            created_at: now(),
-            comments: [],
-          };
-          repo.issues.push(issue);
-          return { status: 201, body: this.issueJson(repo, issue, ctx.origin) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/issues',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const page = paginate([...repo.issues].reverse(), ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((i) => this.issueJson(repo, i, ctx.origin)) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/issues/{number}',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          return { status: 200, body: this.issueJson(repo, this.issue(repo, ctx.params.number!), ctx.origin) };
-        },
-      },
-      {
-        method: 'POST',
-        template: '/repos/{owner}/{repo}/issues/{number}/comments',
-        creation: true,
-        handler: (ctx) => {
-          const repo = this.repo(ctx, true);
-          const issue = this.issue(repo, ctx.params.number!);
-          const input = body(ctx);
-          if (typeof input.body !== 'string' || input.body === '') {
-            throw validationFailed(
-              [{ resource: 'IssueComment', field: 'body', code: input.body === undefined ? 'missing_field' : 'invalid' }],
-              `${DOCS}/issues/comments#create-an-issue-comment`,
-            );
-          }
-          const comment = { id: this.nextId++, body: input.body, user: this.creator(ctx.identity), created_at: now() };
-          issue.comments.push(comment);
-          return { status: 201, body: this.commentJson(repo, issue, comment, ctx.origin) };
-        },
-      },
-      {
-        method: 'GET',
-        template: '/repos/{owner}/{repo}/issues/{number}/comments',
-        handler: (ctx) => {
-          const repo = this.repo(ctx, false);
-          const issue = this.issue(repo, ctx.params.number!);
-          const page = paginate(issue.comments, ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((c) => this.commentJson(repo, issue, c, ctx.origin)) };
-        },
-      },
+      createInRepo('POST', '/repos/{owner}/{repo}/issues', (ctx, repo) => {
+        const input = body(ctx);
+        const doc = `${DOCS}/issues/issues#create-an-issue`;
+        if (typeof input.title !== 'string' && typeof input.title !== 'number')
+          throw validationFailed([{ resource: 'Issue', field: 'title', code: input.title === undefined ? 'missing_field' : 'invalid' }], doc);
+        if (input.body !== undefined && input.body !== null && typeof input.body !== 'string')
+          throw validationFailed([{ resource: 'Issue', field: 'body', code: 'invalid' }], doc);
+        const issue: IssueRecord = {
+          id: this.nextId++,
+          number: repo.issues.length + 1,
+          title: String(input.title),
+          body: (input.body as string | undefined) ?? null,
+          user: this.creator(ctx.identity),
+          created_at: now(),
+          comments: [],
+        };
+        repo.issues.push(issue);
+        return { status: 201, body: this.issueJson(repo, issue, ctx.origin) };
+      }),
+      readRepo('/repos/{owner}/{repo}/issues', (ctx, repo) => pageReply([...repo.issues].reverse(), ctx, (i) => this.issueJson(repo, i, ctx.origin))),
+      readRepo('/repos/{owner}/{repo}/issues/{number}', (ctx, repo) => ok(this.issueJson(repo, this.issue(repo, ctx.params.number!), ctx.origin))),
+      createInRepo('POST', '/repos/{owner}/{repo}/issues/{number}/comments', (ctx, repo) => {
+        const issue = this.issue(repo, ctx.params.number!);
+        const input = body(ctx);
+        if (typeof input.body !== 'string' || input.body === '') {
+          throw validationFailed(
+            [{ resource: 'IssueComment', field: 'body', code: input.body === undefined ? 'missing_field' : 'invalid' }],
+            `${DOCS}/issues/comments#create-an-issue-comment`,
+          );
+        }
+        const comment = { id: this.nextId++, body: input.body, user: this.creator(ctx.identity), created_at: now() };
+        issue.comments.push(comment);
+        return { status: 201, body: this.commentJson(repo, issue, comment, ctx.origin) };
+      }),
+      readRepo('/repos/{owner}/{repo}/issues/{number}/comments', (ctx, repo) => {
+        const issue = this.issue(repo, ctx.params.number!);
+        return pageReply(issue.comments, ctx, (c) => this.commentJson(repo, issue, c, ctx.origin));
+      }),
       // Search (its own resource and stricter limit, RATE-PRI-STRICTER-ENDPOINTS)
       {
         method: 'GET',
@@ -936,8 +875,7 @@ export class PlatformState {
   private listRepos(ctx: RequestContext, owner: string): Reply {
     const list = [...this.repos.values()].filter((r) => r.owner.login.toLowerCase() === owner.toLowerCase() && this.visible(ctx.identity, r));
     if (list.length === 0 && ![...this.repos.values()].some((r) => r.owner.login.toLowerCase() === owner.toLowerCase())) throw new ApiFailure(404, 'Not Found');
-    const page = paginate(list, ctx);
-    return { status: 200, headers: page.headers, body: page.items.map((r) => this.repoJson(r, ctx.origin)) };
+    return pageReply(list, ctx, (r) => this.repoJson(r, ctx.origin));
   }
 
   deployment(repo: Repository, id: string): DeploymentRecord {
@@ -995,6 +933,12 @@ function searchQuery(ctx: RequestContext): { terms: string[]; qualifiers: Record
 }
 
 /** `per_page` (default 30, at most 100) and `page` (from 1), with a Link header naming next, last, first and prev. */
+/** A 200 with one page of a list, each item in its JSON, and the Link header to the others. */
+export function pageReply<T>(items: T[], ctx: RequestContext, json: (item: T) => unknown): Reply {
+  const page = paginate(items, ctx);
+  return { status: 200, headers: page.headers, body: page.items.map(json) };
+}
+
 export function paginate<T>(items: T[], ctx: RequestContext): { items: T[]; headers: Record<string, string> } {
   const number = (name: string, fallback: number) => {
     const raw = ctx.query.get(name);

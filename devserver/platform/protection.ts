@@ -8,7 +8,10 @@ import {
   ApiFailure,
   apiTime,
   DOCS,
+  noAdminEndpoint,
   validationFailed,
+  type AdminCall,
+  type AdminRoute,
   type DeploymentRecord,
   type PlatformState,
   type Reply,
@@ -120,18 +123,20 @@ export class Protection {
     return [...this.runs.values()].map((p) => reportOf(p));
   }
 
-  /** `/_gantry/protection` and `/_gantry/deployments/{id}`; undefined for another path. */
-  admin(method: string, pathname: string): Reply | undefined {
-    if (pathname === '/_gantry/protection') {
-      return method === 'GET'
-        ? { status: 200, body: { deployments: this.report() } }
-        : { status: 405, body: { message: `no admin endpoint ${method} ${pathname}` } };
-    }
-    const match = /^\/_gantry\/deployments\/(\d+)$/.exec(pathname);
-    if (!match) return undefined;
-    if (method !== 'GET') return { status: 405, body: { message: `no admin endpoint ${method} ${pathname}` } };
-    const found = [...this.runs.values()].find((p) => p.deployment.id === Number(match[1]));
-    return found ? { status: 200, body: reportOf(found) } : { status: 404, body: { message: `deployment ${match[1]} went to no protected environment` } };
+  /** `/_gantry/protection` and `/_gantry/deployments/{id}`. */
+  adminRoutes(): AdminRoute[] {
+    const deployment = (call: AdminCall): Reply => {
+      const id = call.params.id!;
+      if (!/^\d+$/.test(id)) return noAdminEndpoint(call);
+      if (call.method !== 'GET') return noAdminEndpoint(call, 405);
+      const found = [...this.runs.values()].find((p) => p.deployment.id === Number(id));
+      return found ? { status: 200, body: reportOf(found) } : { status: 404, body: { message: `deployment ${id} went to no protected environment` } };
+    };
+    return [
+      { method: 'GET', template: '/_gantry/protection', handler: () => ({ status: 200, body: { deployments: this.report() } }) },
+      { method: '*', template: '/_gantry/protection', handler: (call) => noAdminEndpoint(call, 405) },
+      { method: '*', template: '/_gantry/deployments/{id}', handler: deployment },
+    ];
   }
 
   routes(): RouteDef[] {

@@ -5,8 +5,8 @@ import { createHash, randomBytes, type KeyObject } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { UsageError } from '../../lib/errors.js';
 import { applyFault, checkFault, FaultSet, type Fault } from '../kit/faults.js';
-import { close, listen, parseJson, readBody as readRaw, sendReply, type ReplyStyle } from '../kit/index.js';
-import { ApiFailure, apiTime, DOCS, PlatformState, type RepositorySpec, type Reply, type RouteDef } from './api.js';
+import { close, listen, parseJson, readBody as readRaw, RouteTable, sendReply, type ReplyStyle } from '../kit/index.js';
+import { ApiFailure, apiTime, DOCS, noAdminEndpoint, PlatformState, type AdminRoute, type RepositorySpec, type Reply, type RouteDef } from './api.js';
 import {
   AuthError,
   installationBudget,
@@ -537,60 +537,89 @@ export async function startPlatformServer(options: PlatformServerOptions = {}): 
   };
 
   // ---- admin: violations, limits, faults, tokens, repositories; never limited, never faulted ----
+  const ok = (body: unknown, status = 200): Reply => ({ status, body });
+  const adminRoutes: AdminRoute[] = [
+    { method: 'GET', template: '/_gantry/violations', handler: () => ok(server.violations()) },
+    {
+      method: 'DELETE',
+      template: '/_gantry/violations',
+      handler: () => {
+        server.clearViolations();
+        return ok(server.violations());
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_gantry/reset',
+      handler: () => {
+        server.resetLimits();
+        return ok({ reset: true });
+      },
+    },
+    { method: 'GET', template: '/_gantry/stats', handler: () => ok(server.stats()) },
+    { method: 'GET', template: '/_gantry/faults', handler: () => ok({ faults: faults.list() }) },
+    {
+      method: 'DELETE',
+      template: '/_gantry/faults',
+      handler: () => {
+        faults.set([]);
+        return ok({ faults: [] });
+      },
+    },
+    ...['POST', 'PUT'].map((method): AdminRoute => ({
+      method,
+      template: '/_gantry/faults',
+      handler: async ({ req }) => {
+        const body = await readBody(req);
+        const list = (Array.isArray(body) ? body : [body]).map(checkFault);
+        if (method === 'PUT') faults.set(list);
+        else faults.add(list);
+        return ok({ faults: faults.list() });
+      },
+    })),
+    {
+      method: 'POST',
+      template: '/_gantry/tokens',
+      handler: async ({ req }) => {
+        const body = (await readBody(req)) as TokenSpec;
+        if (typeof body !== 'object' || body === null || !['personal', 'user-to-server', 'oauth', 'installation', 'workflow'].includes(body.kind)) {
+          return ok({ message: 'give {"kind": "personal" | "user-to-server" | "oauth" | "installation" | "workflow", ...}' }, 400);
+        }
+        return ok({ token: issueToken(body) }, 201);
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_gantry/tokens/revoke',
+      handler: async ({ req }) => {
+        const body = (await readBody(req)) as { token?: unknown };
+        if (typeof body?.token !== 'string') return ok({ message: 'give {"token": "..."}' }, 400);
+        const status = server.revokeToken(body.token) ? 200 : 404;
+        return ok({ revoked: tokens.has(body.token) }, status);
+      },
+    },
+    {
+      method: 'POST',
+      template: '/_gantry/repositories',
+      handler: async ({ req }) => {
+        state.addRepository((await readBody(req)) as RepositorySpec);
+        return ok({ repositories: state.repositoryNames() }, 201);
+      },
+    },
+    ...webhooks.adminRoutes(),
+    ...protection.adminRoutes(),
+  ];
+  // As sent (no HEAD for GET): a method an endpoint does not name is its 404, or the 405 webhooks and protection give.
+  const adminTable = new RouteTable(adminRoutes, { headAsGet: false });
   const admin = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const method = (req.method ?? 'GET').toUpperCase();
-    const json = (status: number, body: unknown) => send(res, method, { status, body });
+    const found = adminTable.match(method, url.pathname);
+    const call = { req, method, pathname: url.pathname, params: 'route' in found ? found.params : {} };
     try {
-      switch (`${method} ${url.pathname}`) {
-        case 'GET /_gantry/violations':
-          return json(200, server.violations());
-        case 'DELETE /_gantry/violations':
-          server.clearViolations();
-          return json(200, server.violations());
-        case 'POST /_gantry/reset':
-          server.resetLimits();
-          return json(200, { reset: true });
-        case 'GET /_gantry/stats':
-          return json(200, server.stats());
-        case 'GET /_gantry/faults':
-          return json(200, { faults: faults.list() });
-        case 'DELETE /_gantry/faults':
-          faults.set([]);
-          return json(200, { faults: [] });
-        case 'POST /_gantry/faults':
-        case 'PUT /_gantry/faults': {
-          const body = await readBody(req);
-          const list = (Array.isArray(body) ? body : [body]).map(checkFault);
-          if (method === 'PUT') faults.set(list);
-          else faults.add(list);
-          return json(200, { faults: faults.list() });
-        }
-        case 'POST /_gantry/tokens': {
-          const body = (await readBody(req)) as TokenSpec;
-          if (typeof body !== 'object' || body === null || !['personal', 'user-to-server', 'oauth', 'installation', 'workflow'].includes(body.kind)) {
-            return json(400, { message: 'give {"kind": "personal" | "user-to-server" | "oauth" | "installation" | "workflow", ...}' });
-          }
-          return json(201, { token: issueToken(body) });
-        }
-        case 'POST /_gantry/tokens/revoke': {
-          const body = (await readBody(req)) as { token?: unknown };
-          if (typeof body?.token !== 'string') return json(400, { message: 'give {"token": "..."}' });
-          return json(server.revokeToken(body.token) ? 200 : 404, { revoked: tokens.has(body.token) });
-        }
-        case 'POST /_gantry/repositories': {
-          const body = (await readBody(req)) as RepositorySpec;
-          state.addRepository(body);
-          return json(201, { repositories: state.repositoryNames() });
-        }
-        default: {
-          const reply = webhooks.admin(method, url.pathname) ?? protection.admin(method, url.pathname);
-          if (reply) return send(res, method, reply);
-          return json(404, { message: `no admin endpoint ${method} ${url.pathname}` });
-        }
-      }
+      send(res, method, 'route' in found ? await found.route.handler(call) : noAdminEndpoint(call));
     } catch (error) {
       if (error instanceof ApiFailure) return send(res, method, failure(error));
-      return json(400, { message: (error as Error).message });
+      send(res, method, ok({ message: (error as Error).message }, 400));
     }
   };
 

@@ -10,8 +10,10 @@ import {
   ApiFailure,
   apiTime,
   DOCS,
-  paginate,
+  noAdminEndpoint,
+  pageReply,
   validationFailed,
+  type AdminRoute,
   type PlatformState,
   type Reply,
   type Repository,
@@ -260,14 +262,21 @@ export class Webhooks {
   }
 
   /** `/_gantry/deliveries` (GET lists, DELETE forgets); undefined for another path. */
-  admin(method: string, pathname: string): Reply | undefined {
-    if (pathname !== '/_gantry/deliveries') return undefined;
-    if (method === 'GET') return { status: 200, body: this.report() };
-    if (method === 'DELETE') {
-      this.clearReport();
-      return { status: 200, body: this.report() };
-    }
-    return { status: 405, body: { message: `no admin endpoint ${method} ${pathname}` } };
+  /** `/_gantry/deliveries`: the report, and DELETE forgets it. */
+  adminRoutes(): AdminRoute[] {
+    const template = '/_gantry/deliveries';
+    return [
+      { method: 'GET', template, handler: () => ({ status: 200, body: this.report() }) },
+      {
+        method: 'DELETE',
+        template,
+        handler: () => {
+          this.clearReport();
+          return { status: 200, body: this.report() };
+        },
+      },
+      { method: '*', template, handler: (call) => noAdminEndpoint(call, 405) },
+    ];
   }
 
   routes(): RouteDef[] {
@@ -285,8 +294,7 @@ export class Webhooks {
     };
     const appHookOf = (ctx: RequestContext): Hook => this.appHooks.get(ctx.identity.appId!)!;
     const list = (ctx: RequestContext, hook: Hook): Reply => {
-      const page = paginate([...hook.deliveries].reverse(), ctx);
-      return { status: 200, headers: page.headers, body: page.items.map(summary) };
+      return pageReply([...hook.deliveries].reverse(), ctx, summary);
     };
     const redeliver = (hook: Hook, delivery: Delivery): Reply => {
       this.deliver(hook, delivery.event, delivery.payload, { installationId: delivery.installationId, repositoryId: delivery.repositoryId }, delivery);
@@ -340,8 +348,7 @@ export class Webhooks {
         template: '/repos/{owner}/{repo}/hooks',
         handler: (ctx) => {
           const repo = this.access(ctx);
-          const page = paginate(hooksOf(repo), ctx);
-          return { status: 200, headers: page.headers, body: page.items.map((h) => hookJson(h, repo, ctx.origin)) };
+          return pageReply(hooksOf(repo), ctx, (h) => hookJson(h, repo, ctx.origin));
         },
       },
       {

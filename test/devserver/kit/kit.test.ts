@@ -164,6 +164,25 @@ describe("LAYER-DEVKIT: the dev servers' HTTP kit", function () {
     assert.ok('route' in found && found.params.owner === 'me');
   });
 
+  it('LAYER-DEVKIT: a `*` route answers the methods the routes before it do not; headAsGet: false leaves HEAD to it', function () {
+    const routes = [
+      { method: 'GET', template: '/_admin/log', name: 'read' },
+      { method: 'DELETE', template: '/_admin/log', name: 'clear' },
+      { method: '*', template: '/_admin/log', name: 'refuse' },
+      { method: 'GET', template: '/_admin/stats', name: 'stats' },
+    ];
+    const strict = new RouteTable(routes, { headAsGet: false });
+    const hit = (table: RouteTable<(typeof routes)[number]>, method: string, path: string) => {
+      const found = table.match(method, path);
+      return 'route' in found ? found.route.name : found.allowed;
+    };
+    assert.equal(hit(strict, 'DELETE', '/_admin/log'), 'clear');
+    assert.equal(hit(strict, 'PATCH', '/_admin/log'), 'refuse');
+    assert.equal(hit(strict, 'HEAD', '/_admin/log'), 'refuse');
+    assert.deepEqual(hit(strict, 'HEAD', '/_admin/stats'), ['GET'], 'HEAD is not GET when told so');
+    assert.equal(hit(new RouteTable(routes), 'HEAD', '/_admin/stats'), 'stats');
+  });
+
   it('LAYER-DEVKIT: listen gives the origin of the address bound, and close ends kept-alive connections', async function () {
     const server = http.createServer((_req, res) => res.end('ok'));
     const { origin, port } = await listen(server, '127.0.0.1', 0);
