@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { UsageError } from '../../lib/errors.js';
-import { tokenError, type OAuthContext } from './context.js';
+import { clientRefreshToken, refreshScopes, tokenError, type OAuthContext } from './context.js';
 import { BadBody, basicCredentials, readRaw, sameSecret, type Reply } from './http.js';
 import { randomText } from './jwt.js';
 import { errorPage, loginPage } from './loginpage.js';
@@ -375,11 +375,10 @@ function redeemCode(context: OAuthContext, client: Client, form: URLSearchParams
 
 function refreshCodeGrant(context: OAuthContext, client: Client, form: URLSearchParams): Reply {
   const { store } = context;
-  const value = form.get('refresh_token');
-  if (!value) return tokenError(context, 'invalid_request', 'Missing required parameter: refresh_token');
-  const token = store.refreshTokens.get(value);
+  const token = clientRefreshToken(context, client, form, 'The refresh token is not valid.');
+  if ('status' in token) return token;
   const now = Date.now();
-  if (!token || token.clientId !== client.id || token.grantId === undefined) return tokenError(context, 'invalid_grant', 'The refresh token is not valid.');
+  if (token.grantId === undefined) return tokenError(context, 'invalid_grant', 'The refresh token is not valid.');
   if (token.revoked === 'rotated') {
     // CTX-AS-REFRESH-ROTATION: a rotated refresh token presented again means two holders: the whole grant ends.
     store.revokeAuthorization(token.grantId, 'refresh-reuse');
@@ -390,13 +389,8 @@ function refreshCodeGrant(context: OAuthContext, client: Client, form: URLSearch
   if (token.revoked || (token.expiresAt !== undefined && token.expiresAt <= now) || !grant || grant.revoked || !user || user.disabled) {
     return tokenError(context, 'invalid_grant', 'The refresh token has expired or was revoked.');
   }
-  const askedScope = form.get('scope');
-  let scopes = token.scopes;
-  if (askedScope !== null && askedScope.trim() !== '') {
-    scopes = [...new Set(askedScope.trim().split(/\s+/))];
-    const extra = scopes.filter((s) => !token.scopes.includes(s));
-    if (extra.length > 0) return tokenError(context, 'invalid_scope', `Scopes not granted: ${extra.join(' ').slice(0, 300)}`);
-  }
+  const scopes = refreshScopes(context, form.get('scope'), token.scopes, 300);
+  if (!Array.isArray(scopes)) return scopes;
   const asked = requestedResource(context, form);
   if (isReply(asked)) return asked;
   if (asked.resource !== undefined && !grant.resources.includes(asked.resource))

@@ -4,7 +4,7 @@ import type { SecurityEvents } from './events.js';
 import type { Reply } from './http.js';
 import type { SigningKey } from './jwt.js';
 import type { ResolvedOptions } from './options.js';
-import type { Store } from './store.js';
+import type { RefreshToken, Store } from './store.js';
 
 export interface OAuthStats {
   deviceCodeRequests: number;
@@ -64,4 +64,26 @@ export function tokenError(context: OAuthContext, googleError: string, descripti
 /** A plain `{error, error_description}` reply with a fixed status (device code and revocation endpoints). */
 export function oauthError(status: number, error: string, description: string, headers?: Record<string, string>): Reply {
   return { status, body: { error, error_description: description }, ...(headers ? { headers } : {}) };
+}
+
+/**
+ * RFC 6749 §6: a refresh may narrow the granted scopes, never widen them. The scopes to issue (the granted ones when
+ * none are asked), or the invalid_scope reply naming the extra ones (cut to `shown` characters).
+ */
+export function refreshScopes(context: OAuthContext, asked: string | null, granted: string[], shown?: number): string[] | Reply {
+  if (asked === null || asked.trim() === '') return granted;
+  const scopes = [...new Set(asked.trim().split(/\s+/))];
+  const extra = scopes.filter((s) => !granted.includes(s)).join(' ');
+  return extra ? tokenError(context, 'invalid_scope', `Scopes not granted: ${extra.slice(0, shown)}`) : scopes;
+}
+
+/**
+ * The form's refresh_token if the store knows it and issued it to `client`; else the reply: invalid_request when it is
+ * missing, invalid_grant with `invalid` as the description when it is unknown or another client's.
+ */
+export function clientRefreshToken(context: OAuthContext, client: { id: string }, form: URLSearchParams, invalid: string): RefreshToken | Reply {
+  const value = form.get('refresh_token');
+  if (!value) return tokenError(context, 'invalid_request', 'Missing required parameter: refresh_token');
+  const token = context.store.refreshTokens.get(value);
+  return token && token.clientId === client.id ? token : tokenError(context, 'invalid_grant', invalid);
 }

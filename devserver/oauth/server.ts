@@ -8,7 +8,7 @@ import { handleAdmin } from './admin.js';
 import { channels, tokeninfo, userinfo } from './api.js';
 import { newStats, oauthError, tokenError, type OAuthContext, type OAuthStats } from './context.js';
 import { SecurityEvents, type SecurityEventDelivery } from './events.js';
-import { close, listen } from '../kit/index.js';
+import { close, listen, RouteTable, type RouteEntry } from '../kit/index.js';
 import { BadBody, readForm, send, type Reply } from './http.js';
 import { newSigningKey } from './jwt.js';
 import {
@@ -158,30 +158,47 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     };
   };
 
+  // As sent: HEAD is not GET here, a path's other methods are a 405 naming the ones it has, and the documents
+  // (discovery, JWKS) are a 404 to any method but GET.
+  const notFound = (_req: IncomingMessage, url: URL): Reply => ({
+    status: 404,
+    body: { error: 'not_found', error_description: `No endpoint ${url.pathname}` },
+  });
+  const documents: Array<[string, () => unknown]> = [
+    ...(resolved.discovery
+      ? (['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'] as const).map((path): [string, () => unknown] => [path, discovery])
+      : []),
+    ['/jwks', () => key.jwks()],
+  ];
+  const routes = new RouteTable<OAuthRoute>(
+    [
+      ...documents.map(([template, body]): OAuthRoute => ({ method: 'GET', template, answer: () => ({ status: 200, body: body() }) })),
+      ...documents.map(([template]): OAuthRoute => ({ method: '*', template, answer: notFound })),
+      { method: 'POST', template: resolved.devicePath, answer: async (req) => deviceCode(await readForm(req)) },
+      { method: 'POST', template: '/token', answer: async (req) => handleToken(context, await readForm(req), req) },
+      { method: 'POST', template: '/revoke', answer: async (req, url) => revoke(context, await readForm(req), url, req) },
+      { method: 'GET', template: '/userinfo', answer: (req, url) => userinfo(context, req, url) },
+      { method: 'POST', template: '/userinfo', answer: (req, url) => userinfo(context, req, url) },
+      { method: 'POST', template: '/tokeninfo', answer: async (req) => tokeninfo(context, await readForm(req)) },
+      { method: 'GET', template: '/video/v3/channels', answer: (req, url) => channels(context, req, url) },
+      { method: 'GET', template: '/device', answer: (req, url) => codeForm(req, url.searchParams.get('user_code')) },
+      { method: 'POST', template: '/device', answer: async (req) => consentPage(context, req, await readForm(req)) },
+      { method: 'POST', template: '/device/decision', answer: async (req) => decide(context, req, await readForm(req)) },
+      { method: 'GET', template: '/authorize', answer: (_req, url) => codeflow.authorize(context, url) },
+      { method: 'POST', template: '/authorize/decision', answer: async (req) => codeflow.decide(context, await readForm(req)) },
+      { method: 'POST', template: '/register', answer: (req) => codeflow.register(context, req) },
+      { method: 'POST', template: '/introspect', answer: async (req) => codeflow.introspect(context, await readForm(req), req) },
+    ],
+    { headAsGet: false },
+  );
+
   const route = async (req: IncomingMessage, method: string, url: URL): Promise<Reply> => {
     const path = url.pathname;
     if (path.startsWith('/_gantry'))
       return handleAdmin(context, { requests: () => [...requests], clearRequests: () => (requests = []), reset }, method, path, req);
-    if (method === 'GET' && resolved.discovery && (path === '/.well-known/openid-configuration' || path === '/.well-known/oauth-authorization-server'))
-      return { status: 200, body: discovery() };
-    if (method === 'GET' && path === '/jwks') return { status: 200, body: key.jwks() };
-    if (path === resolved.devicePath) return method === 'POST' ? deviceCode(await readForm(req)) : notAllowed('POST');
-    if (path === '/token') return method === 'POST' ? handleToken(context, await readForm(req), req) : notAllowed('POST');
-    if (path === '/revoke') return method === 'POST' ? revoke(context, await readForm(req), url, req) : notAllowed('POST');
-    if (path === '/userinfo') return method === 'GET' || method === 'POST' ? userinfo(context, req, url) : notAllowed('GET, POST');
-    if (path === '/tokeninfo') return method === 'POST' ? tokeninfo(context, await readForm(req)) : notAllowed('POST');
-    if (path === '/video/v3/channels') return method === 'GET' ? channels(context, req, url) : notAllowed('GET');
-    if (path === '/device') {
-      if (method === 'GET') return codeForm(req, url.searchParams.get('user_code'));
-      if (method === 'POST') return consentPage(context, req, await readForm(req));
-      return notAllowed('GET, POST');
-    }
-    if (path === '/device/decision') return method === 'POST' ? decide(context, req, await readForm(req)) : notAllowed('POST');
-    if (path === '/authorize') return method === 'GET' ? codeflow.authorize(context, url) : notAllowed('GET');
-    if (path === '/authorize/decision') return method === 'POST' ? codeflow.decide(context, await readForm(req)) : notAllowed('POST');
-    if (path === '/register') return method === 'POST' ? codeflow.register(context, req) : notAllowed('POST');
-    if (path === '/introspect') return method === 'POST' ? codeflow.introspect(context, await readForm(req), req) : notAllowed('POST');
-    return { status: 404, body: { error: 'not_found', error_description: `No endpoint ${path}` } };
+    const found = routes.match(method, path);
+    if ('route' in found) return found.route.answer(req, url);
+    return found.allowed.length > 0 ? notAllowed(found.allowed.join(', ')) : notFound(req, url);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -256,6 +273,10 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     deviceCodes: () => accounts.deviceCodes(context),
     reset,
   };
+}
+
+interface OAuthRoute extends RouteEntry {
+  answer: (req: IncomingMessage, url: URL) => Reply | Promise<Reply>;
 }
 
 function notAllowed(allow: string): Reply {

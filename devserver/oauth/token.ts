@@ -1,7 +1,7 @@
 // POST /token: the device code grant (DEV-EP-POLL-TOKEN, DEV-ST-*, every error of the spec's poll table) and the
 // refresh grant (DEV-EP-REFRESH). Google's statuses by default; the rfc8628 dialect answers RFC 6749 §5.2's.
 import type { IncomingMessage } from 'node:http';
-import { tokenError, type OAuthContext } from './context.js';
+import { clientRefreshToken, refreshScopes, tokenError, type OAuthContext } from './context.js';
 import { basicCredentials, sameSecret, type Reply } from './http.js';
 import { handleCodeFlowToken, isCodeFlowRequest } from './codeflow.js';
 import { CODE_GRANT, DEVICE_GRANT, REFRESH_GRANT } from './options.js';
@@ -92,22 +92,15 @@ function pollDeviceCode(context: OAuthContext, client: Client, form: URLSearchPa
 
 function refresh(context: OAuthContext, client: Client, form: URLSearchParams): Reply {
   const { store } = context;
-  const value = form.get('refresh_token');
-  if (!value) return tokenError(context, 'invalid_request', 'Missing required parameter: refresh_token');
-  const token = store.refreshTokens.get(value);
+  const token = clientRefreshToken(context, client, form, 'Token has been expired or revoked.');
+  if ('status' in token) return token;
   const now = Date.now();
-  const user = token ? store.users.get(token.username) : undefined;
-  if (!token || token.clientId !== client.id || token.revoked || (token.expiresAt !== undefined && token.expiresAt <= now) || !user || user.disabled) {
+  const user = store.users.get(token.username);
+  if (token.revoked || (token.expiresAt !== undefined && token.expiresAt <= now) || !user || user.disabled) {
     return tokenError(context, 'invalid_grant', 'Token has been expired or revoked.');
   }
-  // RFC 6749 §6: a refresh may narrow the scopes, never widen them.
-  const asked = form.get('scope');
-  let scopes = token.scopes;
-  if (asked !== null && asked.trim() !== '') {
-    scopes = [...new Set(asked.trim().split(/\s+/))];
-    const extra = scopes.filter((s) => !token.scopes.includes(s));
-    if (extra.length > 0) return tokenError(context, 'invalid_scope', `Scopes not granted: ${extra.join(' ')}`);
-  }
+  const scopes = refreshScopes(context, form.get('scope'), token.scopes);
+  if (!Array.isArray(scopes)) return scopes;
   context.stats.refreshes++;
   return { status: 200, body: tokenBody(context, client, user, { ...token, scopes }, false, now) };
 }
