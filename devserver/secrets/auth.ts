@@ -24,6 +24,52 @@ function policiesFrom(raw: unknown, field: string): string[] {
   return (list as string[]).map((p) => p.trim()).filter((p) => p !== '');
 }
 
+/** A user's or role's policies on a write: token_policies (or the older policies) when given, else the ones it has. */
+function writtenPolicies(ctx: RequestContext, existing: { policies: string[] } | undefined): string[] {
+  const raw = ctx.body.token_policies ?? ctx.body.policies;
+  return ctx.body.token_policies !== undefined || ctx.body.policies !== undefined ? policiesFrom(raw, 'token_policies') : (existing?.policies ?? []);
+}
+
+/** LIST of the users or the roles: their names, 404 when there are none. */
+function listEntries(ctx: RequestContext, names: () => string[]): Outcome {
+  ctx.authorize('list');
+  if (ctx.op !== 'list') throw unsupportedOperation();
+  const keys = names();
+  if (!keys.length) throw notFound();
+  return { data: { keys } };
+}
+
+/**
+ * A user's or role's own path: read its policies, write it (`written`, from what there was), delete it (a
+ * success whether it was there or not); other operations are the service's 405.
+ */
+function entryOperation<E extends { policies: string[] }>(
+  ctx: RequestContext,
+  table: Record<string, E>,
+  name: string,
+  written: (existing: E | undefined) => E,
+): Outcome {
+  const existing = table[name];
+  switch (ctx.op) {
+    case 'read':
+      ctx.authorize('read');
+      if (!existing) throw notFound();
+      return { data: { policies: existing.policies, token_policies: existing.policies } };
+    case 'write':
+      ctx.authorize(existing ? 'update' : 'create');
+      table[name] = written(existing);
+      ctx.changed();
+      return {};
+    case 'delete':
+      ctx.authorize('delete');
+      delete table[name];
+      ctx.changed();
+      return {};
+    default:
+      throw unsupportedOperation();
+  }
+}
+
 function ttlFrom(raw: unknown, fallback: number): number {
   if (raw === undefined || raw === null || raw === '') return fallback;
   try {
@@ -151,42 +197,18 @@ function userpassRoutes(core: Core, ctx: RequestContext, sub: string): Outcome {
     return login(core, ctx, user.policies, `userpass-${username}`, `auth/userpass/login/${username}`, { username });
   }
   if (sub === 'users/' || sub === 'users') {
-    ctx.authorize('list');
-    if (ctx.op !== 'list') throw unsupportedOperation();
-    const keys = Object.keys(ctx.ns.users).sort();
-    if (!keys.length) throw notFound();
-    return { data: { keys } };
+    return listEntries(ctx, () => Object.keys(ctx.ns.users).sort());
   }
   const userMatch = /^users\/([^/]+)$/.exec(sub);
   if (userMatch) {
     const username = userMatch[1].toLowerCase();
-    const existing = ctx.ns.users[username];
-    switch (ctx.op) {
-      case 'read':
-        ctx.authorize('read');
-        if (!existing) throw notFound();
-        return { data: { policies: existing.policies, token_policies: existing.policies } };
-      case 'write': {
-        ctx.authorize(existing ? 'update' : 'create');
-        const password = ctx.body.password;
-        if (!existing && (typeof password !== 'string' || password === '')) throw badRequest('missing password');
-        const policies =
-          ctx.body.token_policies !== undefined || ctx.body.policies !== undefined
-            ? policiesFrom(ctx.body.token_policies ?? ctx.body.policies, 'token_policies')
-            : (existing?.policies ?? []);
-        const secret = typeof password === 'string' && password !== '' ? hashPassword(password) : { salt: existing!.salt, hash: existing!.hash };
-        ctx.ns.users[username] = { ...secret, policies };
-        ctx.changed();
-        return {};
-      }
-      case 'delete':
-        ctx.authorize('delete');
-        delete ctx.ns.users[username];
-        ctx.changed();
-        return {};
-      default:
-        throw unsupportedOperation();
-    }
+    return entryOperation(ctx, ctx.ns.users, username, (existing) => {
+      const password = ctx.body.password;
+      if (!existing && (typeof password !== 'string' || password === '')) throw badRequest('missing password');
+      const policies = writtenPolicies(ctx, existing);
+      const secret = typeof password === 'string' && password !== '' ? hashPassword(password) : { salt: existing!.salt, hash: existing!.hash };
+      return { ...secret, policies };
+    });
   }
   ctx.authorize(ctx.op === 'write' ? 'update' : ctx.op);
   throw unsupportedPath();
@@ -205,11 +227,7 @@ function approleRoutes(core: Core, ctx: RequestContext, sub: string): Outcome {
     return login(core, ctx, entry[1].policies, 'approle', 'auth/approle/login', { role_name: entry[0] });
   }
   if (sub === 'role/' || sub === 'role') {
-    ctx.authorize('list');
-    if (ctx.op !== 'list') throw unsupportedOperation();
-    const keys = listChildren(Object.keys(ctx.ns.approles), '');
-    if (!keys.length) throw notFound();
-    return { data: { keys } };
+    return listEntries(ctx, () => listChildren(Object.keys(ctx.ns.approles), ''));
   }
   const match = /^role\/([^/]+)(\/role-id|\/secret-id)?$/.exec(sub);
   if (!match) {
@@ -233,30 +251,11 @@ function approleRoutes(core: Core, ctx: RequestContext, sub: string): Outcome {
     ctx.changed();
     return { data: { secret_id: secretId, secret_id_accessor: randomUUID(), secret_id_ttl: 0, secret_id_num_uses: 0 } };
   }
-  switch (ctx.op) {
-    case 'read':
-      ctx.authorize('read');
-      if (!role) throw notFound();
-      return { data: { token_policies: role.policies, policies: role.policies } };
-    case 'write': {
-      ctx.authorize(role ? 'update' : 'create');
-      const policies =
-        ctx.body.token_policies !== undefined || ctx.body.policies !== undefined
-          ? policiesFrom(ctx.body.token_policies ?? ctx.body.policies, 'token_policies')
-          : (role?.policies ?? []);
-      const roleId = typeof ctx.body.role_id === 'string' && ctx.body.role_id ? ctx.body.role_id : (role?.role_id ?? randomUUID());
-      ctx.ns.approles[name] = { role_id: roleId, secret_ids: role?.secret_ids ?? [], policies };
-      ctx.changed();
-      return {};
-    }
-    case 'delete':
-      ctx.authorize('delete');
-      delete ctx.ns.approles[name];
-      ctx.changed();
-      return {};
-    default:
-      throw unsupportedOperation();
-  }
+  return entryOperation(ctx, ctx.ns.approles, name, (existing) => {
+    const policies = writtenPolicies(ctx, existing);
+    const roleId = typeof ctx.body.role_id === 'string' && ctx.body.role_id ? ctx.body.role_id : (existing?.role_id ?? randomUUID());
+    return { role_id: roleId, secret_ids: existing?.secret_ids ?? [], policies };
+  });
 }
 
 export const newRoleId = () => randomUUID();

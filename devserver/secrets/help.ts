@@ -9,8 +9,22 @@ interface PathPattern {
   pattern: string;
   synopsis: string;
   operations: Array<'get' | 'post' | 'patch' | 'delete' | 'list'>;
-  fields?: Record<string, { type: string; description: string }>;
+  fields?: Record<string, Field>;
 }
+
+interface Field {
+  type: string;
+  description: string;
+}
+
+const field =
+  (type: string) =>
+  (description: string): Field => ({ type, description });
+const integer = field('integer');
+const boolean = field('boolean');
+const string = field('string');
+const object = field('object');
+const array = field('array');
 
 const KV2_PATTERNS: PathPattern[] = [
   {
@@ -18,9 +32,9 @@ const KV2_PATTERNS: PathPattern[] = [
     synopsis: 'Configures settings for the KV store.',
     operations: ['get', 'post'],
     fields: {
-      max_versions: { type: 'integer', description: 'Versions to keep for each key; 0 means 10.' },
-      cas_required: { type: 'boolean', description: 'Require the cas option on every write.' },
-      delete_version_after: { type: 'string', description: 'Delete versions this long after they are written; negative disables.' },
+      max_versions: integer('Versions to keep for each key; 0 means 10.'),
+      cas_required: boolean('Require the cas option on every write.'),
+      delete_version_after: string('Delete versions this long after they are written; negative disables.'),
     },
   },
   {
@@ -28,9 +42,9 @@ const KV2_PATTERNS: PathPattern[] = [
     synopsis: 'Write, patch, read and delete data in the key-value store.',
     operations: ['get', 'post', 'patch', 'delete'],
     fields: {
-      data: { type: 'object', description: 'The contents of the data map will be stored and returned on read.' },
-      options: { type: 'object', description: 'Options for writing a KV entry; `cas` is the check-and-set version.' },
-      version: { type: 'integer', description: 'The version to return on a read (query parameter).' },
+      data: object('The contents of the data map will be stored and returned on read.'),
+      options: object('Options for writing a KV entry; `cas` is the check-and-set version.'),
+      version: integer('The version to return on a read (query parameter).'),
     },
   },
   {
@@ -38,29 +52,29 @@ const KV2_PATTERNS: PathPattern[] = [
     synopsis: 'Read, write and delete key metadata and settings; list keys.',
     operations: ['get', 'post', 'patch', 'delete', 'list'],
     fields: {
-      max_versions: { type: 'integer', description: 'Versions to keep for this key.' },
-      cas_required: { type: 'boolean', description: 'Require the cas option on every write of this key.' },
-      delete_version_after: { type: 'string', description: 'Delete versions of this key this long after they are written.' },
-      custom_metadata: { type: 'object', description: 'Up to 64 string pairs (keys up to 128 bytes, values up to 512 bytes).' },
+      max_versions: integer('Versions to keep for this key.'),
+      cas_required: boolean('Require the cas option on every write of this key.'),
+      delete_version_after: string('Delete versions of this key this long after they are written.'),
+      custom_metadata: object('Up to 64 string pairs (keys up to 128 bytes, values up to 512 bytes).'),
     },
   },
   {
     pattern: 'delete/{path}',
     synopsis: 'Marks one or more versions as deleted.',
     operations: ['post'],
-    fields: { versions: { type: 'array', description: 'The versions to delete.' } },
+    fields: { versions: array('The versions to delete.') },
   },
   {
     pattern: 'undelete/{path}',
     synopsis: 'Undeletes one or more versions.',
     operations: ['post'],
-    fields: { versions: { type: 'array', description: 'The versions to undelete.' } },
+    fields: { versions: array('The versions to undelete.') },
   },
   {
     pattern: 'destroy/{path}',
     synopsis: 'Permanently removes one or more versions.',
     operations: ['post'],
-    fields: { versions: { type: 'array', description: 'The versions to destroy.' } },
+    fields: { versions: array('The versions to destroy.') },
   },
 ];
 
@@ -69,7 +83,7 @@ const KV1_PATTERNS: PathPattern[] = [
     pattern: '{path}',
     synopsis: 'Pass-through secret storage: read, write, list and delete arbitrary JSON objects.',
     operations: ['get', 'post', 'delete', 'list'],
-    fields: { ttl: { type: 'string', description: 'Optional lease duration hint returned on read.' } },
+    fields: { ttl: string('Optional lease duration hint returned on read.') },
   },
 ];
 

@@ -143,10 +143,7 @@ export class ListMethodShim extends Duplex {
           break;
         }
         case 'body': {
-          const take = Math.min(state.remaining, data.length);
-          out.push(data.subarray(0, take));
-          data = data.subarray(take);
-          state.remaining -= take;
+          data = passCounted(state, data, out);
           if (state.remaining === 0) this.state = { kind: 'head', buffer: Buffer.alloc(0) };
           break;
         }
@@ -169,10 +166,7 @@ export class ListMethodShim extends Duplex {
           break;
         }
         case 'chunk-data': {
-          const take = Math.min(state.remaining, data.length);
-          out.push(data.subarray(0, take));
-          data = data.subarray(take);
-          state.remaining -= take;
+          data = passCounted(state, data, out);
           if (state.remaining === 0) this.state = { kind: 'chunk-size', line: '' };
           break;
         }
@@ -222,4 +216,12 @@ export class ListMethodShim extends Duplex {
     }
     return head;
   }
+}
+
+/** Passes on what is left of a counted run (a body, a chunk) from `data`; what follows the run is returned. */
+function passCounted(run: { remaining: number }, data: Buffer, out: Buffer[]): Buffer {
+  const take = Math.min(run.remaining, data.length);
+  out.push(data.subarray(0, take));
+  run.remaining -= take;
+  return data.subarray(take);
 }

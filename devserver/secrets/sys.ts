@@ -4,6 +4,7 @@
  * health exist only in the root namespace.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { RouteTable, type RouteEntry } from '../kit/index.js';
 import type { RequestContext } from './context.js';
 import type { Core } from './core.js';
 import { newMount, newNamespace, normaliseMountPath, normaliseNamespace, type Mount } from './state.js';
@@ -78,61 +79,85 @@ export function matchMount(mounts: Record<string, Mount>, path: string): Mount |
 
 const safeEqual = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-export function handleSys(core: Core, ctx: RequestContext): Outcome {
-  const path = ctx.path;
-  if (ROOT_ONLY.has(path) && ctx.ns.path !== '') throw unsupportedPath();
-  switch (path) {
-    case 'sys/init':
-      // The server starts initialized (one unseal key, printed at start); initializing again is the service's 400.
-      if (ctx.op === 'write') throw badRequest('Vault is already initialized');
-      if (ctx.op !== 'read') throw unsupportedOperation();
-      return { raw: { initialized: true } };
-    case 'sys/seal-status':
-      if (ctx.op !== 'read') throw unsupportedOperation();
-      return { raw: sealStatus(core) };
-    case 'sys/health':
-      if (ctx.op !== 'read') throw unsupportedOperation();
-      return {
-        status: core.sealed ? 503 : 200,
-        raw: {
-          initialized: true,
-          sealed: core.sealed,
-          standby: false,
-          performance_standby: false,
-          replication_performance_mode: 'disabled',
-          replication_dr_mode: 'disabled',
-          server_time_utc: Math.floor(Date.now() / 1000),
-          version: SERVER_VERSION,
-          enterprise: false,
-        },
-      };
-    case 'sys/unseal': {
-      if (ctx.op !== 'write') throw unsupportedOperation();
+interface SysRoute extends RouteEntry {
+  answer: (core: Core, ctx: RequestContext) => Outcome;
+}
+
+// Exact paths, by operation (an operation a path does not have is the service's 405); the ones with a path below
+// them (mounts, policies, namespaces) are matched by prefix in handleSys.
+const SYS_ROUTES = new RouteTable<SysRoute>([
+  // The server starts initialized (one unseal key, printed at start); initializing again is the service's 400.
+  { method: 'read', template: 'sys/init', answer: () => ({ raw: { initialized: true } }) },
+  {
+    method: 'write',
+    template: 'sys/init',
+    answer: () => {
+      throw badRequest('Vault is already initialized');
+    },
+  },
+  { method: 'read', template: 'sys/seal-status', answer: (core) => ({ raw: sealStatus(core) }) },
+  {
+    method: 'read',
+    template: 'sys/health',
+    answer: (core) => ({
+      status: core.sealed ? 503 : 200,
+      raw: {
+        initialized: true,
+        sealed: core.sealed,
+        standby: false,
+        performance_standby: false,
+        replication_performance_mode: 'disabled',
+        replication_dr_mode: 'disabled',
+        server_time_utc: Math.floor(Date.now() / 1000),
+        version: SERVER_VERSION,
+        enterprise: false,
+      },
+    }),
+  },
+  {
+    method: 'write',
+    template: 'sys/unseal',
+    answer: (core, ctx) => {
       if (ctx.body.reset === true) return { raw: sealStatus(core) };
       const key = ctx.body.key;
       if (typeof key !== 'string' || key === '') throw badRequest("'key' must be specified in request body as JSON, or 'reset' set to true");
       if (!safeEqual(key, core.unsealKey)) throw badRequest('Unseal failed, invalid key');
       core.sealed = false;
       return { raw: sealStatus(core) };
-    }
-    case 'sys/seal':
-      if (ctx.op !== 'write') throw unsupportedOperation();
+    },
+  },
+  {
+    method: 'write',
+    template: 'sys/seal',
+    answer: (core, ctx) => {
       ctx.authorize('update');
       ctx.authorize('sudo');
       core.sealed = true;
       return {};
-  }
-  if (path === 'sys/capabilities-self') {
-    if (ctx.op !== 'write') throw unsupportedOperation();
-    ctx.authorize('update');
-    const raw = ctx.body.paths ?? ctx.body.path;
-    const paths = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
-    if (paths.length === 0 || paths.some((p) => typeof p !== 'string')) throw badRequest('paths must be a list of paths');
-    const data: Record<string, string[]> = {};
-    for (const p of paths as string[]) data[p] = ctx.capabilities(p.replace(/^\/+/, ''));
-    if (paths.length === 1) data.capabilities = data[paths[0] as string];
-    return { data, mount_type: 'system' };
-  }
+    },
+  },
+  {
+    method: 'write',
+    template: 'sys/capabilities-self',
+    answer: (_core, ctx) => {
+      ctx.authorize('update');
+      const raw = ctx.body.paths ?? ctx.body.path;
+      const paths = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
+      if (paths.length === 0 || paths.some((p) => typeof p !== 'string')) throw badRequest('paths must be a list of paths');
+      const data: Record<string, string[]> = {};
+      for (const p of paths as string[]) data[p] = ctx.capabilities(p.replace(/^\/+/, ''));
+      if (paths.length === 1) data.capabilities = data[paths[0] as string];
+      return { data, mount_type: 'system' };
+    },
+  },
+]);
+
+export function handleSys(core: Core, ctx: RequestContext): Outcome {
+  const path = ctx.path;
+  if (ROOT_ONLY.has(path) && ctx.ns.path !== '') throw unsupportedPath();
+  const found = SYS_ROUTES.match(ctx.op, path);
+  if ('route' in found) return found.route.answer(core, ctx);
+  if (found.allowed.length > 0) throw unsupportedOperation();
   if (path === 'sys/internal/ui/mounts' || path.startsWith('sys/internal/ui/mounts/'))
     return uiMounts(ctx, path.slice('sys/internal/ui/mounts'.length).replace(/^\//, ''));
   const tune = /^sys\/mounts\/(.+)\/tune$/.exec(path);
