@@ -74,3 +74,14 @@ export function pageOffset(ctx: Ctx): number {
 }
 
 export const pageToken = (offset: number) => Buffer.from(`p${offset}`).toString('base64url');
+
+/**
+ * A 200 with a list under a file (its parents, children, permissions, properties, revisions): `storage#<kind>`, the
+ * file's ETag, the list's own link, then `extra` (a next page token) and the items.
+ */
+export function fileListReply(ctx: Ctx, file: FileRecord, kind: string, collection: string, items: unknown[], extra: Record<string, unknown> = {}): Reply {
+  return {
+    status: 200,
+    body: { kind: `storage#${kind}`, etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/${collection}`, ...extra, items },
+  };
+}

@@ -2,7 +2,7 @@
 // deletion, the change log, etags, Drive v2's `storage#file` representation and metadata bodies checked at the boundary.
 import { createHash } from 'node:crypto';
 import { badRequest, notFound, StorageFailure } from './http.js';
-import { FOLDER_MIME, newId, type FileRecord, type Store } from './store.js';
+import { FOLDER_MIME, newFileRecord, newId, type FileRecord, type Store } from './store.js';
 
 export class Model {
   /** Called for every change logged (the push channels listen). */
@@ -143,19 +143,10 @@ export class Model {
   /** A new file record from a metadata body (checked), not yet stored. */
   create(metadata: Record<string, unknown>, defaults: { mimeType: string; title?: string }, id?: string): FileRecord {
     const at = this.now();
-    const file: FileRecord = {
-      id: id ?? newId(),
-      title: defaults.title ?? 'Untitled',
-      mimeType: defaults.mimeType,
-      parents: [this.data.rootId],
-      labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
-      explicitlyTrashed: false,
-      createdDate: at,
-      modifiedDate: at,
-      version: 1,
-      properties: [],
-      seq: this.data.seq++,
-    };
+    const file = newFileRecord(
+      { id: id ?? newId(), title: defaults.title ?? 'Untitled', mimeType: defaults.mimeType, parents: [this.data.rootId], seq: this.data.seq++ },
+      at,
+    );
     if (id !== undefined) {
       if (!/^[A-Za-z0-9_-]{10,}$/.test(id)) throw badRequest('The provided file ID is not usable.', 'id', 'invalid');
       if (this.data.files[id]) throw new StorageFailure(409, 'duplicate', 'A file already exists with the provided ID.', 'id');

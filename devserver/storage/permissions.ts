@@ -1,7 +1,7 @@
 // permissions.* (STO-PERMISSIONS-*): the owner's permission on every file plus the ones inserted; a user's or
 // group's permission id derives from its e-mail address, so permissions.getIdForEmail answers it without a file.
 import { createHash } from 'node:crypto';
-import { checkIfMatch, type Ctx, type Handler } from './context.js';
+import { checkIfMatch, fileListReply, type Ctx, type Handler } from './context.js';
 import { badRequest, notFound, readJson, StorageFailure } from './http.js';
 import { OWNER } from './represent.js';
 import type { FileRecord, PermissionRecord } from './store.js';
@@ -60,15 +60,8 @@ function checkAdditionalRoles(value: unknown, role: PermissionRecord['role']): s
 
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return {
-    status: 200,
-    body: {
-      kind: 'storage#permissionList',
-      etag: ctx.model.etag(file),
-      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/permissions`,
-      items: all(ctx, file).map((p) => json(ctx, file, p)),
-    },
-  };
+  const items = all(ctx, file).map((p) => json(ctx, file, p));
+  return fileListReply(ctx, file, 'permissionList', 'permissions', items);
 };
 
 export const get: Handler = async (ctx) => {

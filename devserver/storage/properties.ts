@@ -1,6 +1,6 @@
 // properties.* (STO-PROPERTIES-*): custom key/value properties of a file, keyed by key and visibility (`visibility`
 // query parameter, default `private`, as Drive v2).
-import type { Ctx, Handler } from './context.js';
+import { fileListReply, type Ctx, type Handler } from './context.js';
 import { badRequest, notFound, readJson } from './http.js';
 import type { FileRecord } from './store.js';
 
@@ -45,15 +45,8 @@ function find(ctx: Ctx): { file: FileRecord; property: Property } {
 
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return {
-    status: 200,
-    body: {
-      kind: 'storage#propertyList',
-      etag: ctx.model.etag(file),
-      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/properties`,
-      items: file.properties.map((p) => json(ctx, file, p)),
-    },
-  };
+  const items = file.properties.map((p) => json(ctx, file, p));
+  return fileListReply(ctx, file, 'propertyList', 'properties', items);
 };
 
 export const get: Handler = async (ctx) => {

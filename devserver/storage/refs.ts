@@ -1,6 +1,6 @@
 // parents.* and children.* (STO-PARENTS-*, STO-CHILDREN-*): the references between files and folders, over the
 // same `parents` array files.patch edits.
-import { pageOffset, pageToken, queryInt, type Ctx, type Handler } from './context.js';
+import { fileListReply, pageOffset, pageToken, queryInt, type Ctx, type Handler } from './context.js';
 import { badRequest, notFound, readJson } from './http.js';
 import { parseQuery } from './query.js';
 import { parentJson } from './represent.js';
@@ -46,15 +46,8 @@ function unlink(ctx: Ctx, child: FileRecord, parentId: string, location: string)
 
 export const parentsList: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
-  return {
-    status: 200,
-    body: {
-      kind: 'storage#parentList',
-      etag: ctx.model.etag(file),
-      selfLink: `${ctx.origin}/storage/v2/files/${file.id}/parents`,
-      items: file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin)),
-    },
-  };
+  const items = file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin));
+  return fileListReply(ctx, file, 'parentList', 'parents', items);
 };
 
 export const parentsGet: Handler = async (ctx) => {
@@ -86,16 +79,8 @@ export const childrenList: Handler = async (ctx) => {
     .sort((a, b) => a.seq - b.seq);
   const page = ctx.faults.emptyPage() ? [] : all.slice(offset, offset + (max === 0 ? 100 : max));
   const next = offset + page.length < all.length ? pageToken(offset + page.length) : undefined;
-  return {
-    status: 200,
-    body: {
-      kind: 'storage#childList',
-      etag: ctx.model.etag(parent),
-      selfLink: `${ctx.origin}/storage/v2/files/${parent.id}/children`,
-      ...(next ? { nextPageToken: next } : {}),
-      items: page.map((f) => childJson(ctx, parent.id, f.id)),
-    },
-  };
+  const items = page.map((f) => childJson(ctx, parent.id, f.id));
+  return fileListReply(ctx, parent, 'childList', 'children', items, next ? { nextPageToken: next } : {});
 };
 
 export const childrenGet: Handler = async (ctx) => {

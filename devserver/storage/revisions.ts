@@ -1,7 +1,7 @@
 // revisions.* (STO-REVISIONS-*): one revision per content update; `alt=media` downloads a revision; deleting the
 // head makes the previous one the head; the only remaining revision cannot be deleted.
 import { sendContent } from './content.js';
-import type { Ctx, Handler } from './context.js';
+import { fileListReply, type Ctx, type Handler } from './context.js';
 import { notFound, readJson, badRequest, StorageFailure } from './http.js';
 import { revisionJson } from './represent.js';
 import type { FileRecord, RevisionRecord } from './store.js';
@@ -18,10 +18,7 @@ function find(ctx: Ctx): { file: FileRecord; revisions: RevisionRecord[]; revisi
 export const list: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const items = (ctx.model.data.revisions[file.id] ?? []).map((r) => revisionJson(ctx.model, file, r, ctx.origin));
-  return {
-    status: 200,
-    body: { kind: 'storage#revisionList', etag: ctx.model.etag(file), selfLink: `${ctx.origin}/storage/v2/files/${file.id}/revisions`, items },
-  };
+  return fileListReply(ctx, file, 'revisionList', 'revisions', items);
 };
 
 export const get: Handler = async (ctx) => {

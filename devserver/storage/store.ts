@@ -151,6 +151,24 @@ export interface StateData {
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** A Drive-looking id: 33 characters of [A-Za-z0-9_-] starting with `1`. */
+/** A file as it starts: viewed and nothing else (not starred, hidden, trashed or restricted), version 1, no properties. */
+export function newFileRecord(fields: Pick<FileRecord, 'id' | 'title' | 'mimeType' | 'parents' | 'seq'>, at: string): FileRecord {
+  const { id, title, mimeType, parents, seq } = fields;
+  return {
+    id,
+    title,
+    mimeType,
+    parents,
+    labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
+    explicitlyTrashed: false,
+    createdDate: at,
+    modifiedDate: at,
+    version: 1,
+    properties: [],
+    seq,
+  };
+}
+
 export function newId(length = 33): string {
   const bytes = randomBytes(length);
   let id = '1';
@@ -215,19 +233,7 @@ export class Store {
         labels: {},
         channels: {},
       };
-      data.files[rootId] = {
-        id: rootId,
-        title: 'My Drive',
-        mimeType: FOLDER_MIME,
-        parents: [],
-        labels: { starred: false, hidden: false, trashed: false, restricted: false, viewed: true },
-        explicitlyTrashed: false,
-        createdDate: at,
-        modifiedDate: at,
-        version: 1,
-        properties: [],
-        seq: 0,
-      };
+      data.files[rootId] = newFileRecord({ id: rootId, title: 'My Drive', mimeType: FOLDER_MIME, parents: [], seq: 0 }, at);
     }
     data.comments ??= {};
     data.drives ??= {};
