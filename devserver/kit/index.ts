@@ -6,3 +6,4 @@ export { countBody, mediaType, parseForm, parseJson, readBody, type BodyLimit, t
 export { sendReply, sendText, type Reply, type ReplyStyle } from './reply.js';
 export { RouteTable, type RouteEntry, type RouteOptions, type RouteResult } from './routes.js';
 export { close, listen } from './listen.js';
+export { httpUrl } from './url.js';

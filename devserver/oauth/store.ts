@@ -1,5 +1,6 @@
 // What the authorization server remembers: clients, users, device codes, grants and their tokens, the code-request
 // quota, and the refresh-token issuance limits. No HTTP here; server.ts and token.ts answer from it.
+import { httpUrl } from '../kit/index.js';
 import { randomInt } from 'node:crypto';
 import { UsageError } from '../../lib/errors.js';
 import { randomText } from './jwt.js';
@@ -429,13 +430,6 @@ function stringList(name: string, value: unknown): string[] {
 }
 
 export function checkReceiverUrl(url: string): string {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-    throw new UsageError(`a security event receiver must be an http(s) URL, got "${url}"`);
+  if (!httpUrl(url)) throw new UsageError(`a security event receiver must be an http(s) URL, got "${url}"`);
   return url;
 }

@@ -5,6 +5,7 @@
 // environment `production` of gantry/demo (a deployment there waits for its decision) and its webhook goes to
 // GANTRY_DEV_PLATFORM_APP_WEBHOOK_URL (or where PATCH /app/hook/config points it later), signed with
 // GANTRY_DEV_PLATFORM_APP_WEBHOOK_SECRET or a fresh secret printed as GANTRY_WEBHOOK_SECRET.
+import { httpUrl } from '../kit/index.js';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,14 +27,7 @@ export function devAppWebhook(env: NodeJS.ProcessEnv = process.env): { url?: str
   const raw = env[WEBHOOK_URL_VARIABLE]?.trim();
   let url: string | undefined;
   if (raw) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-      throw new UsageError(`${WEBHOOK_URL_VARIABLE} must be an http(s) URL, e.g. http://127.0.0.1:3000/hooks`);
+    if (!httpUrl(raw)) throw new UsageError(`${WEBHOOK_URL_VARIABLE} must be an http(s) URL, e.g. http://127.0.0.1:3000/hooks`);
     url = raw;
   }
   const secret = env[WEBHOOK_SECRET_VARIABLE] || randomBytes(20).toString('hex');

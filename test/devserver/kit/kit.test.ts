@@ -7,6 +7,7 @@ import { HttpFailure } from '../../../devserver/kit/failure.js';
 import { parseForm, parseJson, readBody } from '../../../devserver/kit/body.js';
 import { sendReply, type ReplyStyle } from '../../../devserver/kit/reply.js';
 import { RouteTable } from '../../../devserver/kit/routes.js';
+import { httpUrl } from '../../../devserver/kit/url.js';
 import { close, listen } from '../../../devserver/kit/listen.js';
 
 class TestFailure extends HttpFailure {}
@@ -181,6 +182,12 @@ describe("LAYER-DEVKIT: the dev servers' HTTP kit", function () {
     assert.equal(hit(strict, 'HEAD', '/_admin/log'), 'refuse');
     assert.deepEqual(hit(strict, 'HEAD', '/_admin/stats'), ['GET'], 'HEAD is not GET when told so');
     assert.equal(hit(new RouteTable(routes), 'HEAD', '/_admin/stats'), 'stats');
+  });
+
+  it('LAYER-DEVKIT: httpUrl takes absolute http and https URLs only', function () {
+    assert.equal(httpUrl('https://hooks.example/x?y=1')?.host, 'hooks.example');
+    assert.equal(httpUrl('http://127.0.0.1:3000/hooks')?.port, '3000');
+    for (const bad of ['ftp://x/', '/hooks', 'not a url', 'javascript:alert(1)']) assert.equal(httpUrl(bad), undefined, bad);
   });
 
   it('LAYER-DEVKIT: listen gives the origin of the address bound, and close ends kept-alive connections', async function () {
