@@ -62,7 +62,7 @@ export interface HttpErrorDetails {
 }
 
 /** What a service's error is made from: the request it refused, and what the answer's body held. */
-export type ServiceErrorDetails = Pick<HttpErrorDetails, 'status' | 'method' | 'url' | 'body' | 'rawBody' | 'attempts' | 'hint'>;
+export type ServiceErrorDetails = Pick<HttpErrorDetails, 'status' | 'method' | 'url' | 'body' | 'rawBody' | 'headers' | 'attempts' | 'hint'>;
 
 /** What a service reads in an answer it refused: its own words, entries, advice and code. */
 export interface ServiceAnswer<Item = string> {

@@ -513,7 +513,15 @@ export class PlatformClient {
           ...(auth ? { hint: auth.renewHint } : {}),
         });
       }
-      throw new PlatformApiError({ status: error.status, method: verb, url: url.toString(), body, rawBody, attempts: limited.attempts });
+      throw new PlatformApiError({
+        status: error.status,
+        method: verb,
+        url: url.toString(),
+        body,
+        rawBody,
+        headers: error.headers,
+        attempts: limited.attempts,
+      });
     }
     await limited.done(true);
     return answer;

@@ -176,7 +176,7 @@ describe('platform client against recorded REST API answers (@octokit/fixtures)'
     assert.equal(combined.body.total_count, 2);
   });
 
-  it("errors: a recorded 422 is a PlatformApiError (exit 1) with the platform's message, errors[] and documentation_url, never retried", async () => {
+  it("errors: a recorded 422 is a PlatformApiError (exit 1) with the platform's message, errors[], documentation_url and the answer's headers, never retried", async () => {
     const client = await clientFor('errors');
     const error = await refusal(
       client.request('POST', '/repos/{owner}/{repo}/labels', { params: { owner: org, repo: 'errors' }, body: { name: 'foo', color: 'invalid' } }),
@@ -191,6 +191,9 @@ describe('platform client against recorded REST API answers (@octokit/fixtures)'
     assert.match(error.documentationUrl ?? '', /\/docs\.github\.com\/[^/]+\/rest\/reference\/issues#create-a-label$/);
     assert.match(error.hint ?? '', /see http:\/\/127\.0\.0\.1:\d+\/docs\.github\.com\//);
     assert.equal(error.attempts, 1);
+    // The refused answer's headers stay on the error, as they came: the budget left and the request id to quote.
+    assert.match(String(error.headers['x-ratelimit-remaining']), /^\d+$/);
+    assert.ok(error.headers['x-github-request-id'], JSON.stringify(error.headers));
   });
 
   it('errors: `gantry platform api` with -f fields posts them as the recorded JSON body; the 422 exits 1 naming the field', async () => {
