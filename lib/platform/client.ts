@@ -94,9 +94,9 @@ export interface PlatformClientOptions {
   proxy?: ProxySettings;
   /**
    * Keep the ETag / Last-Modified and body of GET answers in memory and ask `If-None-Match` when the same GET comes
-   * again; a 304 gives the kept body and spends no primary budget. Default on (500 answers); false turns it off.
+   * again; a 304 gives the kept body and spends no primary budget. Default on (500 answers, 16 MiB); false turns it off.
    */
-  cache?: boolean | { maxEntries: number };
+  cache?: boolean | { maxEntries?: number; maxBytes?: number };
 }
 
 const platformClientOptionKeys = optionKeys<PlatformClientOptions>({

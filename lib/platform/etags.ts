@@ -6,8 +6,9 @@
  */
 import { UsageError } from '../errors.js';
 
-/** Entries kept by default, and the largest body kept (its text), in bytes. */
+/** Entries kept by default, the bytes of body text they may hold together, and the largest body kept, in bytes. */
 export const defaultCacheEntries = 500;
+export const defaultCacheBytes = 16 * 1024 * 1024;
 export const maxCachedBodyBytes = 1024 * 1024;
 
 export interface CachedAnswer {
@@ -20,12 +21,22 @@ export interface CachedAnswer {
 }
 
 export class AnswerCache {
-  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly entries = new Map<string, CachedAnswer & { bytes: number }>();
+  private total = 0;
 
-  constructor(readonly maxEntries: number) {}
+  /** A long-running process (a webhook worker) reads many answers: both bounds hold, whichever is reached first. */
+  constructor(
+    readonly maxEntries: number,
+    readonly maxBytes: number = defaultCacheBytes,
+  ) {}
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The body text kept, in bytes. */
+  get bytes(): number {
+    return this.total;
   }
 
   get(key: string): CachedAnswer | undefined {
@@ -39,13 +50,19 @@ export class AnswerCache {
   }
 
   set(key: string, entry: CachedAnswer): void {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.delete(key);
+    const bytes = Buffer.byteLength(entry.text);
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, { ...entry, bytes });
+    this.total += bytes;
+    while (this.entries.size > this.maxEntries || this.total > this.maxBytes) this.delete(this.entries.keys().next().value!);
   }
 
   delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
     this.entries.delete(key);
+    this.total -= entry.bytes;
   }
 }
 
@@ -59,22 +76,23 @@ export function hasConditionalHeaders(headers: Record<string, string | undefined
   return Object.entries(headers ?? {}).some(([name, value]) => value !== undefined && /^if-(none-match|modified-since)$/i.test(name));
 }
 
-/** `cache` as the option takes it: true or absent (the default size), false (off), or `{ maxEntries }`. */
+/** `cache` as the option takes it: true or absent (the default bounds), false (off), or `{ maxEntries?, maxBytes? }`. */
 export function resolveCache(where: string, option: unknown): AnswerCache | undefined {
   if (option === false) return undefined;
-  if (option === undefined || option === true) return new AnswerCache(defaultCacheEntries);
-  const maxEntries = (option as { maxEntries?: unknown } | null)?.maxEntries;
+  if (option === undefined || option === true) return new AnswerCache(defaultCacheEntries, defaultCacheBytes);
+  const bounds = option as { maxEntries?: unknown; maxBytes?: unknown } | null;
+  const bound = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isInteger(value) && value >= 1);
   if (
-    option === null ||
-    typeof option !== 'object' ||
-    Object.keys(option).some((key) => key !== 'maxEntries') ||
-    typeof maxEntries !== 'number' ||
-    !Number.isInteger(maxEntries) ||
-    maxEntries < 1
+    bounds === null ||
+    typeof bounds !== 'object' ||
+    Object.keys(bounds).length === 0 ||
+    Object.keys(bounds).some((key) => key !== 'maxEntries' && key !== 'maxBytes') ||
+    !bound(bounds.maxEntries) ||
+    !bound(bounds.maxBytes)
   ) {
-    throw new UsageError(`${where}: cache must be true, false or { maxEntries: <an integer ≥ 1> }, got ${JSON.stringify(option)}`, {
+    throw new UsageError(`${where}: cache must be true, false or { maxEntries?, maxBytes? } (integers ≥ 1), got ${JSON.stringify(option)}`, {
       code: 'INVALID_ARGUMENT',
     });
   }
-  return new AnswerCache(maxEntries);
+  return new AnswerCache((bounds.maxEntries as number | undefined) ?? defaultCacheEntries, (bounds.maxBytes as number | undefined) ?? defaultCacheBytes);
 }

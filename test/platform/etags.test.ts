@@ -5,6 +5,7 @@ import { startPlatformServer, type PlatformServer } from '../../devserver/platfo
 import { UsageError } from '../../lib/errors.js';
 import { silentLogger } from '../../lib/log.js';
 import { MemoryBudgetStore, PlatformClient, type PlatformClientOptions } from '../../lib/platform/index.js';
+import { AnswerCache, defaultCacheBytes, defaultCacheEntries, resolveCache } from '../../lib/platform/etags.js';
 import { startMockPlatform, type MockPlatform } from './helpers/mock-platform.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
 
@@ -109,8 +110,26 @@ describe('PlatformClient conditional requests: what is kept, for whom, how many'
     assert.equal(own.notModified, undefined);
   });
 
-  it('the option is checked: true, false or { maxEntries ≥ 1 }', () => {
-    for (const bad of [{ maxEntries: 0 }, { size: 3 }, 'yes', null]) {
+  it('bounded by bytes too: the body text kept stays within maxBytes (default 16 MiB), oldest out first; a body larger than the bound is not kept', () => {
+    const cache = new AnswerCache(100, 25);
+    const answer = (text: string) => ({ etag: 'W/"x"', lastModified: undefined, status: 200, headers: {}, text });
+    cache.set('a', answer('0123456789'));
+    cache.set('b', answer('0123456789'));
+    assert.equal(cache.bytes, 20);
+    cache.set('c', answer('0123456789')); // 30 > 25: a goes
+    assert.deepEqual([cache.get('a'), cache.bytes, cache.size], [undefined, 20, 2]);
+    cache.set('b', answer('01234')); // replaced, not added
+    assert.equal(cache.bytes, 15);
+    cache.set('d', answer('x'.repeat(26)));
+    assert.deepEqual([cache.get('d'), cache.bytes], [undefined, 15]);
+    cache.delete('c');
+    assert.deepEqual([cache.bytes, cache.size], [5, 1]);
+    assert.equal(resolveCache('t', undefined)?.maxBytes, defaultCacheBytes);
+    assert.equal(resolveCache('t', { maxBytes: 1024 })?.maxEntries, defaultCacheEntries);
+  });
+
+  it('the option is checked: true, false or { maxEntries?, maxBytes? } (integers ≥ 1)', () => {
+    for (const bad of [{ maxEntries: 0 }, { maxBytes: 0.5 }, {}, { size: 3 }, 'yes', null]) {
       assert.throws(
         () => client({ cache: bad as never }),
         (e: unknown) => e instanceof UsageError && /cache must be/.test(e.message),
