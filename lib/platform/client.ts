@@ -11,6 +11,7 @@
  */
 import { expectFunction, expectObject, expectOptions, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import { sensitiveHeaders } from '../redact.js';
 import { parseServiceUrl } from '../service-url.js';
 import { optionKeys, refuseUnknownOptions, settingsReader } from '../settings.js';
 import { platformSettings, sharedPlatformOptionKeys } from './settings.js';
@@ -110,8 +111,6 @@ const platformClientOptionKeys = optionKeys<PlatformClientOptions>({
 });
 
 /** Headers the `headers` option may not set: the credential is the token's (or the app's), and the budgets follow it. */
-const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
 /**
  * Tokens that change over time (the core's `Credentials`), and who they are to the platform (for the budgets). A
  * 401 to one of them renews it once (`renew`, lib/http's `bearerAuth`), and the request waits in the limiter again.
@@ -183,7 +182,7 @@ function clientHeaders(where: string, headers: unknown): Record<string, string> 
   expectObject(where, 'headers', headers, 'an object of header names and values, e.g. { accept: "application/vnd.github+json" }');
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (credentialHeaders.has(name.toLowerCase()))
+    if (sensitiveHeaders.has(name.toLowerCase()))
       throw new UsageError(`${where}: headers.${name} is not taken: the credentials come from token, auth or clientId/clientSecret`, {
         code: 'INVALID_ARGUMENT',
         hint: 'pass the token as the token option (or GANTRY_PLATFORM_TOKEN); it is sent as Authorization: Bearer',

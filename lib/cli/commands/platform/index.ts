@@ -6,6 +6,7 @@
 import { terminalText } from '../../../terminal-text.js';
 import type { Command } from 'commander';
 import type { PlatformBudgets } from '../../../platform/index.js';
+import { sensitiveHeaders } from '../../../redact.js';
 import { usage, type CliContext } from '../../context.js';
 import { checkStatusFlags, PLATFORM_APP_HELP, PLATFORM_EXIT_HELP, PLATFORM_TOKEN_HELP, platformClientFor, type PlatformAuthFlags } from './client.js';
 
@@ -57,9 +58,10 @@ export function parseHeaders(headers: readonly string[]): Record<string, string>
   for (const header of headers) {
     const colon = header.indexOf(':');
     const name = colon > 0 ? header.slice(0, colon).trim().toLowerCase() : '';
+    // Only the first word is shown: `-H 'Authorization ghp_…'` (the colon forgotten) must not print the token.
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name))
-      throw usage(`-H: "${header.slice(0, 80)}" is not Name: value`, "e.g. -H 'Accept: application/vnd.github+json'");
-    if (['authorization', 'proxy-authorization', 'cookie'].includes(name))
+      throw usage(`-H: "${header.trim().split(/[\s:]/)[0]!.slice(0, 40)}…" is not Name: value`, "e.g. -H 'Accept: application/vnd.github+json'");
+    if (sensitiveHeaders.has(name))
       throw usage(
         `-H: ${name} is not taken on the command line: anyone on the machine can read it`,
         'the token comes from GANTRY_PLATFORM_TOKEN or PLATFORM_TOKEN',
