@@ -3,6 +3,7 @@
 //
 //   npm run bench -- pin          (or: node --import tsx bench/pin/index.ts [modules] [latencyMs])
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create as createTar } from 'tar';
@@ -58,12 +59,41 @@ try {
   const parallel = warm[1]!;
   const sequential = await run(1);
 
+  // The floor of client CPU per request on the machine as it is during this run: the same requests (paths of the
+  // median warm run) sent again with bare node:http — keep-alive agent, 16 in flight, bodies collected, nothing parsed.
+  // Both CPU figures swing with the machine's load (a loopback write wakes the server inside the writer's system call),
+  // so compare gantry against this floor from the same run rather than against figures from another day.
+  const rawCpuUsPerRequest = async (paths: string[]) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+    const get = (path: string) =>
+      new Promise<void>((resolve, reject) => {
+        http
+          .get(`${server.url}${path}`, { agent }, (response) => {
+            response.on('data', () => undefined);
+            response.once('end', resolve);
+            response.once('error', reject);
+          })
+          .once('error', reject);
+      });
+    let next = 0;
+    const cpuBefore = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < paths.length) await get(paths[next++]!);
+      }),
+    );
+    const cpu = process.cpuUsage(cpuBefore);
+    agent.destroy();
+    return (cpu.user + cpu.system) / paths.length;
+  };
+
   // The latency-bound ideal: discovery, then each module's chain of delayed requests (versions, download location,
   // archive — the archive download is delayed like every other request), in waves of `concurrency`.
   const isAdmin = (path: string) => path.startsWith('/_gantry/') && !path.startsWith('/_gantry/archives/');
   const delayed = parallel.requests.filter((r) => !isAdmin(r.path) && !r.path.startsWith('/.well-known/'));
   const discoveries = parallel.requests.filter((r) => r.path.startsWith('/.well-known/')).length;
   const perModule = delayed.length / count;
+  const rawUs = await rawCpuUsPerRequest(delayed.map((r) => r.path));
   const idealMs = discoveries * latencyMs + Math.ceil(count / concurrency) * perModule * latencyMs;
   console.log(
     JSON.stringify({
@@ -84,6 +114,8 @@ try {
       speedupVsSequential: Number((sequential.ms / parallel.ms).toFixed(2)),
       clientCpuMsPerModule: Number((parallel.cpuMs / count).toFixed(2)),
       clientCpuUsPerRequest: Math.round((parallel.cpuMs * 1000) / delayed.length),
+      rawHttpCpuUsPerRequest: Math.round(rawUs),
+      clientCpuVsRawHttp: Number(((parallel.cpuMs * 1000) / delayed.length / rawUs).toFixed(2)),
       sequentialClientCpuMsPerModule: Number((sequential.cpuMs / count).toFixed(2)),
       loadAverage: Number(loadavg()[0]?.toFixed(1)),
     }),
