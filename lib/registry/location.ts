@@ -157,7 +157,12 @@ function parseS3(text: string, subdir: string, env: NodeJS.ProcessEnv | undefine
   const versionId = params.get('version') ?? undefined;
   let region = params.get('region') ?? undefined;
   const host = url.hostname.toLowerCase();
-  const path = decodeURIComponent(url.pathname).replace(/^\//, '');
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname).replace(/^\//, '');
+  } catch {
+    throw new LocationError(`the s3 location "${text}" has a path that is not valid percent-encoded UTF-8`);
+  }
   let bucket: string;
   let key: string;
   let endpoint: string | undefined;

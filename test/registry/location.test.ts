@@ -136,4 +136,11 @@ describe('registry: download locations (X-Registry-Get)', () => {
     assert.doesNotMatch(text, /deadbeef|AKIA|tok\b/);
     assert.match(text, /^https:\/\/bucket\.s3\.amazonaws\.com\/vpc\.tgz/);
   });
+
+  it('REG-DL-XGET-SYNTAX: an s3 location whose path is not valid percent-encoding is a LocationError, not a URIError (found by PROP-ADDRESS)', () => {
+    assert.throws(
+      () => parseLocation('s3::https://example.com/%zz?archive=zip', { base }),
+      (error: unknown) => error instanceof LocationError && /not valid percent-encoded/.test(error.message),
+    );
+  });
 });
