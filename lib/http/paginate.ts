@@ -9,12 +9,21 @@ const defaultRequestLimit = 10_000;
 
 /** got's default paging: the `Link` header's rel="next", resolved against the page's URL; false without one. */
 export function nextLink({ response }: { response: HttpResponse<unknown> }): Partial<RequestOptions> | false {
-  const header = response.headers.link;
-  if (!header) return false;
-  const next = parseLinkHeader(Array.isArray(header) ? header.join(', ') : header).find((link) =>
-    link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'),
-  );
-  return next ? { url: new URL(next.reference, response.url), searchParams: undefined } : false;
+  const given = response.headers.link;
+  const header = Array.isArray(given) ? given.join(', ') : given;
+  if (!header?.trim()) return false;
+  // got's parser and URL throw plain Errors; a server's broken header is its protocol error, never a silent last page.
+  const malformed = () => new ProtocolError(`the Link header of ${redactUrl(response.url)} is malformed, so its next page cannot be found`);
+  let links: ReturnType<typeof parseLinkHeader>;
+  try {
+    links = parseLinkHeader(header);
+  } catch {
+    throw malformed();
+  }
+  const next = links.find((link) => link.parameters.rel?.replace(/"/g, '').split(/\s+/).includes('next'));
+  if (!next) return false;
+  if (!URL.canParse(next.reference, response.url)) throw malformed();
+  return { url: new URL(next.reference, response.url), searchParams: undefined };
 }
 
 /** The items of a paged list, page after page, each page fetched by `request`. */

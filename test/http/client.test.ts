@@ -569,6 +569,23 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
+  it("a malformed Link header (an empty list, no <…>, a next URL that does not parse) is a ProtocolError, not got's bare Error (found by PROP-HTTP-HEADERS)", async () => {
+    peer.handle((req, res) => {
+      const page = new URL(req.url!, peer.url).searchParams.get('page');
+      sendJson(res, 200, ['x'], { link: page === 'bad-url' ? '<http://[::1>; rel="next"' : 'items?page=2; rel="next"' });
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    for (const url of ['/items', '/items?page=bad-url']) {
+      await assert.rejects(
+        (async () => {
+          for await (const item of client.paginate<string>({ url, transform: (response) => response.body as string[] })) void item;
+        })(),
+        (error: unknown) => error instanceof ProtocolError && /Link header of .* is malformed/.test(error.message),
+      );
+    }
+    client.close();
+  });
+
   describe('TLS', () => {
     let pki: TestPki;
     let tlsPeer: HttpPeer;
