@@ -85,7 +85,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined || raw.trim() === '') return undefined;
   const text = raw.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Clamped: 400 digits are Infinity, which a caller's arithmetic or a timer would not survive; 285 millennia is as long.
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, Number.MAX_SAFE_INTEGER);
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

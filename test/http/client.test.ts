@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpClient, definePolicy, HttpError, NetworkError, ProtocolError, REDACTED, type RetryPolicy } from '../../lib/http/index.js';
+import { createHttpClient, definePolicy, HttpError, NetworkError, parseRetryAfter, ProtocolError, REDACTED, type RetryPolicy } from '../../lib/http/index.js';
 import { UsageError } from '../../lib/errors.js';
 import { createLogger } from '../../lib/log.js';
 import { sendJson, startHttpPeer, type HttpPeer } from '../peers/http.js';
@@ -584,6 +584,11 @@ describe('HTTP core (lib/http)', () => {
       );
     }
     client.close();
+  });
+
+  it('parseRetryAfter keeps a delta-seconds too long for a number finite (found by PROP-HTTP-HEADERS: 400 digits were Infinity)', () => {
+    assert.equal(parseRetryAfter('9'.repeat(400)), Number.MAX_SAFE_INTEGER);
+    assert.equal(parseRetryAfter('120'), 120_000);
   });
 
   describe('TLS', () => {
