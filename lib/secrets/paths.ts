@@ -10,6 +10,7 @@ import { SecretsPathError } from './errors.js';
 // Control characters have no business in a secret name and would be invisible in any error message.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const controlCharacter = /[\u0000-\u001f\u007f]/;
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export interface PathOptions {
   /** The path names a directory (list): a trailing `/` is allowed and the path may be empty. */
@@ -49,6 +50,9 @@ function checkSegment(segment: string, index: number, input: string, what: strin
       input,
     );
   if (controlCharacter.test(segment)) throw new SecretsPathError(`${what} ${shown(input)} has a control character in ${position}; nothing was sent`, input);
+  // Half of a UTF-16 pair alone has no UTF-8 form: encodeURIComponent would throw a bare URIError.
+  if (loneSurrogate.test(segment))
+    throw new SecretsPathError(`${what} ${shown(input)} has a character that is not valid Unicode in ${position}; nothing was sent`, input);
 }
 
 /** Encode checked segments for a URL path: each segment URL-encoded, joined with `/`. */

@@ -97,4 +97,14 @@ describe('secrets namespaces (local normalisation)', () => {
     assert.equal(joinNamespaces(undefined, 'ns2'), 'ns2/');
     assert.equal(joinNamespaces('ns1/', undefined), 'ns1/');
   });
+
+  it('a segment with half a UTF-16 pair is a SecretsPathError before sending, not a bare URIError from encodeURIComponent (found by PROP-KV-PATHS)', () => {
+    for (const path of ['a/\uD800', '\uDC00x', 'app/b\uDBFF']) {
+      assert.throws(
+        () => encodePath(path),
+        (error: unknown) => error instanceof SecretsPathError && /not valid Unicode/.test(error.message),
+      );
+    }
+    assert.equal(encodePath('app/\uD83D\uDE00'), 'app/%F0%9F%98%80');
+  });
 });
