@@ -35,6 +35,8 @@ export function safeRelativePath(name: string): string {
   if (name.includes('\\')) throw new SourceRefusedError(`the archive entry "${name}" contains a backslash`);
   const parts = name.split('/').filter((part) => part !== '' && part !== '.');
   if (parts.includes('..')) throw new SourceRefusedError(`the archive entry "${name}" climbs out of the archive with ".."`);
+  // Checked again once cleaned: "./C:/x" is "C:/x", a drive path to Windows' path.resolve.
+  if (/^[A-Za-z]:/.test(parts[0] ?? '')) throw new SourceRefusedError(`the archive entry "${name}" has an absolute path`);
   return parts.join('/');
 }
 

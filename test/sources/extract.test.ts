@@ -123,6 +123,8 @@ describe('sources: hardened extraction and content hash', () => {
     ['a ".." entry', [{ name: '../evil.txt', content: 'x' }], /climbs out/],
     ['a ".." entry in the middle', [{ name: 'a/../../evil.txt', content: 'x' }], /climbs out/],
     ['an absolute path', [{ name: '/tmp/evil.txt', content: 'x' }], /absolute path/],
+    // Found by PROP-ARCHIVE-PATHS: the drive check ran on the raw name only, and "./C:/x" cleans to the drive path "C:/x".
+    ['a drive path behind "./"', [{ name: './C:/evil.txt', content: 'x' }], /absolute path/],
     ['a symlink to an absolute path', [{ name: 'l', type: '2', linkname: '/etc/passwd' }], /absolute path/],
     ['a symlink escaping with ..', [{ name: 'a/l', type: '2', linkname: '../../outside' }], /points outside/],
     [
