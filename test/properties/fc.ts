@@ -6,7 +6,8 @@
  *
  * fast-check's own report (the thrown message mocha prints) names the seed, the path and the shrunk counterexample.
  * Every property also holds each input to a time bound: a parser that goes quadratic (or loops) on a crafted header is
- * the failure these tests exist to catch, and fast-check's `interruptAfterTimeLimit` only stops between runs.
+ * the failure these tests exist to catch, and fast-check's `interruptAfterTimeLimit` only stops between runs. The bound
+ * is FC_INPUT_MS (default 250 ms).
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -33,9 +34,14 @@ function settings(numRuns: number): fc.Parameters<unknown> {
 export function check<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, numRuns = 300): void {
   fc.assert(
     fc.property(arbitrary, (value) => {
-      const started = performance.now();
-      predicate(value);
-      const took = performance.now() - started;
+      let took = Infinity;
+      // A slow input is measured twice more and judged by its fastest run: a GC pause or a neighbour's build on this
+      // shared machine is not a blow-up, and a real one is slow every time.
+      for (let attempt = 0; attempt < 3 && took >= perInputMs; attempt += 1) {
+        const started = performance.now();
+        predicate(value);
+        took = Math.min(took, performance.now() - started);
+      }
       assert.ok(took < perInputMs, `one input took ${took.toFixed(0)} ms (bound ${perInputMs} ms)`);
     }),
     settings(numRuns) as fc.Parameters<[T]>,
@@ -46,9 +52,12 @@ export function check<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => vo
 export async function checkAsync<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = 100): Promise<void> {
   await fc.assert(
     fc.asyncProperty(arbitrary, async (value) => {
-      const started = performance.now();
-      await predicate(value);
-      const took = performance.now() - started;
+      let took = Infinity;
+      for (let attempt = 0; attempt < 3 && took >= perInputMs; attempt += 1) {
+        const started = performance.now();
+        await predicate(value);
+        took = Math.min(took, performance.now() - started);
+      }
       assert.ok(took < perInputMs, `one input took ${took.toFixed(0)} ms (bound ${perInputMs} ms)`);
     }),
     settings(numRuns) as fc.Parameters<[T]>,
@@ -64,7 +73,9 @@ export function typed<R>(parse: () => R): { ok: true; value: R } | { ok: false; 
     return { ok: true, value: parse() };
   } catch (error) {
     if (error instanceof GantryError) return { ok: false, error };
-    throw new Error(`threw ${(error as Error)?.constructor?.name ?? typeof error}, not a GantryError: ${String((error as Error)?.message ?? error)}`, { cause: error });
+    throw new Error(`threw ${(error as Error)?.constructor?.name ?? typeof error}, not a GantryError: ${String((error as Error)?.message ?? error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -73,7 +84,9 @@ export async function typedAsync<R>(parse: () => Promise<R>): Promise<{ ok: true
     return { ok: true, value: await parse() };
   } catch (error) {
     if (error instanceof GantryError) return { ok: false, error };
-    throw new Error(`threw ${(error as Error)?.constructor?.name ?? typeof error}, not a GantryError: ${String((error as Error)?.message ?? error)}`, { cause: error });
+    throw new Error(`threw ${(error as Error)?.constructor?.name ?? typeof error}, not a GantryError: ${String((error as Error)?.message ?? error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -84,8 +97,28 @@ export function fromAlphabet(alphabet: readonly string[], maxLength = 40): fc.Ar
 
 /** Arbitrary text of every kind: unicode, ASCII, and the grammar-built one given. */
 export function anyText(grammar?: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const noise = [fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ maxLength: 80 })];
-  return grammar ? fc.oneof({ weight: 1, arbitrary: noise[0]! }, { weight: 1, arbitrary: noise[1]! }, { weight: 4, arbitrary: grammar }) : fc.oneof(...noise);
+  const noise = [
+    fc.string({ unit: 'binary', maxLength: 80 }),
+    fc.string({ maxLength: 80 }),
+    // Lone surrogates, which 'binary' never makes: encodeURIComponent throws a URIError on them.
+    fc.string({
+      unit: fc.oneof(fc.constantFrom('\uD800', '\uDFFF', '\uDBFF\uDFFF'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+      maxLength: 20,
+    }),
+  ];
+  const [binary, ascii, surrogates] = noise as [fc.Arbitrary<string>, fc.Arbitrary<string>, fc.Arbitrary<string>];
+  if (!grammar) return fc.oneof(binary, ascii, surrogates);
+  // Grammar-built text interleaved with a lone surrogate, where a parser meets it past its first checks.
+  const spliced = fc
+    .tuple(grammar, fc.nat(), fc.constantFrom('\uD800', '\uDC00'))
+    .map(([text, at, c]) => text.slice(0, at % (text.length + 1)) + c + text.slice(at % (text.length + 1)));
+  return fc.oneof(
+    { weight: 1, arbitrary: binary },
+    { weight: 1, arbitrary: ascii },
+    { weight: 1, arbitrary: surrogates },
+    { weight: 1, arbitrary: spliced },
+    { weight: 4, arbitrary: grammar },
+  );
 }
 
 export { fc };

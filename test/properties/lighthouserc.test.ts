@@ -17,7 +17,16 @@ const assertion = fc.oneof(
   fc.constantFrom<unknown>('off', 'warn', 'error', 'fatal', 1, null),
   fc.tuple(
     fc.constantFrom('warn', 'error', 'off', 'x'),
-    fc.record({ minScore: option, maxNumericValue: option, maxLength: option, aggregationMethod: fc.constantFrom<unknown>(...AGGREGATION_METHODS, 'mean'), other: option }, { requiredKeys: [] }),
+    fc.record(
+      {
+        minScore: option,
+        maxNumericValue: option,
+        maxLength: option,
+        aggregationMethod: fc.constantFrom<unknown>(...AGGREGATION_METHODS, 'mean'),
+        other: option,
+      },
+      { requiredKeys: [] },
+    ),
   ),
   fc.constantFrom<unknown>([], ['error'], ['error', 'x'], {}),
 );
@@ -63,22 +72,33 @@ const config = fc.record(
 
 describe('PROP-LIGHTHOUSERC: Lighthouse CI configuration files and threshold texts read into a gate', () => {
   it('PROP-LIGHTHOUSERC: lhciToGate answers a gate or a UsageError for any decoded configuration, and every threshold it answers is well-formed', () => {
-    check(fc.oneof(config, fc.jsonValue({ maxDepth: 3 })), (raw) => {
-      const answer = typed(() => lhciToGate(JSON.parse(JSON.stringify(raw ?? null)), 'lighthouserc.json'));
-      if (!answer.ok) return;
-      for (const t of answer.value.thresholds) {
-        if (t.kind === 'category') assert.ok(CATEGORY_IDS.includes(t.category) && t.min >= 0 && t.min <= 1, describeThreshold(t));
-        else assert.ok(AUDIT_IDS.includes(t.audit) && Number.isFinite(t.value), describeThreshold(t));
-      }
-    }, 800);
+    check(
+      fc.oneof(config, fc.jsonValue({ maxDepth: 3 })),
+      (raw) => {
+        const answer = typed(() => lhciToGate(JSON.parse(JSON.stringify(raw ?? null)), 'lighthouserc.json'));
+        if (!answer.ok) return;
+        for (const t of answer.value.thresholds) {
+          if (t.kind === 'category') assert.ok(CATEGORY_IDS.includes(t.category) && t.min >= 0 && t.min <= 1, describeThreshold(t));
+          else assert.ok(AUDIT_IDS.includes(t.audit) && Number.isFinite(t.value), describeThreshold(t));
+        }
+      },
+      800,
+    );
   });
 
   it('PROP-LIGHTHOUSERC: --min and --audit texts answer thresholds or a UsageError, whatever the text', () => {
-    const near = fromAlphabet(['performance', 'seo', 'largest-contentful-paint', '=', '>=', '<=', '<', ':', ',', ' ', '0.9', '90', '-1', '1e3', '0x10', 'Infinity', '.', 'é'], 8);
-    check(anyText(near), (text) => {
-      typed(() => parseCategoryThresholds(text));
-      typed(() => parseAuditThreshold(text));
-    }, 800);
+    const near = fromAlphabet(
+      ['performance', 'seo', 'largest-contentful-paint', '=', '>=', '<=', '<', ':', ',', ' ', '0.9', '90', '-1', '1e3', '0x10', 'Infinity', '.', 'é'],
+      8,
+    );
+    check(
+      anyText(near),
+      (text) => {
+        typed(() => parseCategoryThresholds(text));
+        typed(() => parseAuditThreshold(text));
+      },
+      800,
+    );
   });
 
   it('PROP-LIGHTHOUSERC: a threshold printed by describeThreshold reads back equal', () => {

@@ -19,17 +19,21 @@ const refusal: fc.Arbitrary<Refusal> = fc.record({
 
 describe('PROP-WWW-AUTHENTICATE: the challenge parser and the bearer credential reader (CTX-EP-401-WWW-AUTHENTICATE)', () => {
   it('PROP-WWW-AUTHENTICATE: parseWwwAuthenticate never throws and answers challenges with lower-cased schemes and names, whatever the header', () => {
-    check(headerInput, (header) => {
-      const challenges = parseWwwAuthenticate(header);
-      for (const c of challenges) {
-        assert.match(c.scheme, /^[!#$%&'*+.^_`|~0-9a-z-]+$/);
-        for (const name of Object.keys(c.params)) assert.equal(name, name.toLowerCase());
-      }
-      bearerChallenge(header);
-    }, 600);
+    check(
+      headerInput,
+      (header) => {
+        const challenges = parseWwwAuthenticate(header);
+        for (const c of challenges) {
+          assert.match(c.scheme, /^[!#$%&'*+.^_`|~0-9a-z-]+$/);
+          for (const name of Object.keys(c.params)) assert.equal(name, name.toLowerCase());
+        }
+        bearerChallenge(header);
+      },
+      600,
+    );
   });
 
-  it('PROP-WWW-AUTHENTICATE: the server\'s Bearer challenge round-trips through the client\'s parser (CTX-EP-401-WWW-AUTHENTICATE)', () => {
+  it("PROP-WWW-AUTHENTICATE: the server's Bearer challenge round-trips through the client's parser (CTX-EP-401-WWW-AUTHENTICATE)", () => {
     check(fc.tuple(refusal, printable), ([given, url]) => {
       const parsed = parseWwwAuthenticate(challenge(given, url));
       assert.equal(parsed.length, 1);
@@ -60,15 +64,23 @@ describe('PROP-WWW-AUTHENTICATE: the challenge parser and the bearer credential 
 
   it('PROP-WWW-AUTHENTICATE: bearerOf never throws; a token it accepts is exactly the b68token after the scheme', () => {
     const b68 = fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,20}=*$/);
-    const near = fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', ''), fc.constantFrom(' ', '  ', '\t', ''), fc.oneof(b68, fromAlphabet(['a', '=', ' ', '"', '%', '/'], 10))).map(
-      ([s, sp, t]) => `${s}${sp}${t}`,
+    const near = fc
+      .tuple(
+        fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', ''),
+        fc.constantFrom(' ', '  ', '\t', ''),
+        fc.oneof(b68, fromAlphabet(['a', '=', ' ', '"', '%', '/'], 10)),
+      )
+      .map(([s, sp, t]) => `${s}${sp}${t}`);
+    check(
+      fc.oneof(anyText(near), fc.array(near, { maxLength: 2 })),
+      (header) => {
+        const credential = bearerOf(header as string | string[]);
+        if (credential.kind === 'token') {
+          assert.match(credential.token, /^[A-Za-z0-9\-._~+/]+=*$/);
+          assert.ok((header as string).trim().endsWith(credential.token));
+        }
+      },
+      600,
     );
-    check(fc.oneof(anyText(near), fc.array(near, { maxLength: 2 })), (header) => {
-      const credential = bearerOf(header as string | string[]);
-      if (credential.kind === 'token') {
-        assert.match(credential.token, /^[A-Za-z0-9\-._~+/]+=*$/);
-        assert.ok((header as string).trim().endsWith(credential.token));
-      }
-    }, 600);
   });
 });
