@@ -36,3 +36,23 @@ export async function startOnDevPort<S extends { url: string }>(
     return server;
   }
 }
+
+/** A dev server's well-known port: its name in messages, the variable that overrides it, the port itself. */
+export interface DevPortSpec {
+  name: string;
+  variable: string;
+  port: number;
+}
+
+/**
+ * Reads and checks `spec.variable` now (a bad value is a usage error before anything else starts) and returns what
+ * starts a server on that port later, as startOnDevPort does.
+ */
+export function claimDevPort(
+  spec: DevPortSpec,
+  host: string,
+  env: NodeJS.ProcessEnv = process.env,
+): <S extends { url: string }>(start: (port: number) => Promise<S>) => Promise<S> {
+  const { port, explicit } = devPort(spec.variable, spec.port, env);
+  return (start) => startOnDevPort({ name: spec.name, host, port, explicit, variable: spec.variable }, start);
+}

@@ -4,12 +4,11 @@
 // GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
 // and the one dev user. It prints the environment `gantry auth` and `gantry mcp serve` read.
 import { UsageError } from '../../lib/errors.js';
-import { devPort, startOnDevPort } from '../port.js';
+import { claimDevPort } from '../port.js';
 import type { Dialect } from './options.js';
 import type { OAuthServer } from './server.js';
 
 export const DEV_OAUTH_PORT = 5762;
-const PORT_VARIABLE = 'GANTRY_DEV_OAUTH_PORT';
 const INTERVAL_VARIABLE = 'GANTRY_DEV_OAUTH_INTERVAL';
 export const DIALECT_VARIABLE = 'GANTRY_DEV_OAUTH_DIALECT';
 const DIALECTS: readonly Dialect[] = ['google', 'rfc8628'];
@@ -38,13 +37,11 @@ export function devOAuthInterval(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export async function startDevOAuth(context: { host: string; oauthDialect?: Dialect }, env: NodeJS.ProcessEnv = process.env): Promise<OAuthServer> {
-  const { port, explicit } = devPort(PORT_VARIABLE, DEV_OAUTH_PORT, env);
+  const onPort = claimDevPort({ name: 'authorization server', variable: 'GANTRY_DEV_OAUTH_PORT', port: DEV_OAUTH_PORT }, context.host, env);
   const interval = devOAuthInterval(env);
   const dialect = context.oauthDialect ?? devOAuthDialect({ name: '--oauth-dialect', value: undefined }, env);
   const { startOAuthServer } = await import('./server.js');
-  const server = await startOnDevPort({ name: 'authorization server', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startOAuthServer({ host: context.host, port: p, interval, dialect }),
-  );
+  const server = await onPort((p) => startOAuthServer({ host: context.host, port: p, interval, dialect }));
   const client = server.registerClient({ name: 'Gantry CLI (dev)' });
   return {
     ...server,

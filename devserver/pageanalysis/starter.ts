@@ -1,21 +1,18 @@
 // How `gantry dev` starts the page analysis API: Lighthouse behind it, a generated API key, a well-known port
 // (GANTRY_DEV_PAGEANALYSIS_PORT overrides it; 0 picks any free port; a taken default port falls back to a free one).
 import { randomBytes } from 'node:crypto';
-import { devPort, startOnDevPort } from '../port.js';
+import { claimDevPort } from '../port.js';
 import { startPageanalysisServer, type PageanalysisServer } from './server.js';
 
 export const DEV_PAGEANALYSIS_PORT = 5760;
-const PORT_VARIABLE = 'GANTRY_DEV_PAGEANALYSIS_PORT';
 
 export async function startDevPageanalysis(
   context: { host: string },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<PageanalysisServer & { env: Record<string, string> }> {
-  const { port, explicit } = devPort(PORT_VARIABLE, DEV_PAGEANALYSIS_PORT, env);
+  const onPort = claimDevPort({ name: 'page analysis API', variable: 'GANTRY_DEV_PAGEANALYSIS_PORT', port: DEV_PAGEANALYSIS_PORT }, context.host, env);
   const apiKey = `dev-${randomBytes(12).toString('hex')}`;
-  const server = await startOnDevPort({ name: 'page analysis API', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
-    startPageanalysisServer({ host: context.host, port: p, apiKeys: [apiKey] }),
-  );
+  const server = await onPort((p) => startPageanalysisServer({ host: context.host, port: p, apiKeys: [apiKey] }));
   const variables = { PAGEANALYSIS_BASE_URL: server.url, PAGEANALYSIS_API_KEY: apiKey };
   // `env`: the export line `gantry dev` prints, so that `gantry gate` and the gate tools reach this API as they are.
   return { ...server, credentials: variables, env: variables };

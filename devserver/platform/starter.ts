@@ -10,11 +10,10 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../../lib/errors.js';
-import { devPort, startOnDevPort } from '../port.js';
+import { claimDevPort } from '../port.js';
 import type { PlatformServer } from './server.js';
 
 export const DEV_PLATFORM_PORT = 5761;
-const PORT_VARIABLE = 'GANTRY_DEV_PLATFORM_PORT';
 export const DEV_APP_ID = 1;
 export const DEV_INSTALLATION_ID = 1;
 /** The environment of gantry/demo the dev app protects. */
@@ -50,14 +49,14 @@ export function parseWindowScale(raw: string, name: string): number {
 }
 
 export async function startDevPlatform(context: { host: string; stateDir: string }, env: NodeJS.ProcessEnv = process.env): Promise<PlatformServer> {
-  const { port, explicit } = devPort(PORT_VARIABLE, DEV_PLATFORM_PORT, env);
+  const onPort = claimDevPort({ name: 'platform API', variable: 'GANTRY_DEV_PLATFORM_PORT', port: DEV_PLATFORM_PORT }, context.host, env);
   const windowScale = devWindowScale(env);
   const webhook = devAppWebhook(env);
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = path.join(context.stateDir, 'platform-app-private-key.pem');
   await writeFile(keyFile, privateKey.export({ type: 'pkcs1', format: 'pem' }), { mode: 0o600 });
   const { startPlatformServer } = await import('./server.js');
-  const server = await startOnDevPort({ name: 'platform API', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
+  const server = await onPort((p) =>
     startPlatformServer({
       host: context.host,
       port: p,

@@ -1,16 +1,15 @@
 // How `gantry dev` and `gantry demo` start the registry: the example modules on a well-known port, so that
 // examples/gantry.modules.json can name the host (127.0.0.1:5758) the way a real manifest names a registry.
 import path from 'node:path';
-import { devPort, startOnDevPort } from '../port.js';
+import { claimDevPort, devPort, type DevPortSpec } from '../port.js';
 import type { RegistryServer } from './server.js';
 
 export const DEV_REGISTRY_PORT = 5758;
-
-const PORT_VARIABLE = 'GANTRY_DEV_REGISTRY_PORT';
+const PORT: DevPortSpec = { name: 'module registry', variable: 'GANTRY_DEV_REGISTRY_PORT', port: DEV_REGISTRY_PORT };
 
 /** GANTRY_DEV_REGISTRY_PORT overrides the port; 0 picks an ephemeral one. */
 export function devRegistryPort(env: NodeJS.ProcessEnv = process.env): number {
-  return devPort(PORT_VARIABLE, DEV_REGISTRY_PORT, env).port;
+  return devPort(PORT.variable, PORT.port, env).port;
 }
 
 /**
@@ -22,10 +21,10 @@ export async function startExampleRegistry(
   context: { host: string; examplesDir: string },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RegistryServer & { env: Record<string, string> }> {
-  const { port, explicit } = devPort(PORT_VARIABLE, DEV_REGISTRY_PORT, env);
+  const onPort = claimDevPort(PORT, context.host, env);
   const token = env.GANTRY_DEV_REGISTRY_TOKEN || undefined;
   const { startRegistryServer } = await import('./server.js'); // the CLI reads DEV_REGISTRY_PORT without loading the server
-  const server = await startOnDevPort({ name: 'module registry', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
+  const server = await onPort((p) =>
     startRegistryServer({ dir: path.join(context.examplesDir, 'modules'), host: context.host, port: p, ...(token ? { token } : {}) }),
   );
   return Object.assign(server, { env: registryClientEnv(server.host, token) });

@@ -3,21 +3,20 @@
 // as STORAGE_TOKEN beside STORAGE_BASE_URL; the access tokens of the run's authorization server are accepted too, when
 // they carry a storage scope (asked of its tokeninfo endpoint).
 import path from 'node:path';
-import { devPort, startOnDevPort } from '../port.js';
+import { claimDevPort } from '../port.js';
 import type { StorageServer } from './server.js';
 
 export const DEV_STORAGE_PORT = 5763;
-const PORT_VARIABLE = 'GANTRY_DEV_STORAGE_PORT';
 
 export async function startDevStorage(
   context: { host: string; stateDir: string; started?: ReadonlyArray<{ name: string; url: string }> },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StorageServer> {
-  const { port, explicit } = devPort(PORT_VARIABLE, DEV_STORAGE_PORT, env);
+  const onPort = claimDevPort({ name: 'storage API', variable: 'GANTRY_DEV_STORAGE_PORT', port: DEV_STORAGE_PORT }, context.host, env);
   const { startStorageServer } = await import('./server.js');
   // A `gantry auth login` against the run's authorization server works here too, as a Google login works on Drive.
   const oauth = context.started?.find((server) => server.name === 'oauth');
-  const server = await startOnDevPort({ name: 'storage API', host: context.host, port, explicit, variable: PORT_VARIABLE }, (p) =>
+  const server = await onPort((p) =>
     startStorageServer({
       host: context.host,
       port: p,
