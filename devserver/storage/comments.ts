@@ -69,6 +69,64 @@ function findReply(ctx: Ctx): { file: FileRecord; comment: CommentRecord; reply:
   return { file, comment, reply };
 }
 
+/** A comment or a reply named by the path: the record, how it renders, its 404. */
+interface Target {
+  file: FileRecord;
+  item: CommentRecord | ReplyRecord;
+  /** A comment lists its replies, deleted ones too when `includeDeleted()` (asked only then: a reply never reads it). */
+  render(includeDeleted: () => boolean): unknown;
+  missing(): Error;
+}
+
+function commentTarget(ctx: Ctx): Target {
+  const { file, comment } = findComment(ctx);
+  return {
+    file,
+    item: comment,
+    render: (includeDeleted) => commentJson(ctx, file, comment, includeDeleted()),
+    missing: () => notFound(comment.commentId, 'Comment', 'commentId'),
+  };
+}
+
+function replyTarget(ctx: Ctx): Target {
+  const { file, comment, reply } = findReply(ctx);
+  return { file, item: reply, render: () => replyJson(ctx, file, comment, reply), missing: () => notFound(reply.replyId, 'Reply', 'replyId') };
+}
+
+/** comments.get and replies.get: a tombstone only with includeDeleted=true. */
+function getOf(find: (ctx: Ctx) => Target): Handler {
+  return async (ctx) => {
+    const { item, render, missing } = find(ctx);
+    const includeDeleted = () => queryBool(ctx, 'includeDeleted');
+    if (item.deleted && !includeDeleted()) throw missing();
+    return { status: 200, body: render(includeDeleted) };
+  };
+}
+
+/** comments.patch and replies.patch: new content when given; a deleted one is not found. */
+function patchOf(find: (ctx: Ctx) => Target): Handler {
+  return async (ctx) => {
+    const { file, item, render, missing } = find(ctx);
+    if (item.deleted) throw missing();
+    const text = content(await readJson(ctx.req), false);
+    if (text !== undefined) item.content = text;
+    item.modifiedDate = ctx.model.now();
+    ctx.model.changed(file, false);
+    return { status: 200, body: render(() => false) };
+  };
+}
+
+/** comments.delete and replies.delete: the record stays as a tombstone. */
+function removeOf(find: (ctx: Ctx) => Target): Handler {
+  return async (ctx) => {
+    const { file, item } = find(ctx);
+    item.deleted = true;
+    item.modifiedDate = ctx.model.now();
+    ctx.model.changed(file, false);
+    return { status: 204 };
+  };
+}
+
 function page<T>(ctx: Ctx, items: T[], fallback: number, max: number): { items: T[]; nextPageToken?: string } {
   const size = queryInt(ctx, 'maxResults', fallback, 0, max);
   const offset = pageOffset(ctx);
@@ -96,12 +154,6 @@ export const list: Handler = async (ctx) => {
   };
 };
 
-export const get: Handler = async (ctx) => {
-  const { file, comment } = findComment(ctx);
-  if (comment.deleted && !queryBool(ctx, 'includeDeleted')) throw notFound(comment.commentId, 'Comment', 'commentId');
-  return { status: 200, body: commentJson(ctx, file, comment, queryBool(ctx, 'includeDeleted')) };
-};
-
 export const insert: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const body = await readJson(ctx.req);
@@ -123,24 +175,6 @@ export const insert: Handler = async (ctx) => {
   return { status: 200, body: commentJson(ctx, file, comment, false) };
 };
 
-export const patch: Handler = async (ctx) => {
-  const { file, comment } = findComment(ctx);
-  if (comment.deleted) throw notFound(comment.commentId, 'Comment', 'commentId');
-  const text = content(await readJson(ctx.req), false);
-  if (text !== undefined) comment.content = text;
-  comment.modifiedDate = ctx.model.now();
-  ctx.model.changed(file, false);
-  return { status: 200, body: commentJson(ctx, file, comment, false) };
-};
-
-export const remove: Handler = async (ctx) => {
-  const { file, comment } = findComment(ctx);
-  comment.deleted = true;
-  comment.modifiedDate = ctx.model.now();
-  ctx.model.changed(file, false);
-  return { status: 204 };
-};
-
 export const replyList: Handler = async (ctx) => {
   const { file, comment } = findComment(ctx);
   const includeDeleted = queryBool(ctx, 'includeDeleted');
@@ -159,12 +193,6 @@ export const replyList: Handler = async (ctx) => {
       items: p.items.map((r) => replyJson(ctx, file, comment, r)),
     },
   };
-};
-
-export const replyGet: Handler = async (ctx) => {
-  const { file, comment, reply } = findReply(ctx);
-  if (reply.deleted && !queryBool(ctx, 'includeDeleted')) throw notFound(reply.replyId, 'Reply', 'replyId');
-  return { status: 200, body: replyJson(ctx, file, comment, reply) };
 };
 
 export const replyInsert: Handler = async (ctx) => {
@@ -188,20 +216,9 @@ export const replyInsert: Handler = async (ctx) => {
   return { status: 200, body: replyJson(ctx, file, comment, reply) };
 };
 
-export const replyPatch: Handler = async (ctx) => {
-  const { file, comment, reply } = findReply(ctx);
-  if (reply.deleted) throw notFound(reply.replyId, 'Reply', 'replyId');
-  const text = content(await readJson(ctx.req), false);
-  if (text !== undefined) reply.content = text;
-  reply.modifiedDate = ctx.model.now();
-  ctx.model.changed(file, false);
-  return { status: 200, body: replyJson(ctx, file, comment, reply) };
-};
-
-export const replyRemove: Handler = async (ctx) => {
-  const { file, reply } = findReply(ctx);
-  reply.deleted = true;
-  reply.modifiedDate = ctx.model.now();
-  ctx.model.changed(file, false);
-  return { status: 204 };
-};
+export const get = getOf(commentTarget);
+export const patch = patchOf(commentTarget);
+export const remove = removeOf(commentTarget);
+export const replyGet = getOf(replyTarget);
+export const replyPatch = patchOf(replyTarget);
+export const replyRemove = removeOf(replyTarget);

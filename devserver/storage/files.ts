@@ -123,26 +123,21 @@ export const copy: Handler = async (ctx) => {
   return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
 };
 
-export const remove: Handler = async (ctx) => {
-  const file = ctx.model.file(ctx.params.fileId!);
-  checkIfMatch(ctx, file);
-  for (const blob of ctx.model.remove(file)) await ctx.model.store.removeContent(blob);
-  return { status: 204 };
-};
+/** files.delete, trash, untrash and touch: the file named by the path, its If-Match checked, then `act`; the answer is the file, or 204 for a delete. */
+function onFile(act: (model: Model, file: FileRecord) => Promise<void> | void, answer: 'file' | 'no content' = 'file'): Handler {
+  return async (ctx) => {
+    const file = ctx.model.file(ctx.params.fileId!);
+    checkIfMatch(ctx, file);
+    await act(ctx.model, file);
+    return answer === 'no content' ? { status: 204 } : json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
+  };
+}
 
-export const trash: Handler = async (ctx) => {
-  const file = ctx.model.file(ctx.params.fileId!);
-  checkIfMatch(ctx, file);
-  ctx.model.trash(file);
-  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
-};
-
-export const untrash: Handler = async (ctx) => {
-  const file = ctx.model.file(ctx.params.fileId!);
-  checkIfMatch(ctx, file);
-  ctx.model.untrash(file);
-  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
-};
+export const remove = onFile(async (model, file) => {
+  for (const blob of model.remove(file)) await model.store.removeContent(blob);
+}, 'no content');
+export const trash = onFile((model, file) => model.trash(file));
+export const untrash = onFile((model, file) => model.untrash(file));
 
 export const emptyTrash: Handler = async (ctx) => {
   for (const file of Object.values(ctx.model.data.files)) {
@@ -152,12 +147,7 @@ export const emptyTrash: Handler = async (ctx) => {
   return { status: 204 };
 };
 
-export const touch: Handler = async (ctx) => {
-  const file = ctx.model.file(ctx.params.fileId!);
-  checkIfMatch(ctx, file);
-  ctx.model.changed(file);
-  return json(ctx, 200, fileJson(ctx.model, file, ctx.origin));
-};
+export const touch = onFile((model, file) => model.changed(file));
 
 export const generateIds: Handler = async (ctx) => {
   const count = queryInt(ctx, 'maxResults', 10, 1, 1000);

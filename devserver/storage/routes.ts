@@ -21,6 +21,33 @@ export interface Route {
   handler: Handler;
 }
 
+/**
+ * Drive's verbs on a collection and its members, routed in this order: list, insert, get, patch, update (PUT, served by
+ * patch unless given), delete (`remove`). A handler module that names its handlers so is its own Verbs.
+ */
+interface Verbs {
+  list?: Handler;
+  insert?: Handler;
+  get?: Handler;
+  patch?: Handler;
+  update?: Handler;
+  remove?: Handler;
+}
+
+/** The routes of one resource: `collection` and `collection/{id}`, for the verbs it has. */
+function resource(name: string, collection: string, id: string, verbs: Verbs): Route[] {
+  const member = `${collection}/{${id}}`;
+  const all: Array<[string, string, string, Handler | undefined]> = [
+    ['GET', collection, 'list', verbs.list],
+    ['POST', collection, 'insert', verbs.insert],
+    ['GET', member, 'get', verbs.get],
+    ['PATCH', member, 'patch', verbs.patch],
+    ['PUT', member, 'update', verbs.update ?? verbs.patch],
+    ['DELETE', member, 'delete', verbs.remove],
+  ];
+  return all.flatMap(([method, template, verb, handler]) => (handler ? [{ method, template, name: `${name}.${verb}`, handler }] : []));
+}
+
 const F = '/storage/v2/files';
 export const ROUTES: Route[] = [
   { method: 'GET', template: F, name: 'files.list', handler: files.list },
@@ -40,54 +67,36 @@ export const ROUTES: Route[] = [
   { method: 'POST', template: `${F}/{fileId}/trash`, name: 'files.trash', handler: files.trash },
   { method: 'POST', template: `${F}/{fileId}/untrash`, name: 'files.untrash', handler: files.untrash },
   { method: 'POST', template: `${F}/{fileId}/touch`, name: 'files.touch', handler: files.touch },
-  { method: 'GET', template: `${F}/{fileId}/parents`, name: 'parents.list', handler: refs.parentsList },
-  { method: 'POST', template: `${F}/{fileId}/parents`, name: 'parents.insert', handler: refs.parentsInsert },
-  { method: 'GET', template: `${F}/{fileId}/parents/{parentId}`, name: 'parents.get', handler: refs.parentsGet },
-  { method: 'DELETE', template: `${F}/{fileId}/parents/{parentId}`, name: 'parents.delete', handler: refs.parentsDelete },
-  { method: 'GET', template: `${F}/{folderId}/children`, name: 'children.list', handler: refs.childrenList },
-  { method: 'POST', template: `${F}/{folderId}/children`, name: 'children.insert', handler: refs.childrenInsert },
-  { method: 'GET', template: `${F}/{folderId}/children/{childId}`, name: 'children.get', handler: refs.childrenGet },
-  { method: 'DELETE', template: `${F}/{folderId}/children/{childId}`, name: 'children.delete', handler: refs.childrenDelete },
-  { method: 'GET', template: `${F}/{fileId}/permissions`, name: 'permissions.list', handler: permissions.list },
-  { method: 'POST', template: `${F}/{fileId}/permissions`, name: 'permissions.insert', handler: permissions.insert },
-  { method: 'GET', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.get', handler: permissions.get },
-  { method: 'PATCH', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.patch', handler: permissions.patch },
-  { method: 'PUT', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.update', handler: permissions.patch },
-  { method: 'DELETE', template: `${F}/{fileId}/permissions/{permissionId}`, name: 'permissions.delete', handler: permissions.remove },
+  ...resource('parents', `${F}/{fileId}/parents`, 'parentId', {
+    list: refs.parentsList,
+    insert: refs.parentsInsert,
+    get: refs.parentsGet,
+    remove: refs.parentsDelete,
+  }),
+  ...resource('children', `${F}/{folderId}/children`, 'childId', {
+    list: refs.childrenList,
+    insert: refs.childrenInsert,
+    get: refs.childrenGet,
+    remove: refs.childrenDelete,
+  }),
+  ...resource('permissions', `${F}/{fileId}/permissions`, 'permissionId', permissions),
   { method: 'GET', template: '/storage/v2/permissionIds/{email}', name: 'permissions.getIdForEmail', handler: permissions.idForEmailRoute },
-  { method: 'GET', template: `${F}/{fileId}/properties`, name: 'properties.list', handler: properties.list },
-  { method: 'POST', template: `${F}/{fileId}/properties`, name: 'properties.insert', handler: properties.insert },
-  { method: 'GET', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.get', handler: properties.get },
-  { method: 'PATCH', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.patch', handler: properties.patch },
-  { method: 'PUT', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.update', handler: properties.patch },
-  { method: 'DELETE', template: `${F}/{fileId}/properties/{propertyKey}`, name: 'properties.delete', handler: properties.remove },
-  { method: 'GET', template: `${F}/{fileId}/comments`, name: 'comments.list', handler: comments.list },
-  { method: 'POST', template: `${F}/{fileId}/comments`, name: 'comments.insert', handler: comments.insert },
-  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.get', handler: comments.get },
-  { method: 'PATCH', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.patch', handler: comments.patch },
-  { method: 'PUT', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.update', handler: comments.patch },
-  { method: 'DELETE', template: `${F}/{fileId}/comments/{commentId}`, name: 'comments.delete', handler: comments.remove },
-  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}/replies`, name: 'replies.list', handler: comments.replyList },
-  { method: 'POST', template: `${F}/{fileId}/comments/{commentId}/replies`, name: 'replies.insert', handler: comments.replyInsert },
-  { method: 'GET', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.get', handler: comments.replyGet },
-  { method: 'PATCH', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.patch', handler: comments.replyPatch },
-  { method: 'PUT', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.update', handler: comments.replyPatch },
-  { method: 'DELETE', template: `${F}/{fileId}/comments/{commentId}/replies/{replyId}`, name: 'replies.delete', handler: comments.replyRemove },
-  { method: 'GET', template: `${F}/{fileId}/revisions`, name: 'revisions.list', handler: revisions.list },
-  { method: 'GET', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.get', handler: revisions.get },
-  { method: 'PATCH', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.patch', handler: revisions.patch },
-  { method: 'PUT', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.update', handler: revisions.patch },
-  { method: 'DELETE', template: `${F}/{fileId}/revisions/{revisionId}`, name: 'revisions.delete', handler: revisions.remove },
+  ...resource('properties', `${F}/{fileId}/properties`, 'propertyKey', properties),
+  ...resource('comments', `${F}/{fileId}/comments`, 'commentId', comments),
+  ...resource('replies', `${F}/{fileId}/comments/{commentId}/replies`, 'replyId', {
+    list: comments.replyList,
+    insert: comments.replyInsert,
+    get: comments.replyGet,
+    patch: comments.replyPatch,
+    remove: comments.replyRemove,
+  }),
+  ...resource('revisions', `${F}/{fileId}/revisions`, 'revisionId', revisions),
   { method: 'GET', template: '/storage/v2/about', name: 'about.get', handler: changes.about },
   { method: 'GET', template: '/storage/v2/changes/startPageToken', name: 'changes.getStartPageToken', handler: changes.startPageToken },
   { method: 'GET', template: '/storage/v2/changes', name: 'changes.list', handler: changes.list },
   { method: 'POST', template: '/storage/v2/changes/watch', name: 'changes.watch', handler: channels.watchChanges },
   { method: 'POST', template: '/storage/v2/channels/stop', name: 'channels.stop', handler: channels.stop },
-  { method: 'GET', template: '/storage/v2/drives', name: 'drives.list', handler: drives.list },
-  { method: 'POST', template: '/storage/v2/drives', name: 'drives.insert', handler: drives.insert },
-  { method: 'GET', template: '/storage/v2/drives/{driveId}', name: 'drives.get', handler: drives.get },
-  { method: 'PUT', template: '/storage/v2/drives/{driveId}', name: 'drives.update', handler: drives.update },
-  { method: 'DELETE', template: '/storage/v2/drives/{driveId}', name: 'drives.delete', handler: drives.remove },
+  ...resource('drives', '/storage/v2/drives', 'driveId', drives),
   { method: 'POST', template: '/storage/v2/drives/{driveId}/hide', name: 'drives.hide', handler: drives.hide },
   { method: 'POST', template: '/storage/v2/drives/{driveId}/unhide', name: 'drives.unhide', handler: drives.unhide },
   { method: 'GET', template: '/storage/v2/apps', name: 'apps.list', handler: drives.appsList },
