@@ -124,22 +124,20 @@ export function parseQuery(q: string | null, resolveId: (id: string) => string):
   const describe = (t: Token) =>
     t.kind === 'end' ? 'the end' : t.kind === 'word' ? `'${t.text}'` : t.kind === 'string' ? 'a string' : t.kind === 'op' ? `'${t.text}'` : `'${t.kind}'`;
 
-  const parseOr = (depth: number): Predicate => {
-    const items = [parseAnd(depth)];
-    while (keyword('or')) {
-      pos++;
-      items.push(parseAnd(depth));
-    }
-    return items.length === 1 ? items[0]! : (file, trashed) => items.some((p) => p(file, trashed));
-  };
-  const parseAnd = (depth: number): Predicate => {
-    const items = [parseNot(depth)];
-    while (keyword('and')) {
-      pos++;
-      items.push(parseNot(depth));
-    }
-    return items.length === 1 ? items[0]! : (file, trashed) => items.every((p) => p(file, trashed));
-  };
+  /** Operands of `next` joined by `word` (or, and): true when some (or) or every (and) operand is. */
+  const joined =
+    (word: 'or' | 'and', next: (depth: number) => Predicate) =>
+    (depth: number): Predicate => {
+      const items = [next(depth)];
+      while (keyword(word)) {
+        pos++;
+        items.push(next(depth));
+      }
+      if (items.length === 1) return items[0]!;
+      return word === 'or' ? (file, trashed) => items.some((p) => p(file, trashed)) : (file, trashed) => items.every((p) => p(file, trashed));
+    };
+  const parseAnd = joined('and', (depth) => parseNot(depth));
+  const parseOr = joined('or', parseAnd);
   const parseNot = (depth: number): Predicate => {
     const t = peek();
     if (keyword('not') || t.kind === '(') {
