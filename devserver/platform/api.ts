@@ -192,6 +192,28 @@ export function noAdminEndpoint(call: AdminCall, status = 404): Reply {
   return { status, body: { message: `no admin endpoint ${call.method} ${call.pathname}` } };
 }
 
+/** The admin API's 405 for the methods of `template` that the routes listed before it do not serve. */
+export function otherAdminMethods(template: string): AdminRoute {
+  return { method: '*', template, handler: (call) => noAdminEndpoint(call, 405) };
+}
+
+/**
+ * A part of the API beside the state's own routes (webhooks.ts, protection.ts): its routes, its admin routes, and what
+ * it does on the state's events (commit statuses, deployments, deployment statuses) once attached.
+ */
+export abstract class StateExtension {
+  protected state!: PlatformState;
+
+  attach(state: PlatformState): void {
+    this.state = state;
+    state.onEvent((event) => this.onStateEvent(event));
+  }
+
+  abstract routes(): RouteDef[];
+  abstract adminRoutes(): AdminRoute[];
+  protected abstract onStateEvent(event: StateEvent): void;
+}
+
 export class PlatformState {
   private repos = new Map<string, Repository>();
   private nextId = 1;

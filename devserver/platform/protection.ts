@@ -9,11 +9,12 @@ import {
   apiTime,
   DOCS,
   noAdminEndpoint,
+  otherAdminMethods,
+  StateExtension,
   validationFailed,
   type AdminCall,
   type AdminRoute,
   type DeploymentRecord,
-  type PlatformState,
   type Reply,
   type Repository,
   type RequestContext,
@@ -92,8 +93,7 @@ export interface ProtectedDeploymentReport {
   statuses: { state: string; description: string; created_at: string }[];
 }
 
-export class Protection {
-  private state!: PlatformState;
+export class Protection extends StateExtension {
   private nextId = 1;
   private nextRun = 9_000_001;
   private readonly environments = new Map<string, Environment[]>();
@@ -104,6 +104,7 @@ export class Protection {
     private readonly webhooks: Webhooks,
     options: { apps: AppSpec[]; environments: EnvironmentSpec[] },
   ) {
+    super();
     this.apps = new Map(options.apps.map((a) => [a.id, a]));
     for (const spec of options.environments) {
       const env = this.ensure(spec.repository.toLowerCase(), spec.name);
@@ -112,11 +113,6 @@ export class Protection {
         if (!env.rules.some((r) => r.appId === rule.appId)) env.rules.push({ id: this.nextId++, appId: rule.appId });
       }
     }
-  }
-
-  attach(state: PlatformState): void {
-    this.state = state;
-    state.onEvent((event) => this.onStateEvent(event));
   }
 
   report(): ProtectedDeploymentReport[] {
@@ -134,7 +130,7 @@ export class Protection {
     };
     return [
       { method: 'GET', template: '/_gantry/protection', handler: () => ({ status: 200, body: { deployments: this.report() } }) },
-      { method: '*', template: '/_gantry/protection', handler: (call) => noAdminEndpoint(call, 405) },
+      otherAdminMethods('/_gantry/protection'),
       { method: '*', template: '/_gantry/deployments/{id}', handler: deployment },
     ];
   }
@@ -328,7 +324,7 @@ export class Protection {
   }
 
   /** A deployment to a protected environment: it waits, and each rule's app is asked (deployment_protection_rule). */
-  private onStateEvent(event: StateEvent): void {
+  protected onStateEvent(event: StateEvent): void {
     if (event.name !== 'deployment') return;
     const env = this.list(event.repo).find((e) => e.name.toLowerCase() === event.deployment.environment.toLowerCase());
     if (!env || env.rules.length === 0) return;

@@ -10,6 +10,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../../lib/errors.js';
+import type { DevServerStarter } from '../dev-server.js';
 import { claimDevPort } from '../port.js';
 import type { PlatformServer } from './server.js';
 
@@ -87,3 +88,9 @@ export async function startDevPlatform(context: { host: string; stateDir: string
     },
   };
 }
+
+export const devServer: DevServerStarter = {
+  name: 'platform',
+  description: 'platform REST API (rate limits enforced per identity, commit statuses, deployments, app tokens) on 127.0.0.1:5761, random tokens',
+  start: (context) => startDevPlatform(context),
+};

@@ -10,11 +10,11 @@ import {
   ApiFailure,
   apiTime,
   DOCS,
-  noAdminEndpoint,
+  otherAdminMethods,
   pageReply,
+  StateExtension,
   validationFailed,
   type AdminRoute,
-  type PlatformState,
   type Reply,
   type Repository,
   type RequestContext,
@@ -135,8 +135,7 @@ export interface AppDeliveryContext {
   sender?: User;
 }
 
-export class Webhooks {
-  private state!: PlatformState;
+export class Webhooks extends StateExtension {
   private nextId = 1;
   private readonly repoHooks = new Map<string, Hook[]>();
   private readonly appHooks = new Map<number, Hook>();
@@ -150,6 +149,7 @@ export class Webhooks {
   private stopped = false;
 
   constructor(private readonly options: WebhookOptions) {
+    super();
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.maxPayloadBytes = options.maxPayloadBytes ?? MAX_PAYLOAD_BYTES;
     for (const app of options.apps) {
@@ -179,12 +179,6 @@ export class Webhooks {
       });
       this.repoHooks.set(key, list);
     }
-  }
-
-  /** Listens to the state's events (commit statuses, deployments, deployment statuses). */
-  attach(state: PlatformState): void {
-    this.state = state;
-    state.onEvent((event) => this.onStateEvent(event));
   }
 
   /** Sets (or, with `url` empty, clears) an app's webhook at run time, as PATCH /app/hook/config does. */
@@ -275,7 +269,7 @@ export class Webhooks {
           return { status: 200, body: this.report() };
         },
       },
-      { method: '*', template, handler: (call) => noAdminEndpoint(call, 405) },
+      otherAdminMethods(template),
     ];
   }
 
@@ -533,7 +527,7 @@ export class Webhooks {
     hook.updatedAt = apiTime();
   }
 
-  private onStateEvent(event: StateEvent): void {
+  protected onStateEvent(event: StateEvent): void {
     // HOOK-EV-DEPLOYMENT-STATUS: not fired for statuses in an inactive state.
     if (event.name === 'deployment_status' && event.status.state === 'inactive') return;
     const own = this.eventPayload(event);
