@@ -6,6 +6,15 @@
 // before that — default ports, settings read from the environment — comes from the small starter modules, the rest
 // through `devServerModules` and type-only exports.
 
+import type { DevServerStarter } from './dev-server.js';
+import * as oauth from './oauth/starter.js';
+import * as pageanalysis from './pageanalysis/starter.js';
+import * as platform from './platform/starter.js';
+import * as registry from './registry/starter.js';
+import * as secrets from './secrets/starter.js';
+import * as storage from './storage/starter.js';
+
+export type { DevContext, DevServer, DevServerStarter } from './dev-server.js';
 export { devPort, startOnDevPort } from './port.js';
 export { DEV_OAUTH_PORT, devOAuthDialect } from './oauth/starter.js';
 export { DEV_PLATFORM_PORT } from './platform/starter.js';
@@ -27,65 +36,12 @@ export const devServerModules = {
   storage: () => import('./storage/index.js'),
 };
 
-export interface DevServer {
-  name: string;
-  url: string;
-  /** What a client needs to talk to it (tokens, users), printed by `gantry dev`. */
-  credentials: Record<string, string>;
-  /** Environment a client of it reads (`SECRETS_ADDR`, …), printed by `gantry dev` as `export` lines to paste. */
-  env?: Record<string, string>;
-  stop(): Promise<void>;
-}
-
-export interface DevContext {
-  host: string;
-  /** The package's examples/ folder (example modules, demo site). */
-  examplesDir: string;
-  /** A scratch folder this run may write to; removed when the run ends unless kept. */
-  stateDir: string;
-  /** The servers of this run started so far, in the order of `devServers` (the storage API asks the authorization server about tokens). */
-  started?: readonly DevServer[];
-  /** The authorization server's dialect (`gantry dev --oauth-dialect`), checked already; else GANTRY_DEV_OAUTH_DIALECT, else google. */
-  oauthDialect?: 'google' | 'rfc8628';
-}
-
-export interface DevServerStarter {
-  name: string;
-  description: string;
-  start(context: DevContext): Promise<DevServer>;
-}
-
+/** In the order they start (storage asks the authorization server about tokens, so oauth comes first). */
 export const devServers: DevServerStarter[] = [
-  {
-    name: 'registry',
-    description: 'module registry serving examples/modules (modules.v1) on 127.0.0.1:5758',
-    start: async (context) => (await import('./registry/starter.js')).startExampleRegistry(context),
-  },
-  {
-    name: 'secrets',
-    description: 'kv secrets server (secret/ kv v2, kv/ kv v1) on 127.0.0.1:8200, random root token',
-    start: async (context) => (await import('./secrets/starter.js')).startDevSecrets(context),
-  },
-  {
-    name: 'pageanalysis',
-    description: 'page analysis API v5 (runPageanalysis, Lighthouse in Chromium behind it) on 127.0.0.1:5760, random API key',
-    start: async (context) => (await import('./pageanalysis/starter.js')).startDevPageanalysis(context),
-  },
-  {
-    name: 'platform',
-    description: 'platform REST API (rate limits enforced per identity, commit statuses, deployments, app tokens) on 127.0.0.1:5761, random tokens',
-    start: async (context) => (await import('./platform/starter.js')).startDevPlatform(context),
-  },
-  {
-    name: 'oauth',
-    description:
-      "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
-    start: async (context) => (await import('./oauth/starter.js')).startDevOAuth(context),
-  },
-  {
-    name: 'storage',
-    description:
-      "storage API v2 (all 70 methods, resumable uploads, persisted in the run's scratch folder) on 127.0.0.1:5763, a random token or a device login's with a storage scope",
-    start: async (context) => (await import('./storage/starter.js')).startDevStorage(context),
-  },
+  registry.devServer,
+  secrets.devServer,
+  pageanalysis.devServer,
+  platform.devServer,
+  oauth.devServer,
+  storage.devServer,
 ];

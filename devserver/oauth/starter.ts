@@ -4,6 +4,7 @@
 // GANTRY_DEV_OAUTH_INTERVAL (default 5 s; the demo sets 1), one limited-input client with a random id and secret,
 // and the one dev user. It prints the environment `gantry auth` and `gantry mcp serve` read.
 import { UsageError } from '../../lib/errors.js';
+import type { DevServerStarter } from '../dev-server.js';
 import { claimDevPort } from '../port.js';
 import type { Dialect } from './options.js';
 import type { OAuthServer } from './server.js';
@@ -57,3 +58,10 @@ export async function startDevOAuth(context: { host: string; oauthDialect?: Dial
     },
   };
 }
+
+export const devServer: DevServerStarter = {
+  name: 'oauth',
+  description:
+    "authorization server (Google's device flow: discovery, device codes, approval page, tokens, revoke, the video API's channels) on 127.0.0.1:5762, one random client",
+  start: (context) => startDevOAuth(context),
+};

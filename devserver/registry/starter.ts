@@ -1,6 +1,7 @@
 // How `gantry dev` and `gantry demo` start the registry: the example modules on a well-known port, so that
 // examples/gantry.modules.json can name the host (127.0.0.1:5758) the way a real manifest names a registry.
 import path from 'node:path';
+import type { DevServerStarter } from '../dev-server.js';
 import { claimDevPort, devPort, type DevPortSpec } from '../port.js';
 import type { RegistryServer } from './server.js';
 
@@ -42,3 +43,9 @@ export function registryClientEnv(host: string, token?: string): Record<string, 
     ...(token ? { [`GANTRY_TOKEN_${hostname.replace(/-/g, '__').replace(/\./g, '_')}`]: token } : {}),
   };
 }
+
+export const devServer: DevServerStarter = {
+  name: 'registry',
+  description: 'module registry serving examples/modules (modules.v1) on 127.0.0.1:5758',
+  start: (context) => startExampleRegistry(context),
+};

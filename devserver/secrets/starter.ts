@@ -1,6 +1,7 @@
 // How `gantry dev` and `gantry demo` start the kv secrets server: port 8200 (the secrets service's usual port, or any
 // free one when it is taken), state in the run's scratch folder, a random root token printed with the address.
 import path from 'node:path';
+import type { DevServerStarter } from '../dev-server.js';
 import { claimDevPort, devPort, type DevPortSpec } from '../port.js';
 import type { SecretsServer } from './server.js';
 
@@ -21,3 +22,9 @@ export async function startDevSecrets(
   const server = await onPort((p) => startSecretsServer({ host: context.host, port: p, dataFile: path.join(context.stateDir, 'secrets.json') }));
   return { ...server, env: { SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken } };
 }
+
+export const devServer: DevServerStarter = {
+  name: 'secrets',
+  description: 'kv secrets server (secret/ kv v2, kv/ kv v1) on 127.0.0.1:8200, random root token',
+  start: (context) => startDevSecrets(context),
+};

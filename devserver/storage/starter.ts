@@ -3,6 +3,7 @@
 // as STORAGE_TOKEN beside STORAGE_BASE_URL; the access tokens of the run's authorization server are accepted too, when
 // they carry a storage scope (asked of its tokeninfo endpoint).
 import path from 'node:path';
+import type { DevServerStarter } from '../dev-server.js';
 import { claimDevPort } from '../port.js';
 import type { StorageServer } from './server.js';
 
@@ -27,3 +28,10 @@ export async function startDevStorage(
   const token = server.tokens[0]!;
   return { ...server, credentials: { token }, env: { STORAGE_BASE_URL: server.url, STORAGE_TOKEN: token } };
 }
+
+export const devServer: DevServerStarter = {
+  name: 'storage',
+  description:
+    "storage API v2 (all 70 methods, resumable uploads, persisted in the run's scratch folder) on 127.0.0.1:5763, a random token or a device login's with a storage scope",
+  start: (context) => startDevStorage(context),
+};
