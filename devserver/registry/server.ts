@@ -29,7 +29,7 @@ import {
 import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
 import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault, type StatusFault } from '../kit/faults.js';
-import { close, listen } from '../kit/index.js';
+import { close, listen, RouteTable, type RouteEntry } from '../kit/index.js';
 import { FolderStore, type ModuleStore } from './folder-store.js';
 import type { S3Store } from './s3-store.js';
 import type { S3StoreOptions } from './s3-options.js';
@@ -109,6 +109,10 @@ export interface RegistryServer {
 }
 
 const ADMIN_PREFIX = '/_gantry/';
+
+interface AdminRoute extends RouteEntry {
+  handler: (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
+}
 const ARCHIVE_PREFIX = '/_gantry/archives/';
 const MAX_ADMIN_BODY = 64 * 1024;
 /** The request log keeps the latest entries only, so a long `gantry dev` session does not grow without bound. */
@@ -459,37 +463,60 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
   }
 
   // ---- admin (/_gantry/): faults and the request log; never subject to faults or latency ----
+  const noAdminEndpoint = (res: ServerResponse, url: URL) => sendErrors(res, 404, [`no admin endpoint at ${url.pathname}`]);
+  const changeFaults = async (req: IncomingMessage, res: ServerResponse, change: 'add' | 'set') => {
+    const body = await readJson(req, MAX_ADMIN_BODY);
+    const list = (Array.isArray(body) ? body : [body]).map(checkFault);
+    if (change === 'set') faults.set(list);
+    else faults.add(list);
+    sendJson(res, 200, { faults: faults.list() });
+  };
+  // Exact paths and methods; HEAD is not GET here. Any other method on a path listed is 405 with Allow, except refresh.
+  const adminRoutes = new RouteTable<AdminRoute>(
+    [
+      { method: 'GET', template: '/_gantry/faults', handler: (_req, res) => sendJson(res, 200, { faults: faults.list() }) },
+      { method: 'POST', template: '/_gantry/faults', handler: (req, res) => changeFaults(req, res, 'add') },
+      { method: 'PUT', template: '/_gantry/faults', handler: (req, res) => changeFaults(req, res, 'set') },
+      {
+        method: 'DELETE',
+        template: '/_gantry/faults',
+        handler: (_req, res) => {
+          faults.set([]);
+          sendJson(res, 200, { faults: [] });
+        },
+      },
+      { method: 'GET', template: '/_gantry/requests', handler: (_req, res) => sendJson(res, 200, { requests: recorded }) },
+      {
+        method: 'DELETE',
+        template: '/_gantry/requests',
+        handler: (_req, res) => {
+          recorded.length = 0;
+          sendJson(res, 200, { requests: [] });
+        },
+      },
+      {
+        method: 'POST',
+        template: '/_gantry/refresh',
+        handler: async (_req, res) => {
+          contentCache.clear();
+          checksumCache.clear();
+          await load();
+          sendJson(res, 200, { modules: catalog?.sorted.length ?? 0 });
+        },
+      },
+      // refresh by another method is no endpoint at all (404), not a 405.
+      { method: '*', template: '/_gantry/refresh', handler: (_req, res, url) => noAdminEndpoint(res, url) },
+    ],
+    { headAsGet: false },
+  );
+
   async function admin(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
     try {
-      if (url.pathname === '/_gantry/faults') {
-        if (method === 'GET') return sendJson(res, 200, { faults: faults.list() });
-        if (method === 'DELETE') {
-          faults.set([]);
-          return sendJson(res, 200, { faults: [] });
-        }
-        if (method === 'POST' || method === 'PUT') {
-          const body = await readJson(req, MAX_ADMIN_BODY);
-          const list = (Array.isArray(body) ? body : [body]).map(checkFault);
-          if (method === 'PUT') faults.set(list);
-          else faults.add(list);
-          return sendJson(res, 200, { faults: faults.list() });
-        }
-      } else if (url.pathname === '/_gantry/requests') {
-        if (method === 'GET') return sendJson(res, 200, { requests: recorded });
-        if (method === 'DELETE') {
-          recorded.length = 0;
-          return sendJson(res, 200, { requests: [] });
-        }
-      } else if (url.pathname === '/_gantry/refresh' && method === 'POST') {
-        contentCache.clear();
-        checksumCache.clear();
-        await load();
-        return sendJson(res, 200, { modules: catalog?.sorted.length ?? 0 });
-      } else {
-        return sendErrors(res, 404, [`no admin endpoint at ${url.pathname}`]);
-      }
-      res.setHeader('allow', url.pathname === '/_gantry/faults' ? 'GET, POST, PUT, DELETE' : 'GET, DELETE');
+      const found = adminRoutes.match(method, url.pathname);
+      if ('route' in found) return await found.route.handler(req, res, url);
+      if (found.allowed.length === 0) return noAdminEndpoint(res, url);
+      res.setHeader('allow', found.allowed.join(', '));
       sendErrors(res, 405, [`method ${method} is not allowed here`]);
     } catch (error) {
       if (error instanceof FaultError || error instanceof ApiError) sendErrors(res, error instanceof ApiError ? error.status : 400, [error.message]);
