@@ -3,6 +3,7 @@
  * approle, each with its own unauthenticated login endpoint and root-only management endpoints.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { RouteTable, type RouteEntry } from '../kit/index.js';
 import type { RequestContext } from './context.js';
 import { authBlock, issueToken, type Core } from './core.js';
 import { hashPassword, hashToken, passwordMatches } from './state.js';
@@ -88,85 +89,103 @@ export function handleAuth(core: Core, ctx: RequestContext): Outcome {
   throw fail(404, `no handler for route "${ctx.ns.path}${path}". route entry not found.`);
 }
 
+/** The token a request carries (the token routes all need one). */
+type Caller = NonNullable<RequestContext['token']>;
+
+interface TokenRoute extends RouteEntry {
+  answer: (core: Core, ctx: RequestContext, token: Caller) => Outcome;
+}
+
+// auth/token/<sub>, by operation: an operation a path does not have is the service's 405 (before any policy check).
+const TOKEN_ROUTES = new RouteTable<TokenRoute>(
+  [
+    { method: 'read', template: 'lookup-self', answer: lookupSelf },
+    { method: 'write', template: 'lookup-self', answer: lookupSelf },
+    { method: 'write', template: 'renew-self', answer: renewSelf },
+    { method: 'write', template: 'revoke-self', answer: revokeSelf },
+    { method: 'write', template: 'create', answer: createToken },
+  ],
+  { headAsGet: false },
+);
+
 function tokenRoutes(core: Core, ctx: RequestContext, sub: string): Outcome {
-  const token = ctx.token!;
-  switch (sub) {
-    case 'lookup-self': {
-      if (ctx.op !== 'read' && ctx.op !== 'write') throw unsupportedOperation();
-      ctx.authorize('read');
-      const now = Date.now();
-      return {
-        data: {
-          accessor: token.accessor,
-          creation_time: token.creation_time,
-          creation_ttl: token.ttl,
-          display_name: token.display_name,
-          entity_id: '',
-          expire_time: token.expire_at === null ? null : new Date(token.expire_at).toISOString(),
-          explicit_max_ttl: 0,
-          id: token.id,
-          issue_time: token.issue_time,
-          meta: token.meta,
-          num_uses: token.num_uses,
-          orphan: token.orphan,
-          path: token.path,
-          policies: token.policies,
-          renewable: token.renewable,
-          ttl: token.expire_at === null ? 0 : Math.max(0, Math.round((token.expire_at - now) / 1000)),
-          type: 'service',
-        },
-      };
-    }
-    case 'renew-self': {
-      if (ctx.op !== 'write') throw unsupportedOperation();
-      ctx.authorize('update');
-      if (!token.renewable || token.expire_at === null) throw badRequest('lease is not renewable');
-      const increment = ttlFrom(ctx.body.increment, token.ttl);
-      const record = core.state.tokens[hashToken(token.id)];
-      record.expire_at = Date.now() + (increment > 0 ? increment : token.ttl) * 1000;
-      ctx.changed();
-      return { auth: authBlock(token.id, record) };
-    }
-    case 'revoke-self': {
-      if (ctx.op !== 'write') throw unsupportedOperation();
-      ctx.authorize('update');
-      if (!token.root) {
-        delete core.state.tokens[hashToken(token.id)];
-        ctx.changed();
-      }
-      return {};
-    }
-    case 'create': {
-      if (ctx.op !== 'write') throw unsupportedOperation();
-      ctx.authorize('update');
-      const b = ctx.body;
-      const asked = b.policies === undefined ? token.policies.filter((p) => p !== 'root' || token.root) : policiesFrom(b.policies, 'policies');
-      const isRoot = token.policies.includes('root');
-      if (!isRoot && asked.some((p) => !token.policies.includes(p) && p !== 'default')) {
-        throw fail(400, 'child policies must be subset of parent');
-      }
-      const policies = b.no_default_policy === true || asked.includes('root') ? asked : ['default', ...asked];
-      const numUses = b.num_uses === undefined ? 0 : Number(b.num_uses);
-      if (!Number.isInteger(numUses) || numUses < 0) throw badRequest('num_uses must be a non-negative integer');
-      const ttl = ttlFrom(b.ttl, asked.includes('root') ? 0 : core.defaultTokenTtl);
-      const name = typeof b.display_name === 'string' && b.display_name ? `token-${b.display_name}` : 'token';
-      const issued = issueToken(core, {
-        namespace: ctx.ns.path,
-        policies,
-        displayName: name,
-        path: 'auth/token/create',
-        meta: (b.meta as Record<string, string>) ?? null,
-        ttl,
-        renewable: b.renewable === undefined ? ttl > 0 : b.renewable === true,
-        numUses,
-      });
-      ctx.changed();
-      return { auth: authBlock(issued.id, issued.record) };
-    }
-    default:
-      ctx.authorize(ctx.op === 'write' ? 'update' : ctx.op);
-      throw unsupportedPath();
+  const found = TOKEN_ROUTES.match(ctx.op, sub);
+  if ('route' in found) return found.route.answer(core, ctx, ctx.token!);
+  if (found.allowed.length > 0) throw unsupportedOperation();
+  ctx.authorize(ctx.op === 'write' ? 'update' : ctx.op);
+  throw unsupportedPath();
+}
+
+function lookupSelf(_core: Core, ctx: RequestContext, token: Caller): Outcome {
+  ctx.authorize('read');
+  const now = Date.now();
+  return {
+    data: {
+      accessor: token.accessor,
+      creation_time: token.creation_time,
+      creation_ttl: token.ttl,
+      display_name: token.display_name,
+      entity_id: '',
+      expire_time: token.expire_at === null ? null : new Date(token.expire_at).toISOString(),
+      explicit_max_ttl: 0,
+      id: token.id,
+      issue_time: token.issue_time,
+      meta: token.meta,
+      num_uses: token.num_uses,
+      orphan: token.orphan,
+      path: token.path,
+      policies: token.policies,
+      renewable: token.renewable,
+      ttl: token.expire_at === null ? 0 : Math.max(0, Math.round((token.expire_at - now) / 1000)),
+      type: 'service',
+    },
+  };
+}
+
+function renewSelf(core: Core, ctx: RequestContext, token: Caller): Outcome {
+  ctx.authorize('update');
+  if (!token.renewable || token.expire_at === null) throw badRequest('lease is not renewable');
+  const increment = ttlFrom(ctx.body.increment, token.ttl);
+  const record = core.state.tokens[hashToken(token.id)];
+  record.expire_at = Date.now() + (increment > 0 ? increment : token.ttl) * 1000;
+  ctx.changed();
+  return { auth: authBlock(token.id, record) };
+}
+
+function revokeSelf(core: Core, ctx: RequestContext, token: Caller): Outcome {
+  ctx.authorize('update');
+  if (!token.root) {
+    delete core.state.tokens[hashToken(token.id)];
+    ctx.changed();
   }
+  return {};
+}
+
+function createToken(core: Core, ctx: RequestContext, token: Caller): Outcome {
+  ctx.authorize('update');
+  const b = ctx.body;
+  const asked = b.policies === undefined ? token.policies.filter((p) => p !== 'root' || token.root) : policiesFrom(b.policies, 'policies');
+  const isRoot = token.policies.includes('root');
+  if (!isRoot && asked.some((p) => !token.policies.includes(p) && p !== 'default')) {
+    throw fail(400, 'child policies must be subset of parent');
+  }
+  const policies = b.no_default_policy === true || asked.includes('root') ? asked : ['default', ...asked];
+  const numUses = b.num_uses === undefined ? 0 : Number(b.num_uses);
+  if (!Number.isInteger(numUses) || numUses < 0) throw badRequest('num_uses must be a non-negative integer');
+  const ttl = ttlFrom(b.ttl, asked.includes('root') ? 0 : core.defaultTokenTtl);
+  const name = typeof b.display_name === 'string' && b.display_name ? `token-${b.display_name}` : 'token';
+  const issued = issueToken(core, {
+    namespace: ctx.ns.path,
+    policies,
+    displayName: name,
+    path: 'auth/token/create',
+    meta: (b.meta as Record<string, string>) ?? null,
+    ttl,
+    renewable: b.renewable === undefined ? ttl > 0 : b.renewable === true,
+    numUses,
+  });
+  ctx.changed();
+  return { auth: authBlock(issued.id, issued.record) };
 }
 
 function login(core: Core, ctx: RequestContext, policies: string[], displayName: string, path: string, meta: Record<string, string>): Outcome {
