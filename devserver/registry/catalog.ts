@@ -49,6 +49,12 @@ export const PROVIDER_PATTERN = /^[a-z0-9]{1,64}$/;
 /** Version names the server is willing to serve. Not all are semver: a client must skip those (with a warning). */
 export const VERSION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,127}$/;
 
+/** Why a namespace, module name or provider cannot be part of a module's address, in a warning's words; undefined when it can. */
+export function addressProblem(part: 'namespace' | 'name' | 'provider', value: string): string | undefined {
+  if (part === 'provider') return PROVIDER_PATTERN.test(value) ? undefined : 'provider must be 1-64 lowercase letters and digits';
+  return NAME_PATTERN.test(value) ? undefined : `"${value}" is not a valid ${part === 'name' ? 'module name' : 'namespace'}`;
+}
+
 export function moduleKey(namespace: string, name: string, provider: string): string {
   return `${namespace}/${name}/${provider}`.toLowerCase();
 }
@@ -145,8 +151,16 @@ export function downloadCounts(downloads: ModuleMetadata['downloads']): Download
   return { week: downloads.week ?? 0, month: downloads.month ?? 0, year: downloads.year ?? 0, total };
 }
 
-/** Builds one catalog entry from what a store found plus the optional module.json. */
-export function buildModule(key: { namespace: string; name: string; provider: string }, found: VersionEntry[], metadata: ModuleMetadata): ModuleEntry {
+/** One catalog entry from what a store found and its module.json (the text and where it was read), when there is one. */
+export function moduleFrom(
+  key: { namespace: string; name: string; provider: string },
+  found: VersionEntry[],
+  moduleJson?: { text: string; where: string },
+): ModuleEntry {
+  return buildModule(key, found, moduleJson ? parseModuleMetadata(moduleJson.text, moduleJson.where) : {});
+}
+
+function buildModule(key: { namespace: string; name: string; provider: string }, found: VersionEntry[], metadata: ModuleMetadata): ModuleEntry {
   const byVersion = new Map(found.map((v) => [v.version, v]));
   for (const [version, meta] of Object.entries(metadata.versions ?? {})) {
     const existing = byVersion.get(version);

@@ -3,17 +3,7 @@
 // module.json next to the versions.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  archiveExtension,
-  buildModule,
-  CatalogError,
-  NAME_PATTERN,
-  parseModuleMetadata,
-  PROVIDER_PATTERN,
-  VERSION_NAME_PATTERN,
-  type ModuleEntry,
-  type VersionEntry,
-} from './catalog.js';
+import { addressProblem, archiveExtension, CatalogError, moduleFrom, VERSION_NAME_PATTERN, type ModuleEntry, type VersionEntry } from './catalog.js';
 
 export interface ModuleStore {
   /** For messages: where the modules come from. */
@@ -47,18 +37,21 @@ export class FolderStore implements ModuleStore {
 
     const found: [string, string, string][] = [];
     for (const namespace of await subdirectories(this.root)) {
-      if (!NAME_PATTERN.test(namespace)) {
-        warn(`skipping ${path.join(this.root, namespace)}: "${namespace}" is not a valid namespace`);
+      const namespaceProblem = addressProblem('namespace', namespace);
+      if (namespaceProblem) {
+        warn(`skipping ${path.join(this.root, namespace)}: ${namespaceProblem}`);
         continue;
       }
       for (const name of await subdirectories(path.join(this.root, namespace))) {
-        if (!NAME_PATTERN.test(name)) {
-          warn(`skipping ${path.join(this.root, namespace, name)}: "${name}" is not a valid module name`);
+        const nameProblem = addressProblem('name', name);
+        if (nameProblem) {
+          warn(`skipping ${path.join(this.root, namespace, name)}: ${nameProblem}`);
           continue;
         }
         for (const provider of await subdirectories(path.join(this.root, namespace, name))) {
-          if (!PROVIDER_PATTERN.test(provider)) {
-            warn(`skipping ${path.join(this.root, namespace, name, provider)}: provider must be 1-64 lowercase letters and digits`);
+          const providerProblem = addressProblem('provider', provider);
+          if (providerProblem) {
+            warn(`skipping ${path.join(this.root, namespace, name, provider)}: ${providerProblem}`);
             continue;
           }
           found.push([namespace, name, provider]);
@@ -82,13 +75,13 @@ export class FolderStore implements ModuleStore {
   private async loadModule(namespace: string, name: string, provider: string, warn: (m: string) => void): Promise<ModuleEntry> {
     const dir = path.join(this.root, namespace, name, provider);
     const found = new Map<string, VersionEntry>();
-    let metadataText: string | undefined;
+    let metadataFile: string | undefined;
     const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith('.'));
     const stamps = await Promise.all(entries.map((e) => stat(path.join(dir, e.name))));
     entries.forEach((entry, i) => {
       const full = path.join(dir, entry.name);
       if (entry.name === 'module.json' && entry.isFile()) {
-        metadataText = full;
+        metadataFile = full;
         return;
       }
       const extension = entry.isFile() ? archiveExtension(entry.name) : undefined;
@@ -107,8 +100,7 @@ export class FolderStore implements ModuleStore {
       if (extension) found.set(version, { version, publishedAt, artifact: { kind: 'file', path: full, extension, modifiedMs: modified.getTime() } });
       else if (!found.has(version)) found.set(version, { version, publishedAt, artifact: { kind: 'directory', path: full, modifiedMs: modified.getTime() } });
     });
-    if (metadataText !== undefined) metadataText = await readFile(metadataText, 'utf8');
-    const metadata = metadataText === undefined ? {} : parseModuleMetadata(metadataText, path.join(dir, 'module.json'));
-    return buildModule({ namespace, name, provider }, [...found.values()], metadata);
+    const moduleJson = metadataFile === undefined ? undefined : { text: await readFile(metadataFile, 'utf8'), where: path.join(dir, 'module.json') };
+    return moduleFrom({ namespace, name, provider }, [...found.values()], moduleJson);
   }
 }

@@ -2,17 +2,7 @@
 // <prefix>/<namespace>/<name>/<provider>/module.json. Downloads point at presigned GET URLs (or s3:: addresses).
 import { GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import {
-  archiveExtension,
-  buildModule,
-  CatalogError,
-  NAME_PATTERN,
-  parseModuleMetadata,
-  PROVIDER_PATTERN,
-  VERSION_NAME_PATTERN,
-  type ModuleEntry,
-  type VersionEntry,
-} from './catalog.js';
+import { addressProblem, archiveExtension, CatalogError, moduleFrom, VERSION_NAME_PATTERN, type ModuleEntry, type VersionEntry } from './catalog.js';
 import type { ModuleStore } from './folder-store.js';
 import type { S3StoreOptions } from './s3-options.js';
 
@@ -52,7 +42,7 @@ export class S3Store implements ModuleStore {
         const parts = key.slice(base.length).split('/');
         if (parts.length !== 4) continue;
         const [namespace, name, provider, file] = parts as [string, string, string, string];
-        if (!NAME_PATTERN.test(namespace) || !NAME_PATTERN.test(name) || !PROVIDER_PATTERN.test(provider)) {
+        if (addressProblem('namespace', namespace) || addressProblem('name', name) || addressProblem('provider', provider)) {
           warn(`skipping s3://${this.options.bucket}/${key}: not <namespace>/<name>/<provider>/<file> with valid names`);
           continue;
         }
@@ -81,13 +71,12 @@ export class S3Store implements ModuleStore {
     const modules: ModuleEntry[] = [];
     for (const slot of versions.values()) {
       const [namespace, name, provider] = slot.key;
-      let metadata = {};
+      let moduleJson: { text: string; where: string } | undefined;
       if (slot.metadataKey) {
         const object = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: slot.metadataKey }));
-        const text = (await object.Body?.transformToString('utf8')) ?? '';
-        metadata = parseModuleMetadata(text, `s3://${this.options.bucket}/${slot.metadataKey}`);
+        moduleJson = { text: (await object.Body?.transformToString('utf8')) ?? '', where: `s3://${this.options.bucket}/${slot.metadataKey}` };
       }
-      const module = buildModule({ namespace, name, provider }, slot.found, metadata);
+      const module = moduleFrom({ namespace, name, provider }, slot.found, moduleJson);
       if (module.versions.length > 0) modules.push(module);
     }
     return modules;
