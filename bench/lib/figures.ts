@@ -30,3 +30,23 @@ export function medianFigures<F extends object>(rounds: F[]): Partial<Record<key
 /** Round by round, `side`'s figure over `base`'s (the rounds in the same order on both sides). */
 export const roundRatios = <F>(side: F[], base: F[], figure: (figures: F) => number): number[] =>
   side.map((figures, i) => round(figure(figures) / figure(base[i]!)));
+
+/** The ratio a comparison reports: the median of its per-round ratios, to two decimals. */
+export const medianRatio = (ratios: number[]): number => round(median(ratios));
+
+/** Each side's `medianFigures`, under the side's name, in the order the sides are listed. */
+export const mediansBySide = <S extends string, F extends object>(figures: Record<S, F[]>): Record<S, Partial<Record<keyof F, number>>> =>
+  Object.fromEntries(Object.entries<F[]>(figures).map(([side, rounds]) => [side, medianFigures(rounds)])) as Record<S, Partial<Record<keyof F, number>>>;
+
+/**
+ * Six orders of three sides, one round each: over six rounds each side runs first, second and last twice, so warm-up
+ * and drift in the machine's load fall on all of them alike.
+ */
+export const rotatingOrders = <S>([a, b, c]: readonly [S, S, S]): S[][] => [
+  [a, b, c],
+  [c, b, a],
+  [b, c, a],
+  [a, c, b],
+  [c, a, b],
+  [b, a, c],
+];

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startOidcResourcePeer } from '../../test/peers/oidc-resource.js';
-import { median, medianFigures, quantile, round, roundRatios } from '../lib/figures.js';
+import { median, medianRatio, mediansBySide, quantile, rotatingOrders, round, roundRatios } from '../lib/figures.js';
 import { startRegistryProcess } from '../lib/registry-process.js';
 import { startContextServers } from './server-process.js';
 
@@ -137,14 +137,7 @@ try {
 
   // What the authorization server is asked during the measured rounds (JWKS, introspection): the cache at work.
   const askedBefore = peer.paths.length;
-  const orders: Side[][] = [
-    ['off', 'on', 'onOpaque'],
-    ['onOpaque', 'on', 'off'],
-    ['on', 'onOpaque', 'off'],
-    ['off', 'onOpaque', 'on'],
-    ['onOpaque', 'off', 'on'],
-    ['on', 'off', 'onOpaque'],
-  ];
+  const orders = rotatingOrders<Side>(['off', 'on', 'onOpaque']);
   const results: Record<Operation, Record<Side, Figures[]>> = { call: { off: [], on: [], onOpaque: [] }, list: { off: [], on: [], onOpaque: [] } };
   const runStarted = performance.now();
   for (let r = 0; r < ROUNDS; r++) {
@@ -162,17 +155,14 @@ try {
       figures.off[0]!.serverCpuUsPerCall === undefined
         ? undefined
         : round(median(figures[side].map((f) => f.serverCpuUsPerCall!)) / median(figures.off.map((f) => f.serverCpuUsPerCall!)));
-    const on = perRound('on');
-    const onOpaque = perRound('onOpaque');
+    const rounds = { on: perRound('on'), onOpaque: perRound('onOpaque') };
     return {
-      off: medianFigures(figures.off),
-      on: medianFigures(figures.on),
-      onOpaque: medianFigures(figures.onOpaque),
-      ratioAuthOnToOff: round(median(on)),
-      ratioOpaqueToOff: round(median(onOpaque)),
+      ...mediansBySide(figures),
+      ratioAuthOnToOff: medianRatio(rounds.on),
+      ratioOpaqueToOff: medianRatio(rounds.onOpaque),
       serverCpuRatioOnToOff: cpuRatio('on'),
       serverCpuRatioOpaqueToOff: cpuRatio('onOpaque'),
-      rounds: { on, onOpaque },
+      rounds,
     };
   };
   const call = summary(results.call);

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import NodeVault from 'node-vault';
 import { SecretsClient } from '../../lib/secrets/index.js';
 import { silentLogger } from '../../lib/log.js';
-import { median, medianFigures, quantile, round, roundRatios } from '../lib/figures.js';
+import { medianRatio, mediansBySide, quantile, rotatingOrders, round, roundRatios } from '../lib/figures.js';
 import { startSecretsProcess } from '../lib/secrets-process.js';
 
 const OPS = Number(process.env.BENCH_SECRETS_OPS ?? 3000);
@@ -82,16 +82,8 @@ async function measure(side: Side, op: Op): Promise<Figures> {
 
 function summary(figures: Record<Side, Figures[]>) {
   const perRound = (base: Side) => roundRatios(figures.gantry, figures[base], (f) => f.opsPerSec);
-  const toNodeVault = perRound('nodeVault');
-  const toNodeHttp = perRound('nodeHttp');
-  return {
-    gantry: medianFigures(figures.gantry),
-    nodeVault: medianFigures(figures.nodeVault),
-    nodeHttp: medianFigures(figures.nodeHttp),
-    ratioToNodeVault: round(median(toNodeVault)),
-    ratioToNodeHttp: round(median(toNodeHttp)),
-    rounds: { toNodeVault, toNodeHttp },
-  };
+  const rounds = { toNodeVault: perRound('nodeVault'), toNodeHttp: perRound('nodeHttp') };
+  return { ...mediansBySide(figures), ratioToNodeVault: medianRatio(rounds.toNodeVault), ratioToNodeHttp: medianRatio(rounds.toNodeHttp), rounds };
 }
 
 // The same secret for every client: kv v2 `{ data: {...} }` on write, `data.data` on read.
@@ -273,16 +265,8 @@ try {
   for (const kind of ['write', 'read'] as const) for (const side of SIDES) await measure(side, clients[side][kind]);
   for (const side of SIDES) statuses[side] = {};
 
-  // Six orders of the three sides: over six rounds each side runs first, second and last twice each, so warm-up and
-  // drift in the machine's load fall on all of them alike. Reads run in the reverse order of the round's writes.
-  const orders: Side[][] = [
-    ['gantry', 'nodeVault', 'nodeHttp'],
-    ['nodeHttp', 'nodeVault', 'gantry'],
-    ['nodeVault', 'nodeHttp', 'gantry'],
-    ['gantry', 'nodeHttp', 'nodeVault'],
-    ['nodeHttp', 'gantry', 'nodeVault'],
-    ['nodeVault', 'gantry', 'nodeHttp'],
-  ];
+  // Reads run in the reverse order of the round's writes.
+  const orders = rotatingOrders<Side>(['gantry', 'nodeVault', 'nodeHttp']);
   const results = { write: { gantry: [], nodeVault: [], nodeHttp: [] }, read: { gantry: [], nodeVault: [], nodeHttp: [] } } as Record<
     'write' | 'read',
     Record<Side, Figures[]>
