@@ -13,15 +13,7 @@ export type { WebhookErrorCode } from './errors.js';
 export { checkPayload } from './payload.js';
 export type { PayloadCheck } from './payload.js';
 export { webhookEvents, eventNamed } from './catalogue.js';
-export type {
-  WebhookEvent,
-  WebhookProperty,
-  DeploymentProtectionRulePayload,
-  DeploymentStatusPayload,
-  PushPayload,
-  StatusPayload,
-  PingPayload,
-} from './catalogue.js';
+export type { WebhookEvent } from './catalogue.js';
 export type { HooksConfig, EnvironmentGate } from './config.js';
 export type { ProtectionOptions, ProtectionDecision } from './protection.js';
 

@@ -25,5 +25,5 @@ export type {
   PushPayload,
   StatusPayload,
   PingPayload,
-} from './index.js';
+} from './catalogue.js';
 export type { HooksConfig, EnvironmentGate, ProtectionOptions, ProtectionDecision } from './index.js';
