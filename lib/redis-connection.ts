@@ -81,6 +81,10 @@ export interface RedisScript {
   sha?: string;
 }
 
+/** A store's Lua scripts by name, each to be loaded once and then run by its SHA (runScript). */
+export const redisScripts = <K extends string>(sources: Record<K, string>): Record<K, RedisScript> =>
+  Object.fromEntries(Object.entries<string>(sources).map(([name, source]) => [name, { source }])) as Record<K, RedisScript>;
+
 /** The head of every store script: `now`, Redis's clock in epoch ms (one clock for every process sharing the store). */
 export const redisNow = `
 local t = redis.call('TIME')

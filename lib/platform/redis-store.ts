@@ -20,14 +20,13 @@
  *
  * The `redis` package (node-redis) is imported only when such a store first talks to Redis.
  */
-import { expectObject, expectString } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redactUrl } from '../redact.js';
-import { parseRedisAddress } from '../redis-address.js';
-import { optionKeys, refuseUnknownOptions } from '../settings.js';
-import { openRedis, RedisStoreError, redisNow, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
+import { checkRedisStoreOptions } from '../redis-address.js';
+import { optionKeys } from '../settings.js';
+import { openRedis, RedisStoreError, redisNow, redisScripts, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import type { BudgetSnapshot, BudgetStore, Reservation, ReleaseInfo, ReserveResult, ResourceState, Scope } from './budget.js';
 import { systemClock, type Clock } from './clock.js';
 
@@ -263,13 +262,7 @@ export class RedisBudgetStore implements BudgetStore {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly listeners = new Set<() => void>();
-  private readonly scripts = {
-    reserve: { source: RESERVE } as Script,
-    release: { source: RELEASE } as Script,
-    hold: { source: HOLD } as Script,
-    renew: { source: RENEW } as Script,
-    snapshot: { source: SNAPSHOT } as Script,
-  };
+  private readonly scripts = redisScripts({ reserve: RESERVE, release: RELEASE, hold: HOLD, renew: RENEW, snapshot: SNAPSHOT });
   /** The slot each granted reservation holds, and the resource in-flight key it is also counted in ('' for none). */
   private readonly slots = new Map<Reservation, { slot: string; rif: string; id: string }>();
   private connection: Promise<RedisConnection> | undefined;
@@ -281,10 +274,14 @@ export class RedisBudgetStore implements BudgetStore {
 
   constructor(options: RedisBudgetStoreOptions) {
     const where = 'RedisBudgetStore';
-    expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379' }");
-    expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
-    refuseUnknownOptions(where, options, budgetStoreOptionKeys);
-    parseRedisAddress(where, options.url, 'the limits store', 'e.g. redis://127.0.0.1:6379 — the budgets stay in this process when none is given');
+    checkRedisStoreOptions(
+      where,
+      options,
+      budgetStoreOptionKeys,
+      'the limits store',
+      'redis://127.0.0.1:6379',
+      'the budgets stay in this process when none is given',
+    );
     const positive = (name: string, value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)

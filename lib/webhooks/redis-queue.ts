@@ -31,9 +31,9 @@ import { GantryError, UsageError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import { redisOutage, type RedisOutage } from '../redis-outage.js';
 import { redactUrl } from '../redact.js';
-import { parseRedisAddress } from '../redis-address.js';
-import { optionKeys, refuseUnknownOptions } from '../settings.js';
-import { openRedis, RedisStoreError, redisNow, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
+import { checkRedisStoreOptions } from '../redis-address.js';
+import { optionKeys } from '../settings.js';
+import { openRedis, RedisStoreError, redisNow, redisScripts, runScript, type RedisConnection, type RedisScript as Script } from '../redis-connection.js';
 import {
   MemoryQueue,
   type AddResult,
@@ -272,13 +272,7 @@ export class RedisQueue implements JobQueue {
   private readonly connectTimeoutMs: number;
   private readonly logger: Logger;
   private readonly worker = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
-  private readonly scripts = {
-    add: { source: ADD } as Script,
-    claim: { source: CLAIM } as Script,
-    renew: { source: RENEW } as Script,
-    finish: { source: FINISH } as Script,
-    release: { source: RELEASE } as Script,
-  };
+  private readonly scripts = redisScripts({ add: ADD, claim: CLAIM, renew: RENEW, finish: FINISH, release: RELEASE });
   private connection: Promise<RedisConnection> | undefined;
   private subscription: Promise<RedisConnection> | undefined;
   private readonly held = new Map<string, Held>();
@@ -297,10 +291,14 @@ export class RedisQueue implements JobQueue {
 
   constructor(options: RedisQueueOptions) {
     const where = 'RedisQueue';
-    expectObject(where, 'options', options, "an object such as { url: 'redis://127.0.0.1:6379/0' }");
-    expectString(where, 'url', options.url, 'a redis:// or rediss:// address');
-    refuseUnknownOptions(where, options, redisQueueOptionKeys);
-    parseRedisAddress(where, options.url, 'the queue', 'e.g. redis://127.0.0.1:6379/0 — without one the jobs stay in this process (MemoryQueue)');
+    checkRedisStoreOptions(
+      where,
+      options,
+      redisQueueOptionKeys,
+      'the queue',
+      'redis://127.0.0.1:6379/0',
+      'without one the jobs stay in this process (MemoryQueue)',
+    );
     const whole = (name: string, value: number | undefined, fallback: number, min = 1) => {
       if (value === undefined) return fallback;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
