@@ -39,8 +39,11 @@ export function register(program: Command, context: CliContext): void {
     .command('auth')
     .description('device-grant login for machines without a browser: a code to approve on a phone, tokens that refresh and never leak')
     .addHelpText('after', `\n${AUTH_HELP}`);
+  /** `gantry auth <name>`: the server options, and its action, after which the kv engine's sockets are released. */
+  const verb = <Flags>(name: string, action: (flags: Flags, command: Command, context: CliContext) => Promise<void>) =>
+    serverOptions(auth.command(name)).action(async (flags: Flags, command: Command) => released(action(flags, command, context)));
 
-  serverOptions(auth.command('login'))
+  verb('login', loginAction)
     .description('show a code and an address, wait until it is approved on another device, and keep the tokens')
     .option(
       '--scope <scopes>',
@@ -54,38 +57,30 @@ export function register(program: Command, context: CliContext): void {
     )
     .option('--insecure-storage', 'allow a plain-text file when neither the keyring nor the kv engine is reachable')
     .option('--no-qr', 'no QR code of the address')
-    .option('--hide-scheme', 'show the address without http(s):// (the server must answer on both)')
-    .action(async (flags, command: Command) => released(loginAction(flags, command, context)));
+    .option('--hide-scheme', 'show the address without http(s):// (the server must answer on both)');
 
-  serverOptions(auth.command('status'))
+  verb('status', statusAction)
     .description(
       'who is logged in where, where the tokens are kept, how long they last, and whether the server still takes them (exit 1 when no login is usable)',
     )
     .option('--all', 'every profile of every server and client, not only the one the flags and environment select')
-    .option('--offline', 'do not ask the server whether it still takes the login (refreshing it when due, as the check does)')
-    .action(async (flags, command: Command) => released(statusAction(flags, command, context)));
+    .option('--offline', 'do not ask the server whether it still takes the login (refreshing it when due, as the check does)');
 
-  serverOptions(auth.command('token'))
-    .description(
-      'print a valid access token for scripts (refreshed first when it has less than a minute left; exit 1 once the login was found revoked at the server)',
-    )
-    .action(async (flags, command: Command) => released(tokenAction(flags, command, context)));
+  verb('token', tokenAction).description(
+    'print a valid access token for scripts (refreshed first when it has less than a minute left; exit 1 once the login was found revoked at the server)',
+  );
 
-  serverOptions(auth.command('refresh'))
-    .description('get a new access token now with the refresh token')
-    .action(async (flags, command: Command) => released(refreshAction(flags, command, context)));
+  verb('refresh', refreshAction).description('get a new access token now with the refresh token');
 
-  serverOptions(auth.command('logout'))
+  verb('logout', logoutAction)
     .description('revoke the tokens at the authorization server, then delete them')
-    .option('--forget', 'delete the tokens even when the server cannot revoke them (they then stay valid there until they expire)')
-    .action(async (flags, command: Command) => released(logoutAction(flags, command, context)));
+    .option('--forget', 'delete the tokens even when the server cannot revoke them (they then stay valid there until they expire)');
 
-  serverOptions(auth.command('whoami'))
+  verb('whoami', whoamiAction)
     .description("call the video API's channels list (GET {api}/video/v3/channels?part=snippet&mine=true) as the logged-in account")
     .option('--api-url <url>', "the API address (default GANTRY_API_URL, else the authorization server's origin)")
     .option(
       '--token-in-query',
       "send the token as the access_token query parameter instead of the Authorization header (it is logged by servers; redacted in Gantry's output)",
-    )
-    .action(async (flags, command: Command) => released(whoamiAction(flags, command, context)));
+    );
 }
