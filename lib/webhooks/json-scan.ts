@@ -115,6 +115,16 @@ export function scanJsonObject(bytes: Uint8Array, from = 0): JsonMember[] | unde
     if (stack.length === 1) member = { keyStart, keyEnd, start: -1, end: -1, kind: 'literal' };
     return true;
   };
+  /** Past an object's or array's opening bracket; true when it closes at once (`{}`, `[]`). */
+  const openContainer = (container: typeof OBJECT | typeof ARRAY, close: number): boolean => {
+    i += 1;
+    skipWhitespace();
+    stack.push(container);
+    if (bytes[i] !== close) return false;
+    i += 1;
+    stack.pop();
+    return true;
+  };
   const TRUE = [0x74, 0x72, 0x75, 0x65];
   const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
   const NULL = [0x6e, 0x75, 0x6c, 0x6c];
@@ -145,25 +155,10 @@ export function scanJsonObject(bytes: Uint8Array, from = 0): JsonMember[] | unde
     }
     let closed = false;
     if (kind === 'object') {
-      i += 1;
-      skipWhitespace();
-      stack.push(OBJECT);
-      if (bytes[i] === 0x7d) {
-        i += 1;
-        stack.pop();
-        closed = true;
-      } else if (!scanKey()) {
-        return undefined;
-      }
+      closed = openContainer(OBJECT, 0x7d);
+      if (!closed && !scanKey()) return undefined;
     } else if (kind === 'array') {
-      i += 1;
-      skipWhitespace();
-      stack.push(ARRAY);
-      if (bytes[i] === 0x5d) {
-        i += 1;
-        stack.pop();
-        closed = true;
-      }
+      closed = openContainer(ARRAY, 0x5d);
     } else {
       const ok =
         kind === 'string'
