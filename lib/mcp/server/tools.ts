@@ -41,7 +41,12 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
 const define = <Shape extends z.ZodRawShape>(tool: ToolDefinition<Shape>) => tool as unknown as ToolDefinition;
 
 const moduleSource = z.string().min(1).max(500).describe('a module source address, e.g. "hashicorp/consul/aws" or "registry.example.com/team/net/aws"');
-const secretsPath = z.string().min(1).max(1000).describe('<mount>/<path>, e.g. "secret/app"');
+/** What the secrets tools share: one path of the kv engine, read with the list scope (names and metadata, never values). */
+const secretsRead = {
+  scope: MCP_SCOPES.secretsList,
+  readOnly: true,
+  input: { path: z.string().min(1).max(1000).describe('<mount>/<path>, e.g. "secret/app"') },
+};
 
 export const TOOLS: ToolDefinition[] = [
   define({
@@ -125,9 +130,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'secrets_list',
     title: 'List secret keys',
     description: 'The keys under a directory of the kv engine (folders end in /). Names only: never values.',
-    scope: MCP_SCOPES.secretsList,
-    readOnly: true,
-    input: { path: secretsPath },
+    ...secretsRead,
     async run({ path }, { clients }) {
       const { kv, name } = await (await clients.secrets()).kvAt(path.endsWith('/') ? path : `${path}/`);
       return { path, mount: kv.mount, keys: await kv.list(name) };
@@ -137,9 +140,7 @@ export const TOOLS: ToolDefinition[] = [
     name: 'secrets_metadata',
     title: "Show a secret's metadata",
     description: 'The kv v2 metadata of a key: versions with their times, max versions, check-and-set, custom metadata. Never the values.',
-    scope: MCP_SCOPES.secretsList,
-    readOnly: true,
-    input: { path: secretsPath },
+    ...secretsRead,
     async run({ path }, { clients }) {
       const { kv, name } = await (await clients.secrets()).kvAt(path);
       const metadata = name === '' ? undefined : await kv.readMetadata(name);
