@@ -92,24 +92,15 @@ function resolveTransport(where: string, options: StorageClientOptions | undefin
   return { transport, owned: true };
 }
 
-export class StorageClient implements StorageMethods {
+/** The namespaces of the table's methods (`files`, `permissions` …), as read-only members the constructor sets. */
+const WithStorageMethods = class {} as new () => Readonly<StorageMethods>;
+
+export class StorageClient extends WithStorageMethods implements StorageMethods {
   readonly transport: StorageTransport;
-  readonly about!: StorageMethods['about'];
-  readonly apps!: StorageMethods['apps'];
-  readonly changes!: StorageMethods['changes'];
-  readonly channels!: StorageMethods['channels'];
-  readonly children!: StorageMethods['children'];
-  readonly comments!: StorageMethods['comments'];
-  readonly drives!: StorageMethods['drives'];
-  readonly files!: StorageMethods['files'];
-  readonly parents!: StorageMethods['parents'];
-  readonly permissions!: StorageMethods['permissions'];
-  readonly properties!: StorageMethods['properties'];
-  readonly replies!: StorageMethods['replies'];
-  readonly revisions!: StorageMethods['revisions'];
   readonly #owned: boolean;
 
   constructor(options?: StorageClientOptions) {
+    super();
     const { transport, owned } = resolveTransport(calledAs ?? 'StorageClient', options);
     this.transport = transport;
     this.#owned = owned;

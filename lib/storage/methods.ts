@@ -290,21 +290,8 @@ export type StorageResource<R extends string> = {
   [K in keyof Signatures as K extends `${R}.${infer M}` ? M : never]: Method<Signatures[K]>;
 };
 
-export interface StorageMethods {
-  about: StorageResource<'about'>;
-  apps: StorageResource<'apps'>;
-  changes: StorageResource<'changes'>;
-  channels: StorageResource<'channels'>;
-  children: StorageResource<'children'>;
-  comments: StorageResource<'comments'>;
-  drives: StorageResource<'drives'>;
-  files: StorageResource<'files'>;
-  parents: StorageResource<'parents'>;
-  permissions: StorageResource<'permissions'>;
-  properties: StorageResource<'properties'>;
-  replies: StorageResource<'replies'>;
-  revisions: StorageResource<'revisions'>;
-}
+/** Every resource of the table (about, apps, … revisions) with its methods. */
+export type StorageMethods = { [R in StorageMethodName extends `${infer Resource}.${string}` ? Resource : never]: StorageResource<R> };
 
 const commonQuery: Record<string, QueryType> = { fields: 'string', alt: 'string', quotaUser: 'string', prettyPrint: 'bool', userIp: 'string' };
 
