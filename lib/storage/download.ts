@@ -19,7 +19,7 @@ import { ensureFolder } from '../local-paths.js';
 import { getLogger, type Logger } from '../log.js';
 import { toStorageError } from './errors.js';
 import type { StorageTransport } from './transport.js';
-import { backoffMs, describeFailure, gaveUp, isTransient, resolveRetry, wait, type TransferRetry } from './upload/retry.js';
+import { describeFailure, FailureStreak, isTransient, resolveRetry, wait, type TransferRetry } from './upload/retry.js';
 
 export interface TransferProgress {
   received: number;
@@ -168,8 +168,7 @@ export async function download(transport: StorageTransport, fileId: string, opti
   let total = declared;
   let hash: Hash | undefined;
   let hashedTo = -1;
-  let failures = 0;
-  let best = offset;
+  const streak = new FailureStreak(retry, offset);
   for (;;) {
     signal?.throwIfAborted();
     if (total !== undefined && offset >= total) break;
@@ -251,22 +250,14 @@ export async function download(transport: StorageTransport, fileId: string, opti
       offset = 0;
       await writeFile(partial, '');
     }
-    if (offset > best) {
-      best = offset;
-      failures = 0;
-    }
-    failures += 1;
-    if (failures >= retry.attempts) {
-      throw gaveUp(
-        `the download of ${label}`,
-        failures,
-        failure,
-        `the ${offset} bytes received are kept in ${partial}: run the download again to go on from there`,
-      );
-    }
-    const delay = backoffMs(retry, failures);
+    streak.reached(offset);
+    const delay = streak.next(
+      `the download of ${label}`,
+      failure,
+      `the ${offset} bytes received are kept in ${partial}: run the download again to go on from there`,
+    );
     logger.warn(
-      `download of ${label}: ${describeFailure(failure)} at byte ${offset}${total !== undefined ? ` of ${total}` : ''}; asking for the rest in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`,
+      `download of ${label}: ${describeFailure(failure)} at byte ${offset}${total !== undefined ? ` of ${total}` : ''}; asking for the rest in ${delay} ms (${streak.nextAttempt})`,
     );
     await wait(delay, signal);
   }

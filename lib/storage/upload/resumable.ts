@@ -14,7 +14,7 @@ import { noRetry, ProtocolError, type HttpResponse } from '../../http/index.js';
 import type { Logger } from '../../log.js';
 import { StorageError, toStorageError } from '../errors.js';
 import type { StorageParams, StorageTransport } from '../transport.js';
-import { backoffMs, describeFailure, gaveUp, isTransient, wait, type ResolvedRetry } from './retry.js';
+import { describeFailure, FailureStreak, isTransient, wait, type ResolvedRetry } from './retry.js';
 import { md5OfFile, type PendingMd5 } from './file-md5.js';
 import { protectSessionUri, removeSessionFile, SESSION_FILE_KIND, writeSessionFile } from './session-file.js';
 import type { SourceIdentity, UploadSource } from './source.js';
@@ -255,8 +255,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
 
   try {
     let offset = 0;
-    let best = 0;
-    let failures = 0;
+    const streak = new FailureStreak(retry);
     let restarts = 0;
     let needStatus = resume || total === 0;
     for (;;) {
@@ -286,8 +285,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
           logger.warn(`upload of ${label}: the upload session expired (the service answered ${error.status} to it); starting a new session from byte 0`);
           uri = await startSession(job);
           offset = 0;
-          best = 0;
-          failures = 0;
+          streak.restart();
           tracker?.reset();
           verify = job.verifyMd5;
           needStatus = total === 0;
@@ -295,22 +293,15 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
           continue;
         }
         if (!isTransient(error)) throw error;
-        failures += 1;
-        if (failures >= retry.attempts) {
-          throw gaveUp(
-            `the upload of ${label}`,
-            failures,
-            error,
-            job.sessionFile
-              ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
-              : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped',
-          );
-        }
-        const delay = backoffMs(retry, failures);
-        const where = queried ? `asking what it has of ${total} bytes` : `sending bytes ${offset}–${Math.min(offset + job.chunkSize, total) - 1} of ${total}`;
-        logger.warn(
-          `upload of ${label}: ${describeFailure(error)} ${where}; asking the service what it has in ${delay} ms (attempt ${failures + 1} of ${retry.attempts})`,
+        const delay = streak.next(
+          `the upload of ${label}`,
+          error,
+          job.sessionFile
+            ? `the service keeps what it received: resume with resumeUpload(transport, '${job.sessionFile}') (gantry storage put --resume) when it is back`
+            : 'try again later; give a sessionFile to be able to resume such an upload from where it stopped',
         );
+        const where = queried ? `asking what it has of ${total} bytes` : `sending bytes ${offset}–${Math.min(offset + job.chunkSize, total) - 1} of ${total}`;
+        logger.warn(`upload of ${label}: ${describeFailure(error)} ${where}; asking the service what it has in ${delay} ms (${streak.nextAttempt})`);
         await wait(delay, signal);
         needStatus = true;
         continue;
@@ -325,10 +316,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
           logger.debug(`upload of ${label}: the service went back to byte ${received}; its md5 is not checked`);
         } else await tracker.catchUp(received);
       }
-      if (received > best) {
-        best = received;
-        failures = 0;
-      }
+      streak.reached(received);
       offset = received;
       progress(offset);
     }

@@ -76,3 +76,44 @@ export function gaveUp(what: string, attempts: number, last: unknown, hint: stri
     cause: last,
   });
 }
+
+/**
+ * A transfer's failures in a row: they start over when the transfer gets further than it ever got, and the transfer
+ * gives up (gaveUp) after `retry.attempts` of them.
+ */
+export class FailureStreak {
+  failures = 0;
+  #best: number;
+
+  constructor(
+    private readonly retry: ResolvedRetry,
+    best = 0,
+  ) {
+    this.#best = best;
+  }
+
+  /** The transfer has reached `position`: further than ever, the failures start over. */
+  reached(position: number): void {
+    if (position <= this.#best) return;
+    this.#best = position;
+    this.failures = 0;
+  }
+
+  /** A new start from byte 0 (a new upload session). */
+  restart(): void {
+    this.#best = 0;
+    this.failures = 0;
+  }
+
+  /** One more failure: how long to wait before the next attempt, or, when it was the last, `what` gave up (thrown). */
+  next(what: string, failure: unknown, hint: string): number {
+    this.failures += 1;
+    if (this.failures >= this.retry.attempts) throw gaveUp(what, this.failures, failure, hint);
+    return backoffMs(this.retry, this.failures);
+  }
+
+  /** `attempt 2 of 8`: the attempt that comes after the wait. */
+  get nextAttempt(): string {
+    return `attempt ${this.failures + 1} of ${this.retry.attempts}`;
+  }
+}
