@@ -29,8 +29,8 @@ interface Endpoint {
   neededFor: string;
   /** The detail of a "not configured" row, when more than "<setting> is not set" helps. */
   unset?: string;
-  /** The configured target, or undefined when nothing configures it. */
-  target(options: EndpointProbeOptions): string | undefined;
+  /** The configured target, or undefined when nothing configures it; default the variable `setting` names. */
+  target?(options: EndpointProbeOptions): string | undefined;
   probe(target: string, options: EndpointProbeOptions): Promise<Probe>;
 }
 
@@ -44,52 +44,67 @@ function failed(error: unknown, where: string): Probe {
 }
 
 /**
- * A probe over a bare HTTP client of its own, without retries, within the timeout: what `ask` finds, or `failed`
- * naming `where` (`onError` may read the failure first); the client closed either way.
+ * A probe through a client it opens (the area's, or a bare HTTP client): what `ask` finds, else `onError`'s reading
+ * of the failure or `failed` naming where it was; the client closed either way. `where` is named until the client
+ * says where it is (`whereOf`).
  */
-async function overHttp(
+async function probeThrough<C extends { close(): unknown }>(
+  where: string,
+  open: () => C,
+  ask: (client: C, where: string) => Promise<Probe>,
+  { whereOf, onError }: { whereOf?: (client: C) => string; onError?: (error: unknown, where: string) => Probe | undefined | Promise<Probe | undefined> } = {},
+): Promise<Probe> {
+  let client: C | undefined;
+  try {
+    client = open();
+    if (whereOf) where = whereOf(client);
+    return await ask(client, where);
+  } catch (error) {
+    return (await onError?.(error, where)) ?? failed(error, where);
+  } finally {
+    client?.close();
+  }
+}
+
+/** A probe over a bare HTTP client of its own, without retries, within the timeout (probeThrough). */
+function overHttp(
   { timeoutMs, logger }: EndpointProbeOptions,
   client: Pick<HttpClientOptions, 'baseUrl' | 'maxRedirects'>,
   where: string,
   ask: (http: HttpClient) => Promise<Probe>,
   onError?: (error: unknown) => Promise<Probe | undefined>,
 ): Promise<Probe> {
-  const http = createHttpClient({ ...client, timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
-  try {
-    return await ask(http);
-  } catch (error) {
-    return (await onError?.(error)) ?? failed(error, where);
-  } finally {
-    http.close();
-  }
+  const open = () => createHttpClient({ ...client, timeouts: timeouts(timeoutMs), retry: noRetry, ...(logger ? { logger } : {}) });
+  return probeThrough(where, open, ask, onError ? { onError } : {});
 }
 
 const secrets: Endpoint = {
   check: 'secrets service',
   setting: 'SECRETS_ADDR',
   neededFor: 'gantry secrets and KvSecret resources',
-  target: ({ env }) => env.SECRETS_ADDR || undefined,
   async probe(_target, { env, timeoutMs, logger }) {
     const { SecretsClient, SecretsError } = await import('../secrets/index.js');
     // sys/health needs no token and lives in the root namespace: the client gets neither, so it cannot send them.
     const { SECRETS_TOKEN: _token, SECRETS_NAMESPACE: _namespace, ...rest } = env;
-    let client: InstanceType<typeof SecretsClient> | undefined;
-    let where = redactUrl(env.SECRETS_ADDR ?? '');
-    try {
-      client = new SecretsClient({ maxRetries: 0, timeoutMs, ...(logger ? { logger } : {}), sources: { env: rest, pulumi: undefined } });
-      where = client.config.address;
-      const result = await client.call({ method: 'GET', path: 'sys/health', authenticated: false });
-      const health = (result.body ?? {}) as { version?: unknown };
-      return { status: 'ok', detail: `${where} answers${typeof health.version === 'string' ? ` (version ${health.version})` : ''}` };
-    } catch (error) {
-      // The health endpoint's own codes: 429, 472 and 473 are standbys (serving), 501 not initialised, 503 sealed.
-      if (error instanceof SecretsError && [429, 472, 473].includes(error.status))
-        return { status: 'ok', detail: `${where} answers (a standby, ${error.status})` };
-      if (error instanceof SecretsError && error.status === 503) return { status: 'error', detail: `${where} answers but is sealed (503)` };
-      return failed(error, where);
-    } finally {
-      client?.close();
-    }
+    return probeThrough(
+      redactUrl(env.SECRETS_ADDR ?? ''),
+      () => new SecretsClient({ maxRetries: 0, timeoutMs, ...(logger ? { logger } : {}), sources: { env: rest, pulumi: undefined } }),
+      async (client, where) => {
+        const result = await client.call({ method: 'GET', path: 'sys/health', authenticated: false });
+        const health = (result.body ?? {}) as { version?: unknown };
+        return { status: 'ok', detail: `${where} answers${typeof health.version === 'string' ? ` (version ${health.version})` : ''}` };
+      },
+      {
+        whereOf: (client) => client.config.address,
+        // The health endpoint's own codes: 429, 472 and 473 are standbys (serving), 501 not initialised, 503 sealed.
+        onError: (error, where) => {
+          if (error instanceof SecretsError && [429, 472, 473].includes(error.status))
+            return { status: 'ok', detail: `${where} answers (a standby, ${error.status})` };
+          if (error instanceof SecretsError && error.status === 503) return { status: 'error', detail: `${where} answers but is sealed (503)` };
+          return undefined;
+        },
+      },
+    );
   },
 };
 
@@ -115,7 +130,6 @@ const pageAnalysis: Endpoint = {
   check: 'page analysis API',
   setting: 'PAGEANALYSIS_BASE_URL',
   neededFor: 'gates with the api engine',
-  target: ({ env }) => env.PAGEANALYSIS_BASE_URL || undefined,
   async probe(target, options) {
     const { RUN_PATH } = await import('../analysis/remote.js');
     let base: URL;
@@ -146,31 +160,32 @@ const platform: Endpoint = {
   check: 'platform API',
   setting: 'PLATFORM_API_URL',
   neededFor: 'the platform client (commit statuses)',
-  target: ({ env }) => env.PLATFORM_API_URL || undefined,
   async probe(target, { env, timeoutMs, logger }) {
     const { PlatformClient, PlatformCredentialsError } = await import('../platform/index.js');
-    let client: InstanceType<typeof PlatformClient> | undefined;
-    let where = redactUrl(target);
-    try {
-      // GET /rate_limit, with the token the platform commands send to this platform: it costs no primary budget
-      // (RATE-EP-STATUS). No retries, no waiting on a limit.
-      client = new PlatformClient({
+    // GET /rate_limit, with the token the platform commands send to this platform: it costs no primary budget
+    // (RATE-EP-STATUS). No retries, no waiting on a limit.
+    const open = () =>
+      new PlatformClient({
         env,
         timeouts: timeouts(timeoutMs),
         limits: { serverErrorRetries: 0, rateLimitRetries: 0, maxWaitMs: 0 },
         ...(logger ? { logger } : {}),
       });
-      where = redactUrl(client.baseUrl);
-      const body = (await client.rateLimit()) as { resources?: { core?: { limit?: unknown; remaining?: unknown } } } | undefined;
-      const core = body?.resources?.core;
-      const budget = core && typeof core.remaining === 'number' ? `, core ${core.remaining}/${String(core.limit)} left` : '';
-      return { status: 'ok', detail: `${where} answers as ${client.identity.kind}${budget}` };
-    } catch (error) {
-      if (error instanceof PlatformCredentialsError) return { status: 'error', detail: `${where} refuses the token (401): renew it` };
-      return failed(error, where);
-    } finally {
-      client?.close();
-    }
+    return probeThrough(
+      redactUrl(target),
+      open,
+      async (client, where) => {
+        const body = (await client.rateLimit()) as { resources?: { core?: { limit?: unknown; remaining?: unknown } } } | undefined;
+        const core = body?.resources?.core;
+        const budget = core && typeof core.remaining === 'number' ? `, core ${core.remaining}/${String(core.limit)} left` : '';
+        return { status: 'ok', detail: `${where} answers as ${client.identity.kind}${budget}` };
+      },
+      {
+        whereOf: (client) => redactUrl(client.baseUrl),
+        onError: (error, where) =>
+          error instanceof PlatformCredentialsError ? { status: 'error', detail: `${where} refuses the token (401): renew it` } : undefined,
+      },
+    );
   },
 };
 
@@ -178,7 +193,6 @@ const authorization: Endpoint = {
   check: 'authorization server',
   setting: 'GANTRY_AUTH_URL',
   neededFor: 'gantry auth (device login)',
-  target: ({ env }) => env.GANTRY_AUTH_URL || undefined,
   async probe(target, options) {
     const { checkAuthUrl, discoverEndpoints } = await import('../auth/index.js');
     let base: string;
@@ -200,7 +214,6 @@ const contextAuthorization: Endpoint = {
   check: 'context server authorization',
   setting: 'GANTRY_MCP_AUTHORIZATION_SERVER',
   neededFor: 'gantry mcp serve (the tokens it accepts)',
-  target: ({ env }) => env.GANTRY_MCP_AUTHORIZATION_SERVER || undefined,
   async probe(target, options) {
     const { discoverAuthorizationServer } = await import('../mcp/client/discovery.js');
     // What `gantry mcp serve` reads at start: the RFC 8414 metadata, its issuer checked, and whether tokens can be checked.
@@ -227,7 +240,6 @@ const storage: Endpoint = {
   check: 'storage API',
   setting: 'STORAGE_BASE_URL',
   neededFor: 'gantry storage, Storage* resources and --report-storage',
-  target: ({ env }) => env.STORAGE_BASE_URL || undefined,
   async probe(target, options) {
     const { env, timeoutMs, logger } = options;
     const [{ createStorageTransport, storageBaseUrl }, { StorageError }] = await Promise.all([
@@ -280,25 +292,27 @@ const storage: Endpoint = {
         },
       );
     }
-    const transport = createStorageTransport({ baseUrl: base, token, retry: noRetry, timeouts: timeouts(timeoutMs), ...(logger ? { logger } : {}) });
-    try {
-      const { body } = await transport.request<{ user?: { emailAddress?: string } }>({
-        path: '/storage/v2/about',
-        searchParams: { fields: 'user(emailAddress)' },
-      });
-      return { status: 'ok', detail: `${base} answers as ${body?.user?.emailAddress ?? 'an unnamed user'}` };
-    } catch (error) {
-      if (error instanceof StorageError && error.status === 401) {
-        return {
-          status: 'error',
-          detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''})`,
-          fix: 'set a valid STORAGE_TOKEN (or unset it to use a gantry auth login)',
-        };
-      }
-      return failed(error, base);
-    } finally {
-      transport.close();
-    }
+    return probeThrough(
+      base,
+      () => createStorageTransport({ baseUrl: base, token, retry: noRetry, timeouts: timeouts(timeoutMs), ...(logger ? { logger } : {}) }),
+      async (transport) => {
+        const { body } = await transport.request<{ user?: { emailAddress?: string } }>({
+          path: '/storage/v2/about',
+          searchParams: { fields: 'user(emailAddress)' },
+        });
+        return { status: 'ok', detail: `${base} answers as ${body?.user?.emailAddress ?? 'an unnamed user'}` };
+      },
+      {
+        onError: (error) =>
+          error instanceof StorageError && error.status === 401
+            ? {
+                status: 'error',
+                detail: `${base} refuses STORAGE_TOKEN (401${error.reason ? ` ${error.reason}` : ''})`,
+                fix: 'set a valid STORAGE_TOKEN (or unset it to use a gantry auth login)',
+              }
+            : undefined,
+      },
+    );
   },
 };
 
@@ -309,7 +323,7 @@ const endpoints: readonly Endpoint[] = [secrets, registry, pageAnalysis, platfor
 export function checkEndpoints(options: EndpointProbeOptions): Promise<DoctorCheck>[] {
   return endpoints.map(async (endpoint): Promise<DoctorCheck> => {
     const common = { check: endpoint.check, kind: 'endpoint' as const, setting: endpoint.setting, neededFor: endpoint.neededFor };
-    const target = endpoint.target(options);
+    const target = endpoint.target ? endpoint.target(options) : options.env[endpoint.setting] || undefined;
     if (target === undefined) return { ...common, status: 'not configured', detail: endpoint.unset ?? `${endpoint.setting} is not set` };
     const result = await endpoint.probe(target, options);
     const setting = endpoint.settingUsed?.(options) ?? endpoint.setting;
