@@ -1,6 +1,7 @@
 // One install of a registry module in a fresh plain-node process running the compiled library (dist/), so its peak
 // RSS is gantry's alone: discovery, download location, streamed download + extraction + hash.
-// Prints { ms, bytes, hash, maxRssMb } as one JSON line. Usage: node worker.mjs <source> <version> <dest>
+// Prints { ms, bytes, hash, maxRssMb, minorFaults, majorFaults, cpuMs } as one JSON line: the faults and the CPU (user + system,
+// every thread) are the whole process's, start-up included, as `tar xzf`'s are in index.ts. Usage: node worker.mjs <source> <version> <dest>
 import { silentLogger } from '../../dist/lib/log.js';
 import { parseModuleAddress } from '../../dist/lib/registry/address.js';
 import { RegistryClient } from '../../dist/lib/registry/client.js';
@@ -15,4 +16,15 @@ const resolution = await locate(client, address, version);
 const result = await fetchSource(resolution.location, { dest, http: client.http, limits: { maxBytes: 4 * 1024 ** 3, maxDownloadBytes: 4 * 1024 ** 3 } });
 const ms = performance.now() - started;
 client.close();
-console.log(JSON.stringify({ ms, bytes: result.bytes, hash: result.hash, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+const usage = process.resourceUsage();
+console.log(
+  JSON.stringify({
+    ms,
+    bytes: result.bytes,
+    hash: result.hash,
+    maxRssMb: Math.round(usage.maxRSS / 1024),
+    minorFaults: usage.minorPageFault,
+    majorFaults: usage.majorPageFault,
+    cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000),
+  }),
+);
