@@ -12,7 +12,7 @@ import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createLogger } from '../../lib/log.js';
 import { scanJsonObject } from '../../lib/webhooks/json-scan.js';
 import { WebhookReceiver, type WebhookContext } from '../../lib/webhooks/index.js';
-import { exampleDeliveries } from './helpers/examples.js';
+import { exampleDeliveries, pushPayload } from './helpers/examples.js';
 
 const SECRET = 'large deliveries: a webhook secret';
 
@@ -200,21 +200,7 @@ describe('webhooks: large deliveries are checked without being parsed (HOOK-DEL-
         author: { name: 'Octo', email: 'octo@example.com' },
       });
       const count = Math.ceil(bytes / JSON.stringify(commit(1)).length);
-      const push: Record<string, unknown> = {
-        ref: 'refs/heads/main',
-        before: '0'.repeat(40),
-        after: '1'.repeat(40),
-        compare: 'https://platform.example/compare',
-        base_ref: null,
-        commits: Array.from({ length: count }, (_, i) => commit(i)),
-        created: false,
-        deleted: false,
-        forced: false,
-        head_commit: null,
-        pusher: { name: 'octo' },
-        repository: { id: 1, full_name: 'gantry/demo' },
-        sender: { login: 'octo' },
-      };
+      const push: Record<string, unknown> = { ...pushPayload, commits: Array.from({ length: count }, (_, i) => commit(i)) };
       change(push);
       return JSON.stringify(push);
     }

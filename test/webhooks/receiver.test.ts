@@ -9,24 +9,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createLogger } from '../../lib/log.js';
 import { MemoryQueue, WebhookReceiver, type ReceiverOptions, type WebhookContext } from '../../lib/webhooks/index.js';
+import { pushPayload } from './helpers/examples.js';
 
 const SECRET = "It's a Secret to Everybody";
-
-const pushPayload = {
-  ref: 'refs/heads/main',
-  before: '0'.repeat(40),
-  after: '1'.repeat(40),
-  compare: 'https://platform.example/compare',
-  base_ref: null,
-  commits: [],
-  created: false,
-  deleted: false,
-  forced: false,
-  head_commit: null,
-  pusher: { name: 'octo' },
-  repository: { id: 1, full_name: 'gantry/demo' },
-  sender: { login: 'octo' },
-};
 
 interface Posted {
   status: number;

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { createClient } from 'redis';
 import { ExitCode } from '../../lib/errors.js';
 import { createLogger, type Logger } from '../../lib/log.js';
@@ -25,25 +24,10 @@ import {
 } from '../../lib/webhooks/index.js';
 import { startRedis, type RedisPeer } from '../peers/redis.js';
 import { runGantryCommand, startGantryCommand, startQueueWorker, stopProcess, type Started } from './helpers/queue-processes.js';
+import { postPush, pushPayload } from './helpers/examples.js';
 
 const PASSWORD = 'queue-pass-7Hq2';
 const SECRET = "It's a Secret to Everybody";
-
-const pushPayload = {
-  ref: 'refs/heads/main',
-  before: '0'.repeat(40),
-  after: '1'.repeat(40),
-  compare: 'https://platform.example/compare',
-  base_ref: null,
-  commits: [],
-  created: false,
-  deleted: false,
-  forced: false,
-  head_commit: null,
-  pusher: { name: 'octo' },
-  repository: { id: 1, full_name: 'gantry/demo' },
-  sender: { login: 'octo' },
-};
 
 function job(id: string, event = 'push'): WebhookJob {
   return { id, event, action: undefined, hookId: '42', installationId: undefined, payload: { ...pushPayload }, receivedAt: new Date().toISOString() };
@@ -76,19 +60,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
 }
 
 async function post(url: string, id: string, options: { secret?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const body = JSON.stringify(pushPayload);
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'Platform-Hookshot/abc123',
-      'x-platform-event': 'push',
-      'x-platform-delivery': id,
-      'x-platform-hook-id': '42',
-      'x-hub-signature-256': await octokitSign(options.secret ?? SECRET, body),
-    },
-    body,
-  });
+  const response = await postPush(url, { id, secret: options.secret ?? SECRET });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 

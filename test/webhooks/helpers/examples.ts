@@ -3,7 +3,8 @@
 // (github_app_authorization → platform_app_authorization, dependabot_alert → dependency_alert) and GitHub's
 // delivery headers (X-GitHub-* → X-Platform-*, GitHub-Hookshot/ → Platform-Hookshot/). The package holds payloads
 // only (no headers), so each delivery gets the spec's headers here, with a GUID derived from the example's place.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
@@ -177,3 +178,37 @@ export const ghostUser = Object.freeze({
   type: 'User',
   site_admin: false,
 });
+
+/** A minimal push delivery's payload with every property the catalogue requires of one. */
+export const pushPayload = {
+  ref: 'refs/heads/main',
+  before: '0'.repeat(40),
+  after: '1'.repeat(40),
+  compare: 'https://platform.example/compare',
+  base_ref: null,
+  commits: [],
+  created: false,
+  deleted: false,
+  forced: false,
+  head_commit: null,
+  pusher: { name: 'octo' },
+  repository: { id: 1, full_name: 'gantry/demo' },
+  sender: { login: 'octo' },
+};
+
+/** POSTs `pushPayload` to a receiver as the platform would: the spec's headers, signed with `secret` (by @octokit/webhooks-methods). */
+export async function postPush(url: string, options: { secret: string; id?: string }): Promise<Response> {
+  const body = JSON.stringify(pushPayload);
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Platform-Hookshot/abc123',
+      'x-platform-event': 'push',
+      'x-platform-delivery': options.id ?? randomUUID(),
+      'x-platform-hook-id': '42',
+      'x-hub-signature-256': await octokitSign(options.secret, body),
+    },
+    body,
+  });
+}
