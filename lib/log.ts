@@ -4,15 +4,23 @@ import { terminalText } from './terminal-text.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
+/** What a line is about, beside its message: a delivery's GUID, a request id … (members of a JSON line; text lines leave them out). */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
 export interface Logger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
 }
+
+/** `text`: a line for people (`warn: …`); `json`: one object a line, {time, level, msg, …fields}, for a log pipeline. */
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
 export interface LoggerOptions {
   level?: LogLevel;
+  format?: LogFormat;
   write?: (line: string) => void;
 }
 
@@ -31,6 +39,14 @@ function levelFromEnvironment(write: (line: string) => void): LogLevel {
   return 'warn';
 }
 
+/** One JSON line: every string redacted, as a text line is; JSON's escaping keeps it one line. */
+function jsonLine(level: LogLevel, message: string, fields: LogFields | undefined): string {
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg: redact(message) };
+  for (const [name, value] of Object.entries(fields ?? {}))
+    if (value !== undefined && !Object.hasOwn(line, name)) line[name] = typeof value === 'string' ? redact(value) : value;
+  return JSON.stringify(line);
+}
+
 /**
  * A logger whose every line passes through redaction, then `terminalText`: a log line is one line, whatever a server
  * or a payload put in it (a line break cannot forge a second line, an escape sequence cannot drive the terminal).
@@ -39,8 +55,10 @@ function levelFromEnvironment(write: (line: string) => void): LogLevel {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const threshold = order[options.level ?? levelFromEnvironment(write)];
-  const emit = (level: LogLevel) => (message: string) => {
-    if (order[level] >= threshold) write(terminalText(redact(level === 'info' ? message : `${level}: ${message}`)));
+  const json = options.format === 'json';
+  const emit = (level: LogLevel) => (message: string, fields?: LogFields) => {
+    if (order[level] < threshold) return;
+    write(json ? jsonLine(level, message, fields) : terminalText(redact(level === 'info' ? message : `${level}: ${message}`)));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
@@ -49,7 +67,7 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 
 /** One logger that writes each line to every one given, in order (the context server: its log and the caller). */
 export function teeLogger(...loggers: Logger[]): Logger {
-  const each = (level: keyof Logger) => (message: string) => loggers.forEach((logger) => logger[level](message));
+  const each = (level: keyof Logger) => (message: string, fields?: LogFields) => loggers.forEach((logger) => logger[level](message, fields));
   return { debug: each('debug'), info: each('info'), warn: each('warn'), error: each('error') };
 }
 
