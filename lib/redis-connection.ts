@@ -18,6 +18,7 @@ export interface RedisConnection {
   scriptLoad(script: string): Promise<string>;
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   hmGet(key: string, fields: string[]): Promise<Array<string | null>>;
+  zCard(key: string): Promise<number>;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
 }
 

@@ -11,8 +11,11 @@ export type WaitNotice =
   | { kind: 'answer'; host: string; afterMs: number; givesUpAt: number; attempt?: number; attempts?: number }
   /** An attempt failed; the next one goes at `at` (epoch ms). */
   | { kind: 'retry'; host: string; reason: string; at: number; delayMs: number; attempt: number; attempts: number }
-  /** A rate limit is spent: nothing for `what` is sent until `until` (epoch ms). */
-  | { kind: 'rate-limit'; what: string; until: number };
+  /**
+   * A rate limit is spent: nothing for `what` is sent until `until` (epoch ms); `limit` which one, `refused` when the
+   * platform refused a request (403/429) rather than the client holding back.
+   */
+  | { kind: 'rate-limit'; what: string; until: number; limit?: 'primary' | 'secondary'; refused?: boolean };
 
 /** An attempt without an answer for this long is told. */
 export const answerNoticeMs = 10_000;

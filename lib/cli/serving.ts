@@ -5,7 +5,10 @@ import { devPort, devServers, type DevContext, type DevServer } from '../../devs
 import type { Command } from 'commander';
 import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
-import { getLogger } from '../log.js';
+import { createLogger, getLogger, LOG_FORMATS, LOG_LEVELS, setLogger, type LogFormat, type Logger, type LogLevel } from '../log.js';
+// Types only: prom-client loads when a server starts (startOps), not for every command.
+import type { OpsHandler, OpsPaths, ServerKind, ServerOps } from '../ops/index.js';
+import { onWait } from '../waits.js';
 import { isLoopbackHost } from '../loopback.js';
 import { examplesDir } from '../paths.js';
 import { onStdoutReaderGone } from './reader-gone.js';
@@ -128,12 +131,96 @@ export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
 }
 
 /** A `--port` value: a whole number from 0 (any free port) to 65535. */
-export function checkPortFlag(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
+export function checkPortFlag(raw: string, flag = '--port'): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`${flag} must be an integer from 0 to 65535, got "${raw}"`);
   return Number(raw);
 }
 
 /** The port a dev server alone listens on: `--port`, else its variable (GANTRY_DEV_…_PORT), else its default. */
 export function devServerPort(flag: string | undefined, variable: string, fallback: number): number {
   return flag !== undefined ? checkPortFlag(flag) : devPort(variable, fallback).port;
+}
+
+/** The flags every long-running server takes for its ops endpoints and its log (`addOpsOptions`). */
+export interface OpsFlags {
+  metricsPort?: string;
+  metricsHost: string;
+  healthPath: string;
+  readyPath: string;
+  metricsPath: string;
+  logFormat?: string;
+  logLevel?: string;
+}
+
+/**
+ * Adds the ops flags: where /healthz, /readyz and /metrics are (on the server's own port, or `--metrics-port`), and
+ * the log's format and level. `ownPort`: the server has a port of its own to serve them on (the worker has none).
+ */
+export function addOpsOptions(command: Command, ownPort: boolean): Command {
+  return command
+    .option(
+      '--metrics-port <port>',
+      ownPort
+        ? 'serve the health, readiness and metrics endpoints on this port instead of the public one (0 = any free port)'
+        : 'serve the health, readiness and metrics endpoints on this port (0 = any free port; none without it)',
+    )
+    .option('--metrics-host <address>', 'the address --metrics-port listens on', '127.0.0.1')
+    .option('--health-path <path>', 'liveness: 200 while the process runs', '/healthz')
+    .option('--ready-path <path>', "readiness: each check's state, 503 while one fails or while stopping", '/readyz')
+    .option('--metrics-path <path>', 'metrics in the Prometheus text format', '/metrics')
+    .option('--log-format <format>', 'json (one object a line) or text; default json when stdout is not a terminal')
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default GANTRY_LOG, else warn; debug with --verbose)`);
+}
+
+/** The ops paths of the flags, checked: plain paths, distinct, none of them one the server answers (`taken`). */
+export function opsPathsOf(flags: OpsFlags, taken: readonly string[]): OpsPaths {
+  const paths: OpsPaths = { health: flags.healthPath, ready: flags.readyPath, metrics: flags.metricsPath };
+  const named: Array<[string, string]> = [
+    ['--health-path', paths.health],
+    ['--ready-path', paths.ready],
+    ['--metrics-path', paths.metrics],
+  ];
+  for (const [flag, path] of named) {
+    if (!/^\/[A-Za-z0-9\-._~/]*$/.test(path)) throw new UsageError(`${flag} must be a plain path such as /healthz, got "${path.slice(0, 60)}"`);
+    if (taken.includes(path) || named.filter(([, other]) => other === path).length > 1)
+      throw new UsageError(`${flag} ${path} is a path the server already answers`, {
+        hint: 'give each endpoint a path of its own, off the webhook and MCP paths',
+      });
+  }
+  return paths;
+}
+
+/** A server's logger as its flags ask: --log-format (json when stdout is not a terminal), --log-level (else --verbose, GANTRY_LOG). */
+export function serverLogger(flags: OpsFlags, verbose: boolean): Logger {
+  const format = flags.logFormat ?? (process.stdout.isTTY ? 'text' : 'json');
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--log-format must be json or text, got "${format.slice(0, 20)}"`);
+  const level = flags.logLevel?.toLowerCase() ?? (verbose ? 'debug' : undefined);
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${level.slice(0, 20)}"`);
+  const logger = createLogger({ format: format as LogFormat, ...(level !== undefined ? { level: level as LogLevel } : {}) });
+  setLogger(logger);
+  return logger;
+}
+
+/** The ops endpoints of a server: answered in front of its routes (`handle`), or on `--metrics-port` (then `handle` answers nothing). */
+export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<{ handle: OpsHandler; metricsPort: number | undefined; close(): Promise<void> }> {
+  const { opsHandler, startOpsServer } = await import('../ops/index.js');
+  const handle = opsHandler(ops);
+  if (flags.metricsPort === undefined) return { handle, metricsPort: undefined, close: () => Promise.resolve() };
+  const port = checkPortFlag(flags.metricsPort, '--metrics-port');
+  const own = await listenAsAsked({ host: flags.metricsHost, port, portFlag: '--metrics-port' }, () => startOpsServer(handle, flags.metricsHost, port));
+  return { handle: () => false, metricsPort: own.port, close: () => own.close() };
+}
+
+/**
+ * A server's health and metrics (lib/ops), with the platform's rate-limit waits counted (lib/waits.ts: the holds
+ * announced, the platform's refusals); `stop` stops counting.
+ */
+export async function serverOps(kind: ServerKind, paths: OpsPaths): Promise<ServerOps & { stop(): void }> {
+  const { Health, ServerMetrics } = await import('../ops/index.js');
+  const metrics = new ServerMetrics(kind);
+  const stop = onWait((notice) => {
+    if (notice.kind === 'rate-limit' && notice.limit) metrics.rateLimitWait(notice.limit, notice.until - Date.now(), notice.refused === true);
+  });
+  return { health: new Health(), metrics, paths, stop };
 }

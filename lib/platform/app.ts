@@ -257,6 +257,11 @@ export class PlatformApp {
     return found;
   }
 
+  /** The app's own client and every installation's made so far: whose budgets the metrics read. */
+  get clientsInUse(): PlatformClient[] {
+    return [this.appClient, ...this.clients.values()];
+  }
+
   /** What logging the app shows: its id and address, never a key, JWT or token. */
   toJSON(): Record<string, unknown> {
     return { appId: this.appId, baseUrl: this.baseUrl, installations: [...this.clients.keys()] };

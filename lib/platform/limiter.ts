@@ -146,7 +146,7 @@ export class Limiter {
                 : result.scope === 'creation'
                   ? 'content creation'
                   : `the platform's ${result.scope}`;
-          announceWait({ kind: 'rate-limit', what, until: result.retryAt });
+          announceWait({ kind: 'rate-limit', what, until: result.retryAt, limit: result.scope === 'resource' ? 'primary' : 'secondary' });
         }
         waiter.reason = result.reason;
         const scope = blockedScope(waiter.reservation, result.scope);

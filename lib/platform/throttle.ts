@@ -185,7 +185,7 @@ export function throttle(settings: ThrottleSettings): Throttle {
         if (observation && observation.resource !== reservation.resource) await store.hold(reservation.identity, `resource:${observation.resource}`, until);
       }
       const what = kind === 'secondary' ? reservation.endpoint : `the ${reservation.resource} resource`;
-      const said = announceWait({ kind: 'rate-limit', what, until });
+      const said = announceWait({ kind: 'rate-limit', what, until, limit: kind, refused: true });
       // Said once: to whoever listens to the waits (the command), else in the log.
       const line = `platform: ${shown} hit the ${kind} rate limit (${status}); holding ${what} for ${duration(waitMs)} (${why}), retry ${limitRetries} of ${limits.rateLimitRetries}`;
       if (said) logger.info(line);

@@ -44,6 +44,8 @@ export interface JobQueue {
   process(runner: JobRunner): void;
   /** Stops taking jobs and waits for the running ones (at most `timeoutMs`). */
   close(timeoutMs?: number): Promise<void>;
+  /** Jobs waiting and running now (the metrics' queue gauge). */
+  counts?(): Promise<{ waiting: number; running: number }>;
 }
 
 export interface MemoryQueueOptions {
@@ -174,6 +176,10 @@ export class MemoryQueue implements JobQueue {
   /** Jobs waiting or running, for status lines and tests. */
   get pending(): number {
     return this.waiting.length + this.running.size;
+  }
+
+  counts(): Promise<{ waiting: number; running: number }> {
+    return Promise.resolve({ waiting: this.waiting.length, running: this.running.size });
   }
 
   private entry(id: string): Entry | undefined {

@@ -123,6 +123,7 @@ export class WebhookReceiver {
   private readonly handlers = new Map<string, WebhookHandler[]>();
   private readonly errorHandlers: Array<(error: Error, context: { id: string; event: string; action: string | undefined }) => void> = [];
   private readonly deliveryListeners: Array<(record: DeliveryRecord) => void> = [];
+  private readonly jobListeners: Array<(job: WebhookJob, outcome: 'done' | 'failed', ms: number) => void> = [];
   private readonly readPayload: (request: IncomingMessage, checkOnly: boolean) => Promise<DeliveryPayload>;
   /** Per event: whether its deliveries need no job (needsNoJob); forgotten when a handler is added. */
   private readonly noJobEvents = new Map<string, boolean>();
@@ -165,7 +166,16 @@ export class WebhookReceiver {
    * made, for a receiver made with `work: false` that is to work once its queue is known to answer.
    */
   startWorking(): this {
-    this.queue.process((job, context) => this.run(job, context));
+    this.queue.process(async (job, context) => {
+      const started = Date.now();
+      let outcome: 'done' | 'failed' = 'failed';
+      try {
+        await this.run(job, context);
+        outcome = 'done';
+      } finally {
+        for (const listener of this.jobListeners) listener(job, outcome, Date.now() - started);
+      }
+    });
     this.working = true;
     return this;
   }
@@ -234,7 +244,7 @@ export class WebhookReceiver {
     try {
       recorded = (this.queue as MemoryQueue).record(id);
     } catch (error) {
-      this.logger.error(`webhook ${id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`webhook ${id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`, { delivery: id });
       return this.answer(
         response,
         started,
@@ -275,6 +285,13 @@ export class WebhookReceiver {
     return this;
   }
 
+  /** Told of every job this receiver's handlers ran (startWorking): its outcome and milliseconds, for the metrics. */
+  onJob(listener: (job: WebhookJob, outcome: 'done' | 'failed', ms: number) => void): this {
+    expectFunction('WebhookReceiver.onJob', 'listener', listener, 'a function (job, outcome, ms) => …');
+    this.jobListeners.push(listener);
+    return this;
+  }
+
   /** Told of every delivery answered: the line `gantry hooks serve` logs. */
   onDelivery(listener: (record: DeliveryRecord) => void): this {
     expectFunction('WebhookReceiver.onDelivery', 'listener', listener, 'a function (record) => …');
@@ -305,7 +322,7 @@ export class WebhookReceiver {
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
         errors.push(failure);
-        this.logger.error(`webhook ${job.id} (${job.event}${job.action ? `.${job.action}` : ''}): a handler failed: ${failure.message}`);
+        this.logger.error(`webhook ${job.id} (${job.event}${job.action ? `.${job.action}` : ''}): a handler failed: ${failure.message}`, { delivery: job.id });
         for (const listener of this.errorHandlers) {
           try {
             listener(failure, { id: job.id, event: job.event, action: job.action });
@@ -396,7 +413,8 @@ export class WebhookReceiver {
     const action = typeof delivery.payload.action === 'string' ? delivery.payload.action : undefined;
     const base = { id: delivery.id, event: delivery.event, action };
     if (!check.ok) return this.answer(response, started, 400, { message: check.message }, { ...base, outcome: 'invalid-payload' });
-    if (check.ghostSender) this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`);
+    if (check.ghostSender)
+      this.logger.debug(`webhook ${delivery.id}: the sender is the ghost placeholder (no user could be resolved)`, { delivery: delivery.id });
     // No handler here for it, and the jobs run here: nothing to run, so no job — only the GUID is recorded (a
     // redelivery is answered as one), at a fraction of a job's cost (its timers, abort signal, promises). A payload
     // that was only checked (checkOnly) never goes further than this.
@@ -419,7 +437,7 @@ export class WebhookReceiver {
     try {
       added = await this.queue.add(job);
     } catch (error) {
-      this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`webhook ${delivery.id}: the queue refused it: ${error instanceof Error ? error.message : String(error)}`, { delivery: delivery.id });
       return this.answer(
         response,
         started,

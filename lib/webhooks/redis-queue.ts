@@ -451,6 +451,15 @@ export class RedisQueue implements JobQueue {
     return this.running.size;
   }
 
+  /** Jobs whose worker died mid-job, found by this process: put back to run again (`retried`) or failed. */
+  readonly reclaimed = { retried: 0, failed: 0 };
+
+  /** Jobs waiting and running in the whole queue (every receiver's and worker's). */
+  async counts(): Promise<{ waiting: number; running: number }> {
+    const [waiting, running] = await this.call((client) => Promise.all([client.zCard(`${this.prefix}ready`), client.zCard(`${this.prefix}active`)]));
+    return { waiting: Number(waiting), running: Number(running) };
+  }
+
   /** A job this worker holds goes back to the queue at once (aborted here), its start not counted. */
   private async giveBack(held: Held): Promise<void> {
     held.lost = true;
@@ -462,7 +471,7 @@ export class RedisQueue implements JobQueue {
         [held.id, held.token],
         'the job was not given back',
       );
-      this.logger.warn(`webhook ${held.id}: still running when the queue closed; given back to the queue for another worker`);
+      this.logger.warn(`webhook ${held.id}: still running when the queue closed; given back to the queue for another worker`, { delivery: held.id });
     } catch (error) {
       this.logger.warn(
         `webhook ${held.id}: still running when the queue closed; its lease runs out within ${this.leaseMs} ms and another worker takes it (${(error as Error).message})`,
@@ -633,9 +642,12 @@ export class RedisQueue implements JobQueue {
     )) as [number, string, string, number, number, number, Array<[string, string, number]>];
     const [taken, id, text, attempts, nextReady, nextLease, notes] = reply;
     for (const [guid, what, n] of notes ?? []) {
+      this.reclaimed[what === 'retry' ? 'retried' : 'failed'] += 1;
       if (what === 'retry')
-        this.logger.warn(`webhook ${guid}: the worker running it stopped (its lease ran out); it runs again in ${Math.round(Number(n) / 100) / 10} s`);
-      else this.logger.error(`webhook ${guid}: its worker stopped mid-job ${n} times; failed (a redelivery runs it again)`);
+        this.logger.warn(`webhook ${guid}: the worker running it stopped (its lease ran out); it runs again in ${Math.round(Number(n) / 100) / 10} s`, {
+          delivery: guid,
+        });
+      else this.logger.error(`webhook ${guid}: its worker stopped mid-job ${n} times; failed (a redelivery runs it again)`, { delivery: guid });
     }
     let job: WebhookJob | undefined;
     if (Number(taken) === 1) {
@@ -695,7 +707,9 @@ export class RedisQueue implements JobQueue {
           [this.prefix, held.id, held.token, state, error, this.remember],
         );
         if (Number(recorded) !== 1) {
-          this.logger.warn(`webhook ${held.id}: finished here (${state}) after another worker had taken it over (this worker's lease ran out); not recorded`);
+          this.logger.warn(`webhook ${held.id}: finished here (${state}) after another worker had taken it over (this worker's lease ran out); not recorded`, {
+            delivery: held.id,
+          });
         } else if ([...this.waiters].some((waiter) => waiter.id === held.id)) {
           // Waiters in this process learn it now, whether or not the channel's message comes.
           const full = await this.outcome(held.id).catch(() => undefined);
@@ -749,7 +763,7 @@ export class RedisQueue implements JobQueue {
   private lose(held: Held, why: string): void {
     if (held.lost) return;
     held.lost = true;
-    this.logger.error(`webhook ${held.id}: ${why}; its handlers are aborted here`);
+    this.logger.error(`webhook ${held.id}: ${why}; its handlers are aborted here`, { delivery: held.id });
     held.controller.abort(new Error(`the job's lease was lost: ${why}`));
   }
 }

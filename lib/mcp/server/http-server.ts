@@ -50,6 +50,18 @@ export interface ContextServerOptions {
    * loopback address; any other Origin is refused (403).
    */
   allowedOrigins?: readonly string[];
+  /** Answers the requests it takes (the ops endpoints: /healthz, /readyz, /metrics) before the server's own routes. */
+  opsHandler?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Told of each MCP request's tool and outcome, each authorization refusal's reason, each JWKS fetch (the metrics). */
+  observer?: ContextServerObserver;
+}
+
+export interface ContextServerObserver {
+  /** `tool`: the tool called, else the JSON-RPC method (or `-`); `outcome`: ok, refused, bad-request, error. */
+  request?(tool: string, outcome: string): void;
+  /** no-token, malformed, expired, wrong-audience, invalid-token, insufficient-scope, unavailable. */
+  refusal?(reason: string): void;
+  keysFetched?(): void;
 }
 
 export interface ContextServer {
@@ -59,6 +71,8 @@ export interface ContextServer {
   resource: string;
   resourceMetadataUrl: string;
   authorizationServer: string | undefined;
+  /** Resolves once the authorization server's keys are held (none needed without authorization); throws when they cannot be fetched. */
+  keysReady(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -118,6 +132,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         resource,
         ...(options.clockToleranceSeconds !== undefined ? { clockToleranceSeconds: options.clockToleranceSeconds } : {}),
         ...(options.introspection ? { introspection: options.introspection } : {}),
+        ...(options.observer?.keysFetched ? { onKeysFetched: () => options.observer!.keysFetched!() } : {}),
       })
     : undefined;
   const tools = options.tools ?? TOOLS;
@@ -136,6 +151,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
   });
 
   const refuse = (res: ServerResponse, refusal: Refusal) => {
+    options.observer?.refusal?.(refusalReason(refusal));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
     if (refusal.status === 401 || refusal.status === 403 || refusal.error === 'invalid_request')
       headers['www-authenticate'] = challenge(refusal, resourceMetadataUrl);
@@ -206,6 +222,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         return;
       }
       body = read.value;
+      calledTool.set(req, toolOf(body));
       if (token) {
         const needed = scopesNeeded(body, tools);
         const missing = needed.filter((scope) => !token.scopes.includes(scope));
@@ -231,10 +248,17 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     await transport.handleRequest(req, res, body);
   };
 
+  const calledTool = new WeakMap<IncomingMessage, string>();
+  let requests = 0;
   listener.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (options.opsHandler?.(req, res)) return;
     const started = Date.now();
     const target = new URL(req.url ?? '/', 'http://localhost');
-    res.on('close', () => logger.debug(`mcp: ${req.method} ${target.pathname} ${res.statusCode} ${Date.now() - started}ms`));
+    const request = (requests += 1).toString(36);
+    res.on('close', () => {
+      logger.debug(`mcp: ${req.method} ${target.pathname} ${res.statusCode} ${Date.now() - started}ms`, { request });
+      if (target.pathname === path || target.pathname === `${path}/`) options.observer?.request?.(calledTool.get(req) ?? '-', outcomeOf(res.statusCode));
+    });
     const work = async () => {
       if (prmPaths.has(target.pathname) && authOn) {
         if (req.method === 'OPTIONS') return void res.writeHead(204, corsHeaders()).end();
@@ -260,6 +284,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     resource,
     resourceMetadataUrl,
     authorizationServer: issuer,
+    keysReady: () => validator?.keysReady() ?? Promise.resolve(),
     stop: () =>
       new Promise<void>((resolve) => {
         listener.close(() => {
@@ -285,6 +310,32 @@ export function scopesNeeded(body: unknown, tools: readonly ToolDefinition[] = T
     if (tool) scopes.add(tool.scope);
   }
   return [...scopes];
+}
+
+/** The tool a message calls, else its JSON-RPC method (the first of a batch), for the metrics: only names of the catalogue or the protocol. */
+function toolOf(body: unknown): string {
+  const first: unknown = Array.isArray(body) ? body[0] : body;
+  if (!first || typeof first !== 'object') return '-';
+  const { method, params } = first as { method?: unknown; params?: { name?: unknown } };
+  if (method === 'tools/call') return typeof params?.name === 'string' && TOOLS.some((tool) => tool.name === params.name) ? params.name : 'unknown-tool';
+  return typeof method === 'string' && /^[a-z/_]{1,40}$/.test(method) ? method : '-';
+}
+
+function outcomeOf(status: number): string {
+  if (status < 400) return 'ok';
+  if (status === 401 || status === 403) return 'refused';
+  return status < 500 ? 'bad-request' : 'error';
+}
+
+/** Why authorization refused, as a metric's label. */
+function refusalReason(refusal: Refusal): string {
+  if (refusal.status === 503) return 'unavailable';
+  if (refusal.error === 'insufficient_scope') return 'insufficient-scope';
+  if (refusal.error === 'invalid_request') return 'malformed';
+  if (refusal.error === undefined) return 'no-token';
+  if (/expired/.test(refusal.description)) return 'expired';
+  if (/audience/.test(refusal.description)) return 'wrong-audience';
+  return 'invalid-token';
 }
 
 /** What an allowed cross-origin page gets on every answer of the endpoint. */

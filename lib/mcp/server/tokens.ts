@@ -43,6 +43,8 @@ export interface TokenValidatorOptions {
   /** Clock skew allowed on exp/nbf/iat, in seconds (default 60). */
   clockToleranceSeconds?: number;
   now?: () => number;
+  /** Told after each fetch of the JWKS (the metrics count them). */
+  onKeysFetched?: () => void;
 }
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -55,6 +57,8 @@ const MAX_CACHED = 10_000;
 
 export interface TokenValidator {
   validate(token: string): Promise<TokenInfo>;
+  /** Resolves once the authorization server's keys are held (fetched now if not yet); throws when they cannot be. */
+  keysReady(): Promise<void>;
 }
 
 export function createTokenValidator(options: TokenValidatorOptions): TokenValidator {
@@ -75,6 +79,7 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
           throw new InvalidTokenError(`the authorization server's JWKS (${answer.status}) is not a key set`);
         keys = createLocalJWKSet(answer.json as unknown as JSONWebKeySet);
         keysFetchedAt = now();
+        options.onKeysFetched?.();
       } finally {
         loading = undefined;
       }
@@ -160,6 +165,10 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
       if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
       cache.set(key, { info, until });
       return info;
+    },
+    async keysReady() {
+      // A server that only introspects has no keys to hold.
+      if (!keys && typeof metadata.jwks_uri === 'string') await loadKeys();
     },
   };
 }

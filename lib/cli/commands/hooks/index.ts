@@ -14,7 +14,9 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { untilInterrupted } from '../../serving.js';
+import { addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import type { PlatformApp } from '../../../platform/index.js';
+import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
 
 const SECRET_HELP = `The webhook secret is read from GANTRY_WEBHOOK_SECRET, and while rotating also from GANTRY_WEBHOOK_SECRETS
@@ -31,7 +33,7 @@ stops at once (those jobs go to another worker when their lease runs out).`;
 /** How long a stopping receiver or worker lets its running jobs finish: the job timeout, after which they are aborted anyway. */
 const SHUTDOWN_MS = 10 * 60_000;
 
-interface ServeFlags {
+interface ServeFlags extends OpsFlags {
   port: string;
   host: string;
   path: string;
@@ -43,7 +45,7 @@ interface ServeFlags {
   securityEvents?: string;
 }
 
-interface WorkerFlags {
+interface WorkerFlags extends OpsFlags {
   config?: string;
   queue?: string;
   concurrency: string;
@@ -91,7 +93,8 @@ async function registerGates(
   configFlag: string | undefined,
   context: CliContext,
   json: boolean,
-): Promise<{ config: HooksConfig | undefined; closeApp: () => void }> {
+  gateTimed?: (decision: string, ms: number) => void,
+): Promise<{ config: HooksConfig | undefined; closeApp: () => void; app?: PlatformApp }> {
   const { existsSync } = await import('node:fs');
   const configFile = configFlag ?? (existsSync('gantry.hooks.json') ? 'gantry.hooks.json' : undefined);
   // The gates load lib/analysis: only when there is a configuration or an app to use them.
@@ -123,25 +126,33 @@ async function registerGates(
     throw error;
   }
   const rules = config ?? parseHooksConfig({}, 'gantry.hooks.json (none found)');
-  receiver.on(
-    'deployment_protection_rule.requested',
-    deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
-      const line = {
-        at: new Date().toISOString(),
-        delivery: job.id,
-        environment: decision.environment,
-        decision: decision.state,
-        gate: decision.gate?.status ?? null,
-      };
-      if (json) context.out.line(JSON.stringify(line));
-      else
-        context.out.line(
-          `${line.at} deployment to ${terminalText(decision.environment)} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${terminalText(job.id)}`,
-        );
-    }),
-  );
+  const decisions = new Map<string, string>();
+  const protection = deploymentProtection({ config: rules, app, logger: context.logger }, (decision, job) => {
+    decisions.set(job.id, decision.state);
+    const line = {
+      at: new Date().toISOString(),
+      delivery: job.id,
+      environment: decision.environment,
+      decision: decision.state,
+      gate: decision.gate?.status ?? null,
+    };
+    if (json) context.out.line(JSON.stringify(line));
+    else
+      context.out.line(
+        `${line.at} deployment to ${terminalText(decision.environment)} ${decision.state}${decision.gate ? ` (gate ${decision.gate.status})` : ''} — delivery ${terminalText(job.id)}`,
+      );
+  });
+  receiver.on('deployment_protection_rule.requested', async (job) => {
+    const started = Date.now();
+    try {
+      await protection(job);
+    } finally {
+      gateTimed?.(decisions.get(job.id) ?? 'error', Date.now() - started);
+      decisions.delete(job.id);
+    }
+  });
   if (rules.deploymentStatus.gate) receiver.on('deployment_status', deploymentStatusGate({ config: rules, app, logger: context.logger }));
-  return { config, closeApp };
+  return { config, closeApp, app };
 }
 
 /** Checks that a Redis queue answers before taking work (exit 3 when it does not); closes it and the app then. */
@@ -155,6 +166,42 @@ async function queueReady(queue: JobQueue, closeApp: () => void): Promise<void> 
     closeApp();
     throw error;
   }
+}
+
+/**
+ * The health checks and metrics of a receiver or worker: the configuration (loaded by now), the Redis of the queue
+ * and of the shared rate-limit budgets when they are used; the queue's counts and the app's budgets read at each scrape.
+ */
+async function hooksOps(kind: ServerKind, flags: OpsFlags, taken: string[], queue: JobQueue): Promise<ServerOps & { stop(): void }> {
+  const ops = await serverOps(kind, opsPathsOf(flags, taken));
+  ops.health.check('configuration', () => {});
+  const { RedisQueue } = await import('../../../webhooks/index.js');
+  if (queue instanceof RedisQueue)
+    ops.health.check('queue-redis', async () => {
+      await queue.counts();
+    });
+  const limitsUrl = process.env.GANTRY_PLATFORM_LIMITS_URL?.trim();
+  if (limitsUrl) {
+    const { budgetStoreFor } = await import('../../../platform/index.js');
+    ops.health.check('platform-limits-redis', async () => {
+      await budgetStoreFor(limitsUrl).snapshot('gantry-readiness', Date.now());
+    });
+  }
+  if (queue.counts) ops.metrics.readQueue({ counts: () => queue.counts!(), ...(queue instanceof RedisQueue ? { reclaimed: queue.reclaimed } : {}) });
+  return ops;
+}
+
+/** The app's rate-limit budgets in the metrics: every client it made (the app's own, each installation's), read at each scrape. */
+function readAppBudgets(ops: ServerOps, app: PlatformApp | undefined): void {
+  if (app)
+    ops.metrics.readBudgets(() =>
+      Promise.all(
+        app.clientsInUse.map(async (client) => {
+          const budgets = await client.budgets();
+          return { identity: `${budgets.identity.kind}:${budgets.identity.key.slice(0, 8)}`, resources: budgets.kept.resources };
+        }),
+      ),
+    );
 }
 
 function parsePort(text: string): number {
@@ -197,7 +244,7 @@ export function register(program: Command, context: CliContext): void {
     .description("receive the platform's webhooks: deployment protection rules decided by gates, signatures checked")
     .addHelpText('after', `\n${SECRET_HELP}`);
 
-  hooks
+  const serve = hooks
     .command('serve')
     .description('receive webhooks on http://<host>:<port><path>, verify each delivery, and answer deployment protection rules with a gate')
     .option('--port <port>', 'port to listen on (0 = any free port)', '3000')
@@ -211,7 +258,9 @@ export function register(program: Command, context: CliContext): void {
     .option(
       '--security-events <path>',
       "also take the authorization server's security events (RFC 8935 pushes) at this path: verified against GANTRY_AUTH_URL's keys for GANTRY_OAUTH_CLIENT_ID, they drop the stored gantry auth logins of the account they name",
-    )
+    );
+  addOpsOptions(serve, true);
+  serve
     .addHelpText(
       'after',
       `
@@ -229,7 +278,8 @@ ${QUEUE_HELP}
 ${SECRET_HELP}`,
     )
     .action(async (flags: ServeFlags, command: Command) => {
-      const { json } = context.globals(command);
+      const { json, verbose } = context.globals(command);
+      const serving: CliContext = { ...context, logger: serverLogger(flags, verbose) };
       const port = parsePort(flags.port);
       if (!flags.path.startsWith('/') || /[?#\s]/.test(flags.path)) throw usage(`--path must be a path such as /hooks, got "${flags.path.slice(0, 60)}"`);
       const queueUrl = queueAddress(flags.queue);
@@ -248,13 +298,24 @@ ${SECRET_HELP}`,
       const securityEvents =
         flags.securityEvents === undefined
           ? undefined
-          : await (await import('./security-events.js')).securityEventsRoute(process.env, context.logger, (line) => context.out.line(line));
+          : await (await import('./security-events.js')).securityEventsRoute(process.env, serving.logger, (line) => serving.out.line(line));
       const { WebhookReceiver, webhookQueueFor } = await import('../../../webhooks/index.js');
-      const queue = webhookQueueFor(queueUrl, { concurrency, logger: context.logger });
+      const queue = webhookQueueFor(queueUrl, { concurrency, logger: serving.logger });
       // The receiver runs the handlers itself (work) once the queue is known to answer, below.
-      const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: context.logger, queue, work: false });
-      const { config, closeApp } = await registerGates(receiver, flags.config, context, json);
+      const receiver = new WebhookReceiver({ allowSha1: flags.sha1, logger: serving.logger, queue, work: false });
+      const ops = await hooksOps('hooks-serve', flags, [flags.path, ...(flags.securityEvents !== undefined ? [flags.securityEvents] : [])], queue);
+      const { config, closeApp, app } = await registerGates(receiver, flags.config, serving, json, (decision, ms) =>
+        ops.metrics.gateSeconds.observe({ decision }, ms / 1000),
+      );
+      readAppBudgets(ops, app);
       await queueReady(queue, closeApp);
+      receiver.onDelivery((record) => ops.metrics.delivery(record));
+      receiver.onJob((job, outcome, ms) => ops.metrics.job(job.event, outcome, ms));
+      const opsServing = await startOps(flags, ops).catch(async (error: unknown) => {
+        await receiver.close(0);
+        closeApp();
+        throw error;
+      });
       if (flags.work) receiver.startWorking();
       // The delivery lines go out together, one write (one system call) for up to 64 lines or 10 ms, whichever comes
       // first, and whatever is left when the process exits: a write per delivery (or per turn of the event loop,
@@ -268,7 +329,7 @@ ${SECRET_HELP}`,
         if (pendingLines.length === 0) return;
         const text = pendingLines.join('\n');
         pendingLines = [];
-        context.out.line(text);
+        serving.out.line(text);
       };
       process.once('exit', flushLines);
       // The time as text once per millisecond, not once per delivery: under load several share one.
@@ -290,12 +351,14 @@ ${SECRET_HELP}`,
         else flushTimer ??= setTimeout(flushLines, 10);
       });
       const listener = receiver.middleware({ path: flags.path });
-      const server = createServer((request, response) =>
-        listener(request, response, () => {
-          if (securityEvents && request.url?.split('?')[0] === flags.securityEvents) return securityEvents.handle(request, response);
-          response.writeHead(404, { 'content-type': 'application/json' });
-          response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
-        }),
+      const server = createServer(
+        (request, response) =>
+          opsServing.handle(request, response) ||
+          listener(request, response, () => {
+            if (securityEvents && request.url?.split('?')[0] === flags.securityEvents) return securityEvents.handle(request, response);
+            response.writeHead(404, { 'content-type': 'application/json' });
+            response.end(`${JSON.stringify({ message: `deliveries go to ${flags.path}` })}\n`);
+          }),
       );
       server.requestTimeout = 60_000;
       try {
@@ -317,6 +380,7 @@ ${SECRET_HELP}`,
         await receiver.close(0);
         closeApp();
         securityEvents?.close();
+        await opsServing.close();
         throw error;
       }
       const address = server.address();
@@ -329,27 +393,34 @@ ${SECRET_HELP}`,
           : `queue ${redactUrl(queueUrl)}, ${flags.work ? `handlers run here too, ${concurrency} at once` : 'handlers run by workers'}`;
       // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
       const listening = `http://${host}:${actualPort}${flags.path}`;
-      if (securityEvents) context.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
-      if (json) context.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments }));
+      if (securityEvents) serving.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
+      const metrics = `http://${opsServing.metricsPort === undefined ? `${host}:${actualPort}` : `${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${opsServing.metricsPort}`}${ops.paths.metrics}`;
+      if (!json) serving.out.note(`metrics on ${metrics}, readiness on ${metrics.slice(0, -ops.paths.metrics.length)}${ops.paths.ready}`);
+      if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics }));
       else
-        context.out.line(
+        serving.out.line(
           `receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
         );
       await untilInterrupted(async () => {
-        context.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
+        serving.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
+        ops.health.drain();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await receiver.close(SHUTDOWN_MS);
         closeApp();
         securityEvents?.close();
+        ops.stop();
+        await opsServing.close();
       });
     });
 
-  hooks
+  const worker = hooks
     .command('worker')
     .description('run the handlers of deliveries queued in Redis by gantry hooks serve (on this machine or others)')
     .option('--queue <url>', 'the Redis queue the receivers use, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')
     .option('--config <file>', "the environments' gates (default: gantry.hooks.json in the current folder, when it exists)")
-    .option('--concurrency <n>', 'jobs this worker runs at once', '4')
+    .option('--concurrency <n>', 'jobs this worker runs at once', '4');
+  addOpsOptions(worker, false);
+  worker
     .addHelpText(
       'after',
       `
@@ -361,7 +432,8 @@ The worker needs no webhook secret (the receivers verified the deliveries); depl
 app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_KEY), the platform at PLATFORM_API_URL.`,
     )
     .action(async (flags: WorkerFlags, command: Command) => {
-      const { json } = context.globals(command);
+      const { json, verbose } = context.globals(command);
+      const serving: CliContext = { ...context, logger: serverLogger(flags, verbose) };
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
       if (queueUrl === undefined)
@@ -370,15 +442,24 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
           'set GANTRY_HOOKS_QUEUE_URL=redis://… (or --queue redis://host:port/db) as for gantry hooks serve --no-work',
         );
       const { RedisQueue, WebhookReceiver } = await import('../../../webhooks/index.js');
-      const queue = new RedisQueue({ url: queueUrl, concurrency, logger: context.logger });
+      const queue = new RedisQueue({ url: queueUrl, concurrency, logger: serving.logger });
       // The receiver only dispatches jobs to the handlers here (receiver.run); it never reads a delivery, so the secret
       // it insists on is a random one nobody knows.
-      const receiver = new WebhookReceiver({ secrets: [randomBytes(32).toString('hex')], logger: context.logger, queue, work: false });
-      const { config, closeApp } = await registerGates(receiver, flags.config, context, json);
+      const receiver = new WebhookReceiver({ secrets: [randomBytes(32).toString('hex')], logger: serving.logger, queue, work: false });
+      const ops = await hooksOps('hooks-worker', flags, [], queue);
+      const { config, closeApp, app } = await registerGates(receiver, flags.config, serving, json, (decision, ms) =>
+        ops.metrics.gateSeconds.observe({ decision }, ms / 1000),
+      );
+      readAppBudgets(ops, app);
       await queueReady(queue, closeApp);
+      const opsServing = await startOps(flags, ops).catch(async (error: unknown) => {
+        await queue.close(0);
+        closeApp();
+        throw error;
+      });
       queue.process(async (job, jobContext) => {
         const started = Date.now();
-        let outcome = 'done';
+        let outcome: 'done' | 'failed' = 'done';
         try {
           await receiver.run(job, jobContext);
         } catch (error) {
@@ -394,23 +475,32 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
             outcome,
             ms: Date.now() - started,
           };
-          if (json) context.out.line(JSON.stringify(line));
+          ops.metrics.job(job.event, outcome, line.ms);
+          if (json) serving.out.line(JSON.stringify(line));
           else
-            context.out.line(
+            serving.out.line(
               `${line.at} ${terminalText(job.event)}${job.action ? `.${terminalText(job.action)}` : ''} ${terminalText(job.id)} attempt ${line.attempt} ${outcome} ${line.ms}ms`,
             );
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
-      if (json) context.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments }));
+      const metrics =
+        opsServing.metricsPort === undefined
+          ? undefined
+          : `http://${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${opsServing.metricsPort}${ops.paths.metrics}`;
+      if (metrics !== undefined && !json) serving.out.note(`metrics on ${metrics}`);
+      if (json) serving.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments, ...(metrics !== undefined ? { metrics } : {}) }));
       else
-        context.out.line(
+        serving.out.line(
           `working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
         );
       await untilInterrupted(async () => {
-        context.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
+        serving.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
+        ops.health.drain();
         await queue.close(SHUTDOWN_MS);
         closeApp();
+        ops.stop();
+        await opsServing.close();
       });
     });
 

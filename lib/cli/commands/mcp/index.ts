@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../context.js';
+import { addOpsOptions } from '../../serving.js';
 
 const serve = () => import('./serve.js');
 const client = () => import('./client-actions.js');
@@ -35,7 +36,7 @@ export function register(program: Command, context: CliContext): void {
     .command('mcp')
     .description("the context server (serve: Gantry's tools to agents, behind OAuth 2.1) and a client for protected context servers (tools, call)");
 
-  mcp
+  const serveCommand = mcp
     .command('serve')
     .description('serve modules_resolve, modules_versions, gate_run, secrets_list, secrets_metadata and platform_rate_limit over Streamable HTTP (or --stdio)')
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
@@ -53,7 +54,9 @@ export function register(program: Command, context: CliContext): void {
       "a browser page's origin allowed to call the server (CORS), e.g. http://localhost:6274 for a browser-based MCP client; repeatable (loopback pages are allowed when the server is on loopback)",
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .option('--stdio', 'speak over stdin/stdout instead: no OAuth, credentials come from the environment')
+    .option('--stdio', 'speak over stdin/stdout instead: no OAuth, credentials come from the environment');
+  addOpsOptions(serveCommand, true);
+  serveCommand
     .addHelpText(
       'after',
       `

@@ -1,9 +1,9 @@
 // `gantry mcp serve`: the context server over Streamable HTTP behind OAuth 2.1, or over stdio.
 import type { Command } from 'commander';
 import { usage, type CliContext } from '../../context.js';
-import { checkPortFlag, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { checkPortFlag, listenAsAsked, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
 
-interface ServeFlags {
+interface ServeFlags extends OpsFlags {
   host: string;
   port: string;
   path: string;
@@ -15,8 +15,10 @@ interface ServeFlags {
   stdio?: boolean;
 }
 
-export async function serveAction(flags: ServeFlags, command: Command, context: CliContext): Promise<void> {
-  const { json } = context.globals(command);
+export async function serveAction(flags: ServeFlags, command: Command, outer: CliContext): Promise<void> {
+  const { json, verbose } = outer.globals(command);
+  // Over stdio, stdout is the protocol: the log stays as the command made it (stderr, text).
+  const context: CliContext = flags.stdio ? outer : { ...outer, logger: serverLogger(flags, verbose) };
   const env = process.env;
   const { startContextServer, serveStdio } = await import('../../../mcp/index.js');
   if (flags.stdio) {
@@ -35,6 +37,9 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
     );
   }
   if (flags.auth === false && flags.authorizationServer !== undefined) throw usage('--no-auth and --authorization-server contradict each other');
+  const ops = await serverOps('mcp-serve', opsPathsOf(flags, [flags.path, '/.well-known/oauth-protected-resource']));
+  const opsServing = await startOps(flags, ops);
+  const { metrics } = ops;
   const server = await listenAsAsked({ host: flags.host, port, portFlag: '--port' }, () =>
     startContextServer({
       host: flags.host,
@@ -48,11 +53,26 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
       ...(introspectionId && introspectionSecret ? { introspection: { clientId: introspectionId, clientSecret: introspectionSecret } } : {}),
       env,
       logger: context.logger,
+      opsHandler: opsServing.handle,
+      observer: {
+        request: (tool, outcome) => metrics.mcpRequests.inc({ tool, outcome }),
+        refusal: (reason) => metrics.authRefusals.inc({ reason }),
+        keysFetched: () => metrics.jwksRefreshes.inc(),
+      },
     }),
-  );
+  ).catch(async (error: unknown) => {
+    await opsServing.close();
+    throw error;
+  });
+  ops.health.check('configuration', () => {});
+  // The authorization server's metadata was read at start (or the server would not be serving); its keys, here.
+  if (flags.auth) ops.health.check('authorization-server-keys', () => server.keysReady());
+  const metricsUrl = `${opsServing.metricsPort === undefined ? new URL(server.url).origin : `http://${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${opsServing.metricsPort}`}${ops.paths.metrics}`;
+  if (!json) context.out.note(`metrics on ${metricsUrl}`);
   if (json)
     context.out.line(
       JSON.stringify({
+        metrics: metricsUrl,
         url: server.url,
         resource: server.resource,
         resourceMetadata: flags.auth ? server.resourceMetadataUrl : null,
@@ -64,5 +84,10 @@ export async function serveAction(flags: ServeFlags, command: Command, context: 
       `context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`,
     );
   else context.out.line(`context server on ${server.url} (no authorization: loopback only)`);
-  await untilInterrupted(() => server.stop());
+  await untilInterrupted(async () => {
+    ops.health.drain();
+    await server.stop();
+    ops.stop();
+    await opsServing.close();
+  });
 }
