@@ -180,6 +180,9 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
 
   it('OPS-LOGS: a server whose stdout is no terminal logs JSON lines (time, level, msg) at --log-level; --log-format text keeps the text lines', async () => {
     const server = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info'], { GANTRY_WEBHOOK_SECRET: SECRET });
+    // The start line is written just before the signal handlers are installed (untilInterrupted): a SIGTERM sent the
+    // instant it is read can still meet Node's default action. A moment later it is the graceful stop that logs.
+    await delay(500);
     await stopGantry(server.child);
     const lines = server
       .stderr()
@@ -190,6 +193,7 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
     assert.equal(stopping.level, 'info');
     assert.ok(!Number.isNaN(Date.parse(String(stopping.time))));
     const text = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info', '--log-format', 'text'], { GANTRY_WEBHOOK_SECRET: SECRET });
+    await delay(500);
     await stopGantry(text.child);
     assert.match(text.stderr(), /^stopping: no new deliveries/m);
     const bad = await runGantry(['hooks', 'serve', '--port', '0', '--log-format', 'xml'], { GANTRY_WEBHOOK_SECRET: SECRET });
