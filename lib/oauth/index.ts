@@ -1,5 +1,6 @@
-// The OAuth core: authorization-server discovery, the token, device, refresh, revocation and introspection requests,
-// client authentication, PKCE and OAuth errors — under lib/auth (the device grant) and lib/mcp/client (code + PKCE).
+// The OAuth core: authorization-server discovery, the token, device, refresh, client-credentials, token-exchange,
+// JWT-bearer, revocation and introspection requests, client authentication (private_key_jwt too), PKCE and OAuth
+// errors — under lib/auth (the device grant) and lib/mcp/client (code + PKCE, client credentials, cross-app access).
 export { OAuthError, errorOfAnswer, errorResponse, oauthErrorCodes, type ErrorResponse, type OAuthErrorCode, type OAuthErrorOptions } from './errors.js';
 export {
   getJson,
@@ -12,7 +13,18 @@ export {
   type OAuthAnswer,
   type SendOptions,
 } from './transport.js';
-export { authMethodOf, clientAuthFor, clientAuthMethods, clientAuthentication, type ClientAuthMethod, type OAuthClient } from './client-auth.js';
+export {
+  authMethodOf,
+  clientAssertion,
+  clientAssertionType,
+  clientAuthFor,
+  clientAuthMethods,
+  clientAuthentication,
+  clientKeyOf,
+  type ClientAuthMethod,
+  type ClientKey,
+  type OAuthClient,
+} from './client-auth.js';
 export { createPkce, randomState, s256, type Pkce } from './pkce.js';
 export {
   checkEndpoint,
@@ -32,17 +44,22 @@ export {
 } from './discovery.js';
 export {
   authorizationCodeGrantRequest,
+  clientCredentialsGrantRequest,
   deviceAuthorizationRequest,
   deviceCodeGrantRequest,
   grantTypes,
   introspectionRequest,
+  jwtBearerGrantRequest,
   processIntrospectionResponse,
   processRegistrationResponse,
+  processTokenExchangeResponse,
   processTokenResponse,
   refreshTokenGrantRequest,
   registrationRequest,
   revocationRequest,
   send,
+  tokenExchangeRequest,
+  tokenTypes,
   type OAuthConfig,
   type OAuthEndpoints,
   type TokenResponse,

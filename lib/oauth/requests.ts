@@ -3,9 +3,11 @@
  * server's endpoints, the client and how it authenticates) — openid-client's and oauth4webapi's layout: a request
  * function hands back the answer, a `process…` function checks a success and turns an error body into an OAuthError.
  * Device authorization and the device-code grant (RFC 8628), the authorization-code grant with PKCE (RFC 7636), the
- * refresh grant, revocation (RFC 7009) and introspection (RFC 7662). Tokens go in form bodies, never in a URL.
+ * refresh grant, the client-credentials grant (RFC 6749 §4.4), token exchange (RFC 8693), the JWT-bearer grant
+ * (RFC 7523 §2.1), revocation (RFC 7009) and introspection (RFC 7662). Tokens go in form bodies, never in a URL.
  */
 import type { HttpClient } from '../http/index.js';
+import { registerSecret } from '../redact.js';
 import { clientAuthentication, type OAuthClient } from './client-auth.js';
 import { OAuthError, errorOfAnswer, oauthErrorCodes } from './errors.js';
 import { optionalSeconds, optionalString, postForm, postJson, requiredString, type OAuthAnswer, type SendOptions } from './transport.js';
@@ -33,6 +35,16 @@ export const grantTypes = {
   authorizationCode: 'authorization_code',
   refreshToken: 'refresh_token',
   deviceCode: 'urn:ietf:params:oauth:grant-type:device_code',
+  clientCredentials: 'client_credentials',
+  tokenExchange: 'urn:ietf:params:oauth:grant-type:token-exchange',
+  jwtBearer: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+} as const;
+
+/** RFC 8693 §3 token type identifiers, and the identity assertion grant's (ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant). */
+export const tokenTypes = {
+  accessToken: 'urn:ietf:params:oauth:token-type:access_token',
+  idToken: 'urn:ietf:params:oauth:token-type:id_token',
+  idJag: 'urn:ietf:params:oauth:token-type:id-jag',
 } as const;
 
 type Parameters = Record<string, string | undefined>;
@@ -49,7 +61,7 @@ function endpoint(config: OAuthConfig, field: 'token_endpoint' | 'device_authori
 
 /** A form POST to one of the server's endpoints, the client authenticated as configured. */
 export async function send(config: OAuthConfig, url: string, parameters: Parameters, signal?: AbortSignal): Promise<OAuthAnswer> {
-  const auth = config.client ? clientAuthentication(config.client) : { form: {}, headers: {} };
+  const auth = config.client ? await clientAuthentication(config.client, url) : { form: {}, headers: {} };
   return postForm(config.http, url, { ...auth.form, ...parameters }, { headers: auth.headers, signal, serverFailure: config.serverFailure });
 }
 
@@ -87,6 +99,37 @@ export function authorizationCodeGrantRequest(
 /** RFC 6749 §6. */
 export function refreshTokenGrantRequest(config: OAuthConfig, refreshToken: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
   return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.refreshToken, refresh_token: refreshToken, ...parameters }, signal);
+}
+
+/** RFC 6749 §4.4.2: a token for the client itself, no person involved. */
+export function clientCredentialsGrantRequest(config: OAuthConfig, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
+  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.clientCredentials, ...parameters }, signal);
+}
+
+/** RFC 8693 §2.1: one token exchanged for another (`subject_token_type` and `requested_token_type` from tokenTypes). */
+export function tokenExchangeRequest(
+  config: OAuthConfig,
+  exchange: { subjectToken: string; subjectTokenType: string; requestedTokenType?: string },
+  parameters: Parameters = {},
+  signal?: AbortSignal,
+): Promise<OAuthAnswer> {
+  return send(
+    config,
+    endpoint(config, 'token_endpoint'),
+    {
+      grant_type: grantTypes.tokenExchange,
+      subject_token: exchange.subjectToken,
+      subject_token_type: exchange.subjectTokenType,
+      requested_token_type: exchange.requestedTokenType,
+      ...parameters,
+    },
+    signal,
+  );
+}
+
+/** RFC 7523 §2.1: a JWT (an ID-JAG, say) presented as the authorization grant. */
+export function jwtBearerGrantRequest(config: OAuthConfig, assertion: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
+  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.jwtBearer, assertion, ...parameters }, signal);
 }
 
 /** RFC 7009 §2.1. */
@@ -138,6 +181,29 @@ export function processTokenResponse(answer: OAuthAnswer, what = 'the token answ
     scope: typeof answer.json?.scope === 'string' ? answer.json.scope : undefined,
     idToken: optionalString(answer, 'id_token'),
   };
+}
+
+/**
+ * RFC 8693 §2.2.1: the issued token and its type — any token type, since an exchanged token need not be a bearer
+ * token (an ID-JAG comes as `N_A`); `expected` a token type identifier the answer must name.
+ */
+export function processTokenExchangeResponse(
+  answer: OAuthAnswer,
+  expected?: string,
+  what = 'the token exchange',
+): { token: string; issuedTokenType: string; expiresIn: number | undefined } {
+  if (answer.status !== 200) throw errorOfAnswer(answer, what);
+  const token = requiredString(answer, 'access_token', what);
+  registerSecret(token);
+  const issuedTokenType = requiredString(answer, 'issued_token_type', what);
+  if (expected !== undefined && issuedTokenType !== expected)
+    throw new OAuthError(`${what} from ${answer.url} issued a ${issuedTokenType.slice(0, 80)}, not the ${expected} asked for`, {
+      code: oauthErrorCodes.invalidResponse,
+      status: answer.status,
+      url: answer.url,
+      field: 'issued_token_type',
+    });
+  return { token, issuedTokenType, expiresIn: optionalSeconds(answer, 'expires_in', what) };
 }
 
 /** RFC 7662 §2.2: the introspection answer, `active` a boolean; an error answer is an OAuthError. */

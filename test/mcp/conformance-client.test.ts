@@ -5,10 +5,8 @@ import { runConformance } from '../peers/mcp-conformance.js';
 
 // The official MCP conformance suite's client scenarios: the suite starts each scenario's server (and authorization
 // server), launches the driver (test/peers/mcp-conformance-client.ts) with its URL, and checks what the client sent.
-// The driver runs on the Node running the tests; the suite itself on Node 22. Not run: the extension scenarios
-// auth/client-credentials-jwt, auth/client-credentials-basic and auth/cross-app-access-complete-flow (grants without a
-// person: Gantry's client signs people in with the authorization code flow) and elicitation-sep1034-client-defaults
-// (Gantry's client declares no elicitation capability) — docs/mcp.md.
+// The driver runs on the Node running the tests; the suite itself on Node 22. Every client scenario of the suite runs,
+// the extension ones too: client credentials (secret and private_key_jwt), cross-app access, elicitation defaults.
 const driver = fileURLToPath(new URL('../peers/mcp-conformance-client.ts', import.meta.url));
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 // The suite splits the command at spaces and runs it in a shell: none of these paths may hold a space or a quote.
@@ -38,6 +36,10 @@ const scenarios: Record<string, string> = {
   'auth/resource-mismatch': 'CTX-TOKEN-AUDIENCE CTX-AUTH-CLIENT-OWN-AS-TOKENS',
   'auth/offline-access-scope': 'CTX-EP-AUTHORIZATION-REQUEST',
   'auth/offline-access-not-supported': 'CTX-EP-AUTHORIZATION-REQUEST',
+  'auth/client-credentials-basic': 'CTX-STD-OAUTH21 CTX-DCR-FALLBACK CTX-AUTH-RESOURCE-ALWAYS',
+  'auth/client-credentials-jwt': 'CTX-STD-OAUTH21 CTX-DCR-FALLBACK CTX-AUTH-RESOURCE-ALWAYS',
+  'auth/cross-app-access-complete-flow': 'CTX-STD-RFC8707 CTX-AUTH-RESOURCE-ALWAYS',
+  'elicitation-sep1034-client-defaults': 'CTX-TRANSPORT-HTTP',
 };
 
 /** `gantry mcp call` (or `tools`) as the client: the sign-in paths a person takes with the command. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore } from '../../lib/auth/store/index.js';
 import { silentLogger } from '../../lib/log.js';
-import { connectContextServer, type ConnectOptions } from '../../lib/mcp/client/index.js';
+import { acceptElicitationDefaults, connectContextServer, type ConnectOptions } from '../../lib/mcp/client/index.js';
 import { spawnGantry, exited } from '../cli/gantry-process.js';
 
 /** What the suite's CIMD scenario expects as the client id (the MCP SDK's conformance client sends the same). */
@@ -26,6 +26,34 @@ function toolOf(scenario: string): [string, Record<string, unknown>] {
 interface Context {
   client_id?: string;
   client_secret?: string;
+  /** auth/client-credentials-jwt: the client's key (PKCS#8 PEM) and its algorithm. */
+  private_key_pem?: string;
+  signing_algorithm?: string;
+  /** auth/cross-app-access-complete-flow: the person's ID token and the identity provider that issued it. */
+  idp_id_token?: string;
+  idp_issuer?: string;
+  idp_token_endpoint?: string;
+  idp_client_id?: string;
+}
+
+/** The sign-in a scenario asks for: without a person for the client-credentials and cross-app ones. */
+function signIn(scenario: string, context: Context): Partial<ConnectOptions> {
+  if (scenario.startsWith('auth/client-credentials-'))
+    return {
+      clientCredentials: true,
+      ...(context.private_key_pem !== undefined ? { privateKey: context.private_key_pem } : {}),
+      ...(context.signing_algorithm !== undefined ? { privateKeyAlg: context.signing_algorithm } : {}),
+    };
+  if (scenario.startsWith('auth/cross-app-access') && context.idp_id_token !== undefined && context.idp_token_endpoint !== undefined)
+    return {
+      crossAppAccess: {
+        idToken: context.idp_id_token,
+        idpTokenEndpoint: context.idp_token_endpoint,
+        ...(context.idp_issuer !== undefined ? { idpIssuer: context.idp_issuer } : {}),
+        ...(context.idp_client_id !== undefined ? { idpClientId: context.idp_client_id } : {}),
+      },
+    };
+  return {};
 }
 
 /** The person in the browser: the authorization endpoint redirects to the loopback callback, which is then visited. */
@@ -46,6 +74,8 @@ async function viaLibrary(serverUrl: string, scenario: string, context: Context,
     openUrl: visit,
     ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
     ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
+    ...signIn(scenario, context),
+    ...(scenario.startsWith('elicitation') ? { onElicitation: acceptElicitationDefaults } : {}),
   };
   const connection = await connectContextServer(serverUrl, options);
   try {

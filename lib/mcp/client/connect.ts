@@ -4,11 +4,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { expectOptions, expectString } from '../../arguments.js';
 import { ExitCode } from '../../errors.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../http/index.js';
 import { version } from '../../version.js';
+import type { ElicitationHandler } from './elicitation.js';
 import { ContextClientError, peerFailed } from './errors.js';
 import { authorizedFetch } from './fetch.js';
 import { AuthSession, type AuthorizationOptions } from './session.js';
@@ -21,6 +22,11 @@ export interface ConnectOptions extends AuthorizationOptions {
   /** A request that takes longer without progress fails (the SDK's request timeout, reset by progress; default the sign-in timeout plus 1 min). */
   requestTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Answers a server's elicitation requests (lib/mcp/client/elicitation.ts: declineElicitation,
+   * acceptElicitationDefaults); without it the client declares no elicitation capability and servers ask nothing.
+   */
+  onElicitation?: ElicitationHandler;
 }
 
 export interface CallOptions {
@@ -76,7 +82,9 @@ export async function connectContextServer(serverUrl: string, options: ConnectOp
     const session = new AuthSession(serverUrl, http, options);
     const fetch = authorizedFetch({ http, authorizer: session, ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}) });
     transport = new StreamableHTTPClientTransport(new URL(serverUrl), { fetch });
-    const client = new Client({ name: 'gantry', version }, { capabilities: {} });
+    const onElicitation = options.onElicitation;
+    const client = new Client({ name: 'gantry', version }, { capabilities: onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {} });
+    if (onElicitation) client.setRequestHandler(ElicitRequestSchema, (request) => onElicitation(request.params));
     const requestOptions = (signal?: AbortSignal, timeoutMs?: number) => ({
       ...(signal ? { signal } : {}),
       // A request may wait for a sign-in in the browser (a 401, a step-up): never less than that wait, plus a minute.

@@ -1,6 +1,7 @@
 // The context-server (MCP) client: OAuth 2.1 authorization done by Gantry around the SDK's protocol client.
 export { connectContextServer, type CallOptions, type ConnectOptions, type ContextServerConnection } from './connect.js';
-export { AuthSession, type AuthorizationOptions, type Authorizer } from './session.js';
+export { acceptElicitationDefaults, declineElicitation, type ElicitationHandler, type ElicitationRequest } from './elicitation.js';
+export { AuthSession, type AuthorizationOptions, type Authorizer, type CrossAppAccess } from './session.js';
 export { authorizedFetch, contextServerRetry, type AuthorizedFetchOptions, type FetchLike } from './fetch.js';
 export {
   authorizationServerMetadataUrls,

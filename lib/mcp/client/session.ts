@@ -13,15 +13,22 @@ import type { HttpClient } from '../../http/index.js';
 import { KvTokenStore, normaliseAuthUrl, openTokenStore, type KvLike, type StoreNames, type TokenStore } from '../../auth/store/index.js';
 import type { TokenSet } from '../../auth/store/types.js';
 import { tokenSetOf } from '../../auth/tokens.js';
-import { canonicalServerUri, isLoopbackHost } from './canonical.js';
+import { canonicalServerUri, checkEndpoint, isLoopbackHost } from './canonical.js';
 import {
   authMethodOf,
   authorizationCodeGrantRequest,
   clientAuthFor,
+  clientCredentialsGrantRequest,
+  clientKeyOf,
   createPkce,
+  jwtBearerGrantRequest,
+  processTokenExchangeResponse,
   processTokenResponse,
   randomState,
   refreshTokenGrantRequest,
+  tokenExchangeRequest,
+  tokenTypes,
+  type ClientKey,
   type OAuthAnswer,
   type OAuthConfig,
 } from '../../oauth/index.js';
@@ -45,6 +52,23 @@ export interface AuthorizationOptions {
   clientSecret?: string;
   /** Where GANTRY_MCP_CLIENT_SECRET, GANTRY_CONFIG_DIR and the SECRETS_* settings are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The client's private key (the text of a PEM file, or a JWK as JSON), to authenticate with private_key_jwt
+   * (RFC 7523 §2.2) instead of a secret; the JWS algorithm is `privateKeyAlg`, else the JWK's, else the key's own.
+   */
+  privateKey?: string;
+  privateKeyAlg?: string;
+  /**
+   * Sign in without a person (no browser, no callback): the client-credentials grant (RFC 6749 §4.4) as `clientId`,
+   * authenticated with `clientSecret` or `privateKey`. The tokens belong to the client itself.
+   */
+  clientCredentials?: boolean;
+  /**
+   * Cross-app access (Enterprise-Managed Authorization, SEP-990), also without a person: the person's ID token from
+   * the enterprise identity provider is exchanged there for an ID-JAG (RFC 8693), which `clientId` presents to the
+   * server's authorization server as a JWT-bearer grant (RFC 7523 §2.1).
+   */
+  crossAppAccess?: CrossAppAccess;
   /** A client ID metadata document URL, used as the client id where the server advertises support for it. */
   clientMetadataUrl?: string;
   /** Scopes to ask for beyond the server's challenge (or its metadata's scopes_supported). */
@@ -67,6 +91,18 @@ export interface AuthorizationOptions {
   /** How messages name the choice of store: the options (default) or the command's flags. */
   storeNames?: StoreNames;
   logger?: Logger;
+}
+
+export interface CrossAppAccess {
+  /** The ID token the identity provider issued to the person (an OpenID Connect ID token). */
+  idToken: string;
+  /** The identity provider's token endpoint, where the token exchange goes. */
+  idpTokenEndpoint: string;
+  /** The identity provider's issuer (said in messages). */
+  idpIssuer?: string;
+  /** The client Gantry is at the identity provider, and its secret if it is confidential. */
+  idpClientId?: string;
+  idpClientSecret?: string;
 }
 
 /** What the authorized fetch asks of the session. */
@@ -95,6 +131,7 @@ interface Login {
 interface Client {
   clientId: string;
   clientSecret?: string | undefined;
+  privateKey?: ClientKey | undefined;
   authMethod: string;
   source: 'pre-registered' | 'metadata-document' | 'dynamic';
 }
@@ -116,6 +153,7 @@ export class AuthSession implements Authorizer {
   #servers = new Map<string, DiscoveredAuthorizationServer>();
   #store: { store: TokenStore; spec: string; unsaid?: string[] } | undefined;
   #flow: Promise<void> | undefined;
+  readonly #privateKey: ClientKey | undefined;
   /** Counts the authorization code flows run (tests and the CLI's messages read it). */
   authorizations = 0;
   refreshes = 0;
@@ -151,9 +189,35 @@ export class AuthSession implements Authorizer {
     if (options.clientSecret !== undefined) registerSecret(options.clientSecret);
     if (options.clientSecret !== undefined && options.clientId === undefined)
       throw new UsageError('a client secret needs its client id', { code: 'CTX_CLIENT' });
+    this.#privateKey = this.#checkWithoutPerson(options);
     if (options.callbackPort !== undefined && (!Number.isInteger(options.callbackPort) || options.callbackPort < 0 || options.callbackPort > 65_535)) {
       throw new UsageError(`the callback port ${String(options.callbackPort)} is no port number (0–65535)`, { code: 'CTX_CALLBACK_PORT' });
     }
+  }
+
+  /** The options of a sign-in without a person, checked before anything is sent; the private key, loaded. */
+  #checkWithoutPerson(options: AuthorizationOptions): ClientKey | undefined {
+    const { clientId, clientSecret, privateKey, clientCredentials, crossAppAccess } = options;
+    const client = (what: string) => new UsageError(what, { code: 'CTX_CLIENT' });
+    if (privateKey !== undefined && clientSecret !== undefined)
+      throw client('give the client a secret or a private key, not both (it authenticates with one)');
+    if (privateKey !== undefined && clientId === undefined) throw client('a private key needs its client id');
+    if (clientCredentials === true && (clientId === undefined || (clientSecret === undefined && privateKey === undefined)))
+      throw client('the client-credentials grant needs a client id with its secret or its private key');
+    if (clientCredentials === true && crossAppAccess !== undefined) throw client('choose one sign-in: client credentials or cross-app access');
+    if (crossAppAccess !== undefined) {
+      if (clientId === undefined) throw client('cross-app access needs the client id registered at the authorization server');
+      if (typeof crossAppAccess.idToken !== 'string' || crossAppAccess.idToken === '') throw client("cross-app access needs the person's ID token");
+      registerSecret(crossAppAccess.idToken);
+      registerSecret(crossAppAccess.idpClientSecret);
+      checkEndpoint(crossAppAccess.idpTokenEndpoint, "the identity provider's token endpoint", crossAppAccess.idpIssuer ?? 'the identity provider');
+    }
+    return privateKey !== undefined ? clientKeyOf(privateKey, options.privateKeyAlg) : undefined;
+  }
+
+  /** Signs in without a person: client credentials, or cross-app access. */
+  get #withoutPerson(): boolean {
+    return this.#options.clientCredentials === true || this.#options.crossAppAccess !== undefined;
   }
 
   grantedScopes(): string[] {
@@ -238,7 +302,8 @@ export class AuthSession implements Authorizer {
     await this.#load();
     const login = this.#login;
     if (!login) return undefined;
-    if (login.tokens.expiresAt - refreshMarginMs <= Date.now() && login.tokens.refreshToken) {
+    // Without a person a new grant costs nothing: an expiring token is replaced before it is refused.
+    if (login.tokens.expiresAt - refreshMarginMs <= Date.now() && (login.tokens.refreshToken || this.#withoutPerson)) {
       await this.#single(() => this.#refreshOrAuthorize(undefined, signal));
     }
     return this.#login?.tokens.accessToken;
@@ -269,7 +334,7 @@ export class AuthSession implements Authorizer {
       }
       const scopes = this.#scopesFor(challenge?.scope, resourceInfo);
       if (sent !== undefined && this.#login?.tokens.refreshToken) await this.#refreshOrAuthorize(scopes, signal);
-      else await this.#authorize(resourceInfo, scopes, signal);
+      else await this.#signIn(resourceInfo, scopes, signal);
     });
   }
 
@@ -280,7 +345,7 @@ export class AuthSession implements Authorizer {
       const scopes = union(this.grantedScopes(), splitScopes(challenge?.scope), this.#options.scopes ?? []);
       // warn, not info: the person is about to be sent to the sign-in page again and should know why.
       this.#logger.warn(`${this.resource} needs more scopes (${challenge?.scope ?? 'not named'}); signing in again for: ${scopes.join(' ')}`);
-      await this.#authorize(resourceInfo, scopes, signal);
+      await this.#signIn(resourceInfo, scopes, signal);
     });
   }
 
@@ -316,7 +381,7 @@ export class AuthSession implements Authorizer {
     const login = this.#login;
     if (!login?.tokens.refreshToken) {
       const resourceInfo = await this.#discoverResource(undefined, signal);
-      await this.#authorize(resourceInfo, scopes ?? this.#scopesFor(undefined, resourceInfo), signal);
+      await this.#signIn(resourceInfo, scopes ?? this.#scopesFor(undefined, resourceInfo), signal);
       return;
     }
     const server = await this.#server(login.issuer, login.revision, signal);
@@ -336,7 +401,7 @@ export class AuthSession implements Authorizer {
       this.#logger.info(`the refresh token for ${this.resource} was refused (${error.oauthError ?? error.status}); signing in again`);
       this.#login = undefined;
       const resourceInfo = await this.#discoverResource(undefined, signal);
-      await this.#authorize(resourceInfo, scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []), signal);
+      await this.#signIn(resourceInfo, scopes ?? union(splitScopes(login.tokens.scope), this.#options.scopes ?? []), signal);
     }
   }
 
@@ -345,12 +410,70 @@ export class AuthSession implements Authorizer {
       return {
         clientId: login.clientId,
         clientSecret: this.#options.clientSecret,
-        authMethod: this.#options.clientSecret ? 'client_secret_basic' : 'none',
+        privateKey: this.#privateKey,
+        authMethod: this.#privateKey ? 'private_key_jwt' : this.#options.clientSecret ? 'client_secret_basic' : 'none',
         source: 'pre-registered',
       };
     }
     const registered = await this.#state.registeredClient(server.issuer);
     return { clientId: login.clientId, authMethod: registered?.clientId === login.clientId ? registered.tokenEndpointAuthMethod : 'none', source: 'dynamic' };
+  }
+
+  /** A fresh sign-in: the authorization code flow with a person, else the grant the options name. */
+  async #signIn(resourceInfo: DiscoveredResource, scopes: string[], signal?: AbortSignal): Promise<void> {
+    if (this.#withoutPerson) await this.#grantWithoutPerson(resourceInfo, scopes, signal);
+    else await this.#authorize(resourceInfo, scopes, signal);
+  }
+
+  /**
+   * The client-credentials grant, or cross-app access (the ID token exchanged at the identity provider for an ID-JAG
+   * for this authorization server and resource, then presented as a JWT-bearer grant) — `resource` in each request.
+   */
+  async #grantWithoutPerson(resourceInfo: DiscoveredResource, scopes: string[], signal?: AbortSignal): Promise<void> {
+    const issuer = resourceInfo.metadata.authorization_servers[0]!;
+    const { resource, revision } = resourceInfo;
+    const server = await this.#server(issuer, revision, signal);
+    await this.#openStore(undefined, true);
+    const client = this.#preRegistered(server);
+    const scope = scopes.length > 0 ? scopes.join(' ') : undefined;
+    const cross = this.#options.crossAppAccess;
+    this.authorizations += 1;
+    this.#logger.debug(
+      `mcp: ${cross ? 'cross-app access' : 'client-credentials grant'} at ${redactUrl(server.metadata.token_endpoint)} as client ${client.clientId} (${client.authMethod}), scopes ${scope ?? '(none)'}`,
+    );
+    const grant = cross ? await this.#identityAssertion(cross, server.issuer, resource, scope, signal) : undefined;
+    const tokens = await this.#tokenRequest(
+      server,
+      client,
+      (config) =>
+        grant !== undefined
+          ? jwtBearerGrantRequest(config, grant, { resource, scope }, signal)
+          : clientCredentialsGrantRequest(config, { resource, scope }, signal),
+      { scope: scope ?? '' },
+    );
+    await this.#keep({ issuer, clientId: client.clientId, resource, revision }, tokens);
+  }
+
+  /** RFC 8693 at the identity provider: the person's ID token for an ID-JAG naming this authorization server and resource. */
+  async #identityAssertion(cross: CrossAppAccess, audience: string, resource: string, scope: string | undefined, signal?: AbortSignal): Promise<string> {
+    const { idpClientId, idpClientSecret } = cross;
+    const config: OAuthConfig = {
+      http: this.#http,
+      server: { issuer: cross.idpIssuer, token_endpoint: cross.idpTokenEndpoint },
+      client: idpClientId !== undefined ? { clientId: idpClientId, clientSecret: idpClientSecret, authMethod: clientAuthFor(idpClientSecret) } : undefined,
+      serverFailure: peerFailed,
+    };
+    try {
+      const answer = await tokenExchangeRequest(
+        config,
+        { subjectToken: cross.idToken, subjectTokenType: tokenTypes.idToken, requestedTokenType: tokenTypes.idJag },
+        { audience, resource, scope },
+        signal,
+      );
+      return processTokenExchangeResponse(answer, tokenTypes.idJag, `the identity provider ${cross.idpIssuer ?? redactUrl(cross.idpTokenEndpoint)}`).token;
+    } catch (error) {
+      throw fromOAuth(error);
+    }
   }
 
   /**
@@ -479,11 +602,8 @@ export class AuthSession implements Authorizer {
    * registration when that port is taken), else a new dynamic registration. With the callback server bound.
    */
   async #client(server: DiscoveredAuthorizationServer, signal?: AbortSignal): Promise<{ client: Client; callback: CallbackServer }> {
-    const { clientId, clientSecret, clientMetadataUrl, callbackPort } = this.#options;
-    if (clientId !== undefined) {
-      const authMethod = clientAuthFor(clientSecret, server.metadata.token_endpoint_auth_methods_supported);
-      return { client: { clientId, clientSecret, authMethod, source: 'pre-registered' }, callback: await startCallbackServer(callbackPort ?? 0) };
-    }
+    const { clientId, clientMetadataUrl, callbackPort } = this.#options;
+    if (clientId !== undefined) return { client: this.#preRegistered(server), callback: await startCallbackServer(callbackPort ?? 0) };
     if (clientMetadataUrl !== undefined && server.metadata.client_id_metadata_document_supported === true) {
       return {
         client: { clientId: clientMetadataUrl, authMethod: 'none', source: 'metadata-document' },
@@ -523,6 +643,13 @@ export class AuthSession implements Authorizer {
     }
   }
 
+  /** The client given in the options, authenticated with its key, else its secret as the server prefers. */
+  #preRegistered(server: DiscoveredAuthorizationServer): Client {
+    const { clientId, clientSecret } = this.#options;
+    const authMethod = this.#privateKey ? 'private_key_jwt' : clientAuthFor(clientSecret, server.metadata.token_endpoint_auth_methods_supported);
+    return { clientId: clientId!, clientSecret, privateKey: this.#privateKey, authMethod, source: 'pre-registered' };
+  }
+
   /** RFC 7591 dynamic registration (registration.ts); a public client's registration is kept for this issuer. */
   async #register(server: DiscoveredAuthorizationServer, redirectUri: string, signal?: AbortSignal): Promise<Client> {
     const registered = await registerClient(this.#http, server, redirectUri, signal ? { signal } : {});
@@ -554,7 +681,13 @@ export class AuthSession implements Authorizer {
     const config: OAuthConfig = {
       http: this.#http,
       server: server.metadata,
-      client: { clientId: client.clientId, clientSecret: client.clientSecret, authMethod: authMethodOf(client.authMethod) },
+      client: {
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        privateKey: client.privateKey,
+        audience: server.issuer,
+        authMethod: authMethodOf(client.authMethod),
+      },
       serverFailure: peerFailed,
     };
     try {
