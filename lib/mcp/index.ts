@@ -4,9 +4,13 @@ export * from './server/index.js';
 export { canonicalResourceUri, sameResource, protectedResourceMetadataUrl } from './resource-uri.js';
 export { canonicalServerUri } from './client/index.js';
 export {
+  acceptElicitationDefaults,
   connectContextServer,
   ContextClientError,
+  declineElicitation,
   type ConnectOptions,
+  type CrossAppAccess,
+  type ElicitationHandler,
   type ContextServerConnection,
   type CallOptions,
   type ContextClientErrorCode,

@@ -53,7 +53,10 @@ function algorithmOf(key: KeyObject): string | undefined {
   if (type === 'rsa') return 'RS256';
   if (type === 'rsa-pss') return 'PS256';
   if (type === 'ed25519') return 'EdDSA';
-  if (type === 'ec') return { 'P-256': 'ES256', 'prime256v1': 'ES256', 'P-384': 'ES384', secp384r1: 'ES384', 'P-521': 'ES512', secp521r1: 'ES512' }[key.asymmetricKeyDetails?.namedCurve ?? ''];
+  if (type === 'ec')
+    return { 'P-256': 'ES256', prime256v1: 'ES256', 'P-384': 'ES384', secp384r1: 'ES384', 'P-521': 'ES512', secp521r1: 'ES512' }[
+      key.asymmetricKeyDetails?.namedCurve ?? ''
+    ];
   return undefined;
 }
 

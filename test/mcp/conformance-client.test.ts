@@ -43,7 +43,15 @@ const scenarios: Record<string, string> = {
 };
 
 /** `gantry mcp call` (or `tools`) as the client: the sign-in paths a person takes with the command. */
-const throughCli = ['tools_call', 'auth/metadata-var2', 'auth/pre-registration', 'auth/2025-03-26-oauth-endpoint-fallback'];
+const throughCli = [
+  'tools_call',
+  'auth/metadata-var2',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
+  'elicitation-sep1034-client-defaults',
+];
 
 describe('the MCP client against the official MCP conformance suite (client scenarios, suite on Node 22)', function () {
   this.timeout(120_000);

@@ -4,7 +4,7 @@
 // `gantry mcp call` (from the sources, through tsx) as a person would. The sign-in page of the suite's authorization
 // server answers at once with a redirect to the loopback callback: the driver's "browser" follows that one redirect.
 // Exit 0 when the scenario's exchange went through, 1 with the error on stderr otherwise.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore } from '../../lib/auth/store/index.js';
@@ -91,6 +91,14 @@ async function viaLibrary(serverUrl: string, scenario: string, context: Context,
 async function viaCli(serverUrl: string, scenario: string, context: Context, configDir: string): Promise<void> {
   const [tool, args] = toolOf(scenario);
   const flags = ['--no-browser', '--store', 'file', ...(context.client_id !== undefined ? ['--client-id', context.client_id] : [])];
+  if (scenario.startsWith('auth/client-credentials-')) flags.push('--client-credentials');
+  if (scenario.startsWith('elicitation')) flags.push('--accept-elicitation-defaults');
+  if (context.private_key_pem !== undefined) {
+    // The key goes in a file, as a person would keep it: never on the command line.
+    const keyFile = path.join(configDir, 'client-key.pem');
+    writeFileSync(keyFile, context.private_key_pem, { mode: 0o600 });
+    flags.push('--private-key-file', keyFile, ...(context.signing_algorithm !== undefined ? ['--private-key-alg', context.signing_algorithm] : []));
+  }
   const child = spawnGantry(
     ['mcp', scenario === 'initialize' ? 'tools' : 'call', serverUrl, ...(scenario === 'initialize' ? [] : [tool, JSON.stringify(args)]), ...flags],
     {

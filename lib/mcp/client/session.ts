@@ -199,8 +199,7 @@ export class AuthSession implements Authorizer {
   #checkWithoutPerson(options: AuthorizationOptions): ClientKey | undefined {
     const { clientId, clientSecret, privateKey, clientCredentials, crossAppAccess } = options;
     const client = (what: string) => new UsageError(what, { code: 'CTX_CLIENT' });
-    if (privateKey !== undefined && clientSecret !== undefined)
-      throw client('give the client a secret or a private key, not both (it authenticates with one)');
+    if (privateKey !== undefined && clientSecret !== undefined) throw client('give the client a secret or a private key, not both (it authenticates with one)');
     if (privateKey !== undefined && clientId === undefined) throw client('a private key needs its client id');
     if (clientCredentials === true && (clientId === undefined || (clientSecret === undefined && privateKey === undefined)))
       throw client('the client-credentials grant needs a client id with its secret or its private key');

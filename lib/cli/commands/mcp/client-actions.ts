@@ -3,6 +3,7 @@
 // address) and keeps the tokens where `gantry auth` keeps them. lib/mcp/client and the MCP SDK load with the action.
 import { terminalText } from '../../../terminal-text.js';
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { CheckFailedError, shown } from '../../../errors.js';
 import { describeJsonSyntaxProblem } from '../../../json-syntax.js';
@@ -14,6 +15,11 @@ import type { CliErrorCode } from '../../error-codes.js';
 export interface ClientFlags {
   scope?: string[];
   clientId?: string;
+  clientSecretFile?: string;
+  privateKeyFile?: string;
+  privateKeyAlg?: string;
+  clientCredentials?: boolean;
+  acceptElicitationDefaults?: boolean;
   browser?: boolean;
   callbackPort?: string;
   store?: string;
@@ -62,6 +68,40 @@ function clientId(flags: ClientFlags): string | undefined {
   return flags.clientId;
 }
 
+/** The private key file's text (PEM or JWK); whether it is a key is checked by the library before anything is sent. */
+async function privateKeyText(flags: ClientFlags): Promise<string | undefined> {
+  if (flags.privateKeyFile === undefined) return undefined;
+  try {
+    return await readFile(flags.privateKeyFile, 'utf8');
+  } catch (error) {
+    throw usage(
+      `--private-key-file ${shown(flags.privateKeyFile.slice(0, 200))}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+      "give a readable file holding the client's private key (PEM, or a JWK as JSON)",
+    );
+  }
+}
+
+/**
+ * The sign-in without a person: --client-credentials (the client's secret from --client-secret-file or
+ * GANTRY_MCP_CLIENT_SECRET, or its --private-key-file). Secrets and keys come from files or the environment, never a
+ * flag's value; the library registers them with the redactor and checks them (exit 2) before anything is sent.
+ */
+async function clientCredentialOptions(flags: ClientFlags): Promise<Partial<ConnectOptions>> {
+  const secretFile = flags.clientSecretFile;
+  if (secretFile !== undefined && flags.privateKeyFile !== undefined)
+    throw usage('--client-secret-file and --private-key-file both given', 'the client authenticates with one: its secret or its private key');
+  if (flags.privateKeyAlg !== undefined && flags.privateKeyFile === undefined) throw usage('--private-key-alg needs --private-key-file');
+  const { readClientSecretFile } = await import('../../../auth/index.js');
+  const clientSecret = secretFile !== undefined ? await readClientSecretFile(secretFile, '--client-secret-file') : undefined;
+  const privateKey = await privateKeyText(flags);
+  return {
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(privateKey !== undefined ? { privateKey } : {}),
+    ...(flags.privateKeyAlg !== undefined ? { privateKeyAlg: flags.privateKeyAlg } : {}),
+    ...(flags.clientCredentials === true ? { clientCredentials: true } : {}),
+  };
+}
+
 /** The system's browser opener, when there is a display to open one on; false when none could be started. */
 function openInBrowser(url: string): boolean {
   const platform = process.platform;
@@ -83,9 +123,21 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
   const port = checkPort(flags.callbackPort);
   const timeoutMs = checkTimeout(flags.timeout);
   const asked = scopes(flags);
+  const credentials = await clientCredentialOptions(flags);
+  const { acceptElicitationDefaults, declineElicitation } = await mcpClient();
   const stderr = process.stderr;
   return {
     ...(id !== undefined ? { clientId: id } : {}),
+    ...credentials,
+    // Nobody to ask: a server's request for input is declined (said on stderr), or with --accept-elicitation-defaults
+    // answered with the defaults its form offers.
+    onElicitation: async (request) => {
+      const answer = await (flags.acceptElicitationDefaults === true ? acceptElicitationDefaults : declineElicitation)(request);
+      stderr.write(
+        `The server asked for input (${terminalText(request.message.slice(0, 200))}): ${answer.action === 'accept' ? 'accepted with its defaults' : 'declined'}.\n`,
+      );
+      return answer;
+    },
     ...(port !== undefined ? { callbackPort: port } : {}),
     ...(timeoutMs !== undefined ? { authorizationTimeoutMs: timeoutMs } : {}),
     ...(asked.length > 0 ? { scopes: asked } : {}),

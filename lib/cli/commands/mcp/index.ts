@@ -13,10 +13,13 @@ const client = () => import('./client-actions.js');
 /** The client commands' help footer (kept here so that `--help` loads no action). */
 const MCP_CLIENT_HELP = `Signing in: the server's 401 names its protected resource metadata (RFC 9728) and authorization server (RFC 8414);
 Gantry registers itself there (dynamic registration) unless --client-id names a registered client (its secret, if any,
-in GANTRY_MCP_CLIENT_SECRET, never a flag), and opens the sign-in page in the browser (--no-browser prints the
-address instead). The redirect comes back to http://127.0.0.1:<port>/callback. Tokens live where \`gantry auth\` keeps
-them (the OS keyring, else the kv engine, else a plain-text file only with --store file or --insecure-storage) and
-are refreshed; a tool that needs more scopes signs in once more with the merged scopes.
+in --client-secret-file or GANTRY_MCP_CLIENT_SECRET, never a flag's value), and opens the sign-in page in the browser
+(--no-browser prints the address instead). The redirect comes back to http://127.0.0.1:<port>/callback. Without a
+person: --client-credentials signs in as the client itself (RFC 6749 §4.4) with its secret or its --private-key-file
+(private_key_jwt, RFC 7523). Tokens live where \`gantry auth\` keeps them (the OS keyring, else the kv engine, else a
+plain-text file only with --store file or --insecure-storage) and are refreshed; a tool that needs more scopes signs in
+once more with the merged scopes. A server's request for input (elicitation) is declined, or answered with its form's
+defaults with --accept-elicitation-defaults.
 Exit codes: 0 success; 1 the tool reported an error, or a refusal (access denied, a scope not granted, a server or
 authorization server that breaks the rules); 2 bad input, nothing sent; 3 the server unreachable or failing after retries.`;
 
@@ -78,6 +81,11 @@ ${SERVE_HELP}`,
         '--client-id <id>',
         'a client registered with the authorization server (its secret, if any, in GANTRY_MCP_CLIENT_SECRET); default: register dynamically',
       )
+      .option('--client-secret-file <file>', "read that client's secret from this file (default GANTRY_MCP_CLIENT_SECRET)")
+      .option('--private-key-file <file>', 'authenticate that client with its private key (PEM or JWK) instead of a secret: private_key_jwt')
+      .option('--private-key-alg <alg>', "the key's JWS algorithm (RS256, PS256, ES256, ES384, ES512, EdDSA; default: the JWK's, else the key's kind)")
+      .option('--client-credentials', 'sign in as the client itself, without a person or a browser (needs --client-id and its secret or key)')
+      .option('--accept-elicitation-defaults', "answer a server's request for input with its form's defaults (default: decline)")
       .option('--no-browser', 'print the sign-in address instead of opening a browser')
       .option('--callback-port <n>', 'the loopback port of the redirect http://127.0.0.1:<n>/callback (default: the registered one, else any free port)')
       .option('--timeout <seconds>', 'how long to wait for the sign-in in the browser (default 300)')
