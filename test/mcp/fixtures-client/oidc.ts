@@ -3,7 +3,9 @@
  * client: authorization code with PKCE (S256, required for public clients), RFC 8707 resource indicators issuing JWT
  * access tokens whose `aud` is the resource, RFC 7591 dynamic registration (open), refresh tokens for every client
  * allowed the grant (rotated: public clients), RFC 9207 `iss` in every authorization response, and its development
- * interactions (login `dev`, any password; a consent page) — driven by `browser.ts`, an HTTP form-poster.
+ * interactions (login `dev`, any password; a consent page) — driven by `browser.ts`, an HTTP form-poster. And the
+ * client-credentials grant for three machine clients, one per client authentication: client_secret_basic,
+ * client_secret_post, private_key_jwt (an ES256 key whose private half is `machineKey`).
  *
  * Knobs for refusal tests, applied to its metadata document as it leaves (a provider middleware, its documented
  * extension point): `metadata.withoutS256` drops `code_challenge_methods_supported`, `metadata.issuer` replaces the
@@ -36,6 +38,8 @@ export interface AuthorizationServerPeer {
   /** A pre-registered confidential client (client_secret_basic). */
   confidentialClientId: string;
   confidentialClientSecret: string;
+  /** Machine clients (client_credentials only): one secret for both secret methods, a key for private_key_jwt. */
+  machine: { basicId: string; postId: string; keyId: string; secret: string; keyPem: string; keyJwk: string };
   requests: RoutedRequest[];
   serverErrors: Error[];
   notices: string[];
@@ -59,11 +63,21 @@ export async function startAuthorizationServer(options: { resources?: () => stri
     alg: 'RS256',
   };
   const confidentialClientSecret = `secret-${randomBytes(16).toString('hex')}`;
+  const machineKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const machine = {
+    basicId: 'gantry-mcp-machine-basic',
+    postId: 'gantry-mcp-machine-post',
+    keyId: 'gantry-mcp-machine-key',
+    secret: `machine-secret-${randomBytes(16).toString('hex')}`,
+    keyPem: machineKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
+    keyJwk: JSON.stringify(machineKey.privateKey.export({ format: 'jwk' })),
+  };
   const peer: AuthorizationServerPeer = {
     issuer,
     staticClientId: 'gantry-mcp-static',
     confidentialClientId: 'gantry-mcp-confidential',
     confidentialClientSecret,
+    machine,
     requests: [],
     serverErrors: [],
     notices,
@@ -94,6 +108,28 @@ export async function startAuthorizationServer(options: { resources?: () => stri
         response_types: ['code'],
         redirect_uris: ['http://127.0.0.1/callback'],
       },
+      ...(
+        [
+          [machine.basicId, 'client_secret_basic'],
+          [machine.postId, 'client_secret_post'],
+        ] as const
+      ).map(([client_id, token_endpoint_auth_method]) => ({
+        client_id,
+        client_secret: machine.secret,
+        token_endpoint_auth_method,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+      })),
+      {
+        client_id: machine.keyId,
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: { keys: [{ ...machineKey.publicKey.export({ format: 'jwk' }), use: 'sig', alg: 'ES256' }] },
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+      },
     ],
     scopes: ['openid', 'offline_access'],
     async findAccount(_ctx: unknown, id: string) {
@@ -105,6 +141,7 @@ export async function startAuthorizationServer(options: { resources?: () => stri
       };
     },
     features: {
+      clientCredentials: { enabled: true },
       devInteractions: { enabled: true },
       registration: { enabled: true },
       revocation: { enabled: true },
