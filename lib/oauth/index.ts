@@ -62,5 +62,6 @@ export {
   tokenTypes,
   type OAuthConfig,
   type OAuthEndpoints,
+  type TokenExchange,
   type TokenResponse,
 } from './requests.js';

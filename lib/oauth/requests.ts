@@ -65,6 +65,11 @@ export async function send(config: OAuthConfig, url: string, parameters: Paramet
   return postForm(config.http, url, { ...auth.form, ...parameters }, { headers: auth.headers, signal, serverFailure: config.serverFailure });
 }
 
+/** A grant at the token endpoint: its type, its own fields, then the caller's parameters. */
+function grantRequest(config: OAuthConfig, grantType: string, fields: Parameters, parameters: Parameters, signal?: AbortSignal): Promise<OAuthAnswer> {
+  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantType, ...fields, ...parameters }, signal);
+}
+
 /** RFC 8628 §3.1: the device and user codes. */
 export function deviceAuthorizationRequest(config: OAuthConfig, parameters: Parameters, signal?: AbortSignal): Promise<OAuthAnswer> {
   return send(config, endpoint(config, 'device_authorization_endpoint'), parameters, signal);
@@ -82,54 +87,36 @@ export function authorizationCodeGrantRequest(
   parameters: Parameters = {},
   signal?: AbortSignal,
 ): Promise<OAuthAnswer> {
-  return send(
-    config,
-    endpoint(config, 'token_endpoint'),
-    {
-      grant_type: grantTypes.authorizationCode,
-      code: grant.code,
-      redirect_uri: grant.redirectUri,
-      code_verifier: grant.codeVerifier,
-      ...parameters,
-    },
-    signal,
-  );
+  const fields = { code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.codeVerifier };
+  return grantRequest(config, grantTypes.authorizationCode, fields, parameters, signal);
 }
 
 /** RFC 6749 §6. */
 export function refreshTokenGrantRequest(config: OAuthConfig, refreshToken: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.refreshToken, refresh_token: refreshToken, ...parameters }, signal);
+  return grantRequest(config, grantTypes.refreshToken, { refresh_token: refreshToken }, parameters, signal);
 }
 
 /** RFC 6749 §4.4.2: a token for the client itself, no person involved. */
 export function clientCredentialsGrantRequest(config: OAuthConfig, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.clientCredentials, ...parameters }, signal);
+  return grantRequest(config, grantTypes.clientCredentials, {}, parameters, signal);
 }
 
-/** RFC 8693 §2.1: one token exchanged for another (`subject_token_type` and `requested_token_type` from tokenTypes). */
-export function tokenExchangeRequest(
-  config: OAuthConfig,
-  exchange: { subjectToken: string; subjectTokenType: string; requestedTokenType?: string },
-  parameters: Parameters = {},
-  signal?: AbortSignal,
-): Promise<OAuthAnswer> {
-  return send(
-    config,
-    endpoint(config, 'token_endpoint'),
-    {
-      grant_type: grantTypes.tokenExchange,
-      subject_token: exchange.subjectToken,
-      subject_token_type: exchange.subjectTokenType,
-      requested_token_type: exchange.requestedTokenType,
-      ...parameters,
-    },
-    signal,
-  );
+/** RFC 8693 §2.1's token to exchange and what to exchange it for (token type identifiers from tokenTypes). */
+export interface TokenExchange {
+  subjectToken: string;
+  subjectTokenType: string;
+  requestedTokenType?: string;
+}
+
+/** RFC 8693 §2.1: one token exchanged for another. */
+export function tokenExchangeRequest(config: OAuthConfig, exchange: TokenExchange, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
+  const fields = { subject_token: exchange.subjectToken, subject_token_type: exchange.subjectTokenType, requested_token_type: exchange.requestedTokenType };
+  return grantRequest(config, grantTypes.tokenExchange, fields, parameters, signal);
 }
 
 /** RFC 7523 §2.1: a JWT (an ID-JAG, say) presented as the authorization grant. */
 export function jwtBearerGrantRequest(config: OAuthConfig, assertion: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantTypes.jwtBearer, assertion, ...parameters }, signal);
+  return grantRequest(config, grantTypes.jwtBearer, { assertion }, parameters, signal);
 }
 
 /** RFC 7009 §2.1. */

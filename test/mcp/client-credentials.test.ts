@@ -30,11 +30,11 @@ async function filesUnder(dir: string): Promise<string> {
 describe('the MCP client signs in without a person (client credentials) against oidc-provider', function () {
   this.timeout(120_000);
   let op: AuthorizationServerPeer;
+  const tokenRequests = () => op.requests.filter((request) => request.route === 'token').length;
   let server: ContextServer;
   let configDir: string;
   /** The base64 body of the private key's PEM, as it would leak. */
   let keyBody: string;
-  const tokenRequests = () => op.requests.filter((request) => request.route === 'token').length;
 
   before(async () => {
     op = await startAuthorizationServer();
