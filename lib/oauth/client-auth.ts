@@ -7,6 +7,7 @@
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { UsageError } from '../errors.js';
+import type { OAuthAreaErrorCode } from './errors.js';
 import { registerSecret } from '../redact.js';
 
 export const clientAuthMethods = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
@@ -87,7 +88,7 @@ export function clientKeyOf(text: string, alg?: string): ClientKey {
     }
   } catch {
     throw new UsageError('the client key is no private key (a PEM private key or a private JWK is expected)', {
-      code: 'OAUTH_CLIENT_KEY',
+      code: 'OAUTH_CLIENT_KEY' satisfies OAuthAreaErrorCode,
       hint: 'give the private key the client was registered with (its public half is what the authorization server knows)',
     });
   }
@@ -95,7 +96,7 @@ export function clientKeyOf(text: string, alg?: string): ClientKey {
   const family = chosen === 'EdDSA' ? 'Ed' : chosen?.slice(0, 2);
   if (chosen === undefined || family === undefined || !keyFamilies[family]?.(key)) {
     throw new UsageError(`the client key (${key.asymmetricKeyType ?? 'unknown type'}) cannot sign with ${chosen ?? 'any JWS algorithm Gantry knows'}`, {
-      code: 'OAUTH_CLIENT_KEY',
+      code: 'OAUTH_CLIENT_KEY' satisfies OAuthAreaErrorCode,
       hint: 'name the algorithm the authorization server expects (RS256, PS256, ES256, ES384, ES512, EdDSA) for a key of that kind',
     });
   }
@@ -136,7 +137,8 @@ export async function clientAuthentication(
   if (authMethod === 'private_key_jwt' && client.privateKey !== undefined) {
     // RFC 7523 §3: the issuer identifies the server; without one, its token endpoint does.
     const audience = client.audience ?? tokenEndpoint;
-    if (audience === undefined) throw new UsageError('a client assertion needs the authorization server it is for', { code: 'OAUTH_CLIENT_KEY' });
+    if (audience === undefined)
+      throw new UsageError('a client assertion needs the authorization server it is for', { code: 'OAUTH_CLIENT_KEY' satisfies OAuthAreaErrorCode });
     return {
       form: { client_id: clientId, client_assertion_type: clientAssertionType, client_assertion: await clientAssertion(clientId, client.privateKey, audience) },
       headers: {},

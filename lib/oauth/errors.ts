@@ -25,6 +25,10 @@ export const oauthErrorCodes = {
 
 export type OAuthErrorCode = (typeof oauthErrorCodes)[keyof typeof oauthErrorCodes];
 
+/** Every `code` the OAuth core raises: its OAuthError's, and a client key refused before sending (exit 2). */
+export const oauthAreaErrorCodes = [...Object.values(oauthErrorCodes), 'OAUTH_CLIENT_KEY'] as const;
+export type OAuthAreaErrorCode = (typeof oauthAreaErrorCodes)[number];
+
 export interface OAuthErrorOptions {
   code: OAuthErrorCode;
   hint?: string;

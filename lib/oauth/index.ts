@@ -1,7 +1,17 @@
 // The OAuth core: authorization-server discovery, the token, device, refresh, client-credentials, token-exchange,
 // JWT-bearer, revocation and introspection requests, client authentication (private_key_jwt too), PKCE and OAuth
 // errors — under lib/auth (the device grant) and lib/mcp/client (code + PKCE, client credentials, cross-app access).
-export { OAuthError, errorOfAnswer, errorResponse, oauthErrorCodes, type ErrorResponse, type OAuthErrorCode, type OAuthErrorOptions } from './errors.js';
+export {
+  OAuthError,
+  errorOfAnswer,
+  errorResponse,
+  oauthAreaErrorCodes,
+  oauthErrorCodes,
+  type ErrorResponse,
+  type OAuthAreaErrorCode,
+  type OAuthErrorCode,
+  type OAuthErrorOptions,
+} from './errors.js';
 export {
   getJson,
   oauthHttpClient,

@@ -39,6 +39,7 @@ import { WebhookQueueError } from '../../lib/webhooks/redis-queue.js';
 import { RedisStoreError } from '../../lib/redis-connection.js';
 import { DeviceLoginError, authErrorCodes, deviceLoginErrorCodes } from '../../lib/auth/errors.js';
 import { ContextClientError, contextClientErrorCodes, mcpClientErrorCodes } from '../../lib/mcp/client/errors.js';
+import { oauthAreaErrorCodes } from '../../lib/oauth/errors.js';
 import { OAuthError } from '../../lib/oauth/errors.js';
 
 // docs/architecture.md, "Exit codes": every error class under lib/ and every `new GantryError(…)` is in its table,
@@ -349,6 +350,7 @@ describe('exit codes: docs/architecture.md "Exit codes" against the code', () =>
       { area: 'mcp client', prefix: /^CTX_/, codes: mcpClientErrorCodes },
       { area: 'registry discovery', prefix: /^(?:DISCOVERY_|NO_MODULE_REGISTRY$)/, codes: Object.keys(discoveryErrorCodes) },
       { area: 'webhooks', prefix: /^WEBHOOK_/, codes: webhookErrorCodes },
+      { area: 'oauth', prefix: /^OAUTH_/, codes: oauthAreaErrorCodes },
     ];
     const literals = codeLiterals();
     for (const { area, prefix, codes, byStatus } of catalogues) {
