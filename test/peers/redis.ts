@@ -1,5 +1,5 @@
 // A real Redis peer for tests: Debian's redis-server (scripts/system-packages.json, installed by `npm run setup`) on
-// 127.0.0.1 with a free port, in its own process, nothing saved to disk, stopped by stop(). Not a mock. A test that
+// 127.0.0.1 with a free port, in its own process, nothing saved to disk (unless persistIn names a folder for an append-only file), stopped by stop(). Not a mock. A test that
 // needs it fails — never skips — when redis-server is missing, with the command that installs it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -14,7 +14,8 @@ export interface RedisPeer {
   password: string | undefined;
   /** The server process (kill it to see how a client behaves when Redis is down). */
   process: ChildProcess;
-  stop(): Promise<void>;
+  /** SIGKILL by default (a crash); SIGTERM is a clean shutdown, as `systemctl restart redis` does, which writes the append-only file out. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -38,19 +39,21 @@ export function requireRedisServer(): void {
   }
 }
 
-function startOnce(port: number, password: string | undefined, timeoutMs: number): Promise<RedisPeer> {
-  const dir = mkdtempSync(join(tmpdir(), 'gantry-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'];
+function startOnce(port: number, password: string | undefined, timeoutMs: number, persistIn?: string): Promise<RedisPeer> {
+  // persistIn: an append-only file in that folder, kept by stop(), so a server started again on it has what was there.
+  const dir = persistIn ?? mkdtempSync(join(tmpdir(), 'gantry-redis-'));
+  const persistence = persistIn === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'everysec'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'];
   if (password !== undefined) args.push('--requirepass', password);
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const stop = async () => {
+  const stop = async (signal: NodeJS.Signals = 'SIGKILL') => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
+      child.kill(signal);
       await exited;
     }
-    rmSync(dir, { recursive: true, force: true });
+    if (persistIn === undefined) rmSync(dir, { recursive: true, force: true });
   };
   return new Promise((resolve, reject) => {
     const finish = (error?: Error) => {
@@ -81,14 +84,14 @@ function startOnce(port: number, password: string | undefined, timeoutMs: number
 }
 
 /** Starts redis-server on a free port of 127.0.0.1 (tries again if another process took the port meanwhile). */
-export async function startRedis(options: { password?: string; timeoutMs?: number; port?: number } = {}): Promise<RedisPeer> {
+export async function startRedis(options: { password?: string; timeoutMs?: number; port?: number; persistIn?: string } = {}): Promise<RedisPeer> {
   requireRedisServer();
   // A given port: the same server again after a stop (to see a client recover), no second try on another port.
-  if (options.port !== undefined) return startOnce(options.port, options.password, options.timeoutMs ?? 10_000);
+  if (options.port !== undefined) return startOnce(options.port, options.password, options.timeoutMs ?? 10_000, options.persistIn);
   let last: Error | undefined;
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
-      return await startOnce(await freePort(), options.password, options.timeoutMs ?? 10_000);
+      return await startOnce(await freePort(), options.password, options.timeoutMs ?? 10_000, options.persistIn);
     } catch (error) {
       last = error as Error;
       if (!/Address already in use/i.test(last.message)) throw last;

@@ -19,7 +19,7 @@ export interface Started {
 }
 
 /** Waits until `ready` finds what it looks for in stdout or stderr; rejects when the process ends first or after the timeout. */
-function untilReady<T>(
+export function untilReady<T>(
   child: ChildProcess,
   what: string,
   ready: (out: { stdout: string; stderr: string }) => T | undefined,
