@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
+import { pushPayload } from '../webhooks/helpers/examples.js';
 import { untilReady, type Started } from '../webhooks/helpers/queue-processes.js';
 
 export const FLEET_SECRET = 'fleet-secret-9Vx4';
@@ -24,22 +25,8 @@ export const startReceiver = (args: string[], cwd: string, what: string) =>
 /** `gantry hooks worker`. */
 export const startWorker = (args: string[], cwd: string, what: string) => startGantry(['hooks', 'worker', ...args], cwd, what, /(working webhook jobs) from/);
 
-const pushPayload = JSON.stringify({
-  ref: 'refs/heads/main',
-  before: '0'.repeat(40),
-  after: '1'.repeat(40),
-  compare: 'https://platform.example/compare',
-  base_ref: null,
-  commits: [],
-  created: false,
-  deleted: false,
-  forced: false,
-  head_commit: null,
-  pusher: { name: 'octo' },
-  repository: { id: 1, full_name: 'gantry/fleet' },
-  sender: { login: 'octo' },
-});
-const signature = sign(FLEET_SECRET, pushPayload);
+const body = JSON.stringify(pushPayload);
+const signature = sign(FLEET_SECRET, body);
 
 export interface Answer {
   id: string;
@@ -61,7 +48,7 @@ export async function postPush(url: string, id: string): Promise<Answer> {
       'x-platform-hook-id': '29',
       'x-hub-signature-256': await signature,
     },
-    body: pushPayload,
+    body,
   });
   const text = await response.text();
   let outcome: string;
