@@ -184,17 +184,30 @@ describe('OPS-FLEET: 4 receivers behind a round-robin proxy and 4 workers on one
       `503 only while Redis was down (${down!.to - down!.from} ms from its stop) ${seeded}`,
     );
 
-    // Every GUID's job ends somewhere: the killed workers' jobs after their 30 s lease and a 1 s backoff.
+    // Every GUID's job ends somewhere: the killed workers' jobs after their 30 s lease and a 1 s backoff. Done means
+    // both a worker's line and Redis's record: a worker killed between its line and the record leaves the job to run
+    // again after the lease.
     const allRuns = () => workers.flatMap((worker, index) => runsOf(index, worker.stdout()));
+    const inspector = createClient({ url: `redis://127.0.0.1:${redis.port}/0` });
+    inspector.on('error', () => {});
+    await inspector.connect();
+    const notDone = async (): Promise<Array<[string, string]>> => {
+      const ran = new Set(allRuns().map((run) => run.id));
+      const states = await Promise.all(ids.map((id) => inspector.hGet(`gantry:webhooks:job:${id}`, 'state')));
+      return ids.flatMap((id, i): Array<[string, string]> =>
+        ran.has(id) && states[i] === 'done' ? [] : [[id, `${states[i]}, ${ran.has(id) ? 'ran' : 'never ran'}`]],
+      );
+    };
     const drainStarted = Date.now();
-    for (;;) {
-      const done = new Set(allRuns().map((run) => run.id));
-      if (ids.every((id) => done.has(id))) break;
-      if (Date.now() - drainStarted > 120_000) {
-        const missing = ids.filter((id) => !done.has(id));
-        assert.fail(`${missing.length} deliveries never ran, e.g. ${missing.slice(0, 5).join(', ')} ${seeded}`);
+    try {
+      for (;;) {
+        const left = await notDone();
+        if (left.length === 0) break;
+        if (Date.now() - drainStarted > 120_000) assert.fail(`${left.length} deliveries not done, e.g. ${JSON.stringify(left.slice(0, 5))} ${seeded}`);
+        await delay(500);
       }
-      await delay(250);
+    } finally {
+      await inspector.close();
     }
     const drainMs = Date.now() - drainStarted;
 
@@ -223,15 +236,7 @@ describe('OPS-FLEET: 4 receivers behind a round-robin proxy and 4 workers on one
     }
     assert.ok(twice.length <= killed.length * WORKER_CONCURRENCY, `${twice.length} jobs ran twice ${seeded}`);
 
-    // Redis has every GUID done, and the load was spread.
-    const inspector = createClient({ url: `redis://127.0.0.1:${redis.port}/0` });
-    await inspector.connect();
-    try {
-      const states = await Promise.all(ids.map((id) => inspector.hGet(`gantry:webhooks:job:${id}`, 'state')));
-      assert.deepEqual(ids.filter((_, i) => states[i] !== 'done').slice(0, 5), [], `every GUID is done in Redis ${seeded}`);
-    } finally {
-      await inspector.close();
-    }
+    // The load was spread.
     for (const index of [0, 1, 2, 3]) {
       assert.ok(
         runs.some((run) => run.worker === index),
