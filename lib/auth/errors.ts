@@ -3,9 +3,9 @@
  * what to do next; none carries a token (messages pass through the redactor).
  */
 import { terminalText } from '../terminal-text.js';
-import { ExitCode, GantryError, bothFaces, type ExitCodeValue } from '../errors.js';
+import { ExitCode, bothFaces, type ExitCodeValue } from '../errors.js';
 import { ProtocolError } from '../http/index.js';
-import { OAuthError, oauthErrorCodes } from '../oauth/index.js';
+import { OAuthError, OAuthFlowError, oauthErrorCodes, type OAuthFlowErrorOptions } from '../oauth/index.js';
 
 /**
  * Each code a device login ends with, and its exit code: a definite "no" is 1, the authorization server failing 3.
@@ -50,26 +50,9 @@ export const authErrorCodes = [
 export type AuthErrorCode = (typeof authErrorCodes)[number];
 
 /** A device login's outcome; its exit code is its code's (`deviceLoginErrorCodes`) unless the server's status decides. */
-export class DeviceLoginError extends GantryError {
-  declare readonly code: DeviceLoginErrorCode;
-  /** The OAuth `error` (or `error_code`) the server sent, when it sent one. */
-  readonly oauthError: string | undefined;
-  /** The HTTP status of the answer that ended the flow, when there was one. */
-  readonly status: number | undefined;
-
-  constructor(
-    message: string,
-    options: { code: DeviceLoginErrorCode; exitCode?: ExitCodeValue; hint?: string; cliHint?: string; oauthError?: string; status?: number; cause?: unknown },
-  ) {
-    super(message, {
-      code: options.code,
-      exitCode: options.exitCode ?? deviceLoginErrorCodes[options.code],
-      ...(options.hint ? { hint: options.hint } : {}),
-      ...(options.cliHint ? { cliHint: options.cliHint } : {}),
-      ...(options.cause !== undefined ? { cause: options.cause } : {}),
-    });
-    this.oauthError = options.oauthError;
-    this.status = options.status;
+export class DeviceLoginError extends OAuthFlowError<DeviceLoginErrorCode> {
+  constructor(message: string, options: OAuthFlowErrorOptions<DeviceLoginErrorCode>) {
+    super(message, options, deviceLoginErrorCodes);
   }
 }
 

@@ -4,7 +4,7 @@
  * peer's answer does — 1 for a refusal, 3 for a server that failed (5xx, 429, 408). Messages pass the redactor and
  * quote a server's words only through terminalText.
  */
-import { ExitCode, GantryError, exitCodeForStatus } from '../errors.js';
+import { ExitCode, GantryError, exitCodeForStatus, type ExitCodeValue } from '../errors.js';
 import { redact } from '../redact.js';
 import { terminalText } from '../terminal-text.js';
 import type { OAuthAnswer } from './answer.js';
@@ -93,4 +93,40 @@ export function errorOfAnswer(answer: OAuthAnswer, what: string): OAuthError {
     url: answer.url,
     ...(body ? { error: body.error, description: body.description, errorUri: body.uri } : {}),
   });
+}
+
+export interface OAuthFlowErrorOptions<Code extends string> {
+  code: Code;
+  /** Over the code's own exit code, where the server's status decides. */
+  exitCode?: ExitCodeValue;
+  hint?: string;
+  /** The hint in the command's words, where it names a setting. */
+  cliHint?: string;
+  /** The OAuth `error` the server sent, when it sent one. */
+  oauthError?: string;
+  /** The HTTP status of the answer that ended the flow, when there was one. */
+  status?: number;
+  cause?: unknown;
+}
+
+/**
+ * The error of one face of the OAuth core (the device login's, the context-server client's): its own codes, each
+ * with its exit code (`exitCodes`) unless the raising site passes one, and what the server said.
+ */
+export abstract class OAuthFlowError<Code extends string> extends GantryError {
+  declare readonly code: Code;
+  readonly oauthError: string | undefined;
+  readonly status: number | undefined;
+
+  protected constructor(message: string, options: OAuthFlowErrorOptions<Code>, exitCodes: Readonly<Record<Code, ExitCodeValue>>) {
+    super(message, {
+      code: options.code,
+      exitCode: options.exitCode ?? exitCodes[options.code],
+      ...(options.hint ? { hint: options.hint } : {}),
+      ...(options.cliHint ? { cliHint: options.cliHint } : {}),
+      ...(options.cause !== undefined ? { cause: options.cause } : {}),
+    });
+    this.oauthError = options.oauthError;
+    this.status = options.status;
+  }
 }

@@ -3,6 +3,7 @@
 // errors — under lib/auth (the device grant) and lib/mcp/client (code + PKCE, client credentials, cross-app access).
 export {
   OAuthError,
+  OAuthFlowError,
   errorOfAnswer,
   errorResponse,
   oauthAreaErrorCodes,
@@ -11,6 +12,7 @@ export {
   type OAuthAreaErrorCode,
   type OAuthErrorCode,
   type OAuthErrorOptions,
+  type OAuthFlowErrorOptions,
 } from './errors.js';
 export {
   getJson,

@@ -250,6 +250,11 @@ const examples: Record<string, (status: number) => GantryError | GantryError[]> 
     new DeviceLoginError('access was denied on the approval page', { code: 'AUTH_ACCESS_DENIED' }),
     new DeviceLoginError('the quota for this client id is used up', { code: 'AUTH_QUOTA', exitCode: ExitCode.remote }),
   ],
+  // The base of the two above: each face's code decides, unless the raising site passes the server's verdict.
+  OAuthFlowError: () => [
+    new DeviceLoginError('the code expired', { code: 'AUTH_EXPIRED' }),
+    new ContextClientError('the authorization server failed', { code: 'CTX_TOKEN_ERROR', exitCode: ExitCode.remote }),
+  ],
   RedisStoreError: () => [
     new RedisStoreError('the store redis://127.0.0.1:6379 is unavailable: connect ECONNREFUSED', { code: 'REDIS_STORE', hint: 'start it' }),
   ],

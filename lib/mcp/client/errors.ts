@@ -3,8 +3,8 @@
  * and hints pass through the redactor). A refusal of the peers' answers is a definite "no" (1): asking again gives
  * the same answer; an authorization server that fails (5xx) is 3.
  */
-import { ExitCode, GantryError, type ExitCodeValue } from '../../errors.js';
-import { OAuthError, oauthErrorCodes, type OAuthErrorCode } from '../../oauth/index.js';
+import { ExitCode, type ExitCodeValue } from '../../errors.js';
+import { OAuthError, OAuthFlowError, oauthErrorCodes, type OAuthErrorCode, type OAuthFlowErrorOptions } from '../../oauth/index.js';
 
 /**
  * Each reason a context-server sign-in is refused, and its exit code: the peers' answer refused is 1. Where the peer
@@ -56,25 +56,9 @@ export const mcpClientErrorCodes = [
 ] as const;
 export type McpClientErrorCode = (typeof mcpClientErrorCodes)[number];
 
-export class ContextClientError extends GantryError {
-  declare readonly code: ContextClientErrorCode;
-  /** The OAuth `error` the peer sent, when it sent one. */
-  readonly oauthError: string | undefined;
-  /** The HTTP status of the answer that ended the flow, when there was one. */
-  readonly status: number | undefined;
-
-  constructor(
-    message: string,
-    options: { code: ContextClientErrorCode; exitCode?: ExitCodeValue; hint?: string; oauthError?: string; status?: number; cause?: unknown },
-  ) {
-    super(message, {
-      code: options.code,
-      exitCode: options.exitCode ?? contextClientErrorCodes[options.code],
-      ...(options.hint ? { hint: options.hint } : {}),
-      ...(options.cause !== undefined ? { cause: options.cause } : {}),
-    });
-    this.oauthError = options.oauthError;
-    this.status = options.status;
+export class ContextClientError extends OAuthFlowError<ContextClientErrorCode> {
+  constructor(message: string, options: OAuthFlowErrorOptions<ContextClientErrorCode>) {
+    super(message, options, contextClientErrorCodes);
   }
 }
 
