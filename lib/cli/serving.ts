@@ -152,6 +152,14 @@ export interface OpsFlags {
   logLevel?: string;
 }
 
+/** The public listener's flags of a server command: the same names, words and defaults' shape for every server. */
+export function addListenOptions(command: Command, listener: { port: string; path: string; pathIs: string; hostNote?: string }): Command {
+  return command
+    .option('--host <address>', `the address to listen on${listener.hostNote ? ` (${listener.hostNote})` : ''}`, '127.0.0.1')
+    .option('--port <port>', 'the port to listen on (0 = any free port)', listener.port)
+    .option('--path <path>', listener.pathIs, listener.path);
+}
+
 /**
  * Adds the ops flags: where /healthz, /readyz and /metrics are (on the server's own port, or `--metrics-port`), and
  * the log's format and level. `ownPort`: the server has a port of its own to serve them on (the worker has none).

@@ -14,7 +14,7 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { addListenOptions, addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
 import type { PlatformApp } from '../../../platform/index.js';
 import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
@@ -244,12 +244,12 @@ export function register(program: Command, context: CliContext): void {
     .description("receive the platform's webhooks: deployment protection rules decided by gates, signatures checked")
     .addHelpText('after', `\n${SECRET_HELP}`);
 
-  const serve = hooks
-    .command('serve')
-    .description('receive webhooks on http://<host>:<port><path>, verify each delivery, and answer deployment protection rules with a gate')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '3000')
-    .option('--host <address>', 'address to listen on (0.0.0.0 to take deliveries from the platform)', '127.0.0.1')
-    .option('--path <path>', "the payload URL's path", '/hooks')
+  const serve = addListenOptions(
+    hooks
+      .command('serve')
+      .description('receive webhooks on http://<host>:<port><path>, verify each delivery, and answer deployment protection rules with a gate'),
+    { port: '3000', path: '/hooks', pathIs: "the payload URL's path", hostNote: '0.0.0.0 to take deliveries from the platform' },
+  )
     .option('--config <file>', "the environments' gates (default: gantry.hooks.json in the current folder, when it exists)")
     .option('--no-sha1', 'refuse X-Hub-Signature (sha1) deliveries: only X-Hub-Signature-256 is accepted')
     .option('--queue <url>', 'a Redis queue shared with other receivers and workers, redis://host:port/db (else GANTRY_HOOKS_QUEUE_URL; a password only there)')

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../context.js';
-import { addOpsOptions } from '../../serving.js';
+import { addListenOptions, addOpsOptions } from '../../serving.js';
 
 const serve = () => import('./serve.js');
 const client = () => import('./client-actions.js');
@@ -39,12 +39,14 @@ export function register(program: Command, context: CliContext): void {
     .command('mcp')
     .description("the context server (serve: Gantry's tools to agents, behind OAuth 2.1) and a client for protected context servers (tools, call)");
 
-  const serveCommand = mcp
-    .command('serve')
-    .description('serve modules_resolve, modules_versions, gate_run, secrets_list, secrets_metadata and platform_rate_limit over Streamable HTTP (or --stdio)')
-    .option('--host <host>', 'the address to listen on', '127.0.0.1')
-    .option('--port <port>', 'the port to listen on (0: any free port)', '8808')
-    .option('--path <path>', "the endpoint's path", '/mcp')
+  const serveCommand = addListenOptions(
+    mcp
+      .command('serve')
+      .description(
+        'serve modules_resolve, modules_versions, gate_run, secrets_list, secrets_metadata and platform_rate_limit over Streamable HTTP (or --stdio)',
+      ),
+    { port: '8808', path: '/mcp', pathIs: "the endpoint's path" },
+  )
     .option(
       '--authorization-server <issuer>',
       "the OAuth 2.1 authorization server's issuer URL (its RFC 8414 metadata gives the JWKS and introspection endpoints)",
