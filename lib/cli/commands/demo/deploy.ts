@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { silentLogger } from '../../../log.js';
+import { serverOps } from '../../serving.js';
 import { serveDemoSite } from './site.js';
 import { runningServer, type DemoStep } from './step.js';
 
@@ -49,7 +50,16 @@ export const deployStep: DemoStep = {
     );
     const deliveries: string[] = [];
     receiver.onDelivery((record) => deliveries.push(`${record.event ?? '-'}${record.action ? `.${record.action}` : ''} ${record.status}`));
-    const hooks = createServer(receiver.handler());
+    // Its health and metrics on the same port, as `gantry hooks serve` serves them (docs/operations.md).
+    const { defaultOpsPaths, opsHandler } = await import('../../../ops/index.js');
+    const ops = await serverOps('hooks-serve', defaultOpsPaths);
+    ops.health.check('configuration', () => {});
+    receiver.onDelivery((record) => ops.metrics.delivery(record));
+    const opsHandle = opsHandler(ops);
+    const handle = receiver.handler();
+    const hooks = createServer((request, response) => {
+      if (!opsHandle(request, response)) handle(request, response);
+    });
     await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
     const hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
     try {
@@ -76,21 +86,50 @@ export const deployStep: DemoStep = {
         await delay(500);
       }
       const decision = decisions.at(-1);
+      const origin = new URL(hooksUrl).origin;
+      // A late deployment_status delivery may still come in: the metrics are read after this count, never before.
+      const delivered = deliveries.length;
+      const readiness = (await fetch(`${origin}${defaultOpsPaths.ready}`)).status === 200 ? 'ready' : 'not ready';
+      const counted = countSamples(await (await fetch(`${origin}${defaultOpsPaths.metrics}`)).text(), 'gantry_webhook_deliveries_total');
       if (!json) {
         out.line(`  deliveries: ${deliveries.join(', ') || 'none'}`);
+        out.line(
+          `  the receiver's ${defaultOpsPaths.ready}: ${readiness}; its ${defaultOpsPaths.metrics} counts ${counted} deliveries (as Prometheus scrapes gantry hooks serve)`,
+        );
         if (decision) out.line(`  the app ${decision.state} it; the comment the platform shows begins: ${decision.comment.split('\n')[0]}`);
         out.line(`  the deployment's state is now ${state ?? 'unknown'}`);
         out.line('  try: gantry hooks events (the catalogue), gantry hooks serve --help; docs/webhooks.md runs the receiver for a real platform app');
         out.line("       (gantry dev exports GANTRY_WEBHOOK_SECRET and the app's GANTRY_APP_* for a receiver against its platform API)");
       }
+      if (readiness !== 'ready' || counted < delivered)
+        throw new Error(`the receiver's readiness is ${readiness} and its metrics count ${counted} deliveries of ${delivered}`);
       if (state !== 'success') throw new Error(`the deployment ended ${state ?? 'without a decision in 240 s'}${decision ? ` (${decision.state})` : ''}`);
-      return { repository: REPOSITORY, environment: ENVIRONMENT, deployment: id, decision: decision?.state, state, deliveries };
+      return {
+        repository: REPOSITORY,
+        environment: ENVIRONMENT,
+        deployment: id,
+        decision: decision?.state,
+        state,
+        deliveries,
+        readiness,
+        deliveriesCounted: counted,
+      };
     } finally {
       await new Promise<void>((resolve) => hooks.close(() => resolve()));
       await receiver.close(5_000);
+      ops.stop();
       app.close();
       deployer.close();
       await site.stop();
     }
   },
 };
+
+/** The sum of a counter's samples in the Prometheus text format. */
+function countSamples(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
