@@ -157,7 +157,7 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
     assert.equal(without.line.metrics, undefined, 'without --metrics-port the worker serves nothing');
   });
 
-  it('OPS-METRICS: mcp serve counts its requests by method or tool and outcome, and answers /readyz', async () => {
+  it('OPS-METRICS: mcp serve counts its requests by method or tool and outcome (a made-up method as other-method), and answers /readyz', async () => {
     const server = await serve(['mcp', 'serve', '--no-auth', '--port', '0']);
     children.push(server.child);
     const answer = await fetch(String(server.line.url), {
@@ -167,6 +167,15 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
     });
     await answer.arrayBuffer();
     assert.equal(answer.status, 200);
+    // Made-up method names share one label value: a caller cannot start a series per name.
+    for (const method of ['made/upone', 'made/uptwo']) {
+      const other = await fetch(String(server.line.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method }),
+      });
+      await other.arrayBuffer();
+    }
     const ops = base(server.line.metrics);
     assert.equal((await fetch(`${ops}/readyz`)).status, 200);
     let text = '';
@@ -175,6 +184,13 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
       await delay(50);
     }
     assert.equal(sample(text, 'gantry_mcp_requests_total', { tool: 'tools/list', outcome: 'ok' }), 1);
+    const others = text.split('\n').filter((line) => line.startsWith('gantry_mcp_requests_total{') && line.includes('tool="other-method"'));
+    assert.equal(
+      others.map((line) => Number(line.split(' ').at(-1))).reduce((a, b) => a + b, 0),
+      2,
+      text,
+    );
+    assert.ok(!text.includes('made/up'), 'no made-up method name is a label value');
     assert.equal(sample(text, 'gantry_up', { server: 'mcp-serve' }), 1);
   });
 

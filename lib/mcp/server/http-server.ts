@@ -318,8 +318,27 @@ function toolOf(body: unknown): string {
   if (!first || typeof first !== 'object') return '-';
   const { method, params } = first as { method?: unknown; params?: { name?: unknown } };
   if (method === 'tools/call') return typeof params?.name === 'string' && TOOLS.some((tool) => tool.name === params.name) ? params.name : 'unknown-tool';
-  return typeof method === 'string' && /^[a-z/_]{1,40}$/.test(method) ? method : '-';
+  if (typeof method !== 'string') return '-';
+  // Only the protocol's own methods become labels: a caller's made-up names would each start a series of their own.
+  return knownMethods.has(method) ? method : 'other-method';
 }
+
+const knownMethods = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'logging/setLevel',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+]);
 
 function outcomeOf(status: number): string {
   if (status < 400) return 'ok';
