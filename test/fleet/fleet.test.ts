@@ -57,7 +57,7 @@ describe('OPS-FLEET: 4 receivers behind a round-robin proxy and 4 workers on one
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it(`HOOK-HDR-DELIVERY, HOOK-AUTH-HMAC: ${DELIVERIES} signed deliveries (duplicates, redeliveries) while two workers are SIGKILLed and Redis restarts: each job runs to completion once, none lost, 503 only while Redis was down`, async () => {
+  it(`HOOK-HDR-DELIVERY, HOOK-AUTH-HMAC: ${DELIVERIES} signed deliveries (duplicates, redeliveries) while two workers are SIGKILLed and Redis restarts: each job runs to completion once, none lost, 503 only while Redis was down, the metrics add up`, async () => {
     const rand = random(SEED);
     const seeded = `(GANTRY_FLEET_SEED=${SEED} GANTRY_FLEET_DELIVERIES=${DELIVERIES})`;
     const data = join(folder, 'redis');
@@ -78,7 +78,7 @@ describe('OPS-FLEET: 4 receivers behind a round-robin proxy and 4 workers on one
     const receivers = await Promise.all([0, 1, 2, 3].map((n) => startReceiver(['--no-work', '--queue', queue], folder, `receiver ${n}`)));
     processes.push(...receivers);
     const workers = await Promise.all(
-      [0, 1, 2, 3].map((n) => startWorker(['--queue', queue, '--concurrency', String(WORKER_CONCURRENCY)], folder, `worker ${n}`)),
+      [0, 1, 2, 3].map((n) => startWorker(['--queue', queue, '--concurrency', String(WORKER_CONCURRENCY), '--metrics-port', '0'], folder, `worker ${n}`)),
     );
     processes.push(...workers);
     proxy = await startRoundRobinProxy(receivers.map((r) => r.value));
@@ -247,6 +247,33 @@ describe('OPS-FLEET: 4 receivers behind a round-robin proxy and 4 workers on one
         `receiver ${index} answered deliveries`,
       );
     }
+    // The metrics add up: each receiver counts every delivery it answered (503s as queue-error), each surviving worker
+    // every job it ran (a killed worker's counts die with it). A delivery the proxy lost may or may not have reached
+    // its receiver, so those bound the counts rather than fix them.
+    const total = (text: string, name: string, label = '') =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const receiverTexts = await Promise.all(receivers.map(async (r) => (await fetch(`${new URL(r.value).origin}/metrics`)).text()));
+    const counted = receiverTexts.reduce((sum, text) => sum + total(text, 'gantry_webhook_deliveries_total'), 0);
+    const fromReceivers = answers.length - lostByProxy;
+    assert.ok(
+      counted >= fromReceivers && counted <= answers.length,
+      `the receivers' metrics count ${counted} deliveries; they answered ${fromReceivers} (${lostByProxy} lost by the proxy) ${seeded}`,
+    );
+    const queueErrors = receiverTexts.reduce((sum, text) => sum + total(text, 'gantry_webhook_deliveries_total', 'verdict="queue-error"'), 0);
+    assert.ok(
+      queueErrors >= refused.length && queueErrors <= refused.length + lostByProxy,
+      `the receivers' metrics count ${queueErrors} queue errors; ${refused.length} deliveries were answered 503 ${seeded}`,
+    );
+    for (const index of [0, 1, 2, 3].filter((n) => !killed.includes(n))) {
+      const url = /metrics on (http:\/\/\S+)/.exec(workers[index]!.stderr())?.[1];
+      assert.ok(url, `worker ${index} says where its metrics are`);
+      const jobsDone = total(await (await fetch(url)).text(), 'gantry_webhook_jobs_total', 'outcome="done"');
+      assert.equal(jobsDone, runs.filter((run) => run.worker === index && run.outcome === 'done').length, `worker ${index}'s metrics count its jobs ${seeded}`);
+    }
+
     // Redis's memory per finished delivery (for docs/operations.md's sizing): the server restarted on its append-only
     // file, so it holds the queue's keys and little else.
     const perDelivery = Math.round(((await usedMemory()) - emptyBytes) / DELIVERIES);
