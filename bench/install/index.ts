@@ -63,7 +63,11 @@ function timeTar(archive: string): Cost {
   if (result.status !== 0) throw new Error(`tar xzf failed: ${result.stderr}`);
   spawnSync('rm', ['-rf', target]);
   // Fields after "(comm) ": state is field 3, so field n is at n - 3 (proc(5)); times are in clock ticks of 10 ms.
-  const fields = result.stdout.slice(result.stdout.lastIndexOf(')') + 2).trim().split(' ').map(Number);
+  const fields = result.stdout
+    .slice(result.stdout.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ')
+    .map(Number);
   const ticks = (n: number) => fields[n - 3] as number;
   return { ms, minorFaults: ticks(11), majorFaults: ticks(13), cpuMs: (ticks(16) + ticks(17)) * 10 };
 }
