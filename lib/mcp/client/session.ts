@@ -202,7 +202,11 @@ export class AuthSession implements Authorizer {
     if (privateKey !== undefined && clientSecret !== undefined) throw client('give the client a secret or a private key, not both (it authenticates with one)');
     if (privateKey !== undefined && clientId === undefined) throw client('a private key needs its client id');
     if (clientCredentials === true && (clientId === undefined || (clientSecret === undefined && privateKey === undefined)))
-      throw client('the client-credentials grant needs a client id with its secret or its private key');
+      throw new UsageError('the client-credentials grant needs a client id with its secret or its private key', {
+        code: 'CTX_CLIENT',
+        hint: 'give clientId with clientSecret or privateKey (the client registered at the authorization server)',
+        cliHint: 'give --client-id with --client-secret-file (or GANTRY_MCP_CLIENT_SECRET) or --private-key-file',
+      });
     if (clientCredentials === true && crossAppAccess !== undefined) throw client('choose one sign-in: client credentials or cross-app access');
     if (crossAppAccess !== undefined) {
       if (clientId === undefined) throw client('cross-app access needs the client id registered at the authorization server');
