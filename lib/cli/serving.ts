@@ -220,6 +220,12 @@ export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<{ handl
   return { handle: () => false, metricsPort: own.port, close: () => own.close() };
 }
 
+/** Where the ops endpoints answer: the server's own origin, or `--metrics-host`:`--metrics-port` when they moved there. */
+export function opsOrigin(flags: OpsFlags, metricsPort: number | undefined, ownOrigin: string | undefined): string | undefined {
+  if (metricsPort === undefined) return ownOrigin;
+  return `http://${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${metricsPort}`;
+}
+
 /**
  * A server's health and metrics (lib/ops), with the platform's rate-limit waits counted (lib/waits.ts: the holds
  * announced, the platform's refusals); `stop` stops counting.

@@ -14,7 +14,7 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { addListenOptions, addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { addListenOptions, addOpsOptions, opsOrigin, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
 import type { PlatformApp } from '../../../platform/index.js';
 import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
@@ -394,7 +394,7 @@ ${SECRET_HELP}`,
       // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
       const listening = `http://${host}:${actualPort}${flags.path}`;
       if (securityEvents) serving.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
-      const metrics = `http://${opsServing.metricsPort === undefined ? `${host}:${actualPort}` : `${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${opsServing.metricsPort}`}${ops.paths.metrics}`;
+      const metrics = `${opsOrigin(flags, opsServing.metricsPort, `http://${host}:${actualPort}`)}${ops.paths.metrics}`;
       if (!json) serving.out.note(`metrics on ${metrics}, readiness on ${metrics.slice(0, -ops.paths.metrics.length)}${ops.paths.ready}`);
       if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics }));
       else
@@ -484,10 +484,7 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
-      const metrics =
-        opsServing.metricsPort === undefined
-          ? undefined
-          : `http://${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${opsServing.metricsPort}${ops.paths.metrics}`;
+      const metrics = opsServing.metricsPort === undefined ? undefined : `${opsOrigin(flags, opsServing.metricsPort, undefined)}${ops.paths.metrics}`;
       if (metrics !== undefined && !json) serving.out.note(`metrics on ${metrics}`);
       if (json) serving.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments, ...(metrics !== undefined ? { metrics } : {}) }));
       else
