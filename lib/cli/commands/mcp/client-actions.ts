@@ -160,20 +160,35 @@ async function connectOptions(flags: ClientFlags, context: CliContext, env: Node
   };
 }
 
-/** Runs `use` with a connection, closed however it ends; the reader of stdout going away ends it quietly. */
+/** What `gantry mcp tools` and `call` are given: the server's address, their flags and the command's context. */
+export interface ClientRun {
+  server: string;
+  flags: ClientFlags;
+  command: Command;
+  context: CliContext;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs `use` with a connection to the run's server, closed however it ends; the reader of stdout going away ends it
+ * quietly. `check` refuses the action's own bad input after the address and before the sign-in options are read.
+ */
 async function withConnection(
-  server: string,
-  options: ConnectOptions,
-  use: (connection: ContextServerConnection, signal: AbortSignal) => Promise<void>,
+  run: ClientRun,
+  use: (connection: ContextServerConnection, signal: AbortSignal, url: string) => Promise<void>,
+  check: () => void = () => undefined,
 ): Promise<void> {
+  const url = await serverUrl(run.server);
+  check();
+  const options = await connectOptions(run.flags, run.context, run.env ?? process.env);
   const { connectContextServer } = await mcpClient();
   const { releaseClients } = await import('../auth/actions.js');
   const controller = new AbortController();
   const unregister = onStdoutReaderGone(() => controller.abort());
   try {
-    const connection = await connectContextServer(server, { ...options, signal: controller.signal });
+    const connection = await connectContextServer(url, { ...options, signal: controller.signal });
     try {
-      await use(connection, controller.signal);
+      await use(connection, controller.signal, url);
     } catch (error) {
       if (!controller.signal.aborted) throw error;
     } finally {
@@ -194,17 +209,10 @@ export function requiredScope(tool: { description?: string | undefined; annotati
   return /\(scopes?:\s*([^)]+)\)/i.exec(tool.description ?? '')?.[1]?.trim();
 }
 
-export async function toolsAction(
-  server: string,
-  flags: ClientFlags,
-  command: Command,
-  context: CliContext,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
-  const { json } = context.globals(command);
-  const url = await serverUrl(server);
-  const options = await connectOptions(flags, context, env);
-  await withConnection(url, options, async (connection, signal) => {
+export async function toolsAction(run: ClientRun): Promise<void> {
+  const { context } = run;
+  const { json } = context.globals(run.command);
+  await withConnection(run, async (connection, signal) => {
     const tools = await connection.listTools({ signal });
     if (json) {
       context.out.json(tools.map((tool) => ({ ...tool, requiredScope: requiredScope(tool) ?? null })));
@@ -246,54 +254,52 @@ export function parseToolArguments(raw: string | undefined): Record<string, unkn
   return value as Record<string, unknown>;
 }
 
-export async function callAction(
-  server: string,
-  tool: string,
-  rawArgs: string | undefined,
-  flags: ClientFlags,
-  command: Command,
-  context: CliContext,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
-  const { json } = context.globals(command);
-  const url = await serverUrl(server);
-  if (tool.trim() === '' || shown(tool) !== tool || tool.length > 128)
-    throw usage(`the tool name ${shown(tool.slice(0, 80))} is not a tool name`, 'gantry mcp tools <server-url> lists them');
-  const args = parseToolArguments(rawArgs);
-  const options = await connectOptions(flags, context, env);
-  await withConnection(url, options, async (connection, signal) => {
-    let progress: ReturnType<CliContext['out']['progress']> | undefined;
-    const result = await connection.callTool(tool, args, {
-      signal,
-      onProgress: (p) => {
-        progress ??= context.out.progress(tool, p.total);
-        progress.update(p.progress, p.total, p.message ?? '');
-      },
-    });
-    progress?.done();
-    if (json) context.out.json(result);
-    else {
-      for (const item of result.content ?? []) {
-        if (item.type === 'text') context.out.line(item.text);
-        else if (item.type === 'resource_link') context.out.line(`${terminalText(item.name)}: ${terminalText(item.uri)}`);
-        else
-          context.out.note(
-            `(${item.type} content${'mimeType' in item && item.mimeType ? `, ${terminalText(String(item.mimeType))}` : ''}: use --json to see it)`,
-          );
-      }
-      if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) context.out.line(JSON.stringify(result.structuredContent, null, 2));
-    }
-    if (result.isError) {
-      // The SDK's servers answer a call of a tool they do not have with an error result ("Tool x not found").
-      const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join(' ');
-      const unknown = /\btool\b.*\bnot found\b/i.test(text);
-      throw new CheckFailedError(
-        unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`,
-        {
-          code: 'MCP_TOOL_ERROR' satisfies CliErrorCode,
-          hint: unknown ? `gantry mcp tools ${url} lists them` : "check its arguments: gantry mcp tools <server-url> --json shows each tool's input schema",
+export async function callAction(run: ClientRun, tool: string, rawArgs: string | undefined): Promise<void> {
+  const { context } = run;
+  const { json } = context.globals(run.command);
+  let args: Record<string, unknown> = {};
+  const check = () => {
+    if (tool.trim() === '' || shown(tool) !== tool || tool.length > 128)
+      throw usage(`the tool name ${shown(tool.slice(0, 80))} is not a tool name`, 'gantry mcp tools <server-url> lists them');
+    args = parseToolArguments(rawArgs);
+  };
+  await withConnection(
+    run,
+    async (connection, signal, url) => {
+      let progress: ReturnType<CliContext['out']['progress']> | undefined;
+      const result = await connection.callTool(tool, args, {
+        signal,
+        onProgress: (p) => {
+          progress ??= context.out.progress(tool, p.total);
+          progress.update(p.progress, p.total, p.message ?? '');
         },
-      );
-    }
-  });
+      });
+      progress?.done();
+      if (json) context.out.json(result);
+      else {
+        for (const item of result.content ?? []) {
+          if (item.type === 'text') context.out.line(item.text);
+          else if (item.type === 'resource_link') context.out.line(`${terminalText(item.name)}: ${terminalText(item.uri)}`);
+          else
+            context.out.note(
+              `(${item.type} content${'mimeType' in item && item.mimeType ? `, ${terminalText(String(item.mimeType))}` : ''}: use --json to see it)`,
+            );
+        }
+        if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) context.out.line(JSON.stringify(result.structuredContent, null, 2));
+      }
+      if (result.isError) {
+        // The SDK's servers answer a call of a tool they do not have with an error result ("Tool x not found").
+        const text = (result.content ?? []).map((item) => (item.type === 'text' ? item.text : '')).join(' ');
+        const unknown = /\btool\b.*\bnot found\b/i.test(text);
+        throw new CheckFailedError(
+          unknown ? `the server has no tool ${tool}` : `the tool ${tool} reported an error${json ? ' (isError in the result above)' : ' (above)'}`,
+          {
+            code: 'MCP_TOOL_ERROR' satisfies CliErrorCode,
+            hint: unknown ? `gantry mcp tools ${url} lists them` : "check its arguments: gantry mcp tools <server-url> --json shows each tool's input schema",
+          },
+        );
+      }
+    },
+    check,
+  );
 }

@@ -100,7 +100,7 @@ ${SERVE_HELP}`,
       'after',
       `\nExamples:\n  gantry mcp tools https://mcp.example.com/mcp\n  gantry mcp tools http://127.0.0.1:8808/mcp --json | jq -r '.[].name'\n\n${MCP_CLIENT_HELP}`,
     )
-    .action(async (server: string, flags, command: Command) => (await client()).toolsAction(server, flags, command, context));
+    .action(async (server: string, flags, command: Command) => (await client()).toolsAction({ server, flags, command, context }));
 
   clientOptions(mcp.command('call <server-url> <tool> [json-args]'))
     .description('call a tool of a (protected) context server with JSON arguments and print its result (exit 1 when the tool reports an error)')
@@ -109,6 +109,6 @@ ${SERVE_HELP}`,
       `\nExamples:\n  gantry mcp call http://127.0.0.1:8808/mcp modules_resolve '{"source": "hashicorp/consul/aws"}'\n  gantry mcp call https://mcp.example.com/mcp gate_run '{"urls": ["https://example.com/"]}' --json\n\n${MCP_CLIENT_HELP}`,
     )
     .action(async (server: string, tool: string, args: string | undefined, flags, command: Command) =>
-      (await client()).callAction(server, tool, args, flags, command, context),
+      (await client()).callAction({ server, flags, command, context }, tool, args),
     );
 }
