@@ -3,10 +3,10 @@
  * retries are the core's (send.ts), so got's are off; status errors are the core's too, so got hands back every status.
  */
 import type http from 'node:http';
-import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import got, { type Got, type Method, type PlainResponse, type Request as GotRequest } from 'got';
 import { redact, redactUrl, registerSecret, sensitiveHeaders } from '../redact.js';
+import { isStreamed } from './bodies.js';
 import { ProtocolError } from './errors.js';
 import { proxyRefusal } from './failures.js';
 import { addHeaders } from './headers.js';
@@ -119,7 +119,7 @@ export function createAttempts(settings: AttemptSettings): Attempts {
 
   function open(request: RequestOptions, url: URL, timeouts: Timeouts, attempt: { attempt: number; attempts: number }): Promise<Answer> {
     const headers = addHeaders({ ...baseHeaders }, request.headers);
-    let body: string | Buffer | Readable | undefined = request.body;
+    let body: RequestOptions['body'] = request.body;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);
       headers['content-type'] ??= 'application/json';
@@ -137,7 +137,7 @@ export function createAttempts(settings: AttemptSettings): Attempts {
       target.password = '';
     }
     const method = (request.method ?? 'GET').toUpperCase();
-    const streamed = body instanceof Readable;
+    const streamed = isStreamed(body);
     const { signal } = request;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {

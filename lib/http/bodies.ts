@@ -4,6 +4,13 @@ import { redactUrl } from '../redact.js';
 import { ProtocolError } from './errors.js';
 import type { RequestOptions, SearchParams } from './types.js';
 
+/** A body sent as it is read (a stream or an async iterable): it can be sent only once. */
+export function isStreamed(body: RequestOptions['body']): body is Readable | AsyncIterable<Uint8Array> {
+  return (
+    typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && typeof (body as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] === 'function'
+  );
+}
+
 export function isAccepted(accept: RequestOptions['accept'], status: number): boolean {
   if (!accept) return status >= 200 && status < 300;
   return typeof accept === 'function' ? accept(status) : accept.includes(status);

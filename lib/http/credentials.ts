@@ -4,9 +4,9 @@
  * client whose tokens change (a device-grant login, a platform app's installation tokens, a context server's
  * sign-in) renews through `bearerAuth`; nothing else in lib/ answers a 401 by renewing.
  */
-import { Readable } from 'node:stream';
 import { expectFunction, expectObject, expectString } from '../arguments.js';
 import { registerSecret } from '../redact.js';
+import { isStreamed } from './bodies.js';
 import type { AnswerHead, HttpHooks } from './types.js';
 
 /** The refused answer a `renew` is told of. */
@@ -108,7 +108,7 @@ export function bearerAuth(credentials: Credentials, options: BearerAuthOptions 
     afterResponse: [
       async (answer, context) => {
         // A streamed body is gone once sent: nothing to resend, so nothing to renew for.
-        if (answer.status !== 401 || context.request.body instanceof Readable) return undefined;
+        if (answer.status !== 401 || isStreamed(context.request.body)) return undefined;
         let renewal = context.state.get(renewalKey) as ReturnType<typeof renewalFor> | undefined;
         if (!renewal) context.state.set(renewalKey, (renewal = renewalFor(credentials, options)));
         return (await renewal(context.state.get(sentKey) as string | undefined, { ...answer, signal: context.request.signal })) ? 'resend' : undefined;

@@ -1,10 +1,9 @@
 /** The core's retry loop: attempts under the retry policy until a final accepted answer, or a typed error. */
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
 import { failedOnReused, type Answer, type Attempts } from './attempt.js';
-import { isAccepted, parseErrorBody, readLimited, toSearchParams } from './bodies.js';
+import { isAccepted, isStreamed, parseErrorBody, readLimited, toSearchParams } from './bodies.js';
 import { HttpError, NetworkError } from './errors.js';
 import { failure } from './failures.js';
 import { decideRetry, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
@@ -100,7 +99,7 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     const params = toSearchParams(request.searchParams);
     if (params) for (const [name, value] of params) url.searchParams.append(name, value);
     const method = (request.method ?? 'GET').toUpperCase();
-    const chosen = request.body instanceof Readable ? noRetries : (request.retry ?? baseRetry);
+    const chosen = isStreamed(request.body) ? noRetries : (request.retry ?? baseRetry);
     // A Retry-After longer than the longest wait allowed is not waited for (the error says what the server asked).
     const policy =
       limits.maxWaitMs !== undefined && chosen.retryAfterMaxMs > limits.maxWaitMs ? { ...chosen, retryAfterMaxMs: Math.max(1, limits.maxWaitMs) } : chosen;
@@ -115,7 +114,7 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     // have acted on a POST before it dropped the connection — a second authorization-code exchange revokes the first
     // one's tokens (RFC 6749 §4.1.2). keep-alive.ts keeps a pooled connection whose close has arrived from being written
     // to, so what remains here is the narrow race. Never a streamed body: it is gone once read.
-    const resendable = !(request.body instanceof Readable);
+    const resendable = !isStreamed(request.body);
     const replayable = idempotentMethods.has(method) || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
     let resent = false;
     let hookResends = 0;

@@ -526,6 +526,34 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
+  it('LAYER-HTTP: an async iterable body is streamed like a stream, each chunk written before the next is asked for (one buffer refilled throughout arrives intact), and never sent twice', async () => {
+    const { createHash } = await import('node:crypto');
+    const expected = createHash('md5');
+    for (let i = 0; i < 64; i += 1) expected.update(Buffer.alloc(16 * 1024, i));
+    // The same buffer, refilled for every chunk: a chunk still queued when the next was asked for would arrive overwritten.
+    const refilled = async function* () {
+      const buffer = Buffer.alloc(16 * 1024);
+      for (let i = 0; i < 64; i += 1) yield buffer.fill(i);
+    };
+    let failNext = false;
+    peer.handle((req, res) => {
+      if (failNext) {
+        failNext = false;
+        return sendJson(res, 503, { errors: ['busy'] });
+      }
+      sendJson(res, 200, { md5: createHash('md5').update(Buffer.from(req.body, 'latin1')).digest('hex') });
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const sent = await client.request<{ md5: string }>({ method: 'PUT', url: '/upload', body: refilled(), headers: { 'content-length': String(1024 * 1024) } });
+    assert.equal(sent.body.md5, expected.digest('hex'));
+    peer.requests.length = 0;
+    failNext = true;
+    const busy = await client.request({ method: 'PUT', url: '/upload', body: refilled() }).catch((error: unknown) => error);
+    assert.ok(busy instanceof HttpError && busy.status === 503 && busy.attempts === 1, String(busy));
+    assert.equal(peer.requests.length, 1, 'a 503 the policy retries is not retried with an iterable body');
+    client.close();
+  });
+
   it('sends custom methods such as LIST', async () => {
     // Node's own HTTP parser rejects LIST, so this checks the request line the client writes on the wire.
     const net = await import('node:net');

@@ -8,7 +8,7 @@
  * starts from byte 0. Any other 4xx is the service's "no" (a StorageError).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { CheckFailedError } from '../../errors.js';
 import { noRetry, ProtocolError, type HttpResponse } from '../../http/index.js';
 import type { Logger } from '../../log.js';
@@ -208,7 +208,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     }
   };
 
-  const call = async (headers: Record<string, string>, body?: Readable): Promise<HttpResponse<string>> => {
+  const call = async (headers: Record<string, string>, body?: AsyncIterable<Buffer>): Promise<HttpResponse<string>> => {
     const options = {
       method: 'PUT',
       headers,
@@ -232,24 +232,24 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
 
   const sendChunk = async (offset: number): Promise<{ outcome: Outcome; end: number; fork: Hash | undefined }> => {
     const end = Math.min(offset + job.chunkSize, total) - 1;
-    const range = await source.range(offset, end);
     const fork = tracker?.fork(offset);
     let inflight = 0;
-    const body = range.pipe(
-      tap((chunk) => {
+    // An async iterable, not a stream pipeline: the core writes each chunk before it asks for the next, so a file's
+    // chunks come from two buffers refilled in turn (source.ts) and nothing is allocated per chunk.
+    const body = (async function* () {
+      for await (const chunk of source.chunks(offset, end)) {
         fork?.update(chunk);
         inflight += chunk.length;
         progress(offset + inflight);
-      }),
-    );
-    // pipe() does not pass errors on: a source that fails (a file shrinking under us) must fail the request.
-    range.once('error', (error) => body.destroy(error));
+        yield chunk;
+      }
+    })();
     try {
       const response = await call({ 'content-range': `bytes ${offset}-${end}/${total}`, 'content-length': String(end - offset + 1) }, body);
       return { outcome: outcomeOf(response), end, fork };
     } finally {
-      range.destroy();
-      body.destroy();
+      // A request that ended before its body did leaves the iterator waiting: this closes the file.
+      void body.return(undefined).catch(() => undefined);
     }
   };
 

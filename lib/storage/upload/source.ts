@@ -13,12 +13,20 @@ import { UsageError } from '../../errors.js';
 import { ProtocolError } from '../../http/index.js';
 
 /**
- * How much of a file is read per step when it is streamed: 64 KiB, Node's own default. Each step's buffer is new;
- * at this size the allocator hands back memory it already has, while 128 KiB and above are mapped afresh for every
- * read (glibc's mmap threshold) and each of their pages faults in — a 256 KiB step cost a page fault per 4 KiB sent
- * and twice the CPU of the upload (measured with perf stat: 64 k faults for 256 MiB against 23 k).
+ * How much of a file is read per step when it is streamed (`whole`, `range`): 64 KiB, Node's own default. Each step's
+ * buffer is new; at this size the allocator hands back memory it already has, while 128 KiB and above are mapped afresh
+ * for every read (glibc's mmap threshold) and each of their pages faults in — a 256 KiB step cost a page fault per 4 KiB
+ * sent and twice the CPU of the upload (measured with perf stat: 64 k faults for 256 MiB against 23 k).
  */
 const READ_STEP = 64 * 1024;
+/**
+ * What `chunks` reads per step into each of its two buffers, which it refills rather than allocating one per read: a
+ * new buffer per 64 KiB, held a little longer by an upload's pipeline than by a bare pipe, reached V8's old space and
+ * was freed only by full collections (25 per 512 MiB), and with the allocator's work and page faults took half the
+ * upload's CPU. Two buffers of 1 MiB (2 MiB of memory): 0.6 s of CPU per 512 MiB sent (256 KiB: 0.8–0.9 s), against
+ * 1.5–2.4 s for one streamed `node:http` POST of the file and 4.2–5.3 s for the stream pipeline before (docs/performance.md).
+ */
+const SEND_STEP = 1024 * 1024;
 
 export interface UploadSource {
   readonly kind: 'path' | 'buffer' | 'stream';
@@ -29,6 +37,11 @@ export interface UploadSource {
   readonly path?: string;
   /** Bytes `start`..`end` (inclusive) as a stream; a stream source can only go forward past a range it has confirmed. */
   range(start: number, end: number): Promise<Readable>;
+  /**
+   * The same bytes as `range`, for sending as an async iterable body (lib/http writes each chunk before it asks for the
+   * next): a file's chunks are views of buffers that are refilled, so a chunk is valid only until the next is asked for.
+   */
+  chunks(start: number, end: number): AsyncGenerator<Buffer>;
   /** The whole content in memory (only for sizes up to the simple-upload limit). */
   readAll(): Promise<Buffer>;
   /** The whole content as one stream, checked to be exactly `size` bytes. */
@@ -50,6 +63,30 @@ export function exactly(size: number, what: string): Transform {
       callback(seen === size ? null : new UsageError(`${what} ended after ${seen} of the ${size} bytes it was said to be`));
     },
   });
+}
+
+/** Bytes `start`..`end` of a file, read into two buffers in turn: one is being sent while the other is filled. */
+async function* fileChunks(path: string, start: number, end: number, what: string): AsyncGenerator<Buffer> {
+  const size = end - start + 1;
+  const buffers = [Buffer.allocUnsafeSlow(Math.min(SEND_STEP, size)), Buffer.allocUnsafeSlow(Math.min(SEND_STEP, size))];
+  const handle = await open(path, 'r');
+  try {
+    for (let at = 0, turn = 0; at < size; turn ^= 1) {
+      const buffer = buffers[turn]!;
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - at), start + at);
+      // A file that shrinks while it is sent would leave the request short of its Content-Length, waiting forever.
+      if (bytesRead === 0) throw new UsageError(`${what} ended after ${at} of the ${size} bytes it was said to be`);
+      at += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A Readable's chunks as Buffers (a stream source may give strings). */
+async function* chunksOf(stream: Readable): AsyncGenerator<Buffer> {
+  for await (const chunk of stream) yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
 }
 
 async function fileSource(where: string, path: string): Promise<UploadSource> {
@@ -74,6 +111,7 @@ async function fileSource(where: string, path: string): Promise<UploadSource> {
       file.once('error', (error) => check.destroy(error));
       return file.pipe(check);
     },
+    chunks: (start, end) => fileChunks(absolute, start, end, `bytes ${start}-${end} of the file ${label} (it changed while being sent)`),
     readAll: () => readFile(absolute),
     whole: () => createReadStream(absolute, { highWaterMark: READ_STEP }).pipe(exactly(info.size, `the file ${label}`)),
     close: () => undefined,
@@ -86,6 +124,9 @@ function bufferSource(buffer: Buffer): UploadSource {
     size: buffer.length,
     label: 'the content',
     range: async (start, end) => Readable.from([buffer.subarray(start, end + 1)], { objectMode: false }),
+    chunks: async function* (start, end) {
+      yield buffer.subarray(start, end + 1);
+    },
     readAll: async () => buffer,
     whole: () => Readable.from([buffer], { objectMode: false }),
     close: () => undefined,
@@ -135,6 +176,9 @@ function streamSource(stream: Readable, size: number): UploadSource {
       window = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
       drop(start);
       return Readable.from([window.subarray(0, end - start + 1)], { objectMode: false });
+    },
+    async *chunks(start, end) {
+      yield* chunksOf(await this.range(start, end));
     },
     async readAll() {
       used = true;
