@@ -65,21 +65,35 @@ export function exactly(size: number, what: string): Transform {
   });
 }
 
-/** Bytes `start`..`end` of a file, read into two buffers in turn: one is being sent while the other is filled. */
+/**
+ * Bytes `start`..`end` of a file, read into two buffers in turn: while one is being sent, the next step is read into
+ * the other (the one the sender was done with when it asked for this chunk).
+ */
 async function* fileChunks(path: string, start: number, end: number, what: string): AsyncGenerator<Buffer> {
   const size = end - start + 1;
   const buffers = [Buffer.allocUnsafeSlow(Math.min(SEND_STEP, size)), Buffer.allocUnsafeSlow(Math.min(SEND_STEP, size))];
   const handle = await open(path, 'r');
+  const readAt = (buffer: Buffer, at: number) => {
+    const read = handle.read(buffer, 0, Math.min(buffer.length, size - at), start + at).then(({ bytesRead }) => bytesRead);
+    // Awaited only when the sender asks for the chunk: a failure until then is not an unhandled rejection.
+    read.catch(() => undefined);
+    return read;
+  };
+  let next: Promise<number> | undefined = readAt(buffers[0]!, 0);
   try {
     for (let at = 0, turn = 0; at < size; turn ^= 1) {
-      const buffer = buffers[turn]!;
-      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - at), start + at);
+      const bytesRead = await next!;
+      next = undefined;
       // A file that shrinks while it is sent would leave the request short of its Content-Length, waiting forever.
       if (bytesRead === 0) throw new UsageError(`${what} ended after ${at} of the ${size} bytes it was said to be`);
+      const chunk = buffers[turn]!.subarray(0, bytesRead);
       at += bytesRead;
-      yield buffer.subarray(0, bytesRead);
+      if (at < size) next = readAt(buffers[turn ^ 1]!, at);
+      yield chunk;
     }
   } finally {
+    // A read still under way when the request ended must finish before its file is closed.
+    await next?.catch(() => undefined);
     await handle.close();
   }
 }
