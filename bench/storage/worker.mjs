@@ -1,5 +1,6 @@
 // One upload in a fresh plain-node process (no TypeScript loader in its memory), so that its peak RSS is the
-// uploader's alone. Prints { ms, cpuMs, userMs, bytes, md5, fileId, maxRssMb } as one JSON line. The token comes in
+// uploader's alone. Prints { ms, cpuMs, userMs, bytes, md5, fileId, maxRssMb } as one JSON line; the CPU times are
+// the upload's alone (user + system of every thread, measured around it as the wall time is, not loading the library). The token comes in
 // STORAGE_TOKEN; BENCH_STORAGE_DIST names another build's dist folder to load Gantry from.
 //   node worker.mjs gantry <url> <file> [--chunk-mib N] [--no-md5] [--cut-at N]
 //       a resumable upload with the compiled library (dist/), default options unless given; with --cut-at, a cut
@@ -30,6 +31,7 @@ const gantry =
         ...(await import(new URL('lib/storage/upload/index.js', dist).href)),
         ...(await import(new URL('lib/log.js', dist).href)),
       };
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 let result;
 if (mode === 'raw') {
@@ -77,7 +79,7 @@ if (mode === 'raw') {
   transport.close();
 }
 const ms = performance.now() - started;
-const cpu = process.cpuUsage();
+const cpu = process.cpuUsage(cpuBefore);
 console.log(
   JSON.stringify({
     ms,
