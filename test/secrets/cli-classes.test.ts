@@ -3,10 +3,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import vault from 'node-vault';
 import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient, SecretsError } from '../../lib/secrets/index.js';
@@ -16,8 +15,8 @@ import { kvSecretOperations } from '../../providers/kv-secret.js';
 import { runNode, withEnv, type Ran } from './helpers/run-process.js';
 import { startScriptedPeer } from './helpers/scripted-peer.js';
 
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx');
+// The built command (`npm run build` first, as `pretest` does): tsx compiling the sources cost each run a second of CPU.
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 
 describe('gantry secrets: the classes of issue 11', function () {
   this.timeout(180_000);
@@ -33,7 +32,7 @@ describe('gantry secrets: the classes of issue 11', function () {
   }
   function gantry(args: string[], options: { stdin?: string | Buffer; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
     if (Buffer.isBuffer(options.stdin)) return runWithBytes(args, options.stdin, env(options.env));
-    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+    return runNode([bin, 'secrets', ...args], {
       env: env(options.env),
       cwd: dir,
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
@@ -41,7 +40,7 @@ describe('gantry secrets: the classes of issue 11', function () {
   }
   function runWithBytes(args: string[], stdin: Buffer, environment: NodeJS.ProcessEnv): Promise<Ran> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], { env: environment, cwd: dir });
+      const child = spawn(process.execPath, [bin, 'secrets', ...args], { env: environment, cwd: dir });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -285,7 +284,7 @@ describe('gantry secrets: the classes of issue 11', function () {
         'EACCES',
         () =>
           new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, 'secrets', 'put', 'secret/app/f', 'password=@locked.txt'], {
+            const child = spawn(process.execPath, [bin, 'secrets', 'put', 'secret/app/f', 'password=@locked.txt'], {
               cwd: where,
               env: { PATH: process.env.PATH, HOME: tmpdir(), SECRETS_ADDR: server.url, SECRETS_TOKEN: 'eacces-token' },
               ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
@@ -435,7 +434,7 @@ describe('gantry secrets: the classes of issue 11', function () {
         ['secrets', 'get', 'secret/app/big', '--reveal'],
       ]) {
         const { code, first, stderr } = await new Promise<{ code: number | null; first: string; stderr: string }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', pathToFileURL(tsx).href, main, ...args], { env: env(), cwd: dir });
+          const child = spawn(process.execPath, [bin, ...args], { env: env(), cwd: dir });
           let out = '';
           let err = '';
           let first = '';
@@ -495,7 +494,7 @@ describe('gantry secrets: the classes of issue 11', function () {
         [['gate', '--config', 'c\nfg.json'], 'c\\nfg.json'],
       ];
       for (const [args, escaped] of runs) {
-        const run = await runNode(['--import', pathToFileURL(tsx).href, main, ...args], { env: env(), cwd: dir });
+        const run = await runNode([bin, ...args], { env: env(), cwd: dir });
         assert.equal(run.code, 2, `${JSON.stringify(args)}: ${run.stderr}`);
         assert.ok(run.stderr.includes(escaped), `${JSON.stringify(args)} shows ${escaped}: ${run.stderr}`);
         for (const line of run.stderr.split('\n').filter(Boolean))
