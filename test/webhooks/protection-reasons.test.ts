@@ -13,6 +13,7 @@ import { PlatformApp } from '../../lib/platform/index.js';
 import { WebhookReceiver, type HooksConfig } from '../../lib/webhooks/index.js';
 import { parseHooksConfig } from '../../lib/webhooks/config.js';
 import { deploymentProtection } from '../../lib/webhooks/protection.js';
+import { waitingTogether } from '../waiting-together.js';
 
 const SECRET = 'protection reasons secret';
 const APP_ID = 12;
@@ -31,6 +32,7 @@ describe('deployment protection: rejected with the reason, never left waiting', 
   let app: PlatformApp;
   let closedPort: number;
   let stalledUrl: string;
+  const together = waitingTogether();
 
   before(async () => {
     // A page whose response never ends: Lighthouse waits for its load until the gate's timeout.
@@ -79,6 +81,9 @@ describe('deployment protection: rejected with the reason, never left waiting', 
     hooks.on('request', receiver.handler());
     // The api engine's address: a port nothing listens on (read by createEngine from the environment).
     process.env.PAGEANALYSIS_BASE_URL = `http://127.0.0.1:${closedPort}`;
+    // Each deployment waits on its own environment (the api engine's retries, the slow gate's timeout): all three
+    // are made at once, and each test awaits its own decision.
+    together.startAll();
   });
 
   after(async () => {
@@ -110,25 +115,31 @@ describe('deployment protection: rejected with the reason, never left waiting', 
     }
   }
 
+  const unconfigured = together.add(() => deploy('unconfigured'));
+  const broken = together.add(() => deploy('broken'));
+  const slow = together.add(async () => {
+    const started = Date.now();
+    return { result: await deploy('slow'), ms: Date.now() - started };
+  });
+
   it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE: an environment the configuration does not name is rejected, the comment naming it and the file', async () => {
-    const result = await deploy('unconfigured');
+    const result = await unconfigured();
     assert.equal(result.state, 'rejected');
     assert.match(result.decision?.comment ?? '', /no gate for the environment `unconfigured` in the test's gantry\.hooks\.json/);
     assert.deepEqual(result.reports, [], 'no status report for a gate that does not run');
   });
 
   it("HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a gate whose engine cannot reach the page analysis API is rejected with the engine's error", async () => {
-    const result = await deploy('broken');
+    const result = await broken();
     assert.equal(result.state, 'rejected');
     assert.match(result.decision?.comment ?? '', /Gantry rejected the deployment|could not decide/);
     assert.match(result.reports[0]?.comment ?? '', /Gantry is gating 1 page of `broken`/);
   });
 
   it('HOOK-EV-DEPLOYMENT-PROTECTION-RULE: a gate that runs longer than timeoutSeconds is rejected saying so', async () => {
-    const started = Date.now();
-    const result = await deploy('slow');
+    const { result, ms } = await slow();
     assert.equal(result.state, 'rejected');
     assert.match(result.decision?.comment ?? '', /ran longer than 10 s \(timeoutSeconds\)|could not decide/);
-    assert.ok(Date.now() - started < 120_000);
+    assert.ok(ms < 120_000);
   });
 });
