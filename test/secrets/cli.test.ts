@@ -3,13 +3,11 @@ import { runNode, withEnv, type Ran } from './helpers/run-process.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-// The command runs from a scratch folder (for relative @files), so tsx is named by its absolute location.
-const tsx = createRequire(import.meta.url).resolve('tsx');
+// The built command (`npm run build` first, as `pretest` does): tsx compiling the sources cost each run a second of CPU.
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 
 describe('gantry secrets (the command, in its own process, against the embedded kv server)', function () {
   this.timeout(120_000);
@@ -24,7 +22,7 @@ describe('gantry secrets (the command, in its own process, against the embedded 
       { PATH: process.env.PATH, HOME: process.env.HOME, SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, GANTRY_LOG: 'warn' },
       options.env,
     );
-    return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+    return runNode([bin, 'secrets', ...args], {
       env,
       cwd: dir,
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
