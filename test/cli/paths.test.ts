@@ -6,16 +6,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { localFileLimits, readLocalFile, readLocalFileSync } from '../../lib/local-paths.js';
 
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-/** Far more than a refusal needs (tsx starts in about a second), far less than a hang would take. */
-const killAfterMs = 60_000; // a hang, not a slow start: tsx and the command load slowly on a busy two-core machine
+// The built command (`npm run build` first, as `pretest` does): tsx compiling the sources cost each run a second of CPU.
+const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+/** Far more than a refusal needs, far less than a hang would take. */
+const killAfterMs = 60_000; // a hang, not a slow start: the command loads slowly on a busy two-core machine
 
 interface Ran {
   code: number | null;
@@ -28,7 +27,7 @@ interface Ran {
 function gantry(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<Ran> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', tsx, main, ...args], {
+    const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, HOME: options.cwd, GANTRY_LOG: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
