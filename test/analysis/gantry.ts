@@ -1,9 +1,11 @@
-// Runs the gantry command from source (node --import tsx), as a separate process with real exit codes and streams.
+// Runs the built gantry command (dist/lib/cli/main.js: `npm run build` first, as `pretest` does — tsx compiling the
+// sources cost each run a second of CPU), as a separate process with real exit codes and streams.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const gantryBin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 
 export interface GantryRun {
   code: number | null;
@@ -13,7 +15,7 @@ export interface GantryRun {
 }
 
 export function startGantry(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<GantryRun> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [gantryBin, ...args], {
     cwd: repoRoot,
     env: { ...process.env, GANTRY_LOG: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

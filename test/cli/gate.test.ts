@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { recordedLighthouseResult } from '../analysis/fixture.js';
-import { gantry, gantryIntoClosedPipe, repoRoot, type GantryRun } from '../analysis/gantry.js';
+import { gantry, gantryBin, gantryIntoClosedPipe, repoRoot, type GantryRun } from '../analysis/gantry.js';
 
 const KEY = 'cli-key-4d2a9c7e51';
 
@@ -99,7 +99,7 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     // `script` gives the command a pseudo-terminal, as a person at a shell would have. Asynchronous: the API
     // server answering it lives in this process.
     // The page URL carries a credential: the bar shows it masked, as the logs do.
-    const command = `${JSON.stringify(process.execPath)} --import tsx lib/cli/main.ts gate 'http://127.0.0.1:8080/?token=progress-token-5521' --runs 2`;
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(gantryBin)} gate 'http://127.0.0.1:8080/?token=progress-token-5521' --runs 2`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -216,7 +216,7 @@ describe('gantry gate (api engine against the embedded v5 API)', function () {
     const fixture = (path: string) => `test/analysis/fixtures/lhci/${path}`;
     const gantryIn = (dir: string, args: string[]) =>
       new Promise<GantryRun>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}lib/cli/main.ts`, ...args], {
+        const child = spawn(process.execPath, [gantryBin, ...args], {
           cwd: `${repoRoot}${fixture(dir)}`,
           env: { ...process.env, GANTRY_LOG: 'warn', ...env() },
           stdio: ['ignore', 'pipe', 'pipe'],
