@@ -2,23 +2,33 @@
 // Mocha's spec output, closed by the one line CI reads: "N passed, N failed, N skipped".
 // A failing hook stops the tests it guards: those tests are counted as failed (they did not pass), so a broken
 // `before` can never shrink the run to a smaller green one.
+// Under mocha --parallel the files run in workers with test/reporter-worker.cjs, which sends each file's planned test
+// count and wall time along with its events: the counts and GANTRY_TEST_TIMES mean the same in both modes.
 const Mocha = require('mocha');
 
 const { writeFileSync } = require('node:fs');
-const path = require('node:path');
 
-const { EVENT_RUN_BEGIN, EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
+const { fileTimes } = require('./reporter-times.cjs');
+
+const { EVENT_RUN_BEGIN, EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
 
 class GantryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    const parallel = typeof runner.isParallelMode === 'function' && runner.isParallelMode();
+    if (parallel) runner.workerReporter(require.resolve('./reporter-worker.cjs'));
     let planned = 0;
     let passed = 0;
     let testsFailed = 0;
     let hooksFailed = 0;
     let skipped = 0;
+    // Serial: the main process loaded every file, runner.total is the plan. Parallel: it loaded none (0), each worker
+    // sends its file's count.
     runner.once(EVENT_RUN_BEGIN, () => {
-      planned = runner.total;
+      planned += runner.total;
+    });
+    runner.on('gantry:planned', ({ total }) => {
+      planned += total;
     });
     runner.on(EVENT_TEST_PASS, () => {
       passed += 1;
@@ -40,19 +50,15 @@ class GantryReporter extends Mocha.reporters.Spec {
     // GANTRY_TEST_TIMES=<file>: each test file's wall time (its hooks included), slowest first — where a run's time goes.
     const timesPath = process.env.GANTRY_TEST_TIMES;
     if (timesPath) {
-      const started = new Map();
       const took = new Map();
-      runner.on(EVENT_SUITE_BEGIN, (suite) => {
-        if (suite.file && suite.parent?.root) started.set(suite, Date.now());
-      });
-      runner.on(EVENT_SUITE_END, (suite) => {
-        if (!started.has(suite)) return;
-        const file = path.relative(process.cwd(), suite.file);
-        took.set(file, (took.get(file) ?? 0) + Date.now() - started.get(suite));
-      });
+      const add = (file, ms) => took.set(file, (took.get(file) ?? 0) + ms);
+      if (parallel) runner.on('gantry:file-time', ({ file, ms }) => add(file, ms));
+      else fileTimes(runner, add);
+      const began = Date.now();
       runner.once(EVENT_RUN_END, () => {
         const rows = [...took].sort((a, b) => b[1] - a[1]).map(([file, ms]) => ({ file, ms }));
-        writeFileSync(timesPath, `${JSON.stringify({ totalMs: rows.reduce((sum, row) => sum + row.ms, 0), files: rows }, null, 1)}\n`);
+        const totalMs = rows.reduce((sum, row) => sum + row.ms, 0);
+        writeFileSync(timesPath, `${JSON.stringify({ totalMs, wallMs: Date.now() - began, files: rows }, null, 1)}\n`);
       });
     }
   }
