@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// `npm test`: every test file, in two parts. First the files that share nothing, side by side under mocha --parallel
+// (most of a file's time is spent waiting on servers, child processes, Chromium and Pulumi's engine, so files overlap
+// well even on 2 cores); then the few that must have the machine to themselves (SERIAL, docs/testing.md says why each),
+// one after another. The last line sums both parts — "N passed, N failed, N skipped", the line CI reads — and a part
+// that ended without its line counts as one failure.
+//
+//   npm test                      # both parts, GANTRY_TEST_JOBS (default 3) files at a time in the first
+//   npm test -- --jobs 1          # every file in one serial mocha run, as before (for debugging)
+//   npm test -- --grep WAIT-      # any other mocha option goes to both parts
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const mochaBin = fileURLToPath(new URL('../node_modules/mocha/bin/mocha.js', import.meta.url));
+const ALL = 'test/**/*.test.ts';
+
+/** Files that run alone, after the parallel part. Keep this short; docs/testing.md gives the reason for each. */
+const SERIAL = [
+  'test/fleet/fleet.test.ts',
+  'test/platform/fleet-budget.test.ts',
+  'test/analysis/local.test.ts',
+  'test/providers/page-analysis-gate.test.ts',
+  'test/webhooks/protection-e2e.test.ts',
+  'test/cli/demo-gate.test.ts',
+];
+
+const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/;
+
+function parseArgs(argv) {
+  let jobs = Number(process.env.GANTRY_TEST_JOBS ?? 3);
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const jobsValue = argv[i] === '--jobs' || argv[i] === '-j' ? argv[++i] : /^--jobs=(.*)$/.exec(argv[i])?.[1];
+    if (jobsValue === undefined) rest.push(argv[i]);
+    else jobs = Number(jobsValue);
+  }
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    process.stderr.write(`--jobs (or GANTRY_TEST_JOBS) must be a positive integer\n`);
+    process.exit(2);
+  }
+  return { jobs, rest };
+}
+
+/** Runs mocha with `args`, its output passed through; resolves to its exit code and the counts of its last line. */
+function mocha(args, env = process.env) {
+  return new Promise((resolve) => {
+    const color = process.stdout.isTTY ? ['--color'] : [];
+    const child = spawn(process.execPath, [mochaBin, ...color, ...args], { cwd: root, env, stdio: ['inherit', 'pipe', 'inherit'] });
+    let summary;
+    let pending = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      const lines = (pending + chunk.toString('utf8')).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) summary = SUMMARY.exec(line) ?? summary;
+    });
+    child.on('close', (code, signal) => {
+      summary = SUMMARY.exec(pending) ?? summary;
+      const [passed, failed, skipped] = summary ? summary.slice(1).map(Number) : [0, 1, 0];
+      if (!summary) process.stdout.write(`\nmocha ${args.join(' ')} ended (${signal ?? `exit ${code}`}) before reporting: counted as 1 failed\n`);
+      resolve({ ok: code === 0 && summary !== undefined, passed, failed, skipped });
+    });
+  });
+}
+
+const { jobs, rest } = parseArgs(process.argv.slice(2));
+const parts =
+  jobs === 1
+    ? [[ALL, ...rest]]
+    : [
+        ['--parallel', '--jobs', String(jobs), ALL, ...SERIAL.flatMap((file) => ['--ignore', file]), ...rest],
+        [...SERIAL, ...rest],
+      ];
+// GANTRY_TEST_TIMES: each part writes its own, merged into the one asked for (the parts run one after the other).
+const timesPath = process.env.GANTRY_TEST_TIMES;
+const partTimes = parts.map((_, index) => (timesPath && parts.length > 1 ? `${timesPath}.part${index}` : timesPath));
+const results = [];
+for (const [index, args] of parts.entries()) {
+  const env = timesPath ? { ...process.env, GANTRY_TEST_TIMES: partTimes[index] } : process.env;
+  if (parts.length > 1)
+    process.stdout.write(`\n== ${index === 0 ? `in parallel, ${jobs} files at a time` : `alone, one after another: ${SERIAL.join(' ')}`}\n`);
+  results.push(await mocha(args, env));
+}
+if (timesPath && parts.length > 1) {
+  const written = partTimes.flatMap((file) => {
+    try {
+      return [JSON.parse(readFileSync(file, 'utf8'))];
+    } catch {
+      return [];
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+  const files = written.flatMap((part) => part.files).sort((a, b) => b.ms - a.ms);
+  const add = (key) => written.reduce((total, part) => total + part[key], 0);
+  writeFileSync(timesPath, `${JSON.stringify({ totalMs: add('totalMs'), wallMs: add('wallMs'), jobs, files }, null, 1)}\n`);
+}
+const sum = (key) => results.reduce((total, result) => total + result[key], 0);
+const failed = sum('failed');
+process.stdout.write(`\n${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped\n`);
+process.exit(failed === 0 && results.every((result) => result.ok) ? 0 : 1);
