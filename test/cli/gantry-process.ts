@@ -1,15 +1,12 @@
-// `gantry …` in a process of its own, from the TypeScript sources (through tsx), for tests of long-running commands
-// such as `gantry dev`: started until its output says it is ready, then stopped with SIGTERM as Ctrl-C would.
+// `gantry …` in a process of its own, the built command (dist/lib/cli/main.js: `npm run build` first, as `pretest`
+// does), for tests of long-running commands such as `gantry dev`: started until its output says it is ready, then
+// stopped with SIGTERM as Ctrl-C would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+import { gantryBin } from '../analysis/gantry.js';
 
 /** Spawns `gantry <args>` with a minimal environment (plus `env`), in `cwd` when given. */
 export function spawnGantry(args: readonly string[], env: Record<string, string> = {}, cwd?: string): ChildProcess {
-  return spawn(process.execPath, ['--import', tsx, main, ...args], {
+  return spawn(process.execPath, [gantryBin, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
     ...(cwd ? { cwd } : {}),
   });
@@ -69,8 +66,6 @@ export interface GantryRun {
   stderr: string;
 }
 
-const built = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
-
 /**
  * Runs the built command (`dist/lib/cli/main.js`, as a user runs it) to its end with exactly `env` (plus PATH and
  * GANTRY_LOG=warn unless given; a value of undefined leaves the variable out); with `shell`, runs that bash line
@@ -87,8 +82,8 @@ export function runBuiltGantry(
     ) as NodeJS.ProcessEnv;
     const where = options.cwd ? { cwd: options.cwd } : {};
     const child = options.shell
-      ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: built, NODE: process.execPath }, ...where })
-      : spawn(process.execPath, [built, ...args], { env: fullEnv, ...where });
+      ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: gantryBin, NODE: process.execPath }, ...where })
+      : spawn(process.execPath, [gantryBin, ...args], { env: fullEnv, ...where });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
