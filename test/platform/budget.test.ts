@@ -1,7 +1,15 @@
 // The budgets and the queue in front of the platform, in process: MemoryBudgetStore's decisions (what is refused, for
 // which scope, until when) and the Limiter's order, holds, timers and give-ups, on a clock the test moves.
 import assert from 'node:assert/strict';
-import { MemoryBudgetStore, defaultPlatformLimits, processBudgetStore, type BudgetStore, type PlatformLimits, type Reservation } from '../../lib/platform/index.js';
+import {
+  MemoryBudgetStore,
+  defaultPlatformLimits,
+  processBudgetStore,
+  type BudgetStore,
+  type PlatformLimits,
+  type PrimaryObservation,
+  type Reservation,
+} from '../../lib/platform/index.js';
 import { Limiter, limiterFor } from '../../lib/platform/limiter.js';
 import { onWait, type WaitNotice } from '../../lib/http/index.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
@@ -29,6 +37,13 @@ function res(overrides: Partial<Reservation> = {}): Reservation {
 }
 
 const answered = (now: number, durationMs = 0) => ({ now, durationMs, answered: true });
+
+/** One request sent at `now` and answered at once with these rate-limit headers. */
+async function answer(store: MemoryBudgetStore, now: number, observation: PrimaryObservation, over: Partial<Reservation> = {}): Promise<void> {
+  const r = res(over);
+  await store.reserve(r, now);
+  await store.release(r, { ...answered(now), observation });
+}
 
 /** A store shared with other processes, as the limiter sees one: its decisions come later, or fail. */
 function sharedStore(inner: BudgetStore, reserve: BudgetStore['reserve']): BudgetStore {
@@ -140,7 +155,12 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     assert.deepEqual(await store.reserve(probe, reset * 1000 + 1000), { granted: true });
     const snap = await store.snapshot('id-a', reset * 1000 + 1000);
     assert.deepEqual(
-      { remaining: snap.resources.core!.remaining, used: snap.resources.core!.used, reset: snap.resources.core!.reset, inFlight: snap.resources.core!.inFlight },
+      {
+        remaining: snap.resources.core!.remaining,
+        used: snap.resources.core!.used,
+        reset: snap.resources.core!.reset,
+        inFlight: snap.resources.core!.inFlight,
+      },
       { remaining: undefined, used: undefined, reset: undefined, inFlight: 1 },
     );
     const second = await store.reserve(res({ limits: l }), reset * 1000 + 1000);
@@ -151,9 +171,7 @@ describe('platform budgets (MemoryBudgetStore)', () => {
   it('MUTATION-PLATFORM: RATE-HDR-REMAINING: the requests in flight count against what remains', async () => {
     const store = new MemoryBudgetStore();
     const reset = Math.floor(t0 / 1000) + 600;
-    const first = res();
-    await store.reserve(first, t0);
-    await store.release(first, { ...answered(t0), observation: { resource: 'core', limit: 10, remaining: 2, used: 8, reset } });
+    await answer(store, t0, { resource: 'core', limit: 10, remaining: 2, used: 8, reset });
     assert.deepEqual(await store.reserve(res(), t0), { granted: true });
     assert.deepEqual(await store.reserve(res(), t0), { granted: true });
     const third = await store.reserve(res(), t0);
@@ -181,33 +199,21 @@ describe('platform budgets (MemoryBudgetStore)', () => {
   it('MUTATION-PLATFORM: answers out of order: within one window the lowest remaining wins; a new reset replaces it', async () => {
     const store = new MemoryBudgetStore();
     const reset = Math.floor(t0 / 1000) + 600;
-    const a = res();
-    await store.reserve(a, t0);
-    await store.release(a, { ...answered(t0), observation: { resource: 'core', limit: 100, remaining: 5, used: 95, reset } });
-    const b = res();
-    await store.reserve(b, t0);
-    await store.release(b, { ...answered(t0), observation: { resource: 'core', limit: 200, remaining: 7, used: 93, reset } });
+    await answer(store, t0, { resource: 'core', limit: 100, remaining: 5, used: 95, reset });
+    await answer(store, t0, { resource: 'core', limit: 200, remaining: 7, used: 93, reset });
     let core = (await store.snapshot('id-a', t0)).resources.core!;
     assert.deepEqual([core.limit, core.remaining, core.used, core.reset], [200, 5, 95, reset]);
-    const c = res();
-    await store.reserve(c, t0);
-    await store.release(c, { ...answered(t0), observation: { resource: 'core', limit: 200, remaining: 3, used: 197, reset } });
+    await answer(store, t0, { resource: 'core', limit: 200, remaining: 3, used: 197, reset });
     core = (await store.snapshot('id-a', t0)).resources.core!;
     assert.deepEqual([core.remaining, core.used], [3, 197]);
-    const d = res();
-    await store.reserve(d, t0);
-    await store.release(d, { ...answered(t0), observation: { resource: 'core', limit: 200, remaining: 150, used: 50, reset: reset + 3600 } });
+    await answer(store, t0, { resource: 'core', limit: 200, remaining: 150, used: 50, reset: reset + 3600 });
     core = (await store.snapshot('id-a', t0)).resources.core!;
     assert.deepEqual([core.remaining, core.used, core.reset], [150, 50, reset + 3600]);
     // The headers name the resource the platform counted: that one is updated.
-    const e = res();
-    await store.reserve(e, t0);
-    await store.release(e, { ...answered(t0), observation: { resource: 'search', limit: 30, remaining: 29, used: 1, reset } });
+    await answer(store, t0, { resource: 'search', limit: 30, remaining: 29, used: 1, reset });
     assert.equal((await store.snapshot('id-a', t0)).resources.search!.remaining, 29);
     // A request that does not count against the primary limit leaves it alone (RATE-EP-STATUS).
-    const status = res({ countsPrimary: false, resource: 'graphql' });
-    await store.reserve(status, t0);
-    await store.release(status, { ...answered(t0), observation: { resource: 'graphql', limit: 5000, remaining: 1, used: 4999, reset } });
+    await answer(store, t0, { resource: 'graphql', limit: 5000, remaining: 1, used: 4999, reset }, { countsPrimary: false, resource: 'graphql' });
     assert.equal((await store.snapshot('id-a', t0)).resources.graphql!.remaining, undefined);
   });
 
@@ -220,7 +226,12 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     assert.deepEqual(await store.reserve(a, t0), { granted: true });
     assert.deepEqual(await store.reserve(b, t0 + 100), { granted: true });
     const refused = await store.reserve(post(), t0 + 200);
-    assert.deepEqual(refused, { granted: false, scope: 'endpoint', retryAt: t0 + minute, reason: 'POST /x used 10 of 10 points this minute (RATE-SEC-POINTS-REST)' });
+    assert.deepEqual(refused, {
+      granted: false,
+      scope: 'endpoint',
+      retryAt: t0 + minute,
+      reason: 'POST /x used 10 of 10 points this minute (RATE-SEC-POINTS-REST)',
+    });
     // Another endpoint has its own points; a cheaper request does not fit either.
     assert.deepEqual(await store.reserve(post({ endpoint: 'POST /z' }), t0 + 200), { granted: true });
     assert.equal((await store.reserve(post({ points: 1 }), t0 + 200)).granted, false);
@@ -292,7 +303,7 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     assert.deepEqual(await store.reserve(res({ limits: l, creation: true, countsPrimary: false }), t0 + 5000 + minute), { granted: true });
   });
 
-  it('MUTATION-PLATFORM: RATE-SEC-CPU-TIME: the answers\' durations in the last minute cap what is sent', async () => {
+  it("MUTATION-PLATFORM: RATE-SEC-CPU-TIME: the answers' durations in the last minute cap what is sent", async () => {
     const store = new MemoryBudgetStore();
     const l = limits({ cpuMsPerMinute: 3000 });
     const a = res({ limits: l, countsPrimary: false });
@@ -303,7 +314,12 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     await store.reserve(b, t0 + 3000);
     await store.release(b, answered(t0 + 4000, 1));
     const r = await store.reserve(res({ limits: l, countsPrimary: false, endpoint: 'GET /d' }), t0 + 4000);
-    assert.deepEqual(r, { granted: false, scope: 'cpu', retryAt: t0 + 2999 + minute, reason: "an estimated 3 s of the platform's CPU time this minute (RATE-SEC-CPU-TIME)" });
+    assert.deepEqual(r, {
+      granted: false,
+      scope: 'cpu',
+      retryAt: t0 + 2999 + minute,
+      reason: "an estimated 3 s of the platform's CPU time this minute (RATE-SEC-CPU-TIME)",
+    });
     assert.equal((await store.snapshot('id-a', t0 + 4000)).cpuMsLastMinute, 3000);
     assert.deepEqual(await store.reserve(res({ limits: l, countsPrimary: false, endpoint: 'GET /d' }), t0 + 2999 + minute), { granted: true });
   });
@@ -311,9 +327,7 @@ describe('platform budgets (MemoryBudgetStore)', () => {
   it('MUTATION-PLATFORM: the snapshot shows what is held, in flight and spent now, not what has ended', async () => {
     const store = new MemoryBudgetStore();
     const reset = Math.floor(t0 / 1000) + 60;
-    const a = res();
-    await store.reserve(a, t0);
-    await store.release(a, { ...answered(t0), observation: { resource: 'core', limit: 60, remaining: 59, used: 1, reset } });
+    await answer(store, t0, { resource: 'core', limit: 60, remaining: 59, used: 1, reset });
     await store.reserve(res(), t0);
     await store.hold('id-a', 'resource:core', t0 + 5000);
     let snap = await store.snapshot('id-a', t0 + 1);
@@ -326,11 +340,14 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     assert.deepEqual(snap.points, { [res().endpoint]: 2 });
     // Another identity sees none of it but the process's in-flight count.
     const other = await store.snapshot('id-b', t0 + 1);
-    assert.deepEqual({ ...other, inFlight: 0 }, { inFlight: 0, resources: {}, points: {}, creationsLastMinute: 0, creationsLastHour: 0, cpuMsLastMinute: 0, holds: {} });
+    assert.deepEqual(
+      { ...other, inFlight: 0 },
+      { inFlight: 0, resources: {}, points: {}, creationsLastMinute: 0, creationsLastHour: 0, cpuMsLastMinute: 0, holds: {} },
+    );
     assert.equal(other.inFlight, 1);
   });
 
-  it('MUTATION-PLATFORM: a request answered after more than a minute in flight counts its points from the answer, and takes no one else\'s', async () => {
+  it("MUTATION-PLATFORM: a request answered after more than a minute in flight counts its points from the answer, and takes no one else's", async () => {
     const store = new MemoryBudgetStore();
     const l = limits({ pointsPerMinute: 10 });
     const slow = res({ limits: l, points: 5, countsPrimary: false });
@@ -372,14 +389,10 @@ describe('platform budgets (MemoryBudgetStore)', () => {
     assert.equal((await store.reserve(res(), t0 + 1)).granted, false);
   });
 
-  it('MUTATION-PLATFORM: RATE-HDR-REMAINING: of two answers with the same remaining in one window, the later one\'s headers are kept', async () => {
+  it("MUTATION-PLATFORM: RATE-HDR-REMAINING: of two answers with the same remaining in one window, the later one's headers are kept", async () => {
     const store = new MemoryBudgetStore();
     const reset = Math.floor(t0 / 1000) + 600;
-    for (const used of [95, 96]) {
-      const r = res();
-      await store.reserve(r, t0);
-      await store.release(r, { ...answered(t0), observation: { resource: 'core', limit: 100, remaining: 5, used, reset } });
-    }
+    for (const used of [95, 96]) await answer(store, t0, { resource: 'core', limit: 100, remaining: 5, used, reset });
     assert.equal((await store.snapshot('id-a', t0)).resources.core!.used, 96);
   });
 
@@ -452,7 +465,7 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     assert.deepEqual([big.state, small.state], ['granted', 'granted']);
   });
 
-  it('MUTATION-PLATFORM: a held resource holds its queue while another resource and another identity go on; the timer wakes it at the hold\'s end', async () => {
+  it("MUTATION-PLATFORM: a held resource holds its queue while another resource and another identity go on; the timer wakes it at the hold's end", async () => {
     await store.hold('id-a', 'resource:core', t0 + 3000);
     const held = track(limiter.acquire(res()));
     const heldToo = track(limiter.acquire(res({ endpoint: 'GET /other' })));
@@ -590,7 +603,7 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     }
   });
 
-  it('MUTATION-PLATFORM: a long CPU-time wait is announced as the platform\'s cpu, and stops every request behind it', async () => {
+  it("MUTATION-PLATFORM: a long CPU-time wait is announced as the platform's cpu, and stops every request behind it", async () => {
     const notices: WaitNotice[] = [];
     const stop = onWait((n) => notices.push(n));
     try {
