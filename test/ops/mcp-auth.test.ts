@@ -64,4 +64,75 @@ describe('ops: mcp serve behind OAuth (authorization metrics)', function () {
     assert.match(text, /gantry_mcp_jwks_fetches_total 1/);
     assert.ok(!text.includes(readOnly) && !text.includes(other), 'no token in a label');
   });
+
+  it('OPS-METRICS: each authorization refusal is counted under its own reason, decided where the refusal is (not read from its description): no-token, malformed, expired, wrong-audience, invalid-token, insufficient-scope, unavailable', async () => {
+    const counted = new ServerMetrics('mcp-serve');
+    const observer = { refusal: (reason: string) => counted.authRefusals.inc({ reason }) };
+    // A second authorization server, for the introspected tokens: asked about an unknown token, then gone.
+    const gone = await startOidcResourcePeer();
+    let goneStopped = false;
+    const servers = [
+      await startContextServer({ authorizationServer: peer.issuer, clockToleranceSeconds: 0, logger: silentLogger, env: {}, observer }),
+      await startContextServer({ authorizationServer: gone.issuer, introspection: gone.introspection, logger: silentLogger, env: {}, observer }),
+    ];
+    const [jwtOnly, introspecting] = servers as [ContextServer, ContextServer];
+    try {
+      const send = (target: ContextServer, authorization: string | undefined, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' }, query = '') =>
+        fetch(`${target.url}${query}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+          body: JSON.stringify(body),
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        });
+      peer.setTtl(1);
+      const shortLived = await peer.token(jwtOnly.resource, 'modules:read');
+      peer.setTtl(300);
+      const good = await peer.token(jwtOnly.resource, 'modules:read');
+      const another = await peer.token(jwtOnly.resource, 'modules:read secrets:list');
+      // Another token's signature: a JWT whose signature does not verify.
+      const forged = `${good.split('.').slice(0, 2).join('.')}.${another.split('.')[2]}`;
+      peer.setFormat('opaque');
+      const opaque = await peer.token(jwtOnly.resource, 'modules:read');
+      peer.setFormat('jwt');
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+
+      assert.equal(await send(jwtOnly, undefined), 401, 'no token');
+      assert.equal(await send(jwtOnly, 'Bearer not a token'), 400, 'a credential with spaces');
+      assert.equal(await send(jwtOnly, `Bearer ${good}`, undefined, `?access_token=${good}`), 400, 'a token in the query');
+      assert.equal(await send(jwtOnly, `Bearer ${shortLived}`), 401, 'expired');
+      assert.equal(await send(jwtOnly, `Bearer ${await peer.token('https://elsewhere.example/mcp', 'modules:read')}`), 401, 'another audience');
+      assert.equal(await send(jwtOnly, `Bearer ${forged}`), 401, 'a forged signature');
+      assert.equal(await send(jwtOnly, `Bearer ${opaque}`), 401, 'not a JWT, no introspection');
+      // Inactive at introspection may be expired, revoked or never issued: the server cannot tell, so it is invalid-token.
+      assert.equal(await send(introspecting, 'Bearer never-issued-0123456789'), 401, 'inactive at introspection');
+      assert.equal(
+        await send(jwtOnly, `Bearer ${good}`, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'secrets_list', arguments: {} } }),
+        403,
+      );
+      await gone.stop();
+      goneStopped = true;
+      assert.equal(await send(introspecting, 'Bearer asked-while-it-is-gone-0123'), 503, 'the authorization server does not answer');
+
+      const text = await counted.text();
+      const refusals = Object.fromEntries(
+        [...text.matchAll(/^gantry_mcp_authorization_refusals_total\{reason="([^"]+)"\} (\d+)$/gm)].map((match) => [match[1], Number(match[2])]),
+      );
+      assert.deepEqual(refusals, {
+        'no-token': 1,
+        malformed: 2,
+        expired: 1,
+        'wrong-audience': 1,
+        'invalid-token': 3,
+        'insufficient-scope': 1,
+        unavailable: 1,
+      });
+    } finally {
+      peer.setTtl(300);
+      peer.setFormat('jwt');
+      await Promise.all(servers.map((server) => server.stop()));
+      if (!goneStopped) await gone.stop();
+    }
+  });
 });

@@ -11,6 +11,17 @@ export interface Refusal {
   retryAfterSeconds?: number;
 }
 
+/** Why authorization refused a request, decided where the refusal is (the metrics' `reason` label). */
+export type RefusalReason = 'no-token' | 'malformed' | 'expired' | 'wrong-audience' | 'invalid-token' | 'insufficient-scope' | 'unavailable';
+
+/** Why a token itself is refused (InvalidTokenError). */
+export type TokenRefusalReason = Extract<RefusalReason, 'expired' | 'wrong-audience' | 'invalid-token'>;
+
+/** A refusal with its reason, set where it is decided: what the metrics count, never read back from the description. */
+export interface AuthorizationRefusal extends Refusal {
+  reason: RefusalReason;
+}
+
 /** RFC 7230 quoted-string: backslash and double quote escaped, control characters dropped. */
 function quoted(value: string): string {
   const printable = [...value].map((c) => (c < ' ' || c === '\u007f' ? ' ' : c)).join('');

@@ -14,7 +14,7 @@ import { getLogger, type Logger } from '../../log.js';
 import { isLoopbackHost } from '../../loopback.js';
 import { discoverAuthorizationServer, type AuthorizationServerMetadata } from '../client/discovery.js';
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource-uri.js';
-import { bearerOf, challenge, refusalBody, type Refusal } from './challenge.js';
+import { bearerOf, challenge, refusalBody, type AuthorizationRefusal, type RefusalReason } from './challenge.js';
 import { createLogLevels } from './log-levels.js';
 import { createMcpServer } from './mcp-server.js';
 import { createTokenValidator, IntrospectionFailed, InvalidTokenError, type IntrospectionCredentials, type TokenInfo, type TokenValidator } from './tokens.js';
@@ -59,8 +59,8 @@ export interface ContextServerOptions {
 export interface ContextServerObserver {
   /** `tool`: the tool called, else the JSON-RPC method (or `-`); `outcome`: ok, refused, bad-request, error. */
   request?(tool: string, outcome: string): void;
-  /** no-token, malformed, expired, wrong-audience, invalid-token, insufficient-scope, unavailable. */
-  refusal?(reason: string): void;
+  /** Why authorization refused: no-token, malformed, expired, wrong-audience, invalid-token, insufficient-scope, unavailable. */
+  refusal?(reason: RefusalReason): void;
   keysFetched?(): void;
 }
 
@@ -150,8 +150,8 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     resource_name: 'Gantry context server',
   });
 
-  const refuse = (res: ServerResponse, refusal: Refusal) => {
-    options.observer?.refusal?.(refusalReason(refusal));
+  const refuse = (res: ServerResponse, refusal: AuthorizationRefusal) => {
+    options.observer?.refusal?.(refusal.reason);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'no-store' };
     if (refusal.status === 401 || refusal.status === 403 || refusal.error === 'invalid_request')
       headers['www-authenticate'] = challenge(refusal, resourceMetadataUrl);
@@ -159,20 +159,21 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     res.writeHead(refusal.status, headers).end(JSON.stringify(refusalBody(refusal)));
   };
 
-  const authenticate = async (req: IncomingMessage): Promise<TokenInfo | Refusal> => {
+  const authenticate = async (req: IncomingMessage): Promise<TokenInfo | AuthorizationRefusal> => {
     // node:http keeps the first of two Authorization headers and drops the other: count them as they came.
     const sent = req.rawHeaders.filter((value, index) => index % 2 === 1 && req.rawHeaders[index - 1]!.toLowerCase() === 'authorization');
     const credential = bearerOf(sent.length > 1 ? sent : req.headers.authorization);
     if (credential.kind === 'none')
-      return { status: 401, description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
-    if (credential.kind === 'malformed') return { status: 400, error: 'invalid_request', description: credential.reason };
+      return { status: 401, reason: 'no-token', description: 'this server needs an access token: Authorization: Bearer <token>', scopes: BASIC_SCOPES };
+    if (credential.kind === 'malformed') return { status: 400, reason: 'malformed', error: 'invalid_request', description: credential.reason };
     try {
       return await validator!.validate(credential.token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) return { status: 401, error: 'invalid_token', description: error.message, scopes: BASIC_SCOPES };
+      if (error instanceof InvalidTokenError)
+        return { status: 401, reason: error.reason, error: 'invalid_token', description: error.message, scopes: BASIC_SCOPES };
       logger.warn(`mcp: the authorization server could not be asked about a token: ${error instanceof Error ? error.message : String(error)}`);
       const what = error instanceof IntrospectionFailed ? error.message : 'the authorization server did not answer';
-      return { status: 503, error: 'temporarily_unavailable', description: `${what}; try again`, retryAfterSeconds: 5 };
+      return { status: 503, reason: 'unavailable', error: 'temporarily_unavailable', description: `${what}; try again`, retryAfterSeconds: 5 };
     }
   };
 
@@ -181,6 +182,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
     if (query.has('access_token'))
       return refuse(res, {
         status: 400,
+        reason: 'malformed',
         error: 'invalid_request',
         description: 'an access token must not be sent in the query string; send it in the Authorization header',
       });
@@ -231,6 +233,7 @@ export async function startContextServer(options: ContextServerOptions = {}): Pr
         if (missing.length > 0)
           return refuse(res, {
             status: 403,
+            reason: 'insufficient-scope',
             error: 'insufficient_scope',
             description: `this call needs the scope ${missing.join(' ')}`,
             scopes: [...new Set([...token.scopes, ...needed])],
@@ -344,17 +347,6 @@ function outcomeOf(status: number): string {
   if (status < 400) return 'ok';
   if (status === 401 || status === 403) return 'refused';
   return status < 500 ? 'bad-request' : 'error';
-}
-
-/** Why authorization refused, as a metric's label. */
-function refusalReason(refusal: Refusal): string {
-  if (refusal.status === 503) return 'unavailable';
-  if (refusal.error === 'insufficient_scope') return 'insufficient-scope';
-  if (refusal.error === 'invalid_request') return 'malformed';
-  if (refusal.error === undefined) return 'no-token';
-  if (/expired/.test(refusal.description)) return 'expired';
-  if (/audience/.test(refusal.description)) return 'wrong-audience';
-  return 'invalid-token';
 }
 
 /** What an allowed cross-origin page gets on every answer of the endpoint. */

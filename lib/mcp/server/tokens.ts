@@ -10,6 +10,7 @@ import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet,
 import type { HttpClient } from '../../http/index.js';
 import { getJson, introspectionRequest, type AuthorizationServerMetadata } from '../../oauth/index.js';
 import { sameResource } from '../resource-uri.js';
+import type { TokenRefusalReason } from './challenge.js';
 
 export interface TokenInfo {
   /** The token's subject (the user), when it names one. */
@@ -21,9 +22,15 @@ export interface TokenInfo {
   via: 'jwt' | 'introspection';
 }
 
-/** Why a token is refused; `message` goes into `error_description`, so it never quotes the token. */
+/**
+ * Why a token is refused; `message` goes into `error_description`, so it never quotes the token. `reason` is the
+ * kind of refusal, decided where it is thrown: what the metrics count, never read from the message.
+ */
 export class InvalidTokenError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: TokenRefusalReason = 'invalid-token',
+  ) {
     super(message);
     this.name = 'InvalidTokenError';
   }
@@ -140,7 +147,7 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
     // RFC 7662 makes `aud` optional; a token that names no audience could be meant for anyone, so it is refused.
     checkAudience(body.aud, resource);
     const exp = typeof body.exp === 'number' ? body.exp * 1000 : now() + INTROSPECTION_CACHE_MS;
-    if (exp <= now() - tolerance * 1000) throw new InvalidTokenError('the token has expired');
+    if (exp <= now() - tolerance * 1000) throw new InvalidTokenError('the token has expired', 'expired');
     return {
       subject: typeof body.sub === 'string' ? body.sub : undefined,
       clientId: typeof body.client_id === 'string' ? body.client_id : undefined,
@@ -160,7 +167,7 @@ export function createTokenValidator(options: TokenValidatorOptions): TokenValid
       if (cached && cached.until > at) return cached.info;
       if (cached) cache.delete(key);
       const info = token.split('.').length === 3 ? await fromJwt(token) : await fromIntrospection(token);
-      if (info.expiresAt <= at - tolerance * 1000) throw new InvalidTokenError('the token has expired');
+      if (info.expiresAt <= at - tolerance * 1000) throw new InvalidTokenError('the token has expired', 'expired');
       const until = info.via === 'introspection' ? Math.min(info.expiresAt, at + INTROSPECTION_CACHE_MS) : info.expiresAt;
       if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
       cache.set(key, { info, until });
@@ -183,9 +190,9 @@ export class IntrospectionFailed extends Error {
 
 function checkAudience(aud: unknown, resource: string): void {
   const audiences = Array.isArray(aud) ? aud : aud === undefined ? [] : [aud];
-  if (audiences.length === 0) throw new InvalidTokenError('the token names no audience; it must be issued for this server');
+  if (audiences.length === 0) throw new InvalidTokenError('the token names no audience; it must be issued for this server', 'wrong-audience');
   if (!audiences.some((value) => typeof value === 'string' && sameResource(value, resource))) {
-    throw new InvalidTokenError(`the token was issued for another audience, not ${resource}`);
+    throw new InvalidTokenError(`the token was issued for another audience, not ${resource}`, 'wrong-audience');
   }
 }
 
@@ -207,7 +214,7 @@ function decodeHeader(token: string): Record<string, unknown> {
 
 function describe(error: unknown): InvalidTokenError {
   if (error instanceof InvalidTokenError) return error;
-  if (error instanceof joseErrors.JWTExpired) return new InvalidTokenError('the token has expired');
+  if (error instanceof joseErrors.JWTExpired) return new InvalidTokenError('the token has expired', 'expired');
   if (error instanceof joseErrors.JWTClaimValidationFailed)
     return new InvalidTokenError(`the token's ${error.claim} claim is not acceptable (${error.reason})`);
   if (error instanceof joseErrors.JWKSNoMatchingKey) return new InvalidTokenError('the token is signed with a key the authorization server does not publish');
