@@ -210,18 +210,47 @@ export function serverLogger(flags: OpsFlags, verbose: boolean): Logger {
   return logger;
 }
 
+/** A server's ops endpoints, started (`startOps`). */
+export interface OpsServing {
+  /** Put in front of the server's routes: answers the ops paths on its port (nothing when they moved to --metrics-port). */
+  handle: OpsHandler;
+  metricsPort: number | undefined;
+  /**
+   * Where they answer, given the server's own origin (none for the worker): the metrics URL (the `--json` line's
+   * `metrics`) and the start note naming readiness and metrics, the same words for every server; undefined when
+   * they are served nowhere.
+   */
+  where(ownOrigin: string | undefined): { metrics: string; note: string } | undefined;
+  close(): Promise<void>;
+}
+
 /** The ops endpoints of a server: answered in front of its routes (`handle`), or on `--metrics-port` (then `handle` answers nothing). */
-export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<{ handle: OpsHandler; metricsPort: number | undefined; close(): Promise<void> }> {
+export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<OpsServing> {
   const { opsHandler, startOpsServer } = await import('../ops/index.js');
   const handle = opsHandler(ops);
-  if (flags.metricsPort === undefined) return { handle, metricsPort: undefined, close: () => Promise.resolve() };
+  const serving = (front: OpsHandler, metricsPort: number | undefined, close: () => Promise<void>): OpsServing => ({
+    handle: front,
+    metricsPort,
+    close,
+    where(ownOrigin) {
+      const origin = opsOrigin(flags, metricsPort, ownOrigin);
+      if (origin === undefined) return undefined;
+      // The metrics URL ends the note: scripts find it with /metrics on (\S+)/.
+      return { metrics: `${origin}${ops.paths.metrics}`, note: `readiness on ${origin}${ops.paths.ready}, metrics on ${origin}${ops.paths.metrics}` };
+    },
+  });
+  if (flags.metricsPort === undefined) return serving(handle, undefined, () => Promise.resolve());
   const port = checkPortFlag(flags.metricsPort, '--metrics-port');
   const own = await listenAsAsked({ host: flags.metricsHost, port, portFlag: '--metrics-port' }, () => startOpsServer(handle, flags.metricsHost, port));
-  return { handle: () => false, metricsPort: own.port, close: () => own.close() };
+  return serving(
+    () => false,
+    own.port,
+    () => own.close(),
+  );
 }
 
 /** Where the ops endpoints answer: the server's own origin, or `--metrics-host`:`--metrics-port` when they moved there. */
-export function opsOrigin(flags: OpsFlags, metricsPort: number | undefined, ownOrigin: string | undefined): string | undefined {
+function opsOrigin(flags: OpsFlags, metricsPort: number | undefined, ownOrigin: string | undefined): string | undefined {
   if (metricsPort === undefined) return ownOrigin;
   return `http://${flags.metricsHost.includes(':') ? `[${flags.metricsHost}]` : flags.metricsHost}:${metricsPort}`;
 }

@@ -14,7 +14,7 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { addListenOptions, addOpsOptions, opsOrigin, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { addListenOptions, addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
 import type { PlatformApp } from '../../../platform/index.js';
 import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
@@ -394,9 +394,9 @@ ${SECRET_HELP}`,
       // The address on stdout, as gantry dev prints its own: it is what the person starting it needs first.
       const listening = `http://${host}:${actualPort}${flags.path}`;
       if (securityEvents) serving.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
-      const metrics = `${opsOrigin(flags, opsServing.metricsPort, `http://${host}:${actualPort}`)}${ops.paths.metrics}`;
-      if (!json) serving.out.note(`metrics on ${metrics}, readiness on ${metrics.slice(0, -ops.paths.metrics.length)}${ops.paths.ready}`);
-      if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics }));
+      const opsAt = opsServing.where(`http://${host}:${actualPort}`)!;
+      if (!json) serving.out.note(opsAt.note);
+      if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics: opsAt.metrics }));
       else
         serving.out.line(
           `receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
@@ -484,8 +484,9 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
         }
       });
       const environments = config ? [...config.environments.keys()] : [];
-      const metrics = opsServing.metricsPort === undefined ? undefined : `${opsOrigin(flags, opsServing.metricsPort, undefined)}${ops.paths.metrics}`;
-      if (metrics !== undefined && !json) serving.out.note(`metrics on ${metrics}`);
+      const opsAt = opsServing.where(undefined);
+      const metrics = opsAt?.metrics;
+      if (opsAt !== undefined && !json) serving.out.note(opsAt.note);
       if (json) serving.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments, ...(metrics !== undefined ? { metrics } : {}) }));
       else
         serving.out.line(

@@ -1,7 +1,7 @@
 // `gantry mcp serve`: the context server over Streamable HTTP behind OAuth 2.1, or over stdio.
 import type { Command } from 'commander';
 import { usage, type CliContext } from '../../context.js';
-import { checkPortFlag, listenAsAsked, opsOrigin, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { checkPortFlag, listenAsAsked, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
 
 interface ServeFlags extends OpsFlags {
   host: string;
@@ -67,12 +67,12 @@ export async function serveAction(flags: ServeFlags, command: Command, outer: Cl
   ops.health.check('configuration', () => {});
   // The authorization server's metadata was read at start (or the server would not be serving); its keys, here.
   if (flags.auth) ops.health.check('authorization-server-keys', () => server.keysReady());
-  const metricsUrl = `${opsOrigin(flags, opsServing.metricsPort, new URL(server.url).origin)}${ops.paths.metrics}`;
-  if (!json) context.out.note(`metrics on ${metricsUrl}`);
+  const opsAt = opsServing.where(new URL(server.url).origin)!;
+  if (!json) context.out.note(opsAt.note);
   if (json)
     context.out.line(
       JSON.stringify({
-        metrics: metricsUrl,
+        metrics: opsAt.metrics,
         url: server.url,
         resource: server.resource,
         resourceMetadata: flags.auth ? server.resourceMetadataUrl : null,
