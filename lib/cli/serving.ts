@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devPort, devServers, type DevContext, type DevServer } from '../../devserver/index.js';
+import type { ServerResponse } from 'node:http';
 import type { Command } from 'commander';
 import { signalsHandledGracefully } from '../cleanup.js';
 import { UsageError } from '../errors.js';
@@ -105,13 +106,21 @@ export async function startDevServers(
  * sent the moment the first line is read never meets Node's default action.
  */
 export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
+  return untilStopped(() => stop());
+}
+
+/** What stopped a server: an orchestrator's SIGTERM, or a person (Ctrl-C, stdout's reader gone). */
+type StopCause = 'SIGTERM' | 'SIGINT' | 'reader-gone';
+
+/** `untilInterrupted` telling `stop` what stopped it; `started` runs once the signals are handled. */
+function untilStopped(stop: (cause: StopCause) => Promise<void>, started?: () => void): Promise<void> {
   return new Promise((resolve) => {
     const undoGraceful = signalsHandledGracefully();
     let state: 'serving' | 'stopping' | 'stopped' = 'serving';
-    const begin = () => {
+    const begin = (cause: StopCause) => {
       state = 'stopping';
       unregister();
-      void stop().finally(() => {
+      void stop(cause).finally(() => {
         state = 'stopped';
         undoGraceful();
         resolve();
@@ -120,13 +129,14 @@ export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
     const handler = (signal: NodeJS.Signals) => {
       if (state === 'stopped') process.exit(0);
       if (state === 'stopping') process.exit(signal === 'SIGINT' ? 130 : 143);
-      begin();
+      begin(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
     };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
     const unregister = onStdoutReaderGone(() => {
-      if (state === 'serving') begin();
+      if (state === 'serving') begin('reader-gone');
     });
+    started?.();
   });
 }
 
@@ -150,6 +160,8 @@ export interface OpsFlags {
   metricsPath: string;
   logFormat?: string;
   logLevel?: string;
+  /** Seconds a server with a public port keeps serving after SIGTERM (`--drain-delay`); the worker has none. */
+  drainDelay?: string;
 }
 
 /** The public listener's flags of a server command: the same names, words and defaults' shape for every server. */
@@ -161,11 +173,11 @@ export function addListenOptions(command: Command, listener: { port: string; pat
 }
 
 /**
- * Adds the ops flags: where /healthz, /readyz and /metrics are (on the server's own port, or `--metrics-port`), and
- * the log's format and level. `ownPort`: the server has a port of its own to serve them on (the worker has none).
+ * Adds the ops flags: where /healthz, /readyz and /metrics are (on the server's own port, or `--metrics-port`), the
+ * log's format and level, and the drain delay. `ownPort`: the server has a port of its own (the worker has none).
  */
 export function addOpsOptions(command: Command, ownPort: boolean): Command {
-  return command
+  command
     .option(
       '--metrics-port <port>',
       ownPort
@@ -178,6 +190,31 @@ export function addOpsOptions(command: Command, ownPort: boolean): Command {
     .option('--metrics-path <path>', 'metrics in the Prometheus text format', '/metrics')
     .option('--log-format <format>', 'json (one object a line) or text; default json when stdout is not a terminal')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default GANTRY_LOG, else warn; debug with --verbose)`);
+  // The worker has no port a balancer sends to: it stops taking jobs at once.
+  if (ownPort)
+    command.option(
+      '--drain-delay <seconds>',
+      `after SIGTERM, keep serving this long while readiness answers 503 draining, so a load balancer moves on before the port closes (0 to ${MAX_DRAIN_SECONDS}; 0 closes at once)`,
+      String(DEFAULT_DRAIN_SECONDS),
+    );
+  return command;
+}
+
+/**
+ * `--drain-delay`'s default: long enough for an orchestrator's removal of a stopping endpoint to reach the proxies in
+ * front (Kubernetes sends SIGTERM and removes the pod from its Service at the same moment; kube-proxy and ingress
+ * controllers take a few seconds to see it), short enough that a rolling restart does not crawl.
+ */
+const DEFAULT_DRAIN_SECONDS = 5;
+/** At most five minutes: more than any balancer's probes need; a longer wait is a mistake in the flag. */
+const MAX_DRAIN_SECONDS = 300;
+
+/** `--drain-delay`, checked, in milliseconds: seconds from 0 to 300 (fractions allowed). */
+export function drainDelayOf(flags: OpsFlags): number {
+  const raw = flags.drainDelay ?? String(DEFAULT_DRAIN_SECONDS);
+  if (!/^\d{1,3}(\.\d{1,3})?$/.test(raw) || Number(raw) > MAX_DRAIN_SECONDS)
+    throw new UsageError(`--drain-delay must be a number of seconds from 0 to ${MAX_DRAIN_SECONDS}, got "${raw.slice(0, 20)}"`);
+  return Math.round(Number(raw) * 1000);
 }
 
 /** The ops paths of the flags, checked: plain paths, distinct, none of them one the server answers (`taken`). */
@@ -212,7 +249,10 @@ export function serverLogger(flags: OpsFlags, verbose: boolean): Logger {
 
 /** A server's ops endpoints, started (`startOps`). */
 export interface OpsServing {
-  /** Put in front of the server's routes: answers the ops paths on its port (nothing when they moved to --metrics-port). */
+  /**
+   * Put in front of the server's routes: answers the ops paths on its port (nothing when they moved to
+   * --metrics-port); while draining, marks every answer of the port `Connection: close`.
+   */
   handle: OpsHandler;
   metricsPort: number | undefined;
   /**
@@ -228,8 +268,11 @@ export interface OpsServing {
 export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<OpsServing> {
   const { opsHandler, startOpsServer } = await import('../ops/index.js');
   const handle = opsHandler(ops);
-  const serving = (front: OpsHandler, metricsPort: number | undefined, close: () => Promise<void>): OpsServing => ({
-    handle: front,
+  const serving = (own: OpsHandler, metricsPort: number | undefined, close: () => Promise<void>): OpsServing => ({
+    handle(request, response) {
+      if (ops.health.isDraining) lastOnConnection(response);
+      return own(request, response);
+    },
     metricsPort,
     close,
     where(ownOrigin) {
@@ -247,6 +290,52 @@ export async function startOps(flags: OpsFlags, ops: ServerOps): Promise<OpsServ
     own.port,
     () => own.close(),
   );
+}
+
+/**
+ * Serves until stopped (as `untilInterrupted`), draining first — the same steps for the three servers. At once:
+ * readiness answers 503 `draining` (liveness stays 200) and each answer closes its connection. After SIGTERM, an
+ * orchestrator's or a load balancer's signal, the server keeps taking and serving requests for `drainMs` (its
+ * `--drain-delay`), so a balancer that saw the 503 or lost the endpoint stops sending before the port closes; Ctrl-C
+ * and stdout's reader going away are a person at a terminal, not a balancer, and skip the wait. Then `stop`: close
+ * the port, finish the work in hand. A second signal at any point ends the process at once (143, 130).
+ */
+export function untilDrained(
+  ops: ServerOps,
+  options: {
+    drainMs: number;
+    logger: Logger;
+    /**
+     * Prints the start line, once the signals are handled: a supervisor that sends SIGTERM the moment it reads the
+     * line must not meet Node's default action (death by the signal), as it did in the millisecond between the two.
+     */
+    announce: () => void;
+  },
+  stop: () => Promise<void>,
+): Promise<void> {
+  const { drainMs, logger } = options;
+  return untilStopped(async (cause) => {
+    ops.health.drain();
+    if (cause === 'SIGTERM' && drainMs > 0) {
+      logger.info(
+        `draining: ${ops.paths.ready} answers 503; still serving for ${drainMs / 1000} s so the load balancer moves on (a second signal stops at once)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
+    await stop();
+  }, options.announce);
+}
+
+/**
+ * Makes an answer its connection's last (`Connection: close`): a keep-alive client would otherwise keep sending on
+ * its connection until the port closes; told to close it, it opens a new one, which the load balancer (told by
+ * /readyz, or by the orchestrator) sends to another server. A route's own `Connection: keep-alive` (the MCP SDK sets
+ * it on its event streams; `writeHead` sets each header it is given through `setHeader`) does not undo it.
+ */
+function lastOnConnection(response: ServerResponse): void {
+  response.setHeader('connection', 'close');
+  const setHeader = response.setHeader.bind(response);
+  response.setHeader = (name, value) => (name.toLowerCase() === 'connection' ? response : setHeader(name, value));
 }
 
 /** Where the ops endpoints answer: the server's own origin, or `--metrics-host`:`--metrics-port` when they moved there. */

@@ -195,11 +195,8 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
   });
 
   it('OPS-LOGS: a server whose stdout is no terminal logs JSON lines (time, level, msg) at --log-level; --log-format text keeps the text lines', async () => {
-    const server = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info'], { GANTRY_WEBHOOK_SECRET: SECRET });
-    // Once in six runs a SIGTERM sent the instant the start line was read ended the process without the stopping line
-    // (cause not found: the handlers are installed in the same tick as the line is written). This test is about the
-    // log's format, so it stops the server a moment later.
-    await delay(500);
+    // Stopped the instant its start line is read: the signal handlers are installed before the line is written.
+    const server = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info', '--drain-delay', '0'], { GANTRY_WEBHOOK_SECRET: SECRET });
     await stopGantry(server.child);
     const lines = server
       .stderr()
@@ -209,8 +206,9 @@ describe('ops: health, readiness, metrics and logs of the servers', function () 
     assert.ok(stopping, `no stopping line in: ${server.stderr()}`);
     assert.equal(stopping.level, 'info');
     assert.ok(!Number.isNaN(Date.parse(String(stopping.time))));
-    const text = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info', '--log-format', 'text'], { GANTRY_WEBHOOK_SECRET: SECRET });
-    await delay(500);
+    const text = await serve(['hooks', 'serve', '--port', '0', '--log-level', 'info', '--log-format', 'text', '--drain-delay', '0'], {
+      GANTRY_WEBHOOK_SECRET: SECRET,
+    });
     await stopGantry(text.child);
     assert.match(text.stderr(), /^stopping: no new deliveries/m);
     const bad = await runGantry(['hooks', 'serve', '--port', '0', '--log-format', 'xml'], { GANTRY_WEBHOOK_SECRET: SECRET });

@@ -14,7 +14,7 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { addListenOptions, addOpsOptions, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { addListenOptions, addOpsOptions, drainDelayOf, opsPathsOf, serverLogger, serverOps, startOps, untilDrained, type OpsFlags } from '../../serving.js';
 import type { PlatformApp } from '../../../platform/index.js';
 import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
@@ -281,6 +281,7 @@ ${SECRET_HELP}`,
       const { json, verbose } = context.globals(command);
       const serving: CliContext = { ...context, logger: serverLogger(flags, verbose) };
       const port = parsePort(flags.port);
+      const drainMs = drainDelayOf(flags);
       if (!flags.path.startsWith('/') || /[?#\s]/.test(flags.path)) throw usage(`--path must be a path such as /hooks, got "${flags.path.slice(0, 60)}"`);
       const queueUrl = queueAddress(flags.queue);
       const concurrency = parseConcurrency(flags.concurrency);
@@ -395,15 +396,16 @@ ${SECRET_HELP}`,
       const listening = `http://${host}:${actualPort}${flags.path}`;
       if (securityEvents) serving.out.note(`security events on http://${host}:${actualPort}${flags.securityEvents} from ${securityEvents.describe}`);
       const opsAt = opsServing.where(`http://${host}:${actualPort}`)!;
-      if (!json) serving.out.note(opsAt.note);
-      if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics: opsAt.metrics }));
-      else
-        serving.out.line(
-          `receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
-        );
-      await untilInterrupted(async () => {
+      const announce = () => {
+        if (!json) serving.out.note(opsAt.note);
+        if (json) serving.out.line(JSON.stringify({ listening, queue: queueText, sha1: flags.sha1, environments, metrics: opsAt.metrics }));
+        else
+          serving.out.line(
+            `receiving webhooks on ${listening} (${queueText}; sha1 ${flags.sha1 ? 'accepted when no sha256 signature comes' : 'refused'}; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
+          );
+      };
+      await untilDrained(ops, { drainMs, logger: serving.logger, announce }, async () => {
         serving.logger.info('stopping: no new deliveries; running jobs finish first (a second Ctrl-C stops at once)');
-        ops.health.drain();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await receiver.close(SHUTDOWN_MS);
         closeApp();
@@ -486,15 +488,16 @@ app: GANTRY_APP_ID and its key (GANTRY_APP_PRIVATE_KEY_FILE, GANTRY_APP_PRIVATE_
       const environments = config ? [...config.environments.keys()] : [];
       const opsAt = opsServing.where(undefined);
       const metrics = opsAt?.metrics;
-      if (opsAt !== undefined && !json) serving.out.note(opsAt.note);
-      if (json) serving.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments, ...(metrics !== undefined ? { metrics } : {}) }));
-      else
-        serving.out.line(
-          `working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
-        );
-      await untilInterrupted(async () => {
+      const announce = () => {
+        if (opsAt !== undefined && !json) serving.out.note(opsAt.note);
+        if (json) serving.out.line(JSON.stringify({ working: redactUrl(queueUrl), concurrency, environments, ...(metrics !== undefined ? { metrics } : {}) }));
+        else
+          serving.out.line(
+            `working webhook jobs from ${redactUrl(queueUrl)} (${concurrency} at once; ${environments.length > 0 ? `gating ${environments.join(', ')}` : 'no environments gated'})`,
+          );
+      };
+      await untilDrained(ops, { drainMs: 0, logger: serving.logger, announce }, async () => {
         serving.logger.info(`stopping: no new jobs; ${queue.pending} running finish first (a second Ctrl-C stops at once)`);
-        ops.health.drain();
         await queue.close(SHUTDOWN_MS);
         closeApp();
         ops.stop();

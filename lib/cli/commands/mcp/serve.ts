@@ -1,7 +1,7 @@
 // `gantry mcp serve`: the context server over Streamable HTTP behind OAuth 2.1, or over stdio.
 import type { Command } from 'commander';
 import { usage, type CliContext } from '../../context.js';
-import { checkPortFlag, listenAsAsked, opsPathsOf, serverLogger, serverOps, startOps, untilInterrupted, type OpsFlags } from '../../serving.js';
+import { checkPortFlag, drainDelayOf, listenAsAsked, opsPathsOf, serverLogger, serverOps, startOps, untilDrained, type OpsFlags } from '../../serving.js';
 
 interface ServeFlags extends OpsFlags {
   host: string;
@@ -27,6 +27,7 @@ export async function serveAction(flags: ServeFlags, command: Command, outer: Cl
     return;
   }
   const port = checkPortFlag(flags.port);
+  const drainMs = drainDelayOf(flags);
   const issuer = flags.authorizationServer ?? (env.GANTRY_MCP_AUTHORIZATION_SERVER || undefined);
   const introspectionId = env.GANTRY_MCP_INTROSPECTION_CLIENT_ID || undefined;
   const introspectionSecret = env.GANTRY_MCP_INTROSPECTION_CLIENT_SECRET || undefined;
@@ -68,24 +69,26 @@ export async function serveAction(flags: ServeFlags, command: Command, outer: Cl
   // The authorization server's metadata was read at start (or the server would not be serving); its keys, here.
   if (flags.auth) ops.health.check('authorization-server-keys', () => server.keysReady());
   const opsAt = opsServing.where(new URL(server.url).origin)!;
-  if (!json) context.out.note(opsAt.note);
-  if (json)
-    context.out.line(
-      JSON.stringify({
-        metrics: opsAt.metrics,
-        url: server.url,
-        resource: server.resource,
-        resourceMetadata: flags.auth ? server.resourceMetadataUrl : null,
-        authorizationServer: server.authorizationServer ?? null,
-      }),
-    );
-  else if (flags.auth)
-    context.out.line(
-      `context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`,
-    );
-  else context.out.line(`context server on ${server.url} (no authorization: loopback only)`);
-  await untilInterrupted(async () => {
-    ops.health.drain();
+  const announce = () => {
+    if (!json) context.out.note(opsAt.note);
+    if (json)
+      context.out.line(
+        JSON.stringify({
+          metrics: opsAt.metrics,
+          url: server.url,
+          resource: server.resource,
+          resourceMetadata: flags.auth ? server.resourceMetadataUrl : null,
+          authorizationServer: server.authorizationServer ?? null,
+        }),
+      );
+    else if (flags.auth)
+      context.out.line(
+        `context server on ${server.url} (tokens for ${server.resource} from ${server.authorizationServer}; metadata at ${server.resourceMetadataUrl})`,
+      );
+    else context.out.line(`context server on ${server.url} (no authorization: loopback only)`);
+  };
+  await untilDrained(ops, { drainMs, logger: context.logger, announce }, async () => {
+    context.logger.info('stopping: no new requests; those in hand finish first (a second Ctrl-C stops at once)');
     await server.stop();
     ops.stop();
     await opsServing.close();
