@@ -23,6 +23,8 @@ export function register(program: Command, context: CliContext): void {
       checkDevHost(options.host);
       const oauthDialect = devOAuthDialect({ name: '--oauth-dialect', value: options.oauthDialect });
       const running = await startDevServers({ host: options.host, oauthDialect });
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
+      const interrupted = untilInterrupted(running.stop);
       if (json) {
         context.out.json(running.servers.map(({ name, url, credentials, env }) => ({ name, url, credentials, ...(env ? { env } : {}) })));
       } else {
@@ -45,7 +47,7 @@ export function register(program: Command, context: CliContext): void {
           context.out.line("Agents: after the export lines, `gantry mcp serve` serves Gantry's tools behind this authorization server (docs/mcp.md).");
         context.out.line('Press Ctrl-C to stop.');
       }
-      await untilInterrupted(running.stop);
+      await interrupted;
     });
   registerDevRegistry(dev, context);
   registerDevSecrets(dev, context);

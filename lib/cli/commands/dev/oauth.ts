@@ -146,6 +146,8 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
         revocation: `${server.url}/revoke`,
         deviceApproval: `${server.url}/device`,
       };
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
+      const interrupted = untilInterrupted(server.stop);
       if (json)
         context.out.json({
           name: server.name,
@@ -171,6 +173,6 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
         );
         context.out.line('Press Ctrl-C to stop.');
       }
-      await untilInterrupted(server.stop);
+      await interrupted;
     });
 }

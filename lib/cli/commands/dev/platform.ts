@@ -75,6 +75,8 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       if (flags.appPublicKey) options.apps = [{ id: Number(flags.appId), publicKey: await readFile(flags.appPublicKey, 'utf8'), installations }];
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startPlatformServer(options));
       const token = server.issueToken({ kind: 'personal', login: 'dev' });
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
+      const interrupted = untilInterrupted(server.stop);
       if (json)
         context.out.json({
           name: server.name,
@@ -90,6 +92,6 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
         if (!flags.appPublicKey) context.out.line('No app: give --app-public-key to accept app JWTs for installation tokens.');
         context.out.line('Press Ctrl-C to stop.');
       }
-      await untilInterrupted(server.stop);
+      await interrupted;
     });
 }

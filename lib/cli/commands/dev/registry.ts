@@ -95,6 +95,8 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       if (token) options.token = token;
 
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startRegistryServer(options));
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
+      const interrupted = untilInterrupted(server.stop);
       if (json) context.out.json({ name: server.name, url: server.url, host: server.host, source: server.source, env: registryClientEnv(server.host, token) });
       else {
         context.out.line(`module registry on ${server.url} serving ${server.source}`);
@@ -105,6 +107,6 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
         context.out.line();
         context.out.line('Press Ctrl-C to stop.');
       }
-      await untilInterrupted(server.stop);
+      await interrupted;
     });
 }

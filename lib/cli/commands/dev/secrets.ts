@@ -149,6 +149,8 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
         if (flags.tlsClientCa) options.tls.ca = await pem(flags.tlsClientCa, '--tls-client-ca');
       }
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startSecretsServer(options));
+      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
+      const interrupted = untilInterrupted(server.stop);
       if (json)
         context.out.json({
           name: server.name,
@@ -172,6 +174,6 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
           );
         context.out.line('Press Ctrl-C to stop.');
       }
-      await untilInterrupted(server.stop);
+      await interrupted;
     });
 }
