@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { runBrowserCheck, startChromeDriver, type ChromeDriver, type Session } from '../../lib/automation/index.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
@@ -221,18 +222,26 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
   });
 
   it('without a driver given, starts one for the check and stops it afterwards', async () => {
-    const before = readdirSync(tmpdir())
-      .filter((name) => name.startsWith('gantry-webdriver-'))
-      .sort();
-    const result = await runBrowserCheck({ url: `${site.url}/`, title: 'home' });
-    assert.equal(result.passed, true, result.reason);
-    const after = readdirSync(tmpdir())
-      .filter((name) => name.startsWith('gantry-webdriver-'))
-      .sort();
-    // Only our shared driver's folder (and any other engineer's) remains: the check's own one is gone.
-    assert.ok(
-      after.every((name) => before.includes(name)),
-      `left behind: ${after.filter((n) => !before.includes(n)).join(', ')}`,
-    );
+    // The check's driver folder goes under a temporary directory of this test's own: other test files, running beside
+    // this one, start and stop drivers of their own in the shared one.
+    const own = mkdtempSync(join(tmpdir(), 'gantry-check-tmp-'));
+    const created = new Set<string>();
+    const watcher = watch(own, (_event, name) => {
+      if (name?.startsWith('gantry-webdriver-')) created.add(name);
+    });
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = own;
+    try {
+      const result = await runBrowserCheck({ url: `${site.url}/`, title: 'home' });
+      assert.equal(result.passed, true, result.reason);
+      assert.ok(created.size > 0, 'the check made no driver folder of its own');
+      const left = readdirSync(own).filter((name) => name.startsWith('gantry-webdriver-'));
+      assert.deepEqual(left, [], `left behind: ${left.join(', ')}`);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      watcher.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
