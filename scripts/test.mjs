@@ -24,7 +24,6 @@ const SERIAL = [
   'test/providers/page-analysis-gate.test.ts',
   'test/webhooks/protection-e2e.test.ts',
   'test/cli/demo-gate.test.ts',
-  'test/cli/auth-plain-http11.test.ts',
 ];
 
 const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/;

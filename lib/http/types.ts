@@ -127,6 +127,11 @@ export interface RequestOptions {
   maxRedirects?: number;
   maxBodyBytes?: number;
   retry?: RetryPolicy;
+  /**
+   * Sending this request twice has no more effect than sending it once, whatever its method (RFC 7009's revocation,
+   * RFC 7662's introspection): a reused connection that ends before any answer sends it again, as for a GET.
+   */
+  repeatable?: boolean;
   timeouts?: Partial<Omit<Timeouts, 'connect'>>;
   signal?: AbortSignal;
   /** This request's hooks, run after the client's. */

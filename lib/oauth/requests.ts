@@ -60,9 +60,9 @@ function endpoint(config: OAuthConfig, field: 'token_endpoint' | 'device_authori
 }
 
 /** A form POST to one of the server's endpoints, the client authenticated as configured. */
-export async function send(config: OAuthConfig, url: string, parameters: Parameters, signal?: AbortSignal): Promise<OAuthAnswer> {
+export async function send(config: OAuthConfig, url: string, parameters: Parameters, signal?: AbortSignal, repeatable = false): Promise<OAuthAnswer> {
   const auth = config.client ? await clientAuthentication(config.client, url) : { form: {}, headers: {} };
-  return postForm(config.http, url, { ...auth.form, ...parameters }, { headers: auth.headers, signal, serverFailure: config.serverFailure });
+  return postForm(config.http, url, { ...auth.form, ...parameters }, { headers: auth.headers, signal, serverFailure: config.serverFailure, repeatable });
 }
 
 /** A grant at the token endpoint: its type, its own fields, then the caller's parameters. */
@@ -70,9 +70,12 @@ function grantRequest(config: OAuthConfig, grantType: string, fields: Parameters
   return send(config, endpoint(config, 'token_endpoint'), { grant_type: grantType, ...fields, ...parameters }, signal);
 }
 
-/** RFC 8628 §3.1: the device and user codes. */
+/**
+ * RFC 8628 §3.1: the device and user codes. It may be resent: a code from a request whose answer was lost is never
+ * shown to anyone, so nobody approves it, and it expires (§3.2 `expires_in`).
+ */
 export function deviceAuthorizationRequest(config: OAuthConfig, parameters: Parameters, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'device_authorization_endpoint'), parameters, signal);
+  return send(config, endpoint(config, 'device_authorization_endpoint'), parameters, signal, true);
 }
 
 /** RFC 8628 §3.4: one poll of the token endpoint. */
@@ -119,14 +122,14 @@ export function jwtBearerGrantRequest(config: OAuthConfig, assertion: string, pa
   return grantRequest(config, grantTypes.jwtBearer, { assertion }, parameters, signal);
 }
 
-/** RFC 7009 §2.1. */
+/** RFC 7009 §2.1. Revoking a token twice revokes it once (§2.2: an unknown token is answered 200), so it may be resent. */
 export function revocationRequest(config: OAuthConfig, token: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'revocation_endpoint'), { token, ...parameters }, signal);
+  return send(config, endpoint(config, 'revocation_endpoint'), { token, ...parameters }, signal, true);
 }
 
-/** RFC 7662 §2.1. */
+/** RFC 7662 §2.1. A question, not an action: it may be resent. */
 export function introspectionRequest(config: OAuthConfig, token: string, parameters: Parameters = {}, signal?: AbortSignal): Promise<OAuthAnswer> {
-  return send(config, endpoint(config, 'introspection_endpoint'), { token, ...parameters }, signal);
+  return send(config, endpoint(config, 'introspection_endpoint'), { token, ...parameters }, signal, true);
 }
 
 /** RFC 6749 §5.1, as far as Gantry reads it: a bearer token and what comes with it. */

@@ -23,6 +23,8 @@ export interface SendOptions {
   serverFailure?: ((status: number) => boolean) | undefined;
   /** Follow a redirect (default not: an OAuth endpoint answers where it is). */
   followRedirects?: boolean;
+  /** Sending it twice does no more than once (revocation, introspection): see RequestOptions' `repeatable`. */
+  repeatable?: boolean;
 }
 
 /** A client for authorization servers: no retries (a token request is not repeated), no redirects, GANTRY_TIMEOUT. */
@@ -64,6 +66,7 @@ function sent(options: SendOptions) {
     accept: options.serverFailure ? (status: number) => !options.serverFailure!(status) : () => true,
     followRedirects: options.followRedirects ?? false,
     maxBodyBytes: maxAnswerBytes,
+    ...(options.repeatable ? { repeatable: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
 }

@@ -9,6 +9,13 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { createHttpClient, createProxyAgents, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
 import { createLogger } from '../../lib/log.js';
+import {
+  deviceAuthorizationRequest,
+  introspectionRequest,
+  processIntrospectionResponse,
+  refreshTokenGrantRequest,
+  revocationRequest,
+} from '../../lib/oauth/index.js';
 import { startClosingServer, type ClosingAnswer, type ClosingServer } from '../peers/closing-http.js';
 
 /** A client whose debug lines are kept: a resend says so there. */
@@ -156,6 +163,52 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
         );
       }
       assert.deepEqual(resends(), []);
+    } finally {
+      http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a POST its caller marks repeatable — an OAuth device authorization, revocation or introspection (RFC 8628, RFC 7009, RFC 7662) — goes once more when a reused connection ends unanswered; a token request does not', async () => {
+    const server = await start('drop-reused', (request) =>
+      request.path === '/token' ? { status: 400, body: { error: 'invalid_grant' } } : { body: request.path === '/introspect' ? { active: false } : {} },
+    );
+    const { http, resends } = recordingClient();
+    const config = {
+      http,
+      server: {
+        token_endpoint: `${server.url}/token`,
+        device_authorization_endpoint: `${server.url}/device`,
+        revocation_endpoint: `${server.url}/revoke`,
+        introspection_endpoint: `${server.url}/introspect`,
+      },
+    };
+    try {
+      await http.request({ url: `${server.url}/warm-1` });
+      assert.equal((await deviceAuthorizationRequest(config, { client_id: 'cli' })).status, 200);
+      assert.equal((await revocationRequest(config, 'tok-revoke-4a7c')).status, 200);
+      assert.deepEqual(processIntrospectionResponse(await introspectionRequest(config, 'tok-intro-9b2e')), { active: false });
+      await assert.rejects(refreshTokenGrantRequest(config, 'tok-refresh-5d1f'), (error: Error & { errorCode?: string }) => {
+        assert.equal(error.errorCode, 'ECONNRESET', String(error));
+        return true;
+      });
+      assert.deepEqual(
+        server.requests.map((request) => `${request.method} ${request.path} #${request.connection}`),
+        [
+          'GET /warm-1 #1',
+          'POST /device #1',
+          'POST /device #2',
+          'POST /revoke #2',
+          'POST /revoke #3',
+          'POST /introspect #3',
+          'POST /introspect #4',
+          'POST /token #4',
+        ],
+      );
+      assert.ok(
+        server.requests.filter((request) => request.path === '/revoke').every((request) => request.body === 'token=tok-revoke-4a7c'),
+        'the same form both times',
+      );
+      assert.equal(resends().length, 3);
     } finally {
       http.close();
     }
