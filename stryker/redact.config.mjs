@@ -5,5 +5,4 @@ export default areaConfig('redact', {
   // In-process tests only: each of redact's many static mutants (module-level tables and patterns) restarts the
   // test process, so the spec is the two files that call lib/redact directly and through the HTTP core.
   spec: ['test/audit/redact-shapes.test.ts', 'test/audit/redact.test.ts'],
-  tsconfig: 'stryker/tsconfig.redact.json',
 });
