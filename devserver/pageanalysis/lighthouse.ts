@@ -16,16 +16,11 @@ export interface LighthouseCliRequest {
   timeoutMs?: number;
 }
 
-const CHROME_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+/**
+ * Only what chrome-launcher does not pass already: its default flags (kept, as Lighthouse keeps them) switch off
+ * background networking, component updates, sync and the first-run wizard.
+ */
+const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic'];
 
 export function runLighthouseCli(request: LighthouseCliRequest): Promise<Record<string, unknown>> {
   const cli = require.resolve('lighthouse/cli/index.js');
