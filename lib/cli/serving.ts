@@ -14,6 +14,7 @@ import { isLoopbackHost } from '../loopback.js';
 import { examplesDir } from '../paths.js';
 import { onStdoutReaderGone } from './reader-gone.js';
 import type { CliErrorCode } from './error-codes.js';
+import type { Output } from './output.js';
 
 /**
  * The dev servers answer with a root token and well-known credentials over plain http: they listen on loopback only,
@@ -107,6 +108,32 @@ export async function startDevServers(
  */
 export function untilInterrupted(stop: () => Promise<void>): Promise<void> {
   return untilStopped(() => stop());
+}
+
+/** What a dev server started alone says at start, besides its name and url: its own `--json` fields, and its lines for a person. */
+export interface DevServerStart {
+  json(): Record<string, unknown>;
+  text(): void;
+}
+
+/**
+ * Serves a dev server started alone (`gantry dev <server>`) until stopped, as `untilInterrupted`. Its start is printed
+ * once the handlers are in, since whoever reads the first line may stop the server at once: with --json one object,
+ * name and url first, else its lines and "Press Ctrl-C to stop.".
+ */
+export async function serveAlone(
+  out: Output,
+  json: boolean,
+  server: { name: string; url: string; stop(): Promise<void> },
+  start: DevServerStart,
+): Promise<void> {
+  const interrupted = untilInterrupted(() => server.stop());
+  if (json) out.json({ name: server.name, url: server.url, ...start.json() });
+  else {
+    start.text();
+    out.line('Press Ctrl-C to stop.');
+  }
+  await interrupted;
 }
 
 /** What stopped a server: an orchestrator's SIGTERM, or a person (Ctrl-C, stdout's reader gone). */

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { DEV_OAUTH_PORT, devOAuthDialect, devServerModules, type OAuthServerOptions } from '../../../../devserver/index.js';
-import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { devHostOf, devServerPort, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevOAuthFlags {
@@ -146,12 +146,8 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
         revocation: `${server.url}/revoke`,
         deviceApproval: `${server.url}/device`,
       };
-      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
-      const interrupted = untilInterrupted(server.stop);
-      if (json)
-        context.out.json({
-          name: server.name,
-          url: server.url,
+      await serveAlone(context.out, json, server, {
+        json: () => ({
           dialect: server.dialect,
           discovery: server.discoveryUrl,
           clientId,
@@ -159,20 +155,19 @@ export function registerDevOAuth(dev: Command, context: CliContext): void {
           env,
           endpoints,
           login: { username: 'dev', password: 'dev' },
-        });
-      else {
-        context.out.line(`authorization server (${server.dialect}) on ${server.url}; approval page ${server.url}/device`);
-        context.out.line(`client: ${clientId} (limited input${timeBased ? `, time-based access ${timeBased} s` : ''}); user: dev@gantry.test`);
-        context.out.line(
-          `context-server clients (authorization code + PKCE S256): metadata ${endpoints.metadata}; authorize ${endpoints.authorization}; register ${endpoints.registration}; introspect ${endpoints.introspection}; jwks ${endpoints.jwks}; sign in as dev / dev`,
-        );
-        context.out.line(
-          `export ${Object.entries(env)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(' ')}`,
-        );
-        context.out.line('Press Ctrl-C to stop.');
-      }
-      await interrupted;
+        }),
+        text() {
+          context.out.line(`authorization server (${server.dialect}) on ${server.url}; approval page ${server.url}/device`);
+          context.out.line(`client: ${clientId} (limited input${timeBased ? `, time-based access ${timeBased} s` : ''}); user: dev@gantry.test`);
+          context.out.line(
+            `context-server clients (authorization code + PKCE S256): metadata ${endpoints.metadata}; authorize ${endpoints.authorization}; register ${endpoints.registration}; introspect ${endpoints.introspection}; jwks ${endpoints.jwks}; sign in as dev / dev`,
+          );
+          context.out.line(
+            `export ${Object.entries(env)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`,
+          );
+        },
+      });
     });
 }

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { DEV_PLATFORM_PORT, devServerModules, type PlatformServerOptions } from '../../../../devserver/index.js';
-import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { checkPortFlag, devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevPlatformFlags {
@@ -75,23 +75,14 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       if (flags.appPublicKey) options.apps = [{ id: Number(flags.appId), publicKey: await readFile(flags.appPublicKey, 'utf8'), installations }];
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startPlatformServer(options));
       const token = server.issueToken({ kind: 'personal', login: 'dev' });
-      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
-      const interrupted = untilInterrupted(server.stop);
-      if (json)
-        context.out.json({
-          name: server.name,
-          url: server.url,
-          token,
-          windowScale,
-          app: flags.appPublicKey ? { id: Number(flags.appId), installations } : null,
-        });
-      else {
-        context.out.line(`platform API on ${server.url}${windowScale !== 1 ? ` (limit windows scaled by ${windowScale})` : ''}`);
-        context.out.line(`token:  ${token}`);
-        context.out.line(`export PLATFORM_API_URL=${server.url} GANTRY_PLATFORM_TOKEN=${token}`);
-        if (!flags.appPublicKey) context.out.line('No app: give --app-public-key to accept app JWTs for installation tokens.');
-        context.out.line('Press Ctrl-C to stop.');
-      }
-      await interrupted;
+      await serveAlone(context.out, json, server, {
+        json: () => ({ token, windowScale, app: flags.appPublicKey ? { id: Number(flags.appId), installations } : null }),
+        text() {
+          context.out.line(`platform API on ${server.url}${windowScale !== 1 ? ` (limit windows scaled by ${windowScale})` : ''}`);
+          context.out.line(`token:  ${token}`);
+          context.out.line(`export PLATFORM_API_URL=${server.url} GANTRY_PLATFORM_TOKEN=${token}`);
+          if (!flags.appPublicKey) context.out.line('No app: give --app-public-key to accept app JWTs for installation tokens.');
+        },
+      });
     });
 }

@@ -5,7 +5,7 @@ import { UsageError } from '../../../errors.js';
 import { examplesDir } from '../../../paths.js';
 import { DEV_REGISTRY_PORT, devServerModules, registryClientEnv, type RegistryServerOptions } from '../../../../devserver/index.js';
 import { exportLine } from '../../shell-quote.js';
-import { devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevRegistryFlags {
@@ -95,18 +95,16 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       if (token) options.token = token;
 
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startRegistryServer(options));
-      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
-      const interrupted = untilInterrupted(server.stop);
-      if (json) context.out.json({ name: server.name, url: server.url, host: server.host, source: server.source, env: registryClientEnv(server.host, token) });
-      else {
-        context.out.line(`module registry on ${server.url} serving ${server.source}`);
-        context.out.line(`discovery: ${server.url}/.well-known/terraform.json`);
-        context.out.line(`address modules as ${server.host}/<namespace>/<name>/<provider>${token ? ' (token required)' : ''}`);
-        context.out.line();
-        context.out.line(exportLine(registryClientEnv(server.host, token)));
-        context.out.line();
-        context.out.line('Press Ctrl-C to stop.');
-      }
-      await interrupted;
+      await serveAlone(context.out, json, server, {
+        json: () => ({ host: server.host, source: server.source, env: registryClientEnv(server.host, token) }),
+        text() {
+          context.out.line(`module registry on ${server.url} serving ${server.source}`);
+          context.out.line(`discovery: ${server.url}/.well-known/terraform.json`);
+          context.out.line(`address modules as ${server.host}/<namespace>/<name>/<provider>${token ? ' (token required)' : ''}`);
+          context.out.line();
+          context.out.line(exportLine(registryClientEnv(server.host, token)));
+          context.out.line();
+        },
+      });
     });
 }

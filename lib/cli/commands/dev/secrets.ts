@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { DEV_SECRETS_PORT, devServerModules, type JsonLimits, type SecretsServerOptions } from '../../../../devserver/index.js';
-import { checkPortFlag, devHostOf, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { checkPortFlag, devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevSecretsFlags {
@@ -149,31 +149,26 @@ export function registerDevSecrets(dev: Command, context: CliContext): void {
         if (flags.tlsClientCa) options.tls.ca = await pem(flags.tlsClientCa, '--tls-client-ca');
       }
       const server = await listenAsAsked({ host, port: options.port ?? 0, portFlag: '--port' }, () => startSecretsServer(options));
-      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
-      const interrupted = untilInterrupted(server.stop);
-      if (json)
-        context.out.json({
-          name: server.name,
-          url: server.url,
+      await serveAlone(context.out, json, server, {
+        json: () => ({
           token: server.rootToken,
           unsealKey: server.unsealKey,
           mounts: server.mounts(),
           clientCertificateRequired: Boolean(flags.tlsClientCa),
-        });
-      else {
-        context.out.line(
-          `kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`,
-        );
-        context.out.line(`root token:  ${server.rootToken}`);
-        context.out.line(`unseal key:  ${server.unsealKey}`);
-        context.out.line(`export SECRETS_ADDR=${server.url} SECRETS_TOKEN=${server.rootToken}`);
-        if (flags.tlsCert) context.out.line(`TLS: clients must trust the CA that signed ${flags.tlsCert} (SECRETS_CACERT or SECRETS_CAPATH)`);
-        if (flags.tlsClientCa)
+        }),
+        text() {
           context.out.line(
-            `mutual TLS: clients must present a certificate signed by a CA in ${flags.tlsClientCa} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`,
+            `kv secrets server on ${server.url} (${describeMounts(server.mounts())})${flags.dataFile ? `, data in ${options.dataFile}` : ', in memory'}`,
           );
-        context.out.line('Press Ctrl-C to stop.');
-      }
-      await interrupted;
+          context.out.line(`root token:  ${server.rootToken}`);
+          context.out.line(`unseal key:  ${server.unsealKey}`);
+          context.out.line(`export SECRETS_ADDR=${server.url} SECRETS_TOKEN=${server.rootToken}`);
+          if (flags.tlsCert) context.out.line(`TLS: clients must trust the CA that signed ${flags.tlsCert} (SECRETS_CACERT or SECRETS_CAPATH)`);
+          if (flags.tlsClientCa)
+            context.out.line(
+              `mutual TLS: clients must present a certificate signed by a CA in ${flags.tlsClientCa} (SECRETS_CLIENT_CERT and SECRETS_CLIENT_KEY)`,
+            );
+        },
+      });
     });
 }

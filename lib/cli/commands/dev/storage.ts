@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { DEV_STORAGE_PORT, devPort, devServerModules, startOnDevPort, type StorageFault, type StorageServerOptions } from '../../../../devserver/index.js';
-import { devHostOf, devServerPort, listenAsAsked, untilInterrupted } from '../../serving.js';
+import { devHostOf, devServerPort, listenAsAsked, serveAlone } from '../../serving.js';
 import { exportLine } from '../../shell-quote.js';
 import type { CliContext } from '../../context.js';
 
@@ -177,26 +177,29 @@ export function registerDevStorage(dev: Command, context: CliContext): void {
         if (temporary) await rm(dir, { recursive: true, force: true });
         throw error;
       }
-      // The handlers go in before the first line is printed: whoever reads that line may stop the server at once.
-      const interrupted = untilInterrupted(async () => {
-        await server.stop();
-        if (temporary) await rm(dir, { recursive: true, force: true });
-      });
       const env: Record<string, string> = { STORAGE_BASE_URL: server.url, ...(token === undefined ? { STORAGE_TOKEN: server.tokens[0]! } : {}) };
       const where = temporary ? `${dir} (temporary: removed on exit; --data-dir keeps the state)` : dir;
-      if (json)
-        context.out.json({ name: server.name, url: server.url, dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env });
-      else {
-        for (const [key, value] of Object.entries(env)) context.out.line(`${key}=${value}`);
-        context.out.line(exportLine(env));
-        context.out.line(`storage API on ${server.url} (/storage/v2, uploads at /upload/storage/v2); state in ${where}`);
-        context.out.line(
-          token === undefined
-            ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)'
-            : 'token: STORAGE_TOKEN from the environment',
-        );
-        context.out.line('Press Ctrl-C to stop.');
-      }
-      await interrupted;
+      const stop = async () => {
+        await server.stop();
+        if (temporary) await rm(dir, { recursive: true, force: true });
+      };
+      await serveAlone(
+        context.out,
+        json,
+        { name: server.name, url: server.url, stop },
+        {
+          json: () => ({ dataDir: dir, temporary, tokenFrom: token === undefined ? 'generated' : 'STORAGE_TOKEN', env }),
+          text() {
+            for (const [key, value] of Object.entries(env)) context.out.line(`${key}=${value}`);
+            context.out.line(exportLine(env));
+            context.out.line(`storage API on ${server.url} (/storage/v2, uploads at /upload/storage/v2); state in ${where}`);
+            context.out.line(
+              token === undefined
+                ? 'token: made for this run (paste the export line above; STORAGE_TOKEN set beforehand is used instead)'
+                : 'token: STORAGE_TOKEN from the environment',
+            );
+          },
+        },
+      );
     });
 }
