@@ -175,7 +175,7 @@ export const insert: Handler = async (ctx) => {
   return { status: 200, body: commentJson(ctx, file, comment, false) };
 };
 
-export const replyList: Handler = async (ctx) => {
+const replyList: Handler = async (ctx) => {
   const { file, comment } = findComment(ctx);
   const includeDeleted = queryBool(ctx, 'includeDeleted');
   const p = page(
@@ -195,7 +195,7 @@ export const replyList: Handler = async (ctx) => {
   };
 };
 
-export const replyInsert: Handler = async (ctx) => {
+const replyInsert: Handler = async (ctx) => {
   const { file, comment } = findComment(ctx);
   const body = await readJson(ctx.req);
   const verb = body.verb;
@@ -219,6 +219,6 @@ export const replyInsert: Handler = async (ctx) => {
 export const get = getOf(commentTarget);
 export const patch = patchOf(commentTarget);
 export const remove = removeOf(commentTarget);
-export const replyGet = getOf(replyTarget);
-export const replyPatch = patchOf(replyTarget);
-export const replyRemove = removeOf(replyTarget);
+
+/** replies.*: a comment's replies, by verb as routes.ts takes a resource (the module's own list, insert, get … are the comments'). */
+export const replies = { list: replyList, insert: replyInsert, get: getOf(replyTarget), patch: patchOf(replyTarget), remove: removeOf(replyTarget) };

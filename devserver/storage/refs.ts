@@ -44,31 +44,31 @@ function unlink(ctx: Ctx, child: FileRecord, parentId: string, location: string)
   ctx.model.changed(child, false);
 }
 
-export const parentsList: Handler = async (ctx) => {
+const parentsList: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const items = file.parents.map((p) => parentJson(ctx.model, file.id, p, ctx.origin));
   return fileListReply(ctx, file, 'parentList', 'parents', items);
 };
 
-export const parentsGet: Handler = async (ctx) => {
+const parentsGet: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const id = ctx.model.resolveId(ctx.params.parentId!);
   if (!file.parents.includes(id)) throw notFound(ctx.params.parentId!, 'Parent', 'parentId');
   return { status: 200, body: parentJson(ctx.model, file.id, id, ctx.origin) };
 };
 
-export const parentsInsert: Handler = async (ctx) => {
+const parentsInsert: Handler = async (ctx) => {
   const file = ctx.model.file(ctx.params.fileId!);
   const parent = link(ctx, file, await bodyId(ctx), 'id');
   return { status: 200, body: parentJson(ctx.model, file.id, parent.id, ctx.origin) };
 };
 
-export const parentsDelete: Handler = async (ctx) => {
+const parentsDelete: Handler = async (ctx) => {
   unlink(ctx, ctx.model.file(ctx.params.fileId!), ctx.params.parentId!, 'parentId');
   return { status: 204 };
 };
 
-export const childrenList: Handler = async (ctx) => {
+const childrenList: Handler = async (ctx) => {
   const parent = folder(ctx, ctx.params.folderId!);
   const max = queryInt(ctx, 'maxResults', 100, 0, 1000);
   const offset = pageOffset(ctx);
@@ -83,22 +83,26 @@ export const childrenList: Handler = async (ctx) => {
   return fileListReply(ctx, parent, 'childList', 'children', items, next ? { nextPageToken: next } : {});
 };
 
-export const childrenGet: Handler = async (ctx) => {
+const childrenGet: Handler = async (ctx) => {
   const parent = folder(ctx, ctx.params.folderId!);
   const child = ctx.model.data.files[ctx.params.childId!];
   if (!child || !child.parents.includes(parent.id)) throw notFound(ctx.params.childId!, 'Child', 'childId');
   return { status: 200, body: childJson(ctx, parent.id, child.id) };
 };
 
-export const childrenInsert: Handler = async (ctx) => {
+const childrenInsert: Handler = async (ctx) => {
   const parent = folder(ctx, ctx.params.folderId!);
   const child = ctx.model.file(await bodyId(ctx), 'id');
   link(ctx, child, parent.id, 'folderId');
   return { status: 200, body: childJson(ctx, parent.id, child.id) };
 };
 
-export const childrenDelete: Handler = async (ctx) => {
+const childrenDelete: Handler = async (ctx) => {
   const parent = folder(ctx, ctx.params.folderId!);
   unlink(ctx, ctx.model.file(ctx.params.childId!, 'childId'), parent.id, 'childId');
   return { status: 204 };
 };
+
+/** parents.* and children.*, by verb as routes.ts takes a resource. */
+export const parents = { list: parentsList, insert: parentsInsert, get: parentsGet, remove: parentsDelete };
+export const children = { list: childrenList, insert: childrenInsert, get: childrenGet, remove: childrenDelete };

@@ -23,7 +23,8 @@ export interface Route {
 
 /**
  * Drive's verbs on a collection and its members, routed in this order: list, insert, get, patch, update (PUT, served by
- * patch unless given), delete (`remove`). A handler module that names its handlers so is its own Verbs.
+ * patch unless given), delete (`remove`). A handler module that names its handlers so is its own Verbs; one that serves
+ * a second resource exports that one's Verbs (refs.parents, refs.children, comments.replies).
  */
 interface Verbs {
   list?: Handler;
@@ -67,29 +68,13 @@ export const ROUTES: Route[] = [
   { method: 'POST', template: `${F}/{fileId}/trash`, name: 'files.trash', handler: files.trash },
   { method: 'POST', template: `${F}/{fileId}/untrash`, name: 'files.untrash', handler: files.untrash },
   { method: 'POST', template: `${F}/{fileId}/touch`, name: 'files.touch', handler: files.touch },
-  ...resource('parents', `${F}/{fileId}/parents`, 'parentId', {
-    list: refs.parentsList,
-    insert: refs.parentsInsert,
-    get: refs.parentsGet,
-    remove: refs.parentsDelete,
-  }),
-  ...resource('children', `${F}/{folderId}/children`, 'childId', {
-    list: refs.childrenList,
-    insert: refs.childrenInsert,
-    get: refs.childrenGet,
-    remove: refs.childrenDelete,
-  }),
+  ...resource('parents', `${F}/{fileId}/parents`, 'parentId', refs.parents),
+  ...resource('children', `${F}/{folderId}/children`, 'childId', refs.children),
   ...resource('permissions', `${F}/{fileId}/permissions`, 'permissionId', permissions),
   { method: 'GET', template: '/storage/v2/permissionIds/{email}', name: 'permissions.getIdForEmail', handler: permissions.idForEmailRoute },
   ...resource('properties', `${F}/{fileId}/properties`, 'propertyKey', properties),
   ...resource('comments', `${F}/{fileId}/comments`, 'commentId', comments),
-  ...resource('replies', `${F}/{fileId}/comments/{commentId}/replies`, 'replyId', {
-    list: comments.replyList,
-    insert: comments.replyInsert,
-    get: comments.replyGet,
-    patch: comments.replyPatch,
-    remove: comments.replyRemove,
-  }),
+  ...resource('replies', `${F}/{fileId}/comments/{commentId}/replies`, 'replyId', comments.replies),
   ...resource('revisions', `${F}/{fileId}/revisions`, 'revisionId', revisions),
   { method: 'GET', template: '/storage/v2/about', name: 'about.get', handler: changes.about },
   { method: 'GET', template: '/storage/v2/changes/startPageToken', name: 'changes.getStartPageToken', handler: changes.startPageToken },
