@@ -94,8 +94,9 @@ if (timesPath && parts.length > 1) {
     }
   });
   const files = written.flatMap((part) => part.files).sort((a, b) => b.ms - a.ms);
-  const add = (key) => written.reduce((total, part) => total + part[key], 0);
-  writeFileSync(timesPath, `${JSON.stringify({ totalMs: add('totalMs'), wallMs: add('wallMs'), jobs, files }, null, 1)}\n`);
+  const add = (key) => written.reduce((total, part) => (total === null || part[key] === null ? null : total + part[key]), 0);
+  const totals = { totalMs: add('totalMs'), totalCpuMs: add('totalCpuMs'), wallMs: add('wallMs') };
+  writeFileSync(timesPath, `${JSON.stringify({ ...totals, jobs, files }, null, 1)}\n`);
 }
 const sum = (key) => results.reduce((total, result) => total + result[key], 0);
 const failed = sum('failed');

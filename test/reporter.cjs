@@ -3,7 +3,7 @@
 // A failing hook stops the tests it guards: those tests are counted as failed (they did not pass), so a broken
 // `before` can never shrink the run to a smaller green one.
 // Under mocha --parallel the files run in workers with test/reporter-worker.cjs, which sends each file's planned test
-// count and wall time along with its events: the counts and GANTRY_TEST_TIMES mean the same in both modes.
+// count and wall and CPU time along with its events: the counts and GANTRY_TEST_TIMES mean the same in both modes.
 const Mocha = require('mocha');
 
 const { writeFileSync } = require('node:fs');
@@ -47,18 +47,23 @@ class GantryReporter extends Mocha.reporters.Spec {
       if (notRun > 0) process.stdout.write(`\n${notRun} test(s) did not run because a hook failed; they are counted as failed\n`);
       process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     });
-    // GANTRY_TEST_TIMES=<file>: each test file's wall time (its hooks included), slowest first — where a run's time goes.
+    // GANTRY_TEST_TIMES=<file>: each test file's wall and CPU time (its hooks and reaped child processes included),
+    // slowest first — where a run's time goes.
     const timesPath = process.env.GANTRY_TEST_TIMES;
     if (timesPath) {
       const took = new Map();
-      const add = (file, ms) => took.set(file, (took.get(file) ?? 0) + ms);
-      if (parallel) runner.on('gantry:file-time', ({ file, ms }) => add(file, ms));
+      const add = (file, ms, cpuMs) => {
+        const row = took.get(file) ?? { ms: 0, cpuMs: 0 };
+        took.set(file, { ms: row.ms + ms, cpuMs: row.cpuMs === null || cpuMs === null ? null : row.cpuMs + cpuMs });
+      };
+      if (parallel) runner.on('gantry:file-time', ({ file, ms, cpuMs }) => add(file, ms, cpuMs));
       else fileTimes(runner, add);
       const began = Date.now();
       runner.once(EVENT_RUN_END, () => {
-        const rows = [...took].sort((a, b) => b[1] - a[1]).map(([file, ms]) => ({ file, ms }));
+        const rows = [...took].sort((a, b) => b[1].ms - a[1].ms).map(([file, row]) => ({ file, ...row }));
         const totalMs = rows.reduce((sum, row) => sum + row.ms, 0);
-        writeFileSync(timesPath, `${JSON.stringify({ totalMs, wallMs: Date.now() - began, files: rows }, null, 1)}\n`);
+        const totalCpuMs = rows.some((row) => row.cpuMs === null) ? null : rows.reduce((sum, row) => sum + row.cpuMs, 0);
+        writeFileSync(timesPath, `${JSON.stringify({ totalMs, totalCpuMs, wallMs: Date.now() - began, files: rows }, null, 1)}\n`);
       });
     }
   }

@@ -47,37 +47,53 @@ for (const [mode, run] of [
   });
 }
 
-describe("GANTRY_TEST_TIMES (each file's wall time)", () => {
+interface Times {
+  totalMs: number;
+  totalCpuMs: number;
+  wallMs: number;
+  files: { file: string; ms: number; cpuMs: number }[];
+}
+
+/** Runs the fixtures with GANTRY_TEST_TIMES set; returns the last line printed and the file it wrote. */
+function timed(flags: string[], ...fixtures: string[]): { last: string | undefined; written: Times } {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-times-'));
+  try {
+    const times = join(dir, 'times.json');
+    const run = spawnSync(
+      process.execPath,
+      ['node_modules/mocha/bin/mocha.js', '--no-config', ...flags, '--reporter', './test/reporter.cjs', ...fixtures.map((f) => `test/reporter-fixtures/${f}`)],
+      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, GANTRY_TEST_TIMES: times } },
+    );
+    return { last: run.stdout.trim().split('\n').at(-1), written: JSON.parse(readFileSync(times, 'utf8')) as Times };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("GANTRY_TEST_TIMES (each file's wall and CPU time)", () => {
   for (const flags of [[], ['--parallel', '--jobs', '2']]) {
-    it(`names each file with the time it took${flags.length ? ', measured in the worker under --parallel' : ''}`, () => {
-      const dir = mkdtempSync(join(tmpdir(), 'gantry-times-'));
-      try {
-        const times = join(dir, 'times.json');
-        const run = spawnSync(
-          process.execPath,
-          [
-            'node_modules/mocha/bin/mocha.js',
-            '--no-config',
-            ...flags,
-            '--reporter',
-            './test/reporter.cjs',
-            'test/reporter-fixtures/slow.cjs',
-            'test/reporter-fixtures/hook-after.cjs',
-          ],
-          { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, GANTRY_TEST_TIMES: times } },
-        );
-        assert.equal(run.stdout.trim().split('\n').at(-1), '2 passed, 1 failed, 0 skipped');
-        const written = JSON.parse(readFileSync(times, 'utf8')) as { totalMs: number; wallMs: number; files: { file: string; ms: number }[] };
-        assert.deepEqual(
-          written.files.map((row) => row.file),
-          ['test/reporter-fixtures/slow.cjs', 'test/reporter-fixtures/hook-after.cjs'],
-        );
-        assert.ok(written.files[0].ms >= 300, `slow.cjs took ${written.files[0].ms} ms`);
-        assert.equal(written.totalMs, written.files[0].ms + written.files[1].ms);
-        assert.ok(written.wallMs >= 300);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+    const where = flags.length ? ', measured in the worker under --parallel' : '';
+
+    it(`names each file with the time it took${where}`, () => {
+      const { last, written } = timed(flags, 'slow.cjs', 'hook-after.cjs');
+      assert.equal(last, '2 passed, 1 failed, 0 skipped');
+      assert.deepEqual(
+        written.files.map((row) => row.file),
+        ['test/reporter-fixtures/slow.cjs', 'test/reporter-fixtures/hook-after.cjs'],
+      );
+      assert.ok(written.files[0]!.ms >= 300, `slow.cjs took ${written.files[0]!.ms} ms`);
+      assert.equal(written.totalMs, written.files[0]!.ms + written.files[1]!.ms);
+      assert.ok(written.wallMs >= 300);
+    });
+
+    it(`adds each file's CPU time, its reaped child processes' included${where}`, () => {
+      const { last, written } = timed(flags, 'busy.cjs', 'slow.cjs');
+      assert.equal(last, '2 passed, 0 failed, 0 skipped');
+      const cpu = Object.fromEntries(written.files.map((row) => [row.file, row.cpuMs]));
+      // The child's 400 ms of user time, plus its start; the sleeping file spends next to nothing.
+      assert.ok(cpu['test/reporter-fixtures/busy.cjs']! >= 400, `busy.cjs: ${cpu['test/reporter-fixtures/busy.cjs']} ms of CPU`);
+      assert.ok(cpu['test/reporter-fixtures/slow.cjs']! < 200, `slow.cjs: ${cpu['test/reporter-fixtures/slow.cjs']} ms of CPU`);
+      assert.equal(written.totalCpuMs, cpu['test/reporter-fixtures/busy.cjs']! + cpu['test/reporter-fixtures/slow.cjs']!);
     });
   }
 });
