@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run } from '../../lib/cli/program.js';
+import { gantryBin } from '../analysis/gantry.js';
 
 async function gantry(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -38,12 +37,9 @@ async function gantry(...args: string[]): Promise<{ code: number; stdout: string
   return { code, stdout, stderr };
 }
 
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
 function inProcessOfItsOwn(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsx, main, ...args], {
+    const child = spawn(process.execPath, [gantryBin, ...args], {
       cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn' },
     });
