@@ -14,7 +14,7 @@ import { commitStatusStep } from '../../lib/cli/commands/demo/status.js';
 import type { Output } from '../../lib/cli/output.js';
 import { devServers, type DevServer } from '../../devserver/index.js';
 import { examplesDir } from '../../lib/paths.js';
-import { repoRoot } from '../analysis/gantry.js';
+import { gantryBin } from '../analysis/gantry.js';
 
 function capture(): Output & { lines: string[] } {
   const lines: string[] = [];
@@ -29,11 +29,11 @@ function capture(): Output & { lines: string[] } {
 }
 
 /**
- * Runs a printed command line in a shell, `gantry` being this checkout's command run from source. Asynchronous: the
+ * Runs a printed command line in a shell, `gantry` being this checkout's built command (`npm run build` first). Asynchronous: the
  * server it talks to lives in this process.
  */
 async function runPrinted(command: string, options: { cwd: string; env: NodeJS.ProcessEnv; input: string }) {
-  const gantry = `gantry() { ${JSON.stringify(process.execPath)} --import ${JSON.stringify(join(repoRoot, 'node_modules/tsx/dist/loader.mjs'))} ${JSON.stringify(join(repoRoot, 'lib/cli/main.ts'))} "$@"; }`;
+  const gantry = `gantry() { ${JSON.stringify(process.execPath)} ${JSON.stringify(gantryBin)} "$@"; }`;
   const child = spawn('sh', ['-c', `${gantry}\n${command}`], {
     cwd: options.cwd,
     env: { ...process.env, GANTRY_LOG: 'warn', ...options.env },
