@@ -3,14 +3,10 @@
 import assert from 'node:assert/strict';
 import { runNode, type Ran } from './helpers/run-process.js';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startSecretsServer, type SecretsServer } from '../../devserver/secrets/index.js';
 import { SecretsClient, SecretsLimitError } from '../../lib/secrets/index.js';
-
-const main = fileURLToPath(new URL('../../lib/cli/main.ts', import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx');
+import { gantryBin } from '../analysis/gantry.js';
 
 /** What reached the wire: a forwarding peer in front of the real server records each request's line and headers. */
 interface Seen {
@@ -155,7 +151,7 @@ describe('secrets settings from the environment, Pulumi config and flags, agains
 
   describe('gantry secrets (in its own process)', () => {
     function gantry(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-      return runNode(['--import', pathToFileURL(tsx).href, main, 'secrets', ...args], {
+      return runNode([gantryBin, 'secrets', ...args], {
         env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', SECRETS_ADDR: server.url, SECRETS_TOKEN: server.rootToken, ...env },
         stdin: JSON.stringify(nested(3)),
       });
