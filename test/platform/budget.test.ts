@@ -11,7 +11,7 @@ import {
   type Reservation,
 } from '../../lib/platform/index.js';
 import { Limiter, limiterFor } from '../../lib/platform/limiter.js';
-import { onWait, type WaitNotice } from '../../lib/http/index.js';
+import { longWaitMs, onWait, type WaitNotice } from '../../lib/http/index.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
 
@@ -425,6 +425,30 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     limiter = new Limiter(store, clock, logger);
   });
 
+  /** Moves the clock on and lets the queue act on it. */
+  async function passTime(ms: number): Promise<void> {
+    clock.advance(ms);
+    await settle();
+  }
+
+  /** Asks a shared store that decides about `r` only when let go, aborts the request meanwhile, then lets it decide. */
+  async function abortWhileDeciding(r: Reservation): Promise<Limiter> {
+    let gate: (() => void) | undefined;
+    const slow = sharedStore(store, async (asked, now) => {
+      if (asked === r) await new Promise<void>((resolve) => (gate = resolve));
+      return store.reserve(asked, now);
+    });
+    const slowLimiter = new Limiter(slow, clock, logger);
+    const controller = new AbortController();
+    const t = track(slowLimiter.acquire(r, { signal: controller.signal }));
+    await settle();
+    controller.abort(new Error('cancelled'));
+    gate!();
+    await settle();
+    assert.equal(t.state, 'rejected');
+    return slowLimiter;
+  }
+
   it('MUTATION-PLATFORM: RATE-SEC-CONCURRENCY: requests are granted in order of arrival as slots free; a retried one goes first', async () => {
     const l = limits({ concurrency: 1 });
     const a = res({ limits: l, countsPrimary: false });
@@ -457,11 +481,9 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     await settle();
     // The small one would fit, but it came after the big one: the big one is not starved.
     assert.deepEqual([big.state, small.state, elsewhere.state], ['waiting', 'waiting', 'granted']);
-    clock.advance(minute - 1);
-    await settle();
+    await passTime(minute - 1);
     assert.deepEqual([big.state, small.state], ['waiting', 'waiting']);
-    clock.advance(1);
-    await settle();
+    await passTime(1);
     assert.deepEqual([big.state, small.state], ['granted', 'granted']);
   });
 
@@ -473,11 +495,9 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     const otherIdentity = track(limiter.acquire(res({ identity: 'id-b' })));
     await settle();
     assert.deepEqual([held.state, heldToo.state, search.state, otherIdentity.state], ['waiting', 'waiting', 'granted', 'granted']);
-    clock.advance(2999);
-    await settle();
+    await passTime(2999);
     assert.equal(held.state, 'waiting');
-    clock.advance(1);
-    await settle();
+    await passTime(1);
     assert.equal(held.state, 'granted');
   });
 
@@ -488,11 +508,9 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     await store.hold('id-a', 'endpoint:GET /soon', t0 + 2000);
     const soon = track(limiter.acquire(res({ endpoint: 'GET /soon', countsPrimary: false })));
     await settle();
-    clock.advance(2000);
-    await settle();
+    await passTime(2000);
     assert.deepEqual([soon.state, late.state], ['granted', 'waiting']);
-    clock.advance(7000);
-    await settle();
+    await passTime(7000);
     assert.equal(late.state, 'granted');
   });
 
@@ -511,8 +529,7 @@ describe('platform limiter (the queue in front of the budgets)', () => {
     assert.deepEqual(seen, [[t0 + 5000, `endpoint:GET /a is held until ${new Date(t0 + 5000).toISOString()}`]]);
     assert.equal(waits.state, 'waiting');
     assert.equal(limiter.waiting, 1);
-    clock.advance(5000);
-    await settle();
+    await passTime(5000);
     assert.equal(waits.state, 'granted');
   });
 
@@ -539,19 +556,7 @@ describe('platform limiter (the queue in front of the budgets)', () => {
   });
 
   it('MUTATION-PLATFORM: a request aborted while a shared store decides gives a granted slot back', async () => {
-    let gate: (() => void) | undefined;
-    const slow = sharedStore(store, async (r, now) => {
-      await new Promise<void>((resolve) => (gate = resolve));
-      return store.reserve(r, now);
-    });
-    const slowLimiter = new Limiter(slow, clock, logger);
-    const controller = new AbortController();
-    const t = track(slowLimiter.acquire(res({ countsPrimary: false }), { signal: controller.signal }));
-    await settle();
-    controller.abort(new Error('cancelled'));
-    gate!();
-    await settle();
-    assert.equal(t.state, 'rejected');
+    await abortWhileDeciding(res({ countsPrimary: false }));
     assert.equal((await store.snapshot('id-a', clock.now())).inFlight, 0);
   });
 
@@ -592,8 +597,7 @@ describe('platform limiter (the queue in front of the budgets)', () => {
       ]);
       assert.equal(logged.length, 3);
       assert.match(logged[0]!, /^platform: holding GET \/repos\/\{\}\/\{\}\/issues: resource:core is held until/);
-      clock.advance(30_000);
-      await settle();
+      await passTime(30_000);
       assert.deepEqual(
         waiting.map((w) => w.state),
         ['granted', 'granted', 'granted', 'granted'],
@@ -616,12 +620,162 @@ describe('platform limiter (the queue in front of the budgets)', () => {
       await settle();
       assert.deepEqual([blocked.state, other.state], ['waiting', 'waiting']);
       assert.deepEqual(notices, [{ kind: 'rate-limit', what: "the platform's cpu", until: t0 + minute, limit: 'secondary' }]);
-      clock.advance(minute);
-      await settle();
+      await passTime(minute);
       assert.deepEqual([blocked.state, other.state], ['granted', 'granted']);
     } finally {
       stop();
     }
+  });
+
+  it('MUTATION-PLATFORM: RATE-SEC-CONTENT-CREATION: a creation held back holds only content creation; a request that creates nothing goes on', async () => {
+    await store.hold('id-a', 'creation', t0 + 3000);
+    const creating = track(limiter.acquire(res({ endpoint: 'POST /issues', creation: true, countsPrimary: false })));
+    const reading = track(limiter.acquire(res({ endpoint: 'GET /issues', countsPrimary: false })));
+    await settle();
+    assert.deepEqual([creating.state, reading.state], ['waiting', 'granted']);
+    await passTime(3000);
+    assert.equal(creating.state, 'granted');
+  });
+
+  it('MUTATION-PLATFORM: a shared store that refuses one request for its resource or for creation: the ones behind it in that scope wait their turn, even when the store would grant them', async () => {
+    // A store shared with other processes decides each request at its own moment: budget another process freed
+    // between two decisions must not let a later request overtake the one refused first.
+    const until = t0 + 2000;
+    const first = res({ endpoint: 'GET /first', countsPrimary: false });
+    const firstCreation = res({ identity: 'id-c', endpoint: 'POST /first', resource: 'r1', creation: true, countsPrimary: false });
+    const refusing = sharedStore(store, async (r, now) => {
+      if (now < until && r === first) return { granted: false, scope: 'resource', retryAt: until, reason: 'core spent elsewhere' };
+      if (now < until && r === firstCreation) return { granted: false, scope: 'creation', retryAt: until, reason: 'creations spent elsewhere' };
+      return store.reserve(r, now);
+    });
+    const shared = new Limiter(refusing, clock, logger);
+    const a = track(shared.acquire(first));
+    const sameResource = track(shared.acquire(res({ endpoint: 'GET /second', countsPrimary: false })));
+    const otherResource = track(shared.acquire(res({ endpoint: 'GET /third', resource: 'search', countsPrimary: false })));
+    const c = track(shared.acquire(firstCreation));
+    const secondCreation = track(shared.acquire(res({ identity: 'id-c', endpoint: 'POST /second', resource: 'r2', creation: true, countsPrimary: false })));
+    const noCreation = track(shared.acquire(res({ identity: 'id-c', endpoint: 'GET /r1', resource: 'r1', countsPrimary: false })));
+    await settle();
+    assert.deepEqual(
+      [a.state, sameResource.state, otherResource.state, c.state, secondCreation.state, noCreation.state],
+      ['waiting', 'waiting', 'granted', 'waiting', 'waiting', 'granted'],
+    );
+    await passTime(2000);
+    assert.deepEqual([a.state, sameResource.state, c.state, secondCreation.state], ['granted', 'granted', 'granted', 'granted']);
+  });
+
+  it('MUTATION-PLATFORM: a request given up (too long a hold) and aborted afterwards takes no other request out of the queue', async () => {
+    await store.hold('id-a', 'endpoint:GET /a', t0 + 5000);
+    const controller = new AbortController();
+    const gaveUp = track(
+      limiter.acquire(res({ endpoint: 'GET /a', countsPrimary: false }), { signal: controller.signal, maxWaitMs: 1000, tooLong: () => new Error('too long') }),
+    );
+    await store.hold('id-a', 'endpoint:GET /b', t0 + 2000);
+    const waits = track(limiter.acquire(res({ endpoint: 'GET /b', countsPrimary: false })));
+    await settle();
+    assert.deepEqual([gaveUp.state, waits.state], ['rejected', 'waiting']);
+    controller.abort(new Error('cancelled late'));
+    await settle();
+    assert.equal(limiter.waiting, 1);
+    await passTime(2000);
+    assert.equal(waits.state, 'granted');
+  });
+
+  it('MUTATION-PLATFORM: a request aborted while a failing store decides takes no other request out of the queue', async () => {
+    let gate: ((error: Error) => void) | undefined;
+    const aborted = res({ endpoint: 'GET /aborted', countsPrimary: false });
+    const failing = sharedStore(store, (r, now) => (r === aborted ? new Promise((_resolve, reject) => (gate = reject)) : store.reserve(r, now)));
+    const failingLimiter = new Limiter(failing, clock, logger);
+    const controller = new AbortController();
+    const t = track(failingLimiter.acquire(aborted, { signal: controller.signal }));
+    await settle();
+    controller.abort(new Error('cancelled'));
+    const next = track(failingLimiter.acquire(res({ endpoint: 'GET /next', countsPrimary: false })));
+    gate!(new Error('store down'));
+    await settle();
+    assert.equal(t.state, 'rejected');
+    assert.match(String(t.error), /cancelled/);
+    assert.equal(next.state, 'granted');
+    assert.equal(failingLimiter.waiting, 0);
+  });
+
+  it('MUTATION-PLATFORM: RATE-SEC-CONCURRENCY: a request aborted while a shared store refuses it gives back nothing it was not given', async () => {
+    const l = limits({ concurrency: 1 });
+    const inFlight = res({ limits: l, countsPrimary: false });
+    await limiter.acquire(inFlight);
+    await abortWhileDeciding(res({ limits: l, countsPrimary: false, endpoint: 'GET /b' }));
+    assert.equal((await store.snapshot('id-a', clock.now())).inFlight, 1, 'the request in flight still holds the one slot');
+    const behind = track(limiter.acquire(res({ limits: l, countsPrimary: false, endpoint: 'GET /c' })));
+    await settle();
+    assert.equal(behind.state, 'waiting');
+  });
+
+  it('MUTATION-PLATFORM: the first request to a resource, aborted while a shared store grants it, is no answer: the next one still goes alone', async () => {
+    const slowLimiter = await abortWhileDeciding(res({ resource: 'search', endpoint: 'GET /search/a' }));
+    const second = track(slowLimiter.acquire(res({ resource: 'search', endpoint: 'GET /search/b' })));
+    const third = track(slowLimiter.acquire(res({ resource: 'search', endpoint: 'GET /search/c' })));
+    await settle();
+    assert.deepEqual([second.state, third.state], ['granted', 'waiting']);
+  });
+
+  it('MUTATION-PLATFORM: a hold of exactly the long-wait bound is announced', async () => {
+    const notices: WaitNotice[] = [];
+    const stop = onWait((n) => notices.push(n));
+    try {
+      await store.hold('id-a', 'endpoint:GET /five', t0 + longWaitMs);
+      track(limiter.acquire(res({ endpoint: 'GET /five', countsPrimary: false })));
+      await settle();
+      assert.deepEqual(notices, [{ kind: 'rate-limit', what: 'GET /five', until: t0 + longWaitMs, limit: 'secondary' }]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('MUTATION-PLATFORM: a longest wait without its own error waits the hold out', async () => {
+    await store.hold('id-a', 'endpoint:GET /a', t0 + 5000);
+    const waits = track(limiter.acquire(res({ endpoint: 'GET /a', countsPrimary: false }), { maxWaitMs: 1000 }));
+    await settle();
+    assert.equal(waits.state, 'waiting');
+    await passTime(5000);
+    assert.equal(waits.state, 'granted');
+  });
+
+  it('MUTATION-PLATFORM: a request waiting for the first answer about its resource does not cancel the wake-up of a held one', async () => {
+    await limiter.acquire(res({ resource: 'search', endpoint: 'GET /search/a' }));
+    await store.hold('id-a', 'endpoint:GET /held', t0 + 2000);
+    const held = track(limiter.acquire(res({ endpoint: 'GET /held', countsPrimary: false })));
+    const second = track(limiter.acquire(res({ resource: 'search', endpoint: 'GET /search/b' })));
+    await settle();
+    assert.deepEqual([held.state, second.state], ['waiting', 'waiting']);
+    await passTime(2000);
+    assert.deepEqual([held.state, second.state], ['granted', 'waiting']);
+  });
+
+  it('MUTATION-PLATFORM: RATE-SEC-POINTS-REST: requests asked for in one tick that fit the minute together are all granted, each counted once', async () => {
+    const l = limits({ pointsPerMinute: 10 });
+    const both = [
+      track(limiter.acquire(res({ limits: l, points: 5, countsPrimary: false }))),
+      track(limiter.acquire(res({ limits: l, points: 5, countsPrimary: false }))),
+    ];
+    await settle();
+    assert.deepEqual(
+      both.map((t) => t.state),
+      ['granted', 'granted'],
+    );
+    assert.deepEqual((await store.snapshot('id-a', clock.now())).points, { 'GET /repos/{}/{}/issues': 10 });
+  });
+
+  it('MUTATION-PLATFORM: once nobody waits, no wake-up timer is left to keep the process alive until a hold ends', async () => {
+    await store.hold('id-a', 'endpoint:GET /held', t0 + hour);
+    const controller = new AbortController();
+    const held = track(limiter.acquire(res({ endpoint: 'GET /held', countsPrimary: false }), { signal: controller.signal }));
+    await settle();
+    assert.equal(clock.pending, 1, 'the queue sleeps until the hold ends');
+    controller.abort(new Error('cancelled'));
+    await limiter.acquire(res({ endpoint: 'GET /free', countsPrimary: false }));
+    await settle();
+    assert.equal(held.state, 'rejected');
+    assert.equal(clock.pending, 0);
   });
 
   it('MUTATION-PLATFORM: one queue per store and clock', () => {

@@ -36,6 +36,11 @@ export class VirtualClock implements Clock {
     return this.time;
   }
 
+  /** Sleeps neither woken nor aborted yet: timers a real clock would still keep the process alive for. */
+  get pending(): number {
+    return this.sleepers.length;
+  }
+
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (ms <= 0) return Promise.resolve();
