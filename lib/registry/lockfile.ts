@@ -137,7 +137,8 @@ export async function writeLockFile(file: string, lock: LockFile): Promise<void>
     await writeFile(temporary, text, { flag: 'wx' });
     await rename(temporary, file);
   } catch (error) {
-    await rm(temporary, { force: true });
+    // The cleanup's own failure (a temporary name too long to exist) must not replace the reason the write failed.
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw writeFailure(error, file, 'the lock file');
   }
 }
