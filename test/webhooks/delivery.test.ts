@@ -9,7 +9,8 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { UsageError } from '../../lib/errors.js';
-import { readDelivery, sendRefusal, type Delivery, type ReadDeliveryOptions } from '../../lib/webhooks/delivery.js';
+import { deliveryPayloadReader, readDelivery, sendRefusal, type Delivery, type DeliveryPayload, type ReadDeliveryOptions } from '../../lib/webhooks/delivery.js';
+import { sign } from '../../lib/webhooks/verify.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 
 const MiB = 1024 * 1024;
@@ -643,5 +644,374 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
         await new Promise<void>((resolve) => probe.close(() => resolve()));
       }
     });
+  });
+});
+
+// The receiver's reader (deliveryPayloadReader: options checked once, the payload without the raw bytes, large
+// bodies only checked when no handler reads them, one large buffer reused) and sendRefusal's own arguments and answers.
+describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOOK-DEL-REQUEST, HOOK-LIM-PAYLOAD-25MB)', function () {
+  this.timeout(60_000);
+  let server: http.Server;
+  let port: number;
+  let handle: (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+  before(async () => {
+    server = http.createServer((request, response) => handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** Serves one delivery with `read`; resolves with what it gave or the error it threw, once answered. */
+  async function serve<T>(read: (request: http.IncomingMessage) => Promise<T>, body: string | Buffer, headers: Record<string, string>): Promise<T | unknown> {
+    const outcome = new Promise<T | unknown>((resolve) => {
+      handle = (request, response) => {
+        read(request).then(
+          (value) => {
+            resolve(value);
+            response.end('ok');
+          },
+          (error: unknown) => {
+            resolve(error);
+            if (error instanceof WebhookDeliveryError) sendRefusal(response, error);
+            else response.destroy();
+          },
+        );
+      };
+    });
+    await new Promise<void>((resolve) => {
+      const request = http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers }, agent: false }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+        response.on('error', resolve);
+      });
+      request.on('error', () => resolve());
+      request.end(body);
+    });
+    return outcome;
+  }
+
+  async function headersFor(body: string | Buffer, type = 'application/json'): Promise<Record<string, string>> {
+    return {
+      'x-platform-hook-id': '292430182',
+      'x-platform-event': 'push',
+      'x-platform-delivery': 'guid-large-1',
+      'user-agent': 'Platform-Hookshot/044aadd',
+      'content-type': type,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    };
+  }
+
+  const reader = () => deliveryPayloadReader({ secrets: [secret] });
+
+  it('HOOK-LIM-PAYLOAD-25MB: a JSON body of 256 KiB or more no handler reads is checked, not parsed — its root members as the catalogue check reads them', async () => {
+    const big = { pad: 'x'.repeat(20_000) };
+    const list = [{ a: 1 }, 'x'.repeat(20_000), null, 7, true, { b: 2 }, 's'];
+    const exact = { p: 'x'.repeat(16_376) };
+    assert.equal(JSON.stringify(exact).length, 16 * 1024);
+    const above = { p: 'x'.repeat(16_377) };
+    const payload = { action: 'opened', n: 1.5, s: 'str', small: { a: [1] }, exact, above, big, list, sender: { login: 'octocat', pad: 'y'.repeat(20_000) }, filler: 'z'.repeat(300_000) };
+    const body = JSON.stringify(payload);
+    const read = reader();
+    const checked = (await serve((request) => read(request, true), body, await headersFor(body))) as DeliveryPayload;
+    assert.ok(!(checked instanceof Error), String(checked));
+    assert.deepEqual(checked, {
+      id: 'guid-large-1',
+      event: 'push',
+      hookId: '292430182',
+      targetType: undefined,
+      targetId: undefined,
+      userAgent: 'Platform-Hookshot/044aadd',
+      contentType: 'json',
+      contentLength: Buffer.byteLength(body),
+      payload: { ...payload, above: {}, big: {}, list: [{}, {}, '', '', null, 0, 0] },
+      signature: 'sha256',
+      checkOnly: true,
+    });
+    // A handler that reads it gets all of it, parsed.
+    const parsed = (await serve((request) => read(request, false), body, await headersFor(body))) as DeliveryPayload;
+    assert.deepEqual(parsed.payload, payload);
+    assert.equal(parsed.checkOnly, undefined);
+    assert.equal('rawBody' in parsed, false);
+  });
+
+  it('HOOK-LIM-PAYLOAD-25MB: from exactly 256 KiB; a repeated key keeps its last value and "__proto__" stays a property, as JSON.parse reads them; a byte order mark is dropped', async () => {
+    const read = reader();
+    const text = (size: number, head = '') => {
+      const shell = `{${head}"pad":""}`;
+      return `{${head}"pad":"${'x'.repeat(size - shell.length)}"}`;
+    };
+    const at = text(256 * 1024);
+    assert.equal(((await serve((request) => read(request, true), at, await headersFor(at))) as DeliveryPayload).checkOnly, true);
+    const below = text(256 * 1024 - 1);
+    assert.equal(((await serve((request) => read(request, true), below, await headersFor(below))) as DeliveryPayload).checkOnly, undefined);
+    const odd = text(300_000, '"a":1,"a":2,"__proto__":{"x":1},');
+    const checked = (await serve((request) => read(request, true), odd, await headersFor(odd))) as DeliveryPayload;
+    assert.equal(checked.checkOnly, true);
+    assert.equal(checked.payload.a, 2);
+    assert.equal(Object.getPrototypeOf(checked.payload), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(checked.payload, '__proto__')?.value, { x: 1 });
+    assert.deepEqual(Object.keys(checked.payload), ['a', '__proto__', 'pad']);
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(at)]);
+    const bom = (await serve((request) => read(request, true), withBom, await headersFor(withBom))) as DeliveryPayload;
+    assert.equal(bom.checkOnly, true);
+    assert.equal((bom.payload.pad as string).length, 256 * 1024 - '{"pad":""}'.length);
+  });
+
+  it('HOOK-DEL-EXAMPLE-BODY: a large body that is no JSON object, or no UTF-8, is refused as the parse would refuse it; a large form is parsed', async () => {
+    const read = reader();
+    const array = `[${'1,'.repeat(150_000)}1]`;
+    const notObject = await serve((request) => read(request, true), array, await headersFor(array));
+    assert.ok(notObject instanceof WebhookDeliveryError);
+    assert.equal(notObject.reason, 'payload-not-object');
+    const latin1 = Buffer.from(`{"a":"${'\xe9'.repeat(300_000)}"}`, 'latin1');
+    const notUtf8 = await serve((request) => read(request, true), latin1, await headersFor(latin1));
+    assert.ok(notUtf8 instanceof WebhookDeliveryError);
+    assert.equal(notUtf8.message, 'the JSON body is not valid UTF-8');
+    const payload = { list: [{ a: 'x'.repeat(300_000) }] };
+    const form = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const fromForm = (await serve((request) => read(request, true), form, await headersFor(form, 'application/x-www-form-urlencoded'))) as DeliveryPayload;
+    assert.deepEqual(fromForm.payload, payload);
+    assert.equal(fromForm.checkOnly, undefined);
+  });
+
+  it('HOOK-LIM-PAYLOAD-25MB: large bodies one after another, growing and shrinking, each arrive whole; a raw body handed out is never reused', async () => {
+    const read = reader();
+    const large = (size: number, fill: string) => JSON.stringify({ pad: fill.repeat(size) });
+    const first = large(MiB + 100, 'a');
+    const kept = (await serve((request) => readDelivery(request, { secrets: [secret] }), first, await headersFor(first))) as Delivery;
+    assert.equal(kept.rawBody.toString('latin1'), first);
+    for (const [size, fill] of [
+      [MiB + 10, 'b'],
+      [MiB + MiB / 2, 'c'],
+      [MiB + 5, 'd'],
+    ] as const) {
+      const body = large(size, fill);
+      const delivery = await serve((request) => read(request, size % 2 === 0), body, await headersFor(body));
+      assert.ok(!(delivery instanceof Error), String(delivery));
+      assert.equal(((delivery as DeliveryPayload).payload.pad as string).length, size);
+      assert.ok(((delivery as DeliveryPayload).payload.pad as string).startsWith(fill.repeat(100)));
+    }
+    assert.equal(kept.rawBody.toString('latin1'), first, 'the raw body handed out is still its own');
+  });
+
+  it('HOOK-DEL-REQUEST: the refusals before the body name what is wrong, and which delivery', async () => {
+    const read = reader();
+    const body = JSON.stringify({ a: 1 });
+    const base = await headersFor(body);
+    const cases: Array<[Record<string, string>, string, string | undefined, string]> = [
+      [{ 'x-platform-event': '' }, 'missing-header', undefined, 'the delivery lacks X-Platform-Event: the platform sends it with every delivery (HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT)'],
+      [{ 'x-platform-delivery': 'a b' }, 'invalid-header', undefined, 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)'],
+      [{ 'x-platform-event': 'Push' }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
+      [{ 'x-platform-event': '1push' }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
+      [{ 'x-platform-event': `a${'b'.repeat(100)}` }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
+      [{ 'x-platform-hook-id': '.1' }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
+      [{ 'x-platform-hook-id': `1${'2'.repeat(128)}` }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
+      [{ 'x-platform-hook-id': '1 2' }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
+      [{ 'user-agent': 'x Platform-Hookshot/1' }, 'bad-user-agent', 'guid-large-1', "the User-Agent does not start with Platform-Hookshot/, as every delivery's does (HOOK-HDR-USER-AGENT)"],
+    ];
+    for (const [change, reason, deliveryId, message] of cases) {
+      const error = await serve((request) => read(request, false), body, { ...base, ...change });
+      assert.ok(error instanceof WebhookDeliveryError, JSON.stringify(change));
+      assert.deepEqual([error.reason, error.deliveryId, error.message, error.headers.connection], [reason, deliveryId, message, 'close'], JSON.stringify(change));
+    }
+    // The longest names and identifiers, and every character they may hold, are taken.
+    const taken: Array<Record<string, string>> = [
+      { 'x-platform-event': `a${'b_9'.repeat(33)}` },
+      { 'x-platform-hook-id': `Z${'a.-_:9'.repeat(21)}x` },
+      { 'x-platform-delivery': `0${'A'.repeat(127)}` },
+      { 'user-agent': 'Platform-Hookshot/' },
+    ];
+    for (const change of taken) {
+      const delivery = await serve((request) => read(request, false), body, { ...base, ...change });
+      assert.ok(!(delivery instanceof Error), `${JSON.stringify(change)}: ${String(delivery)}`);
+    }
+  });
+
+  it('HOOK-AUTH-HMAC: the signature refusals say what to do; with requireSignature false a malformed signature is still refused', async () => {
+    const body = JSON.stringify({ a: 1 });
+    const base = await headersFor(body);
+    const cases: Array<[ReadDeliveryOptions, Record<string, string | undefined>, string, string]> = [
+      [{ secrets: [secret] }, { 'x-hub-signature-256': undefined }, 'signature-missing', "check that the webhook has a secret and that it is one of the receiver's secrets"],
+      [{ secrets: [secret] }, { 'x-hub-signature-256': 'sha256=00' }, 'signature-malformed', "check that the webhook has a secret and that it is one of the receiver's secrets"],
+      [{ secrets: [secret], requireSignature: false }, { 'x-hub-signature-256': 'sha256=00' }, 'signature-malformed', "check that the webhook has a secret and that it is one of the receiver's secrets"],
+      [{ secrets: [secret], allowSha1: false }, { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) }, 'sha1-refused', 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)'],
+      [{ secrets: [secret], allowSha1: false, requireSignature: false }, { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) }, 'sha1-refused', 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)'],
+      [{ secrets: [secret] }, { 'x-hub-signature-256': sign('another', body) }, 'signature-mismatch', "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body"],
+    ];
+    for (const [opts, change, reason, hint] of cases) {
+      const headers = Object.fromEntries(Object.entries({ ...base, ...change }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      const read = deliveryPayloadReader(opts);
+      const error = await serve((request) => read(request, false), body, headers);
+      assert.ok(error instanceof WebhookDeliveryError, `${reason}: ${String(error)}`);
+      assert.deepEqual([error.reason, error.hint, error.deliveryId], [reason, hint, 'guid-large-1']);
+      assert.match(error.message, / \(HOOK-AUTH-HMAC\)$/);
+    }
+    // Unsigned, and no secret needed: taken, signature none; a malformed one is not looked at without a secret.
+    const unsigned = Object.fromEntries(Object.entries(base).filter(([name]) => name !== 'x-hub-signature-256'));
+    for (const opts of [{ secrets: [] }, { secrets: [secret], requireSignature: false }]) {
+      const read = deliveryPayloadReader(opts);
+      assert.equal(((await serve((request) => read(request, false), body, unsigned)) as DeliveryPayload).signature, 'none');
+    }
+    const read = deliveryPayloadReader({ secrets: [] });
+    assert.equal(((await serve((request) => read(request, false), body, { ...unsigned, 'x-hub-signature-256': 'sha256=00' })) as DeliveryPayload).signature, 'none');
+  });
+
+  it('HOOK-LIM-PAYLOAD-25MB: a declared length over a cap that is not whole MiB is refused in bytes; a method that is no plain word is not quoted', async () => {
+    const body = JSON.stringify({ a: 'x'.repeat(200) });
+    const read = deliveryPayloadReader({ secrets: [secret], maxBytes: 100 });
+    const error = await serve((request) => read(request, false), body, await headersFor(body));
+    assert.ok(error instanceof WebhookDeliveryError);
+    assert.equal(error.message, `the delivery declares ${Buffer.byteLength(body)} bytes (Content-Length), over the 100 bytes cap (HOOK-LIM-PAYLOAD-25MB); nothing of it was read`);
+    const mib = deliveryPayloadReader({ secrets: [secret], maxBytes: MiB + 1 });
+    const big = JSON.stringify({ a: 'x'.repeat(MiB) });
+    const over = await serve((request) => mib(request, false), big, await headersFor(big));
+    assert.ok(over instanceof WebhookDeliveryError);
+    assert.match(over.message, /over the 1048577 bytes cap/);
+    for (const [method, said] of [
+      ['M-SEARCH', 'this method'],
+      ['PATCH', 'PATCH'],
+    ]) {
+      const refused = new Promise<unknown>((resolve) => {
+        handle = (request, response) => {
+          reader()(request, false).then(resolve, (failure: unknown) => {
+            resolve(failure);
+            if (failure instanceof WebhookDeliveryError) sendRefusal(response, failure);
+          });
+        };
+      });
+      const answer = await new Promise<number>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, method, agent: false }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+      const failure = await refused;
+      assert.equal(answer, 405);
+      assert.ok(failure instanceof WebhookDeliveryError);
+      assert.equal(failure.message, `a delivery is a POST (HOOK-DEL-REQUEST), not ${said}`);
+    }
+  });
+
+  it('HOOK-HDR-CONTENT-LENGTH: a chunked body whose sender goes away is aborted, saying how much came', async () => {
+    const failure = new Promise<unknown>((resolve) => {
+      handle = (request) => {
+        reader()(request, false).then(resolve, resolve);
+      };
+    });
+    const headers = await headersFor('{}');
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    const head = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', 'Transfer-Encoding: chunked', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    socket.write(`${head.join('\r\n')}\r\n\r\n5\r\n{"a":\r\n`);
+    await sleep(100);
+    socket.destroy();
+    const error = await failure;
+    assert.ok(error instanceof WebhookDeliveryError);
+    assert.equal(error.message, 'the sender closed the connection after 5 bytes of the body');
+    assert.equal(error.hint, 'the platform redelivers failed deliveries; nothing was handled');
+  });
+
+  it('MUTATION-WEBHOOKS: a request whose body is set to text, or is no request, is a UsageError before anything is read', async () => {
+    const result = new Promise<unknown>((resolve) => {
+      handle = (request, response) => {
+        request.setEncoding('utf8');
+        readDelivery(request, { secrets: [secret] }).then(resolve, resolve);
+        response.end();
+      };
+    });
+    await new Promise<void>((resolve) => {
+      const request = http.request({ host: '127.0.0.1', port, method: 'POST', agent: false }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+      });
+      request.on('error', () => resolve());
+      request.end('{}');
+    });
+    const error = await result;
+    assert.ok(error instanceof UsageError);
+    assert.match(error.message, /^readDelivery: the request has an encoding set \(setEncoding\)/);
+    const takes = 'readDelivery: request must be an http.IncomingMessage (the request a node:http server hands its handler), got an object';
+    for (const fake of [
+      { method: 'POST', headers: {} },
+      { on: () => undefined, headers: {} },
+      { on: () => undefined, method: 'POST', headers: null },
+      { on: () => undefined, method: 'POST', headers: 'x' },
+    ]) {
+      await assert.rejects(readDelivery(fake as never, { secrets: [secret] }), (failure: unknown) => failure instanceof UsageError && failure.message === takes);
+    }
+  });
+
+  it('MUTATION-WEBHOOKS: sendRefusal names each wrong argument; an answer already started is only ended', async () => {
+    const response = new http.ServerResponse(new http.IncomingMessage(new net.Socket()));
+    const error = new WebhookDeliveryError({ reason: 'malformed-json', message: 'the JSON body is not valid JSON' });
+    const cases: Array<[() => void, string]> = [
+      [() => sendRefusal(null as never, error), 'sendRefusal: response must be an http.ServerResponse, got null'],
+      [() => sendRefusal({} as never, error), 'sendRefusal: response must be an http.ServerResponse, got an object'],
+      [() => sendRefusal(response, new Error('x') as never), 'sendRefusal: error must be a WebhookDeliveryError, got an object'],
+      [() => sendRefusal(response, error, 'x' as never), 'sendRefusal: options must be an object (or left out), got a string'],
+      [() => sendRefusal(response, error, { lingerMs: -1 }), 'sendRefusal: options.lingerMs must be a number of milliseconds, got a number'],
+      [() => sendRefusal(response, error, { lingerMs: Number.NaN }), 'sendRefusal: options.lingerMs must be a number of milliseconds, got a number'],
+      [() => sendRefusal(response, error, { lingerMs: '5' as never }), 'sendRefusal: options.lingerMs must be a number of milliseconds, got a string'],
+      [() => sendRefusal(response, error, { lingerBytes: 1.5 }), 'sendRefusal: options.lingerBytes must be a whole number of bytes, got a number'],
+      [() => sendRefusal(response, error, { lingerBytes: -1 }), 'sendRefusal: options.lingerBytes must be a whole number of bytes, got a number'],
+      [() => sendRefusal(response, error, { lingerBytes: '5' as never }), 'sendRefusal: options.lingerBytes must be a whole number of bytes, got a string'],
+    ];
+    for (const [call, message] of cases) assert.throws(call, (failure: unknown) => failure instanceof UsageError && failure.message === message, message);
+    assert.equal(response.headersSent, false);
+
+    handle = (request, served) => {
+      request.resume();
+      request.on('end', () => {
+        served.writeHead(202, { 'content-type': 'text/plain' });
+        served.write('started');
+        sendRefusal(served, error);
+      });
+    };
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request({ host: '127.0.0.1', port, method: 'POST', agent: false }, (served) => {
+        let text = '';
+        served.setEncoding('utf8');
+        served.on('data', (chunk: string) => (text += chunk));
+        served.on('end', () => resolve({ status: served.statusCode!, body: text }));
+      });
+      request.on('error', reject);
+      request.end('{}');
+    });
+    assert.deepEqual(answer, { status: 202, body: 'started' });
+  });
+
+  it('HOOK-DEL-REQUEST: a refusal after the body was read is answered as JSON, keeping the connection', async () => {
+    const body = '{"a":';
+    handle = (request, response) => {
+      reader()(request, false).then(
+        () => response.end('ok'),
+        (failure: unknown) => sendRefusal(response, failure as WebhookDeliveryError),
+      );
+    };
+    const headers = { ...(await headersFor(body)), 'content-length': String(body.length) };
+    const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const request = http.request({ host: '127.0.0.1', port, method: 'POST', headers }, (served) => {
+        let text = '';
+        served.setEncoding('utf8');
+        served.on('data', (chunk: string) => (text += chunk));
+        served.on('end', () => resolve({ status: served.statusCode!, headers: served.headers, body: text }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(answer.headers['content-length'], String(Buffer.byteLength(answer.body)));
+    assert.notEqual(answer.headers.connection, 'close');
+    const refusal = JSON.parse(answer.body) as { error: string; reason: string };
+    assert.equal(refusal.reason, 'malformed-json');
+    assert.match(refusal.error, /^the JSON body is not valid JSON: at line 1, column 6 it expected /);
   });
 });

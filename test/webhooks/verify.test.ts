@@ -249,6 +249,9 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
 
   it('HOOK-HDR-SIGNATURE-SHA256: a Fetch Headers object without the header is missing, not malformed', () => {
     assert.equal(failure(verify(secret, body, new Headers({ 'content-type': 'application/json' }) as never)).reason, 'missing');
+    // Any source read through its get, a Map too: a name it lacks is missing.
+    assert.equal(failure(verify(secret, body, new Map([['content-type', 'application/json']]) as never)).reason, 'missing');
+    assert.equal(verify(secret, body, new Map([['x-hub-signature-256', good]]) as never).ok, true);
     assert.deepEqual(verify(secret, body, new Headers({ 'X-Hub-Signature': sha1Of(secret, body) }) as never), { ok: true, algorithm: 'sha1', secretIndex: 0 });
   });
 
@@ -263,7 +266,7 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
     for (const value of [` ${good}`, `${good} `, `\t ${good}  \t`, `  ${good}`]) {
       assert.deepEqual(verify(secret, body, { 'x-hub-signature-256': value }), { ok: true, algorithm: 'sha256', secretIndex: 0 }, JSON.stringify(value));
     }
-    for (const value of [`sha256=${hex.slice(0, 32)} ${hex.slice(32)}`, `sha256= ${hex}`, `sha256 =${hex}`]) {
+    for (const value of [`sha256=${hex.slice(0, 32)} ${hex.slice(32)}`, ` sha256=${hex.slice(0, 32)} ${hex.slice(32)}\t`, `sha256= ${hex}`, `sha256 =${hex}`]) {
       assert.equal(failure(verify(secret, body, { 'x-hub-signature-256': value })).reason, 'malformed', JSON.stringify(value));
     }
   });
@@ -340,6 +343,7 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
 
   it('HOOK-AUTH-HMAC: the same secret given twice matches as the first; a claim whose digest has the wrong length is a mismatch, never thrown on', () => {
     assert.deepEqual(verify(['a', secret, secret], body, { 'x-hub-signature-256': good }), { ok: true, algorithm: 'sha256', secretIndex: 1 });
+    assert.deepEqual(verify([secret, secret], body, { 'x-hub-signature-256': good }), { ok: true, algorithm: 'sha256', secretIndex: 0 });
     const short = { algorithm: 'sha256' as const, digest: Buffer.from(hex.slice(0, 40), 'hex') };
     assert.equal(failure(matchSignatureClaim([secret], body, short)).reason, 'mismatch');
   });
@@ -361,7 +365,8 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
     check.update(bytes.subarray(0, 10));
     check.update(bytes.subarray(10));
     assert.deepEqual(check.result(), { ok: true, algorithm: 'sha256', secretIndex: 1 });
-    assert.throws(() => check.update(bytes), (error: unknown) => error instanceof UsageError && error.message === 'signatureCheck: update after result');
-    assert.throws(() => check.result(), (error: unknown) => error instanceof UsageError && error.message === 'signatureCheck: result called twice');
+    const misuse = (message: string) => (error: unknown) => error instanceof UsageError && error.message === message && error.code === 'INVALID_ARGUMENT' && error.exitCode === 2;
+    assert.throws(() => check.update(bytes), misuse('signatureCheck: update after result'));
+    assert.throws(() => check.result(), misuse('signatureCheck: result called twice'));
   });
 });
