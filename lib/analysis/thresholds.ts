@@ -74,13 +74,14 @@ function parseNumber(text: string, what: string, hint: string): number {
 export function parseCategory(text: string, what: string): CategoryId {
   const id = parseCategoryId(text);
   if (!id) {
+    // closeMatches also expands audit abbreviations (si, lcp): only a category is worth suggesting here.
     const near = closeMatches(
       text
         .trim()
         .toLowerCase()
         .replace(/[\s_]+/g, '-'),
       CATEGORY_IDS,
-    );
+    ).filter((id) => (CATEGORY_IDS as readonly string[]).includes(id));
     throw new UsageError(`${what}: unknown category "${text}"${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`, {
       hint: `the categories are ${CATEGORY_IDS.join(', ')}`,
     });
