@@ -1,0 +1,576 @@
+// Archive extraction's edges, in process (the mutation spec of lib/sources/archive.ts and tree-writer.ts; docs/testing.md):
+// the caps at their exact limits, every link and name refusal, the in-memory tree against the written one, each
+// compression path (parser-inflated slices, staged zlib, the system filters) and how each fails.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { brotliCompressSync } from 'node:zlib';
+import { extractArchive, extractTarStream, sniffArchiveType } from '../../lib/sources/archive.js';
+import { hashTree } from '../../lib/sources/hash.js';
+import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
+import { safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
+import type { ArchiveType } from '../../lib/sources/location.js';
+import { tar, tarGz, tarXz, zip, type TarMember } from './archives.js';
+
+type Refusal = { code?: string; exitCode?: number; message: string; hint?: string };
+
+/** Each central-directory record of a zip, for patching what no zip writer lets a test choose. */
+function centralRecords(bytes: Buffer): number[] {
+  const offsets: number[] = [];
+  for (let at = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])); at !== -1; at = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at + 4))
+    offsets.push(at);
+  return offsets;
+}
+
+describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gantry-extract-edges-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function file(name: string, bytes: Buffer): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    return path;
+  }
+
+  /** Extracts `bytes` as a file into a fresh folder; answers the folder and what extractArchive returned. */
+  async function extract(bytes: Buffer, type: ArchiveType, limits = defaultLimits, hashOnly = false) {
+    const root = await mkdtemp(join(dir, 'out-'));
+    const result = await extractArchive(await file(`in.${type}`, bytes), type, root, limits, hashOnly);
+    return { root, ...result };
+  }
+
+  /** Extracts from a stream, as a download does; answers the writer once sealed. */
+  async function extractStream(input: Readable, type: ArchiveType, compressedBytes?: number, limits = defaultLimits) {
+    const writer = new TreeWriter(await mkdtemp(join(dir, 'stream-')), limits);
+    await extractTarStream(input, type, writer, compressedBytes);
+    return { writer, hash: writer.seal() };
+  }
+
+  async function refused(promise: Promise<unknown>, message: RegExp): Promise<void> {
+    await assert.rejects(promise, (error: unknown) => {
+      assert.ok(error instanceof SourceRefusedError, String(error));
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+
+  describe('sniffArchiveType', () => {
+    it('MUTATION-ARCHIVE: tells gzip, bzip2, xz, zip (local and empty) and ustar tar from their first bytes, and nothing else', async () => {
+      const members: TarMember[] = [{ name: 'a.tf', content: 'x' }];
+      const cases: Array<[Buffer, ArchiveType | undefined]> = [
+        [tarGz(members), 'tar.gz'],
+        [Buffer.concat([Buffer.from('BZh91AY&SY'), Buffer.alloc(20)]), 'tar.bz2'],
+        [tarXz(members), 'tar.xz'],
+        [await zip([{ name: 'a.tf', content: 'x' }]), 'zip'],
+        [Buffer.concat([Buffer.from([0x50, 0x4b, 0x05, 0x06]), Buffer.alloc(18)]), 'zip'],
+        [tar(members), 'tar'],
+        // Exactly as long as the magic needs: "ustar" ending at byte 262.
+        [Buffer.concat([Buffer.alloc(257), Buffer.from('ustar')]), 'tar'],
+        [Buffer.concat([Buffer.alloc(257), Buffer.from('ustaR\0')]), undefined],
+        [Buffer.from([0x1f, 0x8c, 0, 0]), undefined],
+        [Buffer.from('BZ'), undefined],
+        [Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x01]), undefined],
+        [Buffer.from([0x50, 0x4b, 0x03, 0x05]), undefined],
+        [Buffer.from('variable "a" {}\n'), undefined],
+        [Buffer.alloc(0), undefined],
+      ];
+      for (const [index, [bytes, type]] of cases.entries()) assert.equal(await sniffArchiveType(await file(`sniff-${index}`, bytes)), type, `case ${index}`);
+    });
+
+    it('MUTATION-ARCHIVE: a missing file or a non-string path is a usage error (exit 2) naming what was wrong', async () => {
+      await assert.rejects(sniffArchiveType(join(dir, 'absent')), (error: Refusal) => {
+        assert.equal(error.exitCode, 2);
+        assert.match(error.message, /^the file .*absent cannot be read \(ENOENT/);
+        return true;
+      });
+      await assert.rejects(sniffArchiveType(42 as unknown as string), (error: Refusal) => {
+        assert.equal(error.exitCode, 2);
+        assert.equal(error.message, 'sniffArchiveType: file must be the path of a downloaded file, got a number');
+        return true;
+      });
+    });
+  });
+
+  describe('extractArchive arguments and result', () => {
+    it('MUTATION-ARCHIVE: refuses a non-string file or root and an unknown type with usage errors, and a missing archive as unreadable', async () => {
+      const good = await file('good.tar', tar([{ name: 'a', content: 'A' }]));
+      const usage = async (promise: Promise<unknown>, message: string | RegExp) =>
+        assert.rejects(promise, (error: Refusal) => {
+          assert.equal(error.exitCode, 2);
+          if (typeof message === 'string') assert.equal(error.message, message);
+          else assert.match(error.message, message);
+          return true;
+        });
+      await usage(extractArchive(7 as unknown as string, 'tar', dir, defaultLimits), 'extractArchive: file must be the path of an archive, got a number');
+      await usage(
+        extractArchive(good, 'rar' as ArchiveType, dir, defaultLimits),
+        /^extractArchive: type must be one of tar, tar\.gz, tar\.bz2, tar\.xz, zip, got /,
+      );
+      await usage(extractArchive(good, 'tar', '', defaultLimits), /^extractArchive: root must be the path of an empty folder, got /);
+      await usage(extractArchive(join(dir, 'absent.tar'), 'tar', dir, defaultLimits), /^the archive .*absent\.tar cannot be read/);
+    });
+
+    it('MUTATION-ARCHIVE: limits left out or null are the defaults; the result counts entries (not "./") and content bytes', async () => {
+      const bytes = tar([
+        { name: './', type: '5' },
+        { name: 'd/', type: '5' },
+        { name: 'd/a', content: '12345' },
+        { name: 'd/b', type: '1', linkname: 'd/a' },
+        { name: 'd/l', type: '2', linkname: 'a' },
+      ]);
+      for (const limits of [undefined, null]) {
+        const { bytes: total, entries, hash, root } = await extract(bytes, 'tar', limits as unknown as typeof defaultLimits);
+        assert.equal(entries, 4);
+        assert.equal(total, 10, 'the hard link copies its five bytes');
+        assert.equal(hash, await hashTree(root));
+      }
+    });
+  });
+
+  describe('caps at their exact limits', () => {
+    const members = (count: number): TarMember[] => Array.from({ length: count }, (_, i) => ({ name: `f${i}`, content: 'ab' }));
+
+    it('MUTATION-ARCHIVE: exactly maxFiles entries extract (tar and zip); one more is refused with the hint', async () => {
+      const limits = { ...defaultLimits, maxFiles: 3 };
+      assert.equal((await extract(tar(members(3)), 'tar', limits)).entries, 3);
+      assert.equal((await extract(await zip(members(3)), 'zip', limits)).entries, 3);
+      for (const [bytes, type] of [
+        [tar(members(4)), 'tar'],
+        [await zip(members(4)), 'zip'],
+      ] as const) {
+        await assert.rejects(extract(bytes, type, limits), (error: Refusal) => {
+          assert.ok(error instanceof SourceRefusedError);
+          assert.equal(error.message, 'the archive has more than 3 entries');
+          assert.equal(error.hint, 'raise the entry cap (maxFiles) if this module really is that large');
+          return true;
+        });
+      }
+    });
+
+    it('MUTATION-ARCHIVE: exactly maxBytes of content extracts, written or hash-only; one byte more is refused naming the member', async () => {
+      for (const hashOnly of [false, true]) {
+        assert.equal((await extract(tar(members(3)), 'tar', { ...defaultLimits, maxBytes: 6 }, hashOnly)).bytes, 6);
+        await assert.rejects(extract(tar(members(3)), 'tar', { ...defaultLimits, maxBytes: 5 }, hashOnly), (error: Refusal) => {
+          assert.ok(error instanceof SourceRefusedError);
+          assert.equal(error.message, 'the archive expands to more than 5 bytes (at "f2")');
+          assert.equal(error.hint, 'raise the byte cap (maxBytes) if this module really is that large');
+          return true;
+        });
+      }
+    });
+
+    it('MUTATION-ARCHIVE: a hard link counts its copy against maxBytes', async () => {
+      const bytes = tar([
+        { name: 'a', content: '0123456789' },
+        { name: 'b', type: '1', linkname: 'a' },
+      ]);
+      assert.equal((await extract(bytes, 'tar', { ...defaultLimits, maxBytes: 20 })).bytes, 20);
+      await refused(extract(bytes, 'tar', { ...defaultLimits, maxBytes: 19 }), /^the archive expands to more than 19 bytes \(at "b"\)$/);
+    });
+  });
+
+  describe('names and links', () => {
+    it('MUTATION-ARCHIVE: a drive letter is refused in any case; a colon later in a name is kept; a NUL is shown escaped', () => {
+      for (const name of ['C:/x', 'z:x', 'a:', './Q:']) assert.throws(() => safeRelativePath(name), /has an absolute path/, name);
+      assert.equal(safeRelativePath('mod/a:b.tf'), 'mod/a:b.tf');
+      assert.equal(safeRelativePath('1:x'), '1:x');
+      assert.equal(safeRelativePath('./'), '');
+      assert.throws(
+        () => safeRelativePath('a\0b'),
+        (error: Error) => error.message === 'the archive entry "a\\0b" contains a NUL byte',
+      );
+      assert.throws(
+        () => safeRelativePath('a\\b'),
+        (error: Error) => error.message === 'the archive entry "a\\b" contains a backslash',
+      );
+      assert.throws(
+        () => safeRelativePath('a/../b'),
+        (error: Error) => error.message === 'the archive entry "a/../b" climbs out of the archive with ".."',
+      );
+    });
+
+    it('MUTATION-ARCHIVE: symbolic links with an empty, NUL, drive, backslash or ".." target are refused; "..name" inside is kept', async () => {
+      const cases: Array<[string, RegExp]> = [
+        ['', /^the symbolic link "l" has an empty or invalid target$/],
+        ['a\0b', /has an empty or invalid target/],
+        ['C:/x', /^the symbolic link "l" points at the absolute path "C:\/x"$/],
+        ['q:', /points at the absolute path/],
+        ['a\\b', /points at the absolute path/],
+        ['..', /^the symbolic link "l" points outside the module \("\.\."\)$/],
+        ['d/../..', /points outside the module/],
+      ];
+      for (const [linkname, message] of cases) {
+        const writer = new TreeWriter(await mkdtemp(join(dir, 'l-')), defaultLimits);
+        await refused(writer.add({ path: 'l', type: 'symlink', rawType: 'SymbolicLink', mode: 0o777, linkTarget: linkname }), message);
+      }
+      const { root } = await extract(
+        tar([
+          { name: '..x', content: 'sibling' },
+          { name: 'l', type: '2', linkname: '..x' },
+          { name: 'd/m', type: '2', linkname: '../..x' },
+        ]),
+        'tar',
+      );
+      assert.equal(await readFile(join(root, 'l'), 'utf8'), 'sibling');
+      assert.equal(await readFile(join(root, 'd/m'), 'utf8'), 'sibling');
+    });
+
+    it('MUTATION-ARCHIVE: a member below a file is refused; hard links only to files extracted before, with their own normalised mode', async () => {
+      await refused(
+        extract(
+          tar([
+            { name: 'a', content: 'x' },
+            { name: 'a/b', content: 'y' },
+          ]),
+          'tar',
+        ),
+        /^the archive entry "a\/b" is inside "a", which is a file$/,
+      );
+      for (const target of [
+        [{ name: 'd/', type: '5' }],
+        [
+          { name: 'f', content: 'x' },
+          { name: 'd', type: '2', linkname: 'f' },
+        ],
+      ] as TarMember[][]) {
+        await refused(
+          extract(tar([...target, { name: 'h', type: '1', linkname: 'd' }]), 'tar'),
+          /^the hard link "h" points at "d", which is not a file extracted before it$/,
+        );
+      }
+      await refused(extract(tar([{ name: 'h', type: '1', linkname: 'C:/x' }]), 'tar'), /^the hard link "h" points outside the module \("C:\/x"\)$/);
+      const { root, hash } = await extract(
+        tar([
+          { name: 'a', content: 'same', mode: 0o644 },
+          { name: 'sub/b', type: '1', linkname: 'a', mode: 0o4755 },
+        ]),
+        'tar',
+      );
+      assert.equal((await lstat(join(root, 'sub/b'))).mode & 0o7777, 0o755);
+      assert.equal((await lstat(join(root, 'a'))).mode & 0o7777, 0o644);
+      assert.equal(await readFile(join(root, 'sub/b'), 'utf8'), 'same');
+      assert.equal(hash, await hashTree(root));
+    });
+
+    it('MUTATION-ARCHIVE: never writes through a link already in the target folder (a file is created, never opened)', async () => {
+      const root = await mkdtemp(join(dir, 'pre-'));
+      const outside = join(dir, 'outside.txt');
+      await writeFile(outside, 'untouched');
+      await symlink(outside, join(root, 'main.tf'));
+      await assert.rejects(extractArchive(await file('m.tar', tar([{ name: 'main.tf', content: 'evil' }])), 'tar', root, defaultLimits), /EEXIST/);
+      assert.equal(await readFile(outside, 'utf8'), 'untouched');
+    });
+  });
+
+  describe('later members replace earlier ones, and the in-memory tree matches the written one', () => {
+    const cases: Array<[string, TarMember[], Record<string, string | 'dir' | `-> ${string}`>]> = [
+      [
+        'a folder named again keeps what is inside it, declared or implied',
+        [
+          { name: 'd/', type: '5' },
+          { name: 'd/a', content: 'A' },
+          { name: 'd/', type: '5' },
+          { name: 'e/b', content: 'B' },
+          { name: 'e/', type: '5' },
+        ],
+        { d: 'dir', 'd/a': 'A', e: 'dir', 'e/b': 'B' },
+      ],
+      [
+        'a folder replaces a file, a file a folder with its contents, a file a link and a link a file',
+        [
+          { name: 'x', content: 'was a file' },
+          { name: 'x/', type: '5' },
+          { name: 'y/z', content: 'gone' },
+          { name: 'y', content: 'now a file' },
+          { name: 'l', type: '2', linkname: 'x' },
+          { name: 'l', content: 'now a file too' },
+          { name: 'f', content: 'was a file' },
+          { name: 'f', type: '2', linkname: 'y' },
+        ],
+        { x: 'dir', y: 'now a file', l: 'now a file too', f: '-> y' },
+      ],
+    ];
+    for (const [what, members, expected] of cases) {
+      it(`MUTATION-ARCHIVE: ${what}`, async () => {
+        const { root, hash, writer } = await extract(tar(members), 'tar');
+        const found: Record<string, string> = {};
+        const walk = async (relative: string): Promise<void> => {
+          for (const entry of await readdir(join(root, relative), { withFileTypes: true })) {
+            const path = relative ? `${relative}/${entry.name}` : entry.name;
+            if (entry.isDirectory()) {
+              found[path] = 'dir';
+              await walk(path);
+            } else if (entry.isSymbolicLink()) found[path] = `-> ${await readlink(join(root, path))}`;
+            else found[path] = await readFile(join(root, path), 'utf8');
+          }
+        };
+        await walk('');
+        assert.deepEqual(found, expected);
+        assert.equal(hash, await hashTree(root));
+        assert.equal((await extract(tar(members), 'tar', defaultLimits, true)).hash, hash, 'hash-only agrees');
+        const top = (await readdir(root, { withFileTypes: true })).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+        const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+        assert.deepEqual(writer.topLevel().sort(byName), top.sort(byName));
+        for (const path of Object.keys(expected)) assert.equal(writer.isDirectory(path), expected[path] === 'dir', path);
+      });
+    }
+
+    it('MUTATION-ARCHIVE: topLevel and isDirectory answer from memory what the written tree shows (pinning writes nothing)', async () => {
+      const members: TarMember[] = [
+        { name: 'a.txt', content: 'A' },
+        { name: 'd/', type: '5' },
+        { name: 'e/f/g', content: 'G' },
+        { name: 'l', type: '2', linkname: 'd' },
+      ];
+      const ghost = join(dir, 'ghost');
+      const { writer } = await extractArchive(await file('t.tar', tar(members)), 'tar', ghost, defaultLimits, true);
+      await assert.rejects(lstat(ghost));
+      const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+      assert.deepEqual(writer.topLevel().sort(byName), [
+        { name: 'a.txt', directory: false },
+        { name: 'd', directory: true },
+        { name: 'e', directory: true },
+        { name: 'l', directory: false },
+      ]);
+      for (const [path, directory] of Object.entries({
+        d: true,
+        e: true,
+        'e/f': true,
+        'e/f/g': false,
+        'a.txt': false,
+        a: false,
+        l: false,
+        absent: false,
+        'e/': false,
+      })) {
+        assert.equal(writer.isDirectory(path), directory, path);
+      }
+    });
+  });
+
+  describe('tar formats and compression paths', () => {
+    it('MUTATION-ARCHIVE: old-style (NUL type) and contiguous members are files', async () => {
+      // The builder writes type '0'; each header is retyped in place and its checksum recomputed.
+      const bytes = tar([
+        { name: 'old', content: 'O' },
+        { name: 'contiguous', content: 'C' },
+      ]);
+      for (const [at, type] of [
+        [0, 0],
+        [1024, '7'.charCodeAt(0)],
+      ] as const) {
+        bytes[at + 156] = type;
+        bytes.fill(' ', at + 148, at + 156);
+        let sum = 0;
+        for (const byte of bytes.subarray(at, at + 512)) sum += byte;
+        bytes.write(`${sum.toString(8).padStart(6, '0')}\0 `, at + 148, 'latin1');
+      }
+      const { root, hash } = await extract(bytes, 'tar');
+      assert.equal(await readFile(join(root, 'old'), 'utf8'), 'O');
+      assert.equal(await readFile(join(root, 'contiguous'), 'utf8'), 'C');
+      assert.equal(hash, await hashTree(root));
+    });
+
+    it('MUTATION-ARCHIVE: a tar with a bad header checksum, or compressed with brotli, is refused as not a readable tar', async () => {
+      const bytes = tar([
+        { name: 'a', content: 'A' },
+        { name: 'b', content: 'B' },
+      ]);
+      const corrupt = Buffer.from(bytes);
+      corrupt[1024] = 'c'.charCodeAt(0); // the second header's name, after its checksum was computed
+      await refused(extract(corrupt, 'tar'), /^the tar archive is not a readable tar: /);
+      await refused(extract(brotliCompressSync(bytes), 'tar'), /^the tar archive is not a readable tar: /);
+    });
+
+    it('MUTATION-ARCHIVE: several MiB of tar.gz (zlib fed in staged runs) extract byte for byte, from a file and from a stream', async () => {
+      const big = randomBytes(5 * 1024 * 1024 + 123);
+      const members: TarMember[] = [
+        { name: 'big.bin', content: big },
+        { name: 'after.txt', content: 'after' },
+      ];
+      const bytes = tarGz(members);
+      const { root, hash } = await extract(bytes, 'tar.gz');
+      assert.equal(
+        createHash('sha256')
+          .update(await readFile(join(root, 'big.bin')))
+          .digest('hex'),
+        createHash('sha256').update(big).digest('hex'),
+      );
+      assert.equal(await readFile(join(root, 'after.txt'), 'utf8'), 'after');
+      assert.equal(hash, await hashTree(root));
+      // A download: odd-sized chunks, with and without a length (above the parser-inflated size either way).
+      const chunks = (size: number) => Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      assert.equal((await extractStream(Readable.from(chunks(300_001)), 'tar.gz')).hash, hash);
+      assert.equal((await extractStream(Readable.from(chunks(65_536)), 'tar.gz', bytes.length)).hash, hash);
+    });
+
+    it('MUTATION-ARCHIVE: a small tar.gz of known size arriving in one chunk larger than a parser slice extracts whole', async () => {
+      const members: TarMember[] = [
+        { name: 'noise', content: randomBytes(40 * 1024) },
+        { name: 'tail.txt', content: 'tail' },
+      ];
+      const bytes = tarGz(members);
+      assert.ok(bytes.length > 8 * 1024 && bytes.length <= 64 * 1024, String(bytes.length));
+      const { hash } = await extract(bytes, 'tar.gz');
+      const streamed = await extractStream(Readable.from([bytes]), 'tar.gz', bytes.length);
+      assert.equal(streamed.hash, hash);
+      assert.equal(streamed.writer.totalBytes, 40 * 1024 + 4);
+    });
+
+    it('MUTATION-ARCHIVE: a small tar.gz that inflates more than a thousandfold (a module of repetitive files) is not refused for its ratio', async () => {
+      const bytes = tarGz([{ name: 'zeros', content: Buffer.alloc(24 * 1024 * 1024) }]);
+      assert.ok(bytes.length <= 64 * 1024 && (24 * 1024 * 1024) / bytes.length > 1000, String(bytes.length));
+      const { writer } = await extractStream(Readable.from([bytes]), 'tar.gz', bytes.length);
+      assert.equal(writer.totalBytes, 24 * 1024 * 1024);
+    });
+
+    it('MUTATION-ARCHIVE: an input that fails mid-download is refused as a corrupt archive, for every compression', async () => {
+      const bytes = {
+        tar: tar([{ name: 'a', content: randomBytes(4096) }]),
+        'tar.gz': tarGz([{ name: 'a', content: randomBytes(4096) }]),
+        'tar.xz': tarXz([{ name: 'a', content: randomBytes(4096) }]),
+      };
+      for (const [type, whole] of Object.entries(bytes) as Array<[ArchiveType, Buffer]>) {
+        // The first bytes, then the connection drops: only once extraction reads, so its listeners are in place.
+        let sent = false;
+        const input = new Readable({
+          read() {
+            if (sent) return;
+            sent = true;
+            this.push(whole.subarray(0, 600));
+            setTimeout(() => this.destroy(new Error('connection reset')), 20);
+          },
+        });
+        await refused(extractStream(input, type), new RegExp(`^the ${type.replace('.', '\\.')} archive is corrupt: connection reset$`));
+      }
+    });
+
+    it('MUTATION-ARCHIVE: a refused archive stops reading its input (the download is abandoned, the filter killed)', async () => {
+      for (const type of ['tar', 'tar.gz', 'tar.xz'] as const) {
+        // More than one staging run of zlib's input, so the refusal comes while the input is still open (the xz
+        // builder's output is capped at 1 MiB).
+        const members: TarMember[] = [
+          { name: '../x', content: 'x' },
+          { name: 'rest', content: randomBytes((type === 'tar.xz' ? 768 : 1536) * 1024) },
+        ];
+        const bytes = type === 'tar' ? tar(members) : type === 'tar.gz' ? tarGz(members) : tarXz(members);
+        // Never ends by itself: only a refusal that stops the input lets it go.
+        let sent = false;
+        const input = new Readable({
+          read() {
+            if (!sent) this.push(bytes);
+            sent = true;
+          },
+        });
+        await refused(extractStream(input, type), /climbs out/);
+        assert.ok(input.destroyed, type);
+      }
+    });
+  });
+
+  describe('the bzip2 and xz filters', () => {
+    let savedPath: string | undefined;
+    let bin: string;
+    beforeEach(async () => {
+      savedPath = process.env.PATH;
+      bin = await mkdtemp(join(dir, 'bin-'));
+    });
+    afterEach(() => {
+      process.env.PATH = savedPath;
+    });
+
+    async function fakeTool(name: string, script: string, mode = 0o755): Promise<void> {
+      await writeFile(join(bin, name), `#!/bin/sh\n${script}\n`);
+      await chmod(join(bin, name), mode);
+      process.env.PATH = bin;
+    }
+
+    it('MUTATION-ARCHIVE: a filter that fails after writing a readable tar (xz checks integrity last) is refused with its last line of stderr, or its exit code when silent', async () => {
+      const good = await file('good.tar', tar([{ name: 'a', content: 'A' }]));
+      const input = randomBytes(1024 * 1024); // more than a pipe holds: the filter exits before reading it all
+      await fakeTool('xz', `/bin/cat '${good}'\necho "first line" >&2\necho "xz: (stdin): Compressed data is corrupt" >&2\nexit 1`);
+      await refused(extract(input, 'tar.xz'), /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): Compressed data is corrupt$/);
+      await fakeTool('bzip2', `/bin/cat '${good}'\nexit 3`);
+      await refused(extract(input, 'tar.bz2'), /^the tar\.bz2 archive is corrupt: bzip2 said exit 3$/);
+      // The arguments: decompress to stdout, and xz under a memory cap.
+      await fakeTool('xz', `/bin/cat '${good}'\necho "$*" >&2\nexit 1`);
+      await refused(extract(input, 'tar.xz'), /xz said -dc --memlimit-decompress=256MiB$/);
+      await fakeTool('bzip2', `/bin/cat '${good}'\necho "$*" >&2\nexit 1`);
+      await refused(extract(input, 'tar.bz2'), /bzip2 said -dc$/);
+    });
+
+    it('MUTATION-ARCHIVE: a missing filter is MISSING_TOOL (exit 2, with the install hint); one that cannot run is not called missing', async () => {
+      process.env.PATH = bin;
+      await assert.rejects(extract(Buffer.alloc(64), 'tar.bz2'), (error: Refusal) => {
+        assert.equal(error.code, 'MISSING_TOOL');
+        assert.equal(error.exitCode, 2);
+        assert.equal(error.message, 'reading a tar.bz2 archive needs the "bzip2" program, which is not installed');
+        assert.match(error.hint ?? '', /bzip2/);
+        return true;
+      });
+      await fakeTool('xz', 'exit 0', 0o644);
+      await assert.rejects(extract(Buffer.alloc(64), 'tar.xz'), (error: Refusal) => {
+        assert.notEqual(error.code, 'MISSING_TOOL');
+        assert.equal(error.code, 'EACCES');
+        return true;
+      });
+    });
+  });
+
+  describe('zip members', () => {
+    it('MUTATION-ARCHIVE: zip entries without unix modes are files (0644) or folders by their name; a unix mode of 0 is 0644', async () => {
+      const bytes = await zip([
+        { name: 'd/', directory: true },
+        { name: 'd/run.sh', content: 'x', mode: 0o100755 },
+        { name: 'zero', content: 'z', mode: 0 },
+      ]);
+      const zeroModeRoot = (await extract(bytes, 'zip')).root;
+      assert.equal((await lstat(join(zeroModeRoot, 'zero'))).mode & 0o777, 0o644);
+      assert.equal((await lstat(join(zeroModeRoot, 'd/run.sh'))).mode & 0o777, 0o755);
+      const dos = Buffer.from(bytes);
+      for (const at of centralRecords(dos)) dos[at + 5] = 0; // "made by" MS-DOS: the external attributes mean nothing unix
+      const { root, hash } = await extract(dos, 'zip');
+      assert.ok((await lstat(join(root, 'd'))).isDirectory());
+      assert.equal((await lstat(join(root, 'd/run.sh'))).mode & 0o777, 0o644);
+      assert.equal(hash, await hashTree(root));
+    });
+
+    it('MUTATION-ARCHIVE: zip devices, sockets and unknown types are refused by name; a link target over 4 KiB is refused', async () => {
+      const cases: Array<[number, RegExp]> = [
+        [0o020644, /^the archive entry "e" is a CharacterDevice, which Gantry never extracts$/],
+        [0o060644, /is a BlockDevice,/],
+        [0o140644, /is a Socket,/],
+        [0o030644, /is a type 030000,/],
+      ];
+      for (const [mode, message] of cases) await refused(extract(await zip([{ name: 'e', content: '', mode }]), 'zip'), message);
+      await refused(
+        extract(await zip([{ name: 'l', content: 'a'.repeat(4097), mode: 0o120777 }]), 'zip'),
+        /^the symbolic link "l" has a target longer than 4096 bytes$/,
+      );
+      const { root } = await extract(
+        await zip([
+          { name: 'a', content: 'A' },
+          { name: 'l', content: 'a', mode: 0o120777 },
+        ]),
+        'zip',
+      );
+      assert.equal(await readlink(join(root, 'l')), 'a');
+    });
+
+    it('MUTATION-ARCHIVE: a zip that is not one, or whose entry does not hold the size it declares, is refused', async () => {
+      await refused(extract(Buffer.from('PK\u0003\u0004 not really a zip'), 'zip'), /^the zip archive is not readable: /);
+      const bytes = Buffer.from(await zip([{ name: 'a', content: 'hello hello hello' }]));
+      const [record] = centralRecords(bytes);
+      bytes.writeUInt32LE(bytes.readUInt32LE((record as number) + 24) + 1, (record as number) + 24); // uncompressed size
+      await refused(extract(bytes, 'zip'), /^the zip archive was refused: /);
+    });
+  });
+});
