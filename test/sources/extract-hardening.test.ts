@@ -173,6 +173,13 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         { name: 'b', type: '1', linkname: 'a' },
       ]);
       assert.equal((await extract(bytes, 'tar', { ...defaultLimits, maxBytes: 20 })).bytes, 20);
+      const chained = tar([
+        { name: 'a', content: '0123456789' },
+        { name: 'b', type: '1', linkname: 'a' },
+        { name: 'c', type: '1', linkname: 'b' },
+      ]);
+      assert.equal((await extract(chained, 'tar')).bytes, 30, 'a link to a link copies the same ten bytes');
+      await refused(extract(chained, 'tar', { ...defaultLimits, maxBytes: 29 }), /more than 29 bytes \(at "c"\)/);
       await refused(extract(bytes, 'tar', { ...defaultLimits, maxBytes: 19 }), /^the archive expands to more than 19 bytes \(at "b"\)$/);
     });
   });
@@ -182,6 +189,9 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       for (const name of ['C:/x', 'z:x', 'a:', './Q:']) assert.throws(() => safeRelativePath(name), /has an absolute path/, name);
       assert.equal(safeRelativePath('mod/a:b.tf'), 'mod/a:b.tf');
       assert.equal(safeRelativePath('1:x'), '1:x');
+      assert.equal(safeRelativePath('ab:c/d'), 'ab:c/d');
+      // A Windows path is called what it is, not refused for its backslash or its "..".
+      for (const name of ['C:\\evil.txt', 'c:/../evil.txt']) assert.throws(() => safeRelativePath(name), /has an absolute path/, name);
       assert.equal(safeRelativePath('./'), '');
       assert.throws(
         () => safeRelativePath('a\0b'),
@@ -206,6 +216,9 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         ['a\\b', /points at the absolute path/],
         ['..', /^the symbolic link "l" points outside the module \("\.\."\)$/],
         ['d/../..', /points outside the module/],
+        // Refused as it is added, not only when the finished tree is sealed.
+        ['../x', /^the symbolic link "l" points outside the module \("\.\.\/x"\)$/],
+        [undefined as unknown as string, /^the symbolic link "l" has an empty or invalid target$/],
       ];
       for (const [linkname, message] of cases) {
         const writer = new TreeWriter(await mkdtemp(join(dir, 'l-')), defaultLimits);
@@ -214,12 +227,15 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       const { root } = await extract(
         tar([
           { name: '..x', content: 'sibling' },
-          { name: 'l', type: '2', linkname: '..x' },
+          { name: 'link', type: '2', linkname: '..x' },
           { name: 'd/m', type: '2', linkname: '../..x' },
+          { name: 'd/n', type: '2', linkname: 'ab:c' },
         ]),
         'tar',
       );
-      assert.equal(await readFile(join(root, 'l'), 'utf8'), 'sibling');
+      assert.deepEqual((await readdir(root)).sort(), ['..x', 'd', 'link']);
+      assert.equal(await readlink(join(root, 'd/n')), 'ab:c');
+      assert.equal(await readFile(join(root, 'link'), 'utf8'), 'sibling');
       assert.equal(await readFile(join(root, 'd/m'), 'utf8'), 'sibling');
     });
 
@@ -247,6 +263,11 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         );
       }
       await refused(extract(tar([{ name: 'h', type: '1', linkname: 'C:/x' }]), 'tar'), /^the hard link "h" points outside the module \("C:\/x"\)$/);
+      const writer = new TreeWriter(await mkdtemp(join(dir, 'h-')), defaultLimits);
+      await refused(
+        writer.add({ path: 'h', type: 'hardlink', rawType: 'Link', mode: 0o644 }),
+        /^the hard link "h" points at "", which is not a file extracted before it$/,
+      );
       const { root, hash } = await extract(
         tar([
           { name: 'a', content: 'same', mode: 0o644 },
@@ -294,8 +315,12 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
           { name: 'l', content: 'now a file too' },
           { name: 'f', content: 'was a file' },
           { name: 'f', type: '2', linkname: 'y' },
+          { name: 'g/h', content: 'H' },
+          { name: 'g', type: '2', linkname: 'y' },
+          { name: 'k/z', content: 'Z' },
+          { name: 'k', type: '1', linkname: 'y' },
         ],
-        { x: 'dir', y: 'now a file', l: 'now a file too', f: '-> y' },
+        { x: 'dir', y: 'now a file', l: 'now a file too', f: '-> y', g: '-> y', k: 'now a file' },
       ],
     ];
     for (const [what, members, expected] of cases) {
