@@ -117,7 +117,9 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     // to, so what remains here is the narrow race. Never a streamed body: it is gone once read.
     const resendable = !isStreamed(request.body);
     const replayable =
-      request.repeatable === true || idempotentMethods.has(method) || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+      request.repeatable === true ||
+      idempotentMethods.has(method) ||
+      Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
     let resent = false;
     let hookResends = 0;
     let waitedMs = 0;

@@ -16,7 +16,8 @@ const START = Date.parse('2030-01-01T00:00:00Z');
 type Answer = (request: RecordedRequest, res: ServerResponse, socket: Socket) => void;
 
 const pending: Answer = (_req, res) => sendJson(res, 400, { error: 'authorization_pending' });
-const granted: Answer = (_req, res) => sendJson(res, 200, { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'openid' });
+const granted: Answer = (_req, res) =>
+  sendJson(res, 200, { access_token: 'at-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-1', scope: 'openid' });
 const dropped: Answer = (_req, _res, socket) => void socket.destroy();
 const status =
   (code: number, body = '', headers: Record<string, string> = {}): Answer =>
@@ -128,7 +129,7 @@ describe('device login: the poll state machine against a programmed token endpoi
     });
   });
 
-  it('DEV-LIM-POLL-INTERVAL: the interval is in seconds; Retry-After (seconds or a date, on the poller\'s clock) stretches a wait, never shortens it', async () => {
+  it("DEV-LIM-POLL-INTERVAL: the interval is in seconds; Retry-After (seconds or a date, on the poller's clock) stretches a wait, never shortens it", async () => {
     script = [pending];
     assert.deepEqual(await firstWait({ interval: 0.25 }), { kind: 'pending', nextInMs: 250 });
     events = [];
@@ -142,7 +143,7 @@ describe('device login: the poll state machine against a programmed token endpoi
     assert.deepEqual(await firstWait(), { kind: 'pending', nextInMs: 10 });
   });
 
-  it('DEV-ST-SLOW-DOWN DEV-ERR-SLOW-DOWN: slow_down adds 5 s to the interval, or takes the server\'s larger interval, or a longer Retry-After', async () => {
+  it("DEV-ST-SLOW-DOWN DEV-ERR-SLOW-DOWN: slow_down adds 5 s to the interval, or takes the server's larger interval, or a longer Retry-After", async () => {
     assert.equal(slowDownStepMs, 5_000);
     script = [oauth('slow_down')];
     assert.deepEqual(await firstWait(), { kind: 'slow_down', nextInMs: 5_010 });
@@ -265,7 +266,10 @@ describe('device login: the poll state machine against a programmed token endpoi
       [status(200, '<html>welcome</html>'), 'answered 200 without an OAuth error: <html>welcome</html>'],
       [(_req: RecordedRequest, res: ServerResponse) => sendJson(res, 200, { token_type: 'Bearer' }), 'answered 200 without an OAuth error'],
       [status(404), 'answered 404 without an OAuth error'],
-      [(_req: RecordedRequest, res: ServerResponse) => sendJson(res, 201, { access_token: 'at-2', token_type: 'Bearer' }), 'answered 201 without an OAuth error'],
+      [
+        (_req: RecordedRequest, res: ServerResponse) => sendJson(res, 201, { access_token: 'at-2', token_type: 'Bearer' }),
+        'answered 201 without an OAuth error',
+      ],
       [status(499, 'gone'), 'answered 499 without an OAuth error: gone'],
     ] as const) {
       peer.requests.length = 0;
@@ -290,12 +294,10 @@ describe('device login: the poll state machine against a programmed token endpoi
     const before = new AbortController();
     before.abort();
     const early = await loginError(poll({}, { signal: before.signal }));
-    assert.deepEqual([early.code, early.exitCode, early.message, early.hint], [
-      'AUTH_CANCELLED',
-      1,
-      'login cancelled while waiting for approval',
-      'run `gantry auth login` again when ready',
-    ]);
+    assert.deepEqual(
+      [early.code, early.exitCode, early.message, early.hint],
+      ['AUTH_CANCELLED', 1, 'login cancelled while waiting for approval', 'run `gantry auth login` again when ready'],
+    );
     assert.equal(polls(), 0);
 
     const waiting = new AbortController();

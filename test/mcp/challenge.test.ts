@@ -9,7 +9,10 @@ const PRM = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
 
 describe('mcp server: Bearer challenges and credentials', () => {
   it('CTX-EP-401-WWW-AUTHENTICATE CTX-ERR-401: without a token the challenge names the metadata and the scopes, and no error (RFC 6750 §3.1)', () => {
-    assert.equal(challenge({ status: 401, description: 'needs a token', scopes: ['modules:read', 'gates:run'] }, PRM), `Bearer resource_metadata="${PRM}", scope="modules:read gates:run"`);
+    assert.equal(
+      challenge({ status: 401, description: 'needs a token', scopes: ['modules:read', 'gates:run'] }, PRM),
+      `Bearer resource_metadata="${PRM}", scope="modules:read gates:run"`,
+    );
     assert.equal(challenge({ status: 401, description: 'needs a token', scopes: [] }, PRM), `Bearer resource_metadata="${PRM}"`);
     assert.equal(challenge({ status: 401, description: 'needs a token' }, PRM), `Bearer resource_metadata="${PRM}"`);
   });
@@ -33,8 +36,10 @@ describe('mcp server: Bearer challenges and credentials', () => {
   });
 
   it('CTX-ERR-401: no header, an empty one, or another scheme is no bearer credential; the scheme is case-insensitive and surrounding space is dropped', () => {
-    for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearerx abc', 'Token abc']) assert.deepEqual(bearerOf(header), { kind: 'none' }, String(header));
-    for (const header of ['Bearer abc', 'bearer abc', 'BEARER abc', '  Bearer \t abc  ']) assert.deepEqual(bearerOf(header), { kind: 'token', token: 'abc' }, header);
+    for (const header of [undefined, '', 'Basic dXNlcjpwYXNz', 'Bearerx abc', 'Token abc'])
+      assert.deepEqual(bearerOf(header), { kind: 'none' }, String(header));
+    for (const header of ['Bearer abc', 'bearer abc', 'BEARER abc', '  Bearer \t abc  '])
+      assert.deepEqual(bearerOf(header), { kind: 'token', token: 'abc' }, header);
   });
 
   it('CTX-ERR-400: two Authorization headers, an empty Bearer credential, or one with characters outside b68token are malformed', () => {

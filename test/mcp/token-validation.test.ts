@@ -179,7 +179,10 @@ describe('mcp server: token validation (JWKS, introspection, cache) against a pr
 
   it('CTX-AUTH-SERVER-OWN-TOKENS CTX-AUTH-VALIDATE-AUDIENCE: the audience must name this server (alone or among others, AMB-21 spelling); none, another, or a non-string is refused as wrong-audience', async () => {
     const validate = validator();
-    assert.equal((await validate.validate(await jwt({ aud: ['https://other.example.test/mcp', 'HTTPS://MCP.example.test/mcp/'], sub: 'listed' }))).subject, 'listed');
+    assert.equal(
+      (await validate.validate(await jwt({ aud: ['https://other.example.test/mcp', 'HTTPS://MCP.example.test/mcp/'], sub: 'listed' }))).subject,
+      'listed',
+    );
     const cases: [unknown, string][] = [
       [undefined, 'the token names no audience; it must be issued for this server'],
       [[], 'the token names no audience; it must be issued for this server'],
@@ -231,7 +234,10 @@ describe('mcp server: token validation (JWKS, introspection, cache) against a pr
     let announced = 0;
     const validate = validator({ onKeysFetched: () => announced++ });
     const tokens = await Promise.all([jwt({ sub: 'a' }), jwt({ sub: 'b' }), jwt({ sub: 'c' })]);
-    assert.deepEqual((await Promise.all(tokens.map((t) => validate.validate(t)))).map((i) => i.subject), ['a', 'b', 'c']);
+    assert.deepEqual(
+      (await Promise.all(tokens.map((t) => validate.validate(t)))).map((i) => i.subject),
+      ['a', 'b', 'c'],
+    );
     await validate.keysReady();
     assert.deepEqual([jwksFetches(), announced], [1, 1]);
 
@@ -257,7 +263,7 @@ describe('mcp server: token validation (JWKS, introspection, cache) against a pr
     }
   });
 
-  it('MUTATION-MCP-TOKENS: without a jwks_uri a JWT cannot be checked and keysReady has nothing to fetch; a key the server cannot import is not the token\'s fault', async () => {
+  it("MUTATION-MCP-TOKENS: without a jwks_uri a JWT cannot be checked and keysReady has nothing to fetch; a key the server cannot import is not the token's fault", async () => {
     const noKeys = validator({ metadata: { ...metadata, jwks_uri: undefined } as AuthorizationServerMetadata });
     await noKeys.keysReady();
     const error = await refusal(noKeys.validate(await jwt()));
@@ -326,7 +332,10 @@ describe('mcp server: token validation (JWKS, introspection, cache) against a pr
   });
 
   it("RFC 7662 CTX-AUTH-SERVER-OWN-TOKENS: an opaque token is introspected with the server's own credentials in the body; the answer says who, which client, which scopes, until when", async () => {
-    introspect = () => ({ status: 200, body: { active: true, iss: issuer, aud: RESOURCE, sub: 'bob', client_id: 'agent', scope: 'a  b', exp: START / 1000 + 20 } });
+    introspect = () => ({
+      status: 200,
+      body: { active: true, iss: issuer, aud: RESOURCE, sub: 'bob', client_id: 'agent', scope: 'a  b', exp: START / 1000 + 20 },
+    });
     const info = await validator().validate('opaque-token-1');
     assert.deepEqual(info, { subject: 'bob', clientId: 'agent', scopes: ['a', 'b'], expiresAt: START + 20_000, via: 'introspection' });
     const [request] = introspections();
@@ -364,7 +373,7 @@ describe('mcp server: token validation (JWKS, introspection, cache) against a pr
     assert.equal((await validator().validate('opaque')).expiresAt, START - 59_000, 'within the tolerance');
   });
 
-  it('MUTATION-MCP-TOKENS: an introspection endpoint that fails is the server\'s trouble (IntrospectionFailed, a 503), not the token\'s; without introspection configured an opaque token is refused', async () => {
+  it("MUTATION-MCP-TOKENS: an introspection endpoint that fails is the server's trouble (IntrospectionFailed, a 503), not the token's; without introspection configured an opaque token is refused", async () => {
     for (const [status, body] of [
       [500, { active: true }],
       [200, '<html>maintenance</html>'],

@@ -182,14 +182,38 @@ describe('MUTATION-REGISTRY: what callers of parseVersion, parseConstraints, all
 
   it('MUTATION-REGISTRY: each operator bounds on the right side, and ~> holds every written part but the last', () => {
     const allowed = (constraint: string, text: string) => allows(parseConstraints(constraint), version(text));
-    assert.deepEqual(['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('> 2.0.0', v)), [false, false, true]);
-    assert.deepEqual(['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('>= 2.0.0', v)), [false, true, true]);
-    assert.deepEqual(['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('< 2.0.0', v)), [true, false, false]);
-    assert.deepEqual(['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('<= 2.0.0', v)), [true, true, false]);
-    assert.deepEqual(['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('!= 2.0.0', v)), [true, false, true]);
-    assert.deepEqual(['1.2.2', '1.2.3', '1.2.9', '1.3.0'].map((v) => allowed('~> 1.2.3', v)), [false, true, true, false]);
-    assert.deepEqual(['1.1.9', '1.2.0', '1.9.0', '2.0.0'].map((v) => allowed('~> 1.2', v)), [false, true, true, false]);
-    assert.deepEqual(['0.9.0', '1.0.0', '7.0.0'].map((v) => allowed('~> 1', v)), [false, true, true]);
+    assert.deepEqual(
+      ['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('> 2.0.0', v)),
+      [false, false, true],
+    );
+    assert.deepEqual(
+      ['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('>= 2.0.0', v)),
+      [false, true, true],
+    );
+    assert.deepEqual(
+      ['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('< 2.0.0', v)),
+      [true, false, false],
+    );
+    assert.deepEqual(
+      ['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('<= 2.0.0', v)),
+      [true, true, false],
+    );
+    assert.deepEqual(
+      ['1.9.9', '2.0.0', '2.0.1'].map((v) => allowed('!= 2.0.0', v)),
+      [true, false, true],
+    );
+    assert.deepEqual(
+      ['1.2.2', '1.2.3', '1.2.9', '1.3.0'].map((v) => allowed('~> 1.2.3', v)),
+      [false, true, true, false],
+    );
+    assert.deepEqual(
+      ['1.1.9', '1.2.0', '1.9.0', '2.0.0'].map((v) => allowed('~> 1.2', v)),
+      [false, true, true, false],
+    );
+    assert.deepEqual(
+      ['0.9.0', '1.0.0', '7.0.0'].map((v) => allowed('~> 1', v)),
+      [false, true, true],
+    );
     assert.equal(allowed('~> 1.2.3-beta', '1.2.3'), false, '~> naming a pre-release matches no release');
     assert.equal(allowed('= 1.0.0', '2.0.0-rc.1'), false, 'a pre-release is allowed only by a constraint naming it');
     assert.equal(allowed('', '2.0.0-rc.1'), false);
@@ -213,10 +237,19 @@ describe('MUTATION-REGISTRY: what callers of parseVersion, parseConstraints, all
   });
 
   it('MUTATION-REGISTRY: selectVersion refuses a list or a set of the wrong kind naming itself, and names "the module" for a subject that is not text', () => {
-    assert.match(thrown(() => selectVersion('1.0.0' as unknown as string[], parseConstraints(''))).message, /^selectVersion: listed must be an array of version strings, got a string$/);
-    assert.match(thrown(() => selectVersion([], { text: '' } as ConstraintSet)).message, /^selectVersion: set must be a constraint set from parseConstraints, got null$/);
+    assert.match(
+      thrown(() => selectVersion('1.0.0' as unknown as string[], parseConstraints(''))).message,
+      /^selectVersion: listed must be an array of version strings, got a string$/,
+    );
+    assert.match(
+      thrown(() => selectVersion([], { text: '' } as ConstraintSet)).message,
+      /^selectVersion: set must be a constraint set from parseConstraints, got null$/,
+    );
     assert.equal(thrown(() => selectVersion([], parseConstraints(''), 42 as unknown as string)).message, 'the module has no usable versions');
-    assert.equal(thrown(() => selectVersion(['2.0.0'], parseConstraints('1.0.0'))).message, 'no version of the module matches "1.0.0"; the newest available is 2.0.0');
+    assert.equal(
+      thrown(() => selectVersion(['2.0.0'], parseConstraints('1.0.0'))).message,
+      'no version of the module matches "1.0.0"; the newest available is 2.0.0',
+    );
   });
 
   it('MUTATION-REGISTRY: listed entries that are not version strings are skipped and reported as text', () => {
@@ -231,7 +264,10 @@ describe('MUTATION-REGISTRY: what callers of parseVersion, parseConstraints, all
     assert.equal(none.exitCode, 1);
     assert.equal(none.code, 'NO_MATCHING_VERSION');
     assert.ok(none instanceof NoMatchingVersionError);
-    assert.equal(thrown(() => selectVersion(['latest', 'x'], parseConstraints(''), 'acme/net/aws')).message, 'acme/net/aws has no usable versions (2 unparseable skipped)');
+    assert.equal(
+      thrown(() => selectVersion(['latest', 'x'], parseConstraints(''), 'acme/net/aws')).message,
+      'acme/net/aws has no usable versions (2 unparseable skipped)',
+    );
   });
 
   it('MUTATION-REGISTRY: "no version matches" says "any version" for no constraint, names the newest release (a pre-release when there is none) and hints by what the constraint names', () => {

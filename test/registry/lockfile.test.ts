@@ -49,7 +49,9 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
 
   describe('parseLockFile', () => {
     it('MUTATION-REGISTRY: a valid lock keys each entry by its normalised address (host written, namespace and name lower case) and keeps the four fields only', () => {
-      const lock = parseLockFile(lockText({ 'Acme/Network/aws': { ...entry, extra: 'dropped' }, 'example.com/acme/bucket/aws//sub/Dir': { ...entry, version: 'v0.1' } }));
+      const lock = parseLockFile(
+        lockText({ 'Acme/Network/aws': { ...entry, extra: 'dropped' }, 'example.com/acme/bucket/aws//sub/Dir': { ...entry, version: 'v0.1' } }),
+      );
       assert.deepEqual(lock, {
         version: 1,
         modules: {
@@ -70,10 +72,23 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
 
     it('MUTATION-REGISTRY: errors name the file given, gantry.lock.json when none (or not a string) is given', () => {
       assert.equal(lockFileName, 'gantry.lock.json');
-      assert.match(lockError(() => parseLockFile('{')), /^gantry\.lock\.json is not valid JSON \(.+\); it may be truncated or have a merge conflict$/);
-      assert.match(lockError(() => parseLockFile('{', 'locks/a.json')), /^locks\/a\.json is not valid JSON/);
-      assert.match(lockError(() => parseLockFile('{', 42 as unknown as string)), /^gantry\.lock\.json is not valid JSON/);
-      assert.match(lockError(() => parseLockFile('', 'l.json')), /^l\.json is not valid JSON/, 'an empty file is a lock file that is not JSON');
+      assert.match(
+        lockError(() => parseLockFile('{')),
+        /^gantry\.lock\.json is not valid JSON \(.+\); it may be truncated or have a merge conflict$/,
+      );
+      assert.match(
+        lockError(() => parseLockFile('{', 'locks/a.json')),
+        /^locks\/a\.json is not valid JSON/,
+      );
+      assert.match(
+        lockError(() => parseLockFile('{', 42 as unknown as string)),
+        /^gantry\.lock\.json is not valid JSON/,
+      );
+      assert.match(
+        lockError(() => parseLockFile('', 'l.json')),
+        /^l\.json is not valid JSON/,
+        'an empty file is a lock file that is not JSON',
+      );
     });
 
     it('MUTATION-REGISTRY: text that is not a string is refused naming parseLockFile, not a TypeError', async () => {
@@ -84,25 +99,51 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
     });
 
     it('MUTATION-REGISTRY: a top level that is not an object, or has no version 1, or no modules object, is refused', () => {
-      for (const text of ['[]', 'null', '"lock"', '1']) assert.equal(lockError(() => parseLockFile(text, 'l.json')), 'l.json is not a JSON object');
+      for (const text of ['[]', 'null', '"lock"', '1'])
+        assert.equal(
+          lockError(() => parseLockFile(text, 'l.json')),
+          'l.json is not a JSON object',
+        );
       assert.equal(
         lockError(() => parseLockFile('{"modules": {}}', 'l.json')),
         'l.json has no "version" field; a Gantry lock file starts with "version": 1 and has a "modules" object',
       );
-      assert.equal(lockError(() => parseLockFile(lockText({}, 2), 'l.json')), 'l.json has "version": 2; this Gantry reads version 1');
-      assert.equal(lockError(() => parseLockFile(lockText({}, '1'), 'l.json')), 'l.json has "version": "1"; this Gantry reads version 1');
-      assert.equal(lockError(() => parseLockFile(lockText({}, null), 'l.json')), 'l.json has "version": null; this Gantry reads version 1');
-      for (const modules of [null, [], 'x', 3]) assert.equal(lockError(() => parseLockFile(lockText(modules), 'l.json')), 'l.json has no "modules" object');
-      assert.equal(lockError(() => parseLockFile('{"version": 1}', 'l.json')), 'l.json has no "modules" object');
+      assert.equal(
+        lockError(() => parseLockFile(lockText({}, 2), 'l.json')),
+        'l.json has "version": 2; this Gantry reads version 1',
+      );
+      assert.equal(
+        lockError(() => parseLockFile(lockText({}, '1'), 'l.json')),
+        'l.json has "version": "1"; this Gantry reads version 1',
+      );
+      assert.equal(
+        lockError(() => parseLockFile(lockText({}, null), 'l.json')),
+        'l.json has "version": null; this Gantry reads version 1',
+      );
+      for (const modules of [null, [], 'x', 3])
+        assert.equal(
+          lockError(() => parseLockFile(lockText(modules), 'l.json')),
+          'l.json has no "modules" object',
+        );
+      assert.equal(
+        lockError(() => parseLockFile('{"version": 1}', 'l.json')),
+        'l.json has no "modules" object',
+      );
     });
 
     it('MUTATION-REGISTRY: an entry that is not an object, lacks a field or has a field that is not a string is refused by name', () => {
       for (const value of [null, [], 'x', 1]) {
-        assert.equal(lockError(() => parseLockFile(oneEntry(value as unknown as Record<string, unknown>), 'l.json')), 'l.json: the entry "acme/network/aws" is not an object');
+        assert.equal(
+          lockError(() => parseLockFile(oneEntry(value as unknown as Record<string, unknown>), 'l.json')),
+          'l.json: the entry "acme/network/aws" is not an object',
+        );
       }
       for (const field of ['constraint', 'version', 'location', 'hash'] as const) {
         const { [field]: _left, ...without } = entry;
-        assert.equal(lockError(() => parseLockFile(oneEntry(without), 'l.json')), `l.json: the entry "acme/network/aws" has no "${field}" field`);
+        assert.equal(
+          lockError(() => parseLockFile(oneEntry(without), 'l.json')),
+          `l.json: the entry "acme/network/aws" has no "${field}" field`,
+        );
         for (const [value, shown] of [
           [null, 'null'],
           [1, '1'],
@@ -121,7 +162,10 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
         lockError(() => parseLockFile(oneEntry(entry, 'acme/network'), 'l.json')),
         /^l\.json: the entry "acme\/network" is not a module address: the module address "acme\/network" has 2 parts$/,
       );
-      assert.match(lockError(() => parseLockFile(oneEntry(entry, 'https://example.com/x.tgz'), 'l.json')), /is not a module address: .*download location/);
+      assert.match(
+        lockError(() => parseLockFile(oneEntry(entry, 'https://example.com/x.tgz'), 'l.json')),
+        /is not a module address: .*download location/,
+      );
     });
 
     it('MUTATION-REGISTRY: two keys for one module (case or a written default host) are refused, naming both; different modules are not', () => {
@@ -130,7 +174,11 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
         'l.json: the entries "acme/network/aws" and "registry.terraform.io/ACME/Network/aws" are the same module registry.terraform.io/acme/network/aws (host, namespace and name are compared without regard to case); a lock pins one version per address',
       );
       const three = parseLockFile(lockText({ 'acme/network/aws': entry, 'acme/network/gcp': entry, 'acme/network/aws//sub': entry }));
-      assert.deepEqual(Object.keys(three.modules), ['registry.terraform.io/acme/network/aws', 'registry.terraform.io/acme/network/gcp', 'registry.terraform.io/acme/network/aws//sub']);
+      assert.deepEqual(Object.keys(three.modules), [
+        'registry.terraform.io/acme/network/aws',
+        'registry.terraform.io/acme/network/gcp',
+        'registry.terraform.io/acme/network/aws//sub',
+      ]);
     });
 
     it('MUTATION-REGISTRY: a version that is not a version, or a constraint that does not parse, is refused naming the entry', () => {
@@ -148,7 +196,10 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
 
     it('MUTATION-REGISTRY: an empty or blank location is refused', () => {
       for (const location of ['', '  ']) {
-        assert.equal(lockError(() => parseLockFile(oneEntry({ ...entry, location }), 'l.json')), 'l.json: the entry "acme/network/aws" has an empty "location"');
+        assert.equal(
+          lockError(() => parseLockFile(oneEntry({ ...entry, location }), 'l.json')),
+          'l.json: the entry "acme/network/aws" has an empty "location"',
+        );
       }
     });
 
@@ -216,15 +267,27 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
         ].join('\n'),
       );
       assert.equal(formatLockFile({ version: 1, modules: {} }), '{\n  "version": 1,\n  "modules": {}\n}\n');
-      assert.deepEqual(parseLockFile(text), { version: 1, modules: { 'a.example/acme/a/aws': lock.modules['a.example/acme/a/aws'], 'z.example/acme/b/aws': { constraint: '', version: '2.0.0', location: 'l2', hash } } });
+      assert.deepEqual(parseLockFile(text), {
+        version: 1,
+        modules: {
+          'a.example/acme/a/aws': lock.modules['a.example/acme/a/aws'],
+          'z.example/acme/b/aws': { constraint: '', version: '2.0.0', location: 'l2', hash },
+        },
+      });
     });
 
     it('MUTATION-REGISTRY: a lock or a modules value that is not an object is refused naming formatLockFile', async () => {
       for (const lock of [undefined, null, 'x', []]) {
-        assert.match((await refusal(() => formatLockFile(lock as unknown as LockFile))).message, /^formatLockFile: lock must be a lock file \(readLockFile, parseLockFile or pin\), got /);
+        assert.match(
+          (await refusal(() => formatLockFile(lock as unknown as LockFile))).message,
+          /^formatLockFile: lock must be a lock file \(readLockFile, parseLockFile or pin\), got /,
+        );
       }
       for (const modules of [undefined, null, 'x', []]) {
-        assert.match((await refusal(() => formatLockFile({ version: 1, modules } as unknown as LockFile))).message, /^formatLockFile: lock\.modules must be an object of lock entries, got /);
+        assert.match(
+          (await refusal(() => formatLockFile({ version: 1, modules } as unknown as LockFile))).message,
+          /^formatLockFile: lock\.modules must be an object of lock entries, got /,
+        );
       }
     });
   });
@@ -236,7 +299,10 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
       await writeFile(file, oneEntry(entry));
       assert.deepEqual(await readLockFile(file), { version: 1, modules: { 'registry.terraform.io/acme/network/aws': entry } });
       await writeFile(file, '{"version": 3, "modules": {}}');
-      await assert.rejects(readLockFile(file), (error: unknown) => error instanceof LockFileError && error.message === `${file} has "version": 3; this Gantry reads version 1`);
+      await assert.rejects(
+        readLockFile(file),
+        (error: unknown) => error instanceof LockFileError && error.message === `${file} has "version": 3; this Gantry reads version 1`,
+      );
     });
 
     it('MUTATION-REGISTRY: a folder is a usage error naming the lock file, with a hint; a path that is not a string names readLockFile', async () => {
@@ -244,7 +310,10 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
       assert.equal(error.message, `the lock file ${dir} is a folder, not a file`);
       assert.equal(error.hint, 'give the path of a lock file (a regular file next to the manifest)');
       for (const file of [undefined, '', 42]) {
-        assert.match((await refusal(() => readLockFile(file as unknown as string))).message, /^readLockFile: file must be the path of a lock file such as gantry\.lock\.json, got /);
+        assert.match(
+          (await refusal(() => readLockFile(file as unknown as string))).message,
+          /^readLockFile: file must be the path of a lock file such as gantry\.lock\.json, got /,
+        );
       }
     });
   });
@@ -267,10 +336,16 @@ describe('MUTATION-REGISTRY: the lock file (parse, read, format, write) in-proce
     it('MUTATION-REGISTRY: a bad lock or path is refused before anything is written', async () => {
       const folder = await mkdtemp(join(dir, 'refused-'));
       const file = join(folder, lockFileName);
-      assert.match((await refusal(() => writeLockFile(file, { version: 1 } as unknown as LockFile))).message, /^writeLockFile: lock\.modules must be an object of lock entries/);
+      assert.match(
+        (await refusal(() => writeLockFile(file, { version: 1 } as unknown as LockFile))).message,
+        /^writeLockFile: lock\.modules must be an object of lock entries/,
+      );
       assert.match((await refusal(() => writeLockFile(file, null as unknown as LockFile))).message, /^writeLockFile: lock must be a lock file/);
       for (const path of [undefined, '']) {
-        assert.match((await refusal(() => writeLockFile(path as unknown as string, lock))).message, /^writeLockFile: file must be the path of a lock file such as gantry\.lock\.json, got /);
+        assert.match(
+          (await refusal(() => writeLockFile(path as unknown as string, lock))).message,
+          /^writeLockFile: file must be the path of a lock file such as gantry\.lock\.json, got /,
+        );
       }
       const missing = join(folder, 'no-such-folder', lockFileName);
       const error = await refusal(() => writeLockFile(missing, lock));

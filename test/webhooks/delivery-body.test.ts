@@ -134,7 +134,9 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
       assert.equal(bare.reason, 'malformed-json');
       assert.match(bare.message, /^the form's payload field is not valid JSON/);
       // A value may hold `=`: only the first one ends the name.
-      assert.deepEqual(deliveryBodyPayload('application/x-www-form-urlencoded', form(`payload=${encodeURIComponent('{"a":"=x"}').replace(/%3D/g, '=')}`)), { a: '=x' });
+      assert.deepEqual(deliveryBodyPayload('application/x-www-form-urlencoded', form(`payload=${encodeURIComponent('{"a":"=x"}').replace(/%3D/g, '=')}`)), {
+        a: '=x',
+      });
     });
 
     it('HOOK-DEL-REQUEST: a form with bytes no URL-encoded form has, no payload, two, or one that is not UTF-8 is refused saying which', () => {
@@ -147,7 +149,11 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
         [form('payload=%E9%7B%7D'), 'malformed-form', "the form's payload field is not valid percent-encoded UTF-8"],
         [form('payload=%7B%7D%'), 'malformed-form', "the form's payload field is not valid percent-encoded UTF-8"],
         [form(''), 'missing-form-payload', 'the form body has no payload field: a form delivery is payload=<the JSON payload>'],
-        [form('payloads=%7B%7D&Payload=%7B%7D&=%7B%7D'), 'missing-form-payload', 'the form body has no payload field: a form delivery is payload=<the JSON payload>'],
+        [
+          form('payloads=%7B%7D&Payload=%7B%7D&=%7B%7D'),
+          'missing-form-payload',
+          'the form body has no payload field: a form delivery is payload=<the JSON payload>',
+        ],
         [form(`${payload}&${payload}&${payload}`), 'duplicate-form-payload', 'the form body has 3 payload fields; a delivery has one'],
         [form(`${payload}&payload`), 'duplicate-form-payload', 'the form body has 2 payload fields; a delivery has one'],
       ];
@@ -173,9 +179,18 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
       [{ secrets: [], requireSignature: true }, "readDelivery: options.requireSignature is true but options.secrets is empty: give the webhook's secret"],
     ];
     for (const [options, message] of cases) {
-      assert.throws(() => deliveryPayloadReader(options as never), (error: unknown) => error instanceof UsageError && error.message === message, message);
+      assert.throws(
+        () => deliveryPayloadReader(options as never),
+        (error: unknown) => error instanceof UsageError && error.message === message,
+        message,
+      );
     }
-    for (const options of [{ secrets: [] }, { secrets: [], requireSignature: false }, { secrets: ['a'], maxBytes: 1 }, { secrets: ['a'], allowSha1: false, requireSignature: true }]) {
+    for (const options of [
+      { secrets: [] },
+      { secrets: [], requireSignature: false },
+      { secrets: ['a'], maxBytes: 1 },
+      { secrets: ['a'], allowSha1: false, requireSignature: true },
+    ]) {
       assert.equal(typeof deliveryPayloadReader(options), 'function', JSON.stringify(options));
     }
   });

@@ -9,7 +9,14 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sign as octokitSign } from '@octokit/webhooks-methods';
 import { UsageError } from '../../lib/errors.js';
-import { deliveryPayloadReader, readDelivery, sendRefusal, type Delivery, type DeliveryPayload, type ReadDeliveryOptions } from '../../lib/webhooks/delivery.js';
+import {
+  deliveryPayloadReader,
+  readDelivery,
+  sendRefusal,
+  type Delivery,
+  type DeliveryPayload,
+  type ReadDeliveryOptions,
+} from '../../lib/webhooks/delivery.js';
 import { sign } from '../../lib/webhooks/verify.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 
@@ -684,11 +691,14 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
       };
     });
     await new Promise<void>((resolve) => {
-      const request = http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers }, agent: false }, (response) => {
-        response.resume();
-        response.on('end', resolve);
-        response.on('error', resolve);
-      });
+      const request = http.request(
+        { host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers }, agent: false },
+        (response) => {
+          response.resume();
+          response.on('end', resolve);
+          response.on('error', resolve);
+        },
+      );
       request.on('error', () => resolve());
       request.end(body);
     });
@@ -714,7 +724,18 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     const exact = { p: 'x'.repeat(16_376) };
     assert.equal(JSON.stringify(exact).length, 16 * 1024);
     const above = { p: 'x'.repeat(16_377) };
-    const payload = { action: 'opened', n: 1.5, s: 'str', small: { a: [1] }, exact, above, big, list, sender: { login: 'octocat', pad: 'y'.repeat(20_000) }, filler: 'z'.repeat(300_000) };
+    const payload = {
+      action: 'opened',
+      n: 1.5,
+      s: 'str',
+      small: { a: [1] },
+      exact,
+      above,
+      big,
+      list,
+      sender: { login: 'octocat', pad: 'y'.repeat(20_000) },
+      filler: 'z'.repeat(300_000),
+    };
     const body = JSON.stringify(payload);
     const read = reader();
     const checked = (await serve((request) => read(request, true), body, await headersFor(body))) as DeliveryPayload;
@@ -804,20 +825,54 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     const body = JSON.stringify({ a: 1 });
     const base = await headersFor(body);
     const cases: Array<[Record<string, string>, string, string | undefined, string]> = [
-      [{ 'x-platform-event': '' }, 'missing-header', undefined, 'the delivery lacks X-Platform-Event: the platform sends it with every delivery (HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT)'],
+      [
+        { 'x-platform-event': '' },
+        'missing-header',
+        undefined,
+        'the delivery lacks X-Platform-Event: the platform sends it with every delivery (HOOK-HDR-EVENT, HOOK-HDR-DELIVERY, HOOK-HDR-HOOK-ID, HOOK-HDR-USER-AGENT)',
+      ],
       [{ 'x-platform-delivery': 'a b' }, 'invalid-header', undefined, 'X-Platform-Delivery is not a delivery GUID (letters, digits and - . _ :, at most 128)'],
       [{ 'x-platform-event': 'Push' }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
       [{ 'x-platform-event': '1push' }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
-      [{ 'x-platform-event': `a${'b'.repeat(100)}` }, 'invalid-header', 'guid-large-1', 'X-Platform-Event is not an event name (lower-case letters, digits and _)'],
-      [{ 'x-platform-hook-id': '.1' }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
-      [{ 'x-platform-hook-id': `1${'2'.repeat(128)}` }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
-      [{ 'x-platform-hook-id': '1 2' }, 'invalid-header', 'guid-large-1', 'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)'],
-      [{ 'user-agent': 'x Platform-Hookshot/1' }, 'bad-user-agent', 'guid-large-1', "the User-Agent does not start with Platform-Hookshot/, as every delivery's does (HOOK-HDR-USER-AGENT)"],
+      [
+        { 'x-platform-event': `a${'b'.repeat(100)}` },
+        'invalid-header',
+        'guid-large-1',
+        'X-Platform-Event is not an event name (lower-case letters, digits and _)',
+      ],
+      [
+        { 'x-platform-hook-id': '.1' },
+        'invalid-header',
+        'guid-large-1',
+        'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
+      ],
+      [
+        { 'x-platform-hook-id': `1${'2'.repeat(128)}` },
+        'invalid-header',
+        'guid-large-1',
+        'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
+      ],
+      [
+        { 'x-platform-hook-id': '1 2' },
+        'invalid-header',
+        'guid-large-1',
+        'X-Platform-Hook-ID is not a webhook identifier (letters, digits and - . _ :, at most 128)',
+      ],
+      [
+        { 'user-agent': 'x Platform-Hookshot/1' },
+        'bad-user-agent',
+        'guid-large-1',
+        "the User-Agent does not start with Platform-Hookshot/, as every delivery's does (HOOK-HDR-USER-AGENT)",
+      ],
     ];
     for (const [change, reason, deliveryId, message] of cases) {
       const error = await serve((request) => read(request, false), body, { ...base, ...change });
       assert.ok(error instanceof WebhookDeliveryError, JSON.stringify(change));
-      assert.deepEqual([error.reason, error.deliveryId, error.message, error.headers.connection], [reason, deliveryId, message, 'close'], JSON.stringify(change));
+      assert.deepEqual(
+        [error.reason, error.deliveryId, error.message, error.headers.connection],
+        [reason, deliveryId, message, 'close'],
+        JSON.stringify(change),
+      );
     }
     // The longest names and identifiers, and every character they may hold, are taken.
     const taken: Array<Record<string, string>> = [
@@ -836,12 +891,42 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     const body = JSON.stringify({ a: 1 });
     const base = await headersFor(body);
     const cases: Array<[ReadDeliveryOptions, Record<string, string | undefined>, string, string]> = [
-      [{ secrets: [secret] }, { 'x-hub-signature-256': undefined }, 'signature-missing', "check that the webhook has a secret and that it is one of the receiver's secrets"],
-      [{ secrets: [secret] }, { 'x-hub-signature-256': 'sha256=00' }, 'signature-malformed', "check that the webhook has a secret and that it is one of the receiver's secrets"],
-      [{ secrets: [secret], requireSignature: false }, { 'x-hub-signature-256': 'sha256=00' }, 'signature-malformed', "check that the webhook has a secret and that it is one of the receiver's secrets"],
-      [{ secrets: [secret], allowSha1: false }, { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) }, 'sha1-refused', 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)'],
-      [{ secrets: [secret], allowSha1: false, requireSignature: false }, { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) }, 'sha1-refused', 'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)'],
-      [{ secrets: [secret] }, { 'x-hub-signature-256': sign('another', body) }, 'signature-mismatch', "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body"],
+      [
+        { secrets: [secret] },
+        { 'x-hub-signature-256': undefined },
+        'signature-missing',
+        "check that the webhook has a secret and that it is one of the receiver's secrets",
+      ],
+      [
+        { secrets: [secret] },
+        { 'x-hub-signature-256': 'sha256=00' },
+        'signature-malformed',
+        "check that the webhook has a secret and that it is one of the receiver's secrets",
+      ],
+      [
+        { secrets: [secret], requireSignature: false },
+        { 'x-hub-signature-256': 'sha256=00' },
+        'signature-malformed',
+        "check that the webhook has a secret and that it is one of the receiver's secrets",
+      ],
+      [
+        { secrets: [secret], allowSha1: false },
+        { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) },
+        'sha1-refused',
+        'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)',
+      ],
+      [
+        { secrets: [secret], allowSha1: false, requireSignature: false },
+        { 'x-hub-signature-256': undefined, 'x-hub-signature': sha1Of(secret, body) },
+        'sha1-refused',
+        'have the platform send X-Hub-Signature-256, or allow SHA-1 (allowSha1, not --no-sha1)',
+      ],
+      [
+        { secrets: [secret] },
+        { 'x-hub-signature-256': sign('another', body) },
+        'signature-mismatch',
+        "check that the webhook's secret is one of the receiver's secrets, and that nothing between the platform and the receiver re-encodes the body",
+      ],
     ];
     for (const [opts, change, reason, hint] of cases) {
       const headers = Object.fromEntries(Object.entries({ ...base, ...change }).filter((entry): entry is [string, string] => entry[1] !== undefined));
@@ -858,7 +943,10 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
       assert.equal(((await serve((request) => read(request, false), body, unsigned)) as DeliveryPayload).signature, 'none');
     }
     const read = deliveryPayloadReader({ secrets: [] });
-    assert.equal(((await serve((request) => read(request, false), body, { ...unsigned, 'x-hub-signature-256': 'sha256=00' })) as DeliveryPayload).signature, 'none');
+    assert.equal(
+      ((await serve((request) => read(request, false), body, { ...unsigned, 'x-hub-signature-256': 'sha256=00' })) as DeliveryPayload).signature,
+      'none',
+    );
   });
 
   it('HOOK-LIM-PAYLOAD-25MB: a declared length over a cap that is not whole MiB is refused in bytes; a method that is no plain word is not quoted', async () => {
@@ -866,7 +954,10 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     const read = deliveryPayloadReader({ secrets: [secret], maxBytes: 100 });
     const error = await serve((request) => read(request, false), body, await headersFor(body));
     assert.ok(error instanceof WebhookDeliveryError);
-    assert.equal(error.message, `the delivery declares ${Buffer.byteLength(body)} bytes (Content-Length), over the 100 bytes cap (HOOK-LIM-PAYLOAD-25MB); nothing of it was read`);
+    assert.equal(
+      error.message,
+      `the delivery declares ${Buffer.byteLength(body)} bytes (Content-Length), over the 100 bytes cap (HOOK-LIM-PAYLOAD-25MB); nothing of it was read`,
+    );
     const mib = deliveryPayloadReader({ secrets: [secret], maxBytes: MiB + 1 });
     const big = JSON.stringify({ a: 'x'.repeat(MiB) });
     const over = await serve((request) => mib(request, false), big, await headersFor(big));
@@ -944,7 +1035,10 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
       { on: () => undefined, method: 'POST', headers: null },
       { on: () => undefined, method: 'POST', headers: 'x' },
     ]) {
-      await assert.rejects(readDelivery(fake as never, { secrets: [secret] }), (failure: unknown) => failure instanceof UsageError && failure.message === takes);
+      await assert.rejects(
+        readDelivery(fake as never, { secrets: [secret] }),
+        (failure: unknown) => failure instanceof UsageError && failure.message === takes,
+      );
     }
   });
 

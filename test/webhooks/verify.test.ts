@@ -230,9 +230,15 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
       [() => readSignatureClaim({}, 'no' as never), 'readSignatureClaim: options must be an object (or left out), got a string'],
       [() => readSignatureClaim({}, { allowSha1: 'no' as never }), 'readSignatureClaim: options.allowSha1 must be true or false, got a string'],
       [() => matchSignatureClaim([], body, claim), 'matchSignatureClaim: secrets must be a non-empty string or a non-empty array of them, got an array'],
-      [() => matchSignatureClaim([secret], {} as never, claim), 'matchSignatureClaim: body must be a Buffer, a Uint8Array or a string (the raw bytes received), got an object'],
+      [
+        () => matchSignatureClaim([secret], {} as never, claim),
+        'matchSignatureClaim: body must be a Buffer, a Uint8Array or a string (the raw bytes received), got an object',
+      ],
       [() => matchSignatureClaim([secret], body, null as never), 'matchSignatureClaim: claim must be a claim from readSignatureClaim, got null'],
-      [() => matchSignatureClaim([secret], body, { ...claim, algorithm: 'md5' } as never), "matchSignatureClaim: algorithm must be 'sha256' or 'sha1', got a string"],
+      [
+        () => matchSignatureClaim([secret], body, { ...claim, algorithm: 'md5' } as never),
+        "matchSignatureClaim: algorithm must be 'sha256' or 'sha1', got a string",
+      ],
       [() => matchSignatureClaim([secret], body, { ...claim, digest: hex } as never), 'matchSignatureClaim: claim.digest must be a Buffer, got a string'],
     ];
     for (const [call, message] of calls) {
@@ -336,9 +342,13 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
     assert.deepEqual(failure(verify(secret, body, { 'x-hub-signature-256': sign('other', body) })), {
       ok: false,
       reason: 'mismatch',
-      message: "X-Hub-Signature-256 does not match the body with the secret: the body was changed on the way, or the webhook's secret is not one of those given",
+      message:
+        "X-Hub-Signature-256 does not match the body with the secret: the body was changed on the way, or the webhook's secret is not one of those given",
     });
-    assert.match(failure(verify([secret, 'b'], body, { 'x-hub-signature': sha1Of('other', body) })).message, /^X-Hub-Signature does not match the body with any of the 2 secrets:/);
+    assert.match(
+      failure(verify([secret, 'b'], body, { 'x-hub-signature': sha1Of('other', body) })).message,
+      /^X-Hub-Signature does not match the body with any of the 2 secrets:/,
+    );
   });
 
   it('HOOK-AUTH-HMAC: the same secret given twice matches as the first; a claim whose digest has the wrong length is a mismatch, never thrown on', () => {
@@ -350,8 +360,15 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
 
   it('HOOK-AUTH-HMAC: requestSignatureClaim reads node:http headers — an array is each value, the sha1 header only when allowed', () => {
     const twice = requestSignatureClaim({ 'x-hub-signature-256': [good, good] } as never, true);
-    assert.deepEqual(twice, { ok: false, reason: 'malformed', message: 'X-Hub-Signature-256 is malformed: it came 2 times; it must be sha256= followed by 64 hex digits' });
-    assert.deepEqual(requestSignatureClaim({ 'x-hub-signature-256': good }, true), { ok: true, claim: { algorithm: 'sha256', digest: Buffer.from(hex, 'hex') } });
+    assert.deepEqual(twice, {
+      ok: false,
+      reason: 'malformed',
+      message: 'X-Hub-Signature-256 is malformed: it came 2 times; it must be sha256= followed by 64 hex digits',
+    });
+    assert.deepEqual(requestSignatureClaim({ 'x-hub-signature-256': good }, true), {
+      ok: true,
+      claim: { algorithm: 'sha256', digest: Buffer.from(hex, 'hex') },
+    });
     assert.equal(requestSignatureClaim({ 'x-hub-signature': sha1Of(secret, body) }, true).ok, true);
     assert.deepEqual(requestSignatureClaim({ 'x-hub-signature': sha1Of(secret, body) }, false).ok, false);
     assert.equal((requestSignatureClaim({}, true) as { reason: string }).reason, 'missing');
@@ -365,7 +382,8 @@ describe('webhooks: signature details a caller sees (HOOK-AUTH-HMAC)', () => {
     check.update(bytes.subarray(0, 10));
     check.update(bytes.subarray(10));
     assert.deepEqual(check.result(), { ok: true, algorithm: 'sha256', secretIndex: 1 });
-    const misuse = (message: string) => (error: unknown) => error instanceof UsageError && error.message === message && error.code === 'INVALID_ARGUMENT' && error.exitCode === 2;
+    const misuse = (message: string) => (error: unknown) =>
+      error instanceof UsageError && error.message === message && error.code === 'INVALID_ARGUMENT' && error.exitCode === 2;
     assert.throws(() => check.update(bytes), misuse('signatureCheck: update after result'));
     assert.throws(() => check.result(), misuse('signatureCheck: result called twice'));
   });
