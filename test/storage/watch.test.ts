@@ -187,13 +187,13 @@ describe('storage client: changes and files watched through channels', function 
     const first = await s.client.watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id' });
     await next(inbox);
     const refused = await s.client
-      .watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id', token: 'other' })
+      .watchFile({ fileId: file.id!, address, receiver, id: 'fixed-channel-id', token: 'other-channel-token-7f3a' })
       .catch((e: Error & { reason?: string }) => e);
     assert.equal((refused as { reason?: string }).reason, 'channelIdNotUnique');
     assert.equal(
       await post(address, {
         'x-goog-channel-id': 'fixed-channel-id',
-        'x-goog-channel-token': 'other',
+        'x-goog-channel-token': 'other-channel-token-7f3a',
         'x-goog-resource-id': first.resourceId,
         'x-goog-resource-uri': 'u',
         'x-goog-resource-state': 'update',

@@ -53,7 +53,7 @@ describe('devserver/platform: custom deployment protection rules (HOOK-EV-DEPLOY
       tokens: [{ kind: 'personal', login: 'dev', token: TOKEN }],
       apps: [
         { id: 42, publicKey: keys.publicKey, installations: [{ id: 7, account: 'gantry' }], webhook: { url: `${receiver.url}/app42`, secret: SECRET } },
-        { id: 43, publicKey: other.publicKey, installations: [{ id: 8, account: 'gantry' }], webhook: { url: `${receiver.url}/app43`, secret: 'other' } },
+        { id: 43, publicKey: other.publicKey, installations: [{ id: 8, account: 'gantry' }], webhook: { url: `${receiver.url}/app43`, secret: 'other-app-secret-2c9d' } },
         { id: 44, publicKey: other.publicKey, installations: [{ id: 9, account: 'elsewhere' }] },
       ],
       environments: [{ repository: 'gantry/demo', name: 'staging', protectionRules: [{ appId: 42 }] }],
@@ -289,7 +289,7 @@ describe('devserver/platform: custom deployment protection rules (HOOK-EV-DEPLOY
     const second = await receiver.next(
       (r) => r.path === '/hooks/app43' && r.header('x-platform-event') === 'deployment_protection_rule' && r.json().deployment.id === deployment.id,
     );
-    assert.ok(signatureMatches(second.header('x-hub-signature-256'), 'sha256', 'other', second.body));
+    assert.ok(signatureMatches(second.header('x-hub-signature-256'), 'sha256', 'other-app-secret-2c9d', second.body));
     assert.equal(second.json().installation.id, 8);
     assert.equal(
       (await callback(payload.deployment_callback_url, await installationToken(42, 7), { environment_name: 'dual', state: 'approved' })).status,
