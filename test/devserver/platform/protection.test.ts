@@ -53,7 +53,12 @@ describe('devserver/platform: custom deployment protection rules (HOOK-EV-DEPLOY
       tokens: [{ kind: 'personal', login: 'dev', token: TOKEN }],
       apps: [
         { id: 42, publicKey: keys.publicKey, installations: [{ id: 7, account: 'gantry' }], webhook: { url: `${receiver.url}/app42`, secret: SECRET } },
-        { id: 43, publicKey: other.publicKey, installations: [{ id: 8, account: 'gantry' }], webhook: { url: `${receiver.url}/app43`, secret: 'other-app-secret-2c9d' } },
+        {
+          id: 43,
+          publicKey: other.publicKey,
+          installations: [{ id: 8, account: 'gantry' }],
+          webhook: { url: `${receiver.url}/app43`, secret: 'other-app-secret-2c9d' },
+        },
         { id: 44, publicKey: other.publicKey, installations: [{ id: 9, account: 'elsewhere' }] },
       ],
       environments: [{ repository: 'gantry/demo', name: 'staging', protectionRules: [{ appId: 42 }] }],
