@@ -111,9 +111,8 @@ export function createSender(settings: SendSettings): (request: RequestOptions, 
     // announce), not the service failing: the request goes once more, at once and outside the policy's count — as Go's
     // net/http decides (shouldRetryRequest): whatever its method when the write itself failed (EPIPE: nothing reached
     // the server), else only when it may be repeated (an idempotent method, an Idempotency-Key, or a request its caller
-    // marks `repeatable`, such as a token revocation), since a server may
-    // have acted on a POST before it dropped the connection — a second authorization-code exchange revokes the first
-    // one's tokens (RFC 6749 §4.1.2). keep-alive.ts keeps a pooled connection whose close has arrived from being written
+    // marks `repeatable`, such as a token revocation), since a server may have acted on a POST before it dropped the
+    // connection — a second authorization-code exchange revokes the first one's tokens (RFC 6749 §4.1.2). keep-alive.ts keeps a pooled connection whose close has arrived from being written
     // to, so what remains here is the narrow race. Never a streamed body: it is gone once read.
     const resendable = !isStreamed(request.body);
     const replayable =
