@@ -4,7 +4,8 @@
  * The first poll waits one interval; `slow_down` adds 5 s to every later poll (or takes the server's larger `interval`)
  * and is never a reason to give up; Retry-After stretches one wait; the code's `expires_in` ends the polling, and
  * whatever the server says after it, the code has expired (AMB-17). A transient failure (a 5xx, a dropped connection)
- * is polled through until the deadline. The abort signal stops it at once.
+ * is polled through until the deadline. The abort signal stops it at once, and a stop is a cancellation even when
+ * the code has expired meanwhile. An `expired_token` the server sends is read from the one table of poll errors.
  */
 import { terminalText } from '../terminal-text.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -99,7 +100,6 @@ export async function pollForTokens(http: HttpClient, endpoints: AuthEndpoints, 
       options.onPoll?.({ kind: 'slow_down', nextInMs: nextWait });
       continue;
     }
-    if (error === 'expired_token') throw expiredError();
     if (error) throw oauthError(error, refused?.description, answer.status);
     if (answer.status >= 500 || answer.status === 429) {
       if (++failures >= maxTransientFailures)

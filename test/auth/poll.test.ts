@@ -190,7 +190,12 @@ describe('device login: the poll state machine against a programmed token endpoi
     assert.equal((await loginError(poll())).code, 'AUTH_EXPIRED');
     script = [oauth('expired_token')];
     clock = START;
-    assert.equal((await loginError(poll())).code, 'AUTH_EXPIRED', 'expired_token (RFC 8628) ends it before the deadline');
+    const said = await loginError(poll());
+    assert.deepEqual(
+      [said.code, said.status, said.oauthError, polls()],
+      ['AUTH_EXPIRED', 400, 'expired_token', 2],
+      'expired_token (RFC 8628) ends it before the deadline, with the status the server answered',
+    );
   });
 
   it('DEV-ERR-ACCESS-DENIED DEV-ERR-INVALID-GRANT: any other OAuth error ends polling with its own error and status', async () => {
@@ -312,6 +317,15 @@ describe('device login: the poll state machine against a programmed token endpoi
     assert.equal((await loginError(poll({}, { signal: asking.signal }))).code, 'AUTH_CANCELLED');
     assert.equal(polls(), 1);
     assert.deepEqual(events, [], 'a cancelled request is not a failure to poll through');
+
+    const lastWait = new AbortController();
+    setTimeout(() => lastWait.abort(), 50);
+    const stopped = await loginError(poll({ interval: 60, expiresAt: START + 30_000 }, { signal: lastWait.signal }));
+    assert.equal(stopped.code, 'AUTH_CANCELLED', 'stopped during the wait that ends at the deadline: cancelled, not expired');
+
+    const late = new AbortController();
+    late.abort();
+    assert.equal((await loginError(poll({ expiresAt: START - 1 }, { signal: late.signal }))).code, 'AUTH_CANCELLED', 'a stop wins over an expiry');
   });
 
   it('DEV-ST-SLOW-DOWN: after slow_down the grown interval stays, and the failure count starts again (one real 5 s wait)', async function () {
