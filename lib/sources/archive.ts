@@ -274,28 +274,45 @@ export async function extractTarStream(input: Readable, type: ArchiveType, write
   const parser = new Parser({ strict: true, brotli: false, zstd: false, ...(inParser ? { maxDecompressionRatio: Number.POSITIVE_INFINITY } : {}) });
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
+  // The member the writer is busy with: stopped on a failure, so its write ends instead of waiting for bytes that
+  // will never come (and its file is closed).
+  let current: ReadEntry | undefined;
   let detach = () => {};
   await new Promise<void>((resolve, reject) => {
+    // After a failure nothing more is written: members already read are dropped, the one in progress is stopped, and
+    // the promise rejects only once the writer is idle, so a caller removing the folder never races a late write.
     const fail = (error: unknown) => {
       if (failure !== undefined) return;
       failure = error;
       detach();
       stop();
       stream.destroy();
-      reject(error);
+      current?.destroy(error instanceof Error ? error : new Error(String(error)));
+      void chain.then(() => reject(error));
     };
     parser.on('entry', (entry: ReadEntry) => {
+      // Errors reach the writer through destroy(); this listener only keeps an unwatched member from throwing.
+      entry.on('error', () => undefined);
       if (failure !== undefined) {
         entry.resume();
         return;
       }
       const header = tarHeader(entry);
       chain = chain
-        .then(() => writer.add(header, header.type === 'file' ? (entry as unknown as Readable) : undefined))
         .then(() => {
+          if (failure !== undefined) {
+            entry.resume();
+            return;
+          }
+          current = entry;
+          return writer.add(header, header.type === 'file' ? (entry as unknown as Readable) : undefined);
+        })
+        .then(() => {
+          current = undefined;
           if (header.type !== 'file') entry.resume();
         })
         .catch((error) => {
+          current = undefined;
           entry.resume();
           fail(error);
         });

@@ -3,7 +3,7 @@
 // compression path (parser-inflated slices, staged zlib, the system filters) and how each fails.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -498,6 +498,77 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         await refused(extractStream(input, type), /climbs out/);
         assert.ok(input.destroyed, type);
       }
+    });
+  });
+
+  describe('after a refusal nothing more is written', () => {
+    /** Every path under `root` with its size and modification time, to compare across a pause. */
+    async function snapshot(root: string): Promise<string[]> {
+      const names = (await readdir(root, { recursive: true })).sort();
+      return Promise.all(
+        names.map(async (name) => {
+          const info = await lstat(join(root, name));
+          return `${name} ${info.size} ${info.mtimeMs}`;
+        }),
+      );
+    }
+    /** The paths under `root` this process still holds open. */
+    async function openBelow(root: string): Promise<string[]> {
+      const held: string[] = [];
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (target.startsWith(`${root}/`)) held.push(target);
+      }
+      return held;
+    }
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+    it('MUTATION-ARCHIVE: members the parser read before a refused one are dropped, for every compression path; nothing appears or changes later', async () => {
+      const members: TarMember[] = [
+        ...Array.from({ length: 60 }, (_, i): TarMember => ({ name: `before/f${i}`, content: `b${i}` })),
+        { name: 'before/evil', type: '2', linkname: '../../outside' },
+        ...Array.from({ length: 60 }, (_, i): TarMember => ({ name: `after/d${i}/`, type: '5' })),
+        ...Array.from({ length: 60 }, (_, i): TarMember => ({ name: `after/f${i}`, content: `a${i}` })),
+      ];
+      const gz = tarGz(members);
+      const inputs: Array<[ArchiveType, Buffer, number | undefined]> = [
+        ['tar', tar(members), undefined],
+        ['tar.gz', gz, undefined],
+        ['tar.gz', gz, gz.length],
+        ['tar.xz', tarXz(members), undefined],
+      ];
+      for (const [type, bytes, compressedBytes] of inputs) {
+        const what = `${type}${compressedBytes === undefined ? '' : ' inflated by the parser'}`;
+        const parent = await mkdtemp(join(dir, 'parent-'));
+        const root = join(parent, 'root');
+        await mkdir(root);
+        await refused(extractTarStream(Readable.from([bytes]), type, new TreeWriter(root, defaultLimits), compressedBytes), /points outside the module/);
+        const then = await snapshot(root);
+        await pause();
+        assert.deepEqual(await snapshot(root), then, `${what}: written after the refusal`);
+        assert.equal(then.filter((line) => line.startsWith('before/f')).length, 60, what);
+        assert.ok(!then.some((line) => line.startsWith('after')), `${what}: ${then.filter((line) => line.startsWith('after')).join(', ')}`);
+        assert.deepEqual(await readdir(parent), ['root'], what);
+      }
+    });
+
+    it('MUTATION-ARCHIVE: a member being written when the download breaks is stopped, and its file closed, before the promise rejects', async () => {
+      const whole = tar([{ name: 'big', content: randomBytes(256 * 1024) }]);
+      const root = await mkdtemp(join(dir, 'cut-'));
+      let sent = false;
+      const input = new Readable({
+        read() {
+          if (sent) return;
+          sent = true;
+          this.push(whole.subarray(0, 512 + 64 * 1024));
+          setTimeout(() => this.destroy(new Error('connection reset')), 20);
+        },
+      });
+      await refused(extractTarStream(input, 'tar', new TreeWriter(root, defaultLimits)), /^the tar archive is corrupt: connection reset$/);
+      assert.deepEqual(await openBelow(root), [], 'the partial file is still open');
+      const then = await snapshot(root);
+      await pause();
+      assert.deepEqual(await snapshot(root), then);
     });
   });
 
