@@ -48,7 +48,7 @@ function decompress(
   input: Readable,
   type: ArchiveType,
   compressedBytes: number | undefined,
-): { stream: Readable; done: Promise<void>; stop: () => void; inParser?: boolean } {
+): { stream: Readable; done: Promise<void>; stop: () => void; inParser?: boolean; filter?: boolean } {
   if (type === 'tar') return { stream: input, done: Promise.resolve(), stop: () => input.destroy() };
   if (type === 'tar.gz') {
     // A small archive (a pin's module: a few KiB) is inflated by the tar parser itself, synchronously as its bytes
@@ -98,19 +98,61 @@ function decompress(
     });
     child.on('close', (code) => {
       if (code === 0 || stopped) resolve();
-      else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${stderr.trim().split('\n').pop() || `exit ${code}`}`));
+      else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${lastWord(command, stderr) || `exit ${code}`}`));
     });
   });
   done.catch(() => undefined);
   return {
     stream: child.stdout,
     done,
+    filter: true,
     stop: () => {
       stopped = true;
       input.destroy();
       child.kill('SIGTERM');
     },
   };
+}
+
+/**
+ * What a filter said: its last line naming the program (bzip2 follows its error with lines of advice), else its last
+ * line.
+ */
+function lastWord(command: string, stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  return lines.filter((line) => line.startsWith(`${command}: `)).pop() ?? lines.pop() ?? '';
+}
+
+/**
+ * How much more of a filter's output is read, after the tar parser gave up, to hear whether the filter fails too: a
+ * filter writes what it decoded before it checks it, so corrupt input reaches the parser as garbage, or as nothing,
+ * before the filter's own, better, message. bzip2 checks every block (at most 900 kB before its run-length stage, about
+ * that much of a tar); xz mostly fails where the data breaks. Past this, the parser's refusal stands.
+ */
+const verdictBytes = 8 * 1024 * 1024;
+
+/** Reads and drops what is left of `stream`, at most `limit` bytes; answers whether it ended within them. */
+function drain(stream: Readable, limit: number): Promise<boolean> {
+  if (stream.readableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const settle = (ended: boolean) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('close', onClose);
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) settle(false);
+    };
+    const onEnd = () => settle(true);
+    const onClose = () => settle(false);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('close', onClose);
+    stream.resume();
+  });
 }
 
 /** The size of each of the two buffers `feedStaged` gathers compressed bytes in. */
@@ -267,13 +309,15 @@ function relay(stream: Readable, parser: Parser, sliceBytes?: number): () => voi
  * Content-Length, a file size), only tunes buffer sizes; limits are enforced on the bytes as they come.
  */
 export async function extractTarStream(input: Readable, type: ArchiveType, writer: TreeWriter, compressedBytes?: number): Promise<void> {
-  const { stream, done, stop, inParser = false } = decompress(input, type, compressedBytes);
+  const { stream, done, stop, inParser = false, filter = false } = decompress(input, type, compressedBytes);
   // Only the compression named by the type: never brotli or zstd guessed from the bytes. When the parser inflates,
   // the byte cap (TreeWriter) guards against bombs, not tar's ratio limit, which could refuse a legitimate module of
   // highly repetitive files.
   const parser = new Parser({ strict: true, brotli: false, zstd: false, ...(inParser ? { maxDecompressionRatio: Number.POSITIVE_INFINITY } : {}) });
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
+  // Set while the tar parser's refusal waits for the filter's verdict: the archive can no longer succeed.
+  let hearing = false;
   // The member the writer is busy with: stopped on a failure, so its write ends instead of waiting for bytes that
   // will never come (and its file is closed).
   let current: ReadEntry | undefined;
@@ -317,9 +361,24 @@ export async function extractTarStream(input: Readable, type: ArchiveType, write
           fail(error);
         });
     });
-    parser.on('error', (error: Error) => fail(new SourceRefusedError(`the ${type} archive is not a readable tar: ${error.message}`)));
+    parser.on('error', (error: Error) => {
+      const unreadable = new SourceRefusedError(`the ${type} archive is not a readable tar: ${error.message}`);
+      if (!filter) return fail(unreadable);
+      // Corrupt input makes a filter write garbage or nothing, then fail: its message comes first whatever the timing
+      // (done.catch below), the parser's only once the filter ended well or wrote `verdictBytes` more.
+      if (hearing || failure !== undefined) return;
+      hearing = true;
+      detach();
+      void drain(stream, verdictBytes)
+        .then((ended) => (ended ? done : undefined))
+        .then(() => fail(unreadable), fail);
+    });
     parser.on('end', () => {
-      chain.then(() => done).then(resolve, fail);
+      chain
+        .then(() => done)
+        .then(() => {
+          if (!hearing) resolve();
+        }, fail);
     });
     stream.on('error', (error: Error) => {
       fail(error instanceof GantryError ? error : new SourceRefusedError(`the ${type} archive is corrupt: ${error.message}`));

@@ -2,6 +2,7 @@
 // the caps at their exact limits, every link and name refusal, the in-memory tree against the written one, each
 // compression path (parser-inflated slices, staged zlib, the system filters) and how each fails.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { hashTree } from '../../lib/sources/hash.js';
 import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
 import { safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
 import type { ArchiveType } from '../../lib/sources/location.js';
-import { tar, tarGz, tarXz, zip, type TarMember } from './archives.js';
+import { tar, tarBz2, tarGz, tarXz, zip, type TarMember } from './archives.js';
 
 type Refusal = { code?: string; exitCode?: number; message: string; hint?: string };
 
@@ -601,6 +602,35 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await refused(extract(input, 'tar.xz'), /xz said -dc --memlimit-decompress=256MiB$/);
       await fakeTool('bzip2', `/bin/cat '${good}'\necho "$*" >&2\nexit 1`);
       await refused(extract(input, 'tar.bz2'), /bzip2 said -dc$/);
+    });
+
+    it('MUTATION-ARCHIVE: corrupt input is refused with the real bzip2 or xz message, never as an unreadable tar (whether the filter writes nothing or garbage first)', async () => {
+      // Fixed content, so the flipped byte lands in the same place every run.
+      const content = Buffer.from(Array.from({ length: 4000 }, (_, i) => `line ${i} ${(i * 7919) % 10007}\n`).join(''));
+      const flip = (bytes: Buffer) => {
+        const copy = Buffer.from(bytes);
+        copy[copy.length >> 1] = (copy[copy.length >> 1] as number) ^ 0xff;
+        return copy;
+      };
+      const noise = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 131 + 7) % 256));
+      const cases: Array<[Buffer, ArchiveType, RegExp]> = [
+        [noise, 'tar.bz2', /^the tar\.bz2 archive is corrupt: bzip2 said bzip2: \(stdin\) is not a bzip2 file\.$/],
+        [noise, 'tar.xz', /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): File format not recognized$/],
+        // bzip2 writes a block before checking it, and ends its message with advice: the line naming the program is shown.
+        [flip(tarBz2([{ name: 'a', content }])), 'tar.bz2', /^the tar\.bz2 archive is corrupt: bzip2 said bzip2: Data integrity error when decompressing\.$/],
+        [flip(tarXz([{ name: 'a', content }])), 'tar.xz', /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): Compressed data is corrupt$/],
+      ];
+      for (const [bytes, type, message] of cases) await refused(extract(bytes, type), message);
+      // A filter that succeeds on what is not a tar: then the tar is what is wrong.
+      await refused(extract(execFileSync('bzip2', ['-c'], { input: noise }), 'tar.bz2'), /^the tar\.bz2 archive is not a readable tar: /);
+    });
+
+    it('MUTATION-ARCHIVE: the filter is heard even when it fails long after its output ended; one that never ends is not waited for past a cap', async () => {
+      await fakeTool('xz', 'exec 1>&-\n/bin/sleep 0.3\necho "xz: (stdin): Unexpected end of input" >&2\nexit 1');
+      await refused(extract(Buffer.alloc(64), 'tar.xz'), /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): Unexpected end of input$/);
+      // Garbage, endlessly: the parser's refusal stands once the cap of further output is read, and the filter is killed.
+      await fakeTool('bzip2', 'exec /usr/bin/yes garbage');
+      await refused(extract(Buffer.alloc(64), 'tar.bz2'), /^the tar\.bz2 archive is not a readable tar: /);
     });
 
     it('MUTATION-ARCHIVE: a missing filter is MISSING_TOOL (exit 2, with the install hint); one that cannot run is not called missing', async () => {

@@ -268,7 +268,7 @@ describe('sources: hardened extraction and content hash', () => {
     await assert.rejects(extractArchive(file, 'tar.gz', join(dir, 'cut'), defaultLimits), SourceRefusedError);
     const xz = await archiveFile('bad.txz', Buffer.concat([tarXz(sample).subarray(0, 40), Buffer.from('garbage')]));
     await mkdir(join(dir, 'bad'));
-    await assert.rejects(extractArchive(xz, 'tar.xz', join(dir, 'bad'), defaultLimits), /the tar.xz archive (is corrupt|is not a readable tar)/);
+    await assert.rejects(extractArchive(xz, 'tar.xz', join(dir, 'bad'), defaultLimits), /the tar\.xz archive is corrupt: xz said xz: \(stdin\): /);
   });
 
   it('a small tar.gz of known size (a download with Content-Length, inflated by the parser) extracts and hashes as a file does, and is refused the same way when hostile', async () => {
