@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { close, fchmod, open, writev } from 'node:fs';
 import { chmod, copyFile, mkdir, rm, symlink } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { hashLines, type HashedEntry } from './hash.js';
@@ -137,10 +137,7 @@ export class TreeWriter {
     switch (header.type) {
       case 'directory':
         await this.replaceExisting(relative, target, true);
-        if (!this.hashOnly) {
-          await mkdir(target, { recursive: true, mode: 0o755 });
-          await chmod(target, 0o755);
-        }
+        if (!this.hashOnly) await makeFolders(target);
         this.tree.set(relative, { kind: 'dir' });
         return;
       case 'file':
@@ -163,7 +160,7 @@ export class TreeWriter {
   }
 
   private async ensureParent(parts: string[]): Promise<void> {
-    if (parts.length > 1 && !this.hashOnly) await mkdir(join(this.root, ...parts.slice(0, -1)), { recursive: true, mode: 0o755 });
+    if (parts.length > 1 && !this.hashOnly) await makeFolders(join(this.root, ...parts.slice(0, -1)));
   }
 
   /** A later member with the same name replaces the earlier one (tar semantics), never following a link. */
@@ -253,6 +250,16 @@ export class TreeWriter {
     }
     this.tree.set(relative, { kind: 'file', sha256: original.sha256, mode, size: original.size });
   }
+}
+
+/**
+ * Makes `folder` and any missing folder above it, each 0755: mkdir's mode passes through the umask (077 would make them
+ * 0700), so each folder it made is set explicitly; one that exists was made here before, and is left alone.
+ */
+async function makeFolders(folder: string): Promise<void> {
+  const first = await mkdir(folder, { recursive: true, mode: 0o755 });
+  if (first === undefined) return;
+  for (let made = folder; made.length >= first.length; made = dirname(made)) await chmod(made, 0o755);
 }
 
 const openFile = promisify(open);

@@ -290,6 +290,45 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await assert.rejects(extractArchive(await file('m.tar', tar([{ name: 'main.tf', content: 'evil' }])), 'tar', root, defaultLimits), /EEXIST/);
       assert.equal(await readFile(outside, 'utf8'), 'untouched');
     });
+
+    it('MUTATION-ARCHIVE: folders are 0755 and files 0644 or 0755 whatever the umask: declared, implied by a member, or above a declared one (tar and zip)', async () => {
+      const saved = process.umask(0o077);
+      try {
+        const inputs: Array<[Buffer, ArchiveType]> = [
+          [
+            tar([
+              { name: 'declared/', type: '5', mode: 0o700 },
+              { name: 'implied/deeper/x', content: 'x', mode: 0o600 },
+              { name: 'p/q/', type: '5' },
+              { name: 'run', content: 'r', mode: 0o700 },
+            ]),
+            'tar',
+          ],
+          [
+            await zip([
+              { name: 'declared/', directory: true, mode: 0o40700 },
+              { name: 'implied/deeper/x', content: 'x', mode: 0o100600 },
+              { name: 'p/q/', directory: true },
+              { name: 'run', content: 'r', mode: 0o100700 },
+            ]),
+            'zip',
+          ],
+        ];
+        for (const [bytes, type] of inputs) {
+          const { root } = await extract(bytes, type);
+          const modes: Record<string, string> = {};
+          for (const name of ['declared', 'implied', 'implied/deeper', 'implied/deeper/x', 'p', 'p/q', 'run'])
+            modes[name] = ((await lstat(join(root, name))).mode & 0o7777).toString(8);
+          assert.deepEqual(
+            modes,
+            { declared: '755', implied: '755', 'implied/deeper': '755', 'implied/deeper/x': '644', p: '755', 'p/q': '755', run: '755' },
+            type,
+          );
+        }
+      } finally {
+        process.umask(saved);
+      }
+    });
   });
 
   describe('later members replace earlier ones, and the in-memory tree matches the written one', () => {
