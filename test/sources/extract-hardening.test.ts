@@ -362,6 +362,16 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         ],
         { x: 'dir', y: 'now a file', l: 'now a file too', f: '-> y', g: '-> y', k: 'now a file' },
       ],
+      [
+        'a folder replaced drops what was inside it, and nothing whose name only starts the same',
+        [
+          { name: 'y/z', content: 'gone' },
+          { name: 'yy', content: 'kept' },
+          { name: 'y.tf', content: 'kept too' },
+          { name: 'y', content: 'now a file' },
+        ],
+        { y: 'now a file', yy: 'kept', 'y.tf': 'kept too' },
+      ],
     ];
     for (const [what, members, expected] of cases) {
       it(`MUTATION-ARCHIVE: ${what}`, async () => {
