@@ -614,7 +614,21 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
           setTimeout(() => this.destroy(new Error('connection reset')), 20);
         },
       });
-      await refused(extractTarStream(input, 'tar', new TreeWriter(root, defaultLimits)), /^the tar archive is corrupt: connection reset$/);
+      // The real writer, counting the members it is still busy with: none may be when the promise rejects.
+      class Watched extends TreeWriter {
+        busy = 0;
+        override async add(...args: Parameters<TreeWriter['add']>): Promise<void> {
+          this.busy += 1;
+          try {
+            await super.add(...args);
+          } finally {
+            this.busy -= 1;
+          }
+        }
+      }
+      const writer = new Watched(root, defaultLimits);
+      await refused(extractTarStream(input, 'tar', writer), /^the tar archive is corrupt: connection reset$/);
+      assert.equal(writer.busy, 0, 'rejected while the writer was still busy');
       assert.deepEqual(await openBelow(root), [], 'the partial file is still open');
       const then = await snapshot(root);
       await pause();
