@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { expectOptions, expectString } from '../arguments.js';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GantryError, ExitCode, type ExitCodeValue } from '../errors.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { ensureFolder } from '../local-paths.js';
 import { HttpError, NetworkError, ProtocolError, redactUrl, type HttpClient, type RetryPolicy } from '../http/index.js';
 import { plainHttpAllowed } from './plain-http.js';
@@ -72,14 +72,12 @@ export function createFileDiscoveryCache(dir: string, ttlMs: number): DiscoveryC
     async set(host, services) {
       if (ttlMs <= 0) return;
       const file = fileFor(host);
-      const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
       try {
         // A cache that cannot be written is no cache, never a failure (nor a hang: no recursive mkdir, see ensureFolder).
         await ensureFolder(folder, 'the discovery cache folder');
-        await writeFile(temporary, `${JSON.stringify({ storedAt: Date.now(), services })}\n`);
-        await rename(temporary, file);
+        await writeFileAtomic(file, `${JSON.stringify({ storedAt: Date.now(), services })}\n`);
       } catch {
-        await rm(temporary, { force: true });
+        // nothing kept: the next run asks the registry again
       }
     },
   };

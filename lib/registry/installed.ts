@@ -4,9 +4,8 @@
  * wrote it and its content still hashes as written: a folder of the user's, or a module edited in place, is never
  * deleted without `force`.
  */
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
 import { UsageError } from '../errors.js';
 import { localFileLimits, readLocalText } from '../local-paths.js';
 import type { RegistryErrorCode } from './errors.js';
@@ -56,12 +55,5 @@ export async function writeInstalled(dir: string, record: InstalledRecord): Prom
   const file = join(dir, installedFileName);
   const modules: InstalledRecord = {};
   for (const name of Object.keys(record).sort()) modules[name] = record[name] as InstalledEntry;
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify({ version: 1, modules }, null, 2)}\n`, { flag: 'wx' });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, `${JSON.stringify({ version: 1, modules }, null, 2)}\n`);
 }

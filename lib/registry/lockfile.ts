@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { expectObject, expectString } from '../arguments.js';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.js';
 import { GantryError, ExitCode } from '../errors.js';
 import { parseEditedJson } from '../json-syntax.js';
 import { checkWritableFile, readLocalText, writeFailure } from '../local-paths.js';
@@ -132,13 +131,7 @@ export async function writeLockFile(file: string, lock: LockFile): Promise<void>
   expectString('writeLockFile', 'file', file, `the path of a lock file such as ${lockFileName}`);
   const text = formatChecked('writeLockFile', lock); // checks the lock before anything is written
   await checkWritableFile(file, 'the lock file');
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, text, { flag: 'wx' });
-    await rename(temporary, file);
-  } catch (error) {
-    // The cleanup's own failure (a temporary name too long to exist) must not replace the reason the write failed.
-    await rm(temporary, { force: true }).catch(() => undefined);
+  await writeFileAtomic(file, text).catch((error: unknown) => {
     throw writeFailure(error, file, 'the lock file');
-  }
+  });
 }
