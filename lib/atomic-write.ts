@@ -81,6 +81,8 @@ async function syncFolder(folder: string): Promise<void> {
  */
 export async function writeFileAtomic(file: string, content: string | Uint8Array | Readable, options: AtomicWriteOptions = {}): Promise<void> {
   const temporary = temporaryFor(file);
+  // Held until the temporary is open: a stream a caller's 'data' listener set flowing would lose what came meanwhile.
+  if (isStream(content)) content.pause();
   let handle: FileHandle;
   try {
     handle = await open(temporary, createFlags, options.mode ?? 0o666);

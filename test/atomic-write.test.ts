@@ -58,6 +58,19 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
     assert.deepEqual(await readdir(folder), ['state.json']);
   });
 
+  it('LAYER-FS: a stream already flowing (a byte counter listening) loses nothing while the temporary is being opened', async () => {
+    const file = join(folder, 'counted.bin');
+    const chunks = Array.from({ length: 32 }, (_, i) => Buffer.alloc(1024, i));
+    const body = Readable.from(chunks);
+    let counted = 0;
+    body.on('data', (chunk: Buffer) => {
+      counted += chunk.length;
+    });
+    await writeFileAtomic(file, body);
+    assert.deepEqual(await readFile(file), Buffer.concat(chunks));
+    assert.equal(counted, 32 * 1024);
+  });
+
   it('LAYER-FS: writers at the same time each use a name of their own: the target is one of them, whole', async () => {
     const file = join(folder, 'shared.txt');
     const texts = Array.from({ length: 8 }, (_, i) => `${String(i)}`.repeat(50_000));
