@@ -55,6 +55,18 @@ export function temporaryWriter(file: string, name: string): number | undefined 
 
 const isStream = (content: string | Uint8Array | Readable): content is Readable => typeof content !== 'string' && !(content instanceof Uint8Array);
 
+/**
+ * Holds a stream while its temporary is being opened: paused, so a stream a caller's 'data' listener set flowing
+ * loses nothing meanwhile, and listened to, so an error it raises meanwhile (a body over its limit) is not uncaught:
+ * the stream keeps it and the pipeline throws it. Returns the function that lets go.
+ */
+function hold(stream: Readable): () => void {
+  stream.pause();
+  const kept = () => undefined;
+  stream.on('error', kept);
+  return () => stream.off('error', kept);
+}
+
 async function fill(handle: FileHandle, content: string | Uint8Array | Readable, options: AtomicWriteOptions): Promise<void> {
   // The umask may have narrowed the mode given to open, never widened it; chmod makes it exact.
   if (options.mode !== undefined && setsModes) await handle.chmod(options.mode);
@@ -77,34 +89,37 @@ async function syncFolder(folder: string): Promise<void> {
 
 /**
  * Replaces `file` by `content` (text as UTF-8, bytes, or a stream read to its end) atomically. Throws the error of
- * the step that failed, as Node gave it (callers word it); `file` is then as it was and no temporary is left.
+ * the step that failed, as Node gave it (callers word it); `file` is then as it was and no temporary is left. A
+ * stream is destroyed when the write fails (a response body holds its connection).
  */
 export async function writeFileAtomic(file: string, content: string | Uint8Array | Readable, options: AtomicWriteOptions = {}): Promise<void> {
   const temporary = temporaryFor(file);
-  // Held until the temporary is open: a stream a caller's 'data' listener set flowing would lose what came meanwhile.
-  if (isStream(content)) content.pause();
-  let handle: FileHandle;
+  const release = isStream(content) ? hold(content) : undefined;
   try {
-    handle = await open(temporary, createFlags, options.mode ?? 0o666);
-  } catch (error) {
-    // Nothing was created. A stream nobody will read is released (a response body holds its connection).
-    if (isStream(content)) content.destroy();
-    throw error;
-  }
-  try {
+    let handle: FileHandle;
     try {
-      await fill(handle, content, options);
+      handle = await open(temporary, createFlags, options.mode ?? 0o666);
     } catch (error) {
       if (isStream(content)) content.destroy();
-      await handle.close().catch(() => undefined);
+      throw error; // nothing was created
+    }
+    try {
+      try {
+        await fill(handle, content, options);
+      } catch (error) {
+        if (isStream(content)) content.destroy();
+        await handle.close().catch(() => undefined);
+        throw error;
+      }
+      await handle.close(); // at once when a stream closed it
+      await options.beforeRename?.(temporary);
+      await rename(temporary, file);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
       throw error;
     }
-    await handle.close(); // at once when a stream closed it
-    await options.beforeRename?.(temporary);
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
+  } finally {
+    release?.();
   }
   if (options.sync) await syncFolder(dirname(file));
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { temporaryWriter, writeFileAtomic } from '../lib/atomic-write.js';
 
 const checksModes = process.platform !== 'win32';
@@ -69,6 +69,18 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
     await writeFileAtomic(file, body);
     assert.deepEqual(await readFile(file), Buffer.concat(chunks));
     assert.equal(counted, 32 * 1024);
+  });
+
+  it('LAYER-FS: a stream that fails while the temporary is being opened: its error is thrown (not uncaught), nothing is left', async () => {
+    const file = join(folder, 'limited.bin');
+    await writeFile(file, 'previous');
+    const body = new PassThrough();
+    body.on('data', () => undefined);
+    body.destroy(new Error('the body is larger than allowed'));
+    const error = await failure(() => writeFileAtomic(file, body));
+    assert.equal(error.message, 'the body is larger than allowed');
+    assert.equal(await readFile(file, 'utf8'), 'previous');
+    assert.deepEqual(await readdir(folder), ['limited.bin']);
   });
 
   it('LAYER-FS: writers at the same time each use a name of their own: the target is one of them, whole', async () => {
