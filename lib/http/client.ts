@@ -4,13 +4,10 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { expectOptions } from '../arguments.js';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { pipeline } from 'node:stream/promises';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Progress } from 'got';
+import { writeFileAtomic } from '../atomic-write.js';
 import { GantryError } from '../errors.js';
 import { userAgent as defaultUserAgent } from '../version.js';
 import { getLogger } from '../log.js';
@@ -153,23 +150,16 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
     async download(request: StreamOptions & { path: string }): Promise<DownloadResult> {
       await mkdir(dirname(request.path), { recursive: true });
-      const temporary = join(dirname(request.path), `.${basename(request.path)}.${randomBytes(6).toString('hex')}.part`);
-      let file: WriteStream | undefined;
       try {
         const opened = await httpClient.stream(request);
         let bytes = 0;
         opened.body.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
         });
-        file = createWriteStream(temporary, { flags: 'wx' });
-        await pipeline(opened.body, file);
-        await rename(temporary, request.path);
+        await writeFileAtomic(request.path, opened.body);
         const { body: _body, ...fields } = opened;
         return { ...fields, path: request.path, bytes };
       } catch (error) {
-        // The file may still be opening when the body fails; removing it before it closes would leave it behind.
-        if (file && !file.closed) await once(file, 'close').catch(() => undefined);
-        await rm(temporary, { force: true });
         if (error instanceof Error && !(error instanceof GantryError) && !request.signal?.aborted) {
           throw failure(agents, error, (request.method ?? 'GET').toUpperCase(), resolveUrl(request.url), 1, 0);
         }

@@ -13,6 +13,7 @@ import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
+import { writeFileAtomic } from '../atomic-write.js';
 import { CheckFailedError, UsageError } from '../errors.js';
 import { ProtocolError } from '../http/index.js';
 import { ensureFolder } from '../local-paths.js';
@@ -159,8 +160,7 @@ export async function download(transport: StorageTransport, fileId: string, opti
     if (declared !== undefined && offset > declared) offset = 0;
   }
   if (offset === 0) {
-    await writeFile(`${partialInfo}.tmp`, `${JSON.stringify(info)}\n`);
-    await rename(`${partialInfo}.tmp`, partialInfo);
+    await writeFileAtomic(partialInfo, `${JSON.stringify(info)}\n`);
     await writeFile(partial, '');
   } else logger.info(`download of ${label}: ${offset} bytes are on disk from an earlier run; going on from there`);
 

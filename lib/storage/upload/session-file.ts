@@ -4,9 +4,9 @@
  * log line), the source file and its identity, the chunk size and what started the session (metadata, target file,
  * parameters) so that an expired session can be started again. Written to a temporary name and renamed.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { writeFileAtomic } from '../../atomic-write.js';
 import { UsageError } from '../../errors.js';
 import { registerSecret } from '../../http/index.js';
 import type { SourceIdentity } from './source.js';
@@ -49,13 +49,9 @@ export function protectSessionUri(uri: string): void {
 
 export async function writeSessionFile(file: string, content: SessionFileContent): Promise<void> {
   const target = resolve(file);
-  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await chmod(temporary, 0o600);
-    await rename(temporary, target);
+    await writeFileAtomic(target, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   } catch (error) {
-    await rm(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`the session file ${target} could not be written (${code ?? (error as Error).message})`, {
       hint: 'give a sessionFile path in a folder you can write in',
