@@ -3,10 +3,10 @@
  * into place (a reader sees the old file or the new one, never part of one), and reads that refuse a file other
  * users can read.
  */
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { temporaryWriter, writeFileAtomic, type AtomicWriteOptions } from '../../atomic-write.js';
 import { UsageError } from '../../errors.js';
 
 export const checksModes = process.platform !== 'win32';
@@ -22,33 +22,12 @@ export async function ensurePrivateFolder(folder: string): Promise<void> {
   if (checksModes && (info.mode & 0o077) !== 0) await chmod(folder, 0o700);
 }
 
-export interface AtomicWriteHooks {
-  /** Called after the temporary file is complete and synced, before the rename (tests make a write fail here). */
-  beforeRename?: (temporary: string) => void | Promise<void>;
-}
+export type AtomicWriteHooks = Pick<AtomicWriteOptions, 'beforeRename'>;
 
 /** Writes `text` to `file` with mode 0600: a temporary name in the same folder, fsync, rename. */
 export async function writePrivateFile(file: string, text: string, hooks: AtomicWriteHooks = {}): Promise<void> {
-  const folder = dirname(file);
-  await ensurePrivateFolder(folder);
-  const temporary = join(folder, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
-  let renamed = false;
-  try {
-    try {
-      // The umask may have narrowed the mode, never widened it; chmod makes it exactly 0600 (files of another umask).
-      if (checksModes) await handle.chmod(0o600);
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await hooks.beforeRename?.(temporary);
-    await rename(temporary, file);
-    renamed = true;
-  } finally {
-    if (!renamed) await unlink(temporary).catch(() => undefined);
-  }
+  await ensurePrivateFolder(dirname(file));
+  await writeFileAtomic(file, text, { mode: 0o600, sync: true, beforeRename: hooks.beforeRename });
   await removeTemporaries(file, staleAfterMs);
 }
 
@@ -57,11 +36,10 @@ const staleAfterMs = 60_000;
 
 /** Removes the temporary files of `file` left by writers that died (older than `olderThanMs`; all with 0). */
 async function removeTemporaries(file: string, olderThanMs: number): Promise<void> {
-  const prefix = `.${basename(file)}.`;
   const folder = dirname(file);
   const names = await readdir(folder).catch(() => [] as string[]);
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    if (temporaryWriter(file, name) === undefined) continue;
     const path = join(folder, name);
     const info = await stat(path).catch(() => undefined);
     // 0 means every one: a file written this millisecond has an mtime (with its fraction) after Date.now().
