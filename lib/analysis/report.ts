@@ -4,10 +4,10 @@
  */
 import { terminalText } from '../terminal-text.js';
 import { expectArray, expectObject } from '../arguments.js';
-import { createHash, randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { writeFileAtomic } from '../atomic-write.js';
 import { CheckFailedError, ExitCode, GantryError, UsageError } from '../errors.js';
 import { ensureFolder } from '../local-paths.js';
 import { REDACTED, redact, redactUrl, sensitiveQueryParameters } from '../redact.js';
@@ -226,14 +226,7 @@ function timeSlug(iso: string): string {
 
 async function writeAtomically(path: string, content: string): Promise<void> {
   await ensureFolder(dirname(path), 'the report folder (--report)'); // one level at a time: no mkdir loop on /proc/nope
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, content, { flag: 'wx' });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(path, content);
 }
 
 export interface ReportFile {
