@@ -4,8 +4,9 @@
  * one, never a half-written one. Saves are serialised and coalesced: callers that ask while a save is running all wait
  * for the next one, which carries every change made before it started.
  */
-import { open, rename, readdir, unlink } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
+import { readdir, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { temporaryWriter, writeFileAtomic } from '../../lib/atomic-write.js';
 import { UsageError } from '../../lib/errors.js';
 import { describeJsonSyntaxProblem } from '../../lib/json-syntax.js';
 import { checkWritableFile, ensureFolder, localFileLimits, readLocalText } from '../../lib/local-paths.js';
@@ -16,7 +17,6 @@ export const dataFileHint = 'give a file this dev server wrote (format gantry-se
 export class AtomicJsonFile {
   private running: Promise<void> | undefined;
   private pending: Promise<void> | undefined;
-  private counter = 0;
   /** the text last known to be on disk, to roll the memory back to when a save fails */
   private lastText: string | undefined;
 
@@ -59,7 +59,6 @@ export class AtomicJsonFile {
   /** Temporary files left by a process that died mid-save (its pid is gone) are removed; the target is untouched. */
   private async removeStaleTemporaries() {
     const folder = dirname(this.path);
-    const prefix = `.${basename(this.path)}.`;
     let names: string[];
     try {
       names = await readdir(folder);
@@ -67,8 +66,8 @@ export class AtomicJsonFile {
       return;
     }
     for (const name of names) {
-      const match = name.startsWith(prefix) ? /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length)) : null;
-      if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
+      const writer = temporaryWriter(this.path, name);
+      if (writer === undefined || writer === process.pid || isAlive(writer)) continue;
       await unlink(join(folder, name)).catch(() => undefined);
     }
   }
@@ -93,29 +92,8 @@ export class AtomicJsonFile {
     const text = JSON.stringify(this.snapshot());
     const folder = dirname(this.path);
     await ensureFolder(folder, `the folder of ${this.what}`); // one level at a time: never a mkdir loop
-    const temporary = join(folder, `.${basename(this.path)}.${process.pid}.${++this.counter}.tmp`);
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temporary, this.path);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
+    await writeFileAtomic(this.path, text, { mode: 0o600, sync: true });
     this.lastText = text;
-    const dir = await open(folder, 'r');
-    try {
-      await dir.sync();
-    } catch {
-      // some filesystems refuse fsync on a directory; the rename itself is still atomic
-    } finally {
-      await dir.close();
-    }
   }
 }
 

@@ -2,8 +2,9 @@
 // the change log and the upload sessions) written to a temp name and renamed, and content as files under `content/`
 // (one per revision) and `uploads/` (one per resumable session, appended to as chunks arrive).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../../lib/atomic-write.js';
 import { UsageError } from '../../lib/errors.js';
 import { parseJsonQuietly } from '../../lib/json-syntax.js';
 
@@ -261,9 +262,7 @@ export class Store {
   save(): Promise<void> {
     const text = JSON.stringify(this.data);
     const next = this.writing.then(async () => {
-      const temp = path.join(this.dir, `.state.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-      await writeFile(temp, text);
-      await rename(temp, path.join(this.dir, 'state.json'));
+      await writeFileAtomic(path.join(this.dir, 'state.json'), text);
     });
     this.writing = next.catch(() => {});
     return next;
