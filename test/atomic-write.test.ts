@@ -45,6 +45,15 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  /** Writing `body()` over `name` (which holds "previous") fails with `message`, and leaves `name` as it was, alone. */
+  async function failsKeepingPrevious(name: string, body: () => Readable, message: string): Promise<void> {
+    const file = join(folder, name);
+    await writeFile(file, 'previous');
+    assert.equal((await failure(() => writeFileAtomic(file, body()))).message, message);
+    assert.equal(await readFile(file, 'utf8'), 'previous');
+    assert.deepEqual(await readdir(folder), [name]);
+  }
+
   it('LAYER-FS: writes text, bytes or a stream whole, replaces the previous file, and leaves only the target', async () => {
     const file = join(folder, 'state.json');
     await writeFileAtomic(file, 'first — ünïcode\n');
@@ -72,15 +81,12 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
   });
 
   it('LAYER-FS: a stream that fails while the temporary is being opened: its error is thrown (not uncaught), nothing is left', async () => {
-    const file = join(folder, 'limited.bin');
-    await writeFile(file, 'previous');
-    const body = new PassThrough();
-    body.on('data', () => undefined);
-    body.destroy(new Error('the body is larger than allowed'));
-    const error = await failure(() => writeFileAtomic(file, body));
-    assert.equal(error.message, 'the body is larger than allowed');
-    assert.equal(await readFile(file, 'utf8'), 'previous');
-    assert.deepEqual(await readdir(folder), ['limited.bin']);
+    const destroyed = () => {
+      const body = new PassThrough();
+      body.on('data', () => undefined);
+      return body.destroy(new Error('the body is larger than allowed'));
+    };
+    await failsKeepingPrevious('limited.bin', destroyed, 'the body is larger than allowed');
   });
 
   it('LAYER-FS: writers at the same time each use a name of their own: the target is one of them, whole', async () => {
@@ -147,18 +153,14 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
   });
 
   it('LAYER-FS: a stream that fails part-way leaves the previous file intact and no temporary; its own error is thrown', async () => {
-    const file = join(folder, 'download.bin');
-    await writeFile(file, 'previous');
-    const broken = Readable.from(
-      (async function* () {
-        yield Buffer.alloc(64 * 1024, 1);
-        throw new Error('the peer went away');
-      })(),
-    );
-    const error = await failure(() => writeFileAtomic(file, broken));
-    assert.equal(error.message, 'the peer went away');
-    assert.equal(await readFile(file, 'utf8'), 'previous');
-    assert.deepEqual(await readdir(folder), ['download.bin']);
+    const broken = () =>
+      Readable.from(
+        (async function* () {
+          yield Buffer.alloc(64 * 1024, 1);
+          throw new Error('the peer went away');
+        })(),
+      );
+    await failsKeepingPrevious('download.bin', broken, 'the peer went away');
   });
 
   it('LAYER-FS: the folder removed during the write: the rename error is thrown, not the failed removal of the temporary', async () => {
