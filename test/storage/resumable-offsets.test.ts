@@ -566,12 +566,21 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     assert.equal(calls, 1);
   });
 
-  it('STO-FILES-INSERT: an empty upload is one status query (bytes */0) answered with the file', async () => {
+  it('STO-FILES-INSERT: an empty upload is one status query (bytes */0) answered with the file; a 308 to it is a ProtocolError, not a loop', async () => {
     const seen: UploadProgress[] = [];
     const file = await put({ source: Buffer.alloc(0), onProgress: (p) => seen.push(p) });
     assert.equal(file.md5Checksum, md5(''));
     assert.deepEqual(ranges(), ['bytes */0']);
     assert.deepEqual(seen, [{ sent: 0, total: 0 }]);
+
+    // The service says it holds all 0 bytes but gives no file: asking again would get the same answer, forever.
+    peer.requests.length = 0;
+    let queries = 0;
+    intercept = (_req, s) => (s ? (++queries > 5 ? storageError(400, 'badRequest') : (_r, res) => void res.writeHead(308).end()) : undefined);
+    const error = await rejection(put({ source: Buffer.alloc(0) }));
+    assert.ok(error instanceof ProtocolError, String(error));
+    assert.equal(error.message, 'the upload session holds all 0 bytes but did not answer with the file');
+    assert.deepEqual(ranges(), ['bytes */0']);
   });
 
   it('STO-FILES-INSERT: a service that goes back below what it confirmed gets the bytes again; its md5 is then not followed (said once in the log)', async () => {

@@ -268,7 +268,7 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
           queried = true;
           outcome = await query();
           needStatus = false;
-          if ('received' in outcome && outcome.received >= total && total > 0) {
+          if ('received' in outcome && outcome.received >= total) {
             throw new ProtocolError(`the upload session holds all ${total} bytes but did not answer with the file`);
           }
         } else {
