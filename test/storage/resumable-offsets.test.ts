@@ -261,6 +261,7 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     const file = await put({ source: data });
     assert.equal(file.md5Checksum, md5(data));
     assert.deepEqual(ranges(), ['bytes 0-262143/786432', 'bytes 262142-524285/786432', 'bytes 524286-786429/786432', 'bytes 786430-786431/786432']);
+    assert.ok(!logs.some((line) => line.includes('went back')), 'the md5 follows the part kept');
 
     peer.requests.length = 0;
     sessions = [];
@@ -420,6 +421,8 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     for (const s of sessions.slice(1)) {
       assert.equal(s.start.url, sessions[0]!.start.url);
       assert.equal(s.start.body, sessions[0]!.start.body);
+      const first = peer.requests.find((r) => sessionOf(r.url) === s);
+      assert.equal(first!.headers['content-range'], 'bytes 0-262143/786432', 'a new session gets the first chunk, no status query');
     }
     assert.equal(seen.filter((sent) => sent === 0).length, 3, `progress back to 0 at each new session: ${seen.join(' ')}`);
     assert.equal(
@@ -549,20 +552,23 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     }
   });
 
-  it('STO-FILES-INSERT: an onProgress that throws is called no more and ends the upload with its own error, even when the request then fails', async () => {
+  it('STO-FILES-INSERT: an onProgress that throws is called no more and ends the upload with its own error once its chunk is answered, even when that answer is a failure', async () => {
     const failure = new Error('the progress bar broke');
     let calls = 0;
+    const onProgress = () => {
+      calls += 1;
+      throw failure;
+    };
+    // A file's 2 MiB chunk is read 1 MiB at a time: progress comes twice while it is sent, the callback is called once.
+    const source = path.join(dir, 'progress.txt');
+    await writeFile(source, ascii(3 * 1024 * 1024));
+    assert.equal(await rejection(put({ source, chunkSize: 2 * 1024 * 1024, onProgress })), failure);
+    assert.equal(calls, 1);
+    assert.deepEqual(ranges(), ['bytes 0-2097151/3145728'], 'nothing sent after the answer to the chunk');
+
+    calls = 0;
     intercept = onRange('bytes 0-262143/600000', () => storageError(400, 'badContent'));
-    const error = await rejection(
-      put({
-        source: ascii(600_000),
-        onProgress: () => {
-          calls += 1;
-          throw failure;
-        },
-      }),
-    );
-    assert.equal(error, failure);
+    assert.equal(await rejection(put({ source: ascii(600_000), onProgress })), failure);
     assert.equal(calls, 1);
   });
 
@@ -585,10 +591,12 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
 
   it('STO-FILES-INSERT: a service that goes back below what it confirmed gets the bytes again; its md5 is then not followed (said once in the log)', async () => {
     const data = ascii(4 * KIB256);
-    intercept = onRange('bytes 786432-1048575/1048576', (s) => (_r, res) => {
-      s.bytes = s.bytes.slice(0, 100);
-      res.writeHead(308, { range: 'bytes=0-99' }).end();
-    });
+    const goingBack = () =>
+      onRange('bytes 786432-1048575/1048576', (s) => (_r, res) => {
+        s.bytes = s.bytes.slice(0, 100);
+        res.writeHead(308, { range: 'bytes=0-99' }).end();
+      });
+    intercept = goingBack();
     const file = await put({ source: data });
     assert.equal(file.md5Checksum, md5(data));
     assert.deepEqual(ranges().slice(3), [
@@ -598,11 +606,32 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
       'bytes 524388-786531/1048576',
       'bytes 786532-1048575/1048576',
     ]);
-    assert.equal(
-      logs.filter((line) => line.includes('upload of the content: the service went back to byte 100; its md5 is not checked')).length,
-      1,
-      logs.join('\n'),
+    assert.deepEqual(
+      logs.filter((line) => line.includes('went back')),
+      ['debug: upload of the content: the service went back to byte 100; its md5 is not checked'],
     );
+
+    // As the log says: the service's md5 is then not compared.
+    sessions = [];
+    intercept = goingBack();
+    fileOf = (s) => ({ ...fileResource(s), md5Checksum: md5('other bytes') });
+    assert.equal((await put({ source: data })).md5Checksum, md5('other bytes'));
+  });
+
+  it('STO-FILES-INSERT: the last chunk kept but answered 503: the status query gets the file, whose md5 is checked against all the bytes sent', async () => {
+    const data = ascii(600_000);
+    const keptBut503 = () =>
+      onRange('bytes 524288-599999/600000', (s) => (req, res, socket) => {
+        s.bytes += req.body;
+        return storageError(503, 'backendError')(req, res, socket);
+      });
+    intercept = keptBut503();
+    assert.equal((await put({ source: data })).md5Checksum, md5(data));
+    assert.deepEqual(ranges().slice(-2), ['bytes 524288-599999/600000', 'bytes */600000']);
+    sessions = [];
+    intercept = keptBut503();
+    fileOf = (s) => ({ ...fileResource(s), md5Checksum: md5('other bytes') });
+    assert.equal((await rejection(put({ source: data }))).code, 'STORAGE_MD5_MISMATCH');
   });
 
   it("STO-FILES-INSERT: a file that grows while it is sent: the service's md5 is not the file's, and the message gives both sizes", async () => {
@@ -622,5 +651,15 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
       `the upload of growing.txt completed, but the service's md5 (${md5(data)}) is not that of the file (${md5(Buffer.concat([data, Buffer.from('ten bytes!')]))}, 1010 bytes instead of 1000); did the file change while it was sent?`,
     );
     assert.equal(error.hint, `the file file-1 holds other bytes than the source: upload it again (files.update with fileId)`);
+
+    // The same size and other bytes: the message gives no sizes.
+    intercept = () => undefined;
+    fileOf = (s) => ({ ...fileResource(s), md5Checksum: md5('other bytes') });
+    const grown = Buffer.concat([data, Buffer.from('ten bytes!')]);
+    const other = await rejection(put({ source }));
+    assert.equal(
+      other.message,
+      `the upload of growing.txt completed, but the service's md5 (${md5('other bytes')}) is not that of the file (${md5(grown)}); did the file change while it was sent?`,
+    );
   });
 });
