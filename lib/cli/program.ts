@@ -6,15 +6,16 @@ import { createLogger, setLogger, type Logger } from '../log.js';
 import { parseDuration } from '../arguments.js';
 import { describeWait, longWaitMs, onWait, setWaitLimits, waitLimits, type WaitLimits } from '../waits.js';
 import { version } from '../version.js';
-import type { CliContext, GlobalOptions } from './context.js';
-import { groups } from './groups.js';
+import type { CliContext, CommandGroup, GlobalOptions } from './context.js';
+import { groupsFor } from './groups.js';
 import { createOutput, type Output, type OutputStreams } from './output.js';
 
 /**
+ * The program with `groups` registered (`groupsFor` in groups.ts: every group, or the one a command line names).
  * `versionFlag: false` leaves `--version` to the verbs (`secrets get --version 3`): commander reads a program option
  * anywhere on the line, so the program's `-V, --version` is only registered when it can apply (first argument, help).
  */
-export function buildProgram(context: CliContext, options: { versionFlag?: boolean } = {}): Command {
+export function buildProgram(context: CliContext, options: { groups: readonly CommandGroup[]; versionFlag?: boolean }): Command {
   const program = new Command('gantry').description(
     'Pinned registry modules, kv secrets, page-analysis deployment gates, the platform API and its webhooks, device login and the storage API, for scripts, pipelines and Pulumi.',
   );
@@ -29,7 +30,7 @@ export function buildProgram(context: CliContext, options: { versionFlag?: boole
     writeOut: (text) => context.out.line(text.replace(/\n$/, '')),
     writeErr: (text) => process.stderr.write(terminalText(text, { lineBreaks: 'keep' })),
   });
-  for (const group of groups) group.register(program, context);
+  for (const group of options.groups) group.register(program, context);
   for (const command of program.commands) command.exitOverride();
   offerHelpCommands(program);
   offerWaitBounds(program);
@@ -185,7 +186,10 @@ export async function run(argv: string[], streams?: OutputStreams): Promise<numb
       return { json: Boolean(options.json), verbose: Boolean(options.verbose) };
     },
   };
-  const program = buildProgram(context, { versionFlag: argv.length <= 2 || ['-V', '--version', '-h', '--help'].includes(argv[2]!) });
+  const program = buildProgram(context, {
+    groups: await groupsFor(argv.slice(2)),
+    versionFlag: argv.length <= 2 || ['-V', '--version', '-h', '--help'].includes(argv[2]!),
+  });
   const stopSaying = sayWaits(out, logger);
   try {
     if (argv.length <= 2) {

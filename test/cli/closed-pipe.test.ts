@@ -6,15 +6,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { buildProgram } from '../../lib/cli/program.js';
+import { groupsFor } from '../../lib/cli/groups.js';
 import { createOutput } from '../../lib/cli/output.js';
 import { createLogger } from '../../lib/log.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, GANTRY_LOG: 'warn' };
 
+const everyGroup = await groupsFor([]);
+
 /** Every command path of the program: `[]`, `['modules']`, `['modules', 'install']`, … */
 function commandPaths(): string[][] {
-  const program = buildProgram({ out: createOutput(), logger: createLogger(), globals: () => ({ json: false, verbose: false }) });
+  const program = buildProgram({ out: createOutput(), logger: createLogger(), globals: () => ({ json: false, verbose: false }) }, { groups: everyGroup });
   const paths: string[][] = [];
   const walk = (command: Command, path: string[]) => {
     paths.push(path);

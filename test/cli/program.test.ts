@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import { CheckFailedError, GantryError, UsageError } from '../../lib/errors.js';
-import { gantryErrorBehind } from '../../lib/cli/program.js';
+import { buildProgram, gantryErrorBehind } from '../../lib/cli/program.js';
+import { groupNames, groupsFor } from '../../lib/cli/groups.js';
+import { createOutput } from '../../lib/cli/output.js';
+import { createLogger } from '../../lib/log.js';
 
 const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; bin: Record<string, string> };
@@ -11,6 +15,18 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 function gantry(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GANTRY_LOG: 'warn' }, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The modules `gantry <args>` imports, as a resolve hook sees them (CommonJS packages through their entry point). */
+function loadedBy(...args: string[]): string[] {
+  const hooks = 'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("LOADED " + r.url + "\\n"); return r; }';
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(result.status, 0, result.stderr);
+  return [...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((match) => match[1]!);
 }
 
 describe('the gantry command (built, as npx runs it)', () => {
@@ -28,15 +44,7 @@ describe('the gantry command (built, as npx runs it)', () => {
   });
 
   it('--help loads no library a command needs only when it runs (dev servers, AWS SDK, got, hpagent, semver, tar, Lighthouse)', () => {
-    // A resolve hook reports every module the command imports; CommonJS packages show up through their entry point.
-    const hooks = 'export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write("LOADED " + r.url + "\\n"); return r; }';
-    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
-    const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, bin, '--help'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(result.status, 0, result.stderr);
-    const loaded = [...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((match) => match[1]!);
+    const loaded = loadedBy('--help');
     assert.ok(
       loaded.some((url) => url.includes('/node_modules/commander/')),
       `the hook saw the imports: ${loaded.join(' ')}`,
@@ -91,6 +99,44 @@ describe('the gantry command (built, as npx runs it)', () => {
     const { code, stdout } = gantry();
     assert.equal(code, 2);
     assert.match(stdout, /Usage: gantry/);
+  });
+});
+
+describe('the groups a command line loads', () => {
+  const context = { out: createOutput(), logger: createLogger(), globals: () => ({ json: false, verbose: false }) };
+  const registered = (program: Command) => program.commands.map((c) => c.name()).filter((name) => name !== 'help');
+
+  it('each group registers the one command its name says, and every group in --help order', async () => {
+    for (const name of groupNames) {
+      const program = new Command();
+      for (const group of await groupsFor([name])) group.register(program, context);
+      assert.deepEqual(registered(program), [name]);
+    }
+    assert.deepEqual(registered(buildProgram(context, { groups: await groupsFor([]) })), [...groupNames]);
+    assert.equal(groupNames.length, 12);
+  });
+
+  it('the group named first, after --json and --verbose, alone; every group for help, the version, an unknown word or another option first', async () => {
+    for (const args of [['storage'], ['storage', 'ls', '--json'], ['--json', 'storage'], ['-v', '--verbose', 'storage', 'modules']])
+      assert.deepEqual(registered(buildProgram(context, { groups: await groupsFor(args) })), ['storage'], args.join(' '));
+    for (const args of [
+      [],
+      ['--json'],
+      ['--help', 'storage'],
+      ['-V'],
+      ['help', 'storage'],
+      ['storag'],
+      ['constructor'],
+      ['--nosuch', 'storage'],
+      ['--', 'storage'],
+    ])
+      assert.deepEqual(registered(buildProgram(context, { groups: await groupsFor(args) })), [...groupNames], args.join(' '));
+  });
+
+  it('`gantry storage --help` loads the storage group and none of the other eleven; `gantry --help` loads all twelve', () => {
+    const groupsIn = (urls: string[]) => new Set(urls.map((url) => /\/dist\/lib\/cli\/commands\/(\w+)\//.exec(url)?.[1]).filter(Boolean));
+    assert.deepEqual([...groupsIn(loadedBy('storage', '--help'))], ['storage']);
+    assert.deepEqual([...groupsIn(loadedBy('--help'))].sort(), [...groupNames].sort());
   });
 });
 
