@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
+import { harnessNodeArgs } from './node-flags.js';
 import type { PropertyMap } from './secrets.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -79,7 +80,7 @@ export class DynamicProviderPlugin {
 
   static async start(options: PluginOptions): Promise<DynamicProviderPlugin> {
     const entry = path.join(options.consumerDir, 'node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js');
-    const child = spawn(process.execPath, [entry, '127.0.0.1:0'], {
+    const child = spawn(process.execPath, [...harnessNodeArgs, entry, '127.0.0.1:0'], {
       cwd: options.consumerDir,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { createConsumer, removeTempDir, type ConsumerKind } from './consumer.js';
+import { harnessNodeArgs } from './node-flags.js';
 import { DynamicProviderPlugin } from './plugin.js';
 import { makeSecret, markSecretOutputs, secretKeys, StateCipher, stripMap, stripSecrets, type PropertyMap } from './secrets.js';
 
@@ -311,7 +312,7 @@ export class Stack {
     const plain = stripMap(this.#config) as Record<string, string>;
     const host = fork(path.join(this.dir, '.harness', 'program-host.mjs'), [], {
       cwd: this.dir,
-      execArgv: [],
+      execArgv: harnessNodeArgs,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: {
         ...this.#env,

@@ -1,0 +1,45 @@
+'use strict';
+// Loaded with `--require` into the two processes the harness starts per operation — the dynamic-provider plugin and
+// the program host — and nowhere else (never into what users run). When @pulumi/pulumi loads, its runtime requires
+// @npmcli/arborist (with pacote, sigstore and the npm registry client: for computeCodePaths, which packages function
+// serialization's lambdas) and TypeScript (for parsing functions during closure serialization). The plugin uses
+// neither, the program host only TypeScript, and together they are about 1 s of CPU per process on this machine
+// (docs/testing.md, "Where a test's time goes"). Here those two requires, from those two files only, return
+// stand-ins that load the real module the first time anything reads from them: a process that needs one still gets
+// the very module, just later. A module that cannot be resolved is required as before, so @pulumi/pulumi's fallback
+// to its vendored TypeScript still happens.
+const Module = require('node:module');
+
+/** The eager requires deferred: the request, and the @pulumi/pulumi file it is deferred from. */
+const deferred = new Map([
+  ['@npmcli/arborist', /[\\/]@pulumi[\\/]pulumi[\\/]runtime[\\/]closure[\\/]codePaths\.js$/],
+  ['typescript', /[\\/]@pulumi[\\/]pulumi[\\/]typescript-shim\.js$/],
+]);
+
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  const from = deferred.get(request);
+  if (!from || !parent || !from.test(parent.filename ?? '')) return load.apply(this, arguments);
+  try {
+    Module._resolveFilename(request, parent, isMain);
+  } catch {
+    return load.apply(this, arguments);
+  }
+  let real;
+  const module = () => (real ??= load.call(Module, request, parent, isMain));
+  return new Proxy(
+    {},
+    {
+      // codePaths.js passes arborist through TypeScript's `__importStar`, which would copy every property (and so
+      // load it) unless the module says it is an ES module; `arborist.Arborist` then reads through the stand-in.
+      get: (_, key) => (key === '__esModule' ? true : Reflect.get(module(), key)),
+      set: (_, key, value) => Reflect.set(module(), key, value),
+      has: (_, key) => key in module(),
+      ownKeys: () => Reflect.ownKeys(module()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(module(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+    },
+  );
+};
