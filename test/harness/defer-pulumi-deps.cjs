@@ -8,7 +8,18 @@
 // stand-ins that load the real module the first time anything reads from them: a process that needs one still gets
 // the very module, just later. A module that cannot be resolved is required as before, so @pulumi/pulumi's fallback
 // to its vendored TypeScript still happens.
+//
+// On Node >= 22.1 it also turns on Node's own compile cache for these processes (what NODE_COMPILE_CACHE does, without
+// passing the variable on to what they start): the program host's TypeScript then loads from cached code (0.3 s less
+// each). Node 20 has none, and v8-compile-cache cannot stand in: it compiles CommonJS itself, through vm.Script, which
+// breaks require() of an ES module — what a CommonJS consumer does with gantry.
 const Module = require('node:module');
+const os = require('node:os');
+const path = require('node:path');
+
+if (typeof Module.enableCompileCache === 'function') {
+  Module.enableCompileCache(path.join(os.tmpdir(), 'gantry-harness-compile-cache'));
+}
 
 /** The eager requires deferred: the request, and the @pulumi/pulumi file it is deferred from. */
 const deferred = new Map([
