@@ -44,6 +44,13 @@ const queryParameters = [
 ];
 const jsonFields = ['access_token', 'refresh_token', 'id_token', 'client_token', 'token', 'password', 'secret_id', 'client_secret', 'api_key', 'apikey'];
 
+/** `inner` carried `levels` deep: each level a URL whose `next` query value is the level below, percent-encoded. */
+function nested(inner: string, levels: number): string {
+  let url = inner;
+  for (let level = 0; level < levels; level++) url = `https://l${level}.example/?next=${encodeURIComponent(url)}`;
+  return url;
+}
+
 describe('MUTATION-REDACT: every credential carrier lib/redact names is masked on its own', () => {
   it('SEC-AUTH-TOKEN-HEADER: each sensitive header, as `Name: value` and as `name=value`', () => {
     for (const name of headers) {
@@ -81,6 +88,7 @@ describe('MUTATION-REDACT: every credential carrier lib/redact names is masked o
     assert.equal(redact('Bearer abc+/_~.-9xyz'), `Bearer ${REDACTED}`);
     assert.equal(redact('a Bearer abcdefgh'), 'a Bearer abcdefgh', 'a word without a digit is prose');
     assert.equal(redact('a Bearer abc1'), 'a Bearer abc1', 'too short to be a token');
+    assert.equal(redact(`invalid Bearer  ${CANARY}`), `invalid Bearer  ${REDACTED}`, 'two spaces after the scheme');
   });
 
   it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: each sensitive query parameter, in any case, in a URL, through redactUrl, and percent-encoded once or twice inside another URL', () => {
@@ -138,8 +146,29 @@ describe('MUTATION-REDACT: every credential carrier lib/redact names is masked o
   it('URL userinfo, also percent-encoded once or twice into another URL', () => {
     assert.equal(redact('https%3A%2F%2Fuser%3Apass%40host.example%2Fp'), `https%3A%2F%2F${REDACTED}%40host.example%2Fp`);
     assert.equal(redact('x%3Dhttps%253A%252F%252Fuser%253Apass%2540host%252Fp'), `x%3Dhttps%253A%252F%252F${REDACTED}%2540host%252Fp`);
+    const thrice = encodeURIComponent(encodeURIComponent(encodeURIComponent(`https://user:${CANARY}@host.example/p`)));
+    assert.equal(redact(`x=${thrice}`), `x=https%25253A%25252F%25252F${REDACTED}%252540host.example%25252Fp`, 'the `@` keeps its three encodings');
     assert.equal(redact('see https://u:p@h.example/x'), `see https://${REDACTED}@h.example/x`);
     assert.equal(redact('see https%3A%2F%2Fu%3Ap%40h.example'), `see https%3A%2F%2F${REDACTED}%40h.example`);
+  });
+});
+
+describe('MUTATION-REDACT: every credential in a message is masked, not only the first, whatever the case of its escapes', () => {
+  it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: two percent-encoded query credentials, one spelled with lower-case escapes', () => {
+    const first = `https://api.example/run?url=${encodeURIComponent(`https://shop.example/?token=${CANARY}a`).toLowerCase()}`;
+    const second = `https://api.example/run?url=${encodeURIComponent(`https://shop.example/?token=${CANARY}b`)}`;
+    assert.equal(
+      redact(`retry 1: ${first}; retry 2: ${second}`),
+      `retry 1: https://api.example/run?url=https%3a%2f%2fshop.example%2f%3ftoken%3d${REDACTED}; ` +
+        `retry 2: https://api.example/run?url=https%3A%2F%2Fshop.example%2F%3Ftoken%3D${REDACTED}`,
+    );
+  });
+
+  it('two percent-encoded URL userinfos, one with lower-case escapes and an upper-case scheme', () => {
+    assert.equal(
+      redact(`from HTTPS%3a%2f%2falice%3a${CANARY}a%40h.example to https%3A%2F%2Fbob%3A${CANARY}b%40h.example`),
+      `from HTTPS%3a%2f%2f${REDACTED}%40h.example to https%3A%2F%2F${REDACTED}%40h.example`,
+    );
   });
 });
 
@@ -163,6 +192,37 @@ describe('MUTATION-REDACT: redactUrl, redactValue and redactHeaders', () => {
     assert.equal(new URL(out).searchParams.get('n'), '1');
   });
 
+  it('redactUrl reads a query the way the URL parser does: a parameter name spelled with escapes, a password holding `,` or `(`', () => {
+    assert.equal(redactUrl(`https://h.example/x?%74oken=${CANARY}&q=1`), `https://h.example/x?token=${REDACTED}&q=1`);
+    assert.equal(redactUrl(`https://h.example/x?password=${CANARY},(x)&q=1`), `https://h.example/x?password=${REDACTED}&q=1`);
+  });
+
+  it('redactUrl masks the userinfo of a URL nested raw in a query value whose `@` alone is percent-encoded: a token as user, a password alone, both', () => {
+    for (const userinfo of [`ghp_${CANARY}`, `:${CANARY}`, `bot:${CANARY}`]) {
+      assert.equal(
+        redactUrl(`https://a.example/?url=https://${userinfo}%40h.example/x&n=1`),
+        `https://a.example/?url=https%3A%2F%2F${REDACTED}%40h.example%2Fx&n=1`,
+        userinfo,
+      );
+    }
+  });
+
+  it('redactUrl parses 8 levels of nested URLs: what only the parser sees is masked 8 levels deep; deeper, the free-text pass masks by shape and keeps the spelling', () => {
+    const eight = redactUrl(nested(`https://in.example/?%74oken=${CANARY}`, 8));
+    assert.ok(!eight.includes(CANARY), eight);
+    let innermost = new URL(eight);
+    for (let level = 0; level < 8; level++) innermost = new URL(innermost.searchParams.get('next')!);
+    assert.equal(innermost.href, `https://in.example/?token=${REDACTED}`);
+    // `~` is a character the parser would respell (`%7E`) had it re-encoded the nine levels.
+    const nine = nested(`https://in.example/~me/?token=${CANARY}`, 9);
+    assert.equal(redactUrl(nine), nine.replace(CANARY, REDACTED));
+  });
+
+  it('redactUrl of a URL nested 10,000 levels deep (hostile input) returns it as given instead of exhausting the stack', () => {
+    const hostile = `https://h.example/?u=${'a://?u='.repeat(10_000)}`;
+    assert.equal(redactUrl(hostile), hostile);
+  });
+
   it('redactValue masks each credential-named string field in any case and at any depth, walks the rest, and stops on a cycle', () => {
     for (const field of jsonFields) {
       assert.deepEqual(redactValue({ [field]: CANARY, [field.toUpperCase()]: 'x1', nested: [{ [field]: 'c2' }], user: 'a' }), {
@@ -184,6 +244,20 @@ describe('MUTATION-REDACT: redactUrl, redactValue and redactHeaders', () => {
     const copy = redactValue(cyclic) as Record<string, unknown>;
     assert.equal(copy.note, `Authorization: Basic ${REDACTED}`);
     assert.equal((copy.self as Record<string, unknown>).note, `Authorization: Basic ${REDACTED}`);
+    const list: unknown[] = [`Bearer ${CANARY}`];
+    list.push(list);
+    const listCopy = redactValue(list) as unknown[];
+    assert.equal(listCopy[0], `Bearer ${REDACTED}`);
+    assert.equal((listCopy[1] as unknown[])[0], `Bearer ${REDACTED}`, 'a list that holds itself');
+  });
+
+  it('redactValue masks only fields named for a credential: an OAuth token response keeps its token_type, a page cursor (nextPageToken) its value', () => {
+    assert.deepEqual(redactValue({ access_token: CANARY, token_type: 'Bearer', expires_in: 3600, nextPageToken: 'CiAKGjBp' }), {
+      access_token: REDACTED,
+      token_type: 'Bearer',
+      expires_in: 3600,
+      nextPageToken: 'CiAKGjBp',
+    });
   });
 
   it('redactHeaders masks each credential header whatever its case, passes the others through redact, keeps lists and absent values', () => {
