@@ -160,7 +160,9 @@ function maskUrl(text: string, depth: number): string {
   const masked = pairs.map(([name, value]): [string, string] => {
     let next = value;
     if (sensitiveQueryParameters.has(name.toLowerCase())) next = REDACTED;
-    else if (depth < 8 && /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) next = maskUrl(value, depth + 1);
+    // Any value the parser reads as a URL is one (` https:…`, `https:\\…` and `https:u:p@…` are, for it), so the
+    // parser, not a pattern, decides; the depth bound keeps a hostile URL nested without end within the stack.
+    else if (depth < 8) next = maskUrl(value, depth + 1);
     if (next !== value) changed = true;
     return [name, next];
   });

@@ -207,6 +207,16 @@ describe('MUTATION-REDACT: redactUrl, redactValue and redactHeaders', () => {
     }
   });
 
+  it('redactUrl masks a nested URL the parser reads as one though it does not start `scheme://`: a leading space, backslashes, no slashes', () => {
+    for (const url of [` https://bot:${CANARY}%40h.example/x`, `https:%5C%5Cbot:${CANARY}%40h.example%5Cx`, `https:bot:${CANARY}%40h.example/x`]) {
+      assert.equal(redactUrl(`https://a.example/?url=${url}&n=1`), `https://a.example/?url=https%3A%2F%2F${REDACTED}%40h.example%2Fx&n=1`, url);
+    }
+    assert.equal(
+      redactUrl(`https://a.example/?next=%20https://h.example/x?%74oken=${CANARY}`),
+      `https://a.example/?next=https%3A%2F%2Fh.example%2Fx%3Ftoken%3D${REDACTED}`,
+    );
+  });
+
   it('redactUrl parses 8 levels of nested URLs: what only the parser sees is masked 8 levels deep; deeper, the free-text pass masks by shape and keeps the spelling', () => {
     const eight = redactUrl(nested(`https://in.example/?%74oken=${CANARY}`, 8));
     assert.ok(!eight.includes(CANARY), eight);
