@@ -107,9 +107,11 @@ const encodedQueryValue = new RegExp(
   'gi',
 );
 // Userinfo of an encoded URL (`https%3A%2F%2Fuser%3Apass%40host`): up to the first encoded `@` before its path. The
-// scheme starts a word, or follows an escape (`%3Dhttp%253A…` in a URL nested twice).
+// scheme starts a word, or follows an escape (`%3Dhttp%253A…` in a URL nested twice). Its delimiters are escaped as
+// often as its `://` (the `25`s captured); an escape of one more `25` is a character of the userinfo itself (a `#`
+// the inner URL holds as `%23` reads `%2523` once nested).
 const encodedUserinfo = new RegExp(
-  `(?<=^|[^a-z0-9+.-]|%(?:25)*[0-9A-F]{2})([a-z][a-z0-9+.-]*${pct('3A')}${pct('2F')}${pct('2F')})(?:(?!${pct('2F|3F|23|40')})[^/\\s?#&@])+${pct('40')}`,
+  `(?<=^|[^a-z0-9+.-]|%(?:25)*[0-9A-F]{2})([a-z][a-z0-9+.-]*%((?:25)*)3A%\\2(?:2F)%\\2(?:2F))(?:(?!%\\2(?:2F|3F|23|40))[^/\\s?#&@])+(%\\2(?:40))`,
   'gi',
 );
 // Userinfo runs to the last `@` before the path, as URL parsers read it (a password may hold `@`; the user may be empty).
@@ -130,7 +132,7 @@ export function redact(text: string): string {
   out = out.replace(queryValue, `$1${REDACTED}`);
   out = out.replace(encodedQueryValue, `$1${REDACTED}`);
   out = out.replace(urlUserinfo, `$1${REDACTED}@`);
-  out = out.replace(encodedUserinfo, (match: string, scheme: string) => `${scheme}${REDACTED}${/%(?:25)*40$/i.exec(match)?.[0] ?? '%40'}`);
+  out = out.replace(encodedUserinfo, `$1${REDACTED}$3`);
   return out;
 }
 

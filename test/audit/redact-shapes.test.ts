@@ -149,6 +149,20 @@ describe('MUTATION-REDACT: every credential carrier lib/redact names is masked o
     const thrice = encodeURIComponent(encodeURIComponent(encodeURIComponent(`https://user:${CANARY}@host.example/p`)));
     assert.equal(redact(`x=${thrice}`), `x=https%25253A%25252F%25252F${REDACTED}%252540host.example%25252Fp`, 'the `@` keeps its three encodings');
     assert.equal(redact('see https://u:p@h.example/x'), `see https://${REDACTED}@h.example/x`);
+    for (const password of [`${CANARY}#1`, `${CANARY}/2`, `${CANARY}?3`, `${CANARY}@4`]) {
+      const inner = `https://bot:${encodeURIComponent(password)}@h.example/x`;
+      assert.equal(
+        redact(`GET https://a.example/?url=${encodeURIComponent(inner)} failed`),
+        `GET https://a.example/?url=https%3A%2F%2F${REDACTED}%40h.example%2Fx failed`,
+        password,
+      );
+      const twice = `https://m.example/?next=${encodeURIComponent(inner)}`;
+      assert.equal(
+        redact(`GET https://a.example/?url=${encodeURIComponent(twice)}`),
+        `GET https://a.example/?url=https%3A%2F%2Fm.example%2F%3Fnext%3Dhttps%253A%252F%252F${REDACTED}%2540h.example%252Fx`,
+        password,
+      );
+    }
     assert.equal(redact('see https%3A%2F%2Fu%3Ap%40h.example'), `see https%3A%2F%2F${REDACTED}%40h.example`);
   });
 });
