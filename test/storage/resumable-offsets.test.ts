@@ -633,7 +633,12 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     sessions = [];
     intercept = keptBut503();
     fileOf = (s) => ({ ...fileResource(s), md5Checksum: md5('other bytes') });
-    assert.equal((await rejection(put({ source: data }))).code, 'STORAGE_MD5_MISMATCH');
+    const mismatch = await rejection(put({ source: data }));
+    assert.deepEqual(
+      [mismatch.code, mismatch.hint],
+      ['STORAGE_MD5_MISMATCH', 'the file file-1 holds other bytes than the source: upload it again (files.update with fileId)'],
+      'the bytes sent from memory: the same advice as for a file',
+    );
   });
 
   it("STO-FILES-INSERT: a file that grows while it is sent: the service's md5 is not the file's, and the message gives both sizes", async () => {
