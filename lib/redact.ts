@@ -99,11 +99,13 @@ const jsonField =
 // An already masked value is matched whole, so that redacting twice changes nothing.
 const queryValue = new RegExp(`([?&#;](?:${[...sensitiveQueryParameters].join('|')})=)(?:\\[REDACTED\\]|[^&#\\s"'<>()\\[\\]{},;]*)`, 'gi');
 // The same inside a URL that is itself percent-encoded into another URL's query (`?url=https%3A%2F%2Fh%2F%3Ftoken%3Dabc`),
-// once or several times (`%253F`): the value runs to the next encoded `&`, `#` or `;`, or to the end of the outer value.
+// once or several times (`%253F`): the value runs to the next `&`, `#` or `;` encoded no more times than its own `?`
+// (one encoded more belongs to the value: `%2526` in a value after `%3F` is the token's own `&`), or to the end of the
+// outer value.
 const pct = (hex: string) => `%(?:25)*(?:${hex})`;
 const encodedQueryValue = new RegExp(
-  `(${pct('3F|26|23|3B')}(?:${[...sensitiveQueryParameters].join('|')})${pct('3D')})` +
-    `(?:\\[REDACTED\\]|(?:%(?:25)*5BREDACTED%(?:25)*5D)|(?:[^&#\\s"'<>()\\[\\]{},;%]|%(?!(?:25)*(?:26|23|3B))[0-9A-Fa-f]{2})*)`,
+  `(%((?:25)*)(?:3F|26|23|3B)(?:${[...sensitiveQueryParameters].join('|')})${pct('3D')})` +
+    `(?:\\[REDACTED\\]|(?:%(?:25)*5BREDACTED%(?:25)*5D)|(?:[^&#\\s"'<>()\\[\\]{},;%]|%(?:(?!(?:25)*(?:26|23|3B))|(?=\\2(?:25)))[0-9A-Fa-f]{2})*)`,
   'gi',
 );
 // Userinfo of an encoded URL (`https%3A%2F%2Fuser%3Apass%40host`): up to the first encoded `@` before its path. The

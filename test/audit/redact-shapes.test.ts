@@ -121,6 +121,24 @@ describe('MUTATION-REDACT: every credential carrier lib/redact names is masked o
     assert.equal(redact(`u=${encodeURIComponent(`https://s.example/p;token=${CANARY};v=2`)}`), `u=https%3A%2F%2Fs.example%2Fp%3Btoken%3D${REDACTED}%3Bv%3D2`);
   });
 
+  it('DEV-AUTH-ACCESS-TOKEN-TRANSPORT: an encoded query value ends only at a separator encoded no deeper than its own `?`: a token holding `&`, `#` or `;` is masked whole', () => {
+    for (const separator of ['&', '#', ';']) {
+      const token = `${CANARY}${separator}tail-of-the-token-${separator === '&' ? 'a' : separator === '#' ? 'b' : 'c'}9`;
+      for (const levels of [1, 2, 3]) {
+        const text = redact(nested(`https://s.example/?token=${encodeURIComponent(token)}`, levels));
+        assert.ok(!text.includes('tail-of-the-token'), `${levels} level(s), ${separator}: ${text}`);
+        assert.ok(text.includes(REDACTED) || text.includes(encodeURIComponent(REDACTED)), text);
+      }
+    }
+    // A separator of an outer level ends an inner level's value too: what follows it is the outer URL's, not the token's.
+    const inner = `https://s.example/?token=${CANARY}`;
+    const outer = `https://o.example/?next=${encodeURIComponent(inner)}&page=2`;
+    assert.equal(
+      redact(`u=${encodeURIComponent(outer)}`),
+      `u=${encodeURIComponent(`https://o.example/?next=`)}${encodeURIComponent(encodeURIComponent('https://s.example/?token='))}${REDACTED}%26page%3D2`,
+    );
+  });
+
   it('each credential-named environment assignment, the rest of the line kept', () => {
     for (const name of [
       'SECRETS_TOKEN',
