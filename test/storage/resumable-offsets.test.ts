@@ -572,6 +572,13 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     intercept = onRange('bytes 0-262143/600000', () => storageError(400, 'badContent'));
     assert.equal(await rejection(put({ source: ascii(600_000), onProgress })), failure);
     assert.equal(calls, 1);
+
+    calls = 0;
+    intercept = () => undefined;
+    peer.requests.length = 0;
+    assert.equal(await rejection(put({ source: ascii(1000), onProgress })), failure, 'thrown on the last (here the only) chunk too');
+    assert.equal(calls, 1);
+    assert.deepEqual(ranges(), ['bytes 0-999/1000'], 'the file was sent whole; only the callback failed');
   });
 
   it('STO-FILES-INSERT: an empty upload is one status query (bytes */0) answered with the file; a 308 to it is a ProtocolError, not a loop', async () => {

@@ -328,6 +328,9 @@ export async function runSession(job: ResumableJob, firstUri: string, resume: bo
     progress(total);
     // The session is over whatever the check below finds: its file has no more use.
     if (job.sessionFile) await removeSessionFile(job.sessionFile);
+    // The last chunk's answer is in: a callback that threw on its bytes (or on the 100 %) ends the upload as it would
+    // have before any other chunk — the file exists, and the caller hears why its callback stopped being called.
+    if (callback.failed) throw callback.error;
     if (typeof file.md5Checksum !== 'string') return file;
     if (fileMd5) {
       const local = await fileMd5.result.catch((error: unknown) => {
