@@ -335,7 +335,7 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     assert.deepEqual(ranges().slice(-2), ['bytes 524288-599999/600000', 'bytes */600000']);
   });
 
-  it('STO-FILES-INSERT: the final answer: a body that is not JSON is a ProtocolError; a fields mask without id or md5 comes back as it is (unchecked); null is {}', async () => {
+  it('STO-FILES-INSERT: the final answer: a body that is not JSON is a ProtocolError; a fields mask without id or md5 comes back as it is (unchecked); null is {}; a number, list or string is a ProtocolError', async () => {
     const finalAnswer = (answer: Answer) => {
       intercept = onRange('bytes 0-9/10', () => answer);
     };
@@ -347,6 +347,16 @@ describe('storage resumable uploads: offsets, 308s and status queries against a 
     assert.deepEqual(await put({ source: ascii(10) }), { title: 'masked' });
     finalAnswer((_r, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('null'));
     assert.deepEqual(await put({ source: ascii(10) }), {});
+    for (const [body, what] of [
+      ['5', 'a number'],
+      ['[]', 'a list'],
+      ['"done"', 'a string'],
+    ]) {
+      finalAnswer((_r, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      const odd = await rejection(put({ source: ascii(10) }));
+      assert.ok(odd instanceof ProtocolError, String(odd));
+      assert.equal(odd.message, `the upload session answered 200 with JSON that is not an object (${what}): the file resource was expected`);
+    }
     // Drive's md5 may come in capitals.
     intercept = () => undefined;
     fileOf = (s) => ({ ...fileResource(s), md5Checksum: md5(s.bytes).toUpperCase() });

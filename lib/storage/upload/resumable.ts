@@ -169,10 +169,13 @@ function outcomeOf(response: HttpResponse<string>): Outcome {
   } catch {
     throw new ProtocolError(`the upload session answered ${response.status} with a body that is not JSON: the file resource was expected`);
   }
-  if (!file || typeof file !== 'object' || typeof (file as UploadedFile).id !== 'string') {
-    // A `fields` mask without id is the caller's choice: the file is still whatever came back.
-    return { file: (file ?? {}) as UploadedFile };
+  if (file === null) return { file: {} as UploadedFile };
+  if (typeof file !== 'object' || Array.isArray(file)) {
+    throw new ProtocolError(
+      `the upload session answered ${response.status} with JSON that is not an object (${Array.isArray(file) ? 'a list' : `a ${typeof file}`}): the file resource was expected`,
+    );
   }
+  // A `fields` mask without id is the caller's choice: the file is still whatever came back.
   return { file: file as UploadedFile };
 }
 
