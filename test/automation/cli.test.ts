@@ -94,10 +94,14 @@ describe('gantry browser check (the command, as a separate process, against Debi
 
     // And as a shell runs it: head takes the first line and goes; the pipeline's first command ends quietly.
     const piped = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-c', 'set -o pipefail; node --import tsx lib/cli/main.ts browser check "$1" "$1" | head -1', 'sh', `${site.url}/`], {
-        cwd: repoRoot,
-        env: { ...process.env, GANTRY_LOG: 'warn' },
-      });
+      const child = spawn(
+        'bash',
+        ['--norc', '-c', 'set -o pipefail; node --import tsx lib/cli/main.ts browser check "$1" "$1" | head -1', 'sh', `${site.url}/`],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, GANTRY_LOG: 'warn' },
+        },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

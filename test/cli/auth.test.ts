@@ -57,7 +57,7 @@ describe('gantry auth (the command)', function () {
   ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const child = options.shell
-        ? spawn('bash', ['-c', options.shell], { env: options.env ?? env() })
+        ? spawn('bash', ['--norc', '-c', options.shell], { env: options.env ?? env() })
         : spawn(process.execPath, [bin, ...args], { env: options.env ?? env() });
       let stdout = '';
       let stderr = '';

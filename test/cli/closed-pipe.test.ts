@@ -41,7 +41,7 @@ function throughHead(args: string[]): Promise<Piped> {
   const quoted = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   const script = `"${process.execPath}" "${bin}" ${quoted} | head -1; echo "exit=\${PIPESTATUS[0]}"`;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { env });
+    const child = spawn('bash', ['--norc', '-c', script], { env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -120,7 +120,7 @@ describe('closed pipe: every command ends quietly when its reader goes away', fu
 
   it('a full disk (stdout is /dev/full): one line on stderr naming ENOSPC, exit 2 for a command that had succeeded, no stack', () => {
     for (const args of [['--help'], ['modules', '--help'], ['--version'], ['nosuch']]) {
-      const run = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" ${args.join(' ')} > /dev/full`], { env, encoding: 'utf8' });
+      const run = spawnSync('bash', ['--norc', '-c', `"${process.execPath}" "${bin}" ${args.join(' ')} > /dev/full`], { env, encoding: 'utf8' });
       const what = `gantry ${args.join(' ')} > /dev/full`;
       assert.equal(run.status, 2, `${what}: ${run.stderr}`);
       assert.doesNotMatch(run.stderr, /\n\s+at |Unhandled/, what);
@@ -129,7 +129,7 @@ describe('closed pipe: every command ends quietly when its reader goes away', fu
   });
 
   it('a long listing cut by head: --version and the root help as well', () => {
-    const version = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" --version | head -1`], { env, encoding: 'utf8' });
+    const version = spawnSync('bash', ['--norc', '-c', `"${process.execPath}" "${bin}" --version | head -1`], { env, encoding: 'utf8' });
     assert.match(version.stdout, /^\d+\.\d+\.\d+/);
     assert.doesNotMatch(version.stderr, crash);
   });

@@ -82,7 +82,7 @@ export function runBuiltGantry(
     ) as NodeJS.ProcessEnv;
     const where = options.cwd ? { cwd: options.cwd } : {};
     const child = options.shell
-      ? spawn('bash', ['-c', options.shell], { env: { ...fullEnv, GANTRY: gantryBin, NODE: process.execPath }, ...where })
+      ? spawn('bash', ['--norc', '-c', options.shell], { env: { ...fullEnv, GANTRY: gantryBin, NODE: process.execPath }, ...where })
       : spawn(process.execPath, [gantryBin, ...args], { env: fullEnv, ...where });
     let stdout = '';
     let stderr = '';

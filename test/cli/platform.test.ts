@@ -144,7 +144,7 @@ describe('gantry platform (against the embedded platform API)', function () {
     const bin = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
     for (const args of ['platform api /repos/gantry/demo', 'platform api /repos/gantry/demo/issues -X GET --paginate', 'platform rate-limit']) {
       // Asynchronous: the server answering it lives in this process.
-      const child = spawn('bash', ['-c', `"${process.execPath}" "${bin}" ${args} | head -1; echo "exit=\${PIPESTATUS[0]}"`], {
+      const child = spawn('bash', ['--norc', '-c', `"${process.execPath}" "${bin}" ${args} | head -1; echo "exit=\${PIPESTATUS[0]}"`], {
         env: { PATH: process.env.PATH, HOME: process.env.HOME, GANTRY_LOG: 'warn', ...env },
       });
       const run = { stdout: '', stderr: '' };

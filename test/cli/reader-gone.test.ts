@@ -43,7 +43,7 @@ function throughHead(args: string[], env: Record<string, string> = {}): Promise<
   const errFile = join(home, `err-${Math.random().toString(36).slice(2)}`);
   const script = `"${process.execPath}" "${bin}" ${args.map(quote).join(' ')} 2>"${errFile}" | head -1; echo "exit=\${PIPESTATUS[0]}"`;
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { env: { ...baseEnv(), ...env } });
+    const child = spawn('bash', ['--norc', '-c', script], { env: { ...baseEnv(), ...env } });
     const guard = setTimeout(() => spawn('pkill', ['-KILL', '-P', String(child.pid)]), GUARD_MS);
     let out = '';
     let firstAt = 0;

@@ -69,7 +69,7 @@ describe('gantry storage (the command, against the embedded storage server)', fu
   ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const child = options.shell
-        ? spawn('bash', ['-c', options.shell], { env: options.env ?? env(), cwd: join(dir, 'work') })
+        ? spawn('bash', ['--norc', '-c', options.shell], { env: options.env ?? env(), cwd: join(dir, 'work') })
         : spawn(process.execPath, [bin, ...args], { env: options.env ?? env(), cwd: join(dir, 'work') });
       argvs.push(options.shell ? [options.shell] : args);
       let stdout = '';

@@ -105,7 +105,7 @@ describe('auth token store: plain-text file (only when asked)', function () {
     const child = fileURLToPath(new URL('./helpers/big-write.ts', import.meta.url));
     // ulimit -f counts 1024-byte blocks: 64 KiB, while the child writes a login of about 1 MiB.
     const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-      const proc = spawn('bash', ['-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx "${child}" "${configDir}"`], {
+      const proc = spawn('bash', ['--norc', '-c', `ulimit -f 64 && exec "${process.execPath}" --import tsx "${child}" "${configDir}"`], {
         env: { ...process.env, TSX_DISABLE_CACHE: '1' },
       });
       let stdout = '';
