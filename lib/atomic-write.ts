@@ -5,12 +5,12 @@
  * clean-up that fails in turn (the folder gone, a name too long to exist) never replaces it, and nothing but the
  * temporary this call created is ever removed.
  *
- * Temporary names are `.<name>.<pid>.<12 hex>.tmp` beside the target, so a sweep can tell its own leftovers and the
- * process that left them (`temporaryWriter`).
+ * Temporary names are `.<name>.<pid>.<12 hex>.tmp` beside the target (a name too long for that: its head and a hash),
+ * so a sweep can tell its own leftovers and the process that left them (`temporaryWriter`).
  *
  * A root module of lib/: every area and the dev servers may import it.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, sep } from 'node:path';
@@ -33,13 +33,34 @@ const setsModes = process.platform !== 'win32';
 // O_EXCL: a name that exists (another writer's, or a link planted there) is never opened, so never removed either.
 const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
+// A file name's limit on every file system Gantry writes to (NAME_MAX), and what a temporary adds to its stem: the
+// pid (10 digits at most, whichever process wrote it, so the stem never depends on it), the random part and `.tmp`.
+const nameMaxBytes = 255;
+const addedBytes = '.'.length + 10 + '.'.length + 12 + '.tmp'.length;
+
+/**
+ * What every temporary of `file` starts with: `.` and its name, or, for a name too long to carry the rest (a Drive
+ * title of 230 bytes can be a file's name), a head of it cut at a character boundary and a hash of the whole, so the
+ * temporary still fits, stays unique to the file, and `temporaryWriter` still recognises it.
+ */
+function stemOf(file: string): string {
+  const name = basename(file);
+  if (1 + Buffer.byteLength(name) + addedBytes <= nameMaxBytes) return `.${name}`;
+  let head = '';
+  for (const character of name) {
+    if (Buffer.byteLength(head + character) > 64) break;
+    head += character;
+  }
+  return `.${head}~${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * The temporary name for `file`. Built on the path as given, not normalised: `a/link/../f` is written where the link
  * leads, as the final rename resolves it, so both stay in one folder.
  */
 function temporaryFor(file: string): string {
   const folder = dirname(file);
-  return `${folder.endsWith(sep) ? folder : folder + sep}.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  return `${folder.endsWith(sep) ? folder : folder + sep}${stemOf(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 /**
@@ -47,7 +68,7 @@ function temporaryFor(file: string): string {
  * here; undefined for any other name.
  */
 export function temporaryWriter(file: string, name: string): number | undefined {
-  const prefix = `.${basename(file)}.`;
+  const prefix = `${stemOf(file)}.`;
   if (!name.startsWith(prefix)) return undefined;
   const match = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
   return match ? Number(match[1]) : undefined;

@@ -194,17 +194,39 @@ describe('LAYER-FS: writeFileAtomic, the one way a file is replaced', () => {
     assert.equal(late.syscall, 'rename');
   });
 
-  it('LAYER-FS: a name too long for its temporary: the open error, the previous file intact, and a stream given is released', async () => {
-    const file = join(folder, `${'n'.repeat(245)}.json`);
-    await writeFile(file, 'previous');
+  it('LAYER-FS: a name too long to carry the temporary suffix (up to 255 bytes, multi-byte too) is written; its temporary fits, is its own, and is known', async () => {
+    const heads = ['n'.repeat(245), 'é'.repeat(120), 'n'.repeat(223)];
+    for (const [index, head] of heads.entries()) {
+      const file = join(folder, `${head}.${index}.json`);
+      await writeFile(file, 'previous');
+      let seen = '';
+      await writeFileAtomic(file, `next ${index}`, {
+        beforeRename: (temporary) => {
+          seen = basename(temporary);
+        },
+      });
+      assert.equal(await readFile(file, 'utf8'), `next ${index}`);
+      assert.ok(Buffer.byteLength(seen) <= 255, `${seen.length} bytes`);
+      assert.equal(temporaryWriter(file, seen), process.pid);
+      // Another long name with the same head: its temporaries are not this file's.
+      assert.equal(temporaryWriter(join(folder, `${head}.${index}.other`), seen), undefined);
+      assert.ok(!seen.includes('\ufffd'), 'cut at a character boundary');
+    }
+    assert.deepEqual((await readdir(folder)).sort(), heads.map((head, index) => `${head}.${index}.json`).sort());
+  });
+
+  it('LAYER-FS: a temporary that cannot be opened (the folder is a file): the open error, and a stream given is released', async () => {
+    const blocker = join(folder, 'not-a-folder');
+    await writeFile(blocker, 'previous');
+    const file = join(blocker, 'data.json');
     const error = await failure(() => writeFileAtomic(file, 'next'));
-    assert.equal(error.code, 'ENAMETOOLONG');
+    assert.equal(error.code, 'ENOTDIR');
     assert.equal(error.syscall, 'open');
-    assert.equal(await readFile(file, 'utf8'), 'previous');
     const body = streamOf(['never', 'read']);
-    assert.equal((await failure(() => writeFileAtomic(file, body))).code, 'ENAMETOOLONG');
+    assert.equal((await failure(() => writeFileAtomic(file, body))).code, 'ENOTDIR');
     assert.ok(body.destroyed, 'the stream nobody will read is destroyed (a response body would hold its connection)');
-    assert.deepEqual(await readdir(folder), [basename(file)]);
+    assert.equal(await readFile(blocker, 'utf8'), 'previous');
+    assert.deepEqual(await readdir(folder), ['not-a-folder']);
   });
 
   it('LAYER-FS: a target that is a folder is never removed: the rename fails, the folder and its content stay, no temporary is left', async () => {
