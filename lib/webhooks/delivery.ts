@@ -32,12 +32,11 @@ export const deliveryHeaders = {
   contentLength: 'content-length',
 } as const;
 
+/** The names of the required headers as a refusal writes them. */
 const titles: Record<string, string> = {
   'x-platform-hook-id': 'X-Platform-Hook-ID',
   'x-platform-event': 'X-Platform-Event',
   'x-platform-delivery': 'X-Platform-Delivery',
-  'x-platform-hook-installation-target-type': 'X-Platform-Hook-Installation-Target-Type',
-  'x-platform-hook-installation-target-id': 'X-Platform-Hook-Installation-Target-ID',
   'user-agent': 'User-Agent',
 };
 
@@ -125,7 +124,7 @@ function checkOptions(options: unknown): Settings {
   if (allowSha1 !== undefined && typeof allowSha1 !== 'boolean') refuseArgument(where, 'options.allowSha1', 'true or false', allowSha1);
   if (requireSignature !== undefined && typeof requireSignature !== 'boolean')
     refuseArgument(where, 'options.requireSignature', 'true or false', requireSignature);
-  if (maxBytes !== undefined && !(typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+  if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
     refuseArgument(where, 'options.maxBytes', 'a positive whole number of bytes', maxBytes);
   }
   const required = requireSignature ?? secrets.length > 0;
@@ -138,11 +137,12 @@ function checkOptions(options: unknown): Settings {
 function oneHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   const text = Array.isArray(value) ? value.join(', ') : value;
-  return text === undefined || text === '' ? undefined : text;
+  return text === '' ? undefined : text;
 }
 
 function bytesText(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  // A cap is a positive number of bytes, so a whole number of MiB is at least one.
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   return `${bytes} bytes`;
 }
 
@@ -162,17 +162,17 @@ function mediaType(value: string | undefined, deliveryId: string | undefined): '
       headers: { 'accept-post': accept },
       deliveryId,
     });
-  if (value === 'application/json') return 'json';
   if (value === undefined) throw unsupported('no Content-Type came');
-  const [type = '', ...parameters] = value.split(';').map((part) => part.trim());
-  const essence = type.toLowerCase();
+  const [type, ...parameters] = value.split(';').map((part) => part.trim());
+  const essence = type!.toLowerCase();
   const kind = essence === 'application/json' ? 'json' : essence === 'application/x-www-form-urlencoded' ? 'form' : undefined;
   if (kind === undefined) throw unsupported('the Content-Type is not a media type a delivery has');
   for (const parameter of parameters) {
-    const [name = '', raw = ''] = parameter.split('=', 2).map((part) => part.trim());
-    if (name.toLowerCase() !== 'charset') continue;
-    const charset = raw.replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (!['utf-8', 'utf8', 'us-ascii'].includes(charset)) throw unsupported('the Content-Type names a charset other than UTF-8');
+    const [name, raw] = parameter.split('=', 2).map((part) => part.trim());
+    if (name!.toLowerCase() !== 'charset') continue;
+    if (raw === undefined || !['utf-8', 'utf8', 'us-ascii'].includes(raw.replace(/^"(.*)"$/, '$1').toLowerCase())) {
+      throw unsupported('the Content-Type names a charset other than UTF-8');
+    }
   }
   return kind;
 }
@@ -206,7 +206,7 @@ function takeSpare(size: number): Buffer | undefined {
 function giveSpare(buffer: Buffer): void {
   if (spare !== undefined && spare.length >= buffer.length) return;
   spare = buffer;
-  if (spareTimer) clearTimeout(spareTimer);
+  clearTimeout(spareTimer);
   spareTimer = setTimeout(() => {
     spare = undefined;
     spareTimer = undefined;
@@ -455,7 +455,6 @@ function formPayload(text: string, deliveryId: string | undefined): string {
   }
   const payloads: string[] = [];
   for (const field of text.split('&')) {
-    if (field === '') continue;
     const equals = field.indexOf('=');
     const name = decodeFormComponent(equals < 0 ? field : field.slice(0, equals));
     if (name !== 'payload') continue;
@@ -524,7 +523,7 @@ async function receiveDelivery(request: IncomingMessage, settings: Settings, mod
   if (request.method !== 'POST') {
     throw refuseUnread({
       reason: 'method-not-allowed',
-      message: `a delivery is a POST (HOOK-DEL-REQUEST), not ${/^[A-Z]{1,20}$/.test(request.method ?? '') ? request.method : 'this method'}`,
+      message: `a delivery is a POST (HOOK-DEL-REQUEST), not ${/^[A-Z]{1,20}$/.test(String(request.method)) ? request.method : 'this method'}`,
       headers: { allow: 'POST' },
     });
   }
@@ -688,11 +687,9 @@ export function sendRefusal(response: ServerResponse, error: WebhookDeliveryErro
   if (!(error instanceof WebhookDeliveryError)) refuseArgument('sendRefusal', 'error', 'a WebhookDeliveryError', error);
   expectOptions('sendRefusal', options);
   const lingerMs = options.lingerMs ?? 2000;
-  if (!(typeof lingerMs === 'number' && Number.isFinite(lingerMs) && lingerMs >= 0))
-    refuseArgument('sendRefusal', 'options.lingerMs', 'a number of milliseconds', lingerMs);
+  if (!(Number.isFinite(lingerMs) && lingerMs >= 0)) refuseArgument('sendRefusal', 'options.lingerMs', 'a number of milliseconds', lingerMs);
   const lingerBytes = options.lingerBytes ?? 4 * 1024 * 1024;
-  if (!(typeof lingerBytes === 'number' && Number.isSafeInteger(lingerBytes) && lingerBytes >= 0))
-    refuseArgument('sendRefusal', 'options.lingerBytes', 'a whole number of bytes', lingerBytes);
+  if (!(Number.isSafeInteger(lingerBytes) && lingerBytes >= 0)) refuseArgument('sendRefusal', 'options.lingerBytes', 'a whole number of bytes', lingerBytes);
   const request = response.req as IncomingMessage | undefined;
   const unread = request !== undefined && !request.readableEnded;
   if (response.headersSent) {
