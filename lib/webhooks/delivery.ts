@@ -214,6 +214,18 @@ function giveSpare(buffer: Buffer): void {
   spareTimer.unref();
 }
 
+/** The spare buffer's size in bytes, 0 when none is held: for tests of the reuse, which nothing else can see. */
+export function spareBufferBytes(): number {
+  return spare?.length ?? 0;
+}
+
+/** Lets the spare buffer go now rather than SPARE_MS after its last use: tests start from none. */
+export function dropSpareBuffer(): void {
+  clearTimeout(spareTimer);
+  spare = undefined;
+  spareTimer = undefined;
+}
+
 /**
  * The body's bytes kept as they come. With a declared length they are copied into one buffer of that length
  * (allocated when the first byte arrives; the length is already checked against the cap), so a large body is never
