@@ -58,6 +58,9 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
         ['application/json; charset=utf-8"', 'the Content-Type names a charset other than UTF-8'],
         ['application/json; charset=x"utf-8"', 'the Content-Type names a charset other than UTF-8'],
         ['application/json; charset=utf-8; charset=latin1', 'the Content-Type names a charset other than UTF-8'],
+        ['application/json; charset = latin1', 'the Content-Type names a charset other than UTF-8'],
+        ['application/json; charset=utf-8""', 'the Content-Type names a charset other than UTF-8'],
+        ['application/json; charset=""utf-8', 'the Content-Type names a charset other than UTF-8'],
       ];
       for (const [type, why] of cases) {
         const error = refusal(() => deliveryBodyPayload(type, Buffer.from(json), 'guid-1'));
@@ -85,6 +88,28 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
       assert.equal(latin1.message, 'the JSON body is not valid UTF-8');
       assert.equal(latin1.status, 400);
       assert.equal(latin1.deliveryId, 'guid-2');
+    });
+
+    it('HOOK-DEL-EXAMPLE-BODY: only the three bytes EF BB BF are a byte order mark — a mark alone leaves nothing; a character sharing two of its bytes is no mark', () => {
+      const expectedValue = 'a JSON value: an object {…}, an array […], a string in double quotes, a number, true, false or null';
+      assert.equal(
+        refusal(() => deliveryBodyPayload('application/json', Buffer.from([0xef, 0xbb, 0xbf]))).message,
+        `the JSON body is not valid JSON: at line 1, column 1 it expected ${expectedValue} and found the end of the input`,
+      );
+      // U+2EFF, U+F03F and U+FEC0 are E2 BB BF, EF 80 BF and EF BB 80: no mark, so the body starts with a character JSON does not allow.
+      for (const text of ['\u2EFF{}', '\uF03F{}', '\uFEC0{}']) {
+        assert.equal(
+          refusal(() => deliveryBodyPayload('application/json', Buffer.from(text))).message,
+          `the JSON body is not valid JSON: at line 1, column 1 it expected ${expectedValue} and found a non-ASCII character`,
+          JSON.stringify(text),
+        );
+      }
+      // 22 C2 BF 22: its third byte is the mark's last.
+      assert.equal(
+        refusal(() => deliveryBodyPayload('application/json', Buffer.from('"¿"'))).message,
+        'the JSON body is JSON but a string, not an object: a payload is an object (HOOK-DEL-EXAMPLE-BODY)',
+      );
+      assert.equal(refusal(() => deliveryBodyPayload('application/json', Buffer.from([0xef, 0xbb]))).message, 'the JSON body is not valid UTF-8');
     });
 
     it('HOOK-DEL-EXAMPLE-BODY: JSON that does not parse is refused where it breaks, without quoting the body', () => {
@@ -133,6 +158,7 @@ describe('webhooks: a delivery body read as the receiver reads it (HOOK-DEL-REQU
       const bare = refusal(() => deliveryBodyPayload('application/x-www-form-urlencoded', form('payload&x=1')));
       assert.equal(bare.reason, 'malformed-json');
       assert.match(bare.message, /^the form's payload field is not valid JSON/);
+      assert.match(bare.message, /found the end of the input$/);
       // A value may hold `=`: only the first one ends the name.
       assert.deepEqual(deliveryBodyPayload('application/x-www-form-urlencoded', form(`payload=${encodeURIComponent('{"a":"=x"}').replace(/%3D/g, '=')}`)), {
         a: '=x',
