@@ -285,7 +285,8 @@ function decodeUtf8(bytes: Buffer): string | undefined {
 }
 
 function bomLength(bytes: Buffer): number {
-  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  // A byte past the end reads undefined: no length check needed.
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
 /**
@@ -391,7 +392,7 @@ function readBody(request: IncomingMessage, maxBytes: number, declared: number |
           message: `the sender closed the connection after ${total}${declared === undefined ? '' : ` of ${declared}`} bytes of the body`,
           hint: 'the platform redelivers failed deliveries; nothing was handled',
           deliveryId,
-          ...(cause === undefined ? {} : { cause }),
+          cause,
         }),
       );
     const onError = (error: Error) => {
