@@ -16,6 +16,7 @@ import {
   type Delivery,
   type DeliveryPayload,
   type ReadDeliveryOptions,
+  type SendRefusalOptions,
 } from '../../lib/webhooks/delivery.js';
 import { sign } from '../../lib/webhooks/verify.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
@@ -1079,6 +1080,78 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
       request.end('{}');
     });
     assert.deepEqual(answer, { status: 202, body: 'started' });
+  });
+
+  /**
+   * A sender that ignores the refusal: the head of a delivery without X-Platform-Event (refused before its body),
+   * then `send` body bytes of the 8 MiB it declares, then it stays open and silent (half-open: the server's end does
+   * not close it) for `waitMs`. Resolves with the answer's status and when the last byte was written.
+   */
+  async function ignoringSender(send: number, waitMs: number, then?: (socket: Socket) => void): Promise<{ status: number | undefined; lastWrite: number }> {
+    const headers = Object.entries(await headersFor('{}')).filter(([name]) => name !== 'x-platform-event');
+    const head = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', `Content-Length: ${8 * MiB}`, ...headers.map(([k, v]) => `${k}: ${v}`)];
+    const socket = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    socket.on('error', () => undefined);
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    while (answer === '') await sleep(5);
+    const chunk = Buffer.alloc(16 * 1024, 0x20);
+    for (let sent = 0; sent < send && !socket.destroyed; sent += chunk.length) {
+      if (!socket.write(send - sent < chunk.length ? chunk.subarray(0, send - sent) : chunk)) {
+        await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), sleep(200)]);
+      }
+    }
+    const lastWrite = Date.now();
+    then?.(socket);
+    await sleep(waitMs);
+    socket.destroy();
+    return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]) || undefined, lastWrite };
+  }
+
+  it('HOOK-LIM-PAYLOAD-25MB: after a refusal before the body, what the sender still sends is discarded — never to a listener, up to lingerBytes, for up to lingerMs', async () => {
+    let toListener = 0;
+    let options: SendRefusalOptions = {};
+    let serverClosedAt: number | undefined;
+    handle = (request, response) => {
+      serverClosedAt = undefined;
+      request.socket.once('close', () => (serverClosedAt = Date.now()));
+      reader()(request, false).catch((failure: WebhookDeliveryError) => {
+        // A listener added before the answer (a logger, a body parser) is not fed what is discarded.
+        request.on('data', (chunk: Buffer) => (toListener += chunk.length));
+        request.pause();
+        sendRefusal(response, failure, options);
+      });
+    };
+    // Past lingerBytes: cut off at once, long before lingerMs.
+    options = { lingerBytes: 64 * 1024, lingerMs: 20_000 };
+    const flood = await ignoringSender(4 * MiB, 1500);
+    assert.equal(flood.status, 400);
+    assert.ok(serverClosedAt !== undefined && serverClosedAt - flood.lastWrite < 1000, 'a sender past lingerBytes is cut off');
+    // Exactly lingerBytes, then silence: the connection stays open until lingerMs has passed.
+    options = { lingerBytes: 48 * 1024, lingerMs: 700 };
+    const quiet = await ignoringSender(48 * 1024, 1500);
+    assert.equal(quiet.status, 400);
+    const after = serverClosedAt === undefined ? undefined : serverClosedAt - quiet.lastWrite;
+    assert.ok(after !== undefined && after >= 300 && after < 1300, `closed ${after} ms after the last byte (lingerMs 700)`);
+    assert.equal(toListener, 0, 'a listener added before the answer was fed what was discarded');
+  });
+
+  it('HOOK-DEL-REQUEST: a sender that resets the connection while its body is discarded is no error', async () => {
+    const errors: unknown[] = [];
+    const onUncaught = (error: unknown) => errors.push(error);
+    handle = (request, response) => {
+      reader()(request, false).catch((failure: WebhookDeliveryError) => sendRefusal(response, failure));
+    };
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const result = await ignoringSender(32 * 1024, 300, (socket) => socket.resetAndDestroy());
+      assert.equal(result.status, 400);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    assert.deepEqual(errors, []);
   });
 
   it('HOOK-DEL-REQUEST: a refusal after the body was read is answered as JSON, keeping the connection', async () => {
