@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { runConformance } from '../peers/mcp-conformance.js';
 
 // The official MCP conformance suite's client scenarios: the suite starts each scenario's server (and authorization
-// server), launches the driver (test/peers/mcp-conformance-client.ts) with its URL, and checks what the client sent.
-// The driver runs on the Node running the tests; the suite itself on Node 22. Every client scenario of the suite runs,
-// the extension ones too: client credentials (secret and private_key_jwt), cross-app access, elicitation defaults.
-const driver = fileURLToPath(new URL('../peers/mcp-conformance-client.ts', import.meta.url));
-const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// server), launches the driver (test/peers/mcp-conformance-client.mjs, on the built library) with its URL, and checks
+// what the client sent. The driver runs on the Node running the tests; the suite itself on Node 22. Every client
+// scenario of the suite runs, the extension ones too: client credentials (secret and private_key_jwt), cross-app
+// access, elicitation defaults.
+const driver = fileURLToPath(new URL('../peers/mcp-conformance-client.mjs', import.meta.url));
 // The suite splits the command at spaces and runs it in a shell: none of these paths may hold a space or a quote.
-const command = (via: 'library' | 'cli') => [process.execPath, '--import', tsx, driver, via].join(' ');
+const command = (via: 'library' | 'cli') => [process.execPath, driver, via].join(' ');
 
 /** Each scenario, with the rules it holds Gantry to. */
 const scenarios: Record<string, string> = {
