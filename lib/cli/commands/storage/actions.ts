@@ -8,7 +8,7 @@ import type { File, Permission, Revision, StorageClient } from '../../../storage
 import { usage, type CliContext } from '../../context.js';
 import type { StorageFlags } from './client.js';
 import { checkCount, checkId, checkShare, checkTitle, formatBytes } from './input.js';
-import { FOLDER_MIME, interruption, jsonLine, shortDate, StreamTable, withHint, withStorage } from './run.js';
+import { interruption, jsonLine, shortDate, StreamTable, withHint, withStorage } from './run.js';
 
 interface LsFlags extends StorageFlags {
   query?: string;
@@ -20,7 +20,10 @@ interface LsFlags extends StorageFlags {
 /** The default number of files `ls` lists without --all or --max: Drive's page size. */
 export const LS_DEFAULT_MAX = 100;
 
-const fileColumns = [
+/** lib/storage is loaded once a command talks to the service, so that bad input is refused without loading it. */
+const storage = () => import('../../../storage/index.js');
+
+const fileColumns = (FOLDER_MIME: string) => [
   { header: 'id', value: (f: File) => f.id },
   { header: 'title', value: (f: File) => (f.mimeType === FOLDER_MIME ? `${f.title ?? ''}/` : f.title) },
   { header: 'mimeType', value: (f: File) => f.mimeType },
@@ -96,6 +99,7 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
     ...(flags.trashed ? { trashed: true } : {}),
   });
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME } = await storage();
     const stop = interruption({ reader: true });
     try {
       if (folderArg !== undefined && folder !== 'root') {
@@ -115,7 +119,7 @@ export async function lsAction(folderArg: string | undefined, flags: LsFlags, co
         ...(json ? {} : { fields: 'items(id,title,mimeType,fileSize,modifiedDate)' }),
         signal: stop.signal,
       });
-      const table = new StreamTable(out, fileColumns);
+      const table = new StreamTable(out, fileColumns(FOLDER_MIME));
       let batch: File[] = [];
       let count = 0;
       let more = false;
@@ -167,6 +171,7 @@ export async function mkdirAction(title: string, flags: StorageFlags & { parent?
   checkTitle(title, 'the folder title');
   const parent = flags.parent !== undefined ? checkId(flags.parent, '--parent') : undefined;
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME } = await storage();
     const folder = await client.files.insert({ requestBody: { title, mimeType: FOLDER_MIME, ...(parent ? { parents: [{ id: parent }] } : {}) } });
     if (json) context.out.json(folder);
     else context.out.line(`Created folder ${terminalText(folder.title)} (${terminalText(folder.id)})${parent ? ` in ${parent}` : ''}`);
@@ -179,6 +184,7 @@ export async function mvAction(id: string, flags: StorageFlags & { to: string },
   const to = checkId(flags.to, '--to');
   if (id === to) throw usage(`mv ${id} --to ${to}: a file or folder cannot be moved into itself`, 'give --to another folder (gantry storage ls lists them)');
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME } = await storage();
     const target = await client.files.get({ fileId: to, fields: 'id,title,mimeType' });
     if (target.mimeType !== FOLDER_MIME)
       throw new CheckFailedError(`--to ${to} is not a folder: it is ${target.title ?? 'a file'} (${target.mimeType ?? 'no type'})`, {
@@ -288,6 +294,7 @@ export async function rmAction(id: string, flags: StorageFlags & { yes?: boolean
     });
   }
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME } = await storage();
     // Asked first, so that both the question and the result name what is deleted (a 404 ends it here, exit 1).
     const file = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
     const folder = file.mimeType === FOLDER_MIME;
@@ -348,6 +355,7 @@ export async function revisionsAction(id: string, flags: StorageFlags, command: 
   const { json } = context.globals(command);
   checkId(id);
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME } = await storage();
     const revisions: Revision[] = [];
     for await (const revision of client.revisions.list.all({ fileId: id })) revisions.push(revision);
     if (json) {

@@ -188,5 +188,3 @@ export function transferProgress(
 export function shortDate(value: string | undefined): string | undefined {
   return value?.replace(/\.\d+Z$/, 'Z');
 }
-
-export { FOLDER_MIME } from '../../../storage/index.js';

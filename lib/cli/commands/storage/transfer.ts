@@ -12,7 +12,7 @@ import { CheckFailedError, ExitCode, GantryError, shown } from '../../../errors.
 import { checkWritableFile, ensureFolder } from '../../../local-paths.js';
 import type { Logger } from '../../../log.js';
 import { takeProcessLock, type ProcessLock } from '../../../process-lock.js';
-import { isServiceDocument, type StorageClient, type UploadedFile } from '../../../storage/index.js';
+import type { StorageClient, UploadedFile } from '../../../storage/index.js';
 import { usage, type CliContext } from '../../context.js';
 import { storageBase, type StorageFlags } from './client.js';
 import {
@@ -29,7 +29,7 @@ import {
   stampOf,
 } from './input.js';
 import { shellQuote } from '../../shell-quote.js';
-import { FOLDER_MIME, interruption, transferProgress, withHint, withStorage, type Interruption } from './run.js';
+import { interruption, transferProgress, withHint, withStorage, type Interruption } from './run.js';
 
 /** How often `put` looks at the file it is sending. */
 const WATCH_MS = 200;
@@ -149,7 +149,7 @@ async function putLocked(file: string, flags: PutFlags, command: Command, contex
   }
 
   await withStorage(flags, context, async ({ client }) => {
-    const { resumeUpload, upload } = await import('../../../storage/index.js');
+    const { FOLDER_MIME, resumeUpload, upload } = await import('../../../storage/index.js');
     if (replace !== undefined && !flags.resume) {
       // A folder has no content to replace: said from its metadata, before a byte is sent.
       const target = await client.files.get({ fileId: replace, fields: 'id,title,mimeType' });
@@ -327,6 +327,8 @@ export async function getAction(id: string, flags: GetFlags, command: Command, c
   if (json && flags.output === '-') throw usage('--json and -o - both want stdout', 'write the content to a file (-o <file>) to get the JSON summary');
   const output = await checkOutput(flags.output);
   await withStorage(flags, context, async ({ client }) => {
+    // Loaded here, not at the top: bad input is refused without loading lib/storage.
+    const { FOLDER_MIME, isServiceDocument } = await import('../../../storage/index.js');
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType,fileSize,md5Checksum' });
     if (meta.mimeType === FOLDER_MIME)
       throw new CheckFailedError(`${id} is the folder ${meta.title}: only files have content to download`, {
@@ -422,6 +424,7 @@ export async function exportAction(id: string, flags: ExportFlags, command: Comm
   if (json && flags.output === '-') throw usage('--json and -o - both want stdout', 'write the export to a file (-o <file>) to get the JSON summary');
   const output = await checkOutput(flags.output);
   await withStorage(flags, context, async ({ client }) => {
+    const { FOLDER_MIME, isServiceDocument } = await import('../../../storage/index.js');
     const meta = await client.files.get({ fileId: id, fields: 'id,title,mimeType' });
     // Said before the local target is looked at: that x.txt exists is beside the point when nothing can be exported.
     if (!isServiceDocument(meta.mimeType) || meta.mimeType === FOLDER_MIME) {
