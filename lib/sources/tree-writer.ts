@@ -340,8 +340,8 @@ function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error 
   });
 }
 
-/** What is left of `chunks` after the first `written` bytes. */
-function rest(chunks: Buffer[], written: number): Buffer[] {
+/** What is left of `chunks` after the first `written` bytes (exported for its tests: a short write to a file is rare). */
+export function rest(chunks: Buffer[], written: number): Buffer[] {
   let skip = written;
   let index = 0;
   while (index < chunks.length && skip >= (chunks[index] as Buffer).length) skip -= (chunks[index++] as Buffer).length;
