@@ -12,7 +12,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { extractArchive, extractTarStream, sniffArchiveType } from '../../lib/sources/archive.js';
 import { hashTree } from '../../lib/sources/hash.js';
 import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
-import { safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
+import { rest, safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
 import type { ArchiveType } from '../../lib/sources/location.js';
 import { tar, tarBz2, tarGz, tarXz, zip, type TarMember } from './archives.js';
 
@@ -77,6 +77,7 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         [Buffer.concat([Buffer.alloc(257), Buffer.from('ustar')]), 'tar'],
         [Buffer.concat([Buffer.alloc(257), Buffer.from('ustaR\0')]), undefined],
         [Buffer.from([0x1f, 0x8c, 0, 0]), undefined],
+        [Buffer.from([0x00, 0x8b, 0, 0]), undefined],
         [Buffer.from('BZ'), undefined],
         [Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x01]), undefined],
         [Buffer.from([0x50, 0x4b, 0x03, 0x05]), undefined],
@@ -760,6 +761,70 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       const [record] = centralRecords(bytes);
       bytes.writeUInt32LE(bytes.readUInt32LE((record as number) + 24) + 1, (record as number) + 24); // uncompressed size
       await refused(extract(bytes, 'zip'), /^the zip archive was refused: /);
+    });
+  });
+
+  describe('what the first measurement of the whole area left (docs/testing.md)', () => {
+    it("MUTATION-ARCHIVE: after a short write, rest() drops the chunks written whole, cuts into the one written in part, and leaves the caller's array alone", () => {
+      const chunks = [Buffer.from('abc'), Buffer.from('de'), Buffer.from('fgh')];
+      for (let written = 0; written <= 8; written++)
+        assert.equal(Buffer.concat(rest(chunks, written)).toString(), 'abcdefgh'.slice(written), `written ${written}`);
+      assert.deepEqual(rest(chunks, 0).map(String), ['abc', 'de', 'fgh']);
+      assert.deepEqual(rest(chunks, 1).map(String), ['bc', 'de', 'fgh']);
+      assert.deepEqual(rest(chunks, 3).map(String), ['de', 'fgh'], 'no empty slice left where a chunk was written exactly');
+      assert.deepEqual(rest(chunks, 4).map(String), ['e', 'fgh']);
+      assert.deepEqual(rest(chunks, 8), []);
+      assert.deepEqual(rest(chunks, 9), [], 'more than was given leaves nothing');
+      assert.deepEqual(chunks.map(String), ['abc', 'de', 'fgh']);
+    });
+
+    it('MUTATION-ARCHIVE: a zip with more entries than the cap is refused before any entry is written', async () => {
+      const root = await mkdtemp(join(dir, 'many-'));
+      const many = await zip(Array.from({ length: 4 }, (_, i) => ({ name: `f${i}`, content: 'x' })));
+      await refused(extractArchive(await file('many.zip', many), 'zip', root, { ...defaultLimits, maxFiles: 3 }), /^the archive has more than 3 entries$/);
+      assert.deepEqual(await readdir(root), []);
+    });
+
+    it('MUTATION-ARCHIVE: a unix zip entry with permission bits but no file type is a file with those bits', async () => {
+      const { root, hash } = await extract(await zip([{ name: 'run.sh', content: 'x', mode: 0o755 }]), 'zip');
+      assert.equal((await lstat(join(root, 'run.sh'))).mode & 0o777, 0o755);
+      assert.equal(hash, await hashTree(root));
+    });
+
+    it('MUTATION-ARCHIVE: a zip link target of exactly 4096 bytes is kept (the cap refuses only more)', async () => {
+      const target = 'a'.repeat(4096);
+      const { entries, writer } = await extract(await zip([{ name: 'l', content: target, mode: 0o120777 }]), 'zip', defaultLimits, true);
+      assert.equal(entries, 1);
+      assert.equal(writer.totalEntries, 1);
+    });
+
+    it('MUTATION-ARCHIVE: a refused entry type carries the hint that modules hold only files, folders and links', async () => {
+      await assert.rejects(extract(await zip([{ name: 'e', content: '', mode: 0o020644 }]), 'zip'), (error: Refusal) => {
+        assert.equal(error.hint, 'modules contain only files, folders and links');
+        return true;
+      });
+    });
+
+    it("MUTATION-ARCHIVE: a zip that is not one is refused with the zip reader's own reason", async () => {
+      await refused(
+        extract(Buffer.from('PK\u0003\u0004 not really a zip'), 'zip'),
+        /^the zip archive is not readable: End of central directory record signature not found\./,
+      );
+    });
+
+    it('MUTATION-ARCHIVE: hash-only extraction of a member that replaces an earlier one removes nothing from the folder', async () => {
+      const root = await mkdtemp(join(dir, 'hash-only-'));
+      await writeFile(join(root, 'a'), 'kept');
+      const archive = await file(
+        'twice.tar',
+        tar([
+          { name: 'a', content: '1' },
+          { name: 'a', content: '2' },
+        ]),
+      );
+      const { entries } = await extractArchive(archive, 'tar', root, defaultLimits, true);
+      assert.equal(entries, 2, 'each member counts');
+      assert.equal(await readFile(join(root, 'a'), 'utf8'), 'kept');
     });
   });
 });
