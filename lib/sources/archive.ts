@@ -490,7 +490,7 @@ export async function extractArchive(file: string, type: ArchiveType, root: stri
   expectString('extractArchive', 'file', file, 'the path of an archive');
   if (!archiveTypes.includes(type)) expectString('extractArchive', 'type', null, `one of ${archiveTypes.join(', ')}`);
   expectString('extractArchive', 'root', root, 'the path of an empty folder');
-  limits = resolveLimits(typeof limits === 'object' && limits !== null ? limits : undefined);
+  limits = resolveLimits(limits); // spreading null, undefined or a primitive adds nothing: the defaults stand
   await stat(file).catch((error: unknown) => {
     throw unreadablePath(error, file, 'the archive');
   });
