@@ -826,5 +826,25 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       assert.equal(entries, 2, 'each member counts');
       assert.equal(await readFile(join(root, 'a'), 'utf8'), 'kept');
     });
+
+    it('MUTATION-ARCHIVE: a zip device entry is refused as a device even when it holds more than a link target may', async () => {
+      await refused(
+        extract(await zip([{ name: 'e', content: 'x'.repeat(5000), mode: 0o020644 }]), 'zip'),
+        /^the archive entry "e" is a CharacterDevice, which Gantry never extracts$/,
+      );
+    });
+
+    it('MUTATION-ARCHIVE: sniffing a file and extracting a zip leave no file descriptor open', async function () {
+      if (process.platform !== 'linux') this.skip();
+      const open = async () => (await readdir('/proc/self/fd')).length;
+      const sniffed = await file('sniffed.tar', tar([{ name: 'a', content: 'A' }]));
+      const archive = await file('closed.zip', await zip([{ name: 'a', content: 'A' }]));
+      const before = await open();
+      for (let i = 0; i < 5; i++) {
+        assert.equal(await sniffArchiveType(sniffed), 'tar');
+        await extract(await readFile(archive), 'zip');
+      }
+      assert.equal(await open(), before);
+    });
   });
 });
