@@ -846,5 +846,20 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       }
       assert.equal(await open(), before);
     });
+
+    it('MUTATION-ARCHIVE: a small tar.gz arriving in many pieces over many ticks is parsed whole, the parser ended only after the last', async () => {
+      const members: TarMember[] = Array.from({ length: 8 }, (_, i) => ({ name: `f${i}`, content: randomBytes(3000).toString('hex') }));
+      const bytes = tarGz(members);
+      const trickle = async function* () {
+        for (let at = 0; at < bytes.length; at += 500) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yield bytes.subarray(at, at + 500);
+        }
+      };
+      const { writer, hash } = await extractStream(Readable.from(trickle()), 'tar.gz', bytes.length);
+      assert.equal(writer.totalEntries, 8);
+      assert.equal(writer.totalBytes, 8 * 6000);
+      assert.equal(hash, (await extract(bytes, 'tar.gz')).hash);
+    });
   });
 });
