@@ -861,5 +861,24 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       assert.equal(writer.totalBytes, 8 * 6000);
       assert.equal(hash, (await extract(bytes, 'tar.gz')).hash);
     });
+
+    it('MUTATION-ARCHIVE: a member arriving faster than its file is written is paused each time 1 MiB is held and resumed by the next write, whole on disk', async () => {
+      const chunks = Array.from({ length: 128 }, () => randomBytes(64 * 1024));
+      let pushed = 0;
+      const content = new Readable({
+        read() {
+          pushed += 1;
+          this.push(chunks[pushed - 1] ?? null);
+        },
+      });
+      const pushedAtPause: number[] = [];
+      content.on('pause', () => pushedAtPause.push(pushed));
+      const root = await mkdtemp(join(dir, 'paced-'));
+      const writer = new TreeWriter(root, defaultLimits);
+      await writer.add({ path: 'big', type: 'file', rawType: 'File', mode: 0o644 }, content);
+      assert.ok((await readFile(join(root, 'big'))).equals(Buffer.concat(chunks)));
+      // Paused each time 16 chunks (1 MiB) are held behind the write in flight; \`read\` runs one chunk ahead.
+      assert.deepEqual(pushedAtPause, [18, 34, 50, 66, 82, 98, 114]);
+    });
   });
 });
