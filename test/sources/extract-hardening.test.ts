@@ -880,5 +880,14 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       // Paused each time 16 chunks (1 MiB) are held behind the write in flight; \`read\` runs one chunk ahead.
       assert.deepEqual(pushedAtPause, [18, 34, 50, 66, 82, 98, 114]);
     });
+
+    it('MUTATION-ARCHIVE: the content of a member the writer refuses is still read to its end, so the archive reader behind it is not stalled', async () => {
+      const writer = new TreeWriter(await mkdtemp(join(dir, 'drained-')), defaultLimits);
+      const content = Readable.from([Buffer.from('x'.repeat(100)), Buffer.from('y'.repeat(100))]);
+      const ended = new Promise<string>((resolve) => content.once('end', () => resolve('ended')));
+      await refused(writer.add({ path: 'e', type: 'other', rawType: 'CharacterDevice', mode: 0o644 }, content), /is a CharacterDevice/);
+      const late = new Promise<string>((resolve) => setTimeout(() => resolve('still paused'), 1000).unref());
+      assert.equal(await Promise.race([ended, late]), 'ended');
+    });
   });
 });
