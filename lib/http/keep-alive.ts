@@ -12,12 +12,26 @@
  *   many other servers; a shorter `Keep-Alive: timeout=` from the server wins (Node's keepSocketAlive reads it against
  *   the agent's `timeout`, which proxy.ts sets to this).
  *
- * What is left — the server ends the connection while the request is on its way — is the core's to retry (client.ts).
+ * - A request that cannot be sent again (a POST or PATCH without an Idempotency-Key) takes a pooled connection only if
+ *   it has been idle less than `unrepeatableReuseMs` (1 s), else a new one. A server closes an idle connection by its
+ *   own timer, which a starved event loop runs late and then before reading what arrived meanwhile: a request written
+ *   in the last second or so of the server's idle timeout can meet a reset that the core may not answer by sending it
+ *   again (send.ts). Seen at load 10–16 on 2 cores with the MCP conformance suite's server; a new connection costs a
+ *   handshake only after a pause, when a round trip is not what the caller is waiting on.
+ *
+ * What is left — the server ends the connection while the request is on its way — is the core's to retry (send.ts).
  */
 import type http from 'node:http';
+import type { Socket } from 'node:net';
 
 /** How long an idle connection stays in the pool, in ms. */
 export const idleConnectionMs = 4_000;
+
+/** How long a pooled connection may have been idle and still carry a request that cannot be sent again, in ms. */
+export const unrepeatableReuseMs = 1_000;
+
+/** Methods a server must treat as idempotent (RFC 9110 §9.2.2), as send.ts resends them. */
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 /** A `Connection` value that asks to close, matched as Node matches it. */
 export const connectionClose = /(?:^|\W)close(?:$|\W)/i;
@@ -26,6 +40,10 @@ type AddRequest = (request: http.ClientRequest, options: http.RequestOptions) =>
 
 function hasIdleSockets(agent: http.Agent): boolean {
   return Object.values(agent.freeSockets).some((sockets) => sockets !== undefined && sockets.length > 0);
+}
+
+function unrepeatable(request: http.ClientRequest): boolean {
+  return !idempotentMethods.has(request.method.toUpperCase()) && request.getHeader('idempotency-key') === undefined;
 }
 
 /** Ends the pooled connections the server has closed (their close read, or their socket no longer writable). */
@@ -37,9 +55,17 @@ function dropEnded(agent: http.Agent): void {
   }
 }
 
+/** Ends the pooled connections to one origin that were given back before `before` (a time of `performance.now()`). */
+function dropIdleSince(sockets: Socket[] | undefined, freedAt: WeakMap<object, number>, before: number): void {
+  for (const socket of sockets ?? []) if (!socket.destroyed && (freedAt.get(socket) ?? Infinity) < before) socket.destroy();
+}
+
 export function applyConnectionPolicy<A extends http.Agent>(agent: A): A {
   const pooled = agent as unknown as { addRequest: AddRequest };
   const addRequest = pooled.addRequest.bind(agent);
+  // When each pooled connection was last given back (Node's agent emits 'free' as it pools one).
+  const freedAt = new WeakMap<object, number>();
+  agent.on('free', (socket: object) => freedAt.set(socket, performance.now()));
   pooled.addRequest = (request, options) => {
     // Node decides to pool a connection by `shouldKeepAlive`, which only a server's `Connection: close` clears; the
     // request's own header must clear it too, or the socket goes back to the pool for the server to close under it.
@@ -49,9 +75,12 @@ export function applyConnectionPolicy<A extends http.Agent>(agent: A): A {
       addRequest(request, options);
       return;
     }
+    const staleBefore = unrepeatable(request) ? performance.now() - unrepeatableReuseMs : undefined;
     setImmediate(() =>
       setImmediate(() => {
         dropEnded(agent);
+        if (staleBefore !== undefined)
+          dropIdleSince(agent.freeSockets[agent.getName({ ...options, ...(agent as { options?: object }).options })], freedAt, staleBefore);
         addRequest(request, options);
       }),
     );

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { createHttpClient, createProxyAgents, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
+import { unrepeatableReuseMs } from '../../lib/http/keep-alive.js';
 import { createLogger } from '../../lib/log.js';
 import {
   deviceAuthorizationRequest,
@@ -269,6 +270,35 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
       assert.equal(server.requests.filter((request) => request.path === '/counted').length, 3);
     } finally {
       retrying.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a POST or PATCH takes a pooled connection idle under 1 s, else a new one — a late server timer may reset it unanswered, and it cannot be sent again; a GET or a POST with an Idempotency-Key still reuses it', async () => {
+    const server = await start('never', () => ({ body: { ok: true } }));
+    const http = createHttpClient({ retry: noRetry });
+    const pause = () => new Promise((resolve) => setTimeout(resolve, unrepeatableReuseMs + 150));
+    const connectionOfLast = () => server.requests.at(-1)!.connection;
+    try {
+      await http.request({ method: 'POST', url: `${server.url}/a`, body: 'a=1' });
+      await http.request({ method: 'POST', url: `${server.url}/b`, body: 'a=2' });
+      assert.equal(connectionOfLast(), 1, 'a POST right after an answer reuses its connection');
+      await pause();
+      await http.request({ method: 'GET', url: `${server.url}/c` });
+      assert.equal(connectionOfLast(), 1, 'a GET after a pause reuses the connection');
+      await pause();
+      await http.request({ method: 'POST', url: `${server.url}/d`, body: 'a=3', headers: { 'Idempotency-Key': 'k-1' } });
+      assert.equal(connectionOfLast(), 1, 'a POST with an Idempotency-Key after a pause reuses the connection');
+      await pause();
+      await http.request({ method: 'PATCH', url: `${server.url}/e`, body: 'a=4' });
+      assert.equal(connectionOfLast(), 2, 'a PATCH after a pause goes on a new connection');
+      await pause();
+      await http.request({ method: 'POST', url: `${server.url}/f`, body: 'a=5' });
+      assert.equal(connectionOfLast(), 3, 'a POST after a pause goes on a new connection');
+      await http.request({ method: 'POST', url: `${server.url}/g`, body: 'a=6' });
+      assert.equal(connectionOfLast(), 3, 'and the next one, at once, reuses that one');
+      assert.equal(server.connections, 3);
+    } finally {
+      http.close();
     }
   });
 
