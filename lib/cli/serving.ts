@@ -169,7 +169,7 @@ function untilStopped(stop: (cause: StopCause) => Promise<void>, started?: () =>
 
 /** A `--port` value: a whole number from 0 (any free port) to 65535. */
 export function checkPortFlag(raw: string, flag = '--port'): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`${flag} must be an integer from 0 to 65535, got "${raw}"`);
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new UsageError(`${flag} must be a whole number from 0 to 65535, got "${raw.slice(0, 20)}"`);
   return Number(raw);
 }
 

@@ -195,7 +195,7 @@ describe('gantry dev storage', function () {
     const taken = (holder.address() as { port: number }).port;
     try {
       const cases: [string[], Record<string, string>, RegExp][] = [
-        [['--port', '70000'], {}, /^error: --port must be an integer from 0 to 65535, got "70000"$/m],
+        [['--port', '70000'], {}, /^error: --port must be a whole number from 0 to 65535, got "70000"$/m],
         [['--port', String(taken)], {}, new RegExp(`^error: port ${taken} on 127\\.0\\.0\\.1 is in use \\(--port\\)$`, 'm')],
         [[], { GANTRY_DEV_STORAGE_PORT: String(taken) }, new RegExp(`^error: port ${taken} on 127\\.0\\.0\\.1 is in use \\(GANTRY_DEV_STORAGE_PORT\\)$`, 'm')],
         [[], { GANTRY_DEV_STORAGE_PORT: 'eighty' }, /^error: GANTRY_DEV_STORAGE_PORT must be a port number \(0-65535\), got "eighty"$/m],

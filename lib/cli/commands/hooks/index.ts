@@ -14,7 +14,18 @@ import { redactUrl } from '../../../redact.js';
 // ~25 MB of RSS that a receiver without gates never uses) only through loadDeploymentGates.
 import type { HooksConfig, JobQueue, WebhookReceiver } from '../../../webhooks/index.js';
 import { usage, type CliContext } from '../../context.js';
-import { addListenOptions, addOpsOptions, drainDelayOf, opsPathsOf, serverLogger, serverOps, startOps, untilDrained, type OpsFlags } from '../../serving.js';
+import {
+  addListenOptions,
+  addOpsOptions,
+  checkPortFlag,
+  drainDelayOf,
+  opsPathsOf,
+  serverLogger,
+  serverOps,
+  startOps,
+  untilDrained,
+  type OpsFlags,
+} from '../../serving.js';
 import type { PlatformApp } from '../../../platform/index.js';
 import type { ServerKind, ServerOps } from '../../../ops/index.js';
 import type { WebhookErrorCode } from '../../../webhooks/index.js';
@@ -204,11 +215,6 @@ function readAppBudgets(ops: ServerOps, app: PlatformApp | undefined): void {
     );
 }
 
-function parsePort(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usage(`--port must be a whole number from 0 to 65535, got "${text.slice(0, 20)}"`);
-  return Number(text);
-}
-
 /** A saved delivery: an HTTP request as text (request line optional, headers, a blank line, the body's exact bytes). */
 export function parseSavedDelivery(bytes: Buffer): { headers: Record<string, string>; body: Buffer } {
   const crlf = bytes.indexOf('\r\n\r\n');
@@ -280,7 +286,7 @@ ${SECRET_HELP}`,
     .action(async (flags: ServeFlags, command: Command) => {
       const { json, verbose } = context.globals(command);
       const serving: CliContext = { ...context, logger: serverLogger(flags, verbose) };
-      const port = parsePort(flags.port);
+      const port = checkPortFlag(flags.port);
       const drainMs = drainDelayOf(flags);
       if (!flags.path.startsWith('/') || /[?#\s]/.test(flags.path)) throw usage(`--path must be a path such as /hooks, got "${flags.path.slice(0, 60)}"`);
       const queueUrl = queueAddress(flags.queue);
