@@ -5,8 +5,8 @@
  */
 import { expectObject, expectOptions, expectString } from '../arguments.js';
 import { CheckFailedError, UsageError } from '../errors.js';
-import { createStorageClient, FOLDER_MIME, StorageError, type File, type StorageClient } from '../storage/index.js';
-import { upload } from '../storage/upload/index.js';
+import type { File, StorageClient } from '../storage/index.js';
+import { FOLDER_MIME } from '../storage/media-types.js';
 import type { GateResult } from './gate.js';
 import { archiveKeyPrefix, reportFilesFor, summarize, type GateSummary } from './report.js';
 
@@ -68,6 +68,7 @@ export async function checkReportFolder(client: StorageClient, folderId: string,
   try {
     folder = await client.files.get({ fileId: folderId, fields: 'id,title,mimeType,labels', ...(signal ? { signal } : {}) });
   } catch (error) {
+    const { StorageError } = await import('../storage/index.js');
     if (error instanceof StorageError && error.status === 404) {
       throw new CheckFailedError(`the report folder ${folderId} was not found in the storage service at ${client.baseUrl}`, {
         code: 'STORAGE_REPORT_FOLDER_NOT_FOUND',
@@ -130,6 +131,7 @@ async function put(
 ): Promise<StoredReportFile> {
   const mimeType = bareType(contentType);
   // One report in memory at a time; above 5 MiB upload() sends it resumable, a chunk at a time, resuming after a cut.
+  const { upload } = await import('../storage/upload/index.js');
   const file = await upload(client.transport, {
     source: Buffer.from(content, 'utf8'),
     metadata: { title, mimeType, parents: [{ id: folderId }] },
@@ -156,7 +158,8 @@ export async function publishReportsToStorage(result: GateResult, folderId: stri
   checkStorageFolderId(folderId);
   expectOptions('publishReportsToStorage', options);
   if (options.client !== undefined) checkClient('publishReportsToStorage', 'options.client', options.client);
-  const client = options.client ?? createStorageClient();
+  // The storage client loads when reports are published, not with the library.
+  const client = options.client ?? (await import('../storage/index.js')).createStorageClient();
   const { signal } = options;
   try {
     await checkReportFolder(client, folderId, signal);

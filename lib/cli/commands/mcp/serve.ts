@@ -20,8 +20,8 @@ export async function serveAction(flags: ServeFlags, command: Command, outer: Cl
   // Over stdio, stdout is the protocol: the log stays as the command made it (stderr, text).
   const context: CliContext = flags.stdio ? outer : { ...outer, logger: serverLogger(flags, verbose) };
   const env = process.env;
-  const { startContextServer, serveStdio } = await import('../../../mcp/index.js');
   if (flags.stdio) {
+    const { serveStdio } = await import('../../../mcp/index.js');
     // stdout carries the protocol: every word for people goes to stderr, through the logger.
     await serveStdio({ env, logger: context.logger });
     return;
@@ -38,6 +38,8 @@ export async function serveAction(flags: ServeFlags, command: Command, outer: Cl
     );
   }
   if (flags.auth === false && flags.authorizationServer !== undefined) throw usage('--no-auth and --authorization-server contradict each other');
+  // Bad input is refused above, before lib/mcp and the MCP SDK load (a second of CPU).
+  const { startContextServer } = await import('../../../mcp/index.js');
   const ops = await serverOps('mcp-serve', opsPathsOf(flags, [flags.path, '/.well-known/oauth-protected-resource']));
   const opsServing = await startOps(flags, ops);
   const { metrics } = ops;
