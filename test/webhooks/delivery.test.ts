@@ -22,7 +22,7 @@ import { sign } from '../../lib/webhooks/verify.js';
 import { WebhookDeliveryError } from '../../lib/webhooks/errors.js';
 
 const MiB = 1024 * 1024;
-const secret = 'webhook secret 7f3a';
+const secret = 'whsec-7f3a2c91d4e8';
 /** A canary in every body: no refusal message may quote it. */
 const canary = 'CANARY-body-content-91b2';
 const payload = { action: 'opened', issue: { number: 1, title: canary }, repository: { full_name: 'octo/hello' }, sender: { login: 'octocat' } };
@@ -195,8 +195,8 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
     });
 
     it('HOOK-AUTH-HMAC: rotation — the second of two secrets matches', async () => {
-      options = { secrets: ['the old secret', 'the new secret'] };
-      const delivery = await accepted(json, await platformHeaders(json, 'the new secret'));
+      options = { secrets: ['whsec-old-5b0e7a3c', 'whsec-new-9d42f1e6'] };
+      const delivery = await accepted(json, await platformHeaders(json, 'whsec-new-9d42f1e6'));
       assert.equal(delivery.signature, 'sha256');
     });
 
@@ -355,7 +355,7 @@ describe('webhooks: readDelivery over real sockets (HOOK-DEL-REQUEST)', function
     });
 
     it('HOOK-AUTH-HMAC: a signature made with a secret that is not among the secrets is 401', async () => {
-      options = { secrets: ['the old secret', 'the new secret'] };
+      options = { secrets: ['whsec-old-5b0e7a3c', 'whsec-new-9d42f1e6'] };
       const { error } = await refused(json, await platformHeaders(json, 'a third secret'), 401, 'signature-mismatch');
       assert.match(error.message, /any of the 2 secrets/);
     });

@@ -223,7 +223,10 @@ describe('WebhookReceiver: verify, queue, acknowledge, de-duplicate', function (
 
   it('no secret at all is a usage error naming GANTRY_WEBHOOK_SECRET; GANTRY_WEBHOOK_SECRETS adds rotation secrets', async () => {
     assert.throws(() => new WebhookReceiver({ env: {}, queue: new MemoryQueue() }), /GANTRY_WEBHOOK_SECRET/);
-    const rotating = await start({ secrets: undefined, env: { GANTRY_WEBHOOK_SECRET: 'new secret', GANTRY_WEBHOOK_SECRETS: `old one,${SECRET}` } });
+    const rotating = await start({
+      secrets: undefined,
+      env: { GANTRY_WEBHOOK_SECRET: 'whsec-new-8e3b51c2', GANTRY_WEBHOOK_SECRETS: `whsec-old-27fa0d9e,${SECRET}` },
+    });
     let ran = 0;
     rotating.on('push', () => void (ran += 1));
     assert.equal((await deliver('push', pushPayload)).status, 200, 'signed with the old secret, still accepted while rotating');

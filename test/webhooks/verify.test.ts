@@ -150,7 +150,7 @@ describe('webhooks: sign and verify (HOOK-AUTH-HMAC)', () => {
   });
 
   it('HOOK-AUTH-HMAC: several secrets for rotation — any may match and the result says which', async () => {
-    const secrets = ['the old secret', 'the new secret', 'the next secret'];
+    const secrets = ['whsec-old-5b0e7a3c', 'whsec-new-9d42f1e6', 'whsec-next-3a8c6b07'];
     for (const [index, key] of secrets.entries()) {
       assert.deepEqual(verify(secrets, body, { 'x-hub-signature-256': await octokitSign(key, body) }), { ok: true, algorithm: 'sha256', secretIndex: index });
       assert.deepEqual(verify(secrets, body, { 'x-hub-signature': sha1Of(key, body) }), { ok: true, algorithm: 'sha1', secretIndex: index });
