@@ -30,7 +30,8 @@ export interface BrowserCheckOptions {
   /** A running driver to use; without one, a driver is started for this check and stopped afterwards. */
   driver?: ChromeDriver;
   /**
-   * A session to run in (several checks in one browser, e.g. the command given several URLs); it is left open.
+   * A session to run in (several checks in one browser, e.g. the pages of one site, as `gantry demo` checks its own); it
+   * is left open, cookies and storage included.
    * Without one, each check gets a fresh session and profile, deleted afterwards.
    */
   session?: Session;
