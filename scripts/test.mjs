@@ -21,7 +21,7 @@ const SERIAL = [
   'test/fleet/fleet.test.ts',
   'test/platform/fleet-budget.test.ts',
   'test/analysis/local.test.ts',
-  'test/providers/page-analysis-gate.test.ts',
+  'test/providers/page-analysis-gate-local.test.ts',
   'test/webhooks/protection-e2e.test.ts',
   'test/cli/demo-gate.test.ts',
 ];
