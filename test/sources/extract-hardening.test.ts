@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { brotliCompressSync } from 'node:zlib';
+import { Readable, Transform } from 'node:stream';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { extractArchive, extractTarStream, sniffArchiveType } from '../../lib/sources/archive.js';
 import { hashTree } from '../../lib/sources/hash.js';
 import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
@@ -697,6 +698,38 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await refused(extract(Buffer.alloc(64), 'tar.bz2'), /^the tar\.bz2 archive is not a readable tar: /);
     });
 
+    it("MUTATION-ARCHIVE: a filter's stderr is kept to its first 2000 characters: a line after them is not shown", async () => {
+      // 2000 characters in one write, then, later, a line naming the program: only the first run is kept.
+      await fakeTool('xz', `exec 1>&-\nprintf '%1999s\\n' first >&2\n/bin/sleep 0.1\necho "xz: too late" >&2\nexit 1`);
+      await refused(extract(Buffer.alloc(64), 'tar.xz'), /^the tar\.xz archive is corrupt: xz said first$/);
+    });
+
+    it('MUTATION-ARCHIVE: after the tar parser gives up, what the filter still writes is read to its end (up to exactly the cap) and the filter is heard', async () => {
+      // Garbage the parser refuses, a pause, more output, then the filter's own failure.
+      await fakeTool(
+        'bzip2',
+        '/usr/bin/yes garbage | /usr/bin/head -c 1024\n/bin/sleep 0.2\n/usr/bin/yes more | /usr/bin/head -c 4096\necho "bzip2: late failure" >&2\nexit 2',
+      );
+      await refused(extract(Buffer.alloc(64), 'tar.bz2'), /^the tar\.bz2 archive is corrupt: bzip2 said bzip2: late failure$/);
+      // Exactly the 8 MiB cap after the refusal: still within it.
+      await fakeTool(
+        'bzip2',
+        '/usr/bin/yes garbage | /usr/bin/head -c 1024\n/bin/sleep 0.2\n/usr/bin/head -c 8388608 /dev/zero\necho "bzip2: at the cap" >&2\nexit 2',
+      );
+      await refused(extract(Buffer.alloc(64), 'tar.bz2'), /^the tar\.bz2 archive is corrupt: bzip2 said bzip2: at the cap$/);
+    });
+
+    it('MUTATION-ARCHIVE: while the filter is heard, nothing more reaches the tar parser: members after the garbage are never written', async () => {
+      const late = await file('late.tar', tar([{ name: 'late', content: 'L' }]));
+      await fakeTool('bzip2', `/usr/bin/yes garbage | /usr/bin/head -c 1024\n/bin/sleep 0.2\n/bin/cat '${late}'\necho "bzip2: late failure" >&2\nexit 2`);
+      const root = await mkdtemp(join(dir, 'heard-'));
+      await refused(
+        extractArchive(await file('in.tar.bz2', Buffer.alloc(64)), 'tar.bz2', root, defaultLimits),
+        /^the tar\.bz2 archive is corrupt: bzip2 said bzip2: late failure$/,
+      );
+      assert.deepEqual(await readdir(root), []);
+    });
+
     it('MUTATION-ARCHIVE: a missing filter is MISSING_TOOL (exit 2, with the install hint); one that cannot run is not called missing', async () => {
       process.env.PATH = bin;
       await assert.rejects(extract(Buffer.alloc(64), 'tar.bz2'), (error: Refusal) => {
@@ -891,6 +924,167 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await refused(writer.add({ path: 'e', type: 'other', rawType: 'CharacterDevice', mode: 0o644 }, content), /is a CharacterDevice/);
       const late = new Promise<string>((resolve) => setTimeout(() => resolve('still paused'), 1000).unref());
       assert.equal(await Promise.race([ended, late]), 'ended');
+    });
+  });
+
+  describe('what the second measurement of the whole area left (docs/testing.md)', () => {
+    const settles = <T>(promise: Promise<T>, ms: number) =>
+      Promise.race([
+        promise.then(
+          () => 'settled',
+          () => 'settled',
+        ),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref()),
+      ]);
+
+    it('MUTATION-ARCHIVE: a tar.gz of known size up to 64 KiB is inflated by the tar parser, a larger or unknown one by zlib (their refusals differ)', async () => {
+      const bytes = tarGz([{ name: 'a', content: 'hello' }]);
+      bytes[bytes.length - 6] = (bytes[bytes.length - 6] as number) ^ 0xff; // the CRC
+      const parser = /^the tar\.gz archive is not a readable tar: zlib: incorrect data check$/;
+      const zlib = /^the tar\.gz archive is corrupt: incorrect data check$/;
+      await refused(extractStream(Readable.from([bytes]), 'tar.gz', 64 * 1024), parser);
+      await refused(extractStream(Readable.from([bytes]), 'tar.gz', 64 * 1024 + 1), zlib);
+      await refused(extractStream(Readable.from([bytes]), 'tar.gz'), zlib);
+    });
+
+    it('MUTATION-ARCHIVE: a tar that is not readable is refused at once, uncompressed or through zlib: only a filter is waited for', async () => {
+      // More than one staging run of zlib's input, so zlib passes some on while the input is still open.
+      const corrupt = tar([
+        { name: 'a', content: 'A' },
+        { name: 'rest', content: randomBytes(1536 * 1024) },
+      ]);
+      corrupt[0] = 'b'.charCodeAt(0); // the name, after its checksum was computed
+      const small = tar([{ name: 'a', content: 'A' }]);
+      small[0] = 'b'.charCodeAt(0);
+      const inputs: Array<[ArchiveType, Buffer, number | undefined]> = [
+        ['tar', corrupt, undefined],
+        ['tar.gz', gzipSync(corrupt), undefined],
+        ['tar.gz', gzipSync(small), gzipSync(small).length],
+      ];
+      for (const [type, bytes, compressedBytes] of inputs) {
+        // Never ends by itself: waiting for its end would never refuse.
+        let sent = false;
+        const input = new Readable({
+          read() {
+            if (!sent) this.push(bytes);
+            sent = true;
+          },
+        });
+        const extraction = extractStream(input, type, compressedBytes);
+        assert.equal(await settles(extraction, 1000), 'settled', `${type} ${compressedBytes}`);
+        await refused(extraction, /archive is not a readable tar: /);
+        assert.ok(input.destroyed);
+      }
+    });
+
+    it('MUTATION-ARCHIVE: the tar parser never guesses zstd: a zstd-compressed tar is not a readable tar', async () => {
+      const bytes = execFileSync('zstd', ['-c', '-q'], { input: tar([{ name: 'a', content: 'A' }]) });
+      await refused(extract(bytes, 'tar'), /^the tar archive is not a readable tar: TAR_BAD_ARCHIVE: /);
+    });
+
+    it("MUTATION-ARCHIVE: gzip inside an archive named tar keeps the parser's ratio limit", async () => {
+      const bomb = gzipSync(tar([{ name: 'z', content: Buffer.alloc(8 * 1024 * 1024) }]));
+      await refused(extract(bomb, 'tar'), /^the tar archive is not a readable tar: max decompression ratio exceeded: /);
+    });
+
+    it("MUTATION-ARCHIVE: zlib's output reaches the writer in runs of up to 256 KiB, an uncompressed tar in the reader's chunks (neither cut into parser slices)", async () => {
+      class Sized extends TreeWriter {
+        largest = 0;
+        override async add(header: Parameters<TreeWriter['add']>[0], content?: Readable): Promise<void> {
+          if (!content) return super.add(header);
+          const seen = new Transform({
+            transform: (chunk: Buffer, _encoding, done) => {
+              this.largest = Math.max(this.largest, chunk.length);
+              done(null, chunk);
+            },
+          });
+          content.pipe(seen);
+          return super.add(header, seen);
+        }
+      }
+      const members: TarMember[] = [{ name: 'big', content: randomBytes(3 * 1024 * 1024) }];
+      for (const [type, bytes, least] of [
+        ['tar.gz', tarGz(members), 128 * 1024],
+        ['tar', tar(members), 32 * 1024],
+      ] as const) {
+        const writer = new Sized(await mkdtemp(join(dir, 'sized-')), defaultLimits);
+        await extractTarStream(createReadStream(await file(`sized.${type}`, bytes)), type, writer);
+        assert.equal(writer.totalBytes, 3 * 1024 * 1024);
+        assert.ok(writer.largest > least, `${type}: ${writer.largest}`);
+      }
+    });
+
+    it('MUTATION-ARCHIVE: an empty tar.gz download is refused as corrupt', async () => {
+      await refused(extractStream(Readable.from([]), 'tar.gz'), /^the tar\.gz archive is corrupt: unexpected end of file$/);
+    });
+
+    it('MUTATION-ARCHIVE: a tar.gz arriving in chunks larger than both staging buffers together extracts byte for byte', async () => {
+      const bytes = tarGz([{ name: 'big', content: randomBytes(11 * 1024 * 1024) }]);
+      const size = 5 * 1024 * 1024;
+      const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+      assert.equal((await extractStream(Readable.from(chunks), 'tar.gz')).hash, (await extract(bytes, 'tar.gz')).hash);
+    });
+
+    it("MUTATION-ARCHIVE: a zip entry whose local header is broken is refused naming the entry and the zip reader's reason", async () => {
+      const bytes = Buffer.from(await zip([{ name: 'a', content: 'hello hello' }]));
+      bytes.writeUInt32LE(0x12345678, 0);
+      await refused(extract(bytes, 'zip'), /^the zip entry "a" is not readable: invalid local file header signature: 0x12345678$/);
+    });
+
+    it('MUTATION-ARCHIVE: a member being hashed (pinning) when the download breaks is stopped, and the promise rejects', async () => {
+      const whole = tar([{ name: 'big', content: randomBytes(256 * 1024) }]);
+      let sent = false;
+      const input = new Readable({
+        read() {
+          if (sent) return;
+          sent = true;
+          this.push(whole.subarray(0, 512 + 64 * 1024));
+          setTimeout(() => this.destroy(new Error('connection reset')), 20);
+        },
+      });
+      const writer = new TreeWriter(await mkdtemp(join(dir, 'hash-cut-')), defaultLimits, true);
+      const extraction = extractTarStream(input, 'tar', writer);
+      assert.equal(await settles(extraction, 1000), 'settled');
+      await refused(extraction, /^the tar archive is corrupt: connection reset$/);
+    });
+
+    it('MUTATION-ARCHIVE: a member refused while its first chunk is being written is refused for the cap, not for a later error of its stream', async () => {
+      const content = new Readable({
+        read() {
+          this.push(Buffer.from('x'.repeat(8)));
+          this.push(Buffer.from('y'.repeat(8)));
+          this.push(null);
+        },
+        destroy(_error, done) {
+          done(new Error('torn down'));
+        },
+      });
+      const writer = new TreeWriter(await mkdtemp(join(dir, 'first-reason-')), { ...defaultLimits, maxBytes: 10 });
+      await refused(writer.add({ path: 'f', type: 'file', rawType: 'File', mode: 0o644 }, content), /^the archive expands to more than 10 bytes \(at "f"\)$/);
+    });
+
+    it('MUTATION-ARCHIVE: a member settles only once the write in flight has landed, whether it ends or is refused meanwhile', async () => {
+      const big = Buffer.alloc(32 * 1024 * 1024, 1);
+      const root = await mkdtemp(join(dir, 'landed-'));
+      const writer = new TreeWriter(root, { ...defaultLimits, maxBytes: 2 * big.length });
+      await writer.add({ path: 'whole', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([big]));
+      assert.equal((await lstat(join(root, 'whole'))).size, big.length);
+      await refused(writer.add({ path: 'cut', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([big, Buffer.alloc(1)])), /more than/);
+      assert.equal((await lstat(join(root, 'cut'))).size, big.length);
+    });
+
+    it("MUTATION-ARCHIVE: a member the file size limit cuts short is refused with the write's error, never left short", async function () {
+      if (process.platform !== 'linux') this.skip();
+      const writer = new TreeWriter(await mkdtemp(join(dir, 'fsize-')), defaultLimits);
+      // The kernel writes up to the limit (a short write), then refuses the rest (EFBIG; Node ignores SIGXFSZ).
+      execFileSync('prlimit', ['--pid', String(process.pid), '--fsize=65536:']);
+      try {
+        await assert.rejects(writer.add({ path: 'f', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([randomBytes(100 * 1024)])), {
+          code: 'EFBIG',
+        });
+      } finally {
+        execFileSync('prlimit', ['--pid', String(process.pid), '--fsize=unlimited:']);
+      }
     });
   });
 });
