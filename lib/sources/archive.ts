@@ -70,7 +70,7 @@ function decompress(
     };
   }
   const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc']] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`]];
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, args); // stdin, stdout and stderr are pipes by default
   let stderr = '';
   let stopped = false;
   child.stderr.setEncoding('utf8');
