@@ -72,7 +72,6 @@ function decompress(
   const [command, args] = type === 'tar.bz2' ? ['bzip2', ['-dc']] : ['xz', ['-dc', `--memlimit-decompress=${xzMemoryLimit}`]];
   const child = spawn(command, args); // stdin, stdout and stderr are pipes by default
   let stderr = '';
-  let stopped = false;
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => {
     if (stderr.length < 2000) stderr += text;
@@ -97,7 +96,7 @@ function decompress(
       );
     });
     child.on('close', (code) => {
-      if (code === 0 || stopped) resolve();
+      if (code === 0) resolve();
       else reject(new SourceRefusedError(`the ${type} archive is corrupt: ${command} said ${lastWord(command, stderr) || `exit ${code}`}`));
     });
   });
@@ -107,7 +106,6 @@ function decompress(
     done,
     filter: true,
     stop: () => {
-      stopped = true;
       input.destroy();
       child.kill('SIGTERM');
     },
