@@ -690,6 +690,12 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await refused(extract(execFileSync('bzip2', ['-c'], { input: noise }), 'tar.bz2'), /^the tar\.bz2 archive is not a readable tar: /);
     });
 
+    it('MUTATION-ARCHIVE: a readable tar from a filter that fails after closing its output is refused: the end of the tar waits for the filter', async () => {
+      const good = await file('late.tar', tar([{ name: 'a', content: 'A' }]));
+      await fakeTool('xz', `/bin/cat '${good}'\nexec 1>&-\n/bin/sleep 0.3\necho "xz: (stdin): Compressed data is corrupt" >&2\nexit 1`);
+      await refused(extract(Buffer.alloc(64), 'tar.xz'), /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): Compressed data is corrupt$/);
+    });
+
     it('MUTATION-ARCHIVE: the filter is heard even when it fails long after its output ended; one that never ends is not waited for past a cap', async () => {
       await fakeTool('xz', 'exec 1>&-\n/bin/sleep 0.3\necho "xz: (stdin): Unexpected end of input" >&2\nexit 1');
       await refused(extract(Buffer.alloc(64), 'tar.xz'), /^the tar\.xz archive is corrupt: xz said xz: \(stdin\): Unexpected end of input$/);
