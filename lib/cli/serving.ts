@@ -167,10 +167,15 @@ function untilStopped(stop: (cause: StopCause) => Promise<void>, started?: () =>
   });
 }
 
+/** A flag's value that must be a whole number from 0 to `max` (the value shown in the error is cut at 20 characters). */
+export function checkWholeNumberFlag(raw: string, flag: string, max: number): number {
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) > max) throw new UsageError(`${flag} must be a whole number from 0 to ${max}, got "${raw.slice(0, 20)}"`);
+  return Number(raw);
+}
+
 /** A `--port` value: a whole number from 0 (any free port) to 65535. */
 export function checkPortFlag(raw: string, flag = '--port'): number {
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new UsageError(`${flag} must be a whole number from 0 to 65535, got "${raw.slice(0, 20)}"`);
-  return Number(raw);
+  return checkWholeNumberFlag(raw, flag, 65535);
 }
 
 /** The port a dev server alone listens on: `--port`, else its variable (GANTRY_DEV_…_PORT), else its default. */

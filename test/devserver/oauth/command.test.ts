@@ -106,7 +106,7 @@ describe('devserver/oauth: gantry dev oauth and the gantry dev starter', functio
       [['--time-based-access', 'x'], /--time-based-access must be whole seconds/],
       [['--scope-base', 'https://x/'], /--scope-base must be an http\(s\) URL/],
       [['--user-code-case', 'title'], /--user-code-case must be upper, lower or mixed/],
-      [['--port', '70000'], /--port must be an integer/],
+      [['--port', '70000'], /--port must be a whole number/],
     ] as const) {
       const result = await failure(['--port', '0', ...args]);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);

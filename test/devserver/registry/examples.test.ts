@@ -135,7 +135,7 @@ describe('devserver/registry: examples and the command', function () {
       [['--dir', '/nonexistent/modules', '--port', '0'], /module folder \/nonexistent\/modules does not exist/],
       [['--s3', 's3://Not_A_Bucket', '--port', '0'], /not an S3 location/],
       [['--dir', '.', '--s3', 's3://bucket'], /choose --dir or --s3/],
-      [['--port', 'eighty'], /--port must be an integer/],
+      [['--port', 'eighty'], /--port must be a whole number/],
       [['--port', '0', '--fault', '{"kind":"explode"}'], /--fault .*fault kind must be one of/],
     ] as const) {
       const child = spawnGantry(['dev', 'registry', ...args]);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { UsageError } from '../../../errors.js';
 import { DEV_PLATFORM_PORT, devServerModules, type PlatformServerOptions } from '../../../../devserver/index.js';
-import { checkPortFlag, devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
+import { checkPortFlag, checkWholeNumberFlag, devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevPlatformFlags {
@@ -45,8 +45,7 @@ export function registerDevPlatform(dev: Command, context: CliContext): void {
       const { json } = context.globals(command);
       const host = devHostOf(command);
       checkPortFlag(flags.port);
-      if (!/^\d+$/.test(flags.latency) || Number(flags.latency) > 600_000)
-        throw new UsageError(`--latency must be an integer from 0 to 600000, got "${flags.latency}"`);
+      checkWholeNumberFlag(flags.latency, '--latency', 600_000);
       if (flags.limitStatus !== '403' && flags.limitStatus !== '429') throw new UsageError(`--limit-status must be 403 or 429, got "${flags.limitStatus}"`);
       if (!/^\d+$/.test(flags.appId)) throw new UsageError(`--app-id must be a number, got "${flags.appId}"`);
       const windowScale = flags.windowScale !== undefined ? parseWindowScale(flags.windowScale, '--window-scale') : devWindowScale();

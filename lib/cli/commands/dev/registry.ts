@@ -5,7 +5,7 @@ import { UsageError } from '../../../errors.js';
 import { examplesDir } from '../../../paths.js';
 import { DEV_REGISTRY_PORT, devServerModules, registryClientEnv, type RegistryServerOptions } from '../../../../devserver/index.js';
 import { exportLine } from '../../shell-quote.js';
-import { devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
+import { checkPortFlag, checkWholeNumberFlag, devHostOf, listenAsAsked, serveAlone } from '../../serving.js';
 import type { CliContext } from '../../context.js';
 
 interface DevRegistryFlags {
@@ -21,11 +21,6 @@ interface DevRegistryFlags {
   tlsKey?: string;
   checksums: boolean;
   fault: string[];
-}
-
-function integer(value: string, flag: string, max: number): number {
-  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`${flag} must be an integer from 0 to ${max}, got "${value}"`);
-  return Number(value);
 }
 
 export function registerDevRegistry(dev: Command, context: CliContext): void {
@@ -71,8 +66,8 @@ export function registerDevRegistry(dev: Command, context: CliContext): void {
       const options: RegistryServerOptions = {
         faults,
         host,
-        port: integer(flags.port, '--port', 65535),
-        latencyMs: integer(flags.latency, '--latency', 600_000),
+        port: checkPortFlag(flags.port),
+        latencyMs: checkWholeNumberFlag(flags.latency, '--latency', 600_000),
         checksums: flags.checksums,
         log: (line) => context.logger.info(line),
       };
