@@ -27,6 +27,19 @@ function centralRecords(bytes: Buffer): number[] {
   return offsets;
 }
 
+/** A download of `whole` that sends its header and first 64 KiB, then breaks (a reset 20 ms later). */
+function brokenDownload(whole: Buffer): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (sent) return;
+      sent = true;
+      this.push(whole.subarray(0, 512 + 64 * 1024));
+      setTimeout(() => this.destroy(new Error('connection reset')), 20);
+    },
+  });
+}
+
 describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
   let dir: string;
   beforeEach(async () => {
@@ -607,15 +620,7 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
     it('MUTATION-ARCHIVE: a member being written when the download breaks is stopped, and its file closed, before the promise rejects', async () => {
       const whole = tar([{ name: 'big', content: randomBytes(256 * 1024) }]);
       const root = await mkdtemp(join(dir, 'cut-'));
-      let sent = false;
-      const input = new Readable({
-        read() {
-          if (sent) return;
-          sent = true;
-          this.push(whole.subarray(0, 512 + 64 * 1024));
-          setTimeout(() => this.destroy(new Error('connection reset')), 20);
-        },
-      });
+      const input = brokenDownload(whole);
       // The real writer, counting the members it is still busy with: none may be when the promise rejects.
       class Watched extends TreeWriter {
         busy = 0;
@@ -1047,15 +1052,7 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
 
     it('MUTATION-ARCHIVE: a member being hashed (pinning) when the download breaks is stopped, and the promise rejects', async () => {
       const whole = tar([{ name: 'big', content: randomBytes(256 * 1024) }]);
-      let sent = false;
-      const input = new Readable({
-        read() {
-          if (sent) return;
-          sent = true;
-          this.push(whole.subarray(0, 512 + 64 * 1024));
-          setTimeout(() => this.destroy(new Error('connection reset')), 20);
-        },
-      });
+      const input = brokenDownload(whole);
       const writer = new TreeWriter(await mkdtemp(join(dir, 'hash-cut-')), defaultLimits, true);
       const extraction = extractTarStream(input, 'tar', writer);
       assert.equal(await settles(extraction, 1000), 'settled');
