@@ -229,10 +229,6 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
     const watcher = watch(own, (_event, name) => {
       if (name?.startsWith('gantry-webdriver-')) created.add(name);
     });
-    // The watcher alone missed the folder once in a loaded CI run: a poll of the folder backs it up.
-    const poll = setInterval(() => {
-      for (const name of readdirSync(own)) if (name.startsWith('gantry-webdriver-')) created.add(name);
-    }, 20);
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = own;
     try {
@@ -245,7 +241,6 @@ describe('automation: the browser check against pages served on 127.0.0.1, throu
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
       watcher.close();
-      clearInterval(poll);
       rmSync(own, { recursive: true, force: true });
     }
   });

@@ -2,6 +2,7 @@
 // server on 127.0.0.1. A canary secret and a canary token are searched for in the state file, in `__provider`
 // and in everything the program and the provider printed.
 import assert from 'node:assert/strict';
+import { restoreProcessEnv } from '../process-env.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -265,7 +266,7 @@ describe('KvSecret through the engine harness (consumer mode) against the embedd
       const missing = await kvSecretOperations.read(settings, 'secret/team/nothing');
       assert.equal(missing.id, '');
     } finally {
-      process.env = saved;
+      restoreProcessEnv(saved);
     }
   });
 });

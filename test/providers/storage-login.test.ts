@@ -5,6 +5,7 @@
 // live 5 s, so every operation refreshes the login; the access, refresh and id tokens and the client secret are
 // searched for in the state, every `__provider`, the outputs and everything printed.
 import assert from 'node:assert/strict';
+import { restoreProcessEnv } from '../process-env.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,7 +147,7 @@ describe('StorageFolder, StorageFile without STORAGE_TOKEN: the gantry auth logi
       );
       assert.equal(requests.length, count, 'nothing reached the storage server');
     } finally {
-      process.env = saved;
+      restoreProcessEnv(saved);
     }
   });
 });

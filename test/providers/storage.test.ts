@@ -4,6 +4,7 @@
 // the uploads are counted from the server's request log. The token and a secret content are canaries searched for
 // in the state file, every `__provider` and everything printed.
 import assert from 'node:assert/strict';
+import { restoreProcessEnv } from '../process-env.js';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -304,7 +305,7 @@ describe('StorageFolder, StorageFile, StoragePermission (Pulumi dynamic resource
       await assert.rejects(storageFolderOperations.create({}, { name: 'x', parent: 'root' }), /no storage API address/);
       assert.equal(requests.length, count);
     } finally {
-      process.env = saved;
+      restoreProcessEnv(saved);
     }
   });
 
