@@ -30,8 +30,8 @@ export const idleConnectionMs = 4_000;
 /** How long a pooled connection may have been idle and still carry a request that cannot be sent again, in ms. */
 export const unrepeatableReuseMs = 1_000;
 
-/** Methods a server must treat as idempotent (RFC 9110 §9.2.2), as send.ts resends them. */
-const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+/** Methods a server must treat as idempotent (RFC 9110 §9.2.2): a second copy of one changes nothing more (send.ts resends them). */
+export const idempotentMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 /** A `Connection` value that asks to close, matched as Node matches it. */
 export const connectionClose = /(?:^|\W)close(?:$|\W)/i;

@@ -5,6 +5,7 @@ import { redactUrl } from '../redact.js';
 import { failedOnReused, type Answer, type Attempts } from './attempt.js';
 import { isAccepted, isStreamed, parseErrorBody, readLimited, toSearchParams } from './bodies.js';
 import { HttpError, NetworkError } from './errors.js';
+import { idempotentMethods } from './keep-alive.js';
 import { failure } from './failures.js';
 import { decideRetry, definePolicy, errorReasons, type RetryPolicy } from './retry.js';
 import type { HookContext, HttpHooks, RequestOptions, RetryNotice, Timeouts } from './types.js';
@@ -13,8 +14,6 @@ import { announceWait, type WaitLimits } from '../waits.js';
 const errorBodyLimit = 64 * 1024;
 /** A streamed request body is gone once sent: such a request gets no second attempt. */
 const noRetries = definePolicy({ retries: 0 });
-/** Methods a server must treat as idempotent (RFC 9110 §9.2.2): a second copy of one changes nothing more. */
-const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** How a reused connection that the server ended before answering fails (Node says ECONNRESET for "socket hang up"). */
 const endedConnectionCodes = new Set(['ECONNRESET', 'EPIPE']);
 /** Resends hooks may ask for in one request (a renewed credential, a step-up) unless the policy says, so that none can loop. */
