@@ -110,6 +110,14 @@ export class Session {
   }
 
   /**
+   * `DELETE /session/{id}/cookie` (W3C WebDriver §14.5, Delete All Cookies): removes the cookies of the current
+   * document's host — every port of it — so a page opened next in this session starts signed out there.
+   */
+  async deleteAllCookies(): Promise<void> {
+    await this.client.command('DELETE', `${this.path}/cookie`);
+  }
+
+  /**
    * `DELETE /session/{id}` (AUT-EP-END-SESSION): accepts `{}` and `{value: null}`. A session the remote end no
    * longer knows (`invalid session id`) counts as ended. Deleting twice is a no-op.
    */

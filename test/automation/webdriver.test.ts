@@ -105,6 +105,11 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
         response.end('<!doctype html><html><head><title>Gantry test page</title></head><body>ok</body></html>');
         return;
       }
+      if (request.url === '/sign-in') {
+        response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': ['sid=f3a9c1d07b2e; Path=/; HttpOnly', 'theme=dark; Path=/'] });
+        response.end('<!doctype html><title>Signed in</title>');
+        return;
+      }
       response.writeHead(404, { 'content-type': 'text/html' });
       response.end('<!doctype html><title>Not here</title>');
     });
@@ -172,6 +177,31 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
     });
     assert.deepEqual(result, { title: 'Gantry test page', url: `${site.url}/` });
     assert.deepEqual(driver.client.openSessions(), []);
+  });
+
+  it('deleteAllCookies (Delete All Cookies, DELETE /session/{id}/cookie): the cookies of the current host are gone on every port of it, HttpOnly ones too', async () => {
+    const otherPort = await startHttpPeer((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<!doctype html><title>Other port</title>');
+    });
+    try {
+      const seen = await driver.withSession(async (session) => {
+        // What the browser would send: the cookie header a page on this host (any port) gets, HttpOnly included.
+        const cookieSent = async () => {
+          await session.navigateTo(`${otherPort.url}/`);
+          return otherPort.requests.filter((request) => request.url === '/').at(-1)?.headers.cookie ?? '';
+        };
+        await session.navigateTo(`${site.url}/sign-in`);
+        const before = await cookieSent();
+        await session.deleteAllCookies();
+        const after = await cookieSent();
+        return { before, after, script: await session.executeScript('return document.cookie') };
+      });
+      assert.equal(seen.before, 'sid=f3a9c1d07b2e; theme=dark', 'the cookies set on one port are sent to another port of the host');
+      assert.deepEqual([seen.after, seen.script], ['', ''], 'no cookie left for the host');
+    } finally {
+      await otherPort.close();
+    }
   });
 
   it('withSession deletes the session when the work throws, and rethrows the work error', async () => {

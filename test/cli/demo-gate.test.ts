@@ -7,6 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gateStep } from '../../lib/cli/commands/demo/gate.js';
+import { SharedBrowser } from '../../lib/cli/commands/demo/shared-browser.js';
 import { serveDemoSite } from '../../lib/cli/commands/demo/site.js';
 import type { Output } from '../../lib/cli/output.js';
 import { examplesDir } from '../../lib/paths.js';
@@ -42,7 +43,7 @@ describe('demo: the gate step', function () {
     const workDir = await mkdtemp(join(tmpdir(), 'gantry-demo-test-'));
     const out = capture();
     try {
-      const result = await gateStep.run({ servers: new Map(), out, workDir, examplesDir: examplesDir(), json: false });
+      const result = await gateStep.run({ servers: new Map(), out, workDir, examplesDir: examplesDir(), json: false, browser: new SharedBrowser() });
       assert.equal(result.status, 'pass');
       const text = out.lines.join('\n');
       assert.match(text, /Page analysis gate PASSED \(local engine, desktop, 1 run, median-run\)/);

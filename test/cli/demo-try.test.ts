@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { modulesStep } from '../../lib/cli/commands/demo/modules.js';
 import { secretsStep } from '../../lib/cli/commands/demo/secrets.js';
+import { SharedBrowser } from '../../lib/cli/commands/demo/shared-browser.js';
 import { commitStatusStep } from '../../lib/cli/commands/demo/status.js';
 import type { Output } from '../../lib/cli/output.js';
 import { devServers, type DevServer } from '../../devserver/index.js';
@@ -88,7 +89,7 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
 
   it('modules: gantry dev and the example manifest, not the demo folder or its registry', async () => {
     const out = capture();
-    await modulesStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false });
+    await modulesStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false, browser: new SharedBrowser() });
     const line = tryLine(out.lines);
     assert.ok(!line.includes(workDir), line);
     assert.ok(!line.includes(new URL(servers.get('registry')!.url).host), line);
@@ -100,7 +101,7 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
 
   it('secrets: gantry dev and its export line; the printed commands work against its kv server', async () => {
     const out = capture();
-    await secretsStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false });
+    await secretsStep.run({ servers, out, workDir, examplesDir: examplesDir(), json: false, browser: new SharedBrowser() });
     const line = tryLine(out.lines);
     const server = servers.get('secrets')!;
     assert.ok(!line.includes(server.url), line);
@@ -125,6 +126,7 @@ describe('demo: the "try:" lines point at what outlives the demo', function () {
       workDir,
       examplesDir: examplesDir(),
       json: false,
+      browser: new SharedBrowser(),
       results: { gate: { status: 'pass', scores: { performance: 1 } } },
     });
     const line = tryLine(out.lines);

@@ -8,7 +8,7 @@ import { serveDemoSite } from './site.js';
 export const browserStep: DemoStep = {
   name: 'browser',
   description: 'open the demo site through ChromeDriver and check its pages, titles and HTTP status',
-  async run({ out, examplesDir, json }) {
+  async run({ out, examplesDir, json, browser }) {
     const automation = await import('../../../automation/index.js');
     const site = await serveDemoSite(examplesDir);
     try {
@@ -16,15 +16,13 @@ export const browserStep: DemoStep = {
         { url: site.url, title: 'Gantry demo site' },
         { url: new URL('about.html', site.url).toString(), title: 'About' },
       ];
-      const results = await automation.withChromeDriver({}, async (driver) => {
+      // Both pages in the demo's one browser: they share nothing, and a Chromium start is ~5 s of CPU. (The command
+      // gives each URL a browser of its own: its URLs may be any sites.)
+      const results = await browser.use(async (session, driver) => {
         if (!json) out.line(`  chromedriver at ${driver.url}, Chromium at ${driver.chromePath}`);
-        // Both pages of the site in one browser: they share nothing, and a Chromium start is ~5 s of CPU. (The command
-        // gives each URL a browser of its own: its URLs may be any sites.)
-        return driver.withSession(async (session) => {
-          const checked = [];
-          for (const page of pages) checked.push(await automation.runBrowserCheck({ ...page, status: 200, session }));
-          return checked;
-        });
+        const checked = [];
+        for (const page of pages) checked.push(await automation.runBrowserCheck({ ...page, status: 200, session }));
+        return checked;
       });
       if (!json) {
         for (const result of results) for (const line of automation.renderBrowserCheck(result).split('\n')) out.line(`  ${line}`);

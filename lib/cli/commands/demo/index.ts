@@ -14,6 +14,7 @@ import { deployStep } from './deploy.js';
 import { loginStep } from './login.js';
 import { publishStep } from './publish.js';
 import { agentStep } from './agent.js';
+import { SharedBrowser } from './shared-browser.js';
 import type { DemoStep } from './step.js';
 
 /** The pipeline `gantry demo` runs, in order. Each capability adds its step module here. */
@@ -33,6 +34,7 @@ export function register(program: Command, context: CliContext): void {
       const workDir = await mkdtemp(join(tmpdir(), 'gantry-demo-'));
       const results: Record<string, unknown> = {};
       const failures: string[] = [];
+      const browser = new SharedBrowser();
       try {
         if (!json) {
           out.line('Gantry demo: the example pipeline against embedded dev servers on 127.0.0.1.');
@@ -42,7 +44,7 @@ export function register(program: Command, context: CliContext): void {
         for (const [index, step] of steps.entries()) {
           if (!json) out.line(`\n[${index + 1}/${steps.length}] ${step.name}: ${step.description}`);
           try {
-            results[step.name] = await step.run({ servers, out, workDir, examplesDir: running.context.examplesDir, json, results });
+            results[step.name] = await step.run({ servers, out, workDir, examplesDir: running.context.examplesDir, json, results, browser });
           } catch (error) {
             failures.push(step.name);
             results[step.name] = { error: error instanceof Error ? error.message : String(error) };
@@ -50,6 +52,7 @@ export function register(program: Command, context: CliContext): void {
           }
         }
       } finally {
+        await browser.close();
         await running.stop();
         if (options.keep) out.note(`demo work folder kept at ${workDir}`);
         else await rm(workDir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export const loginStep: DemoStep = {
   name: 'login',
   description: 'device login: a code approved in headless Chromium, tokens kept, the video API asked who is logged in',
-  async run({ servers, out, workDir, json }) {
+  async run({ servers, out, workDir, json, browser }) {
     const server = servers.get('oauth');
     if (!server?.env) throw new Error('the embedded authorization server is not running');
     const authUrl = server.env.GANTRY_AUTH_URL!;
@@ -23,46 +23,45 @@ export const loginStep: DemoStep = {
     const apiUrl = server.env.GANTRY_API_URL ?? authUrl;
     const lib = await import('../../../auth/index.js');
     const { openTokenStore, recordProfile } = await import('../../../auth/index.js');
-    const automation = await import('../../../automation/index.js');
     // storage.file: the publish step puts the gate's reports on the storage API with this login.
     const scopes = lib.resolveScopes(['openid', 'email', 'video.readonly', 'storage.file']);
 
     let approval: Promise<string> | undefined;
     // A failed approval stops the poll at once (not at the code's expiry, 30 min away) and is the error reported.
     const approvalFailed = new AbortController();
-    const result = await automation.withChromeDriver({}, async (driver) => {
-      const login = await lib
-        .deviceLogin({
-          authUrl,
-          clientId,
-          clientSecret,
-          scopes,
-          signal: approvalFailed.signal,
-          onCode: (device) => {
-            if (!json) {
-              out.line(
-                `  open ${device.verificationUrl} and enter ${device.userCode} (the code expires in ${lib.formatSeconds(device.expiresIn)}; polling every ${device.interval} s)`,
-              );
-              out.line('  approving as dev@gantry.test in headless Chromium…');
-            }
-            approval = driver.withSession(async (session) => {
-              await session.setTimeouts({ implicit: pageWaitMs });
-              await session.navigateTo(device.verificationUrl);
-              const field = await session.findElement('#user_code');
-              await session.sendKeys(field, `${device.userCode}${enterKey}`);
-              await session.click(await session.findElement('#allow'));
-              // The click only starts the form's POST: wait for the result page before the session (and browser) ends.
-              await session.findElement('#result');
-              return String(await session.executeScript('return document.body.innerText'));
-            });
-            approval.catch((error: unknown) => approvalFailed.abort(error));
-          },
-        })
-        .catch((error: unknown) => {
-          throw approvalFailed.signal.aborted ? new Error(`the approval in headless Chromium failed: ${messageOf(approvalFailed.signal.reason)}`) : error;
-        });
-      return { login, page: await approval! };
-    });
+    const login = await lib
+      .deviceLogin({
+        authUrl,
+        clientId,
+        clientSecret,
+        scopes,
+        signal: approvalFailed.signal,
+        onCode: (device) => {
+          if (!json) {
+            out.line(
+              `  open ${device.verificationUrl} and enter ${device.userCode} (the code expires in ${lib.formatSeconds(device.expiresIn)}; polling every ${device.interval} s)`,
+            );
+            out.line('  approving as dev@gantry.test in headless Chromium…');
+          }
+          approval = browser.use(async (session) => {
+            await session.setTimeouts({ implicit: pageWaitMs });
+            await session.navigateTo(device.verificationUrl);
+            const field = await session.findElement('#user_code');
+            await session.sendKeys(field, `${device.userCode}${enterKey}`);
+            await session.click(await session.findElement('#allow'));
+            // The click only starts the form's POST: wait for the result page before the step lets the browser go.
+            await session.findElement('#result');
+            return String(await session.executeScript('return document.body.innerText'));
+          });
+          approval.catch((error: unknown) => approvalFailed.abort(error));
+        },
+      })
+      .catch(async (error: unknown) => {
+        // The browser is the demo's: a poll that failed on its own waits for the approval to end before the next step.
+        await approval?.catch(() => undefined);
+        throw approvalFailed.signal.aborted ? new Error(`the approval in headless Chromium failed: ${messageOf(approvalFailed.signal.reason)}`) : error;
+      });
+    const result = { login, page: await approval! };
     const { store } = await openTokenStore('file', { configDir: workDir, profile: 'demo', insecureStorage: true });
     const stored = {
       authUrl: lib.checkAuthUrl(authUrl),

@@ -1,6 +1,7 @@
 import type { DevServer } from '../../../../devserver/index.js';
 import type { Output } from '../../output.js';
 import { CheckFailedError } from '../../../errors.js';
+import type { SharedBrowser } from './shared-browser.js';
 
 /**
  * A step of `gantry demo` and what it is given. Its own module so that the steps and demo.ts, which lists them, both
@@ -14,6 +15,8 @@ export interface DemoContext {
   workDir: string;
   examplesDir: string;
   json: boolean;
+  /** The run's one headless Chromium, for the steps that open pages. */
+  browser: SharedBrowser;
   /** What the steps before this one returned, by step name (a failed step: `{ error }`). */
   results?: Readonly<Record<string, unknown>>;
 }
