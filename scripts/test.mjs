@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every test file, in two parts. First the files that share nothing, side by side under mocha --parallel
 // (most of a file's time is spent waiting on servers, child processes, Chromium and Pulumi's engine, so files overlap
-// well even on 2 cores); then the few that must have the machine to themselves (SERIAL, docs/testing.md says why each),
+// well even on 2 cores); then the one that must have the machine to itself (SERIAL, docs/testing.md says why),
 // one after another. The last line sums both parts — "N passed, N failed, N skipped", the line CI reads — and a part
 // that ended without its line counts as one failure.
 //
@@ -17,14 +17,7 @@ const mochaBin = fileURLToPath(new URL('../node_modules/mocha/bin/mocha.js', imp
 const ALL = 'test/**/*.test.ts';
 
 /** Files that run alone, after the parallel part. Keep this short; docs/testing.md gives the reason for each. */
-const SERIAL = [
-  'test/fleet/fleet.test.ts',
-  'test/platform/fleet-budget.test.ts',
-  'test/analysis/local.test.ts',
-  'test/providers/page-analysis-gate-local.test.ts',
-  'test/webhooks/protection-e2e.test.ts',
-  'test/cli/demo-gate.test.ts',
-];
+const SERIAL = ['test/fleet/fleet.test.ts'];
 
 /**
  * Files the parallel part starts first: the ones that take longest (by the measured suite, docs/testing.md "CPU, file
@@ -33,6 +26,9 @@ const SERIAL = [
  * name here that no longer exists is skipped, and every other file still runs.
  */
 const LONGEST_FIRST = [
+  'test/analysis/local.test.ts',
+  'test/providers/page-analysis-gate-local.test.ts',
+  'test/platform/fleet-budget.test.ts',
   'test/mcp/conformance-client.test.ts',
   'test/harness/harness.test.ts',
   'test/providers/kv-secret.test.ts',
