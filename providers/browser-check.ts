@@ -10,20 +10,9 @@
  * CHROMEDRIVER_PATH, then the stack config gantry:chromePath / gantry:chromedriverPath, then /usr/bin/chromium and
  * /usr/bin/chromedriver.
  */
-import { randomUUID } from 'node:crypto';
-import { CheckFailedError } from '../lib/errors.js';
-import {
-  browserCheckProblems,
-  renderBrowserCheck,
-  runBrowserCheck,
-  type BrowserCheckItem,
-  type BrowserCheckOptions,
-  type StatusSource,
-} from '../lib/automation/index.js';
-import { triggersProblems } from './inputs.js';
+import type { BrowserCheckItem, BrowserCheckOptions, StatusSource } from '../lib/automation/index.js';
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeOperations } from './run-on-change.js';
-import { runOnChangeMethods, serializedProvider, type Operations, type ProviderSettings } from './serialized.js';
+import { runOnChangeMethods, serializedProvider, type ProviderSettings } from './serialized.js';
 
 /** The check's own options as the library takes them, plus the values that re-run it. */
 export interface BrowserCheckInputs extends Pick<
@@ -51,14 +40,14 @@ export interface BrowserCheckOutputs extends BrowserCheckInputs {
   checkedAt: string;
 }
 
-const browserCheckProvider = serializedProvider('browserCheckOperations', {
+export const browserCheckProvider = serializedProvider('browserCheckOperations', {
   config: { chromePath: 'gantry:chromePath', chromedriverPath: 'gantry:chromedriverPath' },
   ...runOnChangeMethods,
 });
 
 export type BrowserCheckSettings = ProviderSettings<typeof browserCheckProvider>;
 
-const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
+export const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
 
 export class BrowserCheck extends dynamicResource<BrowserCheckArgs, BrowserCheckOutputs>(browserCheckProvider, {
   type: 'gantry:automation:BrowserCheck',
@@ -66,37 +55,4 @@ export class BrowserCheck extends dynamicResource<BrowserCheckArgs, BrowserCheck
   outputs: ['passed', 'finalUrl', 'pageTitle', 'httpStatus', 'statusFrom', 'checks', 'browserVersion', 'checkedAt'],
 }) {}
 
-// ---- the implementation: not serialized; loaded in the plugin through `gantry/providers` ----
-
-async function runCheck(settings: BrowserCheckSettings | undefined, inputs: BrowserCheckInputs): Promise<BrowserCheckOutputs> {
-  const { triggers: _triggers, ...options } = inputs;
-  // Environment first, then the stack configuration; the library falls back to the Debian paths.
-  const chromePath = process.env.CHROME_PATH || settings?.chromePath;
-  const driverPath = process.env.CHROMEDRIVER_PATH || settings?.chromedriverPath;
-  const result = await runBrowserCheck({
-    ...options,
-    driverOptions: { ...(chromePath ? { chromePath } : {}), ...(driverPath ? { driverPath } : {}) },
-  });
-  if (!result.passed) {
-    throw new CheckFailedError(`browser check of ${result.url} failed: ${result.reason}\n${renderBrowserCheck(result)}`);
-  }
-  return {
-    ...inputs,
-    passed: true,
-    finalUrl: result.finalUrl,
-    pageTitle: result.title,
-    httpStatus: result.status,
-    statusFrom: result.statusSource,
-    checks: result.checks,
-    browserVersion: result.browserVersion,
-    checkedAt: result.checkedAt,
-  };
-}
-
-export const browserCheckOperations = runOnChangeOperations({
-  keys: inputKeys,
-  // A value not known yet (the site's URL before the site exists, in a preview) is checked once known.
-  problems: (inputs: BrowserCheckInputs) => [...browserCheckProblems(inputs), ...triggersProblems(inputs.triggers)],
-  run: runCheck,
-  idOf: () => `browsercheck-${randomUUID()}`,
-}) satisfies Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>;
+export { browserCheckOperations } from './browser-check-operations.js';
