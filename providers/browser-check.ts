@@ -12,7 +12,7 @@
  */
 import type { BrowserCheckItem, BrowserCheckOptions, StatusSource } from '../lib/automation/index.js';
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, serializedProvider, type ProviderSettings } from './serialized.js';
+import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
 
 /** The check's own options as the library takes them, plus the values that re-run it. */
 export interface BrowserCheckInputs extends Pick<
@@ -55,4 +55,9 @@ export class BrowserCheck extends dynamicResource<BrowserCheckArgs, BrowserCheck
   outputs: ['passed', 'finalUrl', 'pageTitle', 'httpStatus', 'statusFrom', 'checks', 'browserVersion', 'checkedAt'],
 }) {}
 
-export { browserCheckOperations } from './browser-check-operations.js';
+/** The implementation (./browser-check-operations.ts), loaded on the engine's first call. */
+export const browserCheckOperations = lazyOperations<Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>>(
+  browserCheckProvider,
+  './browser-check-operations.js',
+  'browserCheckOperations',
+);

@@ -13,7 +13,7 @@
  */
 import type { CommitStatusState } from '../lib/platform/index.js';
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, serializedProvider, type ProviderSettings } from './serialized.js';
+import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
 
 export interface CommitStatusInputs {
   /** `owner/repo`. */
@@ -56,4 +56,9 @@ export class CommitStatus extends dynamicResource<CommitStatusArgs, CommitStatus
   outputs: ['statusId', 'url', 'createdAt'],
 }) {}
 
-export { commitStatusOperations } from './commit-status-operations.js';
+/** The implementation (./commit-status-operations.ts), loaded on the engine's first call. */
+export const commitStatusOperations = lazyOperations<Operations<typeof commitStatusProvider, CommitStatusInputs, CommitStatusOutputs>>(
+  commitStatusProvider,
+  './commit-status-operations.js',
+  'commitStatusOperations',
+);

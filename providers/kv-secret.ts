@@ -9,7 +9,7 @@
  */
 import type { KvMetadata, KvVersion, SecretData } from '../lib/secrets/index.js';
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { serializedProvider, serviceMethods, type ProviderSettings } from './serialized.js';
+import { lazyOperations, serializedProvider, serviceMethods, type ProviderSettings, type Operations } from './serialized.js';
 
 /** Inputs after Check: normalised, secret values as given. */
 export interface KvSecretInputs {
@@ -90,4 +90,9 @@ export class KvSecret extends dynamicResource<KvSecretArgs, KvSecretOutputs>(kvS
   secrets: ['data'],
 }) {}
 
-export { kvSecretOperations } from './kv-secret-operations.js';
+/** The implementation (./kv-secret-operations.ts), loaded on the engine's first call. */
+export const kvSecretOperations = lazyOperations<Operations<typeof kvSecretProvider, KvSecretInputs, KvSecretOutputs>>(
+  kvSecretProvider,
+  './kv-secret-operations.js',
+  'kvSecretOperations',
+);

@@ -15,8 +15,8 @@
  */
 import type { CheckResult, StorageReports } from '../lib/analysis/index.js';
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, serializedProvider, type ProviderSettings } from './serialized.js';
-import { storageConfig } from './storage-shared.js';
+import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
+import { storageConfig } from './storage-config.js';
 
 export interface PageAnalysisGateInputs {
   /** The page to analyse: an absolute http(s) URL. */
@@ -78,4 +78,9 @@ export class PageAnalysisGate extends dynamicResource<PageAnalysisGateArgs, Page
   outputs: ['passed', 'scores', 'checks', 'reportUrl', 'storageReports', 'analyzedAt', 'engineUsed', 'engineVersion'],
 }) {}
 
-export { pageAnalysisGateOperations } from './page-analysis-gate-operations.js';
+/** The implementation (./page-analysis-gate-operations.ts), loaded on the engine's first call. */
+export const pageAnalysisGateOperations = lazyOperations<Operations<typeof pageAnalysisGateProvider, PageAnalysisGateInputs, PageAnalysisGateOutputs>>(
+  pageAnalysisGateProvider,
+  './page-analysis-gate-operations.js',
+  'pageAnalysisGateOperations',
+);

@@ -15,7 +15,7 @@
  * config) sets the default registry host.
  */
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { serializedProvider, type ProviderSettings } from './serialized.js';
+import { lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
 
 export interface RegistryModuleInputs {
   /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
@@ -65,4 +65,9 @@ export class RegistryModule extends dynamicResource<RegistryModuleArgs, Registry
   outputs: ['address', 'constraint', 'location', 'hash', 'path', 'installDir', 'latestAllowed'],
 }) {}
 
-export { registryModuleOperations } from './registry-module-operations.js';
+/** The implementation (./registry-module-operations.ts), loaded on the engine's first call. */
+export const registryModuleOperations = lazyOperations<Operations<typeof registryModuleProvider, RegistryModuleInputs, RegistryModuleOutputs>>(
+  registryModuleProvider,
+  './registry-module-operations.js',
+  'registryModuleOperations',
+);

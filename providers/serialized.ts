@@ -136,6 +136,32 @@ export function serializedProvider<const Config extends ConfigSpec, const With e
   return provider;
 }
 
+/**
+ * The operations a resource module exports (and `gantry/providers` with it): one method per method of `provider`,
+ * each importing `exportName` of `module` — the resource's implementation, its area of lib/, the HTTP core and their
+ * dependencies — on the first call, in the plugin. A program that declares resources imports the resource modules only,
+ * so it never loads what it does not run (docs/performance.md, "Providers"), and a preview, which calls Check and
+ * Diff, loads no more than they use. `module` is a sibling of this file (`./<resource>-operations.js`); the result has
+ * the operations' type, `Operations<typeof provider, Inputs, Outputs>`, given as `Lazy`.
+ */
+export function lazyOperations<Lazy extends object>(provider: SerializedProvider, module: `./${string}-operations.js`, exportName: string): Lazy {
+  let loading: Promise<Record<EngineMethod, (...args: unknown[]) => unknown>> | undefined;
+  const loaded = () =>
+    (loading ??= import(module).then(
+      (loadedModule: Record<string, Record<EngineMethod, (...args: unknown[]) => unknown>>) => {
+        const implementation = loadedModule[exportName];
+        if (!implementation) throw new Error(`${module} exports no ${exportName}`);
+        return implementation;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  const methods = engineMethods.filter((method) => typeof provider[method] === 'function');
+  return Object.fromEntries(methods.map((method) => [method, async (...args: unknown[]) => (await loaded())[method](...args)])) as Lazy;
+}
+
 // The functions below return the serialized methods: their parameters are all that the methods capture. What a
 // method answers is the operation's answer: the import is untyped, so the operations' types are checked where
 // they are written (`Operations`), not here.

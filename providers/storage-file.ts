@@ -18,8 +18,8 @@
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { serializedProvider, serviceMethods } from './serialized.js';
-import { storageConfig } from './storage-shared.js';
+import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { storageConfig } from './storage-config.js';
 
 export interface StorageFileInputs {
   /** The id of the folder the file sits in (`root` for the root folder). A new parent moves the file. */
@@ -72,4 +72,9 @@ export class StorageFile extends dynamicResource<StorageFileArgs, StorageFileOut
   outputs: ['contentMd5', 'md5Checksum', 'fileSize', 'headRevisionId', 'alternateLink', 'webContentLink', 'createdDate', 'trashed'],
 }) {}
 
-export { storageFileOperations } from './storage-file-operations.js';
+/** The implementation (./storage-file-operations.ts), loaded on the engine's first call. */
+export const storageFileOperations = lazyOperations<Operations<typeof storageFileProvider, StorageFileInputs, StorageFileOutputs>>(
+  storageFileProvider,
+  './storage-file-operations.js',
+  'storageFileOperations',
+);

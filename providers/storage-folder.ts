@@ -14,8 +14,8 @@
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { serializedProvider, serviceMethods } from './serialized.js';
-import { storageConfig } from './storage-shared.js';
+import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { storageConfig } from './storage-config.js';
 
 export interface StorageFolderInputs {
   /** The folder's name (its title). A new name renames the folder. */
@@ -52,4 +52,9 @@ export class StorageFolder extends dynamicResource<StorageFolderArgs, StorageFol
   outputs: ['alternateLink', 'webViewLink', 'createdDate', 'trashed'],
 }) {}
 
-export { storageFolderOperations } from './storage-folder-operations.js';
+/** The implementation (./storage-folder-operations.ts), loaded on the engine's first call. */
+export const storageFolderOperations = lazyOperations<Operations<typeof storageFolderProvider, StorageFolderInputs, StorageFolderOutputs>>(
+  storageFolderProvider,
+  './storage-folder-operations.js',
+  'storageFolderOperations',
+);

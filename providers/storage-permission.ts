@@ -11,8 +11,8 @@
  * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
 import { dynamicResource, type ArgsOf } from './resource.js';
-import { serializedProvider, serviceMethods } from './serialized.js';
-import { storageConfig } from './storage-shared.js';
+import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { storageConfig } from './storage-config.js';
 
 export const storagePermissionRoles = ['reader', 'commenter', 'writer', 'owner'] as const;
 export const storagePermissionTypes = ['user', 'group', 'domain', 'anyone'] as const;
@@ -60,4 +60,9 @@ export class StoragePermission extends dynamicResource<StoragePermissionArgs, St
   outputs: ['permissionId', 'displayName'],
 }) {}
 
-export { storagePermissionOperations } from './storage-permission-operations.js';
+/** The implementation (./storage-permission-operations.ts), loaded on the engine's first call. */
+export const storagePermissionOperations = lazyOperations<Operations<typeof storagePermissionProvider, StoragePermissionInputs, StoragePermissionOutputs>>(
+  storagePermissionProvider,
+  './storage-permission-operations.js',
+  'storagePermissionOperations',
+);

@@ -13,29 +13,12 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
-import { loginConfigKeys, openProfileLogin } from '../lib/auth/index.js';
+import { openProfileLogin } from '../lib/auth/index.js';
 import { GantryError, UsageError } from '../lib/errors.js';
 import { environmentKv } from '../lib/secrets/index.js';
 import { createStorageClient, StorageError, type File, type ParentReference, type Property, type StorageClient } from '../lib/storage/index.js';
 import { defined } from './inputs.js';
-import type { SettingsOf } from './serialized.js';
-
-/**
- * The stack configuration keys of the storage resources: the service root, and the device login's server, client and
- * client secret (`pulumi config set --secret gantry:oauthClientSecret …`), read when STORAGE_TOKEN is not set.
- */
-export const storageConfig = {
-  storageBaseUrl: 'gantry:storageBaseUrl',
-  authUrl: loginConfigKeys.authUrl,
-  oauthClientId: loginConfigKeys.clientId,
-  oauthClientSecret: loginConfigKeys.clientSecret,
-} as const;
-
-/**
- * What Configure keeps of `storageConfig` — or more: a provider whose settings hold these keys among others (the
- * gate's) hands its settings over as they are.
- */
-export type StorageSettings = SettingsOf<typeof storageConfig> & Readonly<Record<string, string | undefined>>;
+import { storageConfig, type StorageSettings } from './storage-config.js';
 
 export { FOLDER_MIME } from '../lib/storage/index.js';
 

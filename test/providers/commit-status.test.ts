@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPlatformServer, type PlatformServer } from '../../devserver/platform/index.js';
 import { expectDeploymentFailure, Harness, type Stack } from '../harness/index.js';
-import { commitStatusOperations } from '../../providers/commit-status.js';
+import { commitStatusOperations } from '../../providers/commit-status-operations.js';
 
 const programs = path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs');
 const program = { cjs: path.join(programs, 'commit-status.cjs'), esm: path.join(programs, 'commit-status.mjs') };

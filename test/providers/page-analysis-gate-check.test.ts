@@ -1,7 +1,7 @@
 // PageAnalysisGate's Check and Diff, called as the dynamic-provider plugin calls them (the harness drives full
 // deployments in pageAnalysisGate.test.ts; it has no preview, so values unknown at preview time are tested here).
 import assert from 'node:assert/strict';
-import { pageAnalysisGateOperations } from '../../providers/page-analysis-gate.js';
+import { pageAnalysisGateOperations } from '../../providers/page-analysis-gate-operations.js';
 
 const UNKNOWN = '04da6b54-80e4-46f7-96ec-b56ff0331ba9';
 

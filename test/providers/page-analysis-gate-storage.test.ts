@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pageAnalysisGateOperations } from '../../providers/page-analysis-gate.js';
+import { pageAnalysisGateOperations } from '../../providers/page-analysis-gate-operations.js';
 import { recordedAnalyser, startPageanalysisServer, type PageanalysisServer } from '../../devserver/pageanalysis/index.js';
 import { createStorageClient, type StorageClient } from '../../lib/storage/index.js';
 import { ExitCode } from '../../lib/errors.js';

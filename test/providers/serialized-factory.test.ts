@@ -120,7 +120,7 @@ describe('serialized provider methods come from one factory (providers/serialize
       for (const { file, source } of resources) {
         const supers = [...source.matchAll(/\bextends\s+dynamicResource<[^(]*>\(\s*(\w+)\s*,/g)].map((match) => match[1]!);
         assert.equal(supers.length, 1, `${file}: one dynamicResource(provider, …) base`);
-        const made = new RegExp(`^const ${supers[0]} = serializedProvider\\('(\\w+)', \\{`, 'm').exec(source);
+        const made = new RegExp(`^(?:export )?const ${supers[0]} = serializedProvider\\('(\\w+)', \\{`, 'm').exec(source);
         assert.ok(made, `${file}: dynamicResource() is given ${supers[0]}, which must be \`const ${supers[0]} = serializedProvider(…)\` at module level`);
         assert.ok(operationsExports[made[1]!], `${file}: ${made[1]} is not exported by providers/index.ts, so the plugin could not load it`);
       }
@@ -236,7 +236,9 @@ describe('serialized provider methods come from one factory (providers/serialize
           const methods = Object.keys(provider);
           // The handler, Configure, and one function per engine method: nothing else was captured.
           assert.equal(text.match(/^function __/gm)?.length, 1 + methods.length, `${name}: __provider holds functions besides its methods`);
-          const file = readFileSync(path.join(providersDir, `${kebab(type.split(':').at(-2)!)}.ts`), 'utf8');
+          // The resource's two modules: the class and its provider, and the implementation (<resource>-operations.ts).
+          const resourceFile = kebab(type.split(':').at(-2)!);
+          const file = [`${resourceFile}.ts`, `${resourceFile}-operations.ts`].map((name) => readFileSync(path.join(providersDir, name), 'utf8')).join('\n');
           for (const identifier of implementationNames(file)) {
             assert.doesNotMatch(text, new RegExp(`\\b${identifier}\\b`), `${name}: __provider mentions ${identifier}, implementation code`);
           }
@@ -250,13 +252,17 @@ describe('serialized provider methods come from one factory (providers/serialize
           const exportName = `${lowerFirst(type.split(':').at(-2)!)}Operations`;
           const operations = operationsExports[exportName]!;
           assert.ok(operations, `${name}: ${exportName} is exported by gantry/providers`);
+          // gantry/providers hands out lazyOperations' forwarders (rest parameters): the arguments each operation takes
+          // are read from the implementation they load.
+          const implementation = ((await import(`../../providers/${kebab(type.split(':').at(-2)!)}-operations.js`)) as Record<string, Operations>)[exportName]!;
+          assert.ok(implementation, `${name}: ${exportName} is the implementation's export too`);
           const specifiers = text.split('"gantry/providers"').length - 1;
           const provider = deserialize(text.replaceAll('"gantry/providers"', JSON.stringify(recordingUrl)));
           const methods = Object.keys(provider).filter((key) => key !== 'configure');
           assert.equal(specifiers, methods.length, `${name}: each method captures the module's name`);
           assert.deepEqual(
             methods.sort(),
-            engineMethods.filter((method) => typeof operations[method] === 'function').sort(),
+            engineMethods.filter((method) => typeof implementation[method] === 'function').sort(),
             `${name}: a method for each operation the engine calls`,
           );
           await call(provider, 'configure', { config });
@@ -275,9 +281,9 @@ describe('serialized provider methods come from one factory (providers/serialize
             assert.deepEqual(forwarded.args, withSettings ? [provider.settings, ...engineArgs] : engineArgs);
             if (withSettings) assert.equal(forwarded.args[0], provider.settings, `${name}.${method}: the settings Configure kept`);
             assert.equal(
-              operations[method]!.length,
+              implementation[method]!.length,
               forwarded.args.length,
-              `${name}.${method}: ${exportName}.${method} takes ${operations[method]!.length} arguments, the serialized method passes ${forwarded.args.length}`,
+              `${name}.${method}: ${exportName}.${method} takes ${implementation[method]!.length} arguments, the serialized method passes ${forwarded.args.length}`,
             );
           }
           seen.add(exportName);

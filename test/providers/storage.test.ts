@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { startStorageServer, type StorageServer } from '../../devserver/storage/index.js';
 import { createStorageClient, StorageError, type StorageClient } from '../../lib/storage/index.js';
 import { upload } from '../../lib/storage/upload/index.js';
-import { storageFileOperations } from '../../providers/storage-file.js';
-import { storageFolderOperations } from '../../providers/storage-folder.js';
-import { storagePermissionOperations } from '../../providers/storage-permission.js';
+import { storageFileOperations } from '../../providers/storage-file-operations.js';
+import { storageFolderOperations } from '../../providers/storage-folder-operations.js';
+import { storagePermissionOperations } from '../../providers/storage-permission-operations.js';
 import { makeTempDir, removeTempDir } from '../harness/consumer.js';
 import { assertProviderHygiene, expectDeploymentFailure, Harness, UNKNOWN, type Stack } from '../harness/index.js';
 
