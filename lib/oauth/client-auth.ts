@@ -5,7 +5,6 @@
  * `private_key_jwt` (RFC 7523 §2.2: a JWT the client signs with its private key, in `client_assertion`).
  */
 import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { UsageError } from '../errors.js';
 import type { OAuthAreaErrorCode } from './errors.js';
 import { registerSecret } from '../redact.js';
@@ -105,6 +104,8 @@ export function clientKeyOf(text: string, alg?: string): ClientKey {
 
 /** RFC 7523 §3: iss = sub = the client id, aud the authorization server, a short life, a unique jti. */
 export async function clientAssertion(clientId: string, privateKey: ClientKey, audience: string): Promise<string> {
+  // jose (~40 modules) only when a client signs: every `gantry auth` and storage command loads lib/oauth.
+  const { SignJWT } = await import('jose');
   const now = Math.floor(Date.now() / 1000);
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: privateKey.alg, typ: 'JWT', ...(privateKey.kid ? { kid: privateKey.kid } : {}) })
