@@ -415,8 +415,12 @@ async function openZip(file: string): Promise<yauzl.ZipFile> {
 function openZipEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (error, stream) => {
-      if (error || !stream) reject(new SourceRefusedError(`the zip entry "${entry.fileName}" is not readable: ${error?.message ?? 'unknown error'}`));
-      else resolve(stream);
+      if (error || !stream) return reject(new SourceRefusedError(`the zip entry "${entry.fileName}" is not readable: ${error?.message ?? 'unknown error'}`));
+      // A small member is decompressed while the writer is still opening its file, and yauzl's size check can fail it
+      // before anyone listens (an uncaught 'error'): this listener keeps the process alive, and the writer reads such
+      // an error from `stream.errored` when it starts (tree-writer.ts), or hears it like any later one.
+      stream.on('error', () => undefined);
+      resolve(stream);
     });
   });
 }

@@ -331,6 +331,8 @@ function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error 
         content.pause();
       }
     };
+    // A member that failed before this was called (archive.ts's zip entries) has its error in `errored`.
+    if (content.errored || content.destroyed) return fail(content.errored ?? new Error('the member ended before it was read'));
     content.on('data', onData);
     content.once('end', () => {
       ended = true;
@@ -367,6 +369,7 @@ function consume(content: Readable, take: (chunk: Buffer) => Error | undefined):
       content.destroy();
     };
     const onEnd = () => settle();
+    if (content.errored || content.destroyed) return reject(content.errored ?? new Error('the member ended before it was read'));
     content.on('data', onData);
     content.once('end', onEnd);
     content.once('error', settle);

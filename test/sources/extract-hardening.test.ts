@@ -806,6 +806,25 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       bytes.writeUInt32LE(bytes.readUInt32LE((record as number) + 24) + 1, (record as number) + 24); // uncompressed size
       await refused(extract(bytes, 'zip'), /^the zip archive was refused: /);
     });
+
+    it('MUTATION-ARCHIVE: a member whose stream failed before the writer reads it (a small zip member fails its size check while the file is opened) is refused with that error, writing or hashing, never a hang', async () => {
+      for (const hashOnly of [false, true]) {
+        const root = await mkdtemp(join(dir, 'errored-'));
+        const member = new Readable({ read() {} });
+        member.on('error', () => undefined); // as archive.ts's openZipEntry listens from the start
+        member.destroy(new Error('not enough bytes in the stream. expected 18. got only 17'));
+        await new Promise((resolve) => setImmediate(resolve));
+        const writing = new TreeWriter(root, defaultLimits, hashOnly).add({ path: 'a', type: 'file', rawType: 'File', mode: 0o644 }, member);
+        const outcome = await Promise.race([
+          writing.then(
+            () => 'resolved',
+            (error: Error) => error.message,
+          ),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting after 2 s'), 2_000)),
+        ]);
+        assert.equal(outcome, 'not enough bytes in the stream. expected 18. got only 17', `hashOnly ${hashOnly}`);
+      }
+    });
   });
 
   describe('what the first measurement of the whole area left (docs/testing.md)', () => {
