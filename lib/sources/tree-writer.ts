@@ -331,8 +331,8 @@ function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error 
         content.pause();
       }
     };
-    // A member that failed before this was called (archive.ts's zip entries) has its error in `errored`.
-    if (content.errored || content.destroyed) return fail(content.errored ?? new Error('the member ended before it was read'));
+    const early = failedAlready(content);
+    if (early) return fail(early);
     content.on('data', onData);
     content.once('end', () => {
       ended = true;
@@ -340,6 +340,15 @@ function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error 
     });
     content.once('error', fail);
   });
+}
+
+/**
+ * The error of a member that failed before its reader started (archive.ts's zip entries can, while the writer opens the
+ * file): a destroyed stream would never end, so one without an error is an error too.
+ */
+function failedAlready(content: Readable): Error | undefined {
+  if (content.errored) return content.errored;
+  return content.destroyed ? new Error('the member ended before it was read') : undefined;
 }
 
 /** What is left of `chunks` after the first `written` bytes (exported for its tests: a short write to a file is rare). */
@@ -369,7 +378,8 @@ function consume(content: Readable, take: (chunk: Buffer) => Error | undefined):
       content.destroy();
     };
     const onEnd = () => settle();
-    if (content.errored || content.destroyed) return reject(content.errored ?? new Error('the member ended before it was read'));
+    const early = failedAlready(content);
+    if (early) return reject(early);
     content.on('data', onData);
     content.once('end', onEnd);
     content.once('error', settle);

@@ -1,7 +1,7 @@
 // Run by test/providers/lazy-operations.test.ts in a process of its own: imports the built `gantry/providers`, then
 // calls what argv[2] names (a JSON list of [exportName, method, ...args]), and prints, as one JSON line after each
-// step, the modules of this package loaded so far (paths relative to dist/) and whether @pulumi/pulumi's plugin-only
-// parts loaded. Module loads are seen through a resolve-and-load hook (node:module register).
+// step, the call's answer or error and the modules of this package loaded so far (paths relative to dist/). Module
+// loads are seen through a load hook (node:module register, loaded-modules-hooks.mjs).
 import { register } from 'node:module';
 import { MessageChannel } from 'node:worker_threads';
 
