@@ -82,8 +82,9 @@ const pulumiFile = (pattern) => new RegExp(`[\\\\/]@pulumi[\\\\/]pulumi[\\\\/]${
  * The eager requires deferred: the request, and the @pulumi/pulumi files it is deferred from. Besides arborist and
  * TypeScript (above), what a process of the harness loads for nothing or only late (~0.25 s of CPU each, measured on
  * Node 20): gRPC and its generated service clients (the program host's mock monitor speaks to no engine), OpenTelemetry
- * (no tracing here), js-yaml, execa and normalize-package-data (automation, code paths). semver stays: automation
- * builds a SemVer when it loads.
+ * (no tracing here), the Automation API and the provider server (`pulumi.automation`, `pulumi.provider`: neither a
+ * program nor the dynamic-provider plugin uses them), and with them js-yaml, execa and semver, and
+ * normalize-package-data (code paths).
  */
 const deferred = [
   ['@npmcli/arborist', pulumiFile('runtime[\\\\/]closure[\\\\/]codePaths')],
@@ -94,6 +95,9 @@ const deferred = [
   ['@opentelemetry/api', pulumiFile('runtime[\\\\/]settings')],
   ['js-yaml', pulumiFile('(runtime[\\\\/]manifest|automation[\\\\/]localWorkspace)')],
   ['execa', pulumiFile('automation[\\\\/]cmd')],
+  ['semver', pulumiFile('runtime[\\\\/](rpc|closure[\\\\/]rewriteSuper)')],
+  ['./automation', pulumiFile('index')],
+  ['./provider', pulumiFile('index')],
 ];
 const isDeferred = (request, parent) =>
   deferred.some(([what, from]) => (typeof what === 'string' ? what === request : what.test(request)) && from.test(parent?.filename ?? ''));

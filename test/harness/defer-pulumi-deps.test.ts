@@ -12,7 +12,18 @@ import { harnessNodeArgs } from './node-flags.js';
 
 const run = promisify(execFile);
 
-const deferred = ['@npmcli/arborist', 'typescript', '@grpc/grpc-js', '@opentelemetry/api', 'js-yaml', 'execa', 'normalize-package-data'];
+const deferred = [
+  '@npmcli/arborist',
+  'typescript',
+  '@grpc/grpc-js',
+  '@opentelemetry/api',
+  '@pulumi/pulumi/automation',
+  '@pulumi/pulumi/provider',
+  'js-yaml',
+  'execa',
+  'semver',
+  'normalize-package-data',
+];
 
 const probe = `
 const loaded = (name) => Object.keys(require.cache).some((file) => file.includes('/node_modules/' + name + '/'));
@@ -31,14 +42,14 @@ const pkg = { name: 'x', version: '1.0.0' };
 normalize(pkg);
 pulumi.runtime.serializeFunction(() => kind).then(async (serialized) => {
   const { stdout } = await execa(process.execPath, ['-e', 'process.stdout.write("ran")']);
-  console.log(JSON.stringify({ before, after: loaded('typescript'), same, grpc: grpc.status.NOT_FOUND, ran: stdout, normalized: pkg._id, serialized: serialized.text.includes('kind') }));
+  console.log(JSON.stringify({ before, after: loaded('typescript'), same, grpc: grpc.status.NOT_FOUND, ran: stdout, normalized: pkg._id, serialized: serialized.text.includes('kind'), automation: typeof pulumi.automation.LocalWorkspace.create }));
 });
 `;
 
 describe('engine harness: the plugin and the program host defer what @pulumi/pulumi loads and they do not use', function () {
   this.timeout(60_000);
 
-  it('@pulumi/pulumi loads without arborist, TypeScript, gRPC, OpenTelemetry, js-yaml, execa and normalize-package-data; reads through the stand-ins get the real modules', async () => {
+  it('@pulumi/pulumi loads without arborist, TypeScript, gRPC, OpenTelemetry, the Automation API, the provider server, js-yaml, execa, semver and normalize-package-data; reads through the stand-ins get the real modules', async () => {
     const { stdout } = await run(process.execPath, [...harnessNodeArgs, '-e', probe], { cwd: repoRoot });
     assert.deepEqual(JSON.parse(stdout), {
       before: Object.fromEntries(deferred.map((name) => [name, false])),
@@ -48,6 +59,7 @@ describe('engine harness: the plugin and the program host defer what @pulumi/pul
       ran: 'ran',
       normalized: 'x@1.0.0',
       serialized: true,
+      automation: 'function',
     });
   });
 
