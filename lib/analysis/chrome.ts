@@ -7,11 +7,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserLaunchError, offlineChromeFlags, registerEmergencyCleanup, resolveChromePath } from '../browser/index.js';
+import { BrowserLaunchError, chromeFlags, registerEmergencyCleanup, resolveChromePath } from '../browser/index.js';
 
 export { BrowserLaunchError, resolveChromePath };
 
-/** Quiet, deterministic browser: the usual flags for measuring pages (timers not throttled, no extensions). */
+/** Quiet, deterministic browser: the usual flags for measuring pages (timers not throttled, no extensions; the
+ * features measuring does without are switched off with the offline flags' own). */
 const MEASUREMENT_FLAGS = [
   '--no-default-browser-check',
   '--disable-default-apps',
@@ -21,7 +22,6 @@ const MEASUREMENT_FLAGS = [
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
   '--disable-renderer-backgrounding',
-  '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication',
   '--metrics-recording-only',
   '--mute-audio',
   '--password-store=basic',
@@ -81,9 +81,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   const chromePath = resolveChromePath(options.chromePath);
   const profileDir = mkdtempSync(join(tmpdir(), 'gantry-chrome-'));
   const args = [
-    ...offlineChromeFlags,
-    ...MEASUREMENT_FLAGS,
-    ...(options.extraFlags ?? []),
+    ...chromeFlags([...MEASUREMENT_FLAGS, ...(options.extraFlags ?? [])]),
     `--user-data-dir=${profileDir}`,
     '--remote-debugging-address=127.0.0.1',
     '--remote-debugging-port=0',

@@ -1,4 +1,4 @@
-import { offlineChromeFlags } from '../browser/locate.js';
+import { chromeFlags } from '../browser/locate.js';
 import type { CapabilitiesRequest } from './client.js';
 
 export interface ChromeCapabilityOptions {
@@ -24,7 +24,7 @@ export function chromeCapabilities(options: ChromeCapabilityOptions): Capabiliti
       timeouts: { pageLoad: options.pageLoadTimeoutMs ?? 30_000, script: 10_000, implicit: 0 },
       'goog:chromeOptions': {
         binary: options.binary,
-        args: [...offlineChromeFlags, `--user-data-dir=${options.userDataDir}`, ...(options.extraArgs ?? [])],
+        args: chromeFlags([`--user-data-dir=${options.userDataDir}`, ...(options.extraArgs ?? [])]),
         ...(options.legacyProtocol ? { w3c: false } : {}),
       },
     },

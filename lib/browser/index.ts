@@ -1,3 +1,3 @@
 // The local Chromium and its driver: where they are, the flags that keep them offline, and clean-up on exit.
-export { offlineChromeFlags, resolveChromePath, resolveChromeDriverPath, BrowserLaunchError } from './locate.js';
+export { chromeFlags, offlineChromeFlags, resolveChromePath, resolveChromeDriverPath, BrowserLaunchError } from './locate.js';
 export { registerEmergencyCleanup } from '../cleanup.js';

@@ -170,6 +170,49 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
     }
   });
 
+  it("a session's Chromium starts without the omnibox's WebUI renderer (half of a headless launch's CPU), our features merged into chromedriver's --disable-features", async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'gantry-test-profile-'));
+    // Chromium's helpers rewrite their process title: the command line is one space-separated string, not NUL-separated.
+    const commandLines = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .flatMap((entry) => {
+          try {
+            const line = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+            return line.includes(`--user-data-dir=${profile} `) || line.endsWith(`--user-data-dir=${profile}`) ? [line] : [];
+          } catch {
+            return [];
+          }
+        });
+    try {
+      const session = await driver.client.newSession(chromeCapabilities({ binary: driver.chromePath, userDataDir: profile }));
+      try {
+        await session.navigateTo(`${site.url}/`);
+        // The popups' renderer starts within a second or two of the browser (with the features on: 1.5–1.9 s of CPU).
+        const deadline = Date.now() + 3_000;
+        let renderers: string[] = [];
+        while (Date.now() < deadline) {
+          renderers = commandLines().filter((line) => line.includes(' --type=renderer'));
+          if (renderers.some((line) => line.includes(' --top-chrome-webui'))) break;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        assert.ok(renderers.length > 0, "the page's renderer is found");
+        assert.deepEqual(
+          renderers.filter((line) => line.includes(' --top-chrome-webui')),
+          [],
+          'no renderer for the top chrome',
+        );
+        const browser = commandLines().find((line) => !line.includes(' --type='));
+        const off = /--disable-features=(\S+)/.exec(browser ?? '')?.[1]?.split(',') ?? [];
+        for (const name of ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'Translate']) assert.ok(off.includes(name), `${name} off: ${off.join(',')}`);
+      } finally {
+        await session.delete();
+      }
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
   it('navigates, reads the title and the current URL', async () => {
     const result = await driver.withSession(async (session) => {
       await session.navigateTo(`${site.url}/`);
