@@ -19,37 +19,10 @@ import {
 import { offlineChromeFlags } from '../../lib/browser/index.js';
 import { startTestSite, type TestSite } from './site.js';
 import { gantry, startGantry, type GantryRun } from './gantry.js';
+import { descendsFrom, processesMentioning } from '../browser/processes.js';
 
 function chromeProfiles(): Set<string> {
   return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-chrome-')));
-}
-
-/** Whether `pid`'s chain of parents (from /proc/<pid>/stat) reaches `ancestor`. */
-function descendsFrom(pid: number, ancestor: number): boolean {
-  for (let current = pid, hops = 0; current > 1 && hops < 64; hops++) {
-    if (current === ancestor) return true;
-    try {
-      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
-      current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      return false;
-    }
-  }
-  return false;
-}
-
-/** Processes whose command line mentions `text` (Chromium and its children carry the profile path). */
-function processesMentioning(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 async function closedPort(): Promise<number> {

@@ -15,6 +15,7 @@ import {
   type ChromeDriver,
 } from '../../lib/automation/index.js';
 import { chromeCapabilities } from '../../lib/automation/chrome.js';
+import { commandLinesMentioning, disabledFeaturesOf } from '../browser/processes.js';
 import { startHttpPeer, type HttpPeer } from '../peers/http.js';
 import { recordedSessionId, startW3cRemote, unknownMethodBody } from './w3c-remote.js';
 
@@ -172,18 +173,7 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
 
   it("a session's Chromium starts without the omnibox's WebUI renderer (half of a headless launch's CPU), our features merged into chromedriver's --disable-features", async () => {
     const profile = mkdtempSync(join(tmpdir(), 'gantry-test-profile-'));
-    // Chromium's helpers rewrite their process title: the command line is one space-separated string, not NUL-separated.
-    const commandLines = () =>
-      readdirSync('/proc')
-        .filter((entry) => /^\d+$/.test(entry))
-        .flatMap((entry) => {
-          try {
-            const line = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-            return line.includes(`--user-data-dir=${profile} `) || line.endsWith(`--user-data-dir=${profile}`) ? [line] : [];
-          } catch {
-            return [];
-          }
-        });
+    const commandLines = () => commandLinesMentioning(`--user-data-dir=${profile}`).map(({ line }) => line);
     try {
       const session = await driver.client.newSession(chromeCapabilities({ binary: driver.chromePath, userDataDir: profile }));
       try {
@@ -203,7 +193,7 @@ describe('automation: W3C WebDriver client against Debian chromedriver', functio
           'no renderer for the top chrome',
         );
         const browser = commandLines().find((line) => !line.includes(' --type='));
-        const off = /--disable-features=(\S+)/.exec(browser ?? '')?.[1]?.split(',') ?? [];
+        const off = disabledFeaturesOf(browser ?? '');
         for (const name of ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'Translate']) assert.ok(off.includes(name), `${name} off: ${off.join(',')}`);
       } finally {
         await session.delete();
