@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -22,15 +23,40 @@ export interface LighthouseCliRequest {
  */
 const CHROME_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic'];
 
-export function runLighthouseCli(request: LighthouseCliRequest): Promise<Record<string, unknown>> {
+/**
+ * chrome-launcher's --disable-features (the one Lighthouse launches with) plus the omnibox's WebUI popups, which a
+ * headless Chromium renders all the same: a renderer of their own, half of a launch's CPU. Chromium reads the last
+ * --disable-features only, so ours repeats the launcher's list rather than replacing it.
+ */
+let disabledFeatures: Promise<string> | undefined;
+function disableFeaturesFlag(): Promise<string> {
+  disabledFeatures ??= (async () => {
+    const launcherPath = createRequire(require.resolve('lighthouse/package.json')).resolve('chrome-launcher');
+    const { Launcher } = (await import(pathToFileURL(launcherPath).href)) as { Launcher: { defaultFlags(): string[] } };
+    const prefix = '--disable-features=';
+    const theirs =
+      Launcher.defaultFlags()
+        .find((flag) => flag.startsWith(prefix))
+        ?.slice(prefix.length)
+        .split(',') ?? [];
+    return `${prefix}${[...theirs, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',')}`;
+  })().catch((error: unknown) => {
+    disabledFeatures = undefined;
+    throw error;
+  });
+  return disabledFeatures;
+}
+
+export async function runLighthouseCli(request: LighthouseCliRequest): Promise<Record<string, unknown>> {
   const cli = require.resolve('lighthouse/cli/index.js');
+  const chromeFlags = [...CHROME_FLAGS, await disableFeaturesFlag()];
   const args = [
     cli,
     request.url,
     '--output=json',
     '--output-path=stdout',
     '--quiet',
-    `--chrome-flags=${CHROME_FLAGS.join(' ')}`,
+    `--chrome-flags=${chromeFlags.join(' ')}`,
     `--only-categories=${request.categories.join(',')}`,
     ...(request.desktop ? ['--preset=desktop'] : []),
     ...(request.locale ? [`--locale=${request.locale}`] : []),

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { createPageanalysisClient, parsePageanalysisResponse } from '../../../lib/analysis/index.js';
 import { startDevPageanalysis, startPageanalysisServer, type PageanalysisServer } from '../../../devserver/pageanalysis/index.js';
 import { startTestSite, type TestSite } from '../../analysis/site.js';
+import { commandLinesMentioning, descendsFrom, disabledFeaturesOf } from '../../browser/processes.js';
 
 function launcherProfiles(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith('lighthouse.'));
@@ -28,8 +29,24 @@ describe('devserver/pageanalysis: the embedded v5 API running Lighthouse', funct
   it('PAG-EP-RUN / PAG-RESP-BEACON-RESULT / PAG-BR-FINAL-URL / PAG-BR-REQUESTED-URL / PAG-BR-FETCH-TIME: analyses a live page and answers a valid v5 response', async () => {
     const before = launcherProfiles();
     const client = createPageanalysisClient({ baseUrl: server.url, apiKey: 'dev-key-1234' });
-    const response = await client.run({ url: `${site.url}/`, category: ['PERFORMANCE', 'SEO'], strategy: 'DESKTOP' });
+    // This run's Chromium (a descendant of this process, with a chrome-launcher profile), watched while it runs.
+    const seen = new Map<number, string>();
+    const watch = setInterval(() => {
+      for (const { pid, line } of commandLinesMentioning(`--user-data-dir=${tmpdir()}/lighthouse.`)) if (descendsFrom(pid, process.pid)) seen.set(pid, line);
+    }, 200);
+    const response = await client.run({ url: `${site.url}/`, category: ['PERFORMANCE', 'SEO'], strategy: 'DESKTOP' }).finally(() => clearInterval(watch));
     client.close();
+    const browser = [...seen.values()].find((line) => !line.includes(' --type='));
+    assert.ok(browser, `the run's Chromium was seen: ${seen.size} processes`);
+    // chrome-launcher's features stay off beside the omnibox's WebUI popups (a renderer of their own, half a launch's CPU).
+    const off = disabledFeaturesOf(browser);
+    for (const name of ['Translate', 'MediaRouter', 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'])
+      assert.ok(off.includes(name), `${name} off: ${off.join(',')}`);
+    assert.deepEqual(
+      [...seen.values()].filter((line) => line.includes(' --top-chrome-webui')),
+      [],
+      'no renderer for the top chrome',
+    );
     assert.deepEqual(parsePageanalysisResponse(structuredClone(response)), response);
     assert.equal(response.kind, 'pageanalysis#result');
     assert.equal(response.id, `${site.url}/`);
