@@ -1,6 +1,6 @@
 // PageAnalysisGate's local engine through the engine harness (consumer mode, esm): Lighthouse in Chromium for real
-// against a page on 127.0.0.1. It runs alone after the parallel part of `npm test` (scripts/test.mjs SERIAL): the
-// performance score it asserts is measured CPU time. The api engine's tests are page-analysis-gate.test.ts.
+// against a page on 127.0.0.1, in the parallel part of `npm test` (a light page scores ≥ 0.9 under load too:
+// docs/testing.md, "Running the suite"). The api engine's tests are page-analysis-gate.test.ts.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
