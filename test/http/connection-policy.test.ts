@@ -8,7 +8,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { createHttpClient, createProxyAgents, definePolicy, NetworkError, noRetry } from '../../lib/http/index.js';
-import { unrepeatableReuseMs } from '../../lib/http/keep-alive.js';
+import { reuseAtOnceMs, unrepeatableReuseMs } from '../../lib/http/keep-alive.js';
 import { createLogger } from '../../lib/log.js';
 import {
   deviceAuthorizationRequest,
@@ -299,6 +299,35 @@ describe('HTTP core: connections (lib/http/keep-alive.ts)', () => {
       assert.equal(server.connections, 3);
     } finally {
       http.close();
+    }
+  });
+
+  it('HTTP-CONN-CLOSE-POLICY: a request waits one turn of the event loop for a pooled connection, unless every pooled connection has carried two answers and came back under 100 ms ago', async () => {
+    const server = await start('never', () => ({ body: { ok: true } }));
+    const agents = createProxyAgents({});
+    // Whether the request had its connection before an immediate queued right after it ran: at once, the agent hands
+    // the connection over on the next tick; after the wait, two immediates later.
+    const sendAndSee = async (path: string) => {
+      const request = http.get(`${server.url}${path}`, { agent: agents.http });
+      await new Promise((resolve) => setImmediate(resolve));
+      const atOnce = request.socket !== null && request.socket !== undefined;
+      const [response] = (await once(request, 'response')) as [http.IncomingMessage];
+      response.resume();
+      await once(response, 'end');
+      // The agent pools the connection on the tick after the body's end.
+      await new Promise((resolve) => setImmediate(resolve));
+      return atOnce;
+    };
+    try {
+      assert.equal(await sendAndSee('/1'), true, 'nothing pooled: a new connection at once');
+      assert.equal(await sendAndSee('/2'), false, 'the connection has carried one answer: the request waits');
+      assert.equal(await sendAndSee('/3'), true, 'two answers, back just now: taken at once');
+      assert.equal(await sendAndSee('/4'), true);
+      await new Promise((resolve) => setTimeout(resolve, reuseAtOnceMs + 50));
+      assert.equal(await sendAndSee('/5'), false, 'back over 100 ms ago: the request waits again');
+      assert.equal(server.connections, 1, 'every request went on the one connection');
+    } finally {
+      agents.destroy();
     }
   });
 
