@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserLaunchError, chromeFlags, registerEmergencyCleanup, resolveChromePath } from '../browser/index.js';
+import { BrowserLaunchError, chromeFlags, killProcessesNaming, registerEmergencyCleanup, resolveChromePath } from '../browser/index.js';
 
 export { BrowserLaunchError, resolveChromePath };
 
@@ -51,6 +51,7 @@ function killSync(entry: Live): void {
       // already gone
     }
   }
+  killProcessesNaming(entry.profileDir);
   // Killed helpers can still be writing for a moment: remove, and remove again until the folder stays gone.
   // This runs in exit and signal handlers, where nothing asynchronous runs, so the short waits block.
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -120,6 +121,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       } catch {
         // the group is gone
       }
+      killProcessesNaming(profileDir);
       child.stderr?.destroy();
       live.delete(entry);
       unregister();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePolicy, noRetry } from '../http/index.js';
 import { getLogger, type Logger } from '../log.js';
-import { registerEmergencyCleanup, resolveChromeDriverPath, resolveChromePath } from '../browser/index.js';
+import { killProcessesNaming, registerEmergencyCleanup, resolveChromeDriverPath, resolveChromePath } from '../browser/index.js';
 import { chromeCapabilities, type ChromeCapabilityOptions } from './chrome.js';
 import { createWebDriverClient, withSession, type CapabilitiesRequest, type Session, type WebDriverClient } from './client.js';
 import { DriverProcessError } from './errors.js';
@@ -176,6 +176,7 @@ export async function startChromeDriver(options: ChromeDriverOptions = {}): Prom
       unregister();
       unregister = registerEmergencyCleanup(() => {
         if (pid !== undefined) killGroup(pid, 'SIGKILL');
+        killProcessesNaming(profiles);
         removeProfilesNow();
       });
       client = createWebDriverClient({
