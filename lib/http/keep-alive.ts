@@ -43,6 +43,19 @@ export const idempotentMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'O
 /** A `Connection` value that asks to close, matched as Node matches it. */
 export const connectionClose = /(?:^|\W)close(?:$|\W)/i;
 
+/** Agent options that only tune the pool (Node's own among them) and so never enter a pool's name. */
+const poolSettings: ReadonlySet<string> = new Set([
+  'keepAlive',
+  'keepAliveMsecs',
+  'maxSockets',
+  'maxTotalSockets',
+  'maxFreeSockets',
+  'scheduling',
+  'timeout',
+  'noDelay',
+  'path',
+]);
+
 type AddRequest = (request: http.ClientRequest, options: http.RequestOptions) => void;
 
 function hasIdleSockets(agent: http.Agent): boolean {
@@ -77,7 +90,12 @@ export function applyConnectionPolicy<A extends http.Agent>(agent: A): A {
     freedAt.set(socket, performance.now());
     answers.set(socket, (answers.get(socket) ?? 0) + 1);
   });
-  const poolOf = (options: http.RequestOptions) => agent.freeSockets[agent.getName({ ...options, ...(agent as { options?: object }).options })];
+  // The pool a request's connection comes from, named as the agent names it: Node merges the agent's options over the
+  // request's first, but the pool settings proxy.ts gives (and those Node adds) do not enter a name, and copying got's
+  // ~35 request options for every request cost ~20 µs; an agent with options that do (TLS ones) gets the merge.
+  const agentOptions = (agent as { options?: Record<string, unknown> }).options ?? {};
+  const merged = Object.entries(agentOptions).some(([name, value]) => value !== undefined && value !== null && !poolSettings.has(name));
+  const poolOf = (options: http.RequestOptions) => agent.freeSockets[agent.getName(merged ? { ...options, ...agentOptions } : options)];
   /** Whether every pooled connection the request may take has carried two answers and came back under `reuseAtOnceMs` ago. */
   const provenAndRecent = (sockets: Socket[] | undefined, now: number): boolean =>
     sockets !== undefined &&
