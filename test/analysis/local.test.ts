@@ -19,7 +19,7 @@ import {
 import { offlineChromeFlags } from '../../lib/browser/index.js';
 import { startTestSite, type TestSite } from './site.js';
 import { gantry, startGantry, type GantryRun } from './gantry.js';
-import { descendsFrom, processesMentioning } from '../browser/processes.js';
+import { commandLinesMentioning, descendsFrom, processesMentioning } from '../browser/processes.js';
 
 function chromeProfiles(): Set<string> {
   return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-chrome-')));
@@ -187,8 +187,12 @@ describe('analysis: the local engine (Lighthouse in Chromium) against pages on 1
     assert.equal(liveBrowserCount(), 0);
     const leaked = [...chromeProfiles()].filter((name) => !profilesBefore.has(name));
     assert.deepEqual(leaked, []);
+    // Chromium's processes, not node ones: test/browser/kill-by-profile.test.ts runs node stand-ins for a browser, with
+    // gantry-chrome- profiles, perhaps in another worker at this moment.
     assert.deepEqual(
-      processesMentioning('gantry-chrome-').filter((pid) => pid !== process.pid),
+      commandLinesMentioning('gantry-chrome-')
+        .filter(({ pid, line }) => pid !== process.pid && !line.startsWith(process.execPath))
+        .map(({ line }) => line),
       [],
     );
   });

@@ -21,14 +21,14 @@ const waitFor = async (what: string, check: () => boolean, ms = 10_000) => {
 describe('lib/browser: processes killed by the profile they name', function () {
   this.timeout(60_000);
   let dir: string;
-  let fakeChrome: string;
+  let standIn: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'gantry-kill-by-profile-'));
     // A stand-in for Chromium: it starts a process in a session of its own that names the profile (as a browser
     // process out of its group would), says DevTools listens, and waits.
-    fakeChrome = join(dir, 'fake-chrome');
+    standIn = join(dir, 'stand-in-browser');
     writeFileSync(
-      fakeChrome,
+      standIn,
       [
         `#!${process.execPath}`,
         "const { spawn } = require('node:child_process');",
@@ -39,13 +39,26 @@ describe('lib/browser: processes killed by the profile they name', function () {
         '',
       ].join('\n'),
     );
-    chmodSync(fakeChrome, 0o755);
+    chmodSync(standIn, 0o755);
+  });
+  // Whatever a failing test left running is ended here (by the test's own helper), so it cannot outlive the run.
+  const profiles: string[] = [];
+  afterEach(() => {
+    for (const profile of profiles.splice(0))
+      for (const pid of processesMentioning(profile)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('kills every process naming the marker, in whatever session, and no other', async () => {
     const marker = join(dir, 'profile-a');
     const other = join(dir, 'profile-b');
+    profiles.push(marker, other);
     const named = spawn(process.execPath, ['-e', idle, '--', `--user-data-dir=${marker}`], { detached: true, stdio: 'ignore' });
     const escaped = spawn(process.execPath, ['-e', idle, '--', marker], { detached: true, stdio: 'ignore' });
     const unrelated = spawn(process.execPath, ['-e', idle, '--', other], { detached: true, stdio: 'ignore' });
@@ -64,7 +77,8 @@ describe('lib/browser: processes killed by the profile they name', function () {
 
   it("close() ends a browser process that left the browser's group, and removes the profile", async () => {
     const { launchBrowser } = await import('../../lib/analysis/chrome.js');
-    const browser = await launchBrowser({ chromePath: fakeChrome, startTimeoutMs: 20_000 });
+    const browser = await launchBrowser({ chromePath: standIn, startTimeoutMs: 20_000 });
+    profiles.push(browser.profileDir);
     await waitFor('the escaped process', () => processesMentioning(browser.profileDir).length === 2);
     await browser.close();
     await waitFor('every process naming the profile to end', () => processesMentioning(browser.profileDir).length === 0);
@@ -73,12 +87,13 @@ describe('lib/browser: processes killed by the profile they name', function () {
 
   it("Ctrl-C (the emergency clean-up) ends a browser process that left the browser's group, and removes the profile", async () => {
     const chromeModule = fileURLToPath(new URL('../../lib/analysis/chrome.ts', import.meta.url));
-    const script = `const { launchBrowser } = await import(${JSON.stringify(chromeModule)}); const b = await launchBrowser({ chromePath: ${JSON.stringify(fakeChrome)} }); console.log(b.profileDir); setInterval(() => {}, 1000);`;
+    const script = `const { launchBrowser } = await import(${JSON.stringify(chromeModule)}); const b = await launchBrowser({ chromePath: ${JSON.stringify(standIn)} }); console.log(b.profileDir); setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     await waitFor('the browser to start', () => out.includes('\n'), 30_000);
     const profile = out.trim();
+    profiles.push(profile);
     await waitFor('the escaped process', () => processesMentioning(profile).length === 2);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     child.kill('SIGINT');
