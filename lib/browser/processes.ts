@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * Kills (SIGKILL) every other process whose command line names `marker` — a browser's profile folder, made by mkdtemp
  * for that browser alone — whatever its process group: the second net after killing the group, for a browser process
  * that is no longer in the group it was started in. Linux only (it reads /proc); elsewhere, and where /proc cannot be
- * read, it does nothing. Synchronous, for exit and signal handlers. Returns how many processes it signalled.
+ * read, it does nothing, as it does for a marker under 8 characters (an empty one would name every process).
+ * Synchronous, for exit and signal handlers. Returns how many processes it signalled.
  */
 export function killProcessesNaming(marker: string): number {
   if (process.platform !== 'linux' || marker.length < 8) return 0;
