@@ -11,8 +11,8 @@
  * /usr/bin/chromedriver.
  */
 import type { BrowserCheckItem, BrowserCheckOptions, StatusSource } from '../lib/automation/index.js';
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { runOnChangeMethods, type ProviderSettings } from './serialized.js';
 
 /** The check's own options as the library takes them, plus the values that re-run it. */
 export interface BrowserCheckInputs extends Pick<
@@ -40,24 +40,17 @@ export interface BrowserCheckOutputs extends BrowserCheckInputs {
   checkedAt: string;
 }
 
-export const browserCheckProvider = serializedProvider('browserCheckOperations', {
+export const browserCheck = resourceType<BrowserCheckInputs, BrowserCheckOutputs>()({
+  type: 'gantry:automation:BrowserCheck',
+  operations: 'browserCheckOperations',
+  inputs: ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'],
+  outputs: ['passed', 'finalUrl', 'pageTitle', 'httpStatus', 'statusFrom', 'checks', 'browserVersion', 'checkedAt'],
   config: { chromePath: 'gantry:chromePath', chromedriverPath: 'gantry:chromedriverPath' },
   ...runOnChangeMethods,
 });
 
+export class BrowserCheck extends browserCheck.Resource {}
+
+export const { provider: browserCheckProvider, inputKeys, operations: browserCheckOperations } = browserCheck;
+
 export type BrowserCheckSettings = ProviderSettings<typeof browserCheckProvider>;
-
-export const inputKeys = ['url', 'title', 'titleMatch', 'status', 'statusSource', 'pageLoadTimeoutMs', 'titleWaitMs', 'triggers'] as const;
-
-export class BrowserCheck extends dynamicResource<BrowserCheckArgs, BrowserCheckOutputs>(browserCheckProvider, {
-  type: 'gantry:automation:BrowserCheck',
-  inputs: inputKeys,
-  outputs: ['passed', 'finalUrl', 'pageTitle', 'httpStatus', 'statusFrom', 'checks', 'browserVersion', 'checkedAt'],
-}) {}
-
-/** The implementation (./browser-check-operations.ts), loaded on the engine's first call. */
-export const browserCheckOperations = lazyOperations<Operations<typeof browserCheckProvider, BrowserCheckInputs, BrowserCheckOutputs>>(
-  browserCheckProvider,
-  './browser-check-operations.js',
-  'browserCheckOperations',
-);

@@ -12,8 +12,8 @@
  * stack config gantry:platformApiUrl.
  */
 import type { CommitStatusState } from '../lib/platform/index.js';
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { runOnChangeMethods, type ProviderSettings } from './serialized.js';
 
 export interface CommitStatusInputs {
   /** `owner/repo`. */
@@ -41,24 +41,17 @@ export interface CommitStatusOutputs extends CommitStatusInputs {
 
 // No delete: a status cannot be deleted on the platform. It stays on the commit; the plugin, finding no delete
 // method, only lets the stack forget the resource.
-export const commitStatusProvider = serializedProvider('commitStatusOperations', {
+export const commitStatus = resourceType<CommitStatusInputs, CommitStatusOutputs>()({
+  type: 'gantry:platform:CommitStatus',
+  operations: 'commitStatusOperations',
+  inputs: ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'],
+  outputs: ['statusId', 'url', 'createdAt'],
   config: { platformApiUrl: 'gantry:platformApiUrl' },
   ...runOnChangeMethods,
 });
 
+export class CommitStatus extends commitStatus.Resource {}
+
+export const { provider: commitStatusProvider, inputKeys, operations: commitStatusOperations } = commitStatus;
+
 export type CommitStatusSettings = ProviderSettings<typeof commitStatusProvider>;
-
-export const inputKeys = ['repository', 'sha', 'context', 'state', 'description', 'targetUrl'] as const;
-
-export class CommitStatus extends dynamicResource<CommitStatusArgs, CommitStatusOutputs>(commitStatusProvider, {
-  type: 'gantry:platform:CommitStatus',
-  inputs: inputKeys,
-  outputs: ['statusId', 'url', 'createdAt'],
-}) {}
-
-/** The implementation (./commit-status-operations.ts), loaded on the engine's first call. */
-export const commitStatusOperations = lazyOperations<Operations<typeof commitStatusProvider, CommitStatusInputs, CommitStatusOutputs>>(
-  commitStatusProvider,
-  './commit-status-operations.js',
-  'commitStatusOperations',
-);

@@ -8,8 +8,8 @@
  * stays small and never holds a credential.
  */
 import type { KvMetadata, KvVersion, SecretData } from '../lib/secrets/index.js';
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { lazyOperations, serializedProvider, serviceMethods, type ProviderSettings, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { serviceMethods, type ProviderSettings } from './serialized.js';
 
 /** Inputs after Check: normalised, secret values as given. */
 export interface KvSecretInputs {
@@ -69,30 +69,23 @@ export const kvSecretConfigKeys = [
   'MaxJsonArrayElementCount',
 ].map((name) => `gantry:secrets${name}`);
 
-export const kvSecretProvider = serializedProvider('kvSecretOperations', {
+export const kvSecret = resourceType<KvSecretInputs, KvSecretOutputs>()({
+  type: 'gantry:secrets:KvSecret',
+  operations: 'kvSecretOperations',
+  inputs: ['mount', 'path', 'data', 'kvVersion', 'cas', 'customMetadata', 'deleteAllVersions', 'namespace'],
+  outputs: ['version', 'createdTime', 'metadata'],
+  secrets: ['data'],
   config: kvSecretConfigKeys,
   ...serviceMethods,
 });
-
-/** The stack configuration the provider read in Configure (the `gantry:secrets*` keys; the rest is ignored). */
-export type KvSecretSettings = ProviderSettings<typeof kvSecretProvider>;
-
-export const inputKeys = ['mount', 'path', 'data', 'kvVersion', 'cas', 'customMetadata', 'deleteAllVersions', 'namespace'] as const;
 
 /**
  * Read understands the id `<mount>/<path>`, but Pulumi cannot import dynamic resources today (pulumi/pulumi#3550):
  * see docs/secrets.md for how to take over an existing secret.
  */
-export class KvSecret extends dynamicResource<KvSecretArgs, KvSecretOutputs>(kvSecretProvider, {
-  type: 'gantry:secrets:KvSecret',
-  inputs: inputKeys,
-  outputs: ['version', 'createdTime', 'metadata'],
-  secrets: ['data'],
-}) {}
+export class KvSecret extends kvSecret.Resource {}
 
-/** The implementation (./kv-secret-operations.ts), loaded on the engine's first call. */
-export const kvSecretOperations = lazyOperations<Operations<typeof kvSecretProvider, KvSecretInputs, KvSecretOutputs>>(
-  kvSecretProvider,
-  './kv-secret-operations.js',
-  'kvSecretOperations',
-);
+export const { provider: kvSecretProvider, inputKeys, operations: kvSecretOperations } = kvSecret;
+
+/** The stack configuration the provider read in Configure (the `gantry:secrets*` keys; the rest is ignored). */
+export type KvSecretSettings = ProviderSettings<typeof kvSecretProvider>;

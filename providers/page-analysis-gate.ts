@@ -14,8 +14,8 @@
  * or state.
  */
 import type { CheckResult, StorageReports } from '../lib/analysis/index.js';
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { runOnChangeMethods, lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { runOnChangeMethods, type ProviderSettings } from './serialized.js';
 import { storageConfig } from './storage-config.js';
 
 export interface PageAnalysisGateInputs {
@@ -63,24 +63,17 @@ export interface PageAnalysisGateOutputs extends PageAnalysisGateInputs {
   engineVersion: string | null;
 }
 
-export const pageAnalysisGateProvider = serializedProvider('pageAnalysisGateOperations', {
+export const pageAnalysisGate = resourceType<PageAnalysisGateInputs, PageAnalysisGateOutputs>()({
+  type: 'gantry:analysis:PageAnalysisGate',
+  operations: 'pageAnalysisGateOperations',
+  inputs: ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'],
+  outputs: ['passed', 'scores', 'checks', 'reportUrl', 'storageReports', 'analyzedAt', 'engineUsed', 'engineVersion'],
   config: { baseUrl: 'gantry:pageanalysisBaseUrl', apiKey: 'gantry:pageanalysisApiKey', chromePath: 'gantry:chromePath', ...storageConfig },
   ...runOnChangeMethods,
 });
 
+export class PageAnalysisGate extends pageAnalysisGate.Resource {}
+
+export const { provider: pageAnalysisGateProvider, inputKeys, operations: pageAnalysisGateOperations } = pageAnalysisGate;
+
 export type PageAnalysisGateSettings = ProviderSettings<typeof pageAnalysisGateProvider>;
-
-export const inputKeys = ['url', 'thresholds', 'audits', 'runs', 'aggregation', 'strategy', 'engine', 'reportS3', 'reportStorage', 'triggers'] as const;
-
-export class PageAnalysisGate extends dynamicResource<PageAnalysisGateArgs, PageAnalysisGateOutputs>(pageAnalysisGateProvider, {
-  type: 'gantry:analysis:PageAnalysisGate',
-  inputs: inputKeys,
-  outputs: ['passed', 'scores', 'checks', 'reportUrl', 'storageReports', 'analyzedAt', 'engineUsed', 'engineVersion'],
-}) {}
-
-/** The implementation (./page-analysis-gate-operations.ts), loaded on the engine's first call. */
-export const pageAnalysisGateOperations = lazyOperations<Operations<typeof pageAnalysisGateProvider, PageAnalysisGateInputs, PageAnalysisGateOutputs>>(
-  pageAnalysisGateProvider,
-  './page-analysis-gate-operations.js',
-  'pageAnalysisGateOperations',
-);

@@ -14,8 +14,8 @@
  * the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>) by the plugin, never captured. `gantry:registryHost` (stack
  * config) sets the default registry host.
  */
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { lazyOperations, serializedProvider, type ProviderSettings, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { type ProviderSettings } from './serialized.js';
 
 export interface RegistryModuleInputs {
   /** Module source address, `[<host>/]<namespace>/<name>/<provider>[//<subdir>]`. */
@@ -49,25 +49,18 @@ export interface RegistryModuleOutputs extends Omit<RegistryModuleInputs, 'versi
   latestAllowed: string;
 }
 
-export const registryModuleProvider = serializedProvider('registryModuleOperations', {
+export const registryModule = resourceType<RegistryModuleInputs, RegistryModuleOutputs>()({
+  type: 'gantry:modules:RegistryModule',
+  operations: 'registryModuleOperations',
+  inputs: ['source', 'version', 'dir', 'triggers'],
+  outputs: ['address', 'constraint', 'location', 'hash', 'path', 'installDir', 'latestAllowed'],
   config: ['gantry:registryHost'],
   withSettings: ['check', 'create', 'read', 'update'],
   withoutSettings: ['diff', 'delete'],
 });
 
+export class RegistryModule extends registryModule.Resource {}
+
+export const { provider: registryModuleProvider, inputKeys, operations: registryModuleOperations } = registryModule;
+
 export type RegistryModuleSettings = ProviderSettings<typeof registryModuleProvider>;
-
-export const inputKeys = ['source', 'version', 'dir', 'triggers'] as const;
-
-export class RegistryModule extends dynamicResource<RegistryModuleArgs, RegistryModuleOutputs>(registryModuleProvider, {
-  type: 'gantry:modules:RegistryModule',
-  inputs: inputKeys,
-  outputs: ['address', 'constraint', 'location', 'hash', 'path', 'installDir', 'latestAllowed'],
-}) {}
-
-/** The implementation (./registry-module-operations.ts), loaded on the engine's first call. */
-export const registryModuleOperations = lazyOperations<Operations<typeof registryModuleProvider, RegistryModuleInputs, RegistryModuleOutputs>>(
-  registryModuleProvider,
-  './registry-module-operations.js',
-  'registryModuleOperations',
-);

@@ -17,8 +17,8 @@
  * `__provider`: its methods capture nothing and load `storageFileOperations` through `gantry/providers` in the
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { serviceMethods } from './serialized.js';
 import { storageConfig } from './storage-config.js';
 
 export interface StorageFileInputs {
@@ -58,23 +58,16 @@ export interface StorageFileOutputs extends Omit<StorageFileInputs, 'content'> {
 /** Above this, give the content as a file (`source`): the engine keeps `content` in the state. */
 export const maxContentBytes = 5 * 1024 * 1024;
 
-export const storageFileProvider = serializedProvider('storageFileOperations', {
+export const storageFile = resourceType<StorageFileInputs, StorageFileOutputs, StorageFileArgs>()({
+  type: 'gantry:storage:StorageFile',
+  operations: 'storageFileOperations',
+  // What the program gives; `contentMd5`, an input too, is Check's.
+  inputs: ['parent', 'name', 'source', 'content', 'mimeType', 'description', 'permanentDelete'],
+  outputs: ['contentMd5', 'md5Checksum', 'fileSize', 'headRevisionId', 'alternateLink', 'webContentLink', 'createdDate', 'trashed'],
   config: storageConfig,
   ...serviceMethods,
 });
 
-/** What the program gives; `contentMd5`, an input too, is Check's. */
-export const givenKeys = ['parent', 'name', 'source', 'content', 'mimeType', 'description', 'permanentDelete'] as const;
+export class StorageFile extends storageFile.Resource {}
 
-export class StorageFile extends dynamicResource<StorageFileArgs, StorageFileOutputs>(storageFileProvider, {
-  type: 'gantry:storage:StorageFile',
-  inputs: givenKeys,
-  outputs: ['contentMd5', 'md5Checksum', 'fileSize', 'headRevisionId', 'alternateLink', 'webContentLink', 'createdDate', 'trashed'],
-}) {}
-
-/** The implementation (./storage-file-operations.ts), loaded on the engine's first call. */
-export const storageFileOperations = lazyOperations<Operations<typeof storageFileProvider, StorageFileInputs, StorageFileOutputs>>(
-  storageFileProvider,
-  './storage-file-operations.js',
-  'storageFileOperations',
-);
+export const { provider: storageFileProvider, inputKeys: givenKeys, operations: storageFileOperations } = storageFile;

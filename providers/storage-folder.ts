@@ -13,8 +13,8 @@
  * `__provider`: its methods capture nothing and load `storageFolderOperations` through `gantry/providers` in the
  * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { serviceMethods } from './serialized.js';
 import { storageConfig } from './storage-config.js';
 
 export interface StorageFolderInputs {
@@ -39,22 +39,15 @@ export interface StorageFolderOutputs extends StorageFolderInputs {
   trashed: boolean;
 }
 
-export const storageFolderProvider = serializedProvider('storageFolderOperations', {
+export const storageFolder = resourceType<StorageFolderInputs, StorageFolderOutputs>()({
+  type: 'gantry:storage:StorageFolder',
+  operations: 'storageFolderOperations',
+  inputs: ['name', 'parent', 'description', 'permanentDelete'],
+  outputs: ['alternateLink', 'webViewLink', 'createdDate', 'trashed'],
   config: storageConfig,
   ...serviceMethods,
 });
 
-export const inputKeys = ['name', 'parent', 'description', 'permanentDelete'] as const;
+export class StorageFolder extends storageFolder.Resource {}
 
-export class StorageFolder extends dynamicResource<StorageFolderArgs, StorageFolderOutputs>(storageFolderProvider, {
-  type: 'gantry:storage:StorageFolder',
-  inputs: inputKeys,
-  outputs: ['alternateLink', 'webViewLink', 'createdDate', 'trashed'],
-}) {}
-
-/** The implementation (./storage-folder-operations.ts), loaded on the engine's first call. */
-export const storageFolderOperations = lazyOperations<Operations<typeof storageFolderProvider, StorageFolderInputs, StorageFolderOutputs>>(
-  storageFolderProvider,
-  './storage-folder-operations.js',
-  'storageFolderOperations',
-);
+export const { provider: storageFolderProvider, inputKeys, operations: storageFolderOperations } = storageFolder;

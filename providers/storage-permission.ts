@@ -10,8 +10,8 @@
  * `__provider`: its methods capture nothing and load `storagePermissionOperations` through `gantry/providers` in
  * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
  */
-import { dynamicResource, type ArgsOf } from './resource.js';
-import { lazyOperations, serializedProvider, serviceMethods, type Operations } from './serialized.js';
+import { resourceType, type ArgsOf } from './resource.js';
+import { serviceMethods } from './serialized.js';
 import { storageConfig } from './storage-config.js';
 
 export const storagePermissionRoles = ['reader', 'commenter', 'writer', 'owner'] as const;
@@ -47,22 +47,15 @@ export interface StoragePermissionOutputs extends StoragePermissionInputs {
   displayName?: string;
 }
 
-export const storagePermissionProvider = serializedProvider('storagePermissionOperations', {
+export const storagePermission = resourceType<StoragePermissionInputs, StoragePermissionOutputs>()({
+  type: 'gantry:storage:StoragePermission',
+  operations: 'storagePermissionOperations',
+  inputs: ['fileId', 'role', 'type', 'emailAddress', 'domain', 'withLink', 'sendNotificationEmails', 'emailMessage'],
+  outputs: ['permissionId', 'displayName'],
   config: storageConfig,
   ...serviceMethods,
 });
 
-export const inputKeys = ['fileId', 'role', 'type', 'emailAddress', 'domain', 'withLink', 'sendNotificationEmails', 'emailMessage'] as const;
+export class StoragePermission extends storagePermission.Resource {}
 
-export class StoragePermission extends dynamicResource<StoragePermissionArgs, StoragePermissionOutputs>(storagePermissionProvider, {
-  type: 'gantry:storage:StoragePermission',
-  inputs: inputKeys,
-  outputs: ['permissionId', 'displayName'],
-}) {}
-
-/** The implementation (./storage-permission-operations.ts), loaded on the engine's first call. */
-export const storagePermissionOperations = lazyOperations<Operations<typeof storagePermissionProvider, StoragePermissionInputs, StoragePermissionOutputs>>(
-  storagePermissionProvider,
-  './storage-permission-operations.js',
-  'storagePermissionOperations',
-);
+export const { provider: storagePermissionProvider, inputKeys, operations: storagePermissionOperations } = storagePermission;

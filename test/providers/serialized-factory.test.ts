@@ -9,7 +9,7 @@
 //     credential, is the same text for two resources of one type, and forwards each method to its operation with
 //     the arguments that operation takes.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -87,9 +87,9 @@ describe('serialized provider methods come from one factory (providers/serialize
     const files = readdirSync(providersDir).filter((file) => file.endsWith('.ts') && file !== 'serialized.ts');
     const sources = files.map((file) => ({ file, source: readFileSync(path.join(providersDir, file), 'utf8') }));
     const withoutComments = (source: string) => source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-    const resources = sources.filter(({ source }) => /extends\s+dynamicResource</.test(withoutComments(source)));
+    const resources = sources.filter(({ source }) => /\bextends\s+\w+\.Resource\b/.test(withoutComments(source)));
 
-    it('LAYER-PROVIDERS: only resource.ts extends pulumi.dynamic.Resource; every resource class extends a dynamicResource(…)', () => {
+    it('LAYER-PROVIDERS: only resource.ts extends pulumi.dynamic.Resource; every resource class extends the Resource of a resourceType(…)', () => {
       const direct = sources.filter(({ source }) => /extends\s+pulumi\.dynamic\.Resource\b/.test(source)).map(({ file }) => file);
       assert.deepEqual(direct, ['resource.ts']);
     });
@@ -116,13 +116,20 @@ describe('serialized provider methods come from one factory (providers/serialize
       }
     });
 
-    it('every resource hands dynamicResource() a provider made by serializedProvider() once, at module level', () => {
+    it('every resource class extends the Resource of one resourceType(…) declaration at module level, whose operations gantry/providers exports', () => {
       for (const { file, source } of resources) {
-        const supers = [...source.matchAll(/\bextends\s+dynamicResource<[^(]*>\(\s*(\w+)\s*,/g)].map((match) => match[1]!);
-        assert.equal(supers.length, 1, `${file}: one dynamicResource(provider, …) base`);
-        const made = new RegExp(`^(?:export )?const ${supers[0]} = serializedProvider\\('(\\w+)', \\{`, 'm').exec(source);
-        assert.ok(made, `${file}: dynamicResource() is given ${supers[0]}, which must be \`const ${supers[0]} = serializedProvider(…)\` at module level`);
-        assert.ok(operationsExports[made[1]!], `${file}: ${made[1]} is not exported by providers/index.ts, so the plugin could not load it`);
+        const supers = [...withoutComments(source).matchAll(/\bclass\s+\w+\s+extends\s+(\w+)\.Resource\b/g)].map((match) => match[1]!);
+        assert.equal(supers.length, 1, `${file}: one resource class`);
+        const declared = new RegExp(`^export const ${supers[0]} = resourceType<[^>]*>\\(\\)\\(\\{\\n(?:  .*\\n)*?  operations: '(\\w+)',`, 'm').exec(source);
+        assert.ok(
+          declared,
+          `${file}: the class extends ${supers[0]}.Resource, which must be \`export const ${supers[0]} = resourceType<…>()({ …, operations: '…' })\` at module level`,
+        );
+        assert.ok(operationsExports[declared[1]!], `${file}: ${declared[1]} is not exported by providers/index.ts, so the plugin could not load it`);
+        // resourceType loads the operations from the sibling module named after them: kvSecretOperations, ./kv-secret-operations.js.
+        const module = `${declared[1]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}.ts`;
+        assert.equal(module, file.replace(/\.ts$/, '-operations.ts'), `${file}: its operations are named after another module`);
+        assert.ok(existsSync(path.join(providersDir, module)), `${file}: ${module} is missing`);
       }
     });
   });
