@@ -1,4 +1,4 @@
-import { pageWaitMs, type DemoStep } from './step.js';
+import { pageWaitMs, runningServer, type DemoStep } from './step.js';
 
 /**
  * An agent signs in to Gantry's context server and calls a tool, as `gantry mcp call` does it: the server answers the
@@ -11,9 +11,8 @@ export const agentStep: DemoStep = {
   name: 'agent',
   description: 'an agent signs in to gantry mcp serve (OAuth 2.1: discovery, registration, PKCE, consent in headless Chromium) and calls modules_resolve',
   async run({ servers, out, workDir, json, browser }) {
-    const oauth = servers.get('oauth');
-    const registry = servers.get('registry');
-    if (!oauth || !registry) throw new Error('the embedded authorization server and registry must be running');
+    const oauth = runningServer(servers, 'oauth', 'the embedded authorization server');
+    const registry = runningServer(servers, 'registry', 'the embedded module registry');
     const { startContextServer } = await import('../../../mcp/index.js');
     const { connectContextServer } = await import('../../../mcp/index.js');
     const { silentLogger } = await import('../../../log.js');

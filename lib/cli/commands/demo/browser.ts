@@ -1,5 +1,5 @@
 import type { DemoStep } from './step.js';
-import { serveDemoSite } from './site.js';
+import { withDemoSite } from './site.js';
 
 /**
  * Serve examples/site on 127.0.0.1 and check it in headless Chromium through chromedriver, as a deployment would:
@@ -10,8 +10,7 @@ export const browserStep: DemoStep = {
   description: 'open the demo site through ChromeDriver and check its pages, titles and HTTP status',
   async run({ out, examplesDir, json, browser }) {
     const automation = await import('../../../automation/index.js');
-    const site = await serveDemoSite(examplesDir);
-    try {
+    return withDemoSite(examplesDir, async (site) => {
       const pages = [
         { url: site.url, title: 'Gantry demo site' },
         { url: new URL('about.html', site.url).toString(), title: 'About' },
@@ -35,8 +34,6 @@ export const browserStep: DemoStep = {
         throw new CheckFailedError(`the demo site failed its browser check: ${failed.map((r) => `${r.url} (${r.reason})`).join(', ')}`);
       }
       return { pages: results.map((r) => ({ url: r.url, title: r.title, status: r.status, passed: r.passed })) };
-    } finally {
-      await site.stop();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DemoStep } from './step.js';
-import { serveDemoSite } from './site.js';
+import { withDemoSite } from './site.js';
 
 /**
  * Where the gate step's result keeps the whole GateResult (its reports, Lighthouse's HTML included) for the steps after
@@ -17,8 +17,7 @@ export const gateStep: DemoStep = {
   description: 'serve the demo site locally, gate it with Lighthouse in Chromium and show the table of checks',
   async run({ out, examplesDir, workDir, json }) {
     const analysis = await import('../../../analysis/index.js');
-    const site = await serveDemoSite(examplesDir);
-    try {
+    return withDemoSite(examplesDir, async (site) => {
       const thresholds = [
         ...analysis.parseCategoryThresholds('performance=0.9,accessibility=0.9,best-practices=0.9,seo=0.9'),
         analysis.parseAuditThreshold('largest-contentful-paint<=2500'),
@@ -43,8 +42,6 @@ export const gateStep: DemoStep = {
         );
       }
       return { status: summary.status, scores: summary.urls[0].scores, checks: summary.checks, [gateResultKey]: result };
-    } finally {
-      await site.stop();
-    }
+    });
   },
 };

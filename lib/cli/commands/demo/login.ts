@@ -1,4 +1,4 @@
-import { pageWaitMs, type DemoStep } from './step.js';
+import { pageWaitMs, runningServer, type DemoStep } from './step.js';
 
 /** WebDriver's Enter key (W3C WebDriver §17.4.2). */
 const enterKey = '\uE007';
@@ -15,12 +15,12 @@ export const loginStep: DemoStep = {
   name: 'login',
   description: 'device login: a code approved in headless Chromium, tokens kept, the video API asked who is logged in',
   async run({ servers, out, workDir, json, browser }) {
-    const server = servers.get('oauth');
-    if (!server?.env) throw new Error('the embedded authorization server is not running');
-    const authUrl = server.env.GANTRY_AUTH_URL!;
-    const clientId = server.env.GANTRY_OAUTH_CLIENT_ID!;
-    const clientSecret = server.env.GANTRY_OAUTH_CLIENT_SECRET;
-    const apiUrl = server.env.GANTRY_API_URL ?? authUrl;
+    const env = runningServer(servers, 'oauth', 'the embedded authorization server').env;
+    const authUrl = env?.GANTRY_AUTH_URL;
+    const clientId = env?.GANTRY_OAUTH_CLIENT_ID;
+    if (!authUrl || !clientId) throw new Error('the embedded authorization server does not say where it is');
+    const clientSecret = env.GANTRY_OAUTH_CLIENT_SECRET;
+    const apiUrl = env.GANTRY_API_URL ?? authUrl;
     const lib = await import('../../../auth/index.js');
     const { openTokenStore, recordProfile } = await import('../../../auth/index.js');
     // storage.file: the publish step puts the gate's reports on the storage API with this login.

@@ -1,6 +1,6 @@
 import type { GateResult } from '../../../analysis/index.js';
 import { gateResultKey } from './gate.js';
-import type { DemoStep } from './step.js';
+import { runningServer, type DemoStep } from './step.js';
 
 const FOLDER_TITLE = 'gantry-demo-reports';
 
@@ -15,11 +15,9 @@ export const publishStep: DemoStep = {
   name: 'publish',
   description: "publish the gate's reports to the embedded storage API with the device login's tokens, and list them back",
   async run({ servers, out, workDir, json, results }) {
-    const storage = servers.get('storage');
-    const oauth = servers.get('oauth');
-    const baseUrl = storage?.env?.STORAGE_BASE_URL;
-    if (!baseUrl) throw new Error('the embedded storage API is not running');
-    if (!oauth?.env?.GANTRY_AUTH_URL || !oauth.env.GANTRY_OAUTH_CLIENT_ID) throw new Error('the embedded authorization server is not running');
+    const baseUrl = runningServer(servers, 'storage', 'the embedded storage API').env?.STORAGE_BASE_URL;
+    const oauth = runningServer(servers, 'oauth', 'the embedded authorization server');
+    if (!baseUrl || !oauth.env?.GANTRY_AUTH_URL || !oauth.env.GANTRY_OAUTH_CLIENT_ID) throw new Error('the embedded servers do not say where they are');
     const login = results?.login as { error?: string } | undefined;
     if (!login || login.error !== undefined) throw new Error('the login step did not log in: there are no tokens to publish with');
     const gate = results?.gate as { [gateResultKey]?: GateResult } | undefined;

@@ -58,3 +58,13 @@ export async function serveDemoSite(examplesDir: string, host = '127.0.0.1'): Pr
       }),
   };
 }
+
+/** Runs `use` with examples/site served on 127.0.0.1, and stops serving when it ends, whatever its outcome. */
+export async function withDemoSite<T>(examplesDir: string, use: (site: DemoSite) => Promise<T>): Promise<T> {
+  const site = await serveDemoSite(examplesDir);
+  try {
+    return await use(site);
+  } finally {
+    await site.stop();
+  }
+}
