@@ -14,6 +14,7 @@ import { resolveLimits, SourceRefusedError, type ExtractLimits } from './limits.
 
 const archiveTypes: readonly string[] = ['tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'zip'];
 import { TreeWriter, type EntryHeader } from './tree-writer.js';
+import { youngCollector } from './young-collection.js';
 import type { SourceErrorCode } from './errors.js';
 
 /** Reads the first bytes of a file to tell the archive type when neither the URL nor `?archive=` says. */
@@ -308,6 +309,10 @@ function relay(stream: Readable, parser: Parser, sliceBytes?: number): () => voi
  */
 export async function extractTarStream(input: Readable, type: ArchiveType, writer: TreeWriter, compressedBytes?: number): Promise<void> {
   const { stream, done, stop, inParser = false, filter = false } = decompress(input, type, compressedBytes);
+  const paced = youngCollector();
+  const pace = (chunk: Buffer) => paced(chunk.length);
+  input.on('data', pace);
+  if (stream !== input) stream.on('data', pace);
   // Only the compression named by the type: never brotli or zstd guessed from the bytes. When the parser inflates,
   // the byte cap (TreeWriter) guards against bombs, not tar's ratio limit, which could refuse a legitimate module of
   // highly repetitive files.
