@@ -309,10 +309,11 @@ function relay(stream: Readable, parser: Parser, sliceBytes?: number): () => voi
  */
 export async function extractTarStream(input: Readable, type: ArchiveType, writer: TreeWriter, compressedBytes?: number): Promise<void> {
   const { stream, done, stop, inParser = false, filter = false } = decompress(input, type, compressedBytes);
-  const paced = youngCollector();
-  const pace = (chunk: Buffer) => paced(chunk.length);
-  input.on('data', pace);
-  if (stream !== input) stream.on('data', pace);
+  // The compressed bytes are garbage too; the decompressed ones are the writer's to count (TreeWriter paces its members).
+  if (stream !== input) {
+    const pace = youngCollector();
+    input.on('data', (chunk: Buffer) => pace(chunk.length));
+  }
   // Only the compression named by the type: never brotli or zstd guessed from the bytes. When the parser inflates,
   // the byte cap (TreeWriter) guards against bombs, not tar's ratio limit, which could refuse a legitimate module of
   // highly repetitive files.

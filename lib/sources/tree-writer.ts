@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { hashLines, type HashedEntry } from './hash.js';
 import { refuseEscapingLinks } from './links.js';
 import { SourceRefusedError, type ExtractLimits } from './limits.js';
+import { youngCollector } from './young-collection.js';
 
 /** One archive member as the format readers describe it, before any checks. */
 export interface EntryHeader {
@@ -52,6 +53,8 @@ export class TreeWriter {
   private bytes = 0;
   private entries = 0;
   private readonly tree = new Map<string, TreeEntry>();
+  // Every member's content is garbage once written and hashed: paced minor collections keep it few (young-collection.ts).
+  private readonly pace = youngCollector();
 
   constructor(
     readonly root: string,
@@ -191,6 +194,7 @@ export class TreeWriter {
       }
       digest.update(chunk);
       size += chunk.length;
+      this.pace(chunk.length);
       return undefined;
     };
     if (this.hashOnly) {

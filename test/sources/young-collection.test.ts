@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { extractArchive } from '../../lib/sources/archive.js';
 import { defaultLimits } from '../../lib/sources/limits.js';
 import { youngCollectionBytes } from '../../lib/sources/young-collection.js';
-import { tar, type TarMember } from './archives.js';
+import { tar, zip, type TarMember } from './archives.js';
 
 /** Minor collections while `work` runs (the observer's entries arrive after it, on a later turn). */
 async function minorCollectionsDuring(work: () => Promise<void>): Promise<number> {
@@ -57,5 +57,19 @@ describe('INSTALL-YOUNG-COLLECTION: a large archive is extracted with minor coll
     assert.ok(minors >= paced - 1, `${minors} minor collections for 64 MiB of streams; the pace gives ${paced}`);
     assert.equal(typeof (globalThis as { gc?: unknown }).gc, hostGc, "the host's context keeps what it had");
     assert.equal(vm.runInNewContext('typeof gc'), 'undefined', 'a context made later has no gc: --expose-gc was set back');
+  });
+
+  it('INSTALL-YOUNG-COLLECTION: a 32 MiB zip brings a minor collection each 8 MiB of its members', async () => {
+    const members = [0, 1, 2, 3].map((i) => ({ name: `mod/blob-${i}.bin`, content: randomBytes(8 * 1024 * 1024) }));
+    const file = join(dir, 'big.zip');
+    await writeFile(file, await zip(members));
+    const root = join(dir, 'zip-out');
+    await mkdir(root);
+
+    const minors = await minorCollectionsDuring(() => extractArchive(file, 'zip', root, defaultLimits).then(() => undefined));
+
+    assert.equal((await readdir(join(root, 'mod'))).length, 4);
+    const paced = Math.floor((32 * 1024 * 1024) / youngCollectionBytes);
+    assert.ok(minors >= paced - 1, `${minors} minor collections for 32 MiB of members; the pace gives ${paced}`);
   });
 });
