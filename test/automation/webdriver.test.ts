@@ -397,12 +397,22 @@ describe('automation: the driver process is always stopped', function () {
   });
 
   it('a driver that exits at once fails with its output, and leaves no folder behind', async () => {
-    const before = readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).length;
-    const error = await rejection(startChromeDriver({ driverPath: '/bin/false', startupTimeoutMs: 5_000 }));
-    assert.ok(error instanceof DriverProcessError, String(error));
-    assert.match(error.message, /exited before it was ready/);
-    assert.equal(error.exitCode, 3);
-    assert.equal(readdirSync(tmpdir()).filter((name) => name.startsWith('gantry-webdriver-')).length, before);
+    // A temporary folder of this test's own: counting the machine's gantry-webdriver-* folders raced the other test
+    // files' drivers in the parallel run. os.tmpdir() reads TMPDIR at each call.
+    const own = mkdtempSync(join(tmpdir(), 'gantry-test-tmp-'));
+    const given = process.env.TMPDIR;
+    process.env.TMPDIR = own;
+    try {
+      const error = await rejection(startChromeDriver({ driverPath: '/bin/false', startupTimeoutMs: 5_000 }));
+      assert.ok(error instanceof DriverProcessError, String(error));
+      assert.match(error.message, /exited before it was ready/);
+      assert.equal(error.exitCode, 3);
+      assert.deepEqual(readdirSync(own), [], 'the profiles folder is removed');
+    } finally {
+      if (given === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = given;
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('a driver that never gets ready is killed after the startup timeout', async () => {
