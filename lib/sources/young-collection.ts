@@ -45,17 +45,29 @@ function obtain(): Collect | null {
   }
 }
 
-/**
- * A counter of a stream's bytes that runs a minor collection each time `everyBytes` more have passed. Where V8's
- * `gc` cannot be had (an embedder that refuses the flag), it counts and does nothing else.
- */
+let collections = 0;
+
+/** Runs one minor collection; false where V8's `gc` cannot be had (an embedder that refuses the flag). */
+export function collectYoung(): boolean {
+  collect ??= obtain();
+  if (!collect) return false;
+  collect({ type: 'minor' });
+  collections += 1;
+  return true;
+}
+
+/** How many collections the pacing has run in this process. */
+export function pacedCollections(): number {
+  return collections;
+}
+
+/** A counter of a stream's bytes that runs a minor collection each time `everyBytes` more have passed. */
 export function youngCollector(everyBytes = youngCollectionBytes): (bytes: number) => void {
   let since = 0;
   return (bytes) => {
     since += bytes;
     if (since < everyBytes) return;
     since = 0;
-    collect ??= obtain();
-    collect?.({ type: 'minor' });
+    collectYoung();
   };
 }
