@@ -21,8 +21,8 @@ import vm from 'node:vm';
 type Collect = (options: { type: 'minor' }) => void;
 
 /**
- * How many bytes of an archive's streams — what comes in and what decompresses from it, both garbage — between two
- * minor collections (measured on the download alone: 4–8 MiB gained, 16 MiB lost the gain).
+ * How many bytes between two minor collections, counted apart for what comes in (compressed) and for the content
+ * written, both garbage (measured on the download alone: 4–8 MiB gained, 16 MiB lost the gain).
  */
 export const youngCollectionBytes = 8 * 1024 * 1024;
 
@@ -49,7 +49,8 @@ let collections = 0;
 
 /** Runs one minor collection; false where V8's `gc` cannot be had (an embedder that refuses the flag). */
 export function collectYoung(): boolean {
-  collect ??= obtain();
+  // Asked once: where V8 refused (null), the flag is not toggled again for every few MiB.
+  if (collect === undefined) collect = obtain();
   if (!collect) return false;
   collect({ type: 'minor' });
   collections += 1;
