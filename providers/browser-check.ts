@@ -4,9 +4,9 @@
  * create and whenever an input changes (put the deployed version in `triggers` to check every release); a failed
  * check fails the operation and the state keeps the previous passing result.
  *
- * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
- * `__provider`: its methods capture nothing and load the implementation (`browserCheckOperations`, through
- * `gantry/providers`) when the engine calls them. Browser paths are read at run time: CHROME_PATH /
+ * The provider object below (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi
+ * serializes into `__provider`: its methods capture nothing and load the implementation (`browserCheckOperations`,
+ * through `gantry/providers`) when the engine calls them. Browser paths are read at run time: CHROME_PATH /
  * CHROMEDRIVER_PATH, then the stack config gantry:chromePath / gantry:chromedriverPath, then /usr/bin/chromium and
  * /usr/bin/chromedriver.
  */

@@ -5,9 +5,9 @@
  * the newest status of a context is the commit's status for it). Delete removes the resource from the stack only: the
  * platform has no way to delete a status, so the posted statuses stay on the commit.
  *
- * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
- * `__provider`: its methods capture nothing and load the implementation (`commitStatusOperations`, through
- * `gantry/providers`) when the engine calls them. The token is read at run time from the plugin's environment
+ * The provider object below (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi
+ * serializes into `__provider`: its methods capture nothing and load the implementation (`commitStatusOperations`,
+ * through `gantry/providers`) when the engine calls them. The token is read at run time from the plugin's environment
  * (GANTRY_PLATFORM_TOKEN, else PLATFORM_TOKEN) and never stored; the API address from PLATFORM_API_URL, else the
  * stack config gantry:platformApiUrl.
  */

@@ -1,11 +1,11 @@
 /**
  * KvSecret: a secret in the kv engine of the secrets service, as a Pulumi dynamic resource.
  *
- * The provider object below is what Pulumi serializes into `__provider`, made by `serializedProvider`
- * (./serialized.ts): its methods capture nothing, load the implementation (`kvSecretOperations`, in
- * ./kv-secret-operations.ts, through `gantry/providers`) when the engine calls them, and read the service address and token at run time from
- * the environment (SECRETS_*) or from the stack configuration given to Configure (gantry:secrets*). So `__provider`
- * stays small and never holds a credential.
+ * The provider object below is what Pulumi serializes into `__provider`, made by `resourceType` with
+ * `serializedProvider` (./serialized.ts): its methods capture nothing, load the implementation (`kvSecretOperations`,
+ * in ./kv-secret-operations.ts, through `gantry/providers`) when the engine calls them, and read the service address
+ * and token at run time from the environment (SECRETS_*) or from the stack configuration given to Configure
+ * (gantry:secrets*). So `__provider` stays small and never holds a credential.
  */
 import type { KvMetadata, KvVersion, SecretData } from '../lib/secrets/index.js';
 import { resourceType, type ArgsOf } from './resource.js';

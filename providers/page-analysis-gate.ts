@@ -4,14 +4,13 @@
  * deploy). Below a threshold the operation fails with the table of checks, the deployment stops, and the state
  * keeps the previous passing scores. A pass records `scores`, `checks`, `reportUrl` and `analyzedAt`.
  *
- * The provider object (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into `__provider`:
- * its methods capture nothing and load the implementation (`pageAnalysisGateOperations`, through
+ * The provider object (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi serializes
+ * into `__provider`: its methods capture nothing and load the implementation (`pageAnalysisGateOperations`, through
  * `gantry/providers`) when the engine calls them. The API base URL and key are read at run time:
- * PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY / PAGEANALYSIS_TOKEN, then the stack config
- * gantry:pageanalysisBaseUrl, gantry:pageanalysisApiKey (secret); Chromium from CHROME_PATH, then gantry:chromePath.
- * S3 credentials for `reportS3` come from the usual AWS environment; `reportStorage` publishes to the storage API at
- * STORAGE_BASE_URL (else gantry:storageBaseUrl) with STORAGE_TOKEN from the plugin's environment only, never an input
- * or state.
+ * PAGEANALYSIS_BASE_URL, PAGEANALYSIS_API_KEY / PAGEANALYSIS_TOKEN, then the stack config gantry:pageanalysisBaseUrl,
+ * gantry:pageanalysisApiKey (secret); Chromium from CHROME_PATH, then gantry:chromePath. S3 credentials for
+ * `reportS3` come from the usual AWS environment; `reportStorage` publishes to the storage API at STORAGE_BASE_URL
+ * (else gantry:storageBaseUrl) with STORAGE_TOKEN from the plugin's environment only, never an input or state.
  */
 import type { CheckResult, StorageReports } from '../lib/analysis/index.js';
 import { resourceType, type ArgsOf } from './resource.js';

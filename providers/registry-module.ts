@@ -9,10 +9,10 @@
  * It never deletes what it did not write: create refuses a folder that exists and is not empty, update refuses one
  * whose content changed since it was installed (local edits), and delete leaves such a folder in place with a warning.
  *
- * The provider object, made by `serializedProvider` (./serialized.ts), is serialized into `__provider`: its methods
- * capture nothing and load the implementation through `gantry/providers` at run time; registry tokens are read from
- * the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>) by the plugin, never captured. `gantry:registryHost` (stack
- * config) sets the default registry host.
+ * The provider object, made by `resourceType` with `serializedProvider` (./serialized.ts), is serialized into
+ * `__provider`: its methods capture nothing and load the implementation through `gantry/providers` at run time;
+ * registry tokens are read from the environment (GANTRY_TOKEN_<host>, TF_TOKEN_<host>) by the plugin, never captured.
+ * `gantry:registryHost` (stack config) sets the default registry host.
  */
 import { resourceType, type ArgsOf } from './resource.js';
 import { type ProviderSettings } from './serialized.js';

@@ -13,9 +13,10 @@
  * only its md5 (`contentMd5`) as an output — never the text. Delete trashes the file; `permanentDelete: true`
  * deletes it, skipping the trash. Only the file this resource created is ever trashed or deleted.
  *
- * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
- * `__provider`: its methods capture nothing and load `storageFileOperations` through `gantry/providers` in the
- * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
+ * The provider object below (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi
+ * serializes into `__provider`: its methods capture nothing and load `storageFileOperations` through
+ * `gantry/providers` in the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login
+ * (./storage-shared.ts).
  */
 import { resourceType, type ArgsOf } from './resource.js';
 import { serviceMethods } from './serialized.js';

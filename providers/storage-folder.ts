@@ -9,9 +9,10 @@
  * removes what it did not create; with `permanentDelete` it also refuses when the trash inside holds an item Gantry
  * did not make (a permanent delete takes the folder's trashed content with it).
  *
- * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
- * `__provider`: its methods capture nothing and load `storageFolderOperations` through `gantry/providers` in the
- * plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
+ * The provider object below (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi
+ * serializes into `__provider`: its methods capture nothing and load `storageFolderOperations` through
+ * `gantry/providers` in the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login
+ * (./storage-shared.ts).
  */
 import { resourceType, type ArgsOf } from './resource.js';
 import { serviceMethods } from './serialized.js';

@@ -6,9 +6,10 @@
  * Drive v2 has no `commenter` role of its own: it is `reader` with `additionalRoles: ["commenter"]`, which is what
  * is sent for `role: "commenter"` and how it is read back.
  *
- * The provider object below (made by `serializedProvider`, ./serialized.ts) is what Pulumi serializes into
- * `__provider`: its methods capture nothing and load `storagePermissionOperations` through `gantry/providers` in
- * the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login (./storage-shared.ts).
+ * The provider object below (made by `resourceType` with `serializedProvider`, ./serialized.ts) is what Pulumi
+ * serializes into `__provider`: its methods capture nothing and load `storagePermissionOperations` through
+ * `gantry/providers` in the plugin, where the token is read from STORAGE_TOKEN or a `gantry auth` login
+ * (./storage-shared.ts).
  */
 import { resourceType, type ArgsOf } from './resource.js';
 import { serviceMethods } from './serialized.js';

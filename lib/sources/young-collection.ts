@@ -28,12 +28,11 @@ export const youngCollectionBytes = 8 * 1024 * 1024;
 
 let collect: Collect | null | undefined;
 
-// A process started with --expose-gc keeps the flag: it is only ever set back when this module set it.
-const startedWithGc = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--expose[-_]gc$/.test(flag));
-
 function obtain(): Collect | null {
   const own = (globalThis as { gc?: unknown }).gc;
   if (typeof own === 'function') return own as Collect;
+  // A process started with --expose-gc keeps the flag: it is only ever set back when this module set it.
+  const startedWithGc = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--expose[-_]gc$/.test(flag));
   try {
     v8.setFlagsFromString('--expose-gc');
     const made: unknown = vm.runInNewContext('gc');
