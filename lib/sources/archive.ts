@@ -336,7 +336,8 @@ export async function extractTarStream(input: Readable, type: ArchiveType, write
       stop();
       stream.destroy();
       current?.destroy(error instanceof Error ? error : new Error(String(error)));
-      void chain.then(() => reject(error));
+      const rejectNow = () => reject(error);
+      void chain.then(() => writer.landed()).then(rejectNow, rejectNow);
     };
     parser.on('entry', (entry: ReadEntry) => {
       // Errors reach the writer through destroy(); this listener only keeps an unwatched member from throwing.
@@ -379,6 +380,7 @@ export async function extractTarStream(input: Readable, type: ArchiveType, write
     });
     parser.on('end', () => {
       chain
+        .then(() => writer.landed())
         .then(() => done)
         .then(() => {
           if (!hearing) resolve();
@@ -455,14 +457,19 @@ async function extractZip(file: string, writer: TreeWriter, limits: ExtractLimit
       settled = true;
       zip.close();
       const message = error instanceof Error ? error.message : String(error);
-      reject(error instanceof GantryError ? error : new SourceRefusedError(`the zip archive was refused: ${message}`));
+      const refusal = error instanceof GantryError ? error : new SourceRefusedError(`the zip archive was refused: ${message}`);
+      // Once no file is still being written: a caller removing the folder never races a late write.
+      const rejectNow = () => reject(refusal);
+      void writer.landed().then(rejectNow, rejectNow);
     };
     zip.on('error', fail);
     zip.on('end', () => {
-      if (!settled) {
-        settled = true;
-        resolve();
-      }
+      if (!settled)
+        writer.landed().then(() => {
+          if (settled) return;
+          settled = true;
+          resolve();
+        }, fail);
     });
     zip.on('entry', (entry: yauzl.Entry) => {
       const header = zipHeader(entry);

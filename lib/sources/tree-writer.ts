@@ -55,6 +55,12 @@ export class TreeWriter {
   private readonly tree = new Map<string, TreeEntry>();
   // Every member's content is garbage once written and hashed: paced minor collections keep it few (young-collection.ts).
   private readonly pace = youngCollector();
+  // Folders this writer made (or found made by an earlier member): each costs a thread-pool round trip otherwise.
+  private readonly made = new Set<string>();
+  // Files whose content is all read and hashed but whose last writes, mode and close are still on the thread pool: the
+  // next member is read meanwhile. Each settles without rejecting; the first failure is kept in `landingFailure`.
+  private readonly landing = new Set<Promise<void>>();
+  private landingFailure: { error: unknown } | undefined;
 
   constructor(
     readonly root: string,
@@ -110,13 +116,26 @@ export class TreeWriter {
     return false;
   }
 
-  /** Adds one member; `content` must be given for files and is always consumed or destroyed. */
+  /**
+   * Adds one member; `content` must be given for files and is always consumed or destroyed. Resolves once the member
+   * is checked and its content read and hashed: a file's last writes may still be landing (see `landed`).
+   */
   async add(header: EntryHeader, content?: Readable): Promise<void> {
     try {
+      if (this.landingFailure) throw this.landingFailure.error;
       await this.write(header, content);
     } finally {
       if (content && !content.readableEnded) content.resume();
     }
+  }
+
+  /**
+   * Resolves once every file added is written, its mode set and closed; rejects with the first write that failed. Only
+   * then is the folder complete, and only then may anyone remove it.
+   */
+  async landed(): Promise<void> {
+    while (this.landing.size > 0) await Promise.all(this.landing);
+    if (this.landingFailure) throw this.landingFailure.error;
   }
 
   private async write(header: EntryHeader, content?: Readable): Promise<void> {
@@ -163,7 +182,11 @@ export class TreeWriter {
   }
 
   private async ensureParent(parts: string[]): Promise<void> {
-    if (parts.length > 1 && !this.hashOnly) await makeFolders(join(this.root, ...parts.slice(0, -1)));
+    if (parts.length === 1 || this.hashOnly) return;
+    const parent = parts.slice(0, -1).join('/');
+    if (this.made.has(parent)) return;
+    await makeFolders(join(this.root, ...parts.slice(0, -1)));
+    for (let i = 1; i < parts.length; i += 1) this.made.add(parts.slice(0, i).join('/'));
   }
 
   /** A later member with the same name replaces the earlier one (tar semantics), never following a link. */
@@ -172,10 +195,15 @@ export class TreeWriter {
     const implied = !existing && this.isDirectory(relative);
     if (!existing && !implied) return;
     if (keepDirectory && (implied || existing?.kind === 'dir')) return;
-    if (!this.hashOnly) await rm(target, { recursive: true, force: true });
+    if (!this.hashOnly) {
+      await this.landed(); // the file or folder removed may still be being written
+      await rm(target, { recursive: true, force: true });
+    }
     this.tree.delete(relative);
     const prefix = `${relative}/`;
     for (const path of [...this.tree.keys()]) if (path.startsWith(prefix)) this.tree.delete(path);
+    this.made.delete(relative);
+    for (const path of [...this.made]) if (path.startsWith(prefix)) this.made.delete(path);
   }
 
   /** Writes (or, hash-only, just reads) one file; returns the SHA-256 and size of its content. */
@@ -202,15 +230,19 @@ export class TreeWriter {
       if (content) await consume(content, take);
       return { sha256: digest.digest('hex'), size };
     }
-    // Straight from the member to the file: no Transform and pipeline per file (each costs an AbortController and a
-    // DOMException on finish), and the chunks that arrive while a write is in flight go out in one writev.
-    const fd = await openFile(target, 'wx', mode);
-    try {
-      if (content) await writeAll(content, fd, take);
-      await fchmodFile(fd, mode);
-    } finally {
-      await closeFile(fd);
-    }
+    // A few files land behind the reader, no more: each holds at most about two write batches.
+    while (this.landing.size >= maxLandingFiles) await Promise.race(this.landing);
+    const { read, landed } = writeMember(target, mode, content, take);
+    // A failure while the content is read is this member's (add rejects with it); one after is kept for the next.
+    let wasRead = false;
+    const settled: Promise<void> = landed
+      .catch((error: unknown) => {
+        if (wasRead) this.landingFailure ??= { error };
+      })
+      .finally(() => this.landing.delete(settled));
+    this.landing.add(settled);
+    await read;
+    wasRead = true;
     return { sha256: digest.digest('hex'), size };
   }
 
@@ -248,6 +280,7 @@ export class TreeWriter {
     this.bytes += original.size;
     if (this.bytes > this.limits.maxBytes) throw new SourceRefusedError(`the archive expands to more than ${this.limits.maxBytes} bytes (at "${header.path}")`);
     if (!this.hashOnly) {
+      await this.landed(); // the original may still be being written
       // A copy, not a link: the installed tree never shares inodes with anything, so editing one file changes one file.
       await copyFile(join(this.root, ...source.split('/')), target);
       await chmod(target, mode);
@@ -266,84 +299,141 @@ async function makeFolders(folder: string): Promise<void> {
   for (let made = folder; made.length >= first.length; made = dirname(made)) await chmod(made, 0o755);
 }
 
-const openFile = promisify(open);
 const fchmodFile = promisify(fchmod);
 const closeFile = promisify(close);
 
 /** Chunks held while a write is in flight before the member is paused (the file writes' back-pressure). */
 const writeBatchBytes = 1024 * 1024;
+/** Files whose writes may still be landing while the next member is read (each holds at most ~2 write batches). */
+const maxLandingFiles = 4;
 
 /**
- * Writes a member's content to an open file: each chunk goes through `take` (the byte cap, the digest) as it arrives;
- * one write is in flight at a time and what arrives meanwhile goes out in one writev, so a member never holds more
- * than about `writeBatchBytes`. A short write is continued; an error or a refusal stops the member and rejects once
- * no write is in flight.
+ * Writes a member's content to a new file. Reading starts at once, while the file is opened: each chunk goes through
+ * `take` (the byte cap, the digest) as it arrives; one write is in flight at a time and what arrives meanwhile goes
+ * out in one writev, so a member never holds more than about `writeBatchBytes`. The mode is set beside the writes.
+ * `read` settles when the content has all been read (or the member failed); `landed` once the file is complete and
+ * closed, or, after a failure, once no write is in flight and the file is closed. A short write is continued; an error
+ * or a refusal stops the member.
  */
-function writeAll(content: Readable, fd: number, take: (chunk: Buffer) => Error | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let writing = false;
-    let ended = false;
-    let failed = false;
-    let failure: unknown;
-    let paused = false;
-    // The caller closes the file once this settles: never while a write is in flight, which could otherwise land in
-    // whatever file reuses the descriptor's number.
-    const fail = (error: unknown) => {
-      if (failed) return;
-      failed = true;
-      failure = error;
+function writeMember(
+  target: string,
+  mode: number,
+  content: Readable | undefined,
+  take: (chunk: Buffer) => Error | undefined,
+): { read: Promise<void>; landed: Promise<void> } {
+  let fd: number | undefined;
+  let opening = true;
+  let writing = false;
+  let ended = content === undefined;
+  let closing = false;
+  let failure: { error: unknown } | undefined;
+  let paused = false;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  // fchmod runs beside the writes; its outcome (an error or undefined) is read before the close.
+  let modeSet: Promise<unknown> = Promise.resolve();
+  let readDone!: () => void;
+  let readFailed!: (error: unknown) => void;
+  const read = new Promise<void>((resolve, reject) => {
+    readDone = resolve;
+    readFailed = reject;
+  });
+  let landedDone!: () => void;
+  let landedFailed!: (error: unknown) => void;
+  const landed = new Promise<void>((resolve, reject) => {
+    landedDone = resolve;
+    landedFailed = reject;
+  });
+  // Closed only once no write is in flight, which could otherwise land in whatever file reuses the descriptor's number.
+  const settle = () => {
+    if (closing || opening || writing || (!failure && (!ended || pendingBytes > 0))) return;
+    closing = true;
+    const opened = fd;
+    if (opened === undefined) return failure ? landedFailed(failure.error) : landedDone();
+    void modeSet
+      .then(async (modeError) => {
+        await closeFile(opened);
+        if (modeError) throw modeError;
+      })
+      .then(
+        () => (failure ? landedFailed(failure.error) : landedDone()),
+        (error: unknown) => landedFailed(failure ? failure.error : error),
+      );
+  };
+  const fail = (error: unknown) => {
+    if (failure) return;
+    failure = { error };
+    pending = [];
+    pendingBytes = 0;
+    if (content) {
       content.off('data', onData);
       content.destroy();
-      if (!writing) reject(error);
-    };
-    const write = (chunks: Buffer[], bytes: number) => {
-      writing = true;
-      writev(fd, chunks, null, (error, written) => {
-        writing = false;
-        if (failed) return reject(failure);
-        if (error) return fail(error);
-        if (written < bytes) return write(rest(chunks, written), bytes - written);
-        flush();
-      });
-    };
-    const flush = () => {
-      if (writing || failed) return;
-      if (pendingBytes === 0) {
-        if (ended) resolve();
-        return;
-      }
-      const chunks = pending;
-      const bytes = pendingBytes;
-      pending = [];
-      pendingBytes = 0;
-      if (paused) {
-        paused = false;
-        content.resume();
-      }
-      write(chunks, bytes);
-    };
-    const onData = (chunk: Buffer) => {
-      const refused = take(chunk);
-      if (refused) return fail(refused);
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (!writing) flush();
-      else if (pendingBytes >= writeBatchBytes && !paused) {
-        paused = true;
-        content.pause();
-      }
-    };
-    const early = failedAlready(content);
-    if (early) return fail(early);
-    content.on('data', onData);
-    content.once('end', () => {
-      ended = true;
+    }
+    readFailed(error);
+    settle();
+  };
+  const write = (chunks: Buffer[], bytes: number) => {
+    writing = true;
+    writev(fd as number, chunks, null, (error, written) => {
+      writing = false;
+      if (failure) return settle();
+      if (error) return fail(error);
+      if (written < bytes) return write(rest(chunks, written), bytes - written);
       flush();
     });
-    content.once('error', fail);
+  };
+  const flush = () => {
+    if (opening || writing || failure) return;
+    if (pendingBytes === 0) return settle();
+    const chunks = pending;
+    const bytes = pendingBytes;
+    pending = [];
+    pendingBytes = 0;
+    if (paused) {
+      paused = false;
+      content?.resume();
+    }
+    write(chunks, bytes);
+  };
+  const onData = (chunk: Buffer) => {
+    const refused = take(chunk);
+    if (refused) return fail(refused);
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (!writing && !opening) flush();
+    else if (pendingBytes >= writeBatchBytes && !paused) {
+      paused = true;
+      content?.pause();
+    }
+  };
+  open(target, 'wx', mode, (error, opened) => {
+    opening = false;
+    if (error) return fail(error);
+    fd = opened;
+    modeSet = fchmodFile(opened, mode).then(
+      () => undefined,
+      (modeError: unknown) => modeError,
+    );
+    if (failure) return settle();
+    flush();
   });
+  if (content === undefined) {
+    readDone();
+  } else {
+    const early = failedAlready(content);
+    if (early) {
+      fail(early);
+    } else {
+      content.on('data', onData);
+      content.once('end', () => {
+        ended = true;
+        readDone();
+        flush();
+      });
+      content.once('error', fail);
+    }
+  }
+  return { read, landed };
 }
 
 /**

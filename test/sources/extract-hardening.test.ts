@@ -387,6 +387,20 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
         ],
         { y: 'now a file', yy: 'kept', 'y.tf': 'kept too' },
       ],
+      [
+        'a folder made again after a file replaced it is made again below too (the writer remembers the folders it made)',
+        [
+          { name: 'd/e/a', content: 'gone' },
+          { name: 'd', content: 'a file for a while' },
+          { name: 'd/', type: '5' },
+          { name: 'd/e/b', content: 'B' },
+          { name: 'm/n/a', content: 'gone too' },
+          { name: 'm/n', content: 'a file for a while' },
+          { name: 'm/n/', type: '5' },
+          { name: 'm/n/o/b', content: 'O' },
+        ],
+        { d: 'dir', 'd/e': 'dir', 'd/e/b': 'B', m: 'dir', 'm/n': 'dir', 'm/n/o': 'dir', 'm/n/o/b': 'O' },
+      ],
     ];
     for (const [what, members, expected] of cases) {
       it(`MUTATION-ARCHIVE: ${what}`, async () => {
@@ -942,9 +956,10 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       const root = await mkdtemp(join(dir, 'paced-'));
       const writer = new TreeWriter(root, defaultLimits);
       await writer.add({ path: 'big', type: 'file', rawType: 'File', mode: 0o644 }, content);
+      await writer.landed();
       assert.ok((await readFile(join(root, 'big'))).equals(Buffer.concat(chunks)));
-      // Paused each time 16 chunks (1 MiB) are held behind the write in flight; \`read\` runs one chunk ahead.
-      assert.deepEqual(pushedAtPause, [18, 34, 50, 66, 82, 98, 114]);
+      // Paused each time 16 chunks (1 MiB) are held behind the open or the write in flight; \`read\` runs one chunk ahead.
+      assert.deepEqual(pushedAtPause, [17, 33, 49, 65, 81, 97, 113, 129]);
     });
 
     it('MUTATION-ARCHIVE: the content of a member the writer refuses is still read to its end, so the archive reader behind it is not stalled', async () => {
@@ -1093,25 +1108,44 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await refused(writer.add({ path: 'f', type: 'file', rawType: 'File', mode: 0o644 }, content), /^the archive expands to more than 10 bytes \(at "f"\)$/);
     });
 
-    it('MUTATION-ARCHIVE: a member settles only once the write in flight has landed, whether it ends or is refused meanwhile', async () => {
+    it("MUTATION-ARCHIVE: landed() settles only once the writes in flight have landed, whether their member ended or was refused meanwhile (its refusal is its own add's)", async () => {
       const big = Buffer.alloc(32 * 1024 * 1024, 1);
       const root = await mkdtemp(join(dir, 'landed-'));
       const writer = new TreeWriter(root, { ...defaultLimits, maxBytes: 2 * big.length });
       await writer.add({ path: 'whole', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([big]));
+      await writer.landed();
       assert.equal((await lstat(join(root, 'whole'))).size, big.length);
       await refused(writer.add({ path: 'cut', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([big, Buffer.alloc(1)])), /more than/);
+      await writer.landed();
       assert.equal((await lstat(join(root, 'cut'))).size, big.length);
     });
 
-    it("MUTATION-ARCHIVE: a member the file size limit cuts short is refused with the write's error, never left short", async function () {
+    it('MUTATION-ARCHIVE: an extraction that fails after a large member rejects only once that member is on disk and closed', async () => {
+      const root = await mkdtemp(join(dir, 'late-write-'));
+      const big = Buffer.alloc(32 * 1024 * 1024, 2);
+      const archive = tar([
+        { name: 'big', content: big },
+        { name: '../escape', content: 'x' },
+      ]);
+      await refused(extractTarStream(Readable.from([archive]), 'tar', new TreeWriter(root, defaultLimits)), /climbs out of the archive/);
+      assert.equal((await lstat(join(root, 'big'))).size, big.length);
+      const open = await readdir('/proc/self/fd').then((fds) => Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => ''))));
+      assert.deepEqual(
+        open.filter((path) => path.startsWith(root)),
+        [],
+      );
+    });
+
+    it("MUTATION-ARCHIVE: a file the size limit cuts short after its content was read fails landed() and the next add with the write's error, never left unsaid", async function () {
       if (process.platform !== 'linux') this.skip();
       const writer = new TreeWriter(await mkdtemp(join(dir, 'fsize-')), defaultLimits);
-      // The kernel writes up to the limit (a short write), then refuses the rest (EFBIG; Node ignores SIGXFSZ).
+      // The kernel writes up to the limit (a short write), then refuses the rest (EFBIG; Node ignores SIGXFSZ). The
+      // member's one chunk and its end arrive while the file is still being opened, so the failure comes after its add.
       execFileSync('prlimit', ['--pid', String(process.pid), '--fsize=65536:']);
       try {
-        await assert.rejects(writer.add({ path: 'f', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([randomBytes(100 * 1024)])), {
-          code: 'EFBIG',
-        });
+        await writer.add({ path: 'f', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([randomBytes(100 * 1024)]));
+        await assert.rejects(writer.landed(), { code: 'EFBIG' });
+        await assert.rejects(writer.add({ path: 'g', type: 'file', rawType: 'File', mode: 0o644 }, Readable.from([Buffer.from('g')])), { code: 'EFBIG' });
       } finally {
         execFileSync('prlimit', ['--pid', String(process.pid), '--fsize=unlimited:']);
       }
