@@ -389,11 +389,13 @@ function writeMember(
     const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
+    // The write first: a tar member (minipass) resumed emits what it holds, and its end, synchronously, which must
+    // find this write in flight, not start another or close the file under it.
+    write(chunks, bytes);
     if (paused) {
       paused = false;
       content?.resume();
     }
-    write(chunks, bytes);
   };
   const onData = (chunk: Buffer) => {
     const refused = take(chunk);

@@ -962,6 +962,17 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       assert.deepEqual(pushedAtPause, [17, 33, 49, 65, 81, 97, 113, 129]);
     });
 
+    it('MUTATION-ARCHIVE: tar members paused while their files open, and resumed as the first write starts, are written whole and in order (a tar member resumed emits what it holds, and its end, at once)', async () => {
+      const contents = Array.from({ length: 6 }, () => randomBytes(3 * 1024 * 1024 + 512));
+      const archive = tar(contents.map((content, i) => ({ name: `m${i}`, content })));
+      const pieces = Array.from({ length: Math.ceil(archive.length / 65536) }, (_, i) => archive.subarray(i * 65536, (i + 1) * 65536));
+      const root = await mkdtemp(join(dir, 'resumed-'));
+      const writer = new TreeWriter(root, defaultLimits);
+      await extractTarStream(Readable.from(pieces), 'tar', writer);
+      for (const [i, content] of contents.entries()) assert.ok((await readFile(join(root, `m${i}`))).equals(content), `m${i}`);
+      assert.equal(writer.seal(), await hashTree(root));
+    });
+
     it('MUTATION-ARCHIVE: the content of a member the writer refuses is still read to its end, so the archive reader behind it is not stalled', async () => {
       const writer = new TreeWriter(await mkdtemp(join(dir, 'drained-')), defaultLimits);
       const content = Readable.from([Buffer.from('x'.repeat(100)), Buffer.from('y'.repeat(100))]);
