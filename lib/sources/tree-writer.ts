@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { close, fchmod, open, writev } from 'node:fs';
+import { close, fchmod, open, readFileSync, writev } from 'node:fs';
 import { chmod, copyFile, mkdir, rm, symlink } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -65,12 +65,16 @@ export class TreeWriter {
   // next member is read meanwhile. Each settles without rejecting; the first failure is kept in `landingFailure`.
   private readonly landing = new Set<Promise<void>>();
   private landingFailure: { error: unknown } | undefined;
+  // Read once per extraction: a file whose mode the umask leaves alone needs no fchmod (a thread-pool job per file).
+  private readonly umask: number | undefined;
 
   constructor(
     readonly root: string,
     private readonly limits: ExtractLimits,
     private readonly hashOnly = false,
-  ) {}
+  ) {
+    this.umask = hashOnly ? undefined : currentUmask();
+  }
 
   get totalBytes(): number {
     return this.bytes;
@@ -254,7 +258,8 @@ export class TreeWriter {
     }
     // A few files land behind the reader, no more: each holds at most about two write batches.
     while (this.landing.size >= maxLandingFiles) await Promise.race(this.landing);
-    const { read, landed } = writeMember(target, mode, content, take);
+    const keepsMode = this.umask !== undefined && (mode & this.umask) === 0;
+    const { read, landed } = writeMember(target, mode, !keepsMode, content, take);
     // A failure while the content is read is this member's (add rejects with it); one after is kept for the next.
     let wasRead = false;
     const settled: Promise<void> = landed
@@ -311,6 +316,19 @@ export class TreeWriter {
   }
 }
 
+/**
+ * The process's umask, read from /proc/self/status (Linux 4.7+); undefined where that cannot be read. Not
+ * `process.umask()`: without an argument it sets the mask to read it, which is deprecated (DEP0139).
+ */
+export function currentUmask(): number | undefined {
+  try {
+    const found = /^Umask:\s*([0-7]{1,4})$/m.exec(readFileSync('/proc/self/status', 'latin1'));
+    return found ? parseInt(found[1] as string, 8) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The folder a tree path is in ('' for the root). */
 function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
@@ -338,7 +356,8 @@ const maxLandingFiles = 4;
 /**
  * Writes a member's content to a new file. Reading starts at once, while the file is opened: each chunk goes through
  * `take` (the byte cap, the digest) as it arrives; one write is in flight at a time and what arrives meanwhile goes
- * out in one writev, so a member never holds more than about `writeBatchBytes`. The mode is set beside the writes.
+ * out in one writev, so a member never holds more than about `writeBatchBytes`. With `setMode` (the umask took bits
+ * from the mode the file was created with) the mode is set again beside the writes.
  * `read` settles when the content has all been read (or the member failed); `landed` once the file is complete and
  * closed, or, after a failure, once no write is in flight and the file is closed. A short write is continued; an error
  * or a refusal stops the member.
@@ -346,6 +365,7 @@ const maxLandingFiles = 4;
 function writeMember(
   target: string,
   mode: number,
+  setMode: boolean,
   content: Readable | undefined,
   take: (chunk: Buffer) => Error | undefined,
 ): { read: Promise<void>; landed: Promise<void> } {
@@ -440,10 +460,11 @@ function writeMember(
     opening = false;
     if (error) return fail(error);
     fd = opened;
-    modeSet = fchmodFile(opened, mode).then(
-      () => undefined,
-      (modeError: unknown) => modeError,
-    );
+    if (setMode)
+      modeSet = fchmodFile(opened, mode).then(
+        () => undefined,
+        (modeError: unknown) => modeError,
+      );
     if (failure) return settle();
     flush();
   });

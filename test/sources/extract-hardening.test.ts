@@ -13,7 +13,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { extractArchive, extractTarStream, sniffArchiveType } from '../../lib/sources/archive.js';
 import { hashTree } from '../../lib/sources/hash.js';
 import { defaultLimits, SourceRefusedError } from '../../lib/sources/limits.js';
-import { rest, safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
+import { currentUmask, rest, safeRelativePath, TreeWriter } from '../../lib/sources/tree-writer.js';
 import type { ArchiveType } from '../../lib/sources/location.js';
 import { tar, tarBz2, tarGz, tarXz, zip, type TarMember } from './archives.js';
 
@@ -304,6 +304,18 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       await symlink(outside, join(root, 'main.tf'));
       await assert.rejects(extractArchive(await file('m.tar', tar([{ name: 'main.tf', content: 'evil' }])), 'tar', root, defaultLimits), /EEXIST/);
       assert.equal(await readFile(outside, 'utf8'), 'untouched');
+    });
+
+    it('MUTATION-ARCHIVE: the umask is read as the process has it, not by setting it (a file whose mode it keeps needs no fchmod)', () => {
+      const saved = process.umask(0o027);
+      try {
+        assert.equal(currentUmask(), 0o027);
+        process.umask(0o7);
+        assert.equal(currentUmask(), 0o7);
+      } finally {
+        process.umask(saved);
+      }
+      assert.equal(currentUmask(), saved);
     });
 
     it('MUTATION-ARCHIVE: folders are 0755 and files 0644 or 0755 whatever the umask: declared, implied by a member, or above a declared one (tar and zip)', async () => {
