@@ -3,6 +3,7 @@ import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { hashTree } from '../../lib/sources/hash.js';
 import { SourceRefusedError, defaultLimits } from '../../lib/sources/limits.js';
 import { TreeWriter, type EntryHeader } from '../../lib/sources/tree-writer.js';
 import { checkAsync, fc } from './fc.js';
@@ -23,7 +24,6 @@ describe('PROP-ARCHIVE-TREE: what the writer remembers of the tree is what it wr
   });
 
   it('PROP-ARCHIVE-TREE: after any sequence of files, folders and links — replacing, nesting, refused — isDirectory and topLevel answer what the folder on disk shows, and the hash is that of the written tree', async () => {
-    const { hashTree } = await import('../../lib/sources/hash.js');
     await checkAsync(
       fc.array(member, { minLength: 1, maxLength: 14 }),
       async (members) => {
