@@ -1143,6 +1143,15 @@ describe('MUTATION-ARCHIVE: archive extraction at its edges', () => {
       assert.equal((await lstat(join(root, 'cut'))).size, big.length);
     });
 
+    it('MUTATION-ARCHIVE: a file member given no content lands as an empty file, hashed as one', async () => {
+      const root = await mkdtemp(join(dir, 'no-content-'));
+      const writer = new TreeWriter(root, defaultLimits);
+      await writer.add({ path: 'empty', type: 'file', rawType: 'File', mode: 0o644 });
+      await writer.landed();
+      assert.equal((await lstat(join(root, 'empty'))).size, 0);
+      assert.equal(writer.seal(), await hashTree(root));
+    });
+
     it('MUTATION-ARCHIVE: an extraction that fails after a large member rejects only once that member is on disk and closed', async () => {
       const root = await mkdtemp(join(dir, 'late-write-'));
       const big = Buffer.alloc(32 * 1024 * 1024, 2);
