@@ -47,7 +47,8 @@ type TreeEntry = { kind: 'file'; sha256: string; mode: number; size: number } | 
  * Writes archive members into a fresh folder, enforcing the hardening rules: no escaping names or links, no device
  * files or FIFOs, nothing written through a symbolic link, caps on bytes and entries, normalised modes. It keeps what
  * it wrote (paths, content digests, modes, link targets), so the tree's `h1:` hash needs no second read; with
- * `hashOnly` nothing is written at all and only the hash is computed (pinning).
+ * `hashOnly` nothing is written at all and only the hash is computed (pinning). The folder is complete only once
+ * `landed()` has resolved: the last writes of a few files finish while later members are read.
  */
 export class TreeWriter {
   private bytes = 0;
