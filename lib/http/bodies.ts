@@ -1,5 +1,5 @@
 /** Request parameters and response bodies: query strings, accepted statuses, bounded reads. */
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { redactUrl } from '../redact.js';
 import { ProtocolError } from './errors.js';
 import type { RequestOptions, SearchParams } from './types.js';
@@ -57,17 +57,39 @@ export function parseErrorBody(raw: Buffer): { body?: unknown; rawBody?: string 
   }
 }
 
-/** Passes the body on, refusing it past `maxBytes` (counted after decoding). */
-export function limiter(maxBytes: number | undefined, url: URL): Transform {
-  let transferred = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
+/**
+ * got's body passed on as it comes, refused past `maxBytes` (counted after decoding), its errors typed by `typed`.
+ * A Readable fed from the source's 'data' rather than a Transform piped to: a chunk reaches the reader in the same
+ * tick, with no writable side's bookkeeping per chunk (an install hands over thousands of them).
+ */
+export class RelayedBody extends Readable {
+  readonly #source: Readable;
+
+  constructor(source: Readable, maxBytes: number | undefined, url: URL, typed: (error: Error) => Error) {
+    super();
+    this.#source = source;
+    let transferred = 0;
+    source.on('data', (chunk: Buffer) => {
+      if (this.destroyed) return;
       transferred += chunk.length;
       if (maxBytes !== undefined && transferred > maxBytes) {
-        callback(new ProtocolError(`the body of ${redactUrl(url)} is larger than the ${maxBytes} bytes allowed`));
+        this.destroy(new ProtocolError(`the body of ${redactUrl(url)} is larger than the ${maxBytes} bytes allowed`));
         return;
       }
-      callback(null, chunk);
-    },
-  });
+      if (!this.push(chunk)) source.pause();
+    });
+    source.once('end', () => this.push(null));
+    source.on('error', (error: Error) => {
+      if (!this.destroyed) this.destroy(typed(error));
+    });
+  }
+
+  override _read(): void {
+    this.#source.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#source.destroy();
+    callback(error);
+  }
 }

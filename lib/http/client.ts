@@ -18,7 +18,7 @@ import { defaultRetryPolicy } from './retry.js';
 import { loadTlsOptions } from './tls.js';
 import { waitLimits } from '../waits.js';
 import { createAttempts, type Answer } from './attempt.js';
-import { limiter, readLimited } from './bodies.js';
+import { readLimited, RelayedBody } from './bodies.js';
 import { failure } from './failures.js';
 import { addHeaders } from './headers.js';
 import { paginate } from './paginate.js';
@@ -140,10 +140,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       const { onProgress, signal } = request;
       if (onProgress) answer.body.on('downloadProgress', (progress: Progress) => onProgress({ transferred: progress.transferred, total }));
-      const body = answer.body.pipe(limiter(request.maxBytes, url));
-      answer.body.on('error', (error) => {
-        body.destroy(signal?.aborted ? (signal.reason as Error) : failure(agents, error, (request.method ?? 'GET').toUpperCase(), url, count, 0));
-      });
+      const body = new RelayedBody(answer.body, request.maxBytes, url, (error) =>
+        signal?.aborted ? (signal.reason as Error) : failure(agents, error, (request.method ?? 'GET').toUpperCase(), url, count, 0),
+      );
       body.once('close', answer.finish);
       return { ...responseFields(answer, count), body };
     },

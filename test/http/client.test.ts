@@ -491,6 +491,76 @@ describe('HTTP core (lib/http)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('a streamed body that breaks off fails as a typed NetworkError that keeps no credentials; one past maxBytes as a ProtocolError', async () => {
+    const token = 'canary-stream-token-51c';
+    peer.handle((req, res) => {
+      if (req.url === '/endless') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.write(Buffer.alloc(64 * 1024, 1));
+        const more = setInterval(() => res.write(Buffer.alloc(64 * 1024, 2)), 5);
+        res.on('close', () => clearInterval(more));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.write(Buffer.alloc(100_000, 1), () => setTimeout(() => res.socket?.destroy(), 20));
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast, headers: { authorization: `Bearer ${token}` } });
+    const broken = await client.stream({ url: '/cut' });
+    let received = 0;
+    const failed = await (async () => {
+      for await (const chunk of broken.body) received += (chunk as Buffer).length;
+    })().catch((error: unknown) => error);
+    assert.ok(failed instanceof NetworkError, String(failed));
+    assert.equal(failed.attempts, 1);
+    assert.equal(received, 100_000, 'what came before the break is handed over');
+    assert.ok(!inspect(failed, { depth: 8 }).includes(token));
+
+    const capped = await client.stream({ url: '/endless', maxBytes: 300_000 });
+    received = 0;
+    const refused = await (async () => {
+      for await (const chunk of capped.body) received += (chunk as Buffer).length;
+    })().catch((error: unknown) => error);
+    assert.ok(refused instanceof ProtocolError && /larger than the 300000 bytes allowed/.test(refused.message), String(refused));
+    assert.ok(received <= 300_000, `${received} bytes handed over`);
+    client.close();
+  });
+
+  it('a streamed body is read no faster than its reader takes it: a paused reader holds the transfer back', async () => {
+    const payload = 64 * 1024 * 1024;
+    let written = 0;
+    peer.handle((_req, res) => {
+      res.writeHead(200, { 'content-length': String(payload) });
+      const piece = Buffer.alloc(256 * 1024, 3);
+      const pump = () => {
+        while (written < payload) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const opened = await client.stream({ url: '/big' });
+    let received = 0;
+    let paused = false;
+    opened.body.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received >= 1024 * 1024 && !paused) {
+        paused = true;
+        opened.body.pause();
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.ok(written < payload / 2, `the server got ${written} of ${payload} bytes out while the reader was paused`);
+    assert.ok(opened.body.readableLength < 4 * 1024 * 1024, `${opened.body.readableLength} bytes held`);
+    const rest = new Promise((resolve) => opened.body.once('end', resolve));
+    opened.body.resume();
+    await rest;
+    assert.equal(received, payload);
+    client.close();
+  });
+
   it('streams a request body as it is read, and never sends a streamed body twice (no retry, a 307 handed back)', async () => {
     const { Readable } = await import('node:stream');
     const chunks = () =>
