@@ -4,6 +4,7 @@
 export { HttpFailure } from './failure.js';
 export { countBody, mediaType, parseForm, parseJson, readBody, type BodyLimit, type JsonRules } from './body.js';
 export { sendReply, sendText, type Reply, type ReplyStyle } from './reply.js';
+export { sendFile, type FileRange } from './send-file.js';
 export { RouteTable, type RouteEntry, type RouteOptions, type RouteResult } from './routes.js';
 export { close, listen } from './listen.js';
 export { httpUrl } from './url.js';

@@ -29,7 +29,7 @@ import {
 import { CatalogError, latestVersion, moduleKey, type Artifact, type ArchiveExtension, type ModuleEntry, type VersionEntry } from './catalog.js';
 import { readVersionContent, type VersionContent } from './content.js';
 import { applyFault, checkFault, FaultError, FaultSet, type Fault, type StatusFault } from '../kit/faults.js';
-import { close, listen, RouteTable, type RouteEntry } from '../kit/index.js';
+import { close, listen, RouteTable, sendFile, type RouteEntry } from '../kit/index.js';
 import { FolderStore, type ModuleStore } from './folder-store.js';
 import type { S3Store } from './s3-store.js';
 import type { S3StoreOptions } from './s3-options.js';
@@ -451,7 +451,7 @@ export async function startRegistryServer(options: RegistryServerOptions): Promi
       const size = (await stat(artifact.path)).size;
       res.writeHead(200, { 'content-type': contentTypeOf(artifact.extension), 'content-length': size });
       if (req.method === 'HEAD') return void res.end();
-      await pipeline(createReadStream(artifact.path), res);
+      await sendFile(res, artifact.path, { end: size - 1 });
       return;
     }
     res.writeHead(200, { 'content-type': 'application/gzip' });

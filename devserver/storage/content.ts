@@ -5,6 +5,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { sendFile } from '../kit/index.js';
 import { StorageFailure } from './http.js';
 import type { Model } from './model.js';
 import { newId, type FileRecord } from './store.js';
@@ -155,34 +156,6 @@ export async function sendContent(
     res.end();
     return;
   }
-  const stream = createReadStream(model.store.contentPath(revisionId), { start, end });
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    stream.on('data', (chunk) => {
-      let piece = chunk as Buffer;
-      if (cutAfter !== undefined && sent + piece.length >= cutAfter) {
-        piece = piece.subarray(0, cutAfter - sent);
-        res.write(piece, () => res.destroy());
-        stream.destroy();
-        return resolve();
-      }
-      sent += piece.length;
-      if (!res.write(piece)) {
-        stream.pause();
-        res.once('drain', () => stream.resume());
-      }
-    });
-    stream.once('end', () => {
-      res.end();
-      resolve();
-    });
-    stream.once('error', () => {
-      res.destroy();
-      resolve();
-    });
-    res.once('close', () => {
-      stream.destroy();
-      resolve();
-    });
-  });
+  // A file that cannot be read, or a client that went away: the connection is dropped (the headers are out).
+  await sendFile(res, model.store.contentPath(revisionId), { start, end, cutAfter }).catch(() => res.destroy());
 }

@@ -9,6 +9,11 @@ import { sendReply, type ReplyStyle } from '../../../devserver/kit/reply.js';
 import { RouteTable } from '../../../devserver/kit/routes.js';
 import { httpUrl } from '../../../devserver/kit/url.js';
 import { close, listen } from '../../../devserver/kit/listen.js';
+import { sendFile } from '../../../devserver/kit/send-file.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 class TestFailure extends HttpFailure {}
 
@@ -203,5 +208,72 @@ describe("LAYER-DEVKIT: the dev servers' HTTP kit", function () {
     const taken = http.createServer();
     await listen(taken, '127.0.0.1', 0).then(({ port: held }) => assert.rejects(listen(http.createServer(), '127.0.0.1', held), /EADDRINUSE/));
     await close(taken);
+  });
+
+  it('LAYER-DEVKIT: sendFile sends a file whole or a range of it, every byte in order, to a reader that pauses until writes queue', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'gantry-kit-'));
+    // Every MiB different: a buffer reused before the socket took it would send one MiB twice.
+    const content = randomBytes(16 * 1024 * 1024 + 12_345);
+    const file = join(dir, 'archive.bin');
+    await writeFile(file, content);
+    const { origin, server } = await serve(async (req, res) => {
+      const ranged = req.url === '/range';
+      const [start, end] = ranged ? [1_000_000, 12_500_000] : [0, content.length - 1];
+      res.writeHead(200, { 'content-length': String(end - start + 1) });
+      await sendFile(res, file, ranged ? { start, end } : {});
+    });
+    const fetchSlowly = (path: string) =>
+      new Promise<Buffer>((resolve, reject) => {
+        http
+          .get(`${origin}${path}`, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => {
+              chunks.push(chunk);
+              // A pause long enough for the socket's buffers to fill and the server's writes to queue behind them.
+              if (chunks.length === 1) {
+                res.pause();
+                setTimeout(() => res.resume(), 300);
+              }
+            });
+            res.once('end', () => resolve(Buffer.concat(chunks)));
+            res.once('error', reject);
+          })
+          .once('error', reject);
+      });
+    const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    assert.equal(digest(await fetchSlowly('/whole')), digest(content));
+    assert.equal(digest(await fetchSlowly('/range')), digest(content.subarray(1_000_000, 12_500_001)));
+    await close(server);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('LAYER-DEVKIT: sendFile rejects when the client goes away mid-body, and leaves no descriptor open', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'gantry-kit-'));
+    const file = join(dir, 'big.bin');
+    await writeFile(file, Buffer.alloc(64 * 1024 * 1024, 9));
+    const openBefore = (await readdir('/proc/self/fd')).length;
+    let outcome: Promise<unknown> | undefined;
+    const { origin, server } = await serve(async (_req, res) => {
+      res.writeHead(200, { 'content-length': String(64 * 1024 * 1024) });
+      outcome = sendFile(res, file).then(
+        () => 'sent',
+        (error: unknown) => error,
+      );
+      await outcome;
+    });
+    await new Promise<void>((resolve) => {
+      http.get(`${origin}/big`, (res) => {
+        res.once('data', () => {
+          res.destroy();
+          resolve();
+        });
+      });
+    });
+    const ended = await outcome;
+    // The socket's own error (a reset) or the close, whichever the server hears first.
+    assert.ok(ended instanceof Error && /went away|ECONNRESET|EPIPE/.test(ended.message), String(ended));
+    await close(server);
+    assert.ok((await readdir('/proc/self/fd')).length <= openBefore, 'the file is closed');
+    await rm(dir, { recursive: true, force: true });
   });
 });
