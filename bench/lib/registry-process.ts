@@ -10,10 +10,12 @@ export interface RegistryProcess {
   requests(): Promise<Array<{ path: string; status: number }>>;
   clearRequests(): Promise<void>;
   stop(): Promise<void>;
+  /** CPU time (ms) the registry's process has used so far. */
+  cpuMs(): number;
 }
 
 export async function startRegistryProcess(dir: string, latencyMs: number): Promise<RegistryProcess> {
-  const { info, stop } = await startServerChild<{ url: string; host: string }>(import.meta.url, [dir, String(latencyMs)], 'registry');
+  const { info, stop, cpuMs } = await startServerChild<{ url: string; host: string }>(import.meta.url, [dir, String(latencyMs)], 'registry');
   const { url, host } = info;
   return {
     url,
@@ -26,6 +28,7 @@ export async function startRegistryProcess(dir: string, latencyMs: number): Prom
       await fetch(`${url}/_gantry/requests`, { method: 'DELETE' });
     },
     stop,
+    cpuMs,
   };
 }
 

@@ -1,7 +1,8 @@
 // An embedded server in a process of its own, so a benchmark measures the client's event loop only: the parent
 // starts the module as a child and reads one JSON line of what the server says about itself; the child (the module
 // run directly) starts the server, prints that line, and stops the server on SIGTERM.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -9,7 +10,11 @@ export interface ServerChild<Info> {
   info: Info;
   /** SIGTERM, and the child's exit. */
   stop(): Promise<void>;
+  /** The CPU time (user and system, ms) the server's process has used so far: on one machine it competes with the client. */
+  cpuMs(): number;
 }
+
+const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** Runs `moduleUrl` (its `import.meta.url`) under tsx with `args`; `what` names the server in a failure. */
 export async function startServerChild<Info>(moduleUrl: string, args: string[], what: string): Promise<ServerChild<Info>> {
@@ -20,6 +25,11 @@ export async function startServerChild<Info>(moduleUrl: string, args: string[], 
   });
   return {
     info: JSON.parse(line) as Info,
+    cpuMs() {
+      // /proc/<pid>/stat: the fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    },
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
