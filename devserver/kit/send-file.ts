@@ -25,21 +25,24 @@ export async function sendFile(res: ServerResponse, path: string, range: FileRan
     const start = range.start ?? 0;
     const end = range.end ?? (await file.stat()).size - 1;
     const last = range.cutAfter === undefined ? end : Math.min(end, start + range.cutAfter - 1);
+    const wentAway = () => new Error('the client went away before the body was sent');
     const gone = new Promise<never>((_resolve, reject) => {
-      const onClose = () => {
-        if (!res.writableFinished) reject(new Error('the client went away before the body was sent'));
-      };
-      res.once('close', onClose);
+      res.once('close', () => {
+        if (!res.writableFinished) reject(wentAway());
+      });
     });
     gone.catch(() => undefined);
-    const buffers = [Buffer.allocUnsafeSlow(pieceBytes), Buffer.allocUnsafeSlow(pieceBytes)];
+    // A small file (most modules are a few KiB) gets one buffer of its own size.
+    const size = Math.max(1, Math.min(pieceBytes, last - start + 1));
+    const buffers: Buffer[] = [];
     const taken: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
     let position = start;
     for (let turn = 0; position <= last; turn ^= 1) {
       await Promise.race([taken[turn], gone]);
-      const buffer = buffers[turn] as Buffer;
+      const buffer = (buffers[turn] ??= Buffer.allocUnsafeSlow(size));
       const { bytesRead } = await file.read(buffer, 0, Math.min(pieceBytes, last - position + 1), position);
       if (bytesRead === 0) throw new Error(`${path} ended at byte ${position}, before byte ${end}`);
+      if (res.destroyed) throw wentAway();
       position += bytesRead;
       taken[turn] = new Promise<void>((resolve, reject) => {
         res.write(buffer.subarray(0, bytesRead), (error) => (error ? reject(error) : resolve()));
