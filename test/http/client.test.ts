@@ -261,10 +261,33 @@ describe('HTTP core (lib/http)', () => {
     client.close();
   });
 
-  it('refuses a buffered body above the limit', async () => {
-    peer.handle((_req, res) => sendJson(res, 200, { big: 'x'.repeat(10_000) }));
+  it('refuses a buffered body above the limit, naming the address and the limit; a body of exactly the limit is taken', async () => {
+    peer.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('x'.repeat(req.url === '/over' ? 1001 : 1000));
+    });
     const client = createHttpClient({ baseUrl: peer.url, retry: fast });
-    await assert.rejects(client.request({ url: '/x', maxBodyBytes: 1000 }), ProtocolError);
+    const refused = await client.request({ url: '/over', maxBodyBytes: 1000, responseType: 'text' }).catch((error: unknown) => error);
+    assert.ok(refused instanceof ProtocolError, String(refused));
+    assert.match(refused.message, /^the response from http:\/\/127\.0\.0\.1:\d+\/over is larger than 1000 bytes$/);
+    assert.match(refused.hint ?? '', /raise the limit/);
+    const exact = await client.request<string>({ url: '/exact', maxBodyBytes: 1000, responseType: 'text' });
+    assert.equal(exact.body.length, 1000);
+    client.close();
+  });
+
+  it('a 300 (no Location, so nothing to follow) is not a success by default; an error body of blank lines is kept as neither body nor text', async () => {
+    peer.handle((req, res) => {
+      res.writeHead(req.url === '/choices' ? 300 : 404, { 'content-type': 'text/plain' });
+      res.end(req.url === '/choices' ? 'pick one' : '  \n\t\n');
+    });
+    const client = createHttpClient({ baseUrl: peer.url, retry: fast });
+    const choices = await client.request({ url: '/choices', responseType: 'text' }).catch((error: unknown) => error);
+    assert.ok(choices instanceof HttpError && choices.status === 300, String(choices));
+    const blank = await client.request({ url: '/blank' }).catch((error: unknown) => error);
+    assert.ok(blank instanceof HttpError && blank.status === 404, String(blank));
+    assert.equal(blank.rawBody, undefined);
+    assert.equal(blank.body, undefined);
     client.close();
   });
 
@@ -514,6 +537,13 @@ describe('HTTP core (lib/http)', () => {
     assert.equal(failed.attempts, 1);
     assert.equal(received, 100_000, 'what came before the break is handed over');
     assert.ok(!inspect(failed, { depth: 8 }).includes(token));
+
+    const exact = await client.stream({ url: '/cut', maxBytes: 100_000 });
+    received = 0;
+    await (async () => {
+      for await (const chunk of exact.body) received += (chunk as Buffer).length;
+    })().catch(() => undefined);
+    assert.equal(received, 100_000, 'a body of exactly maxBytes is handed over whole');
 
     const capped = await client.stream({ url: '/endless', maxBytes: 300_000 });
     received = 0;
