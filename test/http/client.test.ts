@@ -514,7 +514,7 @@ describe('HTTP core (lib/http)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a streamed body that breaks off fails as a typed NetworkError that keeps no credentials; one past maxBytes as a ProtocolError', async () => {
+  it('a streamed body that breaks off fails as a typed NetworkError that keeps no credentials; one of exactly maxBytes is handed over whole, one past it fails as a ProtocolError', async () => {
     const token = 'canary-stream-token-51c';
     peer.handle((req, res) => {
       if (req.url === '/endless') {
