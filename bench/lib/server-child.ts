@@ -14,7 +14,7 @@ export interface ServerChild<Info> {
   cpuMs(): number;
 }
 
-const ticksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+let ticksPerSecond: number | undefined; // asked of getconf on the first cpuMs(), not on import by every benchmark
 
 /** Runs `moduleUrl` (its `import.meta.url`) under tsx with `args`; `what` names the server in a failure. */
 export async function startServerChild<Info>(moduleUrl: string, args: string[], what: string): Promise<ServerChild<Info>> {
@@ -28,6 +28,7 @@ export async function startServerChild<Info>(moduleUrl: string, args: string[], 
     cpuMs() {
       // /proc/<pid>/stat: the fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticksPerSecond ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
     },
     async stop() {
